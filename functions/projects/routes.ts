@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
+import { defineRoute, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import type { ProjectService } from '../../shared/services/projects.ts';
+import type { ROUTE_GROUPS } from '../../shared/routes.ts';
+
+type RouteKey = (typeof ROUTE_GROUPS)['projects'][number];
+
+/** The projects route group: thin handlers over the project service. */
+export function makeProjectRoutes(service: ProjectService): Record<RouteKey, RouteDefinition> {
+  return {
+    'GET /api/v1/projects': defineRoute({
+      allow: EVERYONE,
+      query: pageQuerySchema,
+      handler: async ({ principal, query }) => {
+        const page = await service.listProjects(principal, query);
+        return { data: page.items, page: { limit: query.limit, nextCursor: page.nextCursor, hasMore: page.hasMore } };
+      },
+    }),
+    'POST /api/v1/projects': defineRoute({
+      allow: PEOPLE_AND_API_KEYS,
+      status: 201,
+      body: z.strictObject({ name: nameSchema }),
+      handler: async ({ principal, body }) => ({ data: await service.createProject(principal, body) }),
+    }),
+    'GET /api/v1/projects/by-slug/{projectSlug}': defineRoute({
+      allow: EVERYONE,
+      params: z.object({ projectSlug: slugSchema }),
+      handler: async ({ principal, params }) => ({ data: await service.getProjectBySlug(principal, params.projectSlug) }),
+    }),
+  };
+}

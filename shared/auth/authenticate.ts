@@ -1,0 +1,83 @@
+import { JwtVerifier } from 'aws-jwt-verify';
+import { AuthRequiredError, WorkspaceNotAllowlistedError } from '../errors.ts';
+import { isId } from '../ids.ts';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../store/index.ts';
+import type { Principal } from './principal.ts';
+import { hashToken, parseIssuedToken } from './tokens.ts';
+
+/** Verifies an IdP access token and answers its claims; throws for anything invalid or expired. */
+export type AccessTokenVerifier = (token: string) => Promise<Record<string, unknown>>;
+
+const ALLOWED_JWT_ALGORITHMS = new Set(['RS256', 'ES256']);
+
+/**
+ * aws-jwt-verify over the configured issuer's JWKS (fetched once, then cached per container). RS256 and ES256
+ * only, `exp` required, audience checked.
+ */
+export function makeAccessTokenVerifier(options: { issuer: string; audience: string; jwksUri: string }): AccessTokenVerifier {
+  const verifier = JwtVerifier.create({
+    issuer: options.issuer,
+    audience: options.audience,
+    jwksUri: options.jwksUri,
+    customJwtCheck: ({ header, payload }) => {
+      if (!header.alg || !ALLOWED_JWT_ALGORITHMS.has(header.alg)) throw new Error('unsupported algorithm');
+      if (typeof payload.exp !== 'number') throw new Error('exp is required');
+      if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw new Error('sub is required');
+    },
+  });
+  return async (token) => (await verifier.verify(token)) as Record<string, unknown>;
+}
+
+export interface AuthenticatorDeps {
+  store: Pick<Store, 'getTokenWithWorkspace' | 'getWorkspace'>;
+  clock: Clock;
+  jwt?: { verify: AccessTokenVerifier; workspaceClaim: string } | undefined;
+}
+
+/** Turns an `Authorization` header into a principal, or throws AUTH_REQUIRED / WORKSPACE_NOT_ALLOWLISTED. */
+export function makeAuthenticator(deps: AuthenticatorDeps): (authorization: string | undefined) => Promise<Principal> {
+  return async (authorization) => {
+    const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
+    if (!match?.[1]) throw new AuthRequiredError('Authorization: a Bearer token is required');
+    const token = match[1];
+    const issued = parseIssuedToken(token);
+    if (issued) return authenticateIssuedToken(deps, token, issued.workspaceId);
+    if (token.split('.').length === 3 && deps.jwt) return authenticateAccessToken(deps, deps.jwt, token);
+    throw new AuthRequiredError('Authorization: the token is not valid');
+  };
+}
+
+async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, workspaceId: string): Promise<Principal> {
+  const { token: record, workspace } = await deps.store.getTokenWithWorkspace(hashToken(token), workspaceId);
+  if (!record || record.workspaceId !== workspaceId) throw new AuthRequiredError('Authorization: the token is not valid');
+  if (record.revokedAt) throw new AuthRequiredError('Authorization: the token has been revoked');
+  if (record.expiresAt && Date.parse(record.expiresAt) <= deps.clock.now()) {
+    throw new AuthRequiredError('Authorization: the token has expired');
+  }
+  if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
+  return { workspaceId, kind: record.kind, actorSub: record.actorSub, credentialId: record.credentialId };
+}
+
+async function authenticateAccessToken(
+  deps: AuthenticatorDeps,
+  jwt: NonNullable<AuthenticatorDeps['jwt']>,
+  token: string,
+): Promise<Principal> {
+  let claims: Record<string, unknown>;
+  try {
+    claims = await jwt.verify(token);
+  } catch {
+    // The verifier's message may quote claims; the caller only learns that the token was refused.
+    throw new AuthRequiredError('Authorization: the access token is invalid or expired');
+  }
+  const workspaceId = claims[jwt.workspaceClaim];
+  if (typeof workspaceId !== 'string' || !isId('workspace', workspaceId)) {
+    throw new AuthRequiredError(`Authorization: the access token has no valid ${jwt.workspaceClaim} claim`);
+  }
+  const workspace = await deps.store.getWorkspace(workspaceId);
+  if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
+  const sub = String(claims.sub);
+  const actorSub = sub.startsWith('usr_') ? sub : `usr_${sub}`;
+  return { workspaceId, kind: 'user', actorSub, credentialId: actorSub };
+}

@@ -1,0 +1,73 @@
+/** Every error a client may see: a stable code, an HTTP status and a message that never carries secret material. */
+export class ApiError extends Error {
+  readonly code: string = 'INTERNAL_ERROR';
+  readonly status: number = 500;
+  /** Extra response headers, for example `Retry-After`. */
+  readonly headers: Record<string, string> = {};
+}
+
+export class ValidationError extends ApiError {
+  override readonly code = 'VALIDATION_ERROR';
+  override readonly status = 400;
+}
+
+export class AuthRequiredError extends ApiError {
+  override readonly code = 'AUTH_REQUIRED';
+  override readonly status = 401;
+  constructor(message = 'A valid bearer token is required') {
+    super(message);
+  }
+}
+
+export class WorkspaceNotAllowlistedError extends ApiError {
+  override readonly code = 'WORKSPACE_NOT_ALLOWLISTED';
+  override readonly status = 403;
+  constructor() {
+    super('This workspace is not on the private-beta allowlist');
+  }
+}
+
+export class ForbiddenError extends ApiError {
+  override readonly code = 'FORBIDDEN';
+  override readonly status = 403;
+}
+
+export class NotFoundError extends ApiError {
+  override readonly code = 'NOT_FOUND';
+  override readonly status = 404;
+}
+
+export class ConflictError extends ApiError {
+  override readonly code = 'CONFLICT';
+  override readonly status = 409;
+}
+
+export class LimitExceededError extends ApiError {
+  override readonly code = 'LIMIT_EXCEEDED';
+  override readonly status = 409;
+}
+
+export class PayloadTooLargeError extends ApiError {
+  override readonly code = 'PAYLOAD_TOO_LARGE';
+  override readonly status = 413;
+}
+
+/** A rate limit was hit; `retryAfterSeconds` goes into the `Retry-After` header. */
+export class RateLimitedError extends ApiError {
+  override readonly code = 'RATE_LIMITED';
+  override readonly status = 429;
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
+  }
+}
+
+/** A dependency (DynamoDB, KMS, SQS) is throttling or down: safe to retry. */
+export class ServiceUnavailableError extends ApiError {
+  override readonly code = 'SERVICE_UNAVAILABLE';
+  override readonly status = 503;
+  constructor(message = 'A dependency is temporarily unavailable; retry shortly', retryAfterSeconds = 1) {
+    super(message);
+    this.headers['Retry-After'] = String(retryAfterSeconds);
+  }
+}

@@ -1,0 +1,50 @@
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { Context } from 'aws-lambda';
+import type { Principal } from '../auth/principal.ts';
+import { successResponse } from './envelope.ts';
+import {
+  authentication,
+  errorMapper,
+  jsonBody,
+  requestContext,
+  validation,
+  type ApiContext,
+  type ApiEvent,
+  type ApiResult,
+} from './middleware.ts';
+import type { RouteDefinition } from './route.ts';
+
+export interface RouteGroupOptions {
+  authenticate: (authorization: string | undefined) => Promise<Principal>;
+  /** middy's early-timeout margin; tests pass 0 so no timer outlives them. */
+  timeoutEarlyInMillis?: number;
+}
+
+/**
+ * One Lambda handler for a route group. API Gateway has matched the route, so dispatch is a lookup of
+ * `event.routeKey`. The chain: request id and access log → error mapping → header normalisation →
+ * authentication and permission → JSON body → validation → the route's handler.
+ */
+export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefinition>>, options: RouteGroupOptions) {
+  const plugin = options.timeoutEarlyInMillis === undefined ? {} : { timeoutEarlyInMillis: options.timeoutEarlyInMillis };
+  return middy<ApiEvent, ApiResult>(plugin)
+    .use(requestContext())
+    .use(errorMapper())
+    .use(httpHeaderNormalizer())
+    .use(authentication(routes, options.authenticate))
+    .use(jsonBody())
+    .use(validation())
+    .handler(async (event: ApiEvent, context: Context): Promise<ApiResult> => {
+      const state = (context as ApiContext).api;
+      const route = state.route!;
+      const output = await route.handler({
+        ...(state.input as { params: unknown; query: unknown; body: unknown }),
+        headers: event.headers ?? {},
+        principal: state.principal!,
+        requestId: state.requestId,
+        log: state.log,
+      });
+      return successResponse(state.requestId, route.status ?? 200, output.data, output.page);
+    });
+}

@@ -1,0 +1,140 @@
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { Principal } from '../auth/principal.ts';
+import { ApiError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { requestLogger } from '../logger.ts';
+import { errorResponse, GENERIC_NOT_FOUND } from './envelope.ts';
+import type { RouteDefinition } from './route.ts';
+import { parseInput } from './validation.ts';
+
+export type ApiEvent = APIGatewayProxyEventV2;
+export type ApiResult = APIGatewayProxyStructuredResultV2;
+
+/** Per-request state the middlewares hand to the handler. */
+export interface ApiState {
+  requestId: string;
+  log: Logger;
+  startedAt: number;
+  route?: RouteDefinition;
+  principal?: Principal;
+  body?: unknown;
+  input?: { params: unknown; query: unknown; body: unknown };
+}
+
+/** The Lambda context with this chain's state on it (middy hands the same object to the handler). */
+export type ApiContext = Context & { api: ApiState };
+export type ApiRequest = Request<ApiEvent, ApiResult, Error>;
+
+/** The state of a request; set by `requestContext`, the first middleware. */
+export function stateOf(request: ApiRequest): ApiState {
+  return (request.context as ApiContext).api;
+}
+
+/** Max request body (decisions.md): 256 KiB. */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * First in, last out: gives the request its `req_` id and logger, and writes one access line at the end with
+ * route, status and duration (never headers or bodies).
+ */
+export function requestContext(): MiddlewareObj<ApiEvent, ApiResult> {
+  const finish = (request: ApiRequest) => {
+    const state = stateOf(request);
+    const status = request.response?.statusCode ?? 500;
+    state.log[status >= 500 ? 'error' : 'info']('request completed', {
+      routeKey: request.event.routeKey,
+      status,
+      durationMs: Date.now() - state.startedAt,
+      ...(request.error instanceof ApiError ? { errorCode: request.error.code } : {}),
+    });
+  };
+  return {
+    before: (request) => {
+      const requestId = newId('request');
+      (request.context as ApiContext).api = { requestId, log: requestLogger(requestId), startedAt: Date.now() };
+    },
+    after: finish,
+    onError: finish,
+  };
+}
+
+/**
+ * The only place that maps errors to the envelope. An ApiError answers its own code and message; anything else
+ * is logged by name and stack and answers a plain INTERNAL_ERROR that reveals nothing.
+ */
+export function errorMapper(): MiddlewareObj<ApiEvent, ApiResult> {
+  return {
+    onError: (request) => {
+      const state = stateOf(request);
+      const error = request.error;
+      if (error instanceof ApiError) {
+        request.response = errorResponse(state.requestId, error);
+        return;
+      }
+      state.log.error('unhandled error', { errorName: error?.name, stack: error?.stack });
+      request.response = errorResponse(state.requestId, new ApiError('An unexpected error occurred'));
+    },
+  };
+}
+
+/**
+ * Finds the route of the event's route key and authenticates the caller against it. An unknown route key answers
+ * API Gateway's generic 404 before any authentication, as API Gateway itself would.
+ */
+export function authentication(
+  routes: Readonly<Record<string, RouteDefinition>>,
+  authenticate: (authorization: string | undefined) => Promise<Principal>,
+): MiddlewareObj<ApiEvent, ApiResult> {
+  return {
+    before: async (request) => {
+      const route = routes[request.event.routeKey];
+      if (!route) return GENERIC_NOT_FOUND;
+      const state = stateOf(request);
+      state.route = route;
+      state.principal = await authenticate(request.event.headers?.authorization);
+      if (!route.allow.includes(state.principal.kind)) {
+        throw new ForbiddenError(`A ${state.principal.kind.replace('_', ' ')} credential may not call ${request.event.routeKey}`);
+      }
+      return undefined;
+    },
+  };
+}
+
+/**
+ * Parses a JSON body of at most 256 KiB for routes that take one. Malformed JSON is VALIDATION_ERROR; the parser's
+ * own message is dropped because it quotes the input.
+ */
+export function jsonBody(): MiddlewareObj<ApiEvent, ApiResult> {
+  return {
+    before: (request) => {
+      const state = stateOf(request);
+      const raw = request.event.body;
+      if (!state.route?.body || raw === undefined || raw === null || raw === '') return;
+      const bytes = request.event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+      if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(`body: must be at most ${MAX_BODY_BYTES} bytes`);
+      try {
+        state.body = JSON.parse(bytes.toString('utf8'));
+      } catch {
+        throw new ValidationError('body: must be valid JSON');
+      }
+    },
+  };
+}
+
+/** Validates path, query and body against the route's schemas; every failure names its field and rule. */
+export function validation(): MiddlewareObj<ApiEvent, ApiResult> {
+  return {
+    before: (request) => {
+      const state = stateOf(request);
+      const route = state.route!;
+      const { pathParameters, queryStringParameters } = request.event;
+      state.input = {
+        params: route.params ? parseInput(route.params, pathParameters ?? {}) : undefined,
+        query: route.query ? parseInput(route.query, queryStringParameters ?? {}) : undefined,
+        body: route.body ? parseInput(route.body, state.body) : undefined,
+      };
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { z } from 'zod';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { CredentialKind, Principal } from '../auth/principal.ts';
+import type { PageMeta } from './envelope.ts';
+
+/** What a route handler receives: validated input and the caller. */
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  headers: Record<string, string | undefined>;
+  principal: Principal;
+  requestId: string;
+  log: Logger;
+}
+
+/** What a route handler answers: the envelope's `data`, and `page` for lists. */
+export interface RouteOutput {
+  data: unknown;
+  page?: PageMeta;
+}
+
+export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
+  /** Credential kinds allowed; others get FORBIDDEN (decisions.md, Credentials and permissions). */
+  allow: readonly CredentialKind[];
+  /** Success status: 201 for creating POSTs, 202 for a delivery retry, 200 otherwise. */
+  status?: 200 | 201 | 202;
+  params?: z.ZodType<P>;
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  handler: (input: RouteInput<P, Q, B>) => Promise<RouteOutput>;
+}
+
+/** Declares a route with its schemas, keeping the handler's input typed from them. */
+export function defineRoute<P = undefined, Q = undefined, B = undefined>(route: RouteDefinition<P, Q, B>): RouteDefinition {
+  return route as unknown as RouteDefinition;
+}
+
+export const EVERYONE: readonly CredentialKind[] = ['api_key', 'user', 'machine'];
+export const PEOPLE_AND_API_KEYS: readonly CredentialKind[] = ['api_key', 'user'];

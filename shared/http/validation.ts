@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+import { ValidationError } from '../errors.ts';
+
+type Issue = z.core.$ZodIssue;
+type RawIssue = z.core.$ZodRawIssue;
+
+/** Plain-English rules for zod's built-in checks; a message given in a schema wins over these. */
+function ruleOf(issue: RawIssue): string | undefined {
+  const unit = (n: number | bigint) => (issue.origin === 'string' ? ` character${Number(n) === 1 ? '' : 's'}` : issue.origin === 'array' ? ` item${Number(n) === 1 ? '' : 's'}` : '');
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined ? 'is required' : `must be ${article(issue.expected)}`;
+    case 'too_small':
+      return `must be ${issue.inclusive === false ? 'more than' : 'at least'} ${issue.minimum}${unit(issue.minimum)}`;
+    case 'too_big':
+      return `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${issue.maximum}${unit(issue.maximum)}`;
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'unrecognized_keys':
+      return 'is not a known field';
+    default:
+      return undefined;
+  }
+}
+
+function article(expected: string): string {
+  if (expected === 'int') return 'an integer';
+  return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
+}
+
+/** `field: rule` lines joined with "; ", each naming the field (dotted path) and the rule it broke. */
+export function describeIssues(issues: readonly Issue[], root: string): string {
+  return issues
+    .flatMap((issue) => {
+      const base = [root, ...issue.path.map(String)].filter(Boolean).join('.');
+      if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => `${base ? `${base}.` : ''}${key}: ${issue.message}`);
+      return [`${base || 'body'}: ${issue.message}`];
+    })
+    .join('; ');
+}
+
+/**
+ * Parses `input` against `schema` or throws VALIDATION_ERROR. `root` prefixes field names that are not at the top
+ * of the body (query and path fields are named plainly, as the client wrote them).
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, root = ''): z.output<S> {
+  const result = schema.safeParse(input, { error: (issue) => ruleOf(issue) });
+  if (!result.success) throw new ValidationError(describeIssues(result.error.issues, root));
+  return result.data;
+}

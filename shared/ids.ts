@@ -1,0 +1,49 @@
+import { monotonicFactory, decodeTime, encodeTime } from 'ulid';
+
+/** Every identifier prefix of decisions.md. */
+export const ID_PREFIXES = {
+  workspace: 'ws',
+  project: 'proj',
+  environment: 'env',
+  secret: 'sec',
+  audit: 'aud',
+  user: 'usr',
+  machineIdentity: 'mid',
+  accessKey: 'ak',
+  apiKey: 'key',
+  webhookEndpoint: 'we',
+  delivery: 'whd',
+  event: 'evt',
+  request: 'req',
+  account: 'acc',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
+const nextUlid = monotonicFactory();
+
+/** Makes `<prefix>_<ULID>`; ids sort by creation time. `now` lets callers with an injected clock stay consistent. */
+export function newId(kind: IdKind, now: number = Date.now()): string {
+  return `${ID_PREFIXES[kind]}_${nextUlid(now)}`;
+}
+
+/** True when `value` is a well-formed id of that kind. */
+export function isId(kind: IdKind, value: string): boolean {
+  return new RegExp(`^${ID_PREFIXES[kind]}_${ULID_PATTERN}$`).test(value);
+}
+
+/** The creation time (ms) encoded in an id's ULID. */
+export function idTime(id: string): number {
+  return decodeTime(id.slice(id.indexOf('_') + 1));
+}
+
+/** The smallest ULID of a millisecond: lets a time range become a sort-key range. */
+export function ulidFloor(ms: number): string {
+  return encodeTime(Math.max(0, Math.floor(ms)), 10) + '0'.repeat(16);
+}
+
+/** The largest ULID of a millisecond. */
+export function ulidCeil(ms: number): string {
+  return encodeTime(Math.max(0, Math.floor(ms)), 10) + 'Z'.repeat(16);
+}

@@ -1,0 +1,19 @@
+/**
+ * Every API route by route group: the one list that the CDK stack (one Lambda and its routes per group) and the
+ * local HTTP front both read. Each group's handler module serves exactly these route keys (a test checks it).
+ */
+export const ROUTE_GROUPS = {
+  projects: ['GET /api/v1/projects', 'POST /api/v1/projects', 'GET /api/v1/projects/by-slug/{projectSlug}'],
+  environments: [
+    'GET /api/v1/projects/{projectId}/environments',
+    'POST /api/v1/projects/{projectId}/environments',
+    'GET /api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}',
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+export type RouteGroup = keyof typeof ROUTE_GROUPS;
+
+/** Where each group's handler lives, relative to the project root (`export const handler`). */
+export function handlerEntry(group: RouteGroup): string {
+  return `functions/${group}/handler.ts`;
+}

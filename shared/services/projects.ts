@@ -1,0 +1,102 @@
+import type { Principal } from '../auth/principal.ts';
+import { iso, type Clock } from '../clock.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Page } from '../store/dynamo.ts';
+import type { Store } from '../store/index.ts';
+import { SlugTakenError, type EnvironmentItem, type ProjectItem } from '../store/projects.ts';
+import { auditEntry } from './audit.ts';
+import { firstFreeSlug, slugify } from './slug.ts';
+
+type PageRequest = { limit: number; cursor?: string | undefined };
+
+/** Slug races are settled by the transaction's condition; this many lost races in a row is a real conflict. */
+const SLUG_ATTEMPTS = 8;
+
+/** Retries `create` while another request takes the slug it picked between the read and the write. */
+async function withFreeSlug<T>(base: string, taken: () => Promise<string[]>, create: (slug: string) => Promise<T>): Promise<T> {
+  for (let attempt = 0; attempt < SLUG_ATTEMPTS; attempt++) {
+    try {
+      return await create(firstFreeSlug(base, await taken()));
+    } catch (error) {
+      if (!(error instanceof SlugTakenError)) throw error;
+    }
+  }
+  throw new ConflictError('name: too many concurrent creations with this name; retry');
+}
+
+export type ProjectServiceStore = Pick<
+  Store,
+  | 'listProjects'
+  | 'getProject'
+  | 'getProjectBySlug'
+  | 'projectSlugsStartingWith'
+  | 'createProject'
+  | 'listEnvironments'
+  | 'getEnvironmentBySlug'
+  | 'environmentSlugsStartingWith'
+  | 'createEnvironment'
+>;
+
+/** Projects and their environments: creation with unique slugs and an audit entry, lookups, lists. */
+export function makeProjectService({ store, clock }: { store: ProjectServiceStore; clock: Clock }) {
+  const projectOrNotFound = (project: ProjectItem | undefined, what: string): ProjectItem => {
+    if (!project) throw new NotFoundError(`project ${what} was not found`);
+    return project;
+  };
+
+  return {
+    listProjects: (principal: Principal, page: PageRequest): Promise<Page<ProjectItem>> => store.listProjects(principal.workspaceId, page),
+
+    async createProject(principal: Principal, input: { name: string }): Promise<ProjectItem> {
+      const ws = principal.workspaceId;
+      const base = slugify(input.name, 'project');
+      return withFreeSlug(
+        base,
+        () => store.projectSlugsStartingWith(ws, base),
+        async (slug) => {
+          const now = clock.now();
+          const project: ProjectItem = { id: newId('project', now), name: input.name, slug, createdAt: iso(now), createdBy: principal.actorSub };
+          await store.createProject(ws, project, auditEntry(principal, 'project.create', project.id, { name: project.name, slug }, now));
+          return project;
+        },
+      );
+    },
+
+    async getProjectBySlug(principal: Principal, slug: string): Promise<ProjectItem> {
+      return projectOrNotFound(await store.getProjectBySlug(principal.workspaceId, slug), slug);
+    },
+
+    async listEnvironments(principal: Principal, projectId: string, page: PageRequest): Promise<Page<EnvironmentItem>> {
+      const result = await store.listEnvironments(principal.workspaceId, projectId, page);
+      // A non-empty list proves the project is ours; only an empty one needs the extra read to tell 404 from [].
+      if (result.items.length === 0) projectOrNotFound(await store.getProject(principal.workspaceId, projectId), projectId);
+      return result;
+    },
+
+    async createEnvironment(principal: Principal, projectId: string, input: { name: string }): Promise<EnvironmentItem> {
+      const ws = principal.workspaceId;
+      const base = slugify(input.name, 'environment');
+      return withFreeSlug(
+        base,
+        () => store.environmentSlugsStartingWith(ws, projectId, base),
+        async (slug) => {
+          const now = clock.now();
+          const environment: EnvironmentItem = { id: newId('environment', now), projectId, name: input.name, slug, createdAt: iso(now) };
+          const audit = auditEntry(principal, 'environment.create', environment.id, { name: environment.name, slug, projectId }, now);
+          await store.createEnvironment(ws, environment, audit);
+          return environment;
+        },
+      );
+    },
+
+    async getEnvironmentBySlug(principal: Principal, projectSlug: string, envSlug: string): Promise<EnvironmentItem> {
+      const project = projectOrNotFound(await store.getProjectBySlug(principal.workspaceId, projectSlug), projectSlug);
+      const environment = await store.getEnvironmentBySlug(principal.workspaceId, project.id, envSlug);
+      if (!environment) throw new NotFoundError(`environment ${projectSlug}/${envSlug} was not found`);
+      return environment;
+    },
+  };
+}
+
+export type ProjectService = ReturnType<typeof makeProjectService>;

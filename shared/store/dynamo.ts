@@ -1,0 +1,215 @@
+import { randomBytes } from 'node:crypto';
+import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ServiceUnavailableError } from '../errors.ts';
+import { makeCursorCodec, type CursorCodec } from './cursor.ts';
+import { ENTITY, keys } from './keys.ts';
+import { TABLE_DEFINITION, type GsiName } from './table.ts';
+
+/** The table and the client that reaches it. */
+export interface Db {
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+}
+
+const RETRYABLE = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TransactionInProgressException',
+  'TimeoutError',
+]);
+
+/**
+ * Maps SDK failures that a client can do nothing about but wait to SERVICE_UNAVAILABLE; everything else is
+ * rethrown for the caller (condition failures) or the error middleware (a 500 that never shows internals).
+ */
+export function translateError(error: unknown): never {
+  const name = (error as { name?: string } | null)?.name ?? '';
+  const code = (error as { code?: string } | null)?.code ?? '';
+  if (RETRYABLE.has(name) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) {
+    throw new ServiceUnavailableError();
+  }
+  throw error;
+}
+
+/** Sends through the document client, translating retryable failures. */
+export async function send<T>(db: Db, command: object): Promise<T> {
+  try {
+    return (await db.doc.send(command as never)) as T;
+  } catch (error) {
+    return translateError(error);
+  }
+}
+
+/** True when a transaction was cancelled because the condition of item `index` failed. */
+export function conditionFailedAt(error: unknown, index: number): boolean {
+  const reasons = (error as { name?: string; CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return (error as { name?: string }).name === 'TransactionCanceledException' && reasons?.[index]?.Code === 'ConditionalCheckFailed';
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+export interface QueryPageInput {
+  /** Names the list a cursor belongs to (list kind, workspace, parent), so a cursor cannot be replayed elsewhere. */
+  scope: string;
+  pk: string;
+  skPrefix?: string;
+  skBetween?: [string, string];
+  indexName?: GsiName;
+  limit: number;
+  cursor?: string | undefined;
+  newestFirst?: boolean;
+  filter?: Pick<QueryCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
+}
+
+/** Everything that runs the paginated Query pattern. */
+export interface Pager {
+  queryPage<T extends Record<string, unknown>>(input: QueryPageInput): Promise<Page<T>>;
+}
+
+/**
+ * One page of a Query with a tamper-evident cursor. It reads `limit + 1` items, so `hasMore` is exact and the
+ * last page never hands out a cursor to an empty page; with a filter it keeps reading until it has them.
+ */
+export function makePager(db: Db, loadCursorKey: () => Promise<Buffer>): Pager {
+  // The signing key is read only when a cursor is given or handed out, so a one-page list costs one Query.
+  const codec = async (): Promise<CursorCodec> => makeCursorCodec(await loadCursorKey());
+  return {
+    async queryPage<T extends Record<string, unknown>>(input: QueryPageInput): Promise<Page<T>> {
+      const { pkName, skName } = keyNames(input.indexName);
+      let startKey: Record<string, unknown> | undefined;
+      if (input.cursor) {
+        const cursors = await codec();
+        startKey = cursors.decode(input.scope, input.cursor);
+        if (startKey[pkName] !== input.pk) cursors.reject();
+      }
+      const names: Record<string, string> = { '#pk': pkName, ...(input.filter?.ExpressionAttributeNames ?? {}) };
+      const values: Record<string, unknown> = { ':pk': input.pk, ...(input.filter?.ExpressionAttributeValues ?? {}) };
+      let condition = '#pk = :pk';
+      if (input.skPrefix !== undefined) {
+        names['#sk'] = skName;
+        values[':skp'] = input.skPrefix;
+        condition += ' AND begins_with(#sk, :skp)';
+      } else if (input.skBetween) {
+        names['#sk'] = skName;
+        values[':sklo'] = input.skBetween[0];
+        values[':skhi'] = input.skBetween[1];
+        condition += ' AND #sk BETWEEN :sklo AND :skhi';
+      }
+      const items: T[] = [];
+      do {
+        const out = await send<{ Items?: T[]; LastEvaluatedKey?: Record<string, unknown> }>(
+          db,
+          new QueryCommand({
+            TableName: db.tableName,
+            IndexName: input.indexName,
+            KeyConditionExpression: condition,
+            FilterExpression: input.filter?.FilterExpression,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ScanIndexForward: !(input.newestFirst ?? true),
+            ExclusiveStartKey: startKey,
+            Limit: input.limit + 1 - items.length,
+          }),
+        );
+        items.push(...(out.Items ?? []));
+        startKey = out.LastEvaluatedKey;
+      } while (startKey && items.length <= input.limit);
+      const hasMore = items.length > input.limit;
+      const pageItems = items.slice(0, input.limit);
+      const last = pageItems.at(-1);
+      return {
+        items: pageItems,
+        hasMore,
+        nextCursor: hasMore && last ? (await codec()).encode(input.scope, keyOf(last, input.indexName)) : null,
+      };
+    },
+  };
+}
+
+function keyNames(indexName?: GsiName): { pkName: string; skName: string } {
+  const gsi = TABLE_DEFINITION.globalSecondaryIndexes.find((index) => index.indexName === indexName);
+  return gsi
+    ? { pkName: gsi.partitionKey, skName: gsi.sortKey }
+    : { pkName: TABLE_DEFINITION.partitionKey, skName: TABLE_DEFINITION.sortKey };
+}
+
+/** The ExclusiveStartKey that resumes right after `item`: the table key plus, for an index, the index key. */
+function keyOf(item: Record<string, unknown>, indexName?: GsiName): Record<string, unknown> {
+  const base = { PK: item.PK, SK: item.SK };
+  if (!indexName) return base;
+  const { pkName, skName } = keyNames(indexName);
+  return { ...base, [pkName]: item[pkName], [skName]: item[skName] };
+}
+
+/**
+ * The HMAC key that signs cursors. It is made once per table (a conditional put, so concurrent cold starts agree)
+ * and read once per container.
+ */
+export function makeCursorKeyLoader(db: Db): () => Promise<Buffer> {
+  let loaded: Promise<Buffer> | undefined;
+  const load = async (): Promise<Buffer> => {
+    const existing = await send<{ Item?: { key: string } }>(
+      db,
+      new GetCommand({ TableName: db.tableName, Key: keys.cursorSigningKey(), ConsistentRead: true }),
+    );
+    if (existing.Item) return Buffer.from(existing.Item.key, 'base64');
+    const key = randomBytes(32).toString('base64');
+    try {
+      await send(
+        db,
+        new PutCommand({
+          TableName: db.tableName,
+          Item: { ...keys.cursorSigningKey(), type: ENTITY.cursorSigningKey, key, createdAt: new Date().toISOString() },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return Buffer.from(key, 'base64');
+    } catch (error) {
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return load();
+      throw error;
+    }
+  };
+  return () => {
+    loaded ??= load().catch((error: unknown) => {
+      loaded = undefined;
+      throw error;
+    });
+    return loaded;
+  };
+}
+
+/** Every sort key under a prefix (keys only): for small sets such as the slugs that share a base. */
+export async function querySortKeys(db: Db, pk: string, skPrefix: string): Promise<string[]> {
+  const found: string[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await send<{ Items?: { SK: string }[]; LastEvaluatedKey?: Record<string, unknown> }>(
+      db,
+      new QueryCommand({
+        TableName: db.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+        ExpressionAttributeValues: { ':pk': pk, ':p': skPrefix },
+        ProjectionExpression: 'SK',
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    found.push(...(out.Items ?? []).map((item) => item.SK));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return found;
+}
+
+/** Reads one item strongly consistently; undefined when absent. */
+export async function getItem(db: Db, key: { PK: string; SK: string }): Promise<Record<string, unknown> | undefined> {
+  const out = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }));
+  return out.Item;
+}

@@ -1,0 +1,18 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { makeAuditStore } from './audit.ts';
+import { makeCursorKeyLoader, makePager, type Db } from './dynamo.ts';
+import { makeProjectStore } from './projects.ts';
+import { makeWorkspaceStore } from './workspaces.ts';
+
+/** The whole data layer over one table; services take only the methods they use (`Pick<Store, …>`). */
+export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
+  const db: Db = { doc, tableName };
+  const pager = makePager(db, makeCursorKeyLoader(db));
+  return {
+    ...makeWorkspaceStore(db),
+    ...makeProjectStore(db, pager),
+    ...makeAuditStore(db, pager),
+  };
+}
+
+export type Store = ReturnType<typeof makeStore>;

@@ -1,0 +1,57 @@
+/**
+ * Every partition and sort key of the single table is built here, and nowhere else. The README's
+ * "Single-table design" section lists the same items and patterns.
+ */
+export interface ItemKey {
+  PK: string;
+  SK: string;
+}
+
+const ws = (workspaceId: string) => `WS#${workspaceId}`;
+
+export const keys = {
+  workspace: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#META' }),
+  apiKey: (workspaceId: string, keyId: string): ItemKey => ({ PK: ws(workspaceId), SK: `APIKEY#${keyId}` }),
+  /** Looked up by the SHA-256 of the presented token, so the token itself is never stored. */
+  token: (tokenHash: string): ItemKey => ({ PK: `TOKEN#${tokenHash}`, SK: '#TOKEN' }),
+  project: (workspaceId: string, projectId: string): ItemKey => ({ PK: ws(workspaceId), SK: `PROJ#${projectId}` }),
+  projectSlug: (workspaceId: string, slug: string): ItemKey => ({ PK: ws(workspaceId), SK: `PSLUG#${slug}` }),
+  environment: (workspaceId: string, environmentId: string): ItemKey => ({ PK: ws(workspaceId), SK: `ENV#${environmentId}` }),
+  projectEnvironment: (workspaceId: string, projectId: string, environmentId: string): ItemKey => ({
+    PK: ws(workspaceId),
+    SK: `PENV#${projectId}#${environmentId}`,
+  }),
+  environmentSlug: (workspaceId: string, projectId: string, slug: string): ItemKey => ({
+    PK: ws(workspaceId),
+    SK: `ESLUG#${projectId}#${slug}`,
+  }),
+  audit: (workspaceId: string, auditId: string): ItemKey => ({ PK: `${ws(workspaceId)}#AUDIT`, SK: auditId }),
+  cursorSigningKey: (): ItemKey => ({ PK: 'SYSTEM', SK: 'CURSOR_KEY' }),
+};
+
+/** Key conditions of the Query access patterns: partition key value and sort-key prefix. */
+export const patterns = {
+  workspaceApiKeys: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'APIKEY#' }),
+  projectsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'PROJ#' }),
+  projectSlugsStartingWith: (workspaceId: string, base: string) => ({ pk: ws(workspaceId), skPrefix: `PSLUG#${base}` }),
+  environmentsByProject: (workspaceId: string, projectId: string) => ({ pk: ws(workspaceId), skPrefix: `PENV#${projectId}#` }),
+  environmentSlugsStartingWith: (workspaceId: string, projectId: string, base: string) => ({
+    pk: ws(workspaceId),
+    skPrefix: `ESLUG#${projectId}#${base}`,
+  }),
+  auditByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#AUDIT`, skPrefix: 'aud_' }),
+};
+
+/** Entity type names stored on every item as `type`. */
+export const ENTITY = {
+  workspace: 'Workspace',
+  apiKey: 'ApiKey',
+  token: 'Token',
+  project: 'Project',
+  projectSlug: 'ProjectSlug',
+  environment: 'Environment',
+  projectEnvironment: 'ProjectEnvironment',
+  environmentSlug: 'EnvironmentSlug',
+  audit: 'AuditEntry',
+  cursorSigningKey: 'CursorSigningKey',
+} as const;

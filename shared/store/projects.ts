@@ -1,0 +1,141 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '../errors.ts';
+import { auditPut, type AuditEntry } from './audit.ts';
+import { conditionFailedAt, getItem, querySortKeys, send, type Db, type Page, type Pager } from './dynamo.ts';
+import { ENTITY, keys, patterns } from './keys.ts';
+import { pick } from './items.ts';
+
+export interface ProjectItem {
+  id: string;
+  name: string;
+  slug: string;
+  createdAt: string;
+  createdBy: string;
+}
+
+export interface EnvironmentItem {
+  id: string;
+  projectId: string;
+  name: string;
+  slug: string;
+  createdAt: string;
+}
+
+const PROJECT_FIELDS: readonly (keyof ProjectItem)[] = ['id', 'name', 'slug', 'createdAt', 'createdBy'];
+const ENVIRONMENT_FIELDS: readonly (keyof EnvironmentItem)[] = ['id', 'projectId', 'name', 'slug', 'createdAt'];
+
+/** Raised when another request took the slug between reading the taken ones and writing: pick again. */
+export class SlugTakenError extends Error {}
+
+/**
+ * Projects and environments. Both are immutable once created, so the by-id, by-slug and per-project list items
+ * carry full copies and every read is one request.
+ */
+export function makeProjectStore(db: Db, pager: Pager) {
+  const toProject = (item: Record<string, unknown> | undefined) => pick<ProjectItem>(item, PROJECT_FIELDS);
+  const toEnvironment = (item: Record<string, unknown> | undefined) => pick<EnvironmentItem>(item, ENVIRONMENT_FIELDS);
+  const put = (key: { PK: string; SK: string }, type: string, workspaceId: string, value: object) => ({
+    Put: {
+      TableName: db.tableName,
+      Item: { ...key, type, workspaceId, ...value },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  });
+
+  return {
+    async listProjects(workspaceId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<ProjectItem>> {
+      const result = await pager.queryPage({ scope: `projects:${workspaceId}`, ...patterns.projectsByWorkspace(workspaceId), ...page });
+      return { ...result, items: result.items.map((item) => toProject(item)!) };
+    },
+
+    async getProject(workspaceId: string, projectId: string): Promise<ProjectItem | undefined> {
+      return toProject(await getItem(db, keys.project(workspaceId, projectId)));
+    },
+
+    async getProjectBySlug(workspaceId: string, slug: string): Promise<ProjectItem | undefined> {
+      return toProject(await getItem(db, keys.projectSlug(workspaceId, slug)));
+    },
+
+    /** Slugs already used in the workspace that start with `base`. */
+    async projectSlugsStartingWith(workspaceId: string, base: string): Promise<string[]> {
+      const { pk, skPrefix } = patterns.projectSlugsStartingWith(workspaceId, base);
+      return (await querySortKeys(db, pk, skPrefix)).map((sk) => sk.slice('PSLUG#'.length));
+    },
+
+    /** The project, its slug claim and its audit entry, all or nothing. */
+    async createProject(workspaceId: string, project: ProjectItem, audit: AuditEntry): Promise<void> {
+      try {
+        await send(
+          db,
+          new TransactWriteCommand({
+            TransactItems: [
+              put(keys.project(workspaceId, project.id), ENTITY.project, workspaceId, project),
+              put(keys.projectSlug(workspaceId, project.slug), ENTITY.projectSlug, workspaceId, project),
+              auditPut(db, workspaceId, audit),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (conditionFailedAt(error, 1)) throw new SlugTakenError();
+        throw error;
+      }
+    },
+
+    async listEnvironments(
+      workspaceId: string,
+      projectId: string,
+      page: { limit: number; cursor?: string | undefined },
+    ): Promise<Page<EnvironmentItem>> {
+      const result = await pager.queryPage({
+        scope: `environments:${workspaceId}:${projectId}`,
+        ...patterns.environmentsByProject(workspaceId, projectId),
+        ...page,
+      });
+      return { ...result, items: result.items.map((item) => toEnvironment(item)!) };
+    },
+
+    async getEnvironment(workspaceId: string, environmentId: string): Promise<EnvironmentItem | undefined> {
+      return toEnvironment(await getItem(db, keys.environment(workspaceId, environmentId)));
+    },
+
+    async getEnvironmentBySlug(workspaceId: string, projectId: string, slug: string): Promise<EnvironmentItem | undefined> {
+      return toEnvironment(await getItem(db, keys.environmentSlug(workspaceId, projectId, slug)));
+    },
+
+    async environmentSlugsStartingWith(workspaceId: string, projectId: string, base: string): Promise<string[]> {
+      const { pk, skPrefix } = patterns.environmentSlugsStartingWith(workspaceId, projectId, base);
+      return (await querySortKeys(db, pk, skPrefix)).map((sk) => sk.slice(`ESLUG#${projectId}#`.length));
+    },
+
+    /** The environment (by id, in its project's list, by slug) and its audit entry; the project must exist. */
+    async createEnvironment(workspaceId: string, environment: EnvironmentItem, audit: AuditEntry): Promise<void> {
+      const { projectId } = environment;
+      try {
+        await send(
+          db,
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                ConditionCheck: {
+                  TableName: db.tableName,
+                  Key: keys.project(workspaceId, projectId),
+                  ConditionExpression: 'attribute_exists(PK)',
+                },
+              },
+              put(keys.environmentSlug(workspaceId, projectId, environment.slug), ENTITY.environmentSlug, workspaceId, environment),
+              put(keys.environment(workspaceId, environment.id), ENTITY.environment, workspaceId, environment),
+              put(keys.projectEnvironment(workspaceId, projectId, environment.id), ENTITY.projectEnvironment, workspaceId, environment),
+              auditPut(db, workspaceId, audit),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (conditionFailedAt(error, 0)) throw new NotFoundError(`project ${projectId} was not found`);
+        if (conditionFailedAt(error, 1)) throw new SlugTakenError();
+        throw error;
+      }
+    },
+  };
+}
+
+export type ProjectStore = ReturnType<typeof makeProjectStore>;

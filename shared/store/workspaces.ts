@@ -1,0 +1,180 @@
+import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { NotFoundError } from '../errors.ts';
+import { conditionFailedAt, send, type Db } from './dynamo.ts';
+import { ENTITY, keys } from './keys.ts';
+import { compact, pick } from './items.ts';
+
+export interface WorkspaceItem {
+  id: string;
+  name: string;
+  accountId: string;
+  allowlisted: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What the token lookup item holds: never the token, only what authentication needs. */
+export interface TokenItem {
+  kind: 'api_key' | 'machine';
+  workspaceId: string;
+  credentialId: string;
+  actorSub: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface ApiKeyItem {
+  id: string;
+  name: string;
+  tokenPrefix: string;
+  tokenHash: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+const WORKSPACE_FIELDS: (keyof WorkspaceItem)[] = ['id', 'name', 'accountId', 'allowlisted', 'createdAt', 'updatedAt'];
+const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt'];
+const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt'];
+
+/** Workspaces, their API keys and the token lookup items. */
+export function makeWorkspaceStore(db: Db) {
+  const store = {
+    /** The token item and its workspace in one consistent round trip (a revoked token fails at once). */
+    async getTokenWithWorkspace(tokenHash: string, workspaceId: string) {
+      const out = await send<{ Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, unknown> }>(
+        db,
+        new BatchGetCommand({
+          RequestItems: {
+            [db.tableName]: { Keys: [keys.token(tokenHash), keys.workspace(workspaceId)], ConsistentRead: true },
+          },
+        }),
+      );
+      const items = out.Responses?.[db.tableName] ?? [];
+      if (out.UnprocessedKeys && Object.keys(out.UnprocessedKeys).length > 0) {
+        // Throttled half-way: read each one alone rather than answer wrongly.
+        return { token: await store.getToken(tokenHash), workspace: await store.getWorkspace(workspaceId) };
+      }
+      return {
+        token: pick<TokenItem>(items.find((i) => i.type === ENTITY.token), TOKEN_FIELDS),
+        workspace: pick<WorkspaceItem>(items.find((i) => i.type === ENTITY.workspace), WORKSPACE_FIELDS),
+      };
+    },
+
+    async getToken(tokenHash: string): Promise<TokenItem | undefined> {
+      const out = await send<{ Item?: Record<string, unknown> }>(
+        db,
+        new GetCommand({ TableName: db.tableName, Key: keys.token(tokenHash), ConsistentRead: true }),
+      );
+      return pick<TokenItem>(out.Item, TOKEN_FIELDS);
+    },
+
+    async getWorkspace(workspaceId: string): Promise<WorkspaceItem | undefined> {
+      const out = await send<{ Item?: Record<string, unknown> }>(
+        db,
+        new GetCommand({ TableName: db.tableName, Key: keys.workspace(workspaceId), ConsistentRead: true }),
+      );
+      return pick<WorkspaceItem>(out.Item, WORKSPACE_FIELDS);
+    },
+
+    async putWorkspace(workspace: WorkspaceItem): Promise<void> {
+      await send(
+        db,
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: db.tableName,
+                Item: { ...keys.workspace(workspace.id), type: ENTITY.workspace, ...workspace },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ],
+        }),
+      );
+    },
+
+    async setAllowlisted(workspaceId: string, allowlisted: boolean, now: string): Promise<void> {
+      try {
+        await send(
+          db,
+          new UpdateCommand({
+            TableName: db.tableName,
+            Key: keys.workspace(workspaceId),
+            UpdateExpression: 'SET allowlisted = :a, updatedAt = :now',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':a': allowlisted, ':now': now },
+          }),
+        );
+      } catch (error) {
+        if ((error as { name?: string }).name === 'ConditionalCheckFailedException') {
+          throw new NotFoundError(`workspace ${workspaceId} does not exist`);
+        }
+        throw error;
+      }
+    },
+
+    /** The API key record and its token item together; the workspace must exist. */
+    async putApiKey(workspaceId: string, apiKey: ApiKeyItem): Promise<void> {
+      const token: TokenItem = {
+        kind: 'api_key',
+        workspaceId,
+        credentialId: apiKey.id,
+        actorSub: apiKey.id,
+        expiresAt: null,
+        revokedAt: null,
+      };
+      try {
+        await send(
+          db,
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                ConditionCheck: {
+                  TableName: db.tableName,
+                  Key: keys.workspace(workspaceId),
+                  ConditionExpression: 'attribute_exists(PK)',
+                },
+              },
+              { Put: { TableName: db.tableName, Item: { ...keys.apiKey(workspaceId, apiKey.id), type: ENTITY.apiKey, ...compact(apiKey) } } },
+              {
+                Put: {
+                  TableName: db.tableName,
+                  Item: { ...keys.token(apiKey.tokenHash), type: ENTITY.token, createdAt: apiKey.createdAt, ...compact(token) },
+                  ConditionExpression: 'attribute_not_exists(PK)',
+                },
+              },
+            ],
+          }),
+        );
+      } catch (error) {
+        if (conditionFailedAt(error, 0)) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
+        throw error;
+      }
+    },
+
+    async getApiKey(workspaceId: string, keyId: string): Promise<ApiKeyItem | undefined> {
+      const out = await send<{ Item?: Record<string, unknown> }>(
+        db,
+        new GetCommand({ TableName: db.tableName, Key: keys.apiKey(workspaceId, keyId), ConsistentRead: true }),
+      );
+      return pick<ApiKeyItem>(out.Item, API_KEY_FIELDS);
+    },
+
+    /** Marks the record and its token item revoked in one transaction; the next request with it fails. */
+    async revokeApiKey(workspaceId: string, apiKey: ApiKeyItem, now: string): Promise<void> {
+      const set = { UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)', ExpressionAttributeValues: { ':now': now } };
+      await send(
+        db,
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: { TableName: db.tableName, Key: keys.apiKey(workspaceId, apiKey.id), ...set } },
+            { Update: { TableName: db.tableName, Key: keys.token(apiKey.tokenHash), ...set } },
+          ],
+        }),
+      );
+    },
+  };
+  return store;
+}
+
+export type WorkspaceStore = ReturnType<typeof makeWorkspaceStore>;
