@@ -29,6 +29,11 @@ export const keys = {
   cursorSigningKey: (): ItemKey => ({ PK: 'SYSTEM', SK: 'CURSOR_KEY' }),
 };
 
+/** GSI1 keys that items carry to appear in an index pattern (sparse: absent means "not in it"). */
+export const gsi1 = {
+  allowlistedWorkspace: (workspaceId: string) => ({ GSI1PK: 'ALLOWLIST', GSI1SK: workspaceId }),
+};
+
 /** Key conditions of the Query access patterns: partition key value and sort-key prefix. */
 export const patterns = {
   workspaceApiKeys: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'APIKEY#' }),
@@ -40,6 +45,8 @@ export const patterns = {
     skPrefix: `ESLUG#${projectId}#${base}`,
   }),
   auditByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#AUDIT`, skPrefix: 'aud_' }),
+  /** GSI1: every allowlisted workspace (admin CLI only). */
+  allowlistedWorkspaces: () => ({ pk: 'ALLOWLIST', indexName: 'GSI1' as const }),
 };
 
 /** Entity type names stored on every item as `type`. */

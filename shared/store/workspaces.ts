@@ -1,7 +1,7 @@
-import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
 import { conditionFailedAt, send, type Db } from './dynamo.ts';
-import { ENTITY, keys } from './keys.ts';
+import { ENTITY, gsi1, keys, patterns } from './keys.ts';
 import { compact, pick } from './items.ts';
 
 export interface WorkspaceItem {
@@ -84,7 +84,12 @@ export function makeWorkspaceStore(db: Db) {
             {
               Put: {
                 TableName: db.tableName,
-                Item: { ...keys.workspace(workspace.id), type: ENTITY.workspace, ...workspace },
+                Item: {
+                  ...keys.workspace(workspace.id),
+                  ...(workspace.allowlisted ? gsi1.allowlistedWorkspace(workspace.id) : {}),
+                  type: ENTITY.workspace,
+                  ...workspace,
+                },
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
@@ -100,9 +105,16 @@ export function makeWorkspaceStore(db: Db) {
           new UpdateCommand({
             TableName: db.tableName,
             Key: keys.workspace(workspaceId),
-            UpdateExpression: 'SET allowlisted = :a, updatedAt = :now',
+            // The sparse GSI1 keys put an allowlisted workspace in the ALLOWLIST index pattern, and take it out again.
+            UpdateExpression: allowlisted
+              ? 'SET allowlisted = :a, updatedAt = :now, GSI1PK = :gpk, GSI1SK = :gsk'
+              : 'SET allowlisted = :a, updatedAt = :now REMOVE GSI1PK, GSI1SK',
             ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':a': allowlisted, ':now': now },
+            ExpressionAttributeValues: {
+              ':a': allowlisted,
+              ':now': now,
+              ...(allowlisted ? { ':gpk': gsi1.allowlistedWorkspace(workspaceId).GSI1PK, ':gsk': workspaceId } : {}),
+            },
           }),
         );
       } catch (error) {
@@ -172,6 +184,27 @@ export function makeWorkspaceStore(db: Db) {
           ],
         }),
       );
+    },
+
+    /** Every allowlisted workspace id, from the sparse ALLOWLIST index pattern (never a Scan). */
+    async listAllowlisted(): Promise<string[]> {
+      const ids: string[] = [];
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const out = await send<{ Items?: { GSI1SK: string }[]; LastEvaluatedKey?: Record<string, unknown> }>(
+          db,
+          new QueryCommand({
+            TableName: db.tableName,
+            IndexName: patterns.allowlistedWorkspaces().indexName,
+            KeyConditionExpression: 'GSI1PK = :pk',
+            ExpressionAttributeValues: { ':pk': patterns.allowlistedWorkspaces().pk },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        ids.push(...(out.Items ?? []).map((item) => item.GSI1SK));
+        startKey = out.LastEvaluatedKey;
+      } while (startKey);
+      return ids;
     },
   };
   return store;

@@ -1,0 +1,73 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+  type AttributeDefinition,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { TABLE_DEFINITION } from '../../shared/store/table.ts';
+
+const keySchema = (partitionKey: string, sortKey: string) => [
+  { AttributeName: partitionKey, KeyType: 'HASH' as const },
+  { AttributeName: sortKey, KeyType: 'RANGE' as const },
+];
+
+function attributeDefinitions(): AttributeDefinition[] {
+  const names = new Set<string>([TABLE_DEFINITION.partitionKey, TABLE_DEFINITION.sortKey]);
+  for (const index of TABLE_DEFINITION.globalSecondaryIndexes) names.add(index.partitionKey).add(index.sortKey);
+  return [...names].map((AttributeName) => ({ AttributeName, AttributeType: 'S' }));
+}
+
+/**
+ * Creates the table from the same definition the CDK stack uses, or brings an existing local table up to it
+ * (indexes added since it was made). Streams and TTL are on, as in AWS.
+ */
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  const existing = await client.send(new DescribeTableCommand({ TableName: tableName })).catch((error: { name?: string }) => {
+    if (error.name === 'ResourceNotFoundException') return undefined;
+    throw error;
+  });
+  if (!existing) {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: keySchema(TABLE_DEFINITION.partitionKey, TABLE_DEFINITION.sortKey),
+        AttributeDefinitions: attributeDefinitions(),
+        GlobalSecondaryIndexes: TABLE_DEFINITION.globalSecondaryIndexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: keySchema(index.partitionKey, index.sortKey),
+          Projection: { ProjectionType: 'ALL' },
+        })),
+        StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE_DEFINITION.streamViewType },
+      }),
+    );
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TABLE_DEFINITION.ttlAttribute, Enabled: true },
+      }),
+    );
+    return;
+  }
+  const present = new Set((existing.Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of TABLE_DEFINITION.globalSecondaryIndexes) {
+    if (present.has(index.indexName)) continue;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: attributeDefinitions(),
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: {
+              IndexName: index.indexName,
+              KeySchema: keySchema(index.partitionKey, index.sortKey),
+              Projection: { ProjectionType: 'ALL' },
+            },
+          },
+        ],
+      }),
+    );
+  }
+}

@@ -1,0 +1,135 @@
+import { describe, expect, it, beforeAll } from 'vitest';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { hashToken, issueToken } from '../../shared/auth/tokens.ts';
+import { keys, ENTITY } from '../../shared/store/keys.ts';
+import { call, localStore, newWorkspace, userToken } from '../support/api.ts';
+
+/** Writes a machine token straight into the table (the access-keys routes that issue them come later). */
+async function machineToken(workspaceId: string, options: { expiresAt?: string; revokedAt?: string } = {}) {
+  const { doc, tableName } = localStore();
+  const token = issueToken('machine', workspaceId);
+  await doc.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...keys.token(hashToken(token)),
+        type: ENTITY.token,
+        kind: 'machine',
+        workspaceId,
+        credentialId: 'ak_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+        actorSub: 'mid_01JZZZZZZZZZZZZZZZZZZZZZZZ',
+        ...options,
+      },
+    }),
+  );
+  return token;
+}
+
+describe('authentication', () => {
+  let ws: Awaited<ReturnType<typeof newWorkspace>>;
+  beforeAll(async () => {
+    ws = await newWorkspace();
+  });
+
+  it('answers AUTH_REQUIRED without a token, with a malformed one and with an unknown one', async () => {
+    for (const token of [undefined, 'garbage', `${ws.apiKey}x`, issueToken('apiKey', ws.workspaceId)]) {
+      const answer = await call('GET', '/api/v1/projects', { token });
+      expect(answer.status).toBe(401);
+      expect(answer.body.error.code).toBe('AUTH_REQUIRED');
+      expect(answer.body.data).toBeNull();
+      expect(answer.body.meta.requestId).toMatch(/^req_/);
+      expect(answer.headers.get('x-request-id')).toBe(answer.body.meta.requestId);
+    }
+  });
+
+  it('refuses a token whose embedded workspace was altered', async () => {
+    const other = await newWorkspace();
+    const forged = `sk_live_${other.workspaceId.slice(3)}${ws.apiKey.slice(8 + 26)}`;
+    const answer = await call('GET', '/api/v1/projects', { token: forged });
+    expect(answer.status).toBe(401);
+  });
+
+  it('refuses a revoked API key on its next request', async () => {
+    const key = await ws.admin.createApiKey(ws.workspaceId, 'to revoke');
+    expect((await call('GET', '/api/v1/projects', { token: key.apiKey })).status).toBe(200);
+    await ws.admin.revokeApiKey(ws.workspaceId, key.id);
+    const answer = await call('GET', '/api/v1/projects', { token: key.apiKey });
+    expect(answer.status).toBe(401);
+    expect(answer.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the token has been revoked' });
+  });
+
+  it('answers WORKSPACE_NOT_ALLOWLISTED for a valid key of a workspace off the allowlist', async () => {
+    const outsider = await newWorkspace({ allowlisted: false });
+    const answer = await call('GET', '/api/v1/projects', { token: outsider.apiKey });
+    expect(answer.status).toBe(403);
+    expect(answer.body.error.code).toBe('WORKSPACE_NOT_ALLOWLISTED');
+    await outsider.admin.setAllowlisted(outsider.workspaceId, true);
+    expect((await call('GET', '/api/v1/projects', { token: outsider.apiKey })).status).toBe(200);
+  });
+
+  it('accepts RS256 and ES256 user access tokens and records the user as creator', async () => {
+    for (const alg of ['RS256', 'ES256'] as const) {
+      const token = await userToken({ sub: 'usr_01JAAAAAAAAAAAAAAAAAAAAAAA', workspace_id: ws.workspaceId }, { alg });
+      const answer = await call('POST', '/api/v1/projects', { token, body: { name: `By ${alg}` } });
+      expect(answer.status).toBe(201);
+      expect(answer.body.data.createdBy).toBe('usr_01JAAAAAAAAAAAAAAAAAAAAAAA');
+    }
+  });
+
+  it('refuses access tokens with a wrong issuer, audience, an expired exp or no workspace claim', async () => {
+    const claims = { sub: 'usr_01JAAAAAAAAAAAAAAAAAAAAAAA', workspace_id: ws.workspaceId };
+    const bad = [
+      await userToken(claims, { issuer: 'https://evil.example/' }),
+      await userToken(claims, { audience: 'someone-else' }),
+      await userToken(claims, { expiresIn: Math.floor(Date.now() / 1000) - 60 }),
+      await userToken({ sub: 'usr_01JAAAAAAAAAAAAAAAAAAAAAAA' }),
+    ];
+    for (const token of bad) {
+      const answer = await call('GET', '/api/v1/projects', { token });
+      expect(answer.status).toBe(401);
+      expect(answer.body.error.code).toBe('AUTH_REQUIRED');
+    }
+  });
+
+  it('answers WORKSPACE_NOT_ALLOWLISTED for a user of a workspace that is not allowlisted', async () => {
+    const outsider = await newWorkspace({ allowlisted: false });
+    const token = await userToken({ sub: 'usr_01JAAAAAAAAAAAAAAAAAAAAAAA', workspace_id: outsider.workspaceId });
+    expect((await call('GET', '/api/v1/projects', { token })).body.error.code).toBe('WORKSPACE_NOT_ALLOWLISTED');
+  });
+
+  it('lets a machine token read but not create projects or environments (FORBIDDEN)', async () => {
+    const token = await machineToken(ws.workspaceId);
+    expect((await call('GET', '/api/v1/projects', { token })).status).toBe(200);
+    const create = await call('POST', '/api/v1/projects', { token, body: { name: 'nope' } });
+    expect(create.status).toBe(403);
+    expect(create.body.error.code).toBe('FORBIDDEN');
+    const project = await call('POST', '/api/v1/projects', { token: ws.apiKey, body: { name: 'For machines' } });
+    const env = await call('POST', `/api/v1/projects/${project.body.data.id}/environments`, { token, body: { name: 'x' } });
+    expect(env.body.error.code).toBe('FORBIDDEN');
+  });
+
+  it('refuses expired and revoked machine tokens', async () => {
+    const expired = await machineToken(ws.workspaceId, { expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const revoked = await machineToken(ws.workspaceId, { revokedAt: new Date().toISOString() });
+    expect((await call('GET', '/api/v1/projects', { token: expired })).body.error.message).toMatch(/expired/);
+    expect((await call('GET', '/api/v1/projects', { token: revoked })).body.error.message).toMatch(/revoked/);
+  });
+});
+
+describe('unmatched routes', () => {
+  it('answer the generic 404 before any authentication', async () => {
+    const cases: [string, string][] = [
+      ['GET', '/'],
+      ['GET', '/api/v1/nothing-here'],
+      ['DELETE', '/api/v1/projects'],
+      ['PUT', '/api/v1/projects/by-slug/x'],
+      ['GET', '/api/v1/projects/'],
+      ['GET', '/api/v2/projects'],
+    ];
+    for (const [method, path] of cases) {
+      const answer = await call(method, path);
+      expect(answer.status, `${method} ${path}`).toBe(404);
+      expect(answer.body).toEqual({ message: 'Not Found' });
+    }
+  });
+});

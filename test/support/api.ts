@@ -1,0 +1,66 @@
+import { inject } from 'vitest';
+import { importJWK, SignJWT } from 'jose';
+import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
+import { systemClock } from '../../shared/clock.ts';
+import { makeWorkspaceAdminService } from '../../shared/services/workspaces.ts';
+import { makeStore } from '../../shared/store/index.ts';
+
+export interface ApiAnswer<T = any> {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body. */
+  body: T;
+}
+
+/** Calls the local stack over HTTP as a client would. */
+export async function call<T = any>(
+  method: string,
+  path: string,
+  options: { token?: string | undefined; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiAnswer<T>> {
+  const { baseUrl } = inject('stack');
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The data layer of the running local stack, for set-up and for reading raw items. */
+export function localStore() {
+  const { dynamodbEndpoint, tableName } = inject('stack');
+  const doc = makeDocumentClient({ endpoint: dynamodbEndpoint });
+  return { doc, tableName, store: makeStore(doc, tableName) };
+}
+
+/** A fresh workspace (allowlisted unless told otherwise) with its API key, so test files never share data. */
+export async function newWorkspace(options: { allowlisted?: boolean } = {}) {
+  const { store } = localStore();
+  const admin = makeWorkspaceAdminService({ store, clock: systemClock });
+  const created = await admin.createWorkspace({ name: 'Test workspace', allowlisted: options.allowlisted ?? true });
+  return { ...created, admin };
+}
+
+/** A user access token from the test identity provider. */
+export async function userToken(
+  claims: Record<string, unknown>,
+  options: { alg?: 'RS256' | 'ES256'; expiresIn?: string | number; issuer?: string; audience?: string } = {},
+): Promise<string> {
+  const idp = inject('idp');
+  const alg = options.alg ?? 'RS256';
+  const jwk = alg === 'RS256' ? idp.signingKeys.rs256 : idp.signingKeys.es256;
+  const key = await importJWK(jwk, alg);
+  const jwt = new SignJWT(claims)
+    .setProtectedHeader({ alg, kid: jwk.kid! })
+    .setIssuer(options.issuer ?? idp.issuer)
+    .setAudience(options.audience ?? idp.audience)
+    .setIssuedAt();
+  if (options.expiresIn !== undefined) jwt.setExpirationTime(options.expiresIn);
+  else jwt.setExpirationTime('10m');
+  return jwt.sign(key);
+}

@@ -1,0 +1,25 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * `npm test` runs three projects: unit (no network, stubs and aws-sdk-client-mock), integration (the real local
+ * stack: DynamoDB Local over HTTP behind the local API Gateway) and infra (CDK template assertions).
+ */
+export default defineConfig({
+  test: {
+    env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { POWERTOOLS_LOG_LEVEL: 'ERROR' } } },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/integration/global-setup.ts'],
+          env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+          testTimeout: 30_000,
+          hookTimeout: 120_000,
+        },
+      },
+      { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000 } },
+    ],
+  },
+});
