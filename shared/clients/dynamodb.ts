@@ -9,7 +9,9 @@ export function makeDocumentClient(options: { endpoint?: string | undefined; reg
   const client = new DynamoDBClient({
     ...(options.endpoint
       ? { endpoint: options.endpoint, region: options.region ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+      : options.region
+        ? { region: options.region }
+        : {}),
     maxAttempts: 3,
   });
   return DynamoDBDocumentClient.from(client, {

@@ -9,6 +9,7 @@ import { startTestIdp } from '../support/jwks.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     stack: StackInfo;
+    localDir: string;
     idp: { issuer: string; audience: string; signingKeys: { rs256: JWK; es256: JWK } };
   }
 }
@@ -25,6 +26,7 @@ export default async function setup(project: TestProject) {
   const stack = await startLocalStack({ localDir, port: 0, persist: false });
   const { stop, ...info } = stack;
   project.provide('stack', info);
+  project.provide('localDir', localDir);
   project.provide('idp', { issuer: idp.issuer, audience: idp.audience, signingKeys: idp.signingKeys });
   return async () => {
     await stop();

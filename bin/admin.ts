@@ -1,0 +1,93 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { makeDocumentClient } from '../shared/clients/dynamodb.ts';
+import { systemClock } from '../shared/clock.ts';
+import { isId } from '../shared/ids.ts';
+import { makeWorkspaceAdminService } from '../shared/services/workspaces.ts';
+import { makeStore } from '../shared/store/index.ts';
+
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  workspace create --name NAME [--allowlist]     create a workspace and its first API key
+  allowlist add --workspace WS_ID                 put a workspace on the private-beta allowlist
+  allowlist remove --workspace WS_ID              take it off (its requests get WORKSPACE_NOT_ALLOWLISTED)
+  allowlist list                                  list allowlisted workspace ids
+  api-key create --workspace WS_ID [--name NAME]  create a workspace API key (shown once)
+  api-key revoke --workspace WS_ID --key KEY_ID   revoke it at once
+
+Target (default: the local stack described by LOCAL_DIR/stack.json, LOCAL_DIR defaulting to .local):
+  --table NAME --region REGION                    a deployed table, with the standard AWS credentials chain
+  --local-dir DIR                                 another local stack's folder
+`;
+
+/** A mistake in the command line: printed with the usage, exit code 2. */
+export class UsageError extends Error {}
+
+const OPTIONS = {
+  name: { type: 'string' },
+  allowlist: { type: 'boolean', default: false },
+  workspace: { type: 'string' },
+  key: { type: 'string' },
+  table: { type: 'string' },
+  region: { type: 'string' },
+  'local-dir': { type: 'string' },
+  help: { type: 'boolean', default: false },
+} as const;
+
+function target(values: { table?: string | undefined; region?: string | undefined; 'local-dir'?: string | undefined }) {
+  if (values.table) {
+    return makeStore(makeDocumentClient(values.region ? { region: values.region } : {}), values.table);
+  }
+  const file = join(values['local-dir'] ?? process.env.LOCAL_DIR ?? '.local', 'stack.json');
+  let stack: { dynamodbEndpoint: string; tableName: string };
+  try {
+    stack = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    throw new UsageError(`No local stack found (${file}): start it with "npm start", or pass --table and --region`);
+  }
+  return makeStore(makeDocumentClient({ endpoint: stack.dynamodbEndpoint }), stack.tableName);
+}
+
+function required<T>(value: T | undefined, flag: string, check?: (v: T) => boolean): T {
+  if (value === undefined || value === '' || (check && !check(value))) throw new UsageError(`--${flag} is required and must be valid`);
+  return value;
+}
+
+/** Runs one admin command and answers what it prints as JSON. */
+export async function runAdmin(argv: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  if (values.help || positionals.length === 0) throw new UsageError('');
+  const admin = makeWorkspaceAdminService({ store: target(values), clock: systemClock });
+  const workspace = () => required(values.workspace, 'workspace', (v) => isId('workspace', v));
+  switch (positionals.join(' ')) {
+    case 'workspace create':
+      return admin.createWorkspace({ name: required(values.name, 'name', (v) => v.length <= 120), allowlisted: values.allowlist });
+    case 'allowlist add':
+      return admin.setAllowlisted(workspace(), true);
+    case 'allowlist remove':
+      return admin.setAllowlisted(workspace(), false);
+    case 'allowlist list':
+      return { workspaceIds: await admin.listAllowlisted() };
+    case 'api-key create': {
+      const { id, apiKey, tokenPrefix } = await admin.createApiKey(workspace(), values.name ?? 'api key');
+      return { workspaceId: values.workspace, apiKeyId: id, apiKey, tokenPrefix };
+    }
+    case 'api-key revoke':
+      return admin.revokeApiKey(workspace(), required(values.key, 'key', (v) => isId('apiKey', v)));
+    default:
+      throw new UsageError(`Unknown command: ${positionals.join(' ')}`);
+  }
+}
+
+if (import.meta.main) {
+  runAdmin(process.argv.slice(2)).then(
+    (result) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`),
+    (error: unknown) => {
+      const usage = error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+      process.stderr.write(`${error instanceof Error && error.message ? `${error.message}\n` : ''}${usage ? USAGE : ''}`);
+      process.exit(usage ? 2 : 1);
+    },
+  );
+}
