@@ -1,0 +1,77 @@
+import { describe, expect, it, vi } from 'vitest';
+import { makeAuthenticator, type AuthenticatorDeps } from '../../shared/auth/authenticate.ts';
+import { hashToken, issueToken } from '../../shared/auth/tokens.ts';
+import type { TokenItem, WorkspaceItem } from '../../shared/store/workspaces.ts';
+
+const WS = 'ws_01JABCDEFGHJKMNPQRSTVWXYZ0';
+const NOW = Date.parse('2026-06-01T00:00:00Z');
+const workspace: WorkspaceItem = { id: WS, name: 'w', accountId: 'acc_1', allowlisted: true, createdAt: '', updatedAt: '' };
+const record: TokenItem = { kind: 'api_key', workspaceId: WS, credentialId: 'key_1', actorSub: 'key_1', expiresAt: null, revokedAt: null };
+
+function setup(token: Partial<TokenItem> | undefined, ws: Partial<WorkspaceItem> | null = {}, jwtClaims?: Record<string, unknown>) {
+  const getTokenWithWorkspace = vi.fn(async () => ({
+    token: token && { ...record, ...token },
+    workspace: ws ? { ...workspace, ...ws } : undefined,
+  }));
+  const getWorkspace = vi.fn(async () => (ws ? { ...workspace, ...ws } : undefined));
+  const verify = vi.fn(async () => {
+    if (!jwtClaims) throw new Error('bad signature with claims {"sub":"leak"}');
+    return jwtClaims;
+  });
+  const deps: AuthenticatorDeps = { store: { getTokenWithWorkspace, getWorkspace }, clock: { now: () => NOW }, jwt: { verify, workspaceClaim: 'workspace_id' } };
+  return { authenticate: makeAuthenticator(deps), getTokenWithWorkspace, getWorkspace, verify };
+}
+
+describe('authenticate', () => {
+  it('looks up an API key by hash together with its workspace, in one store call', async () => {
+    const token = issueToken('apiKey', WS);
+    const { authenticate, getTokenWithWorkspace } = setup({});
+    await expect(authenticate(`Bearer ${token}`)).resolves.toEqual({ workspaceId: WS, kind: 'api_key', actorSub: 'key_1', credentialId: 'key_1' });
+    expect(getTokenWithWorkspace).toHaveBeenCalledExactlyOnceWith(hashToken(token), WS);
+  });
+
+  it.each([
+    [undefined, 'Authorization: a Bearer token is required'],
+    ['', 'Authorization: a Bearer token is required'],
+    ['Basic abc', 'Authorization: a Bearer token is required'],
+    ['Bearer', 'Authorization: a Bearer token is required'],
+    ['Bearer not-a-token', 'Authorization: the token is not valid'],
+  ])('refuses header %j', async (header, message) => {
+    const { authenticate, getTokenWithWorkspace } = setup({});
+    await expect(authenticate(header)).rejects.toMatchObject({ code: 'AUTH_REQUIRED', status: 401, message });
+    expect(getTokenWithWorkspace).not.toHaveBeenCalled();
+  });
+
+  it('refuses unknown, revoked, expired and cross-workspace tokens', async () => {
+    const token = `Bearer ${issueToken('machine', WS)}`;
+    await expect(setup(undefined).authenticate(token)).rejects.toMatchObject({ code: 'AUTH_REQUIRED' });
+    await expect(setup({ revokedAt: '2026-01-01T00:00:00Z' }).authenticate(token)).rejects.toMatchObject({ message: /revoked/ });
+    await expect(setup({ expiresAt: new Date(NOW).toISOString() }).authenticate(token)).rejects.toMatchObject({ message: /expired/ });
+    await expect(setup({ expiresAt: new Date(NOW + 1).toISOString(), kind: 'machine' }).authenticate(token)).resolves.toMatchObject({ kind: 'machine' });
+    await expect(setup({ workspaceId: 'ws_01JZZZZZZZZZZZZZZZZZZZZZZZ' }).authenticate(token)).rejects.toMatchObject({ code: 'AUTH_REQUIRED' });
+  });
+
+  it('answers WORKSPACE_NOT_ALLOWLISTED for a workspace that is missing or off the allowlist', async () => {
+    const token = `Bearer ${issueToken('apiKey', WS)}`;
+    await expect(setup({}, { allowlisted: false }).authenticate(token)).rejects.toMatchObject({ code: 'WORKSPACE_NOT_ALLOWLISTED', status: 403 });
+    await expect(setup({}, null).authenticate(token)).rejects.toMatchObject({ code: 'WORKSPACE_NOT_ALLOWLISTED' });
+  });
+
+  it('maps a verified JWT to a usr_ principal of its workspace claim', async () => {
+    const { authenticate, getWorkspace } = setup({}, {}, { sub: 'abc123', workspace_id: WS });
+    await expect(authenticate('Bearer a.b.c')).resolves.toEqual({ workspaceId: WS, kind: 'user', actorSub: 'usr_abc123', credentialId: 'usr_abc123' });
+    expect(getWorkspace).toHaveBeenCalledWith(WS);
+    await expect(setup({}, {}, { sub: 'usr_x', workspace_id: WS }).authenticate('Bearer a.b.c')).resolves.toMatchObject({ actorSub: 'usr_x' });
+  });
+
+  it('refuses a JWT that fails verification without repeating the verifier message', async () => {
+    const error = await setup({}).authenticate('Bearer a.b.c').catch((e: Error) => e);
+    expect(error).toMatchObject({ code: 'AUTH_REQUIRED', message: 'Authorization: the access token is invalid or expired' });
+    expect(String((error as Error).message)).not.toContain('leak');
+  });
+
+  it('refuses a JWT without a valid workspace claim', async () => {
+    await expect(setup({}, {}, { sub: 'x' }).authenticate('Bearer a.b.c')).rejects.toMatchObject({ message: /workspace_id claim/ });
+    await expect(setup({}, {}, { sub: 'x', workspace_id: 'acme' }).authenticate('Bearer a.b.c')).rejects.toMatchObject({ code: 'AUTH_REQUIRED' });
+  });
+});

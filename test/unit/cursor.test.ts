@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { makeCursorCodec } from '../../shared/store/cursor.ts';
+
+describe('cursor codec', () => {
+  const codec = makeCursorCodec(randomBytes(32));
+  const key = { PK: 'WS#ws_1', SK: 'PROJ#proj_1' };
+
+  it('round-trips a start key within its scope', () => {
+    expect(codec.decode('projects:ws_1', codec.encode('projects:ws_1', key))).toEqual(key);
+  });
+
+  it('refuses a cursor of another scope, another signing key, or with any byte changed', () => {
+    const cursor = codec.encode('projects:ws_1', key);
+    expect(() => codec.decode('projects:ws_2', cursor)).toThrow('cursor: is not a valid cursor for this list');
+    expect(() => makeCursorCodec(randomBytes(32)).decode('projects:ws_1', cursor)).toThrow(/cursor/);
+    for (let i = 0; i < cursor.length; i++) {
+      if (cursor[i] === '.') continue;
+      const altered = cursor.slice(0, i) + (cursor[i] === 'A' ? 'B' : 'A') + cursor.slice(i + 1);
+      expect(() => codec.decode('projects:ws_1', altered)).toThrow(/cursor/);
+    }
+    expect(() => codec.decode('projects:ws_1', 'a.b.c')).toThrow(/cursor/);
+    expect(() => codec.decode('projects:ws_1', 'nodot')).toThrow(/cursor/);
+  });
+});

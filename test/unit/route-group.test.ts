@@ -1,0 +1,105 @@
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { Principal } from '../../shared/auth/principal.ts';
+import { AuthRequiredError, NotFoundError, RateLimitedError } from '../../shared/errors.ts';
+import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
+import { defineRoute, EVERYONE, PEOPLE_AND_API_KEYS } from '../../shared/http/route.ts';
+import { makeEnvironmentRoutes } from '../../functions/environments/routes.ts';
+import { makeProjectRoutes } from '../../functions/projects/routes.ts';
+import { ROUTE_GROUPS } from '../../shared/routes.ts';
+import type { ProjectService } from '../../shared/services/projects.ts';
+
+const principal: Principal = { workspaceId: 'ws_1', kind: 'machine', actorSub: 'mid_1', credentialId: 'ak_1' };
+const context = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+
+function event(routeKey: string, extra: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 {
+  return { version: '2.0', routeKey, rawPath: '/', rawQueryString: '', headers: { Authorization: 'Bearer t' }, isBase64Encoded: false, requestContext: {} as never, ...extra };
+}
+
+const secretValue = 'sk_live_SHOULD_NOT_LEAK';
+const routes = {
+  'POST /things': defineRoute({
+    allow: EVERYONE,
+    status: 201,
+    body: z.strictObject({ name: z.string().max(3) }),
+    handler: async ({ body }) => ({ data: { echoed: body.name } }),
+  }),
+  'GET /people-only': defineRoute({ allow: PEOPLE_AND_API_KEYS, handler: async () => ({ data: 1 }) }),
+  'GET /missing': defineRoute({ allow: EVERYONE, handler: async () => Promise.reject(new NotFoundError('thing x was not found')) }),
+  'GET /limited': defineRoute({ allow: EVERYONE, handler: async () => Promise.reject(new RateLimitedError('slow down', 7)) }),
+  'GET /boom': defineRoute({ allow: EVERYONE, handler: async () => Promise.reject(new Error(`internal detail ${secretValue}`)) }),
+};
+
+function handler(authenticate = vi.fn(async () => principal)) {
+  return { authenticate, handle: makeRouteGroupHandler(routes, { authenticate, timeoutEarlyInMillis: 0 }) };
+}
+
+describe('route group handler', () => {
+  it('wraps data in the envelope with a request id in meta and X-Request-Id, and no-store caching', async () => {
+    const { handle, authenticate } = handler();
+    const result = await handle(event('POST /things', { body: '{"name":"abc"}' }), context);
+    const body = JSON.parse(result.body!);
+    expect(result.statusCode).toBe(201);
+    expect(body).toEqual({ data: { echoed: 'abc' }, error: null, meta: { requestId: expect.stringMatching(/^req_/), timestamp: expect.any(String) } });
+    expect(result.headers).toMatchObject({ 'x-request-id': body.meta.requestId, 'cache-control': 'no-store' });
+    expect(authenticate).toHaveBeenCalledWith('Bearer t');
+  });
+
+  it('decodes base64 bodies and maps validation and JSON errors to VALIDATION_ERROR', async () => {
+    const { handle } = handler();
+    const ok = await handle(event('POST /things', { body: Buffer.from('{"name":"ab"}').toString('base64'), isBase64Encoded: true }), context);
+    expect(ok.statusCode).toBe(201);
+    const long = await handle(event('POST /things', { body: '{"name":"abcd"}' }), context);
+    expect(JSON.parse(long.body!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'name: must be at most 3 characters' });
+    const malformed = await handle(event('POST /things', { body: `{"name": "${secretValue}` }), context);
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.body).not.toContain(secretValue);
+  });
+
+  it('answers PAYLOAD_TOO_LARGE past 256 KiB and accepts exactly 256 KiB', async () => {
+    const { handle } = handler();
+    const pad = (n: number) => `{"name":"a"${' '.repeat(n - 12)}}`;
+    expect(pad(256 * 1024)).toHaveLength(256 * 1024);
+    expect((await handle(event('POST /things', { body: pad(256 * 1024) }), context)).statusCode).toBe(201);
+    const over = await handle(event('POST /things', { body: pad(256 * 1024 + 1) }), context);
+    expect(over.statusCode).toBe(413);
+    expect(JSON.parse(over.body!).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('maps authentication, permission, domain and rate-limit errors to their codes and headers', async () => {
+    const denied = handler(vi.fn(async () => Promise.reject(new AuthRequiredError())));
+    expect((await denied.handle(event('GET /people-only'), context)).statusCode).toBe(401);
+    const { handle } = handler();
+    const forbidden = await handle(event('GET /people-only'), context);
+    expect(forbidden.statusCode).toBe(403);
+    expect(JSON.parse(forbidden.body!).error.code).toBe('FORBIDDEN');
+    expect((await handle(event('GET /missing'), context)).statusCode).toBe(404);
+    const limited = await handle(event('GET /limited'), context);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers?.['Retry-After']).toBe('7');
+  });
+
+  it('answers a bare INTERNAL_ERROR for anything unexpected, never its message', async () => {
+    const { handle } = handler();
+    const result = await handle(event('GET /boom'), context);
+    expect(result.statusCode).toBe(500);
+    expect(JSON.parse(result.body!).error).toEqual({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' });
+    expect(result.body).not.toContain(secretValue);
+  });
+
+  it('answers the generic 404 for a route key it does not serve, without authenticating', async () => {
+    const { handle, authenticate } = handler();
+    const result = await handle(event('GET /elsewhere'), context);
+    expect(result).toMatchObject({ statusCode: 404, body: '{"message":"Not Found"}' });
+    expect(authenticate).not.toHaveBeenCalled();
+  });
+});
+
+describe('route groups', () => {
+  it('serve exactly the route keys the CDK stack and the local front route to them', () => {
+    const service = {} as ProjectService;
+    expect(Object.keys(makeProjectRoutes(service)).sort()).toEqual([...ROUTE_GROUPS.projects].sort());
+    expect(Object.keys(makeEnvironmentRoutes(service)).sort()).toEqual([...ROUTE_GROUPS.environments].sort());
+  });
+});
