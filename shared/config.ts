@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const optionalString = z.string().trim().min(1).optional();
 

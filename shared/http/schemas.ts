@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ID_PREFIXES, type IdKind, isId } from '../ids.ts';
 
 /** A name of a project, environment or access key: 1 to 120 characters (api.md section 8). */

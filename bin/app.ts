@@ -1,0 +1,80 @@
+import { App } from 'aws-cdk-lib';
+import type { JwtSettings } from '../lib/api.ts';
+import { ServiceStack, type ServiceStackProps } from '../lib/service-stack.ts';
+
+const STAGE_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
+
+/**
+ * The CDK app: one `SecretsService-<stage>` stack configured from context (`cdk synth -c stage=dev ...`).
+ * Unset values take the stack's defaults; a malformed value stops the synth with the offending key named.
+ */
+function main(): void {
+  const app = new App();
+  const context = (key: string): string | undefined => {
+    const value: unknown = app.node.tryGetContext(key);
+    if (value === undefined || value === null || value === '') return undefined;
+    if (typeof value !== 'string' && typeof value !== 'number') throw new Error(`Context ${key} must be a string or number`);
+    return String(value).trim();
+  };
+  const stage = context('stage') ?? 'prod';
+  if (!STAGE_PATTERN.test(stage)) {
+    throw new Error(`Context stage must match ${STAGE_PATTERN} (lower-case, starts with a letter); got "${stage}"`);
+  }
+  const props: ServiceStackProps = {
+    stage,
+    jwt: readJwt(context),
+    apiThrottle: readThrottle(context),
+    logRetentionDays: readPositiveInt(context, 'logRetentionDays'),
+    removalPolicy: readRemovalPolicy(context),
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+    description: `Secrets management service (${stage})`,
+  };
+  new ServiceStack(app, `SecretsService-${stage}`, props);
+  app.synth();
+}
+
+type ContextReader = (key: string) => string | undefined;
+
+/** Issuer, audience and JWKS URI come together or not at all; the workspace claim only with them. */
+function readJwt(context: ContextReader): JwtSettings | undefined {
+  const issuer = context('jwtIssuer');
+  const audience = context('jwtAudience');
+  const jwksUri = context('jwtJwksUri');
+  const workspaceClaim = context('jwtWorkspaceClaim');
+  if (!issuer && !audience && !jwksUri) {
+    if (workspaceClaim) throw new Error('Context jwtWorkspaceClaim needs jwtIssuer, jwtAudience and jwtJwksUri');
+    return undefined;
+  }
+  if (!issuer || !audience || !jwksUri) {
+    throw new Error('Context jwtIssuer, jwtAudience and jwtJwksUri must be set together');
+  }
+  if (!URL.canParse(jwksUri) || new URL(jwksUri).protocol !== 'https:') {
+    throw new Error(`Context jwtJwksUri must be an https URL; got "${jwksUri}"`);
+  }
+  return { issuer, audience, jwksUri, workspaceClaim };
+}
+
+function readThrottle(context: ContextReader): ServiceStackProps['apiThrottle'] {
+  const rateLimit = readPositiveInt(context, 'apiRateLimit');
+  const burstLimit = readPositiveInt(context, 'apiBurstLimit');
+  if (rateLimit === undefined && burstLimit === undefined) return undefined;
+  if (rateLimit === undefined || burstLimit === undefined) {
+    throw new Error('Context apiRateLimit and apiBurstLimit must be set together');
+  }
+  return { rateLimit, burstLimit };
+}
+
+function readPositiveInt(context: ContextReader, key: string): number | undefined {
+  const raw = context(key);
+  if (raw === undefined) return undefined;
+  if (!/^[1-9]\d{0,8}$/.test(raw)) throw new Error(`Context ${key} must be a positive integer; got "${raw}"`);
+  return Number(raw);
+}
+
+function readRemovalPolicy(context: ContextReader): ServiceStackProps['removalPolicy'] {
+  const raw = context('removalPolicy');
+  if (raw === undefined || raw === 'retain' || raw === 'destroy') return raw;
+  throw new Error(`Context removalPolicy must be "retain" or "destroy"; got "${raw}"`);
+}
+
+main();

@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../lib/service-function.ts';
+
+const NODE = join(PROJECT_ROOT, 'node_modules/.bin/node');
+const JWT = {
+  jwtIssuer: 'https://idp.example.com/',
+  jwtAudience: 'secrets-api',
+  jwtJwksUri: 'https://idp.example.com/.well-known/jwks.json',
+};
+
+let outdir: string;
+
+/** Runs bin/app.ts as `cdk synth` would, with `context` as the -c values and without bundling. */
+async function runApp(context: Record<string, string>, name: string) {
+  const env: NodeJS.ProcessEnv = { ...process.env, CDK_OUTDIR: join(outdir, name) };
+  env.CDK_CONTEXT_JSON = JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] });
+  delete env.CDK_DEFAULT_ACCOUNT;
+  delete env.CDK_DEFAULT_REGION;
+  try {
+    await promisify(execFile)(NODE, ['bin/app.ts'], { cwd: PROJECT_ROOT, env });
+    return { ok: true, stderr: '' };
+  } catch (error) {
+    return { ok: false, stderr: String((error as { stderr?: string }).stderr) };
+  }
+}
+
+beforeAll(async () => {
+  outdir = await mkdtemp(join(tmpdir(), 'infra-app-test-'));
+});
+
+afterAll(async () => {
+  await rm(outdir, { recursive: true, force: true });
+});
+
+describe('bin/app.ts', () => {
+  it('synthesizes SecretsService-<stage> from context values', async () => {
+    // Prepare
+    const context = { stage: 'dev', apiRateLimit: '7', apiBurstLimit: '9', logRetentionDays: '14', ...JWT };
+
+    // Act
+    const result = await runApp({ ...context, removalPolicy: 'destroy' }, 'valid');
+
+    // Assess
+    expect(result).toEqual({ ok: true, stderr: '' });
+    const template = JSON.parse(await readFile(join(outdir, 'valid', 'SecretsService-dev.template.json'), 'utf8'));
+    const resources = Object.values(template.Resources) as { Type: string; Properties: any; DeletionPolicy?: string }[];
+    const stage = resources.find((resource) => resource.Type === 'AWS::ApiGatewayV2::Stage');
+    expect(stage?.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 });
+    const table = resources.find((resource) => resource.Type === 'AWS::DynamoDB::Table');
+    expect(table?.DeletionPolicy).toBe('Delete');
+    const fn = resources.find((resource) => resource.Type === 'AWS::Lambda::Function');
+    expect(fn?.Properties.Environment.Variables).toMatchObject({ JWT_JWKS_URI: JWT.jwtJwksUri });
+    expect(resources.filter((r) => r.Type === 'AWS::Logs::LogGroup').map((r) => r.Properties.RetentionInDays)).toEqual([
+      14, 14, 14,
+    ]);
+  });
+
+  it.concurrent.each([
+    ['a malformed stage', { stage: 'Prod!' }, /Context stage must match/],
+    ['an unknown removalPolicy', { removalPolicy: 'keep' }, /removalPolicy must be "retain" or "destroy"; got "keep"/],
+    ['a zero apiRateLimit', { apiRateLimit: '0', apiBurstLimit: '5' }, /apiRateLimit must be a positive integer; got "0"/],
+    ['a rate limit without burst limit', { apiRateLimit: '5' }, /apiRateLimit and apiBurstLimit must be set together/],
+    ['an issuer without audience and JWKS URI', { jwtIssuer: JWT.jwtIssuer }, /jwtIssuer, jwtAudience and jwtJwksUri must be set together/],
+    ['a workspace claim without JWT settings', { jwtWorkspaceClaim: 'ws' }, /jwtWorkspaceClaim needs jwtIssuer/],
+    ['a plain http JWKS URI', { ...JWT, jwtJwksUri: 'http://idp.example.com/jwks' }, /jwtJwksUri must be an https URL/],
+    ['a retention CloudWatch does not offer', { logRetentionDays: '8' }, /logRetentionDays must be one of .*; got 8/],
+  ])('fails with a clear message for %s', async (name, context, message) => {
+    // Act
+    const result = await runApp(context, name.replace(/\W/g, '-'));
+
+    // Assess
+    expect(result.ok).toBe(false);
+    expect(result.stderr).toMatch(message);
+  });
+});
