@@ -30,7 +30,8 @@ export function makeCursorCodec(signingKey: Buffer): CursorCodec {
       if (!body || !mac || extra !== undefined) return reject();
       const expected = sign(scope, body);
       const given = Buffer.from(mac, 'base64url');
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return reject();
+      // Base64 is malleable in its padding bits: only the canonical spelling of the MAC is accepted.
+      if (given.length !== expected.length || given.toString('base64url') !== mac || !timingSafeEqual(given, expected)) return reject();
       const key: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
       if (!key || typeof key !== 'object' || Array.isArray(key)) return reject();
       return key as Record<string, unknown>;

@@ -186,26 +186,35 @@ export function makeCursorKeyLoader(db: Db): () => Promise<Buffer> {
   };
 }
 
-/** Every sort key under a prefix (keys only): for small sets such as the slugs that share a base. */
-export async function querySortKeys(db: Db, pk: string, skPrefix: string): Promise<string[]> {
-  const found: string[] = [];
+/** Every item of a Query, all pages: for small, bounded sets (slugs sharing a base, the allowlist). */
+export async function queryAll<T>(db: Db, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<T[]> {
+  const found: T[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const out = await send<{ Items?: { SK: string }[]; LastEvaluatedKey?: Record<string, unknown> }>(
+    const out = await send<{ Items?: T[]; LastEvaluatedKey?: Record<string, unknown> }>(
       db,
-      new QueryCommand({
-        TableName: db.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-        ExpressionAttributeValues: { ':pk': pk, ':p': skPrefix },
-        ProjectionExpression: 'SK',
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
+      new QueryCommand({ ...input, TableName: db.tableName, ExclusiveStartKey: startKey }),
     );
-    found.push(...(out.Items ?? []).map((item) => item.SK));
+    found.push(...(out.Items ?? []));
     startKey = out.LastEvaluatedKey;
   } while (startKey);
   return found;
+}
+
+/** Every sort key under a prefix (keys only, consistent). */
+export async function querySortKeys(db: Db, pk: string, skPrefix: string): Promise<string[]> {
+  const items = await queryAll<{ SK: string }>(db, {
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+    ExpressionAttributeValues: { ':pk': pk, ':p': skPrefix },
+    ProjectionExpression: 'SK',
+    ConsistentRead: true,
+  });
+  return items.map((item) => item.SK);
+}
+
+/** A transaction item that cancels the transaction unless the item at `key` exists. */
+export function mustExist(db: Db, key: { PK: string; SK: string }) {
+  return { ConditionCheck: { TableName: db.tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } };
 }
 
 /** Reads one item strongly consistently; undefined when absent. */

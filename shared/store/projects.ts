@@ -1,7 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { conditionFailedAt, getItem, querySortKeys, send, type Db, type Page, type Pager } from './dynamo.ts';
+import { conditionFailedAt, getItem, mustExist, querySortKeys, send, type Db, type Page, type Pager } from './dynamo.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { pick } from './items.ts';
 
@@ -115,13 +115,7 @@ export function makeProjectStore(db: Db, pager: Pager) {
           db,
           new TransactWriteCommand({
             TransactItems: [
-              {
-                ConditionCheck: {
-                  TableName: db.tableName,
-                  Key: keys.project(workspaceId, projectId),
-                  ConditionExpression: 'attribute_exists(PK)',
-                },
-              },
+              mustExist(db, keys.project(workspaceId, projectId)),
               put(keys.environmentSlug(workspaceId, projectId, environment.slug), ENTITY.environmentSlug, workspaceId, environment),
               put(keys.environment(workspaceId, environment.id), ENTITY.environment, workspaceId, environment),
               put(keys.projectEnvironment(workspaceId, projectId, environment.id), ENTITY.projectEnvironment, workspaceId, environment),

@@ -1,6 +1,6 @@
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
-import { conditionFailedAt, send, type Db } from './dynamo.ts';
+import { conditionFailedAt, getItem, mustExist, queryAll, send, type Db } from './dynamo.ts';
 import { ENTITY, gsi1, keys, patterns } from './keys.ts';
 import { compact, pick } from './items.ts';
 
@@ -61,19 +61,11 @@ export function makeWorkspaceStore(db: Db) {
     },
 
     async getToken(tokenHash: string): Promise<TokenItem | undefined> {
-      const out = await send<{ Item?: Record<string, unknown> }>(
-        db,
-        new GetCommand({ TableName: db.tableName, Key: keys.token(tokenHash), ConsistentRead: true }),
-      );
-      return pick<TokenItem>(out.Item, TOKEN_FIELDS);
+      return pick<TokenItem>(await getItem(db, keys.token(tokenHash)), TOKEN_FIELDS);
     },
 
     async getWorkspace(workspaceId: string): Promise<WorkspaceItem | undefined> {
-      const out = await send<{ Item?: Record<string, unknown> }>(
-        db,
-        new GetCommand({ TableName: db.tableName, Key: keys.workspace(workspaceId), ConsistentRead: true }),
-      );
-      return pick<WorkspaceItem>(out.Item, WORKSPACE_FIELDS);
+      return pick<WorkspaceItem>(await getItem(db, keys.workspace(workspaceId)), WORKSPACE_FIELDS);
     },
 
     async putWorkspace(workspace: WorkspaceItem): Promise<void> {
@@ -140,13 +132,7 @@ export function makeWorkspaceStore(db: Db) {
           db,
           new TransactWriteCommand({
             TransactItems: [
-              {
-                ConditionCheck: {
-                  TableName: db.tableName,
-                  Key: keys.workspace(workspaceId),
-                  ConditionExpression: 'attribute_exists(PK)',
-                },
-              },
+              mustExist(db, keys.workspace(workspaceId)),
               { Put: { TableName: db.tableName, Item: { ...keys.apiKey(workspaceId, apiKey.id), type: ENTITY.apiKey, ...compact(apiKey) } } },
               {
                 Put: {
@@ -165,11 +151,7 @@ export function makeWorkspaceStore(db: Db) {
     },
 
     async getApiKey(workspaceId: string, keyId: string): Promise<ApiKeyItem | undefined> {
-      const out = await send<{ Item?: Record<string, unknown> }>(
-        db,
-        new GetCommand({ TableName: db.tableName, Key: keys.apiKey(workspaceId, keyId), ConsistentRead: true }),
-      );
-      return pick<ApiKeyItem>(out.Item, API_KEY_FIELDS);
+      return pick<ApiKeyItem>(await getItem(db, keys.apiKey(workspaceId, keyId)), API_KEY_FIELDS);
     },
 
     /** Marks the record and its token item revoked in one transaction; the next request with it fails. */
@@ -188,23 +170,13 @@ export function makeWorkspaceStore(db: Db) {
 
     /** Every allowlisted workspace id, from the sparse ALLOWLIST index pattern (never a Scan). */
     async listAllowlisted(): Promise<string[]> {
-      const ids: string[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const out = await send<{ Items?: { GSI1SK: string }[]; LastEvaluatedKey?: Record<string, unknown> }>(
-          db,
-          new QueryCommand({
-            TableName: db.tableName,
-            IndexName: patterns.allowlistedWorkspaces().indexName,
-            KeyConditionExpression: 'GSI1PK = :pk',
-            ExpressionAttributeValues: { ':pk': patterns.allowlistedWorkspaces().pk },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        ids.push(...(out.Items ?? []).map((item) => item.GSI1SK));
-        startKey = out.LastEvaluatedKey;
-      } while (startKey);
-      return ids;
+      const { pk, indexName } = patterns.allowlistedWorkspaces();
+      const items = await queryAll<{ GSI1SK: string }>(db, {
+        IndexName: indexName,
+        KeyConditionExpression: 'GSI1PK = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+      });
+      return items.map((item) => item.GSI1SK);
     },
   };
   return store;

@@ -20,6 +20,12 @@ describe('cursor codec', () => {
       expect(() => codec.decode('projects:ws_1', altered)).toThrow(/cursor/);
     }
     expect(() => codec.decode('projects:ws_1', 'a.b.c')).toThrow(/cursor/);
+    // The last character of a 32-byte MAC carries two padding bits: flipping one decodes to the same bytes.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(cursor.at(-1)!);
+    const samebytes = cursor.slice(0, -1) + alphabet[last ^ 1];
+    expect(Buffer.from(samebytes.split('.')[1]!, 'base64url')).toEqual(Buffer.from(cursor.split('.')[1]!, 'base64url'));
+    expect(() => codec.decode('projects:ws_1', samebytes)).toThrow(/cursor/);
     expect(() => codec.decode('projects:ws_1', 'nodot')).toThrow(/cursor/);
   });
 });
