@@ -73,10 +73,20 @@ export function errorMapper(): MiddlewareObj<ApiEvent, ApiResult> {
         request.response = errorResponse(state.requestId, error);
         return;
       }
-      state.log.error('unhandled error', { errorName: error?.name, stack: error?.stack });
+      state.log.error('unhandled error', describeUnexpected(error));
       request.response = errorResponse(state.requestId, new ApiError('An unexpected error occurred'));
     },
   };
+}
+
+/**
+ * What may be logged of an unexpected error: its name and stack frames, and the message only when it is an AWS
+ * SDK error (service messages name resources, not values). Our own messages could quote input, so they stay out.
+ */
+function describeUnexpected(error: Error | null | undefined): Record<string, unknown> {
+  const frames = error?.stack?.split('\n').slice(1).join('\n');
+  const fromAws = typeof error === 'object' && error !== null && '$metadata' in error;
+  return { errorName: error?.name, ...(fromAws ? { errorMessage: error.message } : {}), frames };
 }
 
 /**

@@ -80,9 +80,17 @@ describe('route group handler', () => {
     expect(limited.headers?.['Retry-After']).toBe('7');
   });
 
-  it('answers a bare INTERNAL_ERROR for anything unexpected, never its message', async () => {
+  it('answers a bare INTERNAL_ERROR for anything unexpected, and neither answers nor logs its message', async () => {
     const { handle } = handler();
-    const result = await handle(event('GET /boom'), context);
+    const written: string[] = [];
+    const capture = (chunk: unknown) => {
+      written.push(String(chunk));
+      return true;
+    };
+    const spies = [vi.spyOn(process.stdout, 'write').mockImplementation(capture), vi.spyOn(process.stderr, 'write').mockImplementation(capture)];
+    const result = await handle(event('GET /boom'), context).finally(() => spies.forEach((spy) => spy.mockRestore()));
+    expect(written.join('')).toContain('unhandled error');
+    expect(written.join('')).not.toContain(secretValue);
     expect(result.statusCode).toBe(500);
     expect(JSON.parse(result.body!).error).toEqual({ code: 'INTERNAL_ERROR', message: 'An unexpected error occurred' });
     expect(result.body).not.toContain(secretValue);
