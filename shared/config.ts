@@ -11,6 +11,10 @@ const configSchema = z.object({
   JWT_JWKS_URI: z.url().optional(),
   JWT_WORKSPACE_CLAIM: z.string().min(1).default('workspace_id'),
   SERVICE_NAME: z.string().min(1).default('secrets-service'),
+  /** The customer-managed KMS key that wraps data keys (set by the CDK stack). */
+  KMS_KEY_ID: optionalString,
+  /** The local stack's keyring file, in place of KMS (never set by the CDK stack). */
+  LOCAL_KEYRING_FILE: optionalString,
 });
 
 export type Config = {
@@ -18,6 +22,8 @@ export type Config = {
   dynamodbEndpoint: string | undefined;
   jwt: { issuer: string; audience: string; jwksUri: string; workspaceClaim: string } | undefined;
   serviceName: string;
+  /** Which key provider wraps data keys; undefined where a function encrypts nothing. */
+  encryption: { kind: 'kms'; keyId: string } | { kind: 'local'; keyFile: string } | undefined;
 };
 
 /**
@@ -42,5 +48,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { issuer: c.JWT_ISSUER, audience: c.JWT_AUDIENCE!, jwksUri: c.JWT_JWKS_URI!, workspaceClaim: c.JWT_WORKSPACE_CLAIM }
       : undefined,
     serviceName: c.SERVICE_NAME,
+    encryption: encryptionOf(c.KMS_KEY_ID, c.LOCAL_KEYRING_FILE),
   };
+}
+
+function encryptionOf(kmsKeyId: string | undefined, keyFile: string | undefined): Config['encryption'] {
+  if (kmsKeyId && keyFile) throw new Error('Invalid configuration: set KMS_KEY_ID or LOCAL_KEYRING_FILE, not both');
+  if (kmsKeyId) return { kind: 'kms', keyId: kmsKeyId };
+  if (keyFile) return { kind: 'local', keyFile };
+  return undefined;
 }

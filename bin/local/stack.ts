@@ -5,6 +5,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { hashToken } from '../../shared/auth/tokens.ts';
 import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
 import { systemClock } from '../../shared/clock.ts';
+import { loadOrCreateMasterKey } from '../../shared/crypto/local-keyring.ts';
 import { handlerEntry, ROUTE_GROUPS, type RouteGroup } from '../../shared/routes.ts';
 import { makeWorkspaceAdminService } from '../../shared/services/workspaces.ts';
 import { makeStore, type Store } from '../../shared/store/index.ts';
@@ -54,7 +55,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     await ensureTable(admin, LOCAL_TABLE);
     admin.destroy();
-    Object.assign(process.env, { TABLE_NAME: LOCAL_TABLE, DYNAMODB_ENDPOINT: dynamo.endpoint, AWS_REGION: process.env.AWS_REGION ?? 'local' });
+    // The local keyring stands in for KMS: its AES-256 master key is made under localDir on first start.
+    const keyFile = join(localDir, 'master.key');
+    await loadOrCreateMasterKey(keyFile);
+    Object.assign(process.env, {
+      TABLE_NAME: LOCAL_TABLE,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      LOCAL_KEYRING_FILE: keyFile,
+      AWS_REGION: process.env.AWS_REGION ?? 'local',
+    });
     const store = makeStore(makeDocumentClient({ endpoint: dynamo.endpoint }), LOCAL_TABLE);
     const bootstrap = await ensureBootstrapWorkspace(store, localDir);
     const front = await startHttpFront({ port: options.port, routes: await loadRoutes() });

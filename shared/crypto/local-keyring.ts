@@ -78,7 +78,7 @@ function unwrap(master: Buffer, encrypted: Buffer, context: EncryptionContext): 
  * place: the link fails if another process got there first (then its key is used), and a reader never sees a
  * half-written file.
  */
-async function loadOrCreateMasterKey(keyFile: string): Promise<Buffer> {
+export async function loadOrCreateMasterKey(keyFile: string): Promise<Buffer> {
   const existing = await readKeyFile(keyFile);
   if (existing) return existing;
   await mkdir(dirname(keyFile), { recursive: true, mode: 0o700 });
