@@ -2,7 +2,9 @@ import { JwtVerifier } from 'aws-jwt-verify';
 import { AuthRequiredError, WorkspaceNotAllowlistedError } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Clock } from '../clock.ts';
+import type { Prefetched } from '../store/dynamo.ts';
 import type { Store } from '../store/index.ts';
+import type { ItemKey } from '../store/keys.ts';
 import type { Principal } from './principal.ts';
 import { hashToken, parseIssuedToken } from './tokens.ts';
 
@@ -30,40 +32,55 @@ export function makeAccessTokenVerifier(options: { issuer: string; audience: str
 }
 
 export interface AuthenticatorDeps {
-  store: Pick<Store, 'getTokenWithWorkspace' | 'getWorkspace'>;
+  store: Pick<Store, 'getCredentialContext'>;
   clock: Clock;
   jwt?: { verify: AccessTokenVerifier; workspaceClaim: string } | undefined;
 }
 
+/** Who called, and the items the route asked to read in the same round trip as the credential. */
+export interface Authenticated {
+  principal: Principal;
+  prefetched: Prefetched;
+}
+
+/** The keys a route wants read together with the credential, once the caller's workspace is known. */
+export type PrefetchKeys = (workspaceId: string) => readonly ItemKey[];
+
 /** Turns an `Authorization` header into a principal, or throws AUTH_REQUIRED / WORKSPACE_NOT_ALLOWLISTED. */
-export function makeAuthenticator(deps: AuthenticatorDeps): (authorization: string | undefined) => Promise<Principal> {
-  return async (authorization) => {
+export function makeAuthenticator(deps: AuthenticatorDeps) {
+  return async (authorization: string | undefined, prefetch: PrefetchKeys = () => []): Promise<Authenticated> => {
     const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
     if (!match?.[1]) throw new AuthRequiredError('Authorization: a Bearer token is required');
     const token = match[1];
     const issued = parseIssuedToken(token);
-    if (issued) return authenticateIssuedToken(deps, token, issued.workspaceId);
-    if (token.split('.').length === 3 && deps.jwt) return authenticateAccessToken(deps, deps.jwt, token);
+    if (issued) return authenticateIssuedToken(deps, token, issued.workspaceId, prefetch);
+    if (token.split('.').length === 3 && deps.jwt) return authenticateAccessToken(deps, deps.jwt, token, prefetch);
     throw new AuthRequiredError('Authorization: the token is not valid');
   };
 }
 
-async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, workspaceId: string): Promise<Principal> {
-  const { token: record, workspace } = await deps.store.getTokenWithWorkspace(hashToken(token), workspaceId);
+export type Authenticator = ReturnType<typeof makeAuthenticator>;
+
+async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, workspaceId: string, prefetch: PrefetchKeys): Promise<Authenticated> {
+  const { token: record, workspace, prefetched } = await deps.store.getCredentialContext(hashToken(token), workspaceId, prefetch(workspaceId));
   if (!record || record.workspaceId !== workspaceId) throw new AuthRequiredError('Authorization: the token is not valid');
   if (record.revokedAt) throw new AuthRequiredError('Authorization: the token has been revoked');
   if (record.expiresAt && Date.parse(record.expiresAt) <= deps.clock.now()) {
     throw new AuthRequiredError('Authorization: the token has expired');
   }
   if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
-  return { workspaceId, kind: record.kind, actorSub: record.actorSub, credentialId: record.credentialId };
+  return {
+    principal: { workspaceId, accountId: workspace.accountId, kind: record.kind, actorSub: record.actorSub, credentialId: record.credentialId },
+    prefetched,
+  };
 }
 
 async function authenticateAccessToken(
   deps: AuthenticatorDeps,
   jwt: NonNullable<AuthenticatorDeps['jwt']>,
   token: string,
-): Promise<Principal> {
+  prefetch: PrefetchKeys,
+): Promise<Authenticated> {
   let claims: Record<string, unknown>;
   try {
     claims = await jwt.verify(token);
@@ -75,9 +92,9 @@ async function authenticateAccessToken(
   if (typeof workspaceId !== 'string' || !isId('workspace', workspaceId)) {
     throw new AuthRequiredError(`Authorization: the access token has no valid ${jwt.workspaceClaim} claim`);
   }
-  const workspace = await deps.store.getWorkspace(workspaceId);
+  const { workspace, prefetched } = await deps.store.getCredentialContext(undefined, workspaceId, prefetch(workspaceId));
   if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
   const sub = String(claims.sub);
   const actorSub = sub.startsWith('usr_') ? sub : `usr_${sub}`;
-  return { workspaceId, kind: 'user', actorSub, credentialId: actorSub };
+  return { principal: { workspaceId, accountId: workspace.accountId, kind: 'user', actorSub, credentialId: actorSub }, prefetched };
 }

@@ -4,6 +4,8 @@ export type CredentialKind = 'api_key' | 'user' | 'machine';
 /** Who is calling, established once per request by the authentication middleware. */
 export interface Principal {
   workspaceId: string;
+  /** The workspace's `acc_` account id, the `account` of webhook events. */
+  accountId: string;
   kind: CredentialKind;
   /** `key_…` for an API key, `usr_…` for a person, `mid_…` for a machine identity. */
   actorSub: string;

@@ -1,13 +1,14 @@
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
-import type { Principal } from '../auth/principal.ts';
+import type { Authenticator } from '../auth/authenticate.ts';
 import { successResponse } from './envelope.ts';
 import {
   authentication,
   errorMapper,
   jsonBody,
   requestContext,
+  routing,
   validation,
   type ApiContext,
   type ApiEvent,
@@ -16,15 +17,15 @@ import {
 import type { RouteDefinition } from './route.ts';
 
 export interface RouteGroupOptions {
-  authenticate: (authorization: string | undefined) => Promise<Principal>;
+  authenticate: Authenticator;
   /** middy's early-timeout margin; tests pass 0 so no timer outlives them. */
   timeoutEarlyInMillis?: number;
 }
 
 /**
  * One Lambda handler for a route group. API Gateway has matched the route, so dispatch is a lookup of
- * `event.routeKey`. The chain: request id and access log → error mapping → header normalisation →
- * authentication and permission → JSON body → validation → the route's handler.
+ * `event.routeKey`. The chain: request id and access log → error mapping → header normalisation → routing →
+ * JSON body → authentication (with the route's prefetch) and permission → validation → the route's handler.
  */
 export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefinition>>, options: RouteGroupOptions) {
   const plugin = options.timeoutEarlyInMillis === undefined ? {} : { timeoutEarlyInMillis: options.timeoutEarlyInMillis };
@@ -32,8 +33,9 @@ export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefin
     .use(requestContext())
     .use(errorMapper())
     .use(httpHeaderNormalizer())
-    .use(authentication(routes, options.authenticate))
+    .use(routing(routes))
     .use(jsonBody())
+    .use(authentication(options.authenticate))
     .use(validation())
     .handler(async (event: ApiEvent, context: Context): Promise<ApiResult> => {
       const state = (context as ApiContext).api;
@@ -42,6 +44,7 @@ export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefin
         ...(state.input as { params: unknown; query: unknown; body: unknown }),
         headers: event.headers ?? {},
         principal: state.principal!,
+        prefetched: state.prefetched!,
         requestId: state.requestId,
         log: state.log,
       });

@@ -1,7 +1,9 @@
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { Prefetched } from '../store/dynamo.ts';
 import { ApiError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { requestLogger } from '../logger.ts';
@@ -19,7 +21,10 @@ export interface ApiState {
   startedAt: number;
   route?: RouteDefinition;
   principal?: Principal;
+  prefetched?: Prefetched;
   body?: unknown;
+  /** A body that could not be read; reported by validation, after authentication. */
+  bodyError?: ApiError;
   input?: { params: unknown; query: unknown; body: unknown };
 }
 
@@ -93,17 +98,33 @@ function describeUnexpected(error: Error | null | undefined): Record<string, unk
  * Finds the route of the event's route key and authenticates the caller against it. An unknown route key answers
  * API Gateway's generic 404 before any authentication, as API Gateway itself would.
  */
-export function authentication(
-  routes: Readonly<Record<string, RouteDefinition>>,
-  authenticate: (authorization: string | undefined) => Promise<Principal>,
-): MiddlewareObj<ApiEvent, ApiResult> {
+export function routing(routes: Readonly<Record<string, RouteDefinition>>): MiddlewareObj<ApiEvent, ApiResult> {
   return {
-    before: async (request) => {
+    before: (request) => {
       const route = routes[request.event.routeKey];
       if (!route) return GENERIC_NOT_FOUND;
+      stateOf(request).route = route;
+      return undefined;
+    },
+  };
+}
+
+/**
+ * Authenticates the caller against the route, reading the route's `prefetch` keys in the credential's round trip;
+ * a credential kind the route does not allow is FORBIDDEN.
+ */
+export function authentication(authenticate: Authenticator): MiddlewareObj<ApiEvent, ApiResult> {
+  return {
+    before: async (request) => {
       const state = stateOf(request);
-      state.route = route;
-      state.principal = await authenticate(request.event.headers?.authorization);
+      const route = state.route!;
+      const { pathParameters, queryStringParameters } = request.event;
+      const prefetch = route.prefetch
+        ? (workspaceId: string) => route.prefetch!({ workspaceId, params: pathParameters ?? {}, query: queryStringParameters ?? {}, body: state.body })
+        : undefined;
+      const { principal, prefetched } = await authenticate(request.event.headers?.authorization, prefetch);
+      state.principal = principal;
+      state.prefetched = prefetched;
       if (!route.allow.includes(state.principal.kind)) {
         throw new ForbiddenError(`A ${state.principal.kind.replace('_', ' ')} credential may not call ${request.event.routeKey}`);
       }
@@ -113,8 +134,9 @@ export function authentication(
 }
 
 /**
- * Parses a JSON body of at most 256 KiB for routes that take one. Malformed JSON is VALIDATION_ERROR; the parser's
- * own message is dropped because it quotes the input.
+ * Parses a JSON body of at most 256 KiB for routes that take one, before authentication so that a route can
+ * prefetch by a body field. A body that is too large or malformed is only noted here and refused by validation,
+ * so an unauthenticated caller still gets AUTH_REQUIRED first. The parser's message is dropped: it quotes input.
  */
 export function jsonBody(): MiddlewareObj<ApiEvent, ApiResult> {
   return {
@@ -123,11 +145,14 @@ export function jsonBody(): MiddlewareObj<ApiEvent, ApiResult> {
       const raw = request.event.body;
       if (!state.route?.body || raw === undefined || raw === null || raw === '') return;
       const bytes = request.event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
-      if (bytes.length > MAX_BODY_BYTES) throw new PayloadTooLargeError(`body: must be at most ${MAX_BODY_BYTES} bytes`);
+      if (bytes.length > MAX_BODY_BYTES) {
+        state.bodyError = new PayloadTooLargeError(`body: must be at most ${MAX_BODY_BYTES} bytes`);
+        return;
+      }
       try {
         state.body = JSON.parse(bytes.toString('utf8'));
       } catch {
-        throw new ValidationError('body: must be valid JSON');
+        state.bodyError = new ValidationError('body: must be valid JSON');
       }
     },
   };
@@ -138,6 +163,7 @@ export function validation(): MiddlewareObj<ApiEvent, ApiResult> {
   return {
     before: (request) => {
       const state = stateOf(request);
+      if (state.bodyError) throw state.bodyError;
       const route = state.route!;
       const { pathParameters, queryStringParameters } = request.event;
       state.input = {

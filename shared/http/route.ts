@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { CredentialKind, Principal } from '../auth/principal.ts';
+import type { Prefetched } from '../store/dynamo.ts';
+import type { ItemKey } from '../store/keys.ts';
 import type { PageMeta } from './envelope.ts';
 
 /** What a route handler receives: validated input and the caller. */
@@ -10,8 +12,18 @@ export interface RouteInput<P, Q, B> {
   body: B;
   headers: Record<string, string | undefined>;
   principal: Principal;
+  /** Items this route's `prefetch` asked for, read in the credential's round trip. */
+  prefetched: Prefetched;
   requestId: string;
   log: Logger;
+}
+
+/** The request as received, before validation. */
+export interface RawInput {
+  workspaceId: string;
+  params: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  body: unknown;
 }
 
 /** What a route handler answers: the envelope's `data`, and `page` for lists. */
@@ -28,6 +40,11 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   params?: z.ZodType<P>;
   query?: z.ZodType<Q>;
   body?: z.ZodType<B>;
+  /**
+   * Keys to read in the same BatchGetItem as the credential, from the raw (not yet validated) input: it must check
+   * what it uses and answer [] for anything malformed, which validation then refuses.
+   */
+  prefetch?: (raw: RawInput) => readonly ItemKey[];
   handler: (input: RouteInput<P, Q, B>) => Promise<RouteOutput>;
 }
 

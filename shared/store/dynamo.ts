@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ServiceUnavailableError } from '../errors.ts';
 import { makeCursorCodec, type CursorCodec } from './cursor.ts';
 import { ENTITY, keys } from './keys.ts';
@@ -215,6 +215,45 @@ export async function querySortKeys(db: Db, pk: string, skPrefix: string): Promi
 /** A transaction item that cancels the transaction unless the item at `key` exists. */
 export function mustExist(db: Db, key: { PK: string; SK: string }) {
   return { ConditionCheck: { TableName: db.tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } };
+}
+
+/** Items read ahead of time in one batch with the credential, keyed by `itemKeyString`; absent items map to undefined. */
+export type Prefetched = ReadonlyMap<string, Record<string, unknown> | undefined>;
+
+/** The map key of an item key in `Prefetched`. */
+export function itemKeyString(key: { PK: string; SK: string }): string {
+  return `${key.PK}\u0000${key.SK}`;
+}
+
+/** The item from `prefetched` when it was read ahead, else one consistent GetItem. */
+export async function readItem(
+  db: Db,
+  key: { PK: string; SK: string },
+  prefetched?: Prefetched,
+): Promise<Record<string, unknown> | undefined> {
+  const id = itemKeyString(key);
+  if (prefetched?.has(id)) return prefetched.get(id);
+  return getItem(db, key);
+}
+
+/**
+ * Reads up to 100 items in one consistent BatchGetItem round trip (unprocessed keys, under throttling, are read
+ * again until none is left) and answers every requested key, absent ones as undefined.
+ */
+export async function batchRead(db: Db, itemKeys: readonly { PK: string; SK: string }[]): Promise<Map<string, Record<string, unknown> | undefined>> {
+  const found = new Map<string, Record<string, unknown> | undefined>(itemKeys.map((key) => [itemKeyString(key), undefined]));
+  let pending: Record<string, unknown>[] = [...new Map(itemKeys.map((key) => [itemKeyString(key), { PK: key.PK, SK: key.SK }])).values()];
+  for (let round = 0; pending.length > 0; round++) {
+    if (round > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** Math.min(round, 5)));
+    if (round > 8) throw new ServiceUnavailableError();
+    const out = await send<{ Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> }>(
+      db,
+      new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: true } } }),
+    );
+    for (const item of out.Responses?.[db.tableName] ?? []) found.set(itemKeyString(item as { PK: string; SK: string }), item);
+    pending = out.UnprocessedKeys?.[db.tableName]?.Keys ?? [];
+  }
+  return found;
 }
 
 /** Reads one item strongly consistently; undefined when absent. */

@@ -1,7 +1,7 @@
-import { BatchGetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
-import { conditionFailedAt, getItem, mustExist, queryAll, send, type Db } from './dynamo.ts';
-import { ENTITY, gsi1, keys, patterns } from './keys.ts';
+import { batchRead, conditionFailedAt, getItem, itemKeyString, mustExist, queryAll, send, type Db, type Prefetched } from './dynamo.ts';
+import { ENTITY, gsi1, keys, patterns, type ItemKey } from './keys.ts';
 import { compact, pick } from './items.ts';
 
 export interface WorkspaceItem {
@@ -39,24 +39,22 @@ const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'toke
 /** Workspaces, their API keys and the token lookup items. */
 export function makeWorkspaceStore(db: Db) {
   const store = {
-    /** The token item and its workspace in one consistent round trip (a revoked token fails at once). */
-    async getTokenWithWorkspace(tokenHash: string, workspaceId: string) {
-      const out = await send<{ Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, unknown> }>(
-        db,
-        new BatchGetCommand({
-          RequestItems: {
-            [db.tableName]: { Keys: [keys.token(tokenHash), keys.workspace(workspaceId)], ConsistentRead: true },
-          },
-        }),
-      );
-      const items = out.Responses?.[db.tableName] ?? [];
-      if (out.UnprocessedKeys && Object.keys(out.UnprocessedKeys).length > 0) {
-        // Throttled half-way: read each one alone rather than answer wrongly.
-        return { token: await store.getToken(tokenHash), workspace: await store.getWorkspace(workspaceId) };
-      }
+    /**
+     * The credential's token item (if any), its workspace and the route's `extra` items, in one consistent round
+     * trip: a revoked token fails at once, and the route's first read costs no extra request.
+     */
+    async getCredentialContext(
+      tokenHash: string | undefined,
+      workspaceId: string,
+      extra: readonly ItemKey[] = [],
+    ): Promise<{ token: TokenItem | undefined; workspace: WorkspaceItem | undefined; prefetched: Prefetched }> {
+      const tokenKey = tokenHash === undefined ? undefined : keys.token(tokenHash);
+      const workspaceKey = keys.workspace(workspaceId);
+      const items = await batchRead(db, [...(tokenKey ? [tokenKey] : []), workspaceKey, ...extra]);
       return {
-        token: pick<TokenItem>(items.find((i) => i.type === ENTITY.token), TOKEN_FIELDS),
-        workspace: pick<WorkspaceItem>(items.find((i) => i.type === ENTITY.workspace), WORKSPACE_FIELDS),
+        token: tokenKey && pick<TokenItem>(items.get(itemKeyString(tokenKey)), TOKEN_FIELDS),
+        workspace: pick<WorkspaceItem>(items.get(itemKeyString(workspaceKey)), WORKSPACE_FIELDS),
+        prefetched: items,
       };
     },
 

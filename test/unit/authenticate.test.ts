@@ -9,25 +9,32 @@ const workspace: WorkspaceItem = { id: WS, name: 'w', accountId: 'acc_1', allowl
 const record: TokenItem = { kind: 'api_key', workspaceId: WS, credentialId: 'key_1', actorSub: 'key_1', expiresAt: null, revokedAt: null };
 
 function setup(token: Partial<TokenItem> | undefined, ws: Partial<WorkspaceItem> | null = {}, jwtClaims?: Record<string, unknown>) {
-  const getTokenWithWorkspace = vi.fn(async () => ({
-    token: token && { ...record, ...token },
+  const getCredentialContext = vi.fn(async (tokenHash: string | undefined) => ({
+    token: tokenHash && token ? { ...record, ...token } : undefined,
     workspace: ws ? { ...workspace, ...ws } : undefined,
+    prefetched: new Map(),
   }));
-  const getWorkspace = vi.fn(async () => (ws ? { ...workspace, ...ws } : undefined));
   const verify = vi.fn(async () => {
     if (!jwtClaims) throw new Error('bad signature with claims {"sub":"leak"}');
     return jwtClaims;
   });
-  const deps: AuthenticatorDeps = { store: { getTokenWithWorkspace, getWorkspace }, clock: { now: () => NOW }, jwt: { verify, workspaceClaim: 'workspace_id' } };
-  return { authenticate: makeAuthenticator(deps), getTokenWithWorkspace, getWorkspace, verify };
+  const deps: AuthenticatorDeps = { store: { getCredentialContext }, clock: { now: () => NOW }, jwt: { verify, workspaceClaim: 'workspace_id' } };
+  const authenticator = makeAuthenticator(deps);
+  const authenticate = async (header: string | undefined) => (await authenticator(header)).principal;
+  return { authenticator, authenticate, getCredentialContext, verify };
 }
 
 describe('authenticate', () => {
-  it('looks up an API key by hash together with its workspace, in one store call', async () => {
+  it('looks up an API key by hash together with its workspace and the route\'s prefetch keys, in one store call', async () => {
     const token = issueToken('apiKey', WS);
-    const { authenticate, getTokenWithWorkspace } = setup({});
-    await expect(authenticate(`Bearer ${token}`)).resolves.toEqual({ workspaceId: WS, kind: 'api_key', actorSub: 'key_1', credentialId: 'key_1' });
-    expect(getTokenWithWorkspace).toHaveBeenCalledExactlyOnceWith(hashToken(token), WS);
+    const { authenticator, getCredentialContext } = setup({});
+    const extra = [{ PK: 'X', SK: 'Y' }];
+    const prefetch = vi.fn(() => extra);
+    await expect(authenticator(`Bearer ${token}`, prefetch)).resolves.toMatchObject({
+      principal: { workspaceId: WS, accountId: 'acc_1', kind: 'api_key', actorSub: 'key_1', credentialId: 'key_1' },
+    });
+    expect(prefetch).toHaveBeenCalledWith(WS);
+    expect(getCredentialContext).toHaveBeenCalledExactlyOnceWith(hashToken(token), WS, extra);
   });
 
   it.each([
@@ -37,9 +44,9 @@ describe('authenticate', () => {
     ['Bearer', 'Authorization: a Bearer token is required'],
     ['Bearer not-a-token', 'Authorization: the token is not valid'],
   ])('refuses header %j', async (header, message) => {
-    const { authenticate, getTokenWithWorkspace } = setup({});
+    const { authenticate, getCredentialContext } = setup({});
     await expect(authenticate(header)).rejects.toMatchObject({ code: 'AUTH_REQUIRED', status: 401, message });
-    expect(getTokenWithWorkspace).not.toHaveBeenCalled();
+    expect(getCredentialContext).not.toHaveBeenCalled();
   });
 
   it('refuses unknown, revoked, expired and cross-workspace tokens', async () => {
@@ -58,9 +65,15 @@ describe('authenticate', () => {
   });
 
   it('maps a verified JWT to a usr_ principal of its workspace claim', async () => {
-    const { authenticate, getWorkspace } = setup({}, {}, { sub: 'abc123', workspace_id: WS });
-    await expect(authenticate('Bearer a.b.c')).resolves.toEqual({ workspaceId: WS, kind: 'user', actorSub: 'usr_abc123', credentialId: 'usr_abc123' });
-    expect(getWorkspace).toHaveBeenCalledWith(WS);
+    const { authenticate, getCredentialContext } = setup({}, {}, { sub: 'abc123', workspace_id: WS });
+    await expect(authenticate('Bearer a.b.c')).resolves.toEqual({
+      workspaceId: WS,
+      accountId: 'acc_1',
+      kind: 'user',
+      actorSub: 'usr_abc123',
+      credentialId: 'usr_abc123',
+    });
+    expect(getCredentialContext).toHaveBeenCalledWith(undefined, WS, []);
     await expect(setup({}, {}, { sub: 'usr_x', workspace_id: WS }).authenticate('Bearer a.b.c')).resolves.toMatchObject({ actorSub: 'usr_x' });
   });
 

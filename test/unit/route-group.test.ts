@@ -10,7 +10,7 @@ import { makeProjectRoutes } from '../../functions/projects/routes.ts';
 import { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
 
-const principal: Principal = { workspaceId: 'ws_1', kind: 'machine', actorSub: 'mid_1', credentialId: 'ak_1' };
+const principal: Principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'machine', actorSub: 'mid_1', credentialId: 'ak_1' };
 const context = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
 function event(routeKey: string, extra: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 {
@@ -31,7 +31,7 @@ const routes = {
   'GET /boom': defineRoute({ allow: EVERYONE, handler: async () => Promise.reject(new Error(`internal detail ${secretValue}`)) }),
 };
 
-function handler(authenticate = vi.fn(async () => principal)) {
+function handler(authenticate = vi.fn(async (_header?: string, _prefetch?: unknown) => ({ principal, prefetched: new Map() }))) {
   return { authenticate, handle: makeRouteGroupHandler(routes, { authenticate, timeoutEarlyInMillis: 0 }) };
 }
 
@@ -43,7 +43,7 @@ describe('route group handler', () => {
     expect(result.statusCode).toBe(201);
     expect(body).toEqual({ data: { echoed: 'abc' }, error: null, meta: { requestId: expect.stringMatching(/^req_/), timestamp: expect.any(String) } });
     expect(result.headers).toMatchObject({ 'x-request-id': body.meta.requestId, 'cache-control': 'no-store' });
-    expect(authenticate).toHaveBeenCalledWith('Bearer t');
+    expect(authenticate).toHaveBeenCalledWith('Bearer t', undefined);
   });
 
   it('decodes base64 bodies and maps validation and JSON errors to VALIDATION_ERROR', async () => {
@@ -69,6 +69,8 @@ describe('route group handler', () => {
 
   it('maps authentication, permission, domain and rate-limit errors to their codes and headers', async () => {
     const denied = handler(vi.fn(async () => Promise.reject(new AuthRequiredError())));
+    const malformed = await denied.handle(event('POST /things', { body: '{oops' }), context);
+    expect(malformed.statusCode).toBe(401);
     expect((await denied.handle(event('GET /people-only'), context)).statusCode).toBe(401);
     const { handle } = handler();
     const forbidden = await handle(event('GET /people-only'), context);
