@@ -25,6 +25,7 @@ function main(): void {
     jwt: readJwt(context),
     apiThrottle: readThrottle(context),
     logRetentionDays: readPositiveInt(context, 'logRetentionDays'),
+    revealsPerMinute: readPositiveInt(context, 'revealRateLimit'),
     removalPolicy: readRemovalPolicy(context),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: `Secrets management service (${stage})`,

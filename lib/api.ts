@@ -6,7 +6,8 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { handlerEntry, ROUTE_GROUPS, type RouteGroup } from '../shared/routes.ts';
-import { ServiceFunction } from './service-function.ts';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { ServiceFunction, type TableAccess } from './service-function.ts';
 
 /** The name every function logs under (`SERVICE_NAME` in shared/config.ts). */
 const SERVICE_NAME = 'secrets-service';
@@ -37,8 +38,19 @@ export interface JwtSettings {
   readonly workspaceClaim?: string;
 }
 
+/** What each route group may touch: its table access, and whether it encrypts with the secrets key. */
+const GROUP_ACCESS: Record<RouteGroup, { table: TableAccess; secretsKey?: true }> = {
+  projects: { table: 'readWrite' },
+  environments: { table: 'readWrite' },
+  secrets: { table: 'readWrite', secretsKey: true },
+  audit: { table: 'read' },
+};
+
 export interface ApiConstructProps {
   readonly table: Table;
+  readonly secretsKey: IKey;
+  /** Reveals per minute per credential. @default the functions' own default (120) */
+  readonly revealsPerMinute?: number;
   /** Access tokens from this identity provider are accepted besides API tokens. @default API tokens only */
   readonly jwt?: JwtSettings;
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
@@ -81,7 +93,7 @@ export class ApiConstruct extends Construct {
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url });
   }
 
-  /** Creates the group's function and its routes; every group stores items and audit entries, hence readWrite. */
+  /** Creates the group's function with the access `GROUP_ACCESS` gives it, and the group's routes. */
   private addRouteGroup(group: RouteGroup, props: ApiConstructProps): ServiceFunction {
     const fn = new ServiceFunction(this, `${pascalCase(group)}Function`, {
       entry: handlerEntry(group),
@@ -89,7 +101,9 @@ export class ApiConstruct extends Construct {
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,
     });
-    fn.bindTable(props.table, 'readWrite');
+    const access = GROUP_ACCESS[group];
+    fn.bindTable(props.table, access.table);
+    if (access.secretsKey) fn.bindSecretsKey(props.secretsKey);
     const integration = new HttpLambdaIntegration(`${pascalCase(group)}Integration`, fn.function, {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
     });
@@ -109,6 +123,7 @@ function functionEnvironment(props: ApiConstructProps): Record<string, string> {
     POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     ...(jwt && { JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience, JWT_JWKS_URI: jwt.jwksUri }),
     ...(jwt?.workspaceClaim && { JWT_WORKSPACE_CLAIM: jwt.workspaceClaim }),
+    ...(props.revealsPerMinute !== undefined && { REVEAL_RATE_LIMIT_PER_MINUTE: String(props.revealsPerMinute) }),
   };
 }
 

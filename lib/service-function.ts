@@ -2,7 +2,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -10,6 +11,9 @@ import { Construct } from 'constructs';
 
 /** The repository root: entries, the lock file and tsconfig.json are resolved from here, not from the cwd. */
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+/** The encryption context every secret value is bound to (shared/services/secrets.ts `secretContext`). */
+const SECRET_CONTEXT_KEYS = ['workspaceId', 'secretId', 'version'] as const;
 
 /** Makes `require` exist in the ESM bundle, for the CommonJS dependencies that esbuild inlines. */
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
@@ -73,6 +77,24 @@ export class ServiceFunction extends Construct {
         sourcesContent: false,
       },
     });
+  }
+
+  /**
+   * Lets the function make and unwrap data keys with `key`, only under the secrets' encryption context
+   * (`workspaceId`, `secretId`, `version`: see shared/services/secrets.ts), and tells it the key's ARN.
+   */
+  bindSecretsKey(key: IKey): void {
+    this.function.addEnvironment('KMS_KEY_ID', key.keyArn);
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+        resources: [key.keyArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...SECRET_CONTEXT_KEYS] },
+          Null: Object.fromEntries(SECRET_CONTEXT_KEYS.map((name) => [`kms:EncryptionContext:${name}`, 'false'])),
+        },
+      }),
+    );
   }
 
   /** Grants the function the DynamoDB data actions that `access` names, on the table and its indexes only. */

@@ -10,6 +10,8 @@ export interface ServiceStackProps extends StackProps {
   readonly stage?: string;
   /** @default API tokens only */
   readonly jwt?: JwtSettings;
+  /** Reveals per minute per credential. @default 120 */
+  readonly revealsPerMinute?: number;
   /** @default { rateLimit: 100, burstLimit: 200 } */
   readonly apiThrottle?: { readonly rateLimit: number; readonly burstLimit: number };
   /** One of CloudWatch Logs' retention periods. @default 30 */
@@ -32,6 +34,8 @@ export class ServiceStack extends Stack {
     this.encryption = new EncryptionConstruct(this, 'Encryption', { stage, removalPolicy });
     this.api = new ApiConstruct(this, 'Api', {
       table: this.data.table,
+      secretsKey: this.encryption.key,
+      revealsPerMinute: props.revealsPerMinute,
       jwt: props.jwt,
       throttle: props.apiThrottle ?? { rateLimit: 100, burstLimit: 200 },
       logRetention: toRetentionDays(props.logRetentionDays ?? 30),

@@ -11,6 +11,7 @@ const configSchema = z.object({
   JWT_JWKS_URI: z.url().optional(),
   JWT_WORKSPACE_CLAIM: z.string().min(1).default('workspace_id'),
   SERVICE_NAME: z.string().min(1).default('secrets-service'),
+  REVEAL_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
   /** The customer-managed KMS key that wraps data keys (set by the CDK stack). */
   KMS_KEY_ID: optionalString,
   /** The local stack's keyring file, in place of KMS (never set by the CDK stack). */
@@ -22,6 +23,8 @@ export type Config = {
   dynamodbEndpoint: string | undefined;
   jwt: { issuer: string; audience: string; jwksUri: string; workspaceClaim: string } | undefined;
   serviceName: string;
+  /** Reveals per minute per credential (decisions.md: 120 by default). */
+  revealsPerMinute: number;
   /** Which key provider wraps data keys; undefined where a function encrypts nothing. */
   encryption: { kind: 'kms'; keyId: string } | { kind: 'local'; keyFile: string } | undefined;
 };
@@ -48,6 +51,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ? { issuer: c.JWT_ISSUER, audience: c.JWT_AUDIENCE!, jwksUri: c.JWT_JWKS_URI!, workspaceClaim: c.JWT_WORKSPACE_CLAIM }
       : undefined,
     serviceName: c.SERVICE_NAME,
+    revealsPerMinute: c.REVEAL_RATE_LIMIT_PER_MINUTE,
     encryption: encryptionOf(c.KMS_KEY_ID, c.LOCAL_KEYRING_FILE),
   };
 }

@@ -9,6 +9,15 @@ export const ROUTE_GROUPS = {
     'POST /api/v1/projects/{projectId}/environments',
     'GET /api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}',
   ],
+  secrets: [
+    'GET /api/v1/environments/{envId}/secrets',
+    'PUT /api/v1/environments/{envId}/secrets',
+    'POST /api/v1/secrets/{secretId}/reveal',
+    'DELETE /api/v1/secrets/{secretId}',
+    'POST /api/v1/reveal',
+    'GET /api/v1/search/secrets',
+  ],
+  audit: ['GET /api/v1/audit'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS;

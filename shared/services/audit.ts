@@ -4,20 +4,23 @@ import { newId } from '../ids.ts';
 import type { AuditEntry } from '../store/audit.ts';
 
 /** Every audit action of decisions.md. */
-export type AuditAction =
-  | 'project.create'
-  | 'environment.create'
-  | 'secret.create'
-  | 'secret.rotate'
-  | 'secret.reveal'
-  | 'secret.delete'
-  | 'access_key.create'
-  | 'access_key.revoke'
-  | 'webhook_endpoint.create'
-  | 'webhook_endpoint.update'
-  | 'webhook_endpoint.delete'
-  | 'webhook_endpoint.disabled'
-  | 'webhook_delivery.retry';
+export const AUDIT_ACTIONS = [
+  'project.create',
+  'environment.create',
+  'secret.create',
+  'secret.rotate',
+  'secret.reveal',
+  'secret.delete',
+  'access_key.create',
+  'access_key.revoke',
+  'webhook_endpoint.create',
+  'webhook_endpoint.update',
+  'webhook_endpoint.delete',
+  'webhook_endpoint.disabled',
+  'webhook_delivery.retry',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** An audit entry by `principal`; metadata always names the credential kind, and never carries a value. */
 export function auditEntry(

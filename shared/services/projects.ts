@@ -76,6 +76,7 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
 
     async createEnvironment(principal: Principal, projectId: string, input: { name: string }): Promise<EnvironmentItem> {
       const ws = principal.workspaceId;
+      const project = projectOrNotFound(await store.getProject(ws, projectId), projectId);
       const base = slugify(input.name, 'environment');
       return withFreeSlug(
         base,
@@ -84,7 +85,7 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
           const now = clock.now();
           const environment: EnvironmentItem = { id: newId('environment', now), projectId, name: input.name, slug, createdAt: iso(now) };
           const audit = auditEntry(principal, 'environment.create', environment.id, { name: environment.name, slug, projectId }, now);
-          await store.createEnvironment(ws, environment, audit);
+          await store.createEnvironment(ws, environment, project.slug, audit);
           return environment;
         },
       );

@@ -1,5 +1,6 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Db, Page, Pager } from './dynamo.ts';
+import { ulidCeil, ulidFloor } from '../ids.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { pick } from './items.ts';
 
@@ -28,16 +29,44 @@ export function auditPut(db: Db, workspaceId: string, entry: AuditEntry): Transa
   };
 }
 
-/** Reading the audit log. */
-export function makeAuditStore(db: Db, pager: Pager) {
+/** Filters of `GET /audit`; times are epoch milliseconds, both ends inclusive. */
+export interface AuditFilter {
+  action?: string | undefined;
+  target?: string | undefined;
+  actorSub?: string | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+}
+
+/** Reading the audit log: newest first; a time range is a sort-key range (ids are ULIDs), the rest a filter. */
+export function makeAuditStore(pager: Pager) {
   return {
-    async listAudit(workspaceId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<AuditEntry>> {
+    async listAudit(workspaceId: string, page: { limit: number; cursor?: string | undefined }, filter: AuditFilter = {}): Promise<Page<AuditEntry>> {
+      const conditions: string[] = [];
+      const names: Record<string, string> = {};
+      const values: Record<string, unknown> = {};
+      for (const field of ['action', 'target', 'actorSub'] as const) {
+        if (filter[field] === undefined) continue;
+        conditions.push(`#${field} = :${field}`);
+        names[`#${field}`] = field;
+        values[`:${field}`] = filter[field];
+      }
+      const ranged = filter.since !== undefined || filter.until !== undefined;
       const result = await pager.queryPage<Record<string, unknown>>({
-        scope: `audit:${workspaceId}`,
-        ...patterns.auditByWorkspace(workspaceId),
+        scope: `audit:${workspaceId}:${JSON.stringify(filter)}`,
+        pk: patterns.auditPartition(workspaceId),
+        ...(ranged
+          ? { skBetween: [`aud_${ulidFloor(filter.since ?? 0)}`, `aud_${ulidCeil(filter.until ?? ULID_TIME_MAX)}`] as [string, string] }
+          : { skPrefix: 'aud_' }),
+        ...(conditions.length
+          ? { filter: { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values } }
+          : {}),
         ...page,
       });
       return { ...result, items: result.items.map((item) => pick<AuditEntry>(item, AUDIT_FIELDS)!) };
     },
   };
 }
+
+/** The largest time a ULID can hold (2^48 - 1 ms). */
+const ULID_TIME_MAX = 2 ** 48 - 1;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ServiceUnavailableError } from '../errors.ts';
 import { makeCursorCodec, type CursorCodec } from './cursor.ts';
 import { ENTITY, keys } from './keys.ts';
@@ -69,6 +69,9 @@ export interface QueryPageInput {
   filter?: Pick<QueryCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
 }
 
+/** A filtered page reads at most this many Query pages (1 MB each) before it answers what it has. */
+const MAX_READS_PER_PAGE = 10;
+
 /** Everything that runs the paginated Query pattern. */
 export interface Pager {
   queryPage<T extends Record<string, unknown>>(input: QueryPageInput): Promise<Page<T>>;
@@ -104,6 +107,7 @@ export function makePager(db: Db, loadCursorKey: () => Promise<Buffer>): Pager {
         condition += ' AND #sk BETWEEN :sklo AND :skhi';
       }
       const items: T[] = [];
+      let reads = 0;
       do {
         const out = await send<{ Items?: T[]; LastEvaluatedKey?: Record<string, unknown> }>(
           db,
@@ -121,15 +125,15 @@ export function makePager(db: Db, loadCursorKey: () => Promise<Buffer>): Pager {
         );
         items.push(...(out.Items ?? []));
         startKey = out.LastEvaluatedKey;
-      } while (startKey && items.length <= input.limit);
-      const hasMore = items.length > input.limit;
-      const pageItems = items.slice(0, input.limit);
-      const last = pageItems.at(-1);
-      return {
-        items: pageItems,
-        hasMore,
-        nextCursor: hasMore && last ? (await codec()).encode(input.scope, keyOf(last, input.indexName)) : null,
-      };
+        reads++;
+      } while (startKey && items.length <= input.limit && reads < MAX_READS_PER_PAGE);
+      if (items.length > input.limit) {
+        const pageItems = items.slice(0, input.limit);
+        return { items: pageItems, hasMore: true, nextCursor: (await codec()).encode(input.scope, keyOf(pageItems.at(-1)!, input.indexName)) };
+      }
+      // A filter that matches little may stop at the read budget: the page is short and resumes where reading stopped.
+      if (startKey) return { items, hasMore: true, nextCursor: (await codec()).encode(input.scope, startKey) };
+      return { items, hasMore: false, nextCursor: null };
     },
   };
 }
@@ -260,4 +264,20 @@ export async function batchRead(db: Db, itemKeys: readonly { PK: string; SK: str
 export async function getItem(db: Db, key: { PK: string; SK: string }): Promise<Record<string, unknown> | undefined> {
   const out = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }));
   return out.Item;
+}
+
+/** Deletes items 25 at a time, sending unprocessed ones again with backoff until none is left. */
+export async function batchDelete(db: Db, itemKeys: readonly { PK: string; SK: string }[]): Promise<void> {
+  for (let start = 0; start < itemKeys.length; start += 25) {
+    let pending: Record<string, unknown>[] = itemKeys.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } }));
+    for (let round = 0; pending.length > 0; round++) {
+      if (round > 8) throw new ServiceUnavailableError();
+      if (round > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** Math.min(round, 5)));
+      const out = await send<{ UnprocessedItems?: Record<string, Record<string, unknown>[]> }>(
+        db,
+        new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }),
+      );
+      pending = out.UnprocessedItems?.[db.tableName] ?? [];
+    }
+  }
 }

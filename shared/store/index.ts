@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { makeAuditStore } from './audit.ts';
 import { makeCursorKeyLoader, makePager, type Db } from './dynamo.ts';
 import { makeProjectStore } from './projects.ts';
+import { makeSecretStore } from './secrets.ts';
 import { makeWorkspaceStore } from './workspaces.ts';
 
 /** The whole data layer over one table; services take only the methods they use (`Pick<Store, …>`). */
@@ -11,7 +12,8 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
   return {
     ...makeWorkspaceStore(db),
     ...makeProjectStore(db, pager),
-    ...makeAuditStore(db, pager),
+    ...makeAuditStore(pager),
+    ...makeSecretStore(db, pager),
   };
 }
 

@@ -25,6 +25,24 @@ export const keys = {
     PK: ws(workspaceId),
     SK: `ESLUG#${projectId}#${slug}`,
   }),
+  /** A secret by id: its head, holding the current version and its sealed value (one read reveals it). */
+  secretHead: (workspaceId: string, secretId: string): ItemKey => ({ PK: ws(workspaceId), SK: `SEC#${secretId}` }),
+  /** The same head again under its path `<projectSlug>/<envSlug>/<key>` (slugs and keys never change). */
+  secretPath: (workspaceId: string, path: string): ItemKey => ({ PK: ws(workspaceId), SK: `PATH#${path}` }),
+  /** A secret in its environment, without the value: claims the key, lists by key, and feeds search (GSI1). */
+  environmentSecret: (workspaceId: string, environmentId: string, key: string): ItemKey => ({
+    PK: ws(workspaceId),
+    SK: `EKEY#${environmentId}#${key}`,
+  }),
+  /** One immutable version; versions of a secret share a partition so a delete can find them all. */
+  secretVersion: (workspaceId: string, secretId: string, version: number): ItemKey => ({
+    PK: `${ws(workspaceId)}#SEC#${secretId}`,
+    SK: `V#${String(version).padStart(10, '0')}`,
+  }),
+  /** Left by a delete until every version is gone, so an interrupted purge can be finished. */
+  secretPurge: (workspaceId: string, secretId: string): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: '#PURGE' }),
+  /** Reveals counted per credential and minute (fixed window). */
+  revealCounter: (credentialId: string, minute: number): ItemKey => ({ PK: `RATE#${credentialId}`, SK: `REVEAL#${minute}` }),
   audit: (workspaceId: string, auditId: string): ItemKey => ({ PK: `${ws(workspaceId)}#AUDIT`, SK: auditId }),
   cursorSigningKey: (): ItemKey => ({ PK: 'SYSTEM', SK: 'CURSOR_KEY' }),
 };
@@ -32,6 +50,8 @@ export const keys = {
 /** GSI1 keys that items carry to appear in an index pattern (sparse: absent means "not in it"). */
 export const gsi1 = {
   allowlistedWorkspace: (workspaceId: string) => ({ GSI1PK: 'ALLOWLIST', GSI1SK: workspaceId }),
+  /** Every secret of a workspace, newest first, for search. */
+  workspaceSecret: (workspaceId: string, secretId: string) => ({ GSI1PK: `SECRETS#${workspaceId}`, GSI1SK: secretId }),
 };
 
 /** Key conditions of the Query access patterns: partition key value and sort-key prefix. */
@@ -45,6 +65,12 @@ export const patterns = {
     skPrefix: `ESLUG#${projectId}#${base}`,
   }),
   auditByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#AUDIT`, skPrefix: 'aud_' }),
+  auditPartition: (workspaceId: string) => `${ws(workspaceId)}#AUDIT`,
+  secretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EKEY#${environmentId}#` }),
+  /** GSI1: the workspace's secrets, newest first. */
+  secretsByWorkspace: (workspaceId: string) => ({ pk: `SECRETS#${workspaceId}`, indexName: 'GSI1' as const }),
+  /** Every item of one secret's version partition (versions and the purge marker). */
+  secretVersionPartition: (workspaceId: string, secretId: string) => `${ws(workspaceId)}#SEC#${secretId}`,
   /** GSI1: every allowlisted workspace (admin CLI only). */
   allowlistedWorkspaces: () => ({ pk: 'ALLOWLIST', indexName: 'GSI1' as const }),
 };
@@ -60,5 +86,11 @@ export const ENTITY = {
   projectEnvironment: 'ProjectEnvironment',
   environmentSlug: 'EnvironmentSlug',
   audit: 'AuditEntry',
+  secretHead: 'SecretHead',
+  secretPath: 'SecretPath',
+  environmentSecret: 'EnvironmentSecret',
+  secretVersion: 'SecretVersion',
+  secretPurge: 'SecretPurge',
+  revealCounter: 'RevealCounter',
   cursorSigningKey: 'CursorSigningKey',
 } as const;

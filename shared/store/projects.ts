@@ -1,7 +1,18 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { conditionFailedAt, getItem, mustExist, querySortKeys, send, type Db, type Page, type Pager } from './dynamo.ts';
+import {
+  conditionFailedAt,
+  getItem,
+  mustExist,
+  querySortKeys,
+  readItem,
+  send,
+  type Db,
+  type Page,
+  type Pager,
+  type Prefetched,
+} from './dynamo.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { pick } from './items.ts';
 
@@ -94,8 +105,14 @@ export function makeProjectStore(db: Db, pager: Pager) {
       return { ...result, items: result.items.map((item) => toEnvironment(item)!) };
     },
 
-    async getEnvironment(workspaceId: string, environmentId: string): Promise<EnvironmentItem | undefined> {
-      return toEnvironment(await getItem(db, keys.environment(workspaceId, environmentId)));
+    /** An environment by id, with its project's slug (where its secrets' paths start). */
+    async getEnvironment(
+      workspaceId: string,
+      environmentId: string,
+      prefetched?: Prefetched,
+    ): Promise<(EnvironmentItem & { projectSlug: string }) | undefined> {
+      const item = await readItem(db, keys.environment(workspaceId, environmentId), prefetched);
+      return item && { ...toEnvironment(item)!, projectSlug: item.projectSlug as string };
     },
 
     async getEnvironmentBySlug(workspaceId: string, projectId: string, slug: string): Promise<EnvironmentItem | undefined> {
@@ -108,17 +125,18 @@ export function makeProjectStore(db: Db, pager: Pager) {
     },
 
     /** The environment (by id, in its project's list, by slug) and its audit entry; the project must exist. */
-    async createEnvironment(workspaceId: string, environment: EnvironmentItem, audit: AuditEntry): Promise<void> {
+    async createEnvironment(workspaceId: string, environment: EnvironmentItem, projectSlug: string, audit: AuditEntry): Promise<void> {
       const { projectId } = environment;
+      const item = { ...environment, projectSlug };
       try {
         await send(
           db,
           new TransactWriteCommand({
             TransactItems: [
               mustExist(db, keys.project(workspaceId, projectId)),
-              put(keys.environmentSlug(workspaceId, projectId, environment.slug), ENTITY.environmentSlug, workspaceId, environment),
-              put(keys.environment(workspaceId, environment.id), ENTITY.environment, workspaceId, environment),
-              put(keys.projectEnvironment(workspaceId, projectId, environment.id), ENTITY.projectEnvironment, workspaceId, environment),
+              put(keys.environmentSlug(workspaceId, projectId, environment.slug), ENTITY.environmentSlug, workspaceId, item),
+              put(keys.environment(workspaceId, environment.id), ENTITY.environment, workspaceId, item),
+              put(keys.projectEnvironment(workspaceId, projectId, environment.id), ENTITY.projectEnvironment, workspaceId, item),
               auditPut(db, workspaceId, audit),
             ],
           }),

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/service-function.ts';
+import { ROUTE_GROUPS } from '../../shared/routes.ts';
 
 const NODE = join(PROJECT_ROOT, 'node_modules/.bin/node');
 const JWT = {
@@ -55,9 +56,9 @@ describe('bin/app.ts', () => {
     expect(table?.DeletionPolicy).toBe('Delete');
     const fn = resources.find((resource) => resource.Type === 'AWS::Lambda::Function');
     expect(fn?.Properties.Environment.Variables).toMatchObject({ JWT_JWKS_URI: JWT.jwtJwksUri });
-    expect(resources.filter((r) => r.Type === 'AWS::Logs::LogGroup').map((r) => r.Properties.RetentionInDays)).toEqual([
-      14, 14, 14,
-    ]);
+    const logGroups = resources.filter((r) => r.Type === 'AWS::Logs::LogGroup');
+    // One per route group's function, plus the API access log.
+    expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(Array(Object.keys(ROUTE_GROUPS).length + 1).fill(14));
   });
 
   it.concurrent.each([

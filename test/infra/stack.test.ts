@@ -186,9 +186,7 @@ describe('ServiceStack with defaults', () => {
     for (const policy of policies) {
       const statements = policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[];
       const dynamo = statements.filter((s) => [s.Action].flat().some((action) => action.startsWith('dynamodb:')));
-      expect(dynamo.flatMap((s) => [s.Action].flat())).toEqual(
-        expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem']),
-      );
+      expect(dynamo.flatMap((s) => [s.Action].flat())).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
       for (const statement of dynamo) {
         for (const resource of [statement.Resource].flat()) expect([tableArn, indexArn]).toContainEqual(resource);
       }
@@ -197,6 +195,28 @@ describe('ServiceStack with defaults', () => {
     for (const role of Object.values(template.findResources('AWS::IAM::Role')) as Resource[]) {
       expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     }
+    // The audit group only reads; every other group writes items and audit entries.
+    const writers = policies.filter((policy) => JSON.stringify(policy.Properties.PolicyDocument).includes('dynamodb:PutItem'));
+    expect(writers).toHaveLength(GROUPS.length - 1);
+  });
+
+  it('lets only the secrets function use the KMS key, under the secrets encryption context', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')) as Resource[];
+    const kms = policies.flatMap((policy) =>
+      (policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Condition?: unknown }[]).filter((s) =>
+        [s.Action].flat().some((action) => action.startsWith('kms:')),
+      ),
+    );
+    expect(kms).toHaveLength(1);
+    expect(kms[0]).toMatchObject({
+      Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+      Condition: {
+        'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['workspaceId', 'secretId', 'version'] },
+        Null: { 'kms:EncryptionContext:workspaceId': 'false', 'kms:EncryptionContext:secretId': 'false', 'kms:EncryptionContext:version': 'false' },
+      },
+    });
+    const functions = Object.values(template.findResources('AWS::Lambda::Function')) as Resource[];
+    expect(functions.filter((fn) => fn.Properties.Environment.Variables.KMS_KEY_ID)).toHaveLength(1);
   });
 });
 

@@ -7,6 +7,9 @@ import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { defineRoute, EVERYONE, PEOPLE_AND_API_KEYS } from '../../shared/http/route.ts';
 import { makeEnvironmentRoutes } from '../../functions/environments/routes.ts';
 import { makeProjectRoutes } from '../../functions/projects/routes.ts';
+import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
+import { makeAuditRoutes } from '../../functions/audit/routes.ts';
+import type { SecretService } from '../../shared/services/secrets.ts';
 import { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
 
@@ -111,5 +114,9 @@ describe('route groups', () => {
     const service = {} as ProjectService;
     expect(Object.keys(makeProjectRoutes(service)).sort()).toEqual([...ROUTE_GROUPS.projects].sort());
     expect(Object.keys(makeEnvironmentRoutes(service)).sort()).toEqual([...ROUTE_GROUPS.environments].sort());
+    expect(Object.keys(makeSecretRoutes({} as SecretService)).sort()).toEqual([...ROUTE_GROUPS.secrets].sort());
+    expect(Object.keys(makeAuditRoutes({ listAudit: async () => ({ items: [], nextCursor: null, hasMore: false }) })).sort()).toEqual(
+      [...ROUTE_GROUPS.audit].sort(),
+    );
   });
 });

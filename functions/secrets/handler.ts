@@ -1,0 +1,25 @@
+import { keyProviderFromConfig } from '../../shared/crypto/from-config.ts';
+import { makeCipher } from '../../shared/crypto/envelope.ts';
+import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
+import { logger } from '../../shared/logger.ts';
+import { runtime } from '../../shared/runtime.ts';
+import { makeSecretService } from '../../shared/services/secrets.ts';
+import { makeSecretRoutes } from './routes.ts';
+
+const { config, store, clock, authenticate } = runtime();
+
+// Decrypted data keys stay cached for 5 minutes at most (see CipherOptions): a warm container that reveals the
+// same version again makes no KMS call.
+const cipher = makeCipher({ keys: keyProviderFromConfig(config), dataKeyCache: { maxEntries: 1000, ttlMs: 5 * 60_000 } });
+
+const service = makeSecretService({
+  store,
+  cipher,
+  clock,
+  revealsPerMinute: config.revealsPerMinute,
+  onPurgeFailure: (secretId, error) =>
+    logger.warn('secret versions left to purge', { secretId, errorName: (error as { name?: string } | null)?.name }),
+});
+
+/** Lambda entry of the secrets route group. */
+export const handler = makeRouteGroupHandler(makeSecretRoutes(service), { authenticate });

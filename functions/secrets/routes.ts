@@ -1,0 +1,93 @@
+import * as z from 'zod';
+import { idSchema, ifMatchSchema, pageQuerySchema, secretKeySchema, versionQuerySchema } from '../../shared/http/schemas.ts';
+import { defineRoute, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
+import { parseInput } from '../../shared/http/validation.ts';
+import { isId } from '../../shared/ids.ts';
+import type { ROUTE_GROUPS } from '../../shared/routes.ts';
+import { SECRET_PATH, type SecretService } from '../../shared/services/secrets.ts';
+import { keys } from '../../shared/store/keys.ts';
+
+type RouteKey = (typeof ROUTE_GROUPS)['secrets'][number];
+
+const envParams = z.object({ envId: idSchema('environment') });
+const secretParams = z.object({ secretId: idSchema('secret') });
+const pageOf = (page: { limit: number }, result: { nextCursor: string | null; hasMore: boolean }) => ({
+  limit: page.limit,
+  nextCursor: result.nextCursor,
+  hasMore: result.hasMore,
+});
+
+/** The version a raw reveal asks for, when it is a well-formed one (prefetch only; validation decides). */
+function rawVersion(value: unknown): number | undefined {
+  const version = typeof value === 'string' ? Number(value) : value;
+  return typeof version === 'number' && Number.isInteger(version) && version > 0 ? version : undefined;
+}
+
+/** The head of the secret a by-id route names, and the version item when an older version is asked for. */
+function secretPrefetch(raw: RawInput) {
+  const secretId = raw.params.secretId;
+  if (!secretId || !isId('secret', secretId)) return [];
+  const version = rawVersion(raw.query.version);
+  return [keys.secretHead(raw.workspaceId, secretId), ...(version ? [keys.secretVersion(raw.workspaceId, secretId, version)] : [])];
+}
+
+/** The secrets route group: thin handlers over the secret service; first reads ride on authentication. */
+export function makeSecretRoutes(service: SecretService): Record<RouteKey, RouteDefinition> {
+  return {
+    'GET /api/v1/environments/{envId}/secrets': defineRoute({
+      allow: EVERYONE,
+      params: envParams,
+      query: pageQuerySchema,
+      handler: async ({ principal, params, query }) => {
+        const page = await service.list(principal, params.envId, query);
+        return { data: page.items, page: pageOf(query, page) };
+      },
+    }),
+    'PUT /api/v1/environments/{envId}/secrets': defineRoute({
+      allow: EVERYONE,
+      params: envParams,
+      body: z.strictObject({ key: secretKeySchema, value: z.string().max(65536) }),
+      prefetch: ({ workspaceId, params, body }) => {
+        const key = (body as { key?: unknown } | undefined)?.key;
+        if (!params.envId || !isId('environment', params.envId) || !secretKeySchema.safeParse(key).success) return [];
+        return [keys.environment(workspaceId, params.envId), keys.environmentSecret(workspaceId, params.envId, key as string)];
+      },
+      handler: async ({ principal, params, body, headers, prefetched }) => {
+        const { 'if-match': ifMatch } = parseInput(ifMatchSchema, headers);
+        return { data: await service.write(principal, params.envId, body, { ifMatch, prefetched }) };
+      },
+    }),
+    'POST /api/v1/secrets/{secretId}/reveal': defineRoute({
+      allow: EVERYONE,
+      params: secretParams,
+      query: z.strictObject({ version: versionQuerySchema.optional() }),
+      prefetch: secretPrefetch,
+      handler: async ({ principal, params, query, prefetched }) => ({
+        data: await service.revealById(principal, params.secretId, query.version, prefetched),
+      }),
+    }),
+    'DELETE /api/v1/secrets/{secretId}': defineRoute({
+      allow: EVERYONE,
+      params: secretParams,
+      prefetch: secretPrefetch,
+      handler: async ({ principal, params, prefetched }) => ({ data: await service.delete(principal, params.secretId, prefetched) }),
+    }),
+    'POST /api/v1/reveal': defineRoute({
+      allow: EVERYONE,
+      body: z.strictObject({ path: z.string().min(3).max(600), version: z.number().int().min(1).max(2 ** 31).optional() }),
+      prefetch: ({ workspaceId, body }) => {
+        const path = (body as { path?: unknown } | undefined)?.path;
+        return typeof path === 'string' && path.length <= 600 && SECRET_PATH.test(path) ? [keys.secretPath(workspaceId, path)] : [];
+      },
+      handler: async ({ principal, body, prefetched }) => ({ data: await service.revealByPath(principal, body.path, body.version, prefetched) }),
+    }),
+    'GET /api/v1/search/secrets': defineRoute({
+      allow: EVERYONE,
+      query: pageQuerySchema.extend({ q: z.string().min(1).max(256).optional() }),
+      handler: async ({ principal, query }) => {
+        const page = await service.search(principal, query.q, query);
+        return { data: page.items, page: pageOf(query, page) };
+      },
+    }),
+  };
+}

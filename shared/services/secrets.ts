@@ -1,0 +1,176 @@
+import type { Principal } from '../auth/principal.ts';
+import { iso, type Clock } from '../clock.ts';
+import type { Cipher } from '../crypto/envelope.ts';
+import type { EncryptionContext } from '../crypto/key-provider.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Page, Prefetched } from '../store/dynamo.ts';
+import type { Store } from '../store/index.ts';
+import { secretPath, VersionConflictError, type SecretRecord, type StoredSecret } from '../store/secrets.ts';
+import { auditEntry } from './audit.ts';
+
+type PageRequest = { limit: number; cursor?: string | undefined };
+
+export type SecretServiceStore = Pick<
+  Store,
+  | 'getEnvironment'
+  | 'getEnvironmentSecret'
+  | 'getSecretHead'
+  | 'getSecretByPath'
+  | 'getSecretVersion'
+  | 'writeSecretVersion'
+  | 'recordReveal'
+  | 'deleteSecret'
+  | 'purgeSecretVersions'
+  | 'listSecrets'
+  | 'searchSecrets'
+>;
+
+export interface SecretServiceDeps {
+  store: SecretServiceStore;
+  cipher: Cipher;
+  clock: Clock;
+  /** Reveals per minute per credential, both reveal routes together. */
+  revealsPerMinute: number;
+  /** Called when a deleted secret's versions could not all be removed at once (the purge marker stays). */
+  onPurgeFailure?: (secretId: string, error: unknown) => void;
+}
+
+/** What a path that can name a secret looks like: two slugs and a key (ASCII, so it always fits a sort key). */
+export const SECRET_PATH = /^[a-z0-9]+(?:-[a-z0-9]+)*\/[a-z0-9]+(?:-[a-z0-9]+)*\/[A-Za-z0-9_.\-]+(?:\/[A-Za-z0-9_.\-]+)*$/;
+
+/** Concurrent writers of one key retry until each has its own version; this bounds a pathological pile-up. */
+const WRITE_ATTEMPTS = 100;
+
+/** Binds a value to its workspace, secret and version: KMS encryption context and GCM additional data alike. */
+export function secretContext(workspaceId: string, secretId: string, version: number): EncryptionContext {
+  return { workspaceId, secretId, version: String(version) };
+}
+
+/** What list routes show of a secret: never its value. */
+export function listItem(record: SecretRecord) {
+  return { id: record.id, key: record.key, currentVersion: record.currentVersion, createdAt: record.createdAt, updatedAt: record.updatedAt };
+}
+
+const metadataOf = (record: SecretRecord) => ({ key: record.key, projectId: record.projectId, environmentId: record.environmentId });
+
+/** Secrets: versioned writes, audited reveals, listing, search and delete. */
+export function makeSecretService(deps: SecretServiceDeps) {
+  const { store, cipher, clock } = deps;
+
+  /** Audits first (with the rate limit), then decrypts; no value leaves without its audit entry. */
+  async function reveal(principal: Principal, head: StoredSecret, version: number | undefined, prefetched?: Prefetched) {
+    const ws = principal.workspaceId;
+    const wanted = version ?? head.currentVersion;
+    let sealed = head.sealed;
+    if (wanted !== head.currentVersion) {
+      const stored = wanted < head.currentVersion ? await store.getSecretVersion(ws, head.id, wanted, prefetched) : undefined;
+      if (!stored) throw new NotFoundError(`secret ${head.id} has no version ${wanted}`);
+      sealed = stored.sealed;
+    }
+    const now = clock.now();
+    const audit = auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: wanted }, now);
+    await store.recordReveal(ws, audit, { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, now });
+    const value = await cipher.decrypt(sealed, secretContext(ws, head.id, wanted));
+    return { key: head.key, version: wanted, value };
+  }
+
+  return {
+    /**
+     * Writes version 1 of a new key or the next version of an existing one. Concurrent writers never lose or
+     * share a version: each transaction is conditional on the version it read, and a loser reads and tries again.
+     * With `ifMatch` (0 = must not exist) there is no retry: a different current version is CONFLICT.
+     */
+    async write(principal: Principal, environmentId: string, input: { key: string; value: string }, options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {}) {
+      const ws = principal.workspaceId;
+      const environment = await store.getEnvironment(ws, environmentId, options.prefetched);
+      if (!environment) throw new NotFoundError(`environment ${environmentId} was not found`);
+      for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+        const current = await store.getEnvironmentSecret(ws, environmentId, input.key, attempt === 0 ? options.prefetched : undefined);
+        const currentVersion = current?.currentVersion ?? 0;
+        if (options.ifMatch !== undefined && options.ifMatch !== currentVersion) {
+          throw new ConflictError(`If-Match: the current version of ${input.key} is ${currentVersion}, not ${options.ifMatch}`);
+        }
+        const now = clock.now();
+        const record: SecretRecord = {
+          id: current?.id ?? newId('secret', now),
+          key: input.key,
+          projectId: environment.projectId,
+          projectSlug: environment.projectSlug,
+          environmentId,
+          envSlug: environment.slug,
+          currentVersion: currentVersion + 1,
+          createdAt: current?.createdAt ?? iso(now),
+          updatedAt: iso(now),
+        };
+        const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, record.currentVersion));
+        const action = record.currentVersion === 1 ? 'secret.create' : 'secret.rotate';
+        const audit = auditEntry(principal, action, record.id, { ...metadataOf(record), version: record.currentVersion }, now);
+        try {
+          await store.writeSecretVersion(ws, { ...record, sealed }, currentVersion, principal.actorSub, audit);
+          return { id: record.id, key: record.key, version: record.currentVersion };
+        } catch (error) {
+          if (!(error instanceof VersionConflictError)) throw error;
+          if (options.ifMatch !== undefined) throw new ConflictError(`If-Match: ${input.key} was changed by another write; read it again`);
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 5 * (attempt + 1))));
+        }
+      }
+      throw new ConflictError(`key: too many concurrent writes of ${input.key}; retry`);
+    },
+
+    async revealById(principal: Principal, secretId: string, version: number | undefined, prefetched?: Prefetched) {
+      const head = await store.getSecretHead(principal.workspaceId, secretId, prefetched);
+      if (!head) throw new NotFoundError(`secret ${secretId} was not found`);
+      return reveal(principal, head, version, prefetched);
+    },
+
+    /** `path` is `<projectSlug>/<envSlug>/<key>`; a path that cannot name a secret is simply not found. */
+    async revealByPath(principal: Principal, path: string, version: number | undefined, prefetched?: Prefetched) {
+      const head = SECRET_PATH.test(path) ? await store.getSecretByPath(principal.workspaceId, path, prefetched) : undefined;
+      if (!head) throw new NotFoundError(`no secret at path ${JSON.stringify(path)}`);
+      return { id: head.id, ...(await reveal(principal, head, version, prefetched)) };
+    },
+
+    /**
+     * Deletes the secret from every lookup at once, then purges its versions. A purge that fails half-way is logged
+     * and left to be finished later (its marker stays); the secret is already unreachable.
+     */
+    async delete(principal: Principal, secretId: string, prefetched?: Prefetched) {
+      const ws = principal.workspaceId;
+      const head = await store.getSecretHead(ws, secretId, prefetched);
+      if (!head) throw new NotFoundError(`secret ${secretId} was not found`);
+      await store.deleteSecret(ws, head, auditEntry(principal, 'secret.delete', secretId, metadataOf(head), clock.now()));
+      try {
+        await store.purgeSecretVersions(ws, secretId);
+      } catch (error) {
+        deps.onPurgeFailure?.(secretId, error);
+      }
+      return { id: secretId, deleted: true as const };
+    },
+
+    async list(principal: Principal, environmentId: string, page: PageRequest): Promise<Page<ReturnType<typeof listItem>>> {
+      const result = await store.listSecrets(principal.workspaceId, environmentId, page);
+      if (result.items.length === 0 && !(await store.getEnvironment(principal.workspaceId, environmentId))) {
+        throw new NotFoundError(`environment ${environmentId} was not found`);
+      }
+      return { ...result, items: result.items.map(listItem) };
+    },
+
+    async search(principal: Principal, q: string | undefined, page: PageRequest) {
+      const result = await store.searchSecrets(principal.workspaceId, q, page);
+      return {
+        ...result,
+        items: result.items.map((record) => ({
+          ...listItem(record),
+          projectId: record.projectId,
+          projectSlug: record.projectSlug,
+          environmentId: record.environmentId,
+          envSlug: record.envSlug,
+          path: secretPath(record),
+        })),
+      };
+    },
+  };
+}
+
+export type SecretService = ReturnType<typeof makeSecretService>;

@@ -1,0 +1,245 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { SealedValue } from '../crypto/envelope.ts';
+import { NotFoundError, RateLimitedError } from '../errors.ts';
+import { auditPut, type AuditEntry } from './audit.ts';
+import { batchDelete, conditionFailedAt, queryAll, readItem, send, type Db, type Page, type Pager, type Prefetched } from './dynamo.ts';
+import { pick } from './items.ts';
+import { ENTITY, gsi1, keys, patterns } from './keys.ts';
+
+/** A secret's state without its value: what lists and search show, plus where it lives. */
+export interface SecretRecord {
+  id: string;
+  key: string;
+  projectId: string;
+  projectSlug: string;
+  environmentId: string;
+  envSlug: string;
+  currentVersion: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The head of a secret: its record and the sealed value of its current version. */
+export interface StoredSecret extends SecretRecord {
+  sealed: SealedValue;
+}
+
+export interface StoredVersion {
+  version: number;
+  sealed: SealedValue;
+  createdAt: string;
+  createdBy: string;
+}
+
+/** The condition of a head, path or key item failed: another write or a delete got there first. */
+export class VersionConflictError extends Error {}
+
+const RECORD_FIELDS: readonly (keyof SecretRecord)[] = [
+  'id', 'key', 'projectId', 'projectSlug', 'environmentId', 'envSlug', 'currentVersion', 'createdAt', 'updatedAt',
+];
+
+/** Sealed values are stored as binary (a third smaller than base64, so fewer write units). */
+const toStored = (sealed: SealedValue) => ({
+  c: Buffer.from(sealed.ciphertext, 'base64'),
+  iv: Buffer.from(sealed.iv, 'base64'),
+  tag: Buffer.from(sealed.tag, 'base64'),
+  dk: Buffer.from(sealed.encryptedDataKey, 'base64'),
+});
+const b64 = (value: unknown) => Buffer.from(value as Uint8Array).toString('base64');
+const fromStored = (stored: Record<string, unknown>): SealedValue => ({
+  ciphertext: b64(stored.c),
+  iv: b64(stored.iv),
+  tag: b64(stored.tag),
+  encryptedDataKey: b64(stored.dk),
+});
+
+const toRecord = (item: Record<string, unknown> | undefined) => pick<SecretRecord>(item, RECORD_FIELDS);
+const toSecret = (item: Record<string, unknown> | undefined): StoredSecret | undefined =>
+  item && { ...toRecord(item)!, sealed: fromStored(item.sealed as Record<string, unknown>) };
+
+/** The path of a secret: `<projectSlug>/<envSlug>/<key>`. */
+export const secretPath = (record: Pick<SecretRecord, 'projectSlug' | 'envSlug' | 'key'>) =>
+  `${record.projectSlug}/${record.envSlug}/${record.key}`;
+
+/** Secrets: heads (by id and by path), per-environment key items, immutable versions, reveal counters. */
+export function makeSecretStore(db: Db, pager: Pager) {
+  return {
+    async getSecretHead(workspaceId: string, secretId: string, prefetched?: Prefetched): Promise<StoredSecret | undefined> {
+      return toSecret(await readItem(db, keys.secretHead(workspaceId, secretId), prefetched));
+    },
+
+    async getSecretByPath(workspaceId: string, path: string, prefetched?: Prefetched): Promise<StoredSecret | undefined> {
+      return toSecret(await readItem(db, keys.secretPath(workspaceId, path), prefetched));
+    },
+
+    async getEnvironmentSecret(workspaceId: string, environmentId: string, key: string, prefetched?: Prefetched) {
+      return toRecord(await readItem(db, keys.environmentSecret(workspaceId, environmentId, key), prefetched));
+    },
+
+    async getSecretVersion(workspaceId: string, secretId: string, version: number, prefetched?: Prefetched): Promise<StoredVersion | undefined> {
+      const item = await readItem(db, keys.secretVersion(workspaceId, secretId, version), prefetched);
+      if (!item) return undefined;
+      return { version: item.version as number, sealed: fromStored(item.sealed as Record<string, unknown>), createdAt: item.createdAt as string, createdBy: item.createdBy as string };
+    },
+
+    /**
+     * Writes version `secret.currentVersion` in one transaction: the immutable version item, the head under its id
+     * and its path, the environment's key item, and the audit entry. A create claims the path and key (they must
+     * not exist); a rotate moves them only from `previousVersion`. Either condition failing is a version conflict.
+     */
+    async writeSecretVersion(workspaceId: string, secret: StoredSecret, previousVersion: number, createdBy: string, audit: AuditEntry): Promise<void> {
+      const { sealed, ...record } = secret;
+      const stored = toStored(sealed);
+      const head = { ...record, workspaceId, sealed: stored };
+      const listed = { ...record, workspaceId, keyLower: record.key.toLowerCase(), ...gsi1.workspaceSecret(workspaceId, record.id) };
+      const path = secretPath(record);
+      const write = (key: { PK: string; SK: string }, type: string, item: Record<string, unknown>) =>
+        previousVersion === 0
+          ? { Put: { TableName: db.tableName, Item: { ...key, type, ...item }, ConditionExpression: 'attribute_not_exists(PK)' } }
+          : {
+              Put: {
+                TableName: db.tableName,
+                Item: { ...key, type, ...item },
+                ConditionExpression: 'currentVersion = :previous',
+                ExpressionAttributeValues: { ':previous': previousVersion },
+              },
+            };
+      try {
+        await send(
+          db,
+          new TransactWriteCommand({
+            TransactItems: [
+              write(keys.secretHead(workspaceId, record.id), ENTITY.secretHead, head),
+              write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
+              write(keys.environmentSecret(workspaceId, record.environmentId, record.key), ENTITY.environmentSecret, listed),
+              {
+                Put: {
+                  TableName: db.tableName,
+                  Item: {
+                    ...keys.secretVersion(workspaceId, record.id, record.currentVersion),
+                    type: ENTITY.secretVersion,
+                    secretId: record.id,
+                    version: record.currentVersion,
+                    sealed: stored,
+                    createdAt: record.updatedAt,
+                    createdBy,
+                  },
+                  ConditionExpression: 'attribute_not_exists(PK)',
+                },
+              },
+              auditPut(db, workspaceId, audit),
+            ],
+          }),
+        );
+      } catch (error) {
+        if ([0, 1, 2, 3].some((index) => conditionFailedAt(error, index))) throw new VersionConflictError();
+        throw error;
+      }
+    },
+
+    /**
+     * Writes a reveal's audit entry and counts it against the credential's per-minute limit, atomically: when the
+     * limit is reached nothing is written and the caller gets RATE_LIMITED.
+     */
+    async recordReveal(workspaceId: string, audit: AuditEntry, limit: { credentialId: string; perMinute: number; now: number }): Promise<void> {
+      const minute = Math.floor(limit.now / 60_000);
+      try {
+        await send(
+          db,
+          new TransactWriteCommand({
+            TransactItems: [
+              auditPut(db, workspaceId, audit),
+              {
+                Update: {
+                  TableName: db.tableName,
+                  Key: keys.revealCounter(limit.credentialId, minute),
+                  UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
+                  ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+                  ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
+                  ExpressionAttributeValues: { ':one': 1, ':limit': limit.perMinute, ':type': ENTITY.revealCounter, ':ttl': (minute + 2) * 60 },
+                },
+              },
+            ],
+          }),
+        );
+      } catch (error) {
+        if (conditionFailedAt(error, 1)) {
+          throw new RateLimitedError(`reveals: at most ${limit.perMinute} per minute per credential`, ((minute + 1) * 60_000 - limit.now) / 1000);
+        }
+        throw error;
+      }
+    },
+
+    /**
+     * Removes the secret from every lookup at once (head, path, key item) with its audit entry and a purge marker;
+     * the versions are deleted afterwards by `purgeSecretVersions`. A crash between the two leaves only versions
+     * that nothing can reach (every read goes through the head), never a secret that lists but cannot be revealed.
+     */
+    async deleteSecret(workspaceId: string, secret: SecretRecord, audit: AuditEntry): Promise<void> {
+      const remove = (key: { PK: string; SK: string }) => ({
+        Delete: { TableName: db.tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' },
+      });
+      try {
+        await send(
+          db,
+          new TransactWriteCommand({
+            TransactItems: [
+              remove(keys.secretHead(workspaceId, secret.id)),
+              remove(keys.secretPath(workspaceId, secretPath(secret))),
+              remove(keys.environmentSecret(workspaceId, secret.environmentId, secret.key)),
+              {
+                Put: {
+                  TableName: db.tableName,
+                  Item: { ...keys.secretPurge(workspaceId, secret.id), type: ENTITY.secretPurge, secretId: secret.id, createdAt: audit.createdAt },
+                },
+              },
+              auditPut(db, workspaceId, audit),
+            ],
+          }),
+        );
+      } catch (error) {
+        if ([0, 1, 2].some((index) => conditionFailedAt(error, index))) throw new NotFoundError(`secret ${secret.id} was not found`);
+        throw error;
+      }
+    },
+
+    /** Deletes every version of a deleted secret, then its purge marker; safe to run again. Answers how many went. */
+    async purgeSecretVersions(workspaceId: string, secretId: string): Promise<number> {
+      const partition = patterns.secretVersionPartition(workspaceId, secretId);
+      const items = await queryAll<{ PK: string; SK: string }>(db, {
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': partition },
+        ProjectionExpression: 'PK, SK',
+        ConsistentRead: true,
+      });
+      const versions = items.filter((item) => item.SK !== '#PURGE');
+      await batchDelete(db, versions);
+      await batchDelete(db, [keys.secretPurge(workspaceId, secretId)]);
+      return versions.length;
+    },
+
+    /** An environment's secrets by key (A→Z), values never read. */
+    async listSecrets(workspaceId: string, environmentId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<SecretRecord>> {
+      const result = await pager.queryPage({
+        scope: `secrets:${workspaceId}:${environmentId}`,
+        ...patterns.secretsByEnvironment(workspaceId, environmentId),
+        newestFirst: false,
+        ...page,
+      });
+      return { ...result, items: result.items.map((item) => toRecord(item)!) };
+    },
+
+    /** The workspace's secrets, newest first, whose key contains `q` (case-insensitive); all of them without `q`. */
+    async searchSecrets(workspaceId: string, q: string | undefined, page: { limit: number; cursor?: string | undefined }): Promise<Page<SecretRecord>> {
+      const result = await pager.queryPage({
+        scope: `search:${workspaceId}:${q ?? ''}`,
+        ...patterns.secretsByWorkspace(workspaceId),
+        ...(q ? { filter: { FilterExpression: 'contains(keyLower, :q)', ExpressionAttributeValues: { ':q': q.toLowerCase() } } } : {}),
+        ...page,
+      });
+      return { ...result, items: result.items.map((item) => toRecord(item)!) };
+    },
+  };
+}
+
+export type SecretStore = ReturnType<typeof makeSecretStore>;
