@@ -37,7 +37,7 @@ export const secretKeySchema = z
   .string()
   .min(1)
   .max(256)
-  .regex(/^[A-Za-z0-9_.\-/]+$/, 'may contain only letters, digits, "_", ".", "-" and "/"')
+  .regex(/^[A-Za-z0-9_.\-/]*$/, 'may contain only letters, digits, "_", ".", "-" and "/"')
   .refine((key) => !key.startsWith('/') && !key.endsWith('/'), { message: 'must not start or end with "/"' })
   .refine((key) => !key.includes('//'), { message: 'must not contain "//"' });
 

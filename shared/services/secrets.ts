@@ -112,7 +112,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
         } catch (error) {
           if (!(error instanceof VersionConflictError)) throw error;
           if (options.ifMatch !== undefined) throw new ConflictError(`If-Match: ${input.key} was changed by another write; read it again`);
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 5 * (attempt + 1))));
+          // Full jitter, growing: losers spread out instead of colliding again in lock-step.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** Math.min(attempt, 6))));
         }
       }
       throw new ConflictError(`key: too many concurrent writes of ${input.key}; retry`);

@@ -12,6 +12,11 @@ export interface Db {
   tableName: string;
 }
 
+/** A transaction cancelled by a concurrent one or by throttling, not by a condition: retrying may succeed. */
+export class TransactionContentionError extends ServiceUnavailableError {}
+
+const CONTENTION = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
 const RETRYABLE = new Set([
   'ProvisionedThroughputExceededException',
   'ThrottlingException',
@@ -29,6 +34,11 @@ const RETRYABLE = new Set([
 export function translateError(error: unknown): never {
   const name = (error as { name?: string } | null)?.name ?? '';
   const code = (error as { code?: string } | null)?.code ?? '';
+  if (name === 'TransactionCanceledException') {
+    const reasons = ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code);
+    if (!reasons.includes('ConditionalCheckFailed') && reasons.some((r) => r && CONTENTION.has(r))) throw new TransactionContentionError();
+    throw error;
+  }
   if (RETRYABLE.has(name) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(code)) {
     throw new ServiceUnavailableError();
   }

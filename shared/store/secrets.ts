@@ -2,7 +2,18 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
 import { NotFoundError, RateLimitedError } from '../errors.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { batchDelete, conditionFailedAt, queryAll, readItem, send, type Db, type Page, type Pager, type Prefetched } from './dynamo.ts';
+import {
+  batchDelete,
+  conditionFailedAt,
+  queryAll,
+  readItem,
+  send,
+  TransactionContentionError,
+  type Db,
+  type Page,
+  type Pager,
+  type Prefetched,
+} from './dynamo.ts';
 import { pick } from './items.ts';
 import { ENTITY, gsi1, keys, patterns } from './keys.ts';
 
@@ -132,7 +143,10 @@ export function makeSecretStore(db: Db, pager: Pager) {
           }),
         );
       } catch (error) {
-        if ([0, 1, 2, 3].some((index) => conditionFailedAt(error, index))) throw new VersionConflictError();
+        // A concurrent transaction on the same items is the same race as a failed version condition.
+        if (error instanceof TransactionContentionError || [0, 1, 2, 3].some((index) => conditionFailedAt(error, index))) {
+          throw new VersionConflictError();
+        }
         throw error;
       }
     },
