@@ -44,6 +44,7 @@ const GROUP_ACCESS: Record<RouteGroup, { table: TableAccess; secretsKey?: true }
   environments: { table: 'readWrite' },
   secrets: { table: 'readWrite', secretsKey: true },
   audit: { table: 'read' },
+  'access-keys': { table: 'readWrite' },
 };
 
 export interface ApiConstructProps {

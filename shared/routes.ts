@@ -18,6 +18,7 @@ export const ROUTE_GROUPS = {
     'GET /api/v1/search/secrets',
   ],
   audit: ['GET /api/v1/audit'],
+  'access-keys': ['GET /api/v1/access-keys', 'POST /api/v1/access-keys', 'POST /api/v1/access-keys/{id}/revoke'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS;

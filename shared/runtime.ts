@@ -2,6 +2,7 @@ import { makeAccessTokenVerifier, makeAuthenticator } from './auth/authenticate.
 import { makeDocumentClient } from './clients/dynamodb.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { loadConfig, type Config } from './config.ts';
+import { logger } from './logger.ts';
 import { makeStore, type Store } from './store/index.ts';
 
 export interface Runtime {
@@ -22,6 +23,7 @@ export function runtime(): Runtime {
   const config = loadConfig();
   const store = makeStore(makeDocumentClient({ endpoint: config.dynamodbEndpoint }), config.tableName);
   const jwt = config.jwt && { verify: makeAccessTokenVerifier(config.jwt), workspaceClaim: config.jwt.workspaceClaim };
-  current = { config, store, clock: systemClock, authenticate: makeAuthenticator({ store, clock: systemClock, jwt }) };
+  const onTouchFailure = (error: unknown) => logger.warn('could not record lastUsedAt', { errorName: (error as { name?: string } | null)?.name });
+  current = { config, store, clock: systemClock, authenticate: makeAuthenticator({ store, clock: systemClock, jwt, onTouchFailure }) };
   return current;
 }

@@ -32,8 +32,10 @@ export function makeAccessTokenVerifier(options: { issuer: string; audience: str
 }
 
 export interface AuthenticatorDeps {
-  store: Pick<Store, 'getCredentialContext'>;
+  store: Pick<Store, 'getCredentialContext' | 'touchAccessKey'>;
   clock: Clock;
+  /** Told when recording an access key's `lastUsedAt` failed (the request itself goes on). */
+  onTouchFailure?: (error: unknown) => void;
   jwt?: { verify: AccessTokenVerifier; workspaceClaim: string } | undefined;
 }
 
@@ -41,7 +43,12 @@ export interface AuthenticatorDeps {
 export interface Authenticated {
   principal: Principal;
   prefetched: Prefetched;
+  /** Background bookkeeping (an access key's `lastUsedAt`) to await before the request ends; never rejects. */
+  pending?: Promise<void>;
 }
+
+/** `lastUsedAt` is written at most once per key and this many milliseconds, not on every request. */
+export const LAST_USED_GRANULARITY_MS = 60_000;
 
 /** The keys a route wants read together with the credential, once the caller's workspace is known. */
 export type PrefetchKeys = (workspaceId: string) => readonly ItemKey[];
@@ -69,10 +76,14 @@ async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, w
     throw new AuthRequiredError('Authorization: the token has expired');
   }
   if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
-  return {
-    principal: { workspaceId, accountId: workspace.accountId, kind: record.kind, actorSub: record.actorSub, credentialId: record.credentialId },
-    prefetched,
-  };
+  const principal: Principal = { workspaceId, accountId: workspace.accountId, kind: record.kind, actorSub: record.actorSub, credentialId: record.credentialId };
+  const now = deps.clock.now();
+  const due = record.kind === 'machine' && (!record.lastUsedAt || now - Date.parse(record.lastUsedAt) >= LAST_USED_GRANULARITY_MS);
+  if (!due) return { principal, prefetched };
+  const pending = deps.store
+    .touchAccessKey(workspaceId, record.credentialId, hashToken(token), new Date(now).toISOString(), new Date(now - LAST_USED_GRANULARITY_MS).toISOString())
+    .catch((error: unknown) => deps.onTouchFailure?.(error));
+  return { principal, prefetched, pending };
 }
 
 async function authenticateAccessToken(

@@ -8,11 +8,12 @@ const WORKSPACE_ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const RANDOM = /^[A-Za-z0-9_-]{43}$/;
 
 /**
- * Makes a token: prefix, the workspace's ULID (so authentication can fetch the token and its workspace in one
- * round trip) and 256 bits from the CSPRNG. Only `hashToken(token)` is ever stored.
+ * Makes a token: prefix, 256 bits from the CSPRNG (first, so the shown `tokenPrefix` tells tokens apart) and the
+ * workspace's ULID (so authentication can fetch the token and its workspace in one round trip). Only
+ * `hashToken(token)` is ever stored.
  */
 export function issueToken(kind: IssuedTokenKind, workspaceId: string): string {
-  return `${TOKEN_PREFIX[kind]}${workspaceId.slice('ws_'.length)}${randomBytes(32).toString('base64url')}`;
+  return `${TOKEN_PREFIX[kind]}${randomBytes(32).toString('base64url')}${workspaceId.slice('ws_'.length)}`;
 }
 
 /** SHA-256 hex: tokens carry 256 random bits, so a fast hash is safe and lookups need no per-token salt. */
@@ -25,8 +26,8 @@ export function parseIssuedToken(token: string): { kind: IssuedTokenKind; worksp
   for (const kind of Object.keys(TOKEN_PREFIX) as IssuedTokenKind[]) {
     const prefix = TOKEN_PREFIX[kind];
     if (!token.startsWith(prefix)) continue;
-    const ulid = token.slice(prefix.length, prefix.length + 26);
-    const random = token.slice(prefix.length + 26);
+    const random = token.slice(prefix.length, prefix.length + 43);
+    const ulid = token.slice(prefix.length + 43);
     if (WORKSPACE_ULID.test(ulid) && RANDOM.test(random)) return { kind, workspaceId: `ws_${ulid}` };
   }
   return undefined;

@@ -22,6 +22,8 @@ export interface ApiState {
   route?: RouteDefinition;
   principal?: Principal;
   prefetched?: Prefetched;
+  /** Bookkeeping started by authentication, awaited before the request ends. */
+  pending?: Promise<void>;
   body?: unknown;
   /** A body that could not be read; reported by validation, after authentication. */
   bodyError?: ApiError;
@@ -45,8 +47,10 @@ export const MAX_BODY_BYTES = 256 * 1024;
  * route, status and duration (never headers or bodies).
  */
 export function requestContext(): MiddlewareObj<ApiEvent, ApiResult> {
-  const finish = (request: ApiRequest) => {
+  const finish = async (request: ApiRequest) => {
     const state = stateOf(request);
+    // Lambda freezes the container once the handler returns: started work must end first.
+    await state.pending;
     const status = request.response?.statusCode ?? 500;
     state.log[status >= 500 ? 'error' : 'info']('request completed', {
       routeKey: request.event.routeKey,
@@ -122,9 +126,10 @@ export function authentication(authenticate: Authenticator): MiddlewareObj<ApiEv
       const prefetch = route.prefetch
         ? (workspaceId: string) => route.prefetch!({ workspaceId, params: pathParameters ?? {}, query: queryStringParameters ?? {}, body: state.body })
         : undefined;
-      const { principal, prefetched } = await authenticate(request.event.headers?.authorization, prefetch);
+      const { principal, prefetched, pending } = await authenticate(request.event.headers?.authorization, prefetch);
       state.principal = principal;
       state.prefetched = prefetched;
+      state.pending = pending;
       if (!route.allow.includes(state.principal.kind)) {
         throw new ForbiddenError(`A ${state.principal.kind.replace('_', ' ')} credential may not call ${request.event.routeKey}`);
       }

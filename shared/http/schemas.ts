@@ -6,7 +6,10 @@ export const nameSchema = z.string().min(1).max(120);
 
 /** An id of the given kind, `<prefix>_<ULID>`. */
 export const idSchema = (kind: IdKind) =>
-  z.string().max(64).refine((value) => isId(kind, value), { message: `must be a ${ID_PREFIXES[kind]}_ id` });
+  z
+    .string()
+    .max(64)
+    .refine((value) => isId(kind, value), { message: `must be ${/^[aeiou]/.test(ID_PREFIXES[kind]) ? 'an' : 'a'} ${ID_PREFIXES[kind]}_ id` });
 
 /** `limit` (1 to 200, default 50) and `cursor` of every list route. */
 export const pageQuerySchema = z.strictObject({

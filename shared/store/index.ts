@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { makeAccessKeyStore } from './access-keys.ts';
 import { makeAuditStore } from './audit.ts';
 import { makeCursorKeyLoader, makePager, type Db } from './dynamo.ts';
 import { makeProjectStore } from './projects.ts';
@@ -14,6 +15,7 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
     ...makeProjectStore(db, pager),
     ...makeAuditStore(pager),
     ...makeSecretStore(db, pager),
+    ...makeAccessKeyStore(db, pager),
   };
 }
 

@@ -12,6 +12,8 @@ const ws = (workspaceId: string) => `WS#${workspaceId}`;
 export const keys = {
   workspace: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#META' }),
   apiKey: (workspaceId: string, keyId: string): ItemKey => ({ PK: ws(workspaceId), SK: `APIKEY#${keyId}` }),
+  /** An access key: a machine identity and the record of its one token. */
+  accessKey: (workspaceId: string, accessKeyId: string): ItemKey => ({ PK: ws(workspaceId), SK: `AK#${accessKeyId}` }),
   /** Looked up by the SHA-256 of the presented token, so the token itself is never stored. */
   token: (tokenHash: string): ItemKey => ({ PK: `TOKEN#${tokenHash}`, SK: '#TOKEN' }),
   project: (workspaceId: string, projectId: string): ItemKey => ({ PK: ws(workspaceId), SK: `PROJ#${projectId}` }),
@@ -57,6 +59,7 @@ export const gsi1 = {
 /** Key conditions of the Query access patterns: partition key value and sort-key prefix. */
 export const patterns = {
   workspaceApiKeys: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'APIKEY#' }),
+  accessKeysByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'AK#' }),
   projectsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'PROJ#' }),
   projectSlugsStartingWith: (workspaceId: string, base: string) => ({ pk: ws(workspaceId), skPrefix: `PSLUG#${base}` }),
   environmentsByProject: (workspaceId: string, projectId: string) => ({ pk: ws(workspaceId), skPrefix: `PENV#${projectId}#` }),
@@ -79,6 +82,7 @@ export const patterns = {
 export const ENTITY = {
   workspace: 'Workspace',
   apiKey: 'ApiKey',
+  accessKey: 'AccessKey',
   token: 'Token',
   project: 'Project',
   projectSlug: 'ProjectSlug',

@@ -21,6 +21,8 @@ export interface TokenItem {
   actorSub: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** Machine tokens only: when it last authenticated, to the minute (see `touchAccessKey`). */
+  lastUsedAt: string | null;
 }
 
 export interface ApiKeyItem {
@@ -33,7 +35,7 @@ export interface ApiKeyItem {
 }
 
 const WORKSPACE_FIELDS: (keyof WorkspaceItem)[] = ['id', 'name', 'accountId', 'allowlisted', 'createdAt', 'updatedAt'];
-const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt'];
+const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt', 'lastUsedAt'];
 const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt'];
 
 /** Workspaces, their API keys and the token lookup items. */
@@ -124,6 +126,7 @@ export function makeWorkspaceStore(db: Db) {
         actorSub: apiKey.id,
         expiresAt: null,
         revokedAt: null,
+        lastUsedAt: null,
       };
       try {
         await send(

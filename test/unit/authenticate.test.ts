@@ -6,7 +6,7 @@ import type { TokenItem, WorkspaceItem } from '../../shared/store/workspaces.ts'
 const WS = 'ws_01JABCDEFGHJKMNPQRSTVWXYZ0';
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const workspace: WorkspaceItem = { id: WS, name: 'w', accountId: 'acc_1', allowlisted: true, createdAt: '', updatedAt: '' };
-const record: TokenItem = { kind: 'api_key', workspaceId: WS, credentialId: 'key_1', actorSub: 'key_1', expiresAt: null, revokedAt: null };
+const record: TokenItem = { kind: 'api_key', workspaceId: WS, credentialId: 'key_1', actorSub: 'key_1', expiresAt: null, revokedAt: null, lastUsedAt: null };
 
 function setup(token: Partial<TokenItem> | undefined, ws: Partial<WorkspaceItem> | null = {}, jwtClaims?: Record<string, unknown>) {
   const getCredentialContext = vi.fn(async (tokenHash: string | undefined) => ({
@@ -18,10 +18,11 @@ function setup(token: Partial<TokenItem> | undefined, ws: Partial<WorkspaceItem>
     if (!jwtClaims) throw new Error('bad signature with claims {"sub":"leak"}');
     return jwtClaims;
   });
-  const deps: AuthenticatorDeps = { store: { getCredentialContext }, clock: { now: () => NOW }, jwt: { verify, workspaceClaim: 'workspace_id' } };
+  const touchAccessKey = vi.fn(async () => undefined);
+  const deps: AuthenticatorDeps = { store: { getCredentialContext, touchAccessKey }, clock: { now: () => NOW }, jwt: { verify, workspaceClaim: 'workspace_id' } };
   const authenticator = makeAuthenticator(deps);
   const authenticate = async (header: string | undefined) => (await authenticator(header)).principal;
-  return { authenticator, authenticate, getCredentialContext, verify };
+  return { authenticator, authenticate, getCredentialContext, verify, touchAccessKey };
 }
 
 describe('authenticate', () => {
@@ -86,5 +87,20 @@ describe('authenticate', () => {
   it('refuses a JWT without a valid workspace claim', async () => {
     await expect(setup({}, {}, { sub: 'x' }).authenticate('Bearer a.b.c')).rejects.toMatchObject({ message: /workspace_id claim/ });
     await expect(setup({}, {}, { sub: 'x', workspace_id: 'acme' }).authenticate('Bearer a.b.c')).rejects.toMatchObject({ code: 'AUTH_REQUIRED' });
+  });
+
+  it('records a machine token\'s use at most once a minute, and never blocks on or fails for it', async () => {
+    const token = `Bearer ${issueToken('machine', WS)}`;
+    const machine = { kind: 'machine' as const, credentialId: 'ak_1', actorSub: 'mid_1' };
+    const fresh = setup({ ...machine, lastUsedAt: new Date(NOW - 59_000).toISOString() });
+    expect((await fresh.authenticator(token)).pending).toBeUndefined();
+    expect(fresh.touchAccessKey).not.toHaveBeenCalled();
+    const stale = setup({ ...machine, lastUsedAt: new Date(NOW - 60_000).toISOString() });
+    await (await stale.authenticator(token)).pending;
+    expect(stale.touchAccessKey).toHaveBeenCalledWith(WS, 'ak_1', expect.any(String), new Date(NOW).toISOString(), new Date(NOW - 60_000).toISOString());
+    const never = setup({ ...machine });
+    never.touchAccessKey.mockRejectedValueOnce(new Error('throttled'));
+    await expect((await never.authenticator(token)).pending).resolves.toBeUndefined();
+    expect((await setup({}).authenticator(`Bearer ${issueToken('apiKey', WS)}`)).pending).toBeUndefined();
   });
 });

@@ -10,6 +10,8 @@ import { makeProjectRoutes } from '../../functions/projects/routes.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
 import { makeAuditRoutes } from '../../functions/audit/routes.ts';
 import type { SecretService } from '../../shared/services/secrets.ts';
+import { makeAccessKeyRoutes } from '../../functions/access-keys/routes.ts';
+import type { AccessKeyService } from '../../shared/services/access-keys.ts';
 import { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
 
@@ -115,6 +117,7 @@ describe('route groups', () => {
     expect(Object.keys(makeProjectRoutes(service)).sort()).toEqual([...ROUTE_GROUPS.projects].sort());
     expect(Object.keys(makeEnvironmentRoutes(service)).sort()).toEqual([...ROUTE_GROUPS.environments].sort());
     expect(Object.keys(makeSecretRoutes({} as SecretService)).sort()).toEqual([...ROUTE_GROUPS.secrets].sort());
+    expect(Object.keys(makeAccessKeyRoutes({} as AccessKeyService)).sort()).toEqual([...ROUTE_GROUPS['access-keys']].sort());
     expect(Object.keys(makeAuditRoutes({ listAudit: async () => ({ items: [], nextCursor: null, hasMore: false }) })).sort()).toEqual(
       [...ROUTE_GROUPS.audit].sort(),
     );

@@ -7,8 +7,9 @@ describe('issued tokens', () => {
   it('embed the workspace and 256 random bits, and parse back', () => {
     const apiKey = issueToken('apiKey', WS);
     const machine = issueToken('machine', WS);
-    expect(apiKey).toMatch(/^sk_live_01JABCDEFGHJKMNPQRSTVWXYZ0[A-Za-z0-9_-]{43}$/);
-    expect(machine).toMatch(/^st_01JABCDEFGHJKMNPQRSTVWXYZ0[A-Za-z0-9_-]{43}$/);
+    expect(apiKey).toMatch(/^sk_live_[A-Za-z0-9_-]{43}01JABCDEFGHJKMNPQRSTVWXYZ0$/);
+    expect(machine).toMatch(/^st_[A-Za-z0-9_-]{43}01JABCDEFGHJKMNPQRSTVWXYZ0$/);
+    expect(machine.slice(0, 10)).not.toBe(issueToken('machine', WS).slice(0, 10));
     expect(parseIssuedToken(apiKey)).toEqual({ kind: 'apiKey', workspaceId: WS });
     expect(parseIssuedToken(machine)).toEqual({ kind: 'machine', workspaceId: WS });
     expect(issueToken('apiKey', WS)).not.toBe(apiKey);
@@ -16,7 +17,7 @@ describe('issued tokens', () => {
 
   it('refuse anything malformed', () => {
     const token = issueToken('apiKey', WS);
-    for (const bad of ['', 'sk_live_', `${token}x`, token.slice(0, -1), token.replace('sk_live_', 'sk_test_'), `sk_live_${'I'.repeat(26)}${'a'.repeat(43)}`]) {
+    for (const bad of ['', 'sk_live_', `${token}x`, token.slice(0, -1), token.replace('sk_live_', 'sk_test_'), `sk_live_${'a'.repeat(43)}${'I'.repeat(26)}`]) {
       expect(parseIssuedToken(bad)).toBeUndefined();
     }
   });

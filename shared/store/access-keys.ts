@@ -1,0 +1,125 @@
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { auditPut, type AuditEntry } from './audit.ts';
+import { conditionFailedAt, getItem, send, type Db, type Page, type Pager } from './dynamo.ts';
+import { compact, pick } from './items.ts';
+import { ENTITY, keys, patterns } from './keys.ts';
+import type { TokenItem } from './workspaces.ts';
+
+/** The stored access key record (decisions.md fields, less the derived `status`). */
+export interface AccessKeyItem {
+  id: string;
+  name: string;
+  identityId: string;
+  tokenPrefix: string;
+  createdAt: string;
+  createdBy: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  lastUsedAt: string | null;
+}
+
+const FIELDS: readonly (keyof AccessKeyItem)[] = [
+  'id', 'name', 'identityId', 'tokenPrefix', 'createdAt', 'createdBy', 'expiresAt', 'revokedAt', 'lastUsedAt',
+];
+
+/** Access keys: the record in the workspace partition and its token lookup item, always changed together. */
+export function makeAccessKeyStore(db: Db, pager: Pager) {
+  const toAccessKey = (item: Record<string, unknown> | undefined) => pick<AccessKeyItem>(item, FIELDS);
+
+  return {
+    /** The record, its token item (only the token's hash) and the audit entry, all or nothing. */
+    async createAccessKey(workspaceId: string, record: AccessKeyItem, tokenHash: string, audit: AuditEntry): Promise<void> {
+      const token: TokenItem = {
+        kind: 'machine',
+        workspaceId,
+        credentialId: record.id,
+        actorSub: record.identityId,
+        expiresAt: record.expiresAt,
+        revokedAt: null,
+        lastUsedAt: null,
+      };
+      await send(
+        db,
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: db.tableName,
+                Item: { ...keys.accessKey(workspaceId, record.id), type: ENTITY.accessKey, workspaceId, tokenHash, ...compact(record) },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Put: {
+                TableName: db.tableName,
+                Item: { ...keys.token(tokenHash), type: ENTITY.token, createdAt: record.createdAt, ...compact(token) },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            auditPut(db, workspaceId, audit),
+          ],
+        }),
+      );
+    },
+
+    async getAccessKey(workspaceId: string, accessKeyId: string): Promise<(AccessKeyItem & { tokenHash: string }) | undefined> {
+      const item = await getItem(db, keys.accessKey(workspaceId, accessKeyId));
+      return item && { ...toAccessKey(item)!, tokenHash: item.tokenHash as string };
+    },
+
+    async listAccessKeys(workspaceId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<AccessKeyItem>> {
+      const result = await pager.queryPage({ scope: `access-keys:${workspaceId}`, ...patterns.accessKeysByWorkspace(workspaceId), ...page });
+      return { ...result, items: result.items.map((item) => toAccessKey(item)!) };
+    },
+
+    /**
+     * Revokes the record and its token together, with the audit entry. Answers false, writing nothing, when it was
+     * revoked already (revoke is idempotent and audited once).
+     */
+    async revokeAccessKey(workspaceId: string, accessKeyId: string, tokenHash: string, revokedAt: string, audit: AuditEntry): Promise<boolean> {
+      const revoke = (key: { PK: string; SK: string }) => ({
+        Update: {
+          TableName: db.tableName,
+          Key: key,
+          UpdateExpression: 'SET revokedAt = :now',
+          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
+          ExpressionAttributeValues: { ':now': revokedAt },
+        },
+      });
+      try {
+        await send(
+          db,
+          new TransactWriteCommand({
+            TransactItems: [revoke(keys.accessKey(workspaceId, accessKeyId)), revoke(keys.token(tokenHash)), auditPut(db, workspaceId, audit)],
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (conditionFailedAt(error, 0) || conditionFailedAt(error, 1)) return false;
+        throw error;
+      }
+    },
+
+    /**
+     * Records that a machine token authenticated at `now`, on its token item and its record, unless another request
+     * already did within the last minute: at most one write per key and minute, whatever the request rate.
+     */
+    async touchAccessKey(workspaceId: string, accessKeyId: string, tokenHash: string, now: string, notSince: string): Promise<void> {
+      const touch = (key: { PK: string; SK: string }) => ({
+        Update: {
+          TableName: db.tableName,
+          Key: key,
+          UpdateExpression: 'SET lastUsedAt = :now',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :since)',
+          ExpressionAttributeValues: { ':now': now, ':since': notSince },
+        },
+      });
+      try {
+        await send(db, new TransactWriteCommand({ TransactItems: [touch(keys.token(tokenHash)), touch(keys.accessKey(workspaceId, accessKeyId))] }));
+      } catch (error) {
+        if (conditionFailedAt(error, 0) || conditionFailedAt(error, 1)) return;
+        throw error;
+      }
+    },
+  };
+}
