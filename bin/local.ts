@@ -8,6 +8,8 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   const localDir = process.env.LOCAL_DIR ?? '.local';
   const dynamoPort = process.env.DYNAMODB_PORT ? Number(process.env.DYNAMODB_PORT) : undefined;
+  // The worker's CloudWatch metrics (EMF lines) are noise on a terminal; POWERTOOLS_METRICS_DISABLED=false shows them.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   const stack = await startLocalStack({ port, localDir, ...(dynamoPort ? { dynamoPort } : {}) });
   process.stdout.write(
     [

@@ -45,6 +45,8 @@ const GROUP_ACCESS: Record<RouteGroup, { table: TableAccess; secretsKey?: true }
   secrets: { table: 'readWrite', secretsKey: true },
   audit: { table: 'read' },
   'access-keys': { table: 'readWrite' },
+  webhooks: { table: 'readWrite' },
+  'webhook-deliveries': { table: 'readWrite' },
 };
 
 export interface ApiConstructProps {

@@ -16,6 +16,19 @@ const configSchema = z.object({
   KMS_KEY_ID: optionalString,
   /** The local stack's keyring file, in place of KMS (never set by the CDK stack). */
   LOCAL_KEYRING_FILE: optionalString,
+  /** CIDRs exempted from the webhook SSRF guard: local stack and tests only, never set by the CDK stack. */
+  WEBHOOK_ALLOW_PRIVATE_CIDRS: optionalString,
+  /** Scales retry delays and the auto-disable window (local stack and tests only; 1 in AWS). */
+  WEBHOOK_TIME_SCALE: z.coerce.number().positive().max(1).default(1),
+  /** A pending delivery this long past due is re-queued by the sweeper. */
+  WEBHOOK_SWEEP_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  DELIVERY_QUEUE_URL: optionalString,
+  DELIVERY_QUEUE_ARN: optionalString,
+  SCHEDULER_GROUP: optionalString,
+  SCHEDULER_ROLE_ARN: optionalString,
+  /** Local stack only: the SQS emulator and the local Scheduler API. */
+  SQS_ENDPOINT: z.url().optional(),
+  SCHEDULER_ENDPOINT: z.url().optional(),
 });
 
 export type Config = {
@@ -25,6 +38,17 @@ export type Config = {
   serviceName: string;
   /** Reveals per minute per credential (decisions.md: 120 by default). */
   revealsPerMinute: number;
+  webhooks: {
+    allowPrivateCidrs: string | undefined;
+    timeScale: number;
+    sweepGraceMs: number;
+    queueUrl: string | undefined;
+    queueArn: string | undefined;
+    schedulerGroup: string | undefined;
+    schedulerRoleArn: string | undefined;
+    sqsEndpoint: string | undefined;
+    schedulerEndpoint: string | undefined;
+  };
   /** Which key provider wraps data keys; undefined where a function encrypts nothing. */
   encryption: { kind: 'kms'; keyId: string } | { kind: 'local'; keyFile: string } | undefined;
 };
@@ -52,6 +76,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     serviceName: c.SERVICE_NAME,
     revealsPerMinute: c.REVEAL_RATE_LIMIT_PER_MINUTE,
+    webhooks: {
+      allowPrivateCidrs: c.WEBHOOK_ALLOW_PRIVATE_CIDRS,
+      timeScale: c.WEBHOOK_TIME_SCALE,
+      sweepGraceMs: c.WEBHOOK_SWEEP_GRACE_SECONDS * 1000,
+      queueUrl: c.DELIVERY_QUEUE_URL,
+      queueArn: c.DELIVERY_QUEUE_ARN,
+      schedulerGroup: c.SCHEDULER_GROUP,
+      schedulerRoleArn: c.SCHEDULER_ROLE_ARN,
+      sqsEndpoint: c.SQS_ENDPOINT,
+      schedulerEndpoint: c.SCHEDULER_ENDPOINT,
+    },
     encryption: encryptionOf(c.KMS_KEY_ID, c.LOCAL_KEYRING_FILE),
   };
 }

@@ -71,3 +71,15 @@ export class ServiceUnavailableError extends ApiError {
     this.headers['Retry-After'] = String(retryAfterSeconds);
   }
 }
+
+/** A delivery retry while the delivery is still pending. */
+export class AlreadyQueuedError extends ApiError {
+  override readonly code = 'ALREADY_QUEUED';
+  override readonly status = 409;
+}
+
+/** A delivery retry while its endpoint is off (paused or switched off). */
+export class EndpointDisabledError extends ApiError {
+  override readonly code = 'ENDPOINT_DISABLED';
+  override readonly status = 409;
+}

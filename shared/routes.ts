@@ -19,6 +19,19 @@ export const ROUTE_GROUPS = {
   ],
   audit: ['GET /api/v1/audit'],
   'access-keys': ['GET /api/v1/access-keys', 'POST /api/v1/access-keys', 'POST /api/v1/access-keys/{id}/revoke'],
+  webhooks: [
+    'GET /api/v1/webhooks',
+    'POST /api/v1/webhooks',
+    'PATCH /api/v1/webhooks/{id}',
+    'DELETE /api/v1/webhooks/{id}',
+    'GET /api/v1/webhooks/{id}/deliveries',
+    'GET /api/v1/webhooks/event-types',
+  ],
+  'webhook-deliveries': [
+    'GET /api/v1/webhook-deliveries',
+    'GET /api/v1/webhook-deliveries/{id}',
+    'POST /api/v1/webhook-deliveries/{id}/retry',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS;

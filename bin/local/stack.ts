@@ -2,6 +2,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { makeSqsClient } from '../../shared/clients/sqs.ts';
 import { hashToken } from '../../shared/auth/tokens.ts';
 import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
 import { systemClock } from '../../shared/clock.ts';
@@ -12,6 +14,11 @@ import { makeStore, type Store } from '../../shared/store/index.ts';
 import { freePort, startDynamoDbLocal } from './dynamodb.ts';
 import { startHttpFront, type FrontRoute, type LambdaHandler } from './http-front.ts';
 import { ensureTable } from './table.ts';
+import { startLocalScheduler } from './local-scheduler.ts';
+import { startSchedulerApi } from './scheduler-api.ts';
+import { startLocalSqs } from './sqs.ts';
+import { startSqsPoller } from './sqs-poller.ts';
+import { startStreamPoller } from './stream-poller.ts';
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const LOCAL_TABLE = 'secrets-local';
@@ -34,7 +41,14 @@ export interface StackInfo {
   apiKey: string;
   dynamodbEndpoint: string;
   tableName: string;
+  sqsEndpoint: string;
+  queueUrl: string;
+  queueArn: string;
+  schedulerEndpoint: string;
 }
+
+/** The sweeper runs on this fixed schedule, as in AWS. */
+const SWEEP_INTERVAL_MS = 5 * 60_000;
 
 export interface LocalStack extends StackInfo {
   stop(): Promise<void>;
@@ -51,6 +65,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     port: options.dynamoPort ?? (await freePort()),
     dataDir: options.persist === false ? null : join(localDir, 'dynamodb'),
   });
+  const stops: (() => Promise<void>)[] = [() => dynamo.stop()];
+  // Producers stop first, then consumers, then the stores (see bin/local/sqs-poller.ts on fauxqs long polls).
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+  };
   try {
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     await ensureTable(admin, LOCAL_TABLE);
@@ -58,28 +77,76 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The local keyring stands in for KMS: its AES-256 master key is made under localDir on first start.
     const keyFile = join(localDir, 'master.key');
     await loadOrCreateMasterKey(keyFile);
+    const delivery = await startDeliveryInfrastructure(localDir, options.persist !== false, stops);
     Object.assign(process.env, {
       TABLE_NAME: LOCAL_TABLE,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       LOCAL_KEYRING_FILE: keyFile,
       AWS_REGION: process.env.AWS_REGION ?? 'local',
+      DELIVERY_QUEUE_URL: delivery.queueUrl,
+      DELIVERY_QUEUE_ARN: delivery.queueArn,
+      SQS_ENDPOINT: delivery.sqsEndpoint,
+      SCHEDULER_ENDPOINT: delivery.schedulerEndpoint,
+      SCHEDULER_GROUP: 'local',
+      SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/local-scheduler',
     });
     const store = makeStore(makeDocumentClient({ endpoint: dynamo.endpoint }), LOCAL_TABLE);
     const bootstrap = await ensureBootstrapWorkspace(store, localDir);
     const front = await startHttpFront({ port: options.port, routes: await loadRoutes() });
-    const info: StackInfo = { baseUrl: front.url, ...bootstrap, dynamodbEndpoint: dynamo.endpoint, tableName: LOCAL_TABLE };
+    stops.push(() => front.close());
+    await startPipeline({ localDir, dynamoEndpoint: dynamo.endpoint, sqs: delivery.sqsClient, queueUrl: delivery.queueUrl, queueArn: delivery.queueArn }, stops);
+    const { sqsClient: _client, ...deliveryInfo } = delivery;
+    const info: StackInfo = { baseUrl: front.url, ...bootstrap, dynamodbEndpoint: dynamo.endpoint, tableName: LOCAL_TABLE, ...deliveryInfo };
     writeFileSync(join(localDir, 'stack.json'), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
-    return {
-      ...info,
-      async stop() {
-        await front.close();
-        await dynamo.stop();
-      },
-    };
+    return { ...info, stop: stopAll };
   } catch (error) {
-    await dynamo.stop();
+    await stopAll();
     throw error;
   }
+}
+
+/**
+ * The webhook delivery queue (fauxqs, with its dead-letter queue) and EventBridge Scheduler's stand-in: the local
+ * scheduler, persisted under localDir, behind a local CreateSchedule API for the worker's real Scheduler client.
+ */
+async function startDeliveryInfrastructure(localDir: string, persist: boolean, stops: (() => Promise<void>)[]) {
+  const sqs = await startLocalSqs({ dataDir: persist ? join(localDir, 'sqs') : null });
+  stops.push(() => sqs.stop());
+  const sqsClient = makeSqsClient({ endpoint: sqs.endpoint });
+  const scheduler = await startLocalScheduler({ file: join(localDir, 'schedules.json'), sqs: sqsClient, queueUrl: sqs.queueUrl });
+  stops.push(() => scheduler.stop());
+  const api = await startSchedulerApi({ scheduler, queueArn: sqs.queueArn });
+  stops.push(() => api.close());
+  return { sqsClient, sqsEndpoint: sqs.endpoint, queueUrl: sqs.queueUrl, queueArn: sqs.queueArn, schedulerEndpoint: api.endpoint };
+}
+
+/**
+ * The delivery pipeline with Lambda's event-source semantics: the table stream feeds the fan-out, the queue feeds
+ * the worker, and the sweeper runs every 5 minutes (and once at start, for anything a restart left behind).
+ */
+async function startPipeline(
+  input: { localDir: string; dynamoEndpoint: string; sqs: SQSClient; queueUrl: string; queueArn: string },
+  stops: (() => Promise<void>)[],
+) {
+  const [fanout, worker, sweeper] = await Promise.all(
+    ['functions/webhook-fanout/handler.ts', 'functions/delivery-worker/handler.ts', 'functions/delivery-sweeper/handler.ts'].map(
+      async (entry) => (await import(pathToFileURL(join(PROJECT_ROOT, entry)).href)) as { handler: (event: never, context: never) => Promise<unknown> },
+    ),
+  );
+  const workers = startSqsPoller({ sqs: input.sqs, queueUrl: input.queueUrl, queueArn: input.queueArn, handler: worker!.handler as never, concurrency: 4, functionName: 'delivery-worker' });
+  stops.push(() => workers.stop());
+  const stream = await startStreamPoller({
+    endpoint: input.dynamoEndpoint,
+    tableName: LOCAL_TABLE,
+    handler: fanout!.handler as never,
+    checkpointFile: join(input.localDir, 'stream-checkpoints.json'),
+    functionName: 'webhook-fanout',
+  });
+  stops.push(() => stream.stop());
+  const sweep = () => void (sweeper!.handler as () => Promise<unknown>)().catch(() => undefined);
+  const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  sweep();
+  stops.push(async () => clearInterval(timer));
 }
 
 /** Imports each route group's real handler module, as Lambda would, once the environment is set. */

@@ -37,5 +37,6 @@ export function auditEntry(
     target,
     metadata: { ...metadata, credentialKind: principal.kind },
     createdAt: iso(now),
+    accountId: principal.accountId,
   };
 }

@@ -12,6 +12,8 @@ export interface AuditEntry {
   target: string;
   metadata: Record<string, unknown>;
   createdAt: string;
+  /** Stored with the entry for the webhook fan-out (the event's `account`); never part of the API's entry. */
+  accountId?: string;
 }
 
 export const AUDIT_FIELDS: readonly (keyof AuditEntry)[] = ['id', 'action', 'actorSub', 'target', 'metadata', 'createdAt'];

@@ -1,6 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { makeAccessKeyStore } from './access-keys.ts';
 import { makeAuditStore } from './audit.ts';
+import { makeDeliveryStore } from './deliveries.ts';
+import { makeWebhookStore } from './webhooks.ts';
 import { makeCursorKeyLoader, makePager, type Db } from './dynamo.ts';
 import { makeProjectStore } from './projects.ts';
 import { makeSecretStore } from './secrets.ts';
@@ -16,6 +18,8 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
     ...makeAuditStore(pager),
     ...makeSecretStore(db, pager),
     ...makeAccessKeyStore(db, pager),
+    ...makeWebhookStore(db, pager),
+    ...makeDeliveryStore(db, pager),
   };
 }
 

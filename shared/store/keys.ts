@@ -46,6 +46,10 @@ export const keys = {
   /** Reveals counted per credential and minute (fixed window). */
   revealCounter: (credentialId: string, minute: number): ItemKey => ({ PK: `RATE#${credentialId}`, SK: `REVEAL#${minute}` }),
   audit: (workspaceId: string, auditId: string): ItemKey => ({ PK: `${ws(workspaceId)}#AUDIT`, SK: auditId }),
+  webhookEndpoint: (workspaceId: string, endpointId: string): ItemKey => ({ PK: ws(workspaceId), SK: `WHE#${endpointId}` }),
+  /** How many endpoints a workspace has: the 20-endpoint cap is a conditional counter, safe under concurrency. */
+  webhookEndpointCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#WHE_COUNT' }),
+  delivery: (workspaceId: string, deliveryId: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: deliveryId }),
   cursorSigningKey: (): ItemKey => ({ PK: 'SYSTEM', SK: 'CURSOR_KEY' }),
 };
 
@@ -54,6 +58,17 @@ export const gsi1 = {
   allowlistedWorkspace: (workspaceId: string) => ({ GSI1PK: 'ALLOWLIST', GSI1SK: workspaceId }),
   /** Every secret of a workspace, newest first, for search. */
   workspaceSecret: (workspaceId: string, secretId: string) => ({ GSI1PK: `SECRETS#${workspaceId}`, GSI1SK: secretId }),
+  /** Every delivery of an endpoint, newest first. */
+  endpointDelivery: (endpointId: string, deliveryId: string) => ({ GSI1PK: `WHE#${endpointId}`, GSI1SK: deliveryId }),
+};
+
+/** GSI2 keys: pending deliveries by due time, spread over a few partitions so no single one runs hot. */
+export const gsi2 = {
+  DUE_SHARDS: 4,
+  dueDelivery: (deliveryId: string, nextRetryAt: string) => ({
+    GSI2PK: `DUE#${[...deliveryId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % 4}`,
+    GSI2SK: `${nextRetryAt}#${deliveryId}`,
+  }),
 };
 
 /** Key conditions of the Query access patterns: partition key value and sort-key prefix. */
@@ -72,6 +87,12 @@ export const patterns = {
   secretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EKEY#${environmentId}#` }),
   /** GSI1: the workspace's secrets, newest first. */
   secretsByWorkspace: (workspaceId: string) => ({ pk: `SECRETS#${workspaceId}`, indexName: 'GSI1' as const }),
+  webhookEndpointsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'WHE#' }),
+  deliveriesByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: 'whd_' }),
+  /** GSI1: one endpoint's deliveries, newest first. */
+  deliveriesByEndpoint: (endpointId: string) => ({ pk: `WHE#${endpointId}`, indexName: 'GSI1' as const }),
+  /** GSI2: pending deliveries of one shard due before a time. */
+  dueDeliveries: (shard: number) => ({ pk: `DUE#${shard}`, indexName: 'GSI2' as const }),
   /** Every item of one secret's version partition (versions and the purge marker). */
   secretVersionPartition: (workspaceId: string, secretId: string) => `${ws(workspaceId)}#SEC#${secretId}`,
   /** GSI1: every allowlisted workspace (admin CLI only). */
@@ -96,5 +117,8 @@ export const ENTITY = {
   secretVersion: 'SecretVersion',
   secretPurge: 'SecretPurge',
   revealCounter: 'RevealCounter',
+  webhookEndpoint: 'WebhookEndpoint',
+  webhookEndpointCount: 'WebhookEndpointCount',
+  delivery: 'WebhookDelivery',
   cursorSigningKey: 'CursorSigningKey',
 } as const;

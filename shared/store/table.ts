@@ -11,6 +11,8 @@ export const TABLE_DEFINITION = {
   globalSecondaryIndexes: [
     /** Generic inverted/overloaded index: see the README's single-table design for the patterns it serves. */
     { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+    /** Sparse: only pending webhook deliveries, by when they are due (the sweeper's pattern). */
+    { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
   ],
 } as const;
 

@@ -1,9 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import type { JWK } from 'jose';
-import { startLocalStack, type StackInfo } from '../../bin/local/stack.ts';
+import type { StackInfo } from '../../bin/local/stack.ts';
+import { RECEIVER_NAMES, trustedCertificate } from '../support/https-receiver.ts';
 import { startTestIdp } from '../support/jwks.ts';
 
 declare module 'vitest' {
@@ -11,26 +14,69 @@ declare module 'vitest' {
     stack: StackInfo;
     localDir: string;
     idp: { issuer: string; audience: string; signingKeys: { rs256: JWK; es256: JWK } };
+    /** The certificate the local stack trusts (NODE_EXTRA_CA_CERTS): webhook receivers in tests serve with it. */
+    tls: { cert: string; key: string };
   }
 }
 
+/** The local stack's settings for tests: loopback receivers allowed, retry delays and the 24 h window shrunk 10,000×. */
+export const TEST_TIME_SCALE = 0.0001;
+
 /**
- * Starts the real local stack once for all integration tests: DynamoDB Local (in memory) over HTTP, the route-group
- * handlers behind the local API Gateway, and a test identity provider whose JWKS the JWT verifier fetches over TLS.
+ * Starts the real local stack once for all integration tests, as `npm start` does, in its own process: DynamoDB
+ * Local, the local API Gateway, the SQS emulator, the local scheduler and the stream and queue pollers. A test
+ * identity provider serves its JWKS over TLS, and the stack trusts the test certificate through Node's standard
+ * NODE_EXTRA_CA_CERTS, as a deployment trusts a private CA.
  */
 export default async function setup(project: TestProject) {
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
-  const idp = await startTestIdp();
-  Object.assign(process.env, { JWT_ISSUER: idp.issuer, JWT_AUDIENCE: idp.audience, JWT_JWKS_URI: idp.jwksUri });
   const localDir = mkdtempSync(join(tmpdir(), 'secrets-it-'));
-  const stack = await startLocalStack({ localDir, port: 0, persist: false });
-  const { stop, ...info } = stack;
-  project.provide('stack', info);
+  const certificate = trustedCertificate(RECEIVER_NAMES);
+  const caFile = join(localDir, 'test-ca.pem');
+  writeFileSync(caFile, certificate.cert);
+  const idp = await startTestIdp(certificate);
+  const child = spawn(process.execPath, ['bin/local.ts'], {
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOCAL_DIR: localDir,
+      NODE_EXTRA_CA_CERTS: caFile,
+      JWT_ISSUER: idp.issuer,
+      JWT_AUDIENCE: idp.audience,
+      JWT_JWKS_URI: idp.jwksUri,
+      WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8,::1/128',
+      WEBHOOK_TIME_SCALE: String(TEST_TIME_SCALE),
+      POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR',
+    },
+    stdio: ['ignore', openSync(join(localDir, 'stack.log'), 'a'), openSync(join(localDir, 'stack.log'), 'a')],
+  });
+  const stack = await waitForStack(child, localDir);
+  project.provide('stack', stack);
   project.provide('localDir', localDir);
   project.provide('idp', { issuer: idp.issuer, audience: idp.audience, signingKeys: idp.signingKeys });
+  project.provide('tls', certificate);
   return async () => {
-    await stop();
+    if (child.exitCode === null) {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(timer);
+    }
     await idp.close();
     rmSync(localDir, { recursive: true, force: true });
   };
+}
+
+/** Waits for the stack to write stack.json (it does so once everything runs); a stack that exits shows its log. */
+async function waitForStack(child: ChildProcess, localDir: string): Promise<StackInfo> {
+  const file = join(localDir, 'stack.json');
+  const deadline = Date.now() + 120_000;
+  while (!existsSync(file)) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The local stack did not start:\n${readFileSync(join(localDir, 'stack.log'), 'utf8').slice(-4000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as StackInfo;
 }

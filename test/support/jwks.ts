@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:https';
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
-import { selfSignedCertificate, trustCertificate } from './tls.ts';
+
 
 export interface TestIdp {
   issuer: string;
@@ -12,14 +12,16 @@ export interface TestIdp {
   close(): Promise<void>;
 }
 
-/** An identity provider stand-in: an HTTPS JWKS endpoint on loopback with one RS256 and one ES256 key. */
-export async function startTestIdp(): Promise<TestIdp> {
+/**
+ * An identity provider stand-in: an HTTPS JWKS endpoint on loopback with one RS256 and one ES256 key, served with
+ * `certificate`, which whoever verifies tokens must trust.
+ */
+export async function startTestIdp(certificate: { cert: string; key: string }): Promise<TestIdp> {
   const rsa = await generateKeyPair('RS256', { extractable: true });
   const ec = await generateKeyPair('ES256', { extractable: true });
   const publicJwk = async (key: CryptoKey, kid: string, alg: string) => ({ ...(await exportJWK(key)), kid, alg, use: 'sig' });
   const jwks = JSON.stringify({ keys: [await publicJwk(rsa.publicKey, 'rsa-1', 'RS256'), await publicJwk(ec.publicKey, 'ec-1', 'ES256')] });
-  const { cert, key } = selfSignedCertificate();
-  trustCertificate(cert);
+  const { cert, key } = certificate;
   const server = createServer({ cert, key }, (request, response) => {
     if (request.url !== '/.well-known/jwks.json') {
       response.writeHead(404).end();

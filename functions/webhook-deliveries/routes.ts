@@ -1,0 +1,39 @@
+import * as z from 'zod';
+import { idSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
+import { defineRoute, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import type { ROUTE_GROUPS } from '../../shared/routes.ts';
+import type { WebhookService } from '../../shared/services/webhooks.ts';
+
+type RouteKey = (typeof ROUTE_GROUPS)['webhook-deliveries'][number];
+
+const deliveryParams = z.object({ id: idSchema('delivery') });
+
+/** The webhook-deliveries route group: the workspace's delivery log and manual retries. */
+export function makeDeliveryRoutes(service: WebhookService): Record<RouteKey, RouteDefinition> {
+  return {
+    'GET /api/v1/webhook-deliveries': defineRoute({
+      allow: PEOPLE_AND_API_KEYS,
+      query: pageQuerySchema.extend({
+        endpointId: idSchema('webhookEndpoint').optional(),
+        status: z.enum(['pending', 'success', 'failed']).optional(),
+        eventType: z.string().min(1).max(64).optional(),
+      }),
+      handler: async ({ principal, query }) => {
+        const { limit, cursor, ...filter } = query;
+        const page = await service.listDeliveries(principal, filter, { limit, cursor });
+        return { data: page.items, page: { limit, nextCursor: page.nextCursor, hasMore: page.hasMore } };
+      },
+    }),
+    'GET /api/v1/webhook-deliveries/{id}': defineRoute({
+      allow: PEOPLE_AND_API_KEYS,
+      params: deliveryParams,
+      handler: async ({ principal, params }) => ({ data: await service.getDelivery(principal, params.id) }),
+    }),
+    'POST /api/v1/webhook-deliveries/{id}/retry': defineRoute({
+      allow: PEOPLE_AND_API_KEYS,
+      status: 202,
+      params: deliveryParams,
+      handler: async ({ principal, params }) => ({ data: await service.retry(principal, params.id) }),
+    }),
+  };
+}

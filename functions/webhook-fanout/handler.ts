@@ -1,0 +1,12 @@
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { logger } from '../../shared/logger.ts';
+import { runtime } from '../../shared/runtime.ts';
+import { newAttemptToken } from '../../shared/services/webhooks.ts';
+import { makeFanout } from '../../shared/webhooks/fanout.ts';
+import { deliveryQueueFromConfig, enqueueNow } from '../../shared/webhooks/runtime.ts';
+
+const { config, store, clock } = runtime();
+const fanout = makeFanout({ store, enqueue: enqueueNow(deliveryQueueFromConfig(config, clock), clock), newToken: newAttemptToken, log: logger });
+
+/** Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures). */
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanout(event.Records);

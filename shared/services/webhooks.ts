@@ -1,0 +1,180 @@
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../auth/principal.ts';
+import { iso, type Clock } from '../clock.ts';
+import type { Cipher } from '../crypto/envelope.ts';
+import { AlreadyQueuedError, EndpointDisabledError, NotFoundError, ValidationError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { DeliveryStatus, Delivery } from '../store/deliveries.ts';
+import type { Store } from '../store/index.ts';
+import type { EndpointItem, StoredEndpoint } from '../store/webhooks.ts';
+import type { DeliveryMessage } from '../webhooks/delivery-queue.ts';
+import { newSigningSecret, secretHint } from '../webhooks/signature.ts';
+import { auditEntry } from './audit.ts';
+
+type PageRequest = { limit: number; cursor?: string | undefined };
+
+export type WebhookServiceStore = Pick<
+  Store,
+  | 'listEndpointPage'
+  | 'getEndpoint'
+  | 'createEndpoint'
+  | 'updateEndpoint'
+  | 'deleteEndpoint'
+  | 'pendingDeliveryIds'
+  | 'failPending'
+  | 'deleteEndpointDeliveries'
+  | 'listDeliveries'
+  | 'getDelivery'
+  | 'retryNow'
+>;
+
+export interface WebhookServiceDeps {
+  store: WebhookServiceStore;
+  cipher: Cipher;
+  clock: Clock;
+  /** The SSRF guard's verdict on a url (https, resolves only to public addresses). */
+  checkUrl: (url: string) => Promise<{ ok: true } | { ok: false; reason: string }>;
+  /** Queues a delivery attempt (a manual retry: now, through SQS). */
+  enqueue: (message: DeliveryMessage) => Promise<void>;
+}
+
+/** Binds an endpoint's signing secret to its workspace and endpoint (KMS encryption context and GCM data). */
+export function signingSecretContext(workspaceId: string, endpointId: string) {
+  return { workspaceId, endpointId };
+}
+
+/** An endpoint as the API shows it: the signing secret only as its hint. */
+export function endpointView(endpoint: EndpointItem) {
+  const { accountId: _account, ...view } = endpoint;
+  return view;
+}
+
+/** Random attempt tokens: a queued message may start an attempt only while the delivery still carries its token. */
+export function newAttemptToken(): string {
+  return randomBytes(9).toString('base64url');
+}
+
+/** Webhook endpoints and their delivery log, for people and API keys. */
+export function makeWebhookService(deps: WebhookServiceDeps) {
+  const { store, clock } = deps;
+  const ownEndpoint = async (principal: Principal, endpointId: string): Promise<StoredEndpoint> => {
+    const endpoint = await store.getEndpoint(principal.workspaceId, endpointId);
+    if (!endpoint) throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
+    return endpoint;
+  };
+  const checkUrl = async (url: string) => {
+    const verdict = await deps.checkUrl(url);
+    if (!verdict.ok) throw new ValidationError(`url: ${verdict.reason}`);
+  };
+  /** Queued deliveries of a paused endpoint fail, so none is sent once it is off. */
+  const failQueued = async (workspaceId: string, endpointId: string, reason: string) => {
+    const now = iso(clock.now());
+    for (const id of await deps.store.pendingDeliveryIds(endpointId)) await store.failPending(workspaceId, id, reason, now);
+  };
+
+  /** A delivery as the API shows it: every attempt, never the attempt token. */
+  async function getDelivery(principal: Principal, deliveryId: string): Promise<Delivery> {
+    const delivery = await store.getDelivery(principal.workspaceId, deliveryId);
+    if (!delivery) throw new NotFoundError(`webhook delivery ${deliveryId} was not found`);
+    const { body: _body, attemptToken: _token, manual: _manual, ...view } = delivery;
+    return view;
+  }
+
+  return {
+    /** Registers an endpoint; the answer is the only one that carries the full signing secret. */
+    async register(principal: Principal, input: { url: string; events: string[]; description?: string | undefined }) {
+      await checkUrl(input.url);
+      const now = clock.now();
+      const id = newId('webhookEndpoint', now);
+      const secret = newSigningSecret();
+      const endpoint: StoredEndpoint = {
+        id,
+        url: input.url,
+        events: [...new Set(input.events)],
+        description: input.description ?? null,
+        enabled: true,
+        secretHint: secretHint(secret),
+        createdAt: iso(now),
+        updatedAt: iso(now),
+        disabledAt: null,
+        disabledReason: null,
+        consecutiveFailures: 0,
+        failingSince: null,
+        accountId: principal.accountId,
+        sealedSecret: await deps.cipher.encrypt(secret, signingSecretContext(principal.workspaceId, id)),
+      };
+      const audit = auditEntry(principal, 'webhook_endpoint.create', id, { url: endpoint.url, events: endpoint.events }, now);
+      await store.createEndpoint(principal.workspaceId, endpoint, audit);
+      return { ...endpointView(endpoint), secret };
+    },
+
+    async list(principal: Principal, page: PageRequest) {
+      const result = await store.listEndpointPage(principal.workspaceId, page);
+      return { ...result, items: result.items.map(endpointView) };
+    },
+
+    /**
+     * Changes url, events, description or enabled; the signing secret never changes. Pausing fails the queued
+     * deliveries; enabling again (after a pause or an automatic switch-off) clears the failure streak.
+     */
+    async update(principal: Principal, endpointId: string, patch: { url?: string; events?: string[]; description?: string | null; enabled?: boolean }) {
+      const current = await ownEndpoint(principal, endpointId);
+      if (patch.url !== undefined && patch.url !== current.url) await checkUrl(patch.url);
+      const now = clock.now();
+      const next: StoredEndpoint = {
+        ...current,
+        ...(patch.url !== undefined ? { url: patch.url } : {}),
+        ...(patch.events !== undefined ? { events: [...new Set(patch.events)] } : {}),
+        ...(patch.description !== undefined ? { description: patch.description } : {}),
+        updatedAt: iso(now),
+      };
+      if (patch.enabled === false && current.enabled) Object.assign(next, { enabled: false, disabledAt: iso(now), disabledReason: 'paused' });
+      if (patch.enabled === true && !current.enabled) {
+        Object.assign(next, { enabled: true, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null });
+      }
+      const changed = Object.keys(patch).filter((field) => patch[field as keyof typeof patch] !== undefined);
+      await store.updateEndpoint(principal.workspaceId, next, auditEntry(principal, 'webhook_endpoint.update', endpointId, { changed, url: next.url, enabled: next.enabled }, now));
+      if (current.enabled && !next.enabled) await failQueued(principal.workspaceId, endpointId, 'endpoint paused');
+      return endpointView(next);
+    },
+
+    /** Deletes the endpoint and its delivery log. */
+    async delete(principal: Principal, endpointId: string) {
+      const endpoint = await ownEndpoint(principal, endpointId);
+      await store.deleteEndpoint(principal.workspaceId, endpointId, auditEntry(principal, 'webhook_endpoint.delete', endpointId, { url: endpoint.url }, clock.now()));
+      await store.deleteEndpointDeliveries(principal.workspaceId, endpointId);
+      return { id: endpointId, deleted: true as const };
+    },
+
+    async endpointDeliveries(principal: Principal, endpointId: string, page: PageRequest) {
+      await ownEndpoint(principal, endpointId);
+      return store.listDeliveries(principal.workspaceId, { endpointId }, page);
+    },
+
+    listDeliveries: (principal: Principal, filter: { endpointId?: string; status?: DeliveryStatus; eventType?: string }, page: PageRequest) =>
+      store.listDeliveries(principal.workspaceId, filter, page),
+
+    getDelivery,
+
+    /** One more attempt now for a finished delivery: 409 while it is pending or its endpoint is off. */
+    async retry(principal: Principal, deliveryId: string): Promise<Delivery> {
+      const ws = principal.workspaceId;
+      const delivery = await store.getDelivery(ws, deliveryId);
+      if (!delivery) throw new NotFoundError(`webhook delivery ${deliveryId} was not found`);
+      const endpoint = await store.getEndpoint(ws, delivery.endpointId);
+      if (!endpoint?.enabled) throw new EndpointDisabledError(`webhook endpoint ${delivery.endpointId} is disabled; enable it first`);
+      if (delivery.status === 'pending') throw new AlreadyQueuedError(`webhook delivery ${deliveryId} is already queued`);
+      const now = clock.now();
+      const attemptToken = newAttemptToken();
+      const audit = auditEntry(principal, 'webhook_delivery.retry', deliveryId, { endpointId: delivery.endpointId, eventId: delivery.eventId }, now);
+      if (!(await store.retryNow(ws, deliveryId, attemptToken, iso(now), audit))) {
+        throw new AlreadyQueuedError(`webhook delivery ${deliveryId} is already queued`);
+      }
+      // If this send is lost, the sweeper finds the delivery due and queues it again.
+      await deps.enqueue({ workspaceId: ws, deliveryId, attemptToken });
+      return getDelivery(principal, deliveryId);
+    },
+  };
+}
+
+export type WebhookService = ReturnType<typeof makeWebhookService>;

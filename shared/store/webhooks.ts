@@ -1,0 +1,218 @@
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SealedValue } from '../crypto/envelope.ts';
+import { LimitExceededError, NotFoundError } from '../errors.ts';
+import { auditPut, type AuditEntry } from './audit.ts';
+import { conditionFailedAt, getItem, queryAll, send, type Db, type Pager } from './dynamo.ts';
+import { compact, pick } from './items.ts';
+import { ENTITY, keys, patterns } from './keys.ts';
+
+/** A webhook endpoint as stored; `sealedSecret` is its signing secret, envelope-encrypted like a secret value. */
+export interface EndpointItem {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  secretHint: string;
+  createdAt: string;
+  updatedAt: string;
+  disabledAt: string | null;
+  disabledReason: string | null;
+  consecutiveFailures: number;
+  failingSince: string | null;
+  accountId: string;
+}
+
+export type StoredEndpoint = EndpointItem & { sealedSecret: SealedValue };
+
+const FIELDS: readonly (keyof EndpointItem)[] = [
+  'id', 'url', 'events', 'description', 'enabled', 'secretHint', 'createdAt', 'updatedAt',
+  'disabledAt', 'disabledReason', 'consecutiveFailures', 'failingSince', 'accountId',
+];
+
+/** At most this many endpoints per workspace (api.md section 8). */
+export const MAX_ENDPOINTS = 20;
+
+const toEndpoint = (item: Record<string, unknown> | undefined): StoredEndpoint | undefined =>
+  item && { ...pick<EndpointItem>(item, FIELDS)!, consecutiveFailures: Number(item.consecutiveFailures ?? 0), sealedSecret: item.sealedSecret as SealedValue };
+
+/** Webhook endpoints: creation under the per-workspace cap, changes, failure bookkeeping, deletion. */
+export function makeWebhookStore(db: Db, pager: Pager) {
+  const counter = (workspaceId: string, delta: 1 | -1) => ({
+    Update: {
+      TableName: db.tableName,
+      Key: keys.webhookEndpointCount(workspaceId),
+      UpdateExpression: 'ADD #count :delta SET #type = :type',
+      ...(delta === 1 ? { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' } : {}),
+      ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+      ExpressionAttributeValues: { ':delta': delta, ':type': ENTITY.webhookEndpointCount, ...(delta === 1 ? { ':max': MAX_ENDPOINTS } : {}) },
+    },
+  });
+
+  return {
+    async listEndpoints(workspaceId: string): Promise<StoredEndpoint[]> {
+      const { pk, skPrefix } = patterns.webhookEndpointsByWorkspace(workspaceId);
+      const items = await queryAll<Record<string, unknown>>(db, {
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
+        ExpressionAttributeValues: { ':pk': pk, ':p': skPrefix },
+        ConsistentRead: true,
+        ScanIndexForward: false,
+      });
+      return items.map((item) => toEndpoint(item)!);
+    },
+
+    /** The workspace's endpoints, newest first, one page at a time. */
+    async listEndpointPage(workspaceId: string, page: { limit: number; cursor?: string | undefined }) {
+      const result = await pager.queryPage({ scope: `webhooks:${workspaceId}`, ...patterns.webhookEndpointsByWorkspace(workspaceId), ...page });
+      return { ...result, items: result.items.map((item) => toEndpoint(item)!) };
+    },
+
+    async getEndpoint(workspaceId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
+      return toEndpoint(await getItem(db, keys.webhookEndpoint(workspaceId, endpointId)));
+    },
+
+    /** The endpoint, the cap counter and the audit entry together; the 21st endpoint is LIMIT_EXCEEDED. */
+    async createEndpoint(workspaceId: string, endpoint: StoredEndpoint, audit: AuditEntry): Promise<void> {
+      try {
+        await send(
+          db,
+          new TransactWriteCommand({
+            TransactItems: [
+              counter(workspaceId, 1),
+              {
+                Put: {
+                  TableName: db.tableName,
+                  Item: { ...keys.webhookEndpoint(workspaceId, endpoint.id), type: ENTITY.webhookEndpoint, workspaceId, ...compact(endpoint) },
+                  ConditionExpression: 'attribute_not_exists(PK)',
+                },
+              },
+              auditPut(db, workspaceId, audit),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (conditionFailedAt(error, 0)) throw new LimitExceededError(`webhooks: a workspace has at most ${MAX_ENDPOINTS} endpoints`);
+        throw error;
+      }
+    },
+
+    /** Writes the endpoint's new state (the caller merged the change) with its audit entry. */
+    async updateEndpoint(workspaceId: string, endpoint: StoredEndpoint, audit: AuditEntry): Promise<void> {
+      try {
+        await send(
+          db,
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: db.tableName,
+                  Item: { ...keys.webhookEndpoint(workspaceId, endpoint.id), type: ENTITY.webhookEndpoint, workspaceId, ...compact(endpoint) },
+                  ConditionExpression: 'attribute_exists(PK)',
+                },
+              },
+              auditPut(db, workspaceId, audit),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (conditionFailedAt(error, 0)) throw new NotFoundError(`webhook endpoint ${endpoint.id} was not found`);
+        throw error;
+      }
+    },
+
+    async deleteEndpoint(workspaceId: string, endpointId: string, audit: AuditEntry): Promise<void> {
+      try {
+        await send(
+          db,
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: db.tableName,
+                  Key: keys.webhookEndpoint(workspaceId, endpointId),
+                  ConditionExpression: 'attribute_exists(PK)',
+                },
+              },
+              counter(workspaceId, -1),
+              auditPut(db, workspaceId, audit),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (conditionFailedAt(error, 0)) throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
+        throw error;
+      }
+    },
+
+    /** Counts a failed attempt: the streak grows and `failingSince` is set by the first failure of a streak. */
+    async recordEndpointFailure(workspaceId: string, endpointId: string, now: string): Promise<StoredEndpoint | undefined> {
+      try {
+        const out = await send<{ Attributes?: Record<string, unknown> }>(
+          db,
+          new UpdateCommand({
+            TableName: db.tableName,
+            Key: keys.webhookEndpoint(workspaceId, endpointId),
+            UpdateExpression: 'ADD consecutiveFailures :one SET failingSince = if_not_exists(failingSince, :now)',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':one': 1, ':now': now },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toEndpoint(out.Attributes);
+      } catch (error) {
+        if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
+        throw error;
+      }
+    },
+
+    /** A success ends the streak. */
+    async recordEndpointSuccess(workspaceId: string, endpointId: string): Promise<void> {
+      try {
+        await send(
+          db,
+          new UpdateCommand({
+            TableName: db.tableName,
+            Key: keys.webhookEndpoint(workspaceId, endpointId),
+            UpdateExpression: 'SET consecutiveFailures = :zero REMOVE failingSince',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':zero': 0 },
+          }),
+        );
+      } catch (error) {
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      }
+    },
+
+    /**
+     * Switches an enabled endpoint off for failing, with its `webhook_endpoint.disabled` audit entry (whose stream
+     * record makes the fan-out tell the workspace's other endpoints). Answers false when it was already off.
+     */
+    async autoDisableEndpoint(workspaceId: string, endpointId: string, disabledAt: string, reason: string, audit: AuditEntry): Promise<boolean> {
+      try {
+        await send(
+          db,
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: db.tableName,
+                  Key: keys.webhookEndpoint(workspaceId, endpointId),
+                  UpdateExpression: 'SET enabled = :false, disabledAt = :at, disabledReason = :reason, updatedAt = :at',
+                  ConditionExpression: 'enabled = :true',
+                  ExpressionAttributeValues: { ':false': false, ':true': true, ':at': disabledAt, ':reason': reason },
+                },
+              },
+              auditPut(db, workspaceId, audit),
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (conditionFailedAt(error, 0)) return false;
+        throw error;
+      }
+    },
+  };
+}
+
+export type WebhookStore = ReturnType<typeof makeWebhookStore>;

@@ -1,0 +1,100 @@
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Clock } from '../clock.ts';
+import { isId } from '../ids.ts';
+import { translateAwsError, type OneTimeScheduler } from './scheduler.ts';
+
+/** What the delivery queue carries: which delivery to attempt, never its payload or the endpoint's secret. */
+export interface DeliveryMessage {
+  workspaceId: string;
+  deliveryId: string;
+  /** Names one scheduled attempt; the worker ignores a message whose token is no longer the delivery's current one. */
+  attemptToken: string;
+}
+
+/**
+ * The longest attempt token. `whd_` + ULID (30) + `-` + token must fit EventBridge Scheduler's 64-character names,
+ * and the token must use only characters those names allow.
+ */
+export const MAX_ATTEMPT_TOKEN_LENGTH = 33;
+const ATTEMPT_TOKEN = new RegExp(`^[0-9A-Za-z_-]{1,${MAX_ATTEMPT_TOKEN_LENGTH}}$`);
+const KEYS = ['workspaceId', 'deliveryId', 'attemptToken'] as const;
+
+/** SQS's own ceiling for DelaySeconds; longer waits go through the scheduler. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+
+/** True for a well-formed message: exactly the three keys, each a well-formed value. */
+function isDeliveryMessage(value: unknown): value is DeliveryMessage {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length !== KEYS.length || !KEYS.every((key) => typeof record[key] === 'string')) return false;
+  const { workspaceId, deliveryId, attemptToken } = record as unknown as DeliveryMessage;
+  return isId('workspace', workspaceId) && isId('delivery', deliveryId) && ATTEMPT_TOKEN.test(attemptToken);
+}
+
+/**
+ * Reads a queue message body strictly: JSON with exactly `workspaceId` (`ws_`), `deliveryId` (`whd_`) and
+ * `attemptToken`, nothing else. Anything else answers undefined, so the worker can drop it rather than retry it.
+ */
+export function parseDeliveryMessage(body: string): DeliveryMessage | undefined {
+  if (typeof body !== 'string' || body.length > 1024) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (!isDeliveryMessage(value)) return undefined;
+  return { workspaceId: value.workspaceId, deliveryId: value.deliveryId, attemptToken: value.attemptToken };
+}
+
+/** The message body, keys always in the same order. */
+export function formatDeliveryMessage(message: DeliveryMessage): string {
+  if (!isDeliveryMessage(message)) throw new Error('Invalid delivery message: expected ws_ and whd_ ids and a short attempt token');
+  return JSON.stringify({ workspaceId: message.workspaceId, deliveryId: message.deliveryId, attemptToken: message.attemptToken });
+}
+
+/** DelaySeconds for an attempt due at `at`: whole seconds, rounded up so it is never early, within SQS's 0–900. */
+export function delaySecondsUntil(at: number, now: number): number {
+  const seconds = Math.ceil((at - now) / 1000);
+  return Number.isFinite(seconds) ? Math.min(MAX_SQS_DELAY_SECONDS, Math.max(0, seconds)) : 0;
+}
+
+/** When an attempt is due and which channel carries it there. */
+export interface EnqueueOptions {
+  /** When the attempt is due (epoch ms). */
+  at: number;
+  /** The caller's choice of channel: SQS DelaySeconds for steps up to 15 minutes, the scheduler beyond. */
+  viaScheduler: boolean;
+}
+
+/** Puts delivery attempts on the queue, now or later. */
+export interface DeliveryQueue {
+  enqueue(message: DeliveryMessage, options: EnqueueOptions): Promise<void>;
+}
+
+/**
+ * Puts delivery attempts on the delivery queue, now or later. A scheduled attempt is named
+ * `<deliveryId>-<attemptToken>`, so enqueueing the same attempt twice schedules it once.
+ */
+export function makeDeliveryQueue(deps: { sqs: SQSClient; queueUrl: string; scheduler: OneTimeScheduler; clock: Clock }): DeliveryQueue {
+  return {
+    async enqueue(message, { at, viaScheduler }) {
+      const messageBody = formatDeliveryMessage(message);
+      if (viaScheduler) {
+        await deps.scheduler.schedule({ name: `${message.deliveryId}-${message.attemptToken}`, at, messageBody });
+        return;
+      }
+      const command = new SendMessageCommand({
+        QueueUrl: deps.queueUrl,
+        MessageBody: messageBody,
+        DelaySeconds: delaySecondsUntil(at, deps.clock.now()),
+      });
+      try {
+        await deps.sqs.send(command);
+      } catch (error) {
+        translateAwsError(error, 'SQS');
+      }
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import type { IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { checkTarget, hostOf, systemLookup } from './ssrf.ts';
+import type { AllowedCidrs, LookupAll, TargetCheck } from './ssrf.ts';
+
+/** One delivery attempt as the attempt log records it. */
+export type AttemptResult = {
+  ok: boolean;
+  /** The receiver's status, or null when no answer arrived (blocked, DNS, connection, TLS, timeout before headers). */
+  statusCode: number | null;
+  durationMs: number;
+  /** Human-readable cause of a failure; never holds the request body or a header value. */
+  error: string | null;
+  /** At most 256 characters of the receiver's answer, control characters flattened; absent when it was empty. */
+  responseSnippet?: string;
+};
+
+/** What `sendWebhook` needs; the caller supplies every header but Host, Content-Length and User-Agent. */
+export type WebhookRequest = {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  allow: AllowedCidrs;
+  /** Deadline for the whole exchange, DNS to the last body byte read (default 10 000, api.md section 6). */
+  timeoutMs?: number;
+  /** How much of the answer is read before the connection is dropped (default 4096). */
+  maxResponseBytes?: number;
+  lookup?: LookupAll;
+};
+
+const USER_AGENT = 'secrets-service-webhooks/1.0';
+const SNIPPET_CHARS = 256;
+const LOCATION_CHARS = 200;
+
+const NETWORK_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
+/**
+ * Makes one delivery attempt: resolves the host once, checks every address with the SSRF guard, then POSTs to the
+ * first checked address (never re-resolving, so DNS rebinding cannot swap it) with SNI and Host of the original
+ * name. Redirects are not followed; only 2xx succeeds. Never throws: every failure is an `AttemptResult`.
+ */
+export async function sendWebhook(request: WebhookRequest): Promise<AttemptResult> {
+  const started = performance.now();
+  const timeoutMs = request.timeoutMs ?? 10_000;
+  // One deadline for the whole exchange: per-socket idle timeouts would let a receiver trickle bytes for ever.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const progress: { statusCode: number | null } = { statusCode: null };
+  try {
+    const outcome = await attempt(request, deadline.signal, progress);
+    return { ...outcome, durationMs: elapsedSince(started) };
+  } catch (error) {
+    const message = deadline.signal.aborted ? `timed out after ${timeoutMs / 1000} s` : describeError(error);
+    return { ok: false, statusCode: progress.statusCode, durationMs: elapsedSince(started), error: message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type Outcome = Omit<AttemptResult, 'durationMs'>;
+
+async function attempt(request: WebhookRequest, signal: AbortSignal, progress: { statusCode: number | null }): Promise<Outcome> {
+  const url = URL.parse(request.url);
+  if (url === null || url.protocol !== 'https:') return failure('blocked: url is not a valid https url');
+  const host = hostOf(url);
+  const target = await beforeDeadline(checkTarget(host, request.allow, request.lookup ?? systemLookup), signal);
+  if (target.kind === 'unresolved') return failure(`DNS: ${target.code}`);
+  if (target.kind === 'blocked') return failure(blockedMessage(host, target));
+  const response = await post(url, target.addresses[0]!, request, signal);
+  const statusCode = response.statusCode ?? 0;
+  progress.statusCode = statusCode;
+  if (statusCode >= 300 && statusCode < 400) {
+    response.destroy();
+    return { ...failure(redirectMessage(statusCode, response.headers.location)), statusCode };
+  }
+  const snippet = toSnippet(await readCapped(response, request.maxResponseBytes ?? 4096));
+  const ok = statusCode >= 200 && statusCode < 300;
+  const result: Outcome = { ok, statusCode, error: ok ? null : `HTTP ${statusCode}` };
+  return snippet === undefined ? result : { ...result, responseSnippet: snippet };
+}
+
+/** POSTs to the checked IP; `servername` and `Host` carry the original name so TLS verifies the name, not the IP. */
+function post(url: URL, address: string, request: WebhookRequest, signal: AbortSignal): Promise<IncomingMessage> {
+  const host = hostOf(url);
+  return new Promise((resolve, reject) => {
+    const outgoing = https.request(
+      {
+        host: address,
+        port: url.port === '' ? 443 : Number(url.port),
+        path: `${url.pathname}${url.search}`,
+        method: 'POST',
+        // SNI must not carry an IP literal (RFC 6066); certificate checks then use the IP itself.
+        servername: isIP(host) === 0 ? host : '',
+        // Ours come last so a caller's header cannot redirect the Host or misstate the length.
+        headers: {
+          ...request.headers,
+          'User-Agent': USER_AGENT,
+          'Content-Length': String(Buffer.byteLength(request.body)),
+          Host: url.host,
+        },
+        agent: false,
+        signal,
+      },
+      resolve,
+    );
+    outgoing.on('error', reject);
+    outgoing.end(request.body);
+  });
+}
+
+/** Reads at most `maxBytes` of the answer and then drops the connection, so a huge answer costs nothing. */
+async function readCapped(response: IncomingMessage, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // Leaving the loop early destroys the stream (and, with agent: false, the socket).
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= maxBytes) break;
+  }
+  return Buffer.concat(chunks).subarray(0, maxBytes);
+}
+
+/** Rejects when the deadline passes: `dns.lookup` cannot be cancelled, but the attempt must not wait for it. */
+function beforeDeadline(work: Promise<TargetCheck>, signal: AbortSignal): Promise<TargetCheck> {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new Error('deadline'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function blockedMessage(host: string, target: { address: string; reason: string }): string {
+  const subject = host === target.address ? host : `${host} resolves to ${target.address}`;
+  return `blocked: ${subject} (${target.reason})`;
+}
+
+function redirectMessage(statusCode: number, location: string | undefined): string {
+  if (location === undefined) return `redirect (${statusCode}) not followed`;
+  const shown = location.length > LOCATION_CHARS ? `${location.slice(0, LOCATION_CHARS)}…` : location;
+  return `redirect (${statusCode}) to ${flatten(shown)} not followed`;
+}
+
+function toSnippet(body: Buffer): string | undefined {
+  const text = flatten(body.toString('utf8')).trim().slice(0, SNIPPET_CHARS);
+  return text === '' ? undefined : text;
+}
+
+/** Control characters would break log lines and the console's one-line attempt view. */
+function flatten(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+}
+
+/** Maps a network error to a stable phrase from its code alone; messages can quote more than we want to keep. */
+function describeError(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return 'network error';
+  const known = NETWORK_ERRORS[code];
+  if (known !== undefined) return known;
+  if (/CERT|SSL|TLS|SIGNATURE|^EPROTO$/.test(code)) return `TLS: ${code}`;
+  if (code.startsWith('HPE_')) return `invalid HTTP response (${code})`;
+  return `network error: ${code}`;
+}
+
+function failure(error: string): Outcome {
+  return { ok: false, statusCode: null, error };
+}
+
+function elapsedSince(started: number): number {
+  return Math.round(performance.now() - started);
+}

@@ -1,0 +1,32 @@
+import { iso, type Clock } from '../clock.ts';
+import { newAttemptToken } from '../services/webhooks.ts';
+import type { Store } from '../store/index.ts';
+import type { DeliveryMessage } from './delivery-queue.ts';
+
+export interface SweeperDeps {
+  store: Pick<Store, 'dueDeliveries' | 'requeue'>;
+  enqueue: (message: DeliveryMessage, options: { at: number; viaScheduler: boolean }) => Promise<void>;
+  clock: Clock;
+  /** How far past due a pending delivery must be before it counts as lost. */
+  graceMs: number;
+}
+
+/**
+ * Nothing stays pending forever: a queue message or schedule lost between the DynamoDB update and its send (a
+ * crash, a throttle) leaves a pending delivery past due. Each one found gets a fresh attempt token by a
+ * conditional swap of the token it was seen with, and a message now; the old message, should it still arrive,
+ * no longer matches and is dropped, so nothing is sent twice by the sweep. Answers how many were re-queued.
+ */
+export function makeSweeper(deps: SweeperDeps) {
+  return async (): Promise<number> => {
+    const now = deps.clock.now();
+    let requeued = 0;
+    for (const due of await deps.store.dueDeliveries(iso(now - deps.graceMs))) {
+      const attemptToken = newAttemptToken();
+      if (!(await deps.store.requeue(due.workspaceId, due.id, due.attemptToken, attemptToken, iso(now)))) continue;
+      await deps.enqueue({ workspaceId: due.workspaceId, deliveryId: due.id, attemptToken }, { at: now, viaScheduler: false });
+      requeued++;
+    }
+    return requeued;
+  };
+}

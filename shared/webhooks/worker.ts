@@ -1,0 +1,130 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { iso, type Clock } from '../clock.ts';
+import type { Cipher } from '../crypto/envelope.ts';
+import { newId } from '../ids.ts';
+import { newAttemptToken, signingSecretContext } from '../services/webhooks.ts';
+import type { AuditEntry } from '../store/audit.ts';
+import type { AttemptEntry, StoredDelivery } from '../store/deliveries.ts';
+import type { Store } from '../store/index.ts';
+import type { StoredEndpoint } from '../store/webhooks.ts';
+import type { DeliveryMessage } from './delivery-queue.ts';
+import { failureReason, type DeliveryMetrics } from './metrics.ts';
+import { nextAttempt, shouldAutoDisable } from './policy.ts';
+import type { AttemptResult } from './sender.ts';
+import { signatureHeader } from './signature.ts';
+
+export interface WorkerDeps {
+  store: Pick<
+    Store,
+    'getDelivery' | 'getEndpoint' | 'claimAttempt' | 'recordAttempt' | 'failPending' | 'recordEndpointFailure' | 'recordEndpointSuccess' | 'autoDisableEndpoint' | 'pendingDeliveryIds'
+  >;
+  cipher: Cipher;
+  clock: Clock;
+  /** One POST through the SSRF-guarded sender. */
+  send: (request: { url: string; body: string; headers: Record<string, string> }) => Promise<AttemptResult>;
+  enqueue: (message: DeliveryMessage, options: { at: number; viaScheduler: boolean }) => Promise<void>;
+  timeScale: number;
+  metrics: DeliveryMetrics;
+  log: Logger;
+}
+
+export type WorkOutcome = 'success' | 'retry' | 'failed' | 'dropped';
+
+/**
+ * The delivery worker: one attempt per queue message. The delivery item decides: a message whose token the
+ * delivery no longer carries (already sent, failed, re-queued by a manual retry or the sweeper) is dropped without a
+ * send; otherwise the worker claims the attempt with a conditional swap of the token, sends, records the attempt
+ * and either finishes the delivery or schedules the next attempt with a fresh token.
+ */
+export function makeWorker(deps: WorkerDeps) {
+  const { store, clock } = deps;
+
+  async function attempt(ws: string, delivery: StoredDelivery, endpoint: StoredEndpoint, claim: string): Promise<WorkOutcome> {
+    const secret = await deps.cipher.decrypt(endpoint.sealedSecret, signingSecretContext(ws, endpoint.id));
+    const number = delivery.attempts + 1;
+    const startedAt = clock.now();
+    const result = await deps.send({
+      url: endpoint.url,
+      body: delivery.body,
+      headers: {
+        'Content-Type': 'application/json',
+        'Service-Signature': signatureHeader(secret, delivery.body, Math.floor(startedAt / 1000)),
+        'Service-Event-Id': delivery.eventId,
+        'Service-Event-Type': delivery.eventType,
+        'Service-Delivery-Id': delivery.id,
+        'Service-Delivery-Attempt': String(number),
+      },
+    });
+    const entry: AttemptEntry = { attempt: number, at: iso(startedAt), statusCode: result.statusCode, durationMs: result.durationMs, error: result.error };
+    deps.metrics.attempt({ ok: result.ok, latencyMs: result.durationMs, ...(result.ok ? {} : { reason: failureReason(result) }) });
+    if (result.ok) {
+      await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'success' });
+      if (endpoint.consecutiveFailures > 0) await store.recordEndpointSuccess(ws, endpoint.id);
+      return 'success';
+    }
+    const outcome = await scheduleNext(ws, delivery, claim, entry);
+    await countFailure(ws, endpoint);
+    return outcome;
+  }
+
+  /** The next attempt after a failure, or `failed` after the last one (a manual retry is a single attempt). */
+  async function scheduleNext(ws: string, delivery: StoredDelivery, claim: string, entry: AttemptEntry): Promise<WorkOutcome> {
+    const next = delivery.manual ? undefined : nextAttempt(entry.attempt, clock.now(), deps.timeScale);
+    if (!next) {
+      await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'failed' });
+      if (!delivery.manual) deps.metrics.exhausted();
+      return 'failed';
+    }
+    const attemptToken = newAttemptToken();
+    const recorded = await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'pending', nextRetryAt: iso(next.at), attemptToken });
+    // A lost claim (the endpoint was paused meanwhile) schedules nothing; a lost send is found by the sweeper.
+    if (!recorded) return 'dropped';
+    await deps.enqueue({ workspaceId: ws, deliveryId: delivery.id, attemptToken }, next);
+    deps.metrics.retryScheduled(next.viaScheduler ? 'scheduler' : 'sqs');
+    return 'retry';
+  }
+
+  /** Grows the endpoint's failure streak and switches it off once the streak is long and old enough. */
+  async function countFailure(ws: string, endpoint: StoredEndpoint): Promise<void> {
+    const now = clock.now();
+    const updated = await store.recordEndpointFailure(ws, endpoint.id, iso(now));
+    if (!updated?.enabled || !shouldAutoDisable(updated.consecutiveFailures, updated.failingSince, now, deps.timeScale)) return;
+    const disabledAt = iso(now);
+    const disabledReason = `${updated.consecutiveFailures} failed attempts in a row since ${updated.failingSince}`;
+    const audit: AuditEntry = {
+      id: newId('audit', now),
+      action: 'webhook_endpoint.disabled',
+      actorSub: 'system',
+      target: endpoint.id,
+      metadata: { url: updated.url, disabledAt, disabledReason, consecutiveFailures: updated.consecutiveFailures, failingSince: updated.failingSince },
+      createdAt: disabledAt,
+      accountId: endpoint.accountId,
+    };
+    if (!(await store.autoDisableEndpoint(ws, endpoint.id, disabledAt, disabledReason, audit))) return;
+    deps.metrics.autoDisabled();
+    deps.log.warn('webhook endpoint switched off', { endpointId: endpoint.id, consecutiveFailures: updated.consecutiveFailures });
+    for (const id of await store.pendingDeliveryIds(endpoint.id)) await store.failPending(ws, id, 'endpoint switched off after repeated failures', disabledAt);
+  }
+
+  return async (message: DeliveryMessage): Promise<WorkOutcome> => {
+    const ws = message.workspaceId;
+    const delivery = await store.getDelivery(ws, message.deliveryId);
+    if (!delivery || delivery.status !== 'pending' || delivery.attemptToken !== message.attemptToken) {
+      deps.metrics.dropped();
+      return 'dropped';
+    }
+    const endpoint = await store.getEndpoint(ws, delivery.endpointId);
+    if (!endpoint?.enabled) {
+      await store.failPending(ws, delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', iso(clock.now()));
+      deps.metrics.dropped();
+      return 'dropped';
+    }
+    const claim = newAttemptToken();
+    const claimed = await store.claimAttempt(ws, delivery.id, message.attemptToken, claim, iso(clock.now()));
+    if (!claimed) {
+      deps.metrics.dropped();
+      return 'dropped';
+    }
+    return attempt(ws, claimed, endpoint, claim);
+  };
+}
