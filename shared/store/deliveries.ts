@@ -63,7 +63,7 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
           Key: keys.delivery(workspaceId, deliveryId),
           UpdateExpression: `SET ${input.set}${input.remove ? ` REMOVE ${input.remove}` : ''}`,
           ConditionExpression: input.condition,
-          ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+          ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: input.values,
           ReturnValues: 'ALL_NEW',
         }),
@@ -208,7 +208,11 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
       const result = await pager.queryPage<Record<string, unknown>>({
         scope: `deliveries:${workspaceId}:${JSON.stringify(filter)}`,
         ...source,
-        filter: { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: values },
+        filter: {
+          FilterExpression: conditions.join(' AND '),
+          ...(filter.status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+          ExpressionAttributeValues: values,
+        },
         ...page,
       });
       return { ...result, items: result.items.map(toDelivery) };

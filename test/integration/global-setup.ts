@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -63,6 +63,8 @@ export default async function setup(project: TestProject) {
       clearTimeout(timer);
     }
     await idp.close();
+    // The stack's own log outlives the run, for reading after a failure.
+    copyFileSync(join(localDir, 'stack.log'), join(tmpdir(), 'secrets-it-stack.log'));
     rmSync(localDir, { recursive: true, force: true });
   };
 }

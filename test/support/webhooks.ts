@@ -1,0 +1,41 @@
+import { inject } from 'vitest';
+import { startHttpsReceiver, type ReceiverBehaviour } from './https-receiver.ts';
+import { call } from './api.ts';
+
+/** An HTTPS receiver the local stack trusts (its certificate is in the stack's NODE_EXTRA_CA_CERTS). */
+export function startReceiver(behaviour: ReceiverBehaviour = {}) {
+  return startHttpsReceiver(behaviour, inject('tls'));
+}
+
+/** Registers an endpoint and answers its record with the one-time secret. */
+export async function registerEndpoint(token: string, url: string, events: string[] = ['service.secret.create', 'service.secret.rotate', 'service.secret.reveal', 'service.secret.delete']) {
+  const answer = await call('POST', '/api/v1/webhooks', { token, body: { url, events } });
+  if (answer.status !== 201) throw new Error(`registration failed: ${JSON.stringify(answer.body)}`);
+  return answer.body.data as { id: string; secret: string; secretHint: string; url: string; events: string[] };
+}
+
+/** Polls `probe` until it answers something truthy, or fails after `timeoutMs`. */
+export async function waitFor<T>(probe: () => Promise<T | undefined | false | null>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** One endpoint's deliveries through the API, newest first. */
+export async function deliveriesOf(token: string, endpointId: string) {
+  return (await call('GET', `/api/v1/webhooks/${endpointId}/deliveries?limit=200`, { token })).body.data as {
+    id: string;
+    status: string;
+    attempts: number;
+    eventId: string;
+    eventType: string;
+    lastError: string | null;
+    statusCode: number | null;
+    nextRetryAt: string | null;
+    attemptLog: { attempt: number; at: string; statusCode: number | null; durationMs: number; error: string | null }[];
+  }[];
+}
