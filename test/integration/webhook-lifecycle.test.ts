@@ -1,0 +1,274 @@
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import Stripe from 'stripe';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { logger } from '../../shared/logger.ts';
+import { makeCipher } from '../../shared/crypto/envelope.ts';
+import { makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
+import { makeSqsClient } from '../../shared/clients/sqs.ts';
+import { newAttemptToken } from '../../shared/services/webhooks.ts';
+import { makeDeliveryQueue, type DeliveryMessage } from '../../shared/webhooks/delivery-queue.ts';
+import { makeFanout } from '../../shared/webhooks/fanout.ts';
+import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
+import { sendWebhook } from '../../shared/webhooks/sender.ts';
+import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
+import { makeWorker } from '../../shared/webhooks/worker.ts';
+import { call, localStore, newWorkspace } from '../support/api.ts';
+import type { HttpsReceiver } from '../support/https-receiver.ts';
+import { newEnvironment } from '../support/secrets.ts';
+import { deliveriesOf, registerEndpoint, startReceiver, waitFor } from '../support/webhooks.ts';
+import { join } from 'node:path';
+import { toLambdaRecord } from '../../bin/local/stream-poller.ts';
+
+const stripe = new Stripe('sk_test_unused');
+const receivers: HttpsReceiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+async function workspaceWithEnvironment() {
+  const ws = await newWorkspace();
+  const { environment } = await newEnvironment(ws.apiKey, { project: 'life', environment: 'prod' });
+  const write = (key: string) => call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } });
+  return { ws, write };
+}
+
+/** The local stack's delivery queue, from this test process. */
+function stackQueue() {
+  const stack = inject('stack');
+  return makeDeliveryQueue({
+    sqs: makeSqsClient({ endpoint: stack.sqsEndpoint }),
+    queueUrl: stack.queueUrl,
+    scheduler: { schedule: async () => Promise.reject(new Error('not used')) },
+    clock: { now: () => Date.now() },
+  });
+}
+
+describe('endpoint switch-off and pause', () => {
+  it('switches off an endpoint after 20 failures spanning the (scaled) 24 hours, fails its queue and tells the other endpoint', async () => {
+    const { ws, write } = await workspaceWithEnvironment();
+    const failing = await startReceiver({ status: 503 });
+    const watcher = await startReceiver();
+    receivers.push(failing, watcher);
+    const bad = await registerEndpoint(ws.apiKey, `${failing.origin}/bad`, ['service.secret.create']);
+    const good = await registerEndpoint(ws.apiKey, `${watcher.origin}/watch`, ['service.webhook_endpoint.disabled']);
+    // Events keep coming, so failures go on past the (scaled) 24-hour window.
+    let writes = 0;
+    const writing = (async () => {
+      for (; writes < 40; writes++) {
+        const endpoint = await localStore().store.getEndpoint(ws.workspaceId, bad.id);
+        if (!endpoint?.enabled) return;
+        await write(`K${writes}`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    })();
+
+    // A short outage never switches off: 20 failures within the window leave the endpoint on.
+    const streak = await waitFor(async () => {
+      const endpoint = await localStore().store.getEndpoint(ws.workspaceId, bad.id);
+      return endpoint && endpoint.consecutiveFailures >= 20 ? endpoint : undefined;
+    }, 30_000, '20 failures');
+    if (Date.now() - Date.parse(streak.failingSince!) < 0.8 * 86_400_000 * 0.0001) expect(streak.enabled).toBe(true);
+
+    const off = await waitFor(async () => {
+      const list = (await call('GET', '/api/v1/webhooks', { token: ws.apiKey })).body.data as { id: string; enabled: boolean }[];
+      return list.find((e) => e.id === bad.id && !e.enabled);
+    }, 40_000, 'the switch-off');
+    await writing;
+    expect(off).toMatchObject({ enabled: false, disabledAt: expect.any(String), disabledReason: expect.stringMatching(/failed attempts in a row/) });
+    expect((off as unknown as { consecutiveFailures: number }).consecutiveFailures).toBeGreaterThanOrEqual(20);
+    expect(Date.parse((off as unknown as { disabledAt: string }).disabledAt) - Date.parse((off as unknown as { failingSince: string }).failingSince)).toBeGreaterThanOrEqual(86_400_000 * 0.0001);
+
+    const notice = await waitFor(async () => watcher.requests[0], 20_000, 'the disabled event');
+    const event = stripe.webhooks.constructEvent(notice.body, notice.headers['service-signature'] as string, good.secret) as unknown as Record<string, any>;
+    expect(event.type).toBe('service.webhook_endpoint.disabled');
+    expect(event.data).toMatchObject({ endpointId: bad.id, url: bad.url, disabledReason: expect.any(String), consecutiveFailures: expect.any(Number), failingSince: expect.any(String) });
+    const deliveries = await waitFor(async () => {
+      const list = await deliveriesOf(ws.apiKey, bad.id);
+      return list.every((d) => d.status === 'failed') ? list : undefined;
+    }, 10_000, 'the queue to fail');
+    // Writes fanned out after the switch-off make no delivery for it.
+    expect(deliveries.length).toBeGreaterThanOrEqual(1);
+    expect(deliveries.length).toBeLessThanOrEqual(writes);
+    const audit = await localStore().store.listAudit(ws.workspaceId, { limit: 5 }, { action: 'webhook_endpoint.disabled' });
+    expect(audit.items[0]).toMatchObject({ target: bad.id, actorSub: 'system' });
+
+    // Enabling again clears the streak; no event went to the switched-off endpoint itself.
+    const enabled = await call('PATCH', `/api/v1/webhooks/${bad.id}`, { token: ws.apiKey, body: { enabled: true } });
+    expect(enabled.body.data).toMatchObject({ enabled: true, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null });
+    expect(failing.requests.every((r) => r.headers['service-event-type'] === 'service.secret.create')).toBe(true);
+  }, 90_000);
+
+  it('pausing fails queued deliveries, queues nothing while paused, and re-enabling clears the streak', async () => {
+    const { ws, write } = await workspaceWithEnvironment();
+    const receiver = await startReceiver({ status: 500 });
+    receivers.push(receiver);
+    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/p`, ['service.secret.create']);
+    await write('BEFORE');
+    await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.attempts >= 1 && d.status === 'pending'));
+    const paused = await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: false } });
+    expect(paused.body.data).toMatchObject({ enabled: false, disabledReason: 'paused', consecutiveFailures: expect.any(Number) });
+    const [failed] = await deliveriesOf(ws.apiKey, endpoint.id);
+    expect(failed).toMatchObject({ status: 'failed', lastError: 'endpoint paused', nextRetryAt: null });
+    const sent = receiver.requests.length;
+    await write('WHILE_PAUSED');
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect(await deliveriesOf(ws.apiKey, endpoint.id)).toHaveLength(1);
+    expect(receiver.requests.length).toBe(sent);
+    const resumed = await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: true } });
+    expect(resumed.body.data).toMatchObject({ enabled: true, consecutiveFailures: 0, failingSince: null, disabledAt: null });
+  }, 30_000);
+});
+
+/** Every stream record of the local table so far, as Lambda would deliver them. */
+async function streamRecords(): Promise<DynamoDBRecord[]> {
+  const { dynamodbEndpoint, tableName } = inject('stack');
+  const config = { endpoint: dynamodbEndpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
+  const arn = (await new DynamoDBClient(config).send(new DescribeTableCommand({ TableName: tableName }))).Table!.LatestStreamArn!;
+  const streams = new DynamoDBStreamsClient(config);
+  const records: DynamoDBRecord[] = [];
+  for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription!.Shards!) {
+    let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+    for (let page = 0; iterator && page < 500; page++) {
+      const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+      records.push(...(out.Records ?? []).map((record) => toLambdaRecord(record, arn)));
+      if (!out.Records?.length) break;
+      iterator = out.NextShardIterator;
+    }
+  }
+  return records;
+}
+
+describe('at-least-once bookkeeping', () => {
+  it('makes no duplicate delivery and no second event id when a stream batch is processed again', async () => {
+    const { ws, write } = await workspaceWithEnvironment();
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/d`, ['service.secret.create']);
+    const secretId = (await write('ONCE')).body.data.id;
+    await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id))[0]?.status === 'success');
+    const batch = (await streamRecords()).filter((r) => r.dynamodb?.NewImage?.target?.S === secretId);
+    expect(batch.length).toBeGreaterThan(0);
+    const queued: DeliveryMessage[] = [];
+    const fanout = makeFanout({ store: localStore().store, enqueue: async (m) => void queued.push(m), newToken: newAttemptToken, log: logger });
+    expect(await fanout(batch)).toEqual({ batchItemFailures: [] });
+    expect(await fanout([...batch, ...batch])).toEqual({ batchItemFailures: [] });
+    expect(queued).toEqual([]);
+    const deliveries = await deliveriesOf(ws.apiKey, endpoint.id);
+    expect(deliveries).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('re-queues, through the sweeper, a delivery whose queue message was lost, and sends it exactly once', async () => {
+    const { ws } = await workspaceWithEnvironment();
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/s`, ['service.secret.rotate']);
+    const workspace = await localStore().store.getWorkspace(ws.workspaceId);
+    // An audit record the table never had, so only this fan-out sees it; its queue message is dropped.
+    const createdAt = new Date(Date.now() - 10 * 60_000).toISOString();
+    const record = {
+      eventName: 'INSERT',
+      dynamodb: {
+        SequenceNumber: '1',
+        NewImage: {
+          type: { S: 'AuditEntry' }, id: { S: 'aud_01M7ZJ0000000000000000SWEP' }, action: { S: 'secret.rotate' }, actorSub: { S: ws.apiKeyId },
+          target: { S: 'sec_01M7ZJ0000000000000000SWEP' }, createdAt: { S: createdAt }, workspaceId: { S: ws.workspaceId }, accountId: { S: workspace!.accountId },
+          metadata: { M: { key: { S: 'LOST' }, version: { N: '2' }, projectId: { S: 'proj_x' }, environmentId: { S: 'env_x' } } },
+        },
+      },
+    } as unknown as DynamoDBRecord;
+    const fanout = makeFanout({ store: localStore().store, enqueue: async () => undefined, newToken: newAttemptToken, log: logger });
+    await fanout([record]);
+    const [lost] = await deliveriesOf(ws.apiKey, endpoint.id);
+    expect(lost).toMatchObject({ status: 'pending', attempts: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.requests).toHaveLength(0);
+
+    const queue = stackQueue();
+    const sweep = makeSweeper({ store: localStore().store, clock: { now: () => Date.now() }, graceMs: 5 * 60_000, enqueue: (m, o) => queue.enqueue(m, o) });
+    expect(await sweep()).toBeGreaterThanOrEqual(1);
+    const request = await waitFor(async () => receiver.requests[0], 20_000, 'the swept delivery');
+    expect(request.headers['service-delivery-id']).toBe(lost!.id);
+    await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id))[0]?.status === 'success');
+    const before = receiver.requests.length;
+    await sweep();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(receiver.requests.length).toBe(before);
+    expect(before).toBe(1);
+  });
+
+  it('refuses, at delivery, a hostname that resolves to 127.0.0.1 when loopback is not exempted', async () => {
+    const { ws } = await workspaceWithEnvironment();
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    // Registered while the local stack exempts loopback; delivered by a worker with the production setting (no exemption).
+    const endpoint = await registerEndpoint(ws.apiKey, `https://localhost:${receiver.port}/h`, ['service.secret.rotate']);
+    const workspace = await localStore().store.getWorkspace(ws.workspaceId);
+    const queued: DeliveryMessage[] = [];
+    const fanout = makeFanout({ store: localStore().store, enqueue: async (m) => void queued.push(m), newToken: newAttemptToken, log: logger });
+    await fanout([
+      {
+        eventName: 'INSERT',
+        dynamodb: {
+          SequenceNumber: '2',
+          NewImage: {
+            type: { S: 'AuditEntry' }, id: { S: 'aud_01M7ZJ000000000000000BLOCK' }, action: { S: 'secret.rotate' }, actorSub: { S: ws.apiKeyId },
+            target: { S: 'sec_x' }, createdAt: { S: new Date().toISOString() }, workspaceId: { S: ws.workspaceId }, accountId: { S: workspace!.accountId },
+            metadata: { M: { key: { S: 'K' }, version: { N: '2' } } },
+          },
+        },
+      } as unknown as DynamoDBRecord,
+    ]);
+    expect(queued).toHaveLength(1);
+    const later: unknown[] = [];
+    const worker = makeWorker({
+      store: localStore().store,
+      cipher: makeCipher({ keys: makeLocalKeyring({ keyFile: join(inject('localDir'), 'master.key') }) }),
+      clock: { now: () => Date.now() },
+      send: (request) => sendWebhook({ ...request, allow: [] }),
+      enqueue: async (m) => void later.push(m),
+      timeScale: 1,
+      metrics: makeDeliveryMetrics(),
+      log: logger,
+    });
+    expect(await worker(queued[0]!)).toBe('retry');
+    const [delivery] = await deliveriesOf(ws.apiKey, endpoint.id);
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, statusCode: null, lastError: 'blocked: localhost resolves to 127.0.0.1 (loopback)' });
+    expect(receiver.connections()).toBe(0);
+    expect(later).toHaveLength(1);
+    // The old message no longer matches the delivery: a second copy is dropped without a send.
+    expect(await worker(queued[0]!)).toBe('dropped');
+  });
+});
+
+describe('delivery log API', () => {
+  it('lists the workspace deliveries newest first with endpoint, status and event type filters', async () => {
+    const { ws, write } = await workspaceWithEnvironment();
+    const ok = await startReceiver();
+    const bad = await startReceiver({ status: 404 });
+    receivers.push(ok, bad);
+    const a = await registerEndpoint(ws.apiKey, `${ok.origin}/a`, ['service.secret.create', 'service.secret.rotate']);
+    const b = await registerEndpoint(ws.apiKey, `${bad.origin}/b`, ['service.secret.create']);
+    await write('ONE');
+    await write('ONE');
+    await waitFor(async () => (await call('GET', '/api/v1/webhook-deliveries?status=success', { token: ws.apiKey })).body.data.length === 2);
+    const all = (await call('GET', '/api/v1/webhook-deliveries', { token: ws.apiKey })).body.data as { id: string; endpointId: string; eventType: string; attemptLog: unknown[] }[];
+    expect(all).toHaveLength(3);
+    expect(all.map((d) => d.id)).toEqual([...all.map((d) => d.id)].sort().reverse());
+    expect(all.every((d) => Array.isArray(d.attemptLog))).toBe(true);
+    const byEndpoint = await call('GET', `/api/v1/webhook-deliveries?endpointId=${b.id}`, { token: ws.apiKey });
+    expect(byEndpoint.body.data.map((d: { endpointId: string }) => d.endpointId)).toEqual([b.id]);
+    const rotations = await call('GET', '/api/v1/webhook-deliveries?eventType=service.secret.rotate', { token: ws.apiKey });
+    expect(rotations.body.data).toHaveLength(1);
+    expect(rotations.body.data[0].endpointId).toBe(a.id);
+    const page = await call('GET', '/api/v1/webhook-deliveries?limit=2', { token: ws.apiKey });
+    const next = await call('GET', `/api/v1/webhook-deliveries?limit=2&cursor=${encodeURIComponent(page.body.meta.page.nextCursor)}`, { token: ws.apiKey });
+    expect([...page.body.data, ...next.body.data].map((d: { id: string }) => d.id)).toEqual(all.map((d) => d.id));
+    for (const query of ['limit=0', 'limit=201', 'status=done', 'endpointId=x', 'eventType=']) {
+      expect((await call('GET', `/api/v1/webhook-deliveries?${query}`, { token: ws.apiKey })).status, query).toBe(400);
+    }
+  }, 30_000);
+});
