@@ -59,6 +59,15 @@ describe('webhook delivery', () => {
     expect(raw.Item!.ttl).toBe(Math.floor(Date.parse(raw.Item!.createdAt) / 1000) + 30 * 86_400);
     const byId = await call('GET', `/api/v1/webhook-deliveries/${delivery!.id}`, { token: ws.apiKey });
     expect(byId.body.data).toEqual(delivery);
+
+    // success → pending on a manual retry: 202, and the same event is sent again.
+    const retried = await call('POST', `/api/v1/webhook-deliveries/${delivery!.id}/retry`, { token: ws.apiKey });
+    expect(retried.status).toBe(202);
+    expect(retried.body.data).toMatchObject({ id: delivery!.id, status: 'pending' });
+    const second = await waitFor(async () => receiver.requests[1], 20_000, 'the resend');
+    expect(second.body).toBe(request.body);
+    expect(second.headers).toMatchObject({ 'service-event-id': event.id, 'service-delivery-attempt': '2' });
+    await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id))[0]?.status === 'success');
   });
 
   it('names the machine identity as actor in a reveal event made with a machine token', async () => {
