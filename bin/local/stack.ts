@@ -14,7 +14,7 @@ import { makeStore, type Store } from '../../shared/store/index.ts';
 import { freePort, startDynamoDbLocal } from './dynamodb.ts';
 import { startHttpFront, type FrontRoute, type LambdaHandler } from './http-front.ts';
 import { ensureTable } from './table.ts';
-import { startLocalScheduler } from './local-scheduler.ts';
+import { startLocalScheduler, writeJsonAtomic } from './local-scheduler.ts';
 import { startSchedulerApi } from './scheduler-api.ts';
 import { startLocalSqs } from './sqs.ts';
 import { startSqsPoller } from './sqs-poller.ts';
@@ -97,7 +97,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await startPipeline({ localDir, dynamoEndpoint: dynamo.endpoint, sqs: delivery.sqsClient, queueUrl: delivery.queueUrl, queueArn: delivery.queueArn }, stops);
     const { sqsClient: _client, ...deliveryInfo } = delivery;
     const info: StackInfo = { baseUrl: front.url, ...bootstrap, dynamodbEndpoint: dynamo.endpoint, tableName: LOCAL_TABLE, ...deliveryInfo };
-    writeFileSync(join(localDir, 'stack.json'), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+    // Atomic, so whoever waits for the file never reads half of it.
+    await writeJsonAtomic(join(localDir, 'stack.json'), info);
     return { ...info, stop: stopAll };
   } catch (error) {
     await stopAll();

@@ -49,7 +49,11 @@ export default async function setup(project: TestProject) {
     },
     stdio: ['ignore', openSync(join(localDir, 'stack.log'), 'a'), openSync(join(localDir, 'stack.log'), 'a')],
   });
-  const stack = await waitForStack(child, localDir);
+  const stack = await waitForStack(child, localDir).catch(async (error: unknown) => {
+    child.kill('SIGKILL');
+    await idp.close();
+    throw error;
+  });
   project.provide('stack', stack);
   project.provide('localDir', localDir);
   project.provide('idp', { issuer: idp.issuer, audience: idp.audience, signingKeys: idp.signingKeys });
@@ -73,12 +77,17 @@ export default async function setup(project: TestProject) {
 async function waitForStack(child: ChildProcess, localDir: string): Promise<StackInfo> {
   const file = join(localDir, 'stack.json');
   const deadline = Date.now() + 120_000;
-  while (!existsSync(file)) {
+  for (;;) {
+    if (existsSync(file)) {
+      try {
+        return JSON.parse(readFileSync(file, 'utf8')) as StackInfo;
+      } catch {
+        // Caught while being written: read it again.
+      }
+    }
     if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
       throw new Error(`The local stack did not start:\n${readFileSync(join(localDir, 'stack.log'), 'utf8').slice(-4000)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return JSON.parse(readFileSync(file, 'utf8')) as StackInfo;
 }
