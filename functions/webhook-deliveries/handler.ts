@@ -1,12 +1,11 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { runtime } from '../../shared/runtime.ts';
-import { makeWebhookService } from '../../shared/services/webhooks.ts';
-import { deliveryQueueFromConfig, enqueueNow, webhookToolsFromConfig } from '../../shared/webhooks/runtime.ts';
+import { makeDeliveryService } from '../../shared/services/webhooks.ts';
+import { deliveryQueueFromConfig, enqueueNow } from '../../shared/webhooks/runtime.ts';
 import { makeDeliveryRoutes } from './routes.ts';
 
 const { config, store, clock, authenticate } = runtime();
-const { cipher, checkUrl } = webhookToolsFromConfig(config);
 const enqueue = enqueueNow(deliveryQueueFromConfig(config, clock), clock);
 
 /** Lambda entry of the webhook-deliveries route group. */
-export const handler = makeRouteGroupHandler(makeDeliveryRoutes(makeWebhookService({ store, cipher, clock, checkUrl, enqueue })), { authenticate });
+export const handler = makeRouteGroupHandler(makeDeliveryRoutes(makeDeliveryService({ store, clock, enqueue })), { authenticate });

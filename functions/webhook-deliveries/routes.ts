@@ -2,14 +2,14 @@ import * as z from 'zod';
 import { idSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { defineRoute, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
-import type { WebhookService } from '../../shared/services/webhooks.ts';
+import type { DeliveryService } from '../../shared/services/webhooks.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhook-deliveries'][number];
 
 const deliveryParams = z.object({ id: idSchema('delivery') });
 
 /** The webhook-deliveries route group: the workspace's delivery log and manual retries. */
-export function makeDeliveryRoutes(service: WebhookService): Record<RouteKey, RouteDefinition> {
+export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, RouteDefinition> {
   return {
     'GET /api/v1/webhook-deliveries': defineRoute({
       allow: PEOPLE_AND_API_KEYS,

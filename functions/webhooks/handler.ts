@@ -1,12 +1,11 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { makeWebhookService } from '../../shared/services/webhooks.ts';
-import { deliveryQueueFromConfig, enqueueNow, webhookToolsFromConfig } from '../../shared/webhooks/runtime.ts';
+import { webhookToolsFromConfig } from '../../shared/webhooks/runtime.ts';
 import { makeWebhookRoutes } from './routes.ts';
 
 const { config, store, clock, authenticate } = runtime();
 const { cipher, checkUrl } = webhookToolsFromConfig(config);
-const enqueue = enqueueNow(deliveryQueueFromConfig(config, clock), clock);
 
 /** Lambda entry of the webhooks route group. */
-export const handler = makeRouteGroupHandler(makeWebhookRoutes(makeWebhookService({ store, cipher, clock, checkUrl, enqueue })), { authenticate });
+export const handler = makeRouteGroupHandler(makeWebhookRoutes(makeWebhookService({ store, cipher, clock, checkUrl })), { authenticate });

@@ -24,8 +24,6 @@ export type WebhookServiceStore = Pick<
   | 'failPending'
   | 'deleteEndpointDeliveries'
   | 'listDeliveries'
-  | 'getDelivery'
-  | 'retryNow'
 >;
 
 export interface WebhookServiceDeps {
@@ -34,6 +32,11 @@ export interface WebhookServiceDeps {
   clock: Clock;
   /** The SSRF guard's verdict on a url (https, resolves only to public addresses). */
   checkUrl: (url: string) => Promise<{ ok: true } | { ok: false; reason: string }>;
+}
+
+export interface DeliveryServiceDeps {
+  store: Pick<Store, 'getEndpoint' | 'listDeliveries' | 'getDelivery' | 'retryNow'>;
+  clock: Clock;
   /** Queues a delivery attempt (a manual retry: now, through SQS). */
   enqueue: (message: DeliveryMessage) => Promise<void>;
 }
@@ -71,14 +74,6 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
     const now = iso(clock.now());
     for (const id of await deps.store.pendingDeliveryIds(endpointId)) await store.failPending(workspaceId, id, reason, now);
   };
-
-  /** A delivery as the API shows it: every attempt, never the attempt token. */
-  async function getDelivery(principal: Principal, deliveryId: string): Promise<Delivery> {
-    const delivery = await store.getDelivery(principal.workspaceId, deliveryId);
-    if (!delivery) throw new NotFoundError(`webhook delivery ${deliveryId} was not found`);
-    const { body: _body, attemptToken: _token, manual: _manual, ...view } = delivery;
-    return view;
-  }
 
   return {
     /** Registers an endpoint; the answer is the only one that carries the full signing secret. */
@@ -151,6 +146,23 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
       return store.listDeliveries(principal.workspaceId, { endpointId }, page);
     },
 
+  };
+}
+
+export type WebhookService = ReturnType<typeof makeWebhookService>;
+
+/** The delivery log and manual retries. */
+export function makeDeliveryService(deps: DeliveryServiceDeps) {
+  const { store, clock } = deps;
+  /** A delivery as the API shows it: every attempt, never the attempt token. */
+  async function getDelivery(principal: Principal, deliveryId: string): Promise<Delivery> {
+    const delivery = await store.getDelivery(principal.workspaceId, deliveryId);
+    if (!delivery) throw new NotFoundError(`webhook delivery ${deliveryId} was not found`);
+    const { body: _body, attemptToken: _token, manual: _manual, ...view } = delivery;
+    return view;
+  }
+
+  return {
     listDeliveries: (principal: Principal, filter: { endpointId?: string; status?: DeliveryStatus; eventType?: string }, page: PageRequest) =>
       store.listDeliveries(principal.workspaceId, filter, page),
 
@@ -177,4 +189,4 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
   };
 }
 
-export type WebhookService = ReturnType<typeof makeWebhookService>;
+export type DeliveryService = ReturnType<typeof makeDeliveryService>;
