@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { attributeCalls } from '../../shared/clients/instrumentation.ts';
 
 /** A Lambda handler as API Gateway calls it. */
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
@@ -174,7 +175,8 @@ export async function startHttpFront(options: { port: number; host?: string; rou
       const event = buildEvent(request, url, matched.route, matched.params, body);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-      const result = await Promise.race([matched.route.handler(event, lambdaContext(matched.route.functionName, timeoutMs)), timeout]).finally(
+      const invocation = attributeCalls(matched.route.routeKey, () => matched.route.handler(event, lambdaContext(matched.route.functionName, timeoutMs)));
+      const result = await Promise.race([invocation, timeout]).finally(
         () => clearTimeout(timer),
       );
       if (result === 'timeout') return gateway(response, GATEWAY.unavailable);

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { instrument } from './instrumentation.ts';
 
 /**
  * The document client of a container. Created once at module scope by the handlers (never per request);
@@ -14,6 +15,7 @@ export function makeDocumentClient(options: { endpoint?: string | undefined; reg
         : {}),
     maxAttempts: 3,
   });
+  instrument(client, 'DynamoDB');
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
   });

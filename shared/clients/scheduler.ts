@@ -1,3 +1,4 @@
+import { instrument } from './instrumentation.ts';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 
 /**
@@ -5,12 +6,12 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
  * set only by the local stack, whose stand-in (`bin/local/scheduler-api.ts`) accepts any credentials.
  */
 export function makeSchedulerClient(options: { endpoint?: string | undefined; region?: string } = {}): SchedulerClient {
-  return new SchedulerClient({
+  return instrument(new SchedulerClient({
     ...(options.endpoint
       ? { endpoint: options.endpoint, region: options.region ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : options.region
         ? { region: options.region }
         : {}),
     maxAttempts: 3,
-  });
+  }), 'Scheduler');
 }

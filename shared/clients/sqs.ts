@@ -1,3 +1,4 @@
+import { instrument } from './instrumentation.ts';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
 /**
@@ -5,12 +6,12 @@ import { SQSClient } from '@aws-sdk/client-sqs';
  * set only by the local stack (fauxqs), which accepts any credentials.
  */
 export function makeSqsClient(options: { endpoint?: string | undefined; region?: string } = {}): SQSClient {
-  return new SQSClient({
+  return instrument(new SQSClient({
     ...(options.endpoint
       ? { endpoint: options.endpoint, region: options.region ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : options.region
         ? { region: options.region }
         : {}),
     maxAttempts: 3,
-  });
+  }), 'SQS');
 }
