@@ -53,7 +53,7 @@ export function instrument<C extends { middlewareStack: unknown }>(client: C, se
       if (service === 'DynamoDB' && !('ReturnConsumedCapacity' in args.input)) args.input.ReturnConsumedCapacity = 'TOTAL';
       const result = await next(args);
       const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-      reportAwsCall({ service, operation, ...(service === 'DynamoDB' ? capacityOf(result.output) : {}) });
+      reportAwsCall({ service, operation, ...(service === 'DynamoDB' ? capacityOf(result.output, READS.has(operation)) : {}) });
       return result;
     },
     { step: 'initialize', name: 'observeAwsCalls' },
@@ -61,14 +61,20 @@ export function instrument<C extends { middlewareStack: unknown }>(client: C, se
   return client;
 }
 
-function capacityOf(output: unknown): { readUnits: number; writeUnits: number } {
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+
+/** Units from `ConsumedCapacity`: split into read and write units, or (DynamoDB Local) a total for the operation's kind. */
+function capacityOf(output: unknown, isRead: boolean): { readUnits: number; writeUnits: number } {
   const consumed = (output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
   const list = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as { ReadCapacityUnits?: number; WriteCapacityUnits?: number; CapacityUnits?: number }[];
   let readUnits = 0;
   let writeUnits = 0;
   for (const entry of list) {
-    readUnits += entry.ReadCapacityUnits ?? 0;
-    writeUnits += entry.WriteCapacityUnits ?? 0;
+    if (entry.ReadCapacityUnits !== undefined || entry.WriteCapacityUnits !== undefined) {
+      readUnits += entry.ReadCapacityUnits ?? 0;
+      writeUnits += entry.WriteCapacityUnits ?? 0;
+    } else if (isRead) readUnits += entry.CapacityUnits ?? 0;
+    else writeUnits += entry.CapacityUnits ?? 0;
   }
   return { readUnits, writeUnits };
 }

@@ -1,0 +1,78 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+import { handlerEntry, ROUTE_GROUPS, type RouteGroup } from '../shared/routes.ts';
+import { quantile } from './stats.ts';
+
+/** Every Lambda of the stack: the route groups and the webhook pipeline's three. */
+export const FUNCTIONS: Record<string, string> = {
+  ...Object.fromEntries((Object.keys(ROUTE_GROUPS) as RouteGroup[]).map((group) => [group, handlerEntry(group)])),
+  'webhook-fanout': 'functions/webhook-fanout/handler.ts',
+  'delivery-worker': 'functions/delivery-worker/handler.ts',
+  'delivery-sweeper': 'functions/delivery-sweeper/handler.ts',
+};
+
+/** Bundles one entry the way the CDK stack does (lib/service-function.ts): minified, tree-shaken ESM for Node 24. */
+async function bundle(entry: string, outfile: string): Promise<void> {
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    minify: true,
+    treeShaking: true,
+    sourcemap: 'external',
+    mainFields: ['module', 'main'],
+    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
+    logLevel: 'error',
+  });
+}
+
+/** Cold-start configuration the handlers read at import (values only need to parse; nothing is called). */
+const IMPORT_ENV = {
+  TABLE_NAME: 'bench',
+  AWS_REGION: 'us-east-1',
+  KMS_KEY_ID: 'arn:aws:kms:us-east-1:111111111111:key/bench',
+  DELIVERY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/bench',
+  DELIVERY_QUEUE_ARN: 'arn:aws:sqs:us-east-1:111111111111:bench',
+  SCHEDULER_GROUP: 'bench',
+  SCHEDULER_ROLE_ARN: 'arn:aws:iam::111111111111:role/bench',
+  POWERTOOLS_LOG_LEVEL: 'ERROR',
+};
+
+/** Milliseconds to import a bundle in a fresh Node process (median of `runs`). */
+function importMs(file: string, runs: number): number {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const out = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', 'const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));', file],
+      { env: { ...process.env, ...IMPORT_ENV } },
+    );
+    times.push(Number(out.toString()));
+  }
+  return quantile(times, 0.5)!;
+}
+
+/** Size, gzip size and import time (as a ratio to an empty handler bundled the same way) of every function. */
+export async function measureBundles(runs = 10) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
+  const emptyEntry = join(dir, 'empty.ts');
+  writeFileSync(emptyEntry, 'export const handler = async () => ({});\n');
+  await bundle(emptyEntry, join(dir, 'empty.mjs'));
+  const baseline = importMs(join(dir, 'empty.mjs'), runs);
+  const results: Record<string, { bytes: number; gzipBytes: number; importMs: number; importRatio: number }> = {};
+  for (const [name, entry] of Object.entries(FUNCTIONS)) {
+    const file = join(dir, `${name}.mjs`);
+    await bundle(entry, file);
+    const code = readFileSync(file);
+    const ms = importMs(file, runs);
+    results[name] = { bytes: code.length, gzipBytes: gzipSync(code).length, importMs: Math.round(ms * 10) / 10, importRatio: Math.round((ms / baseline) * 100) / 100 };
+  }
+  return { baselineImportMs: Math.round(baseline * 10) / 10, results };
+}

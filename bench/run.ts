@@ -1,0 +1,176 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { measureBundles } from './bundles.ts';
+import { makeCallRecorder } from './calls.ts';
+import { rawStorageCalls, request, runLoad, sequentialP50, type Api } from './load.ts';
+import { costPerMillion, PRICES, type OperationCalls } from './prices.ts';
+import { round2 } from './stats.ts';
+import { measureWebhooks } from './webhooks.ts';
+
+/**
+ * `npm run bench`: bundles, AWS calls and cost per operation, latency and throughput on the local stack, and the
+ * webhook pipeline, in one table; results go to bench/results.json (or BENCH_OUT). Timings never fail anything:
+ * the deterministic budgets (request counts, bundle sizes) are asserted by the tests.
+ */
+const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 3000);
+
+async function main(): Promise<void> {
+  const out = resolve(process.env.BENCH_OUT ?? 'bench/results.json');
+  process.stdout.write('bundles…\n');
+  const bundles = await measureBundles(10);
+
+  // The stack runs in this process, so the SDK middleware sees every request of the handlers it runs.
+  // The reveal rate limit (120 a minute per credential by default) is raised so the load test measures reveals.
+  Object.assign(process.env, {
+    POWERTOOLS_LOG_LEVEL: 'ERROR',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
+    REVEAL_RATE_LIMIT_PER_MINUTE: '1000000',
+  });
+  const recorder = makeCallRecorder();
+  const { startLocalStack } = await import('../bin/local/stack.ts');
+  const localDir = mkdtempSync(join(tmpdir(), 'bench-'));
+  const stack = await startLocalStack({ localDir, port: 0, persist: false });
+  try {
+    const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
+    process.stdout.write('calls per operation…\n');
+    const setup = await prepare(api);
+    const calls = await countCalls(api, setup, recorder);
+    process.stdout.write('latency and throughput…\n');
+    const load = await measureLoad(api, setup, stack.dynamodbEndpoint, stack.tableName);
+    process.stdout.write('webhooks…\n');
+    const webhooks = await measureWebhooks(api, setup.environmentId, { latencySamples: 30, throughputWrites: 25 });
+    const webhookCalls = await countWebhookDelivery(api, setup.environmentId, recorder);
+    const results = assemble(bundles, { ...calls, webhookDelivery: webhookCalls }, load, webhooks);
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(`${table(results)}\nwritten to ${out}\n`);
+  } finally {
+    recorder.stop();
+    await stack.stop();
+    rmSync(localDir, { recursive: true, force: true });
+  }
+}
+
+/** A project, an environment and a secret with two versions to measure against. */
+async function prepare(api: Api) {
+  const project = await request(api, 'POST', '/api/v1/projects', { name: 'Bench' }, 201);
+  const environment = await request(api, 'POST', `/api/v1/projects/${project.data.id}/environments`, { name: 'prod' }, 201);
+  const environmentId = environment.data.id as string;
+  const secretsPath = `/api/v1/environments/${environmentId}/secrets`;
+  const secret = await request(api, 'PUT', secretsPath, { key: 'DATABASE_URL', value: 'postgres://bench' });
+  await request(api, 'PUT', secretsPath, { key: 'DATABASE_URL', value: 'postgres://bench-2' });
+  return { environmentId, secretsPath, secretId: secret.data.id as string, path: 'bench/prod/DATABASE_URL' };
+}
+
+type Setup = Awaited<ReturnType<typeof prepare>>;
+const route = (key: string) => [key];
+
+/** Requests each operation makes, warm (the second of two identical calls, so caches are as in a busy function). */
+async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof makeCallRecorder>) {
+  const twice = async (scopes: string[], call: () => Promise<unknown>) => {
+    await recorder.measure(scopes, call);
+    return recorder.measure(scopes, call);
+  };
+  let n = 0;
+  const put = 'PUT /api/v1/environments/{envId}/secrets';
+  const created: string[] = [];
+  return {
+    createSecret: await recorder.measure(route(put), async () => created.push((await request(api, 'PUT', s.secretsPath, { key: `NEW_${n++}`, value: 'v' })).data.id)),
+    rotateSecret: await twice(route(put), () => request(api, 'PUT', s.secretsPath, { key: 'DATABASE_URL', value: `v${n++}` })),
+    revealById: await twice(route('POST /api/v1/secrets/{secretId}/reveal'), () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`)),
+    revealByPath: await twice(route('POST /api/v1/reveal'), () => request(api, 'POST', '/api/v1/reveal', { path: s.path })),
+    listSecrets: await twice(route('GET /api/v1/environments/{envId}/secrets'), () => request(api, 'GET', s.secretsPath)),
+    searchSecrets: await twice(route('GET /api/v1/search/secrets'), () => request(api, 'GET', '/api/v1/search/secrets?q=database')),
+    deleteSecret: await recorder.measure(route('DELETE /api/v1/secrets/{secretId}'), () => request(api, 'DELETE', `/api/v1/secrets/${created[0]}`)),
+    listAudit: await twice(route('GET /api/v1/audit'), () => request(api, 'GET', '/api/v1/audit')),
+  };
+}
+
+/** One webhook delivery: the fan-out's share and the worker's attempt, to one endpoint. */
+async function countWebhookDelivery(api: Api, environmentId: string, recorder: ReturnType<typeof makeCallRecorder>): Promise<OperationCalls> {
+  const { startHttpsReceiver } = await import('../test/support/https-receiver.ts');
+  const receiver = await startHttpsReceiver({ status: 204 });
+  const list = await request(api, 'GET', '/api/v1/webhooks?limit=50');
+  for (const endpoint of list.data) await request(api, 'DELETE', `/api/v1/webhooks/${endpoint.id}`);
+  await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}/one`, events: ['service.secret.create'] }, 201);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const calls = await recorder.measure(['webhook-fanout', 'delivery-worker'], async () => {
+    await request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key: 'ONE_DELIVERY', value: 'v' });
+    while (receiver.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  }, 1500);
+  await receiver.close();
+  return calls;
+}
+
+/** Reveal, write and list at concurrency 1 and 16, and the raw storage floor of each at concurrency 1. */
+async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: string) {
+  const raw = rawStorageCalls(endpoint, tableName);
+  await raw.seed();
+  const keys = Array.from({ length: 64 }, (_, i) => `LOAD_${i}`);
+  const ops = {
+    revealById: { run: () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`), raw: raw.reveal },
+    createSecret: { run: (i: number) => request(api, 'PUT', s.secretsPath, { key: keys[i % keys.length], value: `v${i}` }), raw: raw.write },
+    listSecrets: { run: () => request(api, 'GET', s.secretsPath), raw: raw.list },
+  };
+  const results: Record<string, { c1: Awaited<ReturnType<typeof runLoad>>; c16: Awaited<ReturnType<typeof runLoad>>; rawP50: number }> = {};
+  for (const [name, op] of Object.entries(ops)) {
+    const c1 = await runLoad(async (i) => void (await op.run(i)), 1, LOAD_MS);
+    const c16 = await runLoad(async (i) => void (await op.run(i)), 16, LOAD_MS);
+    const rawP50 = await sequentialP50(op.raw, 200);
+    results[name] = { c1, c16, rawP50 };
+  }
+  return results;
+}
+
+function assemble(
+  bundles: Awaited<ReturnType<typeof measureBundles>>,
+  calls: Record<string, OperationCalls>,
+  load: Awaited<ReturnType<typeof measureLoad>>,
+  webhooks: Awaited<ReturnType<typeof measureWebhooks>>,
+) {
+  const operations: Record<string, Record<string, unknown>> = {};
+  for (const [name, c] of Object.entries(calls)) {
+    const l = load[name];
+    const handlerMs = l?.c1.p50 ?? (name === 'webhookDelivery' ? 20 : 30);
+    operations[name] = {
+      ...c,
+      costPerMillionUsd: costPerMillion(c, handlerMs, { viaApi: name !== 'webhookDelivery', lambdaInvocations: name === 'webhookDelivery' ? 2 : 1 }),
+      p50Ms: round2(l?.c1.p50 ?? null),
+      p95Ms: round2(l?.c1.p95 ?? null),
+      p99Ms: round2(l?.c1.p99 ?? null),
+      rps: round2(l?.c1.rps ?? null),
+      concurrency16: l ? { p50Ms: round2(l.c16.p50), p95Ms: round2(l.c16.p95), p99Ms: round2(l.c16.p99), rps: round2(l.c16.rps) } : null,
+      rawStorageP50Ms: round2(l?.rawP50 ?? null),
+      overheadRatio: l ? round2(l.c1.p50! / l.rawP50) : null,
+      ...(l ? {} : { timingsNull: 'not load-tested; only its AWS calls are counted' }),
+    };
+  }
+  return {
+    date: new Date().toISOString(),
+    machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+    prices: PRICES,
+    operations,
+    bundles: bundles.results,
+    emptyHandlerImportMs: bundles.baselineImportMs,
+    webhooks,
+  };
+}
+
+function table(results: ReturnType<typeof assemble>): string {
+  const rows = ['| operation | DynamoDB req | RCU | WCU | KMS | SQS | $/M ops | p50 ms (c1) | p95 | p99 | rps c1 | rps c16 | p50 c16 | raw p50 | ratio |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'];
+  for (const [name, o] of Object.entries(results.operations) as [string, any][]) {
+    rows.push(`| ${name} | ${o.dynamodbRequests} | ${o.readUnits} | ${o.writeUnits} | ${o.kmsRequests} | ${o.sqsRequests} | ${o.costPerMillionUsd} | ${o.p50Ms ?? '–'} | ${o.p95Ms ?? '–'} | ${o.p99Ms ?? '–'} | ${o.rps ?? '–'} | ${o.concurrency16?.rps ?? '–'} | ${o.concurrency16?.p50Ms ?? '–'} | ${o.rawStorageP50Ms ?? '–'} | ${o.overheadRatio ?? '–'} |`);
+  }
+  rows.push('', `| function | bytes | gzip | import ms | import ratio (empty handler: ${results.emptyHandlerImportMs} ms) |`, '|---|---|---|---|---|');
+  for (const [name, b] of Object.entries(results.bundles)) rows.push(`| ${name} | ${b.bytes} | ${b.gzipBytes} | ${b.importMs} | ${b.importRatio} |`);
+  const w = results.webhooks;
+  rows.push('', `webhooks: write→receive p50 ${round2(w.writeToReceiveP50Ms)} ms, p95 ${round2(w.writeToReceiveP95Ms)} ms; ${w.deliveriesPerSecond} deliveries/s (${w.delivered}/${w.expected} delivered, 20 endpoints)`);
+  return rows.join('\n');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});
