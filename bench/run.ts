@@ -154,6 +154,7 @@ function assemble(
     operations,
     bundles: bundles.results,
     emptyHandlerImportMs: bundles.baselineImportMs,
+    emptyHandlerProcessMs: bundles.baselineProcessMs,
     webhooks,
   };
 }
@@ -163,8 +164,12 @@ function table(results: ReturnType<typeof assemble>): string {
   for (const [name, o] of Object.entries(results.operations) as [string, any][]) {
     rows.push(`| ${name} | ${o.dynamodbRequests} | ${o.readUnits} | ${o.writeUnits} | ${o.kmsRequests} | ${o.sqsRequests} | ${o.costPerMillionUsd} | ${o.p50Ms ?? '–'} | ${o.p95Ms ?? '–'} | ${o.p99Ms ?? '–'} | ${o.rps ?? '–'} | ${o.concurrency16?.rps ?? '–'} | ${o.concurrency16?.p50Ms ?? '–'} | ${o.rawStorageP50Ms ?? '–'} | ${o.overheadRatio ?? '–'} |`);
   }
-  rows.push('', `| function | bytes | gzip | import ms | import ratio (empty handler: ${results.emptyHandlerImportMs} ms) |`, '|---|---|---|---|---|');
-  for (const [name, b] of Object.entries(results.bundles)) rows.push(`| ${name} | ${b.bytes} | ${b.gzipBytes} | ${b.importMs} | ${b.importRatio} |`);
+  rows.push(
+    '',
+    `| function | bytes | gzip | import ms | import ratio (empty: ${results.emptyHandlerImportMs} ms) | process ms | process ratio (empty: ${results.emptyHandlerProcessMs} ms) |`,
+    '|---|---|---|---|---|---|---|',
+  );
+  for (const [name, b] of Object.entries(results.bundles)) rows.push(`| ${name} | ${b.bytes} | ${b.gzipBytes} | ${b.importMs} | ${b.importRatio} | ${b.processMs} | ${b.processRatio} |`);
   const w = results.webhooks;
   rows.push('', `webhooks: write→receive p50 ${round2(w.writeToReceiveP50Ms)} ms, p95 ${round2(w.writeToReceiveP95Ms)} ms; ${w.deliveriesPerSecond} deliveries/s (${w.delivered}/${w.expected} delivered, 20 endpoints)`);
   return rows.join('\n');

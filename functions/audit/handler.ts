@@ -1,8 +1,10 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { runtime } from '../../shared/runtime.ts';
+import { apiRuntime } from '../../shared/runtime.ts';
 import { makeAuditRoutes } from './routes.ts';
+import { makeAuditStore } from '../../shared/store/audit.ts';
 
-const { store, authenticate } = runtime();
+const { pager, authenticate } = apiRuntime();
+const store = makeAuditStore(pager);
 
 /** Lambda entry of the audit route group. */
 export const handler = makeRouteGroupHandler(makeAuditRoutes(store), { authenticate });

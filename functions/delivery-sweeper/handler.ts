@@ -2,8 +2,10 @@ import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { deliveryQueueFromConfig } from '../../shared/webhooks/runtime.ts';
 import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
+import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 
-const { config, store, clock } = runtime();
+const { config, db, pager, clock } = runtime();
+const store = makeDeliveryStore(db, pager);
 const queue = deliveryQueueFromConfig(config, clock);
 const sweep = makeSweeper({ store, clock, graceMs: config.webhooks.sweepGraceMs, enqueue: (m, o) => queue.enqueue(m, o) });
 

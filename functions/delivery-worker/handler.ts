@@ -5,8 +5,11 @@ import { parseDeliveryMessage } from '../../shared/webhooks/delivery-queue.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
 import { deliveryQueueFromConfig, webhookToolsFromConfig } from '../../shared/webhooks/runtime.ts';
 import { makeWorker } from '../../shared/webhooks/worker.ts';
+import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
+import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 
-const { config, store, clock } = runtime();
+const { config, db, pager, clock } = runtime();
+const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
 const { cipher, send } = webhookToolsFromConfig(config);
 const queue = deliveryQueueFromConfig(config, clock);
 const metrics = makeDeliveryMetrics();

@@ -1,9 +1,11 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { runtime } from '../../shared/runtime.ts';
+import { apiRuntime } from '../../shared/runtime.ts';
 import { makeProjectService } from '../../shared/services/projects.ts';
 import { makeProjectRoutes } from './routes.ts';
+import { makeProjectStore } from '../../shared/store/projects.ts';
 
-const { store, clock, authenticate } = runtime();
+const { db, pager, clock, authenticate } = apiRuntime();
+const store = makeProjectStore(db, pager);
 
 /** Lambda entry of the projects route group. */
 export const handler = makeRouteGroupHandler(makeProjectRoutes(makeProjectService({ store, clock })), { authenticate });

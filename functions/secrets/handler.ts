@@ -2,11 +2,14 @@ import { keyProviderFromConfig } from '../../shared/crypto/from-config.ts';
 import { makeCipher } from '../../shared/crypto/envelope.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { logger } from '../../shared/logger.ts';
-import { runtime } from '../../shared/runtime.ts';
+import { apiRuntime } from '../../shared/runtime.ts';
 import { makeSecretService } from '../../shared/services/secrets.ts';
 import { makeSecretRoutes } from './routes.ts';
+import { makeSecretStore } from '../../shared/store/secrets.ts';
+import { makeProjectStore } from '../../shared/store/projects.ts';
 
-const { config, store, clock, authenticate } = runtime();
+const { config, db, pager, clock, authenticate } = apiRuntime();
+const store = { ...makeProjectStore(db, pager), ...makeSecretStore(db, pager) };
 
 // Decrypted data keys stay cached for 5 minutes at most (see CipherOptions): a warm container that reveals the
 // same version again makes no KMS call.

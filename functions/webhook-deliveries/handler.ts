@@ -1,10 +1,13 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { runtime } from '../../shared/runtime.ts';
+import { apiRuntime } from '../../shared/runtime.ts';
 import { makeDeliveryService } from '../../shared/services/webhooks.ts';
 import { deliveryQueueFromConfig, enqueueNow } from '../../shared/webhooks/runtime.ts';
 import { makeDeliveryRoutes } from './routes.ts';
+import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
+import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 
-const { config, store, clock, authenticate } = runtime();
+const { config, db, pager, clock, authenticate } = apiRuntime();
+const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
 const enqueue = enqueueNow(deliveryQueueFromConfig(config, clock), clock);
 
 /** Lambda entry of the webhook-deliveries route group. */

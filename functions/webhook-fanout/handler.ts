@@ -4,8 +4,11 @@ import { runtime } from '../../shared/runtime.ts';
 import { newAttemptToken } from '../../shared/services/webhooks.ts';
 import { makeFanout } from '../../shared/webhooks/fanout.ts';
 import { deliveryQueueFromConfig, enqueueNow } from '../../shared/webhooks/runtime.ts';
+import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
+import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 
-const { config, store, clock } = runtime();
+const { config, db, pager, clock } = runtime();
+const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
 const fanout = makeFanout({ store, enqueue: enqueueNow(deliveryQueueFromConfig(config, clock), clock), newToken: newAttemptToken, log: logger });
 
 /** Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures). */

@@ -1,10 +1,13 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { runtime } from '../../shared/runtime.ts';
+import { apiRuntime } from '../../shared/runtime.ts';
 import { makeWebhookService } from '../../shared/services/webhooks.ts';
 import { webhookToolsFromConfig } from '../../shared/webhooks/runtime.ts';
 import { makeWebhookRoutes } from './routes.ts';
+import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
+import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 
-const { config, store, clock, authenticate } = runtime();
+const { config, db, pager, clock, authenticate } = apiRuntime();
+const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
 const { cipher, checkUrl } = webhookToolsFromConfig(config);
 
 /** Lambda entry of the webhooks route group. */
