@@ -1,17 +1,21 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
-const optionalString = z.string().trim().min(1).optional();
+const optionalString = z.optional(z.string().check(z.trim(), z.minLength(1)));
+const optionalUrl = z.optional(z.url());
+const withDefault = <T extends z.ZodMiniType>(schema: T, value: z.infer<T>) => z._default(schema, value as never);
+/** A number from the environment (a string), within bounds. */
+const number = (check: z.ZodMiniNumber<number>) => z.pipe(z.pipe(z.string(), z.transform(Number)), check);
 
 const configSchema = z.object({
-  TABLE_NAME: z.string().min(1, 'TABLE_NAME is required'),
+  TABLE_NAME: z.string().check(z.minLength(1, 'TABLE_NAME is required')),
   /** Set by the local stack only; in AWS the SDK's regional endpoint is used. */
-  DYNAMODB_ENDPOINT: z.url().optional(),
+  DYNAMODB_ENDPOINT: optionalUrl,
   JWT_ISSUER: optionalString,
   JWT_AUDIENCE: optionalString,
-  JWT_JWKS_URI: z.url().optional(),
-  JWT_WORKSPACE_CLAIM: z.string().min(1).default('workspace_id'),
-  SERVICE_NAME: z.string().min(1).default('secrets-service'),
-  REVEAL_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
+  JWT_JWKS_URI: optionalUrl,
+  JWT_WORKSPACE_CLAIM: withDefault(z.string().check(z.minLength(1)), 'workspace_id'),
+  SERVICE_NAME: withDefault(z.string().check(z.minLength(1)), 'secrets-service'),
+  REVEAL_RATE_LIMIT_PER_MINUTE: withDefault(number(z.int().check(z.minimum(1), z.maximum(1_000_000))), 120),
   /** The customer-managed KMS key that wraps data keys (set by the CDK stack). */
   KMS_KEY_ID: optionalString,
   /** The local stack's keyring file, in place of KMS (never set by the CDK stack). */
@@ -19,16 +23,16 @@ const configSchema = z.object({
   /** CIDRs exempted from the webhook SSRF guard: local stack and tests only, never set by the CDK stack. */
   WEBHOOK_ALLOW_PRIVATE_CIDRS: optionalString,
   /** Scales retry delays and the auto-disable window (local stack and tests only; 1 in AWS). */
-  WEBHOOK_TIME_SCALE: z.coerce.number().positive().max(1).default(1),
+  WEBHOOK_TIME_SCALE: withDefault(number(z.number().check(z.positive(), z.maximum(1))), 1),
   /** A pending delivery this long past due is re-queued by the sweeper. */
-  WEBHOOK_SWEEP_GRACE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  WEBHOOK_SWEEP_GRACE_SECONDS: withDefault(number(z.int().check(z.minimum(1), z.maximum(86_400))), 300),
   DELIVERY_QUEUE_URL: optionalString,
   DELIVERY_QUEUE_ARN: optionalString,
   SCHEDULER_GROUP: optionalString,
   SCHEDULER_ROLE_ARN: optionalString,
   /** Local stack only: the SQS emulator and the local Scheduler API. */
-  SQS_ENDPOINT: z.url().optional(),
-  SCHEDULER_ENDPOINT: z.url().optional(),
+  SQS_ENDPOINT: optionalUrl,
+  SCHEDULER_ENDPOINT: optionalUrl,
 });
 
 export type Config = {
@@ -58,7 +62,7 @@ export type Config = {
  * rather than on a customer's request.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+  const parsed = z.safeParse(configSchema, env);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { idSchema, nameSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { defineRoute, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -20,7 +20,7 @@ export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey,
     'POST /api/v1/access-keys': defineRoute({
       allow: PEOPLE_AND_API_KEYS,
       status: 201,
-      body: z.strictObject({ name: nameSchema, expiresInDays: z.number().int().min(1).max(3650).optional() }),
+      body: z.strictObject({ name: nameSchema, expiresInDays: z.optional(z.int().check(z.minimum(1), z.maximum(3650))) }),
       handler: async ({ principal, body }) => ({ data: await service.create(principal, body) }),
     }),
     'POST /api/v1/access-keys/{id}/revoke': defineRoute({

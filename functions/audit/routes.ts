@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { pageQuerySchema, timestampSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -7,18 +7,15 @@ import type { Store } from '../../shared/store/index.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['audit'][number];
 
-const auditQuery = pageQuerySchema
-  .extend({
-    action: z.enum(AUDIT_ACTIONS).optional(),
-    target: z.string().min(1).max(64).optional(),
-    actorSub: z.string().min(1).max(256).optional(),
-    since: timestampSchema.optional(),
-    until: timestampSchema.optional(),
-  })
-  .refine((q) => q.since === undefined || q.until === undefined || q.since <= q.until, {
-    message: 'must not be before since',
-    path: ['until'],
-  });
+const auditQuery = z.extend(pageQuerySchema, {
+  action: z.optional(z.enum(AUDIT_ACTIONS)),
+  target: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  actorSub: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  since: z.optional(timestampSchema),
+  until: z.optional(timestampSchema),
+}).check(
+  z.refine((q) => q.since === undefined || q.until === undefined || q.since <= q.until, { error: 'must not be before since', path: ['until'] }),
+);
 
 /** The audit route group: the workspace's audit log, newest first, with filters. */
 export function makeAuditRoutes(store: Pick<Store, 'listAudit'>): Record<RouteKey, RouteDefinition> {

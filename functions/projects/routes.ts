@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';

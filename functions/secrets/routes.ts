@@ -1,5 +1,5 @@
-import * as z from 'zod';
-import { idSchema, ifMatchSchema, pageQuerySchema, secretKeySchema, versionQuerySchema } from '../../shared/http/schemas.ts';
+import * as z from 'zod/mini';
+import { idSchema, ifMatchSchema, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
 import { parseInput } from '../../shared/http/validation.ts';
 import { isId } from '../../shared/ids.ts';
@@ -46,7 +46,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     'PUT /api/v1/environments/{envId}/secrets': defineRoute({
       allow: EVERYONE,
       params: envParams,
-      body: z.strictObject({ key: secretKeySchema, value: z.string().max(65536) }),
+      body: z.strictObject({ key: secretKeySchema, value: z.string().check(z.maxLength(65536)) }),
       prefetch: ({ workspaceId, params, body }) => {
         const key = (body as { key?: unknown } | undefined)?.key;
         if (!params.envId || !isId('environment', params.envId) || !secretKeySchema.safeParse(key).success) return [];
@@ -60,7 +60,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     'POST /api/v1/secrets/{secretId}/reveal': defineRoute({
       allow: EVERYONE,
       params: secretParams,
-      query: z.strictObject({ version: versionQuerySchema.optional() }),
+      query: z.strictObject({ version: z.optional(versionQuerySchema) }),
       prefetch: secretPrefetch,
       handler: async ({ principal, params, query, prefetched }) => ({
         data: await service.revealById(principal, params.secretId, query.version, prefetched),
@@ -74,7 +74,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     }),
     'POST /api/v1/reveal': defineRoute({
       allow: EVERYONE,
-      body: z.strictObject({ path: z.string().min(3).max(600), version: z.number().int().min(1).max(2 ** 31).optional() }),
+      body: z.strictObject({ path: z.string().check(z.minLength(3), z.maxLength(600)), version: z.optional(versionSchema) }),
       prefetch: ({ workspaceId, body }) => {
         const path = (body as { path?: unknown } | undefined)?.path;
         return typeof path === 'string' && path.length <= 600 && SECRET_PATH.test(path) ? [keys.secretPath(workspaceId, path)] : [];
@@ -83,7 +83,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     }),
     'GET /api/v1/search/secrets': defineRoute({
       allow: EVERYONE,
-      query: pageQuerySchema.extend({ q: z.string().min(1).max(256).optional() }),
+      query: z.extend(pageQuerySchema, { q: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
       handler: async ({ principal, query }) => {
         const page = await service.search(principal, query.q, query);
         return { data: page.items, page: pageOf(query, page) };

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { idSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { defineRoute, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -13,10 +13,10 @@ export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, R
   return {
     'GET /api/v1/webhook-deliveries': defineRoute({
       allow: PEOPLE_AND_API_KEYS,
-      query: pageQuerySchema.extend({
-        endpointId: idSchema('webhookEndpoint').optional(),
-        status: z.enum(['pending', 'success', 'failed']).optional(),
-        eventType: z.string().min(1).max(64).optional(),
+      query: z.extend(pageQuerySchema, {
+        endpointId: z.optional(idSchema('webhookEndpoint')),
+        status: z.optional(z.enum(['pending', 'success', 'failed'])),
+        eventType: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
       }),
       handler: async ({ principal, query }) => {
         const { limit, cursor, ...filter } = query;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { idSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { defineRoute, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -7,17 +7,18 @@ import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../shared/webhooks/events.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhooks'][number];
 
-const urlSchema = z.string().min(1).max(2048);
-const eventsSchema = z.array(z.enum(EVENT_TYPE_NAMES)).min(1).max(EVENT_TYPE_NAMES.length * 4);
+const urlSchema = z.string().check(z.minLength(1), z.maxLength(2048));
+const eventsSchema = z.array(z.enum(EVENT_TYPE_NAMES)).check(z.minLength(1), z.maxLength(EVENT_TYPE_NAMES.length * 4));
+const descriptionSchema = z.string().check(z.maxLength(280));
 const endpointParams = z.object({ id: idSchema('webhookEndpoint') });
 const patchSchema = z
   .strictObject({
-    url: urlSchema.optional(),
-    events: eventsSchema.optional(),
-    description: z.string().max(280).nullable().optional(),
-    enabled: z.boolean().optional(),
+    url: z.optional(urlSchema),
+    events: z.optional(eventsSchema),
+    description: z.optional(z.nullable(descriptionSchema)),
+    enabled: z.optional(z.boolean()),
   })
-  .refine((patch) => Object.values(patch).some((value) => value !== undefined), { message: 'must change at least one of url, events, description, enabled' });
+  .check(z.refine((patch) => Object.values(patch).some((value) => value !== undefined), { error: 'must change at least one of url, events, description, enabled' }));
 
 /** The webhooks route group: endpoints and one endpoint's delivery log; machine tokens may not use it. */
 export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, RouteDefinition> {
@@ -33,7 +34,7 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
     'POST /api/v1/webhooks': defineRoute({
       allow: PEOPLE_AND_API_KEYS,
       status: 201,
-      body: z.strictObject({ url: urlSchema, events: eventsSchema, description: z.string().max(280).optional() }),
+      body: z.strictObject({ url: urlSchema, events: eventsSchema, description: z.optional(descriptionSchema) }),
       handler: async ({ principal, body }) => ({ data: await service.register(principal, body) }),
     }),
     'PATCH /api/v1/webhooks/{id}': defineRoute({

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { $ZodType } from 'zod/v4/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { CredentialKind, Principal } from '../auth/principal.ts';
 import type { Prefetched } from '../store/dynamo.ts';
@@ -37,9 +37,9 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   allow: readonly CredentialKind[];
   /** Success status: 201 for creating POSTs, 202 for a delivery retry, 200 otherwise. */
   status?: 200 | 201 | 202;
-  params?: z.ZodType<P>;
-  query?: z.ZodType<Q>;
-  body?: z.ZodType<B>;
+  params?: $ZodType<P>;
+  query?: $ZodType<Q>;
+  body?: $ZodType<B>;
   /**
    * Keys to read in the same BatchGetItem as the credential, from the raw (not yet validated) input: it must check
    * what it uses and answer [] for anything malformed, which validation then refuses.

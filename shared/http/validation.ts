@@ -1,8 +1,9 @@
-import type { z } from 'zod';
+import * as z from 'zod/mini';
+import type * as core from 'zod/v4/core';
 import { ValidationError } from '../errors.ts';
 
-type Issue = z.core.$ZodIssue;
-type RawIssue = z.core.$ZodRawIssue;
+type Issue = core.$ZodIssue;
+type RawIssue = core.$ZodRawIssue;
 
 /** Plain-English rules for zod's built-in checks; a message given in a schema wins over these. */
 function ruleOf(issue: RawIssue): string | undefined {
@@ -43,8 +44,8 @@ export function describeIssues(issues: readonly Issue[], root: string): string {
  * Parses `input` against `schema` or throws VALIDATION_ERROR. `root` prefixes field names that are not at the top
  * of the body (query and path fields are named plainly, as the client wrote them).
  */
-export function parseInput<S extends z.ZodType>(schema: S, input: unknown, root = ''): z.output<S> {
-  const result = schema.safeParse(input, { error: (issue) => ruleOf(issue) });
+export function parseInput<S extends core.$ZodType>(schema: S, input: unknown, root = ''): core.output<S> {
+  const result = z.safeParse(schema, input, { error: (issue) => ruleOf(issue) });
   if (!result.success) throw new ValidationError(describeIssues(result.error.issues, root));
   return result.data;
 }

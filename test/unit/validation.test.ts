@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { $ZodType } from 'zod/v4/core';
 import { ValidationError } from '../../shared/errors.ts';
 import { idSchema, nameSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { parseInput } from '../../shared/http/validation.ts';
 
 const body = z.strictObject({ name: nameSchema, tags: z.array(z.string().max(3)).max(2).optional(), mode: z.enum(['a', 'b']).optional() });
 
-function messageOf(schema: z.ZodType, input: unknown): string {
+function messageOf(schema: $ZodType, input: unknown): string {
   try {
     parseInput(schema, input);
   } catch (error) {
