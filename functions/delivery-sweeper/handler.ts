@@ -1,12 +1,12 @@
 import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
-import { deliveryQueueFromConfig } from '../../shared/webhooks/runtime.ts';
+import { immediateQueueFromConfig } from '../../shared/webhooks/runtime.ts';
 import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 
 const { config, db, pager, clock } = runtime();
 const store = makeDeliveryStore(db, pager);
-const queue = deliveryQueueFromConfig(config, clock);
+const queue = immediateQueueFromConfig(config, clock);
 const sweep = makeSweeper({ store, clock, graceMs: config.webhooks.sweepGraceMs, enqueue: (m, o) => queue.enqueue(m, o) });
 
 /** Lambda entry of the sweeper, run every 5 minutes: re-queues pending deliveries whose message was lost. */

@@ -3,13 +3,13 @@ import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { newAttemptToken } from '../../shared/services/webhooks.ts';
 import { makeFanout } from '../../shared/webhooks/fanout.ts';
-import { deliveryQueueFromConfig, enqueueNow } from '../../shared/webhooks/runtime.ts';
+import { immediateQueueFromConfig, enqueueNow } from '../../shared/webhooks/runtime.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 
 const { config, db, pager, clock } = runtime();
 const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
-const fanout = makeFanout({ store, enqueue: enqueueNow(deliveryQueueFromConfig(config, clock), clock), newToken: newAttemptToken, log: logger });
+const fanout = makeFanout({ store, enqueue: enqueueNow(immediateQueueFromConfig(config, clock), clock), newToken: newAttemptToken, log: logger });
 
 /** Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures). */
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanout(event.Records);

@@ -1,33 +1,31 @@
-import { makeSchedulerClient } from '../clients/scheduler.ts';
 import { makeSqsClient } from '../clients/sqs.ts';
 import type { Config } from '../config.ts';
 import { makeCipher } from '../crypto/envelope.ts';
 import { keyProviderFromConfig } from '../crypto/from-config.ts';
 import type { Runtime } from '../runtime.ts';
 import { makeDeliveryQueue, type DeliveryMessage, type DeliveryQueue } from './delivery-queue.ts';
-import { makeEventBridgeScheduler } from './scheduler.ts';
 import { sendWebhook } from './sender.ts';
 import { checkWebhookUrl, parseAllowedCidrs } from './ssrf.ts';
 import { ATTEMPT_TIMEOUT_MS } from './policy.ts';
 
-function required(value: string | undefined, name: string): string {
+export function required(value: string | undefined, name: string): string {
   if (!value) throw new Error(`Invalid configuration: ${name} is required for webhook delivery`);
   return value;
 }
 
-/** The delivery queue of this container: SQS for short waits, EventBridge Scheduler for long ones. */
-export function deliveryQueueFromConfig(config: Config, clock: Runtime['clock']): DeliveryQueue {
-  const w = config.webhooks;
-  const queueArn = required(w.queueArn, 'DELIVERY_QUEUE_ARN');
+/**
+ * A queue that only sends now or after a short SQS delay: what the fan-out, the sweeper and manual retries use, so
+ * their bundles carry no Scheduler client (only the worker schedules long waits: scheduled-queue.ts).
+ */
+export function immediateQueueFromConfig(config: Config, clock: Runtime['clock']): DeliveryQueue {
   return makeDeliveryQueue({
-    sqs: makeSqsClient({ endpoint: w.sqsEndpoint }),
-    queueUrl: required(w.queueUrl, 'DELIVERY_QUEUE_URL'),
-    scheduler: makeEventBridgeScheduler({
-      client: makeSchedulerClient({ endpoint: w.schedulerEndpoint }),
-      groupName: required(w.schedulerGroup, 'SCHEDULER_GROUP'),
-      queueArn,
-      roleArn: required(w.schedulerRoleArn, 'SCHEDULER_ROLE_ARN'),
-    }),
+    sqs: makeSqsClient({ endpoint: config.webhooks.sqsEndpoint }),
+    queueUrl: required(config.webhooks.queueUrl, 'DELIVERY_QUEUE_URL'),
+    scheduler: {
+      schedule: async () => {
+        throw new Error('this function schedules no long waits');
+      },
+    },
     clock,
   });
 }
