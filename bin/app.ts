@@ -1,12 +1,17 @@
-import { App } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import type { JwtSettings } from '../lib/api.ts';
 import { ServiceStack, type ServiceStackProps } from '../lib/service-stack.ts';
 
 const STAGE_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
+/** Deliberately plain: SNS checks the address, and the subscriber confirms it. */
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /**
  * The CDK app: one `SecretsService-<stage>` stack configured from context (`cdk synth -c stage=dev ...`).
- * Unset values take the stack's defaults; a malformed value stops the synth with the offending key named.
+ * Unset values take the stack's defaults; a malformed value stops the synth with the offending key named. The
+ * cdk-nag AwsSolutions pack checks every synth: a finding that is not acknowledged (with its reason, next to the
+ * resource in lib/) fails it.
  */
 function main(): void {
   const app = new App();
@@ -27,10 +32,12 @@ function main(): void {
     logRetentionDays: readPositiveInt(context, 'logRetentionDays'),
     revealsPerMinute: readPositiveInt(context, 'revealRateLimit'),
     removalPolicy: readRemovalPolicy(context),
+    alarmEmail: readEmail(context, 'alarmEmail'),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: `Secrets management service (${stage})`,
   };
   new ServiceStack(app, `SecretsService-${stage}`, props);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth();
 }
 
@@ -70,6 +77,12 @@ function readPositiveInt(context: ContextReader, key: string): number | undefine
   if (raw === undefined) return undefined;
   if (!/^[1-9]\d{0,8}$/.test(raw)) throw new Error(`Context ${key} must be a positive integer; got "${raw}"`);
   return Number(raw);
+}
+
+function readEmail(context: ContextReader, key: string): string | undefined {
+  const raw = context(key);
+  if (raw === undefined || EMAIL_PATTERN.test(raw)) return raw;
+  throw new Error(`Context ${key} must be an e-mail address; got "${raw}"`);
 }
 
 function readRemovalPolicy(context: ContextReader): ServiceStackProps['removalPolicy'] {

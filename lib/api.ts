@@ -1,21 +1,24 @@
 import { CfnOutput, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { handlerEntry, ROUTE_GROUPS, type RouteGroup } from '../shared/routes.ts';
-import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { ServiceFunction, type TableAccess } from './service-function.ts';
+import { type AccessTargets, applyAccess, ROUTE_GROUP_ACCESS } from './access.ts';
+import { pascalCase, ServiceFunction } from './service-function.ts';
 
-/** The name every function logs under (`SERVICE_NAME` in shared/config.ts). */
-const SERVICE_NAME = 'secrets-service';
-
-/** Access log line: who called which route and how it went. Never the body, the query or any header value. */
+/**
+ * Access log line: who called which route and how it went. Never the body, the query string, a path parameter's
+ * value or any header besides the user agent (so never Authorization). `apiId` and `routeKey` feed the
+ * reveals-per-minute metric filter (lib/monitoring.ts).
+ */
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   JSON.stringify({
     requestId: '$context.requestId',
+    apiId: '$context.apiId',
     requestTime: '$context.requestTimeEpoch',
     routeKey: '$context.routeKey',
     status: '$context.status',
@@ -38,20 +41,12 @@ export interface JwtSettings {
   readonly workspaceClaim?: string;
 }
 
-/** What each route group may touch: its table access, and whether it encrypts with the secrets key. */
-const GROUP_ACCESS: Record<RouteGroup, { table: TableAccess; secretsKey?: true }> = {
-  projects: { table: 'readWrite' },
-  environments: { table: 'readWrite' },
-  secrets: { table: 'readWrite', secretsKey: true },
-  audit: { table: 'read' },
-  'access-keys': { table: 'readWrite' },
-  webhooks: { table: 'readWrite' },
-  'webhook-deliveries': { table: 'readWrite' },
-};
-
 export interface ApiConstructProps {
-  readonly table: Table;
-  readonly secretsKey: IKey;
+  readonly table: ITable;
+  /** The key that wraps secret values and webhook signing secrets. */
+  readonly key: IKey;
+  /** Where the webhook-deliveries group queues manual retries. */
+  readonly deliveries: AccessTargets['deliveries'];
   /** Reveals per minute per credential. @default the functions' own default (120) */
   readonly revealsPerMinute?: number;
   /** Access tokens from this identity provider are accepted besides API tokens. @default API tokens only */
@@ -62,12 +57,14 @@ export interface ApiConstructProps {
 }
 
 /**
- * The HTTP API: one function per route group of `ROUTE_GROUPS` and exactly the routes of that group. There is no
- * authorizer (the functions authenticate) and no `$default` route, so an unknown path gets API Gateway's own 404.
+ * The HTTP API: one function per route group of `ROUTE_GROUPS` and exactly the routes of that group, each granted
+ * what `ROUTE_GROUP_ACCESS` lists. There is no authorizer (the functions authenticate) and no `$default` route, so
+ * an unknown path gets API Gateway's own generic 404 before any function runs.
  */
 export class ApiConstruct extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
+  readonly accessLogs: LogGroup;
   readonly functions: Record<RouteGroup, ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: ApiConstructProps) {
@@ -77,36 +74,30 @@ export class ApiConstruct extends Construct {
       id: 'AwsSolutions-APIG4',
       reason: 'Each function authenticates the caller (API token or JWT) before any work; an authorizer would duplicate it.',
     });
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: props.removalPolicy });
     this.stage = this.httpApi.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       throttle: props.throttle,
-      accessLogSettings: {
-        destination: new LogGroupLogDestination(
-          new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: props.removalPolicy }),
-        ),
-        format: ACCESS_LOG_FORMAT,
-      },
+      accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: ACCESS_LOG_FORMAT },
     });
     const groups = Object.keys(ROUTE_GROUPS) as RouteGroup[];
     this.functions = Object.fromEntries(groups.map((group) => [group, this.addRouteGroup(group, props)])) as Record<
       RouteGroup,
       ServiceFunction
     >;
-    new CfnOutput(this, 'ApiUrl', { value: this.stage.url });
+    new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL; routes are under /api/v1' }).overrideLogicalId('ApiUrl');
   }
 
-  /** Creates the group's function with the access `GROUP_ACCESS` gives it, and the group's routes. */
+  /** Creates the group's function with the access `ROUTE_GROUP_ACCESS` gives it, and the group's routes. */
   private addRouteGroup(group: RouteGroup, props: ApiConstructProps): ServiceFunction {
     const fn = new ServiceFunction(this, `${pascalCase(group)}Function`, {
       entry: handlerEntry(group),
-      environment: functionEnvironment(props),
+      environment: functionEnvironment(group, props),
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,
     });
-    const access = GROUP_ACCESS[group];
-    fn.bindTable(props.table, access.table);
-    if (access.secretsKey) fn.bindSecretsKey(props.secretsKey);
+    applyAccess(fn, ROUTE_GROUP_ACCESS[group], { table: props.table, key: props.key, deliveries: props.deliveries });
     const integration = new HttpLambdaIntegration(`${pascalCase(group)}Integration`, fn.function, {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
     });
@@ -118,15 +109,14 @@ export class ApiConstruct extends Construct {
   }
 }
 
-function functionEnvironment(props: ApiConstructProps): Record<string, string> {
+/** Every API function authenticates, so each gets the JWT settings; only the secrets group reveals. */
+function functionEnvironment(group: RouteGroup, props: ApiConstructProps): Record<string, string> {
   const jwt = props.jwt;
+  const reveals = group === 'secrets' && props.revealsPerMinute !== undefined;
   return {
-    TABLE_NAME: props.table.tableName,
-    SERVICE_NAME,
-    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     ...(jwt && { JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience, JWT_JWKS_URI: jwt.jwksUri }),
     ...(jwt?.workspaceClaim && { JWT_WORKSPACE_CLAIM: jwt.workspaceClaim }),
-    ...(props.revealsPerMinute !== undefined && { REVEAL_RATE_LIMIT_PER_MINUTE: String(props.revealsPerMinute) }),
+    ...(reveals && { REVEAL_RATE_LIMIT_PER_MINUTE: String(props.revealsPerMinute) }),
   };
 }
 
@@ -137,8 +127,4 @@ function parseRouteKey(routeKey: string): { method: HttpMethod; path: string } {
     throw new Error(`Invalid route key "${routeKey}": expected "METHOD /path"`);
   }
   return { method: HttpMethod[method as keyof typeof HttpMethod], path };
-}
-
-function pascalCase(name: string): string {
-  return name.replace(/(^|-)([a-z])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
 }

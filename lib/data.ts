@@ -36,6 +36,6 @@ export class DataConstruct extends Construct {
         projectionType: ProjectionType.ALL,
       });
     }
-    new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The table (admin CLI --table)' }).overrideLogicalId('TableName');
   }
 }

@@ -1,22 +1,55 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { GsiName } from '../shared/store/table.ts';
 
 /** The repository root: entries, the lock file and tsconfig.json are resolved from here, not from the cwd. */
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
-/** The encryption context every secret value is bound to (shared/services/secrets.ts `secretContext`). */
-const SECRET_CONTEXT_KEYS = ['workspaceId', 'secretId', 'version'] as const;
+/** The name every function logs under (`SERVICE_NAME` in shared/config.ts). */
+export const SERVICE_NAME = 'secrets-service';
+
+/**
+ * Module substitutions of the Lambda bundles (bench/bundles.ts builds with the same map). Lambda hands a function
+ * its role's credentials in environment variables, so the SDK's default chain (SSO, INI, process, web identity,
+ * IMDS, and the STS and SSO clients they carry) is replaced by the environment provider alone. Paths are relative
+ * to the project root, where the local esbuild runs.
+ */
+export const LAMBDA_ALIASES = { '@aws-sdk/credential-provider-node': './shared/clients/lambda-credentials.ts' } as const;
 
 /** Makes `require` exist in the ESM bundle, for the CommonJS dependencies that esbuild inlines. */
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** DynamoDB data actions a function may be granted (TransactWriteItems is authorised per item action). */
+export type TableAction =
+  | 'BatchGetItem'
+  | 'BatchWriteItem'
+  | 'ConditionCheckItem'
+  | 'DeleteItem'
+  | 'GetItem'
+  | 'PutItem'
+  | 'Query'
+  | 'UpdateItem';
+
+/** What a function may do on the table: item actions on the base table, and Query on the named indexes. */
+export interface TableAccess {
+  readonly actions: readonly TableAction[];
+  /** @default no index */
+  readonly indexQueries?: readonly GsiName[];
+}
+
+/** What a function may do with a KMS key: the actions, only under an encryption context with exactly these keys. */
+export interface KeyAccess {
+  readonly actions: readonly ('kms:GenerateDataKey' | 'kms:Decrypt')[];
+  readonly contextKeys: readonly string[];
+}
 
 export interface ServiceFunctionProps {
   /** Handler module relative to the project root, exporting `handler`. */
@@ -32,15 +65,15 @@ export interface ServiceFunctionProps {
   readonly logRemovalPolicy?: RemovalPolicy;
 }
 
-export type TableAccess = 'read' | 'readWrite';
-
 /**
  * A Node.js 24 arm64 Lambda bundled locally by esbuild into one minified ESM file (AWS SDK included and
- * tree-shaken), with its own log group; permissions are granted only through the `bind*` methods.
+ * tree-shaken), with its own role and log group; permissions are granted only through the `bind*` methods, each of
+ * which also tells the function what it bound (table name, key id).
  */
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
+  readonly role: Role;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
@@ -49,8 +82,8 @@ export class ServiceFunction extends Construct {
       removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
     });
     // Its own role instead of AWSLambdaBasicExecutionRole: logs:* on every log group is more than it needs.
-    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
-    this.logGroup.grantWrite(role);
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.logGroup.grantWrite(this.role);
     this.function = new NodejsFunction(this, 'Function', {
       entry: join(PROJECT_ROOT, props.entry),
       handler: 'handler',
@@ -61,8 +94,13 @@ export class ServiceFunction extends Construct {
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
       logGroup: this.logGroup,
-      role,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      role: this.role,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        SERVICE_NAME,
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        ...props.environment,
+      },
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,
@@ -75,36 +113,51 @@ export class ServiceFunction extends Construct {
         sourceMap: true,
         // Stack traces need only the mappings; embedding the sources would double the asset.
         sourcesContent: false,
+        esbuildArgs: Object.fromEntries(Object.entries(LAMBDA_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
       },
     });
   }
 
   /**
-   * Lets the function make and unwrap data keys with `key`, only under the secrets' encryption context
-   * (`workspaceId`, `secretId`, `version`: see shared/services/secrets.ts), and tells it the key's ARN.
+   * Grants exactly `access.actions` on the table itself and Query on the named indexes (`<table>/index/<name>`, no
+   * wildcard), and tells the function the table's name (`TABLE_NAME`).
    */
-  bindSecretsKey(key: IKey): void {
-    this.function.addEnvironment('KMS_KEY_ID', key.keyArn);
+  bindTable(table: ITable, access: TableAccess): void {
+    this.function.addEnvironment('TABLE_NAME', table.tableName);
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: access.actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }),
+    );
+    const indexes = access.indexQueries ?? [];
+    if (indexes.length === 0) return;
     this.function.addToRolePolicy(
       new PolicyStatement({
-        actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
-        resources: [key.keyArn],
-        conditions: {
-          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...SECRET_CONTEXT_KEYS] },
-          Null: Object.fromEntries(SECRET_CONTEXT_KEYS.map((name) => [`kms:EncryptionContext:${name}`, 'false'])),
-        },
+        actions: ['dynamodb:Query'],
+        resources: indexes.map((indexName) => `${table.tableArn}/index/${indexName}`),
       }),
     );
   }
 
-  /** Grants the function the DynamoDB data actions that `access` names, on the table and its indexes only. */
-  bindTable(table: Table, access: TableAccess): void {
-    if (access === 'read') table.grantReadData(this.function);
-    else table.grantReadWriteData(this.function);
-    const tableId = Stack.of(table).getLogicalId(table.node.defaultChild as CfnTable);
-    Validations.of(this).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
-      reason: 'The only wildcard is the index name: queries on the global secondary indexes of this one table.',
-    });
+  /**
+   * Lets the function use `key` for `access.actions`, only when the request's encryption context has exactly the
+   * keys `access.contextKeys` (no fewer: each must be present; no more: ForAllValues), and tells it the key's ARN
+   * (`KMS_KEY_ID`). KMS evaluates these condition keys for GenerateDataKey and Decrypt alike.
+   */
+  bindKey(key: IKey, access: KeyAccess): void {
+    this.function.addEnvironment('KMS_KEY_ID', key.keyArn);
+    this.function.addToRolePolicy(
+      new PolicyStatement({
+        actions: [...access.actions],
+        resources: [key.keyArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...access.contextKeys] },
+          Null: Object.fromEntries(access.contextKeys.map((name) => [`kms:EncryptionContext:${name}`, 'false'])),
+        },
+      }),
+    );
   }
+}
+
+/** Construct ids from kebab-case names: `webhook-fanout` → `WebhookFanout`. */
+export function pascalCase(name: string): string {
+  return name.replace(/(^|-)([a-z0-9])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
 }

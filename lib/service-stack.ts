@@ -4,9 +4,16 @@ import type { Construct } from 'constructs';
 import { ApiConstruct, type JwtSettings } from './api.ts';
 import { DataConstruct } from './data.ts';
 import { EncryptionConstruct } from './encryption.ts';
+import { MonitoringConstruct } from './monitoring.ts';
+import { WebhookDeliveryConstruct } from './webhook-delivery.ts';
+
+/** The stage whose data must outlive the stack: it cannot be given the destroy removal policy. */
+export const PRODUCTION_STAGE = 'prod';
+/** decisions.md's reveal limit per credential and minute. */
+export const DEFAULT_REVEALS_PER_MINUTE = 120;
 
 export interface ServiceStackProps extends StackProps {
-  /** Prefixes names that must be unique per account and region (the KMS alias). @default 'prod' */
+  /** Prefixes names that must be unique per account and region (KMS alias, schedule group). @default 'prod' */
   readonly stage?: string;
   /** @default API tokens only */
   readonly jwt?: JwtSettings;
@@ -18,28 +25,46 @@ export interface ServiceStackProps extends StackProps {
   readonly logRetentionDays?: number;
   /** `destroy` is for throwaway stages: the table, key and logs go with the stack. @default 'retain' */
   readonly removalPolicy?: 'retain' | 'destroy';
+  /** Where alarm notifications go (an SNS e-mail subscription to confirm). @default the alarm topic has no subscriber */
+  readonly alarmEmail?: string;
 }
 
-/** The whole secrets service of one stage: table, KMS key and HTTP API with its functions. */
+/**
+ * The whole secrets service of one stage: the table, the KMS key, the HTTP API with one function per route group,
+ * the webhook delivery pipeline, and the dashboard and alarms that watch them.
+ */
 export class ServiceStack extends Stack {
   readonly data: DataConstruct;
   readonly encryption: EncryptionConstruct;
+  readonly delivery: WebhookDeliveryConstruct;
   readonly api: ApiConstruct;
+  readonly monitoring: MonitoringConstruct;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
     super(scope, id, props);
-    const stage = props.stage ?? 'prod';
+    const stage = props.stage ?? PRODUCTION_STAGE;
+    if (stage === PRODUCTION_STAGE && props.removalPolicy === 'destroy') {
+      throw new Error(`removalPolicy "destroy" is refused for the ${PRODUCTION_STAGE} stage: its table and key must be retained`);
+    }
     const removalPolicy = props.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    const logRetention = toRetentionDays(props.logRetentionDays ?? 30);
     this.data = new DataConstruct(this, 'Data', { removalPolicy });
     this.encryption = new EncryptionConstruct(this, 'Encryption', { stage, removalPolicy });
+    const resources = { table: this.data.table, key: this.encryption.key, logRetention, removalPolicy };
+    this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', { stage, ...resources });
     this.api = new ApiConstruct(this, 'Api', {
-      table: this.data.table,
-      secretsKey: this.encryption.key,
-      revealsPerMinute: props.revealsPerMinute,
+      ...resources,
+      deliveries: this.delivery,
+      revealsPerMinute: props.revealsPerMinute ?? DEFAULT_REVEALS_PER_MINUTE,
       jwt: props.jwt,
       throttle: props.apiThrottle ?? { rateLimit: 100, burstLimit: 200 },
-      logRetention: toRetentionDays(props.logRetentionDays ?? 30),
-      removalPolicy,
+    });
+    this.monitoring = new MonitoringConstruct(this, 'Monitoring', {
+      httpApi: this.api.httpApi,
+      accessLogs: this.api.accessLogs,
+      delivery: this.delivery,
+      functions: { ...this.api.functions, ...this.delivery.functions },
+      alarmEmail: props.alarmEmail,
     });
   }
 }

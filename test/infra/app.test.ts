@@ -41,7 +41,15 @@ afterAll(async () => {
 describe('bin/app.ts', () => {
   it('synthesizes SecretsService-<stage> from context values', async () => {
     // Prepare
-    const context = { stage: 'dev', apiRateLimit: '7', apiBurstLimit: '9', logRetentionDays: '14', ...JWT };
+    const context = {
+      stage: 'dev',
+      apiRateLimit: '7',
+      apiBurstLimit: '9',
+      logRetentionDays: '14',
+      revealRateLimit: '30',
+      alarmEmail: 'oncall@example.com',
+      ...JWT,
+    };
 
     // Act
     const result = await runApp({ ...context, removalPolicy: 'destroy' }, 'valid');
@@ -54,11 +62,16 @@ describe('bin/app.ts', () => {
     expect(stage?.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 });
     const table = resources.find((resource) => resource.Type === 'AWS::DynamoDB::Table');
     expect(table?.DeletionPolicy).toBe('Delete');
-    const fn = resources.find((resource) => resource.Type === 'AWS::Lambda::Function');
-    expect(fn?.Properties.Environment.Variables).toMatchObject({ JWT_JWKS_URI: JWT.jwtJwksUri });
+    const functions = resources.filter((resource) => resource.Type === 'AWS::Lambda::Function');
+    const apiFunctions = functions.filter((fn) => fn.Properties.Environment.Variables.JWT_JWKS_URI === JWT.jwtJwksUri);
+    expect(apiFunctions).toHaveLength(Object.keys(ROUTE_GROUPS).length);
+    expect(functions.filter((fn) => fn.Properties.Environment.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(1);
     const logGroups = resources.filter((r) => r.Type === 'AWS::Logs::LogGroup');
-    // One per route group's function, plus the API access log.
-    expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(Array(Object.keys(ROUTE_GROUPS).length + 1).fill(14));
+    // One per function (each route group and the three of the webhook pipeline), plus the API access log.
+    expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(Array(Object.keys(ROUTE_GROUPS).length + 3 + 1).fill(14));
+    const subscription = resources.find((resource) => resource.Type === 'AWS::SNS::Subscription');
+    expect(subscription?.Properties).toMatchObject({ Protocol: 'email', Endpoint: 'oncall@example.com' });
+    expect(resources.find((resource) => resource.Type === 'AWS::KMS::Alias')?.Properties.AliasName).toBe('alias/dev-secrets');
   });
 
   it.concurrent.each([
@@ -70,6 +83,9 @@ describe('bin/app.ts', () => {
     ['a workspace claim without JWT settings', { jwtWorkspaceClaim: 'ws' }, /jwtWorkspaceClaim needs jwtIssuer/],
     ['a plain http JWKS URI', { ...JWT, jwtJwksUri: 'http://idp.example.com/jwks' }, /jwtJwksUri must be an https URL/],
     ['a retention CloudWatch does not offer', { logRetentionDays: '8' }, /logRetentionDays must be one of .*; got 8/],
+    ['an alarm e-mail that is not an address', { alarmEmail: 'oncall' }, /alarmEmail must be an e-mail address; got "oncall"/],
+    ['a zero reveal rate limit', { revealRateLimit: '0' }, /revealRateLimit must be a positive integer; got "0"/],
+    ['the destroy policy for the prod stage', { removalPolicy: 'destroy' }, /removalPolicy "destroy" is refused for the prod stage/],
   ])('fails with a clear message for %s', async (name, context, message) => {
     // Act
     const result = await runApp(context, name.replace(/\W/g, '-'));

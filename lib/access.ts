@@ -1,0 +1,80 @@
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { RouteGroup } from '../shared/routes.ts';
+import type { KeyAccess, ServiceFunction, TableAccess, TableAction } from './service-function.ts';
+
+/**
+ * What each function may do, in one place. Every entry lists the exact calls its code makes (see the access
+ * patterns of the README's single-table design); a transaction needs the action of each item it writes.
+ */
+
+/** The encryption context of a secret value (shared/services/secrets.ts `secretContext`). */
+export const SECRET_VALUE_CONTEXT = ['workspaceId', 'secretId', 'version'] as const;
+
+/** The encryption context of a webhook signing secret (shared/services/webhooks.ts `signingSecretContext`). */
+export const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'] as const;
+
+/**
+ * Every API function authenticates with one BatchGetItem (token, workspace, the route's prefetch keys), reads or
+ * creates the cursor-signing item (GetItem, PutItem), may record an access key's lastUsedAt (UpdateItem in a
+ * transaction) and lists with Query.
+ */
+const API_COMMON: readonly TableAction[] = ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem', 'Query'];
+
+export interface FunctionAccess {
+  readonly table: TableAccess;
+  readonly key?: KeyAccess;
+  /** Queues delivery attempts: sqs:SendMessage on the delivery queue, whose URL goes into its environment. */
+  readonly sendsDeliveries?: true;
+}
+
+export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
+  // Creating an environment checks that its project exists in the same transaction.
+  projects: { table: { actions: [...API_COMMON, 'ConditionCheckItem'] } },
+  environments: { table: { actions: [...API_COMMON, 'ConditionCheckItem'] } },
+  // Deletes remove the head items in a transaction, then purge versions in batches; search reads GSI1.
+  secrets: {
+    table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem'], indexQueries: ['GSI1'] },
+    key: { actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT },
+  },
+  audit: { table: { actions: API_COMMON } },
+  'access-keys': { table: { actions: API_COMMON } },
+  // Registration encrypts the signing secret (never decrypts it); deleting an endpoint deletes its delivery log
+  // (GSI1) in batches.
+  webhooks: {
+    table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem'], indexQueries: ['GSI1'] },
+    key: { actions: ['kms:GenerateDataKey'], contextKeys: SIGNING_SECRET_CONTEXT },
+  },
+  // A manual retry queues one attempt now; an endpoint's delivery log is read from GSI1.
+  'webhook-deliveries': { table: { actions: API_COMMON, indexQueries: ['GSI1'] }, sendsDeliveries: true },
+};
+
+export type PipelineFunction = 'webhook-fanout' | 'delivery-worker' | 'delivery-sweeper';
+
+export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
+  // Lists the workspace's endpoints and puts one delivery per subscriber (conditional put), then queues it.
+  'webhook-fanout': { table: { actions: ['Query', 'PutItem'] }, sendsDeliveries: true },
+  // Reads the delivery and endpoint, claims and records attempts (UpdateItem), writes the auto-disable audit entry
+  // (PutItem), fails an auto-disabled endpoint's queued deliveries (GSI1); decrypts signing secrets to sign.
+  'delivery-worker': {
+    table: { actions: ['GetItem', 'UpdateItem', 'PutItem'], indexQueries: ['GSI1'] },
+    key: { actions: ['kms:Decrypt'], contextKeys: SIGNING_SECRET_CONTEXT },
+    sendsDeliveries: true,
+  },
+  // Finds overdue pending deliveries on the sparse GSI2 and swaps their attempt token before re-queueing.
+  'delivery-sweeper': { table: { actions: ['UpdateItem'], indexQueries: ['GSI2'] }, sendsDeliveries: true },
+};
+
+/** What `applyAccess` grants on: the table, the KMS key and the delivery queue. */
+export interface AccessTargets {
+  readonly table: ITable;
+  readonly key: IKey;
+  readonly deliveries: { bindSender(fn: ServiceFunction): void };
+}
+
+/** Grants `fn` exactly what `access` lists, and sets the environment variables that go with each grant. */
+export function applyAccess(fn: ServiceFunction, access: FunctionAccess, targets: AccessTargets): void {
+  fn.bindTable(targets.table, access.table);
+  if (access.key) fn.bindKey(targets.key, access.key);
+  if (access.sendsDeliveries) targets.deliveries.bindSender(fn);
+}

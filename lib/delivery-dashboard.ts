@@ -1,0 +1,142 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  type Alarm,
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  type IWidget,
+  Stats,
+  TextWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { Construct } from 'constructs';
+import type { ServiceFunction } from './service-function.ts';
+import {
+  deliveryMetric,
+  deliveryMetricsBy,
+  deliveryMetricTotal,
+  deliverySuccessRate,
+  type RevealMetrics,
+} from './service-metrics.ts';
+import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
+
+export interface DeliveryHealthDashboardProps {
+  readonly httpApi: HttpApi;
+  readonly delivery: WebhookDeliveryConstruct;
+  readonly functions: Record<string, ServiceFunction>;
+  readonly reveals: RevealMetrics;
+  readonly alarms: readonly Alarm[];
+}
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+/**
+ * The "delivery health" dashboard, top to bottom: alarms; deliveries (outcomes, success rate, latency, failure
+ * reasons, retries, give-ups); the queue and the stream; every function's errors and throttles; the API and reveals.
+ * docs/operations.md explains how to read it.
+ */
+export class DeliveryHealthDashboard extends Construct {
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: DeliveryHealthDashboardProps) {
+    super(scope, id);
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      dashboardName: `${Stack.of(this).stackName}-delivery-health`,
+      defaultInterval: Duration.hours(3),
+    });
+    this.dashboard.addWidgets(
+      new TextWidget({
+        markdown: `# Delivery health: ${Stack.of(this).stackName}\nWebhook deliveries, their queue and stream, every function and the API. How to read it: docs/operations.md.`,
+        width: 24,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: 24, height: 3 }));
+    this.dashboard.addWidgets(...deliveryWidgets());
+    this.dashboard.addWidgets(...pipelineWidgets(props.delivery));
+    this.dashboard.addWidgets(...functionWidgets(props.functions));
+    this.dashboard.addWidgets(...apiWidgets(props.httpApi, props.reveals));
+  }
+}
+
+function graph(title: string, left: IMetric[], options: { width?: number; leftMin?: number; leftMax?: number } = {}): GraphWidget {
+  return new GraphWidget({
+    title,
+    left,
+    width: options.width ?? 8,
+    height: 6,
+    leftYAxis: { min: options.leftMin ?? 0, ...(options.leftMax !== undefined && { max: options.leftMax }) },
+  });
+}
+
+function deliveryWidgets(): IWidget[] {
+  return [
+    graph('Deliveries attempted / succeeded / failed', [
+      deliveryMetric('DeliveryAttempts').with({ label: 'Attempted' }),
+      deliveryMetric('DeliverySuccesses').with({ label: 'Succeeded' }),
+      deliveryMetricTotal('DeliveryFailures', 'Reason', 'Failed'),
+    ]),
+    graph('Delivery success rate (%)', [deliverySuccessRate()], { leftMax: 100 }),
+    graph('Attempt latency p50 / p95 / p99 (ms)', [
+      deliveryMetric('AttemptLatency', Stats.p(50)).with({ label: 'p50' }),
+      deliveryMetric('AttemptLatency', Stats.p(95)).with({ label: 'p95' }),
+      deliveryMetric('AttemptLatency', Stats.p(99)).with({ label: 'p99' }),
+    ]),
+    graph('Delivery failures by reason', [deliveryMetricsBy('DeliveryFailures', 'Reason')]),
+    graph('Retries scheduled by channel (sqs, scheduler)', [deliveryMetricsBy('RetriesScheduled', 'Channel')]),
+    graph('Deliveries exhausted / endpoints auto-disabled / messages dropped', [
+      deliveryMetric('DeliveriesExhausted').with({ label: 'Deliveries exhausted' }),
+      deliveryMetric('EndpointsAutoDisabled').with({ label: 'Endpoints auto-disabled' }),
+      deliveryMetric('MessagesDropped').with({ label: 'Messages dropped (stale token)' }),
+    ]),
+  ];
+}
+
+function pipelineWidgets(delivery: WebhookDeliveryConstruct): IWidget[] {
+  const max = { statistic: Stats.MAXIMUM, period: FIVE_MINUTES };
+  return [
+    graph('Delivery queue depth', [
+      delivery.queue.metricApproximateNumberOfMessagesVisible({ ...max, label: 'Visible' }),
+      delivery.queue.metricApproximateNumberOfMessagesNotVisible({ ...max, label: 'In flight' }),
+      delivery.queue.metric('ApproximateNumberOfMessagesDelayed', { ...max, label: 'Delayed' }),
+    ]),
+    graph('Age of the oldest message (s)', [delivery.queue.metricApproximateAgeOfOldestMessage({ ...max, label: 'Oldest message' })]),
+    graph('Dead-letter queues depth', [
+      delivery.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...max, label: 'Delivery DLQ' }),
+      delivery.streamFailureQueue.metricApproximateNumberOfMessagesVisible({ ...max, label: 'Stream failures' }),
+    ]),
+    graph(
+      'Fan-out iterator age (ms)',
+      [delivery.functions['webhook-fanout'].function.metric('IteratorAge', { ...max, label: 'Iterator age' })],
+      { width: 24 },
+    ),
+  ];
+}
+
+function functionWidgets(functions: Record<string, ServiceFunction>): IWidget[] {
+  const sum = { statistic: Stats.SUM, period: FIVE_MINUTES };
+  const entries = Object.entries(functions);
+  return [
+    graph('Lambda errors per function', entries.map(([name, fn]) => fn.function.metricErrors({ ...sum, label: name })), { width: 12 }),
+    graph('Lambda throttles per function', entries.map(([name, fn]) => fn.function.metricThrottles({ ...sum, label: name })), { width: 12 }),
+  ];
+}
+
+function apiWidgets(httpApi: HttpApi, reveals: RevealMetrics): IWidget[] {
+  const sum = { statistic: Stats.SUM, period: FIVE_MINUTES };
+  return [
+    graph('API 4xx / 5xx', [
+      httpApi.metricClientError({ ...sum, label: '4xx' }),
+      httpApi.metricServerError({ ...sum, label: '5xx' }),
+    ]),
+    graph('API latency p50 / p99 (ms)', [
+      httpApi.metricLatency({ statistic: Stats.p(50), period: FIVE_MINUTES, label: 'p50' }),
+      httpApi.metricLatency({ statistic: Stats.p(99), period: FIVE_MINUTES, label: 'p99' }),
+    ]),
+    graph('Reveals per minute', [
+      reveals.succeeded.with({ label: 'Revealed' }),
+      reveals.rateLimited.with({ label: 'Refused by the rate limit' }),
+    ]),
+  ];
+}

@@ -1,0 +1,130 @@
+import { Aws, CfnOutput, Duration, Stack } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Alarm, ComparisonOperator, type IMetric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import { DeliveryHealthDashboard } from './delivery-dashboard.ts';
+import { pascalCase, type ServiceFunction } from './service-function.ts';
+import { apiServerErrorRate, RevealMetrics } from './service-metrics.ts';
+import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
+
+/** Alarm thresholds; docs/operations.md explains each alarm and what to do about it. */
+export const ALARM_THRESHOLDS = {
+  /**
+   * The oldest delivery message has waited this long. Healthy traffic stays far below: SQS delays are at most 5
+   * minutes and a failing message is seen again after the 3-minute visibility timeout.
+   */
+  queueOldestMessageAgeSeconds: 15 * 60,
+  /** Stream records reach the fan-out this late (normally well under a second). */
+  fanoutIteratorAgeMs: 5 * 60_000,
+  /** 5xx answers as a share of requests, over 5 minutes... */
+  apiServerErrorRatePercent: 5,
+  /** ...once there are at least this many requests in those 5 minutes, so one error among three requests pages no one. */
+  apiServerErrorMinimumRequests: 20,
+} as const;
+
+export interface MonitoringConstructProps {
+  readonly httpApi: HttpApi;
+  readonly accessLogs: ILogGroup;
+  readonly delivery: WebhookDeliveryConstruct;
+  /** Every function of the stack by its name (route group or pipeline function). */
+  readonly functions: Record<string, ServiceFunction>;
+  /** Subscribed to the alarm topic; the address must confirm the subscription. @default no subscription */
+  readonly alarmEmail?: string;
+}
+
+/**
+ * The "delivery health" dashboard and the alarms, which notify the alarm topic when they go off and when they
+ * recover. Alarm names start with the stack name, so each stage's alarms are told apart in one account.
+ */
+export class MonitoringConstruct extends Construct {
+  readonly alarmTopic: Topic;
+  /** By a short kebab-case name: `delivery-dlq-not-empty`, `secrets-errors`, ... */
+  readonly alarms: Record<string, Alarm> = {};
+  readonly dashboard: DeliveryHealthDashboard;
+
+  constructor(scope: Construct, id: string, props: MonitoringConstructProps) {
+    super(scope, id);
+    // Not KMS-encrypted: notifications carry alarm names and numbers only, and CloudWatch cannot publish to a topic
+    // under the AWS-managed SNS key (a customer-managed key would need a key policy for CloudWatch, to guard nothing).
+    this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: `${Stack.of(this).stackName} alarms`, enforceSSL: true });
+    if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+
+    const reveals = new RevealMetrics(this, 'Reveals', { accessLogs: props.accessLogs, httpApi: props.httpApi });
+    this.addPipelineAlarms(props.delivery);
+    this.addAlarm('api-5xx-rate', {
+      metric: apiServerErrorRate(props.httpApi, ALARM_THRESHOLDS.apiServerErrorMinimumRequests),
+      threshold: ALARM_THRESHOLDS.apiServerErrorRatePercent,
+      description: `More than ${ALARM_THRESHOLDS.apiServerErrorRatePercent}% of API requests answered 5xx over 5 minutes.`,
+    });
+    for (const [name, fn] of Object.entries(props.functions)) {
+      this.addAlarm(`${name}-errors`, {
+        metric: fn.function.metricErrors({ statistic: Stats.SUM, period: Duration.minutes(5) }),
+        threshold: 1,
+        comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        description: `The ${name} function failed (an unhandled error, a timeout or a crash) at least once in 5 minutes.`,
+      });
+    }
+    this.dashboard = new DeliveryHealthDashboard(this, 'Dashboard', {
+      httpApi: props.httpApi,
+      delivery: props.delivery,
+      functions: props.functions,
+      reveals,
+      alarms: Object.values(this.alarms),
+    });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: `https://console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${this.dashboard.dashboard.dashboardName}`,
+      description: 'The delivery health dashboard',
+    }).overrideLogicalId('DashboardUrl');
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Where alarms notify' }).overrideLogicalId(
+      'AlarmTopicArn',
+    );
+  }
+
+  private addPipelineAlarms(delivery: WebhookDeliveryConstruct): void {
+    const oneMinuteMax = { statistic: Stats.MAXIMUM, period: Duration.minutes(1) };
+    this.addAlarm('delivery-dlq-not-empty', {
+      metric: delivery.deadLetterQueue.metricApproximateNumberOfMessagesVisible(oneMinuteMax),
+      threshold: 0,
+      description: 'Delivery messages failed 5 receives and moved to the dead-letter queue.',
+    });
+    this.addAlarm('stream-failures-not-empty', {
+      metric: delivery.streamFailureQueue.metricApproximateNumberOfMessagesVisible(oneMinuteMax),
+      threshold: 0,
+      description: 'The fan-out gave up on stream records after its retries: their webhook events were not queued.',
+    });
+    this.addAlarm('delivery-queue-oldest-message-age', {
+      metric: delivery.queue.metricApproximateAgeOfOldestMessage({ statistic: Stats.MAXIMUM, period: Duration.minutes(5) }),
+      threshold: ALARM_THRESHOLDS.queueOldestMessageAgeSeconds,
+      evaluationPeriods: 2,
+      description: `A delivery message has waited over ${ALARM_THRESHOLDS.queueOldestMessageAgeSeconds / 60} minutes for 10 minutes: the worker is not keeping up or not consuming.`,
+    });
+    this.addAlarm('fanout-iterator-age', {
+      metric: delivery.functions['webhook-fanout'].function.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: Duration.minutes(5) }),
+      threshold: ALARM_THRESHOLDS.fanoutIteratorAgeMs,
+      description: `Stream records reach the fan-out over ${ALARM_THRESHOLDS.fanoutIteratorAgeMs / 60_000} minutes late: it is failing or throttled.`,
+    });
+  }
+
+  private addAlarm(
+    name: string,
+    options: { metric: IMetric; threshold: number; description: string; comparison?: ComparisonOperator; evaluationPeriods?: number },
+  ): void {
+    const alarm = new Alarm(this, `${pascalCase(name)}Alarm`, {
+      alarmName: `${Stack.of(this).stackName}-${name}`,
+      alarmDescription: `${options.description} See docs/operations.md, "Alarms".`,
+      metric: options.metric,
+      threshold: options.threshold,
+      comparisonOperator: options.comparison ?? ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: options.evaluationPeriods ?? 1,
+      // No data is no trouble: idle queues and functions publish nothing.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new SnsAction(this.alarmTopic));
+    alarm.addOkAction(new SnsAction(this.alarmTopic));
+    this.alarms[name] = alarm;
+  }
+}

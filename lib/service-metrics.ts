@@ -1,0 +1,107 @@
+import { Duration } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { MathExpression, Metric, SearchExpression, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The worker's EMF namespace and service dimension (shared/webhooks/metrics.ts `makeDeliveryMetrics`). */
+export const METRICS_NAMESPACE = 'SecretsService';
+export const DELIVERY_SERVICE = 'webhook-delivery';
+
+/** The two reveal routes (shared/routes.ts), as they appear in the access log's `routeKey`. */
+export const REVEAL_ROUTE_KEYS = ['POST /api/v1/secrets/{secretId}/reveal', 'POST /api/v1/reveal'] as const;
+
+/**
+ * A worker metric published with only the default `service` dimension (Powertools Metrics puts every metric of
+ * the shared instance under `[service]`): DeliveryAttempts, DeliverySuccesses, AttemptLatency,
+ * DeliveriesExhausted, EndpointsAutoDisabled, MessagesDropped.
+ */
+export function deliveryMetric(metricName: string, statistic: string = Stats.SUM, period = Duration.minutes(5)): Metric {
+  return new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { service: DELIVERY_SERVICE }, statistic, period });
+}
+
+/**
+ * A worker metric published through `singleMetric()` with one extra dimension (DeliveryFailures by `Reason`,
+ * RetriesScheduled by `Channel`): each value of the dimension is its own metric, so the dashboard finds them all
+ * with a SEARCH (one line per value).
+ */
+export function deliveryMetricsBy(metricName: string, dimension: string, period = Duration.minutes(5)): SearchExpression {
+  return new SearchExpression({
+    expression: `SEARCH('{${METRICS_NAMESPACE},${dimension},service} MetricName="${metricName}" service="${DELIVERY_SERVICE}"', 'Sum', ${period.toSeconds()})`,
+    // A CloudWatch dynamic label: each line is named by its dimension value (`timeout`, `sqs`, ...).
+    label: `\${PROP('Dim.${dimension}')}`,
+    period,
+  });
+}
+
+/** The total over every value of the extra dimension, as one line (and one number to alarm on if need be). */
+export function deliveryMetricTotal(metricName: string, dimension: string, label: string, period = Duration.minutes(5)): MathExpression {
+  return new MathExpression({
+    expression: `SUM(${deliveryMetricsBy(metricName, dimension, period).expression})`,
+    usingMetrics: {},
+    label,
+    period,
+  });
+}
+
+/** Delivered / attempted, in percent; no point where nothing was attempted. */
+export function deliverySuccessRate(period = Duration.minutes(5)): MathExpression {
+  return new MathExpression({
+    expression: 'IF(attempts > 0, 100 * FILL(successes, 0) / attempts)',
+    usingMetrics: { attempts: deliveryMetric('DeliveryAttempts', Stats.SUM, period), successes: deliveryMetric('DeliverySuccesses', Stats.SUM, period) },
+    label: 'Success rate (%)',
+    period,
+  });
+}
+
+/** Share of API requests answered 5xx, in percent, once there are enough requests for a share to mean something. */
+export function apiServerErrorRate(httpApi: HttpApi, minimumRequests: number, period = Duration.minutes(5)): MathExpression {
+  return new MathExpression({
+    expression: `IF(requests >= ${minimumRequests}, 100 * FILL(errors, 0) / requests, 0)`,
+    usingMetrics: {
+      errors: httpApi.metricServerError({ statistic: Stats.SUM, period }),
+      requests: httpApi.metricCount({ statistic: Stats.SUM, period }),
+    },
+    label: '5xx rate (%)',
+    period,
+  });
+}
+
+/**
+ * Reveals per minute, from the API access log: there is no application metric for them, and the access log sees
+ * every reveal whichever credential made it, including the ones the rate limit refused. The filter counts access
+ * log lines of the two reveal routes, by outcome, with the API id as dimension so two stages never mix.
+ */
+export class RevealMetrics extends Construct {
+  /** Reveals answered 200. */
+  readonly succeeded: Metric;
+  /** Reveals refused with 429 RATE_LIMITED. */
+  readonly rateLimited: Metric;
+
+  constructor(scope: Construct, id: string, props: { accessLogs: ILogGroup; httpApi: HttpApi }) {
+    super(scope, id);
+    this.succeeded = this.countReveals('Reveals', '200', props);
+    this.rateLimited = this.countReveals('RevealsRateLimited', '429', props);
+  }
+
+  private countReveals(metricName: string, status: string, props: { accessLogs: ILogGroup; httpApi: HttpApi }): Metric {
+    new MetricFilter(this, metricName, {
+      logGroup: props.accessLogs,
+      metricNamespace: METRICS_NAMESPACE,
+      metricName,
+      metricValue: '1',
+      dimensions: { ApiId: '$.apiId' },
+      filterPattern: FilterPattern.all(
+        FilterPattern.any(...REVEAL_ROUTE_KEYS.map((routeKey) => FilterPattern.stringValue('$.routeKey', '=', routeKey))),
+        FilterPattern.stringValue('$.status', '=', status),
+      ),
+    });
+    return new Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName,
+      dimensionsMap: { ApiId: props.httpApi.apiId },
+      statistic: Stats.SUM,
+      period: Duration.minutes(1),
+    });
+  }
+}

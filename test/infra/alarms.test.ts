@@ -1,0 +1,125 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceStack } from '../../lib/service-stack.ts';
+import { FUNCTION_NAMES, functionsOf, idOf, makeOutdir, only, type Resource, synth } from './synth.ts';
+
+let outdir: Awaited<ReturnType<typeof makeOutdir>>;
+let stack: ServiceStack;
+let template: Template;
+
+beforeAll(async () => {
+  outdir = await makeOutdir('infra-alarms-');
+  // Act
+  ({ stack, template } = synth(outdir.dir, { alarmEmail: 'oncall@example.com' }));
+});
+
+afterAll(async () => {
+  await outdir.cleanup();
+});
+
+describe('alarms', () => {
+  function alarm(name: string): Record<string, any> {
+    const found = (Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[]).filter(
+      (candidate) => candidate.Properties.AlarmName === `SecretsService-test-${name}`,
+    );
+    expect(found, `alarm ${name}`).toHaveLength(1);
+    return found[0]!.Properties;
+  }
+
+  it('go off when either dead-letter queue holds a message', () => {
+    for (const [name, queue] of [
+      ['delivery-dlq-not-empty', stack.delivery.deadLetterQueue],
+      ['stream-failures-not-empty', stack.delivery.streamFailureQueue],
+    ] as const) {
+      expect(alarm(name)).toMatchObject({
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(stack, queue), 'QueueName'] } }],
+        Statistic: 'Maximum',
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+      });
+    }
+  });
+
+  it('go off when the oldest delivery message is 15 minutes old and when the fan-out lags 5 minutes behind the stream', () => {
+    expect(alarm('delivery-queue-oldest-message-age')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(stack, stack.delivery.queue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 900,
+      EvaluationPeriods: 2,
+    });
+    expect(alarm('fanout-iterator-age')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'IteratorAge',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: idOf(stack, stack.delivery.functions['webhook-fanout'].function) } }],
+      Statistic: 'Maximum',
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 300_000,
+    });
+  });
+
+  it('go off on an API 5xx rate above 5% of at least 20 requests in 5 minutes', () => {
+    const api = { Name: 'ApiId', Value: { Ref: idOf(stack, stack.api.httpApi) } };
+    expect(alarm('api-5xx-rate')).toMatchObject({
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 5,
+      Metrics: [
+        { Expression: 'IF(requests >= 20, 100 * FILL(errors, 0) / requests, 0)', ReturnData: true },
+        { Id: 'errors', ReturnData: false, MetricStat: { Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: [api] }, Period: 300, Stat: 'Sum' } },
+        { Id: 'requests', ReturnData: false, MetricStat: { Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Count', Dimensions: [api] }, Period: 300, Stat: 'Sum' } },
+      ],
+    });
+  });
+
+  it('go off on any error of any function, one alarm per function', () => {
+    for (const name of FUNCTION_NAMES) {
+      expect(alarm(`${name}-errors`)).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: idOf(stack, functionsOf(stack)[name].function) } }],
+        Statistic: 'Sum',
+        Period: 300,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        Threshold: 1,
+      });
+    }
+  });
+
+  it('notify the alarm topic when they go off and when they recover, and treat no data as fine', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+    const [topicId] = only(template, 'AWS::SNS::Topic');
+    expect(alarms).toHaveLength(5 + FUNCTION_NAMES.length);
+    for (const { Properties } of alarms) {
+      expect(Properties).toMatchObject({
+        AlarmActions: [{ Ref: topicId }],
+        OKActions: [{ Ref: topicId }],
+        TreatMissingData: 'notBreaching',
+        AlarmDescription: expect.stringContaining('docs/operations.md'),
+      });
+    }
+  });
+});
+
+describe('alarm topic', () => {
+  it('sends to the configured e-mail address and accepts publishing over TLS only', () => {
+    const [topicId] = only(template, 'AWS::SNS::Topic');
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: topicId } });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topicId }],
+      PolicyDocument: { Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },
+    });
+  });
+
+  it('has no subscription when no alarm e-mail is configured', () => {
+    // Act
+    const { template: withoutEmail } = synth(outdir.dir);
+
+    // Assess
+    expect(withoutEmail.findResources('AWS::SNS::Subscription')).toEqual({});
+    expect(Object.keys(withoutEmail.findResources('AWS::SNS::Topic'))).toHaveLength(1);
+  });
+});

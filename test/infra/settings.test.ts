@@ -1,0 +1,91 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceStackProps } from '../../lib/service-stack.ts';
+import {
+  FUNCTION_NAMES,
+  type FunctionName,
+  functionsOf,
+  GROUPS,
+  idOf,
+  LOCAL_ONLY_SETTINGS,
+  makeOutdir,
+  PIPELINE,
+  type Resource,
+  synth,
+} from './synth.ts';
+
+const JWT = {
+  issuer: 'https://idp.example.com/',
+  audience: 'secrets-api',
+  jwksUri: 'https://idp.example.com/.well-known/jwks.json',
+  workspaceClaim: 'custom:workspace',
+};
+
+let outdir: Awaited<ReturnType<typeof makeOutdir>>;
+
+beforeAll(async () => {
+  outdir = await makeOutdir('infra-settings-');
+});
+
+afterAll(async () => {
+  await outdir.cleanup();
+});
+
+describe('ServiceStack with settings', () => {
+  const settings: ServiceStackProps = {
+    stage: 'dev',
+    jwt: JWT,
+    revealsPerMinute: 30,
+    apiThrottle: { rateLimit: 5, burstLimit: 10 },
+    logRetentionDays: 7,
+    removalPolicy: 'destroy',
+    alarmEmail: 'oncall@example.com',
+  };
+
+  it('gives every API function the JWT settings and only the secrets function the reveal limit', () => {
+    // Act
+    const { stack, template } = synth(outdir.dir, settings);
+
+    // Assess
+    const functions = template.findResources('AWS::Lambda::Function');
+    const env = (name: FunctionName) =>
+      functions[idOf(stack, functionsOf(stack)[name].function)]!.Properties.Environment.Variables as Record<string, unknown>;
+    for (const group of GROUPS) {
+      expect(env(group)).toMatchObject({
+        JWT_ISSUER: JWT.issuer,
+        JWT_AUDIENCE: JWT.audience,
+        JWT_JWKS_URI: JWT.jwksUri,
+        JWT_WORKSPACE_CLAIM: JWT.workspaceClaim,
+      });
+    }
+    for (const name of PIPELINE) expect(Object.keys(env(name)).filter((key) => key.startsWith('JWT_'))).toEqual([]);
+    expect(env('secrets').REVEAL_RATE_LIMIT_PER_MINUTE).toBe('30');
+    for (const name of FUNCTION_NAMES.filter((n) => n !== 'secrets')) expect(env(name).REVEAL_RATE_LIMIT_PER_MINUTE).toBeUndefined();
+    for (const fn of Object.values(functions) as Resource[]) {
+      for (const setting of LOCAL_ONLY_SETTINGS) expect(fn.Properties.Environment.Variables).not.toHaveProperty(setting);
+    }
+  });
+
+  it('passes throttling, retention, stage names and the destroy policy through', () => {
+    // Act
+    const { template } = synth(outdir.dir, settings);
+
+    // Assess
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 } });
+    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
+    template.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/dev-secrets' });
+    template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'dev-webhook-retries' });
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete', Properties: Match.objectLike({ DeletionProtectionEnabled: false }) });
+    template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Delete' });
+    template.allResources('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
+  });
+
+  it('refuses the destroy policy for the prod stage', () => {
+    expect(() => synth(outdir.dir, { removalPolicy: 'destroy' })).toThrow(/removalPolicy "destroy" is refused for the prod stage/);
+    expect(() => synth(outdir.dir, { stage: 'prod', removalPolicy: 'destroy' })).toThrow(/refused/);
+  });
+
+  it('rejects a retention that CloudWatch Logs does not offer', () => {
+    expect(() => synth(outdir.dir, { logRetentionDays: 8 })).toThrow(/logRetentionDays must be one of .*got 8/);
+  });
+});

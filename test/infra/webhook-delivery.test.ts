@@ -1,0 +1,132 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceStack } from '../../lib/service-stack.ts';
+import { idOf, makeOutdir, only, type Resource, synth } from './synth.ts';
+
+let outdir: Awaited<ReturnType<typeof makeOutdir>>;
+let stack: ServiceStack;
+let template: Template;
+
+beforeAll(async () => {
+  outdir = await makeOutdir('infra-webhooks-');
+  // Act
+  ({ stack, template } = synth(outdir.dir));
+});
+
+afterAll(async () => {
+  await outdir.cleanup();
+});
+
+function resource(type: string, id: string): Resource {
+  const found = template.findResources(type)[id];
+  expect(found).toBeDefined();
+  return found as Resource;
+}
+
+function mappingOf(functionId: string): Resource {
+  const mappings = (Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[]).filter(
+    (mapping) => mapping.Properties.FunctionName.Ref === functionId,
+  );
+  expect(mappings).toHaveLength(1);
+  return mappings[0]!;
+}
+
+function timeoutOf(functionId: string): number {
+  return resource('AWS::Lambda::Function', functionId).Properties.Timeout;
+}
+
+describe('delivery queue', () => {
+  it('redrives to a dead-letter queue after 5 receives, with a visibility timeout six times the worker timeout', () => {
+    const queue = resource('AWS::SQS::Queue', idOf(stack, stack.delivery.queue)).Properties;
+    const workerTimeout = timeoutOf(idOf(stack, stack.delivery.functions['delivery-worker'].function));
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [idOf(stack, stack.delivery.deadLetterQueue), 'Arn'] },
+      maxReceiveCount: 5,
+    });
+    expect(workerTimeout).toBeGreaterThanOrEqual(30);
+    expect(queue.VisibilityTimeout).toBeGreaterThan(workerTimeout);
+    expect(queue.VisibilityTimeout).toBe(6 * workerTimeout);
+    expect(resource('AWS::SQS::Queue', idOf(stack, stack.delivery.deadLetterQueue)).Properties.MessageRetentionPeriod).toBe(14 * 86_400);
+  });
+
+  it('encrypts every queue at rest and refuses any request that is not over TLS', () => {
+    const queues = template.findResources('AWS::SQS::Queue');
+    expect(Object.keys(queues)).toHaveLength(3);
+    for (const [queueId, queue] of Object.entries(queues) as [string, Resource][]) {
+      expect(queue.Properties.SqsManagedSseEnabled ?? queue.Properties.KmsMasterKeyId).toBeTruthy();
+      const policies = (Object.values(template.findResources('AWS::SQS::QueuePolicy')) as Resource[]).filter((policy) =>
+        JSON.stringify(policy.Properties.Queues).includes(`"${queueId}"`),
+      );
+      expect(policies.flatMap((policy) => policy.Properties.PolicyDocument.Statement)).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
+  });
+});
+
+describe('fan-out', () => {
+  it('reads the table stream from the oldest record, with bisect-on-error, retry limit, max record age and partial failures', () => {
+    const [tableId] = only(template, 'AWS::DynamoDB::Table');
+    const mapping = mappingOf(idOf(stack, stack.delivery.functions['webhook-fanout'].function));
+    expect(mapping.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 100,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 5,
+      MaximumRecordAgeInSeconds: 12 * 3600,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [idOf(stack, stack.delivery.streamFailureQueue), 'Arn'] } } },
+    });
+  });
+
+  it('is invoked only for inserted audit entries, the records shared/webhooks/fanout.ts acts on', () => {
+    const mapping = mappingOf(idOf(stack, stack.delivery.functions['webhook-fanout'].function));
+    const patterns = (mapping.Properties.FilterCriteria.Filters as { Pattern: string }[]).map((filter) => JSON.parse(filter.Pattern));
+    expect(patterns).toEqual([{ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['AuditEntry'] } } } }]);
+  });
+});
+
+describe('delivery worker', () => {
+  it('consumes the delivery queue in batches of 10 with partial batch responses and a maximum concurrency', () => {
+    const mapping = mappingOf(idOf(stack, stack.delivery.functions['delivery-worker'].function));
+    expect(mapping.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [idOf(stack, stack.delivery.queue), 'Arn'] },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+  });
+
+  it('has exactly the two event source mappings of the pipeline', () => {
+    expect(Object.keys(template.findResources('AWS::Lambda::EventSourceMapping'))).toHaveLength(2);
+  });
+});
+
+describe('EventBridge Scheduler', () => {
+  it('keeps retries in the stage’s own schedule group', () => {
+    const [, group] = only(template, 'AWS::Scheduler::ScheduleGroup');
+    expect(group.Properties).toEqual({ Name: 'prod-webhook-retries' });
+  });
+});
+
+describe('sweeper', () => {
+  it('runs every 5 minutes from an EventBridge rule, without retrying a failed run', () => {
+    const sweeperId = idOf(stack, stack.delivery.functions['delivery-sweeper'].function);
+    const [, rule] = only(template, 'AWS::Events::Rule');
+    expect(rule.Properties).toMatchObject({
+      ScheduleExpression: 'rate(5 minutes)',
+      State: 'ENABLED',
+      Targets: [expect.objectContaining({ Arn: { 'Fn::GetAtt': [sweeperId, 'Arn'] } })],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [sweeperId, 'Arn'] },
+      Principal: 'events.amazonaws.com',
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: sweeperId },
+      MaximumRetryAttempts: 0,
+    });
+  });
+});
