@@ -1,5 +1,5 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { apiRuntime } from '../../shared/runtime.ts';
+import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeAccessKeyService } from '../../shared/services/access-keys.ts';
 import { makeAccessKeyRoutes } from './routes.ts';
 import { makeAccessKeyStore } from '../../shared/store/access-keys.ts';

@@ -1,5 +1,5 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { apiRuntime } from '../../shared/runtime.ts';
+import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeAuditRoutes } from './routes.ts';
 import { makeAuditStore } from '../../shared/store/audit.ts';
 

@@ -3,7 +3,7 @@ import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { parseDeliveryMessage } from '../../shared/webhooks/delivery-queue.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
-import { webhookToolsFromConfig } from '../../shared/webhooks/runtime.ts';
+import { webhookToolsFromConfig } from '../../shared/webhooks/tools.ts';
 import { deliveryQueueFromConfig } from '../../shared/webhooks/scheduled-queue.ts';
 import { makeWorker } from '../../shared/webhooks/worker.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';

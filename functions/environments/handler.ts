@@ -1,5 +1,5 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { apiRuntime } from '../../shared/runtime.ts';
+import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeProjectService } from '../../shared/services/projects.ts';
 import { makeEnvironmentRoutes } from './routes.ts';
 import { makeProjectStore } from '../../shared/store/projects.ts';

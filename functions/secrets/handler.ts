@@ -2,7 +2,7 @@ import { keyProviderFromConfig } from '../../shared/crypto/from-config.ts';
 import { makeCipher } from '../../shared/crypto/envelope.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { logger } from '../../shared/logger.ts';
-import { apiRuntime } from '../../shared/runtime.ts';
+import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeSecretService } from '../../shared/services/secrets.ts';
 import { makeSecretRoutes } from './routes.ts';
 import { makeSecretStore } from '../../shared/store/secrets.ts';

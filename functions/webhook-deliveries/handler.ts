@@ -1,5 +1,5 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { apiRuntime } from '../../shared/runtime.ts';
+import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeDeliveryService } from '../../shared/services/webhooks.ts';
 import { immediateQueueFromConfig, enqueueNow } from '../../shared/webhooks/runtime.ts';
 import { makeDeliveryRoutes } from './routes.ts';

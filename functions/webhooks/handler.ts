@@ -1,7 +1,7 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { apiRuntime } from '../../shared/runtime.ts';
+import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeWebhookService } from '../../shared/services/webhooks.ts';
-import { webhookToolsFromConfig } from '../../shared/webhooks/runtime.ts';
+import { webhookToolsFromConfig } from '../../shared/webhooks/tools.ts';
 import { makeWebhookRoutes } from './routes.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';
