@@ -134,7 +134,7 @@ async function startPipeline(
       async (entry) => (await import(pathToFileURL(join(PROJECT_ROOT, entry)).href)) as { handler: (event: never, context: never) => Promise<unknown> },
     ),
   );
-  const workers = startSqsPoller({ sqs: input.sqs, queueUrl: input.queueUrl, queueArn: input.queueArn, handler: worker!.handler as never, concurrency: 4, functionName: 'delivery-worker' });
+  const workers = startSqsPoller({ sqs: input.sqs, queueUrl: input.queueUrl, queueArn: input.queueArn, handler: worker!.handler as never, concurrency: 10, functionName: 'delivery-worker' });
   stops.push(() => workers.stop());
   const stream = await startStreamPoller({
     endpoint: input.dynamoEndpoint,

@@ -2,6 +2,7 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Store } from '../store/index.ts';
+import type { StoredDelivery } from '../store/deliveries.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
 import type { DeliveryMessage } from './delivery-queue.ts';
 import { deliveryIdFor, eventFromAudit, type AuditRecord, type WebhookEvent } from './events.ts';
@@ -27,6 +28,27 @@ function subscribers(endpoints: readonly StoredEndpoint[], event: WebhookEvent):
   );
 }
 
+/** A new delivery of `event` to one endpoint, due now. */
+function pendingDelivery(id: string, endpointId: string, event: WebhookEvent, createdAt: string, body: string, attemptToken: string): StoredDelivery {
+  return {
+    id,
+    endpointId,
+    eventId: event.id,
+    eventType: event.type,
+    status: 'pending',
+    attempts: 0,
+    statusCode: null,
+    lastError: null,
+    nextRetryAt: createdAt,
+    createdAt,
+    updatedAt: createdAt,
+    attemptLog: [],
+    body,
+    attemptToken,
+    manual: false,
+  };
+}
+
 /**
  * The stream fan-out: one pending delivery per subscribed, enabled endpoint for every event-worthy audit record,
  * then one queue message each. Idempotent: event and delivery ids derive from the audit id, the delivery is a
@@ -43,32 +65,15 @@ export function makeFanout(deps: FanoutDeps) {
         if (!audit || !event) continue;
         if (!endpointsOf.has(audit.workspaceId)) endpointsOf.set(audit.workspaceId, deps.store.listEndpoints(audit.workspaceId));
         const body = JSON.stringify(event);
-        for (const endpoint of subscribers(await endpointsOf.get(audit.workspaceId)!, event)) {
-          const deliveryId = deliveryIdFor(event.id, endpoint.id);
-          const attemptToken = deps.newToken();
-          const created = await deps.store.createDelivery(
-            audit.workspaceId,
-            {
-              id: deliveryId,
-              endpointId: endpoint.id,
-              eventId: event.id,
-              eventType: event.type,
-              status: 'pending',
-              attempts: 0,
-              statusCode: null,
-              lastError: null,
-              nextRetryAt: audit.createdAt,
-              createdAt: audit.createdAt,
-              updatedAt: audit.createdAt,
-              attemptLog: [],
-              body,
-              attemptToken,
-              manual: false,
-            },
-            Date.parse(audit.createdAt),
-          );
-          if (created) await deps.enqueue({ workspaceId: audit.workspaceId, deliveryId, attemptToken });
-        }
+        // Deliveries to different endpoints are independent: made and queued side by side.
+        await Promise.all(
+          subscribers(await endpointsOf.get(audit.workspaceId)!, event).map(async (endpoint) => {
+            const deliveryId = deliveryIdFor(event.id, endpoint.id);
+            const attemptToken = deps.newToken();
+            const created = await deps.store.createDelivery(audit.workspaceId, pendingDelivery(deliveryId, endpoint.id, event, audit.createdAt, body, attemptToken), Date.parse(audit.createdAt));
+            if (created) await deps.enqueue({ workspaceId: audit.workspaceId, deliveryId, attemptToken });
+          }),
+        );
       } catch (error) {
         deps.log.error('fan-out failed for a stream record', { sequenceNumber: record.dynamodb?.SequenceNumber, errorName: (error as Error).name });
         return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
