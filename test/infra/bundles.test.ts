@@ -4,10 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth } from './synth.ts';
 
 /**
- * The most a function's minified bundle (index.mjs) may weigh, for now: 600 KiB. The target is 250 KiB, which the
- * bundle work under way is to reach; lower this as it lands.
+ * The most a function's minified bundle (index.mjs) may weigh: 380 KiB for an API route group, 420 KiB for the
+ * webhook pipeline's functions (SQS, Scheduler, KMS, the sender). Today's bundles are 296–409 KiB; the stated target
+ * for API functions is 250 KiB (README, Performance): lower these as bundles shrink, never raise them silently.
  */
-const BUNDLE_BUDGET_BYTES = 600 * 1024;
+const API_BUDGET_BYTES = 380 * 1024;
+const PIPELINE_BUDGET_BYTES = 420 * 1024;
+const PIPELINE: readonly string[] = ['webhook-fanout', 'delivery-worker', 'delivery-sweeper'];
+const budgetOf = (name: string) => (PIPELINE.includes(name) ? PIPELINE_BUDGET_BYTES : API_BUDGET_BYTES);
 
 /** The functions that may carry each SDK client, and the packages no bundle may ever carry. */
 const KMS_USERS: FunctionName[] = ['secrets', 'webhooks', 'delivery-worker'];
@@ -86,7 +90,7 @@ describe('Lambda bundles', () => {
 
   it.each(FUNCTION_NAMES)('keeps %s within the size budget', (name) => {
     const size = Buffer.byteLength(bundles[name].code);
-    expect({ name, size, withinBudget: size <= BUNDLE_BUDGET_BYTES }).toEqual({ name, size, withinBudget: true });
+    expect({ name, size, withinBudget: size <= budgetOf(name) }).toEqual({ name, size, withinBudget: true });
   });
 
   it.each(FUNCTION_NAMES)('builds %s only from its own handler, never another function or the infrastructure code', (name) => {
