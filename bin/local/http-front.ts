@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { localLambdaContext } from './sqs-poller.ts';
 import { attributeCalls } from '../../shared/clients/instrumentation.ts';
 
 /** A Lambda handler as API Gateway calls it. */
@@ -114,24 +115,6 @@ function buildEvent(request: IncomingMessage, url: URL, route: CompiledRoute, pa
   return event;
 }
 
-function lambdaContext(functionName: string, timeoutMs: number): Context {
-  const deadline = Date.now() + timeoutMs;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '512',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 function send(response: ServerResponse, status: number, headers: Record<string, string>, body: string | Buffer): void {
   response.writeHead(status, { ...headers, 'apigw-requestid': randomUUID() });
   response.end(body);
@@ -175,7 +158,7 @@ export async function startHttpFront(options: { port: number; host?: string; rou
       const event = buildEvent(request, url, matched.route, matched.params, body);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-      const invocation = attributeCalls(matched.route.routeKey, () => matched.route.handler(event, lambdaContext(matched.route.functionName, timeoutMs)));
+      const invocation = attributeCalls(matched.route.routeKey, () => matched.route.handler(event, localLambdaContext(matched.route.functionName, timeoutMs)));
       const result = await Promise.race([invocation, timeout]).finally(
         () => clearTimeout(timer),
       );

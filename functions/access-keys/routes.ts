@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { idSchema, nameSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
-import { defineRoute, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { AccessKeyService } from '../../shared/services/access-keys.ts';
 
@@ -14,7 +14,7 @@ export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey,
       query: pageQuerySchema,
       handler: async ({ principal, query }) => {
         const page = await service.list(principal, query);
-        return { data: page.items, page: { limit: query.limit, nextCursor: page.nextCursor, hasMore: page.hasMore } };
+        return listOutput(query.limit, page);
       },
     }),
     'POST /api/v1/access-keys': defineRoute({

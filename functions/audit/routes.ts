@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { pageQuerySchema, timestampSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import { AUDIT_ACTIONS } from '../../shared/services/audit.ts';
 import type { Store } from '../../shared/store/index.ts';
@@ -26,7 +26,7 @@ export function makeAuditRoutes(store: Pick<Store, 'listAudit'>): Record<RouteKe
       handler: async ({ principal, query }) => {
         const { limit, cursor, ...filter } = query;
         const page = await store.listAudit(principal.workspaceId, { limit, cursor }, filter);
-        return { data: page.items, page: { limit, nextCursor: page.nextCursor, hasMore: page.hasMore } };
+        return listOutput(limit, page);
       },
     }),
   };

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { idSchema, nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, listOutput, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 
@@ -17,7 +17,7 @@ export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey,
       query: pageQuerySchema,
       handler: async ({ principal, params, query }) => {
         const page = await service.listEnvironments(principal, params.projectId, query);
-        return { data: page.items, page: { limit: query.limit, nextCursor: page.nextCursor, hasMore: page.hasMore } };
+        return listOutput(query.limit, page);
       },
     }),
     'POST /api/v1/projects/{projectId}/environments': defineRoute({

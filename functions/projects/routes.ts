@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, listOutput, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 
@@ -14,7 +14,7 @@ export function makeProjectRoutes(service: ProjectService): Record<RouteKey, Rou
       query: pageQuerySchema,
       handler: async ({ principal, query }) => {
         const page = await service.listProjects(principal, query);
-        return { data: page.items, page: { limit: query.limit, nextCursor: page.nextCursor, hasMore: page.hasMore } };
+        return listOutput(query.limit, page);
       },
     }),
     'POST /api/v1/projects': defineRoute({

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { idSchema, ifMatchSchema, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, listOutput, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
 import { parseInput } from '../../shared/http/validation.ts';
 import { isId } from '../../shared/ids.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -11,11 +11,6 @@ type RouteKey = (typeof ROUTE_GROUPS)['secrets'][number];
 
 const envParams = z.object({ envId: idSchema('environment') });
 const secretParams = z.object({ secretId: idSchema('secret') });
-const pageOf = (page: { limit: number }, result: { nextCursor: string | null; hasMore: boolean }) => ({
-  limit: page.limit,
-  nextCursor: result.nextCursor,
-  hasMore: result.hasMore,
-});
 
 /** The version a raw reveal asks for, when it is a well-formed one (prefetch only; validation decides). */
 function rawVersion(value: unknown): number | undefined {
@@ -40,7 +35,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       query: pageQuerySchema,
       handler: async ({ principal, params, query }) => {
         const page = await service.list(principal, params.envId, query);
-        return { data: page.items, page: pageOf(query, page) };
+        return listOutput(query.limit, page);
       },
     }),
     'PUT /api/v1/environments/{envId}/secrets': defineRoute({
@@ -86,7 +81,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       query: z.extend(pageQuerySchema, { q: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
       handler: async ({ principal, query }) => {
         const page = await service.search(principal, query.q, query);
-        return { data: page.items, page: pageOf(query, page) };
+        return listOutput(query.limit, page);
       },
     }),
   };

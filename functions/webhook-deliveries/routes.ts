@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { idSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
-import { defineRoute, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { DeliveryService } from '../../shared/services/webhooks.ts';
 
@@ -21,7 +21,7 @@ export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, R
       handler: async ({ principal, query }) => {
         const { limit, cursor, ...filter } = query;
         const page = await service.listDeliveries(principal, filter, { limit, cursor });
-        return { data: page.items, page: { limit, nextCursor: page.nextCursor, hasMore: page.hasMore } };
+        return listOutput(limit, page);
       },
     }),
     'GET /api/v1/webhook-deliveries/{id}': defineRoute({

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { idSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
-import { defineRoute, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { WebhookService } from '../../shared/services/webhooks.ts';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../shared/webhooks/events.ts';
@@ -28,7 +28,7 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
       query: pageQuerySchema,
       handler: async ({ principal, query }) => {
         const page = await service.list(principal, query);
-        return { data: page.items, page: { limit: query.limit, nextCursor: page.nextCursor, hasMore: page.hasMore } };
+        return listOutput(query.limit, page);
       },
     }),
     'POST /api/v1/webhooks': defineRoute({
@@ -54,7 +54,7 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
       query: pageQuerySchema,
       handler: async ({ principal, params, query }) => {
         const page = await service.endpointDeliveries(principal, params.id, query);
-        return { data: page.items, page: { limit: query.limit, nextCursor: page.nextCursor, hasMore: page.hasMore } };
+        return listOutput(query.limit, page);
       },
     }),
     'GET /api/v1/webhooks/event-types': defineRoute({

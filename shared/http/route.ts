@@ -48,6 +48,11 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   handler: (input: RouteInput<P, Q, B>) => Promise<RouteOutput>;
 }
 
+/** The answer of a list route: the page's items as `data`, and `meta.page` from the limit asked and the page read. */
+export function listOutput(limit: number, page: { items: unknown[]; nextCursor: string | null; hasMore: boolean }): RouteOutput {
+  return { data: page.items, page: { limit, nextCursor: page.nextCursor, hasMore: page.hasMore } };
+}
+
 /** Declares a route with its schemas, keeping the handler's input typed from them. */
 export function defineRoute<P = undefined, Q = undefined, B = undefined>(route: RouteDefinition<P, Q, B>): RouteDefinition {
   return route as unknown as RouteDefinition;
