@@ -61,8 +61,9 @@ export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
     key: { actions: ['kms:Decrypt'], contextKeys: SIGNING_SECRET_CONTEXT },
     sendsDeliveries: true,
   },
-  // Finds overdue pending deliveries on the sparse GSI2 and swaps their attempt token before re-queueing.
-  'delivery-sweeper': { table: { actions: ['UpdateItem'], indexQueries: ['GSI2'] }, sendsDeliveries: true },
+  // Finds overdue pending deliveries on the sparse GSI2 and swaps their attempt token before re-queueing; finds
+  // interrupted secret purges there too and finishes them (Query the version partition, BatchWriteItem deletes).
+  'delivery-sweeper': { table: { actions: ['UpdateItem', 'Query', 'BatchWriteItem'], indexQueries: ['GSI2'] }, sendsDeliveries: true },
 };
 
 /** What `applyAccess` grants on: the table, the KMS key and the delivery queue. */

@@ -69,6 +69,8 @@ export const gsi2 = {
     GSI2PK: `DUE#${[...deliveryId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % 4}`,
     GSI2SK: `${nextRetryAt}#${deliveryId}`,
   }),
+  /** A deleted secret whose versions are still being purged, by when it was deleted. */
+  purge: (workspaceId: string, secretId: string, deletedAt: string) => ({ GSI2PK: 'PURGE', GSI2SK: `${deletedAt}#${workspaceId}#${secretId}` }),
 };
 
 /** Key conditions of the Query access patterns: partition key value and sort-key prefix. */
@@ -91,6 +93,8 @@ export const patterns = {
   deliveriesByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: 'whd_' }),
   /** GSI1: one endpoint's deliveries, newest first. */
   deliveriesByEndpoint: (endpointId: string) => ({ pk: `WHE#${endpointId}`, indexName: 'GSI1' as const }),
+  /** GSI2: purges left unfinished (a delete interrupted between its two steps). */
+  pendingPurges: () => ({ pk: 'PURGE', indexName: 'GSI2' as const }),
   /** GSI2: pending deliveries of one shard due before a time. */
   dueDeliveries: (shard: number) => ({ pk: `DUE#${shard}`, indexName: 'GSI2' as const }),
   /** Every item of one secret's version partition (versions and the purge marker). */

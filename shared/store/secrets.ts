@@ -1,4 +1,4 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
 import { NotFoundError, RateLimitedError } from '../errors.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
@@ -15,7 +15,7 @@ import {
   type Prefetched,
 } from './dynamo.ts';
 import { pick } from './items.ts';
-import { ENTITY, gsi1, keys, patterns } from './keys.ts';
+import { ENTITY, gsi1, gsi2, keys, patterns } from './keys.ts';
 
 /** A secret's state without its value: what lists and search show, plus where it lives. */
 export interface SecretRecord {
@@ -204,7 +204,14 @@ export function makeSecretStore(db: Db, pager: Pager) {
               {
                 Put: {
                   TableName: db.tableName,
-                  Item: { ...keys.secretPurge(workspaceId, secret.id), type: ENTITY.secretPurge, secretId: secret.id, createdAt: audit.createdAt },
+                  Item: {
+                    ...keys.secretPurge(workspaceId, secret.id),
+                    ...gsi2.purge(workspaceId, secret.id, audit.createdAt),
+                    type: ENTITY.secretPurge,
+                    workspaceId,
+                    secretId: secret.id,
+                    createdAt: audit.createdAt,
+                  },
                 },
               },
               auditPut(db, workspaceId, audit),
@@ -230,6 +237,22 @@ export function makeSecretStore(db: Db, pager: Pager) {
       await batchDelete(db, versions);
       await batchDelete(db, [keys.secretPurge(workspaceId, secretId)]);
       return versions.length;
+    },
+
+    /** Purges left unfinished, deleted before `before` (ISO): the sweeper finishes them. */
+    async pendingPurges(before: string, limit = 100): Promise<{ workspaceId: string; secretId: string }[]> {
+      const out = await send<{ Items?: { workspaceId: string; secretId: string }[] }>(
+        db,
+        new QueryCommand({
+          TableName: db.tableName,
+          IndexName: patterns.pendingPurges().indexName,
+          KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
+          ExpressionAttributeValues: { ':pk': patterns.pendingPurges().pk, ':before': before },
+          ProjectionExpression: 'workspaceId, secretId',
+          Limit: limit,
+        }),
+      );
+      return out.Items ?? [];
     },
 
     /** An environment's secrets by key (A→Z), values never read. */

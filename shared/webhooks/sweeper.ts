@@ -4,7 +4,7 @@ import type { Store } from '../store/index.ts';
 import type { DeliveryMessage } from './delivery-queue.ts';
 
 export interface SweeperDeps {
-  store: Pick<Store, 'dueDeliveries' | 'requeue'>;
+  store: Pick<Store, 'dueDeliveries' | 'requeue' | 'pendingPurges' | 'purgeSecretVersions'>;
   enqueue: (message: DeliveryMessage, options: { at: number; viaScheduler: boolean }) => Promise<void>;
   clock: Clock;
   /** How far past due a pending delivery must be before it counts as lost. */
@@ -12,13 +12,15 @@ export interface SweeperDeps {
 }
 
 /**
+ * Also finishes secret purges that a crash interrupted (see `SecretStore.deleteSecret`).
+ *
  * Nothing stays pending forever: a queue message or schedule lost between the DynamoDB update and its send (a
  * crash, a throttle) leaves a pending delivery past due. Each one found gets a fresh attempt token by a
  * conditional swap of the token it was seen with, and a message now; the old message, should it still arrive,
  * no longer matches and is dropped, so nothing is sent twice by the sweep. Answers how many were re-queued.
  */
 export function makeSweeper(deps: SweeperDeps) {
-  return async (): Promise<number> => {
+  return async (): Promise<{ requeued: number; purged: number }> => {
     const now = deps.clock.now();
     let requeued = 0;
     for (const due of await deps.store.dueDeliveries(iso(now - deps.graceMs))) {
@@ -27,6 +29,12 @@ export function makeSweeper(deps: SweeperDeps) {
       await deps.enqueue({ workspaceId: due.workspaceId, deliveryId: due.id, attemptToken }, { at: now, viaScheduler: false });
       requeued++;
     }
-    return requeued;
+    // A secret delete interrupted between its two steps left unreachable versions and a marker: finish the purge.
+    let purged = 0;
+    for (const purge of await deps.store.pendingPurges(iso(now - deps.graceMs))) {
+      await deps.store.purgeSecretVersions(purge.workspaceId, purge.secretId);
+      purged++;
+    }
+    return { requeued, purged };
   };
 }

@@ -98,7 +98,7 @@ function expectations(): (name: FunctionName) => Statement[] {
         StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
       }),
     ],
-    'delivery-sweeper': [table(['dynamodb:UpdateItem']), index('GSI2'), send],
+    'delivery-sweeper': [table(['dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem']), index('GSI2'), send],
   };
   return (name) => canonical([logs(name), ...own[name]]);
 }

@@ -7,6 +7,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Principal } from '../../shared/auth/principal.ts';
 import { hashToken, issueToken } from '../../shared/auth/tokens.ts';
 import { ENTITY, keys } from '../../shared/store/keys.ts';
+import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
 import { call, localStore, newWorkspace, type ApiAnswer } from '../support/api.ts';
 import { newEnvironment, scanTable, secretServiceWith, textsOf } from '../support/secrets.ts';
 
@@ -88,8 +89,14 @@ describe('failure injection', () => {
     const { doc, tableName } = localStore();
     const partition = { TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}#SEC#${id}` } };
     expect((await doc.send(new QueryCommand(partition))).Items?.map((i) => i.type).sort()).toEqual(['SecretPurge', 'SecretVersion', 'SecretVersion', 'SecretVersion']);
-    // Finishing the purge later (what a sweep does) removes the rest.
-    expect(await localStore().store.purgeSecretVersions(ws.workspaceId, id)).toBe(3);
+    // The sweeper finishes the interrupted purge (only its purge half here: deliveries are other tests' business).
+    const sweep = makeSweeper({
+      store: { ...localStore().store, dueDeliveries: async () => [] },
+      clock: { now: () => Date.now() + 10 * 60_000 },
+      graceMs: 5 * 60_000,
+      enqueue: async () => undefined,
+    });
+    expect((await sweep()).purged).toBeGreaterThanOrEqual(1);
     expect((await doc.send(new QueryCommand(partition))).Items).toEqual([]);
     expect((await put('reborn')).body.data).toMatchObject({ version: 1 });
   });
