@@ -57,6 +57,7 @@ describe('local one-time scheduler', { timeout: 15_000 }, () => {
     expect(received.map((message) => message.body)).toEqual(['first']);
     expect(received[0]!.at).toBeGreaterThanOrEqual(at);
     await waitFor(() => scheduler.pending().length === 0, 1_000, 'the schedule to delete itself');
+    await waitFor(() => Object.keys(saved(file).schedules).length === 0, 2_000, 'the file to drop the schedule');
     expect(saved(file).schedules).toEqual({});
   });
 
@@ -76,6 +77,8 @@ describe('local one-time scheduler', { timeout: 15_000 }, () => {
     expect(Date.now()).toBeGreaterThanOrEqual(at);
     expect(queued()).toEqual(['survivor']);
     await waitFor(() => second.pending().length === 0, 1_000, 'the schedule to delete itself');
+    // The file is written after the in-memory deletion (queued atomic writes): wait for it rather than race it.
+    await waitFor(() => Object.keys(saved(file).schedules).length === 0, 2_000, 'the file to drop the schedule');
     expect(saved(file).schedules).toEqual({});
     await sleep(200);
     expect(queued()).toEqual(['survivor']);
