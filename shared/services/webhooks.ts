@@ -48,8 +48,21 @@ export function signingSecretContext(workspaceId: string, endpointId: string) {
 
 /** An endpoint as the API shows it: the signing secret only as its hint. */
 export function endpointView(endpoint: EndpointItem) {
-  const { accountId: _account, ...view } = endpoint;
-  return view;
+  // Named fields only: a stored endpoint also carries its sealed signing secret, which no answer may include.
+  return {
+    id: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.events,
+    description: endpoint.description,
+    enabled: endpoint.enabled,
+    secretHint: endpoint.secretHint,
+    createdAt: endpoint.createdAt,
+    updatedAt: endpoint.updatedAt,
+    disabledAt: endpoint.disabledAt,
+    disabledReason: endpoint.disabledReason,
+    consecutiveFailures: endpoint.consecutiveFailures,
+    failingSince: endpoint.failingSince,
+  };
 }
 
 /** Random attempt tokens: a queued message may start an attempt only while the delivery still carries its token. */

@@ -36,10 +36,17 @@ describe('webhook endpoints', () => {
     expect(list.body.data[0]).toMatchObject({ id: endpoint.id, secretHint: endpoint.secretHint });
     expect(JSON.stringify(list.body)).not.toContain(endpoint.secret);
     expect(list.body.data[0]).not.toHaveProperty('secret');
+    // Exactly the record's fields: never the sealed signing secret or internal attributes.
+    for (const answer of [created.body.data, list.body.data[0]]) {
+      expect(Object.keys(answer).filter((k) => k !== 'secret').sort()).toEqual(
+        ['consecutiveFailures', 'createdAt', 'description', 'disabledAt', 'disabledReason', 'enabled', 'events', 'failingSince', 'id', 'secretHint', 'updatedAt', 'url'],
+      );
+    }
     const patched = await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, {
       token: ws.apiKey,
       body: { url: `${receiver.origin}/v2`, events: ['service.secret.rotate', 'service.secret.reveal'], description: null },
     });
+    expect(patched.body.data).not.toHaveProperty('sealedSecret');
     expect(patched.body.data).toMatchObject({ url: `${receiver.origin}/v2`, events: ['service.secret.rotate', 'service.secret.reveal'], description: null, secretHint: endpoint.secretHint });
     expect(JSON.stringify(await localStore().store.getEndpoint(ws.workspaceId, endpoint.id))).not.toContain(endpoint.secret);
     const audit = await localStore().store.listAudit(ws.workspaceId, { limit: 10 }, { target: endpoint.id });
