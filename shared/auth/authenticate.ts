@@ -25,7 +25,7 @@ export function makeAccessTokenVerifier(options: { issuer: string; audience: str
     customJwtCheck: ({ header, payload }) => {
       if (!header.alg || !ALLOWED_JWT_ALGORITHMS.has(header.alg)) throw new Error('unsupported algorithm');
       if (typeof payload.exp !== 'number') throw new Error('exp is required');
-      if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw new Error('sub is required');
+      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 256) throw new Error('sub must be 1 to 256 characters');
     },
   });
   return async (token) => (await verifier.verify(token)) as Record<string, unknown>;

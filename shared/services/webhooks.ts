@@ -141,7 +141,9 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
         Object.assign(next, { enabled: true, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null });
       }
       const changed = Object.keys(patch).filter((field) => patch[field as keyof typeof patch] !== undefined);
-      await store.updateEndpoint(principal.workspaceId, next, auditEntry(principal, 'webhook_endpoint.update', endpointId, { changed, url: next.url, enabled: next.enabled }, now));
+      const resetStreak = patch.enabled === true && !current.enabled;
+      const audit = auditEntry(principal, 'webhook_endpoint.update', endpointId, { changed, url: next.url, enabled: next.enabled }, now);
+      await store.updateEndpoint(principal.workspaceId, next, current.updatedAt, resetStreak, audit);
       if (current.enabled && !next.enabled) await failQueued(principal.workspaceId, endpointId, 'endpoint paused');
       return endpointView(next);
     },
@@ -176,8 +178,13 @@ export function makeDeliveryService(deps: DeliveryServiceDeps) {
   }
 
   return {
-    listDeliveries: (principal: Principal, filter: { endpointId?: string; status?: DeliveryStatus; eventType?: string }, page: PageRequest) =>
-      store.listDeliveries(principal.workspaceId, filter, page),
+    /** The workspace's deliveries; an `endpointId` filter must name one of its own endpoints (else NOT_FOUND). */
+    async listDeliveries(principal: Principal, filter: { endpointId?: string; status?: DeliveryStatus; eventType?: string }, page: PageRequest) {
+      if (filter.endpointId && !(await store.getEndpoint(principal.workspaceId, filter.endpointId))) {
+        throw new NotFoundError(`webhook endpoint ${filter.endpointId} was not found`);
+      }
+      return store.listDeliveries(principal.workspaceId, filter, page);
+    },
 
     getDelivery,
 

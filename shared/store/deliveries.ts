@@ -107,12 +107,17 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
       return toStored(await getItem(db, keys.delivery(workspaceId, deliveryId)));
     },
 
-    /** Takes the attempt that `token` names, swapping in `claim`; undefined if the delivery moved on (drop the message). */
+    /**
+     * Takes the attempt that `token` names, swapping in `claim`; undefined if the delivery moved on (drop the message).
+     * The claim is a lease: the due time moves to now, so the sweeper leaves an attempt in flight alone for its grace
+     * period and only takes it back if the worker died.
+     */
     claimAttempt(workspaceId: string, deliveryId: string, token: string, claim: string, now: string) {
+      const due = pendingKeys(deliveryId, now);
       return update(workspaceId, deliveryId, {
-        set: 'attemptToken = :claim, updatedAt = :now',
+        set: 'attemptToken = :claim, updatedAt = :now, nextRetryAt = :now, GSI2PK = :gpk, GSI2SK = :gsk',
         condition: '#status = :pending AND attemptToken = :token',
-        values: { ':claim': claim, ':now': now, ':pending': 'pending', ':token': token },
+        values: { ':claim': claim, ':now': now, ':pending': 'pending', ':token': token, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK },
       });
     },
 

@@ -44,7 +44,10 @@ export const keys = {
   /** Left by a delete until every version is gone, so an interrupted purge can be finished. */
   secretPurge: (workspaceId: string, secretId: string): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: '#PURGE' }),
   /** Reveals counted per credential and minute (fixed window). */
-  revealCounter: (credentialId: string, minute: number): ItemKey => ({ PK: `RATE#${credentialId}`, SK: `REVEAL#${minute}` }),
+  revealCounter: (workspaceId: string, credentialId: string, minute: number): ItemKey => ({
+    PK: `RATE#${workspaceId}#${credentialId}`,
+    SK: `REVEAL#${minute}`,
+  }),
   audit: (workspaceId: string, auditId: string): ItemKey => ({ PK: `${ws(workspaceId)}#AUDIT`, SK: auditId }),
   webhookEndpoint: (workspaceId: string, endpointId: string): ItemKey => ({ PK: ws(workspaceId), SK: `WHE#${endpointId}` }),
   /** How many endpoints a workspace has: the 20-endpoint cap is a conditional counter, safe under concurrency. */

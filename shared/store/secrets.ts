@@ -166,7 +166,7 @@ export function makeSecretStore(db: Db, pager: Pager) {
               {
                 Update: {
                   TableName: db.tableName,
-                  Key: keys.revealCounter(limit.credentialId, minute),
+                  Key: keys.revealCounter(workspaceId, limit.credentialId, minute),
                   UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
                   ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
                   ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },

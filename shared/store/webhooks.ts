@@ -1,6 +1,6 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
-import { LimitExceededError, NotFoundError } from '../errors.ts';
+import { ConflictError, LimitExceededError, NotFoundError } from '../errors.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
 import { conditionFailedAt, getItem, queryAll, send, type Db, type Pager } from './dynamo.ts';
 import { compact, pick } from './items.ts';
@@ -96,18 +96,29 @@ export function makeWebhookStore(db: Db, pager: Pager) {
       }
     },
 
-    /** Writes the endpoint's new state (the caller merged the change) with its audit entry. */
-    async updateEndpoint(workspaceId: string, endpoint: StoredEndpoint, audit: AuditEntry): Promise<void> {
+    /**
+     * Writes the fields a PATCH may change, with its audit entry, only if the endpoint is as the caller read it
+     * (`readUpdatedAt`): a switch-off or another change in between is a CONFLICT, never silently undone. The failure
+     * streak is only written when enabling resets it, so the worker's concurrent counting is never overwritten.
+     */
+    async updateEndpoint(workspaceId: string, endpoint: StoredEndpoint, readUpdatedAt: string, resetStreak: boolean, audit: AuditEntry): Promise<void> {
+      const fields = { url: endpoint.url, events: endpoint.events, description: endpoint.description, enabled: endpoint.enabled, disabledAt: endpoint.disabledAt, disabledReason: endpoint.disabledReason, updatedAt: endpoint.updatedAt };
+      const names = Object.fromEntries(Object.keys(fields).map((field) => [`#${field}`, field]));
+      const values = Object.fromEntries(Object.entries(fields).map(([field, value]) => [`:${field}`, value]));
+      const set = Object.keys(fields).map((field) => `#${field} = :${field}`).join(', ');
       try {
         await send(
           db,
           new TransactWriteCommand({
             TransactItems: [
               {
-                Put: {
+                Update: {
                   TableName: db.tableName,
-                  Item: { ...keys.webhookEndpoint(workspaceId, endpoint.id), type: ENTITY.webhookEndpoint, workspaceId, ...compact(endpoint) },
-                  ConditionExpression: 'attribute_exists(PK)',
+                  Key: keys.webhookEndpoint(workspaceId, endpoint.id),
+                  UpdateExpression: resetStreak ? `SET ${set}, consecutiveFailures = :zero REMOVE failingSince` : `SET ${set}`,
+                  ConditionExpression: 'attribute_exists(PK) AND #updatedAt = :read',
+                  ExpressionAttributeNames: names,
+                  ExpressionAttributeValues: { ...values, ':read': readUpdatedAt, ...(resetStreak ? { ':zero': 0 } : {}) },
                 },
               },
               auditPut(db, workspaceId, audit),
@@ -115,8 +126,10 @@ export function makeWebhookStore(db: Db, pager: Pager) {
           }),
         );
       } catch (error) {
-        if (conditionFailedAt(error, 0)) throw new NotFoundError(`webhook endpoint ${endpoint.id} was not found`);
-        throw error;
+        if (!conditionFailedAt(error, 0)) throw error;
+        const current = await getItem(db, keys.webhookEndpoint(workspaceId, endpoint.id));
+        if (!current) throw new NotFoundError(`webhook endpoint ${endpoint.id} was not found`);
+        throw new ConflictError(`webhook endpoint ${endpoint.id} changed while it was being updated; read it again and retry`);
       }
     },
 

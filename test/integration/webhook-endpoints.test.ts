@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, localStore, newWorkspace, userToken } from '../support/api.ts';
 import type { HttpsReceiver } from '../support/https-receiver.ts';
 import { registerEndpoint, startReceiver } from '../support/webhooks.ts';
+import { makeWebhookService } from '../../shared/services/webhooks.ts';
 
 describe('webhook endpoints', () => {
   let ws: Awaited<ReturnType<typeof newWorkspace>>;
@@ -55,6 +56,23 @@ describe('webhook endpoints', () => {
     expect(deleted.body.data).toEqual({ id: endpoint.id, deleted: true });
     expect((await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: false } })).status).toBe(404);
     expect((await localStore().store.listAudit(ws.workspaceId, { limit: 1 }, { target: endpoint.id })).items[0]!.action).toBe('webhook_endpoint.delete');
+  });
+
+  it('refuses, with CONFLICT, a change made from a stale read instead of undoing what happened in between', async () => {
+    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/stale`);
+    const { store } = localStore();
+    const stale = await store.getEndpoint(ws.workspaceId, endpoint.id);
+    await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: false } });
+    const workspace = await store.getWorkspace(ws.workspaceId);
+    const service = makeWebhookService({
+      store: { ...store, getEndpoint: async () => stale },
+      cipher: { encrypt: async () => Promise.reject(new Error('unused')), decrypt: async () => Promise.reject(new Error('unused')) },
+      clock: { now: () => Date.now() + 1000 },
+      checkUrl: async () => ({ ok: true }),
+    });
+    const principal = { workspaceId: ws.workspaceId, accountId: workspace!.accountId, kind: 'api_key' as const, actorSub: ws.apiKeyId, credentialId: ws.apiKeyId };
+    await expect(service.update(principal, endpoint.id, { description: 'late edit' })).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect((await store.getEndpoint(ws.workspaceId, endpoint.id))?.enabled).toBe(false);
   });
 
   it('lists the five event types', async () => {
@@ -112,7 +130,10 @@ describe('webhook endpoints', () => {
     expect((await call('PATCH', `/api/v1/webhooks/${theirs.id}`, { token: ws.apiKey, body: { enabled: false } })).status).toBe(404);
     expect((await call('DELETE', `/api/v1/webhooks/${theirs.id}`, { token: ws.apiKey })).status).toBe(404);
     expect((await call('GET', `/api/v1/webhooks/${theirs.id}/deliveries`, { token: ws.apiKey })).status).toBe(404);
-    expect((await call('GET', `/api/v1/webhook-deliveries?endpointId=${theirs.id}`, { token: ws.apiKey })).body.data).toEqual([]);
+    const foreign = await call('GET', `/api/v1/webhook-deliveries?endpointId=${theirs.id}&limit=1`, { token: ws.apiKey });
+    const missing = await call('GET', '/api/v1/webhook-deliveries?endpointId=we_01JZZZZZZZZZZZZZZZZZZZZZZZ&limit=1', { token: ws.apiKey });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe(missing.body.error.code);
     expect((await call('GET', '/api/v1/webhook-deliveries/whd_01JZZZZZZZZZZZZZZZZZZZZZZZ', { token: ws.apiKey })).status).toBe(404);
     expect((await call('POST', '/api/v1/webhook-deliveries/whd_01JZZZZZZZZZZZZZZZZZZZZZZZ/retry', { token: ws.apiKey })).status).toBe(404);
     const user = await userToken({ sub: 'usr_01JFFFFFFFFFFFFFFFFFFFFFFF', workspace_id: ws.workspaceId });

@@ -200,6 +200,34 @@ describe('at-least-once bookkeeping', () => {
     expect(before).toBe(1);
   });
 
+  it('leaves an attempt in flight alone: a claim moves the due time, so the sweeper does not send it again', async () => {
+    const { ws } = await workspaceWithEnvironment();
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    await registerEndpoint(ws.apiKey, `${receiver.origin}/lease`, ['service.secret.rotate']);
+    const workspace = await localStore().store.getWorkspace(ws.workspaceId);
+    const queued: DeliveryMessage[] = [];
+    const fanout = makeFanout({ store: localStore().store, enqueue: async (m) => void queued.push(m), newToken: newAttemptToken, log: logger });
+    await fanout([
+      {
+        eventName: 'INSERT',
+        dynamodb: {
+          SequenceNumber: '3',
+          NewImage: {
+            type: { S: 'AuditEntry' }, id: { S: 'aud_01M7ZJ000000000000000LEASE' }, action: { S: 'secret.rotate' }, actorSub: { S: ws.apiKeyId },
+            target: { S: 'sec_y' }, createdAt: { S: new Date(Date.now() - 20 * 60_000).toISOString() }, workspaceId: { S: ws.workspaceId },
+            accountId: { S: workspace!.accountId }, metadata: { M: { key: { S: 'K' }, version: { N: '2' } } },
+          },
+        },
+      } as unknown as DynamoDBRecord,
+    ]);
+    const { store } = localStore();
+    const overdue = async () => (await store.dueDeliveries(new Date(Date.now() - 5 * 60_000).toISOString(), 1000)).map((d) => d.id);
+    expect(await overdue()).toContain(queued[0]!.deliveryId);
+    expect(await store.claimAttempt(ws.workspaceId, queued[0]!.deliveryId, queued[0]!.attemptToken, 'claimed-by-test', new Date().toISOString())).toBeDefined();
+    await waitFor(async () => !(await overdue()).includes(queued[0]!.deliveryId), 5_000, 'the index to follow the claim');
+  });
+
   it('refuses, at delivery, a hostname that resolves to 127.0.0.1 when loopback is not exempted', async () => {
     const { ws } = await workspaceWithEnvironment();
     const receiver = await startReceiver();
