@@ -43,6 +43,9 @@ const FIELDS: readonly (keyof Delivery)[] = [
   'id', 'endpointId', 'eventId', 'eventType', 'status', 'attempts', 'statusCode', 'lastError', 'nextRetryAt', 'createdAt', 'updatedAt', 'attemptLog',
 ];
 
+/** Attempt tokens of attempts in flight start with this; queued messages never carry one. */
+export const CLAIM_PREFIX = 'claim-';
+
 /** Deliveries and their attempts are kept 30 days (api.md section 8), then DynamoDB TTL removes them. */
 export const DELIVERY_RETENTION_SECONDS = 30 * 86_400;
 
@@ -147,13 +150,17 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
       });
     },
 
-    /** Fails a pending delivery without an attempt (its endpoint was paused, switched off or removed). */
+    /**
+     * Fails a pending delivery without an attempt (its endpoint was paused, switched off or removed). An attempt in
+     * flight (claimed) is left to finish and record its result; the worker then fails it when the next attempt finds
+     * the endpoint off.
+     */
     failPending(workspaceId: string, deliveryId: string, reason: string, now: string) {
       return update(workspaceId, deliveryId, {
         set: '#status = :failed, lastError = :reason, updatedAt = :now',
         remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
-        condition: '#status = :pending',
-        values: { ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending' },
+        condition: '#status = :pending AND NOT begins_with(attemptToken, :claimed)',
+        values: { ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX },
       });
     },
 

@@ -4,7 +4,7 @@ import type { Cipher } from '../crypto/envelope.ts';
 import { newId } from '../ids.ts';
 import { newAttemptToken, signingSecretContext } from '../services/webhooks.ts';
 import type { AuditEntry } from '../store/audit.ts';
-import type { AttemptEntry, StoredDelivery } from '../store/deliveries.ts';
+import { CLAIM_PREFIX, type AttemptEntry, type StoredDelivery } from '../store/deliveries.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
 import type { DeliveryMessage } from './delivery-queue.ts';
@@ -119,7 +119,7 @@ export function makeWorker(deps: WorkerDeps) {
       deps.metrics.dropped();
       return 'dropped';
     }
-    const claim = newAttemptToken();
+    const claim = `${CLAIM_PREFIX}${newAttemptToken()}`;
     const claimed = await store.claimAttempt(ws, delivery.id, message.attemptToken, claim, iso(clock.now()));
     if (!claimed) {
       deps.metrics.dropped();

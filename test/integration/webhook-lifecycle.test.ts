@@ -109,8 +109,10 @@ describe('endpoint switch-off and pause', () => {
     await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.attempts >= 1 && d.status === 'pending'));
     const paused = await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: false } });
     expect(paused.body.data).toMatchObject({ enabled: false, disabledReason: 'paused', consecutiveFailures: expect.any(Number) });
-    const [failed] = await deliveriesOf(ws.apiKey, endpoint.id);
-    expect(failed).toMatchObject({ status: 'failed', lastError: 'endpoint paused', nextRetryAt: null });
+    // Failed at once, or, if an attempt was in flight, as soon as it has recorded its result.
+    const failed = await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.status === 'failed'), 15_000);
+    expect(failed).toMatchObject({ status: 'failed', nextRetryAt: null });
+    expect(failed.lastError).toMatch(/^endpoint (paused|disabled)$/);
     const sent = receiver.requests.length;
     await write('WHILE_PAUSED');
     await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -119,6 +121,23 @@ describe('endpoint switch-off and pause', () => {
     const resumed = await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: true } });
     expect(resumed.body.data).toMatchObject({ enabled: true, consecutiveFailures: 0, failingSince: null, disabledAt: null });
   }, 30_000);
+});
+
+describe('pause during an attempt', () => {
+  it('lets an attempt in flight finish and record its result, then fails the delivery', async () => {
+    const { ws, write } = await workspaceWithEnvironment();
+    const receiver = await startReceiver({ hang: true });
+    receivers.push(receiver);
+    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/slow`, ['service.secret.create']);
+    await write('IN_FLIGHT');
+    await waitFor(async () => receiver.requests.length > 0, 20_000, 'the attempt to start');
+    await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: false } });
+    expect((await deliveriesOf(ws.apiKey, endpoint.id))[0]).toMatchObject({ status: 'pending', attempts: 0 });
+    const failed = await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.status === 'failed'), 25_000);
+    expect(failed.attemptLog).toEqual([expect.objectContaining({ attempt: 1, error: 'timed out after 10 s' })]);
+    expect(failed.lastError).toBe('endpoint disabled');
+    expect(receiver.requests).toHaveLength(1);
+  }, 40_000);
 });
 
 /** Every stream record of the local table so far, as Lambda would deliver them. */
