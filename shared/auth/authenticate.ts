@@ -69,7 +69,8 @@ export function makeAuthenticator(deps: AuthenticatorDeps) {
 export type Authenticator = ReturnType<typeof makeAuthenticator>;
 
 async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, workspaceId: string, prefetch: PrefetchKeys): Promise<Authenticated> {
-  const { token: record, workspace, prefetched } = await deps.store.getCredentialContext(hashToken(token), workspaceId, prefetch(workspaceId));
+  const tokenHash = hashToken(token);
+  const { token: record, workspace, prefetched } = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId));
   if (!record || record.workspaceId !== workspaceId) throw new AuthRequiredError('Authorization: the token is not valid');
   if (record.revokedAt) throw new AuthRequiredError('Authorization: the token has been revoked');
   if (record.expiresAt && Date.parse(record.expiresAt) <= deps.clock.now()) {
@@ -81,7 +82,7 @@ async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, w
   const due = record.kind === 'machine' && (!record.lastUsedAt || now - Date.parse(record.lastUsedAt) >= LAST_USED_GRANULARITY_MS);
   if (!due) return { principal, prefetched };
   const pending = deps.store
-    .touchAccessKey(workspaceId, record.credentialId, hashToken(token), new Date(now).toISOString(), new Date(now - LAST_USED_GRANULARITY_MS).toISOString())
+    .touchAccessKey(workspaceId, record.credentialId, tokenHash, new Date(now).toISOString(), new Date(now - LAST_USED_GRANULARITY_MS).toISOString())
     .catch((error: unknown) => deps.onTouchFailure?.(error));
   return { principal, prefetched, pending };
 }

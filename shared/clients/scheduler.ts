@@ -1,17 +1,14 @@
 import { instrument } from './instrumentation.ts';
+import { clientOptions, type ClientTarget } from './options.ts';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 
 /**
  * The EventBridge Scheduler client of a container, created once at module scope (never per request). `endpoint` is
  * set only by the local stack, whose stand-in (`bin/local/scheduler-api.ts`) accepts any credentials.
  */
-export function makeSchedulerClient(options: { endpoint?: string | undefined; region?: string } = {}): SchedulerClient {
+export function makeSchedulerClient(options: ClientTarget = {}): SchedulerClient {
   return instrument(new SchedulerClient({
-    ...(options.endpoint
-      ? { endpoint: options.endpoint, region: options.region ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : options.region
-        ? { region: options.region }
-        : {}),
+    ...clientOptions(options),
     maxAttempts: 3,
   }), 'Scheduler');
 }

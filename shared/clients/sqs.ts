@@ -1,17 +1,14 @@
 import { instrument } from './instrumentation.ts';
+import { clientOptions, type ClientTarget } from './options.ts';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
 /**
  * The SQS client of a container. Created once at module scope by the functions (never per request); `endpoint` is
  * set only by the local stack (fauxqs), which accepts any credentials.
  */
-export function makeSqsClient(options: { endpoint?: string | undefined; region?: string } = {}): SQSClient {
+export function makeSqsClient(options: ClientTarget = {}): SQSClient {
   return instrument(new SQSClient({
-    ...(options.endpoint
-      ? { endpoint: options.endpoint, region: options.region ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : options.region
-        ? { region: options.region }
-        : {}),
+    ...clientOptions(options),
     maxAttempts: 3,
   }), 'SQS');
 }

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { canonicalContext } from './context.ts';
-import { makeDataKeyCache, type DataKeyCache, type DataKeyCacheOptions } from './data-key-cache.ts';
+import { makeDataKeyCache, type DataKeyCacheOptions } from './data-key-cache.ts';
 import type { EncryptionContext, KeyProvider } from './key-provider.ts';
 
 /**

@@ -1,9 +1,9 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { conditionFailedAt, getItem, send, type Db, type Page, type Pager } from './dynamo.ts';
+import { getItem, send, transact, type Db, type Page, type Pager } from './dynamo.ts';
 import { compact, pick } from './items.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
-import type { TokenItem } from './workspaces.ts';
+import { tokenPut, type TokenItem } from './workspaces.ts';
 
 /** The stored access key record (decisions.md fields, less the derived `status`). */
 export interface AccessKeyItem {
@@ -49,13 +49,7 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
-            {
-              Put: {
-                TableName: db.tableName,
-                Item: { ...keys.token(tokenHash), type: ENTITY.token, createdAt: record.createdAt, ...compact(token) },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
+            tokenPut(db, tokenHash, token, record.createdAt),
             auditPut(db, workspaceId, audit),
           ],
         }),
@@ -86,18 +80,9 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
           ExpressionAttributeValues: { ':now': revokedAt },
         },
       });
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [revoke(keys.accessKey(workspaceId, accessKeyId)), revoke(keys.token(tokenHash)), auditPut(db, workspaceId, audit)],
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (conditionFailedAt(error, 0) || conditionFailedAt(error, 1)) return false;
-        throw error;
-      }
+      const failed = await transact(db, [revoke(keys.accessKey(workspaceId, accessKeyId)), revoke(keys.token(tokenHash)), auditPut(db, workspaceId, audit)], [0, 1]);
+      return failed === undefined;
+      return true;
     },
 
     /**
@@ -114,12 +99,8 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
           ExpressionAttributeValues: { ':now': now, ':since': notSince },
         },
       });
-      try {
-        await send(db, new TransactWriteCommand({ TransactItems: [touch(keys.token(tokenHash)), touch(keys.accessKey(workspaceId, accessKeyId))] }));
-      } catch (error) {
-        if (conditionFailedAt(error, 0) || conditionFailedAt(error, 1)) return;
-        throw error;
-      }
+      // Another request recorded this minute already: nothing to do.
+      await transact(db, [touch(keys.token(tokenHash)), touch(keys.accessKey(workspaceId, accessKeyId))], [0, 1]);
     },
   };
 }

@@ -1,6 +1,6 @@
-import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { batchDelete, conditionFailedAt, getItem, queryAll, send, type Db, type Page, type Pager } from './dynamo.ts';
+import { batchDelete, getItem, queryAll, send, transact, type Db, type Page, type Pager } from './dynamo.ts';
 import { pick } from './items.ts';
 import { ENTITY, gsi1, gsi2, keys, patterns } from './keys.ts';
 
@@ -180,30 +180,21 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
      */
     async retryNow(workspaceId: string, deliveryId: string, token: string, now: string, audit: AuditEntry): Promise<boolean> {
       const due = pendingKeys(deliveryId, now);
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: db.tableName,
-                  Key: keys.delivery(workspaceId, deliveryId),
-                  UpdateExpression: 'SET #status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk',
-                  ConditionExpression: '#status IN (:success, :failed)',
-                  ExpressionAttributeNames: { '#status': 'status' },
-                  ExpressionAttributeValues: { ':pending': 'pending', ':token': token, ':now': now, ':true': true, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':success': 'success', ':failed': 'failed' },
-                },
-              },
-              auditPut(db, workspaceId, audit),
-            ],
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (conditionFailedAt(error, 0)) return false;
-        throw error;
-      }
+      const failed = await transact(db, [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.delivery(workspaceId, deliveryId),
+            UpdateExpression: 'SET #status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk',
+            ConditionExpression: '#status IN (:success, :failed)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':pending': 'pending', ':token': token, ':now': now, ':true': true, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':success': 'success', ':failed': 'failed' },
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      return failed === undefined;
+      return true;
     },
 
     /** The workspace's deliveries newest first, or one endpoint's (GSI1) when `endpointId` is given. */
@@ -271,7 +262,8 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
         ExpressionAttributeValues: { ':pk': patterns.deliveriesByEndpoint(endpointId).pk },
         ProjectionExpression: 'PK, SK',
       });
-      await batchDelete(db, items.filter((item) => item.PK === keys.delivery(workspaceId, '').PK));
+      // GSI1 holds only this endpoint's deliveries; the partition check keeps the delete inside the caller's workspace.
+      await batchDelete(db, items.filter((item) => item.PK === patterns.deliveriesByWorkspace(workspaceId).pk));
       return items.length;
     },
   };

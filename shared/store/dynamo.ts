@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ServiceUnavailableError } from '../errors.ts';
 import { makeCursorCodec, type CursorCodec } from './cursor.ts';
 import { ENTITY, keys } from './keys.ts';
@@ -289,5 +289,23 @@ export async function batchDelete(db: Db, itemKeys: readonly { PK: string; SK: s
       );
       pending = out.UnprocessedItems?.[db.tableName] ?? [];
     }
+  }
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * Runs one write transaction. Answers undefined when it committed, or the index of the item whose condition failed
+ * when it is one of `handled` (the conditions the caller gives a meaning), so callers need no try/catch each; any
+ * other failure is thrown as it is (with contention already mapped by `send`).
+ */
+export async function transact(db: Db, items: TransactItem[], handled: readonly number[]): Promise<number | undefined> {
+  try {
+    await send(db, new TransactWriteCommand({ TransactItems: items }));
+    return undefined;
+  } catch (error) {
+    const index = handled.find((i) => conditionFailedAt(error, i));
+    if (index === undefined) throw error;
+    return index;
   }
 }

@@ -1,18 +1,6 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import {
-  conditionFailedAt,
-  getItem,
-  mustExist,
-  querySortKeys,
-  readItem,
-  send,
-  type Db,
-  type Page,
-  type Pager,
-  type Prefetched,
-} from './dynamo.ts';
+import { getItem, mustExist, querySortKeys, readItem, transact, type Db, type Page, type Pager, type Prefetched } from './dynamo.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { pick } from './items.ts';
 
@@ -75,21 +63,12 @@ export function makeProjectStore(db: Db, pager: Pager) {
 
     /** The project, its slug claim and its audit entry, all or nothing. */
     async createProject(workspaceId: string, project: ProjectItem, audit: AuditEntry): Promise<void> {
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [
-              put(keys.project(workspaceId, project.id), ENTITY.project, workspaceId, project),
-              put(keys.projectSlug(workspaceId, project.slug), ENTITY.projectSlug, workspaceId, project),
-              auditPut(db, workspaceId, audit),
-            ],
-          }),
-        );
-      } catch (error) {
-        if (conditionFailedAt(error, 1)) throw new SlugTakenError();
-        throw error;
-      }
+      const failed = await transact(db, [
+        put(keys.project(workspaceId, project.id), ENTITY.project, workspaceId, project),
+        put(keys.projectSlug(workspaceId, project.slug), ENTITY.projectSlug, workspaceId, project),
+        auditPut(db, workspaceId, audit),
+      ], [1]);
+      if (failed === 1) throw new SlugTakenError();
     },
 
     async listEnvironments(
@@ -128,24 +107,15 @@ export function makeProjectStore(db: Db, pager: Pager) {
     async createEnvironment(workspaceId: string, environment: EnvironmentItem, projectSlug: string, audit: AuditEntry): Promise<void> {
       const { projectId } = environment;
       const item = { ...environment, projectSlug };
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [
-              mustExist(db, keys.project(workspaceId, projectId)),
-              put(keys.environmentSlug(workspaceId, projectId, environment.slug), ENTITY.environmentSlug, workspaceId, item),
-              put(keys.environment(workspaceId, environment.id), ENTITY.environment, workspaceId, item),
-              put(keys.projectEnvironment(workspaceId, projectId, environment.id), ENTITY.projectEnvironment, workspaceId, item),
-              auditPut(db, workspaceId, audit),
-            ],
-          }),
-        );
-      } catch (error) {
-        if (conditionFailedAt(error, 0)) throw new NotFoundError(`project ${projectId} was not found`);
-        if (conditionFailedAt(error, 1)) throw new SlugTakenError();
-        throw error;
-      }
+      const failed = await transact(db, [
+        mustExist(db, keys.project(workspaceId, projectId)),
+        put(keys.environmentSlug(workspaceId, projectId, environment.slug), ENTITY.environmentSlug, workspaceId, item),
+        put(keys.environment(workspaceId, environment.id), ENTITY.environment, workspaceId, item),
+        put(keys.projectEnvironment(workspaceId, projectId, environment.id), ENTITY.projectEnvironment, workspaceId, item),
+        auditPut(db, workspaceId, audit),
+      ], [0, 1]);
+      if (failed === 0) throw new NotFoundError(`project ${projectId} was not found`);
+      if (failed === 1) throw new SlugTakenError();
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   queryAll,
   readItem,
   send,
+  transact,
   TransactionContentionError,
   type Db,
   type Page,
@@ -157,30 +158,21 @@ export function makeSecretStore(db: Db, pager: Pager) {
      */
     async recordReveal(workspaceId: string, audit: AuditEntry, limit: { credentialId: string; perMinute: number; now: number }): Promise<void> {
       const minute = Math.floor(limit.now / 60_000);
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [
-              auditPut(db, workspaceId, audit),
-              {
-                Update: {
-                  TableName: db.tableName,
-                  Key: keys.revealCounter(workspaceId, limit.credentialId, minute),
-                  UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-                  ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-                  ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
-                  ExpressionAttributeValues: { ':one': 1, ':limit': limit.perMinute, ':type': ENTITY.revealCounter, ':ttl': (minute + 2) * 60 },
-                },
-              },
-            ],
-          }),
-        );
-      } catch (error) {
-        if (conditionFailedAt(error, 1)) {
-          throw new RateLimitedError(`reveals: at most ${limit.perMinute} per minute per credential`, ((minute + 1) * 60_000 - limit.now) / 1000);
-        }
-        throw error;
+      const failed = await transact(db, [
+        auditPut(db, workspaceId, audit),
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.revealCounter(workspaceId, limit.credentialId, minute),
+            UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
+            ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+            ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
+            ExpressionAttributeValues: { ':one': 1, ':limit': limit.perMinute, ':type': ENTITY.revealCounter, ':ttl': (minute + 2) * 60 },
+          },
+        },
+      ], [1]);
+      if (failed === 1) {
+        throw new RateLimitedError(`reveals: at most ${limit.perMinute} per minute per credential`, ((minute + 1) * 60_000 - limit.now) / 1000);
       }
     },
 
@@ -193,35 +185,26 @@ export function makeSecretStore(db: Db, pager: Pager) {
       const remove = (key: { PK: string; SK: string }) => ({
         Delete: { TableName: db.tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' },
       });
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [
-              remove(keys.secretHead(workspaceId, secret.id)),
-              remove(keys.secretPath(workspaceId, secretPath(secret))),
-              remove(keys.environmentSecret(workspaceId, secret.environmentId, secret.key)),
-              {
-                Put: {
-                  TableName: db.tableName,
-                  Item: {
-                    ...keys.secretPurge(workspaceId, secret.id),
-                    ...gsi2.purge(workspaceId, secret.id, audit.createdAt),
-                    type: ENTITY.secretPurge,
-                    workspaceId,
-                    secretId: secret.id,
-                    createdAt: audit.createdAt,
-                  },
-                },
-              },
-              auditPut(db, workspaceId, audit),
-            ],
-          }),
-        );
-      } catch (error) {
-        if ([0, 1, 2].some((index) => conditionFailedAt(error, index))) throw new NotFoundError(`secret ${secret.id} was not found`);
-        throw error;
-      }
+      const failed = await transact(db, [
+        remove(keys.secretHead(workspaceId, secret.id)),
+        remove(keys.secretPath(workspaceId, secretPath(secret))),
+        remove(keys.environmentSecret(workspaceId, secret.environmentId, secret.key)),
+        {
+          Put: {
+            TableName: db.tableName,
+            Item: {
+              ...keys.secretPurge(workspaceId, secret.id),
+              ...gsi2.purge(workspaceId, secret.id, audit.createdAt),
+              type: ENTITY.secretPurge,
+              workspaceId,
+              secretId: secret.id,
+              createdAt: audit.createdAt,
+            },
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0, 1, 2]);
+      if (failed !== undefined) throw new NotFoundError(`secret ${secret.id} was not found`);
     },
 
     /** Deletes every version of a deleted secret, then its purge marker; safe to run again. Answers how many went. */

@@ -1,8 +1,8 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
 import { ConflictError, LimitExceededError, NotFoundError } from '../errors.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { conditionFailedAt, getItem, queryAll, send, type Db, type Pager } from './dynamo.ts';
+import { getItem, queryAll, send, transact, type Db, type Pager } from './dynamo.ts';
 import { compact, pick } from './items.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 
@@ -73,27 +73,18 @@ export function makeWebhookStore(db: Db, pager: Pager) {
 
     /** The endpoint, the cap counter and the audit entry together; the 21st endpoint is LIMIT_EXCEEDED. */
     async createEndpoint(workspaceId: string, endpoint: StoredEndpoint, audit: AuditEntry): Promise<void> {
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [
-              counter(workspaceId, 1),
-              {
-                Put: {
-                  TableName: db.tableName,
-                  Item: { ...keys.webhookEndpoint(workspaceId, endpoint.id), type: ENTITY.webhookEndpoint, workspaceId, ...compact(endpoint) },
-                  ConditionExpression: 'attribute_not_exists(PK)',
-                },
-              },
-              auditPut(db, workspaceId, audit),
-            ],
-          }),
-        );
-      } catch (error) {
-        if (conditionFailedAt(error, 0)) throw new LimitExceededError(`webhooks: a workspace has at most ${MAX_ENDPOINTS} endpoints`);
-        throw error;
-      }
+      const failed = await transact(db, [
+        counter(workspaceId, 1),
+        {
+          Put: {
+            TableName: db.tableName,
+            Item: { ...keys.webhookEndpoint(workspaceId, endpoint.id), type: ENTITY.webhookEndpoint, workspaceId, ...compact(endpoint) },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      if (failed === 0) throw new LimitExceededError(`webhooks: a workspace has at most ${MAX_ENDPOINTS} endpoints`);
     },
 
     /**
@@ -106,55 +97,37 @@ export function makeWebhookStore(db: Db, pager: Pager) {
       const names = Object.fromEntries(Object.keys(fields).map((field) => [`#${field}`, field]));
       const values = Object.fromEntries(Object.entries(fields).map(([field, value]) => [`:${field}`, value]));
       const set = Object.keys(fields).map((field) => `#${field} = :${field}`).join(', ');
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: db.tableName,
-                  Key: keys.webhookEndpoint(workspaceId, endpoint.id),
-                  UpdateExpression: resetStreak ? `SET ${set}, consecutiveFailures = :zero REMOVE failingSince` : `SET ${set}`,
-                  ConditionExpression: 'attribute_exists(PK) AND #updatedAt = :read',
-                  ExpressionAttributeNames: names,
-                  ExpressionAttributeValues: { ...values, ':read': readUpdatedAt, ...(resetStreak ? { ':zero': 0 } : {}) },
-                },
-              },
-              auditPut(db, workspaceId, audit),
-            ],
-          }),
-        );
-      } catch (error) {
-        if (!conditionFailedAt(error, 0)) throw error;
-        const current = await getItem(db, keys.webhookEndpoint(workspaceId, endpoint.id));
-        if (!current) throw new NotFoundError(`webhook endpoint ${endpoint.id} was not found`);
-        throw new ConflictError(`webhook endpoint ${endpoint.id} changed while it was being updated; read it again and retry`);
-      }
+      const failed = await transact(db, [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.webhookEndpoint(workspaceId, endpoint.id),
+            UpdateExpression: resetStreak ? `SET ${set}, consecutiveFailures = :zero REMOVE failingSince` : `SET ${set}`,
+            ConditionExpression: 'attribute_exists(PK) AND #updatedAt = :read',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values, ':read': readUpdatedAt, ...(resetStreak ? { ':zero': 0 } : {}) },
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      if (failed === undefined) return;
+      if (!(await getItem(db, keys.webhookEndpoint(workspaceId, endpoint.id)))) throw new NotFoundError(`webhook endpoint ${endpoint.id} was not found`);
+      throw new ConflictError(`webhook endpoint ${endpoint.id} changed while it was being updated; read it again and retry`);
     },
 
     async deleteEndpoint(workspaceId: string, endpointId: string, audit: AuditEntry): Promise<void> {
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Delete: {
-                  TableName: db.tableName,
-                  Key: keys.webhookEndpoint(workspaceId, endpointId),
-                  ConditionExpression: 'attribute_exists(PK)',
-                },
-              },
-              counter(workspaceId, -1),
-              auditPut(db, workspaceId, audit),
-            ],
-          }),
-        );
-      } catch (error) {
-        if (conditionFailedAt(error, 0)) throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
-        throw error;
-      }
+      const failed = await transact(db, [
+        {
+          Delete: {
+            TableName: db.tableName,
+            Key: keys.webhookEndpoint(workspaceId, endpointId),
+            ConditionExpression: 'attribute_exists(PK)',
+          },
+        },
+        counter(workspaceId, -1),
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      if (failed === 0) throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
     },
 
     /** Counts a failed attempt: the streak grows and `failingSince` is set by the first failure of a streak. */
@@ -201,29 +174,20 @@ export function makeWebhookStore(db: Db, pager: Pager) {
      * record makes the fan-out tell the workspace's other endpoints). Answers false when it was already off.
      */
     async autoDisableEndpoint(workspaceId: string, endpointId: string, disabledAt: string, reason: string, audit: AuditEntry): Promise<boolean> {
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: db.tableName,
-                  Key: keys.webhookEndpoint(workspaceId, endpointId),
-                  UpdateExpression: 'SET enabled = :false, disabledAt = :at, disabledReason = :reason, updatedAt = :at',
-                  ConditionExpression: 'enabled = :true',
-                  ExpressionAttributeValues: { ':false': false, ':true': true, ':at': disabledAt, ':reason': reason },
-                },
-              },
-              auditPut(db, workspaceId, audit),
-            ],
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (conditionFailedAt(error, 0)) return false;
-        throw error;
-      }
+      const failed = await transact(db, [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.webhookEndpoint(workspaceId, endpointId),
+            UpdateExpression: 'SET enabled = :false, disabledAt = :at, disabledReason = :reason, updatedAt = :at',
+            ConditionExpression: 'enabled = :true',
+            ExpressionAttributeValues: { ':false': false, ':true': true, ':at': disabledAt, ':reason': reason },
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      return failed === undefined;
+      return true;
     },
   };
 }

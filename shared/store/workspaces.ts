@@ -1,6 +1,6 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
-import { batchRead, conditionFailedAt, getItem, itemKeyString, mustExist, queryAll, send, type Db, type Prefetched } from './dynamo.ts';
+import { batchRead, getItem, itemKeyString, mustExist, queryAll, send, transact, type Db, type Prefetched } from './dynamo.ts';
 import { ENTITY, gsi1, keys, patterns, type ItemKey } from './keys.ts';
 import { compact, pick } from './items.ts';
 
@@ -37,6 +37,17 @@ export interface ApiKeyItem {
 const WORKSPACE_FIELDS: (keyof WorkspaceItem)[] = ['id', 'name', 'accountId', 'allowlisted', 'createdAt', 'updatedAt'];
 const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt', 'lastUsedAt'];
 const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt'];
+
+/** The transaction item that stores a new token's lookup item (only its hash, never the token). */
+export function tokenPut(db: Db, tokenHash: string, token: TokenItem, createdAt: string) {
+  return {
+    Put: {
+      TableName: db.tableName,
+      Item: { ...keys.token(tokenHash), type: ENTITY.token, createdAt, ...compact(token) },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
 
 /** Workspaces, their API keys and the token lookup items. */
 export function makeWorkspaceStore(db: Db) {
@@ -128,27 +139,12 @@ export function makeWorkspaceStore(db: Db) {
         revokedAt: null,
         lastUsedAt: null,
       };
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [
-              mustExist(db, keys.workspace(workspaceId)),
-              { Put: { TableName: db.tableName, Item: { ...keys.apiKey(workspaceId, apiKey.id), type: ENTITY.apiKey, ...compact(apiKey) } } },
-              {
-                Put: {
-                  TableName: db.tableName,
-                  Item: { ...keys.token(apiKey.tokenHash), type: ENTITY.token, createdAt: apiKey.createdAt, ...compact(token) },
-                  ConditionExpression: 'attribute_not_exists(PK)',
-                },
-              },
-            ],
-          }),
-        );
-      } catch (error) {
-        if (conditionFailedAt(error, 0)) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
-        throw error;
-      }
+      const failed = await transact(db, [
+        mustExist(db, keys.workspace(workspaceId)),
+        { Put: { TableName: db.tableName, Item: { ...keys.apiKey(workspaceId, apiKey.id), type: ENTITY.apiKey, ...compact(apiKey) } } },
+        tokenPut(db, apiKey.tokenHash, token, apiKey.createdAt),
+      ], [0]);
+      if (failed === 0) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
     },
 
     async getApiKey(workspaceId: string, keyId: string): Promise<ApiKeyItem | undefined> {

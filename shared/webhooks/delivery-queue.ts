@@ -77,11 +77,16 @@ export interface DeliveryQueue {
  * Puts delivery attempts on the delivery queue, now or later. A scheduled attempt is named
  * `<deliveryId>-<attemptToken>`, so enqueueing the same attempt twice schedules it once.
  */
-export function makeDeliveryQueue(deps: { sqs: SQSClient; queueUrl: string; scheduler: OneTimeScheduler; clock: Clock }): DeliveryQueue {
+/**
+ * Without a `scheduler` the queue only sends now or after a short SQS delay (the fan-out, the sweeper and manual
+ * retries, whose bundles then carry no Scheduler client); asking it for a long wait is a programming error.
+ */
+export function makeDeliveryQueue(deps: { sqs: SQSClient; queueUrl: string; scheduler?: OneTimeScheduler; clock: Clock }): DeliveryQueue {
   return {
     async enqueue(message, { at, viaScheduler }) {
       const messageBody = formatDeliveryMessage(message);
       if (viaScheduler) {
+        if (!deps.scheduler) throw new Error('this delivery queue has no scheduler for long waits');
         await deps.scheduler.schedule({ name: `${message.deliveryId}-${message.attemptToken}`, at, messageBody });
         return;
       }

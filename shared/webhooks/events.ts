@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { AuditEntry } from '../store/audit.ts';
 
 /** The event types an endpoint can subscribe to (api.md section 6). */
 export const EVENT_TYPES = [
@@ -24,17 +25,8 @@ export const EVENT_OF_ACTION: Readonly<Record<string, EventType>> = {
   'webhook_endpoint.disabled': 'service.webhook_endpoint.disabled',
 };
 
-/** An audit item as its stream record carries it. */
-export interface AuditRecord {
-  id: string;
-  action: string;
-  actorSub: string;
-  target: string;
-  metadata: Record<string, unknown>;
-  createdAt: string;
-  workspaceId: string;
-  accountId?: string;
-}
+/** An audit item as its stream record carries it: the entry and the workspace it belongs to. */
+export type AuditRecord = AuditEntry & { workspaceId: string };
 
 export interface WebhookEvent {
   id: string;

@@ -17,11 +17,6 @@ export function immediateQueueFromConfig(config: Config, clock: Runtime['clock']
   return makeDeliveryQueue({
     sqs: makeSqsClient({ endpoint: config.webhooks.sqsEndpoint }),
     queueUrl: required(config.webhooks.queueUrl, 'DELIVERY_QUEUE_URL'),
-    scheduler: {
-      schedule: async () => {
-        throw new Error('this function schedules no long waits');
-      },
-    },
     clock,
   });
 }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { call, localStore, newWorkspace } from '../support/api.ts';
@@ -8,7 +8,6 @@ import { deliveriesOf, registerEndpoint, startReceiver, waitFor } from '../suppo
 import { keys } from '../../shared/store/keys.ts';
 
 const stripe = new Stripe('sk_test_unused');
-type Ws = Awaited<ReturnType<typeof newWorkspace>>;
 
 async function setup(behaviour: Parameters<typeof startReceiver>[0] = {}, events?: string[]) {
   const ws = await newWorkspace();

@@ -40,7 +40,6 @@ function stackQueue() {
   return makeDeliveryQueue({
     sqs: makeSqsClient({ endpoint: stack.sqsEndpoint }),
     queueUrl: stack.queueUrl,
-    scheduler: { schedule: async () => Promise.reject(new Error('not used')) },
     clock: { now: () => Date.now() },
   });
 }
