@@ -3,6 +3,7 @@ import Stripe from 'stripe';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { logger } from '../../shared/logger.ts';
 import { makeCipher } from '../../shared/crypto/envelope.ts';
 import { makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
@@ -42,6 +43,12 @@ function stackQueue() {
     queueUrl: stack.queueUrl,
     clock: { now: () => Date.now() },
   });
+}
+
+/** A secret.rotate audit record the table never had, as its stream INSERT: only the test's own fan-out sees it. */
+function auditRecord(ws: { workspaceId: string; apiKeyId: string }, accountId: string, id: string, createdAt: string, metadata: Record<string, unknown> = { key: 'K', version: 2 }) {
+  const image = { type: 'AuditEntry', id, action: 'secret.rotate', actorSub: ws.apiKeyId, target: 'sec_x', createdAt, workspaceId: ws.workspaceId, accountId, metadata };
+  return { eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(image) } } as unknown as DynamoDBRecord;
 }
 
 describe('endpoint switch-off and pause', () => {
@@ -187,17 +194,7 @@ describe('at-least-once bookkeeping', () => {
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     // An audit record the table never had, so only this fan-out sees it; its queue message is dropped.
     const createdAt = new Date(Date.now() - 10 * 60_000).toISOString();
-    const record = {
-      eventName: 'INSERT',
-      dynamodb: {
-        SequenceNumber: '1',
-        NewImage: {
-          type: { S: 'AuditEntry' }, id: { S: 'aud_01M7ZJ0000000000000000SWEP' }, action: { S: 'secret.rotate' }, actorSub: { S: ws.apiKeyId },
-          target: { S: 'sec_01M7ZJ0000000000000000SWEP' }, createdAt: { S: createdAt }, workspaceId: { S: ws.workspaceId }, accountId: { S: workspace!.accountId },
-          metadata: { M: { key: { S: 'LOST' }, version: { N: '2' }, projectId: { S: 'proj_x' }, environmentId: { S: 'env_x' } } },
-        },
-      },
-    } as unknown as DynamoDBRecord;
+    const record = auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ0000000000000000SWEP', createdAt, { key: 'LOST', version: 2, projectId: 'proj_x', environmentId: 'env_x' });
     const fanout = makeFanout({ store: localStore().store, enqueue: async () => undefined, newToken: newAttemptToken, log: logger });
     await fanout([record]);
     const [lost] = await deliveriesOf(ws.apiKey, endpoint.id);
@@ -227,17 +224,7 @@ describe('at-least-once bookkeeping', () => {
     const queued: DeliveryMessage[] = [];
     const fanout = makeFanout({ store: localStore().store, enqueue: async (m) => void queued.push(m), newToken: newAttemptToken, log: logger });
     await fanout([
-      {
-        eventName: 'INSERT',
-        dynamodb: {
-          SequenceNumber: '3',
-          NewImage: {
-            type: { S: 'AuditEntry' }, id: { S: 'aud_01M7ZJ000000000000000LEASE' }, action: { S: 'secret.rotate' }, actorSub: { S: ws.apiKeyId },
-            target: { S: 'sec_y' }, createdAt: { S: new Date(Date.now() - 20 * 60_000).toISOString() }, workspaceId: { S: ws.workspaceId },
-            accountId: { S: workspace!.accountId }, metadata: { M: { key: { S: 'K' }, version: { N: '2' } } },
-          },
-        },
-      } as unknown as DynamoDBRecord,
+      auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000LEASE', new Date(Date.now() - 20 * 60_000).toISOString()),
     ]);
     const { store } = localStore();
     const overdue = async () => (await store.dueDeliveries(new Date(Date.now() - 5 * 60_000).toISOString(), 1000)).map((d) => d.id);
@@ -256,17 +243,7 @@ describe('at-least-once bookkeeping', () => {
     const queued: DeliveryMessage[] = [];
     const fanout = makeFanout({ store: localStore().store, enqueue: async (m) => void queued.push(m), newToken: newAttemptToken, log: logger });
     await fanout([
-      {
-        eventName: 'INSERT',
-        dynamodb: {
-          SequenceNumber: '2',
-          NewImage: {
-            type: { S: 'AuditEntry' }, id: { S: 'aud_01M7ZJ000000000000000BLOCK' }, action: { S: 'secret.rotate' }, actorSub: { S: ws.apiKeyId },
-            target: { S: 'sec_x' }, createdAt: { S: new Date().toISOString() }, workspaceId: { S: ws.workspaceId }, accountId: { S: workspace!.accountId },
-            metadata: { M: { key: { S: 'K' }, version: { N: '2' } } },
-          },
-        },
-      } as unknown as DynamoDBRecord,
+      auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000BLOCK', new Date().toISOString()),
     ]);
     expect(queued).toHaveLength(1);
     const later: unknown[] = [];
