@@ -1,5 +1,6 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { SECRET_VALUE_CONTEXT, SIGNING_SECRET_CONTEXT } from '../shared/crypto/context.ts';
 import type { RouteGroup } from '../shared/routes.ts';
 import type { KeyAccess, ServiceFunction, TableAccess, TableAction } from './service-function.ts';
 
@@ -7,12 +8,6 @@ import type { KeyAccess, ServiceFunction, TableAccess, TableAction } from './ser
  * What each function may do, in one place. Every entry lists the exact calls its code makes (see the access
  * patterns of the README's single-table design); a transaction needs the action of each item it writes.
  */
-
-/** The encryption context of a secret value (shared/services/secrets.ts `secretContext`). */
-export const SECRET_VALUE_CONTEXT = ['workspaceId', 'secretId', 'version'] as const;
-
-/** The encryption context of a webhook signing secret (shared/services/webhooks.ts `signingSecretContext`). */
-export const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'] as const;
 
 /**
  * Every API function authenticates with one BatchGetItem (token, workspace, the route's prefetch keys), reads or

@@ -1,7 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
-import { newAttemptToken } from '../../shared/services/webhooks.ts';
+import { newAttemptToken } from '../../shared/webhooks/delivery-queue.ts';
 import { makeFanout } from '../../shared/webhooks/fanout.ts';
 import { immediateQueueFromConfig, enqueueNow } from '../../shared/webhooks/runtime.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';

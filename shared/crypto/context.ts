@@ -16,3 +16,25 @@ export function canonicalContext(context: EncryptionContext): Buffer {
     });
   return Buffer.from(JSON.stringify(entries), 'utf8');
 }
+
+/**
+ * The keys of a secret value's context. The IAM grants of the secrets function (`lib/access.ts`) condition KMS on
+ * exactly these keys, so the list and `secretContext` below live side by side and the compiler keeps them equal.
+ */
+export const SECRET_VALUE_CONTEXT = ['workspaceId', 'secretId', 'version'] as const;
+
+/** The keys of a webhook signing secret's context, granted to the webhook functions (`lib/access.ts`). */
+export const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'] as const;
+
+/** A context with exactly the listed keys: a missing or extra key in a builder below is a type error. */
+type ContextOf<Keys extends readonly string[]> = Record<Keys[number], string>;
+
+/** Binds a value to its workspace, secret and version: KMS encryption context and GCM additional data alike. */
+export function secretContext(workspaceId: string, secretId: string, version: number): ContextOf<typeof SECRET_VALUE_CONTEXT> {
+  return { workspaceId, secretId, version: String(version) };
+}
+
+/** Binds an endpoint's signing secret to its workspace and endpoint (KMS encryption context and GCM data). */
+export function signingSecretContext(workspaceId: string, endpointId: string): ContextOf<typeof SIGNING_SECRET_CONTEXT> {
+  return { workspaceId, endpointId };
+}

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
 import { iso, type Clock } from '../clock.ts';
 import type { Cipher } from '../crypto/envelope.ts';
-import type { EncryptionContext } from '../crypto/key-provider.ts';
+import { secretContext } from '../crypto/context.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Page, Prefetched } from '../store/dynamo.ts';
@@ -41,11 +41,6 @@ export const SECRET_PATH = /^[a-z0-9]+(?:-[a-z0-9]+)*\/[a-z0-9]+(?:-[a-z0-9]+)*\
 
 /** Concurrent writers of one key retry until each has its own version; this bounds a pathological pile-up. */
 const WRITE_ATTEMPTS = 100;
-
-/** Binds a value to its workspace, secret and version: KMS encryption context and GCM additional data alike. */
-export function secretContext(workspaceId: string, secretId: string, version: number): EncryptionContext {
-  return { workspaceId, secretId, version: String(version) };
-}
 
 /** What list routes show of a secret: never its value. */
 export function listItem(record: SecretRecord) {

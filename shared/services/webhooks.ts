@@ -1,13 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import type { Principal } from '../auth/principal.ts';
 import { iso, type Clock } from '../clock.ts';
+import { signingSecretContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
 import { AlreadyQueuedError, EndpointDisabledError, NotFoundError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { DeliveryStatus, Delivery } from '../store/deliveries.ts';
 import type { Store } from '../store/index.ts';
 import type { EndpointItem, StoredEndpoint } from '../store/webhooks.ts';
-import type { DeliveryMessage } from '../webhooks/delivery-queue.ts';
+import { newAttemptToken, type DeliveryMessage } from '../webhooks/delivery-queue.ts';
 import { newSigningSecret, secretHint } from '../webhooks/signature.ts';
 import { auditEntry } from './audit.ts';
 
@@ -41,11 +41,6 @@ export interface DeliveryServiceDeps {
   enqueue: (message: DeliveryMessage) => Promise<void>;
 }
 
-/** Binds an endpoint's signing secret to its workspace and endpoint (KMS encryption context and GCM data). */
-export function signingSecretContext(workspaceId: string, endpointId: string) {
-  return { workspaceId, endpointId };
-}
-
 /** An endpoint as the API shows it: the signing secret only as its hint. */
 export function endpointView(endpoint: EndpointItem) {
   // Named fields only: a stored endpoint also carries its sealed signing secret, which no answer may include.
@@ -63,11 +58,6 @@ export function endpointView(endpoint: EndpointItem) {
     consecutiveFailures: endpoint.consecutiveFailures,
     failingSince: endpoint.failingSince,
   };
-}
-
-/** Random attempt tokens: a queued message may start an attempt only while the delivery still carries its token. */
-export function newAttemptToken(): string {
-  return randomBytes(9).toString('base64url');
 }
 
 /** Webhook endpoints and their delivery log, for people and API keys. */

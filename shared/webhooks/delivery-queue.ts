@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.ts';
 import { isId } from '../ids.ts';
@@ -18,6 +19,14 @@ export interface DeliveryMessage {
 export const MAX_ATTEMPT_TOKEN_LENGTH = 33;
 const ATTEMPT_TOKEN = new RegExp(`^[0-9A-Za-z_-]{1,${MAX_ATTEMPT_TOKEN_LENGTH}}$`);
 const KEYS = ['workspaceId', 'deliveryId', 'attemptToken'] as const;
+
+/**
+ * A fresh attempt token (12 base64url characters, well within the rule above): a queued message may start an
+ * attempt only while the delivery still carries its token.
+ */
+export function newAttemptToken(): string {
+  return randomBytes(9).toString('base64url');
+}
 
 /** SQS's own ceiling for DelaySeconds; longer waits go through the scheduler. */
 export const MAX_SQS_DELAY_SECONDS = 900;
@@ -75,10 +84,7 @@ export interface DeliveryQueue {
 
 /**
  * Puts delivery attempts on the delivery queue, now or later. A scheduled attempt is named
- * `<deliveryId>-<attemptToken>`, so enqueueing the same attempt twice schedules it once.
- */
-/**
- * Without a `scheduler` the queue only sends now or after a short SQS delay (the fan-out, the sweeper and manual
+ * `<deliveryId>-<attemptToken>`, so enqueueing the same attempt twice schedules it once. Without a `scheduler` the queue only sends now or after a short SQS delay (the fan-out, the sweeper and manual
  * retries, whose bundles then carry no Scheduler client); asking it for a long wait is a programming error.
  */
 export function makeDeliveryQueue(deps: { sqs: SQSClient; queueUrl: string; scheduler?: OneTimeScheduler; clock: Clock }): DeliveryQueue {

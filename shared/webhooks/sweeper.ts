@@ -1,7 +1,6 @@
 import { iso, type Clock } from '../clock.ts';
-import { newAttemptToken } from '../services/webhooks.ts';
 import type { Store } from '../store/index.ts';
-import type { DeliveryMessage } from './delivery-queue.ts';
+import { newAttemptToken, type DeliveryMessage } from './delivery-queue.ts';
 
 export interface SweeperDeps {
   store: Pick<Store, 'dueDeliveries' | 'requeue' | 'pendingPurges' | 'purgeSecretVersions'>;

@@ -1,13 +1,13 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { iso, type Clock } from '../clock.ts';
+import { signingSecretContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
 import { newId } from '../ids.ts';
-import { newAttemptToken, signingSecretContext } from '../services/webhooks.ts';
 import type { AuditEntry } from '../store/audit.ts';
 import { CLAIM_PREFIX, type AttemptEntry, type StoredDelivery } from '../store/deliveries.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
-import type { DeliveryMessage } from './delivery-queue.ts';
+import { newAttemptToken, type DeliveryMessage } from './delivery-queue.ts';
 import { failureReason, type DeliveryMetrics } from './metrics.ts';
 import { nextAttempt, shouldAutoDisable } from './policy.ts';
 import type { AttemptResult } from './sender.ts';
