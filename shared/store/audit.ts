@@ -1,4 +1,5 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { AuditAction } from '../audit-actions.ts';
 import type { Db, Page, Pager } from './dynamo.ts';
 import { ulidCeil, ulidFloor } from '../ids.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
@@ -7,7 +8,7 @@ import { pick } from './items.ts';
 /** An audit entry as api.md section 2 shows it. */
 export interface AuditEntry {
   id: string;
-  action: string;
+  action: AuditAction;
   actorSub: string;
   target: string;
   metadata: Record<string, unknown>;

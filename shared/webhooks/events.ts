@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { AuditAction } from '../audit-actions.ts';
 import type { AuditEntry } from '../store/audit.ts';
 
 /** The event types an endpoint can subscribe to (api.md section 6). */
@@ -16,14 +17,25 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number]['type'];
 export const EVENT_TYPE_NAMES = EVENT_TYPES.map((e) => e.type) as [EventType, ...EventType[]];
 
-/** Which audit actions become which events: the audit item's stream record is the event's source. */
-export const EVENT_OF_ACTION: Readonly<Record<string, EventType>> = {
+/**
+ * Which audit actions become which events: the audit item's stream record is the event's source. Keys are audit
+ * actions (a misspelt one does not compile); every event type must be the image of some action (checked below).
+ */
+export const EVENT_OF_ACTION = {
   'secret.create': 'service.secret.create',
   'secret.rotate': 'service.secret.rotate',
   'secret.reveal': 'service.secret.reveal',
   'secret.delete': 'service.secret.delete',
   'webhook_endpoint.disabled': 'service.webhook_endpoint.disabled',
-};
+} as const satisfies Partial<Record<AuditAction, EventType>>;
+
+/** The audit actions that become an event. */
+export type EventAction = keyof typeof EVENT_OF_ACTION;
+
+// Compile-time check: an event type that no action produces could never be delivered.
+type EventTypeWithoutAction = Exclude<EventType, (typeof EVENT_OF_ACTION)[EventAction]>;
+const everyEventHasAnAction: [EventTypeWithoutAction] extends [never] ? true : EventTypeWithoutAction = true;
+void everyEventHasAnAction;
 
 /** An audit item as its stream record carries it: the entry and the workspace it belongs to. */
 export type AuditRecord = AuditEntry & { workspaceId: string };
@@ -36,26 +48,47 @@ export interface WebhookEvent {
   data: Record<string, unknown>;
 }
 
+/** Secret events name the secret, where it lives and the acting subject; never a value. */
+function secretData(record: AuditRecord, withVersion: boolean): Record<string, unknown> {
+  const m = record.metadata;
+  return {
+    secretId: record.target,
+    key: m.key,
+    ...(withVersion ? { version: m.version } : {}),
+    projectId: m.projectId,
+    environmentId: m.environmentId,
+    actorSub: record.actorSub,
+  };
+}
+
+/** The switched-off endpoint and why, as the worker recorded it. */
+function disabledEndpointData(record: AuditRecord): Record<string, unknown> {
+  const { url, disabledAt, disabledReason, consecutiveFailures, failingSince } = record.metadata;
+  return { endpointId: record.target, url, disabledAt, disabledReason, consecutiveFailures, failingSince };
+}
+
+/** One data mapper per event type: a new event type does not compile until it says what its data is. */
+const EVENT_DATA: { readonly [T in EventType]: (record: AuditRecord) => Record<string, unknown> } = {
+  'service.secret.create': (record) => secretData(record, true),
+  'service.secret.rotate': (record) => secretData(record, true),
+  'service.secret.reveal': (record) => secretData(record, true),
+  'service.secret.delete': (record) => secretData(record, false),
+  'service.webhook_endpoint.disabled': disabledEndpointData,
+};
+
+/** True for an action that becomes an event (own keys only: a stream record's action is data, not code). */
+export function isEventAction(action: string): action is EventAction {
+  return Object.hasOwn(EVENT_OF_ACTION, action);
+}
+
 /**
  * The event an audit record stands for, or undefined. Its id is derived from the audit id, so a stream batch seen
- * twice yields the same event id. Secret events name the secret and where it lives, and the acting subject; never a
- * value.
+ * twice yields the same event id.
  */
 export function eventFromAudit(record: AuditRecord): WebhookEvent | undefined {
+  if (!isEventAction(record.action) || !record.accountId) return undefined;
   const type = EVENT_OF_ACTION[record.action];
-  if (!type || !record.accountId) return undefined;
-  const m = record.metadata;
-  const data =
-    type === 'service.webhook_endpoint.disabled'
-      ? { endpointId: record.target, url: m.url, disabledAt: m.disabledAt, disabledReason: m.disabledReason, consecutiveFailures: m.consecutiveFailures, failingSince: m.failingSince }
-      : {
-          secretId: record.target,
-          key: m.key,
-          ...(type === 'service.secret.delete' ? {} : { version: m.version }),
-          projectId: m.projectId,
-          environmentId: m.environmentId,
-          actorSub: record.actorSub,
-        };
+  const data = EVENT_DATA[type](record);
   return { id: `evt_${record.id.slice('aud_'.length)}`, type, account: record.accountId, occurredAt: record.createdAt, data };
 }
 

@@ -1,9 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { systemAuditEntry } from '../audit-entry.ts';
 import { iso, type Clock } from '../clock.ts';
 import { signingSecretContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
-import { newId } from '../ids.ts';
-import type { AuditEntry } from '../store/audit.ts';
 import { CLAIM_PREFIX, type AttemptEntry, type StoredDelivery } from '../store/deliveries.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
@@ -91,15 +90,13 @@ export function makeWorker(deps: WorkerDeps) {
     if (!updated?.enabled || !shouldAutoDisable(updated.consecutiveFailures, updated.failingSince, now, deps.timeScale)) return;
     const disabledAt = iso(now);
     const disabledReason = `${updated.consecutiveFailures} failed attempts in a row since ${updated.failingSince}`;
-    const audit: AuditEntry = {
-      id: newId('audit', now),
-      action: 'webhook_endpoint.disabled',
-      actorSub: 'system',
-      target: endpoint.id,
-      metadata: { url: updated.url, disabledAt, disabledReason, consecutiveFailures: updated.consecutiveFailures, failingSince: updated.failingSince },
-      createdAt: disabledAt,
-      accountId: endpoint.accountId,
-    };
+    const audit = systemAuditEntry(
+      endpoint.accountId,
+      'webhook_endpoint.disabled',
+      endpoint.id,
+      { url: updated.url, disabledAt, disabledReason, consecutiveFailures: updated.consecutiveFailures, failingSince: updated.failingSince },
+      now,
+    );
     if (!(await store.autoDisableEndpoint(ws, endpoint.id, disabledAt, disabledReason, audit))) return;
     deps.metrics.autoDisabled();
     deps.log.warn('webhook endpoint switched off', { endpointId: endpoint.id, consecutiveFailures: updated.consecutiveFailures });

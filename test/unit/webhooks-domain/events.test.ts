@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import type { AuditAction } from '../../../shared/audit-actions.ts';
 import { deliveryIdFor, eventFromAudit, type AuditRecord } from '../../../shared/webhooks/events.ts';
 import { isId } from '../../../shared/ids.ts';
 
-const audit = (action: string, metadata: Record<string, unknown> = {}): AuditRecord => ({
+const audit = (action: AuditAction, metadata: Record<string, unknown> = {}): AuditRecord => ({
   id: 'aud_01JABCDEFGHJKMNPQRSTVWXYZ0',
   action,
   actorSub: 'mid_01JABCDEFGHJKMNPQRSTVWXYZ0',

@@ -1,0 +1,24 @@
+/**
+ * The vocabulary of the audit log: every action of decisions.md. A leaf module (it imports nothing), so the store
+ * can type its entries with it and the webhook domain can map actions to events without importing the services.
+ */
+export const AUDIT_ACTIONS = [
+  'project.create',
+  'environment.create',
+  'secret.create',
+  'secret.rotate',
+  'secret.reveal',
+  'secret.delete',
+  'access_key.create',
+  'access_key.revoke',
+  'webhook_endpoint.create',
+  'webhook_endpoint.update',
+  'webhook_endpoint.delete',
+  'webhook_endpoint.disabled',
+  'webhook_delivery.retry',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** The actorSub of an entry the service writes on its own behalf (no principal acted: an automatic switch-off). */
+export const SYSTEM_ACTOR = 'system';

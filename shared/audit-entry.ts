@@ -1,0 +1,39 @@
+import { SYSTEM_ACTOR, type AuditAction } from './audit-actions.ts';
+import type { Principal } from './auth/principal.ts';
+import { iso } from './clock.ts';
+import { newId } from './ids.ts';
+import type { AuditEntry } from './store/audit.ts';
+
+/** An audit entry by `principal`; metadata always names the credential kind, and never carries a value. */
+export function auditEntry(
+  principal: Principal,
+  action: AuditAction,
+  target: string,
+  metadata: Record<string, unknown>,
+  now: number,
+): AuditEntry {
+  return {
+    id: newId('audit', now),
+    action,
+    actorSub: principal.actorSub,
+    target,
+    metadata: { ...metadata, credentialKind: principal.kind },
+    createdAt: iso(now),
+    accountId: principal.accountId,
+  };
+}
+
+/**
+ * An audit entry the service writes on its own, with no principal behind it (the worker's automatic switch-off of
+ * a failing endpoint): actorSub `system` and no credential kind. `accountId` is the workspace's, so the entry's
+ * event reaches the workspace's other endpoints.
+ */
+export function systemAuditEntry(
+  accountId: string,
+  action: AuditAction,
+  target: string,
+  metadata: Record<string, unknown>,
+  now: number,
+): AuditEntry {
+  return { id: newId('audit', now), action, actorSub: SYSTEM_ACTOR, target, metadata, createdAt: iso(now), accountId };
+}
