@@ -186,7 +186,7 @@ export class WebhookDeliveryConstruct extends Construct {
 
   /**
    * The worker consumes the queue with partial batch responses, and schedules long waits with Scheduler: one-time
-   * schedules in this stage's group that send to the queue as the scheduler role (shared/webhooks/scheduled-queue.ts).
+   * schedules in this stage's group that send to the queue as the scheduler role (shared/webhooks/scheduling-queue.ts).
    */
   private connectWorker(fn: ServiceFunction): void {
     fn.function.addEventSource(

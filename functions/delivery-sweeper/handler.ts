@@ -1,6 +1,6 @@
 import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
-import { immediateQueueFromConfig } from '../../shared/webhooks/runtime.ts';
+import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
 import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeSecretStore } from '../../shared/store/secrets.ts';

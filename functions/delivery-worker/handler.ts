@@ -3,16 +3,18 @@ import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { parseDeliveryMessage } from '../../shared/webhooks/delivery-queue.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
-import { webhookToolsFromConfig } from '../../shared/webhooks/tools.ts';
-import { deliveryQueueFromConfig } from '../../shared/webhooks/scheduled-queue.ts';
+import { guardedHttpFromConfig } from '../../shared/webhooks/guarded-http.ts';
+import { schedulingQueueFromConfig } from '../../shared/webhooks/scheduling-queue.ts';
+import { signingCipherFromConfig } from '../../shared/webhooks/signing-cipher.ts';
 import { makeWorker } from '../../shared/webhooks/worker.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 
 const { config, db, pager, clock } = runtime();
 const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
-const { cipher, send } = webhookToolsFromConfig(config);
-const queue = deliveryQueueFromConfig(config, clock);
+const cipher = signingCipherFromConfig(config);
+const { send } = guardedHttpFromConfig(config);
+const queue = schedulingQueueFromConfig(config, clock);
 const metrics = makeDeliveryMetrics();
 const work = makeWorker({ store, cipher, clock, send, enqueue: (m, o) => queue.enqueue(m, o), timeScale: config.webhooks.timeScale, metrics, log: logger });
 

@@ -1,7 +1,7 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeDeliveryService } from '../../shared/services/webhooks.ts';
-import { immediateQueueFromConfig, enqueueNow } from '../../shared/webhooks/runtime.ts';
+import { immediateQueueFromConfig, enqueueNow } from '../../shared/webhooks/immediate-queue.ts';
 import { makeDeliveryRoutes } from './routes.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';

@@ -3,7 +3,7 @@ import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { newAttemptToken } from '../../shared/webhooks/delivery-queue.ts';
 import { makeFanout } from '../../shared/webhooks/fanout.ts';
-import { immediateQueueFromConfig, enqueueNow } from '../../shared/webhooks/runtime.ts';
+import { immediateQueueFromConfig, enqueueNow } from '../../shared/webhooks/immediate-queue.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 

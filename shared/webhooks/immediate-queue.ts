@@ -1,24 +1,29 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { makeSqsClient } from '../clients/sqs.ts';
 import type { Config } from '../config.ts';
 import type { Runtime } from '../runtime.ts';
 import { makeDeliveryQueue, type DeliveryMessage, type DeliveryQueue } from './delivery-queue.ts';
 
 /** A setting the webhook functions cannot start without. */
-export function required(value: string | undefined, name: string): string {
+export function requiredSetting(value: string | undefined, name: string): string {
   if (!value) throw new Error(`Invalid configuration: ${name} is required for webhook delivery`);
   return value;
 }
 
+/** The delivery queue's SQS client and URL, as every queue of the webhook functions sends to it. */
+export function sqsTargetFromConfig(config: Config): { sqs: SQSClient; queueUrl: string } {
+  return {
+    sqs: makeSqsClient({ endpoint: config.webhooks.sqsEndpoint }),
+    queueUrl: requiredSetting(config.webhooks.queueUrl, 'DELIVERY_QUEUE_URL'),
+  };
+}
+
 /**
  * A queue that only sends now or after a short SQS delay: what the fan-out, the sweeper and manual retries use, so
- * their bundles carry no Scheduler client (only the worker schedules long waits: scheduled-queue.ts).
+ * their bundles carry no Scheduler client (only the worker schedules long waits: scheduling-queue.ts).
  */
 export function immediateQueueFromConfig(config: Config, clock: Runtime['clock']): DeliveryQueue {
-  return makeDeliveryQueue({
-    sqs: makeSqsClient({ endpoint: config.webhooks.sqsEndpoint }),
-    queueUrl: required(config.webhooks.queueUrl, 'DELIVERY_QUEUE_URL'),
-    clock,
-  });
+  return makeDeliveryQueue({ ...sqsTargetFromConfig(config), clock });
 }
 
 /** Queues an attempt for right now (a new delivery, a manual retry). */
