@@ -11,10 +11,14 @@ export type AccessKeyServiceStore = Pick<Store, 'createAccessKey' | 'getAccessKe
 
 const DAY_MS = 86_400_000;
 
-/** An access key as the API shows it: the record with its derived status, never the token or its hash. */
+/**
+ * An access key as the API shows it: the record's fields, named one by one, with its derived status. Whatever else
+ * the object passed in carries (a token hash read back after a lost race) stays behind.
+ */
 export function accessKeyView(record: AccessKeyItem, now: number) {
   const status = record.revokedAt ? 'revoked' : record.expiresAt && Date.parse(record.expiresAt) <= now ? 'expired' : 'active';
-  return { ...record, status } as AccessKeyItem & { status: 'active' | 'revoked' | 'expired' };
+  const { id, name, identityId, tokenPrefix, createdAt, createdBy, expiresAt, revokedAt, lastUsedAt } = record;
+  return { id, name, identityId, tokenPrefix, createdAt, createdBy, expiresAt, revokedAt, lastUsedAt, status: status as 'active' | 'revoked' | 'expired' };
 }
 
 /** Machine identities and their tokens, for CLIs and SDKs. */
