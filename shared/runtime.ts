@@ -1,7 +1,9 @@
 import { makeDocumentClient } from './clients/dynamodb.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { loadConfig, type Config } from './config.ts';
-import { makeCursorKeyLoader, makePager, type Db, type Pager } from './store/dynamo.ts';
+import { makeCursorKeyLoader } from './store/cursor-key.ts';
+import { makePager, type Pager } from './store/pager.ts';
+import type { Db } from './store/send.ts';
 
 export interface Runtime {
   config: Config;

@@ -1,5 +1,6 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
+import { makeAuditService } from '../../shared/services/audit.ts';
 import { makeAuditRoutes } from './routes.ts';
 import { makeAuditStore } from '../../shared/store/audit.ts';
 
@@ -7,4 +8,4 @@ const { pager, authenticate } = apiRuntime();
 const store = makeAuditStore(pager);
 
 /** Lambda entry of the audit route group. */
-export const handler = makeRouteGroupHandler(makeAuditRoutes(store), { authenticate });
+export const handler = makeRouteGroupHandler(makeAuditRoutes(makeAuditService({ store })), { authenticate });

@@ -2,8 +2,8 @@ import * as z from 'zod/mini';
 import { pageQuerySchema, timestampSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
-import { AUDIT_ACTIONS } from '../../shared/services/audit.ts';
-import type { Store } from '../../shared/store/index.ts';
+import { AUDIT_ACTIONS } from '../../shared/audit-actions.ts';
+import type { AuditService } from '../../shared/services/audit.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['audit'][number];
 
@@ -18,14 +18,14 @@ const auditQuery = z.extend(pageQuerySchema, {
 );
 
 /** The audit route group: the workspace's audit log, newest first, with filters. */
-export function makeAuditRoutes(store: Pick<Store, 'listAudit'>): Record<RouteKey, RouteDefinition> {
+export function makeAuditRoutes(service: AuditService): Record<RouteKey, RouteDefinition> {
   return {
     'GET /api/v1/audit': defineRoute({
       allow: PEOPLE_AND_API_KEYS,
       query: auditQuery,
       handler: async ({ principal, query }) => {
         const { limit, cursor, ...filter } = query;
-        const page = await store.listAudit(principal.workspaceId, { limit, cursor }, filter);
+        const page = await service.list(principal, { limit, cursor }, filter);
         return listOutput(limit, page);
       },
     }),

@@ -1,11 +1,9 @@
 import * as z from 'zod/mini';
 import { idSchema, ifMatchSchema, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, listOutput, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
-import { parseInput } from '../../shared/http/validation.ts';
 import { isId } from '../../shared/ids.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import { SECRET_PATH, type SecretService } from '../../shared/services/secrets.ts';
-import { keys } from '../../shared/store/keys.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['secrets'][number];
 
@@ -18,16 +16,14 @@ function rawVersion(value: unknown): number | undefined {
   return typeof version === 'number' && Number.isInteger(version) && version > 0 ? version : undefined;
 }
 
-/** The head of the secret a by-id route names, and the version item when an older version is asked for. */
-function secretPrefetch(raw: RawInput) {
-  const secretId = raw.params.secretId;
-  if (!secretId || !isId('secret', secretId)) return [];
-  const version = rawVersion(raw.query.version);
-  return [keys.secretHead(raw.workspaceId, secretId), ...(version ? [keys.secretVersion(raw.workspaceId, secretId, version)] : [])];
-}
-
 /** The secrets route group: thin handlers over the secret service; first reads ride on authentication. */
 export function makeSecretRoutes(service: SecretService): Record<RouteKey, RouteDefinition> {
+  /** The head of the secret a by-id route names, and the version item when an older version is asked for. */
+  const secretPrefetch = (raw: RawInput) => {
+    const secretId = raw.params.secretId;
+    if (!secretId || !isId('secret', secretId)) return [];
+    return service.prefetch.byId(raw.workspaceId, secretId, rawVersion(raw.query.version));
+  };
   return {
     'GET /api/v1/environments/{envId}/secrets': defineRoute({
       allow: EVERYONE,
@@ -45,12 +41,12 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       prefetch: ({ workspaceId, params, body }) => {
         const key = (body as { key?: unknown } | undefined)?.key;
         if (!params.envId || !isId('environment', params.envId) || !secretKeySchema.safeParse(key).success) return [];
-        return [keys.environment(workspaceId, params.envId), keys.environmentSecret(workspaceId, params.envId, key as string)];
+        return service.prefetch.write(workspaceId, params.envId, key as string);
       },
-      handler: async ({ principal, params, body, headers, prefetched }) => {
-        const { 'if-match': ifMatch } = parseInput(ifMatchSchema, headers);
-        return { data: await service.write(principal, params.envId, body, { ifMatch, prefetched }) };
-      },
+      headers: ifMatchSchema,
+      handler: async ({ principal, params, body, headers, prefetched }) => ({
+        data: await service.write(principal, params.envId, body, { ifMatch: headers['if-match'], prefetched }),
+      }),
     }),
     'POST /api/v1/secrets/{secretId}/reveal': defineRoute({
       allow: EVERYONE,
@@ -72,7 +68,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       body: z.strictObject({ path: z.string().check(z.minLength(3), z.maxLength(600)), version: z.optional(versionSchema) }),
       prefetch: ({ workspaceId, body }) => {
         const path = (body as { path?: unknown } | undefined)?.path;
-        return typeof path === 'string' && path.length <= 600 && SECRET_PATH.test(path) ? [keys.secretPath(workspaceId, path)] : [];
+        return typeof path === 'string' && path.length <= 600 && SECRET_PATH.test(path) ? service.prefetch.byPath(workspaceId, path) : [];
       },
       handler: async ({ principal, body, prefetched }) => ({ data: await service.revealByPath(principal, body.path, body.version, prefetched) }),
     }),

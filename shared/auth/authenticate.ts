@@ -2,9 +2,9 @@ import { JwtVerifier } from 'aws-jwt-verify';
 import { AuthRequiredError, WorkspaceNotAllowlistedError } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Clock } from '../clock.ts';
-import type { Prefetched } from '../store/dynamo.ts';
+import type { Prefetched } from '../prefetch.ts';
 import type { Store } from '../store/index.ts';
-import type { ItemKey } from '../store/keys.ts';
+import type { ItemKey } from '../prefetch.ts';
 import type { Principal } from './principal.ts';
 import { hashToken, parseIssuedToken } from './tokens.ts';
 

@@ -41,8 +41,7 @@ export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefin
       const state = (context as ApiContext).api;
       const route = state.route!;
       const output = await route.handler({
-        ...(state.input as { params: unknown; query: unknown; body: unknown }),
-        headers: event.headers ?? {},
+        ...state.input!,
         principal: state.principal!,
         prefetched: state.prefetched!,
         requestId: state.requestId,

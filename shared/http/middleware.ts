@@ -3,7 +3,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { Prefetched } from '../store/dynamo.ts';
+import type { Prefetched } from '../prefetch.ts';
 import { ApiError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { requestLogger } from '../logger.ts';
@@ -27,7 +27,7 @@ export interface ApiState {
   body?: unknown;
   /** A body that could not be read; reported by validation, after authentication. */
   bodyError?: ApiError;
-  input?: { params: unknown; query: unknown; body: unknown };
+  input?: { params: unknown; query: unknown; body: unknown; headers: unknown };
 }
 
 /** The Lambda context with this chain's state on it (middy hands the same object to the handler). */
@@ -163,7 +163,7 @@ export function jsonBody(): MiddlewareObj<ApiEvent, ApiResult> {
   };
 }
 
-/** Validates path, query and body against the route's schemas; every failure names its field and rule. */
+/** Validates path, query, body and headers against the route's schemas; every failure names its field and rule. */
 export function validation(): MiddlewareObj<ApiEvent, ApiResult> {
   return {
     before: (request) => {
@@ -175,6 +175,7 @@ export function validation(): MiddlewareObj<ApiEvent, ApiResult> {
         params: route.params ? parseInput(route.params, pathParameters ?? {}) : undefined,
         query: route.query ? parseInput(route.query, queryStringParameters ?? {}) : undefined,
         body: route.body ? parseInput(route.body, state.body) : undefined,
+        headers: route.headers ? parseInput(route.headers, request.event.headers ?? {}) : undefined,
       };
     },
   };

@@ -1,16 +1,17 @@
 import type { $ZodType } from 'zod/v4/core';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { CredentialKind, Principal } from '../auth/principal.ts';
-import type { Prefetched } from '../store/dynamo.ts';
-import type { ItemKey } from '../store/keys.ts';
+import type { Prefetched } from '../prefetch.ts';
+import type { ItemKey } from '../prefetch.ts';
 import type { PageMeta } from './envelope.ts';
 
 /** What a route handler receives: validated input and the caller. */
-export interface RouteInput<P, Q, B> {
+export interface RouteInput<P, Q, B, H = undefined> {
   params: P;
   query: Q;
   body: B;
-  headers: Record<string, string | undefined>;
+  /** The request headers the route declares (names lower-cased), validated like params, query and body. */
+  headers: H;
   principal: Principal;
   /** Items this route's `prefetch` asked for, read in the credential's round trip. */
   prefetched: Prefetched;
@@ -32,7 +33,7 @@ export interface RouteOutput {
   page?: PageMeta;
 }
 
-export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
+export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, H = unknown> {
   /** Credential kinds allowed; others get FORBIDDEN (decisions.md, Credentials and permissions). */
   allow: readonly CredentialKind[];
   /** Success status: 201 for creating POSTs, 202 for a delivery retry, 200 otherwise. */
@@ -40,12 +41,14 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   params?: $ZodType<P>;
   query?: $ZodType<Q>;
   body?: $ZodType<B>;
+  /** Request headers the route reads (`If-Match`), by their lower-case names; other headers are not its input. */
+  headers?: $ZodType<H>;
   /**
    * Keys to read in the same BatchGetItem as the credential, from the raw (not yet validated) input: it must check
    * what it uses and answer [] for anything malformed, which validation then refuses.
    */
   prefetch?: (raw: RawInput) => readonly ItemKey[];
-  handler: (input: RouteInput<P, Q, B>) => Promise<RouteOutput>;
+  handler: (input: RouteInput<P, Q, B, H>) => Promise<RouteOutput>;
 }
 
 /** The answer of a list route: the page's items as `data`, and `meta.page` from the limit asked and the page read. */
@@ -54,7 +57,7 @@ export function listOutput(limit: number, page: { items: unknown[]; nextCursor: 
 }
 
 /** Declares a route with its schemas, keeping the handler's input typed from them. */
-export function defineRoute<P = undefined, Q = undefined, B = undefined>(route: RouteDefinition<P, Q, B>): RouteDefinition {
+export function defineRoute<P = undefined, Q = undefined, B = undefined, H = undefined>(route: RouteDefinition<P, Q, B, H>): RouteDefinition {
   return route as unknown as RouteDefinition;
 }
 

@@ -5,7 +5,8 @@ import { NotFoundError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { AccessKeyItem } from '../store/access-keys.ts';
 import type { Store } from '../store/index.ts';
-import { auditEntry } from './audit.ts';
+import { auditEntry } from '../audit-entry.ts';
+import type { PageRequest } from '../store/query.ts';
 
 export type AccessKeyServiceStore = Pick<Store, 'createAccessKey' | 'getAccessKey' | 'listAccessKeys' | 'revokeAccessKey'>;
 
@@ -44,7 +45,7 @@ export function makeAccessKeyService({ store, clock }: { store: AccessKeyService
       return { ...accessKeyView(record, now), token };
     },
 
-    async list(principal: Principal, page: { limit: number; cursor?: string | undefined }) {
+    async list(principal: Principal, page: PageRequest) {
       const result = await store.listAccessKeys(principal.workspaceId, page);
       const now = clock.now();
       return { ...result, items: result.items.map((record) => accessKeyView(record, now)) };

@@ -1,6 +1,18 @@
-/**
- * The audit vocabulary and entry builders, as the services use them. They live below the services
- * (`shared/audit-actions.ts`, `shared/audit-entry.ts`) so the store and the webhook domain share them too.
- */
-export { AUDIT_ACTIONS, type AuditAction } from '../audit-actions.ts';
-export { auditEntry } from '../audit-entry.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { AuditFilter } from '../store/audit.ts';
+import type { Store } from '../store/index.ts';
+import type { PageRequest } from '../store/query.ts';
+
+export type AuditServiceStore = Pick<Store, 'listAudit'>;
+
+/** Reading the workspace's audit log. Entries are written by the services whose changes they record, never here. */
+export function makeAuditService({ store }: { store: AuditServiceStore }) {
+  return {
+    /** The caller's workspace's entries, newest first, narrowed by `filter`. */
+    list(principal: Principal, page: PageRequest, filter: AuditFilter) {
+      return store.listAudit(principal.workspaceId, page, filter);
+    },
+  };
+}
+
+export type AuditService = ReturnType<typeof makeAuditService>;

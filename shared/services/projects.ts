@@ -2,13 +2,11 @@ import type { Principal } from '../auth/principal.ts';
 import { iso, type Clock } from '../clock.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Page } from '../store/dynamo.ts';
+import type { Page, PageRequest } from '../store/query.ts';
 import type { Store } from '../store/index.ts';
 import { SlugTakenError, type EnvironmentItem, type ProjectItem } from '../store/projects.ts';
-import { auditEntry } from './audit.ts';
+import { auditEntry } from '../audit-entry.ts';
 import { firstFreeSlug, slugify } from './slug.ts';
-
-type PageRequest = { limit: number; cursor?: string | undefined };
 
 /** Slug races are settled by the transaction's condition; this many lost races in a row is a real conflict. */
 const SLUG_ATTEMPTS = 8;

@@ -4,12 +4,11 @@ import type { Cipher } from '../crypto/envelope.ts';
 import { secretContext } from '../crypto/context.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Page, Prefetched } from '../store/dynamo.ts';
+import type { Prefetched } from '../prefetch.ts';
+import type { Page, PageRequest } from '../store/query.ts';
 import type { Store } from '../store/index.ts';
 import { secretPath, VersionConflictError, type SecretRecord, type StoredSecret } from '../store/secrets.ts';
-import { auditEntry } from './audit.ts';
-
-type PageRequest = { limit: number; cursor?: string | undefined };
+import { auditEntry } from '../audit-entry.ts';
 
 export type SecretServiceStore = Pick<
   Store,
@@ -24,6 +23,9 @@ export type SecretServiceStore = Pick<
   | 'purgeSecretVersions'
   | 'listSecrets'
   | 'searchSecrets'
+  | 'secretByIdKeys'
+  | 'secretByPathKeys'
+  | 'secretWriteKeys'
 >;
 
 export interface SecretServiceDeps {
@@ -71,6 +73,13 @@ export function makeSecretService(deps: SecretServiceDeps) {
   }
 
   return {
+    /** The items each secrets route can read ahead with the credential; the store alone knows the table's keys. */
+    prefetch: {
+      byId: (workspaceId: string, secretId: string, version?: number) => store.secretByIdKeys(workspaceId, secretId, version),
+      byPath: (workspaceId: string, path: string) => store.secretByPathKeys(workspaceId, path),
+      write: (workspaceId: string, environmentId: string, key: string) => store.secretWriteKeys(workspaceId, environmentId, key),
+    },
+
     /**
      * Writes version 1 of a new key or the next version of an existing one. Concurrent writers never lose or
      * share a version: each transaction is conditional on the version it read, and a loser reads and tries again.

@@ -9,9 +9,8 @@ import type { Store } from '../store/index.ts';
 import type { EndpointItem, StoredEndpoint } from '../store/webhooks.ts';
 import { newAttemptToken, type DeliveryMessage } from '../webhooks/delivery-queue.ts';
 import { newSigningSecret, secretHint } from '../webhooks/signature.ts';
-import { auditEntry } from './audit.ts';
-
-type PageRequest = { limit: number; cursor?: string | undefined };
+import { auditEntry } from '../audit-entry.ts';
+import type { PageRequest } from '../store/query.ts';
 
 export type WebhookServiceStore = Pick<
   Store,

@@ -1,6 +1,9 @@
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { getItem, send, transact, type Db, type Page, type Pager } from './dynamo.ts';
+import { transact } from './conditional.ts';
+import type { Pager } from './pager.ts';
+import type { Page, PageRequest } from './query.ts';
+import { getItem } from './reads.ts';
+import type { Db } from './send.ts';
 import { compact, pick } from './items.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { tokenPut, type TokenItem } from './workspaces.ts';
@@ -38,22 +41,18 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
         revokedAt: null,
         lastUsedAt: null,
       };
-      await send(
-        db,
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: db.tableName,
-                Item: { ...keys.accessKey(workspaceId, record.id), type: ENTITY.accessKey, workspaceId, tokenHash, ...compact(record) },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            tokenPut(db, tokenHash, token, record.createdAt),
-            auditPut(db, workspaceId, audit),
-          ],
-        }),
-      );
+      // Fresh ids and 256 random bits: a clash is a fault, not an outcome, so no condition is handled.
+      await transact(db, [
+        {
+          Put: {
+            TableName: db.tableName,
+            Item: { ...keys.accessKey(workspaceId, record.id), type: ENTITY.accessKey, workspaceId, tokenHash, ...compact(record) },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        tokenPut(db, tokenHash, token, record.createdAt),
+        auditPut(db, workspaceId, audit),
+      ], []);
     },
 
     async getAccessKey(workspaceId: string, accessKeyId: string): Promise<(AccessKeyItem & { tokenHash: string }) | undefined> {
@@ -61,7 +60,7 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
       return item && { ...toAccessKey(item)!, tokenHash: item.tokenHash as string };
     },
 
-    async listAccessKeys(workspaceId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<AccessKeyItem>> {
+    async listAccessKeys(workspaceId: string, page: PageRequest): Promise<Page<AccessKeyItem>> {
       const result = await pager.queryPage({ scope: `access-keys:${workspaceId}`, ...patterns.accessKeysByWorkspace(workspaceId), ...page });
       return { ...result, items: result.items.map((item) => toAccessKey(item)!) };
     },
@@ -82,7 +81,6 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
       });
       const failed = await transact(db, [revoke(keys.accessKey(workspaceId, accessKeyId)), revoke(keys.token(tokenHash)), auditPut(db, workspaceId, audit)], [0, 1]);
       return failed === undefined;
-      return true;
     },
 
     /**

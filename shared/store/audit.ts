@@ -1,6 +1,8 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AuditAction } from '../audit-actions.ts';
-import type { Db, Page, Pager } from './dynamo.ts';
+import type { TransactItem } from './conditional.ts';
+import type { Pager } from './pager.ts';
+import type { Page, PageRequest } from './query.ts';
+import type { Db } from './send.ts';
 import { ulidCeil, ulidFloor } from '../ids.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { pick } from './items.ts';
@@ -18,8 +20,6 @@ export interface AuditEntry {
 }
 
 export const AUDIT_FIELDS: readonly (keyof AuditEntry)[] = ['id', 'action', 'actorSub', 'target', 'metadata', 'createdAt'];
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** The Put that records an audit entry inside the same transaction as the change it describes. */
 export function auditPut(db: Db, workspaceId: string, entry: AuditEntry): TransactItem {
@@ -44,7 +44,7 @@ export interface AuditFilter {
 /** Reading the audit log: newest first; a time range is a sort-key range (ids are ULIDs), the rest a filter. */
 export function makeAuditStore(pager: Pager) {
   return {
-    async listAudit(workspaceId: string, page: { limit: number; cursor?: string | undefined }, filter: AuditFilter = {}): Promise<Page<AuditEntry>> {
+    async listAudit(workspaceId: string, page: PageRequest, filter: AuditFilter = {}): Promise<Page<AuditEntry>> {
       const conditions: string[] = [];
       const names: Record<string, string> = {};
       const values: Record<string, unknown> = {};
@@ -57,10 +57,8 @@ export function makeAuditStore(pager: Pager) {
       const ranged = filter.since !== undefined || filter.until !== undefined;
       const result = await pager.queryPage<Record<string, unknown>>({
         scope: `audit:${workspaceId}:${JSON.stringify(filter)}`,
-        pk: patterns.auditPartition(workspaceId),
-        ...(ranged
-          ? { skBetween: [`aud_${ulidFloor(filter.since ?? 0)}`, `aud_${ulidCeil(filter.until ?? ULID_TIME_MAX)}`] as [string, string] }
-          : { skPrefix: 'aud_' }),
+        ...patterns.auditByWorkspace(workspaceId),
+        ...(ranged ? { skBetween: [`aud_${ulidFloor(filter.since ?? 0)}`, `aud_${ulidCeil(filter.until ?? ULID_TIME_MAX)}`] as [string, string] } : {}),
         ...(conditions.length
           ? { filter: { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values } }
           : {}),

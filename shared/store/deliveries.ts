@@ -1,7 +1,12 @@
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ItemKey } from '../prefetch.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { batchDelete, getItem, queryAll, send, transact, type Db, type Page, type Pager } from './dynamo.ts';
+import { sendConditional, transact } from './conditional.ts';
 import { pick } from './items.ts';
+import type { Pager } from './pager.ts';
+import { queryAll, type Page, type PageRequest } from './query.ts';
+import { batchDelete, getItem } from './reads.ts';
+import type { Db } from './send.ts';
 import { ENTITY, gsi1, gsi2, keys, patterns } from './keys.ts';
 
 /** One attempt as the delivery log shows it. */
@@ -53,57 +58,46 @@ export const toDelivery = (item: Record<string, unknown>): Delivery => ({ ...pic
 const toStored = (item: Record<string, unknown> | undefined): StoredDelivery | undefined =>
   item && { ...toDelivery(item), body: item.body as string, attemptToken: (item.attemptToken as string) ?? null, manual: item.manual === true };
 
-const conditionFailed = (error: unknown) => (error as { name?: string }).name === 'ConditionalCheckFailedException';
-
 /** Webhook deliveries: one item each; every state change is a conditional update on its attempt token. */
 export function makeDeliveryStore(db: Db, pager: Pager) {
+  /** A conditional update of one delivery: its new state, or undefined when it moved on (the condition failed). */
   const update = async (workspaceId: string, deliveryId: string, input: { set: string; remove?: string; condition: string; values: Record<string, unknown> }) => {
-    try {
-      const out = await send<{ Attributes?: Record<string, unknown> }>(
-        db,
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: keys.delivery(workspaceId, deliveryId),
-          UpdateExpression: `SET ${input.set}${input.remove ? ` REMOVE ${input.remove}` : ''}`,
-          ConditionExpression: input.condition,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: input.values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toStored(out.Attributes);
-    } catch (error) {
-      if (conditionFailed(error)) return undefined;
-      throw error;
-    }
+    const out = await sendConditional<{ Attributes?: Record<string, unknown> }>(
+      db,
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: keys.delivery(workspaceId, deliveryId),
+        UpdateExpression: `SET ${input.set}${input.remove ? ` REMOVE ${input.remove}` : ''}`,
+        ConditionExpression: input.condition,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: input.values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toStored(out?.Attributes);
   };
   const pendingKeys = (deliveryId: string, nextRetryAt: string) => gsi2.dueDelivery(deliveryId, nextRetryAt);
 
   return {
     /** Creates a pending delivery unless it exists already (a stream batch seen twice); answers whether it was new. */
     async createDelivery(workspaceId: string, delivery: StoredDelivery, createdAtMs: number): Promise<boolean> {
-      try {
-        await send(
-          db,
-          new PutCommand({
-            TableName: db.tableName,
-            Item: {
-              ...keys.delivery(workspaceId, delivery.id),
-              ...gsi1.endpointDelivery(delivery.endpointId, delivery.id),
-              ...pendingKeys(delivery.id, delivery.nextRetryAt!),
-              type: ENTITY.delivery,
-              workspaceId,
-              ...delivery,
-              ttl: Math.floor(createdAtMs / 1000) + DELIVERY_RETENTION_SECONDS,
-            },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (conditionFailed(error)) return false;
-        throw error;
-      }
+      const created = await sendConditional(
+        db,
+        new PutCommand({
+          TableName: db.tableName,
+          Item: {
+            ...keys.delivery(workspaceId, delivery.id),
+            ...gsi1.endpointDelivery(delivery.endpointId, delivery.id),
+            ...pendingKeys(delivery.id, delivery.nextRetryAt!),
+            type: ENTITY.delivery,
+            workspaceId,
+            ...delivery,
+            ttl: Math.floor(createdAtMs / 1000) + DELIVERY_RETENTION_SECONDS,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      );
+      return created !== undefined;
     },
 
     async getDelivery(workspaceId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
@@ -194,14 +188,13 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
         auditPut(db, workspaceId, audit),
       ], [0]);
       return failed === undefined;
-      return true;
     },
 
     /** The workspace's deliveries newest first, or one endpoint's (GSI1) when `endpointId` is given. */
     async listDeliveries(
       workspaceId: string,
       filter: { endpointId?: string | undefined; status?: DeliveryStatus | undefined; eventType?: string | undefined },
-      page: { limit: number; cursor?: string | undefined },
+      page: PageRequest,
     ): Promise<Page<Delivery>> {
       const conditions: string[] = ['workspaceId = :ws'];
       const values: Record<string, unknown> = { ':ws': workspaceId };
@@ -223,45 +216,30 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
 
     /** Every pending delivery of an endpoint (GSI1, newest first): to fail them when it is paused or switched off. */
     async pendingDeliveryIds(endpointId: string): Promise<string[]> {
-      const items = await queryAll<{ id: string }>(db, {
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        FilterExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': patterns.deliveriesByEndpoint(endpointId).pk, ':pending': 'pending' },
-        ProjectionExpression: 'id',
+      const items = await queryAll<{ id: string }>(db, patterns.deliveriesByEndpoint(endpointId), {
+        filter: { FilterExpression: '#status = :pending', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':pending': 'pending' } },
+        projection: ['id'],
       });
       return items.map((item) => item.id);
     },
 
     /** Pending deliveries due before `before` (ISO), from every GSI2 shard: what the sweeper looks at. */
     async dueDeliveries(before: string, limitPerShard = 200): Promise<{ workspaceId: string; id: string; attemptToken: string }[]> {
-      const found: { workspaceId: string; id: string; attemptToken: string }[] = [];
-      for (let shard = 0; shard < gsi2.DUE_SHARDS; shard++) {
-        const out = await send<{ Items?: { workspaceId: string; id: string; attemptToken: string }[] }>(
-          db,
-          new QueryCommand({
-            TableName: db.tableName,
-            IndexName: 'GSI2',
-            KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
-            ExpressionAttributeValues: { ':pk': patterns.dueDeliveries(shard).pk, ':before': before },
-            ProjectionExpression: 'workspaceId, id, attemptToken',
-            Limit: limitPerShard,
+      const shards = await Promise.all(
+        patterns.dueDeliveryShards().map((shard) =>
+          queryAll<{ workspaceId: string; id: string; attemptToken: string }>(db, shard, {
+            skBefore: before,
+            projection: ['workspaceId', 'id', 'attemptToken'],
+            maxItems: limitPerShard,
           }),
-        );
-        found.push(...(out.Items ?? []));
-      }
-      return found;
+        ),
+      );
+      return shards.flat();
     },
 
     /** Deletes an endpoint's delivery log. */
     async deleteEndpointDeliveries(workspaceId: string, endpointId: string): Promise<number> {
-      const items = await queryAll<{ PK: string; SK: string }>(db, {
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': patterns.deliveriesByEndpoint(endpointId).pk },
-        ProjectionExpression: 'PK, SK',
-      });
+      const items = await queryAll<ItemKey>(db, patterns.deliveriesByEndpoint(endpointId), { projection: ['PK', 'SK'] });
       // GSI1 holds only this endpoint's deliveries; the partition check keeps the delete inside the caller's workspace.
       await batchDelete(db, items.filter((item) => item.PK === patterns.deliveriesByWorkspace(workspaceId).pk));
       return items.length;

@@ -2,10 +2,10 @@
  * Every partition and sort key of the single table is built here, and nowhere else. The README's
  * "Single-table design" section lists the same items and patterns.
  */
-export interface ItemKey {
-  PK: string;
-  SK: string;
-}
+import type { ItemKey } from '../prefetch.ts';
+import type { QueryPattern } from './query.ts';
+
+export type { ItemKey };
 
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
 
@@ -65,18 +65,20 @@ export const gsi1 = {
   endpointDelivery: (endpointId: string, deliveryId: string) => ({ GSI1PK: `WHE#${endpointId}`, GSI1SK: deliveryId }),
 };
 
-/** GSI2 keys: pending deliveries by due time, spread over a few partitions so no single one runs hot. */
+/** Pending deliveries are spread over this many GSI2 partitions, so no single one runs hot. */
+const DUE_SHARDS = 4;
+
+/** GSI2 keys: pending deliveries by due time, and unfinished secret purges. */
 export const gsi2 = {
-  DUE_SHARDS: 4,
   dueDelivery: (deliveryId: string, nextRetryAt: string) => ({
-    GSI2PK: `DUE#${[...deliveryId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % 4}`,
+    GSI2PK: `DUE#${[...deliveryId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % DUE_SHARDS}`,
     GSI2SK: `${nextRetryAt}#${deliveryId}`,
   }),
   /** A deleted secret whose versions are still being purged, by when it was deleted. */
   purge: (workspaceId: string, secretId: string, deletedAt: string) => ({ GSI2PK: 'PURGE', GSI2SK: `${deletedAt}#${workspaceId}#${secretId}` }),
 };
 
-/** Key conditions of the Query access patterns: partition key value and sort-key prefix. */
+/** The Query access patterns: partition key value, and a sort-key prefix or an index. Every Query reads one. */
 export const patterns = {
   workspaceApiKeys: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'APIKEY#' }),
   accessKeysByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'AK#' }),
@@ -88,7 +90,6 @@ export const patterns = {
     skPrefix: `ESLUG#${projectId}#${base}`,
   }),
   auditByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#AUDIT`, skPrefix: 'aud_' }),
-  auditPartition: (workspaceId: string) => `${ws(workspaceId)}#AUDIT`,
   secretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EKEY#${environmentId}#` }),
   /** GSI1: the workspace's secrets, newest first. */
   secretsByWorkspace: (workspaceId: string) => ({ pk: `SECRETS#${workspaceId}`, indexName: 'GSI1' as const }),
@@ -98,13 +99,13 @@ export const patterns = {
   deliveriesByEndpoint: (endpointId: string) => ({ pk: `WHE#${endpointId}`, indexName: 'GSI1' as const }),
   /** GSI2: purges left unfinished (a delete interrupted between its two steps). */
   pendingPurges: () => ({ pk: 'PURGE', indexName: 'GSI2' as const }),
-  /** GSI2: pending deliveries of one shard due before a time. */
-  dueDeliveries: (shard: number) => ({ pk: `DUE#${shard}`, indexName: 'GSI2' as const }),
-  /** Every item of one secret's version partition (versions and the purge marker). */
-  secretVersionPartition: (workspaceId: string, secretId: string) => `${ws(workspaceId)}#SEC#${secretId}`,
+  /** GSI2: pending deliveries by due time, one pattern per shard (read them all to see every due delivery). */
+  dueDeliveryShards: () => Array.from({ length: DUE_SHARDS }, (_, shard) => ({ pk: `DUE#${shard}`, indexName: 'GSI2' as const })),
+  /** A deleted secret's versions (`V#…`; the purge marker `#PURGE` sorts apart from them). */
+  secretVersions: (workspaceId: string, secretId: string) => ({ pk: `${ws(workspaceId)}#SEC#${secretId}`, skPrefix: 'V#' }),
   /** GSI1: every allowlisted workspace (admin CLI only). */
   allowlistedWorkspaces: () => ({ pk: 'ALLOWLIST', indexName: 'GSI1' as const }),
-};
+} satisfies Record<string, (...args: never[]) => QueryPattern | QueryPattern[]>;
 
 /** Entity type names stored on every item as `type`. */
 export const ENTITY = {

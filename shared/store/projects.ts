@@ -1,6 +1,11 @@
 import { NotFoundError } from '../errors.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { getItem, mustExist, querySortKeys, readItem, transact, type Db, type Page, type Pager, type Prefetched } from './dynamo.ts';
+import type { Prefetched } from '../prefetch.ts';
+import { mustExist, transact } from './conditional.ts';
+import type { Pager } from './pager.ts';
+import { querySortKeys, type Page, type PageRequest } from './query.ts';
+import { getItem, readItem } from './reads.ts';
+import type { Db } from './send.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { pick } from './items.ts';
 
@@ -42,7 +47,7 @@ export function makeProjectStore(db: Db, pager: Pager) {
   });
 
   return {
-    async listProjects(workspaceId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<ProjectItem>> {
+    async listProjects(workspaceId: string, page: PageRequest): Promise<Page<ProjectItem>> {
       const result = await pager.queryPage({ scope: `projects:${workspaceId}`, ...patterns.projectsByWorkspace(workspaceId), ...page });
       return { ...result, items: result.items.map((item) => toProject(item)!) };
     },
@@ -57,8 +62,8 @@ export function makeProjectStore(db: Db, pager: Pager) {
 
     /** Slugs already used in the workspace that start with `base`. */
     async projectSlugsStartingWith(workspaceId: string, base: string): Promise<string[]> {
-      const { pk, skPrefix } = patterns.projectSlugsStartingWith(workspaceId, base);
-      return (await querySortKeys(db, pk, skPrefix)).map((sk) => sk.slice('PSLUG#'.length));
+      const claims = patterns.projectSlugsStartingWith(workspaceId, '').skPrefix;
+      return (await querySortKeys(db, patterns.projectSlugsStartingWith(workspaceId, base))).map((sk) => sk.slice(claims.length));
     },
 
     /** The project, its slug claim and its audit entry, all or nothing. */
@@ -74,7 +79,7 @@ export function makeProjectStore(db: Db, pager: Pager) {
     async listEnvironments(
       workspaceId: string,
       projectId: string,
-      page: { limit: number; cursor?: string | undefined },
+      page: PageRequest,
     ): Promise<Page<EnvironmentItem>> {
       const result = await pager.queryPage({
         scope: `environments:${workspaceId}:${projectId}`,
@@ -99,8 +104,8 @@ export function makeProjectStore(db: Db, pager: Pager) {
     },
 
     async environmentSlugsStartingWith(workspaceId: string, projectId: string, base: string): Promise<string[]> {
-      const { pk, skPrefix } = patterns.environmentSlugsStartingWith(workspaceId, projectId, base);
-      return (await querySortKeys(db, pk, skPrefix)).map((sk) => sk.slice(`ESLUG#${projectId}#`.length));
+      const claims = patterns.environmentSlugsStartingWith(workspaceId, projectId, '').skPrefix;
+      return (await querySortKeys(db, patterns.environmentSlugsStartingWith(workspaceId, projectId, base))).map((sk) => sk.slice(claims.length));
     },
 
     /** The environment (by id, in its project's list, by slug) and its audit entry; the project must exist. */

@@ -1,21 +1,13 @@
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
 import { NotFoundError, RateLimitedError } from '../errors.ts';
+import type { ItemKey, Prefetched } from '../prefetch.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import {
-  batchDelete,
-  conditionFailedAt,
-  queryAll,
-  readItem,
-  send,
-  transact,
-  TransactionContentionError,
-  type Db,
-  type Page,
-  type Pager,
-  type Prefetched,
-} from './dynamo.ts';
+import { transact } from './conditional.ts';
 import { pick } from './items.ts';
+import type { Pager } from './pager.ts';
+import { queryAll, type Page, type PageRequest } from './query.ts';
+import { batchDelete, readItem } from './reads.ts';
+import type { Db } from './send.ts';
 import { ENTITY, gsi1, gsi2, keys, patterns } from './keys.ts';
 
 /** A secret's state without its value: what lists and search show, plus where it lives. */
@@ -76,6 +68,21 @@ export const secretPath = (record: Pick<SecretRecord, 'projectSlug' | 'envSlug' 
 /** Secrets: heads (by id and by path), per-environment key items, immutable versions, reveal counters. */
 export function makeSecretStore(db: Db, pager: Pager) {
   return {
+    /** What a read of a secret by id needs, to be read ahead with the credential: its head, and an older version. */
+    secretByIdKeys(workspaceId: string, secretId: string, version?: number): ItemKey[] {
+      return [keys.secretHead(workspaceId, secretId), ...(version ? [keys.secretVersion(workspaceId, secretId, version)] : [])];
+    },
+
+    /** What a read of a secret by path needs, to be read ahead with the credential. */
+    secretByPathKeys(workspaceId: string, path: string): ItemKey[] {
+      return [keys.secretPath(workspaceId, path)];
+    },
+
+    /** What a write of `key` needs, to be read ahead with the credential: the environment and the key's item. */
+    secretWriteKeys(workspaceId: string, environmentId: string, key: string): ItemKey[] {
+      return [keys.environment(workspaceId, environmentId), keys.environmentSecret(workspaceId, environmentId, key)];
+    },
+
     async getSecretHead(workspaceId: string, secretId: string, prefetched?: Prefetched): Promise<StoredSecret | undefined> {
       return toSecret(await readItem(db, keys.secretHead(workspaceId, secretId), prefetched));
     },
@@ -116,40 +123,34 @@ export function makeSecretStore(db: Db, pager: Pager) {
                 ExpressionAttributeValues: { ':previous': previousVersion },
               },
             };
-      try {
-        await send(
-          db,
-          new TransactWriteCommand({
-            TransactItems: [
-              write(keys.secretHead(workspaceId, record.id), ENTITY.secretHead, head),
-              write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
-              write(keys.environmentSecret(workspaceId, record.environmentId, record.key), ENTITY.environmentSecret, listed),
-              {
-                Put: {
-                  TableName: db.tableName,
-                  Item: {
-                    ...keys.secretVersion(workspaceId, record.id, record.currentVersion),
-                    type: ENTITY.secretVersion,
-                    secretId: record.id,
-                    version: record.currentVersion,
-                    sealed: stored,
-                    createdAt: record.updatedAt,
-                    createdBy,
-                  },
-                  ConditionExpression: 'attribute_not_exists(PK)',
-                },
+      const failed = await transact(
+        db,
+        [
+          write(keys.secretHead(workspaceId, record.id), ENTITY.secretHead, head),
+          write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
+          write(keys.environmentSecret(workspaceId, record.environmentId, record.key), ENTITY.environmentSecret, listed),
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: {
+                ...keys.secretVersion(workspaceId, record.id, record.currentVersion),
+                type: ENTITY.secretVersion,
+                secretId: record.id,
+                version: record.currentVersion,
+                sealed: stored,
+                createdAt: record.updatedAt,
+                createdBy,
               },
-              auditPut(db, workspaceId, audit),
-            ],
-          }),
-        );
-      } catch (error) {
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          auditPut(db, workspaceId, audit),
+        ],
+        [0, 1, 2, 3],
         // A concurrent transaction on the same items is the same race as a failed version condition.
-        if (error instanceof TransactionContentionError || [0, 1, 2, 3].some((index) => conditionFailedAt(error, index))) {
-          throw new VersionConflictError();
-        }
-        throw error;
-      }
+        { contention: 'handled' },
+      );
+      if (failed !== undefined) throw new VersionConflictError();
     },
 
     /**
@@ -209,14 +210,7 @@ export function makeSecretStore(db: Db, pager: Pager) {
 
     /** Deletes every version of a deleted secret, then its purge marker; safe to run again. Answers how many went. */
     async purgeSecretVersions(workspaceId: string, secretId: string): Promise<number> {
-      const partition = patterns.secretVersionPartition(workspaceId, secretId);
-      const items = await queryAll<{ PK: string; SK: string }>(db, {
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': partition },
-        ProjectionExpression: 'PK, SK',
-        ConsistentRead: true,
-      });
-      const versions = items.filter((item) => item.SK !== '#PURGE');
+      const versions = await queryAll<ItemKey>(db, patterns.secretVersions(workspaceId, secretId), { projection: ['PK', 'SK'], consistent: true });
       await batchDelete(db, versions);
       await batchDelete(db, [keys.secretPurge(workspaceId, secretId)]);
       return versions.length;
@@ -224,22 +218,11 @@ export function makeSecretStore(db: Db, pager: Pager) {
 
     /** Purges left unfinished, deleted before `before` (ISO): the sweeper finishes them. */
     async pendingPurges(before: string, limit = 100): Promise<{ workspaceId: string; secretId: string }[]> {
-      const out = await send<{ Items?: { workspaceId: string; secretId: string }[] }>(
-        db,
-        new QueryCommand({
-          TableName: db.tableName,
-          IndexName: patterns.pendingPurges().indexName,
-          KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK < :before',
-          ExpressionAttributeValues: { ':pk': patterns.pendingPurges().pk, ':before': before },
-          ProjectionExpression: 'workspaceId, secretId',
-          Limit: limit,
-        }),
-      );
-      return out.Items ?? [];
+      return queryAll(db, patterns.pendingPurges(), { skBefore: before, projection: ['workspaceId', 'secretId'], maxItems: limit });
     },
 
     /** An environment's secrets by key (A→Z), values never read. */
-    async listSecrets(workspaceId: string, environmentId: string, page: { limit: number; cursor?: string | undefined }): Promise<Page<SecretRecord>> {
+    async listSecrets(workspaceId: string, environmentId: string, page: PageRequest): Promise<Page<SecretRecord>> {
       const result = await pager.queryPage({
         scope: `secrets:${workspaceId}:${environmentId}`,
         ...patterns.secretsByEnvironment(workspaceId, environmentId),
@@ -250,7 +233,7 @@ export function makeSecretStore(db: Db, pager: Pager) {
     },
 
     /** The workspace's secrets, newest first, whose key contains `q` (case-insensitive); all of them without `q`. */
-    async searchSecrets(workspaceId: string, q: string | undefined, page: { limit: number; cursor?: string | undefined }): Promise<Page<SecretRecord>> {
+    async searchSecrets(workspaceId: string, q: string | undefined, page: PageRequest): Promise<Page<SecretRecord>> {
       const result = await pager.queryPage({
         scope: `search:${workspaceId}:${q ?? ''}`,
         ...patterns.secretsByWorkspace(workspaceId),

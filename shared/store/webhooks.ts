@@ -2,7 +2,11 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
 import { ConflictError, LimitExceededError, NotFoundError } from '../errors.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { getItem, queryAll, send, transact, type Db, type Pager } from './dynamo.ts';
+import { sendConditional, transact } from './conditional.ts';
+import type { Pager } from './pager.ts';
+import { queryAll, type PageRequest } from './query.ts';
+import { getItem } from './reads.ts';
+import type { Db } from './send.ts';
 import { compact, pick } from './items.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 
@@ -51,18 +55,12 @@ export function makeWebhookStore(db: Db, pager: Pager) {
 
   return {
     async listEndpoints(workspaceId: string): Promise<StoredEndpoint[]> {
-      const { pk, skPrefix } = patterns.webhookEndpointsByWorkspace(workspaceId);
-      const items = await queryAll<Record<string, unknown>>(db, {
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)',
-        ExpressionAttributeValues: { ':pk': pk, ':p': skPrefix },
-        ConsistentRead: true,
-        ScanIndexForward: false,
-      });
+      const items = await queryAll<Record<string, unknown>>(db, patterns.webhookEndpointsByWorkspace(workspaceId), { consistent: true, newestFirst: true });
       return items.map((item) => toEndpoint(item)!);
     },
 
     /** The workspace's endpoints, newest first, one page at a time. */
-    async listEndpointPage(workspaceId: string, page: { limit: number; cursor?: string | undefined }) {
+    async listEndpointPage(workspaceId: string, page: PageRequest) {
       const result = await pager.queryPage({ scope: `webhooks:${workspaceId}`, ...patterns.webhookEndpointsByWorkspace(workspaceId), ...page });
       return { ...result, items: result.items.map((item) => toEndpoint(item)!) };
     },
@@ -132,41 +130,34 @@ export function makeWebhookStore(db: Db, pager: Pager) {
 
     /** Counts a failed attempt: the streak grows and `failingSince` is set by the first failure of a streak. */
     async recordEndpointFailure(workspaceId: string, endpointId: string, now: string): Promise<StoredEndpoint | undefined> {
-      try {
-        const out = await send<{ Attributes?: Record<string, unknown> }>(
-          db,
-          new UpdateCommand({
-            TableName: db.tableName,
-            Key: keys.webhookEndpoint(workspaceId, endpointId),
-            UpdateExpression: 'ADD consecutiveFailures :one SET failingSince = if_not_exists(failingSince, :now)',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':one': 1, ':now': now },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return toEndpoint(out.Attributes);
-      } catch (error) {
-        if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
-        throw error;
-      }
+      const out = await sendConditional<{ Attributes?: Record<string, unknown> }>(
+        db,
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.webhookEndpoint(workspaceId, endpointId),
+          UpdateExpression: 'ADD consecutiveFailures :one SET failingSince = if_not_exists(failingSince, :now)',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':one': 1, ':now': now },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      // The endpoint was deleted meanwhile: nothing to count.
+      return toEndpoint(out?.Attributes);
     },
 
     /** A success ends the streak. */
     async recordEndpointSuccess(workspaceId: string, endpointId: string): Promise<void> {
-      try {
-        await send(
-          db,
-          new UpdateCommand({
-            TableName: db.tableName,
-            Key: keys.webhookEndpoint(workspaceId, endpointId),
-            UpdateExpression: 'SET consecutiveFailures = :zero REMOVE failingSince',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':zero': 0 },
-          }),
-        );
-      } catch (error) {
-        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
-      }
+      // An endpoint deleted meanwhile has no streak to end: a failed condition is fine.
+      await sendConditional(
+        db,
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.webhookEndpoint(workspaceId, endpointId),
+          UpdateExpression: 'SET consecutiveFailures = :zero REMOVE failingSince',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':zero': 0 },
+        }),
+      );
     },
 
     /**
@@ -187,7 +178,6 @@ export function makeWebhookStore(db: Db, pager: Pager) {
         auditPut(db, workspaceId, audit),
       ], [0]);
       return failed === undefined;
-      return true;
     },
   };
 }

@@ -1,7 +1,11 @@
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
-import { batchRead, getItem, itemKeyString, mustExist, queryAll, send, transact, type Db, type Prefetched } from './dynamo.ts';
-import { ENTITY, gsi1, keys, patterns, type ItemKey } from './keys.ts';
+import { itemKeyString, type ItemKey, type Prefetched } from '../prefetch.ts';
+import { mustExist, sendConditional, transact, type TransactItem } from './conditional.ts';
+import { ENTITY, gsi1, keys, patterns } from './keys.ts';
+import { queryAll } from './query.ts';
+import { batchRead, getItem } from './reads.ts';
+import type { Db } from './send.ts';
 import { compact, pick } from './items.ts';
 
 export interface WorkspaceItem {
@@ -39,7 +43,7 @@ const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId'
 const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt'];
 
 /** The transaction item that stores a new token's lookup item (only its hash, never the token). */
-export function tokenPut(db: Db, tokenHash: string, token: TokenItem, createdAt: string) {
+export function tokenPut(db: Db, tokenHash: string, token: TokenItem, createdAt: string): TransactItem {
   return {
     Put: {
       TableName: db.tableName,
@@ -80,52 +84,30 @@ export function makeWorkspaceStore(db: Db) {
     },
 
     async putWorkspace(workspace: WorkspaceItem): Promise<void> {
-      await send(
-        db,
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: db.tableName,
-                Item: {
-                  ...keys.workspace(workspace.id),
-                  ...(workspace.allowlisted ? gsi1.allowlistedWorkspace(workspace.id) : {}),
-                  type: ENTITY.workspace,
-                  ...workspace,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-          ],
-        }),
-      );
+      const item = { ...keys.workspace(workspace.id), ...(workspace.allowlisted ? gsi1.allowlistedWorkspace(workspace.id) : {}), type: ENTITY.workspace, ...workspace };
+      // Ids are fresh ULIDs: a clash is a fault, not an outcome, so no condition is handled.
+      await transact(db, [{ Put: { TableName: db.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } }], []);
     },
 
     async setAllowlisted(workspaceId: string, allowlisted: boolean, now: string): Promise<void> {
-      try {
-        await send(
-          db,
-          new UpdateCommand({
-            TableName: db.tableName,
-            Key: keys.workspace(workspaceId),
-            // The sparse GSI1 keys put an allowlisted workspace in the ALLOWLIST index pattern, and take it out again.
-            UpdateExpression: allowlisted
-              ? 'SET allowlisted = :a, updatedAt = :now, GSI1PK = :gpk, GSI1SK = :gsk'
-              : 'SET allowlisted = :a, updatedAt = :now REMOVE GSI1PK, GSI1SK',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: {
-              ':a': allowlisted,
-              ':now': now,
-              ...(allowlisted ? { ':gpk': gsi1.allowlistedWorkspace(workspaceId).GSI1PK, ':gsk': workspaceId } : {}),
-            },
-          }),
-        );
-      } catch (error) {
-        if ((error as { name?: string }).name === 'ConditionalCheckFailedException') {
-          throw new NotFoundError(`workspace ${workspaceId} does not exist`);
-        }
-        throw error;
-      }
+      const updated = await sendConditional(
+        db,
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.workspace(workspaceId),
+          // The sparse GSI1 keys put an allowlisted workspace in the ALLOWLIST index pattern, and take it out again.
+          UpdateExpression: allowlisted
+            ? 'SET allowlisted = :a, updatedAt = :now, GSI1PK = :gpk, GSI1SK = :gsk'
+            : 'SET allowlisted = :a, updatedAt = :now REMOVE GSI1PK, GSI1SK',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: {
+            ':a': allowlisted,
+            ':now': now,
+            ...(allowlisted ? { ':gpk': gsi1.allowlistedWorkspace(workspaceId).GSI1PK, ':gsk': workspaceId } : {}),
+          },
+        }),
+      );
+      if (!updated) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
     },
 
     /** The API key record and its token item together; the workspace must exist. */
@@ -154,25 +136,15 @@ export function makeWorkspaceStore(db: Db) {
     /** Marks the record and its token item revoked in one transaction; the next request with it fails. */
     async revokeApiKey(workspaceId: string, apiKey: ApiKeyItem, now: string): Promise<void> {
       const set = { UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)', ExpressionAttributeValues: { ':now': now } };
-      await send(
-        db,
-        new TransactWriteCommand({
-          TransactItems: [
-            { Update: { TableName: db.tableName, Key: keys.apiKey(workspaceId, apiKey.id), ...set } },
-            { Update: { TableName: db.tableName, Key: keys.token(apiKey.tokenHash), ...set } },
-          ],
-        }),
-      );
+      await transact(db, [
+        { Update: { TableName: db.tableName, Key: keys.apiKey(workspaceId, apiKey.id), ...set } },
+        { Update: { TableName: db.tableName, Key: keys.token(apiKey.tokenHash), ...set } },
+      ], []);
     },
 
     /** Every allowlisted workspace id, from the sparse ALLOWLIST index pattern (never a Scan). */
     async listAllowlisted(): Promise<string[]> {
-      const { pk, indexName } = patterns.allowlistedWorkspaces();
-      const items = await queryAll<{ GSI1SK: string }>(db, {
-        IndexName: indexName,
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-      });
+      const items = await queryAll<{ GSI1SK: string }>(db, patterns.allowlistedWorkspaces());
       return items.map((item) => item.GSI1SK);
     },
   };

@@ -9,6 +9,7 @@ import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { makeSecretService } from '../../shared/services/secrets.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
 import { makeAuditRoutes } from '../../functions/audit/routes.ts';
+import { makeAuditService } from '../../shared/services/audit.ts';
 import { localStore, newWorkspace } from '../support/api.ts';
 import { newEnvironment } from '../support/secrets.ts';
 
@@ -38,7 +39,7 @@ describe('AWS calls per operation', () => {
     const authenticate = makeAuthenticator({ store, clock });
     const cipher = makeCipher({ keys: makeLocalKeyring({ keyFile: join(inject('localDir'), 'master.key') }), dataKeyCache: {} });
     secrets = makeRouteGroupHandler(makeSecretRoutes(makeSecretService({ store, cipher, clock, revealsPerMinute: 10_000 })), { authenticate, timeoutEarlyInMillis: 0 });
-    audit = makeRouteGroupHandler(makeAuditRoutes(store), { authenticate, timeoutEarlyInMillis: 0 });
+    audit = makeRouteGroupHandler(makeAuditRoutes(makeAuditService({ store })), { authenticate, timeoutEarlyInMillis: 0 });
     stop = observeAwsCalls((e) => events.push(e));
   });
   afterAll(() => stop());

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../../shared/errors.ts';
-import { conditionFailedAt, TransactionContentionError, translateError } from '../../shared/store/dynamo.ts';
+import { conditionFailedAt } from '../../shared/store/conditional.ts';
+import { TransactionContentionError, translateError } from '../../shared/store/send.ts';
 
 const cancelled = (...codes: string[]) =>
   Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: codes.map((Code) => ({ Code })) });

@@ -9,6 +9,7 @@ import { makeEnvironmentRoutes } from '../../functions/environments/routes.ts';
 import { makeProjectRoutes } from '../../functions/projects/routes.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
 import { makeAuditRoutes } from '../../functions/audit/routes.ts';
+import { makeAuditService } from '../../shared/services/audit.ts';
 import type { SecretService } from '../../shared/services/secrets.ts';
 import { makeAccessKeyRoutes } from '../../functions/access-keys/routes.ts';
 import type { AccessKeyService } from '../../shared/services/access-keys.ts';
@@ -118,7 +119,7 @@ describe('route groups', () => {
     expect(Object.keys(makeEnvironmentRoutes(service)).sort()).toEqual([...ROUTE_GROUPS.environments].sort());
     expect(Object.keys(makeSecretRoutes({} as SecretService)).sort()).toEqual([...ROUTE_GROUPS.secrets].sort());
     expect(Object.keys(makeAccessKeyRoutes({} as AccessKeyService)).sort()).toEqual([...ROUTE_GROUPS['access-keys']].sort());
-    expect(Object.keys(makeAuditRoutes({ listAudit: async () => ({ items: [], nextCursor: null, hasMore: false }) })).sort()).toEqual(
+    expect(Object.keys(makeAuditRoutes(makeAuditService({ store: { listAudit: async () => ({ items: [], nextCursor: null, hasMore: false }) } }))).sort()).toEqual(
       [...ROUTE_GROUPS.audit].sort(),
     );
   });

@@ -1,0 +1,61 @@
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { ItemKey } from '../prefetch.ts';
+import { send, TransactionContentionError, type Db } from './send.ts';
+
+/**
+ * The one place where a failed write condition becomes an outcome. Every conditional write of the data layer goes
+ * through `transact` (several items, all or nothing) or `sendConditional` (one item); callers name the conditions
+ * they give a meaning and never catch SDK errors themselves.
+ */
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** What `transact` answers when `contention: 'handled'` and a concurrent transaction got in the way. */
+export const CONTENTION = -1;
+
+/** True when a transaction was cancelled because the condition of item `index` failed. */
+export function conditionFailedAt(error: unknown, index: number): boolean {
+  const reasons = (error as { name?: string; CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+  return (error as { name?: string }).name === 'TransactionCanceledException' && reasons?.[index]?.Code === 'ConditionalCheckFailed';
+}
+
+/**
+ * Runs one write transaction. Answers undefined when it committed, or the index of the item whose condition failed
+ * when it is one of `handled`. With `contention: 'handled'`, a transaction cancelled by a concurrent one answers
+ * CONTENTION instead of throwing SERVICE_UNAVAILABLE: for writers that read again and retry (secret versions). Any
+ * other failure is thrown as it is.
+ */
+export async function transact(
+  db: Db,
+  items: TransactItem[],
+  handled: readonly number[],
+  options: { contention?: 'handled' } = {},
+): Promise<number | undefined> {
+  try {
+    await send(db, new TransactWriteCommand({ TransactItems: items }));
+    return undefined;
+  } catch (error) {
+    if (options.contention === 'handled' && error instanceof TransactionContentionError) return CONTENTION;
+    const index = handled.find((i) => conditionFailedAt(error, i));
+    if (index === undefined) throw error;
+    return index;
+  }
+}
+
+/**
+ * Sends one conditional write (Put, Update or Delete). Answers its output, or undefined when its condition failed,
+ * so the caller maps "the condition did not hold" to its own outcome; any other failure is thrown.
+ */
+export async function sendConditional<T extends object = Record<string, unknown>>(db: Db, command: object): Promise<T | undefined> {
+  try {
+    return await send<T>(db, command);
+  } catch (error) {
+    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+/** A transaction item that cancels the transaction unless the item at `key` exists. */
+export function mustExist(db: Db, key: ItemKey): TransactItem {
+  return { ConditionCheck: { TableName: db.tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } };
+}

@@ -1,0 +1,67 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { makeCursorCodec, type CursorCodec } from './cursor.ts';
+import { keyNames, queryInput, type Page, type PageRequest, type QueryOptions, type QueryPattern } from './query.ts';
+import { send, type Db } from './send.ts';
+import type { GsiName } from './table.ts';
+
+/** One list page of a pattern: the pattern, how to read it, and the scope its cursors are bound to. */
+export interface QueryPageInput extends QueryPattern, PageRequest, Pick<QueryOptions, 'skBetween' | 'filter' | 'newestFirst'> {
+  /** Names the list a cursor belongs to (list kind, workspace, parent), so a cursor cannot be replayed elsewhere. */
+  scope: string;
+}
+
+/** A filtered page reads at most this many Query pages (1 MB each) before it answers what it has. */
+const MAX_READS_PER_PAGE = 10;
+
+/** Everything that runs the paginated Query pattern. */
+export interface Pager {
+  queryPage<T extends Record<string, unknown>>(input: QueryPageInput): Promise<Page<T>>;
+}
+
+/**
+ * One page of a Query with a tamper-evident cursor. It reads `limit + 1` items, so `hasMore` is exact and the
+ * last page never hands out a cursor to an empty page; with a filter it keeps reading until it has them.
+ */
+export function makePager(db: Db, loadCursorKey: () => Promise<Buffer>): Pager {
+  // The signing key is read only when a cursor is given or handed out, so a one-page list costs one Query.
+  const codec = async (): Promise<CursorCodec> => makeCursorCodec(await loadCursorKey());
+  return {
+    async queryPage<T extends Record<string, unknown>>(input: QueryPageInput): Promise<Page<T>> {
+      let startKey = input.cursor ? await decodeCursor(await codec(), input) : undefined;
+      const query = queryInput(db, input, { ...input, newestFirst: input.newestFirst ?? true });
+      const items: T[] = [];
+      let reads = 0;
+      do {
+        const out = await send<{ Items?: T[]; LastEvaluatedKey?: Record<string, unknown> }>(
+          db,
+          new QueryCommand({ ...query, ExclusiveStartKey: startKey, Limit: input.limit + 1 - items.length }),
+        );
+        items.push(...(out.Items ?? []));
+        startKey = out.LastEvaluatedKey;
+        reads++;
+      } while (startKey && items.length <= input.limit && reads < MAX_READS_PER_PAGE);
+      if (items.length > input.limit) {
+        const pageItems = items.slice(0, input.limit);
+        return { items: pageItems, hasMore: true, nextCursor: (await codec()).encode(input.scope, keyOf(pageItems.at(-1)!, input.indexName)) };
+      }
+      // A filter that matches little may stop at the read budget: the page is short and resumes where reading stopped.
+      if (startKey) return { items, hasMore: true, nextCursor: (await codec()).encode(input.scope, startKey) };
+      return { items, hasMore: false, nextCursor: null };
+    },
+  };
+}
+
+/** The start key a cursor names, refused unless it was made for this list and lies in this partition. */
+function decodeCursor(cursors: CursorCodec, input: QueryPageInput): Record<string, unknown> {
+  const startKey = cursors.decode(input.scope, input.cursor!);
+  if (startKey[keyNames(input.indexName).pkName] !== input.pk) cursors.reject();
+  return startKey;
+}
+
+/** The ExclusiveStartKey that resumes right after `item`: the table key plus, for an index, the index key. */
+function keyOf(item: Record<string, unknown>, indexName?: GsiName): Record<string, unknown> {
+  const base = { PK: item.PK, SK: item.SK };
+  if (!indexName) return base;
+  const { pkName, skName } = keyNames(indexName);
+  return { ...base, [pkName]: item[pkName], [skName]: item[skName] };
+}

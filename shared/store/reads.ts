@@ -1,0 +1,57 @@
+import { BatchGetCommand, BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ServiceUnavailableError } from '../errors.ts';
+import { itemKeyString, type ItemKey, type Prefetched } from '../prefetch.ts';
+import { send, type Db } from './send.ts';
+
+/** Reads one item strongly consistently; undefined when absent. */
+export async function getItem(db: Db, key: ItemKey): Promise<Record<string, unknown> | undefined> {
+  const out = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }));
+  return out.Item;
+}
+
+/** The item from `prefetched` when it was read ahead, else one consistent GetItem. */
+export async function readItem(db: Db, key: ItemKey, prefetched?: Prefetched): Promise<Record<string, unknown> | undefined> {
+  const id = itemKeyString(key);
+  if (prefetched?.has(id)) return prefetched.get(id);
+  return getItem(db, key);
+}
+
+/** Backs off before round `round` of a batch call that left work unprocessed; gives up as SERVICE_UNAVAILABLE. */
+async function backOff(round: number): Promise<void> {
+  if (round > 8) throw new ServiceUnavailableError();
+  if (round > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** Math.min(round, 5)));
+}
+
+/**
+ * Reads up to 100 items in one consistent BatchGetItem round trip (unprocessed keys, under throttling, are read
+ * again until none is left) and answers every requested key, absent ones as undefined.
+ */
+export async function batchRead(db: Db, itemKeys: readonly ItemKey[]): Promise<Map<string, Record<string, unknown> | undefined>> {
+  const found = new Map<string, Record<string, unknown> | undefined>(itemKeys.map((key) => [itemKeyString(key), undefined]));
+  let pending: Record<string, unknown>[] = [...new Map(itemKeys.map((key) => [itemKeyString(key), { PK: key.PK, SK: key.SK }])).values()];
+  for (let round = 0; pending.length > 0; round++) {
+    await backOff(round);
+    const out = await send<{ Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> }>(
+      db,
+      new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: true } } }),
+    );
+    for (const item of out.Responses?.[db.tableName] ?? []) found.set(itemKeyString(item as unknown as ItemKey), item);
+    pending = out.UnprocessedKeys?.[db.tableName]?.Keys ?? [];
+  }
+  return found;
+}
+
+/** Deletes items 25 at a time, sending unprocessed ones again with backoff until none is left. */
+export async function batchDelete(db: Db, itemKeys: readonly ItemKey[]): Promise<void> {
+  for (let start = 0; start < itemKeys.length; start += 25) {
+    let pending: Record<string, unknown>[] = itemKeys.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } }));
+    for (let round = 0; pending.length > 0; round++) {
+      await backOff(round);
+      const out = await send<{ UnprocessedItems?: Record<string, Record<string, unknown>[]> }>(
+        db,
+        new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }),
+      );
+      pending = out.UnprocessedItems?.[db.tableName] ?? [];
+    }
+  }
+}
