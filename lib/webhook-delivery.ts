@@ -10,6 +10,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { ENTITY } from '../shared/store/keys.ts';
 import { applyAccess, PIPELINE_ACCESS, type PipelineFunction } from './access.ts';
 import { acknowledgeWildcardResource } from './nag.ts';
 import { pascalCase, ServiceFunction } from './service-function.ts';
@@ -172,7 +173,7 @@ export class WebhookDeliveryConstruct extends Construct {
         filters: [
           FilterCriteria.filter({
             eventName: FilterRule.isEqual('INSERT'),
-            dynamodb: { NewImage: { type: { S: FilterRule.isEqual('AuditEntry') } } },
+            dynamodb: { NewImage: { type: { S: FilterRule.isEqual(ENTITY.audit) } } },
           }),
         ],
       }),

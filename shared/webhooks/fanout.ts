@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Store } from '../store/index.ts';
 import type { StoredDelivery } from '../store/deliveries.ts';
+import { ENTITY } from '../store/keys.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
 import type { DeliveryMessage } from './delivery-queue.ts';
 import { deliveryIdFor, eventFromAudit, type AuditRecord, type WebhookEvent } from './events.ts';
@@ -18,7 +19,7 @@ export interface FanoutDeps {
 function insertedAudit(record: DynamoDBRecord): AuditRecord | undefined {
   if (record.eventName !== 'INSERT' || !record.dynamodb?.NewImage) return undefined;
   const item = unmarshall(record.dynamodb.NewImage as never);
-  return item.type === 'AuditEntry' ? (item as AuditRecord) : undefined;
+  return item.type === ENTITY.audit ? (item as AuditRecord) : undefined;
 }
 
 /** Enabled endpoints subscribed to the event; the disabled-endpoint event never goes to the endpoint it is about. */
