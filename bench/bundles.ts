@@ -4,16 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { handlerEntry, ROUTE_GROUPS, type RouteGroup } from '../shared/routes.ts';
+import { FUNCTION_ENTRIES } from '../shared/functions.ts';
 import { quantile } from './stats.ts';
 
 /** Every Lambda of the stack: the route groups and the webhook pipeline's three. */
-export const FUNCTIONS: Record<string, string> = {
-  ...Object.fromEntries((Object.keys(ROUTE_GROUPS) as RouteGroup[]).map((group) => [group, handlerEntry(group)])),
-  'webhook-fanout': 'functions/webhook-fanout/handler.ts',
-  'delivery-worker': 'functions/delivery-worker/handler.ts',
-  'delivery-sweeper': 'functions/delivery-sweeper/handler.ts',
-};
+export const FUNCTIONS: Record<string, string> = FUNCTION_ENTRIES;
 
 /** Module substitutions of the Lambda bundles (the same map lib/service-function.ts passes to esbuild). */
 export const LAMBDA_ALIASES = { '@aws-sdk/credential-provider-node': './shared/clients/lambda-credentials.ts' };

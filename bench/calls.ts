@@ -1,4 +1,4 @@
-import { observeAwsCalls, type AwsCallEvent } from '../shared/clients/instrumentation.ts';
+import { observeAwsCalls, type AwsCallEvent } from '../bin/local/instrumentation.ts';
 import type { OperationCalls } from './prices.ts';
 
 /** Collects the AWS requests made under given scopes (route keys, function names) while an operation runs. */

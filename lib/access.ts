@@ -1,6 +1,7 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SECRET_VALUE_CONTEXT, SIGNING_SECRET_CONTEXT } from '../shared/crypto/context.ts';
+import type { PipelineFunction } from '../shared/functions.ts';
 import type { RouteGroup } from '../shared/routes.ts';
 import type { KeyAccess, ServiceFunction, TableAccess, TableAction } from './service-function.ts';
 
@@ -43,8 +44,6 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // A manual retry queues one attempt now; an endpoint's delivery log is read from GSI1.
   'webhook-deliveries': { table: { actions: API_COMMON, indexQueries: ['GSI1'] }, sendsDeliveries: true },
 };
-
-export type PipelineFunction = 'webhook-fanout' | 'delivery-worker' | 'delivery-sweeper';
 
 export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
   // Lists the workspace's endpoints and puts one delivery per subscriber (conditional put), then queues it.

@@ -1,4 +1,4 @@
-import { CfnOutput, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -6,7 +6,8 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { handlerEntry, ROUTE_GROUPS, type RouteGroup } from '../shared/routes.ts';
+import { API_FUNCTION, handlerEntry } from '../shared/functions.ts';
+import { ROUTE_GROUPS, type RouteGroup } from '../shared/routes.ts';
 import { type AccessTargets, applyAccess, ROUTE_GROUP_ACCESS } from './access.ts';
 import { pascalCase, ServiceFunction } from './service-function.ts';
 
@@ -93,6 +94,8 @@ export class ApiConstruct extends Construct {
   private addRouteGroup(group: RouteGroup, props: ApiConstructProps): ServiceFunction {
     const fn = new ServiceFunction(this, `${pascalCase(group)}Function`, {
       entry: handlerEntry(group),
+      timeout: Duration.seconds(API_FUNCTION.timeoutSeconds),
+      memorySize: API_FUNCTION.memoryMb,
       environment: functionEnvironment(group, props),
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,

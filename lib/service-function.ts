@@ -55,10 +55,10 @@ export interface ServiceFunctionProps {
   /** Handler module relative to the project root, exporting `handler`. */
   readonly entry: string;
   readonly environment?: Record<string, string>;
-  /** @default 512 */
-  readonly memorySize?: number;
-  /** @default Duration.seconds(10) */
-  readonly timeout?: Duration;
+  /** From the function list (shared/functions.ts). */
+  readonly memorySize: number;
+  /** From the function list (shared/functions.ts). */
+  readonly timeout: Duration;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
   /** What happens to the function's log group when the stack is deleted. @default RemovalPolicy.RETAIN */
@@ -91,8 +91,8 @@ export class ServiceFunction extends Construct {
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      memorySize: props.memorySize,
+      timeout: props.timeout,
       logGroup: this.logGroup,
       role: this.role,
       environment: {

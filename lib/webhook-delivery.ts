@@ -11,23 +11,12 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENTITY } from '../shared/store/keys.ts';
-import { applyAccess, PIPELINE_ACCESS, type PipelineFunction } from './access.ts';
+import { DELIVERY_QUEUE, PIPELINE_FUNCTIONS, type PipelineFunction } from '../shared/functions.ts';
+import { applyAccess, PIPELINE_ACCESS } from './access.ts';
 import { acknowledgeWildcardResource } from './nag.ts';
 import { pascalCase, ServiceFunction } from './service-function.ts';
 
-/** One attempt sends with a 10 s overall timeout, several in parallel per batch; 30 s leaves room for DynamoDB and KMS. */
-export const WORKER_TIMEOUT = Duration.seconds(30);
-/** AWS's guidance for SQS event sources: a visibility timeout of at least six times the function timeout. */
-export const DELIVERY_VISIBILITY_TIMEOUT = Duration.seconds(WORKER_TIMEOUT.toSeconds() * 6);
-/** Receives before a delivery message moves to the dead-letter queue. */
-export const MAX_RECEIVE_COUNT = 5;
-/** Worker instances at most: bounds the parallel HTTPS calls and the table writes the pipeline can make. */
-export const WORKER_MAX_CONCURRENCY = 10;
-/**
- * A stream record older than this goes to the failure queue unprocessed. Half the stream's 24-hour retention, so
- * an operator still has 12 hours to replay it from the stream (docs/operations.md).
- */
-export const FANOUT_MAX_RECORD_AGE = Duration.hours(12);
+const { 'webhook-fanout': FANOUT, 'delivery-worker': WORKER, 'delivery-sweeper': SWEEPER } = PIPELINE_FUNCTIONS;
 
 export interface WebhookDeliveryConstructProps {
   readonly stage: string;
@@ -61,11 +50,11 @@ export class WebhookDeliveryConstruct extends Construct {
     });
     // Messages carry ids and an attempt token only (never a payload or a secret): SQS-managed encryption suffices.
     this.queue = new Queue(this, 'Queue', {
-      visibilityTimeout: DELIVERY_VISIBILITY_TIMEOUT,
+      visibilityTimeout: Duration.seconds(DELIVERY_QUEUE.visibilityTimeoutSeconds),
       retentionPeriod: Duration.days(4),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: DELIVERY_QUEUE.maxReceiveCount },
     });
     this.streamFailureQueue = new Queue(this, 'StreamFailureQueue', {
       retentionPeriod: Duration.days(14),
@@ -83,11 +72,8 @@ export class WebhookDeliveryConstruct extends Construct {
     });
     this.schedulerRole = this.makeSchedulerRole();
 
-    const functions = {
-      'webhook-fanout': this.addFunction('webhook-fanout', props, { timeout: Duration.minutes(1) }),
-      'delivery-worker': this.addFunction('delivery-worker', props, { timeout: WORKER_TIMEOUT }),
-      'delivery-sweeper': this.addFunction('delivery-sweeper', props, { timeout: Duration.minutes(1), memorySize: 256 }),
-    };
+    const names = Object.keys(PIPELINE_FUNCTIONS) as PipelineFunction[];
+    const functions = Object.fromEntries(names.map((name) => [name, this.addFunction(name, props)])) as Record<PipelineFunction, ServiceFunction>;
     this.functions = functions;
     this.connectFanout(functions['webhook-fanout'], props.table);
     this.connectWorker(functions['delivery-worker']);
@@ -138,14 +124,12 @@ export class WebhookDeliveryConstruct extends Construct {
     return role;
   }
 
-  private addFunction(
-    name: PipelineFunction,
-    props: WebhookDeliveryConstructProps,
-    options: { timeout: Duration; memorySize?: number },
-  ): ServiceFunction {
+  private addFunction(name: PipelineFunction, props: WebhookDeliveryConstructProps): ServiceFunction {
+    const settings = PIPELINE_FUNCTIONS[name];
     const fn = new ServiceFunction(this, `${pascalCase(name)}Function`, {
-      entry: `functions/${name}/handler.ts`,
-      ...options,
+      entry: settings.entry,
+      timeout: Duration.seconds(settings.timeoutSeconds),
+      memorySize: settings.memoryMb,
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,
     });
@@ -164,10 +148,10 @@ export class WebhookDeliveryConstruct extends Construct {
       new DynamoEventSource(table, {
         // The fan-out is idempotent (conditional puts), so reading from the oldest record loses nothing and doubles nothing.
         startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
+        batchSize: FANOUT.batchSize,
         bisectBatchOnError: true,
-        retryAttempts: 5,
-        maxRecordAge: FANOUT_MAX_RECORD_AGE,
+        retryAttempts: FANOUT.retryAttempts,
+        maxRecordAge: Duration.hours(FANOUT.maxRecordAgeHours),
         reportBatchItemFailures: true,
         onFailure: new SqsDlq(this.streamFailureQueue),
         filters: [
@@ -191,7 +175,7 @@ export class WebhookDeliveryConstruct extends Construct {
    */
   private connectWorker(fn: ServiceFunction): void {
     fn.function.addEventSource(
-      new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: WORKER_MAX_CONCURRENCY }),
+      new SqsEventSource(this.queue, { batchSize: WORKER.batchSize, reportBatchItemFailures: true, maxConcurrency: WORKER.maxConcurrency }),
     );
     fn.function.addEnvironment('DELIVERY_QUEUE_ARN', this.queue.queueArn);
     fn.function.addEnvironment('SCHEDULER_GROUP', this.scheduleGroup.scheduleGroupName);
@@ -222,7 +206,7 @@ export class WebhookDeliveryConstruct extends Construct {
     fn.function.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(5) });
     new Rule(this, 'SweepSchedule', {
       description: 'Re-queues pending webhook deliveries whose message was lost',
-      schedule: Schedule.rate(Duration.minutes(5)),
+      schedule: Schedule.rate(Duration.minutes(SWEEPER.intervalMinutes)),
       targets: [new LambdaFunction(fn.function, { retryAttempts: 2, maxEventAge: Duration.minutes(5) })],
     });
   }

@@ -35,8 +35,3 @@ export const ROUTE_GROUPS = {
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS;
-
-/** Where each group's handler lives, relative to the project root (`export const handler`). */
-export function handlerEntry(group: RouteGroup): string {
-  return `functions/${group}/handler.ts`;
-}

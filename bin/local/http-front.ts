@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { localLambdaContext } from './sqs-poller.ts';
-import { attributeCalls } from '../../shared/clients/instrumentation.ts';
+import { attributeCalls } from './instrumentation.ts';
 
 /** A Lambda handler as API Gateway calls it. */
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import { logger } from '../../shared/logger.ts';
-import { attributeCalls } from '../../shared/clients/instrumentation.ts';
+import { attributeCalls } from './instrumentation.ts';
 
 /** A Lambda handler as an event source mapping calls it. */
 export type BatchHandler<E, R> = (event: E, context: Context) => Promise<R | void>;
@@ -34,7 +34,7 @@ export async function invokeLambda<E, R>(handler: BatchHandler<E, R>, event: E, 
     timer = setTimeout(() => reject(Object.assign(new Error(`Task timed out after ${timeoutMs} ms`), { name: 'TimeoutError' })), timeoutMs);
   });
   try {
-    // Requests the function makes are attributed to it (see shared/clients/instrumentation.ts).
+    // Requests the function makes are attributed to it (see bin/local/instrumentation.ts).
     return await Promise.race([attributeCalls(functionName, () => handler(event, localLambdaContext(functionName, timeoutMs))), timeout]);
   } finally {
     clearTimeout(timer);

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
+import { DELIVERY_QUEUE } from '../../shared/functions.ts';
 
 /** Name of the local delivery queue. */
 export const LOCAL_DELIVERY_QUEUE = 'webhook-deliveries';
@@ -14,9 +15,9 @@ export interface LocalSqsOptions {
   port?: number;
   /** Keep queues and messages in SQLite under this directory across restarts (default: in memory). */
   dataDir?: string | null;
-  /** Seconds a received message stays invisible (default 30, as the deployed queue's). */
+  /** Seconds a received message stays invisible (default: the deployed queue's, shared/functions.ts). */
   visibilityTimeoutSeconds?: number;
-  /** Receives after which SQS moves a message to the DLQ (default 5, as the deployed queue's). */
+  /** Receives after which SQS moves a message to the DLQ (default: the deployed queue's). */
   maxReceiveCount?: number;
 }
 
@@ -49,8 +50,8 @@ export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<Loca
   try {
     const { queues } = server.setup({ queues: [{ name: LOCAL_DELIVERY_DLQ, attributes: { MessageRetentionPeriod: '1209600' } }] });
     const dlq = queues[0]!;
-    const redrivePolicy = JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: String(options.maxReceiveCount ?? 5) });
-    const attributes = { VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? 30), RedrivePolicy: redrivePolicy };
+    const redrivePolicy = JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: String(options.maxReceiveCount ?? DELIVERY_QUEUE.maxReceiveCount) });
+    const attributes = { VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? DELIVERY_QUEUE.visibilityTimeoutSeconds), RedrivePolicy: redrivePolicy };
     const queue = server.setup({ queues: [{ name: LOCAL_DELIVERY_QUEUE, attributes }] }).queues[0]!;
     return {
       endpoint: server.address,

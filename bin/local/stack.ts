@@ -8,7 +8,8 @@ import { hashToken } from '../../shared/auth/tokens.ts';
 import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadOrCreateMasterKey } from '../../shared/crypto/local-keyring.ts';
-import { handlerEntry, ROUTE_GROUPS, type RouteGroup } from '../../shared/routes.ts';
+import { API_FUNCTION, handlerEntry, PIPELINE_FUNCTIONS } from '../../shared/functions.ts';
+import { ROUTE_GROUPS, type RouteGroup } from '../../shared/routes.ts';
 import { makeWorkspaceAdminService } from '../../shared/services/workspaces.ts';
 import { makeStore, type Store } from '../../shared/store/index.ts';
 import { freePort, startDynamoDbLocal } from './dynamodb.ts';
@@ -47,8 +48,7 @@ export interface StackInfo {
   schedulerEndpoint: string;
 }
 
-/** The sweeper runs on this fixed schedule, as in AWS. */
-const SWEEP_INTERVAL_MS = 5 * 60_000;
+const { 'webhook-fanout': FANOUT, 'delivery-worker': WORKER, 'delivery-sweeper': SWEEPER } = PIPELINE_FUNCTIONS;
 
 export interface LocalStack extends StackInfo {
   stop(): Promise<void>;
@@ -92,7 +92,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     const store = makeStore(makeDocumentClient({ endpoint: dynamo.endpoint }), LOCAL_TABLE);
     const bootstrap = await ensureBootstrapWorkspace(store, localDir);
-    const front = await startHttpFront({ port: options.port, routes: await loadRoutes() });
+    const front = await startHttpFront({ port: options.port, routes: await loadRoutes(), timeoutMs: API_FUNCTION.timeoutSeconds * 1000 });
     stops.push(() => front.close());
     await startPipeline({ localDir, dynamoEndpoint: dynamo.endpoint, sqs: delivery.sqsClient, queueUrl: delivery.queueUrl, queueArn: delivery.queueArn }, stops);
     const { sqsClient: _client, ...deliveryInfo } = delivery;
@@ -130,22 +130,25 @@ async function startPipeline(
   stops: (() => Promise<void>)[],
 ) {
   const [fanout, worker, sweeper] = await Promise.all(
-    ['functions/webhook-fanout/handler.ts', 'functions/delivery-worker/handler.ts', 'functions/delivery-sweeper/handler.ts'].map(
+    [FANOUT.entry, WORKER.entry, SWEEPER.entry].map(
       async (entry) => (await import(pathToFileURL(join(PROJECT_ROOT, entry)).href)) as { handler: (event: never, context: never) => Promise<unknown> },
     ),
   );
-  const workers = startSqsPoller({ sqs: input.sqs, queueUrl: input.queueUrl, queueArn: input.queueArn, handler: worker!.handler as never, concurrency: 10, functionName: 'delivery-worker' });
+  const workers = startSqsPoller({ sqs: input.sqs, queueUrl: input.queueUrl, queueArn: input.queueArn, handler: worker!.handler as never, batchSize: WORKER.batchSize, concurrency: WORKER.maxConcurrency, functionName: 'delivery-worker' });
   stops.push(() => workers.stop());
   const stream = await startStreamPoller({
     endpoint: input.dynamoEndpoint,
     tableName: LOCAL_TABLE,
     handler: fanout!.handler as never,
     checkpointFile: join(input.localDir, 'stream-checkpoints.json'),
+    batchSize: FANOUT.batchSize,
+    maxRetries: FANOUT.retryAttempts,
     functionName: 'webhook-fanout',
   });
   stops.push(() => stream.stop());
   const sweep = () => void (sweeper!.handler as () => Promise<unknown>)().catch(() => undefined);
-  const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  // On the deployed schedule.
+  const timer = setInterval(sweep, SWEEPER.intervalMinutes * 60_000);
   sweep();
   stops.push(async () => clearInterval(timer));
 }

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { instrument } from './instrumentation.ts';
+import { announceClient } from './hooks.ts';
 import { clientOptions, type ClientTarget } from './options.ts';
 
 /**
@@ -12,7 +12,7 @@ export function makeDocumentClient(options: ClientTarget = {}): DynamoDBDocument
     ...clientOptions(options),
     maxAttempts: 3,
   });
-  instrument(client, 'DynamoDB');
+  announceClient(client, 'DynamoDB');
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
   });

@@ -1,4 +1,4 @@
-import { instrument } from './instrumentation.ts';
+import { announceClient } from './hooks.ts';
 import { KMSClient } from '@aws-sdk/client-kms';
 
 /**
@@ -7,7 +7,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
  * timeout; `throwOnRequestTimeout` is needed because without it the SDK only logs a warning when one is exceeded.
  */
 export function makeKmsClient(options: { region?: string } = {}): KMSClient {
-  return instrument(new KMSClient({
+  return announceClient(new KMSClient({
     ...(options.region ? { region: options.region } : {}),
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },

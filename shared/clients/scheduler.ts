@@ -1,4 +1,4 @@
-import { instrument } from './instrumentation.ts';
+import { announceClient } from './hooks.ts';
 import { clientOptions, type ClientTarget } from './options.ts';
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 
@@ -7,7 +7,7 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
  * set only by the local stack, whose stand-in (`bin/local/scheduler-api.ts`) accepts any credentials.
  */
 export function makeSchedulerClient(options: ClientTarget = {}): SchedulerClient {
-  return instrument(new SchedulerClient({
+  return announceClient(new SchedulerClient({
     ...clientOptions(options),
     maxAttempts: 3,
   }), 'Scheduler');

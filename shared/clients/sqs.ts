@@ -1,4 +1,4 @@
-import { instrument } from './instrumentation.ts';
+import { announceClient } from './hooks.ts';
 import { clientOptions, type ClientTarget } from './options.ts';
 import { SQSClient } from '@aws-sdk/client-sqs';
 
@@ -7,7 +7,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
  * set only by the local stack (fauxqs), which accepts any credentials.
  */
 export function makeSqsClient(options: ClientTarget = {}): SQSClient {
-  return instrument(new SQSClient({
+  return announceClient(new SQSClient({
     ...clientOptions(options),
     maxAttempts: 3,
   }), 'SQS');

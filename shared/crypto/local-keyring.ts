@@ -3,7 +3,7 @@ import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { canonicalContext } from './context.ts';
 import type { DataKey, EncryptionContext, KeyProvider } from './key-provider.ts';
-import { reportAwsCall } from '../clients/instrumentation.ts';
+import { announceStandInCall } from '../clients/hooks.ts';
 
 /**
  * Wrapped data key format, version 1 (61 bytes):
@@ -38,12 +38,12 @@ export function makeLocalKeyring(options: { keyFile: string }): KeyProvider {
   return {
     async generateDataKey(context: EncryptionContext): Promise<DataKey> {
       const master = await masterKey();
-      reportAwsCall({ service: 'KMS', operation: 'GenerateDataKey' });
+      announceStandInCall('KMS', 'GenerateDataKey');
       const plaintext = randomBytes(KEY_BYTES);
       return { plaintext, encrypted: wrap(master, plaintext, context) };
     },
     async decryptDataKey(encrypted: Buffer, context: EncryptionContext): Promise<Buffer> {
-      reportAwsCall({ service: 'KMS', operation: 'Decrypt' });
+      announceStandInCall('KMS', 'Decrypt');
       return unwrap(await masterKey(), encrypted, context);
     },
   };

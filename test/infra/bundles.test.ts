@@ -143,4 +143,11 @@ describe('Lambda bundles', () => {
       expect({ name, dynamodb: packages.has('@aws-sdk/client-dynamodb') }).toEqual({ name, dynamodb: true });
     }
   });
+
+  it('carries no measuring code: the AWS-call instrumentation of the bench and the budget tests stays outside', () => {
+    for (const name of FUNCTION_NAMES) {
+      const measuring = bundles[name].sources.filter((source) => /bin\/local\/|instrumentation|node:async_hooks/.test(source));
+      expect({ name, measuring }).toEqual({ name, measuring: [] });
+    }
+  });
 });

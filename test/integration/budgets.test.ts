@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { makeAuthenticator } from '../../shared/auth/authenticate.ts';
-import { observeAwsCalls, type AwsCallEvent } from '../../shared/clients/instrumentation.ts';
+import { observeAwsCalls, type AwsCallEvent } from '../../bin/local/instrumentation.ts';
 import { makeCipher } from '../../shared/crypto/envelope.ts';
 import { makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';

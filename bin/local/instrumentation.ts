@@ -1,10 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { addClientHooks, type AwsService } from '../../shared/clients/hooks.ts';
+
+/**
+ * Counting AWS calls for the bench and the budget tests. Importing this module instruments every AWS client the
+ * process creates from then on (through the hooks of shared/clients/hooks.ts), so import it before the handlers.
+ * Nothing here is imported by a Lambda function.
+ */
 
 /** One AWS request as an observer sees it: which service and operation, and what it consumed. */
 export interface AwsCallEvent {
   /** The unit of work it was made for (set with `attributeCalls`), e.g. a route key; undefined outside any. */
   scope?: string | undefined;
-  service: 'DynamoDB' | 'KMS' | 'SQS' | 'Scheduler';
+  service: AwsService;
   operation: string;
   /** DynamoDB only: consumed capacity units, when the request asked for them. */
   readUnits?: number;
@@ -32,7 +39,7 @@ export function attributeCalls<T>(scope: string, work: () => T): T {
 }
 
 /** Tells the observers about a request that did not go through an SDK client (the local keyring stands in for KMS). */
-export function reportAwsCall(event: AwsCallEvent): void {
+function reportAwsCall(event: AwsCallEvent): void {
   if (observers.size === 0) return;
   const scoped = { ...event, scope: scopes.getStore() };
   for (const observer of observers) observer(scoped);
@@ -46,7 +53,7 @@ interface MiddlewareStackLike {
  * Adds the observing middleware to a client. It reports each request after it completes; for DynamoDB it asks for
  * `ReturnConsumedCapacity: TOTAL` (only while someone observes) and reports the units.
  */
-export function instrument<C extends { middlewareStack: unknown }>(client: C, service: AwsCallEvent['service']): C {
+function instrument<C extends { middlewareStack: unknown }>(client: C, service: AwsService): C {
   (client.middlewareStack as MiddlewareStackLike).add(
     (next, context) => async (args) => {
       if (observers.size === 0) return next(args);
@@ -78,3 +85,5 @@ function capacityOf(output: unknown, isRead: boolean): { readUnits: number; writ
   }
   return { readUnits, writeUnits };
 }
+
+addClientHooks({ client: instrument, standInCall: (service, operation) => reportAwsCall({ service, operation }) });

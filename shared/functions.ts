@@ -1,0 +1,61 @@
+import { ROUTE_GROUPS, type RouteGroup } from './routes.ts';
+
+/**
+ * Every Lambda function of the service and its settings, in one CDK-free list: the CDK stack (lib/), the local
+ * stack (bin/local/), the bench and the tests all read it, so the local pipeline runs with the deployed settings.
+ */
+
+/** Settings of an API route group's function: API Gateway waits at most this long. */
+export const API_FUNCTION = { timeoutSeconds: 10, memoryMb: 512 } as const;
+
+/** The webhook pipeline's functions, their entries and settings. */
+export const PIPELINE_FUNCTIONS = {
+  /** Reads the table's stream: audit entries become deliveries. */
+  'webhook-fanout': {
+    entry: 'functions/webhook-fanout/handler.ts',
+    timeoutSeconds: 60,
+    memoryMb: 512,
+    batchSize: 100,
+    retryAttempts: 5,
+    /** Half the stream's 24-hour retention, so an operator still has 12 hours to replay a record. */
+    maxRecordAgeHours: 12,
+  },
+  /** Consumes the delivery queue: one attempt per message. */
+  'delivery-worker': {
+    entry: 'functions/delivery-worker/handler.ts',
+    /** One attempt sends with a 10 s overall timeout, several in parallel per batch; 30 s leaves room for DynamoDB and KMS. */
+    timeoutSeconds: 30,
+    memoryMb: 512,
+    batchSize: 10,
+    /** Worker instances at most: bounds the parallel HTTPS calls and the table writes the pipeline can make. */
+    maxConcurrency: 10,
+  },
+  /** Re-queues deliveries whose message got lost, and finishes interrupted secret purges. */
+  'delivery-sweeper': {
+    entry: 'functions/delivery-sweeper/handler.ts',
+    timeoutSeconds: 60,
+    memoryMb: 256,
+    intervalMinutes: 5,
+  },
+} as const;
+
+export type PipelineFunction = keyof typeof PIPELINE_FUNCTIONS;
+
+/** The delivery queue the worker consumes. */
+export const DELIVERY_QUEUE = {
+  /** AWS's guidance for SQS event sources: a visibility timeout of at least six times the function timeout. */
+  visibilityTimeoutSeconds: PIPELINE_FUNCTIONS['delivery-worker'].timeoutSeconds * 6,
+  /** Receives before a delivery message moves to the dead-letter queue. */
+  maxReceiveCount: 5,
+} as const;
+
+/** Where each route group's handler lives, relative to the project root (`export const handler`). */
+export function handlerEntry(group: RouteGroup): string {
+  return `functions/${group}/handler.ts`;
+}
+
+/** Every function by name with its handler entry: the route groups and the pipeline. */
+export const FUNCTION_ENTRIES: Readonly<Record<RouteGroup | PipelineFunction, string>> = {
+  ...(Object.fromEntries((Object.keys(ROUTE_GROUPS) as RouteGroup[]).map((group) => [group, handlerEntry(group)])) as Record<RouteGroup, string>),
+  ...(Object.fromEntries(Object.entries(PIPELINE_FUNCTIONS).map(([name, fn]) => [name, fn.entry])) as Record<PipelineFunction, string>),
+};
