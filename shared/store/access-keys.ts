@@ -1,5 +1,6 @@
 import { auditPut, type AuditEntry } from './audit.ts';
-import { transact } from './conditional.ts';
+import type { ItemKey } from '../prefetch.ts';
+import { transact, updateIf } from './conditional.ts';
 import type { Pager } from './pager.ts';
 import type { Page, PageRequest } from './query.ts';
 import { getItem } from './reads.ts';
@@ -70,15 +71,7 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
      * revoked already (revoke is idempotent and audited once).
      */
     async revokeAccessKey(workspaceId: string, accessKeyId: string, tokenHash: string, revokedAt: string, audit: AuditEntry): Promise<boolean> {
-      const revoke = (key: { PK: string; SK: string }) => ({
-        Update: {
-          TableName: db.tableName,
-          Key: key,
-          UpdateExpression: 'SET revokedAt = :now',
-          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
-          ExpressionAttributeValues: { ':now': revokedAt },
-        },
-      });
+      const revoke = (key: ItemKey) => updateIf(db, key, { set: 'revokedAt = :now', condition: 'attribute_not_exists(revokedAt)', values: { ':now': revokedAt } });
       const failed = await transact(db, [revoke(keys.accessKey(workspaceId, accessKeyId)), revoke(keys.token(tokenHash)), auditPut(db, workspaceId, audit)], [0, 1]);
       return failed === undefined;
     },
@@ -88,15 +81,8 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
      * already did within the last minute: at most one write per key and minute, whatever the request rate.
      */
     async touchAccessKey(workspaceId: string, accessKeyId: string, tokenHash: string, now: string, notSince: string): Promise<void> {
-      const touch = (key: { PK: string; SK: string }) => ({
-        Update: {
-          TableName: db.tableName,
-          Key: key,
-          UpdateExpression: 'SET lastUsedAt = :now',
-          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :since)',
-          ExpressionAttributeValues: { ':now': now, ':since': notSince },
-        },
-      });
+      const touch = (key: ItemKey) =>
+        updateIf(db, key, { set: 'lastUsedAt = :now', condition: 'attribute_not_exists(lastUsedAt) OR lastUsedAt < :since', values: { ':now': now, ':since': notSince } });
       // Another request recorded this minute already: nothing to do.
       await transact(db, [touch(keys.token(tokenHash)), touch(keys.accessKey(workspaceId, accessKeyId))], [0, 1]);
     },

@@ -55,6 +55,19 @@ export async function sendConditional<T extends object = Record<string, unknown>
   }
 }
 
+/** A transaction item that updates the item at `key` (which must exist) when `condition` holds there too. */
+export function updateIf(db: Db, key: ItemKey, update: { set: string; condition: string; values: Record<string, unknown> }): TransactItem {
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: key,
+      UpdateExpression: `SET ${update.set}`,
+      ConditionExpression: `attribute_exists(PK) AND (${update.condition})`,
+      ExpressionAttributeValues: update.values,
+    },
+  };
+}
+
 /** A transaction item that cancels the transaction unless the item at `key` exists. */
 export function mustExist(db: Db, key: ItemKey): TransactItem {
   return { ConditionCheck: { TableName: db.tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } };

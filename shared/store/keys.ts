@@ -19,35 +19,20 @@ export const keys = {
   project: (workspaceId: string, projectId: string): ItemKey => ({ PK: ws(workspaceId), SK: `PROJ#${projectId}` }),
   projectSlug: (workspaceId: string, slug: string): ItemKey => ({ PK: ws(workspaceId), SK: `PSLUG#${slug}` }),
   environment: (workspaceId: string, environmentId: string): ItemKey => ({ PK: ws(workspaceId), SK: `ENV#${environmentId}` }),
-  projectEnvironment: (workspaceId: string, projectId: string, environmentId: string): ItemKey => ({
-    PK: ws(workspaceId),
-    SK: `PENV#${projectId}#${environmentId}`,
-  }),
-  environmentSlug: (workspaceId: string, projectId: string, slug: string): ItemKey => ({
-    PK: ws(workspaceId),
-    SK: `ESLUG#${projectId}#${slug}`,
-  }),
+  projectEnvironment: (workspaceId: string, projectId: string, environmentId: string): ItemKey => ({ PK: ws(workspaceId), SK: `PENV#${projectId}#${environmentId}` }),
+  environmentSlug: (workspaceId: string, projectId: string, slug: string): ItemKey => ({ PK: ws(workspaceId), SK: `ESLUG#${projectId}#${slug}` }),
   /** A secret by id: its head, holding the current version and its sealed value (one read reveals it). */
   secretHead: (workspaceId: string, secretId: string): ItemKey => ({ PK: ws(workspaceId), SK: `SEC#${secretId}` }),
   /** The same head again under its path `<projectSlug>/<envSlug>/<key>` (slugs and keys never change). */
   secretPath: (workspaceId: string, path: string): ItemKey => ({ PK: ws(workspaceId), SK: `PATH#${path}` }),
   /** A secret in its environment, without the value: claims the key, lists by key, and feeds search (GSI1). */
-  environmentSecret: (workspaceId: string, environmentId: string, key: string): ItemKey => ({
-    PK: ws(workspaceId),
-    SK: `EKEY#${environmentId}#${key}`,
-  }),
+  environmentSecret: (workspaceId: string, environmentId: string, key: string): ItemKey => ({ PK: ws(workspaceId), SK: `EKEY#${environmentId}#${key}` }),
   /** One immutable version; versions of a secret share a partition so a delete can find them all. */
-  secretVersion: (workspaceId: string, secretId: string, version: number): ItemKey => ({
-    PK: `${ws(workspaceId)}#SEC#${secretId}`,
-    SK: `V#${String(version).padStart(10, '0')}`,
-  }),
+  secretVersion: (workspaceId: string, secretId: string, version: number): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: `V#${String(version).padStart(10, '0')}` }),
   /** Left by a delete until every version is gone, so an interrupted purge can be finished. */
   secretPurge: (workspaceId: string, secretId: string): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: '#PURGE' }),
   /** Reveals counted per credential and minute (fixed window). */
-  revealCounter: (workspaceId: string, credentialId: string, minute: number): ItemKey => ({
-    PK: `RATE#${workspaceId}#${credentialId}`,
-    SK: `REVEAL#${minute}`,
-  }),
+  revealCounter: (workspaceId: string, credentialId: string, minute: number): ItemKey => ({ PK: `RATE#${workspaceId}#${credentialId}`, SK: `REVEAL#${minute}` }),
   audit: (workspaceId: string, auditId: string): ItemKey => ({ PK: `${ws(workspaceId)}#AUDIT`, SK: auditId }),
   webhookEndpoint: (workspaceId: string, endpointId: string): ItemKey => ({ PK: ws(workspaceId), SK: `WHE#${endpointId}` }),
   /** How many endpoints a workspace has: the 20-endpoint cap is a conditional counter, safe under concurrency. */
