@@ -19,7 +19,7 @@ import type { HttpsReceiver } from '../support/https-receiver.ts';
 import { newEnvironment } from '../support/secrets.ts';
 import { deliveriesOf, registerEndpoint, startReceiver, waitFor } from '../support/webhooks.ts';
 import { join } from 'node:path';
-import { toLambdaRecord } from '../../bin/local/stream-poller.ts';
+import { toLambdaRecord } from '../../bin/local/stream-records.ts';
 
 const stripe = new Stripe('sk_test_unused');
 const receivers: HttpsReceiver[] = [];

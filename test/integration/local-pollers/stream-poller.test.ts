@@ -6,7 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteItemCommand, DescribeTableCommand, DynamoDBClient, PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { freePort, startDynamoDbLocal, type LocalDynamo } from '../../../bin/local/dynamodb.ts';
-import { startStreamPoller, type StreamCheckpoints } from '../../../bin/local/stream-poller.ts';
+import { startStreamPoller } from '../../../bin/local/stream-poller.ts';
+import type { StreamCheckpoints } from '../../../bin/local/stream-shards.ts';
 import { ensureTable } from '../../../bin/local/table.ts';
 
 let dynamo: LocalDynamo;

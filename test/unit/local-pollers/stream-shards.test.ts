@@ -13,7 +13,8 @@ import {
   type _Record,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { startStreamPoller, type StreamCheckpoints } from '../../../bin/local/stream-poller.ts';
+import { startStreamPoller } from '../../../bin/local/stream-poller.ts';
+import type { StreamCheckpoints } from '../../../bin/local/stream-shards.ts';
 import { waitFor } from './support.ts';
 
 const STREAM = 'arn:aws:dynamodb:ddblocal:000000000000:table/t/stream/2';
