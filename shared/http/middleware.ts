@@ -138,6 +138,9 @@ export function authentication(authenticate: Authenticator): MiddlewareObj<ApiEv
   };
 }
 
+/** Strict UTF-8: one decoder per container. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 /**
  * Parses a JSON body of at most 256 KiB for routes that take one, before authentication so that a route can
  * prefetch by a body field. A body that is too large or malformed is only noted here and refused by validation,
@@ -154,8 +157,16 @@ export function jsonBody(): MiddlewareObj<ApiEvent, ApiResult> {
         state.bodyError = new PayloadTooLargeError(`body: must be at most ${MAX_BODY_BYTES} bytes`);
         return;
       }
+      let text: string;
       try {
-        state.body = JSON.parse(bytes.toString('utf8'));
+        // Fatal: bytes that are not UTF-8 would otherwise become U+FFFD, and a value would not round-trip.
+        text = UTF8.decode(bytes);
+      } catch {
+        state.bodyError = new ValidationError('body: must be valid UTF-8');
+        return;
+      }
+      try {
+        state.body = JSON.parse(text);
       } catch {
         state.bodyError = new ValidationError('body: must be valid JSON');
       }

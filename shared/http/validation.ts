@@ -45,7 +45,26 @@ export function describeIssues(issues: readonly Issue[], root: string): string {
  * of the body (query and path fields are named plainly, as the client wrote them).
  */
 export function parseInput<S extends core.$ZodType>(schema: S, input: unknown, root = ''): core.output<S> {
+  const broken = illFormedField(input);
+  if (broken !== undefined) {
+    throw new ValidationError(`${[root, ...broken].filter(Boolean).join('.') || 'body'}: must be well-formed Unicode (a lone surrogate is not)`);
+  }
   const result = z.safeParse(schema, input, { error: (issue) => ruleOf(issue) });
   if (!result.success) throw new ValidationError(describeIssues(result.error.issues, root));
   return result.data;
+}
+
+/**
+ * The path of the first string (or object key) in `input` that is not well-formed Unicode, if any. A lone surrogate
+ * cannot be stored as UTF-8: it would come back as U+FFFD, so a secret would not round-trip byte for byte.
+ */
+function illFormedField(input: unknown, path: string[] = []): string[] | undefined {
+  if (typeof input === 'string') return input.isWellFormed() ? undefined : path;
+  if (typeof input !== 'object' || input === null) return undefined;
+  for (const [key, value] of Object.entries(input)) {
+    if (!key.isWellFormed()) return [...path, key.toWellFormed()];
+    const found = illFormedField(value, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
 }
