@@ -26,7 +26,7 @@ describe('access keys', () => {
       revokedAt: null,
       lastUsedAt: null,
       status: 'active',
-      token: expect.stringMatching(/^st_[A-Za-z0-9_-]{69}$/),
+      token: expect.stringMatching(/^st_[A-Za-z0-9_-]{43}[0-9A-Za-z]{6}[0-9A-HJKMNP-TV-Z]{26}$/),
     });
     expect(key.tokenPrefix).toBe(key.token.slice(0, 10));
     expect(Date.parse(key.expiresAt) - Date.parse(key.createdAt)).toBe(30 * 86_400_000);
