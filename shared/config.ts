@@ -16,6 +16,8 @@ const configSchema = z.object({
   JWT_WORKSPACE_CLAIM: withDefault(z.string().check(z.minLength(1)), 'workspace_id'),
   SERVICE_NAME: withDefault(z.string().check(z.minLength(1)), 'secrets-service'),
   REVEAL_RATE_LIMIT_PER_MINUTE: withDefault(number(z.int().check(z.minimum(1), z.maximum(1_000_000))), 120),
+  /** The ceiling of all of a workspace's credentials together (default 10 times the per-credential limit). */
+  REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE: z.optional(number(z.int().check(z.minimum(1), z.maximum(10_000_000)))),
   /** The customer-managed KMS key that wraps data keys (set by the CDK stack). */
   KMS_KEY_ID: optionalString,
   /** The local stack's keyring file, in place of KMS (never set by the CDK stack). */
@@ -42,6 +44,8 @@ export type Config = {
   serviceName: string;
   /** Reveals per minute per credential (decisions.md: 120 by default). */
   revealsPerMinute: number;
+  /** Reveals per minute of a workspace's credentials together, so more keys cannot multiply the limit. */
+  workspaceRevealsPerMinute: number;
   webhooks: {
     allowPrivateCidrs: string | undefined;
     timeScale: number;
@@ -80,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       : undefined,
     serviceName: c.SERVICE_NAME,
     revealsPerMinute: c.REVEAL_RATE_LIMIT_PER_MINUTE,
+    workspaceRevealsPerMinute: c.REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE ?? c.REVEAL_RATE_LIMIT_PER_MINUTE * 10,
     webhooks: {
       allowPrivateCidrs: c.WEBHOOK_ALLOW_PRIVATE_CIDRS,
       timeScale: c.WEBHOOK_TIME_SCALE,

@@ -20,6 +20,7 @@ const service = makeSecretService({
   cipher,
   clock,
   revealsPerMinute: config.revealsPerMinute,
+  workspaceRevealsPerMinute: config.workspaceRevealsPerMinute,
   onPurgeFailure: (secretId, error) =>
     logger.warn('secret versions left to purge', { secretId, errorName: (error as { name?: string } | null)?.name }),
 });

@@ -34,6 +34,8 @@ export interface SecretServiceDeps {
   clock: Clock;
   /** Reveals per minute per credential, both reveal routes together. */
   revealsPerMinute: number;
+  /** Reveals per minute of the whole workspace (default 10 times `revealsPerMinute`). */
+  workspaceRevealsPerMinute?: number;
   /** Called when a deleted secret's versions could not all be removed at once (the purge marker stays). */
   onPurgeFailure?: (secretId: string, error: unknown) => void;
 }
@@ -67,7 +69,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
     }
     const now = clock.now();
     const audit = auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: wanted }, now);
-    await store.recordReveal(ws, audit, { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, now });
+    const workspacePerMinute = deps.workspaceRevealsPerMinute ?? deps.revealsPerMinute * 10;
+    await store.recordReveal(ws, audit, { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute, now });
     const value = await cipher.decrypt(sealed, secretContext(ws, head.id, wanted));
     return { key: head.key, version: wanted, value };
   }

@@ -1,6 +1,7 @@
 import { auditPut, type AuditEntry } from './audit.ts';
 import type { ItemKey } from '../prefetch.ts';
-import { transact, updateIf } from './conditional.ts';
+import { LimitExceededError } from '../errors.ts';
+import { countBy, transact, updateIf } from './conditional.ts';
 import type { Pager } from './pager.ts';
 import type { Page, PageRequest } from './query.ts';
 import { getItem } from './reads.ts';
@@ -22,6 +23,9 @@ export interface AccessKeyItem {
   lastUsedAt: string | null;
 }
 
+/** Unrevoked access keys a workspace may hold, so a stolen key cannot multiply the per-credential reveal limit. */
+export const MAX_ACCESS_KEYS = 100;
+
 const FIELDS: readonly (keyof AccessKeyItem)[] = [
   'id', 'name', 'identityId', 'tokenPrefix', 'createdAt', 'createdBy', 'expiresAt', 'revokedAt', 'lastUsedAt',
 ];
@@ -42,8 +46,9 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
         revokedAt: null,
         lastUsedAt: null,
       };
-      // Fresh ids and 256 random bits: a clash is a fault, not an outcome, so no condition is handled.
-      await transact(db, [
+      // Only the cap is an outcome: fresh ids and 256 random bits cannot clash.
+      const failed = await transact(db, [
+        countBy(db, keys.accessKeyCount(workspaceId), { delta: 1, type: ENTITY.accessKeyCount, max: MAX_ACCESS_KEYS }),
         {
           Put: {
             TableName: db.tableName,
@@ -53,7 +58,10 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
         },
         tokenPut(db, tokenHash, token, record.createdAt),
         auditPut(db, workspaceId, audit),
-      ], []);
+      ], [0]);
+      if (failed === 0) {
+        throw new LimitExceededError(`access keys: a workspace has at most ${MAX_ACCESS_KEYS} active keys; revoke one that is no longer used (expired keys count until revoked)`);
+      }
     },
 
     async getAccessKey(workspaceId: string, accessKeyId: string): Promise<(AccessKeyItem & { tokenHash: string }) | undefined> {
@@ -72,7 +80,13 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
      */
     async revokeAccessKey(workspaceId: string, accessKeyId: string, tokenHash: string, revokedAt: string, audit: AuditEntry): Promise<boolean> {
       const revoke = (key: ItemKey) => updateIf(db, key, { set: 'revokedAt = :now', condition: 'attribute_not_exists(revokedAt)', values: { ':now': revokedAt } });
-      const failed = await transact(db, [revoke(keys.accessKey(workspaceId, accessKeyId)), revoke(keys.token(tokenHash)), auditPut(db, workspaceId, audit)], [0, 1]);
+      const failed = await transact(db, [
+        revoke(keys.accessKey(workspaceId, accessKeyId)),
+        revoke(keys.token(tokenHash)),
+        auditPut(db, workspaceId, audit),
+        // The revoked key frees its slot in the same write.
+        countBy(db, keys.accessKeyCount(workspaceId), { delta: -1, type: ENTITY.accessKeyCount }),
+      ], [0, 1]);
       return failed === undefined;
     },
 

@@ -68,6 +68,24 @@ export function updateIf(db: Db, key: ItemKey, update: { set: string; condition:
   };
 }
 
+/**
+ * A transaction item that adds `delta` to the counter at `key`; with `max`, it cancels the transaction when the
+ * counter has reached it, which makes a count cap safe under concurrency.
+ */
+export function countBy(db: Db, key: ItemKey, counter: { delta: number; type: string; max?: number }): TransactItem {
+  const capped = counter.max !== undefined;
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: key,
+      UpdateExpression: 'ADD #count :delta SET #type = :type',
+      ...(capped ? { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' } : {}),
+      ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
+      ExpressionAttributeValues: { ':delta': counter.delta, ':type': counter.type, ...(capped ? { ':max': counter.max } : {}) },
+    },
+  };
+}
+
 /** A transaction item that cancels the transaction unless the item at `key` exists. */
 export function mustExist(db: Db, key: ItemKey): TransactItem {
   return { ConditionCheck: { TableName: db.tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } };

@@ -33,8 +33,12 @@ export const keys = {
   secretPurge: (workspaceId: string, secretId: string): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: '#PURGE' }),
   /** Reveals counted per credential and minute (fixed window). */
   revealCounter: (workspaceId: string, credentialId: string, minute: number): ItemKey => ({ PK: `RATE#${workspaceId}#${credentialId}`, SK: `REVEAL#${minute}` }),
+  /** Reveals counted for the whole workspace and minute: the ceiling over all its credentials. */
+  workspaceRevealCounter: (workspaceId: string, minute: number): ItemKey => ({ PK: `RATE#${workspaceId}`, SK: `REVEAL#${minute}` }),
   audit: (workspaceId: string, auditId: string): ItemKey => ({ PK: `${ws(workspaceId)}#AUDIT`, SK: auditId }),
   webhookEndpoint: (workspaceId: string, endpointId: string): ItemKey => ({ PK: ws(workspaceId), SK: `WHE#${endpointId}` }),
+  /** How many unrevoked access keys a workspace has: the 100-key cap is a conditional counter, like the endpoints'. */
+  accessKeyCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#AK_COUNT' }),
   /** How many endpoints a workspace has: the 20-endpoint cap is a conditional counter, safe under concurrency. */
   webhookEndpointCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#WHE_COUNT' }),
   delivery: (workspaceId: string, deliveryId: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: deliveryId }),
@@ -112,6 +116,7 @@ export const ENTITY = {
   revealCounter: 'RevealCounter',
   webhookEndpoint: 'WebhookEndpoint',
   webhookEndpointCount: 'WebhookEndpointCount',
+  accessKeyCount: 'AccessKeyCount',
   delivery: 'WebhookDelivery',
   cursorSigningKey: 'CursorSigningKey',
 } as const;

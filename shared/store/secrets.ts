@@ -154,27 +154,33 @@ export function makeSecretStore(db: Db, pager: Pager) {
     },
 
     /**
-     * Writes a reveal's audit entry and counts it against the credential's per-minute limit, atomically: when the
-     * limit is reached nothing is written and the caller gets RATE_LIMITED.
+     * Writes a reveal's audit entry and counts it against the credential's per-minute limit and the workspace's
+     * ceiling, atomically: when either is reached nothing is written and the caller gets RATE_LIMITED.
      */
-    async recordReveal(workspaceId: string, audit: AuditEntry, limit: { credentialId: string; perMinute: number; now: number }): Promise<void> {
+    async recordReveal(
+      workspaceId: string,
+      audit: AuditEntry,
+      limit: { credentialId: string; perMinute: number; workspacePerMinute: number; now: number },
+    ): Promise<void> {
       const minute = Math.floor(limit.now / 60_000);
+      const count = (key: ItemKey, max: number) => ({
+        Update: {
+          TableName: db.tableName,
+          Key: key,
+          UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+          ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':one': 1, ':limit': max, ':type': ENTITY.revealCounter, ':ttl': (minute + 2) * 60 },
+        },
+      });
       const failed = await transact(db, [
         auditPut(db, workspaceId, audit),
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: keys.revealCounter(workspaceId, limit.credentialId, minute),
-            UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-            ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-            ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
-            ExpressionAttributeValues: { ':one': 1, ':limit': limit.perMinute, ':type': ENTITY.revealCounter, ':ttl': (minute + 2) * 60 },
-          },
-        },
-      ], [1]);
-      if (failed === 1) {
-        throw new RateLimitedError(`reveals: at most ${limit.perMinute} per minute per credential`, ((minute + 1) * 60_000 - limit.now) / 1000);
-      }
+        count(keys.revealCounter(workspaceId, limit.credentialId, minute), limit.perMinute),
+        count(keys.workspaceRevealCounter(workspaceId, minute), limit.workspacePerMinute),
+      ], [1, 2]);
+      const retryAfter = ((minute + 1) * 60_000 - limit.now) / 1000;
+      if (failed === 1) throw new RateLimitedError(`reveals: at most ${limit.perMinute} per minute per credential`, retryAfter);
+      if (failed === 2) throw new RateLimitedError(`reveals: at most ${limit.workspacePerMinute} per minute for the workspace`, retryAfter);
     },
 
     /**

@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
 import { ConflictError, LimitExceededError, NotFoundError } from '../errors.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { sendConditional, transact } from './conditional.ts';
+import { countBy, sendConditional, transact } from './conditional.ts';
 import type { Pager } from './pager.ts';
 import { queryAll, type PageRequest } from './query.ts';
 import { getItem } from './reads.ts';
@@ -42,16 +42,8 @@ const toEndpoint = (item: Record<string, unknown> | undefined): StoredEndpoint |
 
 /** Webhook endpoints: creation under the per-workspace cap, changes, failure bookkeeping, deletion. */
 export function makeWebhookStore(db: Db, pager: Pager) {
-  const counter = (workspaceId: string, delta: 1 | -1) => ({
-    Update: {
-      TableName: db.tableName,
-      Key: keys.webhookEndpointCount(workspaceId),
-      UpdateExpression: 'ADD #count :delta SET #type = :type',
-      ...(delta === 1 ? { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' } : {}),
-      ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-      ExpressionAttributeValues: { ':delta': delta, ':type': ENTITY.webhookEndpointCount, ...(delta === 1 ? { ':max': MAX_ENDPOINTS } : {}) },
-    },
-  });
+  const counter = (workspaceId: string, delta: 1 | -1) =>
+    countBy(db, keys.webhookEndpointCount(workspaceId), { delta, type: ENTITY.webhookEndpointCount, ...(delta === 1 ? { max: MAX_ENDPOINTS } : {}) });
 
   return {
     async listEndpoints(workspaceId: string): Promise<StoredEndpoint[]> {

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, newWorkspace } from '../support/api.ts';
+import { auditEntry } from '../../shared/audit-entry.ts';
+import { call, localStore, newWorkspace } from '../support/api.ts';
 
 type Ws = Awaited<ReturnType<typeof newWorkspace>>;
 
@@ -55,5 +56,53 @@ describe('well-formed strings', () => {
       const revealed = await call('POST', `/api/v1/secrets/${written.body.data.id}/reveal`, { token: ws.apiKey });
       expect(revealed.body.data.value).toBe(value);
     }
+  });
+});
+
+describe('caps', () => {
+  it('the 101st active access key is LIMIT_EXCEEDED, and a revoke frees a slot', async () => {
+    // Prepare: 100 keys, made in parallel batches
+    const ws = await newWorkspace();
+    const create = (name: string) => call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name } });
+    const ids: string[] = [];
+    for (let batch = 0; batch < 10; batch++) {
+      const made = await Promise.all(Array.from({ length: 10 }, (_, i) => create(`k${batch * 10 + i}`)));
+      for (const answer of made) {
+        expect(answer.status).toBe(201);
+        ids.push(answer.body.data.id);
+      }
+    }
+    // Act
+    const over = await create('one too many');
+    await call('POST', `/api/v1/access-keys/${ids[0]}/revoke`, { token: ws.apiKey });
+    await call('POST', `/api/v1/access-keys/${ids[0]}/revoke`, { token: ws.apiKey });
+    const freed = await create('in the freed slot');
+    const overAgain = await create('over again');
+    // Assess: a repeated revoke frees nothing more
+    expect(over.status).toBe(409);
+    expect(over.body.error.code).toBe('LIMIT_EXCEEDED');
+    expect(freed.status).toBe(201);
+    expect(overAgain.body.error.code).toBe('LIMIT_EXCEEDED');
+  });
+});
+
+describe('the workspace reveal ceiling', () => {
+  it('counts every credential of the workspace together: more keys cannot multiply the per-credential limit', async () => {
+    // Prepare: a limit of 3 per credential and 4 for the workspace, in one fixed minute
+    const ws = await newWorkspace();
+    const { store } = localStore();
+    const now = Date.parse('2026-01-01T00:00:30Z');
+    const reveal = (credentialId: string) => {
+      const principal = { workspaceId: ws.workspaceId, accountId: 'acc_x', kind: 'machine' as const, actorSub: 'mid_x', credentialId };
+      const audit = auditEntry(principal, 'secret.reveal', 'sec_x', { key: 'K' }, now);
+      return store.recordReveal(ws.workspaceId, audit, { credentialId, perMinute: 3, workspacePerMinute: 4, now });
+    };
+    // Act
+    for (const credential of ['ak_a', 'ak_a', 'ak_a', 'ak_b']) await reveal(credential);
+    const overCredential = reveal('ak_a');
+    const overWorkspace = reveal('ak_c');
+    // Assess
+    await expect(overCredential).rejects.toMatchObject({ code: 'RATE_LIMITED', message: 'reveals: at most 3 per minute per credential' });
+    await expect(overWorkspace).rejects.toMatchObject({ code: 'RATE_LIMITED', message: 'reveals: at most 4 per minute for the workspace', headers: { 'Retry-After': '30' } });
   });
 });
