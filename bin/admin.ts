@@ -6,6 +6,7 @@ import { systemClock } from '../shared/clock.ts';
 import { isId } from '../shared/ids.ts';
 import { makeWorkspaceAdminService } from '../shared/services/workspaces.ts';
 import { makeStore } from '../shared/store/index.ts';
+import { awsOperator, localOperator } from './operator.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -16,6 +17,9 @@ Commands:
   allowlist list                                  list allowlisted workspace ids
   api-key create --workspace WS_ID [--name NAME]  create a workspace API key (shown once)
   api-key revoke --workspace WS_ID --key KEY_ID   revoke it at once
+
+Every change is audited in the workspace's own log (actorSub "operator", metadata.operator naming you: your AWS
+caller identity for a deployed table, your OS user for the local stack).
 
 Target (default: the local stack described by LOCAL_DIR/stack.json, LOCAL_DIR defaulting to .local):
   --table NAME --region REGION                    a deployed table, with the standard AWS credentials chain
@@ -59,7 +63,10 @@ function required<T>(value: T | undefined, flag: string, check?: (v: T) => boole
 export async function runAdmin(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   if (values.help || positionals.length === 0) throw new UsageError('');
-  const admin = makeWorkspaceAdminService({ store: target(values), clock: systemClock });
+  const store = target(values);
+  // Every change is audited in the workspace's log with the operator's identity.
+  const operator = values.table ? await awsOperator(values.region) : localOperator();
+  const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator });
   const workspace = () => required(values.workspace, 'workspace', (v) => isId('workspace', v));
   switch (positionals.join(' ')) {
     case 'workspace create':

@@ -1,7 +1,6 @@
 import { makeAccessTokenVerifier, makeAuthenticator } from './auth/authenticate.ts';
 import { logger } from './logger.ts';
 import { runtime, type Runtime } from './runtime.ts';
-import { makeAccessKeyStore } from './store/access-keys.ts';
 import { makeWorkspaceStore } from './store/workspaces.ts';
 
 let api: (Runtime & { authenticate: ReturnType<typeof makeAuthenticator> }) | undefined;
@@ -10,9 +9,9 @@ let api: (Runtime & { authenticate: ReturnType<typeof makeAuthenticator> }) | un
 export function apiRuntime(): Runtime & { authenticate: ReturnType<typeof makeAuthenticator> } {
   if (api) return api;
   const base = runtime();
-  const { config, db, pager } = base;
+  const { config, db } = base;
   const jwt = config.jwt && { verify: makeAccessTokenVerifier(config.jwt), workspaceClaim: config.jwt.workspaceClaim };
-  const store = { ...makeWorkspaceStore(db), touchAccessKey: makeAccessKeyStore(db, pager).touchAccessKey };
+  const store = makeWorkspaceStore(db);
   const onTouchFailure = (error: unknown) => logger.warn('could not record lastUsedAt', { errorName: (error as { name?: string } | null)?.name });
   api = { ...base, authenticate: makeAuthenticator({ store, clock: base.clock, jwt, onTouchFailure }) };
   return api;

@@ -16,9 +16,17 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.delete',
   'webhook_endpoint.disabled',
   'webhook_delivery.retry',
+  // Operator actions of the admin CLI (decisions.md, Hardening), in the workspace's own log.
+  'api_key.create',
+  'api_key.revoke',
+  'workspace.allowlist_add',
+  'workspace.allowlist_remove',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** The actorSub of an entry the service writes on its own behalf (no principal acted: an automatic switch-off). */
 export const SYSTEM_ACTOR = 'system';
+
+/** The actorSub of an operator's action through the admin CLI; its metadata names the operator. */
+export const OPERATOR_ACTOR = 'operator';

@@ -1,4 +1,4 @@
-import { SYSTEM_ACTOR, type AuditAction } from './audit-actions.ts';
+import { OPERATOR_ACTOR, SYSTEM_ACTOR, type AuditAction } from './audit-actions.ts';
 import type { Principal } from './auth/principal.ts';
 import { iso } from './clock.ts';
 import { newId } from './ids.ts';
@@ -24,9 +24,9 @@ export function auditEntry(
 }
 
 /**
- * An audit entry the service writes on its own, with no principal behind it (the worker's automatic switch-off of
- * a failing endpoint): actorSub `system` and no credential kind. `accountId` is the workspace's, so the entry's
- * event reaches the workspace's other endpoints.
+ * An audit entry with no principal behind it: the service acting on its own (the worker's automatic switch-off of
+ * a failing endpoint, actorSub `system`) or an operator through the admin CLI (`operator`, with metadata naming
+ * who). No credential kind. `accountId` is the workspace's, so the entry's event reaches its endpoints.
  */
 export function systemAuditEntry(
   accountId: string,
@@ -34,6 +34,7 @@ export function systemAuditEntry(
   target: string,
   metadata: Record<string, unknown>,
   now: number,
+  actorSub: typeof SYSTEM_ACTOR | typeof OPERATOR_ACTOR = SYSTEM_ACTOR,
 ): AuditEntry {
-  return { id: newId('audit', now), action, actorSub: SYSTEM_ACTOR, target, metadata, createdAt: iso(now), accountId };
+  return { id: newId('audit', now), action, actorSub, target, metadata, createdAt: iso(now), accountId };
 }

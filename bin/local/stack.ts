@@ -20,6 +20,7 @@ import { startSchedulerApi } from './scheduler-api.ts';
 import { startLocalSqs } from './sqs.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
+import { localOperator } from '../operator.ts';
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const LOCAL_TABLE = 'secrets-local';
@@ -174,7 +175,7 @@ async function ensureBootstrapWorkspace(store: Store, localDir: string): Promise
     const token = await store.getToken(hashToken(saved.apiKey));
     if (token && !token.revokedAt && token.workspaceId === saved.workspaceId) return saved;
   }
-  const admin = makeWorkspaceAdminService({ store, clock: systemClock });
+  const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator: localOperator() });
   const created = await admin.createWorkspace({ name: 'Local workspace', allowlisted: true });
   const saved = { workspaceId: created.workspaceId, apiKey: created.apiKey };
   writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });

@@ -32,9 +32,9 @@ export function makeAccessTokenVerifier(options: { issuer: string; audience: str
 }
 
 export interface AuthenticatorDeps {
-  store: Pick<Store, 'getCredentialContext' | 'touchAccessKey'>;
+  store: Pick<Store, 'getCredentialContext' | 'touchCredential'>;
   clock: Clock;
-  /** Told when recording an access key's `lastUsedAt` failed (the request itself goes on). */
+  /** Told when recording a key's `lastUsedAt` failed (the request itself goes on). */
   onTouchFailure?: (error: unknown) => void;
   jwt?: { verify: AccessTokenVerifier; workspaceClaim: string } | undefined;
 }
@@ -43,7 +43,7 @@ export interface AuthenticatorDeps {
 export interface Authenticated {
   principal: Principal;
   prefetched: Prefetched;
-  /** Background bookkeeping (an access key's `lastUsedAt`) to await before the request ends; never rejects. */
+  /** Background bookkeeping (a key's `lastUsedAt`) to await before the request ends; never rejects. */
   pending?: Promise<void>;
 }
 
@@ -79,10 +79,10 @@ async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, w
   if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
   const principal: Principal = { workspaceId, accountId: workspace.accountId, kind: record.kind, actorSub: record.actorSub, credentialId: record.credentialId };
   const now = deps.clock.now();
-  const due = record.kind === 'machine' && (!record.lastUsedAt || now - Date.parse(record.lastUsedAt) >= LAST_USED_GRANULARITY_MS);
+  const due = !record.lastUsedAt || now - Date.parse(record.lastUsedAt) >= LAST_USED_GRANULARITY_MS;
   if (!due) return { principal, prefetched };
   const pending = deps.store
-    .touchAccessKey(workspaceId, record.credentialId, tokenHash, new Date(now).toISOString(), new Date(now - LAST_USED_GRANULARITY_MS).toISOString())
+    .touchCredential(record, tokenHash, new Date(now).toISOString(), new Date(now - LAST_USED_GRANULARITY_MS).toISOString())
     .catch((error: unknown) => deps.onTouchFailure?.(error));
   return { principal, prefetched, pending };
 }

@@ -1,3 +1,5 @@
+import { OPERATOR_ACTOR, type AuditAction } from '../audit-actions.ts';
+import { systemAuditEntry } from '../audit-entry.ts';
 import { hashToken, issueToken, tokenPrefix } from '../auth/tokens.ts';
 import { iso, type Clock } from '../clock.ts';
 import { NotFoundError } from '../errors.ts';
@@ -11,9 +13,18 @@ export type WorkspaceAdminStore = Pick<
 
 /**
  * Operator actions on workspaces ("workspace settings" live outside the API): creation, the private-beta
- * allowlist and workspace API keys. Used by the admin CLI and the local stack's bootstrap.
+ * allowlist and workspace API keys. Used by the admin CLI and the local stack's bootstrap. Each change is audited
+ * in the workspace's own log with actorSub `operator` and metadata naming `operator` (the AWS caller identity of a
+ * deployed table, or the OS user against the local stack).
  */
-export function makeWorkspaceAdminService({ store, clock }: { store: WorkspaceAdminStore; clock: Clock }) {
+export function makeWorkspaceAdminService({ store, clock, operator }: { store: WorkspaceAdminStore; clock: Clock; operator: string }) {
+  /** The workspace (NOT_FOUND if absent) and an operator's audit entry builder for it. */
+  const audited = async (workspaceId: string) => {
+    const workspace = await store.getWorkspace(workspaceId);
+    if (!workspace) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
+    return (action: AuditAction, target: string, metadata: Record<string, unknown>, now: number) =>
+      systemAuditEntry(workspace.accountId, action, target, { ...metadata, operator }, now, OPERATOR_ACTOR);
+  };
   const service = {
     /** A new workspace with its first API key; the plaintext key is in this answer only. */
     async createWorkspace(input: { name: string; allowlisted: boolean }) {
@@ -33,30 +44,30 @@ export function makeWorkspaceAdminService({ store, clock }: { store: WorkspaceAd
 
     /** A workspace API key (`sk_live_…`); only its SHA-256 is stored. */
     async createApiKey(workspaceId: string, name: string) {
+      const entry = await audited(workspaceId);
       const now = clock.now();
       const apiKey = issueToken('apiKey', workspaceId);
       const id = newId('apiKey', now);
-      await store.putApiKey(workspaceId, {
-        id,
-        name,
-        tokenPrefix: tokenPrefix(apiKey),
-        tokenHash: hashToken(apiKey),
-        createdAt: iso(now),
-        revokedAt: null,
-      });
-      return { id, apiKey, tokenPrefix: tokenPrefix(apiKey) };
+      const record = { id, name, tokenPrefix: tokenPrefix(apiKey), tokenHash: hashToken(apiKey), createdAt: iso(now), revokedAt: null, lastUsedAt: null };
+      await store.putApiKey(workspaceId, record, entry('api_key.create', id, { name, tokenPrefix: record.tokenPrefix }, now));
+      return { id, apiKey, tokenPrefix: record.tokenPrefix };
     },
 
     /** Revokes at once: the next request with the key gets AUTH_REQUIRED. Idempotent. */
     async revokeApiKey(workspaceId: string, keyId: string) {
+      const entry = await audited(workspaceId);
       const record = await store.getApiKey(workspaceId, keyId);
       if (!record) throw new NotFoundError(`api key ${keyId} was not found in workspace ${workspaceId}`);
-      await store.revokeApiKey(workspaceId, record, iso(clock.now()));
+      const now = clock.now();
+      if (!record.revokedAt) await store.revokeApiKey(workspaceId, record, iso(now), entry('api_key.revoke', keyId, { name: record.name }, now));
       return { id: keyId, revoked: true };
     },
 
     async setAllowlisted(workspaceId: string, allowlisted: boolean) {
-      await store.setAllowlisted(workspaceId, allowlisted, iso(clock.now()));
+      const entry = await audited(workspaceId);
+      const now = clock.now();
+      const action = allowlisted ? 'workspace.allowlist_add' : 'workspace.allowlist_remove';
+      await store.setAllowlisted(workspaceId, allowlisted, iso(now), entry(action, workspaceId, {}, now));
       return { workspaceId, allowlisted };
     },
 

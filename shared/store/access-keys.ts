@@ -89,16 +89,5 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
       ], [0, 1]);
       return failed === undefined;
     },
-
-    /**
-     * Records that a machine token authenticated at `now`, on its token item and its record, unless another request
-     * already did within the last minute: at most one write per key and minute, whatever the request rate.
-     */
-    async touchAccessKey(workspaceId: string, accessKeyId: string, tokenHash: string, now: string, notSince: string): Promise<void> {
-      const touch = (key: ItemKey) =>
-        updateIf(db, key, { set: 'lastUsedAt = :now', condition: 'attribute_not_exists(lastUsedAt) OR lastUsedAt < :since', values: { ':now': now, ':since': notSince } });
-      // Another request recorded this minute already: nothing to do.
-      await transact(db, [touch(keys.token(tokenHash)), touch(keys.accessKey(workspaceId, accessKeyId))], [0, 1]);
-    },
   };
 }

@@ -1,7 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
 import { itemKeyString, type ItemKey, type Prefetched } from '../prefetch.ts';
-import { mustExist, sendConditional, transact, type TransactItem } from './conditional.ts';
+import { mustExist, transact, updateIf, type TransactItem } from './conditional.ts';
+import { auditPut, type AuditEntry } from './audit.ts';
 import { ENTITY, gsi1, keys, patterns } from './keys.ts';
 import { queryAll } from './query.ts';
 import { batchRead, getItem } from './reads.ts';
@@ -25,7 +26,7 @@ export interface TokenItem {
   actorSub: string;
   expiresAt: string | null;
   revokedAt: string | null;
-  /** Machine tokens only: when it last authenticated, to the minute (see `touchAccessKey`). */
+  /** When it last authenticated, to the minute (see `touchCredential`). */
   lastUsedAt: string | null;
 }
 
@@ -36,11 +37,12 @@ export interface ApiKeyItem {
   tokenHash: string;
   createdAt: string;
   revokedAt: string | null;
+  lastUsedAt: string | null;
 }
 
 const WORKSPACE_FIELDS: (keyof WorkspaceItem)[] = ['id', 'name', 'accountId', 'allowlisted', 'createdAt', 'updatedAt'];
 const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt', 'lastUsedAt'];
-const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt'];
+const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt', 'lastUsedAt'];
 
 /** The transaction item that stores a new token's lookup item (only its hash, never the token). */
 export function tokenPut(db: Db, tokenHash: string, token: TokenItem, createdAt: string): TransactItem {
@@ -89,29 +91,32 @@ export function makeWorkspaceStore(db: Db) {
       await transact(db, [{ Put: { TableName: db.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } }], []);
     },
 
-    async setAllowlisted(workspaceId: string, allowlisted: boolean, now: string): Promise<void> {
-      const updated = await sendConditional(
-        db,
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: keys.workspace(workspaceId),
-          // The sparse GSI1 keys put an allowlisted workspace in the ALLOWLIST index pattern, and take it out again.
-          UpdateExpression: allowlisted
-            ? 'SET allowlisted = :a, updatedAt = :now, GSI1PK = :gpk, GSI1SK = :gsk'
-            : 'SET allowlisted = :a, updatedAt = :now REMOVE GSI1PK, GSI1SK',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: {
-            ':a': allowlisted,
-            ':now': now,
-            ...(allowlisted ? { ':gpk': gsi1.allowlistedWorkspace(workspaceId).GSI1PK, ':gsk': workspaceId } : {}),
+    /** Puts the workspace on the allowlist or takes it off, with the operator's audit entry. */
+    async setAllowlisted(workspaceId: string, allowlisted: boolean, now: string, audit: AuditEntry): Promise<void> {
+      const failed = await transact(db, [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.workspace(workspaceId),
+            // The sparse GSI1 keys put an allowlisted workspace in the ALLOWLIST index pattern, and take it out again.
+            UpdateExpression: allowlisted
+              ? 'SET allowlisted = :a, updatedAt = :now, GSI1PK = :gpk, GSI1SK = :gsk'
+              : 'SET allowlisted = :a, updatedAt = :now REMOVE GSI1PK, GSI1SK',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: {
+              ':a': allowlisted,
+              ':now': now,
+              ...(allowlisted ? { ':gpk': gsi1.allowlistedWorkspace(workspaceId).GSI1PK, ':gsk': workspaceId } : {}),
+            },
           },
-        }),
-      );
-      if (!updated) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      if (failed === 0) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
     },
 
-    /** The API key record and its token item together; the workspace must exist. */
-    async putApiKey(workspaceId: string, apiKey: ApiKeyItem): Promise<void> {
+    /** The API key record, its token item and the operator's audit entry together; the workspace must exist. */
+    async putApiKey(workspaceId: string, apiKey: ApiKeyItem, audit: AuditEntry): Promise<void> {
       const token: TokenItem = {
         kind: 'api_key',
         workspaceId,
@@ -125,6 +130,7 @@ export function makeWorkspaceStore(db: Db) {
         mustExist(db, keys.workspace(workspaceId)),
         { Put: { TableName: db.tableName, Item: { ...keys.apiKey(workspaceId, apiKey.id), type: ENTITY.apiKey, ...compact(apiKey) } } },
         tokenPut(db, apiKey.tokenHash, token, apiKey.createdAt),
+        auditPut(db, workspaceId, audit),
       ], [0]);
       if (failed === 0) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
     },
@@ -133,13 +139,26 @@ export function makeWorkspaceStore(db: Db) {
       return pick<ApiKeyItem>(await getItem(db, keys.apiKey(workspaceId, keyId)), API_KEY_FIELDS);
     },
 
-    /** Marks the record and its token item revoked in one transaction; the next request with it fails. */
-    async revokeApiKey(workspaceId: string, apiKey: ApiKeyItem, now: string): Promise<void> {
-      const set = { UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now)', ExpressionAttributeValues: { ':now': now } };
-      await transact(db, [
-        { Update: { TableName: db.tableName, Key: keys.apiKey(workspaceId, apiKey.id), ...set } },
-        { Update: { TableName: db.tableName, Key: keys.token(apiKey.tokenHash), ...set } },
-      ], []);
+    /**
+     * Marks the record and its token item revoked in one transaction with the operator's audit entry; the next
+     * request with it fails. Answers false, writing nothing, when it was revoked already (audited once).
+     */
+    async revokeApiKey(workspaceId: string, apiKey: ApiKeyItem, now: string, audit: AuditEntry): Promise<boolean> {
+      const revoke = (key: ItemKey) => updateIf(db, key, { set: 'revokedAt = :now', condition: 'attribute_not_exists(revokedAt)', values: { ':now': now } });
+      const failed = await transact(db, [revoke(keys.apiKey(workspaceId, apiKey.id)), revoke(keys.token(apiKey.tokenHash)), auditPut(db, workspaceId, audit)], [0, 1]);
+      return failed === undefined;
+    },
+
+    /**
+     * Records that a token authenticated at `now`, on its token item and its record (an access key or an API key),
+     * unless another request already did since `notSince`: at most one write per key and minute.
+     */
+    async touchCredential(token: Pick<TokenItem, 'kind' | 'workspaceId' | 'credentialId'>, tokenHash: string, now: string, notSince: string): Promise<void> {
+      const touch = (key: ItemKey) =>
+        updateIf(db, key, { set: 'lastUsedAt = :now', condition: 'attribute_not_exists(lastUsedAt) OR lastUsedAt < :since', values: { ':now': now, ':since': notSince } });
+      const record = token.kind === 'machine' ? keys.accessKey(token.workspaceId, token.credentialId) : keys.apiKey(token.workspaceId, token.credentialId);
+      // Another request recorded this minute already: nothing to do.
+      await transact(db, [touch(keys.token(tokenHash)), touch(record)], [0, 1]);
     },
 
     /** Every allowlisted workspace id, from the sparse ALLOWLIST index pattern (never a Scan). */

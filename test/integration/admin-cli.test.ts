@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { userInfo } from 'node:os';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { call } from '../support/api.ts';
@@ -32,6 +33,31 @@ describe('admin CLI against the local stack', () => {
     });
     expect((await call('GET', '/api/v1/projects', { token: second.apiKey })).status).toBe(401);
     expect((await call('GET', '/api/v1/projects', { token: created.apiKey })).status).toBe(200);
+  });
+
+  it("audits the operator's actions in the workspace's own log, naming the OS user against the local stack", async () => {
+    // Prepare
+    const created = await admin('workspace', 'create', '--name', 'Audited', '--allowlist');
+    // Act
+    const key = await admin('api-key', 'create', '--workspace', created.workspaceId, '--name', 'ci');
+    await admin('api-key', 'revoke', '--workspace', created.workspaceId, '--key', key.apiKeyId);
+    await admin('api-key', 'revoke', '--workspace', created.workspaceId, '--key', key.apiKeyId);
+    await admin('allowlist', 'remove', '--workspace', created.workspaceId);
+    await admin('allowlist', 'add', '--workspace', created.workspaceId);
+    // Assess: newest first; the repeated revoke wrote nothing; the first key of the workspace is audited too
+    const log = (await call('GET', '/api/v1/audit', { token: created.apiKey })).body.data as { action: string; actorSub: string; target: string; metadata: Record<string, unknown> }[];
+    expect(log.map((entry) => [entry.action, entry.target])).toEqual([
+      ['workspace.allowlist_add', created.workspaceId],
+      ['workspace.allowlist_remove', created.workspaceId],
+      ['api_key.revoke', key.apiKeyId],
+      ['api_key.create', key.apiKeyId],
+      ['api_key.create', created.apiKeyId],
+    ]);
+    for (const entry of log) {
+      expect(entry.actorSub).toBe('operator');
+      expect(entry.metadata.operator).toBe(`os-user:${userInfo().username}`);
+    }
+    expect(JSON.stringify(log)).not.toContain(key.apiKey);
   });
 
   it('exits 2 with the usage for a bad command line, and 1 for an unknown key', async () => {

@@ -106,3 +106,18 @@ describe('the workspace reveal ceiling', () => {
     await expect(overWorkspace).rejects.toMatchObject({ code: 'RATE_LIMITED', message: 'reveals: at most 4 per minute for the workspace', headers: { 'Retry-After': '30' } });
   });
 });
+
+describe('workspace API keys', () => {
+  it('record lastUsedAt like access keys, at most once a minute', async () => {
+    // Prepare
+    const ws = await newWorkspace();
+    const { store } = localStore();
+    // Act
+    await call('GET', '/api/v1/projects', { token: ws.apiKey });
+    const first = (await store.getApiKey(ws.workspaceId, ws.apiKeyId))!.lastUsedAt;
+    await call('GET', '/api/v1/projects', { token: ws.apiKey });
+    // Assess
+    expect(first).not.toBeNull();
+    expect((await store.getApiKey(ws.workspaceId, ws.apiKeyId))!.lastUsedAt).toBe(first);
+  });
+});

@@ -41,7 +41,7 @@ export function localStore() {
 /** A fresh workspace (allowlisted unless told otherwise) with its API key, so test files never share data. */
 export async function newWorkspace(options: { allowlisted?: boolean } = {}) {
   const { store } = localStore();
-  const admin = makeWorkspaceAdminService({ store, clock: systemClock });
+  const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator: 'os-user:test' });
   const created = await admin.createWorkspace({ name: 'Test workspace', allowlisted: options.allowlisted ?? true });
   return { ...created, admin };
 }

@@ -18,11 +18,11 @@ function setup(token: Partial<TokenItem> | undefined, ws: Partial<WorkspaceItem>
     if (!jwtClaims) throw new Error('bad signature with claims {"sub":"leak"}');
     return jwtClaims;
   });
-  const touchAccessKey = vi.fn(async () => undefined);
-  const deps: AuthenticatorDeps = { store: { getCredentialContext, touchAccessKey }, clock: { now: () => NOW }, jwt: { verify, workspaceClaim: 'workspace_id' } };
+  const touchCredential = vi.fn(async () => undefined);
+  const deps: AuthenticatorDeps = { store: { getCredentialContext, touchCredential }, clock: { now: () => NOW }, jwt: { verify, workspaceClaim: 'workspace_id' } };
   const authenticator = makeAuthenticator(deps);
   const authenticate = async (header: string | undefined) => (await authenticator(header)).principal;
-  return { authenticator, authenticate, getCredentialContext, verify, touchAccessKey };
+  return { authenticator, authenticate, getCredentialContext, verify, touchCredential };
 }
 
 describe('authenticate', () => {
@@ -94,13 +94,16 @@ describe('authenticate', () => {
     const machine = { kind: 'machine' as const, credentialId: 'ak_1', actorSub: 'mid_1' };
     const fresh = setup({ ...machine, lastUsedAt: new Date(NOW - 59_000).toISOString() });
     expect((await fresh.authenticator(token)).pending).toBeUndefined();
-    expect(fresh.touchAccessKey).not.toHaveBeenCalled();
+    expect(fresh.touchCredential).not.toHaveBeenCalled();
     const stale = setup({ ...machine, lastUsedAt: new Date(NOW - 60_000).toISOString() });
     await (await stale.authenticator(token)).pending;
-    expect(stale.touchAccessKey).toHaveBeenCalledWith(WS, 'ak_1', expect.any(String), new Date(NOW).toISOString(), new Date(NOW - 60_000).toISOString());
+    expect(stale.touchCredential).toHaveBeenCalledWith(expect.objectContaining({ kind: 'machine', workspaceId: WS, credentialId: 'ak_1' }), expect.any(String), new Date(NOW).toISOString(), new Date(NOW - 60_000).toISOString());
     const never = setup({ ...machine });
-    never.touchAccessKey.mockRejectedValueOnce(new Error('throttled'));
+    never.touchCredential.mockRejectedValueOnce(new Error('throttled'));
     await expect((await never.authenticator(token)).pending).resolves.toBeUndefined();
-    expect((await setup({}).authenticator(`Bearer ${issueToken('apiKey', WS)}`)).pending).toBeUndefined();
+    // Workspace API keys get lastUsedAt too (issue 11), by the same once-a-minute rule.
+    const apiKey = setup({});
+    await (await apiKey.authenticator(`Bearer ${issueToken('apiKey', WS)}`)).pending;
+    expect(apiKey.touchCredential).toHaveBeenCalledWith(expect.objectContaining({ kind: 'api_key', credentialId: 'key_1' }), expect.any(String), expect.any(String), expect.any(String));
   });
 });
