@@ -14,6 +14,8 @@ const configSchema = z.object({
   JWT_AUDIENCE: optionalString,
   JWT_JWKS_URI: optionalUrl,
   JWT_WORKSPACE_CLAIM: withDefault(z.string().check(z.minLength(1)), 'workspace_id'),
+  /** When set (e.g. `at+jwt`), a JWT whose `typ` header differs is refused: an IdP's ID tokens are not access tokens. */
+  JWT_REQUIRED_TYPE: optionalString,
   SERVICE_NAME: withDefault(z.string().check(z.minLength(1)), 'secrets-service'),
   REVEAL_RATE_LIMIT_PER_MINUTE: withDefault(number(z.int().check(z.minimum(1), z.maximum(1_000_000))), 120),
   /** The ceiling of all of a workspace's credentials together (default 10 times the per-credential limit). */
@@ -40,7 +42,7 @@ const configSchema = z.object({
 export type Config = {
   tableName: string;
   dynamodbEndpoint: string | undefined;
-  jwt: { issuer: string; audience: string; jwksUri: string; workspaceClaim: string } | undefined;
+  jwt: { issuer: string; audience: string; jwksUri: string; workspaceClaim: string; requiredType: string | undefined } | undefined;
   serviceName: string;
   /** Reveals per minute per credential (decisions.md: 120 by default). */
   revealsPerMinute: number;
@@ -80,7 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tableName: c.TABLE_NAME,
     dynamodbEndpoint: c.DYNAMODB_ENDPOINT,
     jwt: c.JWT_ISSUER
-      ? { issuer: c.JWT_ISSUER, audience: c.JWT_AUDIENCE!, jwksUri: c.JWT_JWKS_URI!, workspaceClaim: c.JWT_WORKSPACE_CLAIM }
+      ? { issuer: c.JWT_ISSUER, audience: c.JWT_AUDIENCE!, jwksUri: c.JWT_JWKS_URI!, workspaceClaim: c.JWT_WORKSPACE_CLAIM, requiredType: c.JWT_REQUIRED_TYPE }
       : undefined,
     serviceName: c.SERVICE_NAME,
     revealsPerMinute: c.REVEAL_RATE_LIMIT_PER_MINUTE,

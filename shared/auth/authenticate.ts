@@ -1,5 +1,6 @@
 import { JwtVerifier } from 'aws-jwt-verify';
-import { AuthRequiredError, WorkspaceNotAllowlistedError } from '../errors.ts';
+import { FetchError, JwksValidationError } from 'aws-jwt-verify/error';
+import { AuthRequiredError, ServiceUnavailableError, WorkspaceNotAllowlistedError } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Clock } from '../clock.ts';
 import type { Prefetched } from '../prefetch.ts';
@@ -17,13 +18,13 @@ const ALLOWED_JWT_ALGORITHMS = new Set(['RS256', 'ES256']);
  * aws-jwt-verify over the configured issuer's JWKS (fetched once, then cached per container). RS256 and ES256
  * only, `exp` required, audience checked.
  */
-export function makeAccessTokenVerifier(options: { issuer: string; audience: string; jwksUri: string }): AccessTokenVerifier {
+export function makeAccessTokenVerifier(options: { issuer: string; audience: string; jwksUri: string; requiredType?: string | undefined }): AccessTokenVerifier {
   const verifier = JwtVerifier.create({
     issuer: options.issuer,
     audience: options.audience,
     jwksUri: options.jwksUri,
     customJwtCheck: ({ header, payload }) => {
-      if (!header.alg || !ALLOWED_JWT_ALGORITHMS.has(header.alg)) throw new Error('unsupported algorithm');
+      checkAccessTokenHeader(header, options.requiredType);
       if (typeof payload.exp !== 'number') throw new Error('exp is required');
       if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 256) throw new Error('sub must be 1 to 256 characters');
     },
@@ -96,7 +97,9 @@ async function authenticateAccessToken(
   let claims: Record<string, unknown>;
   try {
     claims = await jwt.verify(token);
-  } catch {
+  } catch (error) {
+    // The identity provider's keys could not be fetched: not the caller's fault, and worth a retry.
+    if (error instanceof FetchError || error instanceof JwksValidationError) throw new ServiceUnavailableError();
     // The verifier's message may quote claims; the caller only learns that the token was refused.
     throw new AuthRequiredError('Authorization: the access token is invalid or expired');
   }
@@ -106,7 +109,29 @@ async function authenticateAccessToken(
   }
   const { workspace, prefetched } = await deps.store.getCredentialContext(undefined, workspaceId, prefetch(workspaceId));
   if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
-  const sub = String(claims.sub);
-  const actorSub = sub.startsWith('usr_') ? sub : `usr_${sub}`;
+  const actorSub = personActor(String(claims.sub));
   return { principal: { workspaceId, accountId: workspace.accountId, kind: 'user', actorSub, credentialId: actorSub }, prefetched };
+}
+
+/**
+ * RS256 or ES256 only, and with a required type (RFC 9068's `at+jwt`) the `typ` header must say so, compared as
+ * RFC 8725 asks (case-insensitive, with or without `application/`): an ID token of the same IdP is then refused.
+ */
+export function checkAccessTokenHeader(header: { alg?: string; typ?: unknown }, requiredType: string | undefined): void {
+  if (!header.alg || !ALLOWED_JWT_ALGORITHMS.has(header.alg)) throw new Error('unsupported algorithm');
+  const typ = typeof header.typ === 'string' ? header.typ.toLowerCase().replace(/^application\//, '') : undefined;
+  if (requiredType && typ !== requiredType.toLowerCase().replace(/^application\//, '')) throw new Error('wrong token type');
+}
+
+const OUR_PERSON_ID = /^usr_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * The actorSub of an IdP subject, one to one, so two people can never share an audit identity: a subject that is
+ * already one of our `usr_` ids stays as it is; any other gets `usr_` in front; and a subject that could then be
+ * mistaken for another's (it starts with `usr_` or `~`, or is a bare id) gets `usr_~` in front instead.
+ */
+export function personActor(sub: string): string {
+  if (OUR_PERSON_ID.test(sub)) return sub;
+  const ambiguous = sub.startsWith('usr_') || sub.startsWith('~') || OUR_PERSON_ID.test(`usr_${sub}`);
+  return ambiguous ? `usr_~${sub}` : `usr_${sub}`;
 }
