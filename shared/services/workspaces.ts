@@ -25,6 +25,15 @@ export function makeWorkspaceAdminService({ store, clock, operator }: { store: W
     return (action: AuditAction, target: string, metadata: Record<string, unknown>, now: number) =>
       systemAuditEntry(workspace.accountId, action, target, { ...metadata, operator }, now, OPERATOR_ACTOR);
   };
+  /** A new API key, with its `api_key.create` entry when `entry` is given. */
+  const issueApiKey = async (workspaceId: string, name: string, entry: Awaited<ReturnType<typeof audited>> | undefined) => {
+    const now = clock.now();
+    const apiKey = issueToken('apiKey', workspaceId);
+    const id = newId('apiKey', now);
+    const record = { id, name, tokenPrefix: tokenPrefix(apiKey), tokenHash: hashToken(apiKey), createdAt: iso(now), revokedAt: null, lastUsedAt: null };
+    await store.putApiKey(workspaceId, record, entry?.('api_key.create', id, { name, tokenPrefix: record.tokenPrefix }, now));
+    return { id, apiKey, tokenPrefix: record.tokenPrefix };
+  };
   const service = {
     /** A new workspace with its first API key; the plaintext key is in this answer only. */
     async createWorkspace(input: { name: string; allowlisted: boolean }) {
@@ -38,19 +47,14 @@ export function makeWorkspaceAdminService({ store, clock, operator }: { store: W
         createdAt: iso(now),
         updatedAt: iso(now),
       });
-      const key = await service.createApiKey(workspaceId, 'default');
+      // The first key is part of making the workspace, which precedes its log: it is not an audited key change.
+      const key = await issueApiKey(workspaceId, 'default', undefined);
       return { workspaceId, apiKeyId: key.id, apiKey: key.apiKey };
     },
 
     /** A workspace API key (`sk_live_…`); only its SHA-256 is stored. */
     async createApiKey(workspaceId: string, name: string) {
-      const entry = await audited(workspaceId);
-      const now = clock.now();
-      const apiKey = issueToken('apiKey', workspaceId);
-      const id = newId('apiKey', now);
-      const record = { id, name, tokenPrefix: tokenPrefix(apiKey), tokenHash: hashToken(apiKey), createdAt: iso(now), revokedAt: null, lastUsedAt: null };
-      await store.putApiKey(workspaceId, record, entry('api_key.create', id, { name, tokenPrefix: record.tokenPrefix }, now));
-      return { id, apiKey, tokenPrefix: record.tokenPrefix };
+      return issueApiKey(workspaceId, name, await audited(workspaceId));
     },
 
     /** Revokes at once: the next request with the key gets AUTH_REQUIRED. Idempotent. */

@@ -115,8 +115,8 @@ export function makeWorkspaceStore(db: Db) {
       if (failed === 0) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
     },
 
-    /** The API key record, its token item and the operator's audit entry together; the workspace must exist. */
-    async putApiKey(workspaceId: string, apiKey: ApiKeyItem, audit: AuditEntry): Promise<void> {
+    /** The API key record, its token item and the operator's audit entry (if any) together; the workspace must exist. */
+    async putApiKey(workspaceId: string, apiKey: ApiKeyItem, audit: AuditEntry | undefined): Promise<void> {
       const token: TokenItem = {
         kind: 'api_key',
         workspaceId,
@@ -130,7 +130,7 @@ export function makeWorkspaceStore(db: Db) {
         mustExist(db, keys.workspace(workspaceId)),
         { Put: { TableName: db.tableName, Item: { ...keys.apiKey(workspaceId, apiKey.id), type: ENTITY.apiKey, ...compact(apiKey) } } },
         tokenPut(db, apiKey.tokenHash, token, apiKey.createdAt),
-        auditPut(db, workspaceId, audit),
+        ...(audit ? [auditPut(db, workspaceId, audit)] : []),
       ], [0]);
       if (failed === 0) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
     },
