@@ -82,7 +82,7 @@ export function parseAllowedCidrs(spec: string | undefined): AllowedCidrs {
 export function blockedReason(address: string, allow: AllowedCidrs): string | undefined {
   // Strict syntax: resolvers and the WHATWG parser only produce canonical forms; anything else is suspicious.
   if (isIP(address) === 0) return 'not an IP address';
-  let parsed = ipaddr.parse(address);
+  let parsed = ipaddr.parse(withHexTail(address));
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     const v4 = (parsed as ipaddr.IPv6).toIPv4Address();
     if (isAllowed(v4, allow)) return undefined;
@@ -91,6 +91,18 @@ export function blockedReason(address: string, allow: AllowedCidrs): string | un
   }
   if (isAllowed(parsed, allow)) return undefined;
   return parsed.kind() === 'ipv4' ? ipv4Reason(parsed as ipaddr.IPv4) : ipv6Reason(parsed as ipaddr.IPv6);
+}
+
+/**
+ * An IPv6 address whose last 32 bits are written as a dotted quad, rewritten in hex. ipaddr.js reads `::8.8.8.8`
+ * as the IPv4-mapped `::ffff:8.8.8.8`, but it is the IPv4-compatible `::808:808` (::/96), which the guard blocks as
+ * the README says; the rewrite makes both spellings of one address get one verdict.
+ */
+function withHexTail(address: string): string {
+  const dotted = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address);
+  if (!dotted) return address;
+  const [a, b, c, d] = dotted.slice(2).map(Number) as [number, number, number, number];
+  return `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
 }
 
 function isAllowed(address: Address, allow: AllowedCidrs): boolean {
@@ -174,7 +186,7 @@ export async function checkTarget(host: string, allow: AllowedCidrs, lookup: Loo
  * must pass `blockedReason`. Odd IPv4 spellings (2130706433, 0177.0.0.1, 0x7f.1, 127.1) are normalised by the
  * WHATWG parser before the check. The reason never repeats the url, so it cannot leak credentials.
  */
-export async function checkWebhookUrl(raw: string, options: { allow: AllowedCidrs; lookup?: LookupAll }): Promise<UrlCheck> {
+export async function checkWebhookUrl(raw: string, options: { allow: AllowedCidrs; lookup?: LookupAll; lookupTimeoutMs?: number }): Promise<UrlCheck> {
   const url = URL.parse(raw);
   if (url === null) return { ok: false, reason: 'is not a valid URL' };
   if (url.protocol !== 'https:') return { ok: false, reason: 'must use https' };
@@ -183,13 +195,32 @@ export async function checkWebhookUrl(raw: string, options: { allow: AllowedCidr
   }
   const host = hostOf(url);
   if (host === '') return { ok: false, reason: 'must have a host' };
-  const target = await checkTarget(host, options.allow, options.lookup ?? systemLookup);
+  const lookup = withDeadline(options.lookup ?? systemLookup, options.lookupTimeoutMs ?? REGISTRATION_LOOKUP_TIMEOUT_MS);
+  const target = await checkTarget(host, options.allow, lookup);
   if (target.kind === 'allowed') return { ok: true, url, addresses: target.addresses };
   if (target.kind === 'unresolved') {
     return { ok: false, reason: `host ${host} does not resolve${target.code === 'ENOTFOUND' ? '' : ` (${target.code})`}` };
   }
   const verb = isIP(host) !== 0 ? 'points to' : 'resolves to';
   return { ok: false, reason: `${verb} a blocked address: ${target.address} (${target.reason})` };
+}
+
+/** How long registration waits for DNS: a resolver that hangs must not hold the request until the Lambda times out. */
+export const REGISTRATION_LOOKUP_TIMEOUT_MS = 5_000;
+
+/** A lookup that fails with code ETIMEOUT once `ms` pass (dns.lookup cannot be cancelled, only stopped waiting for). */
+function withDeadline(lookup: LookupAll, ms: number): LookupAll {
+  return async (hostname) => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error('DNS lookup timed out'), { code: 'ETIMEOUT' })), ms);
+    });
+    try {
+      return await Promise.race([lookup(hostname), deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }
 
 function errorCode(error: unknown): string | undefined {

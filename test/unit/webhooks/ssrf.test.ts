@@ -262,6 +262,35 @@ describe('checkWebhookUrl', () => {
     expect(result).toEqual({ ok: false, reason: 'host slow.test does not resolve (EAI_AGAIN)' });
   });
 
+  it('gives up on a lookup that hangs after its own deadline, naming the timeout', async () => {
+    // Prepare: a resolver that never answers
+    const lookup: LookupAll = () => new Promise(() => undefined);
+    // Act
+    const started = Date.now();
+    const result = await checkWebhookUrl('https://hangs.test/', { allow: NO_ALLOW, lookup, lookupTimeoutMs: 50 });
+    // Assess
+    expect(result).toEqual({ ok: false, reason: 'host hangs.test does not resolve (ETIMEOUT)' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('judges the dotted IPv4-compatible form (::a.b.c.d, ::/96) like its hex form, not as IPv4-mapped', async () => {
+    for (const [address, reason] of [
+      ['::8.8.8.8', 'IPv4-compatible (::/96) of 8.8.8.8'],
+      ['::127.0.0.1', 'IPv4-compatible (::/96) of 127.0.0.1: loopback'],
+      ['::169.254.169.254', 'IPv4-compatible (::/96) of 169.254.169.254: link-local (169.254.0.0/16, cloud metadata)'],
+    ] as const) {
+      expect(blockedReason(address, NO_ALLOW), address).toBe(reason);
+      expect(blockedReason(address, NO_ALLOW)).toBe(blockedReason(new URL(`https://[${address}]/`).hostname.slice(1, -1), NO_ALLOW));
+    }
+    expect(blockedReason('::ffff:8.8.8.8', NO_ALLOW)).toBeUndefined();
+    expect(blockedReason('::ffff:127.0.0.1', NO_ALLOW)).toBe('IPv4-mapped 127.0.0.1: loopback');
+    const lookup: LookupAll = async () => [{ address: '::8.8.8.8', family: 6 }];
+    expect(await checkWebhookUrl('https://compat.test/', { allow: NO_ALLOW, lookup })).toEqual({
+      ok: false,
+      reason: 'resolves to a blocked address: ::8.8.8.8 (IPv4-compatible (::/96) of 8.8.8.8)',
+    });
+  });
+
   it('uses the system resolver by default (localhost is loopback)', async () => {
     // Prepare / Act
     const result = await checkWebhookUrl('https://localhost/', { allow: NO_ALLOW });
