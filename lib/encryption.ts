@@ -10,9 +10,35 @@ export interface EncryptionConstructProps {
 }
 
 /**
+ * What the account (and through its IAM policies, an administrator or the CloudFormation deploy role) may do with
+ * the key: administer it, never use it. No Encrypt, Decrypt, GenerateDataKey* or ReEncrypt*, and no CreateGrant
+ * (a grant would hand out use without a policy change). PutKeyPolicy stays, so `cdk deploy` can update the policy
+ * and an administrator can break glass, visibly: the change is in CloudTrail and the key-policy rule reports it.
+ */
+export const KEY_ADMINISTRATION_ACTIONS = [
+  'kms:CreateAlias',
+  'kms:Describe*',
+  'kms:Enable*',
+  'kms:List*',
+  'kms:Put*',
+  'kms:Update*',
+  'kms:Revoke*',
+  'kms:Disable*',
+  'kms:Get*',
+  'kms:Delete*',
+  'kms:TagResource',
+  'kms:UntagResource',
+  'kms:ScheduleKeyDeletion',
+  'kms:CancelKeyDeletion',
+  'kms:RotateKeyOnDemand',
+] as const;
+
+/**
  * The customer-managed KMS key that wraps the data keys of secret values and webhook signing secrets (envelope
- * encryption). Its key policy only delegates to IAM in this account: no principal gets the key from the key policy
- * itself, so every use is an IAM grant that names its actions and encryption context (lib/access.ts).
+ * encryption). Separation of duties, as AWS documents it for KMS: the account administers the key; only the
+ * function roles that need it may use it, each named in the key policy itself with its actions and encryption
+ * context (`ServiceFunction.bindKey`, from lib/access.ts). Broad IAM rights plus table read access therefore no
+ * longer decrypt anything: reading secrets outside the service takes a key-policy change first.
  */
 export class EncryptionConstruct extends Construct {
   readonly key: Key;
@@ -22,9 +48,9 @@ export class EncryptionConstruct extends Construct {
     const keyPolicy = new PolicyDocument({
       statements: [
         new PolicyStatement({
-          sid: 'DelegateToIamPoliciesOfThisAccount',
+          sid: 'KeyAdministrationByThisAccount',
           principals: [new AccountRootPrincipal()],
-          actions: ['kms:*'],
+          actions: [...KEY_ADMINISTRATION_ACTIONS],
           // In a key policy "*" means this key; KMS rejects a key policy that names the key's own ARN.
           resources: ['*'],
         }),

@@ -2,12 +2,13 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ArnPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { patterns } from '../shared/store/keys.ts';
 import type { GsiName } from '../shared/store/table.ts';
 
 /** The repository root: entries, the lock file and tsconfig.json are resolved from here, not from the cwd. */
@@ -124,6 +125,7 @@ export class ServiceFunction extends Construct {
    */
   bindTable(table: ITable, access: TableAccess): void {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
+    this.denyAuditChanges(table);
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: access.actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }),
     );
@@ -140,18 +142,42 @@ export class ServiceFunction extends Construct {
   /**
    * Lets the function use `key` for `access.actions`, only when the request's encryption context has exactly the
    * keys `access.contextKeys` (no fewer: each must be present; no more: ForAllValues), and tells it the key's ARN
-   * (`KMS_KEY_ID`). KMS evaluates these condition keys for GenerateDataKey and Decrypt alike.
+   * (`KMS_KEY_ID`). KMS evaluates these condition keys for GenerateDataKey and Decrypt alike. The key policy names
+   * the role with the same actions and conditions: it alone can grant use, since the account only administers the
+   * key (lib/encryption.ts). The role's own statement repeats it so the role reads as what the function does.
    */
   bindKey(key: IKey, access: KeyAccess): void {
     this.function.addEnvironment('KMS_KEY_ID', key.keyArn);
+    const conditions = {
+      'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...access.contextKeys] },
+      Null: Object.fromEntries(access.contextKeys.map((name) => [`kms:EncryptionContext:${name}`, 'false'])),
+    };
+    this.function.addToRolePolicy(new PolicyStatement({ actions: [...access.actions], resources: [key.keyArn], conditions }));
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: `UseBy${this.node.id}`,
+        principals: [new ArnPrincipal(this.role.roleArn)],
+        actions: [...access.actions],
+        resources: ['*'],
+        conditions,
+      }),
+    );
+  }
+
+  /**
+   * Audit entries are immutable: whatever else the role may do to the table, it may never update or delete an item
+   * of an audit partition (`WS#<id>#AUDIT`). Audit writes are conditional puts that never overwrite, so PutItem
+   * stays. `dynamodb:LeadingKeys` holds the partition keys a request touches; with ForAnyValue, a batch write that
+   * touches one audit partition among others is refused whole.
+   */
+  private denyAuditChanges(table: ITable): void {
     this.function.addToRolePolicy(
       new PolicyStatement({
-        actions: [...access.actions],
-        resources: [key.keyArn],
-        conditions: {
-          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...access.contextKeys] },
-          Null: Object.fromEntries(access.contextKeys.map((name) => [`kms:EncryptionContext:${name}`, 'false'])),
-        },
+        sid: 'AuditEntriesAreImmutable',
+        effect: Effect.DENY,
+        actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+        resources: [table.tableArn],
+        conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [patterns.auditByWorkspace('*').pk] } },
       }),
     );
   }

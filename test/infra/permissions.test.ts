@@ -100,7 +100,15 @@ function expectations(): (name: FunctionName) => Statement[] {
     ],
     'delivery-sweeper': [table(['dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem']), index('GSI2'), send],
   };
-  return (name) => canonical([logs(name), ...own[name]]);
+  // Every role: audit entries can never be updated or deleted (issue 11).
+  const auditDeny: Statement = {
+    Sid: 'AuditEntriesAreImmutable',
+    Effect: 'Deny',
+    Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+    Resource: tableArn,
+    Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['WS#*#AUDIT'] } },
+  };
+  return (name) => canonical([logs(name), auditDeny, ...own[name]]);
 }
 
 describe('IAM: least privilege per function', () => {

@@ -87,17 +87,12 @@ describe('ServiceStack with defaults', () => {
     expect(Object.values(template.findOutputs('*')).map((output) => output.Value)).toContainEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
   });
 
-  it("has a key policy that only delegates to this account's IAM policies", () => {
+  it('has a key policy whose account statement administers the key and cannot use it (issue 11 replaces kms:* here)', () => {
     const [, key] = only(template, 'AWS::KMS::Key');
-    expect(key.Properties.KeyPolicy.Statement).toEqual([
-      {
-        Sid: 'DelegateToIamPoliciesOfThisAccount',
-        Effect: 'Allow',
-        Principal: { AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] } },
-        Action: 'kms:*',
-        Resource: '*',
-      },
-    ]);
+    const root = (key.Properties.KeyPolicy.Statement as Statement[]).filter((s) => s.Sid === 'KeyAdministrationByThisAccount');
+    expect(root).toHaveLength(1);
+    expect(root[0]!.Principal).toEqual({ AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] } });
+    expect(root[0]!.Resource).toBe('*');
   });
 
   it('runs every function on Node.js 24 arm64 with source maps, in its own log group with a month of retention', () => {

@@ -80,7 +80,14 @@ export function statementsOf(template: Template, stack: ServiceStack, fn: Servic
 export function canonical(statements: Statement[]): Statement[] {
   return statements
     .map((statement) => ({ ...statement, Action: [...statement.Action].sort() }))
-    .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+    .sort((a, b) => stableJson(a).localeCompare(stableJson(b)));
+}
+
+/** JSON with every object's keys in sorted order, so two equal statements always give the same text. */
+function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
 }
 
 /** A token as the dashboard body spells it once parsed: `<Id>` for a Ref, `<Id.Attr>` for a GetAtt. */

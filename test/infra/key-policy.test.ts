@@ -1,0 +1,82 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServiceStack } from '../../lib/service-stack.ts';
+import { FUNCTION_NAMES, functionsOf, idOf, makeOutdir, only, type Resource, type Statement, statementsOf, synth } from './synth.ts';
+
+let outdir: Awaited<ReturnType<typeof makeOutdir>>;
+let stack: ServiceStack;
+let template: Template;
+let statements: Statement[];
+
+beforeAll(async () => {
+  outdir = await makeOutdir('infra-key-policy-');
+  // Act
+  ({ stack, template } = synth(outdir.dir));
+  statements = only(template, 'AWS::KMS::Key')[1].Properties.KeyPolicy.Statement as Statement[];
+});
+
+afterAll(async () => {
+  await outdir.cleanup();
+});
+
+/** Whether an action pattern of a policy (with * wildcards) covers `action`. */
+const covers = (pattern: string, action: string) => new RegExp(`^${pattern.replace(/\*/g, '.*')}$`, 'i').test(action);
+const actionsOf = (statement: Statement) => [statement.Action].flat() as string[];
+const USE = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:CreateGrant'];
+
+describe('the secrets key can be used only by the service', () => {
+  it('lets no principal but the function roles use the key: the account only administers it', () => {
+    const account = statements.find((s) => s.Sid === 'KeyAdministrationByThisAccount')!;
+    for (const action of USE) expect(actionsOf(account).some((pattern) => covers(pattern, action)), action).toBe(false);
+    const users = statements.filter((s) => USE.some((action) => actionsOf(s).some((pattern) => covers(pattern, action))));
+    const roleArns = Object.values(functionsOf(stack)).map((fn) => ({ 'Fn::GetAtt': [idOf(stack, fn.role), 'Arn'] }));
+    for (const statement of users) expect(roleArns).toContainEqual((statement.Principal as { AWS: unknown }).AWS);
+  });
+
+  it('keeps cdk deploy and key administration working: the account may put the policy, describe, tag, rotate and schedule deletion', () => {
+    const account = statements.find((s) => s.Sid === 'KeyAdministrationByThisAccount')!;
+    for (const action of ['kms:PutKeyPolicy', 'kms:GetKeyPolicy', 'kms:DescribeKey', 'kms:EnableKeyRotation', 'kms:TagResource', 'kms:UntagResource', 'kms:ScheduleKeyDeletion', 'kms:CreateAlias', 'kms:UpdateKeyDescription']) {
+      expect(actionsOf(account).some((pattern) => covers(pattern, action)), action).toBe(true);
+    }
+  });
+
+  it('grants each function that needs the key exactly its actions with its encryption context, in the key policy itself', () => {
+    const expected: Record<string, { actions: string[]; context: string[] }> = {
+      secrets: { actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'secretId', 'version'] },
+      webhooks: { actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'endpointId'] },
+      'delivery-worker': { actions: ['kms:Decrypt'], context: ['workspaceId', 'endpointId'] },
+    };
+    for (const name of FUNCTION_NAMES) {
+      const role = { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].role), 'Arn'] };
+      const grants = statements.filter((s) => JSON.stringify((s.Principal as { AWS?: unknown }).AWS) === JSON.stringify(role));
+      const want = expected[name];
+      expect(grants.length, name).toBe(want ? 1 : 0);
+      if (!want) continue;
+      expect(actionsOf(grants[0]!).sort()).toEqual(want.actions);
+      expect(grants[0]!.Condition).toEqual({
+        'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': want.context },
+        Null: Object.fromEntries(want.context.map((key) => [`kms:EncryptionContext:${key}`, 'false'])),
+      });
+    }
+  });
+
+  it('denies every function role updating or deleting an audit item', () => {
+    for (const name of FUNCTION_NAMES) {
+      const deny = statementsOf(template, stack, functionsOf(stack)[name]).find((s) => s.Effect === 'Deny');
+      expect(deny, name).toMatchObject({
+        Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+        Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['WS#*#AUDIT'] } },
+      });
+    }
+  });
+
+  it('has no dependency cycle between the key and the roles', () => {
+    const [keyId, key] = only(template, 'AWS::KMS::Key') as [string, Resource];
+    const roles = Object.keys(template.findResources('AWS::IAM::Role'));
+    const dependsOn = JSON.stringify(key);
+    for (const roleId of roles) {
+      const role = template.findResources('AWS::IAM::Role')[roleId] as Resource;
+      if (dependsOn.includes(roleId)) expect(JSON.stringify(role)).not.toContain(keyId);
+    }
+  });
+});
