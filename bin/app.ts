@@ -28,7 +28,10 @@ function main(): void {
   const props: ServiceStackProps = {
     stage,
     jwt: readJwt(context),
-    apiThrottle: readThrottle(context),
+    apiThrottle: readThrottle(context, 'apiRateLimit', 'apiBurstLimit'),
+    revealRouteThrottle: readThrottle(context, 'revealRouteRateLimit', 'revealRouteBurstLimit'),
+    apiReservedConcurrency: readPositiveInt(context, 'apiReservedConcurrency'),
+    workspaceRevealsPerMinute: readPositiveInt(context, 'workspaceRevealRateLimit'),
     logRetentionDays: readPositiveInt(context, 'logRetentionDays'),
     revealsPerMinute: readPositiveInt(context, 'revealRateLimit'),
     removalPolicy: readRemovalPolicy(context),
@@ -49,8 +52,11 @@ function readJwt(context: ContextReader): JwtSettings | undefined {
   const audience = context('jwtAudience');
   const jwksUri = context('jwtJwksUri');
   const workspaceClaim = context('jwtWorkspaceClaim');
+  const requiredType = context('jwtRequiredType');
   if (!issuer && !audience && !jwksUri) {
-    if (workspaceClaim) throw new Error('Context jwtWorkspaceClaim needs jwtIssuer, jwtAudience and jwtJwksUri');
+    for (const [key, value] of [['jwtWorkspaceClaim', workspaceClaim], ['jwtRequiredType', requiredType]] as const) {
+      if (value) throw new Error(`Context ${key} needs jwtIssuer, jwtAudience and jwtJwksUri`);
+    }
     return undefined;
   }
   if (!issuer || !audience || !jwksUri) {
@@ -59,15 +65,15 @@ function readJwt(context: ContextReader): JwtSettings | undefined {
   if (!URL.canParse(jwksUri) || new URL(jwksUri).protocol !== 'https:') {
     throw new Error(`Context jwtJwksUri must be an https URL; got "${jwksUri}"`);
   }
-  return { issuer, audience, jwksUri, workspaceClaim };
+  return { issuer, audience, jwksUri, workspaceClaim, requiredType };
 }
 
-function readThrottle(context: ContextReader): ServiceStackProps['apiThrottle'] {
-  const rateLimit = readPositiveInt(context, 'apiRateLimit');
-  const burstLimit = readPositiveInt(context, 'apiBurstLimit');
+function readThrottle(context: ContextReader, rateKey: string, burstKey: string): ServiceStackProps['apiThrottle'] {
+  const rateLimit = readPositiveInt(context, rateKey);
+  const burstLimit = readPositiveInt(context, burstKey);
   if (rateLimit === undefined && burstLimit === undefined) return undefined;
   if (rateLimit === undefined || burstLimit === undefined) {
-    throw new Error('Context apiRateLimit and apiBurstLimit must be set together');
+    throw new Error(`Context ${rateKey} and ${burstKey} must be set together`);
   }
   return { rateLimit, burstLimit };
 }

@@ -1,6 +1,6 @@
 import { CfnOutput, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -10,6 +10,7 @@ import { API_FUNCTION, handlerEntry } from '../shared/functions.ts';
 import { ROUTE_GROUPS, type RouteGroup } from '../shared/routes.ts';
 import { type AccessTargets, applyAccess, ROUTE_GROUP_ACCESS } from './access.ts';
 import { pascalCase, ServiceFunction } from './service-function.ts';
+import { REVEAL_ROUTE_KEYS } from './service-metrics.ts';
 
 /**
  * Access log line: who called which route and how it went. Never the body, the query string, a path parameter's
@@ -39,7 +40,9 @@ export interface JwtSettings {
   readonly audience: string;
   readonly jwksUri: string;
   /** Claim holding the caller's workspace id. @default the function's own default (`workspace_id`) */
-  readonly workspaceClaim?: string;
+  readonly workspaceClaim?: string | undefined;
+  /** The `typ` an access token must carry (e.g. `at+jwt`), so ID tokens are refused. @default any */
+  readonly requiredType?: string | undefined;
 }
 
 export interface ApiConstructProps {
@@ -50,6 +53,12 @@ export interface ApiConstructProps {
   readonly deliveries: AccessTargets['deliveries'];
   /** Reveals per minute per credential. @default the functions' own default (120) */
   readonly revealsPerMinute?: number;
+  /** Reveals per minute of a whole workspace. @default the functions' own default (10 times the above) */
+  readonly workspaceRevealsPerMinute?: number | undefined;
+  /** Stage throttling of the reveal routes alone, below the API-wide one. */
+  readonly revealRouteThrottle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** Concurrency reserved for each API function, so one route group cannot starve the others. @default none */
+  readonly reservedConcurrency?: number | undefined;
   /** Access tokens from this identity provider are accepted besides API tokens. @default API tokens only */
   readonly jwt?: JwtSettings;
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
@@ -82,6 +91,13 @@ export class ApiConstruct extends Construct {
       throttle: props.throttle,
       accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: ACCESS_LOG_FORMAT },
     });
+    // The reveal routes get their own, lower limit: a flood of reveals cannot take the whole API's share.
+    (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
+      REVEAL_ROUTE_KEYS.map((routeKey) => [
+        routeKey,
+        { ThrottlingRateLimit: props.revealRouteThrottle.rateLimit, ThrottlingBurstLimit: props.revealRouteThrottle.burstLimit },
+      ]),
+    );
     const groups = Object.keys(ROUTE_GROUPS) as RouteGroup[];
     this.functions = Object.fromEntries(groups.map((group) => [group, this.addRouteGroup(group, props)])) as Record<
       RouteGroup,
@@ -96,6 +112,7 @@ export class ApiConstruct extends Construct {
       entry: handlerEntry(group),
       timeout: Duration.seconds(API_FUNCTION.timeoutSeconds),
       memorySize: API_FUNCTION.memoryMb,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       environment: functionEnvironment(group, props),
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,
@@ -119,7 +136,11 @@ function functionEnvironment(group: RouteGroup, props: ApiConstructProps): Recor
   return {
     ...(jwt && { JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience, JWT_JWKS_URI: jwt.jwksUri }),
     ...(jwt?.workspaceClaim && { JWT_WORKSPACE_CLAIM: jwt.workspaceClaim }),
+    ...(jwt?.requiredType && { JWT_REQUIRED_TYPE: jwt.requiredType }),
     ...(reveals && { REVEAL_RATE_LIMIT_PER_MINUTE: String(props.revealsPerMinute) }),
+    ...(group === 'secrets' && props.workspaceRevealsPerMinute !== undefined && {
+      REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE: String(props.workspaceRevealsPerMinute),
+    }),
   };
 }
 

@@ -5,11 +5,17 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Rule } from 'aws-cdk-lib/aws-events';
+import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { DeliveryHealthDashboard } from './delivery-dashboard.ts';
 import { pascalCase, type ServiceFunction } from './service-function.ts';
-import { apiServerErrorRate, RevealMetrics } from './service-metrics.ts';
+import { apiServerErrorRate, RevealMetrics, unauthorizedAnswers } from './service-metrics.ts';
 import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
+
+/** KMS calls on the secrets key that are reported the moment CloudTrail records them. */
+export const WATCHED_KEY_CALLS = ['PutKeyPolicy', 'DisableKey', 'ScheduleKeyDeletion'] as const;
 
 /** Alarm thresholds; docs/operations.md explains each alarm and what to do about it. */
 export const ALARM_THRESHOLDS = {
@@ -24,6 +30,11 @@ export const ALARM_THRESHOLDS = {
   apiServerErrorRatePercent: 5,
   /** ...once there are at least this many requests in those 5 minutes, so one error among three requests pages no one. */
   apiServerErrorMinimumRequests: 20,
+  /**
+   * 401 answers in 5 minutes. A client with a revoked or mistyped token retrying with backoff stays far below; a
+   * script trying tokens (or a fleet that lost its credential) goes over.
+   */
+  unauthorizedPerFiveMinutes: 200,
 } as const;
 
 export interface MonitoringConstructProps {
@@ -33,7 +44,9 @@ export interface MonitoringConstructProps {
   /** Every function of the stack by its name (route group or pipeline function). */
   readonly functions: Record<string, ServiceFunction>;
   /** Subscribed to the alarm topic; the address must confirm the subscription. @default no subscription */
-  readonly alarmEmail?: string;
+  readonly alarmEmail?: string | undefined;
+  /** The secrets key: changes to its policy or state are reported on the alarm topic. */
+  readonly key: IKey;
 }
 
 /**
@@ -55,6 +68,12 @@ export class MonitoringConstruct extends Construct {
 
     const reveals = new RevealMetrics(this, 'Reveals', { accessLogs: props.accessLogs, httpApi: props.httpApi });
     this.addPipelineAlarms(props.delivery);
+    this.addAlarm('api-401-spike', {
+      metric: unauthorizedAnswers(this, props),
+      threshold: ALARM_THRESHOLDS.unauthorizedPerFiveMinutes,
+      description: `More than ${ALARM_THRESHOLDS.unauthorizedPerFiveMinutes} API requests answered 401 AUTH_REQUIRED in 5 minutes.`,
+    });
+    this.reportKeyChanges(props.key);
     this.addAlarm('api-5xx-rate', {
       metric: apiServerErrorRate(props.httpApi, ALARM_THRESHOLDS.apiServerErrorMinimumRequests),
       threshold: ALARM_THRESHOLDS.apiServerErrorRatePercent,
@@ -82,6 +101,27 @@ export class MonitoringConstruct extends Construct {
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'Where alarms notify' }).overrideLogicalId(
       'AlarmTopicArn',
     );
+  }
+
+  /**
+   * The calls that could open the secrets key to someone else or make every secret unreadable, sent to the alarm
+   * topic as they happen. They arrive as CloudTrail management events through EventBridge, which needs a trail that
+   * records management events in this region (docs/operations.md).
+   */
+  private reportKeyChanges(key: IKey): void {
+    new Rule(this, 'KeyPolicyChangeRule', {
+      description: 'Reports PutKeyPolicy, DisableKey and ScheduleKeyDeletion on the secrets key',
+      eventPattern: {
+        source: ['aws.kms'],
+        detailType: ['AWS API Call via CloudTrail'],
+        detail: {
+          eventSource: ['kms.amazonaws.com'],
+          eventName: [...WATCHED_KEY_CALLS],
+          resources: { ARN: [key.keyArn] },
+        },
+      },
+      targets: [new SnsTopic(this.alarmTopic)],
+    });
   }
 
   private addPipelineAlarms(delivery: WebhookDeliveryConstruct): void {

@@ -56,6 +56,8 @@ export interface ServiceFunctionProps {
   /** Handler module relative to the project root, exporting `handler`. */
   readonly entry: string;
   readonly environment?: Record<string, string>;
+  /** Concurrency set aside for this function alone (none by default: it shares the account's pool). */
+  readonly reservedConcurrentExecutions?: number;
   /** From the function list (shared/functions.ts). */
   readonly memorySize: number;
   /** From the function list (shared/functions.ts). */
@@ -93,6 +95,7 @@ export class ServiceFunction extends Construct {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
+      ...(props.reservedConcurrentExecutions !== undefined && { reservedConcurrentExecutions: props.reservedConcurrentExecutions }),
       timeout: props.timeout,
       logGroup: this.logGroup,
       role: this.role,

@@ -68,6 +68,28 @@ export function apiServerErrorRate(httpApi: HttpApi, minimumRequests: number, pe
 }
 
 /**
+ * 401 answers of every route, from the API access log (API Gateway has no metric for 4xx by status): a spike means
+ * someone is trying tokens, or a deployed client lost its credential.
+ */
+export function unauthorizedAnswers(scope: Construct, props: { accessLogs: ILogGroup; httpApi: HttpApi }): Metric {
+  new MetricFilter(scope, 'UnauthorizedAnswers', {
+    logGroup: props.accessLogs,
+    metricNamespace: METRICS_NAMESPACE,
+    metricName: 'UnauthorizedAnswers',
+    metricValue: '1',
+    dimensions: { ApiId: '$.apiId' },
+    filterPattern: FilterPattern.stringValue('$.status', '=', '401'),
+  });
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: 'UnauthorizedAnswers',
+    dimensionsMap: { ApiId: props.httpApi.apiId },
+    statistic: Stats.SUM,
+    period: Duration.minutes(5),
+  });
+}
+
+/**
  * Reveals per minute, from the API access log: there is no application metric for them, and the access log sees
  * every reveal whichever credential made it, including the ones the rate limit refused. The filter counts access
  * log lines of the two reveal routes, by outcome, with the API id as dimension so two stages never mix.

@@ -19,8 +19,14 @@ export interface ServiceStackProps extends StackProps {
   readonly jwt?: JwtSettings;
   /** Reveals per minute per credential. @default 120 */
   readonly revealsPerMinute?: number;
+  /** Reveals per minute of all of a workspace's credentials. @default 10 times `revealsPerMinute` */
+  readonly workspaceRevealsPerMinute?: number | undefined;
   /** @default { rateLimit: 100, burstLimit: 200 } */
   readonly apiThrottle?: { readonly rateLimit: number; readonly burstLimit: number };
+  /** Stage throttling of the reveal routes alone. @default { rateLimit: 50, burstLimit: 100 } */
+  readonly revealRouteThrottle?: { readonly rateLimit: number; readonly burstLimit: number } | undefined;
+  /** Concurrency reserved for each API function. @default none (the functions share the account's pool) */
+  readonly apiReservedConcurrency?: number | undefined;
   /** One of CloudWatch Logs' retention periods. @default 30 */
   readonly logRetentionDays?: number;
   /** `destroy` is for throwaway stages: the table, key and logs go with the stack. @default 'retain' */
@@ -56,14 +62,18 @@ export class ServiceStack extends Stack {
       ...resources,
       deliveries: this.delivery,
       revealsPerMinute: props.revealsPerMinute ?? DEFAULT_REVEALS_PER_MINUTE,
+      workspaceRevealsPerMinute: props.workspaceRevealsPerMinute,
       jwt: props.jwt,
       throttle: props.apiThrottle ?? { rateLimit: 100, burstLimit: 200 },
+      revealRouteThrottle: props.revealRouteThrottle ?? { rateLimit: 50, burstLimit: 100 },
+      reservedConcurrency: props.apiReservedConcurrency,
     });
     this.monitoring = new MonitoringConstruct(this, 'Monitoring', {
       httpApi: this.api.httpApi,
       accessLogs: this.api.accessLogs,
       delivery: this.delivery,
       functions: { ...this.api.functions, ...this.delivery.functions },
+      key: this.encryption.key,
       alarmEmail: props.alarmEmail,
     });
   }

@@ -89,7 +89,7 @@ describe('ServiceStack with defaults', () => {
 
   it('has a key policy whose account statement administers the key and cannot use it (issue 11 replaces kms:* here)', () => {
     const [, key] = only(template, 'AWS::KMS::Key');
-    const root = (key.Properties.KeyPolicy.Statement as Statement[]).filter((s) => s.Sid === 'KeyAdministrationByThisAccount');
+    const root = (key.Properties.KeyPolicy.Statement as { Sid?: string; Principal?: unknown; Resource?: unknown }[]).filter((s) => s.Sid === 'KeyAdministrationByThisAccount');
     expect(root).toHaveLength(1);
     expect(root[0]!.Principal).toEqual({ AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] } });
     expect(root[0]!.Resource).toBe('*');

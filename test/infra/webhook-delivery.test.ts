@@ -113,7 +113,9 @@ describe('EventBridge Scheduler', () => {
 describe('sweeper', () => {
   it('runs every 5 minutes from an EventBridge rule, without retrying a failed run', () => {
     const sweeperId = idOf(stack, stack.delivery.functions['delivery-sweeper'].function);
-    const [, rule] = only(template, 'AWS::Events::Rule');
+    // The sweeper's is the one scheduled rule (the key-change rule matches events).
+    const [rule] = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter((r) => r.Properties.ScheduleExpression);
+    expect(rule).toBeDefined();
     expect(rule.Properties).toMatchObject({
       ScheduleExpression: 'rate(5 minutes)',
       State: 'ENABLED',
