@@ -116,7 +116,7 @@ describe('sweeper', () => {
     // The sweeper's is the one scheduled rule (the key-change rule matches events).
     const [rule] = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter((r) => r.Properties.ScheduleExpression);
     expect(rule).toBeDefined();
-    expect(rule.Properties).toMatchObject({
+    expect(rule!.Properties).toMatchObject({
       ScheduleExpression: 'rate(5 minutes)',
       State: 'ENABLED',
       Targets: [expect.objectContaining({ Arn: { 'Fn::GetAtt': [sweeperId, 'Arn'] } })],
