@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { accessKeyAnswer, accessKeyCreated } from '../../shared/http/answers.ts';
 import { idSchema, nameSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -10,6 +11,11 @@ type RouteKey = (typeof ROUTE_GROUPS)['access-keys'][number];
 export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey, RouteDefinition> {
   return {
     'GET /api/v1/access-keys': defineRoute({
+      operationId: 'listAccessKeys',
+      summary: 'List the workspace\'s access keys',
+      description: 'Newest first. Never a token.',
+      response: z.array(accessKeyAnswer),
+      paged: true,
       allow: PEOPLE_AND_API_KEYS,
       query: pageQuerySchema,
       handler: async ({ principal, query }) => {
@@ -18,12 +24,22 @@ export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey,
       },
     }),
     'POST /api/v1/access-keys': defineRoute({
+      operationId: 'createAccessKey',
+      summary: 'Create an access key (a machine identity and its token)',
+      description: 'The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.',
+      response: accessKeyCreated,
+      errors: ['LIMIT_EXCEEDED'],
       allow: PEOPLE_AND_API_KEYS,
       status: 201,
       body: z.strictObject({ name: nameSchema, expiresInDays: z.optional(z.int().check(z.minimum(1), z.maximum(3650))) }),
       handler: async ({ principal, body }) => ({ data: await service.create(principal, body) }),
     }),
     'POST /api/v1/access-keys/{id}/revoke': defineRoute({
+      operationId: 'revokeAccessKey',
+      summary: 'Revoke an access key',
+      description: 'Takes effect on the next request; idempotent (audited once as `access_key.revoke`).',
+      response: accessKeyAnswer,
+      errors: ['NOT_FOUND'],
       allow: PEOPLE_AND_API_KEYS,
       params: z.object({ id: idSchema('accessKey') }),
       handler: async ({ principal, params }) => ({ data: await service.revoke(principal, params.id) }),

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { auditEntryAnswer } from '../../shared/http/answers.ts';
 import { pageQuerySchema, timestampSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -21,6 +22,11 @@ const auditQuery = z.extend(pageQuerySchema, {
 export function makeAuditRoutes(service: AuditService): Record<RouteKey, RouteDefinition> {
   return {
     'GET /api/v1/audit': defineRoute({
+      operationId: 'listAuditEntries',
+      summary: 'List the workspace\'s audit log',
+      description: 'Newest first, with optional filters.',
+      response: z.array(auditEntryAnswer),
+      paged: true,
       allow: PEOPLE_AND_API_KEYS,
       query: auditQuery,
       handler: async ({ principal, query }) => {

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { environmentAnswer } from '../../shared/http/answers.ts';
 import { idSchema, nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, listOutput, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
@@ -12,6 +13,12 @@ const projectParams = z.object({ projectId: idSchema('project') });
 export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey, RouteDefinition> {
   return {
     'GET /api/v1/projects/{projectId}/environments': defineRoute({
+      operationId: 'listEnvironments',
+      summary: 'List a project\'s environments',
+      description: 'Newest first.',
+      response: z.array(environmentAnswer),
+      paged: true,
+      errors: ['NOT_FOUND'],
       allow: EVERYONE,
       params: projectParams,
       query: pageQuerySchema,
@@ -21,6 +28,11 @@ export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey,
       },
     }),
     'POST /api/v1/projects/{projectId}/environments': defineRoute({
+      operationId: 'createEnvironment',
+      summary: 'Create an environment in a project',
+      description: 'The slug is unique within the project. Audited as `environment.create`.',
+      response: environmentAnswer,
+      errors: ['NOT_FOUND', 'CONFLICT'],
       allow: PEOPLE_AND_API_KEYS,
       status: 201,
       params: projectParams,
@@ -28,6 +40,10 @@ export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey,
       handler: async ({ principal, params, body }) => ({ data: await service.createEnvironment(principal, params.projectId, body) }),
     }),
     'GET /api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}': defineRoute({
+      operationId: 'getEnvironmentBySlug',
+      summary: 'Get an environment by its project\'s and its own slug',
+      response: environmentAnswer,
+      errors: ['NOT_FOUND'],
       allow: EVERYONE,
       params: z.object({ projectSlug: slugSchema, envSlug: slugSchema }),
       handler: async ({ principal, params }) => ({

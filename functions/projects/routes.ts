@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { projectAnswer } from '../../shared/http/answers.ts';
 import { nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, listOutput, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
@@ -10,6 +11,11 @@ type RouteKey = (typeof ROUTE_GROUPS)['projects'][number];
 export function makeProjectRoutes(service: ProjectService): Record<RouteKey, RouteDefinition> {
   return {
     'GET /api/v1/projects': defineRoute({
+      operationId: 'listProjects',
+      summary: 'List the workspace\'s projects',
+      description: 'Newest first.',
+      response: z.array(projectAnswer),
+      paged: true,
       allow: EVERYONE,
       query: pageQuerySchema,
       handler: async ({ principal, query }) => {
@@ -18,12 +24,21 @@ export function makeProjectRoutes(service: ProjectService): Record<RouteKey, Rou
       },
     }),
     'POST /api/v1/projects': defineRoute({
+      operationId: 'createProject',
+      summary: 'Create a project',
+      description: 'The slug is derived from the name (`-2`, `-3`, … on a clash). Audited as `project.create`.',
+      response: projectAnswer,
+      errors: ['CONFLICT'],
       allow: PEOPLE_AND_API_KEYS,
       status: 201,
       body: z.strictObject({ name: nameSchema }),
       handler: async ({ principal, body }) => ({ data: await service.createProject(principal, body) }),
     }),
     'GET /api/v1/projects/by-slug/{projectSlug}': defineRoute({
+      operationId: 'getProjectBySlug',
+      summary: 'Get a project by its slug',
+      response: projectAnswer,
+      errors: ['NOT_FOUND'],
       allow: EVERYONE,
       params: z.object({ projectSlug: slugSchema }),
       handler: async ({ principal, params }) => ({ data: await service.getProjectBySlug(principal, params.projectSlug) }),

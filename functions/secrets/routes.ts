@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { deletedResult, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult } from '../../shared/http/answers.ts';
 import { idSchema, ifMatchSchema, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, listOutput, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
 import { isId } from '../../shared/ids.ts';
@@ -26,6 +27,12 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
   };
   return {
     'GET /api/v1/environments/{envId}/secrets': defineRoute({
+      operationId: 'listSecrets',
+      summary: 'List an environment\'s secrets',
+      description: 'Sorted by key A→Z. Never a value.',
+      response: z.array(secretListItem),
+      paged: true,
+      errors: ['NOT_FOUND'],
       allow: EVERYONE,
       params: envParams,
       query: pageQuerySchema,
@@ -35,6 +42,11 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       },
     }),
     'PUT /api/v1/environments/{envId}/secrets': defineRoute({
+      operationId: 'putSecret',
+      summary: 'Write a secret\'s next version',
+      description: 'Creates version 1 of a new key or the next version of an existing one. `If-Match: <version>` makes it check-and-set (0 = must not exist). Audited as `secret.create` or `secret.rotate`; fires `service.secret.create` or `service.secret.rotate`.',
+      response: secretWriteResult,
+      errors: ['NOT_FOUND', 'CONFLICT'],
       allow: EVERYONE,
       params: envParams,
       body: z.strictObject({ key: secretKeySchema, value: z.string().check(z.maxLength(65536)) }),
@@ -49,6 +61,11 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       }),
     }),
     'POST /api/v1/secrets/{secretId}/reveal': defineRoute({
+      operationId: 'revealSecret',
+      summary: 'Reveal a secret\'s value',
+      description: 'The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together).',
+      response: revealResult,
+      errors: ['NOT_FOUND', 'RATE_LIMITED'],
       allow: EVERYONE,
       params: secretParams,
       query: z.strictObject({ version: z.optional(versionQuerySchema) }),
@@ -58,12 +75,22 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       }),
     }),
     'DELETE /api/v1/secrets/{secretId}': defineRoute({
+      operationId: 'deleteSecret',
+      summary: 'Delete a secret and every version',
+      description: 'Audited as `secret.delete`; fires `service.secret.delete`.',
+      response: deletedResult('sec'),
+      errors: ['NOT_FOUND'],
       allow: EVERYONE,
       params: secretParams,
       prefetch: secretPrefetch,
       handler: async ({ principal, params, prefetched }) => ({ data: await service.delete(principal, params.secretId, prefetched) }),
     }),
     'POST /api/v1/reveal': defineRoute({
+      operationId: 'revealSecretByPath',
+      summary: 'Reveal a secret by its path',
+      description: '`path` is `<projectSlug>/<envSlug>/<key>`. Audited and rate limited like the reveal by id.',
+      response: revealByPathResult,
+      errors: ['NOT_FOUND', 'RATE_LIMITED'],
       allow: EVERYONE,
       body: z.strictObject({ path: z.string().check(z.minLength(3), z.maxLength(600)), version: z.optional(versionSchema) }),
       prefetch: ({ workspaceId, body }) => {
@@ -73,6 +100,11 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       handler: async ({ principal, body, prefetched }) => ({ data: await service.revealByPath(principal, body.path, body.version, prefetched) }),
     }),
     'GET /api/v1/search/secrets': defineRoute({
+      operationId: 'searchSecrets',
+      summary: 'Search the workspace\'s secrets by key',
+      description: '`q` is a case-insensitive substring of the key; without it, every secret. Newest first. Never a value.',
+      response: z.array(secretSearchItem),
+      paged: true,
       allow: EVERYONE,
       query: z.extend(pageQuerySchema, { q: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
       handler: async ({ principal, query }) => {

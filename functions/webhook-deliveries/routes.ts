@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { deliveryAnswer } from '../../shared/http/answers.ts';
 import { idSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -12,6 +13,12 @@ const deliveryParams = z.object({ id: idSchema('delivery') });
 export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, RouteDefinition> {
   return {
     'GET /api/v1/webhook-deliveries': defineRoute({
+      operationId: 'listDeliveries',
+      summary: 'List the workspace\'s webhook deliveries',
+      description: 'Newest first, filtered by endpoint, status or event type.',
+      response: z.array(deliveryAnswer),
+      paged: true,
+      errors: ['NOT_FOUND'],
       allow: PEOPLE_AND_API_KEYS,
       query: z.extend(pageQuerySchema, {
         endpointId: z.optional(idSchema('webhookEndpoint')),
@@ -25,11 +32,20 @@ export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, R
       },
     }),
     'GET /api/v1/webhook-deliveries/{id}': defineRoute({
+      operationId: 'getDelivery',
+      summary: 'Get a delivery with its attempt log',
+      response: deliveryAnswer,
+      errors: ['NOT_FOUND'],
       allow: PEOPLE_AND_API_KEYS,
       params: deliveryParams,
       handler: async ({ principal, params }) => ({ data: await service.getDelivery(principal, params.id) }),
     }),
     'POST /api/v1/webhook-deliveries/{id}/retry': defineRoute({
+      operationId: 'retryDelivery',
+      summary: 'Send a finished delivery again, once, now',
+      description: 'Audited as `webhook_delivery.retry`.',
+      response: deliveryAnswer,
+      errors: ['NOT_FOUND', 'ALREADY_QUEUED', 'ENDPOINT_DISABLED'],
       allow: PEOPLE_AND_API_KEYS,
       status: 202,
       params: deliveryParams,

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { deletedResult, deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/http/answers.ts';
 import { idSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -24,6 +25,11 @@ const patchSchema = z
 export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, RouteDefinition> {
   return {
     'GET /api/v1/webhooks': defineRoute({
+      operationId: 'listWebhookEndpoints',
+      summary: 'List the workspace\'s webhook endpoints',
+      description: 'Newest first.',
+      response: z.array(webhookEndpointAnswer),
+      paged: true,
       allow: PEOPLE_AND_API_KEYS,
       query: pageQuerySchema,
       handler: async ({ principal, query }) => {
@@ -32,23 +38,44 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
       },
     }),
     'POST /api/v1/webhooks': defineRoute({
+      operationId: 'createWebhookEndpoint',
+      summary: 'Register a webhook endpoint',
+      description: 'The url must be https and resolve to public addresses only. The answer carries the `whsec_` signing secret, the only time it is shown. At most 20 endpoints per workspace. Audited as `webhook_endpoint.create`.',
+      response: webhookEndpointCreated,
+      errors: ['LIMIT_EXCEEDED'],
       allow: PEOPLE_AND_API_KEYS,
       status: 201,
       body: z.strictObject({ url: urlSchema, events: eventsSchema, description: z.optional(descriptionSchema) }),
       handler: async ({ principal, body }) => ({ data: await service.register(principal, body) }),
     }),
     'PATCH /api/v1/webhooks/{id}': defineRoute({
+      operationId: 'updateWebhookEndpoint',
+      summary: 'Change a webhook endpoint',
+      description: 'Url, events, description, or `enabled` (pause and resume). Audited as `webhook_endpoint.update`.',
+      response: webhookEndpointAnswer,
+      errors: ['NOT_FOUND', 'CONFLICT'],
       allow: PEOPLE_AND_API_KEYS,
       params: endpointParams,
       body: patchSchema,
       handler: async ({ principal, params, body }) => ({ data: await service.update(principal, params.id, body) }),
     }),
     'DELETE /api/v1/webhooks/{id}': defineRoute({
+      operationId: 'deleteWebhookEndpoint',
+      summary: 'Delete a webhook endpoint and its delivery log',
+      description: 'Audited as `webhook_endpoint.delete`.',
+      response: deletedResult('we'),
+      errors: ['NOT_FOUND'],
       allow: PEOPLE_AND_API_KEYS,
       params: endpointParams,
       handler: async ({ principal, params }) => ({ data: await service.delete(principal, params.id) }),
     }),
     'GET /api/v1/webhooks/{id}/deliveries': defineRoute({
+      operationId: 'listEndpointDeliveries',
+      summary: 'List one endpoint\'s deliveries',
+      description: 'Newest first, with the attempt log.',
+      response: z.array(deliveryAnswer),
+      paged: true,
+      errors: ['NOT_FOUND'],
       allow: PEOPLE_AND_API_KEYS,
       params: endpointParams,
       query: pageQuerySchema,
@@ -58,6 +85,9 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
       },
     }),
     'GET /api/v1/webhooks/event-types': defineRoute({
+      operationId: 'listWebhookEventTypes',
+      summary: 'List the event types an endpoint can subscribe to',
+      response: z.array(eventTypeAnswer),
       allow: PEOPLE_AND_API_KEYS,
       handler: async () => ({ data: EVENT_TYPES.map((e) => ({ ...e })) }),
     }),

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
@@ -47,6 +48,7 @@ export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefin
         requestId: state.requestId,
         log: state.log,
       });
-      return successResponse(state.requestId, route.status ?? 200, output.data, output.page);
+      // Only what the response schema names leaves: unknown fields are dropped here, whatever the service returned.
+      return successResponse(state.requestId, route.status ?? 200, z.parse(route.response, output.data), output.page);
     });
 }

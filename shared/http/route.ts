@@ -33,7 +33,16 @@ export interface RouteOutput {
   page?: PageMeta;
 }
 
+/** The error codes a route may answer besides those every route can (see `COMMON_ERRORS` in bin/openapi.ts). */
+export type RouteErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'LIMIT_EXCEEDED' | 'RATE_LIMITED' | 'ALREADY_QUEUED' | 'ENDPOINT_DISABLED' | 'IDEMPOTENCY_KEY_REUSED';
+
 export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, H = unknown> {
+  /** Stable, camelCase: the OpenAPI operationId, and the SDK's method name. */
+  operationId: string;
+  /** One line for the OpenAPI document. */
+  summary: string;
+  /** What it does, its audit action, its event, its rate limit. */
+  description?: string;
   /** Credential kinds allowed; others get FORBIDDEN (decisions.md, Credentials and permissions). */
   allow: readonly CredentialKind[];
   /** Success status: 201 for creating POSTs, 202 for a delivery retry, 200 otherwise. */
@@ -48,6 +57,12 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, H = unkn
    * what it uses and answer [] for anything malformed, which validation then refuses.
    */
   prefetch?: (raw: RawInput) => readonly ItemKey[];
+  /** The schema of the answer's `data`: the answer is built through it, so only its fields leave. */
+  response: $ZodType;
+  /** A list route: `meta.page` comes with the answer. */
+  paged?: true;
+  /** Route-specific error codes it may answer. */
+  errors?: readonly RouteErrorCode[];
   handler: (input: RouteInput<P, Q, B, H>) => Promise<RouteOutput>;
 }
 

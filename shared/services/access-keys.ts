@@ -13,13 +13,12 @@ export type AccessKeyServiceStore = Pick<Store, 'createAccessKey' | 'getAccessKe
 const DAY_MS = 86_400_000;
 
 /**
- * An access key as the API shows it: the record's fields, named one by one, with its derived status. Whatever else
- * the object passed in carries (a token hash read back after a lost race) stays behind.
+ * The record with its status, derived at read time. The route's response schema picks the fields that leave; the
+ * store's own extras (a token hash read back after a lost race) never do.
  */
-export function accessKeyView(record: AccessKeyItem, now: number) {
+function withStatus<R extends AccessKeyItem>(record: R, now: number): R & { status: 'active' | 'revoked' | 'expired' } {
   const status = record.revokedAt ? 'revoked' : record.expiresAt && Date.parse(record.expiresAt) <= now ? 'expired' : 'active';
-  const { id, name, identityId, tokenPrefix, createdAt, createdBy, expiresAt, revokedAt, lastUsedAt } = record;
-  return { id, name, identityId, tokenPrefix, createdAt, createdBy, expiresAt, revokedAt, lastUsedAt, status: status as 'active' | 'revoked' | 'expired' };
+  return { ...record, status };
 }
 
 /** Machine identities and their tokens, for CLIs and SDKs. */
@@ -42,13 +41,13 @@ export function makeAccessKeyService({ store, clock }: { store: AccessKeyService
       };
       const audit = auditEntry(principal, 'access_key.create', record.id, { name: record.name, identityId: record.identityId, expiresAt: record.expiresAt }, now);
       await store.createAccessKey(principal.workspaceId, record, hashToken(token), audit);
-      return { ...accessKeyView(record, now), token };
+      return { ...withStatus(record, now), token };
     },
 
     async list(principal: Principal, page: PageRequest) {
       const result = await store.listAccessKeys(principal.workspaceId, page);
       const now = clock.now();
-      return { ...result, items: result.items.map((record) => accessKeyView(record, now)) };
+      return { ...result, items: result.items.map((record) => withStatus(record, now)) };
     },
 
     /** Revokes at once (the token's next request gets AUTH_REQUIRED); revoking again changes nothing. */
@@ -58,11 +57,11 @@ export function makeAccessKeyService({ store, clock }: { store: AccessKeyService
       if (!found) throw new NotFoundError(`access key ${accessKeyId} was not found`);
       const { tokenHash, ...record } = found;
       const now = clock.now();
-      if (record.revokedAt) return accessKeyView(record, now);
+      if (record.revokedAt) return withStatus(record, now);
       const audit = auditEntry(principal, 'access_key.revoke', accessKeyId, { name: record.name, identityId: record.identityId }, now);
       const revoked = await store.revokeAccessKey(ws, accessKeyId, tokenHash, iso(now), audit);
-      if (!revoked) return accessKeyView((await store.getAccessKey(ws, accessKeyId)) ?? record, now);
-      return accessKeyView({ ...record, revokedAt: iso(now) }, now);
+      if (!revoked) return withStatus((await store.getAccessKey(ws, accessKeyId)) ?? record, now);
+      return withStatus({ ...record, revokedAt: iso(now) }, now);
     },
   };
 }

@@ -46,10 +46,6 @@ export const SECRET_PATH = /^[a-z0-9]+(?:-[a-z0-9]+)*\/[a-z0-9]+(?:-[a-z0-9]+)*\
 /** Concurrent writers of one key retry until each has its own version; this bounds a pathological pile-up. */
 const WRITE_ATTEMPTS = 100;
 
-/** What list routes show of a secret: never its value. */
-export function listItem(record: SecretRecord) {
-  return { id: record.id, key: record.key, currentVersion: record.currentVersion, createdAt: record.createdAt, updatedAt: record.updatedAt };
-}
 
 const metadataOf = (record: SecretRecord) => ({ key: record.key, projectId: record.projectId, environmentId: record.environmentId });
 
@@ -156,12 +152,12 @@ export function makeSecretService(deps: SecretServiceDeps) {
       return { id: secretId, deleted: true as const };
     },
 
-    async list(principal: Principal, environmentId: string, page: PageRequest): Promise<Page<ReturnType<typeof listItem>>> {
+    async list(principal: Principal, environmentId: string, page: PageRequest): Promise<Page<SecretRecord>> {
       const result = await store.listSecrets(principal.workspaceId, environmentId, page);
       if (result.items.length === 0 && !(await store.getEnvironment(principal.workspaceId, environmentId))) {
         throw new NotFoundError(`environment ${environmentId} was not found`);
       }
-      return { ...result, items: result.items.map(listItem) };
+      return result;
     },
 
     async search(principal: Principal, q: string | undefined, page: PageRequest) {
@@ -169,7 +165,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       return {
         ...result,
         items: result.items.map((record) => ({
-          ...listItem(record),
+          ...record,
           projectId: record.projectId,
           projectSlug: record.projectSlug,
           environmentId: record.environmentId,

@@ -40,24 +40,6 @@ export interface DeliveryServiceDeps {
   enqueue: (message: DeliveryMessage) => Promise<void>;
 }
 
-/** An endpoint as the API shows it: the signing secret only as its hint. */
-export function endpointView(endpoint: EndpointItem) {
-  // Named fields only: a stored endpoint also carries its sealed signing secret, which no answer may include.
-  return {
-    id: endpoint.id,
-    url: endpoint.url,
-    events: endpoint.events,
-    description: endpoint.description,
-    enabled: endpoint.enabled,
-    secretHint: endpoint.secretHint,
-    createdAt: endpoint.createdAt,
-    updatedAt: endpoint.updatedAt,
-    disabledAt: endpoint.disabledAt,
-    disabledReason: endpoint.disabledReason,
-    consecutiveFailures: endpoint.consecutiveFailures,
-    failingSince: endpoint.failingSince,
-  };
-}
 
 /** Webhook endpoints and their delivery log, for people and API keys. */
 export function makeWebhookService(deps: WebhookServiceDeps) {
@@ -102,12 +84,12 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
       };
       const audit = auditEntry(principal, 'webhook_endpoint.create', id, { url: endpoint.url, events: endpoint.events }, now);
       await store.createEndpoint(principal.workspaceId, endpoint, audit);
-      return { ...endpointView(endpoint), secret };
+      return { ...endpoint, secret };
     },
 
     async list(principal: Principal, page: PageRequest) {
       const result = await store.listEndpointPage(principal.workspaceId, page);
-      return { ...result, items: result.items.map(endpointView) };
+      return result;
     },
 
     /**
@@ -134,7 +116,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
       const audit = auditEntry(principal, 'webhook_endpoint.update', endpointId, { changed, url: next.url, enabled: next.enabled }, now);
       await store.updateEndpoint(principal.workspaceId, next, current.updatedAt, resetStreak, audit);
       if (current.enabled && !next.enabled) await failQueued(principal.workspaceId, endpointId, 'endpoint paused');
-      return endpointView(next);
+      return next;
     },
 
     /** Deletes the endpoint and its delivery log. */

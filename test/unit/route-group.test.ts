@@ -24,17 +24,20 @@ function event(routeKey: string, extra: Partial<APIGatewayProxyEventV2> = {}): A
 }
 
 const secretValue = 'sk_live_SHOULD_NOT_LEAK';
+/** What every route definition declares for the API description. */
+const docs = (operationId: string, response: z.ZodType) => ({ operationId, summary: operationId, response });
 const routes = {
   'POST /things': defineRoute({
+    ...docs('createThing', z.object({ echoed: z.string() })),
     allow: EVERYONE,
     status: 201,
     body: z.strictObject({ name: z.string().max(3) }),
     handler: async ({ body }) => ({ data: { echoed: body.name } }),
   }),
-  'GET /people-only': defineRoute({ allow: PEOPLE_AND_API_KEYS, handler: async () => ({ data: 1 }) }),
-  'GET /missing': defineRoute({ allow: EVERYONE, handler: async () => Promise.reject(new NotFoundError('thing x was not found')) }),
-  'GET /limited': defineRoute({ allow: EVERYONE, handler: async () => Promise.reject(new RateLimitedError('slow down', 7)) }),
-  'GET /boom': defineRoute({ allow: EVERYONE, handler: async () => Promise.reject(new Error(`internal detail ${secretValue}`)) }),
+  'GET /people-only': defineRoute({ ...docs('peopleOnly', z.number()), allow: PEOPLE_AND_API_KEYS, handler: async () => ({ data: 1 }) }),
+  'GET /missing': defineRoute({ ...docs('missing', z.unknown()), allow: EVERYONE, handler: async () => Promise.reject(new NotFoundError('thing x was not found')) }),
+  'GET /limited': defineRoute({ ...docs('limited', z.unknown()), allow: EVERYONE, handler: async () => Promise.reject(new RateLimitedError('slow down', 7)) }),
+  'GET /boom': defineRoute({ ...docs('boom', z.unknown()), allow: EVERYONE, handler: async () => Promise.reject(new Error(`internal detail ${secretValue}`)) }),
 };
 
 function handler(authenticate = vi.fn(async (_header?: string, _prefetch?: unknown) => ({ principal, prefetched: new Map() }))) {

@@ -1,4 +1,6 @@
+import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
+import { accessKeyAnswer } from '../../../shared/http/answers.ts';
 import { ConflictError, NotFoundError } from '../../../shared/errors.ts';
 import { makeAccessKeyService, type AccessKeyServiceStore } from '../../../shared/services/access-keys.ts';
 import { makeProjectService, type ProjectServiceStore } from '../../../shared/services/projects.ts';
@@ -50,10 +52,12 @@ describe('access key service', () => {
     expiresAt: '2026-06-01T00:00:00.000Z', revokedAt: null, lastUsedAt: null,
   };
 
+  /** The key as stored; with `winsRace` false a concurrent revoke lands between the read and the write. */
   function accessKeyStore(found: (AccessKeyItem & { tokenHash: string }) | undefined, winsRace = true) {
     const revokes: string[] = [];
+    let reads = 0;
     const store = {
-      getAccessKey: async () => found && { ...found, revokedAt: winsRace ? found.revokedAt : '2026-05-01T00:00:00.000Z' },
+      getAccessKey: async () => found && (reads++ === 0 || winsRace ? found : { ...found, revokedAt: '2026-05-01T00:00:00.000Z' }),
       async revokeAccessKey(_ws: string, id: string) {
         revokes.push(id);
         return winsRace;
@@ -69,11 +73,12 @@ describe('access key service', () => {
     expect(answer).toMatchObject({ status: 'revoked', revokedAt: '2026-05-01T00:00:00.000Z' });
   });
 
-  it("a revoke that loses the race answers the winner's record, and never the token hash", async () => {
-    const { store } = accessKeyStore({ ...record, tokenHash: 'secret-hash' }, false);
+  it("a revoke that loses the race answers the winner's record, and its answer schema never lets the token hash out", async () => {
+    const { store, revokes } = accessKeyStore({ ...record, tokenHash: 'secret-hash' }, false);
     const answer = await makeAccessKeyService({ store, clock: fakeClock(Date.parse('2026-05-02T00:00:00Z')) }).revoke(principal, 'ak_1');
+    expect(revokes).toEqual(['ak_1']);
     expect(answer).toMatchObject({ status: 'revoked', revokedAt: '2026-05-01T00:00:00.000Z' });
-    expect(JSON.stringify(answer)).not.toContain('secret-hash');
+    expect(JSON.stringify(z.parse(accessKeyAnswer, answer))).not.toContain('secret-hash');
   });
 
   it('derives the status at read time: expired once expiresAt has passed', async () => {
