@@ -18,7 +18,8 @@ import type { KeyAccess, ServiceFunction, TableAccess, TableAction } from './ser
 const API_COMMON: readonly TableAction[] = ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem', 'Query'];
 
 export interface FunctionAccess {
-  readonly table: TableAccess;
+  /** @default no table access at all */
+  readonly table?: TableAccess;
   readonly key?: KeyAccess;
   /** Queues delivery attempts: sqs:SendMessage on the delivery queue, whose URL goes into its environment. */
   readonly sendsDeliveries?: true;
@@ -43,6 +44,8 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   },
   // A manual retry queues one attempt now; an endpoint's delivery log is read from GSI1.
   'webhook-deliveries': { table: { actions: API_COMMON, indexQueries: ['GSI1'] }, sendsDeliveries: true },
+  // Serves the API description bundled into it: no table, no key, no queue.
+  openapi: {},
 };
 
 export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
@@ -69,7 +72,9 @@ export interface AccessTargets {
 
 /** Grants `fn` exactly what `access` lists, and sets the environment variables that go with each grant. */
 export function applyAccess(fn: ServiceFunction, access: FunctionAccess, targets: AccessTargets): void {
-  fn.bindTable(targets.table, access.table);
+  // Every role, with table access or not, carries the audit deny: a grant added later cannot forget it.
+  fn.denyAuditChanges(targets.table);
+  if (access.table) fn.bindTable(targets.table, access.table);
   if (access.key) fn.bindKey(targets.key, access.key);
   if (access.sendsDeliveries) targets.deliveries.bindSender(fn);
 }

@@ -128,7 +128,6 @@ export class ServiceFunction extends Construct {
    */
   bindTable(table: ITable, access: TableAccess): void {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
-    this.denyAuditChanges(table);
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: access.actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }),
     );
@@ -173,7 +172,7 @@ export class ServiceFunction extends Construct {
    * stays. `dynamodb:LeadingKeys` holds the partition keys a request touches; with ForAnyValue, a batch write that
    * touches one audit partition among others is refused whole.
    */
-  private denyAuditChanges(table: ITable): void {
+  denyAuditChanges(table: ITable): void {
     this.function.addToRolePolicy(
       new PolicyStatement({
         sid: 'AuditEntriesAreImmutable',

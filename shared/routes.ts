@@ -27,6 +27,8 @@ export const ROUTE_GROUPS = {
     'GET /api/v1/webhooks/{id}/deliveries',
     'GET /api/v1/webhooks/event-types',
   ],
+  /** The API description: the one route without authentication (it serves a static document, no workspace data). */
+  openapi: ['GET /api/v1/openapi.json'],
   'webhook-deliveries': [
     'GET /api/v1/webhook-deliveries',
     'GET /api/v1/webhook-deliveries/{id}',

@@ -78,6 +78,8 @@ function expectations(): (name: FunctionName) => Statement[] {
       kms(['kms:GenerateDataKey'], SIGNING_SECRET_CONTEXT),
     ],
     'webhook-deliveries': [table(API_COMMON), index('GSI1'), send],
+    // Serves a static document (issue 12): its logs, and the audit deny every role carries.
+    openapi: [],
     'webhook-fanout': [
       table(['dynamodb:Query', 'dynamodb:PutItem']),
       send,

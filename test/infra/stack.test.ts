@@ -107,9 +107,10 @@ describe('ServiceStack with defaults', () => {
         Handler: 'index.handler',
         LoggingConfig: { LogGroup: { Ref: idOf(stack, fn.logGroup) } },
       });
+      // The API description's function (issue 12) reads no table.
       expect(properties?.Environment.Variables).toMatchObject({
         NODE_OPTIONS: '--enable-source-maps',
-        TABLE_NAME: { Ref: tableId },
+        ...(fn === stack.api.functions.openapi ? {} : { TABLE_NAME: { Ref: tableId } }),
         SERVICE_NAME: 'secrets-service',
         POWERTOOLS_SERVICE_NAME: 'secrets-service',
       });
@@ -145,6 +146,7 @@ describe('ServiceStack with defaults', () => {
       'access-keys': common,
       webhooks: [...common, 'KMS_KEY_ID'],
       'webhook-deliveries': [...common, ...queue],
+      openapi: common.filter((name) => name !== 'TABLE_NAME'),
       'webhook-fanout': [...common, ...queue],
       'delivery-worker': [...common, ...queue, ...scheduler, 'KMS_KEY_ID'],
       'delivery-sweeper': [...common, ...queue],

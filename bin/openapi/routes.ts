@@ -1,0 +1,27 @@
+import { makeAccessKeyRoutes } from '../../functions/access-keys/routes.ts';
+import { makeAuditRoutes } from '../../functions/audit/routes.ts';
+import { makeEnvironmentRoutes } from '../../functions/environments/routes.ts';
+import { makeProjectRoutes } from '../../functions/projects/routes.ts';
+import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
+import { makeDeliveryRoutes } from '../../functions/webhook-deliveries/routes.ts';
+import { makeWebhookRoutes } from '../../functions/webhooks/routes.ts';
+import type { RouteDefinition } from '../../shared/http/route.ts';
+import type { RouteGroup } from '../../shared/routes.ts';
+
+/**
+ * Every authenticated route definition by route key, as the route groups declare them. The services are never
+ * called here: the document needs the definitions only.
+ */
+export function allRouteDefinitions(): Record<string, RouteDefinition> {
+  const none = {} as never;
+  const groups: Record<Exclude<RouteGroup, 'openapi'>, Record<string, RouteDefinition>> = {
+    projects: makeProjectRoutes(none),
+    environments: makeEnvironmentRoutes(none),
+    secrets: makeSecretRoutes(none),
+    audit: makeAuditRoutes(none),
+    'access-keys': makeAccessKeyRoutes(none),
+    webhooks: makeWebhookRoutes(none),
+    'webhook-deliveries': makeDeliveryRoutes(none),
+  };
+  return Object.assign({}, ...Object.values(groups));
+}
