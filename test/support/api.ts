@@ -1,6 +1,7 @@
 import { inject } from 'vitest';
 import { importJWK, SignJWT } from 'jose';
 import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
+import { checkAnswer } from './contract.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { makeWorkspaceAdminService } from '../../shared/services/workspaces.ts';
 import { makeStore } from '../../shared/store/index.ts';
@@ -28,7 +29,9 @@ export async function call<T = any>(
   }
   const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+  const parsed = text ? JSON.parse(text) : undefined;
+  checkAnswer(method, path, response.status, parsed);
+  return { status: response.status, headers: response.headers, body: parsed };
 }
 
 /** The data layer of the running local stack, for set-up and for reading raw items. */
