@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { checkWebhookEvent } from '../support/contract.ts';
 import { call, localStore, newWorkspace } from '../support/api.ts';
 import type { HttpsReceiver } from '../support/https-receiver.ts';
 import { newEnvironment } from '../support/secrets.ts';
@@ -31,6 +32,7 @@ describe('webhook delivery', () => {
     const request = await waitFor(async () => receiver.requests[0], 20_000, 'the delivery');
     const event = stripe.webhooks.constructEvent(request.body, request.headers['service-signature'] as string, endpoint.secret) as unknown as Record<string, any>;
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
+    checkWebhookEvent(event as { type: string });
     expect(event).toEqual({
       id: expect.stringMatching(/^evt_/),
       type: 'service.secret.create',

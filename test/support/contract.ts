@@ -8,7 +8,11 @@ import addFormats from 'ajv-formats';
  * an answer with an undocumented status or shape fails the test that made it.
  */
 type Operation = { responses: Record<string, { content?: { 'application/json'?: { schema: object } } }> };
-type Document = { paths: Record<string, Record<string, Operation>>; components: object };
+type Document = {
+  paths: Record<string, Record<string, Operation>>;
+  webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { schema: object } } } } }>;
+  components: object;
+};
 
 const document = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')) as Document;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -48,4 +52,12 @@ export function checkAnswer(method: string, url: string, status: number, body: u
     compiled.set(key, validate);
   }
   if (!validate(body)) throw new Error(`${key}: the answer does not match the document: ${ajv.errorsText(validate.errors)}`);
+}
+
+/** Throws when a delivered event's body does not match the document's `webhooks` entry for its type. */
+export function checkWebhookEvent(body: { type: string }): void {
+  const schema = document.webhooks[body.type]?.post.requestBody.content['application/json'].schema;
+  if (!schema) throw new Error(`event type ${String((body as { type: unknown }).type)} is not in the document`);
+  const validate = ajv.compile(schema);
+  if (!validate(body)) throw new Error(`${body.type}: the event does not match the document: ${ajv.errorsText(validate.errors)}`);
 }
