@@ -59,5 +59,6 @@ export function checkWebhookEvent(body: { type: string }): void {
   const entry = document.webhooks[body.type] as Document['webhooks'][string] | undefined;
   if (!entry) throw new Error(`event type ${body.type} is not in the document`);
   const validate = ajv.compile(entry.post.requestBody.content['application/json'].schema);
-  if (!validate(body)) throw new Error(`${body.type}: the event does not match the document: ${ajv.errorsText(validate.errors)}`);
+  const type = body.type;
+  if (!validate(body)) throw new Error(`${type}: the event does not match the document: ${ajv.errorsText(validate.errors)}`);
 }
