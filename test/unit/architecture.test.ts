@@ -59,7 +59,8 @@ describe('architecture', () => {
   });
 
   it('queries name their access pattern: no key condition, index name or key literal outside keys.ts and the query helpers', () => {
-    const exempt = new Set(['shared/store/keys.ts', 'shared/store/table.ts', 'shared/store/query.ts']);
+    // The API description names its AuditEntry schema after the API's word, not the stored entity type.
+    const exempt = new Set(['shared/store/keys.ts', 'shared/store/table.ts', 'shared/store/query.ts', 'bin/openapi/document.ts']);
     const literal = /KeyConditionExpression|IndexName: '|'#PURGE'|'AuditEntry'/;
     expect(CODE.filter((file) => !exempt.has(file) && literal.test(read(file)))).toEqual([]);
   });
