@@ -16,6 +16,8 @@ export const ROUTE_GROUPS = {
     'DELETE /api/v1/secrets/{secretId}',
     'POST /api/v1/reveal',
     'GET /api/v1/search/secrets',
+    'GET /api/v1/secrets/{secretId}/versions',
+    'POST /api/v1/secrets/{secretId}/rollback',
   ],
   audit: ['GET /api/v1/audit'],
   'access-keys': ['GET /api/v1/access-keys', 'POST /api/v1/access-keys', 'POST /api/v1/access-keys/{id}/revoke'],

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { deletedResult, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult } from '../../shared/http/answers.ts';
+import { deletedResult, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/http/answers.ts';
 import { idSchema, ifMatchSchema, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, listOutput, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
 import { isId } from '../../shared/ids.ts';
@@ -98,6 +98,38 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
         return typeof path === 'string' && path.length <= 600 && SECRET_PATH.test(path) ? service.prefetch.byPath(workspaceId, path) : [];
       },
       handler: async ({ principal, body, prefetched }) => ({ data: await service.revealByPath(principal, body.path, body.version, prefetched) }),
+    }),
+    'GET /api/v1/secrets/{secretId}/versions': defineRoute({
+      operationId: 'listSecretVersions',
+      summary: "List a secret's versions",
+      description: 'Newest first: who wrote each version when, and which version a rollback restored. Never a value.',
+      response: z.array(versionAnswer),
+      paged: true,
+      errors: ['NOT_FOUND'],
+      allow: EVERYONE,
+      params: secretParams,
+      query: pageQuerySchema,
+      prefetch: secretPrefetch,
+      handler: async ({ principal, params, query, prefetched }) => listOutput(query.limit, await service.versions(principal, params.secretId, query, prefetched)),
+    }),
+    'POST /api/v1/secrets/{secretId}/rollback': defineRoute({
+      operationId: 'rollbackSecret',
+      summary: "Write an earlier version's value as the next version",
+      description:
+        'A write, not a reveal: the value never leaves. `If-Match` as for a write. Audited as `secret.rotate` with `rolledBackFrom`; fires `service.secret.rotate`.',
+      response: secretWriteResult,
+      errors: ['NOT_FOUND', 'CONFLICT'],
+      allow: EVERYONE,
+      params: secretParams,
+      body: z.strictObject({ version: versionSchema }),
+      headers: ifMatchSchema,
+      prefetch: (raw) => {
+        const version = rawVersion((raw.body as { version?: unknown } | undefined)?.version);
+        return raw.params.secretId && isId('secret', raw.params.secretId) ? service.prefetch.byId(raw.workspaceId, raw.params.secretId, version) : [];
+      },
+      handler: async ({ principal, params, body, headers, prefetched }) => ({
+        data: await service.rollback(principal, params.secretId, body.version, { ifMatch: headers['if-match'], prefetched }),
+      }),
     }),
     'GET /api/v1/search/secrets': defineRoute({
       operationId: 'searchSecrets',

@@ -32,6 +32,9 @@ export const secretSearchItem = z.extend(secretListItem, {
 /** What a write (PUT, rollback) answers: the version it made. */
 export const secretWriteResult = z.object({ id: id('sec'), key: z.string(), version: z.int() });
 
+/** One version in a secret's history: who wrote it when, and what it restored. Never a value. */
+export const versionAnswer = z.object({ version: z.int(), createdAt: timestamp, createdBy: z.string(), rolledBackFrom: z.nullable(z.int()) });
+
 /** A revealed value. */
 export const revealResult = z.object({ key: z.string(), version: z.int(), value: z.string() });
 

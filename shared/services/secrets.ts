@@ -23,6 +23,7 @@ export type SecretServiceStore = Pick<
   | 'purgeSecretVersions'
   | 'listSecrets'
   | 'searchSecrets'
+  | 'listSecretVersions'
   | 'secretByIdKeys'
   | 'secretByPathKeys'
   | 'secretWriteKeys'
@@ -71,6 +72,54 @@ export function makeSecretService(deps: SecretServiceDeps) {
     return { key: head.key, version: wanted, value };
   }
 
+  /**
+   * The write loop shared by write and rollback: read the key's current version, check If-Match, seal the value
+   * under the next version's context, and commit conditionally; a lost race reads again (with jitter). A rollback
+   * must find its own secret still there (a delete in between makes it NOT_FOUND, never a new secret).
+   */
+  async function writeNext(
+    principal: Principal,
+    environment: NonNullable<Awaited<ReturnType<SecretServiceStore['getEnvironment']>>>,
+    input: { key: string; value: string },
+    options: { ifMatch?: number | undefined; prefetched?: Prefetched | undefined; rollback?: { secretId: string; from: number } },
+  ) {
+    const ws = principal.workspaceId;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await store.getEnvironmentSecret(ws, environment.id, input.key, attempt === 0 ? options.prefetched : undefined);
+      if (options.rollback && current?.id !== options.rollback.secretId) throw new NotFoundError(`secret ${options.rollback.secretId} was not found`);
+      const currentVersion = current?.currentVersion ?? 0;
+      if (options.ifMatch !== undefined && options.ifMatch !== currentVersion) {
+        throw new ConflictError(`If-Match: the current version of ${input.key} is ${currentVersion}, not ${options.ifMatch}`);
+      }
+      const now = clock.now();
+      const record: SecretRecord = {
+        id: current?.id ?? newId('secret', now),
+        key: input.key,
+        projectId: environment.projectId,
+        projectSlug: environment.projectSlug,
+        environmentId: environment.id,
+        envSlug: environment.slug,
+        currentVersion: currentVersion + 1,
+        createdAt: current?.createdAt ?? iso(now),
+        updatedAt: iso(now),
+      };
+      const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, record.currentVersion));
+      const action = record.currentVersion === 1 ? 'secret.create' : 'secret.rotate';
+      const rolledBackFrom = options.rollback?.from;
+      const metadata = { ...metadataOf(record), version: record.currentVersion, ...(rolledBackFrom !== undefined && { rolledBackFrom }) };
+      try {
+        await store.writeSecretVersion(ws, { ...record, sealed }, currentVersion, { createdBy: principal.actorSub, rolledBackFrom }, auditEntry(principal, action, record.id, metadata, now));
+        return { id: record.id, key: record.key, version: record.currentVersion };
+      } catch (error) {
+        if (!(error instanceof VersionConflictError)) throw error;
+        if (options.ifMatch !== undefined) throw new ConflictError(`If-Match: ${input.key} was changed by another write; read it again`);
+        // Full jitter, growing: losers spread out instead of colliding again in lock-step.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** Math.min(attempt, 6))));
+      }
+    }
+    throw new ConflictError(`key: too many concurrent writes of ${input.key}; retry`);
+  }
+
   return {
     /** The items each secrets route can read ahead with the credential; the store alone knows the table's keys. */
     prefetch: {
@@ -85,41 +134,26 @@ export function makeSecretService(deps: SecretServiceDeps) {
      * With `ifMatch` (0 = must not exist) there is no retry: a different current version is CONFLICT.
      */
     async write(principal: Principal, environmentId: string, input: { key: string; value: string }, options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {}) {
-      const ws = principal.workspaceId;
-      const environment = await store.getEnvironment(ws, environmentId, options.prefetched);
+      const environment = await store.getEnvironment(principal.workspaceId, environmentId, options.prefetched);
       if (!environment) throw new NotFoundError(`environment ${environmentId} was not found`);
-      for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-        const current = await store.getEnvironmentSecret(ws, environmentId, input.key, attempt === 0 ? options.prefetched : undefined);
-        const currentVersion = current?.currentVersion ?? 0;
-        if (options.ifMatch !== undefined && options.ifMatch !== currentVersion) {
-          throw new ConflictError(`If-Match: the current version of ${input.key} is ${currentVersion}, not ${options.ifMatch}`);
-        }
-        const now = clock.now();
-        const record: SecretRecord = {
-          id: current?.id ?? newId('secret', now),
-          key: input.key,
-          projectId: environment.projectId,
-          projectSlug: environment.projectSlug,
-          environmentId,
-          envSlug: environment.slug,
-          currentVersion: currentVersion + 1,
-          createdAt: current?.createdAt ?? iso(now),
-          updatedAt: iso(now),
-        };
-        const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, record.currentVersion));
-        const action = record.currentVersion === 1 ? 'secret.create' : 'secret.rotate';
-        const audit = auditEntry(principal, action, record.id, { ...metadataOf(record), version: record.currentVersion }, now);
-        try {
-          await store.writeSecretVersion(ws, { ...record, sealed }, currentVersion, principal.actorSub, audit);
-          return { id: record.id, key: record.key, version: record.currentVersion };
-        } catch (error) {
-          if (!(error instanceof VersionConflictError)) throw error;
-          if (options.ifMatch !== undefined) throw new ConflictError(`If-Match: ${input.key} was changed by another write; read it again`);
-          // Full jitter, growing: losers spread out instead of colliding again in lock-step.
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** Math.min(attempt, 6))));
-        }
-      }
-      throw new ConflictError(`key: too many concurrent writes of ${input.key}; retry`);
+      return writeNext(principal, environment, input, options);
+    },
+
+    /**
+     * Writes version N's value again as the next version, under a fresh data key and the new version's encryption
+     * context: a write, not a reveal (no value in the answer, the audit entry or a log), audited as `secret.rotate`
+     * with `rolledBackFrom`. `If-Match` and concurrent writers behave as for a write.
+     */
+    async rollback(principal: Principal, secretId: string, version: number, options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {}) {
+      const ws = principal.workspaceId;
+      const head = await store.getSecretHead(ws, secretId, options.prefetched);
+      if (!head) throw new NotFoundError(`secret ${secretId} was not found`);
+      const stored = version <= head.currentVersion ? await store.getSecretVersion(ws, secretId, version, options.prefetched) : undefined;
+      if (!stored) throw new NotFoundError(`secret ${secretId} has no version ${version}`);
+      const value = await cipher.decrypt(stored.sealed, secretContext(ws, secretId, version));
+      const environment = await store.getEnvironment(ws, head.environmentId);
+      if (!environment) throw new NotFoundError(`secret ${secretId} was not found`);
+      return writeNext(principal, environment, { key: head.key, value }, { ...options, prefetched: undefined, rollback: { secretId, from: version } });
     },
 
     async revealById(principal: Principal, secretId: string, version: number | undefined, prefetched?: Prefetched) {
@@ -150,6 +184,12 @@ export function makeSecretService(deps: SecretServiceDeps) {
         deps.onPurgeFailure?.(secretId, error);
       }
       return { id: secretId, deleted: true as const };
+    },
+
+    /** A secret's versions, newest first; NOT_FOUND for a secret the workspace does not have. Never a value. */
+    async versions(principal: Principal, secretId: string, page: PageRequest, prefetched?: Prefetched) {
+      if (!(await store.getSecretHead(principal.workspaceId, secretId, prefetched))) throw new NotFoundError(`secret ${secretId} was not found`);
+      return store.listSecretVersions(principal.workspaceId, secretId, page);
     },
 
     async list(principal: Principal, environmentId: string, page: PageRequest): Promise<Page<SecretRecord>> {

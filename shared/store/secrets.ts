@@ -33,7 +33,19 @@ export interface StoredVersion {
   sealed: SealedValue;
   createdAt: string;
   createdBy: string;
+  /** The version whose value this one restored (a rollback), or null. */
+  rolledBackFrom: number | null;
 }
+
+/** A version as the history lists it: never its value. */
+export type VersionRecord = Omit<StoredVersion, 'sealed'>;
+
+const toVersionRecord = (item: Record<string, unknown>): VersionRecord => ({
+  version: item.version as number,
+  createdAt: item.createdAt as string,
+  createdBy: item.createdBy as string,
+  rolledBackFrom: (item.rolledBackFrom as number | undefined) ?? null,
+});
 
 /** The condition of a head, path or key item failed: another write or a delete got there first. */
 export class VersionConflictError extends Error {}
@@ -98,7 +110,7 @@ export function makeSecretStore(db: Db, pager: Pager) {
     async getSecretVersion(workspaceId: string, secretId: string, version: number, prefetched?: Prefetched): Promise<StoredVersion | undefined> {
       const item = await readItem(db, keys.secretVersion(workspaceId, secretId, version), prefetched);
       if (!item) return undefined;
-      return { version: item.version as number, sealed: fromStored(item.sealed as Record<string, unknown>), createdAt: item.createdAt as string, createdBy: item.createdBy as string };
+      return { ...toVersionRecord(item), sealed: fromStored(item.sealed as Record<string, unknown>) };
     },
 
     /**
@@ -106,7 +118,13 @@ export function makeSecretStore(db: Db, pager: Pager) {
      * and its path, the environment's key item, and the audit entry. A create claims the path and key (they must
      * not exist); a rotate moves them only from `previousVersion`. Either condition failing is a version conflict.
      */
-    async writeSecretVersion(workspaceId: string, secret: StoredSecret, previousVersion: number, createdBy: string, audit: AuditEntry): Promise<void> {
+    async writeSecretVersion(
+      workspaceId: string,
+      secret: StoredSecret,
+      previousVersion: number,
+      version: { createdBy: string; rolledBackFrom?: number | undefined },
+      audit: AuditEntry,
+    ): Promise<void> {
       const { sealed, ...record } = secret;
       const stored = toStored(sealed);
       const head = { ...record, workspaceId, sealed: stored };
@@ -139,7 +157,8 @@ export function makeSecretStore(db: Db, pager: Pager) {
                 version: record.currentVersion,
                 sealed: stored,
                 createdAt: record.updatedAt,
-                createdBy,
+                createdBy: version.createdBy,
+                ...(version.rolledBackFrom !== undefined && { rolledBackFrom: version.rolledBackFrom }),
               },
               ConditionExpression: 'attribute_not_exists(PK)',
             },
@@ -225,6 +244,12 @@ export function makeSecretStore(db: Db, pager: Pager) {
     /** Purges left unfinished, deleted before `before` (ISO): the sweeper finishes them. */
     async pendingPurges(before: string, limit = 100): Promise<{ workspaceId: string; secretId: string }[]> {
       return queryAll(db, patterns.pendingPurges(), { skBefore: before, projection: ['workspaceId', 'secretId'], maxItems: limit });
+    },
+
+    /** A secret's versions, newest first (sort keys are zero-padded, so 10 sorts after 9), values never returned. */
+    async listSecretVersions(workspaceId: string, secretId: string, page: PageRequest): Promise<Page<VersionRecord>> {
+      const result = await pager.queryPage({ scope: `versions:${workspaceId}:${secretId}`, ...patterns.secretVersions(workspaceId, secretId), ...page });
+      return { ...result, items: result.items.map(toVersionRecord) };
     },
 
     /** An environment's secrets by key (A→Z), values never read. */
