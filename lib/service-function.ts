@@ -168,16 +168,17 @@ export class ServiceFunction extends Construct {
 
   /**
    * Audit entries are immutable: whatever else the role may do to the table, it may never update or delete an item
-   * of an audit partition (`WS#<id>#AUDIT`). Audit writes are conditional puts that never overwrite, so PutItem
-   * stays. `dynamodb:LeadingKeys` holds the partition keys a request touches; with ForAnyValue, a batch write that
-   * touches one audit partition among others is refused whole.
+   * of an audit partition (`WS#<id>#AUDIT`); `dynamodb:LeadingKeys` holds the partition keys a request touches.
+   * Audit writes are puts of fresh ids (conditional ones in transactions), so PutItem stays, and so does
+   * BatchWriteItem: loading an environment writes its page's audit entries with it, and IAM cannot tell a batch's
+   * puts from its deletes (docs/operations.md says which roles hold it).
    */
   denyAuditChanges(table: ITable): void {
     this.function.addToRolePolicy(
       new PolicyStatement({
         sid: 'AuditEntriesAreImmutable',
         effect: Effect.DENY,
-        actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+        actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
         resources: [table.tableArn],
         conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [patterns.auditByWorkspace('*').pk] } },
       }),

@@ -8,8 +8,8 @@ import { Construct } from 'constructs';
 export const METRICS_NAMESPACE = 'SecretsService';
 export const DELIVERY_SERVICE = 'webhook-delivery';
 
-/** The two reveal routes (shared/routes.ts), as they appear in the access log's `routeKey`. */
-export const REVEAL_ROUTE_KEYS = ['POST /api/v1/secrets/{secretId}/reveal', 'POST /api/v1/reveal'] as const;
+/** The reveal routes (shared/routes.ts), as they appear in the access log's `routeKey`: by id, by path, and loading an environment. */
+export const REVEAL_ROUTE_KEYS = ['POST /api/v1/secrets/{secretId}/reveal', 'POST /api/v1/reveal', 'POST /api/v1/environments/{envId}/secrets/reveal'] as const;
 
 /**
  * A worker metric published with only the default `service` dimension (Powertools Metrics puts every metric of

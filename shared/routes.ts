@@ -17,6 +17,7 @@ export const ROUTE_GROUPS = {
     'POST /api/v1/reveal',
     'GET /api/v1/search/secrets',
     'GET /api/v1/secrets/{secretId}/versions',
+    'POST /api/v1/environments/{envId}/secrets/reveal',
     'POST /api/v1/secrets/{secretId}/rollback',
   ],
   audit: ['GET /api/v1/audit'],

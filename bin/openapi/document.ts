@@ -30,7 +30,7 @@ const NAMED: [string, $ZodType][] = [
   ['RevealByPathResult', answers.revealByPathResult], ['AuditEntry', answers.auditEntryAnswer], ['AccessKey', answers.accessKeyAnswer],
   ['AccessKeyCreated', answers.accessKeyCreated], ['WebhookEndpoint', answers.webhookEndpointAnswer],
   ['WebhookEndpointCreated', answers.webhookEndpointCreated], ['EventType', answers.eventTypeAnswer], ['Delivery', answers.deliveryAnswer],
-  ['SecretVersion', answers.versionAnswer], ['PageMeta', answers.pageMeta],
+  ['SecretVersion', answers.versionAnswer], ['EnvironmentValue', answers.environmentValueAnswer], ['PageMeta', answers.pageMeta],
 ];
 
 /** The codes a route may answer: its own, and those every route of its kind can. */

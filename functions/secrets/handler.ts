@@ -7,9 +7,10 @@ import { makeSecretService } from '../../shared/services/secrets.ts';
 import { makeSecretRoutes } from './routes.ts';
 import { makeSecretStore } from '../../shared/store/secrets.ts';
 import { makeProjectStore } from '../../shared/store/projects.ts';
+import { makeEnvironmentValueStore } from '../../shared/store/environment-values.ts';
 
 const { config, db, pager, clock, authenticate } = apiRuntime();
-const store = { ...makeProjectStore(db, pager), ...makeSecretStore(db, pager) };
+const store = { ...makeProjectStore(db, pager), ...makeSecretStore(db, pager), ...makeEnvironmentValueStore(db, pager) };
 
 // Decrypted data keys stay cached for 5 minutes at most (see CipherOptions): a warm container that reveals the
 // same version again makes no KMS call.

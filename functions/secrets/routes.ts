@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { deletedResult, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/http/answers.ts';
-import { idSchema, ifMatchSchema, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
+import { deletedResult, environmentValueAnswer, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/http/answers.ts';
+import { idSchema, ifMatchSchema, pageQueryOf, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, listOutput, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
 import { isId } from '../../shared/ids.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -130,6 +130,35 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       handler: async ({ principal, params, body, headers, prefetched }) => ({
         data: await service.rollback(principal, params.secretId, body.version, { ifMatch: headers['if-match'], prefetched }),
       }),
+    }),
+    'POST /api/v1/environments/{envId}/secrets/reveal': defineRoute({
+      operationId: 'revealEnvironment',
+      summary: "Load an environment: every current value (or the listed keys), a page at a time",
+      description: [
+        'Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent.',
+        'A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one',
+        '`secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event;',
+        'the page counts as one reveal against the per-credential and per-workspace limits.',
+      ].join(' '),
+      response: z.array(environmentValueAnswer),
+      paged: true,
+      errors: ['NOT_FOUND', 'RATE_LIMITED'],
+      allow: EVERYONE,
+      params: envParams,
+      // Pages of at most 100 secrets (decisions.md), 100 by default.
+      query: pageQueryOf(100, 100),
+      body: z.optional(
+        z.strictObject({
+          keys: z.optional(
+            z.array(secretKeySchema).check(z.minLength(1), z.maxLength(100), z.refine((keys) => new Set(keys).size === keys.length, { error: 'must not repeat a key' })),
+          ),
+        }),
+      ),
+      prefetch: ({ workspaceId, params }) => (params.envId && isId('environment', params.envId) ? service.prefetch.environment(workspaceId, params.envId) : []),
+      handler: async ({ principal, params, query, body, prefetched }) => {
+        const { limit, cursor } = query;
+        return listOutput(limit, await service.revealEnvironment(principal, params.envId, { keys: body?.keys }, { limit, cursor }, prefetched));
+      },
     }),
     'GET /api/v1/search/secrets': defineRoute({
       operationId: 'searchSecrets',

@@ -38,6 +38,9 @@ export const versionAnswer = z.object({ version: z.int(), createdAt: timestamp, 
 /** A revealed value. */
 export const revealResult = z.object({ key: z.string(), version: z.int(), value: z.string() });
 
+/** One secret of a loaded environment: its current version and value. */
+export const environmentValueAnswer = z.object({ id: id('sec'), key: z.string(), version: z.int(), value: z.string() });
+
 /** A reveal by path also names the secret. */
 export const revealByPathResult = z.extend(revealResult, { id: id('sec') });
 

@@ -17,11 +17,15 @@ export const idSchema = (kind: IdKind) =>
 const integerQuery = (min: number, max: number, rule: string) =>
   z.pipe(z.pipe(z.string().check(z.regex(/^-?\d{1,10}$/, rule)), z.transform(Number)), z.int().check(z.minimum(min), z.maximum(max)));
 
+/** `limit` (1 to `max`, default `fallback`) and `cursor` of a list route. */
+export const pageQueryOf = (max: number, fallback: number) =>
+  z.strictObject({
+    limit: z._default(integerQuery(1, max, `must be an integer from 1 to ${max}`), fallback),
+    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  });
+
 /** `limit` (1 to 200, default 50) and `cursor` of every list route. */
-export const pageQuerySchema = z.strictObject({
-  limit: z._default(integerQuery(1, 200, 'must be an integer from 1 to 200'), 50),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
-});
+export const pageQuerySchema = pageQueryOf(200, 50);
 
 /** Path slugs: what the slug rule of decisions.md can produce (lower-case letters, digits, inner dashes). */
 export const slugSchema = z

@@ -24,6 +24,10 @@ export type SecretServiceStore = Pick<
   | 'listSecrets'
   | 'searchSecrets'
   | 'listSecretVersions'
+  | 'listEnvironmentValues'
+  | 'countRevealPage'
+  | 'writeAuditEntries'
+  | 'environmentKeys'
   | 'secretByIdKeys'
   | 'secretByPathKeys'
   | 'secretWriteKeys'
@@ -44,15 +48,30 @@ export interface SecretServiceDeps {
 /** What a path that can name a secret looks like: two slugs and a key (ASCII, so it always fits a sort key). */
 export const SECRET_PATH = /^[a-z0-9]+(?:-[a-z0-9]+)*\/[a-z0-9]+(?:-[a-z0-9]+)*\/[A-Za-z0-9_.\-]+(?:\/[A-Za-z0-9_.\-]+)*$/;
 
+/** A bulk-reveal page ends before its values pass this many bytes, so an answer always fits Lambda's 6 MB. */
+export const BULK_PAGE_VALUE_BYTES = 4 * 1024 * 1024;
+
 /** Concurrent writers of one key retry until each has its own version; this bounds a pathological pile-up. */
 const WRITE_ATTEMPTS = 100;
 
 
 const metadataOf = (record: SecretRecord) => ({ key: record.key, projectId: record.projectId, environmentId: record.environmentId });
 
+/** How many of a page's values (their byte sizes, in order) fit under the 4 MiB cut; at least one. */
+export function pageCut(sizes: readonly number[]): number {
+  let total = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    total += sizes[i]!;
+    if (total > BULK_PAGE_VALUE_BYTES) return Math.max(1, i);
+  }
+  return sizes.length;
+}
+
 /** Secrets: versioned writes, audited reveals, listing, search and delete. */
 export function makeSecretService(deps: SecretServiceDeps) {
   const { store, cipher, clock } = deps;
+
+  const workspaceLimit = () => deps.workspaceRevealsPerMinute ?? deps.revealsPerMinute * 10;
 
   /** Audits first (with the rate limit), then decrypts; no value leaves without its audit entry. */
   async function reveal(principal: Principal, head: StoredSecret, version: number | undefined, prefetched?: Prefetched) {
@@ -66,8 +85,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
     }
     const now = clock.now();
     const audit = auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: wanted }, now);
-    const workspacePerMinute = deps.workspaceRevealsPerMinute ?? deps.revealsPerMinute * 10;
-    await store.recordReveal(ws, audit, { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute, now });
+    await store.recordReveal(ws, audit, { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute: workspaceLimit(), now });
     const value = await cipher.decrypt(sealed, secretContext(ws, head.id, wanted));
     return { key: head.key, version: wanted, value };
   }
@@ -126,6 +144,30 @@ export function makeSecretService(deps: SecretServiceDeps) {
       byId: (workspaceId: string, secretId: string, version?: number) => store.secretByIdKeys(workspaceId, secretId, version),
       byPath: (workspaceId: string, path: string) => store.secretByPathKeys(workspaceId, path),
       write: (workspaceId: string, environmentId: string, key: string) => store.secretWriteKeys(workspaceId, environmentId, key),
+      environment: (workspaceId: string, environmentId: string) => store.environmentKeys(workspaceId, environmentId),
+    },
+
+    /**
+     * Loads an environment: its current values a page at a time (by key, A→Z; only `keys` when given). One Query
+     * reads the page; the page counts once against the reveal limits; its audit entries (one `secret.reveal` per
+     * secret, `bulk: true`) are durable before any value is decrypted; then one KMS request per data key the
+     * container has not cached. A page ends early before its values pass 4 MiB, its cursor continuing there.
+     */
+    async revealEnvironment(principal: Principal, environmentId: string, input: { keys?: string[] | undefined }, page: PageRequest, prefetched?: Prefetched) {
+      const ws = principal.workspaceId;
+      const environment = await store.getEnvironment(ws, environmentId, prefetched);
+      if (!environment) throw new NotFoundError(`environment ${environmentId} was not found`);
+      const result = await store.listEnvironmentValues(ws, environmentId, page, input.keys);
+      const cut = pageCut(result.items.map((item) => Buffer.byteLength(item.sealed.ciphertext, 'base64')));
+      const items = result.items.slice(0, cut);
+      const nextCursor = cut < result.items.length ? await result.cursorAfter(cut - 1) : result.nextCursor;
+      if (items.length === 0) return { items: [], nextCursor, hasMore: nextCursor !== null };
+      const now = clock.now();
+      await store.countRevealPage(ws, { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute: workspaceLimit(), now });
+      const metadata = { projectId: environment.projectId, environmentId, bulk: true };
+      await store.writeAuditEntries(ws, items.map((item) => auditEntry(principal, 'secret.reveal', item.id, { key: item.key, version: item.version, ...metadata }, now)));
+      const values = await Promise.all(items.map((item) => cipher.decrypt(item.sealed, secretContext(ws, item.id, item.version))));
+      return { items: items.map((item, i) => ({ id: item.id, key: item.key, version: item.version, value: values[i]! })), nextCursor, hasMore: nextCursor !== null };
     },
 
     /**

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { makeAccessKeyStore } from './access-keys.ts';
 import { makeAuditStore } from './audit.ts';
 import { makeDeliveryStore } from './deliveries.ts';
+import { makeEnvironmentValueStore } from './environment-values.ts';
 import { makeWebhookStore } from './webhooks.ts';
 import { makeCursorKeyLoader } from './cursor-key.ts';
 import { makePager } from './pager.ts';
@@ -19,6 +20,7 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
     ...makeProjectStore(db, pager),
     ...makeAuditStore(pager),
     ...makeSecretStore(db, pager),
+    ...makeEnvironmentValueStore(db, pager),
     ...makeAccessKeyStore(db, pager),
     ...makeWebhookStore(db, pager),
     ...makeDeliveryStore(db, pager),

@@ -27,6 +27,8 @@ export const keys = {
   secretPath: (workspaceId: string, path: string): ItemKey => ({ PK: ws(workspaceId), SK: `PATH#${path}` }),
   /** A secret in its environment, without the value: claims the key, lists by key, and feeds search (GSI1). */
   environmentSecret: (workspaceId: string, environmentId: string, key: string): ItemKey => ({ PK: ws(workspaceId), SK: `EKEY#${environmentId}#${key}` }),
+  /** A secret's current sealed value in its environment: what loading an environment reads, one Query a page. */
+  environmentValue: (workspaceId: string, environmentId: string, key: string): ItemKey => ({ PK: ws(workspaceId), SK: `EVAL#${environmentId}#${key}` }),
   /** One immutable version; versions of a secret share a partition so a delete can find them all. */
   secretVersion: (workspaceId: string, secretId: string, version: number): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: `V#${String(version).padStart(10, '0')}` }),
   /** Left by a delete until every version is gone, so an interrupted purge can be finished. */
@@ -80,6 +82,8 @@ export const patterns = {
   }),
   auditByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#AUDIT`, skPrefix: 'aud_' }),
   secretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EKEY#${environmentId}#` }),
+  /** An environment's current values, by key (A→Z). */
+  valuesByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EVAL#${environmentId}#` }),
   /** GSI1: the workspace's secrets, newest first. */
   secretsByWorkspace: (workspaceId: string) => ({ pk: `SECRETS#${workspaceId}`, indexName: 'GSI1' as const }),
   webhookEndpointsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'WHE#' }),
@@ -111,6 +115,7 @@ export const ENTITY = {
   secretHead: 'SecretHead',
   secretPath: 'SecretPath',
   environmentSecret: 'EnvironmentSecret',
+  environmentValue: 'EnvironmentValue',
   secretVersion: 'SecretVersion',
   secretPurge: 'SecretPurge',
   revealCounter: 'RevealCounter',

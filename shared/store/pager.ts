@@ -16,6 +16,8 @@ const MAX_READS_PER_PAGE = 10;
 /** Everything that runs the paginated Query pattern. */
 export interface Pager {
   queryPage<T extends Record<string, unknown>>(input: QueryPageInput): Promise<Page<T>>;
+  /** A cursor that resumes the list right after `item` (one of its page's items): for a page cut short. */
+  cursorAfter(input: QueryPageInput, item: Record<string, unknown>): Promise<string>;
 }
 
 /**
@@ -47,6 +49,9 @@ export function makePager(db: Db, loadCursorKey: () => Promise<Buffer>): Pager {
       // A filter that matches little may stop at the read budget: the page is short and resumes where reading stopped.
       if (startKey) return { items, hasMore: true, nextCursor: (await codec()).encode(input.scope, startKey) };
       return { items, hasMore: false, nextCursor: null };
+    },
+    async cursorAfter(input: QueryPageInput, item: Record<string, unknown>): Promise<string> {
+      return (await codec()).encode(input.scope, keyOf(item, input.indexName));
     },
   };
 }

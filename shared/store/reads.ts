@@ -41,17 +41,23 @@ export async function batchRead(db: Db, itemKeys: readonly ItemKey[]): Promise<M
   return found;
 }
 
-/** Deletes items 25 at a time, sending unprocessed ones again with backoff until none is left. */
-export async function batchDelete(db: Db, itemKeys: readonly ItemKey[]): Promise<void> {
-  for (let start = 0; start < itemKeys.length; start += 25) {
-    let pending: Record<string, unknown>[] = itemKeys.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } }));
+/**
+ * Sends write requests (PutRequest, DeleteRequest) 25 at a time, sending unprocessed ones again with backoff until
+ * none is left; gives up with SERVICE_UNAVAILABLE. Not conditional: for items nothing else writes (fresh audit
+ * entries, versions of a deleted secret).
+ */
+export async function batchWrite(db: Db, requests: readonly Record<string, unknown>[]): Promise<void> {
+  for (let start = 0; start < requests.length; start += 25) {
+    let pending = requests.slice(start, start + 25);
     for (let round = 0; pending.length > 0; round++) {
       await backOff(round);
-      const out = await send<{ UnprocessedItems?: Record<string, Record<string, unknown>[]> }>(
-        db,
-        new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }),
-      );
+      const out = await send<{ UnprocessedItems?: Record<string, Record<string, unknown>[]> }>(db, new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }));
       pending = out.UnprocessedItems?.[db.tableName] ?? [];
     }
   }
+}
+
+/** Deletes items 25 at a time (see `batchWrite`). */
+export async function batchDelete(db: Db, itemKeys: readonly ItemKey[]): Promise<void> {
+  await batchWrite(db, itemKeys.map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } })));
 }

@@ -4,6 +4,9 @@ import type { ItemKey, Prefetched } from '../prefetch.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
 import { transact } from './conditional.ts';
 import { pick } from './items.ts';
+import { fromStored, toStored } from './sealed.ts';
+import { environmentValueDelete, environmentValuePut } from './environment-values.ts';
+import { revealCounters, revealLimitError, type RevealLimit } from './reveal-limits.ts';
 import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
 import { batchDelete, readItem } from './reads.ts';
@@ -53,21 +56,6 @@ export class VersionConflictError extends Error {}
 const RECORD_FIELDS: readonly (keyof SecretRecord)[] = [
   'id', 'key', 'projectId', 'projectSlug', 'environmentId', 'envSlug', 'currentVersion', 'createdAt', 'updatedAt',
 ];
-
-/** Sealed values are stored as binary (a third smaller than base64, so fewer write units). */
-const toStored = (sealed: SealedValue) => ({
-  c: Buffer.from(sealed.ciphertext, 'base64'),
-  iv: Buffer.from(sealed.iv, 'base64'),
-  tag: Buffer.from(sealed.tag, 'base64'),
-  dk: Buffer.from(sealed.encryptedDataKey, 'base64'),
-});
-const b64 = (value: unknown) => Buffer.from(value as Uint8Array).toString('base64');
-const fromStored = (stored: Record<string, unknown>): SealedValue => ({
-  ciphertext: b64(stored.c),
-  iv: b64(stored.iv),
-  tag: b64(stored.tag),
-  encryptedDataKey: b64(stored.dk),
-});
 
 const toRecord = (item: Record<string, unknown> | undefined) => pick<SecretRecord>(item, RECORD_FIELDS);
 const toSecret = (item: Record<string, unknown> | undefined): StoredSecret | undefined =>
@@ -147,6 +135,7 @@ export function makeSecretStore(db: Db, pager: Pager) {
           write(keys.secretHead(workspaceId, record.id), ENTITY.secretHead, head),
           write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
           write(keys.environmentSecret(workspaceId, record.environmentId, record.key), ENTITY.environmentSecret, listed),
+          environmentValuePut(db, workspaceId, { id: record.id, key: record.key, version: record.currentVersion, environmentId: record.environmentId, sealed }),
           {
             Put: {
               TableName: db.tableName,
@@ -176,30 +165,9 @@ export function makeSecretStore(db: Db, pager: Pager) {
      * Writes a reveal's audit entry and counts it against the credential's per-minute limit and the workspace's
      * ceiling, atomically: when either is reached nothing is written and the caller gets RATE_LIMITED.
      */
-    async recordReveal(
-      workspaceId: string,
-      audit: AuditEntry,
-      limit: { credentialId: string; perMinute: number; workspacePerMinute: number; now: number },
-    ): Promise<void> {
-      const minute = Math.floor(limit.now / 60_000);
-      const count = (key: ItemKey, max: number) => ({
-        Update: {
-          TableName: db.tableName,
-          Key: key,
-          UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-          ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-          ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':one': 1, ':limit': max, ':type': ENTITY.revealCounter, ':ttl': (minute + 2) * 60 },
-        },
-      });
-      const failed = await transact(db, [
-        auditPut(db, workspaceId, audit),
-        count(keys.revealCounter(workspaceId, limit.credentialId, minute), limit.perMinute),
-        count(keys.workspaceRevealCounter(workspaceId, minute), limit.workspacePerMinute),
-      ], [1, 2]);
-      const retryAfter = ((minute + 1) * 60_000 - limit.now) / 1000;
-      if (failed === 1) throw new RateLimitedError(`reveals: at most ${limit.perMinute} per minute per credential`, retryAfter);
-      if (failed === 2) throw new RateLimitedError(`reveals: at most ${limit.workspacePerMinute} per minute for the workspace`, retryAfter);
+    async recordReveal(workspaceId: string, audit: AuditEntry, limit: RevealLimit): Promise<void> {
+      const failed = await transact(db, [auditPut(db, workspaceId, audit), ...revealCounters(db, workspaceId, limit)], [1, 2]);
+      if (failed !== undefined) throw revealLimitError(failed - 1, limit);
     },
 
     /**
@@ -215,6 +183,7 @@ export function makeSecretStore(db: Db, pager: Pager) {
         remove(keys.secretHead(workspaceId, secret.id)),
         remove(keys.secretPath(workspaceId, secretPath(secret))),
         remove(keys.environmentSecret(workspaceId, secret.environmentId, secret.key)),
+        environmentValueDelete(db, workspaceId, secret.environmentId, secret.key),
         {
           Put: {
             TableName: db.tableName,

@@ -23,6 +23,7 @@ describe('throttles and concurrency', () => {
     expect(stage.Properties.RouteSettings).toEqual({
       'POST /api/v1/secrets/{secretId}/reveal': { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
       'POST /api/v1/reveal': { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      'POST /api/v1/environments/{envId}/secrets/reveal': { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
     });
   });
 

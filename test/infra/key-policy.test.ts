@@ -64,7 +64,7 @@ describe('the secrets key can be used only by the service', () => {
     for (const name of FUNCTION_NAMES) {
       const deny = statementsOf(template, stack, functionsOf(stack)[name]).find((s) => s.Effect === 'Deny');
       expect(deny, name).toMatchObject({
-        Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+        Action: ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
         Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['WS#*#AUDIT'] } },
       });
     }

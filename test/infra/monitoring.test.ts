@@ -157,7 +157,8 @@ describe('reveals per minute', () => {
         ],
       })),
     );
-    expect(revealRoutes).toHaveLength(2);
+    // By id, by path, and loading an environment (issue 13).
+    expect(revealRoutes).toHaveLength(3);
   });
 });
 

@@ -106,7 +106,7 @@ function expectations(): (name: FunctionName) => Statement[] {
   const auditDeny: Statement = {
     Sid: 'AuditEntriesAreImmutable',
     Effect: 'Deny',
-    Action: ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+    Action: ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
     Resource: tableArn,
     Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['WS#*#AUDIT'] } },
   };

@@ -88,6 +88,25 @@ describe('AWS calls per operation', () => {
     expect(byPath.kms).toBeLessThanOrEqual(1);
   });
 
+  it('loading an environment: at most 3 + ceil(n/25) DynamoDB requests for a page of n, one KMS request per data key not cached', async () => {
+    // Prepare: an environment of 30 secrets, in a workspace of its own (the other budgets search their workspace)
+    const own = await newWorkspace();
+    const env = (await newEnvironment(own.apiKey, { project: 'bulk-budget', environment: 'prod' })).environment.id;
+    for (let i = 0; i < 30; i++) {
+      await measure(secrets, event('PUT /api/v1/environments/{envId}/secrets', own.apiKey, { pathParameters: { envId: env }, body: JSON.stringify({ key: `K${i}`, value: `v${i}` }) }));
+    }
+    const load = () => event('POST /api/v1/environments/{envId}/secrets/reveal', own.apiKey, { pathParameters: { envId: env } });
+    // Act
+    const cold = await measure(secrets, load());
+    const warm = await measure(secrets, load());
+    // Assess: authentication with the environment, one Query, one count, the 30 audit entries in 2 batches
+    expect(cold.body.data).toHaveLength(30);
+    expect(cold.dynamodb).toBeLessThanOrEqual(3 + Math.ceil(30 / 25));
+    expect(cold.operations).toEqual(['BatchGetItem', 'Query', 'TransactWriteItems', 'BatchWriteItem', 'BatchWriteItem']);
+    expect(cold.kms).toBe(30);
+    expect(warm).toMatchObject({ dynamodb: 5, kms: 0 });
+  });
+
   it('list, search and the audit log: one read for the credential and one Query', async () => {
     const list = await measure(secrets, event('GET /api/v1/environments/{envId}/secrets', ws.apiKey, { pathParameters: { envId } }));
     expect(list).toMatchObject({ dynamodb: 2, operations: ['BatchGetItem', 'Query'], kms: 0, writeUnits: 0 });
