@@ -6,7 +6,7 @@ import { AlreadyQueuedError, EndpointDisabledError, NotFoundError, ValidationErr
 import { newId } from '../ids.ts';
 import type { DeliveryStatus, Delivery } from '../store/deliveries.ts';
 import type { Store } from '../store/index.ts';
-import type { EndpointItem, StoredEndpoint } from '../store/webhooks.ts';
+import type { StoredEndpoint } from '../store/webhooks.ts';
 import { newAttemptToken, type DeliveryMessage } from '../webhooks/delivery-queue.ts';
 import { newSigningSecret, secretHint } from '../webhooks/signature.ts';
 import { auditEntry } from '../audit-entry.ts';

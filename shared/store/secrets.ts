@@ -1,5 +1,5 @@
 import type { SealedValue } from '../crypto/envelope.ts';
-import { NotFoundError, RateLimitedError } from '../errors.ts';
+import { NotFoundError } from '../errors.ts';
 import type { ItemKey, Prefetched } from '../prefetch.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
 import { transact } from './conditional.ts';

@@ -1,4 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFoundError } from '../errors.ts';
 import { itemKeyString, type ItemKey, type Prefetched } from '../prefetch.ts';
 import { mustExist, transact, updateIf, type TransactItem } from './conditional.ts';
