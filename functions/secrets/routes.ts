@@ -62,6 +62,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     }),
     'POST /api/v1/secrets/{secretId}/reveal': defineRoute({
       operationId: 'revealSecret',
+      reveals: true,
       summary: 'Reveal a secret\'s value',
       description: 'The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together).',
       response: revealResult,
@@ -87,6 +88,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     }),
     'POST /api/v1/reveal': defineRoute({
       operationId: 'revealSecretByPath',
+      reveals: true,
       summary: 'Reveal a secret by its path',
       description: '`path` is `<projectSlug>/<envSlug>/<key>`. Audited and rate limited like the reveal by id.',
       response: revealByPathResult,
@@ -133,6 +135,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     }),
     'POST /api/v1/environments/{envId}/secrets/reveal': defineRoute({
       operationId: 'revealEnvironment',
+      reveals: true,
       summary: "Load an environment: every current value (or the listed keys), a page at a time",
       description: [
         'Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent.',

@@ -182,6 +182,9 @@ export function validation(): MiddlewareObj<ApiEvent, ApiResult> {
       if (state.bodyError) throw state.bodyError;
       const route = state.route!;
       const { pathParameters, queryStringParameters } = request.event;
+      if (route.reveals && request.event.headers?.['idempotency-key'] !== undefined) {
+        throw new ValidationError('Idempotency-Key: is not accepted on a reveal route (a value is never replayed from storage)');
+      }
       state.input = {
         params: route.params ? parseInput(route.params, pathParameters ?? {}) : undefined,
         query: route.query ? parseInput(route.query, queryStringParameters ?? {}) : undefined,

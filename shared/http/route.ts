@@ -61,6 +61,8 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, H = unkn
   response: $ZodType;
   /** A list route: `meta.page` comes with the answer. */
   paged?: true;
+  /** Answers secret values: an `Idempotency-Key` is refused, since a value is never replayed from storage. */
+  reveals?: true;
   /** Route-specific error codes it may answer. */
   errors?: readonly RouteErrorCode[];
   handler: (input: RouteInput<P, Q, B, H>) => Promise<RouteOutput>;

@@ -86,6 +86,16 @@ describe('loading an environment (bulk reveal)', () => {
     expect(workspace).toBeDefined();
   });
 
+  it('refuses an Idempotency-Key on every reveal route: a value is never replayed from storage', async () => {
+    const message = 'Idempotency-Key: is not accepted on a reveal route (a value is never replayed from storage)';
+    const headers = { 'idempotency-key': 'k1' };
+    const secretId = (await load({ keys: ['KEY_001'] })).body.data[0].id;
+    for (const [path, body] of [[`/api/v1/environments/${envId}/secrets/reveal`, {}], [`/api/v1/secrets/${secretId}/reveal`, undefined], ['/api/v1/reveal', { path: 'bulk/prod/KEY_001' }]] as const) {
+      const answer = await call('POST', path, { token: ws.apiKey, headers, ...(body === undefined ? {} : { body }) });
+      expect(answer.body.error, path).toEqual({ code: 'VALIDATION_ERROR', message });
+    }
+  });
+
   it("answers NOT_FOUND for another workspace's environment", async () => {
     const other = await newWorkspace();
     expect((await load(undefined, '', other.apiKey)).body.error.code).toBe('NOT_FOUND');
