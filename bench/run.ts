@@ -53,7 +53,10 @@ async function main(): Promise<void> {
   }
 }
 
-/** A project, an environment and a secret with two versions to measure against. */
+/** Secrets in the environment that `loadEnvironment` loads: a typical service's start-up set. */
+const LOAD_SECRETS = 30;
+
+/** A project, an environment and a secret with two versions to measure against, and an environment of 30 secrets. */
 async function prepare(api: Api) {
   const project = await request(api, 'POST', '/api/v1/projects', { name: 'Bench' }, 201);
   const environment = await request(api, 'POST', `/api/v1/projects/${project.data.id}/environments`, { name: 'prod' }, 201);
@@ -61,7 +64,10 @@ async function prepare(api: Api) {
   const secretsPath = `/api/v1/environments/${environmentId}/secrets`;
   const secret = await request(api, 'PUT', secretsPath, { key: 'DATABASE_URL', value: 'postgres://bench' });
   await request(api, 'PUT', secretsPath, { key: 'DATABASE_URL', value: 'postgres://bench-2' });
-  return { environmentId, secretsPath, secretId: secret.data.id as string, path: 'bench/prod/DATABASE_URL' };
+  const loaded = await request(api, 'POST', `/api/v1/projects/${project.data.id}/environments`, { name: 'load' }, 201);
+  const loadPath = `/api/v1/environments/${loaded.data.id}/secrets`;
+  for (let i = 0; i < LOAD_SECRETS; i++) await request(api, 'PUT', loadPath, { key: `SERVICE_SECRET_${i}`, value: `value-${i}-${'x'.repeat(40)}` });
+  return { environmentId, secretsPath, secretId: secret.data.id as string, path: 'bench/prod/DATABASE_URL', loadPath: `${loadPath}/reveal` };
 }
 
 type Setup = Awaited<ReturnType<typeof prepare>>;
@@ -85,6 +91,7 @@ async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof makeCa
     searchSecrets: await twice(route('GET /api/v1/search/secrets'), () => request(api, 'GET', '/api/v1/search/secrets?q=database')),
     deleteSecret: await recorder.measure(route('DELETE /api/v1/secrets/{secretId}'), () => request(api, 'DELETE', `/api/v1/secrets/${created[0]}`)),
     listAudit: await twice(route('GET /api/v1/audit'), () => request(api, 'GET', '/api/v1/audit')),
+    loadEnvironment: await twice(route('POST /api/v1/environments/{envId}/secrets/reveal'), () => request(api, 'POST', s.loadPath, {})),
   };
 }
 
@@ -113,6 +120,7 @@ async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: stri
     revealById: { run: () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`), raw: raw.reveal },
     createSecret: { run: (i: number) => request(api, 'PUT', s.secretsPath, { key: keys[i % keys.length], value: `v${i}` }), raw: raw.write },
     listSecrets: { run: () => request(api, 'GET', s.secretsPath), raw: raw.list },
+    loadEnvironment: { run: () => request(api, 'POST', s.loadPath, {}), raw: raw.list },
   };
   const results: Record<string, { c1: Awaited<ReturnType<typeof runLoad>>; c16: Awaited<ReturnType<typeof runLoad>>; rawP50: number }> = {};
   for (const [name, op] of Object.entries(ops)) {
@@ -146,6 +154,11 @@ function assemble(
       overheadRatio: l ? round2(l.c1.p50! / l.rawP50) : null,
       ...(l ? {} : { timingsNull: 'not load-tested; only its AWS calls are counted' }),
     };
+    if (name === 'loadEnvironment') {
+      // One page delivers the whole environment: the cost that matters is per secret delivered.
+      const perPage = operations[name].costPerMillionUsd as number;
+      Object.assign(operations[name], { secrets: LOAD_SECRETS, costPerMillionSecretsUsd: Math.round((perPage / LOAD_SECRETS) * 1000) / 1000 });
+    }
   }
   return {
     date: new Date().toISOString(),

@@ -95,7 +95,7 @@ function operation(route: RouteDefinition): Record<string, unknown> {
   return {
     operationId: route.operationId,
     summary: route.summary,
-    description: [route.description, kinds].filter(Boolean).join('\n\n'),
+    description: [route.description, route.reveals ? REVEALS_NOTE : undefined, kinds].filter(Boolean).join('\n\n'),
     parameters: parameters(route),
     ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body as never, 'input') } } } } : {}),
     responses: responses(route),
@@ -166,6 +166,8 @@ const BEARER = {
     'Issued tokens carry a checksum: a token that fails it is refused before any lookup.',
   ].join(' '),
 };
+
+const REVEALS_NOTE = 'An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.';
 
 const OPENAPI_OPERATION = {
   operationId: 'getOpenApiDocument',
