@@ -1,6 +1,6 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { SECRET_VALUE_CONTEXT, SIGNING_SECRET_CONTEXT } from '../shared/crypto/context.ts';
+import { IDEMPOTENT_ANSWER_CONTEXT, SECRET_VALUE_CONTEXT, SIGNING_SECRET_CONTEXT } from '../shared/crypto/context.ts';
 import type { PipelineFunction } from '../shared/functions.ts';
 import type { RouteGroup } from '../shared/routes.ts';
 import type { KeyAccess, ServiceFunction, TableAccess, TableAction } from './service-function.ts';
@@ -20,10 +20,14 @@ const API_COMMON: readonly TableAction[] = ['BatchGetItem', 'GetItem', 'PutItem'
 export interface FunctionAccess {
   /** @default no table access at all */
   readonly table?: TableAccess;
-  readonly key?: KeyAccess;
+  /** Uses of the KMS key, each under its own encryption context. */
+  readonly keys?: readonly KeyAccess[];
   /** Queues delivery attempts: sqs:SendMessage on the delivery queue, whose URL goes into its environment. */
   readonly sendsDeliveries?: true;
 }
+
+/** Sealing and opening recorded answers that carry a one-time secret (a token, a signing secret). */
+const IDEMPOTENT_ANSWER_KEY: KeyAccess = { actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: IDEMPOTENT_ANSWER_CONTEXT };
 
 export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // Creating an environment checks that its project exists in the same transaction.
@@ -32,15 +36,16 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // Deletes remove the head items in a transaction, then purge versions in batches; search reads GSI1.
   secrets: {
     table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem'], indexQueries: ['GSI1'] },
-    key: { actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT },
+    keys: [{ actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT }],
   },
   audit: { table: { actions: API_COMMON } },
-  'access-keys': { table: { actions: API_COMMON } },
+  // A replayed creation (Idempotency-Key) answers the token again: its recorded answer is sealed and opened.
+  'access-keys': { table: { actions: API_COMMON }, keys: [IDEMPOTENT_ANSWER_KEY] },
   // Registration encrypts the signing secret (never decrypts it); deleting an endpoint deletes its delivery log
   // (GSI1) in batches.
   webhooks: {
     table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem'], indexQueries: ['GSI1'] },
-    key: { actions: ['kms:GenerateDataKey'], contextKeys: SIGNING_SECRET_CONTEXT },
+    keys: [{ actions: ['kms:GenerateDataKey'], contextKeys: SIGNING_SECRET_CONTEXT }, IDEMPOTENT_ANSWER_KEY],
   },
   // A manual retry queues one attempt now; an endpoint's delivery log is read from GSI1.
   'webhook-deliveries': { table: { actions: API_COMMON, indexQueries: ['GSI1'] }, sendsDeliveries: true },
@@ -55,7 +60,7 @@ export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
   // (PutItem), fails an auto-disabled endpoint's queued deliveries (GSI1); decrypts signing secrets to sign.
   'delivery-worker': {
     table: { actions: ['GetItem', 'UpdateItem', 'PutItem'], indexQueries: ['GSI1'] },
-    key: { actions: ['kms:Decrypt'], contextKeys: SIGNING_SECRET_CONTEXT },
+    keys: [{ actions: ['kms:Decrypt'], contextKeys: SIGNING_SECRET_CONTEXT }],
     sendsDeliveries: true,
   },
   // Finds overdue pending deliveries on the sparse GSI2 and swaps their attempt token before re-queueing; finds
@@ -75,6 +80,6 @@ export function applyAccess(fn: ServiceFunction, access: FunctionAccess, targets
   // Every role, with table access or not, carries the audit deny: a grant added later cannot forget it.
   fn.denyAuditChanges(targets.table);
   if (access.table) fn.bindTable(targets.table, access.table);
-  if (access.key) fn.bindKey(targets.key, access.key);
+  for (const keyAccess of access.keys ?? []) fn.bindKey(targets.key, keyAccess);
   if (access.sendsDeliveries) targets.deliveries.bindSender(fn);
 }

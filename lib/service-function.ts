@@ -157,7 +157,8 @@ export class ServiceFunction extends Construct {
     this.function.addToRolePolicy(new PolicyStatement({ actions: [...access.actions], resources: [key.keyArn], conditions }));
     key.addToResourcePolicy(
       new PolicyStatement({
-        sid: `UseBy${this.node.id}`,
+        // One statement per use (a function may use the key under two contexts); Sids stay unique in the policy.
+        sid: `UseBy${this.node.id}${access.contextKeys.map((name) => name[0]!.toUpperCase() + name.slice(1)).join('')}`,
         principals: [new ArnPrincipal(this.role.roleArn)],
         actions: [...access.actions],
         resources: ['*'],

@@ -83,3 +83,9 @@ export class EndpointDisabledError extends ApiError {
   override readonly code = 'ENDPOINT_DISABLED';
   override readonly status = 409;
 }
+
+/** 422: an Idempotency-Key sent again with a different request (decisions.md, Idempotency keys). */
+export class IdempotencyKeyReusedError extends ApiError {
+  override readonly code = 'IDEMPOTENCY_KEY_REUSED';
+  override readonly status = 422;
+}

@@ -11,7 +11,7 @@ import { jsonSchema, webhooksSection } from './webhooks.ts';
  * integration tests check every answer against it.
  */
 
-type Code = RouteErrorCode | 'VALIDATION_ERROR' | 'AUTH_REQUIRED' | 'WORKSPACE_NOT_ALLOWLISTED' | 'FORBIDDEN' | 'PAYLOAD_TOO_LARGE' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
+type Code = RouteErrorCode | 'IDEMPOTENCY_KEY_REUSED' | 'VALIDATION_ERROR' | 'AUTH_REQUIRED' | 'WORKSPACE_NOT_ALLOWLISTED' | 'FORBIDDEN' | 'PAYLOAD_TOO_LARGE' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
 
 /** HTTP status of each error code (decisions.md). */
 const STATUS_OF: Record<Code, number> = {
@@ -39,7 +39,8 @@ function codesOf(route: RouteDefinition): Code[] {
   if (route.params || route.query || route.body || route.headers) codes.push('VALIDATION_ERROR');
   if (route.body) codes.push('PAYLOAD_TOO_LARGE');
   if (route.allow.length < EVERYONE.length) codes.push('FORBIDDEN');
-  return codes;
+  if (route.idempotent) codes.push('IDEMPOTENCY_KEY_REUSED', 'CONFLICT', 'VALIDATION_ERROR');
+  return [...new Set(codes)];
 }
 
 /** A schema, as a $ref when it is one of the named ones (or an array of one). */
@@ -62,7 +63,7 @@ function parameters(route: RouteDefinition): Record<string, unknown>[] {
       schema: property,
     }));
   };
-  return [...from(route.params, 'path'), ...from(route.query, 'query'), ...from(route.headers, 'header')];
+  return [...from(route.params, 'path'), ...from(route.query, 'query'), ...from(route.headers, 'header'), ...(route.idempotent ? [IDEMPOTENCY_KEY] : [])];
 }
 
 function responses(route: RouteDefinition): Record<string, unknown> {
@@ -165,6 +166,19 @@ const BEARER = {
     'and **user access tokens** (JWTs of the configured identity provider, RS256/ES256, the workspace in a claim).',
     'Issued tokens carry a checksum: a token that fails it is refused before any lookup.',
   ].join(' '),
+};
+
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: [
+    '1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key',
+    'and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes',
+    'nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs',
+    'is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing.',
+  ].join(' '),
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
 };
 
 const REVEALS_NOTE = 'An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.';

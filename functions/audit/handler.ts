@@ -4,8 +4,8 @@ import { makeAuditService } from '../../shared/services/audit.ts';
 import { makeAuditRoutes } from './routes.ts';
 import { makeAuditStore } from '../../shared/store/audit.ts';
 
-const { pager, authenticate } = apiRuntime();
+const { pager, authenticate, idempotency } = apiRuntime();
 const store = makeAuditStore(pager);
 
 /** Lambda entry of the audit route group. */
-export const handler = makeRouteGroupHandler(makeAuditRoutes(makeAuditService({ store })), { authenticate });
+export const handler = makeRouteGroupHandler(makeAuditRoutes(makeAuditService({ store })), { authenticate, idempotency });

@@ -4,8 +4,8 @@ import { makeProjectService } from '../../shared/services/projects.ts';
 import { makeEnvironmentRoutes } from './routes.ts';
 import { makeProjectStore } from '../../shared/store/projects.ts';
 
-const { db, pager, clock, authenticate } = apiRuntime();
+const { db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = makeProjectStore(db, pager);
 
 /** Lambda entry of the environments route group. */
-export const handler = makeRouteGroupHandler(makeEnvironmentRoutes(makeProjectService({ store, clock })), { authenticate });
+export const handler = makeRouteGroupHandler(makeEnvironmentRoutes(makeProjectService({ store, clock })), { authenticate, idempotency });

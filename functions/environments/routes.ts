@@ -29,6 +29,7 @@ export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey,
     }),
     'POST /api/v1/projects/{projectId}/environments': defineRoute({
       operationId: 'createEnvironment',
+      idempotent: true,
       summary: 'Create an environment in a project',
       description: 'The slug is unique within the project. Audited as `environment.create`.',
       response: environmentAnswer,

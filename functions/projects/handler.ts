@@ -4,8 +4,8 @@ import { makeProjectService } from '../../shared/services/projects.ts';
 import { makeProjectRoutes } from './routes.ts';
 import { makeProjectStore } from '../../shared/store/projects.ts';
 
-const { db, pager, clock, authenticate } = apiRuntime();
+const { db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = makeProjectStore(db, pager);
 
 /** Lambda entry of the projects route group. */
-export const handler = makeRouteGroupHandler(makeProjectRoutes(makeProjectService({ store, clock })), { authenticate });
+export const handler = makeRouteGroupHandler(makeProjectRoutes(makeProjectService({ store, clock })), { authenticate, idempotency });

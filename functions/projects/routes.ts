@@ -25,6 +25,7 @@ export function makeProjectRoutes(service: ProjectService): Record<RouteKey, Rou
     }),
     'POST /api/v1/projects': defineRoute({
       operationId: 'createProject',
+      idempotent: true,
       summary: 'Create a project',
       description: 'The slug is derived from the name (`-2`, `-3`, … on a clash). Audited as `project.create`.',
       response: projectAnswer,

@@ -9,7 +9,7 @@ import { makeSecretStore } from '../../shared/store/secrets.ts';
 import { makeProjectStore } from '../../shared/store/projects.ts';
 import { makeEnvironmentValueStore } from '../../shared/store/environment-values.ts';
 
-const { config, db, pager, clock, authenticate } = apiRuntime();
+const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = { ...makeProjectStore(db, pager), ...makeSecretStore(db, pager), ...makeEnvironmentValueStore(db, pager) };
 
 // Decrypted data keys stay cached for 5 minutes at most (see CipherOptions): a warm container that reveals the
@@ -27,4 +27,4 @@ const service = makeSecretService({
 });
 
 /** Lambda entry of the secrets route group. */
-export const handler = makeRouteGroupHandler(makeSecretRoutes(service), { authenticate });
+export const handler = makeRouteGroupHandler(makeSecretRoutes(service), { authenticate, idempotency });

@@ -43,6 +43,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     }),
     'PUT /api/v1/environments/{envId}/secrets': defineRoute({
       operationId: 'putSecret',
+      idempotent: true,
       summary: 'Write a secret\'s next version',
       description: 'Creates version 1 of a new key or the next version of an existing one. `If-Match: <version>` makes it check-and-set (0 = must not exist). Audited as `secret.create` or `secret.rotate`; fires `service.secret.create` or `service.secret.rotate`.',
       response: secretWriteResult,
@@ -77,6 +78,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     }),
     'DELETE /api/v1/secrets/{secretId}': defineRoute({
       operationId: 'deleteSecret',
+      idempotent: true,
       summary: 'Delete a secret and every version',
       description: 'Audited as `secret.delete`; fires `service.secret.delete`.',
       response: deletedResult('sec'),
@@ -116,6 +118,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     }),
     'POST /api/v1/secrets/{secretId}/rollback': defineRoute({
       operationId: 'rollbackSecret',
+      idempotent: true,
       summary: "Write an earlier version's value as the next version",
       description:
         'A write, not a reveal: the value never leaves. `If-Match` as for a write. Audited as `secret.rotate` with `rolledBackFrom`; fires `service.secret.rotate`.',

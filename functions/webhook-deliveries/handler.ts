@@ -6,9 +6,9 @@ import { makeDeliveryRoutes } from './routes.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 
-const { config, db, pager, clock, authenticate } = apiRuntime();
+const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
 const enqueue = enqueueNow(immediateQueueFromConfig(config, clock), clock);
 
 /** Lambda entry of the webhook-deliveries route group. */
-export const handler = makeRouteGroupHandler(makeDeliveryRoutes(makeDeliveryService({ store, clock, enqueue })), { authenticate });
+export const handler = makeRouteGroupHandler(makeDeliveryRoutes(makeDeliveryService({ store, clock, enqueue })), { authenticate, idempotency });

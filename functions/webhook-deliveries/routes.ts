@@ -42,6 +42,7 @@ export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, R
     }),
     'POST /api/v1/webhook-deliveries/{id}/retry': defineRoute({
       operationId: 'retryDelivery',
+      idempotent: true,
       summary: 'Send a finished delivery again, once, now',
       description: 'Audited as `webhook_delivery.retry`.',
       response: deliveryAnswer,

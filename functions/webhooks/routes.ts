@@ -39,6 +39,8 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
     }),
     'POST /api/v1/webhooks': defineRoute({
       operationId: 'createWebhookEndpoint',
+      idempotent: true,
+      oneTimeSecret: true,
       summary: 'Register a webhook endpoint',
       description: 'The url must be https and resolve to public addresses only. The answer carries the `whsec_` signing secret, the only time it is shown. At most 20 endpoints per workspace. Audited as `webhook_endpoint.create`.',
       response: webhookEndpointCreated,
@@ -50,6 +52,7 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
     }),
     'PATCH /api/v1/webhooks/{id}': defineRoute({
       operationId: 'updateWebhookEndpoint',
+      idempotent: true,
       summary: 'Change a webhook endpoint',
       description: 'Url, events, description, or `enabled` (pause and resume). Audited as `webhook_endpoint.update`.',
       response: webhookEndpointAnswer,
@@ -61,6 +64,7 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
     }),
     'DELETE /api/v1/webhooks/{id}': defineRoute({
       operationId: 'deleteWebhookEndpoint',
+      idempotent: true,
       summary: 'Delete a webhook endpoint and its delivery log',
       description: 'Audited as `webhook_endpoint.delete`.',
       response: deletedResult('we'),

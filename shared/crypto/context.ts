@@ -38,3 +38,11 @@ export function secretContext(workspaceId: string, secretId: string, version: nu
 export function signingSecretContext(workspaceId: string, endpointId: string): ContextOf<typeof SIGNING_SECRET_CONTEXT> {
   return { workspaceId, endpointId };
 }
+
+/** The keys of a stored idempotent answer's context (an answer that carries a one-time token or signing secret). */
+export const IDEMPOTENT_ANSWER_CONTEXT = ['workspaceId', 'idempotencyRecord'] as const;
+
+/** Binds a stored answer to its workspace and its record (the credential and a hash of the key). */
+export function idempotentAnswerContext(workspaceId: string, record: string): ContextOf<typeof IDEMPOTENT_ANSWER_CONTEXT> {
+  return { workspaceId, idempotencyRecord: record };
+}

@@ -3,7 +3,9 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
 import type { Authenticator } from '../auth/authenticate.ts';
+import { runInIdempotencyScope } from '../idempotency-scope.ts';
 import { successResponse } from './envelope.ts';
+import { idempotency, type IdempotencyDeps } from './idempotency.ts';
 import {
   authentication,
   errorMapper,
@@ -19,6 +21,8 @@ import type { RouteDefinition } from './route.ts';
 
 export interface RouteGroupOptions {
   authenticate: Authenticator;
+  /** Idempotency keys on the routes that change state; every API function passes them (shared/api-runtime.ts). */
+  idempotency?: IdempotencyDeps;
   /** middy's early-timeout margin; tests pass 0 so no timer outlives them. */
   timeoutEarlyInMillis?: number;
 }
@@ -30,25 +34,26 @@ export interface RouteGroupOptions {
  */
 export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefinition>>, options: RouteGroupOptions) {
   const plugin = options.timeoutEarlyInMillis === undefined ? {} : { timeoutEarlyInMillis: options.timeoutEarlyInMillis };
-  return middy<ApiEvent, ApiResult>(plugin)
+  const chain = middy<ApiEvent, ApiResult>(plugin)
     .use(requestContext())
     .use(errorMapper())
     .use(httpHeaderNormalizer())
     .use(routing(routes))
     .use(jsonBody())
     .use(authentication(options.authenticate))
-    .use(validation())
+    .use(validation());
+  if (options.idempotency) chain.use(idempotency(options.idempotency));
+  return chain
     .handler(async (event: ApiEvent, context: Context): Promise<ApiResult> => {
       const state = (context as ApiContext).api;
+      if (state.replay) return state.replay;
       const route = state.route!;
-      const output = await route.handler({
-        ...state.input!,
-        principal: state.principal!,
-        prefetched: state.prefetched!,
-        requestId: state.requestId,
-        log: state.log,
-      });
+      const input = { ...state.input!, principal: state.principal!, prefetched: state.prefetched!, requestId: state.requestId, log: state.log };
+      const claim = state.idempotency;
+      const output = claim ? await runInIdempotencyScope(claim.scope, () => route.handler(input)) : await route.handler(input);
       // Only what the response schema names leaves: unknown fields are dropped here, whatever the service returned.
-      return successResponse(state.requestId, route.status ?? 200, z.parse(route.response, output.data), output.page);
+      const response = successResponse(state.requestId, route.status ?? 200, z.parse(route.response, output.data), output.page);
+      // The answer recorded with the change is the answer given: a replay then repeats it byte for byte.
+      return claim?.scope.recordedBody ? { ...response, body: claim.scope.recordedBody } : response;
     });
 }

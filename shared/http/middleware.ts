@@ -8,6 +8,7 @@ import { ApiError, ForbiddenError, PayloadTooLargeError, ValidationError } from 
 import { newId } from '../ids.ts';
 import { requestLogger } from '../logger.ts';
 import { errorResponse, GENERIC_NOT_FOUND } from './envelope.ts';
+import type { IdempotencyClaim } from './idempotency.ts';
 import type { RouteDefinition } from './route.ts';
 import { parseInput } from './validation.ts';
 
@@ -28,6 +29,10 @@ export interface ApiState {
   /** A body that could not be read; reported by validation, after authentication. */
   bodyError?: ApiError;
   input?: { params: unknown; query: unknown; body: unknown; headers: unknown };
+  /** The request's claim on its Idempotency-Key (shared/http/idempotency.ts). */
+  idempotency?: IdempotencyClaim;
+  /** A repeat's recorded answer: the handler returns it instead of running. */
+  replay?: ApiResult;
 }
 
 /** The Lambda context with this chain's state on it (middy hands the same object to the handler). */
@@ -78,6 +83,8 @@ export function errorMapper(): MiddlewareObj<ApiEvent, ApiResult> {
     onError: (request) => {
       const state = stateOf(request);
       const error = request.error;
+      // Answered already by a middleware that had to record the answer it gives (idempotency).
+      if (request.response) return;
       if (error instanceof ApiError) {
         request.response = errorResponse(state.requestId, error);
         return;

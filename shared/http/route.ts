@@ -34,7 +34,7 @@ export interface RouteOutput {
 }
 
 /** The error codes a route may answer besides those every route can (see `COMMON_ERRORS` in bin/openapi.ts). */
-export type RouteErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'LIMIT_EXCEEDED' | 'RATE_LIMITED' | 'ALREADY_QUEUED' | 'ENDPOINT_DISABLED' | 'IDEMPOTENCY_KEY_REUSED';
+export type RouteErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'LIMIT_EXCEEDED' | 'RATE_LIMITED' | 'ALREADY_QUEUED' | 'ENDPOINT_DISABLED';
 
 export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, H = unknown> {
   /** Stable, camelCase: the OpenAPI operationId, and the SDK's method name. */
@@ -63,6 +63,10 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, H = unkn
   paged?: true;
   /** Answers secret values: an `Idempotency-Key` is refused, since a value is never replayed from storage. */
   reveals?: true;
+  /** Changes state: an `Idempotency-Key` makes a repeat answer the first answer instead of changing anything again. */
+  idempotent?: true;
+  /** Its answer carries a one-time secret: a stored answer is sealed with the envelope cipher. */
+  oneTimeSecret?: true;
   /** Route-specific error codes it may answer. */
   errors?: readonly RouteErrorCode[];
   handler: (input: RouteInput<P, Q, B, H>) => Promise<RouteOutput>;

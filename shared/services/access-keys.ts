@@ -7,6 +7,7 @@ import type { AccessKeyItem } from '../store/access-keys.ts';
 import type { Store } from '../store/index.ts';
 import { auditEntry } from '../audit-entry.ts';
 import type { PageRequest } from '../store/query.ts';
+import { announceAnswer } from '../idempotency-scope.ts';
 
 export type AccessKeyServiceStore = Pick<Store, 'createAccessKey' | 'getAccessKey' | 'listAccessKeys' | 'revokeAccessKey'>;
 
@@ -40,6 +41,7 @@ export function makeAccessKeyService({ store, clock }: { store: AccessKeyService
         lastUsedAt: null,
       };
       const audit = auditEntry(principal, 'access_key.create', record.id, { name: record.name, identityId: record.identityId, expiresAt: record.expiresAt }, now);
+      announceAnswer({ ...withStatus(record, now), token });
       await store.createAccessKey(principal.workspaceId, record, hashToken(token), audit);
       return { ...withStatus(record, now), token };
     },
@@ -59,6 +61,7 @@ export function makeAccessKeyService({ store, clock }: { store: AccessKeyService
       const now = clock.now();
       if (record.revokedAt) return withStatus(record, now);
       const audit = auditEntry(principal, 'access_key.revoke', accessKeyId, { name: record.name, identityId: record.identityId }, now);
+      announceAnswer(withStatus({ ...record, revokedAt: iso(now) }, now));
       const revoked = await store.revokeAccessKey(ws, accessKeyId, tokenHash, iso(now), audit);
       if (!revoked) return withStatus((await store.getAccessKey(ws, accessKeyId)) ?? record, now);
       return withStatus({ ...record, revokedAt: iso(now) }, now);

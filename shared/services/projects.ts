@@ -7,6 +7,7 @@ import type { Store } from '../store/index.ts';
 import { SlugTakenError, type EnvironmentItem, type ProjectItem } from '../store/projects.ts';
 import { auditEntry } from '../audit-entry.ts';
 import { firstFreeSlug, slugify } from './slug.ts';
+import { announceAnswer } from '../idempotency-scope.ts';
 
 /** Slug races are settled by the transaction's condition; this many lost races in a row is a real conflict. */
 const SLUG_ATTEMPTS = 8;
@@ -55,6 +56,7 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
         async (slug) => {
           const now = clock.now();
           const project: ProjectItem = { id: newId('project', now), name: input.name, slug, createdAt: iso(now), createdBy: principal.actorSub };
+          announceAnswer(project);
           await store.createProject(ws, project, auditEntry(principal, 'project.create', project.id, { name: project.name, slug }, now));
           return project;
         },
@@ -83,6 +85,7 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
           const now = clock.now();
           const environment: EnvironmentItem = { id: newId('environment', now), projectId, name: input.name, slug, createdAt: iso(now) };
           const audit = auditEntry(principal, 'environment.create', environment.id, { name: environment.name, slug, projectId }, now);
+          announceAnswer(environment);
           await store.createEnvironment(ws, environment, project.slug, audit);
           return environment;
         },

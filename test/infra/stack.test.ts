@@ -143,7 +143,7 @@ describe('ServiceStack with defaults', () => {
       environments: common,
       secrets: [...common, 'KMS_KEY_ID', 'REVEAL_RATE_LIMIT_PER_MINUTE'],
       audit: common,
-      'access-keys': common,
+      'access-keys': [...common, 'KMS_KEY_ID'],
       webhooks: [...common, 'KMS_KEY_ID'],
       'webhook-deliveries': [...common, ...queue],
       openapi: common.filter((name) => name !== 'TABLE_NAME'),

@@ -1,0 +1,59 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { SealedValue } from './crypto/envelope.ts';
+
+/**
+ * The idempotency record of the request being handled, if it carries an `Idempotency-Key`: the HTTP layer runs the
+ * route handler in it,
+ * a service announces the answer it is about to give just before its change commits, and the data layer's
+ * `transact()` then completes the record in the change's own transaction (so a change never exists without its
+ * record, nor a record without its change). A leaf module, so that services and the data layer can both reach it.
+ */
+export interface IdempotencyScope {
+  /** The answer's `data`, set by the service before its transaction. */
+  answer?: unknown;
+  /** The transaction item that records `data` as the answer (sealed when it carries a one-time secret). */
+  completion: (data: unknown) => Promise<object>;
+  /** Set once a transaction carrying the completion committed. */
+  committed: boolean;
+  /** The answer's body as recorded, so the first answer and every replay are the same bytes. */
+  recordedBody?: string;
+  /** Set when the request ended: nothing may use the scope afterwards. */
+  closed: boolean;
+}
+
+const scopes = new AsyncLocalStorage<IdempotencyScope>();
+
+/** Runs a request's handler inside its scope. */
+export function runInIdempotencyScope<T>(scope: IdempotencyScope, work: () => Promise<T>): Promise<T> {
+  return scopes.run(scope, work);
+}
+
+/** The open scope of this request, if any. */
+export function idempotencyScope(): IdempotencyScope | undefined {
+  const scope = scopes.getStore();
+  return scope && !scope.closed ? scope : undefined;
+}
+
+/** Called by a service with the `data` it will answer, just before the transaction that makes its change. */
+export function announceAnswer(data: unknown): void {
+  const scope = idempotencyScope();
+  if (scope && !scope.committed) scope.answer = data;
+}
+
+/** Which record: the credential in its workspace, and the key it sent. */
+export interface IdempotencyRef {
+  workspaceId: string;
+  credentialId: string;
+  key: string;
+}
+
+/** A stored answer: in the clear, or sealed when it carries a one-time secret (a token, a signing secret). */
+export type StoredAnswer = { status: number; body: string } | { status: number; sealed: SealedValue };
+
+/** A record as read back. */
+export interface IdempotencyRecord {
+  requestHash: string;
+  state: 'running' | 'done';
+  answer: StoredAnswer | undefined;
+}
+
