@@ -53,7 +53,7 @@ export type StoredAnswer = { status: number; body: string } | { status: number; 
 /** A record as read back. */
 export interface IdempotencyRecord {
   requestHash: string;
-  state: 'running' | 'done';
+  state: 'running' | 'done' | 'released';
   answer: StoredAnswer | undefined;
 }
 

@@ -84,7 +84,8 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
           return;
         }
         const record = await deps.store.getIdempotency(ref);
-        if (!record) continue;
+        // Given back (or expired) between our claim and our read: claim again.
+        if (!record || record.state === 'released') continue;
         if (record.requestHash !== hash) throw new IdempotencyKeyReusedError('Idempotency-Key: was already used with a different request');
         if (record.state !== 'done' || !record.answer) throw new ConflictError('Idempotency-Key: the first request with this key is still running; retry later');
         const body = await open(record.answer, ref);

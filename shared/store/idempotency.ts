@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord, IdempotencyRef, StoredAnswer } from '../idempotency-scope.ts';
 import { sendConditional, type TransactItem } from './conditional.ts';
 import { ENTITY, keys } from './keys.ts';
@@ -43,9 +43,9 @@ export function makeIdempotencyStore(db: Db) {
             leaseUntil: claim.now + claim.leaseMs,
             ttl: Math.floor(claim.now / 1000) + IDEMPOTENCY_TTL_SECONDS,
           },
-          ConditionExpression: 'attribute_not_exists(PK) OR (#state = :running AND leaseUntil < :now)',
+          ConditionExpression: 'attribute_not_exists(PK) OR #state = :released OR (#state = :running AND leaseUntil < :now)',
           ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':running': 'running', ':now': claim.now },
+          ExpressionAttributeValues: { ':running': 'running', ':released': 'released', ':now': claim.now },
         }),
       );
       return put !== undefined;
@@ -56,7 +56,7 @@ export function makeIdempotencyStore(db: Db) {
       if (!item) return undefined;
       const stored = item.answer as { status: number; body?: string; sealed?: Record<string, unknown> } | undefined;
       const answer = stored && (stored.sealed ? { status: stored.status, sealed: fromStored(stored.sealed) } : { status: stored.status, body: stored.body! });
-      return { requestHash: item.requestHash as string, state: item.state as 'running' | 'done', answer };
+      return { requestHash: item.requestHash as string, state: item.state as IdempotencyRecord['state'], answer };
     },
 
     /** The transaction item that records the answer together with the change it answers. */
@@ -69,15 +69,20 @@ export function makeIdempotencyStore(db: Db) {
       await sendConditional(db, new UpdateCommand(completeInput(db, ref, lease, answer)));
     },
 
-    /** Gives the key back after a failure that changed nothing the client can see (5xx): it may retry with it. */
+    /**
+     * Gives the key back after a failure that changed nothing the client can see (5xx): it may retry with it. An
+     * update, not a delete, so the API functions need no DeleteItem for it.
+     */
     async releaseIdempotency(ref: IdempotencyRef, lease: string): Promise<void> {
       await sendConditional(
         db,
-        new DeleteCommand({
+        new UpdateCommand({
           TableName: db.tableName,
           Key: keys.idempotency(ref.workspaceId, ref.credentialId, ref.key),
+          UpdateExpression: 'SET #state = :released REMOVE lease, leaseUntil',
           ConditionExpression: 'lease = :lease',
-          ExpressionAttributeValues: { ':lease': lease },
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':lease': lease, ':released': 'released' },
         }),
       );
     },

@@ -31,7 +31,8 @@ describe('version history and rollback', () => {
     expect(first.body.data[0]).toEqual({ version: 12, createdAt: expect.any(String), createdBy: ws.apiKeyId, rolledBackFrom: null });
     expect(JSON.stringify([first.body, rest.body])).not.toContain('value-');
     const { keys } = await import('../../shared/store/keys.ts');
-    expect([keys.secretVersion('w', 's', 9).SK < keys.secretVersion('w', 's', 10).SK, keys.secretVersion('w', 's', 999).SK < keys.secretVersion('w', 's', 1000).SK]).toEqual([true, true]);
+    const sk = (version: number) => keys.secretVersion('w', 's', version).SK;
+    expect([sk(9) < sk(10), sk(99) < sk(100), sk(999) < sk(1000)]).toEqual([true, true, true]);
   });
 
   it('rolls back: version N\'s value becomes the next version, audited as secret.rotate with rolledBackFrom, no value in the answer', async () => {
