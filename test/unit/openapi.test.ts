@@ -35,3 +35,11 @@ describe('the OpenAPI document', () => {
     for (const event of Object.values(document.webhooks)) expect(event.post.parameters.map((p) => p.name)).toContain('Service-Signature');
   });
 });
+
+describe('the SDK types', () => {
+  it('are generated from the committed document: run `npm run sdk:types` after `npm run openapi`', async () => {
+    const { default: openapiTS } = await import('openapi-typescript');
+    const generated = await openapiTS(new URL('../../docs/openapi.json', import.meta.url));
+    expect(readFileSync(new URL('../../sdk/src/api.ts', import.meta.url), 'utf8')).toBe(generated);
+  });
+});

@@ -1,0 +1,85 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createClient, unwrap, type SecretsClient } from './client.js';
+import { ApiError } from './errors.js';
+
+/** Exit statuses of `secrets` (documented in `--help`). */
+export const EXIT = { ok: 0, failed: 1, usage: 2, refused: 3, unreachable: 4 } as const;
+
+/** A command-line mistake: printed with a hint, exit status 2. */
+export class UsageError extends Error {}
+
+export interface Connection {
+  apiUrl?: string;
+  token?: string;
+  project?: string;
+  env?: string;
+}
+
+/** The nearest `.secrets.json` ({project, env}) in this folder or a parent, as `secrets setup` writes it. */
+export function findSetup(from = process.cwd()): { project?: string; env?: string } {
+  for (let folder = resolve(from); ; folder = dirname(folder)) {
+    const file = join(folder, '.secrets.json');
+    if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as { project?: string; env?: string };
+    if (dirname(folder) === folder) return {};
+  }
+}
+
+/** Flags first, then the environment variables, then `.secrets.json`. */
+export function resolveConnection(flags: Connection) {
+  const setup = findSetup();
+  const apiUrl = flags.apiUrl ?? process.env.SECRETS_API_URL;
+  const token = flags.token ?? process.env.SECRETS_TOKEN;
+  const project = flags.project ?? process.env.SECRETS_PROJECT ?? setup.project;
+  const env = flags.env ?? process.env.SECRETS_ENV ?? setup.env;
+  if (!apiUrl) throw new UsageError('the API URL is required: --api-url or SECRETS_API_URL');
+  if (!token) throw new UsageError('a token is required: --token or SECRETS_TOKEN');
+  if (!project || !env) throw new UsageError('the target is required: --project and --env, SECRETS_PROJECT and SECRETS_ENV, or `secrets setup`');
+  return { apiUrl, token, project, env, client: createClient({ baseUrl: apiUrl, token }) };
+}
+
+export type Context = ReturnType<typeof resolveConnection>;
+
+/** The environment's id, by its project's and its own slug. */
+export async function environmentId(ctx: Context): Promise<string> {
+  const env = unwrap(await ctx.client.api.GET('/api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}', { params: { path: { projectSlug: ctx.project, envSlug: ctx.env } } }));
+  return env.id;
+}
+
+/** Every secret of the environment (key, id, version; never a value). */
+export async function listSecrets(ctx: Context, envId: string) {
+  const all: { id: string; key: string; currentVersion: number; updatedAt: string }[] = [];
+  for await (const item of ctx.client.paginate((cursor) =>
+    ctx.client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: { limit: '200', ...(cursor ? { cursor } : {}) } } }),
+  )) {
+    all.push(item);
+  }
+  return all;
+}
+
+/** The id of the secret `key` in the target environment, or NOT_FOUND. */
+export async function secretId(ctx: Context, key: string): Promise<string> {
+  const found = (await listSecrets(ctx, await environmentId(ctx))).find((secret) => secret.key === key);
+  if (!found) throw new ApiError(404, 'NOT_FOUND', `no secret ${key} in ${ctx.project}/${ctx.env}`);
+  return found.id;
+}
+
+/** Prints a failure on stderr and answers the exit status: the API's code and message, or what went wrong. */
+export function report(error: unknown): number {
+  if (error instanceof UsageError) {
+    process.stderr.write(`secrets: ${error.message}\nRun \`secrets --help\` for usage.\n`);
+    return EXIT.usage;
+  }
+  if (error instanceof ApiError) {
+    process.stderr.write(`secrets: ${error.code}: ${error.message.replace(`${error.code}: `, '')}${error.requestId ? ` (request ${error.requestId})` : ''}\n`);
+    return error.status >= 500 ? EXIT.unreachable : EXIT.refused;
+  }
+  const name = (error as Error | undefined)?.name ?? '';
+  // fetch reports an unreachable server as a TypeError; a timed-out attempt as a TimeoutError.
+  if (error instanceof TypeError || name === 'TimeoutError' || name === 'AbortError') {
+    process.stderr.write(`secrets: the API could not be reached: ${(error as Error).message}\n`);
+    return EXIT.unreachable;
+  }
+  process.stderr.write(`secrets: ${(error as Error).message}\n`);
+  return EXIT.failed;
+}

@@ -1,0 +1,198 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { Command, Option } from 'commander';
+import { parse as parseDotenv } from 'dotenv';
+import { unwrap } from './client.js';
+import { ApiError } from './errors.js';
+import { environmentId, EXIT, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
+import { readSnapshot, snapshotPath, writeSnapshot } from './fallback.js';
+import { ENV_NAME, formatValues, FORMATS, type Format } from './formats.js';
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+type FallbackFlags = { fallback?: string | false; fallbackOnly?: boolean };
+
+/** The environment for `run` and `export`: from the API (saving the snapshot), else the snapshot when the API is down. */
+async function loadWithFallback(ctx: Context, flags: FallbackFlags): Promise<Record<string, string>> {
+  const target = { apiUrl: ctx.apiUrl, project: ctx.project, env: ctx.env };
+  const file = snapshotPath(target, typeof flags.fallback === 'string' ? flags.fallback : undefined);
+  const fromSnapshot = () => {
+    const snapshot = readSnapshot(file, ctx.token, target);
+    if (snapshot) process.stderr.write(`secrets: using the fallback snapshot from ${Math.round((Date.now() - snapshot.savedAt) / 60_000)} minutes ago\n`);
+    return snapshot?.values;
+  };
+  if (flags.fallbackOnly) {
+    const values = fromSnapshot();
+    if (!values) throw new UsageError(`no fallback snapshot opens with this token at ${file}`);
+    return values;
+  }
+  try {
+    const values = await ctx.client.loadEnvironment({ project: ctx.project, environment: ctx.env, forceFetch: true });
+    if (flags.fallback !== false) writeSnapshot(file, ctx.token, target, values);
+    return values;
+  } catch (error) {
+    // A refusal (401, 403, 404) must stop the command: a revoked token never falls back.
+    if (flags.fallback === false || (error instanceof ApiError && error.status < 500)) throw error;
+    const values = fromSnapshot();
+    if (!values) throw error;
+    process.stderr.write(`secrets: the API could not be reached (${(error as Error).message})\n`);
+    return values;
+  }
+}
+
+/** Runs `command` with the environment's secrets as variables; answers the child's exit status. */
+async function runChild(values: Record<string, string>, command: string[]): Promise<number> {
+  const env = { ...process.env };
+  for (const [key, value] of Object.entries(values)) {
+    if (ENV_NAME.test(key)) env[key] = value;
+    else process.stderr.write(`secrets: skipped ${key}: not a valid environment variable name\n`);
+  }
+  const child = spawn(command[0]!, command.slice(1), { env, stdio: 'inherit' });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward).on('SIGTERM', forward);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => resolve(code ?? 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1)));
+  });
+}
+
+/** Reads a value from stdin (for `set KEY`), without its final new line. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+function program(): Command {
+  const cli = new Command('secrets')
+    .version(version)
+    .description('Get secrets into programs: run a command with them, export them, read and write them.')
+    .option('--api-url <url>', 'the API base URL (SECRETS_API_URL)')
+    .option('--token <token>', 'an API key, machine token or access token (SECRETS_TOKEN)')
+    .option('--project <slug>', 'the project (SECRETS_PROJECT, or .secrets.json)')
+    .option('--env <slug>', 'the environment (SECRETS_ENV, or .secrets.json)')
+    .addHelpText('after', '\nExit status: 0 done; 1 failed; 2 usage error; 3 the API refused (its code is printed); 4 the API could not be reached or failed (5xx).\n`run` exits with the command\'s own status.');
+  const ctx = () => resolveConnection(cli.opts<Connection>());
+  const fallbackOptions = (command: Command) =>
+    command
+      .option('--fallback <path>', 'the encrypted snapshot file (default: under the user cache folder)')
+      .option('--no-fallback', 'never use or write the snapshot')
+      .option('--fallback-only', 'read only the snapshot, never the API');
+  register(cli, ctx, fallbackOptions);
+  return cli;
+}
+
+function register(cli: Command, ctx: () => Context, fallbackOptions: (command: Command) => Command): void {
+  cli.command('setup').description('write .secrets.json (the project and environment) in this folder')
+    .requiredOption('--project <slug>', 'the project').requiredOption('--env <slug>', 'the environment')
+    .addHelpText('after', '\nExample: secrets setup --project payments-api --env production')
+    .action((options: { project: string; env: string }) => writeFileSync('.secrets.json', `${JSON.stringify({ project: options.project, env: options.env }, null, 2)}\n`));
+
+  fallbackOptions(cli.command('run').description('run a command with every secret as an environment variable').argument('<command...>'))
+    .addHelpText('after', '\nExample: secrets run -- node server.js')
+    .action(async (command: string[], flags: FallbackFlags) => {
+      process.exitCode = await runChild(await loadWithFallback(ctx(), flags), command);
+    });
+
+  fallbackOptions(cli.command('export').description('print every secret in a format'))
+    .addOption(new Option('--format <format>', 'the output format').choices([...FORMATS]).default('dotenv'))
+    .addHelpText('after', '\nExample: secrets export --format json > secrets.json')
+    .action(async (flags: FallbackFlags & { format: Format }) => {
+      process.stdout.write(formatValues(await loadWithFallback(ctx(), flags), flags.format));
+    });
+
+  cli.command('get').description('print one value (alone, for scripts)').argument('<key>').option('--version <n>', 'an older version')
+    .addHelpText('after', '\nExample: secrets get DATABASE_URL')
+    .action(async (key: string, flags: { version?: string }) => {
+      const c = ctx();
+      const body = { path: `${c.project}/${c.env}/${key}`, ...(flags.version ? { version: Number(flags.version) } : {}) };
+      process.stdout.write(`${unwrap(await c.client.api.POST('/api/v1/reveal', { body })).value}\n`);
+    });
+
+  cli.command('set').description('write secrets: KEY=VALUE…, or KEY alone to read the value from stdin').argument('<assignments...>')
+    .addHelpText('after', '\nExamples: secrets set API_KEY=abc DEBUG=0\n          printf %s "$TOKEN" | secrets set API_TOKEN')
+    .action(async (assignments: string[]) => {
+      const c = ctx();
+      const envId = await environmentId(c);
+      const pairs = assignments.length === 1 && !assignments[0]!.includes('=') ? [[assignments[0]!, await readStdin()]] : assignments.map((a) => {
+        const at = a.indexOf('=');
+        if (at <= 0) throw new UsageError(`${a}: expected KEY=VALUE`);
+        return [a.slice(0, at), a.slice(at + 1)];
+      });
+      for (const [key, value] of pairs) {
+        const written = unwrap(await c.client.api.PUT('/api/v1/environments/{envId}/secrets', { params: { path: { envId } }, body: { key: key!, value: value! } }));
+        process.stderr.write(`${written.key}: version ${written.version}\n`);
+      }
+    });
+
+  registerMore(cli, ctx);
+}
+
+function registerMore(cli: Command, ctx: () => Context): void {
+  cli.command('import').description('write the changed keys of a dotenv file (one version per changed key)').argument('<file>')
+    .addHelpText('after', '\nExample: secrets import .env.production')
+    .action(async (file: string) => {
+      const c = ctx();
+      const wanted = parseDotenv(readFileSync(file));
+      const current = await c.client.loadEnvironment({ project: c.project, environment: c.env, forceFetch: true });
+      const envId = await environmentId(c);
+      const counts = { created: 0, updated: 0, unchanged: 0 };
+      const keys = Object.keys(wanted);
+      for (const [i, key] of keys.entries()) {
+        if (current[key] === wanted[key]) counts.unchanged++;
+        else {
+          unwrap(await c.client.api.PUT('/api/v1/environments/{envId}/secrets', { params: { path: { envId } }, body: { key, value: wanted[key]! } }));
+          counts[key in current ? 'updated' : 'created']++;
+        }
+        if (keys.length > 20 && (i + 1) % 20 === 0) process.stderr.write(`secrets: ${i + 1}/${keys.length}\n`);
+      }
+      process.stderr.write(`secrets: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged\n`);
+    });
+
+  cli.command('list').description('list the keys, their versions and when they changed (never a value)').option('--json', 'as JSON')
+    .addHelpText('after', '\nExample: secrets list --json')
+    .action(async (flags: { json?: boolean }) => {
+      const c = ctx();
+      const secrets = await listSecrets(c, await environmentId(c));
+      process.stdout.write(flags.json ? `${JSON.stringify(secrets, null, 2)}\n` : secrets.map((s) => `${s.key}\tv${s.currentVersion}\t${s.updatedAt}\n`).join(''));
+    });
+
+  cli.command('history').description("list a secret's versions (never a value)").argument('<key>').option('--json', 'as JSON')
+    .addHelpText('after', '\nExample: secrets history DATABASE_URL')
+    .action(async (key: string, flags: { json?: boolean }) => {
+      const c = ctx();
+      const id = await secretId(c, key);
+      const versions = [];
+      for await (const v of c.client.paginate((cursor) => c.client.api.GET('/api/v1/secrets/{secretId}/versions', { params: { path: { secretId: id }, query: cursor ? { cursor } : {} } }))) versions.push(v);
+      process.stdout.write(flags.json ? `${JSON.stringify(versions, null, 2)}\n` : versions.map((v) => `v${v.version}\t${v.createdAt}\t${v.createdBy}${v.rolledBackFrom ? `\trolled back from v${v.rolledBackFrom}` : ''}\n`).join(''));
+    });
+
+  cli.command('rollback').description("write version N's value again as the next version").argument('<key>').requiredOption('--to <n>', 'the version to restore')
+    .addHelpText('after', '\nExample: secrets rollback DATABASE_URL --to 3')
+    .action(async (key: string, flags: { to: string }) => {
+      const c = ctx();
+      const written = unwrap(await c.client.api.POST('/api/v1/secrets/{secretId}/rollback', { params: { path: { secretId: await secretId(c, key) } }, body: { version: Number(flags.to) } }));
+      process.stderr.write(`${written.key}: version ${written.version} (the value of version ${flags.to})\n`);
+    });
+
+  cli.command('delete').description('delete a secret and every version').argument('<key>')
+    .addHelpText('after', '\nExample: secrets delete OLD_API_KEY')
+    .action(async (key: string) => {
+      const c = ctx();
+      unwrap(await c.client.api.DELETE('/api/v1/secrets/{secretId}', { params: { path: { secretId: await secretId(c, key) } } }));
+      process.stderr.write(`${key}: deleted\n`);
+    });
+}
+
+program()
+  .exitOverride()
+  .parseAsync(process.argv)
+  .catch((error: unknown) => {
+    const code = (error as { code?: string }).code ?? '';
+    if (code.startsWith('commander.')) {
+      process.exitCode = code === 'commander.helpDisplayed' || code === 'commander.version' ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    process.exitCode = report(error);
+  });

@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import createFetchClient from 'openapi-fetch';
+import type { paths } from './api.js';
+import { ApiError } from './errors.js';
+
+export interface ClientOptions {
+  /** The API's base URL, without `/api/v1` (the local stack's `stack.json` `baseUrl`, a stage's `ApiUrl` output). */
+  baseUrl: string;
+  /** An API key (`sk_live_…`), a machine token (`st_…`) or a user's access token (a JWT). */
+  token: string;
+  /** Per attempt, in milliseconds (default 10,000). */
+  timeoutMs?: number;
+  /** Retries of a 429, a 503 or a network failure (default 3); nothing else is retried. */
+  maxRetries?: number;
+  /** How long `loadEnvironment` answers from memory (default 300 s). */
+  cacheTtlSeconds?: number;
+  /** For tests and other runtimes. */
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A fetch that retries only what is safe to retry: 429 (after `Retry-After`), 503 and network failures, with
+ * exponential backoff and full jitter. Every write carries an `Idempotency-Key` that stays the same across its
+ * retries, so a retried write that had in fact succeeded is answered from the first, never done twice (a reveal is
+ * a read and is simply sent again).
+ */
+function retryingFetch(options: Required<Pick<ClientOptions, 'timeoutMs' | 'maxRetries'>> & { fetch: typeof fetch }): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    // Reveals change nothing and refuse the header (a value is never replayed from storage): only writes carry it.
+    const reveal = new URL(request.url).pathname.endsWith('/reveal');
+    if (WRITES.has(request.method) && !reveal && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', randomUUID());
+    const body = request.body ? await request.arrayBuffer() : undefined;
+    for (let attempt = 0; ; attempt++) {
+      let response: Response | undefined;
+      let failure: unknown;
+      try {
+        response = await options.fetch(new Request(request, { body, signal: AbortSignal.timeout(options.timeoutMs) }));
+      } catch (error) {
+        failure = error;
+      }
+      const retryable = failure !== undefined || response!.status === 429 || response!.status === 503;
+      if (!retryable || attempt >= options.maxRetries) {
+        if (failure !== undefined) throw failure;
+        return response!;
+      }
+      const retryAfter = Number(response?.headers.get('retry-after'));
+      const wait = retryAfter > 0 ? retryAfter * 1000 : Math.random() * Math.min(8_000, 200 * 2 ** attempt);
+      await response?.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  };
+}
+
+/** The data of a success, or an ApiError carrying the API's status, code, message and request id. */
+export function unwrap<T>(result: { data?: { data: T }; error?: unknown; response: Response }): T {
+  if (result.data !== undefined) return result.data.data;
+  const envelope = result.error as { error?: { code?: string; message?: string }; meta?: { requestId?: string }; message?: string } | undefined;
+  const code = envelope?.error?.code ?? (result.response.status === 404 ? 'NOT_FOUND' : 'HTTP_ERROR');
+  throw new ApiError(result.response.status, code, envelope?.error?.message ?? envelope?.message ?? result.response.statusText, envelope?.meta?.requestId ?? result.response.headers.get('x-request-id') ?? undefined);
+}
+
+type CacheEntry = { values: Record<string, string>; fetchedAt: number };
+
+/**
+ * A client of the API: `api` gives typed access to every route (types generated from docs/openapi.json), and
+ * `loadEnvironment` answers a whole environment as `{KEY: value}` with a small in-memory cache.
+ */
+export function createClient(options: ClientOptions) {
+  const now = options.now ?? Date.now;
+  const api = createFetchClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers: { authorization: `Bearer ${options.token}` },
+    fetch: retryingFetch({ timeoutMs: options.timeoutMs ?? 10_000, maxRetries: options.maxRetries ?? 3, fetch: options.fetch ?? globalThis.fetch }),
+  });
+  const cache = new Map<string, CacheEntry>();
+  const ttlMs = (options.cacheTtlSeconds ?? 300) * 1000;
+
+  async function fetchEnvironment(project: string, environment: string, keys: string[] | undefined): Promise<Record<string, string>> {
+    const env = unwrap(await api.GET('/api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}', { params: { path: { projectSlug: project, envSlug: environment } } }));
+    const values: Record<string, string> = {};
+    let cursor: string | undefined;
+    do {
+      const page = await api.POST('/api/v1/environments/{envId}/secrets/reveal', {
+        params: { path: { envId: env.id }, query: cursor ? { cursor } : {} },
+        body: keys ? { keys } : {},
+      });
+      for (const secret of unwrap(page)) values[secret.key] = secret.value;
+      cursor = page.data?.meta.page.nextCursor ?? undefined;
+    } while (cursor);
+    return values;
+  }
+
+  return {
+    api,
+
+    /**
+     * Every secret of an environment (or only `keys`), by its project's and its own slug, following every page.
+     * Answers from memory for `cacheTtlSeconds`; `forceFetch` skips that. When a refresh fails with a network error
+     * or a 5xx, the last good answer is served (stale-if-error); never when the API answers 401, 403 or 404.
+     */
+    async loadEnvironment(target: { project: string; environment: string; keys?: string[]; forceFetch?: boolean }): Promise<Record<string, string>> {
+      const cacheKey = JSON.stringify([target.project, target.environment, target.keys ?? null]);
+      const cached = cache.get(cacheKey);
+      if (cached && !target.forceFetch && now() - cached.fetchedAt < ttlMs) return { ...cached.values };
+      try {
+        const values = await fetchEnvironment(target.project, target.environment, target.keys);
+        cache.set(cacheKey, { values, fetchedAt: now() });
+        return { ...values };
+      } catch (error) {
+        const refused = error instanceof ApiError && error.status < 500;
+        if (refused) cache.delete(cacheKey);
+        if (cached && !refused) return { ...cached.values };
+        throw error;
+      }
+    },
+
+    /** Every item of a list route, page after page (`meta.page.nextCursor`), as an async iterator. */
+    async *paginate<T>(list: (cursor: string | undefined) => Promise<{ data?: { data: T[]; meta: { page?: { nextCursor: string | null } } }; error?: unknown; response: Response }>): AsyncGenerator<T> {
+      let cursor: string | undefined;
+      do {
+        const page = await list(cursor);
+        yield* unwrap(page);
+        cursor = page.data?.meta.page?.nextCursor ?? undefined;
+      } while (cursor);
+    },
+  };
+}
+
+export type SecretsClient = ReturnType<typeof createClient>;
