@@ -15,7 +15,7 @@ type FallbackFlags = { fallback?: string | false; fallbackOnly?: boolean };
 
 /** The environment for `run` and `export`: from the API (saving the snapshot), else the snapshot when the API is down. */
 async function loadWithFallback(ctx: Context, flags: FallbackFlags): Promise<Record<string, string>> {
-  const target = { apiUrl: ctx.apiUrl, project: ctx.project, env: ctx.env };
+  const target = { project: ctx.project, env: ctx.env };
   const file = snapshotPath(target, typeof flags.fallback === 'string' ? flags.fallback : undefined);
   const fromSnapshot = () => {
     const snapshot = readSnapshot(file, ctx.token, target);
@@ -66,6 +66,7 @@ async function readStdin(): Promise<string> {
 
 function program(): Command {
   const cli = new Command('secrets')
+    .exitOverride()
     .version(version)
     .description('Get secrets into programs: run a command with them, export them, read and write them.')
     .option('--api-url <url>', 'the API base URL (SECRETS_API_URL)')
@@ -84,10 +85,13 @@ function program(): Command {
 }
 
 function register(cli: Command, ctx: () => Context, fallbackOptions: (command: Command) => Command): void {
-  cli.command('setup').description('write .secrets.json (the project and environment) in this folder')
-    .requiredOption('--project <slug>', 'the project').requiredOption('--env <slug>', 'the environment')
+  cli.command('setup').description('write .secrets.json with --project and --env, for every command run in this folder or below')
     .addHelpText('after', '\nExample: secrets setup --project payments-api --env production')
-    .action((options: { project: string; env: string }) => writeFileSync('.secrets.json', `${JSON.stringify({ project: options.project, env: options.env }, null, 2)}\n`));
+    .action(() => {
+      const { project, env } = cli.opts<Connection>();
+      if (!project || !env) throw new UsageError('setup needs --project and --env');
+      writeFileSync('.secrets.json', `${JSON.stringify({ project, env }, null, 2)}\n`);
+    });
 
   fallbackOptions(cli.command('run').description('run a command with every secret as an environment variable').argument('<command...>'))
     .addHelpText('after', '\nExample: secrets run -- node server.js')
@@ -186,7 +190,6 @@ function registerMore(cli: Command, ctx: () => Context): void {
 }
 
 program()
-  .exitOverride()
   .parseAsync(process.argv)
   .catch((error: unknown) => {
     const code = (error as { code?: string }).code ?? '';

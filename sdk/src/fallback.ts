@@ -10,20 +10,29 @@ import { dirname, join } from 'node:path';
  * 5xx; never on 401, 403 or 404 (a revoked token must stop working).
  */
 
-/** Where snapshots live: `--fallback PATH`, else `$XDG_CACHE_HOME/secrets` (default `~/.cache/secrets`). */
-export function snapshotPath(target: { apiUrl: string; project: string; env: string }, explicit?: string): string {
+/** The environment a snapshot holds. */
+export interface SnapshotTarget {
+  project: string;
+  env: string;
+}
+
+/**
+ * Where snapshots live: `--fallback PATH`, else `$XDG_CACHE_HOME/secrets` (default `~/.cache/secrets`), one file per
+ * project and environment. The API URL is not part of it: when the API moves or is down, the snapshot still opens.
+ */
+export function snapshotPath(target: SnapshotTarget, explicit?: string): string {
   if (explicit) return explicit;
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
-  const name = Buffer.from(`${target.apiUrl}|${target.project}|${target.env}`).toString('base64url');
+  const name = Buffer.from(`${target.project}|${target.env}`).toString('base64url');
   return join(base, 'secrets', `${name}.snapshot`);
 }
 
-function keyFor(token: string, target: { apiUrl: string; project: string; env: string }): Buffer {
-  return Buffer.from(hkdfSync('sha256', token, 'secrets-cli-fallback-v1', `${target.apiUrl}|${target.project}|${target.env}`, 32));
+function keyFor(token: string, target: SnapshotTarget): Buffer {
+  return Buffer.from(hkdfSync('sha256', token, 'secrets-cli-fallback-v1', `${target.project}|${target.env}`, 32));
 }
 
 /** Seals and writes the snapshot (temporary file, then rename: never a half-written snapshot). */
-export function writeSnapshot(file: string, token: string, target: { apiUrl: string; project: string; env: string }, values: Record<string, string>): void {
+export function writeSnapshot(file: string, token: string, target: SnapshotTarget, values: Record<string, string>): void {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', keyFor(token, target), iv);
   const sealed = Buffer.concat([cipher.update(JSON.stringify({ savedAt: Date.now(), values }), 'utf8'), cipher.final()]);
@@ -35,7 +44,7 @@ export function writeSnapshot(file: string, token: string, target: { apiUrl: str
 }
 
 /** The snapshot's values and age, or undefined when there is none or it does not open with this token and target. */
-export function readSnapshot(file: string, token: string, target: { apiUrl: string; project: string; env: string }): { values: Record<string, string>; savedAt: number } | undefined {
+export function readSnapshot(file: string, token: string, target: SnapshotTarget): { values: Record<string, string>; savedAt: number } | undefined {
   try {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as { iv: string; tag: string; data: string };
     const decipher = createDecipheriv('aes-256-gcm', keyFor(token, target), Buffer.from(stored.iv, 'base64'));

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
+import { verifyWebhook } from '@secrets-service/sdk';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { checkWebhookEvent } from '../support/contract.ts';
 import { call, localStore, newWorkspace } from '../support/api.ts';
@@ -33,6 +34,8 @@ describe('webhook delivery', () => {
     const event = stripe.webhooks.constructEvent(request.body, request.headers['service-signature'] as string, endpoint.secret) as unknown as Record<string, any>;
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     checkWebhookEvent(event as { type: string });
+    // The SDK's verifier accepts a real delivery, headers as Node gives them (issue 14).
+    expect(verifyWebhook(request.body, request.headers as Record<string, string>, endpoint.secret)).toEqual(event);
     expect(event).toEqual({
       id: expect.stringMatching(/^evt_/),
       type: 'service.secret.create',

@@ -1,0 +1,101 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { parse as parseDotenv } from 'dotenv';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { call, newWorkspace } from '../support/api.ts';
+import { newEnvironment } from '../support/secrets.ts';
+
+const BIN = resolve('sdk/bin/secrets.js');
+const run = promisify(execFile);
+
+describe('the secrets CLI against the local stack', () => {
+  let token: string;
+  let apiKey: string;
+  let folder: string;
+  let cache: string;
+  const env = () => ({ ...process.env, SECRETS_API_URL: inject('stack').baseUrl, SECRETS_TOKEN: token, XDG_CACHE_HOME: cache });
+  /** Runs `secrets …` in the test folder; answers stdout, stderr and the exit status. */
+  async function secrets(args: string[], options: { stdin?: string; env?: Record<string, string | undefined> } = {}) {
+    return new Promise<{ stdout: string; stderr: string; code: number | null }>((resolveRun) => {
+      const child = spawn(process.execPath, [BIN, ...args], { cwd: folder, env: { ...env(), ...options.env } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      child.on('close', (code) => resolveRun({ stdout, stderr, code }));
+      child.stdin.end(options.stdin ?? '');
+    });
+  }
+
+  beforeAll(async () => {
+    const ws = await newWorkspace();
+    apiKey = ws.apiKey;
+    await newEnvironment(ws.apiKey, { project: 'cli', environment: 'prod' });
+    token = (await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'cli' } })).body.data.token;
+    folder = mkdtempSync(join(tmpdir(), 'secrets-cli-'));
+    cache = mkdtempSync(join(tmpdir(), 'secrets-cache-'));
+  });
+
+  it('runs the whole cycle: setup, set, set from stdin, get, list, export (4 formats), run, import, history, rollback, delete', async () => {
+    expect((await secrets(['setup', '--project', 'cli', '--env', 'prod'])).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(folder, '.secrets.json'), 'utf8'))).toEqual({ project: 'cli', env: 'prod' });
+    expect((await secrets(['set', 'API_KEY=abc', 'MULTI=line1'])).code).toBe(0);
+    const tricky = "it's \"quoted\"\nsecond line $HOME `tick`";
+    expect((await secrets(['set', 'TRICKY'], { stdin: `${tricky}\n` })).code).toBe(0);
+    expect((await secrets(['get', 'TRICKY'])).stdout).toBe(`${tricky}\n`);
+    expect((await secrets(['list'])).stdout).toMatch(/^API_KEY\tv1\t/m);
+    const values = { API_KEY: 'abc', MULTI: 'line1', TRICKY: tricky };
+    expect(JSON.parse((await secrets(['export', '--format', 'json'])).stdout)).toEqual(values);
+    expect(parseYaml((await secrets(['export', '--format', 'yaml'])).stdout)).toEqual(values);
+    const withoutTricky = { API_KEY: 'abc', MULTI: 'line1' };
+    await secrets(['set', 'TRICKY=simple'], {});
+    expect(parseDotenv((await secrets(['export', '--format', 'dotenv'])).stdout)).toEqual({ ...withoutTricky, TRICKY: 'simple' });
+    await secrets(['set', 'TRICKY'], { stdin: "it's\nmulti" });
+    expect(parseDotenv((await secrets(['export', '--format', 'dotenv'])).stdout)).toEqual({ ...withoutTricky, TRICKY: "it's\nmulti" });
+    writeFileSync(join(folder, 'env.sh'), (await secrets(['export', '--format', 'shell'])).stdout);
+    const sourced = await run('sh', ['-c', '. ./env.sh && printf %s "$TRICKY"'], { cwd: folder });
+    expect(sourced.stdout).toBe("it's\nmulti");
+    const child = await secrets(['run', '--', process.execPath, '-e', 'process.stdout.write(process.env.API_KEY); process.exit(7)']);
+    expect([child.stdout, child.code]).toEqual(['abc', 7]);
+    writeFileSync(join(folder, '.env.import'), 'API_KEY=abc\nNEW_ONE="fresh"\nMULTI=changed\n');
+    expect((await secrets(['import', '.env.import'])).stderr).toContain('1 created, 1 updated, 1 unchanged');
+    expect((await secrets(['history', 'MULTI', '--json'])).stdout).toContain('"version": 2');
+    expect((await secrets(['rollback', 'MULTI', '--to', '1'])).code).toBe(0);
+    expect((await secrets(['get', 'MULTI'])).stdout).toBe('line1\n');
+    expect((await secrets(['delete', 'NEW_ONE'])).code).toBe(0);
+    const missing = await secrets(['get', 'NEW_ONE']);
+    expect([missing.code, missing.stderr]).toEqual([3, expect.stringContaining('NOT_FOUND')]);
+  });
+
+  it('falls back to the encrypted snapshot when the API is unreachable, never when the token is revoked', async () => {
+    // Prepare: one successful run writes the snapshot
+    expect((await secrets(['run', '--', process.execPath, '-e', 'process.exit(0)'])).code).toBe(0);
+    const [file] = readdirSync(join(cache, 'secrets'));
+    const snapshot = join(cache, 'secrets', file!);
+    expect(statSync(snapshot).mode & 0o777).toBe(0o600);
+    expect(readFileSync(snapshot, 'utf8')).not.toContain('abc');
+    // Act: the API unreachable (a closed port), then the token revoked
+    const offline = await secrets(['run', '--', process.execPath, '-e', 'process.stdout.write(process.env.API_KEY)'], { env: { SECRETS_API_URL: 'http://127.0.0.1:9' } });
+    const keyId = (await call('GET', '/api/v1/access-keys', { token: apiKey })).body.data.find((k: { name: string }) => k.name === 'cli').id;
+    await call('POST', `/api/v1/access-keys/${keyId}/revoke`, { token: apiKey });
+    const revoked = await secrets(['run', '--', process.execPath, '-e', 'process.stdout.write(process.env.API_KEY ?? "none")']);
+    // Assess
+    expect(offline.stdout).toBe('abc');
+    expect(offline.stderr).toMatch(/fallback snapshot from \d+ minutes ago/);
+    expect([revoked.code, revoked.stdout]).toEqual([3, '']);
+    expect(revoked.stderr).toContain('AUTH_REQUIRED');
+  });
+
+  it('prints help with an example for every command, and exits 2 on a usage error', async () => {
+    expect((await secrets(['--help'])).stdout).toContain('Exit status');
+    for (const command of ['setup', 'run', 'export', 'get', 'set', 'import', 'list', 'history', 'rollback', 'delete']) {
+      expect((await secrets([command, '--help'])).stdout, command).toMatch(/Example/);
+    }
+    expect((await secrets(['frobnicate'])).code).toBe(2);
+    expect((await secrets(['list'], { env: { SECRETS_API_URL: '' } })).code).toBe(2);
+  });
+});
