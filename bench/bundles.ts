@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -87,5 +87,24 @@ export async function measureBundles(runs = 10) {
       processRatio: Math.round((ms.processMs / baseline.processMs) * 100) / 100,
     };
   }
-  return { baselineImportMs: round1(baseline.importMs), baselineProcessMs: round1(baseline.processMs), results };
+  return { baselineImportMs: round1(baseline.importMs), baselineProcessMs: round1(baseline.processMs), results, sdk: await measureSdk(dir, baseline, runs) };
+}
+
+/**
+ * What importing the SDK adds to a customer's bundle: a handler that imports `createClient` and `verifyWebhook`,
+ * bundled the same way, against the empty handler (bytes, and milliseconds of import in a fresh process).
+ */
+async function measureSdk(dir: string, empty: { importMs: number }, runs: number) {
+  // Inside the project, so esbuild resolves the package as a customer's bundler would (node_modules).
+  const local = mkdtempSync(join(process.cwd(), '.bench-sdk-'));
+  const entry = join(local, 'sdk-user.ts');
+  writeFileSync(entry, "import { createClient, verifyWebhook } from '@secrets-service/sdk';\nexport const handler = async () => [createClient, verifyWebhook].length;\n");
+  try {
+    await bundle(entry, join(dir, 'sdk-user.mjs'));
+  } finally {
+    rmSync(local, { recursive: true, force: true });
+  }
+  const bytes = readFileSync(join(dir, 'sdk-user.mjs')).length - readFileSync(join(dir, 'empty.mjs')).length;
+  const ms = importMs(join(dir, 'sdk-user.mjs'), runs);
+  return { bytesOverEmpty: bytes, importMsOverEmpty: Math.round((ms.importMs - empty.importMs) * 100) / 100 };
 }

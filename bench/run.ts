@@ -168,6 +168,7 @@ function assemble(
     bundles: bundles.results,
     emptyHandlerImportMs: bundles.baselineImportMs,
     emptyHandlerProcessMs: bundles.baselineProcessMs,
+    sdk: bundles.sdk,
     webhooks,
   };
 }
@@ -183,6 +184,7 @@ function table(results: ReturnType<typeof assemble>): string {
     '|---|---|---|---|---|---|---|',
   );
   for (const [name, b] of Object.entries(results.bundles)) rows.push(`| ${name} | ${b.bytes} | ${b.gzipBytes} | ${b.importMs} | ${b.importRatio} | ${b.processMs} | ${b.processRatio} |`);
+  rows.push('', `SDK entry (createClient, verifyWebhook): +${results.sdk.bytesOverEmpty} bytes and +${results.sdk.importMsOverEmpty} ms of import over an empty bundle`);
   const w = results.webhooks;
   rows.push('', `webhooks: write→receive p50 ${round2(w.writeToReceiveP50Ms)} ms, p95 ${round2(w.writeToReceiveP95Ms)} ms; ${w.deliveriesPerSecond} deliveries/s (${w.delivered}/${w.expected} delivered, 20 endpoints)`);
   return rows.join('\n');
