@@ -1,34 +1,109 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Principal } from '../../../shared/auth/principal.ts';
+import type { Clock } from '../../../shared/clock.ts';
 import type { Cipher, SealedValue } from '../../../shared/crypto/envelope.ts';
+import type { EncryptionContext } from '../../../shared/crypto/key-provider.ts';
+import type { DeliveryMessage } from '../../../shared/webhooks/delivery-queue.ts';
+import type { DeliveryMetrics } from '../../../shared/webhooks/metrics.ts';
+
+/**
+ * Small hand-written fakes for the service and pipeline unit tests: each service asks for a `Pick<Store, …>`, so a
+ * test hands it an object with just those methods. Nothing here talks to AWS or keeps real key material.
+ */
+
+export const T0 = Date.parse('2026-03-02T10:00:00.000Z');
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
 
 /** A clock the test moves by hand. */
-export function fakeClock(start = Date.parse('2026-06-01T00:00:00Z')) {
-  let now = start;
-  return { now: () => now, advance: (ms: number) => void (now += ms), set: (ms: number) => void (now = ms) };
+export interface FakeClock extends Clock {
+  set(ms: number): void;
+  advance(ms: number): void;
 }
 
-/** A cipher that seals by tagging the plaintext with its context (no KMS), and counts its calls. */
-export function fakeCipher() {
-  const calls = { encrypt: 0, decrypt: 0 };
-  const cipher: Cipher = {
+/** A clock standing at `start` until the test moves it. */
+export function fakeClock(start = T0): FakeClock {
+  let now = start;
+  return { now: () => now, set: (ms) => void (now = ms), advance: (ms) => void (now += ms) };
+}
+
+/** A caller of workspace `ws_test` holding one credential. */
+export function principal(overrides: Partial<Principal> = {}): Principal {
+  return { workspaceId: 'ws_test', accountId: 'acc_test', kind: 'api_key', actorSub: 'key_actor', credentialId: 'key_actor', ...overrides };
+}
+
+/** A cipher without KMS that still binds each value to its context: decrypting under another context rejects. */
+export interface FakeCipher extends Cipher {
+  encrypted: EncryptionContext[];
+  decrypted: EncryptionContext[];
+}
+
+const contextTag = (context: EncryptionContext) => JSON.stringify(Object.entries(context).sort());
+
+/** See {@link FakeCipher}; the "ciphertext" is reversible base64 and is only ever fake test data. */
+export function fakeCipher(): FakeCipher {
+  const encrypted: EncryptionContext[] = [];
+  const decrypted: EncryptionContext[] = [];
+  return {
+    encrypted,
+    decrypted,
     async encrypt(plaintext, context) {
-      calls.encrypt++;
-      return { ciphertext: Buffer.from(plaintext).toString('base64'), iv: '', tag: JSON.stringify(context), encryptedDataKey: '' };
+      encrypted.push(context);
+      return { ciphertext: Buffer.from(plaintext).toString('base64'), iv: 'iv', tag: 'tag', encryptedDataKey: contextTag(context) };
     },
-    async decrypt(sealed: SealedValue, context) {
-      calls.decrypt++;
-      if (sealed.tag !== JSON.stringify(context)) throw new Error('context mismatch');
+    async decrypt(sealed, context) {
+      decrypted.push(context);
+      if (sealed.encryptedDataKey !== contextTag(context)) throw new Error('fake cipher: context mismatch');
       return Buffer.from(sealed.ciphertext, 'base64').toString();
     },
   };
-  return { cipher, calls };
 }
 
-/** A logger that drops everything. */
-export const silentLog = { info: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
+/** A sealed value the fake cipher opens to `plaintext` under `context`. */
+export function sealedFor(plaintext: string, context: EncryptionContext): SealedValue {
+  return { ciphertext: Buffer.from(plaintext).toString('base64'), iv: 'iv', tag: 'tag', encryptedDataKey: contextTag(context) };
+}
 
-export const WS = 'ws_01JABCDEFGHJKMNPQRSTVWXYZ0';
+/** A queue that records what was sent and when it was due. */
+export interface FakeQueue {
+  sent: { message: DeliveryMessage; at?: number; viaScheduler?: boolean }[];
+  enqueue: (message: DeliveryMessage, options?: { at: number; viaScheduler: boolean }) => Promise<void>;
+}
 
-/** An API-key principal of the test workspace. */
-export const principal: Principal = { workspaceId: WS, accountId: 'acc_01JABCDEFGHJKMNPQRSTVWXYZ0', kind: 'api_key', actorSub: 'key_1', credentialId: 'key_1' };
+/** See {@link FakeQueue}. */
+export function fakeQueue(): FakeQueue {
+  const sent: FakeQueue['sent'] = [];
+  return { sent, enqueue: async (message, options) => void sent.push({ message, ...options }) };
+}
+
+/** Counts every metric the worker emits, by name. */
+export function fakeMetrics(): DeliveryMetrics & { counts: Record<string, number> } {
+  const counts: Record<string, number> = {};
+  const bump = (name: string) => void (counts[name] = (counts[name] ?? 0) + 1);
+  return {
+    counts,
+    attempt: ({ ok }) => bump(ok ? 'attemptOk' : 'attemptFailed'),
+    retryScheduled: (channel) => bump(`retry:${channel}`),
+    exhausted: () => bump('exhausted'),
+    autoDisabled: () => bump('autoDisabled'),
+    dropped: () => bump('dropped'),
+    flush: () => undefined,
+  };
+}
+
+/** A logger that keeps its lines for assertions instead of printing them. */
+export function fakeLogger(): Logger & { lines: { level: string; message: string }[] } {
+  const lines: { level: string; message: string }[] = [];
+  const at = (level: string) => (message: string) => void lines.push({ level, message });
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as unknown as Logger & { lines: typeof lines };
+}
+
+/** Runs `act` and answers the error it threw (fails the test if it did not throw). */
+export async function caught(act: () => Promise<unknown>): Promise<Error & { code?: string; headers?: Record<string, string> }> {
+  try {
+    await act();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection, but the call succeeded');
+}

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { hashToken } from '../../../shared/auth/tokens.ts';
+import { iso } from '../../../shared/clock.ts';
+import type { AccessKeyItem } from '../../../shared/store/access-keys.ts';
+import type { AuditEntry } from '../../../shared/store/audit.ts';
+import { makeAccessKeyService, type AccessKeyServiceStore } from '../../../shared/services/access-keys.ts';
+import { caught, fakeClock, principal, T0 } from '../support/fakes.ts';
+
+const DAY = 86_400_000;
+
+/** An access-key store in memory; a revoke is conditional on the key being active and on its token hash. */
+function harness() {
+  const keys = new Map<string, AccessKeyItem & { tokenHash: string }>();
+  const audits: AuditEntry[] = [];
+  const revokeWrites: string[] = [];
+  const store: AccessKeyServiceStore = {
+    async createAccessKey(_ws, record, tokenHash, audit) {
+      keys.set(record.id, { ...record, tokenHash });
+      audits.push(audit);
+    },
+    getAccessKey: async (_ws, id) => structuredClone(keys.get(id)),
+    listAccessKeys: async () => ({ items: [...keys.values()].map(({ tokenHash: _hash, ...record }) => record), nextCursor: null, hasMore: false }),
+    async revokeAccessKey(_ws, id, tokenHash, revokedAt, audit) {
+      revokeWrites.push(id);
+      const key = keys.get(id);
+      if (!key || key.revokedAt || key.tokenHash !== tokenHash) return false;
+      key.revokedAt = revokedAt;
+      audits.push(audit);
+      return true;
+    },
+  };
+  const clock = fakeClock();
+  return { service: makeAccessKeyService({ store, clock }), store, keys, audits, revokeWrites, clock, caller: principal({ kind: 'user', actorSub: 'usr_alice' }) };
+}
+
+describe('access-key service: create', () => {
+  it('the token is in the create answer only: the store keeps its SHA-256, the audit entry names neither', async () => {
+    // Prepare
+    const h = harness();
+    // Act
+    const created = await h.service.create(h.caller, { name: 'ci' });
+    // Assess
+    expect(created.token.startsWith('st_')).toBe(true);
+    expect(h.keys.get(created.id)!.tokenHash).toBe(hashToken(created.token));
+    expect(JSON.stringify([...h.keys.values()])).not.toContain(created.token);
+    expect(h.audits).toEqual([expect.objectContaining({ action: 'access_key.create', target: created.id, actorSub: 'usr_alice' })]);
+    expect(JSON.stringify(h.audits)).not.toContain(created.token.slice(3, 20));
+    expect(created).not.toHaveProperty('tokenHash');
+  });
+
+  it('expiresInDays sets the expiry that many days from now; without it the key never expires', async () => {
+    const h = harness();
+    const expiring = await h.service.create(h.caller, { name: 'ci', expiresInDays: 30 });
+    const forever = await h.service.create(h.caller, { name: 'ops' });
+    expect(expiring).toMatchObject({ expiresAt: iso(T0 + 30 * DAY), status: 'active' });
+    expect(forever).toMatchObject({ expiresAt: null, status: 'active' });
+  });
+});
+
+describe('access-key service: status', () => {
+  it('a key is expired from its expiry instant on, active one millisecond before', async () => {
+    const h = harness();
+    await h.service.create(h.caller, { name: 'ci', expiresInDays: 1 });
+    h.clock.set(T0 + DAY - 1);
+    const before = (await h.service.list(h.caller, { limit: 10 })).items[0]!.status;
+    h.clock.set(T0 + DAY);
+    const at = (await h.service.list(h.caller, { limit: 10 })).items[0]!.status;
+    expect([before, at]).toEqual(['active', 'expired']);
+  });
+
+  it('revoked wins over expired', async () => {
+    const h = harness();
+    const { id } = await h.service.create(h.caller, { name: 'ci', expiresInDays: 1 });
+    await h.service.revoke(h.caller, id);
+    h.clock.set(T0 + 2 * DAY);
+    expect((await h.service.list(h.caller, { limit: 10 })).items[0]!.status).toBe('revoked');
+  });
+});
+
+describe('access-key service: revoke', () => {
+  it('revoke is idempotent and audited once; the second revoke makes no write', async () => {
+    // Prepare
+    const h = harness();
+    const { id } = await h.service.create(h.caller, { name: 'ci' });
+    // Act
+    const first = await h.service.revoke(h.caller, id);
+    h.clock.advance(5_000);
+    const second = await h.service.revoke(h.caller, id);
+    // Assess
+    expect(first).toMatchObject({ status: 'revoked', revokedAt: iso(T0) });
+    expect(second).toMatchObject({ status: 'revoked', revokedAt: iso(T0) });
+    expect(h.revokeWrites).toEqual([id]);
+    expect(h.audits.filter((a) => a.action === 'access_key.revoke')).toHaveLength(1);
+    expect(first).not.toHaveProperty('tokenHash');
+    expect(second).not.toHaveProperty('tokenHash');
+  });
+
+  it('a revoke that loses to a concurrent one answers the winner’s revocation time', async () => {
+    // Prepare: another revoke lands between this one's read and its write.
+    const h = harness();
+    const { id } = await h.service.create(h.caller, { name: 'ci' });
+    const winner = iso(T0 + 500);
+    const revoke = h.store.revokeAccessKey;
+    h.store.revokeAccessKey = async (...args) => {
+      h.keys.get(id)!.revokedAt = winner;
+      return revoke(...args);
+    };
+    h.clock.advance(1_000);
+    // Act
+    const answer = await h.service.revoke(h.caller, id);
+    // Assess
+    expect(answer).toMatchObject({ status: 'revoked', revokedAt: winner });
+  });
+
+  it('revoking a key that does not exist is NOT_FOUND', async () => {
+    const h = harness();
+    expect((await caught(() => h.service.revoke(h.caller, 'ak_missing'))).code).toBe('NOT_FOUND');
+    expect(h.revokeWrites).toEqual([]);
+  });
+});

@@ -1,0 +1,125 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { iso } from '../../../shared/clock.ts';
+import { newId } from '../../../shared/ids.ts';
+import type { StoredDelivery } from '../../../shared/store/deliveries.ts';
+import { ENTITY } from '../../../shared/store/keys.ts';
+import type { StoredEndpoint } from '../../../shared/store/webhooks.ts';
+import { deliveryIdFor } from '../../../shared/webhooks/events.ts';
+import { makeFanout, type FanoutDeps } from '../../../shared/webhooks/fanout.ts';
+import { fakeLogger, fakeQueue, T0 } from '../support/fakes.ts';
+import { endpoint, WS } from './support.ts';
+
+let sequence = 0;
+
+/** The stream record of an inserted item (an audit entry unless `type` says otherwise). */
+function inserted(item: Record<string, unknown>, eventName: 'INSERT' | 'MODIFY' = 'INSERT'): DynamoDBRecord {
+  sequence++;
+  return { eventName, dynamodb: { NewImage: marshall(item, { removeUndefinedValues: true }) as never, SequenceNumber: String(sequence) } };
+}
+
+/** A `secret.rotate` audit entry of workspace `ws_test` (an event-worthy action). */
+function audit(overrides: Record<string, unknown> = {}) {
+  return {
+    type: ENTITY.audit,
+    workspaceId: WS,
+    id: newId('audit', T0),
+    action: 'secret.rotate',
+    actorSub: 'key_actor',
+    target: 'sec_01',
+    metadata: { key: 'DB_PASSWORD', version: 2, projectId: 'proj_01', environmentId: 'env_01', credentialKind: 'api_key' },
+    createdAt: iso(T0),
+    accountId: 'acc_test',
+    ...overrides,
+  };
+}
+
+/** A fan-out over `endpoints`; `exists` lists delivery ids an earlier run already created. */
+function harness(endpoints: StoredEndpoint[], options: { exists?: string[]; failOn?: string } = {}) {
+  const created: StoredDelivery[] = [];
+  const listed: string[] = [];
+  const queue = fakeQueue();
+  const log = fakeLogger();
+  let tokens = 0;
+  const store: FanoutDeps['store'] = {
+    async listEndpoints(workspaceId) {
+      listed.push(workspaceId);
+      return endpoints;
+    },
+    async createDelivery(_ws, d) {
+      if (d.eventId === options.failOn) throw Object.assign(new Error('throttled'), { name: 'ServiceUnavailableError' });
+      if (options.exists?.includes(d.id)) return false;
+      created.push(d);
+      return true;
+    },
+  };
+  const fanout = makeFanout({ store, enqueue: (m) => queue.enqueue(m), newToken: () => `tok-${++tokens}`, log });
+  return { fanout, created, listed, queue, log };
+}
+
+const subscribed = (id: string, events = ['service.secret.rotate', 'service.webhook_endpoint.disabled']) => endpoint({ id, events });
+
+describe('fan-out: who gets a delivery', () => {
+  it('one pending delivery per enabled, subscribed endpoint, due at the audit time, queued under the token it was created with', async () => {
+    // Prepare
+    const h = harness([subscribed('we_01'), subscribed('we_02', ['service.secret.create']), endpoint({ id: 'we_03', enabled: false, events: ['service.secret.rotate'] })]);
+    const entry = audit();
+    // Act
+    const result = await h.fanout([inserted(entry)]);
+    // Assess
+    expect(result).toEqual({ batchItemFailures: [] });
+    const eventId = `evt_${entry.id.slice(4)}`;
+    expect(h.created.map((d) => d.endpointId)).toEqual(['we_01']);
+    expect(h.created[0]).toMatchObject({ id: deliveryIdFor(eventId, 'we_01'), eventId, status: 'pending', attempts: 0, nextRetryAt: iso(T0), manual: false });
+    expect(h.queue.sent).toEqual([{ message: { workspaceId: WS, deliveryId: h.created[0]!.id, attemptToken: h.created[0]!.attemptToken } }]);
+  });
+
+  it('the endpoint-disabled event never goes to the endpoint it is about', async () => {
+    const h = harness([subscribed('we_01'), subscribed('we_02')]);
+    const entry = audit({ action: 'webhook_endpoint.disabled', actorSub: 'system', target: 'we_01', metadata: { url: 'https://x', consecutiveFailures: 20 } });
+    await h.fanout([inserted(entry)]);
+    expect(h.created.map((d) => d.endpointId)).toEqual(['we_02']);
+  });
+
+  it('only inserted audit entries of event-worthy actions make deliveries', async () => {
+    const h = harness([subscribed('we_01')]);
+    await h.fanout([
+      inserted(audit(), 'MODIFY'),
+      inserted({ ...audit(), type: 'SecretHead' }),
+      inserted(audit({ action: 'project.create' })),
+      inserted(audit({ accountId: undefined })),
+    ]);
+    expect(h.created).toEqual([]);
+    expect(h.listed).toEqual([]);
+  });
+});
+
+describe('fan-out: idempotence and failures', () => {
+  it('a delivery an earlier run created is not queued again (the sweeper owns it)', async () => {
+    const entry = audit();
+    const h = harness([subscribed('we_01')], { exists: [deliveryIdFor(`evt_${entry.id.slice(4)}`, 'we_01')] });
+    await h.fanout([inserted(entry)]);
+    expect(h.queue.sent).toEqual([]);
+  });
+
+  it("reads a workspace's endpoints once per batch", async () => {
+    const h = harness([subscribed('we_01')]);
+    await h.fanout([inserted(audit()), inserted(audit()), inserted(audit())]);
+    expect(h.listed).toEqual([WS]);
+    expect(h.created).toHaveLength(3);
+  });
+
+  it('a failing record is reported and ends the batch there, so Lambda retries from it', async () => {
+    // Prepare
+    const [first, failing, after] = [audit(), audit(), audit()];
+    const h = harness([subscribed('we_01')], { failOn: `evt_${failing.id.slice(4)}` });
+    const records = [inserted(first), inserted(failing), inserted(after)];
+    // Act
+    const result = await h.fanout(records);
+    // Assess
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb!.SequenceNumber }] });
+    expect(h.created.map((d) => d.eventId)).toEqual([`evt_${first.id.slice(4)}`]);
+    expect(h.log.lines).toEqual([{ level: 'error', message: 'fan-out failed for a stream record' }]);
+  });
+});
