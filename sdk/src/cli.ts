@@ -67,6 +67,8 @@ async function readStdin(): Promise<string> {
 function program(): Command {
   const cli = new Command('secrets')
     .exitOverride()
+    // Options after a command are that command's (`get KEY --version 2`); the connection options are on both.
+    .enablePositionalOptions()
     .version(version)
     .description('Get secrets into programs: run a command with them, export them, read and write them.')
     .option('--api-url <url>', 'the API base URL (SECRETS_API_URL)')
@@ -74,21 +76,33 @@ function program(): Command {
     .option('--project <slug>', 'the project (SECRETS_PROJECT, or .secrets.json)')
     .option('--env <slug>', 'the environment (SECRETS_ENV, or .secrets.json)')
     .addHelpText('after', '\nExit status: 0 done; 1 failed; 2 usage error; 3 the API refused (its code is printed); 4 the API could not be reached or failed (5xx).\n`run` exits with the command\'s own status.');
-  const ctx = () => resolveConnection(cli.opts<Connection>());
+  let running: Command = cli;
+  cli.hook('preAction', (_root, command) => {
+    running = command;
+  });
+  const connection = () => ({ ...cli.opts<Connection>(), ...running.opts<Connection>() });
+  const ctx = () => resolveConnection(connection());
   const fallbackOptions = (command: Command) =>
     command
       .option('--fallback <path>', 'the encrypted snapshot file (default: under the user cache folder)')
       .option('--no-fallback', 'never use or write the snapshot')
       .option('--fallback-only', 'read only the snapshot, never the API');
-  register(cli, ctx, fallbackOptions);
+  register(cli, ctx, fallbackOptions, connection);
+  for (const command of cli.commands) {
+    command
+      .option('--api-url <url>', 'the API base URL (SECRETS_API_URL)')
+      .option('--token <token>', 'an API key, machine token or access token (SECRETS_TOKEN)')
+      .option('--project <slug>', 'the project (SECRETS_PROJECT, or .secrets.json)')
+      .option('--env <slug>', 'the environment (SECRETS_ENV, or .secrets.json)');
+  }
   return cli;
 }
 
-function register(cli: Command, ctx: () => Context, fallbackOptions: (command: Command) => Command): void {
+function register(cli: Command, ctx: () => Context, fallbackOptions: (command: Command) => Command, connection: () => Connection): void {
   cli.command('setup').description('write .secrets.json with --project and --env, for every command run in this folder or below')
     .addHelpText('after', '\nExample: secrets setup --project payments-api --env production')
     .action(() => {
-      const { project, env } = cli.opts<Connection>();
+      const { project, env } = connection();
       if (!project || !env) throw new UsageError('setup needs --project and --env');
       writeFileSync('.secrets.json', `${JSON.stringify({ project, env }, null, 2)}\n`);
     });
