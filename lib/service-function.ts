@@ -44,6 +44,11 @@ export interface TableAccess {
   readonly actions: readonly TableAction[];
   /** @default no index */
   readonly indexQueries?: readonly GsiName[];
+  /**
+   * The function's code puts audit entries with BatchWriteItem, so the audit Deny (`denyAuditChanges`) cannot name
+   * that action for it. @default false: BatchWriteItem on an audit partition is denied
+   */
+  readonly batchWritesAudit?: true;
 }
 
 /** What a function may do with a KMS key: the actions, only under an encryption context with exactly these keys. */
@@ -144,9 +149,16 @@ export class ServiceFunction extends Construct {
   /**
    * Lets the function use `key` for `access.actions`, only when the request's encryption context has exactly the
    * keys `access.contextKeys` (no fewer: each must be present; no more: ForAllValues), and tells it the key's ARN
-   * (`KMS_KEY_ID`). KMS evaluates these condition keys for GenerateDataKey and Decrypt alike. The key policy names
-   * the role with the same actions and conditions: it alone can grant use, since the account only administers the
-   * key (lib/encryption.ts). The role's own statement repeats it so the role reads as what the function does.
+   * (`KMS_KEY_ID`). KMS evaluates these condition keys for GenerateDataKey and Decrypt alike.
+   *
+   * The key policy names the role with the same actions and conditions, and that statement is what grants use: the
+   * account only administers the key (lib/encryption.ts), so no IAM policy can reach further. A key policy that
+   * names a principal of the same account allows it on its own, with no IAM statement needed besides (KMS docs,
+   * "Key policies"), so the role's own statement is redundant but kept on purpose: harmless, it makes the role's policy say what the
+   * function does (the permissions tests and a reader of the role see the whole truth), and it keeps the function
+   * working should the key policy ever go back to trusting the account. Both come from the same `KeyAccess` (the
+   * tables of lib/access.ts), so they cannot drift. No cycle: the key policy reads the role's ARN, the role's
+   * policy (a separate AWS::IAM::Policy) the key's ARN, and the role itself nothing of the key.
    */
   bindKey(key: IKey, access: KeyAccess): void {
     this.function.addEnvironment('KMS_KEY_ID', key.keyArn);
@@ -169,17 +181,19 @@ export class ServiceFunction extends Construct {
 
   /**
    * Audit entries are immutable: whatever else the role may do to the table, it may never update or delete an item
-   * of an audit partition (`WS#<id>#AUDIT`); `dynamodb:LeadingKeys` holds the partition keys a request touches.
-   * Audit writes are puts of fresh ids (conditional ones in transactions), so PutItem stays, and so does
-   * BatchWriteItem: loading an environment writes its page's audit entries with it, and IAM cannot tell a batch's
-   * puts from its deletes (docs/operations.md says which roles hold it).
+   * of an audit partition (`WS#<id>#AUDIT`). `dynamodb:LeadingKeys` is multivalued: it holds the partition key of
+   * every item a request names, so with `ForAnyValue:StringLike` a BatchWriteItem that touches a single audit item
+   * is refused as a whole. IAM cannot tell a batch's PutRequests from its DeleteRequests, so a function whose code
+   * puts audit entries in batches (`TableAccess.batchWritesAudit`) keeps BatchWriteItem; every other role is denied
+   * it too. Audit writes are otherwise puts of fresh ids (conditional ones in transactions), so PutItem stays.
    */
-  denyAuditChanges(table: ITable): void {
+  denyAuditChanges(table: ITable, batchWritesAudit = false): void {
+    const actions = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', ...(batchWritesAudit ? [] : ['dynamodb:BatchWriteItem'])];
     this.function.addToRolePolicy(
       new PolicyStatement({
         sid: 'AuditEntriesAreImmutable',
         effect: Effect.DENY,
-        actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        actions,
         resources: [table.tableArn],
         conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [patterns.auditByWorkspace('*').pk] } },
       }),

@@ -78,7 +78,7 @@ describe('alarms of the hardening', () => {
       detail: {
         eventSource: ['kms.amazonaws.com'],
         eventName: ['PutKeyPolicy', 'DisableKey', 'ScheduleKeyDeletion'],
-        resources: { ARN: [{ 'Fn::GetAtt': [keyId, 'Arn'] }] },
+        requestParameters: { keyId: [{ Ref: keyId }, { 'Fn::GetAtt': [keyId, 'Arn'] }] },
       },
     });
     expect(rules[0]!.Properties.Targets).toEqual([expect.objectContaining({ Arn: { Ref: topicId } })]);
