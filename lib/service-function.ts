@@ -154,9 +154,9 @@ export class ServiceFunction extends Construct {
    * The key policy names the role with the same actions and conditions, and that statement is what grants use: the
    * account only administers the key (lib/encryption.ts), so no IAM policy can reach further. A key policy that
    * names a principal of the same account allows it on its own, with no IAM statement needed besides (KMS docs,
-   * "Key policies"), so the role's own statement is redundant but kept on purpose: harmless, it makes the role's policy say what the
-   * function does (the permissions tests and a reader of the role see the whole truth), and it keeps the function
-   * working should the key policy ever go back to trusting the account. Both come from the same `KeyAccess` (the
+   * "Key policies"), so the role's own statement is redundant but kept on purpose: it is harmless, it makes the
+   * role's policy say what the function does (the permissions tests and a reader of the role see the whole truth),
+   * and it keeps the function working should the key policy ever go back to trusting the account. Both come from the same `KeyAccess` (the
    * tables of lib/access.ts), so they cannot drift. No cycle: the key policy reads the role's ARN, the role's
    * policy (a separate AWS::IAM::Policy) the key's ARN, and the role itself nothing of the key.
    */
