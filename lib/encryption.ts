@@ -41,9 +41,10 @@ export const KEY_ADMINISTRATION_ACTIONS = [
 /**
  * The customer-managed KMS key that wraps the data keys of secret values and webhook signing secrets (envelope
  * encryption). Separation of duties, as AWS documents it for KMS: the account administers the key; only the
- * function roles that need it may use it, each named in the key policy itself with its actions and encryption
- * context (`ServiceFunction.bindKey`, from lib/access.ts). Broad IAM rights plus table read access therefore no
- * longer decrypt anything: reading secrets outside the service takes a key-policy change first.
+ * function roles that need it may use it, each named in the key policy itself (as `aws:PrincipalArn`) with its
+ * actions and encryption context (`ServiceFunction.bindKey`, from lib/access.ts). Broad IAM rights plus table read
+ * access therefore no longer decrypt anything: reading secrets outside the service takes a key-policy change first
+ * (or acting as a function role: docs/operations.md says what the key policy cannot stop).
  */
 export class EncryptionConstruct extends Construct {
   readonly key: Key;

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { ArnPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AccountRootPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -151,14 +151,15 @@ export class ServiceFunction extends Construct {
    * keys `access.contextKeys` (no fewer: each must be present; no more: ForAllValues), and tells it the key's ARN
    * (`KMS_KEY_ID`). KMS evaluates these condition keys for GenerateDataKey and Decrypt alike.
    *
-   * The key policy names the role with the same actions and conditions, and that statement is what grants use: the
-   * account only administers the key (lib/encryption.ts), so no IAM policy can reach further. A key policy that
-   * names a principal of the same account allows it on its own, with no IAM statement needed besides (KMS docs,
-   * "Key policies"), so the role's own statement is redundant but kept on purpose: it is harmless, it makes the
-   * role's policy say what the function does (the permissions tests and a reader of the role see the whole truth),
-   * and it keeps the function working should the key policy ever go back to trusting the account. Both come from the same `KeyAccess` (the
-   * tables of lib/access.ts), so they cannot drift. No cycle: the key policy reads the role's ARN, the role's
-   * policy (a separate AWS::IAM::Policy) the key's ARN, and the role itself nothing of the key.
+   * Two locks, both from the same `KeyAccess` (the tables of lib/access.ts), so they cannot drift: the role's IAM
+   * statement, and a key-policy statement that allows the same actions and context to the account only when the
+   * caller is this role (`aws:PrincipalArn`). The account otherwise only administers the key (lib/encryption.ts), so
+   * no other principal's IAM policy reaches further. The key policy names the role in a condition, not as its
+   * `Principal`, on purpose: KMS refuses a key policy whose principals it cannot see yet ("Policy contains a
+   * statement with one or more invalid principals"), and a role CloudFormation created seconds before the key may
+   * not be visible to KMS yet (the KMS API reference asks for a delay), which would fail a first deploy at random. A
+   * condition value is never looked up. No cycle either: the key policy reads the role's ARN, the role's policy (a
+   * separate AWS::IAM::Policy) the key's ARN, and the role itself nothing of the key.
    */
   bindKey(key: IKey, access: KeyAccess): void {
     this.function.addEnvironment('KMS_KEY_ID', key.keyArn);
@@ -171,10 +172,10 @@ export class ServiceFunction extends Construct {
       new PolicyStatement({
         // One statement per use (a function may use the key under two contexts); Sids stay unique in the policy.
         sid: `UseBy${this.node.id}${access.contextKeys.map((name) => name[0]!.toUpperCase() + name.slice(1)).join('')}`,
-        principals: [new ArnPrincipal(this.role.roleArn)],
+        principals: [new AccountRootPrincipal()],
         actions: [...access.actions],
         resources: ['*'],
-        conditions,
+        conditions: { ...conditions, ArnEquals: { 'aws:PrincipalArn': this.role.roleArn } },
       }),
     );
   }
