@@ -33,9 +33,11 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // Creating an environment checks that its project exists in the same transaction.
   projects: { table: { actions: [...API_COMMON, 'ConditionCheckItem'] } },
   environments: { table: { actions: [...API_COMMON, 'ConditionCheckItem'] } },
-  // Deletes remove the head items in a transaction, then purge versions in batches; search reads GSI1.
+  // Deletes remove the head items in a transaction, then purge versions in batches; search reads GSI1. Loading an
+  // environment writes its page's secret.reveal entries with BatchWriteItem: the one role whose audit Deny cannot
+  // include that action (see ServiceFunction.denyAuditChanges).
   secrets: {
-    table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem'], indexQueries: ['GSI1'] },
+    table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem'], indexQueries: ['GSI1'], batchWritesAudit: true },
     keys: [{ actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT }],
   },
   audit: { table: { actions: API_COMMON } },
@@ -78,7 +80,7 @@ export interface AccessTargets {
 /** Grants `fn` exactly what `access` lists, and sets the environment variables that go with each grant. */
 export function applyAccess(fn: ServiceFunction, access: FunctionAccess, targets: AccessTargets): void {
   // Every role, with table access or not, carries the audit deny: a grant added later cannot forget it.
-  fn.denyAuditChanges(targets.table);
+  fn.denyAuditChanges(targets.table, access.table?.batchWritesAudit === true);
   if (access.table) fn.bindTable(targets.table, access.table);
   for (const keyAccess of access.keys ?? []) fn.bindKey(targets.key, keyAccess);
   if (access.sendsDeliveries) targets.deliveries.bindSender(fn);

@@ -1,6 +1,6 @@
 import { CfnOutput, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { type CfnStage, HttpApi, HttpMethod, type HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, HttpApi, HttpMethod, type HttpRoute, type HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -91,23 +91,37 @@ export class ApiConstruct extends Construct {
       throttle: props.throttle,
       accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: ACCESS_LOG_FORMAT },
     });
-    // The reveal routes get their own, lower limit: a flood of reveals cannot take the whole API's share.
-    (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
-      REVEAL_ROUTE_KEYS.map((routeKey) => [
-        routeKey,
-        { ThrottlingRateLimit: props.revealRouteThrottle.rateLimit, ThrottlingBurstLimit: props.revealRouteThrottle.burstLimit },
-      ]),
-    );
     const groups = Object.keys(ROUTE_GROUPS) as RouteGroup[];
-    this.functions = Object.fromEntries(groups.map((group) => [group, this.addRouteGroup(group, props)])) as Record<
+    const routes = new Map<string, HttpRoute>();
+    this.functions = Object.fromEntries(groups.map((group) => [group, this.addRouteGroup(group, props, routes)])) as Record<
       RouteGroup,
       ServiceFunction
     >;
+    this.throttleRevealRoutes(props.revealRouteThrottle, routes);
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL; routes are under /api/v1' }).overrideLogicalId('ApiUrl');
   }
 
-  /** Creates the group's function with the access `ROUTE_GROUP_ACCESS` gives it, and the group's routes. */
-  private addRouteGroup(group: RouteGroup, props: ApiConstructProps): ServiceFunction {
+  /**
+   * The reveal routes get their own, lower limit: a flood of reveals cannot take the whole API's share. API Gateway
+   * refuses a stage whose route settings name a route that does not exist yet ("Unable to find Route by key ...
+   * within the provided RouteSettings"), and nothing else orders the stage after the routes (they wait for their
+   * functions, the stage only for the API), so the stage depends on the reveal routes' AWS::ApiGatewayV2::Route
+   * resources (not on their Lambda permissions). A reveal route key that no group serves fails the synth here
+   * rather than the deploy.
+   */
+  private throttleRevealRoutes(throttle: ApiConstructProps['revealRouteThrottle'], routes: ReadonlyMap<string, HttpRoute>): void {
+    const settings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
+    for (const routeKey of REVEAL_ROUTE_KEYS) {
+      const route = routes.get(routeKey);
+      if (!route) throw new Error(`Reveal route "${routeKey}" is not a route of ROUTE_GROUPS (shared/routes.ts)`);
+      this.stage.node.addDependency(route.node.defaultChild ?? route);
+      settings[routeKey] = { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit };
+    }
+    (this.stage.node.defaultChild as CfnStage).routeSettings = settings;
+  }
+
+  /** Creates the group's function with the access `ROUTE_GROUP_ACCESS` gives it, and its routes (into `routes`, by key). */
+  private addRouteGroup(group: RouteGroup, props: ApiConstructProps, routes: Map<string, HttpRoute>): ServiceFunction {
     const fn = new ServiceFunction(this, `${pascalCase(group)}Function`, {
       entry: handlerEntry(group),
       timeout: Duration.seconds(API_FUNCTION.timeoutSeconds),
@@ -123,7 +137,8 @@ export class ApiConstruct extends Construct {
     });
     for (const routeKey of ROUTE_GROUPS[group]) {
       const { method, path } = parseRouteKey(routeKey);
-      this.httpApi.addRoutes({ path, methods: [method], integration });
+      const [route] = this.httpApi.addRoutes({ path, methods: [method], integration });
+      if (route) routes.set(routeKey, route);
     }
     return fn;
   }

@@ -11,9 +11,14 @@ export interface EncryptionConstructProps {
 
 /**
  * What the account (and through its IAM policies, an administrator or the CloudFormation deploy role) may do with
- * the key: administer it, never use it. No Encrypt, Decrypt, GenerateDataKey* or ReEncrypt*, and no CreateGrant
- * (a grant would hand out use without a policy change). PutKeyPolicy stays, so `cdk deploy` can update the policy
- * and an administrator can break glass, visibly: the change is in CloudTrail and the key-policy rule reports it.
+ * the key: administer it, never use it. This is the "key administrators" list of AWS's default key policy with one
+ * narrowing: its `kms:Create*` becomes `kms:CreateAlias`, because `Create*` also covers CreateGrant, and a grant
+ * hands out use (Decrypt included) without a key-policy change. So: no Encrypt, Decrypt, GenerateDataKey*,
+ * ReEncrypt* or CreateGrant. What CloudFormation needs to create, update, tag, rotate and retire the key and its
+ * alias stays (PutKeyPolicy, DescribeKey, GetKeyPolicy, Enable/DisableKeyRotation, UpdateKeyDescription,
+ * TagResource, UntagResource, ListResourceTags, Create/Update/DeleteAlias, ScheduleKeyDeletion; test/infra pins
+ * them), and so an administrator can still break glass, visibly: the policy change is in CloudTrail and the
+ * key-policy rule (lib/monitoring.ts) reports it.
  */
 export const KEY_ADMINISTRATION_ACTIONS = [
   'kms:CreateAlias',
@@ -36,9 +41,10 @@ export const KEY_ADMINISTRATION_ACTIONS = [
 /**
  * The customer-managed KMS key that wraps the data keys of secret values and webhook signing secrets (envelope
  * encryption). Separation of duties, as AWS documents it for KMS: the account administers the key; only the
- * function roles that need it may use it, each named in the key policy itself with its actions and encryption
- * context (`ServiceFunction.bindKey`, from lib/access.ts). Broad IAM rights plus table read access therefore no
- * longer decrypt anything: reading secrets outside the service takes a key-policy change first.
+ * function roles that need it may use it, each named in the key policy itself (as `aws:PrincipalArn`) with its
+ * actions and encryption context (`ServiceFunction.bindKey`, from lib/access.ts). Broad IAM rights plus table read
+ * access therefore no longer decrypt anything: reading secrets outside the service takes a key-policy change first
+ * (or acting as a function role: docs/operations.md says what the key policy cannot stop).
  */
 export class EncryptionConstruct extends Construct {
   readonly key: Key;

@@ -106,7 +106,9 @@ export class MonitoringConstruct extends Construct {
   /**
    * The calls that could open the secrets key to someone else or make every secret unreadable, sent to the alarm
    * topic as they happen. They arrive as CloudTrail management events through EventBridge, which needs a trail that
-   * records management events in this region (docs/operations.md).
+   * records management events in this region (docs/operations.md). The key is matched on what the caller passed,
+   * `requestParameters.keyId`: these three calls take the key id or the key ARN (not an alias), so both are listed.
+   * The SnsTopic target adds the topic-policy statement that lets events.amazonaws.com publish.
    */
   private reportKeyChanges(key: IKey): void {
     new Rule(this, 'KeyPolicyChangeRule', {
@@ -117,7 +119,7 @@ export class MonitoringConstruct extends Construct {
         detail: {
           eventSource: ['kms.amazonaws.com'],
           eventName: [...WATCHED_KEY_CALLS],
-          resources: { ARN: [key.keyArn] },
+          requestParameters: { keyId: [key.keyId, key.keyArn] },
         },
       },
       targets: [new SnsTopic(this.alarmTopic)],

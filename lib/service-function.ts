@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { ArnPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AccountRootPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -44,6 +44,11 @@ export interface TableAccess {
   readonly actions: readonly TableAction[];
   /** @default no index */
   readonly indexQueries?: readonly GsiName[];
+  /**
+   * The function's code puts audit entries with BatchWriteItem, so the audit Deny (`denyAuditChanges`) cannot name
+   * that action for it. @default false: BatchWriteItem on an audit partition is denied
+   */
+  readonly batchWritesAudit?: true;
 }
 
 /** What a function may do with a KMS key: the actions, only under an encryption context with exactly these keys. */
@@ -144,9 +149,17 @@ export class ServiceFunction extends Construct {
   /**
    * Lets the function use `key` for `access.actions`, only when the request's encryption context has exactly the
    * keys `access.contextKeys` (no fewer: each must be present; no more: ForAllValues), and tells it the key's ARN
-   * (`KMS_KEY_ID`). KMS evaluates these condition keys for GenerateDataKey and Decrypt alike. The key policy names
-   * the role with the same actions and conditions: it alone can grant use, since the account only administers the
-   * key (lib/encryption.ts). The role's own statement repeats it so the role reads as what the function does.
+   * (`KMS_KEY_ID`). KMS evaluates these condition keys for GenerateDataKey and Decrypt alike.
+   *
+   * Two locks, both from the same `KeyAccess` (the tables of lib/access.ts), so they cannot drift: the role's IAM
+   * statement, and a key-policy statement that allows the same actions and context to the account only when the
+   * caller is this role (`aws:PrincipalArn`). The account otherwise only administers the key (lib/encryption.ts), so
+   * no other principal's IAM policy reaches further. The key policy names the role in a condition, not as its
+   * `Principal`, on purpose: KMS refuses a key policy whose principals it cannot see yet ("Policy contains a
+   * statement with one or more invalid principals"), and a role CloudFormation created seconds before the key may
+   * not be visible to KMS yet (the KMS API reference asks for a delay), which would fail a first deploy at random. A
+   * condition value is never looked up. No cycle either: the key policy reads the role's ARN, the role's policy (a
+   * separate AWS::IAM::Policy) the key's ARN, and the role itself nothing of the key.
    */
   bindKey(key: IKey, access: KeyAccess): void {
     this.function.addEnvironment('KMS_KEY_ID', key.keyArn);
@@ -159,27 +172,29 @@ export class ServiceFunction extends Construct {
       new PolicyStatement({
         // One statement per use (a function may use the key under two contexts); Sids stay unique in the policy.
         sid: `UseBy${this.node.id}${access.contextKeys.map((name) => name[0]!.toUpperCase() + name.slice(1)).join('')}`,
-        principals: [new ArnPrincipal(this.role.roleArn)],
+        principals: [new AccountRootPrincipal()],
         actions: [...access.actions],
         resources: ['*'],
-        conditions,
+        conditions: { ...conditions, ArnEquals: { 'aws:PrincipalArn': this.role.roleArn } },
       }),
     );
   }
 
   /**
    * Audit entries are immutable: whatever else the role may do to the table, it may never update or delete an item
-   * of an audit partition (`WS#<id>#AUDIT`); `dynamodb:LeadingKeys` holds the partition keys a request touches.
-   * Audit writes are puts of fresh ids (conditional ones in transactions), so PutItem stays, and so does
-   * BatchWriteItem: loading an environment writes its page's audit entries with it, and IAM cannot tell a batch's
-   * puts from its deletes (docs/operations.md says which roles hold it).
+   * of an audit partition (`WS#<id>#AUDIT`). `dynamodb:LeadingKeys` is multivalued: it holds the partition key of
+   * every item a request names, so with `ForAnyValue:StringLike` a BatchWriteItem that touches a single audit item
+   * is refused as a whole. IAM cannot tell a batch's PutRequests from its DeleteRequests, so a function whose code
+   * puts audit entries in batches (`TableAccess.batchWritesAudit`) keeps BatchWriteItem; every other role is denied
+   * it too. Audit writes are otherwise puts of fresh ids (conditional ones in transactions), so PutItem stays.
    */
-  denyAuditChanges(table: ITable): void {
+  denyAuditChanges(table: ITable, batchWritesAudit = false): void {
+    const actions = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', ...(batchWritesAudit ? [] : ['dynamodb:BatchWriteItem'])];
     this.function.addToRolePolicy(
       new PolicyStatement({
         sid: 'AuditEntriesAreImmutable',
         effect: Effect.DENY,
-        actions: ['dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+        actions,
         resources: [table.tableArn],
         conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [patterns.auditByWorkspace('*').pk] } },
       }),

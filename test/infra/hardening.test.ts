@@ -27,6 +27,16 @@ describe('throttles and concurrency', () => {
     });
   });
 
+  it('creates the stage after the reveal routes its settings name (API Gateway refuses a setting for a missing route)', () => {
+    const [, stage] = only(template, 'AWS::ApiGatewayV2::Stage') as [string, Resource & { DependsOn?: string[] }];
+    const routes = Object.entries(template.findResources('AWS::ApiGatewayV2::Route')) as [string, Resource][];
+    for (const routeKey of Object.keys(stage.Properties.RouteSettings)) {
+      const ids = routes.filter(([, route]) => route.Properties.RouteKey === routeKey).map(([id]) => id);
+      expect({ routeKey, ids }).toEqual({ routeKey, ids: [expect.any(String)] });
+      expect(stage.DependsOn ?? []).toContain(ids[0]);
+    }
+  });
+
   it('reserves no concurrency by default, and the configured amount for every API function when asked', () => {
     const functions = () => template.findResources('AWS::Lambda::Function');
     for (const fn of Object.values(functionsOf(stack))) expect(functions()[idOf(stack, fn.function)]?.Properties.ReservedConcurrentExecutions).toBeUndefined();
@@ -78,7 +88,7 @@ describe('alarms of the hardening', () => {
       detail: {
         eventSource: ['kms.amazonaws.com'],
         eventName: ['PutKeyPolicy', 'DisableKey', 'ScheduleKeyDeletion'],
-        resources: { ARN: [{ 'Fn::GetAtt': [keyId, 'Arn'] }] },
+        requestParameters: { keyId: [{ Ref: keyId }, { 'Fn::GetAtt': [keyId, 'Arn'] }] },
       },
     });
     expect(rules[0]!.Properties.Targets).toEqual([expect.objectContaining({ Arn: { Ref: topicId } })]);

@@ -22,6 +22,10 @@ afterAll(async () => {
 /** Whether an action pattern of a policy (with * wildcards) covers `action`. */
 const covers = (pattern: string, action: string) => new RegExp(`^${pattern.replace(/\*/g, '.*')}$`, 'i').test(action);
 const actionsOf = (statement: Statement) => [statement.Action].flat() as string[];
+/** The account root as CloudFormation spells it (AccountRootPrincipal). */
+const ACCOUNT_ROOT = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] };
+/** The role a key-policy statement is limited to (`aws:PrincipalArn`), if any. */
+const principalArnOf = (statement: Statement) => (statement.Condition as { ArnEquals?: Record<string, unknown> } | undefined)?.ArnEquals?.['aws:PrincipalArn'];
 const USE = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:CreateGrant'];
 
 describe('the secrets key can be used only by the service', () => {
@@ -29,13 +33,30 @@ describe('the secrets key can be used only by the service', () => {
     const account = statements.find((s) => s.Sid === 'KeyAdministrationByThisAccount')!;
     for (const action of USE) expect(actionsOf(account).some((pattern) => covers(pattern, action)), action).toBe(false);
     const users = statements.filter((s) => USE.some((action) => actionsOf(s).some((pattern) => covers(pattern, action))));
+    expect(users.length).toBeGreaterThan(0);
     const roleArns = Object.values(functionsOf(stack)).map((fn) => ({ 'Fn::GetAtt': [idOf(stack, fn.role), 'Arn'] }));
-    for (const statement of users) expect(roleArns).toContainEqual((statement.Principal as { AWS: unknown }).AWS);
+    for (const statement of users) {
+      expect(statement.Effect).toBe('Allow');
+      expect(roleArns).toContainEqual(principalArnOf(statement));
+    }
+  });
+
+  it('names no principal KMS must look up but the account, so a role created in the same deploy cannot fail the key', () => {
+    // KMS refuses a policy naming a principal it cannot see yet; a just-created role may not be visible.
+    for (const statement of statements) expect({ sid: statement.Sid, principal: statement.Principal }).toEqual({ sid: statement.Sid, principal: { AWS: ACCOUNT_ROOT } });
   });
 
   it('keeps cdk deploy and key administration working: the account may put the policy, describe, tag, rotate and schedule deletion', () => {
     const account = statements.find((s) => s.Sid === 'KeyAdministrationByThisAccount')!;
-    for (const action of ['kms:PutKeyPolicy', 'kms:GetKeyPolicy', 'kms:DescribeKey', 'kms:EnableKeyRotation', 'kms:TagResource', 'kms:UntagResource', 'kms:ScheduleKeyDeletion', 'kms:CreateAlias', 'kms:UpdateKeyDescription']) {
+    // What CloudFormation calls to create, update, tag, rotate and delete the key and its alias.
+    const cloudFormation = [
+      'kms:PutKeyPolicy', 'kms:GetKeyPolicy', 'kms:DescribeKey', 'kms:EnableKeyRotation', 'kms:DisableKeyRotation', 'kms:GetKeyRotationStatus',
+      'kms:TagResource', 'kms:UntagResource', 'kms:ListResourceTags', 'kms:ScheduleKeyDeletion', 'kms:CancelKeyDeletion', 'kms:EnableKey',
+      'kms:DisableKey', 'kms:CreateAlias', 'kms:UpdateAlias', 'kms:DeleteAlias', 'kms:ListAliases', 'kms:UpdateKeyDescription',
+    ];
+    expect(account).toMatchObject({ Effect: 'Allow', Principal: { AWS: expect.anything() }, Resource: '*' });
+    expect(account.Condition).toBeUndefined();
+    for (const action of cloudFormation) {
       expect(actionsOf(account).some((pattern) => covers(pattern, action)), action).toBe(true);
     }
   });
@@ -50,7 +71,7 @@ describe('the secrets key can be used only by the service', () => {
     };
     for (const name of FUNCTION_NAMES) {
       const role = { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].role), 'Arn'] };
-      const grants = statements.filter((s) => JSON.stringify((s.Principal as { AWS?: unknown }).AWS) === JSON.stringify(role));
+      const grants = statements.filter((s) => JSON.stringify(principalArnOf(s)) === JSON.stringify(role));
       const got = grants.map((grant) => ({
         actions: actionsOf(grant).sort(),
         context: (grant.Condition as { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': string[] } })['ForAllValues:StringEquals']['kms:EncryptionContextKeys'],
@@ -60,12 +81,21 @@ describe('the secrets key can be used only by the service', () => {
     expect(new Set(statements.map((s) => s.Sid)).size).toBe(statements.length);
   });
 
-  it('denies every function role updating or deleting an audit item', () => {
+  it('denies every function role updating or deleting an audit item, and batch writes to it but where its code batches audit puts', () => {
+    const tableArn = { 'Fn::GetAtt': [idOf(stack, stack.data.table), 'Arn'] };
     for (const name of FUNCTION_NAMES) {
-      const deny = statementsOf(template, stack, functionsOf(stack)[name]).find((s) => s.Effect === 'Deny');
-      expect(deny, name).toMatchObject({
-        Action: ['dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
-        Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['WS#*#AUDIT'] } },
+      const denies = statementsOf(template, stack, functionsOf(stack)[name]).filter((s) => s.Effect === 'Deny');
+      // Only the secrets function writes audit entries with BatchWriteItem (loading an environment).
+      const batch = name === 'secrets' ? [] : ['dynamodb:BatchWriteItem'];
+      expect({ name, denies }).toEqual({
+        name,
+        denies: [
+          expect.objectContaining({
+            Action: [...batch, 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+            Resource: tableArn,
+            Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['WS#*#AUDIT'] } },
+          }),
+        ],
       });
     }
   });
