@@ -8,7 +8,7 @@ import { hashToken } from '../../shared/auth/tokens.ts';
 import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { loadOrCreateMasterKey } from '../../shared/crypto/local-keyring.ts';
-import { API_FUNCTION, handlerEntry, PIPELINE_FUNCTIONS } from '../../shared/functions.ts';
+import { API_FUNCTION, handlerEntry, PIPELINE_FUNCTIONS, type PipelineFunction } from '../../shared/functions.ts';
 import { ROUTE_GROUPS, type RouteGroup } from '../../shared/routes.ts';
 import { makeWorkspaceAdminService } from '../../shared/services/workspaces.ts';
 import { makeStore, type Store } from '../../shared/store/index.ts';
@@ -130,28 +130,45 @@ async function startPipeline(
   input: { localDir: string; dynamoEndpoint: string; sqs: SQSClient; queueUrl: string; queueArn: string },
   stops: (() => Promise<void>)[],
 ) {
-  const [fanout, worker, sweeper] = await Promise.all(
-    [FANOUT.entry, WORKER.entry, SWEEPER.entry].map(
-      async (entry) => (await import(pathToFileURL(join(PROJECT_ROOT, entry)).href)) as { handler: (event: never, context: never) => Promise<unknown> },
-    ),
-  );
-  const workers = startSqsPoller({ sqs: input.sqs, queueUrl: input.queueUrl, queueArn: input.queueArn, handler: worker!.handler as never, batchSize: WORKER.batchSize, concurrency: WORKER.maxConcurrency, functionName: 'delivery-worker' });
+  const handlers = await loadPipelineHandlers();
+  const workers = startSqsPoller({
+    sqs: input.sqs,
+    queueUrl: input.queueUrl,
+    queueArn: input.queueArn,
+    handler: handlers['delivery-worker'] as never,
+    batchSize: WORKER.batchSize,
+    concurrency: WORKER.maxConcurrency,
+    functionName: 'delivery-worker',
+  });
   stops.push(() => workers.stop());
   const stream = await startStreamPoller({
     endpoint: input.dynamoEndpoint,
     tableName: LOCAL_TABLE,
-    handler: fanout!.handler as never,
+    handler: handlers['webhook-fanout'] as never,
     checkpointFile: join(input.localDir, 'stream-checkpoints.json'),
     batchSize: FANOUT.batchSize,
     maxRetries: FANOUT.retryAttempts,
     functionName: 'webhook-fanout',
   });
   stops.push(() => stream.stop());
-  const sweep = () => void (sweeper!.handler as () => Promise<unknown>)().catch(() => undefined);
+  const sweep = () => void (handlers['delivery-sweeper'] as () => Promise<unknown>)().catch(() => undefined);
   // On the deployed schedule.
   const timer = setInterval(sweep, SWEEPER.intervalMinutes * 60_000);
   sweep();
   stops.push(async () => clearInterval(timer));
+}
+
+type PipelineHandler = (event: never, context: never) => Promise<unknown>;
+
+/** Imports each pipeline function's real handler module, from its entry in shared/functions.ts. */
+async function loadPipelineHandlers(): Promise<Record<PipelineFunction, PipelineHandler>> {
+  const entries = await Promise.all(
+    Object.entries(PIPELINE_FUNCTIONS).map(async ([name, { entry }]) => {
+      const module = (await import(pathToFileURL(join(PROJECT_ROOT, entry)).href)) as { handler: PipelineHandler };
+      return [name, module.handler] as const;
+    }),
+  );
+  return Object.fromEntries(entries) as Record<PipelineFunction, PipelineHandler>;
 }
 
 /** Imports each route group's real handler module, as Lambda would, once the environment is set. */

@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth } from './synth.ts';
+import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, PIPELINE, synth } from './synth.ts';
 
 /**
  * The most a function's minified bundle (index.mjs) may weigh: 400 KiB for an API route group, 420 KiB for the
@@ -11,8 +12,7 @@ import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth
  */
 const API_BUDGET_BYTES = 400 * 1024;
 const PIPELINE_BUDGET_BYTES = 420 * 1024;
-const PIPELINE: readonly string[] = ['webhook-fanout', 'delivery-worker', 'delivery-sweeper'];
-const budgetOf = (name: string) => (PIPELINE.includes(name) ? PIPELINE_BUDGET_BYTES : API_BUDGET_BYTES);
+const budgetOf = (name: FunctionName) => ((PIPELINE as readonly FunctionName[]).includes(name) ? PIPELINE_BUDGET_BYTES : API_BUDGET_BYTES);
 
 /** The functions that may carry each SDK client, and the packages no bundle may ever carry. */
 // access-keys seals the token of a recorded idempotent answer (issue 13).
@@ -44,6 +44,9 @@ const NEVER_BUNDLED = [
 
 type Bundle = { files: string[]; code: string; sources: string[]; sourcesContent?: unknown; version: number };
 
+/** Source map inputs are read relative to the project root, so the checkout's own path never matches a pattern. */
+const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
 const bundles = {} as Record<FunctionName, Bundle>;
 
@@ -57,7 +60,8 @@ beforeAll(async () => {
     const key = functions[idOf(stack, functionsOf(stack)[name].function)]?.Properties.Code.S3Key as string;
     const dir = join(app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
     const map = JSON.parse(await readFile(join(dir, 'index.mjs.map'), 'utf8')) as Omit<Bundle, 'files' | 'code'>;
-    bundles[name] = { files: (await readdir(dir)).sort(), code: await readFile(join(dir, 'index.mjs'), 'utf8'), ...map };
+    const sources = map.sources.map((source) => relative(PROJECT_ROOT, resolve(dir, source)));
+    bundles[name] = { files: (await readdir(dir)).sort(), code: await readFile(join(dir, 'index.mjs'), 'utf8'), ...map, sources };
   }
 }, 120_000);
 

@@ -7,6 +7,7 @@ import type { IConstruct } from 'constructs';
 import { expect } from 'vitest';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import { ServiceStack, type ServiceStackProps } from '../../lib/service-stack.ts';
+import { PIPELINE_FUNCTIONS, type PipelineFunction } from '../../shared/functions.ts';
 import { ROUTE_GROUPS, type RouteGroup } from '../../shared/routes.ts';
 
 /** What the infra tests read from a template. */
@@ -20,8 +21,8 @@ export type Resource = {
 export type Statement = { Effect: string; Action: string[]; Resource: unknown; Condition?: unknown; Principal?: unknown; Sid?: string };
 
 export const GROUPS = Object.keys(ROUTE_GROUPS) as RouteGroup[];
-export const PIPELINE = ['webhook-fanout', 'delivery-worker', 'delivery-sweeper'] as const;
-export type FunctionName = RouteGroup | (typeof PIPELINE)[number];
+export const PIPELINE = Object.keys(PIPELINE_FUNCTIONS) as PipelineFunction[];
+export type FunctionName = RouteGroup | PipelineFunction;
 export const FUNCTION_NAMES: readonly FunctionName[] = [...GROUPS, ...PIPELINE];
 
 /** Settings the local stack needs and the deployed stack must never set (STYLE.md, shared/config.ts). */
