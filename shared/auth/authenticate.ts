@@ -1,5 +1,5 @@
 import { JwtVerifier } from 'aws-jwt-verify';
-import { FetchError, JwksValidationError } from 'aws-jwt-verify/error';
+import { FetchError, JwksNotAvailableInCacheError, JwksValidationError } from 'aws-jwt-verify/error';
 import { AuthRequiredError, ServiceUnavailableError, WorkspaceNotAllowlistedError } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Clock } from '../clock.ts';
@@ -98,8 +98,9 @@ async function authenticateAccessToken(
   try {
     claims = await jwt.verify(token);
   } catch (error) {
-    // The identity provider's keys could not be fetched: not the caller's fault, and worth a retry.
-    if (error instanceof FetchError || error instanceof JwksValidationError) throw new ServiceUnavailableError();
+    if (isJwksUnavailable(error)) {
+      throw new ServiceUnavailableError("Authorization: the identity provider's signing keys could not be fetched; retry shortly");
+    }
     // The verifier's message may quote claims; the caller only learns that the token was refused.
     throw new AuthRequiredError('Authorization: the access token is invalid or expired');
   }
@@ -111,6 +112,14 @@ async function authenticateAccessToken(
   if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
   const actorSub = personActor(String(claims.sub));
   return { principal: { workspaceId, accountId: workspace.accountId, kind: 'user', actorSub, credentialId: actorSub }, prefetched };
+}
+
+/**
+ * The identity provider's keys could not be had (unreachable, non-200, time-out, not a JWKS): not the caller's fault,
+ * and worth a retry. A key id missing from a JWKS that was fetched, or the verifier's back-off after one, stays 401.
+ */
+function isJwksUnavailable(error: unknown): boolean {
+  return error instanceof FetchError || error instanceof JwksValidationError || error instanceof JwksNotAvailableInCacheError;
 }
 
 /**

@@ -4,10 +4,12 @@ import { hashToken, issueToken } from '../../shared/auth/tokens.ts';
 import { keys, ENTITY } from '../../shared/store/keys.ts';
 import { call, localStore, newWorkspace, userToken } from '../support/api.ts';
 
-/** Writes a machine token straight into the table (the access-keys routes that issue them come later). */
-async function machineToken(workspaceId: string, options: { expiresAt?: string; revokedAt?: string } = {}) {
+/**
+ * Writes a machine token straight into the table, as the access-keys routes store one; `token` may be of the form
+ * issued before checksums.
+ */
+async function machineToken(workspaceId: string, options: { expiresAt?: string; revokedAt?: string } = {}, token = issueToken('machine', workspaceId)) {
   const { doc, tableName } = localStore();
-  const token = issueToken('machine', workspaceId);
   await doc.send(
     new PutCommand({
       TableName: tableName,
@@ -43,10 +45,33 @@ describe('authentication', () => {
   });
 
   it('refuses a token whose embedded workspace was altered', async () => {
+    // Prepare: the random part and its checksum kept, so only the workspace differs
     const other = await newWorkspace();
-    const forged = `${ws.apiKey.slice(0, 8 + 43)}${other.workspaceId.slice(3)}`;
+    const forged = `${ws.apiKey.slice(0, 8 + 43 + 6)}${other.workspaceId.slice(3)}`;
+    // Act
     const answer = await call('GET', '/api/v1/projects', { token: forged });
+    // Assess
     expect(answer.status).toBe(401);
+    expect(answer.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the token is not valid' });
+  });
+
+  it('refuses a token whose checksum fails, and still accepts a token of the form issued before checksums', async () => {
+    // Prepare: a working key with one character of its random part changed; a stored token without a checksum
+    const at = 8 + 20;
+    const mistyped = `${ws.apiKey.slice(0, at)}${ws.apiKey[at] === 'A' ? 'B' : 'A'}${ws.apiKey.slice(at + 1)}`;
+    const oldForm = () => `st_${issueToken('machine', ws.workspaceId).slice(3, 3 + 43)}${ws.workspaceId.slice(3)}`;
+    const legacy = await machineToken(ws.workspaceId, {}, oldForm());
+    const legacyRevoked = await machineToken(ws.workspaceId, { revokedAt: new Date().toISOString() }, oldForm());
+    // Act
+    const refused = await call('GET', '/api/v1/projects', { token: mistyped });
+    const accepted = await call('GET', '/api/v1/projects', { token: legacy });
+    const revoked = await call('GET', '/api/v1/projects', { token: legacyRevoked });
+    // Assess
+    expect(legacy).toHaveLength(3 + 43 + 26);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the token is not valid' });
+    expect(accepted.status).toBe(200);
+    expect(revoked.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the token has been revoked' });
   });
 
   it('refuses a revoked API key on its next request', async () => {
@@ -89,6 +114,36 @@ describe('authentication', () => {
       expect(answer.status).toBe(401);
       expect(answer.body.error.code).toBe('AUTH_REQUIRED');
     }
+  });
+
+  it('takes only access tokens (typ at+jwt, JWT_REQUIRED_TYPE): an ID token of the same IdP is refused', async () => {
+    // Prepare: same issuer, audience, key and claims; only the typ header differs
+    const claims = { sub: 'usr_01JAAAAAAAAAAAAAAAAAAAAAAA', workspace_id: ws.workspaceId };
+    const idToken = await userToken(claims, { typ: 'JWT' });
+    const untyped = await userToken(claims, { typ: null });
+    const accessToken = await userToken(claims, { typ: 'application/at+jwt' });
+    // Act / Assess
+    for (const token of [idToken, untyped]) {
+      const answer = await call('GET', '/api/v1/projects', { token });
+      expect(answer.status).toBe(401);
+      expect(answer.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the access token is invalid or expired' });
+    }
+    expect((await call('GET', '/api/v1/projects', { token: accessToken })).status).toBe(200);
+  });
+
+  it('gives IdP subjects distinct actors: alice and usr_alice are two people, our usr_ ids stay as they are', async () => {
+    // Prepare
+    const subjects = ['alice', 'usr_alice', 'usr_01JAAAAAAAAAAAAAAAAAAAAAAA'];
+    // Act
+    const creators: string[] = [];
+    for (const sub of subjects) {
+      const token = await userToken({ sub, workspace_id: ws.workspaceId });
+      const answer = await call('POST', '/api/v1/projects', { token, body: { name: `By ${sub}` } });
+      expect(answer.status).toBe(201);
+      creators.push(answer.body.data.createdBy);
+    }
+    // Assess
+    expect(creators).toEqual(['usr_alice', 'usr_~usr_alice', 'usr_01JAAAAAAAAAAAAAAAAAAAAAAA']);
   });
 
   it('answers WORKSPACE_NOT_ALLOWLISTED for a user of a workspace that is not allowlisted', async () => {

@@ -52,14 +52,15 @@ export async function newWorkspace(options: { allowlisted?: boolean } = {}) {
 /** A user access token from the test identity provider. */
 export async function userToken(
   claims: Record<string, unknown>,
-  options: { alg?: 'RS256' | 'ES256'; expiresIn?: string | number; issuer?: string; audience?: string } = {},
+  options: { alg?: 'RS256' | 'ES256'; expiresIn?: string | number; issuer?: string; audience?: string; typ?: string | null } = {},
 ): Promise<string> {
   const idp = inject('idp');
   const alg = options.alg ?? 'RS256';
   const jwk = alg === 'RS256' ? idp.signingKeys.rs256 : idp.signingKeys.es256;
   const key = await importJWK(jwk, alg);
   const jwt = new SignJWT(claims)
-    .setProtectedHeader({ alg, kid: jwk.kid! })
+    // The test stack requires RFC 9068's access-token type (JWT_REQUIRED_TYPE), as a deployment should; null omits it.
+    .setProtectedHeader({ alg, kid: jwk.kid!, ...(options.typ !== null && { typ: options.typ ?? 'at+jwt' }) })
     .setIssuer(options.issuer ?? idp.issuer)
     .setAudience(options.audience ?? idp.audience)
     .setIssuedAt();

@@ -1,4 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
+import {
+  FetchError,
+  JwksNotAvailableInCacheError,
+  JwksValidationError,
+  JwtExpiredError,
+  JwtInvalidSignatureError,
+  KidNotFoundInJwksError,
+  NonRetryableFetchError,
+  WaitPeriodNotYetEndedJwkError,
+} from 'aws-jwt-verify/error';
 import { makeAuthenticator, type AuthenticatorDeps } from '../../shared/auth/authenticate.ts';
 import { hashToken, issueToken } from '../../shared/auth/tokens.ts';
 import type { TokenItem, WorkspaceItem } from '../../shared/store/workspaces.ts';
@@ -83,6 +93,36 @@ describe('authenticate', () => {
     const error = await setup({}).authenticate('Bearer a.b.c').catch((e: Error) => e);
     expect(error).toMatchObject({ code: 'AUTH_REQUIRED', message: 'Authorization: the access token is invalid or expired' });
     expect(String((error as Error).message)).not.toContain('leak');
+  });
+
+  it('answers SERVICE_UNAVAILABLE when the IdP\'s keys cannot be had, AUTH_REQUIRED when the token is at fault', async () => {
+    // Prepare: the verifier's own error classes, as aws-jwt-verify throws them
+    const idpDown = [
+      new FetchError('https://idp/jwks', 'connect ECONNREFUSED'),
+      new NonRetryableFetchError('https://idp/jwks', 'Status code is 500, expected 200'),
+      new FetchError('https://idp/jwks', 'Response time-out (after 3000 ms.)'),
+      new JwksValidationError('JWKS could not be parsed as JSON'),
+      new JwksNotAvailableInCacheError('JWKS for uri https://idp/jwks not yet available in cache'),
+    ];
+    const tokenBad = [
+      new KidNotFoundInJwksError('JWK for kid "x" not found in the JWKS'),
+      new WaitPeriodNotYetEndedJwkError('Not allowed to fetch JWKS yet'),
+      new JwtExpiredError('Token expired', 1),
+      new JwtInvalidSignatureError('Invalid signature'),
+      new Error('wrong token type'),
+    ];
+    const outcome = async (error: Error) => {
+      const { authenticator, verify, getCredentialContext } = setup({});
+      verify.mockRejectedValueOnce(error);
+      const refusal = await authenticator('Bearer a.b.c').catch((e: unknown) => e);
+      expect(getCredentialContext).not.toHaveBeenCalled();
+      return refusal;
+    };
+    // Act / Assess
+    for (const error of idpDown) {
+      expect(await outcome(error), error.message).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503, headers: { 'Retry-After': '1' } });
+    }
+    for (const error of tokenBad) expect(await outcome(error), error.message).toMatchObject({ code: 'AUTH_REQUIRED', status: 401 });
   });
 
   it('refuses a JWT without a valid workspace claim', async () => {

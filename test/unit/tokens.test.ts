@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { hashToken, issueToken, parseIssuedToken, tokenPrefix } from '../../shared/auth/tokens.ts';
 
@@ -40,5 +41,37 @@ describe('issued tokens', () => {
   it('still accept the form issued before checksums (no checksum, 69 characters after the prefix)', () => {
     const legacy = `sk_live_${'a'.repeat(43)}${WS.slice(3)}`;
     expect(parseIssuedToken(legacy)).toEqual({ kind: 'apiKey', workspaceId: WS });
+  });
+
+  it('compute the checksum the README publishes (its test vector) and match the README\'s regular expressions', () => {
+    // Prepare: the Credentials section, as a secret scanner's author reads it
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## Credentials'), readme.indexOf('\n## ', readme.indexOf('## Credentials') + 1));
+    const vector = /random part\s`([^`]+)`[^`]*CRC32 ([0-9]+)[^`]*checksum `([^`]+)`[^`]*`ws_[^`]+`[^`]*`(sk_live_[^`]+)`/.exec(section);
+    const published = (name: string) => {
+      const row = new RegExp(`^\\| ${name} \\| \`([^\`]+)\`[^|]*\\| (\\d+) \\|$`, 'm').exec(section);
+      // Matched whole, as the README asks: no token character right before or after.
+      return { pattern: new RegExp(`(?<![A-Za-z0-9_-])${row?.[1]}(?![A-Za-z0-9_-])`), length: Number(row?.[2]) };
+    };
+    // Act
+    const apiKey = issueToken('apiKey', WS);
+    const machine = issueToken('machine', WS);
+    // Assess: the worked example is a real token, and a scanner's regex finds exactly what we issue
+    expect(vector?.slice(1)).toEqual(['q3Fh_yT8u-Zk2LmN7pR0sW5vX9aBcDeGiJoQxY1z4E6', '386439826', '0Q9SeQ', `sk_live_q3Fh_yT8u-Zk2LmN7pR0sW5vX9aBcDeGiJoQxY1z4E60Q9SeQ${WS.slice(3)}`]);
+    expect(parseIssuedToken(vector![4]!)).toEqual({ kind: 'apiKey', workspaceId: WS });
+    expect(parseIssuedToken(vector![4]!.replace('0Q9SeQ', '0Q9SeR'))).toBeUndefined();
+    for (const [name, token] of [['API key', apiKey], ['machine token', machine]] as const) {
+      expect(published(name).pattern.exec(`token=${token}\n`)?.[0]).toBe(token);
+      expect(token).toHaveLength(published(name).length);
+    }
+    const legacy = `st_${'a'.repeat(43)}${WS.slice(3)}`;
+    expect(published('machine token, before checksums').pattern.exec(`"${legacy}"`)?.[0]).toBe(legacy);
+    expect(legacy).toHaveLength(published('machine token, before checksums').length);
+    expect(legacy).not.toMatch(published('machine token').pattern);
+    // When a new token's checksum happens to be all ULID characters, only the boundary keeps the old form from
+    // matching its first 72 characters.
+    const lookalike = Array.from({ length: 2_000 }, () => issueToken('machine', WS)).find((token) => /^[0-9A-HJKMNP-TV-Z]{6}$/.test(token.slice(46, 52)));
+    expect(lookalike).toBeDefined();
+    expect(lookalike).not.toMatch(published('machine token, before checksums').pattern);
   });
 });

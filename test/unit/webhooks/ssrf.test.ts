@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { blockedReason, checkWebhookUrl, parseAllowedCidrs } from '../../../shared/webhooks/ssrf.ts';
+import { blockedReason, checkWebhookUrl, parseAllowedCidrs, REGISTRATION_LOOKUP_TIMEOUT_MS } from '../../../shared/webhooks/ssrf.ts';
 import type { LookupAll } from '../../../shared/webhooks/ssrf.ts';
 
 const NO_ALLOW = parseAllowedCidrs(undefined);
@@ -273,17 +273,44 @@ describe('checkWebhookUrl', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it('waits 5 s for a hanging lookup by default, not until the Lambda times out', async () => {
+    // Prepare: a resolver that never answers, and fake time
+    expect(REGISTRATION_LOOKUP_TIMEOUT_MS).toBe(5_000);
+    vi.useFakeTimers();
+    try {
+      const lookup: LookupAll = () => new Promise(() => undefined);
+      let settled: unknown;
+      void checkWebhookUrl('https://hangs.test/', { allow: NO_ALLOW, lookup }).then((result) => (settled = result));
+      // Act / Assess
+      await vi.advanceTimersByTimeAsync(REGISTRATION_LOOKUP_TIMEOUT_MS - 1);
+      expect(settled).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(settled).toEqual({ ok: false, reason: 'host hangs.test does not resolve (ETIMEOUT)' });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('judges the dotted IPv4-compatible form (::a.b.c.d, ::/96) like its hex form, not as IPv4-mapped', async () => {
     for (const [address, reason] of [
       ['::8.8.8.8', 'IPv4-compatible (::/96) of 8.8.8.8'],
       ['::127.0.0.1', 'IPv4-compatible (::/96) of 127.0.0.1: loopback'],
       ['::169.254.169.254', 'IPv4-compatible (::/96) of 169.254.169.254: link-local (169.254.0.0/16, cloud metadata)'],
+      ['::10.0.0.1', 'IPv4-compatible (::/96) of 10.0.0.1: private'],
+      ['0:0:0:0:0:0:1.1.1.1', 'IPv4-compatible (::/96) of 1.1.1.1'],
+      ['::0.0.0.1', 'loopback'],
+      ['::0.0.0.0', 'unspecified'],
+      ['::ffff:0:8.8.8.8', 'IPv4-translated (::ffff:0:0:0/96)'],
     ] as const) {
       expect(blockedReason(address, NO_ALLOW), address).toBe(reason);
       expect(blockedReason(address, NO_ALLOW)).toBe(blockedReason(new URL(`https://[${address}]/`).hostname.slice(1, -1), NO_ALLOW));
     }
     expect(blockedReason('::ffff:8.8.8.8', NO_ALLOW)).toBeUndefined();
     expect(blockedReason('::ffff:127.0.0.1', NO_ALLOW)).toBe('IPv4-mapped 127.0.0.1: loopback');
+    expect(blockedReason('::FFFF:8.8.8.8', NO_ALLOW)).toBeUndefined();
+    expect(blockedReason('64:ff9b::8.8.8.8', NO_ALLOW)).toBeUndefined();
+    // Allowing 127.0.0.0/8 allows that IPv4 range and its IPv4-mapped spelling, not the IPv4-compatible one.
+    expect(blockedReason('::127.0.0.1', parseAllowedCidrs('127.0.0.0/8'))).toBe('IPv4-compatible (::/96) of 127.0.0.1: loopback');
     const lookup: LookupAll = async () => [{ address: '::8.8.8.8', family: 6 }];
     expect(await checkWebhookUrl('https://compat.test/', { allow: NO_ALLOW, lookup })).toEqual({
       ok: false,
