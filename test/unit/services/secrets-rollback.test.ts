@@ -48,14 +48,20 @@ describe('secret service: rollback', () => {
     expect(JSON.stringify(h.writes.at(-1)!.audit)).not.toContain('one');
   });
 
-  it('a version above the current one is NOT_FOUND and writes nothing', async () => {
+  it('a version above the current one is NOT_FOUND without reading a version item, and writes nothing', async () => {
     // Prepare
     const h = rollbackHarness();
     const { id } = await h.write('DB_PASSWORD', 'one');
+    const versionReads: number[] = [];
+    h.store.getSecretVersion = async (_ws, _id, version) => {
+      versionReads.push(version);
+      return undefined;
+    };
     // Act
     const error = await caught(() => h.service.rollback(h.caller, id, 2));
     // Assess
     expect(error.code).toBe('NOT_FOUND');
+    expect(versionReads).toEqual([]);
     expect(h.writes).toHaveLength(1);
   });
 
