@@ -36,6 +36,11 @@ export function errorResponse(requestId: string, error: ApiError): APIGatewayPro
   return respond(error.status, requestId, { data: null, error: { code: error.code, message: error.message }, meta: meta(requestId) }, error.headers);
 }
 
+/** A recorded answer given again for a repeated `Idempotency-Key`: its status and body as they were first sent. */
+export function replayResponse(requestId: string, status: number, body: string): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: status, headers: { ...BASE_HEADERS, 'x-request-id': requestId, 'idempotent-replayed': 'true' }, body };
+}
+
 /** API Gateway's own answer to a path or method that matches no route: before any authentication. */
 export const GENERIC_NOT_FOUND: APIGatewayProxyStructuredResultV2 = {
   statusCode: 404,

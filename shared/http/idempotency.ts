@@ -6,7 +6,7 @@ import { idempotentAnswerContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
 import { ApiError, ConflictError, IdempotencyKeyReusedError, ValidationError } from '../errors.ts';
 import type { IdempotencyRecord, IdempotencyRef, IdempotencyScope, StoredAnswer } from '../idempotency-scope.ts';
-import { errorResponse, successResponse } from './envelope.ts';
+import { errorResponse, replayResponse, successResponse } from './envelope.ts';
 import { stateOf, type ApiEvent, type ApiResult } from './middleware.ts';
 
 /** What the idempotency middleware needs: the records, a clock, and a cipher where answers carry one-time secrets. */
@@ -36,6 +36,11 @@ export interface IdempotencyClaim {
   scope: IdempotencyScope;
 }
 
+/** The encryption context of a sealed answer: its workspace and a digest of which record (credential and key). */
+function answerContext(ref: IdempotencyRef) {
+  return idempotentAnswerContext(ref.workspaceId, createHash('sha256').update(`${ref.credentialId}\n${ref.key}`).digest('hex'));
+}
+
 /** What makes two requests the same (decisions.md): method and route, path parameters, query, body and If-Match. */
 function requestHash(event: ApiEvent, body: unknown): string {
   const parts = [event.routeKey, event.pathParameters ?? {}, event.queryStringParameters ?? {}, body ?? null, event.headers?.['if-match'] ?? null];
@@ -53,14 +58,10 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
   const seal = async (claim: IdempotencyClaim, status: number, body: string, secret: boolean): Promise<StoredAnswer> => {
     if (!secret) return { status, body };
     if (!deps.cipher) throw new Error('Invalid configuration: a route with one-time secrets needs a cipher for idempotent answers');
-    const record = createHash('sha256').update(`${claim.ref.credentialId}\n${claim.ref.key}`).digest('hex');
-    return { status, sealed: await deps.cipher.encrypt(body, idempotentAnswerContext(claim.ref.workspaceId, record)) };
+    return { status, sealed: await deps.cipher.encrypt(body, answerContext(claim.ref)) };
   };
-  const open = async (answer: StoredAnswer, ref: IdempotencyRef): Promise<string> => {
-    if ('body' in answer) return answer.body;
-    const record = createHash('sha256').update(`${ref.credentialId}\n${ref.key}`).digest('hex');
-    return deps.cipher!.decrypt(answer.sealed, idempotentAnswerContext(ref.workspaceId, record));
-  };
+  const open = async (answer: StoredAnswer, ref: IdempotencyRef): Promise<string> =>
+    'body' in answer ? answer.body : deps.cipher!.decrypt(answer.sealed, answerContext(ref));
 
   return {
     before: async (request) => {
@@ -89,7 +90,7 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
         if (record.requestHash !== hash) throw new IdempotencyKeyReusedError('Idempotency-Key: was already used with a different request');
         if (record.state !== 'done' || !record.answer) throw new ConflictError('Idempotency-Key: the first request with this key is still running; retry later');
         const body = await open(record.answer, ref);
-        state.replay = { statusCode: record.answer.status, headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-request-id': state.requestId, 'idempotent-replayed': 'true' }, body };
+        state.replay = replayResponse(state.requestId, record.answer.status, body);
         return;
       }
       throw new ConflictError('Idempotency-Key: the first request with this key is still running; retry later');

@@ -98,7 +98,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
    */
   async function writeNext(
     principal: Principal,
-    environment: NonNullable<Awaited<ReturnType<SecretServiceStore['getEnvironment']>>>,
+    environment: { id: string; projectId: string; projectSlug: string; slug: string },
     input: { key: string; value: string },
     options: { ifMatch?: number | undefined; prefetched?: Prefetched | undefined; rollback?: { secretId: string; from: number } },
   ) {
@@ -195,8 +195,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const stored = version <= head.currentVersion ? await store.getSecretVersion(ws, secretId, version, options.prefetched) : undefined;
       if (!stored) throw new NotFoundError(`secret ${secretId} has no version ${version}`);
       const value = await cipher.decrypt(stored.sealed, secretContext(ws, secretId, version));
-      const environment = await store.getEnvironment(ws, head.environmentId);
-      if (!environment) throw new NotFoundError(`secret ${secretId} was not found`);
+      // The head carries its environment's ids and slugs (neither changes), so no environment read is needed.
+      const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
       return writeNext(principal, environment, { key: head.key, value }, { ...options, prefetched: undefined, rollback: { secretId, from: version } });
     },
 
@@ -249,14 +249,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const result = await store.searchSecrets(principal.workspaceId, q, page);
       return {
         ...result,
-        items: result.items.map((record) => ({
-          ...record,
-          projectId: record.projectId,
-          projectSlug: record.projectSlug,
-          environmentId: record.environmentId,
-          envSlug: record.envSlug,
-          path: secretPath(record),
-        })),
+        items: result.items.map((record) => ({ ...record, path: secretPath(record) })),
       };
     },
   };
