@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { createClient, unwrap, type SecretsClient } from './client.js';
+import { createClient } from './client.js';
 import { ApiError } from './errors.js';
 
 /** Exit statuses of `secrets` (documented in `--help`). */
@@ -17,7 +17,7 @@ export interface Connection {
 }
 
 /** The nearest `.secrets.json` ({project, env}) in this folder or a parent, as `secrets setup` writes it. */
-export function findSetup(from = process.cwd()): { project?: string; env?: string } {
+function findSetup(from = process.cwd()): { project?: string; env?: string } {
   for (let folder = resolve(from); ; folder = dirname(folder)) {
     const file = join(folder, '.secrets.json');
     if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as { project?: string; env?: string };
@@ -27,11 +27,16 @@ export function findSetup(from = process.cwd()): { project?: string; env?: strin
 
 /** Flags first, then the environment variables, then `.secrets.json`. */
 export function resolveConnection(flags: Connection) {
-  const setup = findSetup();
   const apiUrl = flags.apiUrl ?? process.env.SECRETS_API_URL;
   const token = flags.token ?? process.env.SECRETS_TOKEN;
-  const project = flags.project ?? process.env.SECRETS_PROJECT ?? setup.project;
-  const env = flags.env ?? process.env.SECRETS_ENV ?? setup.env;
+  let project = flags.project ?? process.env.SECRETS_PROJECT;
+  let env = flags.env ?? process.env.SECRETS_ENV;
+  // .secrets.json is read only when it is needed (a broken one must not stop a fully flagged command).
+  if (!project || !env) {
+    const setup = findSetup();
+    project ??= setup.project;
+    env ??= setup.env;
+  }
   if (!apiUrl) throw new UsageError('the API URL is required: --api-url or SECRETS_API_URL');
   if (!token) throw new UsageError('a token is required: --token or SECRETS_TOKEN');
   if (!project || !env) throw new UsageError('the target is required: --project and --env, SECRETS_PROJECT and SECRETS_ENV, or `secrets setup`');
@@ -42,19 +47,14 @@ export type Context = ReturnType<typeof resolveConnection>;
 
 /** The environment's id, by its project's and its own slug. */
 export async function environmentId(ctx: Context): Promise<string> {
-  const env = unwrap(await ctx.client.api.GET('/api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}', { params: { path: { projectSlug: ctx.project, envSlug: ctx.env } } }));
-  return env.id;
+  return (await ctx.client.environment(ctx.project, ctx.env)).id;
 }
 
 /** Every secret of the environment (key, id, version; never a value). */
 export async function listSecrets(ctx: Context, envId: string) {
-  const all: { id: string; key: string; currentVersion: number; updatedAt: string }[] = [];
-  for await (const item of ctx.client.paginate((cursor) =>
-    ctx.client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: { limit: '200', ...(cursor ? { cursor } : {}) } } }),
-  )) {
-    all.push(item);
-  }
-  return all;
+  return Array.fromAsync(
+    ctx.client.paginate((cursor) => ctx.client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: { limit: '200', ...(cursor ? { cursor } : {}) } } })),
+  );
 }
 
 /** The id of the secret `key` in the target environment, or NOT_FOUND. */
@@ -64,6 +64,15 @@ export async function secretId(ctx: Context, key: string): Promise<string> {
   return found.id;
 }
 
+/**
+ * Whether a failure means the API could not be reached: fetch reports an unreachable server as a TypeError (its
+ * `cause` says why), a timed-out attempt as a TimeoutError. Anything else is not, and never opens the snapshot.
+ */
+export function isUnreachable(error: unknown): error is Error {
+  const name = (error as Error | undefined)?.name;
+  return (error instanceof TypeError && (error as { cause?: unknown }).cause !== undefined) || name === 'TimeoutError' || name === 'AbortError';
+}
+
 /** Prints a failure on stderr and answers the exit status: the API's code and message, or what went wrong. */
 export function report(error: unknown): number {
   if (error instanceof UsageError) {
@@ -71,15 +80,19 @@ export function report(error: unknown): number {
     return EXIT.usage;
   }
   if (error instanceof ApiError) {
-    process.stderr.write(`secrets: ${error.code}: ${error.message.replace(`${error.code}: `, '')}${error.requestId ? ` (request ${error.requestId})` : ''}\n`);
+    process.stderr.write(`secrets: ${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}\n`);
     return error.status >= 500 ? EXIT.unreachable : EXIT.refused;
   }
-  const name = (error as Error | undefined)?.name ?? '';
-  // fetch reports an unreachable server as a TypeError; a timed-out attempt as a TimeoutError.
-  if (error instanceof TypeError || name === 'TimeoutError' || name === 'AbortError') {
-    process.stderr.write(`secrets: the API could not be reached: ${(error as Error).message}\n`);
+  if (isUnreachable(error)) {
+    process.stderr.write(`secrets: the API could not be reached: ${describe(error)}\n`);
     return EXIT.unreachable;
   }
   process.stderr.write(`secrets: ${(error as Error).message}\n`);
   return EXIT.failed;
+}
+
+/** A network failure with its cause (fetch's own message, "fetch failed", says nothing on its own). */
+export function describe(error: Error): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause ? `${error.message} (${cause.code ?? cause.message})` : error.message;
 }

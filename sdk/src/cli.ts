@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { createRequire } from 'node:module';
 import { Command, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
 import { unwrap } from './client.js';
 import { ApiError } from './errors.js';
-import { environmentId, EXIT, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
+import { describe, environmentId, EXIT, isUnreachable, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
 import { readSnapshot, snapshotPath, writeSnapshot } from './fallback.js';
 import { ENV_NAME, formatValues, FORMATS, type Format } from './formats.js';
 
@@ -27,33 +28,56 @@ async function loadWithFallback(ctx: Context, flags: FallbackFlags): Promise<Rec
     if (!values) throw new UsageError(`no fallback snapshot opens with this token at ${file}`);
     return values;
   }
+  let values: Record<string, string>;
   try {
-    const values = await ctx.client.loadEnvironment({ project: ctx.project, environment: ctx.env, forceFetch: true });
-    if (flags.fallback !== false) writeSnapshot(file, ctx.token, target, values);
-    return values;
+    values = await ctx.client.loadEnvironment({ project: ctx.project, environment: ctx.env, forceFetch: true });
   } catch (error) {
-    // A refusal (401, 403, 404) must stop the command: a revoked token never falls back.
-    if (flags.fallback === false || (error instanceof ApiError && error.status < 500)) throw error;
-    const values = fromSnapshot();
-    if (!values) throw error;
-    process.stderr.write(`secrets: the API could not be reached (${(error as Error).message})\n`);
-    return values;
+    // Only an API that is down falls back: a refusal (401, 403, 404) must stop the command (a revoked token never
+    // falls back), and so must anything that is not a network failure or a 5xx.
+    const down = isUnreachable(error) || (error instanceof ApiError && error.status >= 500);
+    if (flags.fallback === false || !down) throw error;
+    const snapshot = fromSnapshot();
+    if (!snapshot) throw error;
+    process.stderr.write(`secrets: the API could not be reached (${error instanceof ApiError ? error.message : describe(error as Error)})\n`);
+    return snapshot;
   }
+  if (flags.fallback !== false) {
+    try {
+      writeSnapshot(file, ctx.token, target, values);
+    } catch (error) {
+      // The API answered: a snapshot that cannot be saved (read-only or full disk) is worth a warning, not a failure.
+      process.stderr.write(`secrets: warning: the fallback snapshot could not be saved at ${file}: ${(error as Error).message}\n`);
+    }
+  }
+  return values;
 }
+
+const skipped = (key: string) => process.stderr.write(`secrets: skipped ${key}: not a valid environment variable name\n`);
+
+/** The signals `run` passes on to its command (SIGKILL and SIGSTOP cannot be caught). */
+const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
 
 /** Runs `command` with the environment's secrets as variables; answers the child's exit status. */
 async function runChild(values: Record<string, string>, command: string[]): Promise<number> {
   const env = { ...process.env };
   for (const [key, value] of Object.entries(values)) {
     if (ENV_NAME.test(key)) env[key] = value;
-    else process.stderr.write(`secrets: skipped ${key}: not a valid environment variable name\n`);
+    else skipped(key);
   }
   const child = spawn(command[0]!, command.slice(1), { env, stdio: 'inherit' });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  process.on('SIGINT', forward).on('SIGTERM', forward);
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('exit', (code, signal) => resolve(code ?? 128 + (signal === 'SIGINT' ? 2 : signal === 'SIGTERM' ? 15 : 1)));
+  for (const signal of FORWARDED) process.on(signal, forward);
+  return new Promise((resolve) => {
+    const done = (status: number) => {
+      for (const signal of FORWARDED) process.off(signal, forward);
+      resolve(status);
+    };
+    // As a shell answers: 127 for a command that cannot be found, 126 for one that cannot be run, 128 + N for signal N.
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      process.stderr.write(`secrets: ${command[0]}: ${error.code === 'ENOENT' ? 'command not found' : error.message}\n`);
+      done(error.code === 'ENOENT' ? 127 : 126);
+    });
+    child.on('exit', (code, signal) => done(code ?? 128 + (signal ? constants.signals[signal] : 0)));
   });
 }
 
@@ -71,10 +95,6 @@ function program(): Command {
     .enablePositionalOptions()
     .version(version)
     .description('Get secrets into programs: run a command with them, export them, read and write them.')
-    .option('--api-url <url>', 'the API base URL (SECRETS_API_URL)')
-    .option('--token <token>', 'an API key, machine token or access token (SECRETS_TOKEN)')
-    .option('--project <slug>', 'the project (SECRETS_PROJECT, or .secrets.json)')
-    .option('--env <slug>', 'the environment (SECRETS_ENV, or .secrets.json)')
     .addHelpText('after', '\nExit status: 0 done; 1 failed; 2 usage error; 3 the API refused (its code is printed); 4 the API could not be reached or failed (5xx).\n`run` exits with the command\'s own status.');
   let running: Command = cli;
   cli.hook('preAction', (_root, command) => {
@@ -88,7 +108,8 @@ function program(): Command {
       .option('--no-fallback', 'never use or write the snapshot')
       .option('--fallback-only', 'read only the snapshot, never the API');
   register(cli, ctx, fallbackOptions, connection);
-  for (const command of cli.commands) {
+  // The connection options go before or after the command (`secrets --env prod get KEY`, `secrets get KEY --env prod`).
+  for (const command of [cli, ...cli.commands]) {
     command
       .option('--api-url <url>', 'the API base URL (SECRETS_API_URL)')
       .option('--token <token>', 'an API key, machine token or access token (SECRETS_TOKEN)')
@@ -117,7 +138,7 @@ function register(cli: Command, ctx: () => Context, fallbackOptions: (command: C
     .addOption(new Option('--format <format>', 'the output format').choices([...FORMATS]).default('dotenv'))
     .addHelpText('after', '\nExample: secrets export --format json > secrets.json')
     .action(async (flags: FallbackFlags & { format: Format }) => {
-      process.stdout.write(formatValues(await loadWithFallback(ctx(), flags), flags.format));
+      process.stdout.write(formatValues(await loadWithFallback(ctx(), flags), flags.format, skipped));
     });
 
   cli.command('get').description('print one value (alone, for scripts)').argument('<key>').option('--version <n>', 'an older version')
@@ -132,22 +153,18 @@ function register(cli: Command, ctx: () => Context, fallbackOptions: (command: C
     .addHelpText('after', '\nExamples: secrets set API_KEY=abc DEBUG=0\n          printf %s "$TOKEN" | secrets set API_TOKEN')
     .action(async (assignments: string[]) => {
       const c = ctx();
-      const envId = await environmentId(c);
       const pairs = assignments.length === 1 && !assignments[0]!.includes('=') ? [[assignments[0]!, await readStdin()]] : assignments.map((a) => {
         const at = a.indexOf('=');
         if (at <= 0) throw new UsageError(`${a}: expected KEY=VALUE`);
         return [a.slice(0, at), a.slice(at + 1)];
       });
+      const envId = await environmentId(c);
       for (const [key, value] of pairs) {
         const written = unwrap(await c.client.api.PUT('/api/v1/environments/{envId}/secrets', { params: { path: { envId } }, body: { key: key!, value: value! } }));
         process.stderr.write(`${written.key}: version ${written.version}\n`);
       }
     });
 
-  registerMore(cli, ctx);
-}
-
-function registerMore(cli: Command, ctx: () => Context): void {
   cli.command('import').description('write the changed keys of a dotenv file (one version per changed key)').argument('<file>')
     .addHelpText('after', '\nExample: secrets import .env.production')
     .action(async (file: string) => {
@@ -181,8 +198,7 @@ function registerMore(cli: Command, ctx: () => Context): void {
     .action(async (key: string, flags: { json?: boolean }) => {
       const c = ctx();
       const id = await secretId(c, key);
-      const versions = [];
-      for await (const v of c.client.paginate((cursor) => c.client.api.GET('/api/v1/secrets/{secretId}/versions', { params: { path: { secretId: id }, query: cursor ? { cursor } : {} } }))) versions.push(v);
+      const versions = await Array.fromAsync(c.client.paginate((cursor) => c.client.api.GET('/api/v1/secrets/{secretId}/versions', { params: { path: { secretId: id }, query: cursor ? { cursor } : {} } })));
       process.stdout.write(flags.json ? `${JSON.stringify(versions, null, 2)}\n` : versions.map((v) => `v${v.version}\t${v.createdAt}\t${v.createdBy}${v.rolledBackFrom ? `\trolled back from v${v.rolledBackFrom}` : ''}\n`).join(''));
     });
 

@@ -21,11 +21,14 @@ export interface ClientOptions {
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** A `Retry-After` longer than this is not waited out: the answer (429 or 503) is given to the caller. */
+const MAX_RETRY_AFTER_MS = 60_000;
+
 /**
  * A fetch that retries only what is safe to retry: 429 (after `Retry-After`), 503 and network failures, with
  * exponential backoff and full jitter. Every write carries an `Idempotency-Key` that stays the same across its
  * retries, so a retried write that had in fact succeeded is answered from the first, never done twice (a reveal is
- * a read and is simply sent again).
+ * a read and is simply sent again). The caller's `signal` aborts every attempt and is never retried.
  */
 function retryingFetch(options: Required<Pick<ClientOptions, 'timeoutMs' | 'maxRetries'>> & { fetch: typeof fetch }): typeof fetch {
   return async (input, init) => {
@@ -38,17 +41,19 @@ function retryingFetch(options: Required<Pick<ClientOptions, 'timeoutMs' | 'maxR
       let response: Response | undefined;
       let failure: unknown;
       try {
-        response = await options.fetch(new Request(request, { body, signal: AbortSignal.timeout(options.timeoutMs) }));
+        const signal = AbortSignal.any([request.signal, AbortSignal.timeout(options.timeoutMs)]);
+        response = await options.fetch(new Request(request, { body, signal }));
       } catch (error) {
+        if (request.signal.aborted) throw error;
         failure = error;
       }
       const retryable = failure !== undefined || response!.status === 429 || response!.status === 503;
-      if (!retryable || attempt >= options.maxRetries) {
+      const retryAfter = Number(response?.headers.get('retry-after')) * 1000;
+      if (!retryable || attempt >= options.maxRetries || retryAfter > MAX_RETRY_AFTER_MS) {
         if (failure !== undefined) throw failure;
         return response!;
       }
-      const retryAfter = Number(response?.headers.get('retry-after'));
-      const wait = retryAfter > 0 ? retryAfter * 1000 : Math.random() * Math.min(8_000, 200 * 2 ** attempt);
+      const wait = retryAfter > 0 ? retryAfter : Math.random() * Math.min(8_000, 200 * 2 ** attempt);
       await response?.body?.cancel();
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
@@ -79,28 +84,47 @@ export function createClient(options: ClientOptions) {
   const cache = new Map<string, CacheEntry>();
   const ttlMs = (options.cacheTtlSeconds ?? 300) * 1000;
 
-  async function fetchEnvironment(project: string, environment: string, keys: string[] | undefined): Promise<Record<string, string>> {
-    const env = unwrap(await api.GET('/api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}', { params: { path: { projectSlug: project, envSlug: environment } } }));
-    const values: Record<string, string> = {};
+  /** An environment by its project's and its own slug; a found one is kept (environments are never renamed). */
+  const environments = new Map<string, Promise<{ id: string; projectId: string; name: string; slug: string }>>();
+  function environment(project: string, slug: string) {
+    const key = `${project}/${slug}`;
+    let found = environments.get(key);
+    if (!found) {
+      found = api.GET('/api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}', { params: { path: { projectSlug: project, envSlug: slug } } }).then(unwrap);
+      environments.set(key, found);
+      found.catch(() => environments.delete(key));
+    }
+    return found;
+  }
+
+  async function* paginate<T>(list: (cursor: string | undefined) => Promise<{ data?: { data: T[]; meta: { page?: { nextCursor: string | null } } }; error?: unknown; response: Response }>): AsyncGenerator<T> {
     let cursor: string | undefined;
     do {
-      const page = await api.POST('/api/v1/environments/{envId}/secrets/reveal', {
-        params: { path: { envId: env.id }, query: cursor ? { cursor } : {} },
-        body: keys ? { keys } : {},
-      });
-      for (const secret of unwrap(page)) values[secret.key] = secret.value;
-      cursor = page.data?.meta.page.nextCursor ?? undefined;
+      const page = await list(cursor);
+      yield* unwrap(page);
+      cursor = page.data?.meta.page?.nextCursor ?? undefined;
     } while (cursor);
+  }
+
+  async function fetchEnvironment(project: string, slug: string, keys: string[] | undefined): Promise<Record<string, string>> {
+    const { id } = await environment(project, slug);
+    const values: Record<string, string> = {};
+    const pages = paginate((cursor) => api.POST('/api/v1/environments/{envId}/secrets/reveal', { params: { path: { envId: id }, query: cursor ? { cursor } : {} }, body: keys ? { keys } : {} }));
+    for await (const secret of pages) values[secret.key] = secret.value;
     return values;
   }
 
   return {
     api,
 
+    /** An environment's record (`id`, `projectId`, `name`, `slug`) by its project's and its own slug. */
+    environment,
+
     /**
      * Every secret of an environment (or only `keys`), by its project's and its own slug, following every page.
-     * Answers from memory for `cacheTtlSeconds`; `forceFetch` skips that. When a refresh fails with a network error
-     * or a 5xx, the last good answer is served (stale-if-error); never when the API answers 401, 403 or 404.
+     * Answers from memory for `cacheTtlSeconds`; `forceFetch` skips that. When a refresh fails with a network error,
+     * a 429 or a 5xx, the last good answer is served (stale-if-error); never when the API answers 401, 403 or 404,
+     * which also forget it.
      */
     async loadEnvironment(target: { project: string; environment: string; keys?: string[]; forceFetch?: boolean }): Promise<Record<string, string>> {
       const cacheKey = JSON.stringify([target.project, target.environment, target.keys ?? null]);
@@ -111,22 +135,16 @@ export function createClient(options: ClientOptions) {
         cache.set(cacheKey, { values, fetchedAt: now() });
         return { ...values };
       } catch (error) {
-        const refused = error instanceof ApiError && error.status < 500;
-        if (refused) cache.delete(cacheKey);
-        if (cached && !refused) return { ...cached.values };
+        const status = error instanceof ApiError ? error.status : undefined;
+        if (status === 401 || status === 403 || status === 404) cache.delete(cacheKey);
+        const transient = status === undefined || status === 429 || status >= 500;
+        if (cached && transient) return { ...cached.values };
         throw error;
       }
     },
 
     /** Every item of a list route, page after page (`meta.page.nextCursor`), as an async iterator. */
-    async *paginate<T>(list: (cursor: string | undefined) => Promise<{ data?: { data: T[]; meta: { page?: { nextCursor: string | null } } }; error?: unknown; response: Response }>): AsyncGenerator<T> {
-      let cursor: string | undefined;
-      do {
-        const page = await list(cursor);
-        yield* unwrap(page);
-        cursor = page.data?.meta.page?.nextCursor ?? undefined;
-      } while (cursor);
-    },
+    paginate,
   };
 }
 

@@ -71,6 +71,31 @@ describe('the secrets CLI against the local stack', () => {
     expect([missing.code, missing.stderr]).toEqual([3, expect.stringContaining('NOT_FOUND')]);
   });
 
+  it('leaves out of dotenv and shell exports the keys they cannot carry, passes signals on, and still runs when the snapshot cannot be saved', async () => {
+    // Prepare: keys that are not variable names
+    expect((await secrets(['set', 'db/url=postgres://x', 'db.host=h'])).code).toBe(0);
+    // Act
+    const dotenv = await secrets(['export', '--format', 'dotenv']);
+    const shell = await secrets(['export', '--format', 'shell']);
+    const json = await secrets(['export', '--format', 'json']);
+    const killed = await secrets(['run', '--', 'sh', '-c', 'kill -KILL $$']);
+    const hungUp = await secrets(['run', '--', 'sh', '-c', 'kill -HUP $$']);
+    const missing = await secrets(['run', '--', 'no-such-command-here']);
+    const readOnly = await secrets(['run', '--fallback', '/proc/secrets.snapshot', '--', process.execPath, '-e', 'process.stdout.write(process.env.API_KEY)']);
+    // Assess: dotenv reads back exactly what it was given, without the key it cannot carry
+    expect(parseDotenv(dotenv.stdout)).toMatchObject({ 'db.host': 'h' });
+    expect(dotenv.stdout).not.toContain('db/url');
+    expect(dotenv.stderr).toContain('skipped db/url');
+    expect(shell.stdout).not.toMatch(/db[./]/);
+    expect(JSON.parse(json.stdout)).toMatchObject({ 'db/url': 'postgres://x', 'db.host': 'h' });
+    expect([killed.code, hungUp.code, missing.code]).toEqual([137, 129, 127]);
+    expect(missing.stderr).toContain('command not found');
+    expect([readOnly.code, readOnly.stdout]).toEqual([0, 'abc']);
+    expect(readOnly.stderr).toContain('the fallback snapshot could not be saved');
+    await secrets(['delete', 'db/url']);
+    await secrets(['delete', 'db.host']);
+  });
+
   it('falls back to the encrypted snapshot when the API is unreachable, never when the token is revoked', async () => {
     // Prepare: one successful run writes the snapshot
     expect((await secrets(['run', '--', process.execPath, '-e', 'process.exit(0)'])).code).toBe(0);

@@ -27,15 +27,16 @@ describe('SDK against the local stack', () => {
     expect(await client.loadEnvironment({ project: 'sdk', environment: 'prod', keys: ['SDK_001', 'NOPE'] })).toEqual({ SDK_001: 'v1' });
   });
 
-  it('caches for cacheTtlSeconds, serves the last good answer when a refresh fails with a network error or 5xx, never on 401/403/404', async () => {
+  it('caches for cacheTtlSeconds, serves the last good answer when a refresh fails with a network error, a 429 or a 5xx, never on 401/403/404', async () => {
     // Prepare: a fetch that can be made to fail, and a clock the test moves
-    let mode: 'ok' | 'down' | '503' = 'ok';
+    let mode: 'ok' | 'down' | '503' | '429' = 'ok';
     let now = 1_000_000;
     let fetches = 0;
     const fetcher: typeof fetch = async (input, init) => {
       fetches++;
       if (mode === 'down') throw new TypeError('fetch failed');
       if (mode === '503') return new Response(JSON.stringify({ data: null, error: { code: 'SERVICE_UNAVAILABLE', message: 'down' }, meta: {} }), { status: 503 });
+      if (mode === '429') return new Response(JSON.stringify({ data: null, error: { code: 'RATE_LIMITED', message: 'slow down' }, meta: {} }), { status: 429 });
       return fetch(input, init);
     };
     const client = createClient({ baseUrl: inject('stack').baseUrl, token: ws.apiKey, fetch: fetcher, now: () => now, maxRetries: 0, cacheTtlSeconds: 60 });
@@ -48,6 +49,8 @@ describe('SDK against the local stack', () => {
     mode = 'down';
     expect(await client.loadEnvironment({ project: 'sdk', environment: 'prod', keys: ['SDK_002'] })).toEqual(first);
     mode = '503';
+    expect(await client.loadEnvironment({ project: 'sdk', environment: 'prod', keys: ['SDK_002'], forceFetch: true })).toEqual(first);
+    mode = '429';
     expect(await client.loadEnvironment({ project: 'sdk', environment: 'prod', keys: ['SDK_002'], forceFetch: true })).toEqual(first);
     mode = 'ok';
     const revoked = createClient({ baseUrl: inject('stack').baseUrl, token: `${ws.apiKey.slice(0, -1)}X`, now: () => now });

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { createClient } from '../../../sdk/src/client.ts';
+
+const answer = (status: number, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify({ data: null, error: { code: status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE', message: 'x' }, meta: {} }), { status, headers });
+
+describe('the SDK client retries', () => {
+  it('gives a Retry-After longer than a minute back to the caller instead of sleeping through it', async () => {
+    // Prepare
+    let calls = 0;
+    const client = createClient({ baseUrl: 'http://api.test', token: 't', fetch: async () => (calls++, answer(429, { 'retry-after': '61' })) });
+    // Act
+    const result = await client.api.GET('/api/v1/projects');
+    // Assess
+    expect([result.response.status, calls]).toEqual([429, 1]);
+  });
+
+  it('waits out a Retry-After of up to a minute, with the same Idempotency-Key on each attempt of a write', async () => {
+    // Prepare
+    const keys: (string | null)[] = [];
+    const client = createClient({
+      baseUrl: 'http://api.test',
+      token: 't',
+      fetch: async (input) => {
+        keys.push((input as Request).headers.get('idempotency-key'));
+        return keys.length === 1 ? answer(503, { 'retry-after': '0.01' }) : new Response(JSON.stringify({ data: { id: 'proj_1' }, error: null, meta: {} }), { status: 201 });
+      },
+    });
+    // Act
+    const result = await client.api.POST('/api/v1/projects', { body: { name: 'p' } });
+    // Assess
+    expect(result.response.status).toBe(201);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toBeTruthy();
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it("stops at the caller's abort signal and does not retry it", async () => {
+    // Prepare
+    let calls = 0;
+    const controller = new AbortController();
+    const client = createClient({
+      baseUrl: 'http://api.test',
+      token: 't',
+      fetch: (input) =>
+        new Promise((_resolve, reject) => {
+          calls++;
+          const signal = (input as Request).signal;
+          signal.addEventListener('abort', () => reject(signal.reason));
+          controller.abort();
+        }),
+    });
+    // Act / Assess
+    await expect(client.api.GET('/api/v1/projects', { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect(calls).toBe(1);
+  });
+});
