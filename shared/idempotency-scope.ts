@@ -11,11 +11,14 @@ import type { SealedValue } from './crypto/envelope.ts';
 export interface IdempotencyScope {
   /** The answer's `data`, set by the service before its transaction. */
   answer?: unknown;
-  /** The transaction item that records `data` as the answer (sealed when it carries a one-time secret). */
-  completion: (data: unknown) => Promise<object>;
+  /** The transaction item that records `data` as the answer (sealed when it carries a one-time secret), and that body. */
+  completion: (data: unknown) => Promise<{ item: object; body: string }>;
   /** Set once a transaction carrying the completion committed. */
   committed: boolean;
-  /** The answer's body as recorded, so the first answer and every replay are the same bytes. */
+  /**
+   * The answer's body as recorded, set only when its transaction committed: the first answer and every replay are
+   * then the same bytes. A transaction that failed leaves it unset, and the service's own answer is given.
+   */
   recordedBody?: string;
   /** Set when the request ended: nothing may use the scope afterwards. */
   closed: boolean;

@@ -36,9 +36,15 @@ export function errorResponse(requestId: string, error: ApiError): APIGatewayPro
   return respond(error.status, requestId, { data: null, error: { code: error.code, message: error.message }, meta: meta(requestId) }, error.headers);
 }
 
+/** An answer whose body was recorded with its change (`Idempotency-Key`): the body as stored, byte for byte. */
+export function recordedResponse(requestId: string, status: number, body: string): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: status, headers: { ...BASE_HEADERS, 'x-request-id': requestId }, body };
+}
+
 /** A recorded answer given again for a repeated `Idempotency-Key`: its status and body as they were first sent. */
 export function replayResponse(requestId: string, status: number, body: string): APIGatewayProxyStructuredResultV2 {
-  return { statusCode: status, headers: { ...BASE_HEADERS, 'x-request-id': requestId, 'idempotent-replayed': 'true' }, body };
+  const response = recordedResponse(requestId, status, body);
+  return { ...response, headers: { ...response.headers, 'idempotent-replayed': 'true' } };
 }
 
 /** API Gateway's own answer to a path or method that matches no route: before any authentication. */

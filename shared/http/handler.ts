@@ -4,7 +4,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { runInIdempotencyScope } from '../idempotency-scope.ts';
-import { successResponse } from './envelope.ts';
+import { recordedResponse, successResponse } from './envelope.ts';
 import { idempotency, type IdempotencyDeps } from './idempotency.ts';
 import {
   authentication,
@@ -51,9 +51,10 @@ export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefin
       const input = { ...state.input!, principal: state.principal!, prefetched: state.prefetched!, requestId: state.requestId, log: state.log };
       const claim = state.idempotency;
       const output = claim ? await runInIdempotencyScope(claim.scope, () => route.handler(input)) : await route.handler(input);
-      // Only what the response schema names leaves: unknown fields are dropped here, whatever the service returned.
-      const response = successResponse(state.requestId, route.status ?? 200, z.parse(route.response, output.data), output.page);
       // The answer recorded with the change is the answer given: a replay then repeats it byte for byte.
-      return claim?.scope.recordedBody ? { ...response, body: claim.scope.recordedBody } : response;
+      const recorded = claim?.scope.recordedBody;
+      if (recorded) return recordedResponse(state.requestId, route.status ?? 200, recorded);
+      // Only what the response schema names leaves: unknown fields are dropped here, whatever the service returned.
+      return successResponse(state.requestId, route.status ?? 200, z.parse(route.response, output.data), output.page);
     });
 }

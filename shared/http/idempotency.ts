@@ -75,11 +75,10 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
       const lease = randomUUID();
       for (let attempt = 0; attempt < 2; attempt++) {
         if (await deps.store.claimIdempotency(ref, { requestHash: hash, lease, now: deps.clock.now(), leaseMs: LEASE_MS })) {
-          const claim: IdempotencyClaim = { ref, lease, scope: { committed: false, closed: false, completion: async () => ({}) } };
+          const claim: IdempotencyClaim = { ref, lease, scope: { committed: false, closed: false, completion: async () => ({ item: {}, body: '' }) } };
           claim.scope.completion = async (data) => {
             const body = successResponse(state.requestId, route.status ?? 200, z.parse(route.response, data)).body as string;
-            claim.scope.recordedBody = body;
-            return deps.store.idempotencyCompletion(ref, lease, await seal(claim, route.status ?? 200, body, route.oneTimeSecret === true));
+            return { item: deps.store.idempotencyCompletion(ref, lease, await seal(claim, route.status ?? 200, body, route.oneTimeSecret === true)), body };
           };
           state.idempotency = claim;
           return;

@@ -34,10 +34,10 @@ export async function transact(
 ): Promise<number | undefined> {
   // A request with an Idempotency-Key records its answer in the same transaction as its change.
   const scope = idempotencyScope();
-  const completion = scope && scope.answer !== undefined && !scope.committed ? [(await scope.completion(scope.answer)) as TransactItem] : [];
+  const completion = scope && scope.answer !== undefined && !scope.committed ? await scope.completion(scope.answer) : undefined;
   try {
-    await send(db, new TransactWriteCommand({ TransactItems: [...items, ...completion] }));
-    if (completion.length > 0) scope!.committed = true;
+    await send(db, new TransactWriteCommand({ TransactItems: completion ? [...items, completion.item as TransactItem] : items }));
+    if (completion) Object.assign(scope!, { committed: true, recordedBody: completion.body });
     return undefined;
   } catch (error) {
     if (options.contention === 'handled' && error instanceof TransactionContentionError) return CONTENTION;

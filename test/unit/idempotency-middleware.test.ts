@@ -4,6 +4,14 @@ import { z } from 'zod';
 import { NotFoundError } from '../../shared/errors.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { defineRoute, EVERYONE } from '../../shared/http/route.ts';
+import { announceAnswer } from '../../shared/idempotency-scope.ts';
+import { transact } from '../../shared/store/conditional.ts';
+
+/** A table whose transactions are all cancelled by the condition of their first item (a lost race). */
+const losingDb = {
+  tableName: 't',
+  doc: { send: async () => Promise.reject(Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] })) },
+} as never;
 
 const principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'api_key' as const, actorSub: 'key_1', credentialId: 'key_1' };
 const context = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
@@ -23,6 +31,14 @@ function setup() {
     'POST /ok': defineRoute({ ...docs, handler: async () => ({ data: { ok: true } }) }),
     'POST /missing': defineRoute({ ...docs, handler: async () => Promise.reject(new NotFoundError('thing x was not found')) }),
     'POST /boom': defineRoute({ ...docs, handler: async () => Promise.reject(new Error('unexpected')) }),
+    'POST /lost-race': defineRoute({
+      ...docs,
+      handler: async () => {
+        announceAnswer({ ok: true });
+        const failed = await transact(losingDb, [{ ConditionCheck: { TableName: 't', Key: {}, ConditionExpression: 'x' } }], [0]);
+        return { data: { ok: failed === undefined } };
+      },
+    }),
   };
   const handle = makeRouteGroupHandler(routes, {
     authenticate: async () => ({ principal, prefetched: new Map() }),
@@ -75,5 +91,16 @@ describe('idempotency middleware', () => {
     expect(JSON.parse((await handle(event('POST /ok', 'k4'), context)).body!).error.code).toBe('CONFLICT');
     store.getIdempotency.mockResolvedValueOnce({ requestHash: 'other', state: 'done', answer: { status: 201, body: '{}' } } as never);
     expect(JSON.parse((await handle(event('POST /ok', 'k4'), context)).body!).error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('answers and records what the service answered when the transaction carrying the announced answer did not commit', async () => {
+    // Prepare
+    const { store, handle } = setup();
+    // Act
+    const result = await handle(event('POST /lost-race', 'k5'), context);
+    // Assess: the announced {ok: true} never committed, so neither the client nor the record sees it
+    expect(JSON.parse(result.body!).data).toEqual({ ok: false });
+    expect(store.idempotencyCompletion).toHaveBeenCalledOnce();
+    expect(store.completeIdempotency).toHaveBeenCalledWith(expect.anything(), expect.any(String), { status: 200, body: result.body });
   });
 });
