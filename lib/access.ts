@@ -35,9 +35,10 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   environments: { table: { actions: [...API_COMMON, 'ConditionCheckItem'] } },
   // Deletes remove the head items in a transaction, then purge versions in batches; search reads GSI1. Loading an
   // environment writes its page's secret.reveal entries with BatchWriteItem: the one role whose audit Deny cannot
-  // include that action (see ServiceFunction.denyAuditChanges).
+  // include that action (see ServiceFunction.denyAuditChanges). The first load of an environment older than its value
+  // items gives them their items, each checked against its head (ConditionCheckItem).
   secrets: {
-    table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem'], indexQueries: ['GSI1'], batchWritesAudit: true },
+    table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem', 'ConditionCheckItem'], indexQueries: ['GSI1'], batchWritesAudit: true },
     keys: [{ actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT }],
   },
   audit: { table: { actions: API_COMMON } },

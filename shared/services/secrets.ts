@@ -26,6 +26,7 @@ export type SecretServiceStore = Pick<
   | 'searchSecrets'
   | 'listSecretVersions'
   | 'listEnvironmentValues'
+  | 'indexEnvironmentValues'
   | 'countRevealPage'
   | 'writeAuditEntries'
   | 'environmentKeys'
@@ -159,6 +160,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const environment = await store.getEnvironment(ws, environmentId, prefetched);
       if (!environment) throw new NotFoundError(`environment ${environmentId} was not found`);
+      if (!environment.valuesIndexed) await store.indexEnvironmentValues(ws, environmentId);
       const result = await store.listEnvironmentValues(ws, environmentId, page, input.keys);
       const cut = pageCut(result.items.map((item) => Buffer.byteLength(item.sealed.ciphertext, 'base64')));
       const items = result.items.slice(0, cut);

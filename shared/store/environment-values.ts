@@ -1,13 +1,14 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
 import type { AuditEntry } from './audit.ts';
 import { transact, type TransactItem } from './conditional.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import type { Pager } from './pager.ts';
-import type { Page, PageRequest } from './query.ts';
-import { batchWrite } from './reads.ts';
+import { queryAll, type Page, type PageRequest } from './query.ts';
+import { batchRead, batchWrite } from './reads.ts';
 import { revealCounters, revealLimitError, type RevealLimit } from './reveal-limits.ts';
 import { fromStored, toStored } from './sealed.ts';
-import type { Db } from './send.ts';
+import { send, type Db } from './send.ts';
 
 /** A secret's current value as loading an environment reads it. */
 export interface EnvironmentValue {
@@ -19,8 +20,8 @@ export interface EnvironmentValue {
 
 /**
  * The transaction item that keeps an environment's value item in step with a write. Unconditional: the head's
- * condition in the same transaction already settles the race, and a secret written before these items existed
- * gets its item on its next write.
+ * condition in the same transaction already settles the race. Secrets written before these items existed get
+ * theirs when their environment is first loaded (`indexEnvironmentValues`).
  */
 export function environmentValuePut(db: Db, workspaceId: string, value: EnvironmentValue & { environmentId: string }): TransactItem {
   const { environmentId, sealed, ...rest } = value;
@@ -62,6 +63,38 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager) {
       const result = await pager.queryPage<Record<string, unknown>>(input);
       const items = result.items.map((item) => ({ id: item.id as string, key: item.key as string, version: item.version as number, sealed: fromStored(item.sealed as Record<string, unknown>) }));
       return { ...result, items, cursorAfter: (index) => pager.cursorAfter(input, result.items[index]!) };
+    },
+
+    /**
+     * Gives every secret of an environment created before value items existed its item, once: the first load of
+     * such an environment (its item lacks `valuesIndexed`) reads the key items (one Query a MB), the heads (one
+     * BatchGetItem per 100), and writes each missing item in a transaction that checks the head still holds that
+     * version, so a secret deleted or rewritten meanwhile is never given a stale or orphaned item (a rewrite writes
+     * its own). Then it marks the environment. Safe to run twice or concurrently; environments created since are
+     * marked at creation and never come here.
+     */
+    async indexEnvironmentValues(workspaceId: string, environmentId: string): Promise<void> {
+      const listed = await queryAll<{ id: string }>(db, patterns.secretsByEnvironment(workspaceId, environmentId), { projection: ['id'], consistent: true });
+      for (let start = 0; start < listed.length; start += 100) {
+        const heads = await batchRead(db, listed.slice(start, start + 100).map(({ id }) => keys.secretHead(workspaceId, id)));
+        const writes = [...heads.values()].filter((head) => head !== undefined).map((head) => {
+          const version = head.currentVersion as number;
+          const value = { id: head.id as string, key: head.key as string, version, environmentId, sealed: fromStored(head.sealed as Record<string, unknown>) };
+          const put = environmentValuePut(db, workspaceId, value).Put!;
+          return transact(
+            db,
+            [
+              { ConditionCheck: { TableName: db.tableName, Key: keys.secretHead(workspaceId, value.id), ConditionExpression: 'currentVersion = :v', ExpressionAttributeValues: { ':v': version } } },
+              { Put: { ...put, ConditionExpression: 'attribute_not_exists(PK) OR version < :v', ExpressionAttributeValues: { ':v': version } } },
+            ],
+            [0, 1],
+            { contention: 'handled' },
+          );
+        });
+        // A failed condition or contention means a concurrent write or delete already settled that secret.
+        await Promise.all(writes);
+      }
+      await send(db, new UpdateCommand({ TableName: db.tableName, Key: keys.environment(workspaceId, environmentId), UpdateExpression: 'SET valuesIndexed = :yes', ExpressionAttributeValues: { ':yes': true } }));
     },
 
     /**

@@ -89,14 +89,17 @@ export function makeProjectStore(db: Db, pager: Pager) {
       return { ...result, items: result.items.map((item) => toEnvironment(item)!) };
     },
 
-    /** An environment by id, with its project's slug (where its secrets' paths start). */
+    /**
+     * An environment by id, with its project's slug (where its secrets' paths start) and whether every secret of it
+     * has its value item (false only for environments created before those items existed, until first loaded).
+     */
     async getEnvironment(
       workspaceId: string,
       environmentId: string,
       prefetched?: Prefetched,
-    ): Promise<(EnvironmentItem & { projectSlug: string }) | undefined> {
+    ): Promise<(EnvironmentItem & { projectSlug: string; valuesIndexed: boolean }) | undefined> {
       const item = await readItem(db, keys.environment(workspaceId, environmentId), prefetched);
-      return item && { ...toEnvironment(item)!, projectSlug: item.projectSlug as string };
+      return item && { ...toEnvironment(item)!, projectSlug: item.projectSlug as string, valuesIndexed: item.valuesIndexed === true };
     },
 
     async getEnvironmentBySlug(workspaceId: string, projectId: string, slug: string): Promise<EnvironmentItem | undefined> {
@@ -111,7 +114,8 @@ export function makeProjectStore(db: Db, pager: Pager) {
     /** The environment (by id, in its project's list, by slug) and its audit entry; the project must exist. */
     async createEnvironment(workspaceId: string, environment: EnvironmentItem, projectSlug: string, audit: AuditEntry): Promise<void> {
       const { projectId } = environment;
-      const item = { ...environment, projectSlug };
+      // A new environment's secrets all get their value items as they are written (see indexEnvironmentValues).
+      const item = { ...environment, projectSlug, valuesIndexed: true };
       const failed = await transact(db, [
         mustExist(db, keys.project(workspaceId, projectId)),
         put(keys.environmentSlug(workspaceId, projectId, environment.slug), ENTITY.environmentSlug, workspaceId, item),

@@ -67,7 +67,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     projects: [table([...API_COMMON, 'dynamodb:ConditionCheckItem'])],
     environments: [table([...API_COMMON, 'dynamodb:ConditionCheckItem'])],
     secrets: [
-      table([...API_COMMON, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']),
+      table([...API_COMMON, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem']),
       index('GSI1'),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),
     ],

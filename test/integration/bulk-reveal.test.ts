@@ -1,5 +1,7 @@
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../../shared/errors.ts';
+import { keys } from '../../shared/store/keys.ts';
 import { call, localStore, newWorkspace } from '../support/api.ts';
 import { newEnvironment, secretServiceWith } from '../support/secrets.ts';
 
@@ -18,6 +20,34 @@ describe('loading an environment (bulk reveal)', () => {
       const key = `KEY_${String(i).padStart(3, '0')}`;
       await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key, value: `value-${i}` } });
     }
+  });
+
+  it('gives the secrets of an environment older than value items theirs on its first load, never a deleted one', async () => {
+    // Prepare: an environment as an earlier release left it (no value items, no mark), one secret deleted since
+    const { doc, tableName } = localStore();
+    const old = (await newEnvironment(ws.apiKey, { project: 'bulk-old', environment: 'prod' })).environment.id;
+    const written: Record<string, string> = {};
+    for (const key of ['A', 'B', 'C', 'GONE']) {
+      written[key] = (await call('PUT', `/api/v1/environments/${old}/secrets`, { token: ws.apiKey, body: { key, value: `v-${key}` } })).body.data.id;
+    }
+    await call('PUT', `/api/v1/environments/${old}/secrets`, { token: ws.apiKey, body: { key: 'B', value: 'v-B2' } });
+    for (const key of Object.keys(written)) await doc.send(new DeleteCommand({ TableName: tableName, Key: keys.environmentValue(ws.workspaceId, old, key) }));
+    await doc.send(new UpdateCommand({ TableName: tableName, Key: keys.environment(ws.workspaceId, old), UpdateExpression: 'REMOVE valuesIndexed' }));
+    await call('DELETE', `/api/v1/secrets/${written.GONE}`, { token: ws.apiKey });
+    // Act
+    const first = await call('POST', `/api/v1/environments/${old}/secrets/reveal`, { token: ws.apiKey });
+    const again = await call('POST', `/api/v1/environments/${old}/secrets/reveal`, { token: ws.apiKey, body: { keys: ['B'] } });
+    // Assess
+    expect(first.body.data.map((s: { key: string; version: number; value: string }) => [s.key, s.version, s.value])).toEqual([
+      ['A', 1, 'v-A'],
+      ['B', 2, 'v-B2'],
+      ['C', 1, 'v-C'],
+    ]);
+    expect(again.body.data.map((s: { value: string }) => s.value)).toEqual(['v-B2']);
+    const marked = await doc.send(new GetCommand({ TableName: tableName, Key: keys.environment(ws.workspaceId, old) }));
+    expect(marked.Item?.valuesIndexed).toBe(true);
+    const orphan = await doc.send(new GetCommand({ TableName: tableName, Key: keys.environmentValue(ws.workspaceId, old, 'GONE') }));
+    expect(orphan.Item).toBeUndefined();
   });
 
   it('answers every current value by key, 100 a page by default, following the cursor; no body and {} alike', async () => {
