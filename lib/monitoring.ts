@@ -15,7 +15,7 @@ import { apiServerErrorRate, RevealMetrics, unauthorizedAnswers } from './servic
 import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
 
 /** KMS calls on the secrets key that are reported the moment CloudTrail records them. */
-export const WATCHED_KEY_CALLS = ['PutKeyPolicy', 'DisableKey', 'ScheduleKeyDeletion'] as const;
+const WATCHED_KEY_CALLS = ['PutKeyPolicy', 'DisableKey', 'ScheduleKeyDeletion'] as const;
 
 /** Alarm thresholds; docs/operations.md explains each alarm and what to do about it. */
 export const ALARM_THRESHOLDS = {

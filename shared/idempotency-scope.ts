@@ -37,10 +37,11 @@ export function idempotencyScope(): IdempotencyScope | undefined {
   return scope && !scope.closed ? scope : undefined;
 }
 
-/** Called by a service with the `data` it will answer, just before the transaction that makes its change. */
-export function announceAnswer(data: unknown): void {
+/** Called by a service with the `data` it will answer, just before the transaction that makes its change; answers it. */
+export function announceAnswer<T>(data: T): T {
   const scope = idempotencyScope();
   if (scope && !scope.committed) scope.answer = data;
+  return data;
 }
 
 /** Which record: the credential in its workspace, and the key it sent. */

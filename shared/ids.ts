@@ -28,9 +28,12 @@ export function newId(kind: IdKind, now: number = Date.now()): string {
   return `${ID_PREFIXES[kind]}_${nextUlid(now)}`;
 }
 
+/** One compiled pattern per kind: ids are checked on every request (route params, prefetch, authentication). */
+const ID_PATTERNS = Object.fromEntries(Object.entries(ID_PREFIXES).map(([kind, prefix]) => [kind, new RegExp(`^${prefix}_${ULID_PATTERN}$`)])) as Record<IdKind, RegExp>;
+
 /** True when `value` is a well-formed id of that kind. */
 export function isId(kind: IdKind, value: string): boolean {
-  return new RegExp(`^${ID_PREFIXES[kind]}_${ULID_PATTERN}$`).test(value);
+  return ID_PATTERNS[kind].test(value);
 }
 
 /** The creation time (ms) encoded in an id's ULID. */

@@ -138,6 +138,7 @@ async function startPipeline(
     handler: handlers['delivery-worker'] as never,
     batchSize: WORKER.batchSize,
     concurrency: WORKER.maxConcurrency,
+    timeoutMs: WORKER.timeoutSeconds * 1000,
     functionName: 'delivery-worker',
   });
   stops.push(() => workers.stop());
@@ -148,6 +149,7 @@ async function startPipeline(
     checkpointFile: join(input.localDir, 'stream-checkpoints.json'),
     batchSize: FANOUT.batchSize,
     maxRetries: FANOUT.retryAttempts,
+    timeoutMs: FANOUT.timeoutSeconds * 1000,
     functionName: 'webhook-fanout',
   });
   stops.push(() => stream.stop());

@@ -1,5 +1,4 @@
-import { keyProviderFromConfig } from '../../shared/crypto/from-config.ts';
-import { makeCipher } from '../../shared/crypto/envelope.ts';
+import { cipherFromConfig } from '../../shared/crypto/from-config.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeAccessKeyService } from '../../shared/services/access-keys.ts';
@@ -9,7 +8,7 @@ import { makeAccessKeyStore } from '../../shared/store/access-keys.ts';
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = makeAccessKeyStore(db, pager);
 // A replayed creation carries the token: its recorded answer is sealed with the envelope cipher, never stored plain.
-const cipher = makeCipher({ keys: keyProviderFromConfig(config) });
+const cipher = cipherFromConfig(config, 100);
 
 /** Lambda entry of the access-keys route group. */
 export const handler = makeRouteGroupHandler(makeAccessKeyRoutes(makeAccessKeyService({ store, clock })), { authenticate, idempotency: { ...idempotency, cipher } });

@@ -1,5 +1,4 @@
-import { keyProviderFromConfig } from '../../shared/crypto/from-config.ts';
-import { makeCipher } from '../../shared/crypto/envelope.ts';
+import { cipherFromConfig } from '../../shared/crypto/from-config.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { logger } from '../../shared/logger.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
@@ -12,9 +11,8 @@ import { makeEnvironmentValueStore } from '../../shared/store/environment-values
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = { ...makeProjectStore(db, pager), ...makeSecretStore(db, pager), ...makeEnvironmentValueStore(db, pager) };
 
-// Decrypted data keys stay cached for 5 minutes at most (see CipherOptions): a warm container that reveals the
-// same version again makes no KMS call.
-const cipher = makeCipher({ keys: keyProviderFromConfig(config), dataKeyCache: { maxEntries: 1000, ttlMs: 5 * 60_000 } });
+// A warm container that reveals the same version again within 5 minutes makes no KMS call.
+const cipher = cipherFromConfig(config, 1000);
 
 const service = makeSecretService({
   store,

@@ -132,15 +132,13 @@ export function checkAccessTokenHeader(header: { alg?: string; typ?: unknown }, 
   if (requiredType && typ !== requiredType.toLowerCase().replace(/^application\//, '')) throw new Error('wrong token type');
 }
 
-const OUR_PERSON_ID = /^usr_[0-9A-HJKMNP-TV-Z]{26}$/;
-
 /**
  * The actorSub of an IdP subject, one to one, so two people can never share an audit identity: a subject that is
  * already one of our `usr_` ids stays as it is; any other gets `usr_` in front; and a subject that could then be
  * mistaken for another's (it starts with `usr_` or `~`, or is a bare id) gets `usr_~` in front instead.
  */
 export function personActor(sub: string): string {
-  if (OUR_PERSON_ID.test(sub)) return sub;
-  const ambiguous = sub.startsWith('usr_') || sub.startsWith('~') || OUR_PERSON_ID.test(`usr_${sub}`);
+  if (isId('user', sub)) return sub;
+  const ambiguous = sub.startsWith('usr_') || sub.startsWith('~') || isId('user', `usr_${sub}`);
   return ambiguous ? `usr_~${sub}` : `usr_${sub}`;
 }

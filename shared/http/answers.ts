@@ -92,7 +92,7 @@ export const webhookEndpointCreated = z.extend(webhookEndpointAnswer, { secret: 
 
 export const eventTypeAnswer = z.object({ type: z.string(), description: z.string() });
 
-export const attemptAnswer = z.object({
+const attemptAnswer = z.object({
   attempt: z.int(),
   at: timestamp,
   statusCode: z.nullable(z.int()),

@@ -41,9 +41,9 @@ export function makeAccessKeyService({ store, clock }: { store: AccessKeyService
         lastUsedAt: null,
       };
       const audit = auditEntry(principal, 'access_key.create', record.id, { name: record.name, identityId: record.identityId, expiresAt: record.expiresAt }, now);
-      announceAnswer({ ...withStatus(record, now), token });
+      const answer = announceAnswer({ ...withStatus(record, now), token });
       await store.createAccessKey(principal.workspaceId, record, hashToken(token), audit);
-      return { ...withStatus(record, now), token };
+      return answer;
     },
 
     async list(principal: Principal, page: PageRequest) {
@@ -61,10 +61,10 @@ export function makeAccessKeyService({ store, clock }: { store: AccessKeyService
       const now = clock.now();
       if (record.revokedAt) return withStatus(record, now);
       const audit = auditEntry(principal, 'access_key.revoke', accessKeyId, { name: record.name, identityId: record.identityId }, now);
-      announceAnswer(withStatus({ ...record, revokedAt: iso(now) }, now));
+      const answer = announceAnswer(withStatus({ ...record, revokedAt: iso(now) }, now));
       const revoked = await store.revokeAccessKey(ws, accessKeyId, tokenHash, iso(now), audit);
       if (!revoked) return withStatus((await store.getAccessKey(ws, accessKeyId)) ?? record, now);
-      return withStatus({ ...record, revokedAt: iso(now) }, now);
+      return answer;
     },
   };
 }

@@ -60,7 +60,7 @@ const WRITE_ATTEMPTS = 100;
 const metadataOf = (record: SecretRecord) => ({ key: record.key, projectId: record.projectId, environmentId: record.environmentId });
 
 /** How many of a page's values (their byte sizes, in order) fit under the 4 MiB cut; at least one. */
-export function pageCut(sizes: readonly number[]): number {
+function pageCut(sizes: readonly number[]): number {
   let total = 0;
   for (let i = 0; i < sizes.length; i++) {
     total += sizes[i]!;
@@ -75,16 +75,19 @@ export function makeSecretService(deps: SecretServiceDeps) {
 
   const workspaceLimit = () => deps.workspaceRevealsPerMinute ?? deps.revealsPerMinute * 10;
 
+  /** The sealed value of version `version` of the secret: the head's own, or its version item; NOT_FOUND for none. */
+  async function sealedAt(workspaceId: string, head: StoredSecret, version: number, prefetched?: Prefetched) {
+    if (version === head.currentVersion) return head.sealed;
+    const stored = version < head.currentVersion ? await store.getSecretVersion(workspaceId, head.id, version, prefetched) : undefined;
+    if (!stored) throw new NotFoundError(`secret ${head.id} has no version ${version}`);
+    return stored.sealed;
+  }
+
   /** Audits first (with the rate limit), then decrypts; no value leaves without its audit entry. */
   async function reveal(principal: Principal, head: StoredSecret, version: number | undefined, prefetched?: Prefetched) {
     const ws = principal.workspaceId;
     const wanted = version ?? head.currentVersion;
-    let sealed = head.sealed;
-    if (wanted !== head.currentVersion) {
-      const stored = wanted < head.currentVersion ? await store.getSecretVersion(ws, head.id, wanted, prefetched) : undefined;
-      if (!stored) throw new NotFoundError(`secret ${head.id} has no version ${wanted}`);
-      sealed = stored.sealed;
-    }
+    const sealed = await sealedAt(ws, head, wanted, prefetched);
     const now = clock.now();
     const audit = auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: wanted }, now);
     await store.recordReveal(ws, audit, { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute: workspaceLimit(), now });
@@ -127,10 +130,10 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const action = record.currentVersion === 1 ? 'secret.create' : 'secret.rotate';
       const rolledBackFrom = options.rollback?.from;
       const metadata = { ...metadataOf(record), version: record.currentVersion, ...(rolledBackFrom !== undefined && { rolledBackFrom }) };
-      announceAnswer({ id: record.id, key: record.key, version: record.currentVersion });
+      const answer = announceAnswer({ id: record.id, key: record.key, version: record.currentVersion });
       try {
         await store.writeSecretVersion(ws, { ...record, sealed }, currentVersion, { createdBy: principal.actorSub, rolledBackFrom }, auditEntry(principal, action, record.id, metadata, now));
-        return { id: record.id, key: record.key, version: record.currentVersion };
+        return answer;
       } catch (error) {
         if (!(error instanceof VersionConflictError)) throw error;
         if (options.ifMatch !== undefined) throw new ConflictError(`If-Match: ${input.key} was changed by another write; read it again`);
@@ -194,9 +197,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const head = await store.getSecretHead(ws, secretId, options.prefetched);
       if (!head) throw new NotFoundError(`secret ${secretId} was not found`);
-      const stored = version <= head.currentVersion ? await store.getSecretVersion(ws, secretId, version, options.prefetched) : undefined;
-      if (!stored) throw new NotFoundError(`secret ${secretId} has no version ${version}`);
-      const value = await cipher.decrypt(stored.sealed, secretContext(ws, secretId, version));
+      const value = await cipher.decrypt(await sealedAt(ws, head, version, options.prefetched), secretContext(ws, secretId, version));
       // The head carries its environment's ids and slugs (neither changes), so no environment read is needed.
       const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
       return writeNext(principal, environment, { key: head.key, value }, { ...options, prefetched: undefined, rollback: { secretId, from: version } });
@@ -223,14 +224,14 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const head = await store.getSecretHead(ws, secretId, prefetched);
       if (!head) throw new NotFoundError(`secret ${secretId} was not found`);
-      announceAnswer({ id: secretId, deleted: true });
+      const answer = announceAnswer({ id: secretId, deleted: true as const });
       await store.deleteSecret(ws, head, auditEntry(principal, 'secret.delete', secretId, metadataOf(head), clock.now()));
       try {
         await store.purgeSecretVersions(ws, secretId);
       } catch (error) {
         deps.onPurgeFailure?.(secretId, error);
       }
-      return { id: secretId, deleted: true as const };
+      return answer;
     },
 
     /** A secret's versions, newest first; NOT_FOUND for a secret the workspace does not have. Never a value. */

@@ -84,9 +84,9 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
         sealedSecret: await deps.cipher.encrypt(secret, signingSecretContext(principal.workspaceId, id)),
       };
       const audit = auditEntry(principal, 'webhook_endpoint.create', id, { url: endpoint.url, events: endpoint.events }, now);
-      announceAnswer({ ...endpoint, secret });
+      const answer = announceAnswer({ ...endpoint, secret });
       await store.createEndpoint(principal.workspaceId, endpoint, audit);
-      return { ...endpoint, secret };
+      return answer;
     },
 
     async list(principal: Principal, page: PageRequest) {
@@ -125,10 +125,10 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
     /** Deletes the endpoint and its delivery log. */
     async delete(principal: Principal, endpointId: string) {
       const endpoint = await ownEndpoint(principal, endpointId);
-      announceAnswer({ id: endpointId, deleted: true });
+      const answer = announceAnswer({ id: endpointId, deleted: true as const });
       await store.deleteEndpoint(principal.workspaceId, endpointId, auditEntry(principal, 'webhook_endpoint.delete', endpointId, { url: endpoint.url }, clock.now()));
       await store.deleteEndpointDeliveries(principal.workspaceId, endpointId);
-      return { id: endpointId, deleted: true as const };
+      return answer;
     },
 
     async endpointDeliveries(principal: Principal, endpointId: string, page: PageRequest) {

@@ -23,13 +23,12 @@ export const AUDIT_FIELDS: readonly (keyof AuditEntry)[] = ['id', 'action', 'act
 
 /** The Put that records an audit entry inside the same transaction as the change it describes. */
 export function auditPut(db: Db, workspaceId: string, entry: AuditEntry): TransactItem {
-  return {
-    Put: {
-      TableName: db.tableName,
-      Item: { ...keys.audit(workspaceId, entry.id), type: ENTITY.audit, workspaceId, ...entry },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    },
-  };
+  return { Put: { TableName: db.tableName, Item: auditItem(workspaceId, entry), ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/** The stored item of an audit entry. */
+export function auditItem(workspaceId: string, entry: AuditEntry): Record<string, unknown> {
+  return { ...keys.audit(workspaceId, entry.id), type: ENTITY.audit, workspaceId, ...entry };
 }
 
 /** Filters of `GET /audit`; times are epoch milliseconds, both ends inclusive. */

@@ -1,12 +1,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
-import type { AuditEntry } from './audit.ts';
+import { auditItem, type AuditEntry } from './audit.ts';
 import { transact, type TransactItem } from './conditional.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
 import { batchRead, batchWrite } from './reads.ts';
-import { revealCounters, revealLimitError, type RevealLimit } from './reveal-limits.ts';
+import { countReveal, type RevealLimit } from './reveal-limits.ts';
 import { fromStored, toStored } from './sealed.ts';
 import { send, type Db } from './send.ts';
 
@@ -102,8 +102,7 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager) {
      * transaction of the two counters: one request), refusing it with RATE_LIMITED when either is reached.
      */
     async countRevealPage(workspaceId: string, limit: RevealLimit): Promise<void> {
-      const failed = await transact(db, revealCounters(db, workspaceId, limit), [0, 1]);
-      if (failed !== undefined) throw revealLimitError(failed, limit);
+      await countReveal(db, workspaceId, limit);
     },
 
     /**
@@ -111,9 +110,8 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager) {
      * cannot all be written it fails with SERVICE_UNAVAILABLE and the caller returns no value.
      */
     async writeAuditEntries(workspaceId: string, entries: readonly AuditEntry[]): Promise<void> {
-      await batchWrite(db, entries.map((entry) => ({ PutRequest: { Item: { ...keys.audit(workspaceId, entry.id), type: ENTITY.audit, workspaceId, ...entry } } })));
+      await batchWrite(db, entries.map((entry) => ({ PutRequest: { Item: auditItem(workspaceId, entry) } })));
     },
   };
 }
 
-export type EnvironmentValueStore = ReturnType<typeof makeEnvironmentValueStore>;

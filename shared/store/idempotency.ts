@@ -7,7 +7,7 @@ import { fromStored, toStored } from './sealed.ts';
 import type { Db } from './send.ts';
 
 /** Records are kept this long (decisions.md: 24 hours), then DynamoDB TTL removes them. */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
 /** The update that records the answer, on the lease of the request that holds the record. */
 function completeInput(db: Db, ref: IdempotencyRef, lease: string, answer: StoredAnswer) {
@@ -89,4 +89,3 @@ export function makeIdempotencyStore(db: Db) {
   };
 }
 
-export type IdempotencyStore = ReturnType<typeof makeIdempotencyStore>;

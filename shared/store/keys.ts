@@ -5,7 +5,6 @@
 import type { ItemKey } from '../prefetch.ts';
 import type { QueryPattern } from './query.ts';
 
-export type { ItemKey };
 
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
 

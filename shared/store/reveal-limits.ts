@@ -1,5 +1,6 @@
 import { RateLimitedError } from '../errors.ts';
-import type { TransactItem } from './conditional.ts';
+import type { ItemKey } from '../prefetch.ts';
+import { transact, type TransactItem } from './conditional.ts';
 import { ENTITY, keys } from './keys.ts';
 import type { Db } from './send.ts';
 
@@ -12,12 +13,13 @@ export interface RevealLimit {
 }
 
 /**
- * The two counter items of a reveal: the credential's and the workspace's, each refusing (its condition failing)
- * once its limit is reached. They expire with DynamoDB TTL after the window.
+ * Counts one reveal (or one page of a bulk reveal) in one transaction with `alongside` (a reveal's audit entry):
+ * the credential's and the workspace's counters, each refusing (its condition failing) once its limit is reached,
+ * and expiring with DynamoDB TTL after the window. RATE_LIMITED when either refused; then nothing is written.
  */
-export function revealCounters(db: Db, workspaceId: string, limit: RevealLimit): [TransactItem, TransactItem] {
+export async function countReveal(db: Db, workspaceId: string, limit: RevealLimit, alongside: TransactItem[] = []): Promise<void> {
   const minute = Math.floor(limit.now / 60_000);
-  const count = (key: { PK: string; SK: string }, max: number): TransactItem => ({
+  const count = (key: ItemKey, max: number): TransactItem => ({
     Update: {
       TableName: db.tableName,
       Key: key,
@@ -27,11 +29,14 @@ export function revealCounters(db: Db, workspaceId: string, limit: RevealLimit):
       ExpressionAttributeValues: { ':one': 1, ':limit': max, ':type': ENTITY.revealCounter, ':ttl': (minute + 2) * 60 },
     },
   });
-  return [count(keys.revealCounter(workspaceId, limit.credentialId, minute), limit.perMinute), count(keys.workspaceRevealCounter(workspaceId, minute), limit.workspacePerMinute)];
+  const counters = [count(keys.revealCounter(workspaceId, limit.credentialId, minute), limit.perMinute), count(keys.workspaceRevealCounter(workspaceId, minute), limit.workspacePerMinute)];
+  const first = alongside.length;
+  const failed = await transact(db, [...alongside, ...counters], [first, first + 1]);
+  if (failed !== undefined) throw revealLimitError(failed - first, limit);
 }
 
 /** RATE_LIMITED for the counter that refused (0: the credential's, 1: the workspace's), with Retry-After to the window's end. */
-export function revealLimitError(which: number, limit: RevealLimit): RateLimitedError {
+function revealLimitError(which: number, limit: RevealLimit): RateLimitedError {
   const retryAfter = ((Math.floor(limit.now / 60_000) + 1) * 60_000 - limit.now) / 1000;
   return which === 0
     ? new RateLimitedError(`reveals: at most ${limit.perMinute} per minute per credential`, retryAfter)

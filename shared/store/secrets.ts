@@ -6,7 +6,7 @@ import { transact } from './conditional.ts';
 import { pick } from './items.ts';
 import { fromStored, toStored } from './sealed.ts';
 import { environmentValueDelete, environmentValuePut } from './environment-values.ts';
-import { revealCounters, revealLimitError, type RevealLimit } from './reveal-limits.ts';
+import { countReveal, type RevealLimit } from './reveal-limits.ts';
 import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
 import { batchDelete, readItem } from './reads.ts';
@@ -166,8 +166,7 @@ export function makeSecretStore(db: Db, pager: Pager) {
      * ceiling, atomically: when either is reached nothing is written and the caller gets RATE_LIMITED.
      */
     async recordReveal(workspaceId: string, audit: AuditEntry, limit: RevealLimit): Promise<void> {
-      const failed = await transact(db, [auditPut(db, workspaceId, audit), ...revealCounters(db, workspaceId, limit)], [1, 2]);
-      if (failed !== undefined) throw revealLimitError(failed - 1, limit);
+      await countReveal(db, workspaceId, limit, [auditPut(db, workspaceId, audit)]);
     },
 
     /**
