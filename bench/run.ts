@@ -2,11 +2,13 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { measureBundles } from './bundles.ts';
-import { makeCallRecorder } from './calls.ts';
+import { makeAwsInspector, makeCallRecorder } from './calls.ts';
 import { rawStorageCalls, request, runLoad, sequentialP50, type Api } from './load.ts';
-import { costPerMillion, PRICES, type OperationCalls } from './prices.ts';
+import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
 import { round2 } from './stats.ts';
 import { measureWebhooks } from './webhooks.ts';
+import { priceWorkload, workloadTable } from './workload.ts';
+import { observeInvocations, type InvocationEvent } from '../bin/local/instrumentation.ts';
 
 /**
  * `npm run bench`: bundles, AWS calls and cost per operation, latency and throughput on the local stack, and the
@@ -28,10 +30,11 @@ async function main(): Promise<void> {
     WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
     REVEAL_RATE_LIMIT_PER_MINUTE: '1000000',
   });
-  const recorder = makeCallRecorder();
   const { startLocalStack } = await import('../bin/local/stack.ts');
   const localDir = mkdtempSync(join(tmpdir(), 'bench-'));
   const stack = await startLocalStack({ localDir, port: 0, persist: false });
+  // Prices every request at AWS billing while an operation is measured (bench/billing.ts).
+  const recorder = makeCallRecorder(makeAwsInspector(stack.dynamodbEndpoint, stack.tableName));
   try {
     const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
     process.stdout.write('calls per operation…\n');
@@ -40,9 +43,14 @@ async function main(): Promise<void> {
     process.stdout.write('latency and throughput…\n');
     const load = await measureLoad(api, setup, stack.dynamodbEndpoint, stack.tableName);
     process.stdout.write('webhooks…\n');
+    // The pipeline's invocations while deliveries flow (no pricing reads then): their count and wall time per delivery.
+    const invocations: InvocationEvent[] = [];
+    const stopInvocations = observeInvocations((event) => invocations.push(event));
     const webhooks = await measureWebhooks(api, setup.environmentId, { latencySamples: 30, throughputWrites: 25 });
+    stopInvocations();
     const webhookCalls = await countWebhookDelivery(api, setup.environmentId, recorder);
-    const results = assemble(bundles, { ...calls, webhookDelivery: webhookCalls }, load, webhooks);
+    process.stdout.write('reference workload…\n');
+    const results = assemble(bundles, { ...calls, webhookDelivery: webhookCalls }, load, webhooks, pipelineShare(invocations, webhooks.delivered));
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${table(results)}\nwritten to ${out}\n`);
@@ -52,6 +60,9 @@ async function main(): Promise<void> {
     rmSync(localDir, { recursive: true, force: true });
   }
 }
+
+/** Reveals averaged for the warm cost of a reveal (the rate-limit leases grow over the first few dozen). */
+const REVEAL_RUNS = 100;
 
 /** Secrets in the environment that `loadEnvironment` loads: a typical service's start-up set. */
 const LOAD_SECRETS = 30;
@@ -79,19 +90,24 @@ async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof makeCa
     await recorder.measure(scopes, call);
     return recorder.measure(scopes, call);
   };
+  // Reveals spend rate-limit leases that grow as a container keeps revealing: priced as the mean of a warm run.
+  const warmRun = async (scopes: string[], call: () => Promise<unknown>, runs: number) => {
+    await recorder.measure(scopes, call);
+    return recorder.measure(scopes, call, 0, runs);
+  };
   let n = 0;
   const put = 'PUT /api/v1/environments/{envId}/secrets';
   const created: string[] = [];
   return {
     createSecret: await recorder.measure(route(put), async () => created.push((await request(api, 'PUT', s.secretsPath, { key: `NEW_${n++}`, value: 'v' })).data.id)),
     rotateSecret: await twice(route(put), () => request(api, 'PUT', s.secretsPath, { key: 'DATABASE_URL', value: `v${n++}` })),
-    revealById: await twice(route('POST /api/v1/secrets/{secretId}/reveal'), () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`)),
-    revealByPath: await twice(route('POST /api/v1/reveal'), () => request(api, 'POST', '/api/v1/reveal', { path: s.path })),
+    revealById: await warmRun(route('POST /api/v1/secrets/{secretId}/reveal'), () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`), REVEAL_RUNS),
+    revealByPath: await warmRun(route('POST /api/v1/reveal'), () => request(api, 'POST', '/api/v1/reveal', { path: s.path }), REVEAL_RUNS),
     listSecrets: await twice(route('GET /api/v1/environments/{envId}/secrets'), () => request(api, 'GET', s.secretsPath)),
     searchSecrets: await twice(route('GET /api/v1/search/secrets'), () => request(api, 'GET', '/api/v1/search/secrets?q=database')),
     deleteSecret: await recorder.measure(route('DELETE /api/v1/secrets/{secretId}'), () => request(api, 'DELETE', `/api/v1/secrets/${created[0]}`)),
     listAudit: await twice(route('GET /api/v1/audit'), () => request(api, 'GET', '/api/v1/audit')),
-    loadEnvironment: await twice(route('POST /api/v1/environments/{envId}/secrets/reveal'), () => request(api, 'POST', s.loadPath, {})),
+    loadEnvironment: await warmRun(route('POST /api/v1/environments/{envId}/secrets/reveal'), () => request(api, 'POST', s.loadPath, {}), 10),
   };
 }
 
@@ -122,29 +138,55 @@ async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: stri
     listSecrets: { run: () => request(api, 'GET', s.secretsPath), raw: raw.list },
     loadEnvironment: { run: () => request(api, 'POST', s.loadPath, {}), raw: raw.list },
   };
-  const results: Record<string, { c1: Awaited<ReturnType<typeof runLoad>>; c16: Awaited<ReturnType<typeof runLoad>>; rawP50: number }> = {};
+  const results: Record<string, { c1: Awaited<ReturnType<typeof runLoad>>; c16: Awaited<ReturnType<typeof runLoad>>; rawP50: number; responseBytes: number }> = {};
   for (const [name, op] of Object.entries(ops)) {
+    // API Gateway meters in 512 KB steps: the answer's size (the request is far smaller) decides the steps.
+    const responseBytes = Buffer.byteLength(JSON.stringify(await op.run(0)));
     const c1 = await runLoad(async (i) => void (await op.run(i)), 1, LOAD_MS);
     const c16 = await runLoad(async (i) => void (await op.run(i)), 16, LOAD_MS);
     const rawP50 = await sequentialP50(op.raw, 200);
-    results[name] = { c1, c16, rawP50 };
+    results[name] = { c1, c16, rawP50, responseBytes };
   }
   return results;
 }
+
+/** The pipeline's Lambda invocations per delivery and their billed milliseconds per delivery, from the throughput run. */
+function pipelineShare(invocations: readonly InvocationEvent[], delivered: number) {
+  const of = (scope: string) => invocations.filter((event) => event.scope === scope);
+  const share = (scope: string) => ({
+    invocations: of(scope).length / Math.max(1, delivered),
+    billedMs: of(scope).reduce((sum, event) => sum + Math.ceil(event.wallMs), 0) / Math.max(1, delivered),
+  });
+  return { fanout: share('webhook-fanout'), worker: share('delivery-worker') };
+}
+
+/** CPU figures of the handler against its floor (bench/cpu.ts), per operation; null until measured. */
+export type CpuFigures = Record<string, { cpuMsPerRequest: number | null; floorCpuMsPerRequest: number | null; cpuFloorRatio: number | null }>;
 
 function assemble(
   bundles: Awaited<ReturnType<typeof measureBundles>>,
   calls: Record<string, OperationCalls>,
   load: Awaited<ReturnType<typeof measureLoad>>,
   webhooks: Awaited<ReturnType<typeof measureWebhooks>>,
+  pipeline: ReturnType<typeof pipelineShare>,
+  cpu: CpuFigures = {},
 ) {
   const operations: Record<string, Record<string, unknown>> = {};
   for (const [name, c] of Object.entries(calls)) {
+    if (name === 'webhookDelivery') continue;
     const l = load[name];
-    const handlerMs = l?.c1.p50 ?? (name === 'webhookDelivery' ? 20 : 30);
+    // Unmeasured operations take the closest measured one's time: writes a write's, reads a list's.
+    const wallMs = l?.c1.p50 ?? (['rotateSecret', 'deleteSecret'].includes(name) ? load.createSecret?.c1.p50 : name === 'revealByPath' ? load.revealById?.c1.p50 : load.listSecrets?.c1.p50) ?? 30;
+    const cpuMs = cpu[name]?.cpuMsPerRequest ?? null;
+    const durationMs = lambdaDurationMs(wallMs, cpuMs);
     operations[name] = {
       ...c,
-      costPerMillionUsd: costPerMillion(c, handlerMs, { viaApi: name !== 'webhookDelivery', lambdaInvocations: name === 'webhookDelivery' ? 2 : 1 }),
+      costPerMillionUsd: costPerMillion(c, { apiBytes: l?.responseBytes ?? 1, lambdaInvocations: 1, durationMs }),
+      lambdaDurationMs: durationMs,
+      cpuMsPerRequest: cpu[name]?.cpuMsPerRequest ?? null,
+      floorCpuMsPerRequest: cpu[name]?.floorCpuMsPerRequest ?? null,
+      cpuFloorRatio: cpu[name]?.cpuFloorRatio ?? null,
+      ...(cpu[name] ? {} : { cpuNull: 'CPU is measured for revealById and listSecrets only (bench/cpu.ts)' }),
       p50Ms: round2(l?.c1.p50 ?? null),
       p95Ms: round2(l?.c1.p95 ?? null),
       p99Ms: round2(l?.c1.p99 ?? null),
@@ -152,7 +194,7 @@ function assemble(
       concurrency16: l ? { p50Ms: round2(l.c16.p50), p95Ms: round2(l.c16.p95), p99Ms: round2(l.c16.p99), rps: round2(l.c16.rps) } : null,
       rawStorageP50Ms: round2(l?.rawP50 ?? null),
       overheadRatio: l ? round2(l.c1.p50! / l.rawP50) : null,
-      ...(l ? {} : { timingsNull: 'not load-tested; only its AWS calls are counted' }),
+      ...(l ? {} : { timingsNull: 'not load-tested; its Lambda duration is that of the closest measured operation' }),
     };
     if (name === 'loadEnvironment') {
       // One page delivers the whole environment: the cost that matters is per secret delivered.
@@ -160,6 +202,24 @@ function assemble(
       Object.assign(operations[name], { secrets: LOAD_SECRETS, costPerMillionSecretsUsd: Math.round((perPage / LOAD_SECRETS) * 1000) / 1000 });
     }
   }
+  // One delivery: the fan-out's and the worker's requests (counted for one delivery), their invocations' share and
+  // billed time (from the throughput run), and the event source's ReceiveMessage and DeleteMessageBatch per batch.
+  const delivery = calls.webhookDelivery!;
+  const esmRequests = 2 * pipeline.worker.invocations;
+  const deliveryCost = costPerMillion(
+    { ...delivery, sqsBilledRequests: delivery.sqsBilledRequests + esmRequests },
+    { lambdaInvocations: pipeline.fanout.invocations + pipeline.worker.invocations, durationMs: pipeline.fanout.billedMs + pipeline.worker.billedMs },
+  );
+  const webhookFigures = {
+    ...webhooks,
+    perDelivery: { ...delivery, eventSourceSqsRequests: round2(esmRequests), fanoutInvocations: round2(pipeline.fanout.invocations), workerInvocations: round2(pipeline.worker.invocations), billedLambdaMs: round2(pipeline.fanout.billedMs + pipeline.worker.billedMs) },
+    costPerMillionDeliveriesUsd: deliveryCost,
+  };
+  const workload = priceWorkload({
+    revealPerMillion: operations.revealById!.costPerMillionUsd as number,
+    loadPagePerMillion: operations.loadEnvironment!.costPerMillionUsd as number,
+    deliveryPerMillion: deliveryCost,
+  });
   return {
     date: new Date().toISOString(),
     machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
@@ -169,15 +229,23 @@ function assemble(
     emptyHandlerImportMs: bundles.baselineImportMs,
     emptyHandlerProcessMs: bundles.baselineProcessMs,
     sdk: bundles.sdk,
-    webhooks,
+    webhooks: webhookFigures,
+    workload,
   };
 }
 
 function table(results: ReturnType<typeof assemble>): string {
-  const rows = ['| operation | DynamoDB req | RCU | WCU | KMS | SQS | $/M ops | p50 ms (c1) | p95 | p99 | rps c1 | rps c16 | p50 c16 | raw p50 | ratio |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'];
+  const rows = [
+    '| operation | DynamoDB req | billed RRU | billed WRU (index) | KMS | SQS | Lambda ms | $/M ops (AWS billing) | CPU ms | floor CPU ms | CPU ratio | p50 ms (c1) | p95 | p99 | rps c1 | rps c16 | p50 c16 | raw p50 | ratio |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
   for (const [name, o] of Object.entries(results.operations) as [string, any][]) {
-    rows.push(`| ${name} | ${o.dynamodbRequests} | ${o.readUnits} | ${o.writeUnits} | ${o.kmsRequests} | ${o.sqsRequests} | ${o.costPerMillionUsd} | ${o.p50Ms ?? '–'} | ${o.p95Ms ?? '–'} | ${o.p99Ms ?? '–'} | ${o.rps ?? '–'} | ${o.concurrency16?.rps ?? '–'} | ${o.concurrency16?.p50Ms ?? '–'} | ${o.rawStorageP50Ms ?? '–'} | ${o.overheadRatio ?? '–'} |`);
+    rows.push(
+      `| ${name} | ${o.dynamodbRequests} | ${o.billedReadUnits} | ${o.billedWriteUnits} (${o.billedIndexWriteUnits}) | ${o.kmsRequests} | ${o.sqsRequests} | ${o.lambdaDurationMs} | ${o.costPerMillionUsd} | ${o.cpuMsPerRequest ?? '–'} | ${o.floorCpuMsPerRequest ?? '–'} | ${o.cpuFloorRatio ?? '–'} | ${o.p50Ms ?? '–'} | ${o.p95Ms ?? '–'} | ${o.p99Ms ?? '–'} | ${o.rps ?? '–'} | ${o.concurrency16?.rps ?? '–'} | ${o.concurrency16?.p50Ms ?? '–'} | ${o.rawStorageP50Ms ?? '–'} | ${o.overheadRatio ?? '–'} |`,
+    );
   }
+  const load = results.operations.loadEnvironment as any;
+  rows.push('', `loadEnvironment: ${load.secrets} secrets a page, ${load.dynamodbRequests} DynamoDB and ${load.kmsRequests} KMS requests warm, $${load.costPerMillionSecretsUsd} per million secrets delivered`);
   rows.push(
     '',
     `| function | bytes | gzip | import ms | import ratio (empty: ${results.emptyHandlerImportMs} ms) | process ms | process ratio (empty: ${results.emptyHandlerProcessMs} ms) |`,
@@ -186,7 +254,11 @@ function table(results: ReturnType<typeof assemble>): string {
   for (const [name, b] of Object.entries(results.bundles)) rows.push(`| ${name} | ${b.bytes} | ${b.gzipBytes} | ${b.importMs} | ${b.importRatio} | ${b.processMs} | ${b.processRatio} |`);
   rows.push('', `SDK entry (createClient, verifyWebhook): +${results.sdk.bytesOverEmpty} bytes and +${results.sdk.importMsOverEmpty} ms of import over an empty bundle`);
   const w = results.webhooks;
-  rows.push('', `webhooks: write→receive p50 ${round2(w.writeToReceiveP50Ms)} ms, p95 ${round2(w.writeToReceiveP95Ms)} ms; ${w.deliveriesPerSecond} deliveries/s (${w.delivered}/${w.expected} delivered, 20 endpoints)`);
+  rows.push(
+    '',
+    `webhooks: write→receive p50 ${round2(w.writeToReceiveP50Ms)} ms, p95 ${round2(w.writeToReceiveP95Ms)} ms; ${w.deliveriesPerSecond} deliveries/s (${w.delivered}/${w.expected} delivered, 20 endpoints); $${w.costPerMillionDeliveriesUsd} per million deliveries (${JSON.stringify(w.perDelivery)})`,
+  );
+  rows.push(workloadTable(results.workload));
   return rows.join('\n');
 }
 

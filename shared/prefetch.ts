@@ -7,6 +7,16 @@
 export interface ItemKey {
   PK: string;
   SK: string;
+  /**
+   * Read ahead eventually consistently (half the read units): only for items whose staleness is harmless to the
+   * route asking (a reveal's secret head, see the README's "Reveals: cost and consistency"). Never a credential.
+   */
+  eventual?: true;
+}
+
+/** The same keys, to be read ahead eventually consistently. */
+export function eventually(itemKeys: readonly ItemKey[]): ItemKey[] {
+  return itemKeys.map((key) => ({ ...key, eventual: true }));
 }
 
 /** Items read ahead of time in one batch with the credential, keyed by `itemKeyString`; absent items map to undefined. */

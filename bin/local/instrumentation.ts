@@ -16,32 +16,75 @@ export interface AwsCallEvent {
   /** DynamoDB only: consumed capacity units, when the request asked for them. */
   readUnits?: number;
   writeUnits?: number;
+  /** What an inspector (see `observeAwsCalls`) found the request to cost, e.g. AWS-billed units. */
+  billed?: Record<string, number>;
+  /** The request failed (a failed condition, a cancelled transaction): still a request, and still billed. */
+  failed?: boolean;
 }
 
 type Observer = (event: AwsCallEvent) => void;
 
+/**
+ * Looks at a request before it is sent and answers what to call with its output (undefined when it failed) once it
+ * completed; what that answers becomes the event's `billed`. It may make requests of its own with a client nobody
+ * observes (reading the items a write replaces, say); they delay the request, so inspect only while measuring.
+ */
+export type AwsCallInspector = (
+  service: AwsService,
+  operation: string,
+  input: Record<string, unknown>,
+) => Promise<((output: Record<string, unknown> | undefined) => Promise<Record<string, number>>) | undefined>;
+
 const observers = new Set<Observer>();
+let inspector: AwsCallInspector | undefined;
 
 /**
  * Registers an observer of every AWS request made through this process's clients (the benchmark counts requests
- * and capacity units per operation with it). With no observer registered, nothing is added to a request.
+ * and capacity units per operation with it), and optionally the one inspector that prices them. With no observer
+ * registered, nothing is added to a request.
  */
-export function observeAwsCalls(observer: Observer): () => void {
+export function observeAwsCalls(observer: Observer, options: { inspect?: AwsCallInspector } = {}): () => void {
   observers.add(observer);
-  return () => observers.delete(observer);
+  if (options.inspect) inspector = options.inspect;
+  return () => {
+    observers.delete(observer);
+    if (inspector === options.inspect) inspector = undefined;
+  };
 }
 
 const scopes = new AsyncLocalStorage<string>();
 
 /** Runs `work` so that the AWS requests it makes are reported with `scope` (the local API front uses route keys). */
 export function attributeCalls<T>(scope: string, work: () => T): T {
-  return scopes.run(scope, work);
+  if (invocationObservers.size === 0) return scopes.run(scope, work);
+  const started = performance.now();
+  const done = () => {
+    for (const observer of invocationObservers) observer({ scope, wallMs: performance.now() - started });
+  };
+  const result = scopes.run(scope, work);
+  if (result instanceof Promise) return result.finally(done) as T;
+  done();
+  return result;
+}
+
+/** One handler invocation the local stack made (a route, a poller's batch): its scope and wall time. */
+export interface InvocationEvent {
+  scope: string;
+  wallMs: number;
+}
+
+const invocationObservers = new Set<(event: InvocationEvent) => void>();
+
+/** Registers an observer of every handler invocation made through `attributeCalls` (the bench's Lambda durations). */
+export function observeInvocations(observer: (event: InvocationEvent) => void): () => void {
+  invocationObservers.add(observer);
+  return () => invocationObservers.delete(observer);
 }
 
 /** Tells the observers about a request that did not go through an SDK client (the local keyring stands in for KMS). */
-function reportAwsCall(event: AwsCallEvent): void {
+function reportAwsCall(event: AwsCallEvent, scope = scopes.getStore()): void {
   if (observers.size === 0) return;
-  const scoped = { ...event, scope: scopes.getStore() };
+  const scoped = { ...event, scope };
   for (const observer of observers) observer(scoped);
 }
 
@@ -58,9 +101,19 @@ function instrument<C extends { middlewareStack: unknown }>(client: C, service: 
     (next, context) => async (args) => {
       if (observers.size === 0) return next(args);
       if (service === 'DynamoDB' && !('ReturnConsumedCapacity' in args.input)) args.input.ReturnConsumedCapacity = 'TOTAL';
-      const result = await next(args);
       const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-      reportAwsCall({ service, operation, ...(service === 'DynamoDB' ? capacityOf(result.output, READS.has(operation)) : {}) });
+      const scope = scopes.getStore();
+      const bill = await inspector?.(service, operation, args.input);
+      let result: { output: unknown };
+      try {
+        result = await next(args);
+      } catch (error) {
+        const billed = await bill?.(undefined);
+        reportAwsCall({ service, operation, failed: true, ...(billed ? { billed } : {}) }, scope);
+        throw error;
+      }
+      const billed = await bill?.(result.output as Record<string, unknown>);
+      reportAwsCall({ service, operation, ...(service === 'DynamoDB' ? capacityOf(result.output, READS.has(operation)) : {}), ...(billed ? { billed } : {}) }, scope);
       return result;
     },
     { step: 'initialize', name: 'observeAwsCalls' },

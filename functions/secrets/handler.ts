@@ -7,9 +7,12 @@ import { makeSecretRoutes } from './routes.ts';
 import { makeSecretStore } from '../../shared/store/secrets.ts';
 import { makeProjectStore } from '../../shared/store/projects.ts';
 import { makeEnvironmentValueStore } from '../../shared/store/environment-values.ts';
+import { makeRevealLimiter } from '../../shared/store/reveal-limits.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
-const store = { ...makeProjectStore(db, pager), ...makeSecretStore(db, pager), ...makeEnvironmentValueStore(db, pager) };
+// One limiter for both reveal routes and the bulk reveal: they spend the same rate-limit leases.
+const limiter = makeRevealLimiter(db);
+const store = { ...makeProjectStore(db, pager), ...makeSecretStore(db, pager, limiter), ...makeEnvironmentValueStore(db, pager, limiter) };
 
 // A warm container that reveals the same version again within 5 minutes makes no KMS call.
 const cipher = cipherFromConfig(config, 1000);

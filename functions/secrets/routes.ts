@@ -20,10 +20,10 @@ function rawVersion(value: unknown): number | undefined {
 /** The secrets route group: thin handlers over the secret service; first reads ride on authentication. */
 export function makeSecretRoutes(service: SecretService): Record<RouteKey, RouteDefinition> {
   /** The head of the secret a by-id route names, and the version item when an older version is asked for. */
-  const secretPrefetch = (raw: RawInput) => {
+  const secretPrefetch = (raw: RawInput, forReveal = false) => {
     const secretId = raw.params.secretId;
     if (!secretId || !isId('secret', secretId)) return [];
-    return service.prefetch.byId(raw.workspaceId, secretId, rawVersion(raw.query.version));
+    return (forReveal ? service.prefetch.revealById : service.prefetch.byId)(raw.workspaceId, secretId, rawVersion(raw.query.version));
   };
   return {
     'GET /api/v1/environments/{envId}/secrets': defineRoute({
@@ -71,7 +71,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       allow: EVERYONE,
       params: secretParams,
       query: z.strictObject({ version: z.optional(versionQuerySchema) }),
-      prefetch: secretPrefetch,
+      prefetch: (raw) => secretPrefetch(raw, true),
       handler: async ({ principal, params, query, prefetched }) => ({
         data: await service.revealById(principal, params.secretId, query.version, prefetched),
       }),
@@ -99,7 +99,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       body: z.strictObject({ path: z.string().check(z.minLength(3), z.maxLength(600)), version: z.optional(versionSchema) }),
       prefetch: ({ workspaceId, body }) => {
         const path = (body as { path?: unknown } | undefined)?.path;
-        return typeof path === 'string' && path.length <= 600 && SECRET_PATH.test(path) ? service.prefetch.byPath(workspaceId, path) : [];
+        return typeof path === 'string' && path.length <= 600 && SECRET_PATH.test(path) ? service.prefetch.revealByPath(workspaceId, path) : [];
       },
       handler: async ({ principal, body, prefetched }) => ({ data: await service.revealByPath(principal, body.path, body.version, prefetched) }),
     }),

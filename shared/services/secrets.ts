@@ -4,7 +4,7 @@ import type { Cipher } from '../crypto/envelope.ts';
 import { secretContext } from '../crypto/context.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Prefetched } from '../prefetch.ts';
+import { eventually, type Prefetched } from '../prefetch.ts';
 import type { Page, PageRequest } from '../store/query.ts';
 import type { Store } from '../store/index.ts';
 import { secretPath, VersionConflictError, type SecretRecord, type StoredSecret } from '../store/secrets.ts';
@@ -148,9 +148,12 @@ export function makeSecretService(deps: SecretServiceDeps) {
     /** The items each secrets route can read ahead with the credential; the store alone knows the table's keys. */
     prefetch: {
       byId: (workspaceId: string, secretId: string, version?: number) => store.secretByIdKeys(workspaceId, secretId, version),
-      byPath: (workspaceId: string, path: string) => store.secretByPathKeys(workspaceId, path),
+      // Reveals read their secret (and the bulk reveal its environment) eventually consistently, at half the read
+      // units; the credential stays strongly consistent. README: "Reveals: cost and consistency".
+      revealById: (workspaceId: string, secretId: string, version?: number) => eventually(store.secretByIdKeys(workspaceId, secretId, version)),
+      revealByPath: (workspaceId: string, path: string) => eventually(store.secretByPathKeys(workspaceId, path)),
       write: (workspaceId: string, environmentId: string, key: string) => store.secretWriteKeys(workspaceId, environmentId, key),
-      environment: (workspaceId: string, environmentId: string) => store.environmentKeys(workspaceId, environmentId),
+      environment: (workspaceId: string, environmentId: string) => eventually(store.environmentKeys(workspaceId, environmentId)),
     },
 
     /**

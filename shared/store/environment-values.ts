@@ -6,7 +6,7 @@ import { ENTITY, keys, patterns } from './keys.ts';
 import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
 import { batchRead, batchWrite } from './reads.ts';
-import { countReveal, type RevealLimit } from './reveal-limits.ts';
+import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limits.ts';
 import { fromStored, toStored } from './sealed.ts';
 import { send, type Db } from './send.ts';
 
@@ -39,7 +39,7 @@ export function environmentValueDelete(db: Db, workspaceId: string, environmentI
 }
 
 /** Loading an environment: its values a page at a time, the page's reveals counted once and audited in batches. */
-export function makeEnvironmentValueStore(db: Db, pager: Pager) {
+export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealLimiter = makeRevealLimiter(db)) {
   return {
     /** What loading an environment reads ahead with the credential: the environment. */
     environmentKeys(workspaceId: string, environmentId: string) {
@@ -98,11 +98,11 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager) {
     },
 
     /**
-     * Counts one page as one reveal against the credential's per-minute limit and the workspace's ceiling (one
-     * transaction of the two counters: one request), refusing it with RATE_LIMITED when either is reached.
+     * Counts one page as one reveal against the credential's per-minute limit and the workspace's ceiling (from
+     * the container's leases), refusing it with RATE_LIMITED when either is reached.
      */
     async countRevealPage(workspaceId: string, limit: RevealLimit): Promise<void> {
-      await countReveal(db, workspaceId, limit);
+      await limiter.countReveal(workspaceId, limit);
     },
 
     /**

@@ -8,6 +8,7 @@ import { makeCursorKeyLoader } from './cursor-key.ts';
 import { makePager } from './pager.ts';
 import type { Db } from './send.ts';
 import { makeProjectStore } from './projects.ts';
+import { makeRevealLimiter } from './reveal-limits.ts';
 import { makeSecretStore } from './secrets.ts';
 import { makeWorkspaceStore } from './workspaces.ts';
 
@@ -15,12 +16,14 @@ import { makeWorkspaceStore } from './workspaces.ts';
 export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
   const db: Db = { doc, tableName };
   const pager = makePager(db, makeCursorKeyLoader(db));
+  // One limiter per store, so the single and the bulk reveal spend the same leases.
+  const limiter = makeRevealLimiter(db);
   return {
     ...makeWorkspaceStore(db),
     ...makeProjectStore(db, pager),
     ...makeAuditStore(pager),
-    ...makeSecretStore(db, pager),
-    ...makeEnvironmentValueStore(db, pager),
+    ...makeSecretStore(db, pager, limiter),
+    ...makeEnvironmentValueStore(db, pager, limiter),
     ...makeAccessKeyStore(db, pager),
     ...makeWebhookStore(db, pager),
     ...makeDeliveryStore(db, pager),

@@ -23,17 +23,17 @@ async function backOff(round: number): Promise<void> {
 }
 
 /**
- * Reads up to 100 items in one consistent BatchGetItem round trip (unprocessed keys, under throttling, are read
- * again until none is left) and answers every requested key, absent ones as undefined.
+ * Reads up to 100 items in one BatchGetItem round trip, consistently unless told otherwise (unprocessed keys, under
+ * throttling, are read again until none is left) and answers every requested key, absent ones as undefined.
  */
-export async function batchRead(db: Db, itemKeys: readonly ItemKey[]): Promise<Map<string, Record<string, unknown> | undefined>> {
+export async function batchRead(db: Db, itemKeys: readonly ItemKey[], options: { consistent?: boolean } = {}): Promise<Map<string, Record<string, unknown> | undefined>> {
   const found = new Map<string, Record<string, unknown> | undefined>(itemKeys.map((key) => [itemKeyString(key), undefined]));
   let pending: Record<string, unknown>[] = [...new Map(itemKeys.map((key) => [itemKeyString(key), { PK: key.PK, SK: key.SK }])).values()];
   for (let round = 0; pending.length > 0; round++) {
     await backOff(round);
     const out = await send<{ Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> }>(
       db,
-      new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: true } } }),
+      new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: options.consistent ?? true } } }),
     );
     for (const item of out.Responses?.[db.tableName] ?? []) found.set(itemKeyString(item as unknown as ItemKey), item);
     pending = out.UnprocessedKeys?.[db.tableName]?.Keys ?? [];

@@ -1,7 +1,9 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError } from '../errors.ts';
 import type { ItemKey } from '../prefetch.ts';
-import { transact, type TransactItem } from './conditional.ts';
+import { sendConditional } from './conditional.ts';
 import { ENTITY, keys } from './keys.ts';
+import { getItem } from './reads.ts';
 import type { Db } from './send.ts';
 
 /** The limits a reveal (or a page of a bulk reveal) counts against, in one fixed one-minute window. */
@@ -12,28 +14,106 @@ export interface RevealLimit {
   now: number;
 }
 
-/**
- * Counts one reveal (or one page of a bulk reveal) in one transaction with `alongside` (a reveal's audit entry):
- * the credential's and the workspace's counters, each refusing (its condition failing) once its limit is reached,
- * and expiring with DynamoDB TTL after the window. RATE_LIMITED when either refused; then nothing is written.
- */
-export async function countReveal(db: Db, workspaceId: string, limit: RevealLimit, alongside: TransactItem[] = []): Promise<void> {
-  const minute = Math.floor(limit.now / 60_000);
-  const count = (key: ItemKey, max: number): TransactItem => ({
-    Update: {
-      TableName: db.tableName,
-      Key: key,
-      UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-      ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-      ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':one': 1, ':limit': max, ':type': ENTITY.revealCounter, ':ttl': (minute + 2) * 60 },
-    },
-  });
-  const counters = [count(keys.revealCounter(workspaceId, limit.credentialId, minute), limit.perMinute), count(keys.workspaceRevealCounter(workspaceId, minute), limit.workspacePerMinute)];
-  const first = alongside.length;
-  const failed = await transact(db, [...alongside, ...counters], [first, first + 1]);
-  if (failed !== undefined) throw revealLimitError(failed - first, limit);
+/** Reveals this container may still make in `minute` without asking the table, and how many to ask for next. */
+interface Lease {
+  minute: number;
+  left: number;
+  grant: number;
+  /** Reveals made under this lease's window, to size the first grant of the next one. */
+  used: number;
 }
+
+/** The largest lease: an eighth of the limit (so eight containers' leftovers cannot eat it all), at most 64. */
+const maxGrant = (limit: number) => Math.max(1, Math.min(64, Math.floor(limit / 8)));
+
+/**
+ * The reveal rate limits, counted with leases. Each limit is a counter item per window (credential and minute,
+ * workspace and minute) that expires with DynamoDB TTL. A container does not add 1 per reveal: it takes a lease of
+ * several reveals at once with one conditional UpdateItem (`count + n` must stay within the limit) and spends it
+ * locally. The first lease of a window is 1, or a quarter of what the container used in the window before; each
+ * refill doubles it up to `maxGrant`; near the limit a refused lease is retried once with exactly what is left. So
+ * the counter never passes the limit, and reveals never pass the counter: the limit can only get stricter (by what
+ * containers leased and did not use before the window ended), never looser. A busy container pays one counter write
+ * per lease instead of one per reveal, outside any transaction. Leases live as long as the store (one per container).
+ */
+export function makeRevealLimiter(db: Db) {
+  const leases = new Map<string, Lease>();
+
+  /** One conditional ADD of `n` to the counter; false when it would pass `max`. */
+  async function add(key: ItemKey, minute: number, n: number, max: number): Promise<boolean> {
+    const out = await sendConditional(
+      db,
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: key,
+        UpdateExpression: 'ADD #count :n SET #type = :type, #ttl = :ttl',
+        ConditionExpression: 'attribute_not_exists(#count) OR #count <= :room',
+        ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
+        ExpressionAttributeValues: { ':n': n, ':room': max - n, ':type': ENTITY.revealCounter, ':ttl': (minute + 2) * 60 },
+      }),
+    );
+    return out !== undefined;
+  }
+
+  /** Leases more reveals of one counter; false when none is left in the window. */
+  async function refill(key: ItemKey, lease: Lease, max: number): Promise<boolean> {
+    const wanted = Math.min(lease.grant, max);
+    let granted = (await add(key, lease.minute, wanted, max)) ? wanted : 0;
+    if (granted === 0 && wanted > 1) {
+      // Near the limit: ask once more for exactly what is left (a consistent read of the counter).
+      const room = max - (((await getItem(db, key))?.count as number | undefined) ?? 0);
+      if (room > 0 && room < wanted && (await add(key, lease.minute, room, max))) granted = room;
+    }
+    lease.left += granted;
+    lease.grant = Math.min(lease.grant * 2, maxGrant(max));
+    return granted > 0;
+  }
+
+  function leaseOf(key: ItemKey, minute: number, max: number): Lease {
+    // One lease per counter (its partition key), whatever the window, so a new window can size its first lease.
+    const id = key.PK;
+    const lease = leases.get(id);
+    if (lease?.minute === minute) return lease;
+    const previous = lease?.minute === minute - 1 ? lease.used : 0;
+    const fresh = { minute, left: 0, used: 0, grant: Math.max(1, Math.min(maxGrant(max), Math.floor(previous / 4))) };
+    leases.set(id, fresh);
+    return fresh;
+  }
+
+  /** Leases of windows that have ended are dropped, so a long-lived container's map stays small. */
+  function forgetOld(minute: number) {
+    if (leases.size < 1000) return;
+    for (const [id, lease] of leases) if (lease.minute < minute - 1) leases.delete(id);
+  }
+
+  return {
+    /**
+     * Counts one reveal (or one page of a bulk reveal) against the credential's and the workspace's per-minute
+     * limits, from this container's leases when they have room, else by leasing more; RATE_LIMITED (Retry-After to
+     * the window's end) when either limit has no reveal left to lease. A refusal spends nothing.
+     */
+    async countReveal(workspaceId: string, limit: RevealLimit): Promise<void> {
+      const minute = Math.floor(limit.now / 60_000);
+      forgetOld(minute);
+      const counters = [
+        { key: keys.revealCounter(workspaceId, limit.credentialId, minute), max: limit.perMinute },
+        { key: keys.workspaceRevealCounter(workspaceId, minute), max: limit.workspacePerMinute },
+      ].map((counter) => ({ ...counter, lease: leaseOf(counter.key, minute, counter.max) }));
+      // Refill until both leases have room at once: a concurrent request of this container may spend a lease
+      // while the other one is being refilled. Checking and spending then happen with no await between them.
+      for (let empty = counters.findIndex((c) => c.lease.left <= 0); empty !== -1; empty = counters.findIndex((c) => c.lease.left <= 0)) {
+        const counter = counters[empty]!;
+        if (!(await refill(counter.key, counter.lease, counter.max))) throw revealLimitError(empty, limit);
+      }
+      for (const { lease } of counters) {
+        lease.left--;
+        lease.used++;
+      }
+    },
+  };
+}
+
+export type RevealLimiter = ReturnType<typeof makeRevealLimiter>;
 
 /** RATE_LIMITED for the counter that refused (0: the credential's, 1: the workspace's), with Retry-After to the window's end. */
 function revealLimitError(which: number, limit: RevealLimit): RateLimitedError {

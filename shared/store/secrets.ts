@@ -1,16 +1,17 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
 import { NotFoundError } from '../errors.ts';
 import type { ItemKey, Prefetched } from '../prefetch.ts';
-import { auditPut, type AuditEntry } from './audit.ts';
+import { auditItem, auditPut, type AuditEntry } from './audit.ts';
 import { transact } from './conditional.ts';
 import { pick } from './items.ts';
 import { fromStored, toStored } from './sealed.ts';
 import { environmentValueDelete, environmentValuePut } from './environment-values.ts';
-import { countReveal, type RevealLimit } from './reveal-limits.ts';
+import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limits.ts';
 import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
 import { batchDelete, readItem } from './reads.ts';
-import type { Db } from './send.ts';
+import { send, type Db } from './send.ts';
 import { ENTITY, gsi1, gsi2, keys, patterns } from './keys.ts';
 
 /** A secret's state without its value: what lists and search show, plus where it lives. */
@@ -66,7 +67,7 @@ export const secretPath = (record: Pick<SecretRecord, 'projectSlug' | 'envSlug' 
   `${record.projectSlug}/${record.envSlug}/${record.key}`;
 
 /** Secrets: heads (by id and by path), per-environment key items, immutable versions, reveal counters. */
-export function makeSecretStore(db: Db, pager: Pager) {
+export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = makeRevealLimiter(db)) {
   return {
     /** What a read of a secret by id needs, to be read ahead with the credential: its head, and an older version. */
     secretByIdKeys(workspaceId: string, secretId: string, version?: number): ItemKey[] {
@@ -162,11 +163,13 @@ export function makeSecretStore(db: Db, pager: Pager) {
     },
 
     /**
-     * Writes a reveal's audit entry and counts it against the credential's per-minute limit and the workspace's
-     * ceiling, atomically: when either is reached nothing is written and the caller gets RATE_LIMITED.
+     * Counts a reveal against the credential's per-minute limit and the workspace's ceiling (RATE_LIMITED, and
+     * nothing written, when either is reached), then writes its audit entry: one PutItem, durable when it answers
+     * (a fresh id; the condition only guards the log against an overwrite). A failed write fails the reveal.
      */
     async recordReveal(workspaceId: string, audit: AuditEntry, limit: RevealLimit): Promise<void> {
-      await countReveal(db, workspaceId, limit, [auditPut(db, workspaceId, audit)]);
+      await limiter.countReveal(workspaceId, limit);
+      await send(db, new PutCommand({ TableName: db.tableName, Item: auditItem(workspaceId, audit), ConditionExpression: 'attribute_not_exists(PK)' }));
     },
 
     /**
