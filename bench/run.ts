@@ -119,10 +119,15 @@ async function countWebhookDelivery(api: Api, environmentId: string, recorder: R
   for (const endpoint of list.data) await request(api, 'DELETE', `/api/v1/webhooks/${endpoint.id}`);
   await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}/one`, events: ['service.secret.create'] }, 201);
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const calls = await recorder.measure(['webhook-fanout', 'delivery-worker'], async () => {
-    await request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key: 'ONE_DELIVERY', value: 'v' });
-    while (receiver.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-  }, 1500);
+  // Warm, like every other operation: the second delivery to the endpoint (its signing key's data key cached).
+  const deliver = async (key: string) => {
+    const before = receiver.requests.length;
+    await request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key, value: 'v' });
+    while (receiver.requests.length === before) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+  await deliver('ONE_DELIVERY_WARM_UP');
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const calls = await recorder.measure(['webhook-fanout', 'delivery-worker'], () => deliver('ONE_DELIVERY'), 1500);
   await receiver.close();
   return calls;
 }
