@@ -43,14 +43,11 @@ async function main(): Promise<void> {
     process.stdout.write('latency and throughput…\n');
     const load = await measureLoad(api, setup, stack.dynamodbEndpoint, stack.tableName);
     process.stdout.write('webhooks…\n');
-    // The pipeline's invocations while deliveries flow (no pricing reads then): their count and wall time per delivery.
-    const invocations: InvocationEvent[] = [];
-    const stopInvocations = observeInvocations((event) => invocations.push(event));
     const webhooks = await measureWebhooks(api, setup.environmentId, { latencySamples: 30, throughputWrites: 25 });
-    stopInvocations();
+    const pipeline = await measurePipelineShare(api, setup.environmentId);
     const webhookCalls = await countWebhookDelivery(api, setup.environmentId, recorder);
     process.stdout.write('reference workload…\n');
-    const results = assemble(bundles, { ...calls, webhookDelivery: webhookCalls }, load, webhooks, pipelineShare(invocations, webhooks.delivered));
+    const results = assemble(bundles, { ...calls, webhookDelivery: webhookCalls }, load, webhooks, pipeline);
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${table(results)}\nwritten to ${out}\n`);
@@ -155,14 +152,42 @@ async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: stri
   return results;
 }
 
-/** The pipeline's Lambda invocations per delivery and their billed milliseconds per delivery, from the throughput run. */
-function pipelineShare(invocations: readonly InvocationEvent[], delivered: number) {
+/** Endpoints each write of the pipeline-share run is delivered to: a full worker batch. */
+const SHARE_ENDPOINTS = 10;
+
+/**
+ * The pipeline's Lambda invocations per delivery and their billed milliseconds per delivery (wall time, the wait on
+ * the receiver included, rounded up per invocation): 5 writes one after the other, each delivered to 10 endpoints of
+ * one local HTTPS receiver, with nothing else running and no pricing reads.
+ */
+async function measurePipelineShare(api: Api, environmentId: string) {
+  const { startHttpsReceiver } = await import('../test/support/https-receiver.ts');
+  const receiver = await startHttpsReceiver({ status: 204 });
+  const list = await request(api, 'GET', '/api/v1/webhooks?limit=50');
+  for (const endpoint of list.data) await request(api, 'DELETE', `/api/v1/webhooks/${endpoint.id}`);
+  for (let i = 0; i < SHARE_ENDPOINTS; i++) await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}/share${i}`, events: ['service.secret.create'] }, 201);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const invocations: InvocationEvent[] = [];
+  const stop = observeInvocations((event) => invocations.push(event));
+  const writes = 5;
+  try {
+    for (let i = 0; i < writes; i++) {
+      const before = receiver.requests.length;
+      await request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key: `SHARE_${i}`, value: 'v' });
+      while (receiver.requests.length < before + SHARE_ENDPOINTS) await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  } finally {
+    stop();
+    await receiver.close();
+  }
+  const delivered = writes * SHARE_ENDPOINTS;
   const of = (scope: string) => invocations.filter((event) => event.scope === scope);
   const share = (scope: string) => ({
-    invocations: of(scope).length / Math.max(1, delivered),
-    billedMs: of(scope).reduce((sum, event) => sum + Math.ceil(event.wallMs), 0) / Math.max(1, delivered),
+    invocations: of(scope).length / delivered,
+    billedMs: of(scope).reduce((sum, event) => sum + Math.ceil(event.wallMs), 0) / delivered,
   });
-  return { fanout: share('webhook-fanout'), worker: share('delivery-worker') };
+  return { endpointsPerEvent: SHARE_ENDPOINTS, fanout: share('webhook-fanout'), worker: share('delivery-worker') };
 }
 
 /** CPU figures of the handler against its floor (bench/cpu.ts), per operation; null until measured. */
@@ -173,7 +198,7 @@ function assemble(
   calls: Record<string, OperationCalls>,
   load: Awaited<ReturnType<typeof measureLoad>>,
   webhooks: Awaited<ReturnType<typeof measureWebhooks>>,
-  pipeline: ReturnType<typeof pipelineShare>,
+  pipeline: Awaited<ReturnType<typeof measurePipelineShare>>,
   cpu: CpuFigures = {},
 ) {
   const operations: Record<string, Record<string, unknown>> = {};
@@ -217,7 +242,7 @@ function assemble(
   );
   const webhookFigures = {
     ...webhooks,
-    perDelivery: { ...delivery, eventSourceSqsRequests: round2(esmRequests), fanoutInvocations: round2(pipeline.fanout.invocations), workerInvocations: round2(pipeline.worker.invocations), billedLambdaMs: round2(pipeline.fanout.billedMs + pipeline.worker.billedMs) },
+    perDelivery: { ...delivery, eventSourceSqsRequests: round2(esmRequests), fanoutInvocations: round2(pipeline.fanout.invocations), workerInvocations: round2(pipeline.worker.invocations), fanoutBilledMs: round2(pipeline.fanout.billedMs), workerBilledMs: round2(pipeline.worker.billedMs), endpointsPerEvent: pipeline.endpointsPerEvent },
     costPerMillionDeliveriesUsd: deliveryCost,
   };
   const workload = priceWorkload({
