@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, bundleFloor, type Built } from '../../bench/bundles.ts';
+import { bundle, bundleFloor, type Built, LAMBDA_NODE_OPTIONS } from '../../bench/bundles.ts';
 import { bundledCommands } from '../../bench/floor.ts';
 import { FUNCTION_ENTRIES } from '../../shared/functions.ts';
 import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth } from './synth.ts';
@@ -62,7 +62,7 @@ const NEVER_BUNDLED = [
   '@aws-sdk/nested-clients',
 ];
 
-type Bundle = { files: string[]; code: string; sources: string[]; sourcesContent?: unknown; version: number };
+type Bundle = { files: string[]; code: string; sources: string[]; sourcesContent?: unknown; version: number; nodeOptions: unknown };
 
 /** Source map inputs are read relative to the project root, so the checkout's own path never matches a pattern. */
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -79,11 +79,13 @@ beforeAll(async () => {
   const functions = template.findResources('AWS::Lambda::Function');
   for (const name of FUNCTION_NAMES) {
     // The code's S3 key is `<asset hash>.zip`; the cloud assembly holds the asset as `asset.<hash>/`.
-    const key = functions[idOf(stack, functionsOf(stack)[name].function)]?.Properties.Code.S3Key as string;
+    const properties = functions[idOf(stack, functionsOf(stack)[name].function)]?.Properties;
+    const key = properties?.Code.S3Key as string;
     const dir = join(app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
-    const map = JSON.parse(await readFile(join(dir, 'index.mjs.map'), 'utf8')) as Omit<Bundle, 'files' | 'code'>;
+    const map = JSON.parse(await readFile(join(dir, 'index.mjs.map'), 'utf8')) as Omit<Bundle, 'files' | 'code' | 'nodeOptions'>;
     const sources = map.sources.map((source) => relative(PROJECT_ROOT, resolve(dir, source)));
-    bundles[name] = { files: (await readdir(dir)).sort(), code: await readFile(join(dir, 'index.mjs'), 'utf8'), ...map, sources };
+    const nodeOptions = properties?.Environment.Variables.NODE_OPTIONS;
+    bundles[name] = { files: (await readdir(dir)).sort(), code: await readFile(join(dir, 'index.mjs'), 'utf8'), ...map, sources, nodeOptions };
     const fn = await bundle({ entry: FUNCTION_ENTRIES[name] }, join(outdir.dir, 'bench', name));
     const floor = await bundleFloor(name, join(outdir.dir, 'floor', name));
     benchBuilds[name] = { fn, floor, code: await readFile(fn.file, 'utf8') };
@@ -123,6 +125,8 @@ describe('Lambda bundles', () => {
     // The bench (and the floors below) use bench/bundles.ts's esbuild call; the stack, lib/service-function.ts's.
     expect(benchBuilds[name].code === bundles[name].code).toBe(true);
     expect(benchBuilds[name].fn.files).toEqual(bundles[name].files);
+    // The bench imports bundles with the NODE_OPTIONS the stack gives the function (source maps cost a cold start).
+    expect(bundles[name].nodeOptions).toBe(LAMBDA_NODE_OPTIONS);
   });
 
   it.each(FUNCTION_NAMES)('keeps %s within its ratio to its SDK floor', (name) => {
