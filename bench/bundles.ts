@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { FUNCTION_ENTRIES } from '../shared/functions.ts';
+import { floorSource } from './floor.ts';
 import { quantile } from './stats.ts';
 
 /** Every Lambda of the stack: the route groups and the webhook pipeline's three. */
@@ -13,24 +15,100 @@ export const FUNCTIONS: Record<string, string> = FUNCTION_ENTRIES;
 /** Module substitutions of the Lambda bundles (the same map lib/service-function.ts passes to esbuild). */
 export const LAMBDA_ALIASES = { '@aws-sdk/credential-provider-node': './shared/clients/lambda-credentials.ts' };
 
-/** Bundles one entry the way the CDK stack does (lib/service-function.ts): minified, tree-shaken ESM for Node 24. */
-async function bundle(entry: string, outfile: string): Promise<void> {
-  await build({
-    entryPoints: [entry],
-    outfile,
+/** The repository root, where the CDK stack runs esbuild (aliases and entries are relative to it). */
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** A bundle as the stack would ship it: every file, the code's bytes, and esbuild's account of where they come from. */
+export interface Built {
+  /** The code the runtime loads first (`index.mjs`). */
+  file: string;
+  /** Every file of the asset, source maps included, by name. */
+  files: string[];
+  /** Bytes of every code file of the asset (all chunks, if a bundle is ever split); source maps are not counted. */
+  bytes: number;
+  gzipBytes: number;
+  /** Each input's bytes in the code, from esbuild's metafile. */
+  inputs: Metafile['outputs'][string]['inputs'];
+}
+
+/**
+ * Bundles an entry file, or a generated source (a floor handler), the way the CDK stack does
+ * (lib/service-function.ts): minified, tree-shaken ESM for Node 24 with an external source map without sources,
+ * into `outdir/index.mjs`. test/infra/bundles.test.ts checks that this gives the stack's asset byte for byte.
+ */
+export async function bundle(source: { entry: string } | { contents: string; name: string }, outdir: string): Promise<Built> {
+  mkdirSync(outdir, { recursive: true });
+  const result = await build({
+    ...('entry' in source
+      ? { entryPoints: [source.entry] }
+      : { stdin: { contents: source.contents, resolveDir: PROJECT_ROOT, sourcefile: `${source.name}.ts`, loader: 'ts' as const } }),
+    absWorkingDir: PROJECT_ROOT,
+    outfile: join(outdir, 'index.mjs'),
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node24',
     minify: true,
-    treeShaking: true,
-    sourcemap: 'external',
+    sourcemap: true,
+    sourcesContent: false,
     mainFields: ['module', 'main'],
     banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
     alias: LAMBDA_ALIASES,
+    metafile: true,
     logLevel: 'error',
   });
+  const outputs = Object.entries(result.metafile.outputs);
+  const code = outputs.filter(([path]) => /\.m?js$/.test(path)).map(([path]) => readFileSync(join(PROJECT_ROOT, path)));
+  const main = outputs.find(([path]) => path.endsWith('index.mjs'))!;
+  return {
+    file: join(outdir, 'index.mjs'),
+    files: outputs.map(([path]) => basename(path)).sort(),
+    bytes: code.reduce((sum, buffer) => sum + buffer.length, 0),
+    gzipBytes: code.reduce((sum, buffer) => sum + gzipSync(buffer).length, 0),
+    inputs: main[1].inputs,
+  };
 }
+
+/** Bundles a function's SDK floor (bench/floor.ts) into `outdir`. */
+export function bundleFloor(name: keyof typeof FUNCTION_ENTRIES, outdir: string): Promise<Built> {
+  return bundle({ contents: floorSource(name), name: `floor-${name}` }, outdir);
+}
+
+/**
+ * What an input counts under in a breakdown: its npm package, or its project folder (`shared/store`,
+ * `functions/secrets`), or the project file itself when it sits directly in `shared/`.
+ */
+export function moduleOf(path: string): string {
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  if (pkg) return pkg[1]!;
+  if (path.startsWith('<stdin>') || path.includes('floor-')) return 'floor handler';
+  const parts = path.split('/');
+  return parts.length > 2 ? parts.slice(0, 2).join('/') : path;
+}
+
+/** Bytes in the code per module (moduleOf). */
+function bytesByModule(inputs: Built['inputs']): Map<string, number> {
+  const sums = new Map<string, number>();
+  for (const [path, input] of Object.entries(inputs)) sums.set(moduleOf(path), (sums.get(moduleOf(path)) ?? 0) + input.bytesInOutput);
+  return sums;
+}
+
+/** The modules that put the most bytes in a function's code beyond what its floor holds of them, largest first. */
+export function aboveFloor(fn: Built, floor: Built, top = 8): { module: string; bytes: number }[] {
+  const floorBytes = bytesByModule(floor.inputs);
+  return [...bytesByModule(fn.inputs)]
+    .map(([module, bytes]) => ({ module, bytes: bytes - (floorBytes.get(module) ?? 0) }))
+    .filter((entry) => entry.bytes > 0)
+    .sort((a, b) => b.bytes - a.bytes)
+    .slice(0, top);
+}
+
+/**
+ * The NODE_OPTIONS every function runs with (lib/service-function.ts; test/infra/bundles.test.ts checks they agree).
+ * Imports are measured with them: with source maps on, Node reads each bundle's map at load (measured 2026-11-23: 15
+ * of the secrets function's 94 ms of import CPU, 9 of its floor's 72).
+ */
+export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
 
 /** Cold-start configuration the handlers read at import (values only need to parse; nothing is called). */
 const IMPORT_ENV = {
@@ -45,66 +123,156 @@ const IMPORT_ENV = {
 };
 
 /**
- * Milliseconds to import a bundle in a fresh Node process (median of `runs`): the import itself, measured inside
- * the process, and the whole process from spawn to exit (Node's own start-up included, closer to Lambda's init).
+ * Imports a bundle in a fresh Node process: the import itself, measured inside the process, the whole process from
+ * spawn to exit (Node's own start-up included, closer to Lambda's init), and the CPU time of the whole process
+ * (all its threads; less sensitive than wall time to other work on the machine), in milliseconds.
  */
-function importMs(file: string, runs: number): { importMs: number; processMs: number } {
-  const imports: number[] = [];
-  const processes: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const started = performance.now();
-    const out = execFileSync(
-      process.execPath,
-      ['--input-type=module', '-e', 'const t = performance.now(); await import(process.argv[1]); process.stdout.write(String(performance.now() - t));', file],
-      { env: { ...process.env, ...IMPORT_ENV } },
-    );
-    processes.push(performance.now() - started);
-    imports.push(Number(out.toString()));
-  }
-  return { importMs: quantile(imports, 0.5)!, processMs: quantile(processes, 0.5)! };
+function importOnce(file: string, nodeOptions = LAMBDA_NODE_OPTIONS): { importMs: number; processMs: number; cpuMs: number } {
+  const started = performance.now();
+  const script =
+    'const t = performance.now(); await import(process.argv[1]); const ms = performance.now() - t; const cpu = process.cpuUsage();' +
+    ' process.stdout.write(JSON.stringify([ms, (cpu.user + cpu.system) / 1000]));';
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script, file], {
+    env: { ...process.env, ...IMPORT_ENV, NODE_OPTIONS: nodeOptions },
+  });
+  const [importMs, cpuMs] = JSON.parse(out.toString()) as [number, number];
+  return { importMs, processMs: performance.now() - started, cpuMs };
 }
 
-/** Size, gzip size and import time (as a ratio to an empty handler bundled the same way) of every function. */
-export async function measureBundles(runs = 10) {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
-  const emptyEntry = join(dir, 'empty.ts');
-  writeFileSync(emptyEntry, 'export const handler = async () => ({});\n');
-  await bundle(emptyEntry, join(dir, 'empty.mjs'));
-  const baseline = importMs(join(dir, 'empty.mjs'), runs);
-  const round1 = (value: number) => Math.round(value * 10) / 10;
-  const results: Record<string, { bytes: number; gzipBytes: number; importMs: number; importRatio: number; processMs: number; processRatio: number }> = {};
-  for (const [name, entry] of Object.entries(FUNCTIONS)) {
-    const file = join(dir, `${name}.mjs`);
-    await bundle(entry, file);
-    const code = readFileSync(file);
-    const ms = importMs(file, runs);
-    results[name] = {
-      bytes: code.length,
-      gzipBytes: gzipSync(code).length,
-      importMs: round1(ms.importMs),
-      importRatio: Math.round((ms.importMs / baseline.importMs) * 100) / 100,
-      processMs: round1(ms.processMs),
-      processRatio: Math.round((ms.processMs / baseline.processMs) * 100) / 100,
-    };
+/** Medians of `runs` fresh-process imports of one bundle. */
+function importMs(file: string, runs: number, nodeOptions?: string): { importMs: number; processMs: number } {
+  const samples = Array.from({ length: runs }, () => importOnce(file, nodeOptions));
+  return { importMs: quantile(samples.map((s) => s.importMs), 0.5)!, processMs: quantile(samples.map((s) => s.processMs), 0.5)! };
+}
+
+/**
+ * Imports bundle `a` and bundle `b` in `pairs` interleaved fresh processes (A B A B …, after one unmeasured pair),
+ * so drift in the machine's load hits both alike: the medians of each, and the median of the per-pair ratios of
+ * whole-process wall and CPU time.
+ */
+export function importPairs(a: string, b: string, pairs: number) {
+  importOnce(a);
+  importOnce(b);
+  const as: ReturnType<typeof importOnce>[] = [];
+  const bs: ReturnType<typeof importOnce>[] = [];
+  for (let i = 0; i < pairs; i++) {
+    as.push(importOnce(a));
+    bs.push(importOnce(b));
   }
-  return { baselineImportMs: round1(baseline.importMs), baselineProcessMs: round1(baseline.processMs), results, sdk: await measureSdk(dir, baseline, runs) };
+  const median = (values: number[]) => quantile(values, 0.5)!;
+  return {
+    a: { importMs: median(as.map((s) => s.importMs)), processMs: median(as.map((s) => s.processMs)), cpuMs: median(as.map((s) => s.cpuMs)) },
+    b: { importMs: median(bs.map((s) => s.importMs)), processMs: median(bs.map((s) => s.processMs)), cpuMs: median(bs.map((s) => s.cpuMs)) },
+    processRatio: median(as.map((s, i) => s.processMs / bs[i]!.processMs)),
+    cpuRatio: median(as.map((s, i) => s.cpuMs / bs[i]!.cpuMs)),
+  };
+}
+
+/** Interleaved import pairs per function (at least 15: one slow process must not move a median). */
+const IMPORT_PAIRS = 21;
+
+const round1 = (value: number) => Math.round(value * 10) / 10;
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/** One function's figures in bench/results.json (`bundles.<function>`). */
+export interface BundleResult {
+  bytes: number;
+  gzipBytes: number;
+  importMs: number;
+  /** In-process import time over the empty handler's. */
+  importRatio: number;
+  processMs: number;
+  /** Whole-process time over the empty handler's. */
+  processRatio: number;
+  /** The function's SDK floor (bench/floor.ts), bundled the same way. */
+  floorBytes: number;
+  floorBytesRatio: number;
+  floorProcessMs: number;
+  /** Median over interleaved pairs of the function's whole-process import time (wall clock) over its floor's. */
+  floorImportRatio: number;
+  /** The same pairs' median ratio of whole-process CPU time: steadier than wall time on a loaded machine. */
+  floorCpuRatio: number;
+  /** The modules with the most bytes beyond the floor (esbuild metafile), largest first. */
+  aboveFloor: { module: string; bytes: number }[];
+}
+
+/**
+ * Size, gzip size and import time of every function, as ratios to an empty handler and to the function's SDK floor
+ * bundled the same way; whole-process import time against the floor is the median of 21 interleaved pairs.
+ */
+export async function measureBundles(runs = 10) {
+  const started = performance.now();
+  const pairs = Math.max(IMPORT_PAIRS, runs);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
+  try {
+    const empty = await bundle({ contents: 'export const handler = async () => ({});\n', name: 'empty' }, join(dir, 'empty'));
+    const baseline = importMs(empty.file, runs);
+    const results: Record<string, BundleResult> = {};
+    for (const [name, entry] of Object.entries(FUNCTIONS)) {
+      const fn = await bundle({ entry }, join(dir, name));
+      const floor = await bundleFloor(name as keyof typeof FUNCTION_ENTRIES, join(dir, `floor-${name}`));
+      const ms = importPairs(fn.file, floor.file, pairs);
+      results[name] = {
+        bytes: fn.bytes,
+        gzipBytes: fn.gzipBytes,
+        importMs: round1(ms.a.importMs),
+        importRatio: round2(ms.a.importMs / baseline.importMs),
+        processMs: round1(ms.a.processMs),
+        processRatio: round2(ms.a.processMs / baseline.processMs),
+        floorBytes: floor.bytes,
+        floorBytesRatio: round2(fn.bytes / floor.bytes),
+        floorProcessMs: round1(ms.b.processMs),
+        floorImportRatio: round2(ms.processRatio),
+        floorCpuRatio: round2(ms.cpuRatio),
+        aboveFloor: aboveFloor(fn, floor),
+      };
+    }
+    const sdk = await measureSdk(dir, empty, runs);
+    return { baselineImportMs: round1(baseline.importMs), baselineProcessMs: round1(baseline.processMs), results, sdk, seconds: round1((performance.now() - started) / 1000) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
  * What importing the SDK adds to a customer's bundle: a handler that imports `createClient` and `verifyWebhook`,
  * bundled the same way, against the empty handler (bytes, and milliseconds of import in a fresh process).
  */
-async function measureSdk(dir: string, empty: { importMs: number }, runs: number) {
+async function measureSdk(dir: string, empty: Built, runs: number) {
   // Inside the project, so esbuild resolves the package as a customer's bundler would (node_modules).
-  const local = mkdtempSync(join(process.cwd(), '.bench-sdk-'));
+  const local = mkdtempSync(join(PROJECT_ROOT, '.bench-sdk-'));
   const entry = join(local, 'sdk-user.ts');
   writeFileSync(entry, "import { createClient, verifyWebhook } from '@secrets-service/sdk';\nexport const handler = async () => [createClient, verifyWebhook].length;\n");
+  let user: Built;
   try {
-    await bundle(entry, join(dir, 'sdk-user.mjs'));
+    user = await bundle({ entry }, join(dir, 'sdk-user'));
   } finally {
     rmSync(local, { recursive: true, force: true });
   }
-  const bytes = readFileSync(join(dir, 'sdk-user.mjs')).length - readFileSync(join(dir, 'empty.mjs')).length;
-  const ms = importMs(join(dir, 'sdk-user.mjs'), runs);
-  return { bytesOverEmpty: bytes, importMsOverEmpty: Math.round((ms.importMs - empty.importMs) * 100) / 100 };
+  // A customer's function may run without source maps: both are imported without them, interleaved.
+  const samples = Array.from({ length: runs }, () => [importOnce(user.file, ''), importOnce(empty.file, '')] as const);
+  const overEmpty = quantile(samples.map(([a, b]) => a.importMs - b.importMs), 0.5)!;
+  return { bytesOverEmpty: user.bytes - empty.bytes, importMsOverEmpty: round2(overEmpty) };
+}
+
+/**
+ * The bundles' table for the bench output: bytes and whole-process import time against each function's SDK floor,
+ * then, per function, the modules that weigh most above its floor.
+ */
+export function bundleTable(results: { bundles: Record<string, BundleResult>; seconds?: number }): string {
+  const rows = [
+    '| function | bytes | floor bytes | bytes ratio | above floor | process ms | floor process ms | import ratio to floor | CPU ratio to floor |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const [name, b] of Object.entries(results.bundles)) {
+    rows.push(
+      `| ${name} | ${b.bytes} | ${b.floorBytes} | ${b.floorBytesRatio} | ${b.bytes - b.floorBytes} | ${b.processMs} | ${b.floorProcessMs} | ${b.floorImportRatio} | ${b.floorCpuRatio} |`,
+    );
+  }
+  rows.push('', 'bytes above the floor by module (esbuild metafile, top 8):');
+  for (const [name, b] of Object.entries(results.bundles)) {
+    rows.push(`- ${name}: ${b.aboveFloor.map((entry) => `${entry.module} ${entry.bytes}`).join(', ')}`);
+  }
+  if (results.seconds !== undefined) rows.push('', `bundles measured in ${results.seconds} s`);
+  return rows.join('\n');
 }

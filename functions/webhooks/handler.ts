@@ -1,7 +1,6 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
-import { makeWebhookService } from '../../shared/services/webhooks.ts';
-import { guardedHttpFromConfig } from '../../shared/webhooks/guarded-http.ts';
+import { makeWebhookService, type WebhookServiceDeps } from '../../shared/services/webhooks.ts';
 import { signingCipherFromConfig } from '../../shared/webhooks/signing-cipher.ts';
 import { makeWebhookRoutes } from './routes.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
@@ -10,7 +9,15 @@ import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
 const cipher = signingCipherFromConfig(config);
-const { checkUrl } = guardedHttpFromConfig(config);
+
+// The SSRF guard (ipaddr.js, the resolver, and the sender it shares a module with) serves only the routes that
+// register an endpoint or change its url, so it is loaded on the first of them, not at cold start. A configured
+// allow-list (WEBHOOK_ALLOW_PRIVATE_CIDRS, never set by the CDK stack) is still parsed at cold start: a malformed
+// one fails there, as it always has.
+let guard: Promise<{ checkUrl: WebhookServiceDeps['checkUrl'] }> | undefined;
+const loadGuard = () => (guard ??= import('../../shared/webhooks/guarded-http.ts').then(({ guardedHttpFromConfig }) => guardedHttpFromConfig(config)));
+if (config.webhooks.allowPrivateCidrs) await loadGuard();
+const checkUrl: WebhookServiceDeps['checkUrl'] = async (url) => (await loadGuard()).checkUrl(url);
 
 /** Lambda entry of the webhooks route group. */
 export const handler = makeRouteGroupHandler(makeWebhookRoutes(makeWebhookService({ store, cipher, clock, checkUrl })), {

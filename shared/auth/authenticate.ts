@@ -1,5 +1,3 @@
-import { JwtVerifier } from 'aws-jwt-verify';
-import { FetchError, JwksNotAvailableInCacheError, JwksValidationError } from 'aws-jwt-verify/error';
 import { AuthRequiredError, ServiceUnavailableError, WorkspaceNotAllowlistedError } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Clock } from '../clock.ts';
@@ -16,10 +14,21 @@ const ALLOWED_JWT_ALGORITHMS = new Set(['RS256', 'ES256']);
 
 /**
  * aws-jwt-verify over the configured issuer's JWKS (fetched once, then cached per container). RS256 and ES256
- * only, `exp` required, audience checked.
+ * only, `exp` required, audience checked. The verifier is loaded and created on the first JWT, not at cold start:
+ * most callers use API tokens and never need it (with one issuer, creating it validates nothing that could fail).
  */
 export function makeAccessTokenVerifier(options: { issuer: string; audience: string; jwksUri: string; requiredType?: string | undefined }): AccessTokenVerifier {
-  const verifier = JwtVerifier.create({
+  let verifier: ReturnType<typeof createVerifier> | undefined;
+  return async (token) => {
+    verifier ??= createVerifier(options);
+    return (await (await verifier).verify(token)) as Record<string, unknown>;
+  };
+}
+
+async function createVerifier(options: Parameters<typeof makeAccessTokenVerifier>[0]) {
+  // The subpath, not the package index, which also carries the Cognito and ALB verifiers.
+  const { JwtVerifier } = await import('aws-jwt-verify/jwt-verifier');
+  return JwtVerifier.create({
     issuer: options.issuer,
     audience: options.audience,
     jwksUri: options.jwksUri,
@@ -29,7 +38,6 @@ export function makeAccessTokenVerifier(options: { issuer: string; audience: str
       if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 256) throw new Error('sub must be 1 to 256 characters');
     },
   });
-  return async (token) => (await verifier.verify(token)) as Record<string, unknown>;
 }
 
 export interface AuthenticatorDeps {
@@ -98,7 +106,7 @@ async function authenticateAccessToken(
   try {
     claims = await jwt.verify(token);
   } catch (error) {
-    if (isJwksUnavailable(error)) {
+    if (await isJwksUnavailable(error)) {
       throw new ServiceUnavailableError("Authorization: the identity provider's signing keys could not be fetched; retry shortly");
     }
     // The verifier's message may quote claims; the caller only learns that the token was refused.
@@ -118,7 +126,8 @@ async function authenticateAccessToken(
  * The identity provider's keys could not be had (unreachable, non-200, time-out, not a JWKS): not the caller's fault,
  * and worth a retry. A key id missing from a JWKS that was fetched, or the verifier's back-off after one, stays 401.
  */
-function isJwksUnavailable(error: unknown): boolean {
+async function isJwksUnavailable(error: unknown): Promise<boolean> {
+  const { FetchError, JwksNotAvailableInCacheError, JwksValidationError } = await import('aws-jwt-verify/error');
   return error instanceof FetchError || error instanceof JwksValidationError || error instanceof JwksNotAvailableInCacheError;
 }
 

@@ -2,17 +2,37 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, PIPELINE, synth } from './synth.ts';
+import { bundle, bundleFloor, type Built, LAMBDA_NODE_OPTIONS } from '../../bench/bundles.ts';
+import { bundledCommands } from '../../bench/floor.ts';
+import { FUNCTION_ENTRIES } from '../../shared/functions.ts';
+import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth } from './synth.ts';
 
 /**
- * The most a function's minified bundle (index.mjs) may weigh: 400 KiB for an API route group, 420 KiB for the
- * webhook pipeline's functions (SQS, Scheduler, KMS, the sender). Raised from 380 KiB on 2026-11-23, not silently:
- * the idempotency middleware and the answer schemas every API function now carries took webhooks to 383 KiB. Today's
- * bundles are 97–400 KiB; the performance issue replaces these with ratios to each function's SDK floor.
+ * The most a function's bundle (index.mjs) may weigh, as a multiple of its SDK floor: a handler that creates the same
+ * AWS clients and can make the same kinds of calls with nothing else (bench/floor.ts), bundled the same way. The
+ * goal is 1.30 for every function; a function that does not meet it yet is pinned at its measured ratio (+2%), with
+ * the figure and the reason, so it can only go down. The bytes above the floor, by module, are in `npm run bench`.
  */
-const API_BUDGET_BYTES = 400 * 1024;
-const PIPELINE_BUDGET_BYTES = 420 * 1024;
-const budgetOf = (name: FunctionName) => ((PIPELINE as readonly FunctionName[]).includes(name) ? PIPELINE_BUDGET_BYTES : API_BUDGET_BYTES);
+const FLOOR_RATIO_GOAL = 1.3;
+// Measured 2026-11-23 (bytes / floor bytes), pinned +2%. Above every API function's floor: zod (33 KB of the
+// library the configuration, shared/http and the routes' schemas use), the Powertools logger (21 KB with its
+// commons), the store (14-22 KB), aws-jwt-verify (14 KB, loaded on the first JWT but still in the one file),
+// shared/http (10 KB), middy (4.6 KB). The pipeline's: zod for the configuration (22 KB), the store, the logger; the
+// worker also ipaddr.js (13 KB) and Powertools Metrics (10.5 KB). `npm run bench` lists them per function.
+const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
+  projects: 1.57, // 1.539: 327,184 B over 212,584 B
+  environments: 1.58, // 1.541: 327,555 B over 212,584 B
+  secrets: 1.59, // 1.559: 377,916 B over 242,430 B
+  audit: 1.56, // 1.522: 323,523 B over 212,584 B
+  'access-keys': 1.53, // 1.495: 360,744 B over 241,246 B
+  webhooks: 1.66, // 1.619: 392,402 B over 242,430 B (ipaddr.js and the sender, loaded on the first url check)
+  'webhook-deliveries': 1.55, // 1.510: 363,369 B over 240,693 B
+  'delivery-worker': 1.4, // 1.363: 410,652 B over 301,330 B
+  // The API description's floor is an empty handler (165 B): its 107,394 B are the document itself (104 KB of
+  // docs/openapi.json), which is what the function serves, so its ratio says nothing; pinned so it cannot grow.
+  openapi: 664, // 650.9
+};
+const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? FLOOR_RATIO_GOAL;
 
 /** The functions that may carry each SDK client, and the packages no bundle may ever carry. */
 // access-keys seals the token of a recorded idempotent answer (issue 13).
@@ -42,13 +62,15 @@ const NEVER_BUNDLED = [
   '@aws-sdk/nested-clients',
 ];
 
-type Bundle = { files: string[]; code: string; sources: string[]; sourcesContent?: unknown; version: number };
+type Bundle = { files: string[]; code: string; sources: string[]; sourcesContent?: unknown; version: number; nodeOptions: unknown };
 
 /** Source map inputs are read relative to the project root, so the checkout's own path never matches a pattern. */
 const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
 const bundles = {} as Record<FunctionName, Bundle>;
+/** Each function bundled by the bench's esbuild call, and its SDK floor bundled by the same call. */
+const benchBuilds = {} as Record<FunctionName, { fn: Built; floor: Built; code: string }>;
 
 beforeAll(async () => {
   outdir = await makeOutdir('infra-bundles-');
@@ -57,13 +79,18 @@ beforeAll(async () => {
   const functions = template.findResources('AWS::Lambda::Function');
   for (const name of FUNCTION_NAMES) {
     // The code's S3 key is `<asset hash>.zip`; the cloud assembly holds the asset as `asset.<hash>/`.
-    const key = functions[idOf(stack, functionsOf(stack)[name].function)]?.Properties.Code.S3Key as string;
+    const properties = functions[idOf(stack, functionsOf(stack)[name].function)]?.Properties;
+    const key = properties?.Code.S3Key as string;
     const dir = join(app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
-    const map = JSON.parse(await readFile(join(dir, 'index.mjs.map'), 'utf8')) as Omit<Bundle, 'files' | 'code'>;
+    const map = JSON.parse(await readFile(join(dir, 'index.mjs.map'), 'utf8')) as Omit<Bundle, 'files' | 'code' | 'nodeOptions'>;
     const sources = map.sources.map((source) => relative(PROJECT_ROOT, resolve(dir, source)));
-    bundles[name] = { files: (await readdir(dir)).sort(), code: await readFile(join(dir, 'index.mjs'), 'utf8'), ...map, sources };
+    const nodeOptions = properties?.Environment.Variables.NODE_OPTIONS;
+    bundles[name] = { files: (await readdir(dir)).sort(), code: await readFile(join(dir, 'index.mjs'), 'utf8'), ...map, sources, nodeOptions };
+    const fn = await bundle({ entry: FUNCTION_ENTRIES[name] }, join(outdir.dir, 'bench', name));
+    const floor = await bundleFloor(name, join(outdir.dir, 'floor', name));
+    benchBuilds[name] = { fn, floor, code: await readFile(fn.file, 'utf8') };
   }
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   await outdir.cleanup();
@@ -94,9 +121,23 @@ describe('Lambda bundles', () => {
     expect(bundle.code.length / lines.length).toBeGreaterThan(2_000);
   });
 
-  it.each(FUNCTION_NAMES)('keeps %s within the size budget', (name) => {
-    const size = Buffer.byteLength(bundles[name].code);
-    expect({ name, size, withinBudget: size <= budgetOf(name) }).toEqual({ name, size, withinBudget: true });
+  it.each(FUNCTION_NAMES)('bundles %s in the bench exactly as the stack does, so its floor is bundled the same way', (name) => {
+    // The bench (and the floors below) use bench/bundles.ts's esbuild call; the stack, lib/service-function.ts's.
+    expect(benchBuilds[name].code === bundles[name].code).toBe(true);
+    expect(benchBuilds[name].fn.files).toEqual(bundles[name].files);
+    // The bench imports bundles with the NODE_OPTIONS the stack gives the function (source maps cost a cold start).
+    expect(bundles[name].nodeOptions).toBe(LAMBDA_NODE_OPTIONS);
+  });
+
+  it.each(FUNCTION_NAMES)('keeps %s within its ratio to its SDK floor', (name) => {
+    const bytes = Buffer.byteLength(bundles[name].code);
+    const ratio = Math.round((bytes / benchBuilds[name].floor.bytes) * 1000) / 1000;
+    expect({ name, bytes, ratio, within: ratio <= floorRatioOf(name) }).toEqual({ name, bytes, ratio, within: true });
+  });
+
+  it.each(FUNCTION_NAMES)('gives %s a floor with the SDK commands its bundle holds (bench/floor.ts is up to date)', (name) => {
+    const { fn, floor } = benchBuilds[name];
+    expect(bundledCommands(floor.inputs)).toEqual(bundledCommands(fn.inputs));
   });
 
   it.each(FUNCTION_NAMES)('builds %s only from its own handler, never another function or the infrastructure code', (name) => {

@@ -1,0 +1,126 @@
+import type { FUNCTION_ENTRIES } from '../shared/functions.ts';
+
+/**
+ * The SDK floor of each Lambda: a handler that creates the same AWS clients the function creates and can make the
+ * same kinds of calls, with nothing else (no zod, no middy, no logger, no store). Bundled the way the stack bundles
+ * (bench/bundles.ts), it is the least a function that makes those calls can weigh and take to import, so a function's
+ * bytes and import time are reported as ratios to its own floor.
+ */
+
+type FunctionName = keyof typeof FUNCTION_ENTRIES;
+
+/** The AWS calls a floor can make, by client: each is one SDK command the floor bundles. */
+export interface FloorCalls {
+  /** Through the document client (`@aws-sdk/lib-dynamodb`, over `DynamoDBClient`). */
+  readonly dynamodb?: readonly DocumentCall[];
+  readonly kms?: readonly ('Decrypt' | 'GenerateDataKey')[];
+  readonly sqs?: readonly 'SendMessage'[];
+  readonly scheduler?: readonly 'CreateSchedule'[];
+}
+
+type DocumentCall = 'BatchGetItem' | 'BatchWriteItem' | 'GetItem' | 'PutItem' | 'Query' | 'TransactWriteItems' | 'UpdateItem';
+
+const API_READS_WRITES = ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'] as const;
+const PIPELINE_WRITES = ['BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'] as const;
+const DATA_KEYS = ['Decrypt', 'GenerateDataKey'] as const;
+
+/**
+ * The kinds of AWS calls each function's bundle carries (one SDK command each). Update this table when a function
+ * starts or stops using a command: test/infra/bundles.test.ts compares it with the commands each bundle holds.
+ */
+export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
+  projects: { dynamodb: API_READS_WRITES },
+  environments: { dynamodb: API_READS_WRITES },
+  secrets: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
+  audit: { dynamodb: API_READS_WRITES },
+  'access-keys': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
+  webhooks: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
+  'webhook-deliveries': { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], sqs: ['SendMessage'] },
+  // The API description makes no AWS call: its floor is an empty handler.
+  openapi: {},
+  'webhook-fanout': { dynamodb: PIPELINE_WRITES, sqs: ['SendMessage'] },
+  'delivery-worker': { dynamodb: PIPELINE_WRITES, kms: DATA_KEYS, sqs: ['SendMessage'], scheduler: ['CreateSchedule'] },
+  'delivery-sweeper': { dynamodb: PIPELINE_WRITES, sqs: ['SendMessage'] },
+};
+
+/** lib-dynamodb's command class for each document-client call. */
+const DOCUMENT_COMMANDS: Record<DocumentCall, string> = {
+  BatchGetItem: 'BatchGetCommand',
+  BatchWriteItem: 'BatchWriteCommand',
+  GetItem: 'GetCommand',
+  PutItem: 'PutCommand',
+  Query: 'QueryCommand',
+  TransactWriteItems: 'TransactWriteCommand',
+  UpdateItem: 'UpdateCommand',
+};
+
+/** Per client: its package, how the floor creates it (as shared/clients/*.ts do, options included) and its commands. */
+function clientsOf(calls: FloorCalls) {
+  return [
+    {
+      module: '@aws-sdk/lib-dynamodb',
+      imports: ["import { DynamoDBClient } from '@aws-sdk/client-dynamodb';"],
+      setup: 'const dynamodb = DynamoDBDocumentClient.from(new DynamoDBClient({ maxAttempts: 3 }), { marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false } });',
+      client: 'dynamodb',
+      extraImports: ['DynamoDBDocumentClient'],
+      commands: (calls.dynamodb ?? []).map((call) => DOCUMENT_COMMANDS[call]),
+    },
+    {
+      module: '@aws-sdk/client-kms',
+      imports: [],
+      setup: 'const kms = new KMSClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true } });',
+      client: 'kms',
+      extraImports: ['KMSClient'],
+      commands: (calls.kms ?? []).map((call) => `${call}Command`),
+    },
+    {
+      module: '@aws-sdk/client-sqs',
+      imports: [],
+      setup: 'const sqs = new SQSClient({ maxAttempts: 3 });',
+      client: 'sqs',
+      extraImports: ['SQSClient'],
+      commands: (calls.sqs ?? []).map((call) => `${call}Command`),
+    },
+    {
+      module: '@aws-sdk/client-scheduler',
+      imports: [],
+      setup: 'const scheduler = new SchedulerClient({ maxAttempts: 3 });',
+      client: 'scheduler',
+      extraImports: ['SchedulerClient'],
+      commands: (calls.scheduler ?? []).map((call) => `${call}Command`),
+    },
+  ].filter((client) => client.commands.length > 0);
+}
+
+/**
+ * The TypeScript source of a function's floor handler: module-scope clients, and a handler that sends the command
+ * the event names (`{ call, input }`), so every command is reachable and none is tree-shaken away.
+ */
+export function floorSource(name: FunctionName): string {
+  const clients = clientsOf(FLOOR_CALLS[name]);
+  if (clients.length === 0) return 'export const handler = async () => ({});\n';
+  const lines = ['// Generated by bench/floor.ts: the SDK floor of one function.'];
+  for (const client of clients) lines.push(...client.imports, `import { ${[...client.extraImports, ...client.commands].join(', ')} } from '${client.module}';`);
+  for (const client of clients) lines.push(client.setup);
+  lines.push('', 'export const handler = async (event: { call: string; input: any }) => {', '  switch (event.call) {');
+  for (const client of clients) {
+    for (const command of client.commands) lines.push(`    case '${client.client}:${command}': return ${client.client}.send(new ${command}(event.input));`);
+  }
+  lines.push("    default: throw new Error('unknown call');", '  }', '};', '');
+  return lines.join('\n');
+}
+
+/**
+ * The SDK commands a bundle holds, from esbuild's metafile inputs (`<package>/dist-es/commands/<Name>Command.js`
+ * with output bytes), as `<package>:<Name>Command`. The same list for a function and its floor means the floor
+ * table is up to date.
+ */
+export function bundledCommands(inputs: Record<string, { bytesInOutput: number }>): string[] {
+  return Object.entries(inputs)
+    .filter(([, input]) => input.bytesInOutput > 0)
+    .flatMap(([path]) => {
+      const match = /node_modules\/(@aws-sdk\/[^/]+)\/dist-es\/commands\/(\w+Command)\.js$/.exec(path);
+      return match ? [`${match[1]}:${match[2]}`] : [];
+    })
+    .sort();
+}
