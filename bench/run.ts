@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { measureBundles } from './bundles.ts';
+import { bundleTable, measureBundles } from './bundles.ts';
 import { makeAwsInspector, makeCallRecorder } from './calls.ts';
 import { rawStorageCalls, request, runLoad, sequentialP50, type Api } from './load.ts';
 import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
@@ -258,6 +258,7 @@ function assemble(
     bundles: bundles.results,
     emptyHandlerImportMs: bundles.baselineImportMs,
     emptyHandlerProcessMs: bundles.baselineProcessMs,
+    bundleSeconds: bundles.seconds,
     sdk: bundles.sdk,
     webhooks: webhookFigures,
     workload,
@@ -276,12 +277,7 @@ function table(results: ReturnType<typeof assemble>): string {
   }
   const load = results.operations.loadEnvironment as any;
   rows.push('', `loadEnvironment: ${load.secrets} secrets a page, ${load.dynamodbRequests} DynamoDB and ${load.kmsRequests} KMS requests warm, $${load.costPerMillionSecretsUsd} per million secrets delivered`);
-  rows.push(
-    '',
-    `| function | bytes | gzip | import ms | import ratio (empty: ${results.emptyHandlerImportMs} ms) | process ms | process ratio (empty: ${results.emptyHandlerProcessMs} ms) |`,
-    '|---|---|---|---|---|---|---|',
-  );
-  for (const [name, b] of Object.entries(results.bundles)) rows.push(`| ${name} | ${b.bytes} | ${b.gzipBytes} | ${b.importMs} | ${b.importRatio} | ${b.processMs} | ${b.processRatio} |`);
+  rows.push('', bundleTable({ bundles: results.bundles, seconds: results.bundleSeconds }));
   rows.push('', `SDK entry (createClient, verifyWebhook): +${results.sdk.bytesOverEmpty} bytes and +${results.sdk.importMsOverEmpty} ms of import over an empty bundle`);
   const w = results.webhooks;
   rows.push(
