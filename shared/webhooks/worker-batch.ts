@@ -25,7 +25,7 @@ export function makeWorkerBatch(deps: WorkerBatchDeps) {
       records.map(async (record) => {
         const message = parseDeliveryMessage(record.body);
         if (!message) throw new Error('unreadable delivery message');
-        return work(message);
+        return work(message, { redelivered: Number(record.attributes?.ApproximateReceiveCount ?? 1) > 1 });
       }),
     ).finally(() => connections.close());
     deps.metrics.flush();
