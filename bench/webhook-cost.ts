@@ -49,6 +49,19 @@ function writeCost(before: Record<string, unknown> | undefined, after: Record<st
   return { units, detail: parts.join(' + ') };
 }
 
+/**
+ * The Lambda share, which the local stack cannot measure for AWS: full batches (100 stream records, 10 messages),
+ * the fan-out's time per record, and the worker's invocation time (the slowest of its parallel attempts: DynamoDB
+ * and the receiver's answer, here 100 ms, plus a TLS handshake).
+ */
+export const LAMBDA_ASSUMPTIONS = { fanoutBatch: 100, fanoutMsPerRecord: 8, workerBatch: 10, workerInvocationMs: 150, memoryMb: 512 };
+
+export function lambdaPerMillion(a: typeof LAMBDA_ASSUMPTIONS): number {
+  const gbSeconds = (ms: number) => (a.memoryMb / 1024) * (ms / 1000) * PRICES.lambdaArmGbSecond;
+  const perDelivery = PRICES.lambdaRequest / a.fanoutBatch + gbSeconds(a.fanoutMsPerRecord) + PRICES.lambdaRequest / a.workerBatch + gbSeconds(a.workerInvocationMs) / a.workerBatch;
+  return perDelivery * 1e6;
+}
+
 export async function measureDeliveryCost(): Promise<{ rows: Row[]; perMillion: Record<string, number> }> {
   const dir = mkdtempSync(join(tmpdir(), 'webhook-cost-'));
   const dynamo = await startDynamoDbLocal({ port: await freePort(), dataDir: null });
@@ -134,6 +147,7 @@ export async function measureDeliveryCost(): Promise<{ rows: Row[]; perMillion: 
       dynamoWrites: sum('WCU') * PRICES.dynamoWriteUnit * 1e6,
       dynamoReads: sum('RCU') * PRICES.dynamoReadUnit * 1e6,
       sqs: sum('SQS') * PRICES.sqsRequest * 1e6,
+      lambda: lambdaPerMillion(LAMBDA_ASSUMPTIONS),
     };
     return { rows, perMillion };
   } finally {
@@ -144,6 +158,11 @@ export async function measureDeliveryCost(): Promise<{ rows: Row[]; perMillion: 
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { rows, perMillion } = await measureDeliveryCost();
-  for (const row of rows) process.stdout.write(`${row.fn.padEnd(8)} ${row.operation.padEnd(34)} ${row.bytes.padEnd(12)} ${String(row.units).padStart(4)} ${row.kind}  ${row.what}\n`);
-  process.stdout.write(`${JSON.stringify(perMillion, (_, v) => (typeof v === 'number' ? Math.round(v * 1000) / 1000 : v))}\n`);
+  const price = { WCU: PRICES.dynamoWriteUnit, RCU: PRICES.dynamoReadUnit, SQS: PRICES.sqsRequest, KMS: PRICES.kmsRequest };
+  process.stdout.write('| function | request | item bytes (before → after) | units | $ per million | billed as |\n|---|---|---|---|---|---|\n');
+  for (const row of rows) {
+    process.stdout.write(`| ${row.fn} | ${row.operation} | ${row.bytes} | ${row.units} ${row.kind} | ${(row.units * price[row.kind] * 1e6).toFixed(3)} | ${row.what} |\n`);
+  }
+  const total = Object.values(perMillion).reduce((sum, value) => sum + value, 0);
+  process.stdout.write(`\n${JSON.stringify({ ...perMillion, total, lambdaAssumptions: LAMBDA_ASSUMPTIONS }, (_, v) => (typeof v === 'number' ? Math.round(v * 1000) / 1000 : v))}\n`);
 }
