@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemKey } from '../prefetch.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { sendConditional, transact } from './conditional.ts';
+import { sendConditional, sendConditionalOrOld, transact } from './conditional.ts';
 import { pick } from './items.ts';
 import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
@@ -113,7 +113,7 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
      * retry, not the sweeper, makes sure its message is sent (each index write would bill a write unit more).
      */
     async createDelivery(workspaceId: string, delivery: StoredDelivery, createdAtMs: number): Promise<boolean> {
-      const created = await sendConditional(
+      const put = await sendConditionalOrOld(
         db,
         new PutCommand({
           TableName: db.tableName,
@@ -125,10 +125,11 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
             ttl: Math.floor(createdAtMs / 1000) + DELIVERY_RETENTION_SECONDS,
           },
           ConditionExpression: 'attribute_not_exists(PK)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      if (created !== undefined) return true;
-      const existing = toStored(await getItem(db, keys.delivery(workspaceId, delivery.id)));
+      if (put.written) return true;
+      const existing = toStored(put.old);
       return existing?.status === 'pending' && existing.attempts === 0 && existing.attemptToken === delivery.attemptToken;
     },
 
