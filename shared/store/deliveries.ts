@@ -188,14 +188,19 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     /**
      * Fails a pending delivery without an attempt (its endpoint was paused, switched off or removed). An attempt in
      * flight (claimed) is left to finish and record its result; the worker then fails it when the next attempt finds
-     * the endpoint off. With `endpointId`, a delivery still queued for its first attempt joins that endpoint's log.
+     * the endpoint off. `by` is that worker: a delivery still queued for its first attempt joins the endpoint's log,
+     * and a claim its message made and its worker died holding (older than `CLAIM_LEASE_MS`) is failed too.
      */
-    failPending(workspaceId: string, deliveryId: string, reason: string, now: string, endpointId?: string) {
+    failPending(workspaceId: string, deliveryId: string, reason: string, now: string, by?: { endpointId: string; messageToken: string }) {
+      const taken = by ? ' OR (begins_with(attemptToken, :mine) AND updatedAt < :stale)' : '';
       return update(workspaceId, deliveryId, {
-        set: `#status = :failed, lastError = :reason, updatedAt = :now${endpointId ? ', GSI1PK = :g1pk, GSI1SK = :g1sk' : ''}`,
+        set: `#status = :failed, lastError = :reason, updatedAt = :now${by ? ', GSI1PK = :g1pk, GSI1SK = :g1sk' : ''}`,
         remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
-        condition: '#status = :pending AND NOT begins_with(attemptToken, :claimed)',
-        values: { ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX, ...(endpointId ? endpointKeys(endpointId, deliveryId) : {}) },
+        condition: `#status = :pending AND (NOT begins_with(attemptToken, :claimed)${taken})`,
+        values: {
+          ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX,
+          ...(by ? { ...endpointKeys(by.endpointId, deliveryId), ':mine': claimOf(by.messageToken, ''), ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString() } : {}),
+        },
       });
     },
 

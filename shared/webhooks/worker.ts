@@ -113,7 +113,7 @@ export function makeWorker(deps: WorkerDeps) {
     }
     const endpoint = await store.getEndpoint(ws, delivery.endpointId);
     if (!endpoint?.enabled) {
-      await store.failPending(ws, delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', iso(clock.now()), endpoint?.id);
+      await store.failPending(ws, delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', iso(clock.now()), { endpointId: delivery.endpointId, messageToken: message.attemptToken });
       deps.metrics.dropped();
       return 'dropped';
     }

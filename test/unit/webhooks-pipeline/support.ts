@@ -93,10 +93,12 @@ export function memoryStore(seed: { deliveries?: StoredDelivery[]; endpoints?: S
       else finish(d);
       return copy(d);
     },
-    async failPending(_ws, id, reason, now) {
+    async failPending(_ws, id, reason, now, by) {
       calls.push(`failPending:${id}`);
       const d = deliveries.get(id);
-      if (!d || d.status !== 'pending' || d.attemptToken?.startsWith(CLAIM_PREFIX)) return undefined;
+      if (!d || d.status !== 'pending') return undefined;
+      // A claim blocks it, unless the worker failing it holds the message whose worker died with that claim.
+      if (d.attemptToken?.startsWith(CLAIM_PREFIX) && !(by && mayStartAttempt(d, by.messageToken, Date.parse(now)))) return undefined;
       return copy(finish(Object.assign(d, { status: 'failed' as const, lastError: reason, updatedAt: now })));
     },
     async recordEndpointFailure(_ws, id, now) {

@@ -81,6 +81,20 @@ describe('worker: a message seen again after its worker died', () => {
     expect(h.deliveries.get('whd_01')).toMatchObject({ status: 'success', attempts: 1 });
   });
 
+  it('fails the delivery when the endpoint was paused meanwhile, though the dead worker still holds the claim', async () => {
+    // Prepare: the pause skipped the claimed delivery (an attempt seemed in flight); its worker had died.
+    const h = workerHarness({
+      deliveries: [delivery({ attemptToken: claimOf('tok-1', 'dead'), updatedAt: iso(T0 - 2 * MINUTE) })],
+      endpoints: [endpoint({ enabled: false, disabledReason: 'paused' })],
+    });
+    // Act
+    const outcome = await h.work(message('tok-1'), { redelivered: true });
+    // Assess
+    expect(outcome).toBe('dropped');
+    expect(h.requests).toHaveLength(0);
+    expect(h.deliveries.get('whd_01')).toMatchObject({ status: 'failed', lastError: 'endpoint disabled', attemptToken: null });
+  });
+
   it('a duplicate of a message whose attempt is in flight (a fresh claim) is dropped', async () => {
     const h = workerHarness({ deliveries: [delivery({ attemptToken: claimOf('tok-1', 'alive'), updatedAt: iso(T0 - 5_000) })], endpoints: [endpoint()] });
     expect(await h.work(message('tok-1'), { redelivered: true })).toBe('dropped');
