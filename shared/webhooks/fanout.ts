@@ -50,6 +50,38 @@ function pendingDelivery(id: string, endpointId: string, event: WebhookEvent, cr
   };
 }
 
+/** Messages per SendMessageBatch request (SQS's limit). */
+const SEND_BATCH = 10;
+
+/**
+ * The fan-out's messages, sent as soon as ten are waiting (so a large stream batch does not hold back its first
+ * deliveries) and the rest at the end. `flush` answers the first record whose message SQS did not take (Infinity
+ * when it took them all).
+ */
+function messageBatches(deps: Pick<FanoutDeps, 'enqueueAll' | 'log'>) {
+  let waiting: { record: number; message: DeliveryMessage }[] = [];
+  let firstRefused = Infinity;
+  const send = async (batch: typeof waiting) => {
+    const refused = await deps.enqueueAll(batch.map((entry) => entry.message));
+    if (refused.length > 0) deps.log.error('fan-out could not queue every delivery', { refused: refused.length });
+    for (const index of refused) firstRefused = Math.min(firstRefused, batch[index]!.record);
+  };
+  return {
+    async add(record: number, messages: readonly DeliveryMessage[]) {
+      waiting.push(...messages.map((message) => ({ record, message })));
+      const full = waiting.length - (waiting.length % SEND_BATCH);
+      if (full === 0) return;
+      const batch = waiting.slice(0, full);
+      waiting = waiting.slice(full);
+      await send(batch);
+    },
+    async flush(): Promise<number> {
+      if (waiting.length > 0) await send(waiting.splice(0));
+      return firstRefused;
+    },
+  };
+}
+
 /**
  * The stream fan-out: one pending delivery per subscribed, enabled endpoint for every event-worthy audit record,
  * then its first attempt's message, the batch's messages ten to a request. Idempotent: event and delivery ids derive
@@ -60,20 +92,18 @@ function pendingDelivery(id: string, endpointId: string, event: WebhookEvent, cr
 export function makeFanout(deps: FanoutDeps) {
   return async (records: readonly DynamoDBRecord[]): Promise<DynamoDBBatchResponse> => {
     const endpointsOf = new Map<string, Promise<StoredEndpoint[]>>();
-    const queued: { record: number; message: DeliveryMessage }[] = [];
+    const queue = messageBatches(deps);
     let failedAt = records.length;
     for (let i = 0; i < records.length; i++) {
       try {
-        queued.push(...(await deliveriesOf(records[i]!, endpointsOf)).map((message) => ({ record: i, message })));
+        await queue.add(i, await deliveriesOf(records[i]!, endpointsOf));
       } catch (error) {
         deps.log.error('fan-out failed for a stream record', { sequenceNumber: records[i]!.dynamodb?.SequenceNumber, errorName: (error as Error).name });
         failedAt = i;
         break;
       }
     }
-    const refused = await deps.enqueueAll(queued.map((entry) => entry.message));
-    if (refused.length > 0) deps.log.error('fan-out could not queue every delivery', { refused: refused.length });
-    const retryFrom = Math.min(failedAt, ...refused.map((index) => queued[index]!.record));
+    const retryFrom = Math.min(failedAt, await queue.flush());
     return { batchItemFailures: retryFrom < records.length ? [{ itemIdentifier: records[retryFrom]!.dynamodb?.SequenceNumber ?? '' }] : [] };
   };
 
