@@ -4,7 +4,8 @@ import { quantile } from './stats.ts';
 
 /**
  * Webhook pipeline timings on the local stack: write → receiver arrival (p50, p95) for one endpoint, and
- * deliveries per second through stream → fan-out → queue → worker to one fast HTTPS receiver with 20 endpoints.
+ * deliveries per second through stream → fan-out → queue → worker to one fast HTTPS receiver with 20 endpoints,
+ * and how many TLS connections those deliveries opened.
  */
 export async function measureWebhooks(api: Api, environmentId: string, options: { latencySamples: number; throughputWrites: number }) {
   const receiver = await startHttpsReceiver({ status: 204 });
@@ -28,6 +29,7 @@ export async function measureWebhooks(api: Api, environmentId: string, options: 
 
     for (let i = 0; i < 20; i++) await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}/t${i}`, events: ['service.secret.rotate'] }, 201);
     const before = receiver.requests.length;
+    const connectionsBefore = receiver.connections();
     const expected = before + 20 * options.throughputWrites;
     const started = performance.now();
     await Promise.all(
@@ -39,12 +41,19 @@ export async function measureWebhooks(api: Api, environmentId: string, options: 
     while (receiver.requests.length < expected && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
     const seconds = (performance.now() - started) / 1000;
     const delivered = receiver.requests.length - before;
+    const connections = receiver.connections() - connectionsBefore;
+    // The last invocation records its results after the receiver answered; give it a moment to close its pool.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
     return {
       writeToReceiveP50Ms: quantile(latencies, 0.5),
       writeToReceiveP95Ms: quantile(latencies, 0.95),
       deliveriesPerSecond: Math.round((delivered / seconds) * 10) / 10,
       delivered,
       expected: expected - before,
+      /** TLS connections the receiver accepted for the throughput deliveries (one per attempt without reuse). */
+      connectionsOpened: connections,
+      /** Connections still open once every delivery arrived: the worker closes its pool as each invocation ends. */
+      connectionsLeftOpen: receiver.openConnections(),
     };
   } finally {
     await receiver.close();

@@ -1,15 +1,15 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
-import { newAttemptToken } from '../../shared/webhooks/delivery-queue.ts';
 import { makeFanout } from '../../shared/webhooks/fanout.ts';
-import { immediateQueueFromConfig, enqueueNow } from '../../shared/webhooks/immediate-queue.ts';
+import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 
 const { config, db, pager, clock } = runtime();
 const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
-const fanout = makeFanout({ store, enqueue: enqueueNow(immediateQueueFromConfig(config, clock), clock), newToken: newAttemptToken, log: logger });
+const queue = immediateQueueFromConfig(config, clock);
+const fanout = makeFanout({ store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger });
 
 /** Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures). */
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanout(event.Records);

@@ -1,4 +1,5 @@
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type NativeAttributeValue, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { idempotencyScope } from '../idempotency-scope.ts';
 import type { ItemKey } from '../prefetch.ts';
 import { send, TransactionContentionError, type Db } from './send.ts';
@@ -57,6 +58,23 @@ export async function sendConditional<T extends object = Record<string, unknown>
   } catch (error) {
     if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
     throw error;
+  }
+}
+
+/**
+ * `sendConditional` for a write sent with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`: when its condition
+ * failed, answers the item that failed it (no read needed, and none billed), or undefined when there was none.
+ */
+export async function sendConditionalOrOld<T extends object = Record<string, unknown>>(
+  db: Db,
+  command: object,
+): Promise<{ written: true; output: T } | { written: false; old: Record<string, unknown> | undefined }> {
+  try {
+    return { written: true, output: await send<T>(db, command) };
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    const old = (error as { Item?: Record<string, NativeAttributeValue> }).Item;
+    return { written: false, old: old && unmarshall(old as never) };
   }
 }
 

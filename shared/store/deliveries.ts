@@ -1,7 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemKey } from '../prefetch.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { sendConditional, transact } from './conditional.ts';
+import { sendConditional, sendConditionalOrOld, transact } from './conditional.ts';
 import { pick } from './items.ts';
 import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
@@ -51,6 +51,28 @@ const FIELDS: readonly (keyof Delivery)[] = [
 /** Attempt tokens of attempts in flight start with this; queued messages never carry one. */
 export const CLAIM_PREFIX = 'claim-';
 
+/**
+ * The claim an attempt holds while in flight: it names the message token it was made from, so the same message,
+ * redelivered by SQS after its worker died, can take the attempt over (see `claimAttempt`).
+ */
+export function claimOf(token: string, random: string): string {
+  return `${CLAIM_PREFIX}${token}.${random}`;
+}
+
+/**
+ * How old a claim must be before the message it was made from may take it over: twice the worker's timeout, so the
+ * worker that made it has certainly stopped. (SQS shows that message again only after its visibility timeout,
+ * six times the worker's timeout.)
+ */
+export const CLAIM_LEASE_MS = 60_000;
+
+/** True when `delivery` waits for the attempt that `token` names, or that attempt's worker died holding its claim. */
+export function mayStartAttempt(delivery: Pick<StoredDelivery, 'status' | 'attemptToken' | 'updatedAt'>, token: string, now: number): boolean {
+  if (delivery.status !== 'pending' || delivery.attemptToken === null) return false;
+  if (delivery.attemptToken === token) return true;
+  return delivery.attemptToken.startsWith(claimOf(token, '')) && Date.parse(delivery.updatedAt) < now - CLAIM_LEASE_MS;
+}
+
 /** Deliveries and their attempts are kept 30 days (api.md section 8), then DynamoDB TTL removes them. */
 export const DELIVERY_RETENTION_SECONDS = 30 * 86_400;
 
@@ -77,27 +99,38 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     return toStored(out?.Attributes);
   };
   const pendingKeys = (deliveryId: string, nextRetryAt: string) => gsi2.dueDelivery(deliveryId, nextRetryAt);
+  const endpointKeys = (endpointId: string, deliveryId: string) => {
+    const { GSI1PK, GSI1SK } = gsi1.endpointDelivery(endpointId, deliveryId);
+    return { ':g1pk': GSI1PK, ':g1sk': GSI1SK };
+  };
 
   return {
-    /** Creates a pending delivery unless it exists already (a stream batch seen twice); answers whether it was new. */
+    /**
+     * Creates a pending delivery unless it exists already (a stream batch seen twice). Answers whether its first
+     * attempt still waits for a message: true when new, or when an interrupted run created it and its first attempt
+     * has not started. A queued delivery carries no index keys: it joins the endpoint's log (GSI1) when its first
+     * attempt is claimed, and the sweeper's index (GSI2) only while it waits for a retry; until then the stream
+     * retry, not the sweeper, makes sure its message is sent (each index write would bill a write unit more).
+     */
     async createDelivery(workspaceId: string, delivery: StoredDelivery, createdAtMs: number): Promise<boolean> {
-      const created = await sendConditional(
+      const put = await sendConditionalOrOld(
         db,
         new PutCommand({
           TableName: db.tableName,
           Item: {
             ...keys.delivery(workspaceId, delivery.id),
-            ...gsi1.endpointDelivery(delivery.endpointId, delivery.id),
-            ...pendingKeys(delivery.id, delivery.nextRetryAt!),
             type: ENTITY.delivery,
             workspaceId,
             ...delivery,
             ttl: Math.floor(createdAtMs / 1000) + DELIVERY_RETENTION_SECONDS,
           },
           ConditionExpression: 'attribute_not_exists(PK)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      return created !== undefined;
+      if (put.written) return true;
+      const existing = toStored(put.old);
+      return existing?.status === 'pending' && existing.attempts === 0 && existing.attemptToken === delivery.attemptToken;
     },
 
     async getDelivery(workspaceId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
@@ -105,16 +138,24 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     },
 
     /**
-     * Takes the attempt that `token` names, swapping in `claim`; undefined if the delivery moved on (drop the message).
-     * The claim is a lease: the due time moves to now, so the sweeper leaves an attempt in flight alone for its grace
-     * period and only takes it back if the worker died.
+     * Takes the attempt that `token` names, swapping in `claim` (made by `claimOf(token, …)`); undefined if the
+     * delivery moved on (drop the message). The message itself, seen again after its worker died, may take over a
+     * claim of its token older than `CLAIM_LEASE_MS`. The delivery joins its endpoint's log (GSI1). A first receive
+     * takes it out of the sweeper's index (SQS shows the message again if the worker dies); a message received
+     * again makes the claim a lease there instead: the due time moves to now, so the sweeper leaves the attempt
+     * alone for its grace period and takes it back only if this worker dies too (and the message's receives run out).
      */
-    claimAttempt(workspaceId: string, deliveryId: string, token: string, claim: string, now: string) {
+    claimAttempt(workspaceId: string, deliveryId: string, token: string, claim: string, now: string, attempt: { endpointId: string; redelivered: boolean }) {
       const due = pendingKeys(deliveryId, now);
+      const lease = attempt.redelivered ? { ':gpk': due.GSI2PK, ':gsk': due.GSI2SK } : {};
       return update(workspaceId, deliveryId, {
-        set: 'attemptToken = :claim, updatedAt = :now, nextRetryAt = :now, GSI2PK = :gpk, GSI2SK = :gsk',
-        condition: '#status = :pending AND attemptToken = :token',
-        values: { ':claim': claim, ':now': now, ':pending': 'pending', ':token': token, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK },
+        set: `attemptToken = :claim, updatedAt = :now, nextRetryAt = :now, GSI1PK = :g1pk, GSI1SK = :g1sk${attempt.redelivered ? ', GSI2PK = :gpk, GSI2SK = :gsk' : ''}`,
+        ...(attempt.redelivered ? {} : { remove: 'GSI2PK, GSI2SK' }),
+        condition: '#status = :pending AND (attemptToken = :token OR (begins_with(attemptToken, :mine) AND updatedAt < :stale))',
+        values: {
+          ':claim': claim, ':now': now, ':pending': 'pending', ':token': token, ':mine': claimOf(token, ''),
+          ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString(), ...endpointKeys(attempt.endpointId, deliveryId), ...lease,
+        },
       });
     },
 
@@ -147,14 +188,19 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     /**
      * Fails a pending delivery without an attempt (its endpoint was paused, switched off or removed). An attempt in
      * flight (claimed) is left to finish and record its result; the worker then fails it when the next attempt finds
-     * the endpoint off.
+     * the endpoint off. `by` is that worker: a delivery still queued for its first attempt joins the endpoint's log,
+     * and a claim its message made and its worker died holding (older than `CLAIM_LEASE_MS`) is failed too.
      */
-    failPending(workspaceId: string, deliveryId: string, reason: string, now: string) {
+    failPending(workspaceId: string, deliveryId: string, reason: string, now: string, by?: { endpointId: string; messageToken: string }) {
+      const taken = by ? ' OR (begins_with(attemptToken, :mine) AND updatedAt < :stale)' : '';
       return update(workspaceId, deliveryId, {
-        set: '#status = :failed, lastError = :reason, updatedAt = :now',
+        set: `#status = :failed, lastError = :reason, updatedAt = :now${by ? ', GSI1PK = :g1pk, GSI1SK = :g1sk' : ''}`,
         remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
-        condition: '#status = :pending AND NOT begins_with(attemptToken, :claimed)',
-        values: { ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX },
+        condition: `#status = :pending AND (NOT begins_with(attemptToken, :claimed)${taken})`,
+        values: {
+          ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX,
+          ...(by ? { ...endpointKeys(by.endpointId, deliveryId), ':mine': claimOf(by.messageToken, ''), ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString() } : {}),
+        },
       });
     },
 

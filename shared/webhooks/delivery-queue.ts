@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { createHash, randomBytes } from 'node:crypto';
+import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.ts';
 import { isId } from '../ids.ts';
 import { translateAwsError, type OneTimeScheduler } from './scheduler.ts';
@@ -26,6 +26,15 @@ const KEYS = ['workspaceId', 'deliveryId', 'attemptToken'] as const;
  */
 export function newAttemptToken(): string {
   return randomBytes(9).toString('base64url');
+}
+
+/**
+ * The token of a delivery's first attempt, derived from its id: a fan-out that sees its stream record again can queue
+ * the same first message again (the worker lets only one of them through), so a message lost between the delivery's
+ * creation and its send is sent by the stream retry, without a second token or a second send.
+ */
+export function firstAttemptToken(deliveryId: string): string {
+  return createHash('sha256').update(`first-attempt\n${deliveryId}`).digest().subarray(0, 9).toString('base64url');
 }
 
 /** SQS's own ceiling for DelaySeconds; longer waits go through the scheduler. */
@@ -80,7 +89,15 @@ export interface EnqueueOptions {
 /** Puts delivery attempts on the queue, now or later. */
 export interface DeliveryQueue {
   enqueue(message: DeliveryMessage, options: EnqueueOptions): Promise<void>;
+  /**
+   * Queues attempts for right now, ten to a SendMessageBatch request; answers the indexes of the messages SQS did not
+   * take (a request that failed as a whole takes none of its ten).
+   */
+  enqueueAllNow(messages: readonly DeliveryMessage[]): Promise<number[]>;
 }
+
+/** Messages per SendMessageBatch request (SQS's limit). */
+const SEND_BATCH = 10;
 
 /**
  * Puts delivery attempts on the delivery queue, now or later. A scheduled attempt is named
@@ -106,6 +123,21 @@ export function makeDeliveryQueue(deps: { sqs: SQSClient; queueUrl: string; sche
       } catch (error) {
         translateAwsError(error, 'SQS');
       }
+    },
+
+    async enqueueAllNow(messages) {
+      const refused: number[] = [];
+      for (let start = 0; start < messages.length; start += SEND_BATCH) {
+        const chunk = messages.slice(start, start + SEND_BATCH);
+        const entries = chunk.map((message, i) => ({ Id: String(start + i), MessageBody: formatDeliveryMessage(message) }));
+        try {
+          const out = await deps.sqs.send(new SendMessageBatchCommand({ QueueUrl: deps.queueUrl, Entries: entries }));
+          refused.push(...(out.Failed ?? []).map((entry) => Number(entry.Id)));
+        } catch {
+          refused.push(...entries.map((entry) => Number(entry.Id)));
+        }
+      }
+      return refused.sort((a, b) => a - b);
     },
   };
 }

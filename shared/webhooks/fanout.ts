@@ -5,13 +5,13 @@ import type { Store } from '../store/index.ts';
 import type { StoredDelivery } from '../store/deliveries.ts';
 import { ENTITY } from '../store/keys.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
-import type { DeliveryMessage } from './delivery-queue.ts';
+import { firstAttemptToken, type DeliveryMessage } from './delivery-queue.ts';
 import { deliveryIdFor, eventFromAudit, type AuditRecord, type WebhookEvent } from './events.ts';
 
 export interface FanoutDeps {
   store: Pick<Store, 'listEndpoints' | 'createDelivery'>;
-  enqueue: (message: DeliveryMessage) => Promise<void>;
-  newToken: () => string;
+  /** Queues first attempts for now; answers the indexes of the messages it could not queue. */
+  enqueueAll: (messages: readonly DeliveryMessage[]) => Promise<number[]>;
   log: Logger;
 }
 
@@ -50,36 +50,78 @@ function pendingDelivery(id: string, endpointId: string, event: WebhookEvent, cr
   };
 }
 
+/** Messages per SendMessageBatch request (SQS's limit). */
+const SEND_BATCH = 10;
+
+/**
+ * The fan-out's messages, sent as soon as ten are waiting (so a large stream batch does not hold back its first
+ * deliveries) and the rest at the end. `flush` answers the first record whose message SQS did not take (Infinity
+ * when it took them all).
+ */
+function messageBatches(deps: Pick<FanoutDeps, 'enqueueAll' | 'log'>) {
+  let waiting: { record: number; message: DeliveryMessage }[] = [];
+  let firstRefused = Infinity;
+  const send = async (batch: typeof waiting) => {
+    const refused = await deps.enqueueAll(batch.map((entry) => entry.message));
+    if (refused.length > 0) deps.log.error('fan-out could not queue every delivery', { refused: refused.length });
+    for (const index of refused) firstRefused = Math.min(firstRefused, batch[index]!.record);
+  };
+  return {
+    async add(record: number, messages: readonly DeliveryMessage[]) {
+      waiting.push(...messages.map((message) => ({ record, message })));
+      const full = waiting.length - (waiting.length % SEND_BATCH);
+      if (full === 0) return;
+      const batch = waiting.slice(0, full);
+      waiting = waiting.slice(full);
+      await send(batch);
+    },
+    async flush(): Promise<number> {
+      if (waiting.length > 0) await send(waiting.splice(0));
+      return firstRefused;
+    },
+  };
+}
+
 /**
  * The stream fan-out: one pending delivery per subscribed, enabled endpoint for every event-worthy audit record,
- * then one queue message each. Idempotent: event and delivery ids derive from the audit id, the delivery is a
- * conditional put, and only a newly created delivery is queued (one created by an earlier, interrupted run is
- * found by the sweeper). Failed records are reported so Lambda retries from the first of them.
+ * then its first attempt's message, the batch's messages ten to a request. Idempotent: event and delivery ids derive
+ * from the audit id, the delivery is a conditional put, and the first attempt's token from the delivery id, so a
+ * record seen again queues again only deliveries whose first attempt has not started (a duplicate the worker drops).
+ * The first record that failed, or whose message SQS did not take, is reported so Lambda retries from it.
  */
 export function makeFanout(deps: FanoutDeps) {
   return async (records: readonly DynamoDBRecord[]): Promise<DynamoDBBatchResponse> => {
     const endpointsOf = new Map<string, Promise<StoredEndpoint[]>>();
-    for (const record of records) {
+    const queue = messageBatches(deps);
+    let failedAt = records.length;
+    for (let i = 0; i < records.length; i++) {
       try {
-        const audit = insertedAudit(record);
-        const event = audit && eventFromAudit(audit);
-        if (!audit || !event) continue;
-        if (!endpointsOf.has(audit.workspaceId)) endpointsOf.set(audit.workspaceId, deps.store.listEndpoints(audit.workspaceId));
-        const body = JSON.stringify(event);
-        // Deliveries to different endpoints are independent: made and queued side by side.
-        await Promise.all(
-          subscribers(await endpointsOf.get(audit.workspaceId)!, event).map(async (endpoint) => {
-            const deliveryId = deliveryIdFor(event.id, endpoint.id);
-            const attemptToken = deps.newToken();
-            const created = await deps.store.createDelivery(audit.workspaceId, pendingDelivery(deliveryId, endpoint.id, event, audit.createdAt, body, attemptToken), Date.parse(audit.createdAt));
-            if (created) await deps.enqueue({ workspaceId: audit.workspaceId, deliveryId, attemptToken });
-          }),
-        );
+        await queue.add(i, await deliveriesOf(records[i]!, endpointsOf));
       } catch (error) {
-        deps.log.error('fan-out failed for a stream record', { sequenceNumber: record.dynamodb?.SequenceNumber, errorName: (error as Error).name });
-        return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
+        deps.log.error('fan-out failed for a stream record', { sequenceNumber: records[i]!.dynamodb?.SequenceNumber, errorName: (error as Error).name });
+        failedAt = i;
+        break;
       }
     }
-    return { batchItemFailures: [] };
+    const retryFrom = Math.min(failedAt, await queue.flush());
+    return { batchItemFailures: retryFrom < records.length ? [{ itemIdentifier: records[retryFrom]!.dynamodb?.SequenceNumber ?? '' }] : [] };
   };
+
+  /** Creates the record's deliveries (side by side: they are independent); answers the messages they need. */
+  async function deliveriesOf(record: DynamoDBRecord, endpointsOf: Map<string, Promise<StoredEndpoint[]>>): Promise<DeliveryMessage[]> {
+    const audit = insertedAudit(record);
+    const event = audit && eventFromAudit(audit);
+    if (!audit || !event) return [];
+    if (!endpointsOf.has(audit.workspaceId)) endpointsOf.set(audit.workspaceId, deps.store.listEndpoints(audit.workspaceId));
+    const body = JSON.stringify(event);
+    const messages = await Promise.all(
+      subscribers(await endpointsOf.get(audit.workspaceId)!, event).map(async (endpoint) => {
+        const deliveryId = deliveryIdFor(event.id, endpoint.id);
+        const attemptToken = firstAttemptToken(deliveryId);
+        const waiting = await deps.store.createDelivery(audit.workspaceId, pendingDelivery(deliveryId, endpoint.id, event, audit.createdAt, body, attemptToken), Date.parse(audit.createdAt));
+        return waiting ? { workspaceId: audit.workspaceId, deliveryId, attemptToken } : undefined;
+      }),
+    );
+    return messages.filter((message) => message !== undefined);
+  }
 }

@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import { ATTEMPT_TIMEOUT_MS } from './policy.ts';
+import type { ConnectionPool } from './connection-pool.ts';
 import { sendWebhook } from './sender.ts';
 import { checkWebhookUrl, parseAllowedCidrs } from './ssrf.ts';
 
@@ -14,7 +15,8 @@ export function guardedHttpFromConfig(config: Config) {
       const verdict = await checkWebhookUrl(url, { allow });
       return verdict.ok ? ({ ok: true } as const) : verdict;
     },
-    send: (request: { url: string; body: string; headers: Record<string, string> }) =>
-      sendWebhook({ ...request, allow, timeoutMs: ATTEMPT_TIMEOUT_MS }),
+    /** One guarded attempt; `connections` is the invocation's keep-alive pool (the worker's), if any. */
+    send: (request: { url: string; body: string; headers: Record<string, string> }, connections?: ConnectionPool) =>
+      sendWebhook({ ...request, allow, timeoutMs: ATTEMPT_TIMEOUT_MS, ...(connections && { connections }) }),
   };
 }

@@ -26,7 +26,7 @@ export function immediateQueueFromConfig(config: Config, clock: Runtime['clock']
   return makeDeliveryQueue({ ...sqsTargetFromConfig(config), clock });
 }
 
-/** Queues an attempt for right now (a new delivery, a manual retry). */
+/** Queues an attempt for right now (a manual retry). */
 export function enqueueNow(queue: DeliveryQueue, clock: Runtime['clock']) {
   return (message: DeliveryMessage) => queue.enqueue(message, { at: clock.now(), viaScheduler: false });
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
+import type { ConnectionLease, ConnectionPool } from './connection-pool.ts';
 import { checkTarget, hostOf, systemLookup } from './ssrf.ts';
 import type { AllowedCidrs, LookupAll, TargetCheck } from './ssrf.ts';
 
@@ -27,6 +28,8 @@ export type WebhookRequest = {
   /** How much of the answer is read before the connection is dropped (default 4096). */
   maxResponseBytes?: number;
   lookup?: LookupAll;
+  /** Keep-alive connections of the current worker invocation; without it each attempt opens and closes its own. */
+  connections?: ConnectionPool;
 };
 
 const USER_AGENT = 'secrets-service-webhooks/1.0';
@@ -51,30 +54,61 @@ export async function sendWebhook(request: WebhookRequest): Promise<AttemptResul
   const started = performance.now();
   const timeoutMs = request.timeoutMs ?? 10_000;
   // One deadline for the whole exchange: per-socket idle timeouts would let a receiver trickle bytes for ever.
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const deadline = makeDeadline(timeoutMs);
   const progress: { statusCode: number | null } = { statusCode: null };
   try {
-    const outcome = await attempt(request, deadline.signal, progress);
+    const outcome = await attempt(request, deadline, progress);
     return { ...outcome, durationMs: elapsedSince(started) };
   } catch (error) {
     const message = deadline.signal.aborted ? `timed out after ${timeoutMs / 1000} s` : describeError(error);
     return { ok: false, statusCode: progress.statusCode, durationMs: elapsedSince(started), error: message };
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
 }
 
 type Outcome = Omit<AttemptResult, 'durationMs'>;
+type Deadline = ReturnType<typeof makeDeadline>;
 
-async function attempt(request: WebhookRequest, signal: AbortSignal, progress: { statusCode: number | null }): Promise<Outcome> {
+/** An abort signal after `ms`, which a wait for a pooled connection pushes back (it is our time, not the receiver's). */
+function makeDeadline(ms: number) {
+  const controller = new AbortController();
+  let due = performance.now() + ms;
+  let timer = setTimeout(() => controller.abort(), ms);
+  return {
+    signal: controller.signal,
+    extend(byMs: number) {
+      if (controller.signal.aborted || byMs <= 0) return;
+      clearTimeout(timer);
+      due += byMs;
+      timer = setTimeout(() => controller.abort(), due - performance.now());
+    },
+    clear: () => clearTimeout(timer),
+  };
+}
+
+async function attempt(request: WebhookRequest, deadline: Deadline, progress: { statusCode: number | null }): Promise<Outcome> {
+  const { signal } = deadline;
   const url = URL.parse(request.url);
   if (url === null || url.protocol !== 'https:') return failure('blocked: url is not a valid https url');
   const host = hostOf(url);
   const target = await beforeDeadline(checkTarget(host, request.allow, request.lookup ?? systemLookup), signal);
   if (target.kind === 'unresolved') return failure(`DNS: ${target.code}`);
   if (target.kind === 'blocked') return failure(blockedMessage(host, target));
-  const response = await post(url, target.addresses[0]!, request, signal);
+  const address = target.addresses[0]!;
+  // The pool key is the address just checked (with port and TLS name): a pooled connection goes nowhere else.
+  const lease = await request.connections?.lease(`${address}|${url.port}|${host}`);
+  deadline.extend(lease?.waitedMs ?? 0);
+  try {
+    return await exchange(url, address, request, signal, progress, lease);
+  } finally {
+    lease?.release();
+  }
+}
+
+/** The POST and its answer, read up to the size limit. */
+async function exchange(url: URL, address: string, request: WebhookRequest, signal: AbortSignal, progress: { statusCode: number | null }, lease: ConnectionLease | undefined): Promise<Outcome> {
+  const response = await postOnce(url, address, request, signal, lease);
   const statusCode = response.statusCode ?? 0;
   progress.statusCode = statusCode;
   if (statusCode >= 300 && statusCode < 400) {
@@ -87,8 +121,21 @@ async function attempt(request: WebhookRequest, signal: AbortSignal, progress: {
   return snippet === undefined ? result : { ...result, responseSnippet: snippet };
 }
 
+/**
+ * POSTs once more when a pooled connection turns out closed by the receiver before it answered (its idle timeout
+ * raced our reuse): that request never reached it, so the retry is not a second delivery (Node's own advice).
+ */
+async function postOnce(url: URL, address: string, request: WebhookRequest, signal: AbortSignal, lease: ConnectionLease | undefined): Promise<IncomingMessage> {
+  try {
+    return await post(url, address, request, signal, lease);
+  } catch (error) {
+    if (!(error as { reusedSocket?: boolean }).reusedSocket || (error as { code?: string }).code !== 'ECONNRESET' || signal.aborted) throw error;
+    return post(url, address, request, signal, lease);
+  }
+}
+
 /** POSTs to the checked IP; `servername` and `Host` carry the original name so TLS verifies the name, not the IP. */
-function post(url: URL, address: string, request: WebhookRequest, signal: AbortSignal): Promise<IncomingMessage> {
+function post(url: URL, address: string, request: WebhookRequest, signal: AbortSignal, lease: ConnectionLease | undefined): Promise<IncomingMessage> {
   const host = hostOf(url);
   return new Promise((resolve, reject) => {
     const outgoing = https.request(
@@ -106,12 +153,12 @@ function post(url: URL, address: string, request: WebhookRequest, signal: AbortS
           'Content-Length': String(Buffer.byteLength(request.body)),
           Host: url.host,
         },
-        agent: false,
+        agent: lease?.agent ?? false,
         signal,
       },
       resolve,
     );
-    outgoing.on('error', reject);
+    outgoing.on('error', (error) => reject(Object.assign(error, { reusedSocket: outgoing.reusedSocket })));
     outgoing.end(request.body);
   });
 }
@@ -120,7 +167,7 @@ function post(url: URL, address: string, request: WebhookRequest, signal: AbortS
 async function readCapped(response: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  // Leaving the loop early destroys the stream (and, with agent: false, the socket).
+  // Leaving the loop early destroys the stream and its socket, so a pooled connection is reused only when fully read.
   for await (const chunk of response as AsyncIterable<Buffer>) {
     chunks.push(chunk);
     size += chunk.length;

@@ -3,7 +3,7 @@ import { systemAuditEntry } from '../audit-entry.ts';
 import { iso, type Clock } from '../clock.ts';
 import { signingSecretContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
-import { CLAIM_PREFIX, type AttemptEntry, type StoredDelivery } from '../store/deliveries.ts';
+import { claimOf, mayStartAttempt, type AttemptEntry, type StoredDelivery } from '../store/deliveries.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
 import { newAttemptToken, type DeliveryMessage } from './delivery-queue.ts';
@@ -33,7 +33,8 @@ export type WorkOutcome = 'success' | 'retry' | 'failed' | 'dropped';
  * The delivery worker: one attempt per queue message. The delivery item decides: a message whose token the
  * delivery no longer carries (already sent, failed, re-queued by a manual retry or the sweeper) is dropped without a
  * send; otherwise the worker claims the attempt with a conditional swap of the token, sends, records the attempt
- * and either finishes the delivery or schedules the next attempt with a fresh token.
+ * and either finishes the delivery or schedules the next attempt with a fresh token. A message SQS shows again
+ * (`redelivered`: its worker died or failed) may take over its own claim once the claim's lease ran out.
  */
 export function makeWorker(deps: WorkerDeps) {
   const { store, clock } = deps;
@@ -103,21 +104,21 @@ export function makeWorker(deps: WorkerDeps) {
     for (const id of await store.pendingDeliveryIds(endpoint.id)) await store.failPending(ws, id, 'endpoint switched off after repeated failures', disabledAt);
   }
 
-  return async (message: DeliveryMessage): Promise<WorkOutcome> => {
+  return async (message: DeliveryMessage, receipt: { redelivered: boolean } = { redelivered: false }): Promise<WorkOutcome> => {
     const ws = message.workspaceId;
     const delivery = await store.getDelivery(ws, message.deliveryId);
-    if (!delivery || delivery.status !== 'pending' || delivery.attemptToken !== message.attemptToken) {
+    if (!delivery || !mayStartAttempt(delivery, message.attemptToken, clock.now())) {
       deps.metrics.dropped();
       return 'dropped';
     }
     const endpoint = await store.getEndpoint(ws, delivery.endpointId);
     if (!endpoint?.enabled) {
-      await store.failPending(ws, delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', iso(clock.now()));
+      await store.failPending(ws, delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', iso(clock.now()), { endpointId: delivery.endpointId, messageToken: message.attemptToken });
       deps.metrics.dropped();
       return 'dropped';
     }
-    const claim = `${CLAIM_PREFIX}${newAttemptToken()}`;
-    const claimed = await store.claimAttempt(ws, delivery.id, message.attemptToken, claim, iso(clock.now()));
+    const claim = claimOf(message.attemptToken, newAttemptToken());
+    const claimed = await store.claimAttempt(ws, delivery.id, message.attemptToken, claim, iso(clock.now()), { endpointId: endpoint.id, redelivered: receipt.redelivered });
     if (!claimed) {
       deps.metrics.dropped();
       return 'dropped';

@@ -8,6 +8,7 @@ import type { HttpsReceiver } from '../support/https-receiver.ts';
 import { newEnvironment } from '../support/secrets.ts';
 import { deliveriesOf, registerEndpoint, startReceiver, waitFor } from '../support/webhooks.ts';
 import { keys } from '../../shared/store/keys.ts';
+import { itemSize } from '../support/item-size.ts';
 
 const stripe = new Stripe('sk_test_unused');
 
@@ -61,6 +62,10 @@ describe('webhook delivery', () => {
     expect(delivery!.attemptLog).toEqual([{ attempt: 1, at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null }]);
     const raw = await localStore().doc.send(new GetCommand({ TableName: localStore().tableName, Key: keys.delivery(ws.workspaceId, delivery!.id) }));
     expect(raw.Item!.ttl).toBe(Math.floor(Date.parse(raw.Item!.createdAt) / 1000) + 30 * 86_400);
+    // The write-unit budget of a delivery: one write unit per write (1 KB), in the endpoint's log, not the sweeper's.
+    expect(itemSize(raw.Item!)).toBeLessThanOrEqual(1024);
+    expect(raw.Item).toMatchObject({ GSI1PK: `WHE#${endpoint.id}`, GSI1SK: delivery!.id });
+    expect(raw.Item!.GSI2PK).toBeUndefined();
     const byId = await call('GET', `/api/v1/webhook-deliveries/${delivery!.id}`, { token: ws.apiKey });
     expect(byId.body.data).toEqual(delivery);
 

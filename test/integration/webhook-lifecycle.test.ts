@@ -8,7 +8,8 @@ import { logger } from '../../shared/logger.ts';
 import { makeCipher } from '../../shared/crypto/envelope.ts';
 import { makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
 import { makeSqsClient } from '../../shared/clients/sqs.ts';
-import { makeDeliveryQueue, newAttemptToken, type DeliveryMessage } from '../../shared/webhooks/delivery-queue.ts';
+import { firstAttemptToken, makeDeliveryQueue, newAttemptToken, type DeliveryMessage } from '../../shared/webhooks/delivery-queue.ts';
+import { claimOf } from '../../shared/store/deliveries.ts';
 import { makeFanout } from '../../shared/webhooks/fanout.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
 import { sendWebhook } from '../../shared/webhooks/sender.ts';
@@ -175,7 +176,7 @@ describe('at-least-once bookkeeping', () => {
     const batch = (await streamRecords()).filter((r) => r.dynamodb?.NewImage?.target?.S === secretId);
     expect(batch.length).toBeGreaterThan(0);
     const queued: DeliveryMessage[] = [];
-    const fanout = makeFanout({ store: localStore().store, enqueue: async (m) => void queued.push(m), newToken: newAttemptToken, log: logger });
+    const fanout = makeFanout({ store: localStore().store, enqueueAll: async (messages) => (queued.push(...messages), []), log: logger });
     expect(await fanout(batch)).toEqual({ batchItemFailures: [] });
     expect(await fanout([...batch, ...batch])).toEqual({ batchItemFailures: [] });
     expect(queued).toEqual([]);
@@ -185,27 +186,54 @@ describe('at-least-once bookkeeping', () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
-  it('re-queues, through the sweeper, a delivery whose queue message was lost, and sends it exactly once', async () => {
+  it('queues again, when its stream record is retried, a first attempt whose message never went out, and sends it once', async () => {
     const { ws } = await workspaceWithEnvironment();
     const receiver = await startReceiver();
     receivers.push(receiver);
-    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/s`, ['service.secret.rotate']);
+    await registerEndpoint(ws.apiKey, `${receiver.origin}/s`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
-    // An audit record the table never had, so only this fan-out sees it; its queue message is dropped.
-    const createdAt = new Date(Date.now() - 10 * 60_000).toISOString();
-    const record = auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ0000000000000000SWEP', createdAt, { key: 'LOST', version: 2, projectId: 'proj_x', environmentId: 'env_x' });
-    const fanout = makeFanout({ store: localStore().store, enqueue: async () => undefined, newToken: newAttemptToken, log: logger });
-    await fanout([record]);
-    const [lost] = await deliveriesOf(ws.apiKey, endpoint.id);
+    // An audit record the table never had, so only these fan-outs see it; SQS refuses the first run's message.
+    const record = auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ0000000000000000SWEP', new Date().toISOString(), { key: 'LOST', version: 2, projectId: 'proj_x', environmentId: 'env_x' });
+    const refused = makeFanout({ store: localStore().store, enqueueAll: async (messages) => messages.map((_, i) => i), log: logger });
+    expect(await refused([record])).toEqual({ batchItemFailures: [{ itemIdentifier: '1' }] });
+    const [lost] = (await call('GET', '/api/v1/webhook-deliveries', { token: ws.apiKey })).body.data;
     expect(lost).toMatchObject({ status: 'pending', attempts: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(receiver.requests).toHaveLength(0);
 
     const queue = stackQueue();
-    const sweep = makeSweeper({ store: localStore().store, clock: { now: () => Date.now() }, graceMs: 5 * 60_000, enqueue: (m, o) => queue.enqueue(m, o) });
+    const retried = makeFanout({ store: localStore().store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger });
+    expect(await retried([record])).toEqual({ batchItemFailures: [] });
+    const request = await waitFor(async () => receiver.requests[0], 20_000, 'the queued delivery');
+    expect(request.headers['service-delivery-id']).toBe(lost.id);
+    await waitFor(async () => (await localStore().store.getDelivery(ws.workspaceId, lost.id))?.status === 'success');
+    // Seen once more, the record queues nothing: its delivery's first attempt is done.
+    expect(await retried([record])).toEqual({ batchItemFailures: [] });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('re-queues, through the sweeper, a retry whose queue message was lost, and sends it exactly once', async () => {
+    const { ws } = await workspaceWithEnvironment();
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/r`, ['service.secret.rotate']);
+    const workspace = await localStore().store.getWorkspace(ws.workspaceId);
+    const queued: DeliveryMessage[] = [];
+    const fanout = makeFanout({ store: localStore().store, enqueueAll: async (messages) => (queued.push(...messages), []), log: logger });
+    await fanout([auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000RETRY', new Date(Date.now() - 20 * 60_000).toISOString())]);
+    // A first attempt failed and scheduled its retry 10 minutes ago, and the retry's message was lost.
+    const { store } = localStore();
+    const [first] = queued;
+    const claim = claimOf(first!.attemptToken, 'test');
+    const past = new Date(Date.now() - 10 * 60_000).toISOString();
+    await store.claimAttempt(ws.workspaceId, first!.deliveryId, first!.attemptToken, claim, past, { endpointId: endpoint.id, redelivered: false });
+    const entry = { attempt: 1, at: past, statusCode: 503, durationMs: 5, error: 'HTTP 503' };
+    expect(await store.recordAttempt(ws.workspaceId, first!.deliveryId, claim, entry, { status: 'pending', nextRetryAt: past, attemptToken: newAttemptToken() })).toBeDefined();
+
+    const queue = stackQueue();
+    const sweep = makeSweeper({ store, clock: { now: () => Date.now() }, graceMs: 5 * 60_000, enqueue: (m, o) => queue.enqueue(m, o) });
     expect((await sweep()).requeued).toBeGreaterThanOrEqual(1);
     const request = await waitFor(async () => receiver.requests[0], 20_000, 'the swept delivery');
-    expect(request.headers['service-delivery-id']).toBe(lost!.id);
+    expect(request.headers).toMatchObject({ 'service-delivery-id': first!.deliveryId, 'service-delivery-attempt': '2' });
     await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id))[0]?.status === 'success');
     const before = receiver.requests.length;
     await sweep();
@@ -214,22 +242,34 @@ describe('at-least-once bookkeeping', () => {
     expect(before).toBe(1);
   });
 
-  it('leaves an attempt in flight alone: a claim moves the due time, so the sweeper does not send it again', async () => {
+  it('a first claim puts the delivery in its endpoint log and outside the sweeper; a claim by a message seen again is a lease', async () => {
     const { ws } = await workspaceWithEnvironment();
     const receiver = await startReceiver();
     receivers.push(receiver);
-    await registerEndpoint(ws.apiKey, `${receiver.origin}/lease`, ['service.secret.rotate']);
+    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/lease`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     const queued: DeliveryMessage[] = [];
-    const fanout = makeFanout({ store: localStore().store, enqueue: async (m) => void queued.push(m), newToken: newAttemptToken, log: logger });
+    const fanout = makeFanout({ store: localStore().store, enqueueAll: async (messages) => (queued.push(...messages), []), log: logger });
     await fanout([
       auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000LEASE', new Date(Date.now() - 20 * 60_000).toISOString()),
     ]);
     const { store } = localStore();
+    const [message] = queued;
+    expect(message!.attemptToken).toBe(firstAttemptToken(message!.deliveryId));
     const overdue = async () => (await store.dueDeliveries(new Date(Date.now() - 5 * 60_000).toISOString(), 1000)).map((d) => d.id);
-    expect(await overdue()).toContain(queued[0]!.deliveryId);
-    expect(await store.claimAttempt(ws.workspaceId, queued[0]!.deliveryId, queued[0]!.attemptToken, 'claimed-by-test', new Date().toISOString())).toBeDefined();
-    await waitFor(async () => !(await overdue()).includes(queued[0]!.deliveryId), 5_000, 'the index to follow the claim');
+    const claimAt = (minutesAgo: number, redelivered: boolean, random: string) =>
+      store.claimAttempt(ws.workspaceId, message!.deliveryId, message!.attemptToken, claimOf(message!.attemptToken, random), new Date(Date.now() - minutesAgo * 60_000).toISOString(), { endpointId: endpoint.id, redelivered });
+
+    // The worker that claims it first dies; its claim is in the endpoint's log, and not the sweeper's.
+    expect(await claimAt(3, false, 'dead')).toBeDefined();
+    expect((await deliveriesOf(ws.apiKey, endpoint.id))[0]).toMatchObject({ id: message!.deliveryId, status: 'pending', attempts: 0 });
+    expect(await overdue()).not.toContain(message!.deliveryId);
+    // SQS shows the message again: it takes the stale claim over, as a lease the sweeper honours for its grace period.
+    expect(await claimAt(0, true, 'again')).toBeDefined();
+    expect(await claimAt(0, true, 'duplicate')).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await overdue()).not.toContain(message!.deliveryId);
+    expect((await store.dueDeliveries(new Date(Date.now() + 60_000).toISOString(), 1000)).map((d) => d.id)).toContain(message!.deliveryId);
   });
 
   it('refuses, at delivery, a hostname that resolves to 127.0.0.1 when loopback is not exempted', async () => {
@@ -240,7 +280,7 @@ describe('at-least-once bookkeeping', () => {
     const endpoint = await registerEndpoint(ws.apiKey, `https://localhost:${receiver.port}/h`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     const queued: DeliveryMessage[] = [];
-    const fanout = makeFanout({ store: localStore().store, enqueue: async (m) => void queued.push(m), newToken: newAttemptToken, log: logger });
+    const fanout = makeFanout({ store: localStore().store, enqueueAll: async (messages) => (queued.push(...messages), []), log: logger });
     await fanout([
       auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000BLOCK', new Date().toISOString()),
     ]);

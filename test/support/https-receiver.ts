@@ -55,6 +55,8 @@ export type HttpsReceiver = {
   requests: ReceivedRequest[];
   /** TCP connections accepted so far (also those that never sent a request). */
   connections: () => number;
+  /** TCP connections accepted and not yet closed. */
+  openConnections: () => number;
   /** Changes how later requests are answered; a function can answer each request differently. */
   respond: (behaviour: ReceiverBehaviour | ((request: ReceivedRequest) => ReceiverBehaviour)) => void;
   /** Drops every open connection and stops listening. */
@@ -76,13 +78,18 @@ export async function startHttpsReceiver(behaviour: ReceiverBehaviour = {}, cert
   const requests: ReceivedRequest[] = [];
   let current: (request: ReceivedRequest) => ReceiverBehaviour = () => behaviour;
   let connections = 0;
+  let open = 0;
   const server = createServer(tlsOptions, (req, res) => {
     void collect(req).then((request) => {
       requests.push(request);
       answer(current(request), res);
     });
   });
-  server.on('connection', () => (connections += 1));
+  server.on('connection', (socket: import('node:net').Socket) => {
+    connections += 1;
+    open += 1;
+    socket.once('close', () => (open -= 1));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -90,6 +97,7 @@ export async function startHttpsReceiver(behaviour: ReceiverBehaviour = {}, cert
     port,
     requests,
     connections: () => connections,
+    openConnections: () => open,
     respond: (next) => {
       current = typeof next === 'function' ? next : () => next;
     },

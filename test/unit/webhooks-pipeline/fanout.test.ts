@@ -8,7 +8,8 @@ import { ENTITY } from '../../../shared/store/keys.ts';
 import type { StoredEndpoint } from '../../../shared/store/webhooks.ts';
 import { deliveryIdFor } from '../../../shared/webhooks/events.ts';
 import { makeFanout, type FanoutDeps } from '../../../shared/webhooks/fanout.ts';
-import { fakeLogger, fakeQueue, T0 } from '../support/fakes.ts';
+import { firstAttemptToken, type DeliveryMessage } from '../../../shared/webhooks/delivery-queue.ts';
+import { fakeLogger, T0 } from '../support/fakes.ts';
 import { endpoint, WS } from './support.ts';
 
 let sequence = 0;
@@ -35,13 +36,15 @@ function audit(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** A fan-out over `endpoints`; `exists` lists delivery ids an earlier run already created. */
-function harness(endpoints: StoredEndpoint[], options: { exists?: string[]; failOn?: string } = {}) {
+/**
+ * A fan-out over `endpoints`; `exists` lists delivery ids an earlier run already created and whose first attempt
+ * started, `waiting` those it created but whose first message it never sent; SQS refuses messages of `refuse`.
+ */
+function harness(endpoints: StoredEndpoint[], options: { exists?: string[]; waiting?: string[]; failOn?: string; refuse?: string[] } = {}) {
   const created: StoredDelivery[] = [];
   const listed: string[] = [];
-  const queue = fakeQueue();
+  const queue = { sent: [] as { message: DeliveryMessage }[], requests: 0 };
   const log = fakeLogger();
-  let tokens = 0;
   const store: FanoutDeps['store'] = {
     async listEndpoints(workspaceId) {
       listed.push(workspaceId);
@@ -50,11 +53,18 @@ function harness(endpoints: StoredEndpoint[], options: { exists?: string[]; fail
     async createDelivery(_ws, d) {
       if (d.eventId === options.failOn) throw Object.assign(new Error('throttled'), { name: 'ServiceUnavailableError' });
       if (options.exists?.includes(d.id)) return false;
+      if (options.waiting?.includes(d.id)) return true;
       created.push(d);
       return true;
     },
   };
-  const fanout = makeFanout({ store, enqueue: (m) => queue.enqueue(m), newToken: () => `tok-${++tokens}`, log });
+  const enqueueAll = async (messages: readonly DeliveryMessage[]) => {
+    queue.requests += Math.ceil(messages.length / 10);
+    const refused = messages.flatMap((message, i) => (options.refuse?.includes(message.deliveryId) ? [i] : []));
+    queue.sent.push(...messages.filter((_, i) => !refused.includes(i)).map((message) => ({ message })));
+    return refused;
+  };
+  const fanout = makeFanout({ store, enqueueAll, log });
   return { fanout, created, listed, queue, log };
 }
 
@@ -72,6 +82,7 @@ describe('fan-out: who gets a delivery', () => {
     const eventId = `evt_${entry.id.slice(4)}`;
     expect(h.created.map((d) => d.endpointId)).toEqual(['we_01']);
     expect(h.created[0]).toMatchObject({ id: deliveryIdFor(eventId, 'we_01'), eventId, status: 'pending', attempts: 0, nextRetryAt: iso(T0), manual: false });
+    expect(h.created[0]!.attemptToken).toBe(firstAttemptToken(h.created[0]!.id));
     expect(h.queue.sent).toEqual([{ message: { workspaceId: WS, deliveryId: h.created[0]!.id, attemptToken: h.created[0]!.attemptToken } }]);
   });
 
@@ -96,11 +107,43 @@ describe('fan-out: who gets a delivery', () => {
 });
 
 describe('fan-out: idempotence and failures', () => {
-  it('a delivery an earlier run created is not queued again (the sweeper owns it)', async () => {
+  it('a delivery whose first attempt started is not queued again when its record is seen again', async () => {
     const entry = audit();
     const h = harness([subscribed('we_01')], { exists: [deliveryIdFor(`evt_${entry.id.slice(4)}`, 'we_01')] });
     await h.fanout([inserted(entry)]);
     expect(h.queue.sent).toEqual([]);
+  });
+
+  it('a delivery an interrupted run created but never queued is queued again, under the same first-attempt token', async () => {
+    // Prepare: the earlier run created the delivery, then died before its message went out.
+    const entry = audit();
+    const deliveryId = deliveryIdFor(`evt_${entry.id.slice(4)}`, 'we_01');
+    const h = harness([subscribed('we_01')], { waiting: [deliveryId] });
+    // Act
+    await h.fanout([inserted(entry)]);
+    // Assess
+    expect(h.queue.sent).toEqual([{ message: { workspaceId: WS, deliveryId, attemptToken: firstAttemptToken(deliveryId) } }]);
+  });
+
+  it('queues the messages of a batch ten to a request', async () => {
+    const endpoints = Array.from({ length: 4 }, (_, i) => subscribed(`we_0${i}`));
+    const h = harness(endpoints);
+    await h.fanout(Array.from({ length: 6 }, () => inserted(audit())));
+    expect(h.queue.sent).toHaveLength(24);
+    expect(h.queue.requests).toBe(3);
+  });
+
+  it('a message SQS did not take makes Lambda retry from its record', async () => {
+    // Prepare
+    const entries = [audit(), audit(), audit()];
+    const refused = deliveryIdFor(`evt_${entries[1]!.id.slice(4)}`, 'we_01');
+    const h = harness([subscribed('we_01')], { refuse: [refused] });
+    const records = entries.map((entry) => inserted(entry));
+    // Act
+    const result = await h.fanout(records);
+    // Assess: the records before it are done; from it on, the retry queues again what still waits (see above).
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb!.SequenceNumber }] });
+    expect(h.log.lines).toEqual([{ level: 'error', message: 'fan-out could not queue every delivery' }]);
   });
 
   it("reads a workspace's endpoints once per batch", async () => {

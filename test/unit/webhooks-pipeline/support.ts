@@ -1,6 +1,6 @@
 import { iso } from '../../../shared/clock.ts';
 import type { AuditEntry } from '../../../shared/store/audit.ts';
-import { CLAIM_PREFIX, type AttemptEntry, type StoredDelivery } from '../../../shared/store/deliveries.ts';
+import { CLAIM_PREFIX, mayStartAttempt, type AttemptEntry, type StoredDelivery } from '../../../shared/store/deliveries.ts';
 import type { StoredEndpoint } from '../../../shared/store/webhooks.ts';
 import type { AttemptResult } from '../../../shared/webhooks/sender.ts';
 import { makeWorker, type WorkerDeps } from '../../../shared/webhooks/worker.ts';
@@ -80,7 +80,7 @@ export function memoryStore(seed: { deliveries?: StoredDelivery[]; endpoints?: S
     async claimAttempt(_ws, id, token, claim, now) {
       calls.push('claimAttempt');
       const d = deliveries.get(id);
-      if (!d || d.status !== 'pending' || d.attemptToken !== token) return undefined;
+      if (!d || !mayStartAttempt(d, token, Date.parse(now))) return undefined;
       return copy(Object.assign(d, { attemptToken: claim, nextRetryAt: now, updatedAt: now }));
     },
     async recordAttempt(_ws, id, claim, entry: AttemptEntry, outcome: Outcome) {
@@ -93,10 +93,12 @@ export function memoryStore(seed: { deliveries?: StoredDelivery[]; endpoints?: S
       else finish(d);
       return copy(d);
     },
-    async failPending(_ws, id, reason, now) {
+    async failPending(_ws, id, reason, now, by) {
       calls.push(`failPending:${id}`);
       const d = deliveries.get(id);
-      if (!d || d.status !== 'pending' || d.attemptToken?.startsWith(CLAIM_PREFIX)) return undefined;
+      if (!d || d.status !== 'pending') return undefined;
+      // A claim blocks it, unless the worker failing it holds the message whose worker died with that claim.
+      if (d.attemptToken?.startsWith(CLAIM_PREFIX) && !(by && mayStartAttempt(d, by.messageToken, Date.parse(now)))) return undefined;
       return copy(finish(Object.assign(d, { status: 'failed' as const, lastError: reason, updatedAt: now })));
     },
     async recordEndpointFailure(_ws, id, now) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { iso } from '../../../shared/clock.ts';
+import { claimOf } from '../../../shared/store/deliveries.ts';
 import { signatureHeader } from '../../../shared/webhooks/signature.ts';
 import { HOUR, MINUTE, T0 } from '../support/fakes.ts';
 import { answers, delivery, endpoint, SIGNING_SECRET, workerHarness, WS } from './support.ts';
@@ -65,6 +66,56 @@ describe('worker: which messages may start an attempt', () => {
     expect(await paused).toBeUndefined();
     expect(outcome).toBe('success');
     expect(h.deliveries.get('whd_01')).toMatchObject({ status: 'success', attempts: 1 });
+  });
+});
+
+describe('worker: a message seen again after its worker died', () => {
+  it('takes over its own claim once the lease ran out, and sends once', async () => {
+    // Prepare: a worker claimed the attempt for tok-1 two minutes ago and died; SQS shows the message again.
+    const h = workerHarness({ deliveries: [delivery({ attemptToken: claimOf('tok-1', 'dead'), updatedAt: iso(T0 - 2 * MINUTE) })], endpoints: [endpoint()] });
+    // Act
+    const outcome = await h.work(message('tok-1'), { redelivered: true });
+    // Assess
+    expect(outcome).toBe('success');
+    expect(h.requests).toHaveLength(1);
+    expect(h.deliveries.get('whd_01')).toMatchObject({ status: 'success', attempts: 1 });
+  });
+
+  it('fails the delivery when the endpoint was paused meanwhile, though the dead worker still holds the claim', async () => {
+    // Prepare: the pause skipped the claimed delivery (an attempt seemed in flight); its worker had died.
+    const h = workerHarness({
+      deliveries: [delivery({ attemptToken: claimOf('tok-1', 'dead'), updatedAt: iso(T0 - 2 * MINUTE) })],
+      endpoints: [endpoint({ enabled: false, disabledReason: 'paused' })],
+    });
+    // Act
+    const outcome = await h.work(message('tok-1'), { redelivered: true });
+    // Assess
+    expect(outcome).toBe('dropped');
+    expect(h.requests).toHaveLength(0);
+    expect(h.deliveries.get('whd_01')).toMatchObject({ status: 'failed', lastError: 'endpoint disabled', attemptToken: null });
+  });
+
+  it('a duplicate of a message whose attempt is in flight (a fresh claim) is dropped', async () => {
+    const h = workerHarness({ deliveries: [delivery({ attemptToken: claimOf('tok-1', 'alive'), updatedAt: iso(T0 - 5_000) })], endpoints: [endpoint()] });
+    expect(await h.work(message('tok-1'), { redelivered: true })).toBe('dropped');
+    expect(h.calls).not.toContain('claimAttempt');
+    expect(h.requests).toHaveLength(0);
+  });
+
+  it("never takes over another message's claim, however old", async () => {
+    const h = workerHarness({ deliveries: [delivery({ attemptToken: claimOf('tok-2', 'dead'), updatedAt: iso(T0 - HOUR) })], endpoints: [endpoint()] });
+    expect(await h.work(message('tok-1'), { redelivered: true })).toBe('dropped');
+    expect(h.requests).toHaveLength(0);
+  });
+
+  it('a lease that runs out between the read and the claim is still only taken once', async () => {
+    // Prepare: two copies of the message race for the same stale claim.
+    const h = workerHarness({ deliveries: [delivery({ attemptToken: claimOf('tok-1', 'dead'), updatedAt: iso(T0 - 2 * MINUTE) })], endpoints: [endpoint()] });
+    // Act
+    const outcomes = await Promise.all([h.work(message('tok-1'), { redelivered: true }), h.work(message('tok-1'), { redelivered: true })]);
+    // Assess
+    expect(outcomes.sort()).toEqual(['dropped', 'success']);
+    expect(h.requests).toHaveLength(1);
   });
 });
 

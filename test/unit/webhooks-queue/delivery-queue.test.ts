@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ServiceUnavailableError } from '../../../shared/errors.ts';
-import { makeDeliveryQueue, parseDeliveryMessage, type DeliveryMessage } from '../../../shared/webhooks/delivery-queue.ts';
+import { firstAttemptToken, makeDeliveryQueue, parseDeliveryMessage, type DeliveryMessage } from '../../../shared/webhooks/delivery-queue.ts';
 import type { ScheduleInput } from '../../../shared/webhooks/scheduler.ts';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries';
@@ -110,3 +110,28 @@ describe('parseDeliveryMessage', () => {
     for (const body of bad) expect(parseDeliveryMessage(body), body.slice(0, 80)).toBeUndefined();
   });
 });
+
+describe('delivery queue: first attempts, ten to a request', () => {
+  beforeEach(() => sqsMock.reset());
+
+  it('sends 23 messages in three SendMessageBatch requests and answers the indexes SQS refused', async () => {
+    // Prepare: SQS refuses one entry of the second request, and the third request fails as a whole.
+    const messages = Array.from({ length: 23 }, (_, i) => ({ ...MESSAGE, deliveryId: `whd_01J000000000000000000000${String(i).padStart(2, '0')}` }));
+    sqsMock.on(SendMessageBatchCommand).resolvesOnce({ Successful: [], Failed: [] }).resolvesOnce({ Failed: [{ Id: '13', SenderFault: false, Code: 'InternalError' }] }).rejectsOnce(new Error('throttled'));
+    // Act
+    const refused = await queue.enqueueAllNow(messages);
+    // Assess
+    const requests = sqsMock.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input);
+    expect(requests.map((input) => input.Entries!.length)).toEqual([10, 10, 3]);
+    expect(requests[0]!.Entries![0]).toEqual({ Id: '0', MessageBody: formatBody(messages[0]!) });
+    expect(refused).toEqual([13, 20, 21, 22]);
+  });
+
+  it('a first-attempt token is fixed by the delivery id and fits a schedule name', () => {
+    expect(firstAttemptToken(MESSAGE.deliveryId)).toBe(firstAttemptToken(MESSAGE.deliveryId));
+    expect(firstAttemptToken(MESSAGE.deliveryId)).not.toBe(firstAttemptToken('whd_01J00000000000000000000009'));
+    expect(parseDeliveryMessage(JSON.stringify({ ...MESSAGE, attemptToken: firstAttemptToken(MESSAGE.deliveryId) }))).toBeDefined();
+  });
+});
+
+const formatBody = (message: DeliveryMessage) => JSON.stringify({ workspaceId: message.workspaceId, deliveryId: message.deliveryId, attemptToken: message.attemptToken });

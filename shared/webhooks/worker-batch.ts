@@ -1,0 +1,39 @@
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { openConnectionPool, type ConnectionPool } from './connection-pool.ts';
+import { parseDeliveryMessage } from './delivery-queue.ts';
+import type { AttemptResult } from './sender.ts';
+import { makeWorker, type WorkerDeps } from './worker.ts';
+
+export interface WorkerBatchDeps extends Omit<WorkerDeps, 'send'> {
+  /** One guarded attempt over the invocation's connections. */
+  send: (request: { url: string; body: string; headers: Record<string, string> }, connections: ConnectionPool) => Promise<AttemptResult>;
+  log: Logger;
+}
+
+/**
+ * One worker invocation (SQS, ReportBatchItemFailures): one attempt per message, in parallel. A message that cannot
+ * be read, or whose processing failed, is reported so SQS retries it and, in the end, moves it to the dead-letter
+ * queue. The invocation's attempts share keep-alive connections per checked address, and every socket is destroyed
+ * before it answers, so none is left open across a freeze.
+ */
+export function makeWorkerBatch(deps: WorkerBatchDeps) {
+  return async (records: readonly SQSRecord[]): Promise<SQSBatchResponse> => {
+    const connections = openConnectionPool();
+    const work = makeWorker({ ...deps, send: (request) => deps.send(request, connections) });
+    const results = await Promise.allSettled(
+      records.map(async (record) => {
+        const message = parseDeliveryMessage(record.body);
+        if (!message) throw new Error('unreadable delivery message');
+        return work(message, { redelivered: Number(record.attributes?.ApproximateReceiveCount ?? 1) > 1 });
+      }),
+    ).finally(() => connections.close());
+    deps.metrics.flush();
+    const batchItemFailures = results.flatMap((result, i) => {
+      if (result.status === 'fulfilled') return [];
+      deps.log.error('delivery attempt failed', { messageId: records[i]!.messageId, errorName: (result.reason as Error)?.name });
+      return [{ itemIdentifier: records[i]!.messageId }];
+    });
+    return { batchItemFailures };
+  };
+}
