@@ -8,7 +8,7 @@ import type { HttpsReceiver } from '../support/https-receiver.ts';
 import { newEnvironment } from '../support/secrets.ts';
 import { deliveriesOf, registerEndpoint, startReceiver, waitFor } from '../support/webhooks.ts';
 import { keys } from '../../shared/store/keys.ts';
-import { itemSize } from '../support/item-size.ts';
+import { itemSize } from '../../bench/billing.ts';
 
 const stripe = new Stripe('sk_test_unused');
 
