@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { makeFloor, recordSteps } from './cpu-floor.ts';
+import { makeFloor, recordSteps, stubSends, type Recording } from './cpu-floor.ts';
 import { quantile } from './stats.ts';
 
 const median = (values: number[]) => quantile(values, 0.5)!;
@@ -25,7 +25,7 @@ export interface ChildOptions {
   /** Secrets in the listed environment (the page a list answers). */
   listSize: number;
   /** Profile mode: only this operation's handler (or floor) for `requests` requests, profiled into `file`. */
-  profile?: { operation: Operation; side: 'handler' | 'floor'; file: string };
+  profile?: { operation: Operation; side: 'handler' | 'floor' | 'stub'; file: string };
 }
 
 export type Operation = 'revealById' | 'listSecrets';
@@ -80,9 +80,9 @@ function apiEvent(routeKey: string, token: string, extra: Partial<APIGatewayProx
   };
 }
 
-/** The context Lambda passes with an invocation (10 s, the API functions' timeout). */
+/** The context Lambda passes with an invocation (10 s, the API functions' timeout, from its first use: made ahead). */
 function lambdaContext(): Context {
-  const deadline = Date.now() + 10_000;
+  let deadline: number | undefined;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'secrets',
@@ -92,7 +92,7 @@ function lambdaContext(): Context {
     awsRequestId: randomUUID(),
     logGroupName: '/aws/lambda/secrets',
     logStreamName: 'bench',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    getRemainingTimeInMillis: () => Math.max(0, (deadline ??= Date.now() + 10_000) - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
@@ -147,7 +147,7 @@ async function timed<T>(inputs: readonly T[], run: (input: T) => Promise<unknown
   for (const input of inputs) await run(input);
   const wallMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  return { cpuMs: (used.user + used.system) / 1000, wallMs };
+  return { cpuMs: (used.user + used.system) / 1000, systemMs: used.system / 1000, wallMs };
 }
 
 /** Requests per block when the handler and the floor take turns. */
@@ -160,9 +160,10 @@ const BLOCK = 25;
 async function alternate<T>(n: number, make: (i: number) => T, handler: (input: T) => Promise<unknown>, floor: (i: number) => Promise<unknown>) {
   const inputs = Array.from({ length: n }, (_, i) => make(i));
   const floorInputs = Array.from({ length: n }, (_, i) => i);
-  const sum = { handler: { cpuMs: 0, wallMs: 0 }, floor: { cpuMs: 0, wallMs: 0 } };
-  const add = (into: { cpuMs: number; wallMs: number }, part: { cpuMs: number; wallMs: number }) => {
+  const sum = { handler: { cpuMs: 0, systemMs: 0, wallMs: 0 }, floor: { cpuMs: 0, systemMs: 0, wallMs: 0 } };
+  const add = (into: typeof sum.handler, part: typeof sum.handler) => {
     into.cpuMs += part.cpuMs;
+    into.systemMs += part.systemMs;
     into.wallMs += part.wallMs;
   };
   globalThis.gc?.();
@@ -194,6 +195,7 @@ async function main(options: ChildOptions): Promise<unknown> {
   const callHandler = (op: Operation) => (input: { event: APIGatewayProxyEventV2; context: Context }) => invoke(handler, input.event, input.context, expected[op]);
   const handlerInput = (op: Operation) => () => ({ event: events[op](), context: lambdaContext() });
   const floors = {} as Record<Operation, ReturnType<typeof makeFloor>>;
+  const recordings = {} as Record<Operation, Recording>;
   const operations: Operation[] = options.profile ? [options.profile.operation] : ['revealById', 'listSecrets'];
   for (const op of operations) {
     // The warm-up is recorded: the floor replays exactly its calls, request by request, over as many requests as are
@@ -204,10 +206,16 @@ async function main(options: ChildOptions): Promise<unknown> {
         await callHandler(op)(handlerInput(op)());
       }
     });
-    floors[op] = makeFloor(floorDoc, recording.slice(-options.requests));
+    recordings[op] = recording.slice(-options.requests);
+    floors[op] = makeFloor(floorDoc, recordings[op]);
     mark(`${op} recorded`);
     // The floor runs the SDK code the handler has just warmed up: a shorter warm-up of its own is enough.
     await pass(Math.ceil(options.warmup / 2), (i) => i, floors[op].request);
+  }
+  if (options.profile?.side === 'stub') {
+    // The handler's own work alone: every DynamoDB request answered from the recording, in memory.
+    stubSends(doc, recordings[options.profile.operation]);
+    await pass(options.warmup, handlerInput(options.profile.operation), callHandler(options.profile.operation));
   }
   if (options.profile) return profile(options.profile, options.requests, handlerInput, callHandler, floors);
   const rounds: Record<Operation, Round[]> = { revealById: [], listSecrets: [] };
@@ -216,6 +224,7 @@ async function main(options: ChildOptions): Promise<unknown> {
     const idle = await idleCpuRate(1000);
     for (const op of operations) {
       const { handler: h, floor: f } = await alternate(options.requests, handlerInput(op), callHandler(op), floors[op].request);
+      mark(`${op}: handler ${(h.cpuMs / options.requests).toFixed(3)} ms (system ${(h.systemMs / options.requests).toFixed(3)}), floor ${(f.cpuMs / options.requests).toFixed(3)} ms (system ${(f.systemMs / options.requests).toFixed(3)})`);
       rounds[op].push({
         cpuMs: (h.cpuMs - idle * h.wallMs) / options.requests,
         floorCpuMs: (f.cpuMs - idle * f.wallMs) / options.requests,
@@ -259,7 +268,7 @@ async function profile(
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
   const measured =
-    target.side === 'handler'
+    target.side !== 'floor'
       ? await pass(requests, handlerInput(target.operation), callHandler(target.operation))
       : await pass(requests, (i) => i, floors[target.operation].request);
   const { profile: cpuProfile } = await session.post('Profiler.stop');

@@ -13,7 +13,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** One step of a recorded request: a document-client command, or one AES-GCM decryption or encryption. */
 export type Step =
-  | { kind: 'dynamodb'; command: string; input: Record<string, unknown> }
+  | { kind: 'dynamodb'; command: string; input: Record<string, unknown>; output?: unknown }
   | { kind: 'gcm'; decrypt: boolean; algorithm: string; keyBytes: number; ivBytes: number; tagBytes: number; aadBytes: number; dataBytes: number };
 
 /** The steps of each recorded request, in order. */
@@ -29,8 +29,10 @@ export async function recordSteps(doc: DynamoDBDocumentClient, work: (next: () =
   const push = (step: Step) => recording.at(-1)?.push(step);
   const send = doc.send;
   doc.send = ((command: { constructor: { name: string }; input: Record<string, unknown> }, ...rest: unknown[]) => {
-    push({ kind: 'dynamodb', command: command.constructor.name, input: structuredClone(command.input) });
-    return (send as (...args: unknown[]) => unknown).call(doc, command, ...rest);
+    const step: Step = { kind: 'dynamodb', command: command.constructor.name, input: structuredClone(command.input) };
+    push(step);
+    const sent = (send as (...args: unknown[]) => Promise<unknown>).call(doc, command, ...rest);
+    return sent.then((output) => ((step.output = structuredClone(output)), output));
   }) as typeof doc.send;
   const restoreCrypto = wrapGcm(push);
   try {
@@ -149,4 +151,16 @@ function floorWrites(command: string, input: Record<string, any>, n: number): Re
     default:
       return input;
   }
+}
+
+/**
+ * Profiling aid: answers every command sent through `doc` with the recorded outputs, in the recorded order, so that
+ * a profile of the handler shows only its own work (no SDK, no network). Answers the function that undoes it.
+ */
+export function stubSends(doc: DynamoDBDocumentClient, recording: Recording): () => void {
+  const outputs = recording.flat().flatMap((step) => (step.kind === 'dynamodb' ? [step.output] : []));
+  const send = doc.send;
+  let next = 0;
+  doc.send = (async () => structuredClone(outputs[next++ % outputs.length])) as unknown as typeof doc.send;
+  return () => void (doc.send = send);
 }

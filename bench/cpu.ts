@@ -56,9 +56,10 @@ export async function measureCpu(options: CpuOptions = {}): Promise<CpuResults> 
 
 /**
  * Profiles `operation`'s handler (or its floor) over `requests` warm requests with V8's sampling profiler and
- * writes the .cpuprofile to `file` (open it in Chrome DevTools, or summarize it with bench/cpu-profile.ts).
+ * writes the .cpuprofile to `file` (open it in Chrome DevTools, or summarize it with bench/cpu-profile.ts). `stub`
+ * profiles the handler with every DynamoDB request answered from memory: its own work alone, without the SDK.
  */
-export async function profileCpu(operation: Operation, side: 'handler' | 'floor', file: string, options: CpuOptions = {}) {
+export async function profileCpu(operation: Operation, side: 'handler' | 'floor' | 'stub', file: string, options: CpuOptions = {}) {
   return inChild({ ...options, requests: options.requests ?? 3000 }, { profile: { operation, side, file } });
 }
 
@@ -125,12 +126,12 @@ function runChild(options: ChildOptions, env: Record<string, string>): Promise<u
   });
 }
 
-/** `node bench/cpu.ts` prints the figures; `node bench/cpu.ts --profile revealById [handler|floor] [file]` profiles. */
+/** `node bench/cpu.ts` prints the figures; `node bench/cpu.ts --profile revealById [handler|floor|stub] [file]` profiles. */
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [flag, operation = 'revealById', side = 'handler', file] = process.argv.slice(2);
   const run =
     flag === '--profile'
-      ? profileCpu(operation as Operation, side as 'handler' | 'floor', file ?? join(process.cwd(), `cpu-${operation}-${side}.cpuprofile`))
+      ? profileCpu(operation as Operation, side as 'handler' | 'floor' | 'stub', file ?? join(process.cwd(), `cpu-${operation}-${side}.cpuprofile`))
       : measureCpu();
   run.then(
     (result) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`),
