@@ -214,8 +214,10 @@ async function main(options: ChildOptions): Promise<unknown> {
   }
   if (options.profile?.side === 'stub') {
     // The handler's own work alone: every DynamoDB request answered from the recording, in memory.
-    stubSends(doc, recordings[options.profile.operation]);
+    const restore = stubSends(doc, recordings[options.profile.operation], options.warmup);
     await pass(options.warmup, handlerInput(options.profile.operation), callHandler(options.profile.operation));
+    restore();
+    stubSends(doc, recordings[options.profile.operation], options.requests);
   }
   if (options.profile) return profile(options.profile, options.requests, handlerInput, callHandler, floors);
   const rounds: Record<Operation, Round[]> = { revealById: [], listSecrets: [] };

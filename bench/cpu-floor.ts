@@ -79,11 +79,10 @@ function wrapGcm(push: (step: Step) => void): () => void {
 export function makeFloor(doc: DynamoDBDocumentClient, recording: Recording) {
   const commands = lib as unknown as Record<string, new (input: unknown) => object>;
   const prepared = recording.map((steps) => steps.map((step) => (step.kind === 'gcm' ? { step, gcm: prepareGcm(step) } : { step, gcm: undefined })));
-  let serial = 0;
   return {
     /** One floor request: the recorded steps of request `i`. */
     async request(i: number): Promise<void> {
-      const n = serial++;
+      const n = floorSerial++;
       for (const { step, gcm } of prepared[i % prepared.length]!) {
         if (gcm) gcm();
         else if (step.kind === 'dynamodb') await doc.send(new commands[step.command]!(floorWrites(step.command, step.input, n)) as never);
@@ -116,6 +115,9 @@ function prepareGcm(step: Extract<Step, { kind: 'gcm' }>): () => void {
 }
 
 type Item = Record<string, unknown> & { PK: string; SK: string };
+
+/** Numbers the floor's puts across every floor of the process, so that no two ever write the same key. */
+let floorSerial = 0;
 
 const floorKey = (key: Item) => ({ ...key, PK: `FLOOR#${key.PK}` });
 const floorItem = (item: Item, n: number) => ({ ...item, PK: `FLOOR#${item.PK}`, SK: `${item.SK}#${n}` });
@@ -154,13 +156,17 @@ function floorWrites(command: string, input: Record<string, any>, n: number): Re
 }
 
 /**
- * Profiling aid: answers every command sent through `doc` with the recorded outputs, in the recorded order, so that
- * a profile of the handler shows only its own work (no SDK, no network). Answers the function that undoes it.
+ * Profiling aid: answers the commands sent through `doc` with copies of the recorded outputs, in the recorded order,
+ * so that a profile of the handler shows only its own work (no SDK, no network). The copies for `requests` requests
+ * are made here, ahead of the timed loop. Answers the function that undoes it.
  */
-export function stubSends(doc: DynamoDBDocumentClient, recording: Recording): () => void {
-  const outputs = recording.flat().flatMap((step) => (step.kind === 'dynamodb' ? [step.output] : []));
+export function stubSends(doc: DynamoDBDocumentClient, recording: Recording, requests: number): () => void {
+  const outputs: unknown[] = [];
+  for (let i = 0; i < requests; i++) {
+    for (const step of recording[i % recording.length]!) if (step.kind === 'dynamodb') outputs.push(structuredClone(step.output));
+  }
   const send = doc.send;
   let next = 0;
-  doc.send = (async () => structuredClone(outputs[next++ % outputs.length])) as unknown as typeof doc.send;
+  doc.send = (async () => outputs[next++]) as unknown as typeof doc.send;
   return () => void (doc.send = send);
 }
