@@ -156,17 +156,24 @@ function floorWrites(command: string, input: Record<string, any>, n: number): Re
 }
 
 /**
- * Profiling aid: answers the commands sent through `doc` with copies of the recorded outputs, in the recorded order,
- * so that a profile of the handler shows only its own work (no SDK, no network). The copies for `requests` requests
- * are made here, ahead of the timed loop. Answers the function that undoes it.
+ * Answers the commands sent through `doc` in memory with copies of the recorded outputs, each kind of command in its
+ * recorded order, so that the handler's own work can be measured and profiled alone (no SDK, no network). A command
+ * the recording does not hold (a credential's `lastUsedAt`, due once a minute) is answered `{}`. The copies for
+ * `requests` requests are made here, ahead of any timed loop. Answers the function that undoes it.
  */
 export function stubSends(doc: DynamoDBDocumentClient, recording: Recording, requests: number): () => void {
-  const outputs: unknown[] = [];
+  const outputs = new Map<string, { items: unknown[]; next: number }>();
   for (let i = 0; i < requests; i++) {
-    for (const step of recording[i % recording.length]!) if (step.kind === 'dynamodb') outputs.push(structuredClone(step.output));
+    for (const step of recording[i % recording.length]!) {
+      if (step.kind !== 'dynamodb') continue;
+      if (!outputs.has(step.command)) outputs.set(step.command, { items: [], next: 0 });
+      outputs.get(step.command)!.items.push(structuredClone(step.output));
+    }
   }
   const send = doc.send;
-  let next = 0;
-  doc.send = (async () => outputs[next++]) as unknown as typeof doc.send;
+  doc.send = (async (command: object) => {
+    const queue = outputs.get(command.constructor.name);
+    return (queue && queue.items[queue.next++]) ?? {};
+  }) as unknown as typeof doc.send;
   return () => void (doc.send = send);
 }

@@ -41,6 +41,8 @@ export interface CpuFigures {
   idleCpuMsPerSecond: number;
   handlerMsPerRequest: number;
   floorMsPerRequest: number;
+  /** The handler's own work: CPU ms per request with DynamoDB answered in memory (no SDK, no network). */
+  ownCpuMsPerRequest: number;
   /** The floor's steps of one request, as recorded from the handler. */
   floorCalls: string[];
 }
