@@ -88,8 +88,11 @@ export function makeFloor(doc: DynamoDBDocumentClient, recording: Recording) {
         else if (step.kind === 'dynamodb') await doc.send(new commands[step.command]!(floorWrites(step.command, step.input, n)) as never);
       }
     },
-    /** What one recorded request does, e.g. `BatchGetCommand, TransactWriteCommand, decrypt aes-256-gcm 48 B`. */
-    describe: (i = 0) =>
+    /**
+     * What a recorded request does (by default the last, a warm one: the first reveal also unwraps its data key),
+     * e.g. `BatchGetCommand, TransactWriteCommand, decrypt aes-256-gcm 18 B`.
+     */
+    describe: (i = recording.length - 1) =>
       (recording[i] ?? []).map((s) => (s.kind === 'dynamodb' ? s.command : `${s.decrypt ? 'decrypt' : 'encrypt'} ${s.algorithm} ${s.dataBytes} B`)),
   };
 }
