@@ -1,9 +1,9 @@
-import * as z from 'zod/mini';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
 import type { Authenticator } from '../auth/authenticate.ts';
 import { runInIdempotencyScope } from '../idempotency-scope.ts';
+import { buildAnswer } from './answer.ts';
 import { recordedResponse, successResponse } from './envelope.ts';
 import { idempotency, type IdempotencyDeps } from './idempotency.ts';
 import {
@@ -55,6 +55,6 @@ export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefin
       const recorded = claim?.scope.recordedBody;
       if (recorded) return recordedResponse(state.requestId, route.status ?? 200, recorded);
       // Only what the response schema names leaves: unknown fields are dropped here, whatever the service returned.
-      return successResponse(state.requestId, route.status ?? 200, z.parse(route.response, output.data), output.page);
+      return successResponse(state.requestId, route.status ?? 200, buildAnswer(route.response, output.data), output.page);
     });
 }

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { MiddlewareObj } from '@middy/core';
-import * as z from 'zod/mini';
 import type { Clock } from '../clock.ts';
 import { idempotentAnswerContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
 import { ApiError, ConflictError, IdempotencyKeyReusedError, ValidationError } from '../errors.ts';
 import type { IdempotencyRecord, IdempotencyRef, IdempotencyScope, StoredAnswer } from '../idempotency-scope.ts';
+import { buildAnswer } from './answer.ts';
 import { errorResponse, replayResponse, successResponse } from './envelope.ts';
 import { stateOf, type ApiEvent, type ApiResult } from './middleware.ts';
 
@@ -77,7 +77,7 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
         if (await deps.store.claimIdempotency(ref, { requestHash: hash, lease, now: deps.clock.now(), leaseMs: LEASE_MS })) {
           const claim: IdempotencyClaim = { ref, lease, scope: { committed: false, closed: false, completion: async () => ({ item: {}, body: '' }) } };
           claim.scope.completion = async (data) => {
-            const body = successResponse(state.requestId, route.status ?? 200, z.parse(route.response, data)).body as string;
+            const body = successResponse(state.requestId, route.status ?? 200, buildAnswer(route.response, data)).body as string;
             return { item: deps.store.idempotencyCompletion(ref, lease, await seal(claim, route.status ?? 200, body, route.oneTimeSecret === true)), body };
           };
           state.idempotency = claim;

@@ -1,12 +1,11 @@
 import type { MiddlewareObj, Request } from '@middy/core';
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Prefetched } from '../prefetch.ts';
 import { ApiError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { requestLogger } from '../logger.ts';
+import { requestLogger, type RequestLog } from '../logger.ts';
 import { errorResponse, GENERIC_NOT_FOUND } from './envelope.ts';
 import type { IdempotencyClaim } from './idempotency.ts';
 import type { RouteDefinition } from './route.ts';
@@ -18,7 +17,7 @@ export type ApiResult = APIGatewayProxyStructuredResultV2;
 /** Per-request state the middlewares hand to the handler. */
 export interface ApiState {
   requestId: string;
-  log: Logger;
+  log: RequestLog;
   startedAt: number;
   route?: RouteDefinition;
   principal?: Principal;

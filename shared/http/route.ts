@@ -1,6 +1,6 @@
 import type { $ZodType } from 'zod/v4/core';
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { CredentialKind, Principal } from '../auth/principal.ts';
+import type { RequestLog } from '../logger.ts';
 import type { Prefetched } from '../prefetch.ts';
 import type { ItemKey } from '../prefetch.ts';
 import type { PageMeta } from './envelope.ts';
@@ -16,7 +16,7 @@ export interface RouteInput<P, Q, B, H = undefined> {
   /** Items this route's `prefetch` asked for, read in the credential's round trip. */
   prefetched: Prefetched;
   requestId: string;
-  log: Logger;
+  log: RequestLog;
 }
 
 /** The request as received, before validation. */
