@@ -14,7 +14,7 @@ export interface FloorCalls {
   /** Through the document client (`@aws-sdk/lib-dynamodb`, over `DynamoDBClient`). */
   readonly dynamodb?: readonly DocumentCall[];
   readonly kms?: readonly ('Decrypt' | 'GenerateDataKey')[];
-  readonly sqs?: readonly 'SendMessage'[];
+  readonly sqs?: readonly ('SendMessage' | 'SendMessageBatch')[];
   readonly scheduler?: readonly 'CreateSchedule'[];
 }
 
@@ -23,6 +23,8 @@ type DocumentCall = 'BatchGetItem' | 'BatchWriteItem' | 'GetItem' | 'PutItem' | 
 const API_READS_WRITES = ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'] as const;
 const PIPELINE_WRITES = ['BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'] as const;
 const DATA_KEYS = ['Decrypt', 'GenerateDataKey'] as const;
+/** Deliveries are queued one at a time (retries, re-queues) or ten at a time (the fan-out's batches). */
+const QUEUE_SENDS = ['SendMessage', 'SendMessageBatch'] as const;
 
 /**
  * The kinds of AWS calls each function's bundle carries (one SDK command each). Update this table when a function
@@ -35,12 +37,12 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   audit: { dynamodb: API_READS_WRITES },
   'access-keys': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   webhooks: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
-  'webhook-deliveries': { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], sqs: ['SendMessage'] },
+  'webhook-deliveries': { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], sqs: QUEUE_SENDS },
   // The API description makes no AWS call: its floor is an empty handler.
   openapi: {},
-  'webhook-fanout': { dynamodb: PIPELINE_WRITES, sqs: ['SendMessage'] },
-  'delivery-worker': { dynamodb: PIPELINE_WRITES, kms: DATA_KEYS, sqs: ['SendMessage'], scheduler: ['CreateSchedule'] },
-  'delivery-sweeper': { dynamodb: PIPELINE_WRITES, sqs: ['SendMessage'] },
+  'webhook-fanout': { dynamodb: PIPELINE_WRITES, sqs: QUEUE_SENDS },
+  'delivery-worker': { dynamodb: PIPELINE_WRITES, kms: DATA_KEYS, sqs: QUEUE_SENDS, scheduler: ['CreateSchedule'] },
+  'delivery-sweeper': { dynamodb: PIPELINE_WRITES, sqs: QUEUE_SENDS },
 };
 
 /** lib-dynamodb's command class for each document-client call. */

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { bundleTable, measureBundles } from './bundles.ts';
+import { measureCpu } from './cpu.ts';
 import { makeAwsInspector, makeCallRecorder } from './calls.ts';
 import { rawStorageCalls, request, runLoad, sequentialP50, type Api } from './load.ts';
 import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
@@ -46,8 +47,10 @@ async function main(): Promise<void> {
     const webhooks = await measureWebhooks(api, setup.environmentId, { latencySamples: 30, throughputWrites: 25 });
     const pipeline = await measurePipelineShare(api, setup.environmentId);
     const webhookCalls = await countWebhookDelivery(api, setup.environmentId, recorder);
+    process.stdout.write('CPU per request against the floor…\n');
+    const cpu = await measureCpu({ dynamodbEndpoint: stack.dynamodbEndpoint });
     process.stdout.write('reference workload…\n');
-    const results = assemble(bundles, { ...calls, webhookDelivery: webhookCalls }, load, webhooks, pipeline);
+    const results = assemble(bundles, { ...calls, webhookDelivery: webhookCalls }, load, webhooks, pipeline, cpu);
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${table(results)}\nwritten to ${out}\n`);
@@ -190,8 +193,8 @@ async function measurePipelineShare(api: Api, environmentId: string) {
   return { endpointsPerEvent: SHARE_ENDPOINTS, fanout: share('webhook-fanout'), worker: share('delivery-worker') };
 }
 
-/** CPU figures of the handler against its floor (bench/cpu.ts), per operation; null until measured. */
-export type CpuFigures = Record<string, { cpuMsPerRequest: number | null; floorCpuMsPerRequest: number | null; cpuFloorRatio: number | null }>;
+/** CPU figures of the handler against its floor (bench/cpu.ts), per operation. */
+type CpuFigures = Partial<Record<string, { cpuMsPerRequest: number; floorCpuMsPerRequest: number; cpuFloorRatio: number; ownCpuMsPerRequest?: number }>>;
 
 function assemble(
   bundles: Awaited<ReturnType<typeof measureBundles>>,
@@ -216,6 +219,7 @@ function assemble(
       cpuMsPerRequest: cpu[name]?.cpuMsPerRequest ?? null,
       floorCpuMsPerRequest: cpu[name]?.floorCpuMsPerRequest ?? null,
       cpuFloorRatio: cpu[name]?.cpuFloorRatio ?? null,
+      ...(cpu[name]?.ownCpuMsPerRequest !== undefined ? { ownCpuMsPerRequest: cpu[name]!.ownCpuMsPerRequest } : {}),
       ...(cpu[name] ? {} : { cpuNull: 'CPU is measured for revealById and listSecrets only (bench/cpu.ts)' }),
       p50Ms: round2(l?.c1.p50 ?? null),
       p95Ms: round2(l?.c1.p95 ?? null),
