@@ -45,12 +45,11 @@ async function main(): Promise<void> {
     const load = await measureLoad(api, setup, stack.dynamodbEndpoint, stack.tableName);
     process.stdout.write('webhooks…\n');
     const webhooks = await measureWebhooks(api, setup.environmentId, { latencySamples: 30, throughputWrites: 25 });
-    const pipeline = await measurePipelineShare(api, setup.environmentId);
-    const webhookCalls = await countWebhookDelivery(api, setup.environmentId, recorder);
+    const deliveries = { batch: await measureDelivery(api, setup.environmentId, recorder, 10), single: await measureDelivery(api, setup.environmentId, recorder, 1) };
     process.stdout.write('CPU per request against the floor…\n');
     const cpu = await measureCpu({ dynamodbEndpoint: stack.dynamodbEndpoint });
     process.stdout.write('reference workload…\n');
-    const results = assemble(bundles, { ...calls, webhookDelivery: webhookCalls }, load, webhooks, pipeline, cpu);
+    const results = assemble(bundles, calls, load, webhooks, deliveries, cpu);
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${table(results)}\nwritten to ${out}\n`);
@@ -111,27 +110,6 @@ async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof makeCa
   };
 }
 
-/** One webhook delivery: the fan-out's share and the worker's attempt, to one endpoint. */
-async function countWebhookDelivery(api: Api, environmentId: string, recorder: ReturnType<typeof makeCallRecorder>): Promise<OperationCalls> {
-  const { startHttpsReceiver } = await import('../test/support/https-receiver.ts');
-  const receiver = await startHttpsReceiver({ status: 204 });
-  const list = await request(api, 'GET', '/api/v1/webhooks?limit=50');
-  for (const endpoint of list.data) await request(api, 'DELETE', `/api/v1/webhooks/${endpoint.id}`);
-  await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}/one`, events: ['service.secret.create'] }, 201);
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  // Warm, like every other operation: the second delivery to the endpoint (its signing key's data key cached).
-  const deliver = async (key: string) => {
-    const before = receiver.requests.length;
-    await request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key, value: 'v' });
-    while (receiver.requests.length === before) await new Promise((resolve) => setTimeout(resolve, 5));
-  };
-  await deliver('ONE_DELIVERY_WARM_UP');
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  const calls = await recorder.measure(['webhook-fanout', 'delivery-worker'], () => deliver('ONE_DELIVERY'), 1500);
-  await receiver.close();
-  return calls;
-}
-
 /** Reveal, write and list at concurrency 1 and 16, and the raw storage floor of each at concurrency 1. */
 async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: string) {
   const raw = rawStorageCalls(endpoint, tableName);
@@ -155,42 +133,72 @@ async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: stri
   return results;
 }
 
-/** Endpoints each write of the pipeline-share run is delivered to: a full worker batch. */
-const SHARE_ENDPOINTS = 10;
-
 /**
- * The pipeline's Lambda invocations per delivery and their billed milliseconds per delivery (wall time, the wait on
- * the receiver included, rounded up per invocation): 5 writes one after the other, each delivered to 10 endpoints of
- * one local HTTPS receiver, with nothing else running and no pricing reads.
+ * What one webhook delivery costs when each event goes to `endpoints` endpoints of one local HTTPS receiver (10: a
+ * full worker batch; 1: the worst case). Warm, like every other operation (a first event warms the data-key cache).
+ * The requests of one event, priced by the meter, are divided among its deliveries; the pipeline's Lambda
+ * invocations and billed milliseconds (wall time, the wait on the receiver included, rounded up per invocation) come
+ * from 5 further events with no pricing reads and nothing else running.
  */
-async function measurePipelineShare(api: Api, environmentId: string) {
+async function measureDelivery(api: Api, environmentId: string, recorder: ReturnType<typeof makeCallRecorder>, endpoints: number) {
   const { startHttpsReceiver } = await import('../test/support/https-receiver.ts');
   const receiver = await startHttpsReceiver({ status: 204 });
   const list = await request(api, 'GET', '/api/v1/webhooks?limit=50');
   for (const endpoint of list.data) await request(api, 'DELETE', `/api/v1/webhooks/${endpoint.id}`);
-  for (let i = 0; i < SHARE_ENDPOINTS; i++) await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}/share${i}`, events: ['service.secret.create'] }, 201);
+  for (let i = 0; i < endpoints; i++) await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}/e${i}`, events: ['service.secret.create'] }, 201);
   await new Promise((resolve) => setTimeout(resolve, 1000));
+  let n = 0;
+  const event = async () => {
+    const before = receiver.requests.length;
+    await request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key: `DELIVERY_${endpoints}_${n++}`, value: 'v' });
+    while (receiver.requests.length < before + endpoints) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
   const invocations: InvocationEvent[] = [];
-  const stop = observeInvocations((event) => invocations.push(event));
-  const writes = 5;
   try {
-    for (let i = 0; i < writes; i++) {
-      const before = receiver.requests.length;
-      await request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key: `SHARE_${i}`, value: 'v' });
-      while (receiver.requests.length < before + SHARE_ENDPOINTS) await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await event();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const calls = await recorder.measure(['webhook-fanout', 'delivery-worker'], event, 1500);
+    const stop = observeInvocations((e) => invocations.push(e));
+    for (let i = 0; i < 5; i++) await event();
     await new Promise((resolve) => setTimeout(resolve, 500));
-  } finally {
     stop();
+    const delivered = 5 * endpoints;
+    const share = (scope: string) => ({
+      invocations: invocations.filter((e) => e.scope === scope).length / delivered,
+      billedMs: invocations.filter((e) => e.scope === scope).reduce((sum, e) => sum + Math.ceil(e.wallMs), 0) / delivered,
+    });
+    return { endpoints, calls: perDelivery(calls, endpoints), fanout: share('webhook-fanout'), worker: share('delivery-worker') };
+  } finally {
     await receiver.close();
   }
-  const delivered = writes * SHARE_ENDPOINTS;
-  const of = (scope: string) => invocations.filter((event) => event.scope === scope);
-  const share = (scope: string) => ({
-    invocations: of(scope).length / delivered,
-    billedMs: of(scope).reduce((sum, event) => sum + Math.ceil(event.wallMs), 0) / delivered,
-  });
-  return { endpointsPerEvent: SHARE_ENDPOINTS, fanout: share('webhook-fanout'), worker: share('delivery-worker') };
+}
+
+/** One event's requests divided among its deliveries. */
+function perDelivery(calls: OperationCalls, deliveries: number): OperationCalls {
+  const scaled = { ...calls } as Record<string, unknown>;
+  for (const [field, value] of Object.entries(calls)) if (typeof value === 'number') scaled[field] = Math.round((value / deliveries) * 1000) / 1000;
+  return scaled as unknown as OperationCalls;
+}
+
+/** Dollars per million deliveries: the requests, the event source's ReceiveMessage and DeleteMessageBatch per worker invocation, the Lambda share. */
+function priceDelivery(delivery: Awaited<ReturnType<typeof measureDelivery>>) {
+  const esmRequests = 2 * delivery.worker.invocations;
+  const costPerMillionDeliveriesUsd = costPerMillion(
+    { ...delivery.calls, sqsBilledRequests: delivery.calls.sqsBilledRequests + esmRequests },
+    { lambdaInvocations: delivery.fanout.invocations + delivery.worker.invocations, durationMs: delivery.fanout.billedMs + delivery.worker.billedMs },
+  );
+  return {
+    endpointsPerEvent: delivery.endpoints,
+    costPerMillionDeliveriesUsd,
+    perDelivery: {
+      ...delivery.calls,
+      eventSourceSqsRequests: round2(esmRequests),
+      fanoutInvocations: round2(delivery.fanout.invocations),
+      workerInvocations: round2(delivery.worker.invocations),
+      fanoutBilledMs: round2(delivery.fanout.billedMs),
+      workerBilledMs: round2(delivery.worker.billedMs),
+    },
+  };
 }
 
 /** CPU figures of the handler against its floor (bench/cpu.ts), per operation. */
@@ -201,16 +209,16 @@ function assemble(
   calls: Record<string, OperationCalls>,
   load: Awaited<ReturnType<typeof measureLoad>>,
   webhooks: Awaited<ReturnType<typeof measureWebhooks>>,
-  pipeline: Awaited<ReturnType<typeof measurePipelineShare>>,
+  deliveries: { batch: Awaited<ReturnType<typeof measureDelivery>>; single: Awaited<ReturnType<typeof measureDelivery>> },
   cpu: CpuFigures = {},
 ) {
   const operations: Record<string, Record<string, unknown>> = {};
   for (const [name, c] of Object.entries(calls)) {
-    if (name === 'webhookDelivery') continue;
     const l = load[name];
     // Unmeasured operations take the closest measured one's time: writes a write's, reads a list's.
     const wallMs = l?.c1.p50 ?? (['rotateSecret', 'deleteSecret'].includes(name) ? load.createSecret?.c1.p50 : name === 'revealByPath' ? load.revealById?.c1.p50 : load.listSecrets?.c1.p50) ?? 30;
-    const cpuMs = cpu[name]?.cpuMsPerRequest ?? null;
+    // A reveal by path runs the reveal's code: its CPU is taken to be the reveal by id's.
+    const cpuMs = (cpu[name] ?? (name === 'revealByPath' ? cpu.revealById : undefined))?.cpuMsPerRequest ?? null;
     const durationMs = lambdaDurationMs(wallMs, cpuMs);
     operations[name] = {
       ...c,
@@ -236,19 +244,10 @@ function assemble(
       Object.assign(operations[name], { secrets: LOAD_SECRETS, costPerMillionSecretsUsd: Math.round((perPage / LOAD_SECRETS) * 1000) / 1000 });
     }
   }
-  // One delivery: the fan-out's and the worker's requests (counted for one delivery), their invocations' share and
-  // billed time (from the throughput run), and the event source's ReceiveMessage and DeleteMessageBatch per batch.
-  const delivery = calls.webhookDelivery!;
-  const esmRequests = 2 * pipeline.worker.invocations;
-  const deliveryCost = costPerMillion(
-    { ...delivery, sqsBilledRequests: delivery.sqsBilledRequests + esmRequests },
-    { lambdaInvocations: pipeline.fanout.invocations + pipeline.worker.invocations, durationMs: pipeline.fanout.billedMs + pipeline.worker.billedMs },
-  );
-  const webhookFigures = {
-    ...webhooks,
-    perDelivery: { ...delivery, eventSourceSqsRequests: round2(esmRequests), fanoutInvocations: round2(pipeline.fanout.invocations), workerInvocations: round2(pipeline.worker.invocations), fanoutBilledMs: round2(pipeline.fanout.billedMs), workerBilledMs: round2(pipeline.worker.billedMs), endpointsPerEvent: pipeline.endpointsPerEvent },
-    costPerMillionDeliveriesUsd: deliveryCost,
-  };
+  // Per delivery with 10 endpoints per event (a full worker batch: what the pipeline is built for), and with 1.
+  const batch = priceDelivery(deliveries.batch);
+  const deliveryCost = batch.costPerMillionDeliveriesUsd;
+  const webhookFigures = { ...webhooks, ...batch, oneEndpointPerEvent: priceDelivery(deliveries.single) };
   const workload = priceWorkload({
     revealPerMillion: operations.revealById!.costPerMillionUsd as number,
     loadPagePerMillion: operations.loadEnvironment!.costPerMillionUsd as number,
@@ -286,7 +285,7 @@ function table(results: ReturnType<typeof assemble>): string {
   const w = results.webhooks;
   rows.push(
     '',
-    `webhooks: write→receive p50 ${round2(w.writeToReceiveP50Ms)} ms, p95 ${round2(w.writeToReceiveP95Ms)} ms; ${w.deliveriesPerSecond} deliveries/s (${w.delivered}/${w.expected} delivered, 20 endpoints); $${w.costPerMillionDeliveriesUsd} per million deliveries (${JSON.stringify(w.perDelivery)})`,
+    `webhooks: write→receive p50 ${round2(w.writeToReceiveP50Ms)} ms, p95 ${round2(w.writeToReceiveP95Ms)} ms; ${w.deliveriesPerSecond} deliveries/s (${w.delivered}/${w.expected} delivered, 20 endpoints); $${w.costPerMillionDeliveriesUsd} per million deliveries at ${w.endpointsPerEvent} endpoints per event (${JSON.stringify(w.perDelivery)}), $${w.oneEndpointPerEvent.costPerMillionDeliveriesUsd} at 1 (${JSON.stringify(w.oneEndpointPerEvent.perDelivery)})`,
   );
   rows.push(workloadTable(results.workload));
   return rows.join('\n');

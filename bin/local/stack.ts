@@ -12,6 +12,7 @@ import { API_FUNCTION, handlerEntry, PIPELINE_FUNCTIONS, type PipelineFunction }
 import { ROUTE_GROUPS, type RouteGroup } from '../../shared/routes.ts';
 import { makeWorkspaceAdminService } from '../../shared/services/workspaces.ts';
 import { makeStore, type Store } from '../../shared/store/index.ts';
+import { ENTITY } from '../../shared/store/keys.ts';
 import { freePort, startDynamoDbLocal } from './dynamodb.ts';
 import { startHttpFront, type FrontRoute, type LambdaHandler } from './http-front.ts';
 import { ensureTable } from './table.ts';
@@ -151,6 +152,8 @@ async function startPipeline(
     maxRetries: FANOUT.retryAttempts,
     timeoutMs: FANOUT.timeoutSeconds * 1000,
     functionName: 'webhook-fanout',
+    // The deployed event source mapping's filter (lib/webhook-delivery.ts): only new audit entries reach the fan-out.
+    filter: (record) => record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === ENTITY.audit,
   });
   stops.push(() => stream.stop());
   const sweep = () => void (handlers['delivery-sweeper'] as () => Promise<unknown>)().catch(() => undefined);

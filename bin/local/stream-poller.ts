@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient, GetRecordsCommand, type _Record as StreamRecord } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/logger.ts';
 import { describeError, failedItems, invokeLambda, type BatchHandler } from './sqs-poller.ts';
 import { toLambdaRecord } from './stream-records.ts';
@@ -17,6 +17,11 @@ export interface StreamPollerOptions extends Partial<RetryPolicy> {
   checkpointFile: string;
   /** Records per invocation (default 100). */
   batchSize?: number;
+  /**
+   * The event source mapping's filter: records it refuses are never handed to the handler (they are checkpointed
+   * as read), and a batch with none left makes no invocation, as in Lambda.
+   */
+  filter?: (record: DynamoDBRecord) => boolean;
   /** Pause after a poll that found nothing (default 100 ms). */
   pollIntervalMs?: number;
   /** Name in the Lambda context and the logs (default `webhook-fanout`). */
@@ -71,7 +76,11 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<{
 
   /** Runs the batch through the retry policy; false when stopped half-way (the checkpoint says where). */
   async function handleRecords(shard: ShardState, records: StreamRecord[]): Promise<boolean> {
-    const event = records.map((record) => toLambdaRecord(record, tracker.streamArn()));
+    const event = records.map((record) => toLambdaRecord(record, tracker.streamArn())).filter((record) => options.filter?.(record) ?? true);
+    if (event.length === 0) {
+      await tracker.commit(shard.shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
+      return true;
+    }
     const finished = await runWithRetries(event, policy, {
       invoke: async (chunk) => {
         const response = await invokeLambda(options.handler, { Records: chunk }, functionName, options.timeoutMs ?? 60_000);
