@@ -58,7 +58,8 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
 
 export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
   // Lists the workspace's endpoints and puts one delivery per subscriber (conditional put), then queues it.
-  'webhook-fanout': { table: { actions: ['Query', 'PutItem'] }, sendsDeliveries: true },
+  // Creates deliveries (PutItem); hands a first attempt whose message could not be queued to the sweeper (UpdateItem).
+  'webhook-fanout': { table: { actions: ['Query', 'PutItem', 'UpdateItem'] }, sendsDeliveries: true },
   // Reads the delivery and endpoint, claims and records attempts (UpdateItem), writes the auto-disable audit entry
   // (PutItem), fails an auto-disabled endpoint's queued deliveries (GSI1); decrypts signing secrets to sign.
   'delivery-worker': {

@@ -108,9 +108,10 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     /**
      * Creates a pending delivery unless it exists already (a stream batch seen twice). Answers whether its first
      * attempt still waits for a message: true when new, or when an interrupted run created it and its first attempt
-     * has not started. A queued delivery carries no index keys: it joins the endpoint's log (GSI1) when its first
-     * attempt is claimed, and the sweeper's index (GSI2) only while it waits for a retry; until then the stream
-     * retry, not the sweeper, makes sure its message is sent (each index write would bill a write unit more).
+     * has not started. A delivery is in its endpoint's log (GSI1) from the start, so the log lists it while it is
+     * queued and pausing or deleting the endpoint finds it. It is in the sweeper's index (GSI2) only while it waits
+     * for a retry, or when the fan-out could not queue its first message (`markDeliveryDue`); on the happy path the
+     * message itself carries it (an index write more per delivery would bill a write unit more).
      */
     async createDelivery(workspaceId: string, delivery: StoredDelivery, createdAtMs: number): Promise<boolean> {
       const put = await sendConditionalOrOld(
@@ -119,6 +120,7 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
           TableName: db.tableName,
           Item: {
             ...keys.delivery(workspaceId, delivery.id),
+            ...gsi1.endpointDelivery(delivery.endpointId, delivery.id),
             type: ENTITY.delivery,
             workspaceId,
             ...delivery,
@@ -131,6 +133,22 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
       if (put.written) return true;
       const existing = toStored(put.old);
       return existing?.status === 'pending' && existing.attempts === 0 && existing.attemptToken === delivery.attemptToken;
+    },
+
+    /**
+     * Puts a queued first attempt whose message may never have been sent (SQS refused it, or its stream record
+     * failed after the delivery was written) into the sweeper's index, due now: the sweeper re-queues it after its
+     * grace period whatever becomes of the stream record or the endpoint's subscription. Only while that first
+     * attempt has not started; answers whether it was marked.
+     */
+    async markDeliveryDue(workspaceId: string, deliveryId: string, firstToken: string, now: string): Promise<boolean> {
+      const due = pendingKeys(deliveryId, now);
+      const marked = await update(workspaceId, deliveryId, {
+        set: 'nextRetryAt = :now, GSI2PK = :gpk, GSI2SK = :gsk',
+        condition: '#status = :pending AND attemptToken = :token',
+        values: { ':now': now, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':pending': 'pending', ':token': firstToken },
+      });
+      return marked !== undefined;
     },
 
     async getDelivery(workspaceId: string, deliveryId: string): Promise<StoredDelivery | undefined> {

@@ -9,7 +9,7 @@ import { firstAttemptToken, type DeliveryMessage } from './delivery-queue.ts';
 import { deliveryIdFor, eventFromAudit, type AuditRecord, type WebhookEvent } from './events.ts';
 
 export interface FanoutDeps {
-  store: Pick<Store, 'listEndpoints' | 'createDelivery'>;
+  store: Pick<Store, 'listEndpoints' | 'createDelivery' | 'markDeliveryDue'>;
   /** Queues first attempts for now; answers the indexes of the messages it could not queue. */
   enqueueAll: (messages: readonly DeliveryMessage[]) => Promise<number[]>;
   log: Logger;
@@ -58,13 +58,21 @@ const SEND_BATCH = 10;
  * deliveries) and the rest at the end. `flush` answers the first record whose message SQS did not take (Infinity
  * when it took them all).
  */
-function messageBatches(deps: Pick<FanoutDeps, 'enqueueAll' | 'log'>) {
+function messageBatches(deps: Pick<FanoutDeps, 'enqueueAll' | 'log' | 'store'>) {
   let waiting: { record: number; message: DeliveryMessage }[] = [];
   let firstRefused = Infinity;
   const send = async (batch: typeof waiting) => {
-    const refused = await deps.enqueueAll(batch.map((entry) => entry.message));
+    let refused: number[];
+    try {
+      refused = await deps.enqueueAll(batch.map((entry) => entry.message));
+    } catch (error) {
+      // Nothing of the batch is known to be queued: every message counts as refused.
+      deps.log.error('fan-out could not queue a batch', { messages: batch.length, errorName: (error as Error).name });
+      refused = batch.map((_, index) => index);
+    }
     if (refused.length > 0) deps.log.error('fan-out could not queue every delivery', { refused: refused.length });
     for (const index of refused) firstRefused = Math.min(firstRefused, batch[index]!.record);
+    await markDue(deps, refused.map((index) => batch[index]!.message));
   };
   return {
     async add(record: number, messages: readonly DeliveryMessage[]) {
@@ -80,6 +88,18 @@ function messageBatches(deps: Pick<FanoutDeps, 'enqueueAll' | 'log'>) {
       return firstRefused;
     },
   };
+}
+
+/**
+ * Hands first attempts whose message may not have been sent to the sweeper (`markDeliveryDue`), so that neither a
+ * stream retry that no longer subscribes the endpoint nor a record whose retries run out can leave one waiting with
+ * nothing to send it. A failed mark is logged; the stream retry remains.
+ */
+async function markDue(deps: Pick<FanoutDeps, 'store' | 'log'>, messages: readonly DeliveryMessage[]): Promise<void> {
+  const now = new Date().toISOString();
+  const marks = await Promise.allSettled(messages.map((m) => deps.store.markDeliveryDue(m.workspaceId, m.deliveryId, m.attemptToken, now)));
+  const failed = marks.filter((mark) => mark.status === 'rejected').length;
+  if (failed > 0) deps.log.error('fan-out could not hand deliveries to the sweeper', { failed });
 }
 
 /**
@@ -114,7 +134,7 @@ export function makeFanout(deps: FanoutDeps) {
     if (!audit || !event) return [];
     if (!endpointsOf.has(audit.workspaceId)) endpointsOf.set(audit.workspaceId, deps.store.listEndpoints(audit.workspaceId));
     const body = JSON.stringify(event);
-    const messages = await Promise.all(
+    const created = await Promise.allSettled(
       subscribers(await endpointsOf.get(audit.workspaceId)!, event).map(async (endpoint) => {
         const deliveryId = deliveryIdFor(event.id, endpoint.id);
         const attemptToken = firstAttemptToken(deliveryId);
@@ -122,6 +142,13 @@ export function makeFanout(deps: FanoutDeps) {
         return waiting ? { workspaceId: audit.workspaceId, deliveryId, attemptToken } : undefined;
       }),
     );
-    return messages.filter((message) => message !== undefined);
+    const messages = created.flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
+    const failure = created.find((result) => result.status === 'rejected');
+    if (failure) {
+      // The record fails and is retried; the deliveries it did write go to the sweeper meanwhile.
+      await markDue(deps, messages);
+      throw failure.reason;
+    }
+    return messages;
   }
 }

@@ -84,7 +84,8 @@ function expectations(): (name: FunctionName) => Statement[] {
     // Serves a static document (issue 12): its logs, and the audit deny every role carries.
     openapi: [],
     'webhook-fanout': [
-      table(['dynamodb:Query', 'dynamodb:PutItem']),
+      // UpdateItem: a first attempt whose message could not be queued is handed to the sweeper.
+      table(['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
       send,
       // The stream event source: read the stream, and put failed batches on the failure queue.
       allow(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], { 'Fn::GetAtt': [tableId, 'StreamArn'] }),

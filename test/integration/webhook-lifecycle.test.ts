@@ -211,6 +211,34 @@ describe('at-least-once bookkeeping', () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
+  it('hands a first attempt SQS refused to the sweeper, which sends it though the endpoint dropped the event before the stream retry', async () => {
+    // Prepare: SQS refuses the first run's message
+    const { ws } = await workspaceWithEnvironment();
+    const receiver = await startReceiver();
+    receivers.push(receiver);
+    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/handoff`, ['service.secret.rotate']);
+    const workspace = await localStore().store.getWorkspace(ws.workspaceId);
+    const record = auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ00000000000000HANDOF', new Date().toISOString(), { key: 'HANDOFF', version: 2, projectId: 'proj_x', environmentId: 'env_x' });
+    const refused = makeFanout({ store: localStore().store, enqueueAll: async (messages) => messages.map((_, i) => i), log: logger });
+    expect(await refused([record])).toEqual({ batchItemFailures: [{ itemIdentifier: '1' }] });
+    // Queued, it is already in its endpoint's log
+    const [lost] = await deliveriesOf(ws.apiKey, endpoint.id);
+    expect(lost).toMatchObject({ status: 'pending', attempts: 0 });
+    // Act: the endpoint stops subscribing before the stream retry, which then queues nothing; the sweeper runs
+    expect((await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { events: ['service.secret.create'] } })).status).toBe(200);
+    const queue = stackQueue();
+    const retried = makeFanout({ store: localStore().store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger });
+    expect(await retried([record])).toEqual({ batchItemFailures: [] });
+    const { store } = localStore();
+    // (No grace period here: the hand-off made it due at once.)
+    const sweep = makeSweeper({ store, clock: { now: () => Date.now() }, graceMs: 0, enqueue: (m, o) => queue.enqueue(m, o) });
+    expect((await sweep()).requeued).toBeGreaterThanOrEqual(1);
+    // Assess: the delivery created for the event is sent once, not left pending for its 30 days
+    const request = await waitFor(async () => receiver.requests[0], 20_000, 'the handed-off delivery');
+    expect(request.headers['service-delivery-id']).toBe(lost!.id);
+    await waitFor(async () => (await localStore().store.getDelivery(ws.workspaceId, lost!.id))?.status === 'success');
+  });
+
   it('re-queues, through the sweeper, a retry whose queue message was lost, and sends it exactly once', async () => {
     const { ws } = await workspaceWithEnvironment();
     const receiver = await startReceiver();

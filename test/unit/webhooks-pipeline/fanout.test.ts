@@ -40,8 +40,9 @@ function audit(overrides: Record<string, unknown> = {}) {
  * A fan-out over `endpoints`; `exists` lists delivery ids an earlier run already created and whose first attempt
  * started, `waiting` those it created but whose first message it never sent; SQS refuses messages of `refuse`.
  */
-function harness(endpoints: StoredEndpoint[], options: { exists?: string[]; waiting?: string[]; failOn?: string; refuse?: string[] } = {}) {
+function harness(endpoints: StoredEndpoint[], options: { exists?: string[]; waiting?: string[]; failOn?: string; refuse?: string[]; sqsDown?: boolean } = {}) {
   const created: StoredDelivery[] = [];
+  const markedDue: { deliveryId: string; token: string }[] = [];
   const listed: string[] = [];
   const queue = { sent: [] as { message: DeliveryMessage }[], requests: 0 };
   const log = fakeLogger();
@@ -57,15 +58,20 @@ function harness(endpoints: StoredEndpoint[], options: { exists?: string[]; wait
       created.push(d);
       return true;
     },
+    async markDeliveryDue(_ws, deliveryId, token) {
+      markedDue.push({ deliveryId, token });
+      return true;
+    },
   };
   const enqueueAll = async (messages: readonly DeliveryMessage[]) => {
+    if (options.sqsDown) throw Object.assign(new Error('SQS unavailable'), { name: 'ServiceUnavailable' });
     queue.requests += Math.ceil(messages.length / 10);
     const refused = messages.flatMap((message, i) => (options.refuse?.includes(message.deliveryId) ? [i] : []));
     queue.sent.push(...messages.filter((_, i) => !refused.includes(i)).map((message) => ({ message })));
     return refused;
   };
   const fanout = makeFanout({ store, enqueueAll, log });
-  return { fanout, created, listed, queue, log };
+  return { fanout, created, listed, queue, log, markedDue };
 }
 
 const subscribed = (id: string, events = ['service.secret.rotate', 'service.webhook_endpoint.disabled']) => endpoint({ id, events });
@@ -144,6 +150,41 @@ describe('fan-out: idempotence and failures', () => {
     // Assess: the records before it are done; from it on, the retry queues again what still waits (see above).
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb!.SequenceNumber }] });
     expect(h.log.lines).toEqual([{ level: 'error', message: 'fan-out could not queue every delivery' }]);
+    // The refused delivery goes to the sweeper too, under its first-attempt token, whatever the retry finds later.
+    expect(h.markedDue).toEqual([{ deliveryId: refused, token: firstAttemptToken(refused) }]);
+  });
+
+  it('a batch SQS failed altogether is reported from its first record, and every delivery of it goes to the sweeper', async () => {
+    const entries = [audit(), audit()];
+    const h = harness([subscribed('we_01'), subscribed('we_02')], { sqsDown: true });
+    const records = entries.map((entry) => inserted(entry));
+    const result = await h.fanout(records);
+    expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[0]!.dynamodb!.SequenceNumber }] });
+    expect(h.markedDue.map((m) => m.deliveryId).sort()).toEqual(h.created.map((d) => d.id).sort());
+    expect(h.markedDue).toHaveLength(4);
+  });
+
+  it('a record that fails after some of its deliveries were written hands those to the sweeper', async () => {
+    // Prepare: the second endpoint's put fails; the first one's delivery exists
+    const entry = audit();
+    const h = harness([subscribed('we_01'), subscribed('we_02')]);
+    const failing = deliveryIdFor(`evt_${entry.id.slice(4)}`, 'we_02');
+    const result = await makeFanout({
+      store: {
+        listEndpoints: async () => [subscribed('we_01'), subscribed('we_02')],
+        createDelivery: async (_ws, d) => {
+          if (d.id === failing) throw Object.assign(new Error('throttled'), { name: 'ServiceUnavailableError' });
+          return true;
+        },
+        markDeliveryDue: async (_ws, deliveryId, token) => (h.markedDue.push({ deliveryId, token }), true),
+      },
+      enqueueAll: async () => [],
+      log: h.log,
+    })([inserted(entry)]);
+    // Assess: the record is retried, and the delivery it wrote is in the sweeper's hands meanwhile
+    expect(result.batchItemFailures).toHaveLength(1);
+    const written = deliveryIdFor(`evt_${entry.id.slice(4)}`, 'we_01');
+    expect(h.markedDue).toEqual([{ deliveryId: written, token: firstAttemptToken(written) }]);
   });
 
   it("reads a workspace's endpoints once per batch", async () => {
