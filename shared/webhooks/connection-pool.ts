@@ -64,6 +64,8 @@ export function openConnectionPool(options: { stallMs?: number } = {}): Connecti
 /** The attempts of one key in line for its shared connection. */
 class Line {
   private held = false;
+  /** The holder has passed its allowance: whoever arrives now opens a connection of its own at once. */
+  private stalled = false;
   private waiting: ((turn: boolean) => void)[] = [];
   private stall: NodeJS.Timeout | undefined;
   private readonly stallMs: number;
@@ -78,6 +80,7 @@ class Line {
       this.take();
       return Promise.resolve(true);
     }
+    if (this.stalled) return Promise.resolve(false);
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
@@ -93,8 +96,10 @@ class Line {
 
   private take(): void {
     this.held = true;
+    this.stalled = false;
     this.stall = setTimeout(() => {
-      // The holder is slow: nobody queues behind it any longer.
+      // The holder is slow: nobody queues behind it any longer, now or later.
+      this.stalled = true;
       for (const waiter of this.waiting.splice(0)) waiter(false);
     }, this.stallMs);
   }

@@ -123,7 +123,8 @@ async function exchange(url: URL, address: string, request: WebhookRequest, sign
 
 /**
  * POSTs once more when a pooled connection turns out closed by the receiver before it answered (its idle timeout
- * raced our reuse): that request never reached it, so the retry is not a second delivery (Node's own advice).
+ * raced our reuse; Node's own advice). Almost always the request never reached it; a receiver that read it and then
+ * reset the connection gets it twice, which at-least-once delivery allows (receivers dedupe on the delivery id).
  */
 async function postOnce(url: URL, address: string, request: WebhookRequest, signal: AbortSignal, lease: ConnectionLease | undefined): Promise<IncomingMessage> {
   try {

@@ -60,6 +60,23 @@ describe('sendWebhook over one invocation\'s connection pool', () => {
     expect(target.connections()).toBe(3);
   });
 
+  it('an attempt arriving after the holder stalled does not wait for it: it gets a connection of its own at once', async () => {
+    // Prepare: one holder that keeps the shared connection past its allowance
+    const pool = openConnectionPool({ stallMs: 20 });
+    const holder = await pool.lease('203.0.113.9:443:example.com');
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    // Act
+    const late = await pool.lease('203.0.113.9:443:example.com');
+    // Assess: another agent than the holder's, no wait; once the holder leaves, the line is back to normal
+    expect(late.agent).not.toBe(holder.agent);
+    expect(late.waitedMs).toBeLessThan(20);
+    holder.release();
+    const next = await pool.lease('203.0.113.9:443:example.com');
+    expect(next.agent).toBe(holder.agent);
+    next.release();
+    pool.close();
+  });
+
   it('the wait for a pooled connection does not count against the receiver\'s deadline', async () => {
     // Prepare: 300 ms answers, a 400 ms deadline; the second attempt waits for the first one's connection.
     const target = await receiver({ status: 204, delayMs: 300 });
