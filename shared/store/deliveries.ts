@@ -30,10 +30,6 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     return toStored(out?.Attributes);
   };
   const pendingKeys = (deliveryId: string, nextRetryAt: string) => gsi2.dueDelivery(deliveryId, nextRetryAt);
-  const endpointKeys = (endpointId: string, deliveryId: string) => {
-    const { GSI1PK, GSI1SK } = gsi1.endpointDelivery(endpointId, deliveryId);
-    return { ':g1pk': GSI1PK, ':g1sk': GSI1SK };
-  };
 
   return {
     /**
@@ -89,21 +85,21 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     /**
      * Takes the attempt that `token` names, swapping in `claim` (made by `claimOf(token, …)`); undefined if the
      * delivery moved on (drop the message). The message itself, seen again after its worker died, may take over a
-     * claim of its token older than `CLAIM_LEASE_MS`. The delivery joins its endpoint's log (GSI1). A first receive
+     * claim of its token older than `CLAIM_LEASE_MS`. A first receive
      * takes it out of the sweeper's index (SQS shows the message again if the worker dies); a message received
      * again makes the claim a lease there instead: the due time moves to now, so the sweeper leaves the attempt
      * alone for its grace period and takes it back only if this worker dies too (and the message's receives run out).
      */
-    claimAttempt(workspaceId: string, deliveryId: string, token: string, claim: string, now: string, attempt: { endpointId: string; redelivered: boolean }) {
+    claimAttempt(workspaceId: string, deliveryId: string, token: string, claim: string, now: string, attempt: { redelivered: boolean }) {
       const due = pendingKeys(deliveryId, now);
       const lease = attempt.redelivered ? { ':gpk': due.GSI2PK, ':gsk': due.GSI2SK } : {};
       return update(workspaceId, deliveryId, {
-        set: `attemptToken = :claim, updatedAt = :now, nextRetryAt = :now, GSI1PK = :g1pk, GSI1SK = :g1sk${attempt.redelivered ? ', GSI2PK = :gpk, GSI2SK = :gsk' : ''}`,
+        set: `attemptToken = :claim, updatedAt = :now, nextRetryAt = :now${attempt.redelivered ? ', GSI2PK = :gpk, GSI2SK = :gsk' : ''}`,
         ...(attempt.redelivered ? {} : { remove: 'GSI2PK, GSI2SK' }),
         condition: '#status = :pending AND (attemptToken = :token OR (begins_with(attemptToken, :mine) AND updatedAt < :stale))',
         values: {
           ':claim': claim, ':now': now, ':pending': 'pending', ':token': token, ':mine': claimOf(token, ''),
-          ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString(), ...endpointKeys(attempt.endpointId, deliveryId), ...lease,
+          ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString(), ...lease,
         },
       });
     },
@@ -137,18 +133,18 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     /**
      * Fails a pending delivery without an attempt (its endpoint was paused, switched off or removed). An attempt in
      * flight (claimed) is left to finish and record its result; the worker then fails it when the next attempt finds
-     * the endpoint off. `by` is that worker: a delivery still queued for its first attempt joins the endpoint's log,
-     * and a claim its message made and its worker died holding (older than `CLAIM_LEASE_MS`) is failed too.
+     * the endpoint off. `by` is that worker: a claim its message made and its worker died holding (older than
+     * `CLAIM_LEASE_MS`) is failed too.
      */
-    failPending(workspaceId: string, deliveryId: string, reason: string, now: string, by?: { endpointId: string; messageToken: string }) {
+    failPending(workspaceId: string, deliveryId: string, reason: string, now: string, by?: { messageToken: string }) {
       const taken = by ? ' OR (begins_with(attemptToken, :mine) AND updatedAt < :stale)' : '';
       return update(workspaceId, deliveryId, {
-        set: `#status = :failed, lastError = :reason, updatedAt = :now${by ? ', GSI1PK = :g1pk, GSI1SK = :g1sk' : ''}`,
+        set: '#status = :failed, lastError = :reason, updatedAt = :now',
         remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
         condition: `#status = :pending AND (NOT begins_with(attemptToken, :claimed)${taken})`,
         values: {
           ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX,
-          ...(by ? { ...endpointKeys(by.endpointId, deliveryId), ':mine': claimOf(by.messageToken, ''), ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString() } : {}),
+          ...(by ? { ':mine': claimOf(by.messageToken, ''), ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString() } : {}),
         },
       });
     },

@@ -1,9 +1,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { RateLimitedError } from '../errors.ts';
 import type { ItemKey } from '../prefetch.ts';
-import { sendConditional } from './conditional.ts';
+import { sendConditionalOrOld } from './conditional.ts';
 import { ENTITY, keys } from './keys.ts';
-import { getItem } from './reads.ts';
 import type { Db } from './send.ts';
 
 /** The limits a reveal (or a page of a bulk reveal) counts against, in one fixed one-minute window. */
@@ -39,9 +38,12 @@ const maxGrant = (limit: number) => Math.max(1, Math.min(64, Math.floor(limit / 
 export function makeRevealLimiter(db: Db) {
   const leases = new Map<string, Lease>();
 
-  /** One conditional ADD of `n` to the counter; false when it would pass `max`. */
-  async function add(key: ItemKey, minute: number, n: number, max: number): Promise<boolean> {
-    const out = await sendConditional(
+  /**
+   * One conditional ADD of `n` to the counter: true when added; otherwise the count that refused it (from the item
+   * DynamoDB returns with the failed condition, so learning what is left costs no read).
+   */
+  async function add(key: ItemKey, minute: number, n: number, max: number): Promise<true | number> {
+    const out = await sendConditionalOrOld(
       db,
       new UpdateCommand({
         TableName: db.tableName,
@@ -50,19 +52,21 @@ export function makeRevealLimiter(db: Db) {
         ConditionExpression: 'attribute_not_exists(#count) OR #count <= :room',
         ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
         ExpressionAttributeValues: { ':n': n, ':room': max - n, ':type': ENTITY.revealCounter, ':ttl': (minute + 2) * 60 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return out !== undefined;
+    return out.written || ((out.old?.count as number | undefined) ?? 0);
   }
 
   /** Leases more reveals of one counter; false when none is left in the window. */
   async function refill(key: ItemKey, lease: Lease, max: number): Promise<boolean> {
     const wanted = Math.min(lease.grant, max);
-    let granted = (await add(key, lease.minute, wanted, max)) ? wanted : 0;
-    if (granted === 0 && wanted > 1) {
-      // Near the limit: ask once more for exactly what is left (a consistent read of the counter).
-      const room = max - (((await getItem(db, key))?.count as number | undefined) ?? 0);
-      if (room > 0 && room < wanted && (await add(key, lease.minute, room, max))) granted = room;
+    const first = await add(key, lease.minute, wanted, max);
+    let granted = first === true ? wanted : 0;
+    if (first !== true) {
+      // Near the limit: ask once more for exactly what is left.
+      const room = max - first;
+      if (room > 0 && room < wanted && (await add(key, lease.minute, room, max)) === true) granted = room;
     }
     lease.left += granted;
     lease.grant = Math.min(lease.grant * 2, maxGrant(max));

@@ -97,7 +97,7 @@ export interface DeliveryQueue {
 }
 
 /** Messages per SendMessageBatch request (SQS's limit). */
-const SEND_BATCH = 10;
+export const SEND_BATCH = 10;
 
 /**
  * Puts delivery attempts on the delivery queue, now or later. A scheduled attempt is named

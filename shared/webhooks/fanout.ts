@@ -5,7 +5,7 @@ import type { Store } from '../store/index.ts';
 import type { StoredDelivery } from '../store/deliveries.ts';
 import { ENTITY } from '../store/keys.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
-import { firstAttemptToken, type DeliveryMessage } from './delivery-queue.ts';
+import { firstAttemptToken, SEND_BATCH, type DeliveryMessage } from './delivery-queue.ts';
 import { deliveryIdFor, eventFromAudit, type AuditRecord, type WebhookEvent } from './events.ts';
 
 export interface FanoutDeps {
@@ -49,9 +49,6 @@ function pendingDelivery(id: string, endpointId: string, event: WebhookEvent, cr
     manual: false,
   };
 }
-
-/** Messages per SendMessageBatch request (SQS's limit). */
-const SEND_BATCH = 10;
 
 /**
  * The fan-out's messages, sent as soon as ten are waiting (so a large stream batch does not hold back its first

@@ -113,12 +113,12 @@ export function makeWorker(deps: WorkerDeps) {
     }
     const endpoint = await store.getEndpoint(ws, delivery.endpointId);
     if (!endpoint?.enabled) {
-      await store.failPending(ws, delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', iso(clock.now()), { endpointId: delivery.endpointId, messageToken: message.attemptToken });
+      await store.failPending(ws, delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', iso(clock.now()), { messageToken: message.attemptToken });
       deps.metrics.dropped();
       return 'dropped';
     }
     const claim = claimOf(message.attemptToken, newAttemptToken());
-    const claimed = await store.claimAttempt(ws, delivery.id, message.attemptToken, claim, iso(clock.now()), { endpointId: endpoint.id, redelivered: receipt.redelivered });
+    const claimed = await store.claimAttempt(ws, delivery.id, message.attemptToken, claim, iso(clock.now()), { redelivered: receipt.redelivered });
     if (!claimed) {
       deps.metrics.dropped();
       return 'dropped';

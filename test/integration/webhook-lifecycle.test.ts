@@ -253,7 +253,7 @@ describe('at-least-once bookkeeping', () => {
     const [first] = queued;
     const claim = claimOf(first!.attemptToken, 'test');
     const past = new Date(Date.now() - 10 * 60_000).toISOString();
-    await store.claimAttempt(ws.workspaceId, first!.deliveryId, first!.attemptToken, claim, past, { endpointId: endpoint.id, redelivered: false });
+    await store.claimAttempt(ws.workspaceId, first!.deliveryId, first!.attemptToken, claim, past, { redelivered: false });
     const entry = { attempt: 1, at: past, statusCode: 503, durationMs: 5, error: 'HTTP 503' };
     expect(await store.recordAttempt(ws.workspaceId, first!.deliveryId, claim, entry, { status: 'pending', nextRetryAt: past, attemptToken: newAttemptToken() })).toBeDefined();
 
@@ -286,7 +286,7 @@ describe('at-least-once bookkeeping', () => {
     expect(message!.attemptToken).toBe(firstAttemptToken(message!.deliveryId));
     const overdue = async () => (await store.dueDeliveries(new Date(Date.now() - 5 * 60_000).toISOString(), 1000)).map((d) => d.id);
     const claimAt = (minutesAgo: number, redelivered: boolean, random: string) =>
-      store.claimAttempt(ws.workspaceId, message!.deliveryId, message!.attemptToken, claimOf(message!.attemptToken, random), new Date(Date.now() - minutesAgo * 60_000).toISOString(), { endpointId: endpoint.id, redelivered });
+      store.claimAttempt(ws.workspaceId, message!.deliveryId, message!.attemptToken, claimOf(message!.attemptToken, random), new Date(Date.now() - minutesAgo * 60_000).toISOString(), { redelivered });
 
     // The worker that claims it first dies; its claim is in the endpoint's log, and not the sweeper's.
     expect(await claimAt(3, false, 'dead')).toBeDefined();

@@ -8,7 +8,7 @@ import { caught, T0 } from '../support/fakes.ts';
 /**
  * The reveal rate limits are counters per window that containers lease reveals from (shared/store/reveal-limits.ts),
  * and the audit entry is its own PutItem. A fake table plays DynamoDB's part: `ADD #count :n` under the store's
- * condition `#count <= :room` (refused when the count would pass the limit), consistent reads of a counter, and
+ * condition `#count <= :room` (refused when the count would pass the limit, answering the item that refused), and
  * audit puts. Several stores over one fake table are several containers. Everything computed in TypeScript (which
  * window a reveal falls in, lease sizes, the Retry-After) is the store's own.
  */
@@ -24,7 +24,9 @@ function fakeTable() {
       if (input.UpdateExpression) {
         const { ':n': n, ':room': room } = input.ExpressionAttributeValues;
         counterWrites.push({ key, n });
-        if ((counters.get(key) ?? 0) > room) throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+        // As DynamoDB answers with ReturnValuesOnConditionCheckFailure: ALL_OLD, the item that refused (marshalled).
+        const count = counters.get(key) ?? 0;
+        if (count > room) throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException', Item: { count: { N: String(count) } } });
         counters.set(key, (counters.get(key) ?? 0) + n);
         return {};
       }
@@ -33,7 +35,7 @@ function fakeTable() {
         audits.push(input.Item.id);
         return {};
       }
-      return { Item: counters.has(key) ? { count: counters.get(key) } : undefined };
+      throw new Error('the limiter makes no other request');
     },
   };
   const container = () => makeStore(doc as unknown as DynamoDBDocumentClient, 'table');
