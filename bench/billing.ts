@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TABLE_DEFINITION } from '../shared/store/table.ts';
+import { projectedAttributes, TABLE_DEFINITION, type GsiDefinition } from '../shared/store/table.ts';
 
 /**
  * DynamoDB on-demand billing as AWS applies it (Developer Guide: "Read and write capacity units", "Item sizes",
@@ -67,19 +67,31 @@ type Item = Record<string, unknown>;
 type Key = { PK: string; SK: string };
 const keyOf = (item: Item): Key => ({ PK: item[TABLE_DEFINITION.partitionKey] as string, SK: item[TABLE_DEFINITION.sortKey] as string });
 
-/** Index writes for an item going from `before` to `after` (either absent), over every index of the table. */
+/** What an index holds of an item: everything, or the table's and its own keys plus the attributes it projects. */
+function indexCopy(index: GsiDefinition, item: Item): Item {
+  const projected = projectedAttributes(index);
+  if (!projected) return item;
+  const names = [TABLE_DEFINITION.partitionKey, TABLE_DEFINITION.sortKey, index.partitionKey, index.sortKey, ...projected];
+  return Object.fromEntries(names.filter((name) => item[name] !== undefined).map((name) => [name, item[name]]));
+}
+
+/**
+ * Index writes for an item going from `before` to `after` (either absent), over every index of the table: billed on
+ * the size of the index's copy, and only when that copy changes (an update of attributes an index does not project
+ * writes nothing there).
+ */
 export function indexWriteUnits(before: Item | undefined, after: Item | undefined): number {
   let units = 0;
   for (const index of TABLE_DEFINITION.globalSecondaryIndexes) {
     const inIndex = (item: Item | undefined): item is Item => item?.[index.partitionKey] !== undefined && item?.[index.sortKey] !== undefined;
-    const was = inIndex(before);
-    const is = inIndex(after);
+    const was = inIndex(before) ? indexCopy(index, before) : undefined;
+    const is = inIndex(after) ? indexCopy(index, after) : undefined;
     if (!was && !is) continue;
-    if (was && !is) units += writeUnitsOf(itemSize(before!));
-    else if (!was && is) units += writeUnitsOf(itemSize(after!));
-    else if (before![index.partitionKey] !== after![index.partitionKey] || before![index.sortKey] !== after![index.sortKey]) {
-      units += writeUnitsOf(itemSize(before!)) + writeUnitsOf(itemSize(after!));
-    } else if (JSON.stringify(before) !== JSON.stringify(after)) units += writeUnitsOf(Math.max(itemSize(before!), itemSize(after!)));
+    if (was && !is) units += writeUnitsOf(itemSize(was));
+    else if (!was && is) units += writeUnitsOf(itemSize(is));
+    else if (was![index.partitionKey] !== is![index.partitionKey] || was![index.sortKey] !== is![index.sortKey]) {
+      units += writeUnitsOf(itemSize(was!)) + writeUnitsOf(itemSize(is!));
+    } else if (JSON.stringify(was) !== JSON.stringify(is)) units += writeUnitsOf(Math.max(itemSize(was!), itemSize(is!)));
   }
   return units;
 }

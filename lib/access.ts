@@ -45,13 +45,13 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // A replayed creation (Idempotency-Key) answers the token again: its recorded answer is sealed and opened.
   'access-keys': { table: { actions: API_COMMON }, keys: [IDEMPOTENT_ANSWER_KEY] },
   // Registration encrypts the signing secret (never decrypts it); deleting an endpoint deletes its delivery log
-  // (GSI1) in batches.
+  // (GSI3, and GSI1 for deliveries made before GSI3) in batches, and pausing it fails its queued deliveries.
   webhooks: {
-    table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem'], indexQueries: ['GSI1'] },
+    table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem'], indexQueries: ['GSI1', 'GSI3'] },
     keys: [{ actions: ['kms:GenerateDataKey'], contextKeys: SIGNING_SECRET_CONTEXT }, IDEMPOTENT_ANSWER_KEY],
   },
-  // A manual retry queues one attempt now; an endpoint's delivery log is read from GSI1.
-  'webhook-deliveries': { table: { actions: API_COMMON, indexQueries: ['GSI1'] }, sendsDeliveries: true },
+  // A manual retry queues one attempt now; an endpoint's delivery log is read from GSI3 (its records from the table).
+  'webhook-deliveries': { table: { actions: API_COMMON, indexQueries: ['GSI3'] }, sendsDeliveries: true },
   // Serves the API description bundled into it: no table, no key, no queue.
   openapi: {},
 };
@@ -61,9 +61,10 @@ export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
   // Creates deliveries (PutItem); hands a first attempt whose message could not be queued to the sweeper (UpdateItem).
   'webhook-fanout': { table: { actions: ['Query', 'PutItem', 'UpdateItem'] }, sendsDeliveries: true },
   // Reads the delivery and endpoint, claims and records attempts (UpdateItem), writes the auto-disable audit entry
-  // (PutItem), fails an auto-disabled endpoint's queued deliveries (GSI1); decrypts signing secrets to sign.
+  // (PutItem), fails an auto-disabled endpoint's queued deliveries (found on GSI3, and GSI1 for deliveries made
+  // before GSI3, their status read with BatchGetItem); decrypts signing secrets to sign.
   'delivery-worker': {
-    table: { actions: ['GetItem', 'UpdateItem', 'PutItem'], indexQueries: ['GSI1'] },
+    table: { actions: ['GetItem', 'BatchGetItem', 'UpdateItem', 'PutItem'], indexQueries: ['GSI1', 'GSI3'] },
     keys: [{ actions: ['kms:Decrypt'], contextKeys: SIGNING_SECRET_CONTEXT }],
     sendsDeliveries: true,
   },

@@ -33,7 +33,9 @@ export class DataConstruct extends Construct {
         indexName: gsi.indexName,
         partitionKey: { name: gsi.partitionKey, type: AttributeType.STRING },
         sortKey: { name: gsi.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
+        ...(gsi.projection.type === 'INCLUDE'
+          ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...gsi.projection.nonKeyAttributes] }
+          : { projectionType: ProjectionType.ALL }),
       });
     }
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The table (admin CLI --table)' }).overrideLogicalId('TableName');

@@ -6,12 +6,22 @@ import {
   type AttributeDefinition,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { TABLE_DEFINITION } from '../../shared/store/table.ts';
+import { TABLE_DEFINITION, type GsiDefinition } from '../../shared/store/table.ts';
 
 const keySchema = (partitionKey: string, sortKey: string) => [
   { AttributeName: partitionKey, KeyType: 'HASH' as const },
   { AttributeName: sortKey, KeyType: 'RANGE' as const },
 ];
+
+/** An index as DynamoDB's CreateTable and UpdateTable take it, projection included. */
+const indexSpec = (index: GsiDefinition) => ({
+  IndexName: index.indexName,
+  KeySchema: keySchema(index.partitionKey, index.sortKey),
+  Projection:
+    index.projection.type === 'INCLUDE'
+      ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.projection.nonKeyAttributes] }
+      : { ProjectionType: index.projection.type },
+});
 
 function attributeDefinitions(): AttributeDefinition[] {
   const names = new Set<string>([TABLE_DEFINITION.partitionKey, TABLE_DEFINITION.sortKey]);
@@ -35,11 +45,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
         BillingMode: 'PAY_PER_REQUEST',
         KeySchema: keySchema(TABLE_DEFINITION.partitionKey, TABLE_DEFINITION.sortKey),
         AttributeDefinitions: attributeDefinitions(),
-        GlobalSecondaryIndexes: TABLE_DEFINITION.globalSecondaryIndexes.map((index) => ({
-          IndexName: index.indexName,
-          KeySchema: keySchema(index.partitionKey, index.sortKey),
-          Projection: { ProjectionType: 'ALL' },
-        })),
+        GlobalSecondaryIndexes: TABLE_DEFINITION.globalSecondaryIndexes.map(indexSpec),
         StreamSpecification: { StreamEnabled: true, StreamViewType: TABLE_DEFINITION.streamViewType },
       }),
     );
@@ -58,15 +64,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
       new UpdateTableCommand({
         TableName: tableName,
         AttributeDefinitions: attributeDefinitions(),
-        GlobalSecondaryIndexUpdates: [
-          {
-            Create: {
-              IndexName: index.indexName,
-              KeySchema: keySchema(index.partitionKey, index.sortKey),
-              Projection: { ProjectionType: 'ALL' },
-            },
-          },
-        ],
+        GlobalSecondaryIndexUpdates: [{ Create: indexSpec(index) }],
       }),
     );
   }

@@ -1,12 +1,12 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ItemKey } from '../prefetch.ts';
+import { itemKeyString, type ItemKey } from '../prefetch.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
 import { sendConditional, sendConditionalOrOld, transact } from './conditional.ts';
 import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
-import { batchDelete, getItem } from './reads.ts';
+import { batchDelete, batchRead, getItem } from './reads.ts';
 import type { Db } from './send.ts';
-import { ENTITY, gsi1, gsi2, keys, patterns } from './keys.ts';
+import { ENTITY, gsi2, gsi3, keys, patterns } from './keys.ts';
 import { CLAIM_LEASE_MS, CLAIM_PREFIX, claimOf, DELIVERY_RETENTION_SECONDS, toDelivery, toStored, type AttemptEntry, type Delivery, type DeliveryStatus, type StoredDelivery } from './delivery-records.ts';
 
 export * from './delivery-records.ts';
@@ -31,11 +31,34 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
   };
   const pendingKeys = (deliveryId: string, nextRetryAt: string) => gsi2.dueDelivery(deliveryId, nextRetryAt);
 
+  /** The keys of every delivery of an endpoint: its log (GSI3), and GSI1 for deliveries made before GSI3. */
+  const endpointLog = async (endpointId: string): Promise<ItemKey[]> => {
+    const [logged, legacy] = await Promise.all([
+      queryAll<ItemKey>(db, patterns.deliveriesByEndpoint(endpointId), { projection: ['PK', 'SK'] }),
+      queryAll<ItemKey>(db, patterns.legacyDeliveriesByEndpoint(endpointId), { projection: ['PK', 'SK'] }),
+    ]);
+    return [...logged, ...legacy];
+  };
+
+  /**
+   * The records of a page of an endpoint's log, in its order: those in the workspace (the log is per endpoint, and
+   * endpoint ids are unique, but a record outside the caller's workspace is never read), with `status` if given.
+   */
+  const readLogRecords = async (workspaceId: string, logged: Record<string, unknown>[], status: DeliveryStatus | undefined) => {
+    const partition = patterns.deliveriesByWorkspace(workspaceId).pk;
+    const own = (logged as unknown as ItemKey[]).filter((key) => key.PK === partition);
+    const records = await batchRead(db, own);
+    return own.flatMap((key) => {
+      const record = records.get(itemKeyString(key));
+      return record && (!status || record.status === status) ? [record] : [];
+    });
+  };
+
   return {
     /**
      * Creates a pending delivery unless it exists already (a stream batch seen twice). Answers whether its first
      * attempt still waits for a message: true when new, or when an interrupted run created it and its first attempt
-     * has not started. A delivery is in its endpoint's log (GSI1) from the start, so the log lists it while it is
+     * has not started. A delivery is in its endpoint's log (GSI3) from the start, so the log lists it while it is
      * queued and pausing or deleting the endpoint finds it. It is in the sweeper's index (GSI2) only while it waits
      * for a retry, or when the fan-out could not queue its first message (`markDeliveryDue`); on the happy path the
      * message itself carries it (an index write more per delivery would bill a write unit more).
@@ -47,7 +70,7 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
           TableName: db.tableName,
           Item: {
             ...keys.delivery(workspaceId, delivery.id),
-            ...gsi1.endpointDelivery(delivery.endpointId, delivery.id),
+            ...gsi3.endpointDelivery(delivery.endpointId, delivery.id),
             type: ENTITY.delivery,
             workspaceId,
             ...delivery,
@@ -181,20 +204,35 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
       return failed === undefined;
     },
 
-    /** The workspace's deliveries newest first, or one endpoint's (GSI1) when `endpointId` is given. */
+    /**
+     * The workspace's deliveries newest first, or one endpoint's when `endpointId` is given: its log (GSI3) holds
+     * keys and eventType, so each page's records are read from the table (one BatchGetItem) and the status filter is
+     * applied to them.
+     */
     async listDeliveries(
       workspaceId: string,
       filter: { endpointId?: string | undefined; status?: DeliveryStatus | undefined; eventType?: string | undefined },
       page: PageRequest,
     ): Promise<Page<Delivery>> {
+      const scope = `deliveries:${workspaceId}:${JSON.stringify(filter)}`;
+      const eventType = filter.eventType ? { FilterExpression: 'eventType = :eventType', ExpressionAttributeValues: { ':eventType': filter.eventType } } : undefined;
+      if (filter.endpointId) {
+        const result = await pager.queryPage<Record<string, unknown>>({
+          scope,
+          ...patterns.deliveriesByEndpoint(filter.endpointId),
+          ...(eventType ? { filter: eventType } : {}),
+          hydrate: (found) => readLogRecords(workspaceId, found, filter.status),
+          ...page,
+        });
+        return { ...result, items: result.items.map(toDelivery) };
+      }
       const conditions: string[] = ['workspaceId = :ws'];
       const values: Record<string, unknown> = { ':ws': workspaceId };
       if (filter.status) (conditions.push('#status = :status'), (values[':status'] = filter.status));
-      if (filter.eventType) (conditions.push('eventType = :eventType'), (values[':eventType'] = filter.eventType));
-      const source = filter.endpointId ? patterns.deliveriesByEndpoint(filter.endpointId) : patterns.deliveriesByWorkspace(workspaceId);
+      if (eventType) (conditions.push(eventType.FilterExpression), Object.assign(values, eventType.ExpressionAttributeValues));
       const result = await pager.queryPage<Record<string, unknown>>({
-        scope: `deliveries:${workspaceId}:${JSON.stringify(filter)}`,
-        ...source,
+        scope,
+        ...patterns.deliveriesByWorkspace(workspaceId),
         filter: {
           FilterExpression: conditions.join(' AND '),
           ...(filter.status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
@@ -205,13 +243,15 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
       return { ...result, items: result.items.map(toDelivery) };
     },
 
-    /** Every pending delivery of an endpoint (GSI1, newest first): to fail them when it is paused or switched off. */
+    /**
+     * Every pending delivery of an endpoint (newest first): to fail them when it is paused or switched off. Its log
+     * holds only keys, so their status is read from the table (BatchGetItem, eventually consistent: failing one is
+     * conditional anyway).
+     */
     async pendingDeliveryIds(endpointId: string): Promise<string[]> {
-      const items = await queryAll<{ id: string }>(db, patterns.deliveriesByEndpoint(endpointId), {
-        filter: { FilterExpression: '#status = :pending', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':pending': 'pending' } },
-        projection: ['id'],
-      });
-      return items.map((item) => item.id);
+      const logged = await endpointLog(endpointId);
+      const records = await batchRead(db, logged, { consistent: false, projection: ['id', 'status'] });
+      return [...records.values()].filter((record) => record?.status === 'pending').map((record) => record!.id as string);
     },
 
     /** Pending deliveries due before `before` (ISO), from every GSI2 shard: what the sweeper looks at. */
@@ -230,8 +270,8 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
 
     /** Deletes an endpoint's delivery log. */
     async deleteEndpointDeliveries(workspaceId: string, endpointId: string): Promise<number> {
-      const items = await queryAll<ItemKey>(db, patterns.deliveriesByEndpoint(endpointId), { projection: ['PK', 'SK'] });
-      // GSI1 holds only this endpoint's deliveries; the partition check keeps the delete inside the caller's workspace.
+      const items = await endpointLog(endpointId);
+      // The log holds only this endpoint's deliveries; the partition check keeps the delete inside the caller's workspace.
       await batchDelete(db, items.filter((item) => item.PK === patterns.deliveriesByWorkspace(workspaceId).pk));
       return items.length;
     },

@@ -53,8 +53,12 @@ export const gsi1 = {
   allowlistedWorkspace: (workspaceId: string) => ({ GSI1PK: 'ALLOWLIST', GSI1SK: workspaceId }),
   /** Every secret of a workspace, newest first, for search. */
   workspaceSecret: (workspaceId: string, secretId: string) => ({ GSI1PK: `SECRETS#${workspaceId}`, GSI1SK: secretId }),
+};
+
+/** GSI3 keys: the endpoint delivery log, which copies only keys and `eventType` (see TABLE_DEFINITION). */
+export const gsi3 = {
   /** Every delivery of an endpoint, newest first. */
-  endpointDelivery: (endpointId: string, deliveryId: string) => ({ GSI1PK: `WHE#${endpointId}`, GSI1SK: deliveryId }),
+  endpointDelivery: (endpointId: string, deliveryId: string) => ({ GSI3PK: `WHE#${endpointId}`, GSI3SK: deliveryId }),
 };
 
 /** Pending deliveries are spread over this many GSI2 partitions, so no single one runs hot. */
@@ -89,8 +93,14 @@ export const patterns = {
   secretsByWorkspace: (workspaceId: string) => ({ pk: `SECRETS#${workspaceId}`, indexName: 'GSI1' as const }),
   webhookEndpointsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'WHE#' }),
   deliveriesByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: 'whd_' }),
-  /** GSI1: one endpoint's deliveries, newest first. */
-  deliveriesByEndpoint: (endpointId: string) => ({ pk: `WHE#${endpointId}`, indexName: 'GSI1' as const }),
+  /** GSI3: one endpoint's deliveries, newest first (keys and eventType only: read the records from the table). */
+  deliveriesByEndpoint: (endpointId: string) => ({ pk: `WHE#${endpointId}`, indexName: 'GSI3' as const }),
+  /**
+   * GSI1: one endpoint's deliveries made before the delivery log moved to GSI3, which carry the same keys as
+   * `GSI1PK`/`GSI1SK`. Read only where missing one would lose a delivery (pausing, switching off, deleting an
+   * endpoint); drop it once such deliveries are past their 30-day retention everywhere.
+   */
+  legacyDeliveriesByEndpoint: (endpointId: string) => ({ pk: `WHE#${endpointId}`, indexName: 'GSI1' as const }),
   /** GSI2: purges left unfinished (a delete interrupted between its two steps). */
   pendingPurges: () => ({ pk: 'PURGE', indexName: 'GSI2' as const }),
   /** GSI2: pending deliveries by due time, one pattern per shard (read them all to see every due delivery). */

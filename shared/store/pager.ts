@@ -8,6 +8,12 @@ import type { GsiName } from './table.ts';
 export interface QueryPageInput extends QueryPattern, PageRequest, Pick<QueryOptions, 'skBetween' | 'filter' | 'newestFirst'> {
   /** Names the list a cursor belongs to (list kind, workspace, parent), so a cursor cannot be replayed elsewhere. */
   scope: string;
+  /**
+   * For an index that copies only some attributes: turns the items one Query read into the records to list, in the
+   * same order (read from the table, and filtered on what the index does not hold). What it leaves out does not
+   * count toward the page, as with a FilterExpression; each record keeps its index keys for the cursor.
+   */
+  hydrate?: (items: Record<string, unknown>[]) => Promise<Record<string, unknown>[]>;
 }
 
 /** A filtered page reads at most this many Query pages (1 MB each) before it answers what it has. */
@@ -38,7 +44,8 @@ export function makePager(db: Db, loadCursorKey: () => Promise<Buffer>): Pager {
           db,
           new QueryCommand({ ...query, ExclusiveStartKey: startKey, Limit: input.limit + 1 - items.length }),
         );
-        items.push(...(out.Items ?? []));
+        const found = out.Items ?? [];
+        items.push(...((input.hydrate ? await input.hydrate(found) : found) as T[]));
         startKey = out.LastEvaluatedKey;
         reads++;
       } while (startKey && items.length <= input.limit && reads < MAX_READS_PER_PAGE);

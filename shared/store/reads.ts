@@ -23,22 +23,46 @@ async function backOff(round: number): Promise<void> {
 }
 
 /**
- * Reads up to 100 items in one BatchGetItem round trip, consistently unless told otherwise (unprocessed keys, under
- * throttling, are read again until none is left) and answers every requested key, absent ones as undefined.
+ * Reads items with BatchGetItem, 100 keys a request (the requests in parallel), consistently unless told otherwise
+ * (unprocessed keys, under throttling, are read again until none is left), and answers every requested key, absent
+ * ones as undefined.
  */
-export async function batchRead(db: Db, itemKeys: readonly ItemKey[], options: { consistent?: boolean } = {}): Promise<Map<string, Record<string, unknown> | undefined>> {
+export async function batchRead(
+  db: Db,
+  itemKeys: readonly ItemKey[],
+  options: { consistent?: boolean; projection?: readonly string[] } = {},
+): Promise<Map<string, Record<string, unknown> | undefined>> {
   const found = new Map<string, Record<string, unknown> | undefined>(itemKeys.map((key) => [itemKeyString(key), undefined]));
-  let pending: Record<string, unknown>[] = [...new Map(itemKeys.map((key) => [itemKeyString(key), { PK: key.PK, SK: key.SK }])).values()];
-  for (let round = 0; pending.length > 0; round++) {
-    await backOff(round);
-    const out = await send<{ Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> }>(
-      db,
-      new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: options.consistent ?? true } } }),
-    );
-    for (const item of out.Responses?.[db.tableName] ?? []) found.set(itemKeyString(item as unknown as ItemKey), item);
-    pending = out.UnprocessedKeys?.[db.tableName]?.Keys ?? [];
-  }
+  const unique = [...new Map(itemKeys.map((key) => [itemKeyString(key), { PK: key.PK, SK: key.SK }])).values()];
+  const readChunk = async (chunk: Record<string, unknown>[]) => {
+    let pending = chunk;
+    for (let round = 0; pending.length > 0; round++) {
+      await backOff(round);
+      const out = await send<{ Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> }>(
+        db,
+        new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: options.consistent ?? true, ...projectionOf(options.projection) } } }),
+      );
+      for (const item of out.Responses?.[db.tableName] ?? []) found.set(itemKeyString(item as unknown as ItemKey), item);
+      pending = out.UnprocessedKeys?.[db.tableName]?.Keys ?? [];
+    }
+  };
+  const chunks: Record<string, unknown>[][] = [];
+  for (let start = 0; start < unique.length; start += 100) chunks.push(unique.slice(start, start + 100));
+  await Promise.all(chunks.map(readChunk));
   return found;
+}
+
+/**
+ * A ProjectionExpression of plain attribute names (aliased, so reserved words such as `status` are fine), keys
+ * always included: the answers are matched to their keys.
+ */
+function projectionOf(projection: readonly string[] | undefined) {
+  if (!projection) return {};
+  const names = [...new Set(['PK', 'SK', ...projection])];
+  return {
+    ProjectionExpression: names.map((_, i) => `#p${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#p${i}`, name])),
+  };
 }
 
 /**

@@ -10,10 +10,22 @@ export const TABLE_DEFINITION = {
   streamViewType: 'NEW_AND_OLD_IMAGES',
   globalSecondaryIndexes: [
     /** Generic inverted/overloaded index: see the README's single-table design for the patterns it serves. */
-    { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK' },
+    { indexName: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: { type: 'ALL' } },
     /** Sparse: only pending webhook deliveries, by when they are due (the sweeper's pattern). */
-    { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK' },
+    { indexName: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: { type: 'ALL' } },
+    /**
+     * Each endpoint's delivery log. It projects only the keys and `eventType`, which never change, so the claim and
+     * the result of an attempt (which change `status`, `attemptToken`, `attemptLog`, ...) do not rewrite the
+     * delivery's copy here: one index write per delivery, at its creation. Lists read the records from the table.
+     */
+    { indexName: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: { type: 'INCLUDE', nonKeyAttributes: ['eventType'] } },
   ],
 } as const;
 
 export type GsiName = (typeof TABLE_DEFINITION.globalSecondaryIndexes)[number]['indexName'];
+export type GsiDefinition = (typeof TABLE_DEFINITION.globalSecondaryIndexes)[number];
+
+/** The attributes an index copies, besides its own keys and the table's (undefined: every attribute). */
+export function projectedAttributes(index: GsiDefinition): readonly string[] | undefined {
+  return index.projection.type === 'INCLUDE' ? index.projection.nonKeyAttributes : undefined;
+}

@@ -51,7 +51,8 @@ function expectations(): (name: FunctionName) => Statement[] {
     ...(Condition !== undefined && { Condition }),
   });
   const table = (actions: string[]) => allow(actions, tableArn);
-  const index = (name: string) => allow(['dynamodb:Query'], { 'Fn::Join': ['', [tableArn, `/index/${name}`]] });
+  const indexArn = (name: string) => ({ 'Fn::Join': ['', [tableArn, `/index/${name}`]] });
+  const index = (...names: string[]) => allow(['dynamodb:Query'], names.length === 1 ? indexArn(names[0]!) : names.map(indexArn));
   const kms = (actions: string[], context: string[]) =>
     allow(actions, { 'Fn::GetAtt': [keyId, 'Arn'] }, {
       'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': context },
@@ -76,11 +77,11 @@ function expectations(): (name: FunctionName) => Statement[] {
     'access-keys': [table(API_COMMON), kms(['kms:GenerateDataKey', 'kms:Decrypt'], IDEMPOTENT_ANSWER_CONTEXT)],
     webhooks: [
       table([...API_COMMON, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']),
-      index('GSI1'),
+      index('GSI1', 'GSI3'),
       kms(['kms:GenerateDataKey'], SIGNING_SECRET_CONTEXT),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], IDEMPOTENT_ANSWER_CONTEXT),
     ],
-    'webhook-deliveries': [table(API_COMMON), index('GSI1'), send],
+    'webhook-deliveries': [table(API_COMMON), index('GSI3'), send],
     // Serves a static document (issue 12): its logs, and the audit deny every role carries.
     openapi: [],
     'webhook-fanout': [
@@ -93,8 +94,8 @@ function expectations(): (name: FunctionName) => Statement[] {
       allow(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], { 'Fn::GetAtt': [idOf(stack, stack.delivery.streamFailureQueue), 'Arn'] }),
     ],
     'delivery-worker': [
-      table(['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem']),
-      index('GSI1'),
+      table(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem']),
+      index('GSI1', 'GSI3'),
       kms(['kms:Decrypt'], SIGNING_SECRET_CONTEXT),
       send,
       // The queue event source.

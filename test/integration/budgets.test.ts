@@ -13,6 +13,9 @@ import { makeAuditRoutes } from '../../functions/audit/routes.ts';
 import { makeAuditService } from '../../shared/services/audit.ts';
 import { localStore, newWorkspace } from '../support/api.ts';
 import { newEnvironment } from '../support/secrets.ts';
+import { storedDelivery } from '../support/webhooks.ts';
+import { newId } from '../../shared/ids.ts';
+import { claimOf } from '../../shared/store/deliveries.ts';
 
 /**
  * The deterministic performance budgets (issue "Performance"): AWS requests and DynamoDB capacity units per
@@ -153,6 +156,29 @@ describe('AWS calls per operation', () => {
     const log = await measure(audit, event('GET /api/v1/audit', ws.apiKey));
     expect(log).toMatchObject({ dynamodb: 2, operations: ['BatchGetItem', 'Query'], kms: 0, billedWriteUnits: 0 });
     expect(log.billedReadUnits).toBeLessThanOrEqual(5);
+  });
+
+  it('a webhook delivery: its creation writes the endpoint log (GSI3) once; the claim and the result write only the record', async () => {
+    const { store } = localStore();
+    const delivery = storedDelivery(newId('webhookEndpoint'), 0);
+    const billedOf = async (write: () => Promise<unknown>) => {
+      events.length = 0;
+      expect(await write()).toBeTruthy();
+      const dynamo = events.filter((x) => x.service === 'DynamoDB');
+      return {
+        requests: dynamo.length,
+        writeUnits: dynamo.reduce((sum, x) => sum + (x.billed?.writeUnits ?? 0), 0),
+        indexWriteUnits: dynamo.reduce((sum, x) => sum + (x.billed?.indexWriteUnits ?? 0), 0),
+      };
+    };
+    // Each write under 1 KB: 1 WRU for the record, plus 1 for the log's copy at creation only (the claim and the
+    // result change attributes the log does not project). Before GSI3 the log copied everything: 6 WRU, not 4.
+    expect(await billedOf(() => store.createDelivery(ws.workspaceId, delivery, Date.now()))).toEqual({ requests: 1, writeUnits: 2, indexWriteUnits: 1 });
+    const claim = claimOf(delivery.attemptToken!, 'budget');
+    const now = new Date().toISOString();
+    expect(await billedOf(() => store.claimAttempt(ws.workspaceId, delivery.id, delivery.attemptToken!, claim, now, { redelivered: false }))).toEqual({ requests: 1, writeUnits: 1, indexWriteUnits: 0 });
+    const entry = { attempt: 1, at: now, statusCode: 200, durationMs: 12, error: null };
+    expect(await billedOf(() => store.recordAttempt(ws.workspaceId, delivery.id, claim, entry, { status: 'success' }))).toEqual({ requests: 1, writeUnits: 1, indexWriteUnits: 0 });
   });
 
   it('delete: the read, one transaction, then one Query and one batch of deletes per 25 versions', async () => {

@@ -64,7 +64,8 @@ describe('webhook delivery', () => {
     expect(raw.Item!.ttl).toBe(Math.floor(Date.parse(raw.Item!.createdAt) / 1000) + 30 * 86_400);
     // The write-unit budget of a delivery: one write unit per write (1 KB), in the endpoint's log, not the sweeper's.
     expect(itemSize(raw.Item!)).toBeLessThanOrEqual(1024);
-    expect(raw.Item).toMatchObject({ GSI1PK: `WHE#${endpoint.id}`, GSI1SK: delivery!.id });
+    expect(raw.Item).toMatchObject({ GSI3PK: `WHE#${endpoint.id}`, GSI3SK: delivery!.id });
+    expect(raw.Item!.GSI1PK).toBeUndefined();
     expect(raw.Item!.GSI2PK).toBeUndefined();
     const byId = await call('GET', `/api/v1/webhook-deliveries/${delivery!.id}`, { token: ws.apiKey });
     expect(byId.body.data).toEqual(delivery);

@@ -1,6 +1,8 @@
 import { inject } from 'vitest';
 import { startHttpsReceiver, type ReceiverBehaviour } from './https-receiver.ts';
 import { call } from './api.ts';
+import { newId } from '../../shared/ids.ts';
+import type { StoredDelivery } from '../../shared/store/deliveries.ts';
 
 /** An HTTPS receiver the local stack trusts (its certificate is in the stack's NODE_EXTRA_CA_CERTS). */
 export function startReceiver(behaviour: ReceiverBehaviour = {}) {
@@ -38,4 +40,26 @@ export async function deliveriesOf(token: string, endpointId: string) {
     nextRetryAt: string | null;
     attemptLog: { attempt: number; at: string; statusCode: number | null; durationMs: number; error: string | null }[];
   }[];
+}
+
+/** A fresh pending delivery record of `endpointId`, as the fan-out makes one, created `index` seconds after a fixed instant. */
+export function storedDelivery(endpointId: string, index: number, eventType = 'service.secret.update'): StoredDelivery {
+  const at = new Date(Date.UTC(2026, 10, 23, 12, 0, index)).toISOString();
+  return {
+    id: newId('delivery', Date.parse(at)),
+    endpointId,
+    eventId: newId('event', Date.parse(at)),
+    eventType,
+    status: 'pending',
+    attempts: 0,
+    statusCode: null,
+    lastError: null,
+    nextRetryAt: null,
+    createdAt: at,
+    updatedAt: at,
+    attemptLog: [],
+    body: '{}',
+    attemptToken: `first-${index}`,
+    manual: false,
+  };
 }

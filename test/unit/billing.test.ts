@@ -80,6 +80,20 @@ describe('write billing', () => {
     expect(indexWriteUnits(indexed, indexed)).toBe(0);
   });
 
+  it('bills an index that projects some attributes (GSI3: keys and eventType) on its copy, only when that changes', () => {
+    const logged = sized(3000, { GSI3PK: 'WHE#we_1', GSI3SK: 'whd_1', eventType: 'secret.updated', status: 'pending' });
+    // 3000 bytes in the table, but the index's copy (keys and eventType) is under 1 KB: 1 write, not 3.
+    expect(indexWriteUnits(undefined, logged)).toBe(1);
+    // An attempt's update changes what the index does not copy: no index write.
+    expect(indexWriteUnits(logged, { ...logged, status: 'success', p: 'y'.repeat(3500) })).toBe(0);
+    // A change of a projected attribute rewrites the copy; leaving the index deletes it.
+    expect(indexWriteUnits(logged, { ...logged, eventType: 'secret.deleted' })).toBe(1);
+    expect(indexWriteUnits(logged, sized(3000))).toBe(1);
+    // The same item in an index that copies everything (GSI2) is billed on its whole size, on every change.
+    const due = sized(3000, { GSI2PK: 'DUE#1', GSI2SK: 't', status: 'pending' });
+    expect(indexWriteUnits(due, { ...due, status: 'success' })).toBe(3);
+  });
+
   it('bills a BatchWriteItem per item, deletes by the deleted item', async () => {
     const { meter } = fakeRaw({ 'a|gone': sized(2048) });
     const bill = await meter.prepare('BatchWriteItem', {

@@ -1,0 +1,89 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../shared/ids.ts';
+import { keys } from '../../shared/store/keys.ts';
+import { localStore, newWorkspace } from '../support/api.ts';
+import { storedDelivery } from '../support/webhooks.ts';
+
+/**
+ * An endpoint's delivery log is GSI3, which copies only the keys and `eventType` (so an attempt's updates do not
+ * rewrite it): its lists read each page's records from the table and filter their status there. Deliveries made
+ * before GSI3 are only in GSI1; pausing, switching off and deleting an endpoint must still find them.
+ */
+const { doc, tableName, store } = localStore();
+
+/** Seven deliveries of one endpoint, oldest first; the odd ones have failed. */
+async function seededLog() {
+  const ws = await newWorkspace();
+  const endpointId = newId('webhookEndpoint');
+  const made = Array.from({ length: 7 }, (_, i) => storedDelivery(endpointId, i, i === 6 ? 'service.secret.delete' : undefined));
+  for (const d of made) expect(await store.createDelivery(ws.workspaceId, d, Date.parse(d.createdAt))).toBe(true);
+  for (const d of made.filter((_, i) => i % 2 === 1)) expect(await store.failPending(ws.workspaceId, d.id, 'endpoint paused', d.createdAt)).toBeDefined();
+  return { ws, endpointId, made, newestFirst: made.map((d) => d.id).reverse() };
+}
+
+/** Every page of an endpoint's log under `filter`, `limit` at a time. */
+async function allPages(workspaceId: string, filter: Parameters<typeof store.listDeliveries>[1], limit: number) {
+  const pages: string[][] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.listDeliveries(workspaceId, filter, { limit, cursor });
+    pages.push(page.items.map((d) => d.id));
+    expect(page.hasMore).toBe(page.nextCursor !== null);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return pages;
+}
+
+describe('the endpoint delivery log (GSI3)', () => {
+  it('lists an endpoint\'s deliveries newest first with their current status, page by page, with exact hasMore', async () => {
+    const { ws, endpointId, newestFirst } = await seededLog();
+    const listed = await store.listDeliveries(ws.workspaceId, { endpointId }, { limit: 10 });
+    expect(listed.items.map((d) => d.id)).toEqual(newestFirst);
+    expect(listed.items.map((d) => d.status)).toEqual(['pending', 'failed', 'pending', 'failed', 'pending', 'failed', 'pending']);
+    expect(listed).toMatchObject({ hasMore: false, nextCursor: null });
+    // At the page size and one past it: exactly 7 fit in a page of 7; a page of 6 leaves one for the next.
+    expect(await allPages(ws.workspaceId, { endpointId }, 7)).toEqual([newestFirst]);
+    expect(await allPages(ws.workspaceId, { endpointId }, 6)).toEqual([newestFirst.slice(0, 6), newestFirst.slice(6)]);
+    expect(await allPages(ws.workspaceId, { endpointId }, 3)).toEqual([newestFirst.slice(0, 3), newestFirst.slice(3, 6), newestFirst.slice(6)]);
+  });
+
+  it('filters by status on the records (the index has none) and by event type on the index, across pages', async () => {
+    const { ws, endpointId, newestFirst } = await seededLog();
+    const failed = newestFirst.filter((_, i) => i % 2 === 1);
+    expect((await allPages(ws.workspaceId, { endpointId, status: 'failed' }, 2)).flat()).toEqual(failed);
+    expect(await allPages(ws.workspaceId, { endpointId, status: 'failed' }, 3)).toEqual([failed]);
+    expect((await allPages(ws.workspaceId, { endpointId, status: 'pending' }, 1)).flat()).toEqual(newestFirst.filter((_, i) => i % 2 === 0));
+    expect(await allPages(ws.workspaceId, { endpointId, status: 'success' }, 5)).toEqual([[]]);
+    expect(await allPages(ws.workspaceId, { endpointId, eventType: 'service.secret.delete' }, 5)).toEqual([[newestFirst[0]]]);
+    expect(await allPages(ws.workspaceId, { endpointId, eventType: 'service.secret.delete', status: 'failed' }, 5)).toEqual([[]]);
+  });
+
+  it('never reads another workspace\'s record through the log, even under the same endpoint id', async () => {
+    const { ws, endpointId, made } = await seededLog();
+    const other = await newWorkspace();
+    const stray = storedDelivery(endpointId, 30);
+    expect(await store.createDelivery(other.workspaceId, stray, Date.parse(stray.createdAt))).toBe(true);
+    const listed = await store.listDeliveries(ws.workspaceId, { endpointId }, { limit: 50 });
+    expect(listed.items.map((d) => d.id).sort()).toEqual(made.map((d) => d.id).sort());
+    // The delete is bounded to the caller's workspace too.
+    await store.deleteEndpointDeliveries(ws.workspaceId, endpointId);
+    expect((await store.listDeliveries(other.workspaceId, { endpointId }, { limit: 50 })).items.map((d) => d.id)).toEqual([stray.id]);
+  });
+
+  it('finds pending deliveries, and deletes the log, including deliveries made before GSI3 (only in GSI1)', async () => {
+    const { ws, endpointId, made } = await seededLog();
+    const legacy = storedDelivery(endpointId, 40);
+    // As the fan-out wrote deliveries before the log moved to GSI3: GSI1 keys, no GSI3 keys.
+    await doc.send(new PutCommand({
+      TableName: tableName,
+      Item: { ...keys.delivery(ws.workspaceId, legacy.id), GSI1PK: `WHE#${endpointId}`, GSI1SK: legacy.id, type: 'WebhookDelivery', workspaceId: ws.workspaceId, ...legacy },
+    }));
+    const pending = made.filter((_, i) => i % 2 === 0).map((d) => d.id);
+    expect((await store.pendingDeliveryIds(endpointId)).sort()).toEqual([...pending, legacy.id].sort());
+    expect(await store.deleteEndpointDeliveries(ws.workspaceId, endpointId)).toBe(8);
+    expect(await store.getDelivery(ws.workspaceId, legacy.id)).toBeUndefined();
+    expect((await store.listDeliveries(ws.workspaceId, { endpointId }, { limit: 50 })).items).toEqual([]);
+    expect(await store.pendingDeliveryIds(endpointId)).toEqual([]);
+  });
+});
