@@ -21,7 +21,8 @@ export interface FloorCalls {
 type DocumentCall = 'BatchGetItem' | 'BatchWriteItem' | 'GetItem' | 'PutItem' | 'Query' | 'TransactWriteItems' | 'UpdateItem';
 
 const API_READS_WRITES = ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'] as const;
-const PIPELINE_WRITES = ['BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'] as const;
+/** The delivery store reads an endpoint's log records in batches (BatchGetItem), so every pipeline bundle holds it. */
+const PIPELINE_WRITES = ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'] as const;
 const DATA_KEYS = ['Decrypt', 'GenerateDataKey'] as const;
 /** Deliveries are queued one at a time (retries, re-queues) or ten at a time (the fan-out's batches). */
 const QUEUE_SENDS = ['SendMessage', 'SendMessageBatch'] as const;
