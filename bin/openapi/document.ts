@@ -25,12 +25,12 @@ const GATEWAY_STATUSES = new Set([413, 429, 500, 503]);
 
 /** The answer schemas that get a name under components.schemas (and a $ref wherever they are used). */
 const NAMED: [string, $ZodType][] = [
-  ['Project', answers.projectAnswer], ['Environment', answers.environmentAnswer], ['SecretListItem', answers.secretListItem],
-  ['SecretSearchItem', answers.secretSearchItem], ['SecretWriteResult', answers.secretWriteResult], ['RevealResult', answers.revealResult],
-  ['RevealByPathResult', answers.revealByPathResult], ['AuditEntry', answers.auditEntryAnswer], ['AccessKey', answers.accessKeyAnswer],
-  ['AccessKeyCreated', answers.accessKeyCreated], ['WebhookEndpoint', answers.webhookEndpointAnswer],
-  ['WebhookEndpointCreated', answers.webhookEndpointCreated], ['EventType', answers.eventTypeAnswer], ['Delivery', answers.deliveryAnswer],
-  ['SecretVersion', answers.versionAnswer], ['EnvironmentValue', answers.environmentValueAnswer], ['PageMeta', answers.pageMeta],
+  ['Project', answers.projectAnswer()], ['Environment', answers.environmentAnswer()], ['SecretListItem', answers.secretListItem()],
+  ['SecretSearchItem', answers.secretSearchItem()], ['SecretWriteResult', answers.secretWriteResult()], ['RevealResult', answers.revealResult()],
+  ['RevealByPathResult', answers.revealByPathResult()], ['AuditEntry', answers.auditEntryAnswer()], ['AccessKey', answers.accessKeyAnswer()],
+  ['AccessKeyCreated', answers.accessKeyCreated()], ['WebhookEndpoint', answers.webhookEndpointAnswer()],
+  ['WebhookEndpointCreated', answers.webhookEndpointCreated()], ['EventType', answers.eventTypeAnswer()], ['Delivery', answers.deliveryAnswer()],
+  ['SecretVersion', answers.versionAnswer()], ['EnvironmentValue', answers.environmentValueAnswer()], ['PageMeta', answers.pageMeta()],
 ];
 
 /** The codes a route may answer: its own, and those every route of its kind can. */

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { accessKeyAnswer, accessKeyCreated } from '../../shared/http/answers.ts';
 import { idSchema, nameSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
-import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { AccessKeyService } from '../../shared/services/access-keys.ts';
 
@@ -9,43 +9,43 @@ type RouteKey = (typeof ROUTE_GROUPS)['access-keys'][number];
 
 /** The access-keys route group: people and API keys manage machine identities; machine tokens may not. */
 export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey, RouteDefinition> {
-  return {
-    'GET /api/v1/access-keys': defineRoute({
+  return lazyRoutes({
+    'GET /api/v1/access-keys': () => defineRoute({
       operationId: 'listAccessKeys',
       summary: 'List the workspace\'s access keys',
       description: 'Newest first. Never a token.',
-      response: z.array(accessKeyAnswer),
+      response: z.array(accessKeyAnswer()),
       paged: true,
       allow: PEOPLE_AND_API_KEYS,
-      query: pageQuerySchema,
+      query: pageQuerySchema(),
       handler: async ({ principal, query }) => {
         const page = await service.list(principal, query);
         return listOutput(query.limit, page);
       },
     }),
-    'POST /api/v1/access-keys': defineRoute({
+    'POST /api/v1/access-keys': () => defineRoute({
       operationId: 'createAccessKey',
       idempotent: true,
       oneTimeSecret: true,
       summary: 'Create an access key (a machine identity and its token)',
       description: 'The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.',
-      response: accessKeyCreated,
+      response: accessKeyCreated(),
       errors: ['LIMIT_EXCEEDED'],
       allow: PEOPLE_AND_API_KEYS,
       status: 201,
-      body: z.strictObject({ name: nameSchema, expiresInDays: z.optional(z.int().check(z.minimum(1), z.maximum(3650))) }),
+      body: z.strictObject({ name: nameSchema(), expiresInDays: z.optional(z.int().check(z.minimum(1), z.maximum(3650))) }),
       handler: async ({ principal, body }) => ({ data: await service.create(principal, body) }),
     }),
-    'POST /api/v1/access-keys/{id}/revoke': defineRoute({
+    'POST /api/v1/access-keys/{id}/revoke': () => defineRoute({
       operationId: 'revokeAccessKey',
       idempotent: true,
       summary: 'Revoke an access key',
       description: 'Takes effect on the next request; idempotent (audited once as `access_key.revoke`).',
-      response: accessKeyAnswer,
+      response: accessKeyAnswer(),
       errors: ['NOT_FOUND'],
       allow: PEOPLE_AND_API_KEYS,
       params: z.object({ id: idSchema('accessKey') }),
       handler: async ({ principal, params }) => ({ data: await service.revoke(principal, params.id) }),
     }),
-  };
+  });
 }

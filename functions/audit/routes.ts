@@ -1,39 +1,42 @@
 import * as z from 'zod/mini';
 import { auditEntryAnswer } from '../../shared/http/answers.ts';
 import { pageQuerySchema, timestampSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { once } from '../../shared/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import { AUDIT_ACTIONS } from '../../shared/audit-actions.ts';
 import type { AuditService } from '../../shared/services/audit.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['audit'][number];
 
-const auditQuery = z.extend(pageQuerySchema, {
-  action: z.optional(z.enum(AUDIT_ACTIONS)),
-  target: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
-  actorSub: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
-  since: z.optional(timestampSchema),
-  until: z.optional(timestampSchema),
-}).check(
-  z.refine((q) => q.since === undefined || q.until === undefined || q.since <= q.until, { error: 'must not be before since', path: ['until'] }),
+const auditQuery = once(() =>
+  z.extend(pageQuerySchema(), {
+    action: z.optional(z.enum(AUDIT_ACTIONS)),
+    target: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+    actorSub: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    since: z.optional(timestampSchema()),
+    until: z.optional(timestampSchema()),
+  }).check(
+    z.refine((q) => q.since === undefined || q.until === undefined || q.since <= q.until, { error: 'must not be before since', path: ['until'] }),
+  ),
 );
 
 /** The audit route group: the workspace's audit log, newest first, with filters. */
 export function makeAuditRoutes(service: AuditService): Record<RouteKey, RouteDefinition> {
-  return {
-    'GET /api/v1/audit': defineRoute({
+  return lazyRoutes({
+    'GET /api/v1/audit': () => defineRoute({
       operationId: 'listAuditEntries',
       summary: 'List the workspace\'s audit log',
       description: 'Newest first, with optional filters.',
-      response: z.array(auditEntryAnswer),
+      response: z.array(auditEntryAnswer()),
       paged: true,
       allow: PEOPLE_AND_API_KEYS,
-      query: auditQuery,
+      query: auditQuery(),
       handler: async ({ principal, query }) => {
         const { limit, cursor, ...filter } = query;
         const page = await service.list(principal, { limit, cursor }, filter);
         return listOutput(limit, page);
       },
     }),
-  };
+  });
 }

@@ -1,55 +1,56 @@
 import * as z from 'zod/mini';
 import { environmentAnswer } from '../../shared/http/answers.ts';
 import { idSchema, nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, listOutput, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { once } from '../../shared/http/once.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['environments'][number];
 
-const projectParams = z.object({ projectId: idSchema('project') });
+const projectParams = once(() => z.object({ projectId: idSchema('project') }));
 
 /** The environments route group: thin handlers over the project service. */
 export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey, RouteDefinition> {
-  return {
-    'GET /api/v1/projects/{projectId}/environments': defineRoute({
+  return lazyRoutes({
+    'GET /api/v1/projects/{projectId}/environments': () => defineRoute({
       operationId: 'listEnvironments',
       summary: 'List a project\'s environments',
       description: 'Newest first.',
-      response: z.array(environmentAnswer),
+      response: z.array(environmentAnswer()),
       paged: true,
       errors: ['NOT_FOUND'],
       allow: EVERYONE,
-      params: projectParams,
-      query: pageQuerySchema,
+      params: projectParams(),
+      query: pageQuerySchema(),
       handler: async ({ principal, params, query }) => {
         const page = await service.listEnvironments(principal, params.projectId, query);
         return listOutput(query.limit, page);
       },
     }),
-    'POST /api/v1/projects/{projectId}/environments': defineRoute({
+    'POST /api/v1/projects/{projectId}/environments': () => defineRoute({
       operationId: 'createEnvironment',
       idempotent: true,
       summary: 'Create an environment in a project',
       description: 'The slug is unique within the project. Audited as `environment.create`.',
-      response: environmentAnswer,
+      response: environmentAnswer(),
       errors: ['NOT_FOUND', 'CONFLICT'],
       allow: PEOPLE_AND_API_KEYS,
       status: 201,
-      params: projectParams,
-      body: z.strictObject({ name: nameSchema }),
+      params: projectParams(),
+      body: z.strictObject({ name: nameSchema() }),
       handler: async ({ principal, params, body }) => ({ data: await service.createEnvironment(principal, params.projectId, body) }),
     }),
-    'GET /api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}': defineRoute({
+    'GET /api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}': () => defineRoute({
       operationId: 'getEnvironmentBySlug',
       summary: 'Get an environment by its project\'s and its own slug',
-      response: environmentAnswer,
+      response: environmentAnswer(),
       errors: ['NOT_FOUND'],
       allow: EVERYONE,
-      params: z.object({ projectSlug: slugSchema, envSlug: slugSchema }),
+      params: z.object({ projectSlug: slugSchema(), envSlug: slugSchema() }),
       handler: async ({ principal, params }) => ({
         data: await service.getEnvironmentBySlug(principal, params.projectSlug, params.envSlug),
       }),
     }),
-  };
+  });
 }

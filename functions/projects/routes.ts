@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { projectAnswer } from '../../shared/http/answers.ts';
 import { nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, listOutput, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 
@@ -9,40 +9,40 @@ type RouteKey = (typeof ROUTE_GROUPS)['projects'][number];
 
 /** The projects route group: thin handlers over the project service. */
 export function makeProjectRoutes(service: ProjectService): Record<RouteKey, RouteDefinition> {
-  return {
-    'GET /api/v1/projects': defineRoute({
+  return lazyRoutes({
+    'GET /api/v1/projects': () => defineRoute({
       operationId: 'listProjects',
       summary: 'List the workspace\'s projects',
       description: 'Newest first.',
-      response: z.array(projectAnswer),
+      response: z.array(projectAnswer()),
       paged: true,
       allow: EVERYONE,
-      query: pageQuerySchema,
+      query: pageQuerySchema(),
       handler: async ({ principal, query }) => {
         const page = await service.listProjects(principal, query);
         return listOutput(query.limit, page);
       },
     }),
-    'POST /api/v1/projects': defineRoute({
+    'POST /api/v1/projects': () => defineRoute({
       operationId: 'createProject',
       idempotent: true,
       summary: 'Create a project',
       description: 'The slug is derived from the name (`-2`, `-3`, … on a clash). Audited as `project.create`.',
-      response: projectAnswer,
+      response: projectAnswer(),
       errors: ['CONFLICT'],
       allow: PEOPLE_AND_API_KEYS,
       status: 201,
-      body: z.strictObject({ name: nameSchema }),
+      body: z.strictObject({ name: nameSchema() }),
       handler: async ({ principal, body }) => ({ data: await service.createProject(principal, body) }),
     }),
-    'GET /api/v1/projects/by-slug/{projectSlug}': defineRoute({
+    'GET /api/v1/projects/by-slug/{projectSlug}': () => defineRoute({
       operationId: 'getProjectBySlug',
       summary: 'Get a project by its slug',
-      response: projectAnswer,
+      response: projectAnswer(),
       errors: ['NOT_FOUND'],
       allow: EVERYONE,
-      params: z.object({ projectSlug: slugSchema }),
+      params: z.object({ projectSlug: slugSchema() }),
       handler: async ({ principal, params }) => ({ data: await service.getProjectBySlug(principal, params.projectSlug) }),
     }),
-  };
+  });
 }

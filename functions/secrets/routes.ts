@@ -1,15 +1,16 @@
 import * as z from 'zod/mini';
 import { deletedResult, environmentValueAnswer, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/http/answers.ts';
 import { idSchema, ifMatchSchema, pageQueryOf, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, listOutput, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
+import { once } from '../../shared/http/once.ts';
 import { isId } from '../../shared/ids.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import { SECRET_PATH, type SecretService } from '../../shared/services/secrets.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['secrets'][number];
 
-const envParams = z.object({ envId: idSchema('environment') });
-const secretParams = z.object({ secretId: idSchema('secret') });
+const envParams = once(() => z.object({ envId: idSchema('environment') }));
+const secretParams = once(() => z.object({ secretId: idSchema('secret') }));
 
 /** The version a raw reveal asks for, when it is a well-formed one (prefetch only; validation decides). */
 function rawVersion(value: unknown): number | undefined {
@@ -25,58 +26,58 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     if (!secretId || !isId('secret', secretId)) return [];
     return (forReveal ? service.prefetch.revealById : service.prefetch.byId)(raw.workspaceId, secretId, rawVersion(raw.query.version));
   };
-  return {
-    'GET /api/v1/environments/{envId}/secrets': defineRoute({
+  return lazyRoutes({
+    'GET /api/v1/environments/{envId}/secrets': () => defineRoute({
       operationId: 'listSecrets',
       summary: 'List an environment\'s secrets',
       description: 'Sorted by key A→Z. Never a value.',
-      response: z.array(secretListItem),
+      response: z.array(secretListItem()),
       paged: true,
       errors: ['NOT_FOUND'],
       allow: EVERYONE,
-      params: envParams,
-      query: pageQuerySchema,
+      params: envParams(),
+      query: pageQuerySchema(),
       handler: async ({ principal, params, query }) => {
         const page = await service.list(principal, params.envId, query);
         return listOutput(query.limit, page);
       },
     }),
-    'PUT /api/v1/environments/{envId}/secrets': defineRoute({
+    'PUT /api/v1/environments/{envId}/secrets': () => defineRoute({
       operationId: 'putSecret',
       idempotent: true,
       summary: 'Write a secret\'s next version',
       description: 'Creates version 1 of a new key or the next version of an existing one. `If-Match: <version>` makes it check-and-set (0 = must not exist). Audited as `secret.create` or `secret.rotate`; fires `service.secret.create` or `service.secret.rotate`.',
-      response: secretWriteResult,
+      response: secretWriteResult(),
       errors: ['NOT_FOUND', 'CONFLICT'],
       allow: EVERYONE,
-      params: envParams,
-      body: z.strictObject({ key: secretKeySchema, value: z.string().check(z.maxLength(65536)) }),
+      params: envParams(),
+      body: z.strictObject({ key: secretKeySchema(), value: z.string().check(z.maxLength(65536)) }),
       prefetch: ({ workspaceId, params, body }) => {
         const key = (body as { key?: unknown } | undefined)?.key;
-        if (!params.envId || !isId('environment', params.envId) || !secretKeySchema.safeParse(key).success) return [];
+        if (!params.envId || !isId('environment', params.envId) || !secretKeySchema().safeParse(key).success) return [];
         return service.prefetch.write(workspaceId, params.envId, key as string);
       },
-      headers: ifMatchSchema,
+      headers: ifMatchSchema(),
       handler: async ({ principal, params, body, headers, prefetched }) => ({
         data: await service.write(principal, params.envId, body, { ifMatch: headers['if-match'], prefetched }),
       }),
     }),
-    'POST /api/v1/secrets/{secretId}/reveal': defineRoute({
+    'POST /api/v1/secrets/{secretId}/reveal': () => defineRoute({
       operationId: 'revealSecret',
       reveals: true,
       summary: 'Reveal a secret\'s value',
       description: 'The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together).',
-      response: revealResult,
+      response: revealResult(),
       errors: ['NOT_FOUND', 'RATE_LIMITED'],
       allow: EVERYONE,
-      params: secretParams,
-      query: z.strictObject({ version: z.optional(versionQuerySchema) }),
+      params: secretParams(),
+      query: z.strictObject({ version: z.optional(versionQuerySchema()) }),
       prefetch: (raw) => secretPrefetch(raw, true),
       handler: async ({ principal, params, query, prefetched }) => ({
         data: await service.revealById(principal, params.secretId, query.version, prefetched),
       }),
     }),
-    'DELETE /api/v1/secrets/{secretId}': defineRoute({
+    'DELETE /api/v1/secrets/{secretId}': () => defineRoute({
       operationId: 'deleteSecret',
       idempotent: true,
       summary: 'Delete a secret and every version',
@@ -84,50 +85,50 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       response: deletedResult('sec'),
       errors: ['NOT_FOUND'],
       allow: EVERYONE,
-      params: secretParams,
+      params: secretParams(),
       prefetch: secretPrefetch,
       handler: async ({ principal, params, prefetched }) => ({ data: await service.delete(principal, params.secretId, prefetched) }),
     }),
-    'POST /api/v1/reveal': defineRoute({
+    'POST /api/v1/reveal': () => defineRoute({
       operationId: 'revealSecretByPath',
       reveals: true,
       summary: 'Reveal a secret by its path',
       description: '`path` is `<projectSlug>/<envSlug>/<key>`. Audited and rate limited like the reveal by id.',
-      response: revealByPathResult,
+      response: revealByPathResult(),
       errors: ['NOT_FOUND', 'RATE_LIMITED'],
       allow: EVERYONE,
-      body: z.strictObject({ path: z.string().check(z.minLength(3), z.maxLength(600)), version: z.optional(versionSchema) }),
+      body: z.strictObject({ path: z.string().check(z.minLength(3), z.maxLength(600)), version: z.optional(versionSchema()) }),
       prefetch: ({ workspaceId, body }) => {
         const path = (body as { path?: unknown } | undefined)?.path;
         return typeof path === 'string' && path.length <= 600 && SECRET_PATH.test(path) ? service.prefetch.revealByPath(workspaceId, path) : [];
       },
       handler: async ({ principal, body, prefetched }) => ({ data: await service.revealByPath(principal, body.path, body.version, prefetched) }),
     }),
-    'GET /api/v1/secrets/{secretId}/versions': defineRoute({
+    'GET /api/v1/secrets/{secretId}/versions': () => defineRoute({
       operationId: 'listSecretVersions',
       summary: "List a secret's versions",
       description: 'Newest first: who wrote each version when, and which version a rollback restored. Never a value.',
-      response: z.array(versionAnswer),
+      response: z.array(versionAnswer()),
       paged: true,
       errors: ['NOT_FOUND'],
       allow: EVERYONE,
-      params: secretParams,
-      query: pageQuerySchema,
+      params: secretParams(),
+      query: pageQuerySchema(),
       prefetch: secretPrefetch,
       handler: async ({ principal, params, query, prefetched }) => listOutput(query.limit, await service.versions(principal, params.secretId, query, prefetched)),
     }),
-    'POST /api/v1/secrets/{secretId}/rollback': defineRoute({
+    'POST /api/v1/secrets/{secretId}/rollback': () => defineRoute({
       operationId: 'rollbackSecret',
       idempotent: true,
       summary: "Write an earlier version's value as the next version",
       description:
         'A write, not a reveal: the value never leaves. `If-Match` as for a write. Audited as `secret.rotate` with `rolledBackFrom`; fires `service.secret.rotate`.',
-      response: secretWriteResult,
+      response: secretWriteResult(),
       errors: ['NOT_FOUND', 'CONFLICT'],
       allow: EVERYONE,
-      params: secretParams,
-      body: z.strictObject({ version: versionSchema }),
-      headers: ifMatchSchema,
+      params: secretParams(),
+      body: z.strictObject({ version: versionSchema() }),
+      headers: ifMatchSchema(),
       prefetch: (raw) => {
         const version = rawVersion((raw.body as { version?: unknown } | undefined)?.version);
         return raw.params.secretId && isId('secret', raw.params.secretId) ? service.prefetch.byId(raw.workspaceId, raw.params.secretId, version) : [];
@@ -136,7 +137,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
         data: await service.rollback(principal, params.secretId, body.version, { ifMatch: headers['if-match'], prefetched }),
       }),
     }),
-    'POST /api/v1/environments/{envId}/secrets/reveal': defineRoute({
+    'POST /api/v1/environments/{envId}/secrets/reveal': () => defineRoute({
       operationId: 'revealEnvironment',
       reveals: true,
       summary: "Load an environment: every current value (or the listed keys), a page at a time",
@@ -146,17 +147,17 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
         '`secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event;',
         'the page counts as one reveal against the per-credential and per-workspace limits.',
       ].join(' '),
-      response: z.array(environmentValueAnswer),
+      response: z.array(environmentValueAnswer()),
       paged: true,
       errors: ['NOT_FOUND', 'RATE_LIMITED'],
       allow: EVERYONE,
-      params: envParams,
+      params: envParams(),
       // Pages of at most 100 secrets (decisions.md), 100 by default.
       query: pageQueryOf(100, 100),
       body: z.optional(
         z.strictObject({
           keys: z.optional(
-            z.array(secretKeySchema).check(z.minLength(1), z.maxLength(100), z.refine((keys) => new Set(keys).size === keys.length, { error: 'must not repeat a key' })),
+            z.array(secretKeySchema()).check(z.minLength(1), z.maxLength(100), z.refine((keys) => new Set(keys).size === keys.length, { error: 'must not repeat a key' })),
           ),
         }),
       ),
@@ -166,18 +167,18 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
         return listOutput(limit, await service.revealEnvironment(principal, params.envId, { keys: body?.keys }, { limit, cursor }, prefetched));
       },
     }),
-    'GET /api/v1/search/secrets': defineRoute({
+    'GET /api/v1/search/secrets': () => defineRoute({
       operationId: 'searchSecrets',
       summary: 'Search the workspace\'s secrets by key',
       description: '`q` is a case-insensitive substring of the key; without it, every secret. Newest first. Never a value.',
-      response: z.array(secretSearchItem),
+      response: z.array(secretSearchItem()),
       paged: true,
       allow: EVERYONE,
-      query: z.extend(pageQuerySchema, { q: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
+      query: z.extend(pageQuerySchema(), { q: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
       handler: async ({ principal, query }) => {
         const page = await service.search(principal, query.q, query);
         return listOutput(query.limit, page);
       },
     }),
-  };
+  });
 }

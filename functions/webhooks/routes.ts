@@ -1,68 +1,71 @@
 import * as z from 'zod/mini';
 import { deletedResult, deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/http/answers.ts';
 import { idSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
-import { defineRoute, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { once } from '../../shared/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { WebhookService } from '../../shared/services/webhooks.ts';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../shared/webhooks/events.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhooks'][number];
 
-const urlSchema = z.string().check(z.minLength(1), z.maxLength(2048));
-const eventsSchema = z.array(z.enum(EVENT_TYPE_NAMES)).check(z.minLength(1), z.maxLength(EVENT_TYPE_NAMES.length * 4));
-const descriptionSchema = z.string().check(z.maxLength(280));
-const endpointParams = z.object({ id: idSchema('webhookEndpoint') });
-const patchSchema = z
-  .strictObject({
-    url: z.optional(urlSchema),
-    events: z.optional(eventsSchema),
-    description: z.optional(z.nullable(descriptionSchema)),
-    enabled: z.optional(z.boolean()),
-  })
-  .check(z.refine((patch) => Object.values(patch).some((value) => value !== undefined), { error: 'must change at least one of url, events, description, enabled' }));
+const urlSchema = once(() => z.string().check(z.minLength(1), z.maxLength(2048)));
+const eventsSchema = once(() => z.array(z.enum(EVENT_TYPE_NAMES)).check(z.minLength(1), z.maxLength(EVENT_TYPE_NAMES.length * 4)));
+const descriptionSchema = once(() => z.string().check(z.maxLength(280)));
+const endpointParams = once(() => z.object({ id: idSchema('webhookEndpoint') }));
+const patchSchema = once(() =>
+  z
+    .strictObject({
+      url: z.optional(urlSchema()),
+      events: z.optional(eventsSchema()),
+      description: z.optional(z.nullable(descriptionSchema())),
+      enabled: z.optional(z.boolean()),
+    })
+    .check(z.refine((patch) => Object.values(patch).some((value) => value !== undefined), { error: 'must change at least one of url, events, description, enabled' })),
+);
 
 /** The webhooks route group: endpoints and one endpoint's delivery log; machine tokens may not use it. */
 export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, RouteDefinition> {
-  return {
-    'GET /api/v1/webhooks': defineRoute({
+  return lazyRoutes({
+    'GET /api/v1/webhooks': () => defineRoute({
       operationId: 'listWebhookEndpoints',
       summary: 'List the workspace\'s webhook endpoints',
       description: 'Newest first.',
-      response: z.array(webhookEndpointAnswer),
+      response: z.array(webhookEndpointAnswer()),
       paged: true,
       allow: PEOPLE_AND_API_KEYS,
-      query: pageQuerySchema,
+      query: pageQuerySchema(),
       handler: async ({ principal, query }) => {
         const page = await service.list(principal, query);
         return listOutput(query.limit, page);
       },
     }),
-    'POST /api/v1/webhooks': defineRoute({
+    'POST /api/v1/webhooks': () => defineRoute({
       operationId: 'createWebhookEndpoint',
       idempotent: true,
       oneTimeSecret: true,
       summary: 'Register a webhook endpoint',
       description: 'The url must be https and resolve to public addresses only. The answer carries the `whsec_` signing secret, the only time it is shown. At most 20 endpoints per workspace. Audited as `webhook_endpoint.create`.',
-      response: webhookEndpointCreated,
+      response: webhookEndpointCreated(),
       errors: ['LIMIT_EXCEEDED'],
       allow: PEOPLE_AND_API_KEYS,
       status: 201,
-      body: z.strictObject({ url: urlSchema, events: eventsSchema, description: z.optional(descriptionSchema) }),
+      body: z.strictObject({ url: urlSchema(), events: eventsSchema(), description: z.optional(descriptionSchema()) }),
       handler: async ({ principal, body }) => ({ data: await service.register(principal, body) }),
     }),
-    'PATCH /api/v1/webhooks/{id}': defineRoute({
+    'PATCH /api/v1/webhooks/{id}': () => defineRoute({
       operationId: 'updateWebhookEndpoint',
       idempotent: true,
       summary: 'Change a webhook endpoint',
       description: 'Url, events, description, or `enabled` (pause and resume). Audited as `webhook_endpoint.update`.',
-      response: webhookEndpointAnswer,
+      response: webhookEndpointAnswer(),
       errors: ['NOT_FOUND', 'CONFLICT'],
       allow: PEOPLE_AND_API_KEYS,
-      params: endpointParams,
-      body: patchSchema,
+      params: endpointParams(),
+      body: patchSchema(),
       handler: async ({ principal, params, body }) => ({ data: await service.update(principal, params.id, body) }),
     }),
-    'DELETE /api/v1/webhooks/{id}': defineRoute({
+    'DELETE /api/v1/webhooks/{id}': () => defineRoute({
       operationId: 'deleteWebhookEndpoint',
       idempotent: true,
       summary: 'Delete a webhook endpoint and its delivery log',
@@ -70,30 +73,30 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
       response: deletedResult('we'),
       errors: ['NOT_FOUND'],
       allow: PEOPLE_AND_API_KEYS,
-      params: endpointParams,
+      params: endpointParams(),
       handler: async ({ principal, params }) => ({ data: await service.delete(principal, params.id) }),
     }),
-    'GET /api/v1/webhooks/{id}/deliveries': defineRoute({
+    'GET /api/v1/webhooks/{id}/deliveries': () => defineRoute({
       operationId: 'listEndpointDeliveries',
       summary: 'List one endpoint\'s deliveries',
       description: 'Newest first, with the attempt log.',
-      response: z.array(deliveryAnswer),
+      response: z.array(deliveryAnswer()),
       paged: true,
       errors: ['NOT_FOUND'],
       allow: PEOPLE_AND_API_KEYS,
-      params: endpointParams,
-      query: pageQuerySchema,
+      params: endpointParams(),
+      query: pageQuerySchema(),
       handler: async ({ principal, params, query }) => {
         const page = await service.endpointDeliveries(principal, params.id, query);
         return listOutput(query.limit, page);
       },
     }),
-    'GET /api/v1/webhooks/event-types': defineRoute({
+    'GET /api/v1/webhooks/event-types': () => defineRoute({
       operationId: 'listWebhookEventTypes',
       summary: 'List the event types an endpoint can subscribe to',
-      response: z.array(eventTypeAnswer),
+      response: z.array(eventTypeAnswer()),
       allow: PEOPLE_AND_API_KEYS,
       handler: async () => ({ data: EVENT_TYPES.map((e) => ({ ...e })) }),
     }),
-  };
+  });
 }

@@ -1,106 +1,108 @@
 import * as z from 'zod/mini';
 import { AUDIT_ACTIONS } from '../audit-actions.ts';
+import { once } from './once.ts';
 
 /**
  * The schemas of what the API answers, each defined once. A route names its answer's `data` schema, and the
  * answer is built through it (`z.object` keeps the named fields and drops any other), so a stored field (a hash,
  * a sealed value, a key) cannot reach a client through a forgotten view. The OpenAPI document is generated from
- * these schemas (bin/openapi.ts).
+ * these schemas (bin/openapi.ts). Each is built on first use (`once`): a cold container builds only what its first
+ * route answers.
  */
 
-const timestamp = z.string().check(z.iso.datetime({ offset: true }));
-const nullableTimestamp = z.nullable(timestamp);
+const timestamp = once(() => z.string().check(z.iso.datetime({ offset: true })));
+const nullableTimestamp = once(() => z.nullable(timestamp()));
 /** An id of this service, `<prefix>_<ULID>`: described by its prefix (answers are checked for shape, not re-validated). */
 const id = (prefix: string) => z.string().check(z.regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`)));
 
-export const projectAnswer = z.object({ id: id('proj'), name: z.string(), slug: z.string(), createdAt: timestamp, createdBy: z.string() });
+export const projectAnswer = once(() => z.object({ id: id('proj'), name: z.string(), slug: z.string(), createdAt: timestamp(), createdBy: z.string() }));
 
-export const environmentAnswer = z.object({ id: id('env'), projectId: id('proj'), name: z.string(), slug: z.string(), createdAt: timestamp });
+export const environmentAnswer = once(() => z.object({ id: id('env'), projectId: id('proj'), name: z.string(), slug: z.string(), createdAt: timestamp() }));
 
 /** A secret as lists show it: never a value. */
-export const secretListItem = z.object({ id: id('sec'), key: z.string(), currentVersion: z.int(), createdAt: timestamp, updatedAt: timestamp });
+export const secretListItem = once(() => z.object({ id: id('sec'), key: z.string(), currentVersion: z.int(), createdAt: timestamp(), updatedAt: timestamp() }));
 
 /** A search result: the list item and where the secret lives. */
-export const secretSearchItem = z.extend(secretListItem, {
+export const secretSearchItem = once(() => z.extend(secretListItem(), {
   projectId: id('proj'),
   projectSlug: z.string(),
   environmentId: id('env'),
   envSlug: z.string(),
   path: z.string(),
-});
+}));
 
 /** What a write (PUT, rollback) answers: the version it made. */
-export const secretWriteResult = z.object({ id: id('sec'), key: z.string(), version: z.int() });
+export const secretWriteResult = once(() => z.object({ id: id('sec'), key: z.string(), version: z.int() }));
 
 /** One version in a secret's history: who wrote it when, and what it restored. Never a value. */
-export const versionAnswer = z.object({ version: z.int(), createdAt: timestamp, createdBy: z.string(), rolledBackFrom: z.nullable(z.int()) });
+export const versionAnswer = once(() => z.object({ version: z.int(), createdAt: timestamp(), createdBy: z.string(), rolledBackFrom: z.nullable(z.int()) }));
 
 /** A revealed value. */
-export const revealResult = z.object({ key: z.string(), version: z.int(), value: z.string() });
+export const revealResult = once(() => z.object({ key: z.string(), version: z.int(), value: z.string() }));
 
 /** One secret of a loaded environment: its current version and value. */
-export const environmentValueAnswer = z.object({ id: id('sec'), key: z.string(), version: z.int(), value: z.string() });
+export const environmentValueAnswer = once(() => z.object({ id: id('sec'), key: z.string(), version: z.int(), value: z.string() }));
 
 /** A reveal by path also names the secret. */
-export const revealByPathResult = z.extend(revealResult, { id: id('sec') });
+export const revealByPathResult = once(() => z.extend(revealResult(), { id: id('sec') }));
 
 /** What a delete answers. */
 export const deletedResult = (prefix: string) => z.object({ id: id(prefix), deleted: z.literal(true) });
 
-export const auditEntryAnswer = z.object({
+export const auditEntryAnswer = once(() => z.object({
   id: id('aud'),
   action: z.enum(AUDIT_ACTIONS),
   actorSub: z.string(),
   target: z.string(),
   metadata: z.record(z.string(), z.unknown()),
-  createdAt: timestamp,
-});
+  createdAt: timestamp(),
+}));
 
-export const accessKeyAnswer = z.object({
+export const accessKeyAnswer = once(() => z.object({
   id: id('ak'),
   name: z.string(),
   identityId: id('mid'),
   tokenPrefix: z.string(),
-  createdAt: timestamp,
+  createdAt: timestamp(),
   createdBy: z.string(),
-  expiresAt: nullableTimestamp,
-  revokedAt: nullableTimestamp,
-  lastUsedAt: nullableTimestamp,
+  expiresAt: nullableTimestamp(),
+  revokedAt: nullableTimestamp(),
+  lastUsedAt: nullableTimestamp(),
   status: z.enum(['active', 'revoked', 'expired']),
-});
+}));
 
 /** The creation answer: the record and the token, shown this once. */
-export const accessKeyCreated = z.extend(accessKeyAnswer, { token: z.string() });
+export const accessKeyCreated = once(() => z.extend(accessKeyAnswer(), { token: z.string() }));
 
-export const webhookEndpointAnswer = z.object({
+export const webhookEndpointAnswer = once(() => z.object({
   id: id('we'),
   url: z.string(),
   events: z.array(z.string()),
   description: z.nullable(z.string()),
   enabled: z.boolean(),
   secretHint: z.string(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
-  disabledAt: nullableTimestamp,
+  createdAt: timestamp(),
+  updatedAt: timestamp(),
+  disabledAt: nullableTimestamp(),
   disabledReason: z.nullable(z.string()),
   consecutiveFailures: z.int(),
-  failingSince: nullableTimestamp,
-});
+  failingSince: nullableTimestamp(),
+}));
 
 /** The registration answer: the endpoint and its signing secret, shown this once. */
-export const webhookEndpointCreated = z.extend(webhookEndpointAnswer, { secret: z.string() });
+export const webhookEndpointCreated = once(() => z.extend(webhookEndpointAnswer(), { secret: z.string() }));
 
-export const eventTypeAnswer = z.object({ type: z.string(), description: z.string() });
+export const eventTypeAnswer = once(() => z.object({ type: z.string(), description: z.string() }));
 
-const attemptAnswer = z.object({
+const attemptAnswer = once(() => z.object({
   attempt: z.int(),
-  at: timestamp,
+  at: timestamp(),
   statusCode: z.nullable(z.int()),
   durationMs: z.number(),
   error: z.nullable(z.string()),
-});
+}));
 
-export const deliveryAnswer = z.object({
+export const deliveryAnswer = once(() => z.object({
   id: id('whd'),
   endpointId: id('we'),
   eventId: id('evt'),
@@ -109,11 +111,11 @@ export const deliveryAnswer = z.object({
   attempts: z.int(),
   statusCode: z.nullable(z.int()),
   lastError: z.nullable(z.string()),
-  nextRetryAt: nullableTimestamp,
-  createdAt: timestamp,
-  updatedAt: timestamp,
-  attemptLog: z.array(attemptAnswer),
-});
+  nextRetryAt: nullableTimestamp(),
+  createdAt: timestamp(),
+  updatedAt: timestamp(),
+  attemptLog: z.array(attemptAnswer()),
+}));
 
 /** `meta.page` of every list answer. */
-export const pageMeta = z.object({ limit: z.int(), nextCursor: z.nullable(z.string()), hasMore: z.boolean() });
+export const pageMeta = once(() => z.object({ limit: z.int(), nextCursor: z.nullable(z.string()), hasMore: z.boolean() }));

@@ -4,6 +4,7 @@ import type { RequestLog } from '../logger.ts';
 import type { Prefetched } from '../prefetch.ts';
 import type { ItemKey } from '../prefetch.ts';
 import type { PageMeta } from './envelope.ts';
+import { once } from './once.ts';
 
 /** What a route handler receives: validated input and the caller. */
 export interface RouteInput<P, Q, B, H = undefined> {
@@ -80,6 +81,20 @@ export function listOutput(limit: number, page: { items: unknown[]; nextCursor: 
 /** Declares a route with its schemas, keeping the handler's input typed from them. */
 export function defineRoute<P = undefined, Q = undefined, B = undefined, H = undefined>(route: RouteDefinition<P, Q, B, H>): RouteDefinition {
   return route as unknown as RouteDefinition;
+}
+
+/**
+ * A route group's routes, each declared by a function that runs the first time the route is read: a cold container
+ * builds the zod schemas of the route it serves, not those of every route in its group. A route reads the same as
+ * one declared directly (the routing middleware, the OpenAPI generator, `Object.entries`); listing the keys builds
+ * nothing.
+ */
+export function lazyRoutes<K extends string>(declarations: Record<K, () => RouteDefinition>): Record<K, RouteDefinition> {
+  const routes = {} as Record<K, RouteDefinition>;
+  for (const [key, declare] of Object.entries<() => RouteDefinition>(declarations)) {
+    Object.defineProperty(routes, key, { enumerable: true, get: once(declare) });
+  }
+  return routes;
 }
 
 export const EVERYONE: readonly CredentialKind[] = ['api_key', 'user', 'machine'];

@@ -1,10 +1,12 @@
 import * as z from 'zod/mini';
 import { ID_PREFIXES, type IdKind, isId } from '../ids.ts';
+import { once } from './once.ts';
 
-// zod/mini: the same validation core as zod, a quarter of the bundle (every Lambda carries it).
+// zod/mini: the same validation core as zod, a quarter of the bundle (every Lambda carries it). Each schema is built
+// on first use (`once`), when the first route that needs it is declared, not at cold start.
 
 /** A name of a project, environment or access key: 1 to 120 characters (api.md section 8). */
-export const nameSchema = z.string().check(z.minLength(1), z.maxLength(120));
+export const nameSchema = once(() => z.string().check(z.minLength(1), z.maxLength(120)));
 
 /** An id of the given kind, `<prefix>_<ULID>`. */
 export const idSchema = (kind: IdKind) =>
@@ -25,40 +27,43 @@ export const pageQueryOf = (max: number, fallback: number) =>
   });
 
 /** `limit` (1 to 200, default 50) and `cursor` of every list route. */
-export const pageQuerySchema = pageQueryOf(200, 50);
+export const pageQuerySchema = once(() => pageQueryOf(200, 50));
 
 /** Path slugs: what the slug rule of decisions.md can produce (lower-case letters, digits, inner dashes). */
-export const slugSchema = z
-  .string()
-  .check(z.maxLength(80), z.regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a slug of lower-case letters, digits and dashes'));
+export const slugSchema = once(() =>
+  z.string().check(z.maxLength(80), z.regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a slug of lower-case letters, digits and dashes')),
+);
 
 /** A positive version number given as a query string (`?version=3`). */
-export const versionQuerySchema = integerQuery(1, 2 ** 31, 'must be an integer above 0');
+export const versionQuerySchema = once(() => integerQuery(1, 2 ** 31, 'must be an integer above 0'));
 
 /** A version in a JSON body: an integer above 0. */
-export const versionSchema = z.int().check(z.minimum(1), z.maximum(2 ** 31));
+export const versionSchema = once(() => z.int().check(z.minimum(1), z.maximum(2 ** 31)));
 
 /** A secret key (decisions.md): 1 to 256 of `[A-Za-z0-9_.-/]`, no leading or trailing `/`, no `//`. */
-export const secretKeySchema = z.string().check(
-  z.minLength(1),
-  z.maxLength(256),
-  z.regex(/^[A-Za-z0-9_.\-/]*$/, 'may contain only letters, digits, "_", ".", "-" and "/"'),
-  z.refine((key) => !key.startsWith('/') && !key.endsWith('/'), { error: 'must not start or end with "/"' }),
-  z.refine((key) => !key.includes('//'), { error: 'must not contain "//"' }),
+export const secretKeySchema = once(() =>
+  z.string().check(
+    z.minLength(1),
+    z.maxLength(256),
+    z.regex(/^[A-Za-z0-9_.\-/]*$/, 'may contain only letters, digits, "_", ".", "-" and "/"'),
+    z.refine((key) => !key.startsWith('/') && !key.endsWith('/'), { error: 'must not start or end with "/"' }),
+    z.refine((key) => !key.includes('//'), { error: 'must not contain "//"' }),
+  ),
 );
 
 /** The `If-Match` header of a secret write: the version the write expects (0 = the key must not exist). */
-export const ifMatchSchema = z.object({
-  'if-match': z.optional(
-    z.pipe(
-      z.pipe(z.string(), z.transform((raw) => raw.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'))),
-      z.pipe(z.string().check(z.regex(/^\d{1,10}$/, 'must be a version number (0 = the key must not exist yet)')), z.transform(Number)),
+export const ifMatchSchema = once(() =>
+  z.object({
+    'if-match': z.optional(
+      z.pipe(
+        z.pipe(z.string(), z.transform((raw) => raw.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'))),
+        z.pipe(z.string().check(z.regex(/^\d{1,10}$/, 'must be a version number (0 = the key must not exist yet)')), z.transform(Number)),
+      ),
     ),
-  ),
-});
+  }),
+);
 
 /** An ISO 8601 timestamp, as epoch milliseconds. */
-export const timestampSchema = z.pipe(
-  z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' }),
-  z.transform((value) => Date.parse(value)),
+export const timestampSchema = once(() =>
+  z.pipe(z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' }), z.transform((value) => Date.parse(value))),
 );

@@ -26,9 +26,9 @@ describe('compiled answers', () => {
     const stored = { ...listItem, tokenHash: 'h', sealed: { ciphertext: 'c' }, PK: 'WS#1' };
     const nested = { ...delivery, body: '{"password":1}', attemptLog: [{ ...delivery.attemptLog[0], attemptToken: 'tok' }] };
     // Act
-    const list = compileAnswer(z.array(secretListItem))([stored, stored]);
-    const one = compileAnswer(deliveryAnswer)(nested);
-    const revealed = buildAnswer(revealResult, { key: 'K', version: 1, value: 'v', sealed: 'x', encryptedDataKey: 'k' });
+    const list = compileAnswer(z.array(secretListItem()))([stored, stored]);
+    const one = compileAnswer(deliveryAnswer())(nested);
+    const revealed = buildAnswer(revealResult(), { key: 'K', version: 1, value: 'v', sealed: 'x', encryptedDataKey: 'k' });
     // Assess
     expect(list).toEqual([listItem, listItem]);
     expect(Object.keys((list as object[])[0]!)).toEqual(['id', 'key', 'currentVersion', 'createdAt', 'updatedAt']);
@@ -40,26 +40,26 @@ describe('compiled answers', () => {
 
   it('answer exactly what z.parse answers, key order included', () => {
     const cases: [z.ZodMiniType, unknown][] = [
-      [z.array(secretListItem), [listItem, { ...listItem, extra: 1 }]],
-      [deliveryAnswer, delivery],
-      [secretWriteResult, { id: 'sec_01', key: 'K', version: 3 }],
-      [webhookEndpointAnswer, { id: 'we_1', url: 'https://x', events: ['a'], description: null, enabled: true, secretHint: 'whsec_ab', createdAt: T, updatedAt: T, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null, sealedSecret: 's' }],
+      [z.array(secretListItem()), [listItem, { ...listItem, extra: 1 }]],
+      [deliveryAnswer(), delivery],
+      [secretWriteResult(), { id: 'sec_01', key: 'K', version: 3 }],
+      [webhookEndpointAnswer(), { id: 'we_1', url: 'https://x', events: ['a'], description: null, enabled: true, secretHint: 'whsec_ab', createdAt: T, updatedAt: T, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null, sealedSecret: 's' }],
       // A record is left to zod: the answer is zod's own.
-      [auditEntryAnswer, { id: 'aud_1', action: 'secret.reveal', actorSub: 'key_1', target: 'sec_1', metadata: { bulk: true }, createdAt: T, workspaceId: 'ws_1' }],
+      [auditEntryAnswer(), { id: 'aud_1', action: 'secret.reveal', actorSub: 'key_1', target: 'sec_1', metadata: { bulk: true }, createdAt: T, workspaceId: 'ws_1' }],
     ];
     for (const [schema, data] of cases) expect(JSON.stringify(compileAnswer(schema)(data))).toBe(JSON.stringify(z.parse(schema, data)));
   });
 
   it('refuse what z.parse refuses, with its error', () => {
     const broken: [z.ZodMiniType, unknown][] = [
-      [secretListItem, { ...listItem, id: 'key_01ABC' }],
-      [secretListItem, { ...listItem, createdAt: '2026-11-23 12:00' }],
-      [secretListItem, { ...listItem, currentVersion: 1.5 }],
-      [secretListItem, { ...listItem, key: undefined }],
-      [deliveryAnswer, { ...delivery, status: 'lost' }],
-      [deliveryAnswer, { ...delivery, attemptLog: [{ ...delivery.attemptLog[0], durationMs: Number.NaN }] }],
-      [z.array(secretListItem), { 0: listItem }],
-      [revealResult, null],
+      [secretListItem(), { ...listItem, id: 'key_01ABC' }],
+      [secretListItem(), { ...listItem, createdAt: '2026-11-23 12:00' }],
+      [secretListItem(), { ...listItem, currentVersion: 1.5 }],
+      [secretListItem(), { ...listItem, key: undefined }],
+      [deliveryAnswer(), { ...delivery, status: 'lost' }],
+      [deliveryAnswer(), { ...delivery, attemptLog: [{ ...delivery.attemptLog[0], durationMs: Number.NaN }] }],
+      [z.array(secretListItem()), { 0: listItem }],
+      [revealResult(), null],
     ];
     for (const [schema, data] of broken) {
       const expected = zodError(schema, data);

@@ -5,7 +5,7 @@ import { ValidationError } from '../../shared/errors.ts';
 import { idSchema, nameSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { parseInput } from '../../shared/http/validation.ts';
 
-const body = z.strictObject({ name: nameSchema, tags: z.array(z.string().max(3)).max(2).optional(), mode: z.enum(['a', 'b']).optional() });
+const body = z.strictObject({ name: nameSchema(), tags: z.array(z.string().max(3)).max(2).optional(), mode: z.enum(['a', 'b']).optional() });
 
 function messageOf(schema: $ZodType, input: unknown): string {
   try {
@@ -42,12 +42,12 @@ describe('parseInput', () => {
   });
 
   it('parses limit from 1 to 200 with 50 by default', () => {
-    expect(parseInput(pageQuerySchema, {})).toEqual({ limit: 50 });
-    expect(parseInput(pageQuerySchema, { limit: '1' }).limit).toBe(1);
-    expect(parseInput(pageQuerySchema, { limit: '200' }).limit).toBe(200);
-    expect(messageOf(pageQuerySchema, { limit: '0' })).toBe('limit: must be at least 1');
-    expect(messageOf(pageQuerySchema, { limit: '201' })).toBe('limit: must be at most 200');
-    expect(messageOf(pageQuerySchema, { limit: 'x' })).toBe('limit: must be an integer from 1 to 200');
-    expect(messageOf(pageQuerySchema, { cursor: '' })).toBe('cursor: must be at least 1 character');
+    expect(parseInput(pageQuerySchema(), {})).toEqual({ limit: 50 });
+    expect(parseInput(pageQuerySchema(), { limit: '1' }).limit).toBe(1);
+    expect(parseInput(pageQuerySchema(), { limit: '200' }).limit).toBe(200);
+    expect(messageOf(pageQuerySchema(), { limit: '0' })).toBe('limit: must be at least 1');
+    expect(messageOf(pageQuerySchema(), { limit: '201' })).toBe('limit: must be at most 200');
+    expect(messageOf(pageQuerySchema(), { limit: 'x' })).toBe('limit: must be an integer from 1 to 200');
+    expect(messageOf(pageQuerySchema(), { cursor: '' })).toBe('cursor: must be at least 1 character');
   });
 });

@@ -66,8 +66,8 @@ describe('webhook service: register', () => {
     expect(registered.events).toEqual(['service.secret.create']);
     expect(h.cipher.encrypted).toEqual([{ workspaceId: 'ws_test', endpointId: registered.id }]);
     // The answer schemas (issue 12) are what keep the sealed secret out of every answer.
-    expect(z.parse(webhookEndpointCreated, registered)).not.toHaveProperty('sealedSecret');
-    expect(z.parse(webhookEndpointAnswer, listed.items[0])).not.toHaveProperty('sealedSecret');
+    expect(z.parse(webhookEndpointCreated(), registered)).not.toHaveProperty('sealedSecret');
+    expect(z.parse(webhookEndpointAnswer(), listed.items[0])).not.toHaveProperty('sealedSecret');
     expect(listed.items[0]).not.toHaveProperty('secret');
   });
 });
