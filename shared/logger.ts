@@ -1,47 +1,112 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-
 /**
- * The one structured JSON logger of a container. Nothing that reaches it may carry a token, a secret value or a
- * signing secret: callers log ids and codes, never payloads or headers.
+ * The one structured JSON logger of a container: one JSON line per call, with the fields the Powertools Logger used
+ * to write (`level`, `message`, `timestamp`, `service`, `sampling_rate`, `xray_trace_id` when Lambda sets a trace),
+ * then the logger's keys and the call's attributes. Nothing that reaches it may carry a token, a secret value, a
+ * hash, a data key or a signing secret: callers log ids, names and codes, never payloads or headers. An Error among
+ * the attributes is written as its name and stack frames only, since its message could quote input.
  */
-export const logger = new Logger({ serviceName: process.env.SERVICE_NAME ?? 'secrets-service' });
 
 type Attributes = Record<string, unknown>;
 
-/** What a request may log: the container logger's levels, each line with the request's id. */
-export interface RequestLog {
+/** Powertools' levels and their order; POWERTOOLS_LOG_LEVEL (and LOG_LEVEL) take these names. */
+const LEVELS = { TRACE: 6, DEBUG: 8, INFO: 12, WARN: 16, ERROR: 20, CRITICAL: 24, SILENT: 28 } as const;
+export type LogLevel = keyof typeof LEVELS;
+
+/** The fields every line starts with; an attribute of the same name is dropped, never written over them. */
+const RESERVED = new Set(['level', 'message', 'timestamp', 'service', 'sampling_rate', 'xray_trace_id']);
+
+/** What code may log: the levels a function uses, each line one JSON object. */
+export interface Logger {
   debug(message: string, attributes?: Attributes): void;
   info(message: string, attributes?: Attributes): void;
   warn(message: string, attributes?: Attributes): void;
   error(message: string, attributes?: Attributes): void;
 }
 
-/**
- * The request id on every line, passed with each line to the container logger. Not a Powertools child logger: a
- * child is a whole new Logger (options merged, environment read again, a new Console), about 80 µs of CPU on every
- * request, more than the rest of the chain's own work; and unlike `appendKeys`, nothing is shared between
- * concurrent requests (the local stack runs them in one process).
- */
-class RequestLine implements RequestLog {
-  readonly #requestId: string;
-  constructor(requestId: string) {
-    this.#requestId = requestId;
+/** What a request may log: every line carries the request's id. */
+export type RequestLog = Logger;
+
+/** Lambda's Advanced Logging Controls level wins, then Powertools' own variable; INFO by default. */
+export function levelFromEnv(env: NodeJS.ProcessEnv): LogLevel {
+  const name = (env.AWS_LAMBDA_LOG_LEVEL ?? env.POWERTOOLS_LOG_LEVEL ?? env.LOG_LEVEL ?? 'INFO').toUpperCase();
+  if (name === 'FATAL') return 'CRITICAL';
+  return name in LEVELS ? (name as LogLevel) : 'INFO';
+}
+
+const settings = { level: levelFromEnv(process.env), service: process.env.SERVICE_NAME ?? 'secrets-service' };
+
+/** The trace of the current invocation, as Powertools read it: the `Root=` part of `_X_AMZN_TRACE_ID`. */
+function traceId(): string | undefined {
+  const header = process.env._X_AMZN_TRACE_ID;
+  return header ? /(?:^|;)Root=([^;]+)/.exec(header)?.[1] : undefined;
+}
+
+/** JSON.stringify's replacer: Errors as name and frames, bigints as strings, an object seen before left out. */
+function replacer(): (key: string, value: unknown) => unknown {
+  const seen = new WeakSet<object>();
+  return (_key, value) => {
+    if (typeof value === 'bigint') return value.toString();
+    if (value instanceof Error) return { name: value.name, frames: value.stack?.split('\n').filter((line) => /^\s+at /.test(line)).join('\n') };
+    if (typeof value === 'object' && value !== null) {
+      if (seen.has(value)) return undefined;
+      seen.add(value);
+    }
+    return value;
+  };
+}
+
+/** Writes one line, if the level is on: debug and info to stdout, warnings and errors to stderr. */
+function write(level: LogLevel, message: string, keys: Attributes | undefined, attributes: Attributes | undefined): void {
+  if (LEVELS[level] < LEVELS[settings.level]) return;
+  const line: Attributes = { level, message, timestamp: new Date().toISOString(), service: settings.service, sampling_rate: 0 };
+  const trace = traceId();
+  if (trace) line.xray_trace_id = trace;
+  // As Powertools did, a key whose value is undefined, null or '' is left out.
+  for (const extra of [keys, attributes]) {
+    if (!extra) continue;
+    for (const key of Object.keys(extra)) {
+      const value = extra[key];
+      if (!RESERVED.has(key) && value !== undefined && value !== null && value !== '') line[key] = value;
+    }
+  }
+  (LEVELS[level] >= LEVELS.WARN ? process.stderr : process.stdout).write(`${JSON.stringify(line, replacer())}\n`);
+}
+
+/** A logger whose lines carry `keys`; every logger follows the container's one level. */
+class JsonLogger implements Logger {
+  readonly #keys: Attributes | undefined;
+  constructor(keys?: Attributes) {
+    this.#keys = keys;
   }
   debug(message: string, attributes?: Attributes): void {
-    logger.debug(message, { requestId: this.#requestId, ...attributes });
+    write('DEBUG', message, this.#keys, attributes);
   }
   info(message: string, attributes?: Attributes): void {
-    logger.info(message, { requestId: this.#requestId, ...attributes });
+    write('INFO', message, this.#keys, attributes);
   }
   warn(message: string, attributes?: Attributes): void {
-    logger.warn(message, { requestId: this.#requestId, ...attributes });
+    write('WARN', message, this.#keys, attributes);
   }
   error(message: string, attributes?: Attributes): void {
-    logger.error(message, { requestId: this.#requestId, ...attributes });
+    write('ERROR', message, this.#keys, attributes);
+  }
+  /** A logger whose lines also carry `keys` (the local stack's pollers name their component). */
+  child(keys: Attributes): JsonLogger {
+    return new JsonLogger({ ...this.#keys, ...keys });
+  }
+  /** The level of every logger of the container (tests and the local stack change it). */
+  setLogLevel(level: LogLevel): void {
+    settings.level = level;
+  }
+  getLevelName(): LogLevel {
+    return settings.level;
   }
 }
 
-/** The logger of one request: every line carries its request id. */
+/** The container's logger. */
+export const logger = new JsonLogger();
+
+/** The logger of one request: every line carries its request id, and nothing is shared between requests. */
 export function requestLogger(requestId: string): RequestLog {
-  return new RequestLine(requestId);
+  return new JsonLogger({ requestId });
 }

@@ -63,7 +63,7 @@ export async function startLocalScheduler(options: { file: string; sqs: SQSClien
   const timers = new Map<string, NodeJS.Timeout>();
   const firing = new Set<Promise<void>>();
   const failures = new Map<string, number>();
-  const log = logger.createChild({ persistentKeys: { component: 'local-scheduler' } });
+  const log = logger.child({ component: 'local-scheduler' });
   let writes: Promise<void> = Promise.resolve();
   let stopped = false;
 

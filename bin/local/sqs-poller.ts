@@ -126,7 +126,7 @@ export function startSqsPoller(options: SqsPollerOptions): { stop(): Promise<voi
     timeoutMs: options.timeoutMs ?? 30_000,
   };
   const abort = new AbortController();
-  const log = logger.createChild({ persistentKeys: { component: 'local-sqs-poller', functionName: settings.functionName } });
+  const log = logger.child({ component: 'local-sqs-poller', functionName: settings.functionName });
 
   async function receive(): Promise<Message[]> {
     const command = new ReceiveMessageCommand({

@@ -42,7 +42,7 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<{
   const dynamodb = new DynamoDBClient({ endpoint: options.endpoint, region: 'local', credentials });
   const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: 'local', credentials });
   const functionName = options.functionName ?? 'webhook-fanout';
-  const log = logger.createChild({ persistentKeys: { component: 'local-stream-poller', functionName } });
+  const log = logger.child({ component: 'local-stream-poller', functionName });
   const abort = new AbortController();
   const pause = (ms: number) => sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
   const policy: RetryPolicy = {

@@ -1,6 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredDelivery } from '../store/deliveries.ts';
 import { ENTITY } from '../store/keys.ts';

@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '../logger.ts';
 import { openConnectionPool, type ConnectionPool } from './connection-pool.ts';
 import { parseDeliveryMessage } from './delivery-queue.ts';
 import type { AttemptResult } from './sender.ts';

@@ -1,4 +1,4 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '../logger.ts';
 import { systemAuditEntry } from '../audit-entry.ts';
 import { iso, type Clock } from '../clock.ts';
 import { signingSecretContext } from '../crypto/context.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { logger, requestLogger } from '../../shared/logger.ts';
+import { levelFromEnv, logger, requestLogger } from '../../shared/logger.ts';
 
 /** The JSON lines the container logger writes (warnings and errors to stderr) while `work` runs, in order. */
 function capture(work: () => void): Record<string, unknown>[] {
@@ -38,7 +38,6 @@ describe('request logger', () => {
       ['INFO', 'container line', undefined],
     ]);
     expect(lines[0]).toMatchObject({ service: expect.any(String), timestamp: expect.any(String), status: 200 });
-    expect(logger.getPersistentLogAttributes()).not.toHaveProperty('requestId');
   });
 
   it("follows the container logger's level", () => {
@@ -53,5 +52,66 @@ describe('request logger', () => {
     });
     // Assess
     expect(lines.map((line) => line.message)).toEqual(['warn line']);
+  });
+});
+
+describe('container logger', () => {
+  const level = logger.getLevelName();
+  afterEach(() => {
+    logger.setLogLevel(level);
+    vi.unstubAllEnvs();
+  });
+
+  it('writes the fields the Powertools Logger wrote, first and in its order, then the attributes', () => {
+    // Prepare
+    logger.setLogLevel('INFO');
+    vi.stubEnv('_X_AMZN_TRACE_ID', 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1');
+    // Act
+    const [line] = capture(() => logger.info('sweeper found lost work', { requeued: 2, purged: 0, skipped: undefined, none: null }));
+    // Assess
+    expect(Object.keys(line!)).toEqual(['level', 'message', 'timestamp', 'service', 'sampling_rate', 'xray_trace_id', 'requeued', 'purged']);
+    expect(line).toMatchObject({ level: 'INFO', message: 'sweeper found lost work', service: 'secrets-service', xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793' });
+    expect(new Date(line!.timestamp as string).toISOString()).toBe(line!.timestamp);
+  });
+
+  it('never lets an attribute replace a line field, and writes an Error without its message', () => {
+    // Prepare
+    logger.setLogLevel('INFO');
+    const error = new TypeError('value sk_live_123 is not valid');
+    // Act
+    const [line] = capture(() => logger.child({ component: 'poller' }).error('failed', { message: 'x', level: 'DEBUG', error, count: 10n }));
+    // Assess
+    expect(line).toMatchObject({ level: 'ERROR', message: 'failed', component: 'poller', count: '10', error: { name: 'TypeError' } });
+    expect((line!.error as { frames: string }).frames).toMatch(/^\s+at /);
+    expect(JSON.stringify(line)).not.toContain('sk_live_123');
+  });
+
+  it('writes debug and info to stdout, warnings and errors to stderr', () => {
+    // Prepare
+    logger.setLogLevel('DEBUG');
+    const out: string[] = [];
+    const err: string[] = [];
+    const spies = [
+      vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (out.push(String(chunk)), true)),
+      vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (err.push(String(chunk)), true)),
+    ];
+    // Act
+    try {
+      for (const method of ['debug', 'info', 'warn', 'error'] as const) logger[method](method);
+    } finally {
+      spies.forEach((spy) => spy.mockRestore());
+    }
+    // Assess
+    expect(out.map((line) => JSON.parse(line).message)).toEqual(['debug', 'info']);
+    expect(err.map((line) => JSON.parse(line).message)).toEqual(['warn', 'error']);
+  });
+
+  it('takes its level from Lambda log controls, then POWERTOOLS_LOG_LEVEL, then LOG_LEVEL, else INFO', () => {
+    expect(levelFromEnv({ AWS_LAMBDA_LOG_LEVEL: 'WARN', POWERTOOLS_LOG_LEVEL: 'DEBUG' })).toBe('WARN');
+    expect(levelFromEnv({ POWERTOOLS_LOG_LEVEL: 'error', LOG_LEVEL: 'DEBUG' })).toBe('ERROR');
+    expect(levelFromEnv({ LOG_LEVEL: 'DEBUG' })).toBe('DEBUG');
+    expect(levelFromEnv({ AWS_LAMBDA_LOG_LEVEL: 'FATAL' })).toBe('CRITICAL');
+    expect(levelFromEnv({ POWERTOOLS_LOG_LEVEL: 'LOUD' })).toBe('INFO');
+    expect(levelFromEnv({})).toBe('INFO');
   });
 });

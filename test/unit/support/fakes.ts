@@ -1,4 +1,4 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Logger } from '../../../shared/logger.ts';
 import type { Principal } from '../../../shared/auth/principal.ts';
 import type { Clock } from '../../../shared/clock.ts';
 import type { Cipher, SealedValue } from '../../../shared/crypto/envelope.ts';
