@@ -7,6 +7,34 @@ describe('loadConfig', () => {
     expect(() => loadConfig({})).toThrow(/TABLE_NAME/);
   });
 
+  it('names every variable that breaks its rule, and the rule, in one message', () => {
+    // Act
+    const failure = () => loadConfig({ TABLE_NAME: 't', DYNAMODB_ENDPOINT: 'x', REVEAL_RATE_LIMIT_PER_MINUTE: '1.5', WEBHOOK_TIME_SCALE: '0', KMS_KEY_ID: ' ' });
+    // Assess
+    expect(failure).toThrow(
+      'Invalid configuration: DYNAMODB_ENDPOINT: must be a URL; REVEAL_RATE_LIMIT_PER_MINUTE: must be an integer from 1 to 1000000; ' +
+        'KMS_KEY_ID: must not be empty; WEBHOOK_TIME_SCALE: must be a number above 0 and at most 1',
+    );
+    expect(() => loadConfig({ TABLE_NAME: '' })).toThrow('Invalid configuration: TABLE_NAME: must not be empty');
+    expect(() => loadConfig({ TABLE_NAME: 't', SQS_ENDPOINT: 'http://' })).toThrow('SQS_ENDPOINT: must be a URL');
+  });
+
+  it('reads numbers, URLs and trimmed strings as the zod schema did, with its defaults', () => {
+    // Act
+    const defaults = loadConfig({ TABLE_NAME: 't' });
+    const set = loadConfig({
+      TABLE_NAME: 't',
+      REVEAL_RATE_LIMIT_PER_MINUTE: ' 12 ',
+      WEBHOOK_TIME_SCALE: '0.01',
+      WEBHOOK_SWEEP_GRACE_SECONDS: '60',
+      SQS_ENDPOINT: ' http://localhost:9324 ',
+      DELIVERY_QUEUE_URL: ' https://sqs/q ',
+    });
+    // Assess
+    expect(defaults).toMatchObject({ serviceName: 'secrets-service', revealsPerMinute: 120, workspaceRevealsPerMinute: 1200, webhooks: { timeScale: 1, sweepGraceMs: 300_000 } });
+    expect(set).toMatchObject({ revealsPerMinute: 12, workspaceRevealsPerMinute: 120, webhooks: { timeScale: 0.01, sweepGraceMs: 60_000, sqsEndpoint: 'http://localhost:9324', queueUrl: 'https://sqs/q' } });
+  });
+
   it('takes JWT settings all together or not at all, with workspace_id as the default claim', () => {
     expect(loadConfig({ TABLE_NAME: 't' }).jwt).toBeUndefined();
     expect(() => loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/' })).toThrow(/together/);
