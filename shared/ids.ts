@@ -21,11 +21,27 @@ export const ID_PREFIXES = {
 export type IdKind = keyof typeof ID_PREFIXES;
 
 const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
-const nextUlid = monotonicFactory();
+/** Made on the first id: a bundle that makes no such id (the API description's) then leaves out ulid's node:crypto. */
+let nextUlid: ReturnType<typeof monotonicFactory> | undefined;
 
 /** Makes `<prefix>_<ULID>`; ids sort by creation time. `now` lets callers with an injected clock stay consistent. */
 export function newId(kind: IdKind, now: number = Date.now()): string {
+  nextUlid ??= monotonicFactory();
   return `${ID_PREFIXES[kind]}_${nextUlid(now)}`;
+}
+
+const CROCKFORD_BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * A request's id, `req_<ULID>`: the request's time and 80 random bits from Math.random. A request id only names a
+ * request in its answer and its log lines; it guards nothing and nothing sorts by it, so it needs neither a
+ * cryptographic random source nor ulid's monotonic factory, whose node:crypto import was a quarter of the API
+ * description function's cold start (that function makes no other id and loads no AWS client).
+ */
+export function newRequestId(now: number = Date.now()): string {
+  let random = '';
+  for (let i = 0; i < 16; i++) random += CROCKFORD_BASE32[Math.floor(Math.random() * 32)];
+  return `${ID_PREFIXES.request}_${encodeTime(now, 10)}${random}`;
 }
 
 /** One compiled pattern per kind: ids are checked on every request (route params, prefetch, authentication). */

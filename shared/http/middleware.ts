@@ -4,7 +4,7 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Prefetched } from '../prefetch.ts';
 import { ApiError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { newRequestId } from '../ids.ts';
 import { requestLogger, type RequestLog } from '../logger.ts';
 import { errorResponse, GENERIC_NOT_FOUND } from './envelope.ts';
 import type { IdempotencyClaim } from './idempotency.ts';
@@ -65,7 +65,7 @@ export function requestContext(): MiddlewareObj<ApiEvent, ApiResult> {
   };
   return {
     before: (request) => {
-      const requestId = newId('request');
+      const requestId = newRequestId();
       (request.context as ApiContext).api = { requestId, log: requestLogger(requestId), startedAt: Date.now() };
     },
     after: finish,

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
-import { openApiText } from '../../bin/openapi.ts';
+import { openApiModuleText, openApiText } from '../../bin/openapi.ts';
+import { OPENAPI_BODY } from '../../functions/openapi/document.ts';
 import { ROUTE_GROUPS } from '../../shared/routes.ts';
 
 const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
@@ -9,6 +10,11 @@ const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.ur
 describe('the OpenAPI document', () => {
   it('is committed as generated: run `npm run openapi` after changing a route or a schema', () => {
     expect(committed).toBe(openApiText());
+    expect(readFileSync(new URL('../../functions/openapi/document.ts', import.meta.url), 'utf8')).toBe(openApiModuleText());
+  });
+
+  it('is served as committed: the function answers the same document, compact', () => {
+    expect(OPENAPI_BODY).toBe(JSON.stringify(JSON.parse(committed)));
   });
 
   it('is a valid OpenAPI 3.1 document', async () => {
