@@ -9,11 +9,12 @@ import { projectedAttributes, TABLE_DEFINITION, type GsiDefinition } from '../sh
  * - write: 1 unit per started KB of the item (for an update or an overwrite, the larger of the item before and
  *   after; for a delete, the item deleted); 2 units per KB inside TransactWriteItems, ConditionCheck included;
  *   BatchWriteItem bills each item as its own write; a write whose condition fails is billed all the same;
- * - index: each global secondary index the item is in before or after (both key attributes present; every index
- *   projects ALL here) is one more write per KB of the index item: a put, an update, or, when its keys change, a
- *   delete and a put (index writes are not doubled inside a transaction);
+ * - index: each global secondary index the item is in before or after (both key attributes present) is one more
+ *   write per KB of the index's copy (the keys and the attributes it projects) whenever that copy changes: a put, an
+ *   update of a projected attribute, or, when its keys change, a delete and a put (index writes are not doubled
+ *   inside a transaction); an update of attributes an index does not project writes nothing there;
  * - read: 1 unit per started 4 KB of each item read strongly consistently, half that eventually consistently (the
- *   minimum even for an absent item); a Query sums the sizes of every item it evaluated (its filter discards items
+ *   minimum even for an absent item), on the whole item whatever the projection returns; a Query sums the sizes of every item it evaluated (its filter discards items
  *   after they are billed) and rounds the sum up once.
  */
 
@@ -190,14 +191,21 @@ export function makeBillingMeter(raw: DynamoDBDocumentClient, tableName: string)
     },
   };
 
+  /** A read is billed on the whole item, whatever its projection returns: the item as stored when one was asked. */
+  async function fullSize(item: Item, projection: unknown): Promise<number> {
+    if (projection === undefined) return itemSize(item);
+    const stored = await read(keyOf(item));
+    return stored ? itemSize(stored) : itemSize(item);
+  }
+
   async function readUnits(operation: string, input: Item, output: Item): Promise<number> {
     switch (operation) {
       case 'GetItem':
-        return readUnitsOf(output.Item ? itemSize(output.Item as Item) : 0, input.ConsistentRead === true);
+        return readUnitsOf(output.Item ? await fullSize(output.Item as Item, input.ProjectionExpression) : 0, input.ConsistentRead === true);
       case 'BatchGetItem': {
         let units = 0;
-        for (const [table, request] of Object.entries(input.RequestItems as Record<string, { Keys: Item[]; ConsistentRead?: boolean }>)) {
-          const found = ((output.Responses as Record<string, Item[]> | undefined)?.[table] ?? []).map(itemSize);
+        for (const [table, request] of Object.entries(input.RequestItems as Record<string, { Keys: Item[]; ConsistentRead?: boolean; ProjectionExpression?: string }>)) {
+          const found = await Promise.all(((output.Responses as Record<string, Item[]> | undefined)?.[table] ?? []).map((item) => fullSize(item, request.ProjectionExpression)));
           const unprocessed = ((output.UnprocessedKeys as Record<string, { Keys?: Item[] }> | undefined)?.[table]?.Keys ?? []).length;
           const absent = request.Keys.length - found.length - unprocessed;
           units += [...found, ...Array<number>(Math.max(0, absent)).fill(0)].reduce((sum, size) => sum + readUnitsOf(size, request.ConsistentRead === true), 0);

@@ -6,6 +6,7 @@ import { systemClock } from '../shared/clock.ts';
 import { isId } from '../shared/ids.ts';
 import { makeWorkspaceAdminService } from '../shared/services/workspaces.ts';
 import { makeStore } from '../shared/store/index.ts';
+import { migrateDeliveryLog } from './migrate-delivery-log.ts';
 import { awsOperator, localOperator } from './operator.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -17,6 +18,8 @@ Commands:
   allowlist list                                  list allowlisted workspace ids
   api-key create --workspace WS_ID [--name NAME]  create a workspace API key (shown once)
   api-key revoke --workspace WS_ID --key KEY_ID   revoke it at once
+  deliveries migrate-log                          once after upgrading to the delivery log index (GSI3): moves
+                                                  older deliveries' log keys from GSI1 to it (a Scan of the table)
 
 Every change is audited in the workspace's own log (actorSub "operator", metadata.operator naming you: your AWS
 caller identity for a deployed table, your OS user for the local stack).
@@ -42,7 +45,8 @@ const OPTIONS = {
 
 function target(values: { table?: string | undefined; region?: string | undefined; 'local-dir'?: string | undefined }) {
   if (values.table) {
-    return makeStore(makeDocumentClient(values.region ? { region: values.region } : {}), values.table);
+    const doc = makeDocumentClient(values.region ? { region: values.region } : {});
+    return { doc, tableName: values.table, store: makeStore(doc, values.table) };
   }
   const file = join(values['local-dir'] ?? process.env.LOCAL_DIR ?? '.local', 'stack.json');
   let stack: { dynamodbEndpoint: string; tableName: string };
@@ -51,7 +55,8 @@ function target(values: { table?: string | undefined; region?: string | undefine
   } catch {
     throw new UsageError(`No local stack found (${file}): start it with "npm start", or pass --table and --region`);
   }
-  return makeStore(makeDocumentClient({ endpoint: stack.dynamodbEndpoint }), stack.tableName);
+  const doc = makeDocumentClient({ endpoint: stack.dynamodbEndpoint });
+  return { doc, tableName: stack.tableName, store: makeStore(doc, stack.tableName) };
 }
 
 function required<T>(value: T | undefined, flag: string, check?: (v: T) => boolean): T {
@@ -63,7 +68,9 @@ function required<T>(value: T | undefined, flag: string, check?: (v: T) => boole
 export async function runAdmin(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   if (values.help || positionals.length === 0) throw new UsageError('');
-  const store = target(values);
+  const { doc, tableName, store } = target(values);
+  // A table migration changes no workspace: nothing to audit.
+  if (positionals.join(' ') === 'deliveries migrate-log') return migrateDeliveryLog(doc, tableName);
   // Every change is audited in the workspace's log with the operator's identity.
   const operator = values.table ? await awsOperator(values.region) : localOperator();
   const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator });

@@ -16,6 +16,7 @@ import { ENTITY } from '../../shared/store/keys.ts';
 import { freePort, startDynamoDbLocal } from './dynamodb.ts';
 import { startHttpFront, type FrontRoute, type LambdaHandler } from './http-front.ts';
 import { ensureTable } from './table.ts';
+import { migrateDeliveryLog } from '../migrate-delivery-log.ts';
 import { startLocalScheduler, writeJsonAtomic } from './local-scheduler.ts';
 import { startSchedulerApi } from './scheduler-api.ts';
 import { startLocalSqs } from './sqs.ts';
@@ -74,7 +75,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   try {
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    await ensureTable(admin, LOCAL_TABLE);
+    const added = await ensureTable(admin, LOCAL_TABLE);
+    // A local table from before the delivery log index: its deliveries move into it, as an operator does on AWS.
+    if (added.includes('GSI3')) await migrateDeliveryLog(makeDocumentClient({ endpoint: dynamo.endpoint }), LOCAL_TABLE);
     admin.destroy();
     // The local keyring stands in for KMS: its AES-256 master key is made under localDir on first start.
     const keyFile = join(localDir, 'master.key');

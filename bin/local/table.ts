@@ -31,9 +31,10 @@ function attributeDefinitions(): AttributeDefinition[] {
 
 /**
  * Creates the table from the same definition the CDK stack uses, or brings an existing local table up to it
- * (indexes added since it was made). Streams and TTL are on, as in AWS.
+ * (indexes added since it was made). Streams and TTL are on, as in AWS. Answers the indexes it added to an existing
+ * table, so the caller can move data into them.
  */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<string[]> {
   const existing = await client.send(new DescribeTableCommand({ TableName: tableName })).catch((error: { name?: string }) => {
     if (error.name === 'ResourceNotFoundException') return undefined;
     throw error;
@@ -55,8 +56,9 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
         TimeToLiveSpecification: { AttributeName: TABLE_DEFINITION.ttlAttribute, Enabled: true },
       }),
     );
-    return;
+    return [];
   }
+  const added: string[] = [];
   const present = new Set((existing.Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
   for (const index of TABLE_DEFINITION.globalSecondaryIndexes) {
     if (present.has(index.indexName)) continue;
@@ -67,5 +69,18 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
         GlobalSecondaryIndexUpdates: [{ Create: indexSpec(index) }],
       }),
     );
+    added.push(index.indexName);
   }
+  if (added.length > 0) await untilIndexesActive(client, tableName);
+  return added;
+}
+
+/** Waits while an added index is still being built: DynamoDB Local answers InternalFailure to writes meanwhile. */
+async function untilIndexesActive(client: DynamoDBClient, tableName: string): Promise<void> {
+  for (let round = 0; round < 600; round++) {
+    const table = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if ((table.Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE')) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the indexes of ${tableName} did not become ACTIVE within a minute`);
 }

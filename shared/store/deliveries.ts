@@ -47,7 +47,8 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
   const readLogRecords = async (workspaceId: string, logged: Record<string, unknown>[], status: DeliveryStatus | undefined) => {
     const partition = patterns.deliveriesByWorkspace(workspaceId).pk;
     const own = (logged as unknown as ItemKey[]).filter((key) => key.PK === partition);
-    const records = await batchRead(db, own);
+    // Eventually consistent, as the index the page came from: a status may be up to about a second old.
+    const records = await batchRead(db, own, { consistent: false });
     return own.flatMap((key) => {
       const record = records.get(itemKeyString(key));
       return record && (!status || record.status === status) ? [record] : [];
@@ -206,8 +207,8 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
 
     /**
      * The workspace's deliveries newest first, or one endpoint's when `endpointId` is given: its log (GSI3) holds
-     * keys and eventType, so each page's records are read from the table (one BatchGetItem) and the status filter is
-     * applied to them.
+     * keys and eventType, so each page's records are read from the table (one BatchGetItem, eventually consistent like
+     * the index itself) and the status filter is applied to them.
      */
     async listDeliveries(
       workspaceId: string,

@@ -22,8 +22,11 @@ async function backOff(round: number): Promise<void> {
   if (round > 0) await new Promise((resolve) => setTimeout(resolve, 20 * 2 ** Math.min(round, 5)));
 }
 
+/** BatchGetItem requests one `batchRead` keeps in flight at most. */
+const BATCH_READS_IN_FLIGHT = 4;
+
 /**
- * Reads items with BatchGetItem, 100 keys a request (the requests in parallel), consistently unless told otherwise
+ * Reads items with BatchGetItem, 100 keys a request (up to four requests in parallel), consistently unless told otherwise
  * (unprocessed keys, under throttling, are read again until none is left), and answers every requested key, absent
  * ones as undefined.
  */
@@ -48,7 +51,11 @@ export async function batchRead(
   };
   const chunks: Record<string, unknown>[][] = [];
   for (let start = 0; start < unique.length; start += 100) chunks.push(unique.slice(start, start + 100));
-  await Promise.all(chunks.map(readChunk));
+  // A few requests in flight at once: a long list (an endpoint's whole log) must not burst into hundreds.
+  const lanes = Array.from({ length: Math.min(BATCH_READS_IN_FLIGHT, chunks.length) }, async () => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) await readChunk(chunk);
+  });
+  await Promise.all(lanes);
   return found;
 }
 

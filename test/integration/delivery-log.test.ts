@@ -1,5 +1,7 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
 import { newId } from '../../shared/ids.ts';
 import { keys } from '../../shared/store/keys.ts';
 import { localStore, newWorkspace } from '../support/api.ts';
@@ -11,6 +13,22 @@ import { storedDelivery } from '../support/webhooks.ts';
  * before GSI3 are only in GSI1; pausing, switching off and deleting an endpoint must still find them.
  */
 const { doc, tableName, store } = localStore();
+
+/** `npm run admin -- …` against the test's local stack, as an operator runs it. */
+async function admin(...args: string[]) {
+  const { stdout } = await promisify(execFile)(process.execPath, ['bin/admin.ts', ...args, '--local-dir', inject('localDir')]);
+  return JSON.parse(stdout);
+}
+
+/** A delivery as the fan-out wrote them before the log moved to GSI3: GSI1 keys, no GSI3 keys. */
+async function putLegacyDelivery(workspaceId: string, endpointId: string, index: number) {
+  const legacy = storedDelivery(endpointId, index);
+  await doc.send(new PutCommand({
+    TableName: tableName,
+    Item: { ...keys.delivery(workspaceId, legacy.id), GSI1PK: `WHE#${endpointId}`, GSI1SK: legacy.id, type: 'WebhookDelivery', workspaceId, ...legacy },
+  }));
+  return legacy;
+}
 
 /** Seven deliveries of one endpoint, oldest first; the odd ones have failed. */
 async function seededLog() {
@@ -73,17 +91,27 @@ describe('the endpoint delivery log (GSI3)', () => {
 
   it('finds pending deliveries, and deletes the log, including deliveries made before GSI3 (only in GSI1)', async () => {
     const { ws, endpointId, made } = await seededLog();
-    const legacy = storedDelivery(endpointId, 40);
-    // As the fan-out wrote deliveries before the log moved to GSI3: GSI1 keys, no GSI3 keys.
-    await doc.send(new PutCommand({
-      TableName: tableName,
-      Item: { ...keys.delivery(ws.workspaceId, legacy.id), GSI1PK: `WHE#${endpointId}`, GSI1SK: legacy.id, type: 'WebhookDelivery', workspaceId: ws.workspaceId, ...legacy },
-    }));
+    const legacy = await putLegacyDelivery(ws.workspaceId, endpointId, 40);
     const pending = made.filter((_, i) => i % 2 === 0).map((d) => d.id);
     expect((await store.pendingDeliveryIds(endpointId)).sort()).toEqual([...pending, legacy.id].sort());
     expect(await store.deleteEndpointDeliveries(ws.workspaceId, endpointId)).toBe(8);
     expect(await store.getDelivery(ws.workspaceId, legacy.id)).toBeUndefined();
     expect((await store.listDeliveries(ws.workspaceId, { endpointId }, { limit: 50 })).items).toEqual([]);
     expect(await store.pendingDeliveryIds(endpointId)).toEqual([]);
+  });
+
+  it('lists deliveries made before GSI3 once `admin deliveries migrate-log` has moved their keys, and a second run moves none', async () => {
+    const { ws, endpointId, newestFirst } = await seededLog();
+    const legacy = await putLegacyDelivery(ws.workspaceId, endpointId, 50);
+    const listed = async () => (await store.listDeliveries(ws.workspaceId, { endpointId }, { limit: 50 })).items.map((d) => d.id);
+    expect(await listed()).toEqual(newestFirst);
+    const first = await admin('deliveries', 'migrate-log');
+    expect(first.moved).toBeGreaterThanOrEqual(1);
+    expect(await listed()).toEqual([legacy.id, ...newestFirst]);
+    const raw = await doc.send(new GetCommand({ TableName: tableName, Key: keys.delivery(ws.workspaceId, legacy.id) }));
+    expect(raw.Item).toMatchObject({ GSI3PK: `WHE#${endpointId}`, GSI3SK: legacy.id });
+    expect(raw.Item!.GSI1PK).toBeUndefined();
+    // Only this file writes deliveries the old way, and its tests run one after another.
+    expect((await admin('deliveries', 'migrate-log')).moved).toBe(0);
   });
 });

@@ -1,6 +1,11 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureTable } from '../../bin/local/table.ts';
+import { migrateDeliveryLog } from '../../bin/migrate-delivery-log.ts';
+import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
 import { call } from '../support/api.ts';
 
 describe('local stack', () => {
@@ -14,5 +19,34 @@ describe('local stack', () => {
     const file = statSync(join(inject('localDir'), 'master.key'));
     expect(file.size).toBe(32);
     expect(file.mode & 0o777).toBe(0o600);
+  });
+
+  it('brings a table from before the delivery log index up to date: adds GSI3 once, and its deliveries move into it', async () => {
+    const endpoint = inject('stack').dynamodbEndpoint;
+    const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const tableName = `upgrade-${Date.now()}`;
+    const key = (name: string) => [{ AttributeName: `${name}PK`, KeyType: 'HASH' as const }, { AttributeName: `${name}SK`, KeyType: 'RANGE' as const }];
+    // The table as the stack made it before GSI3.
+    await client.send(new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
+      AttributeDefinitions: ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
+      GlobalSecondaryIndexes: ['GSI1', 'GSI2'].map((IndexName) => ({ IndexName, KeySchema: key(IndexName), Projection: { ProjectionType: 'ALL' } })),
+    }));
+    const doc = makeDocumentClient({ endpoint });
+    const old = { PK: 'WS#ws_1#WHD', SK: 'whd_1', GSI1PK: 'WHE#we_1', GSI1SK: 'whd_1', type: 'WebhookDelivery', status: 'pending' };
+    await doc.send(new PutCommand({ TableName: tableName, Item: old }));
+    await doc.send(new PutCommand({ TableName: tableName, Item: { PK: 'WS#ws_1', SK: 'EKEY#env#A', GSI1PK: 'SECRETS#ws_1', GSI1SK: 'sec_1', type: 'EnvironmentSecret' } }));
+
+    expect(await ensureTable(client, tableName)).toEqual(['GSI3']);
+    expect(await ensureTable(client, tableName)).toEqual([]);
+    expect(await migrateDeliveryLog(doc, tableName)).toEqual({ scanned: 2, moved: 1 });
+    const moved = await doc.send(new GetCommand({ TableName: tableName, Key: { PK: old.PK, SK: old.SK } }));
+    expect(moved.Item).toEqual({ PK: old.PK, SK: old.SK, GSI3PK: 'WHE#we_1', GSI3SK: 'whd_1', type: 'WebhookDelivery', status: 'pending' });
+    // Search's GSI1 items are not deliveries: left alone.
+    const secret = await doc.send(new GetCommand({ TableName: tableName, Key: { PK: 'WS#ws_1', SK: 'EKEY#env#A' } }));
+    expect(secret.Item).toMatchObject({ GSI1PK: 'SECRETS#ws_1' });
+    client.destroy();
   });
 });

@@ -124,4 +124,16 @@ describe('read billing', () => {
     const query = await meter.prepare('Query', { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'a', ':f': 1 }, FilterExpression: 'x = :f', ConsistentRead: true });
     expect((await query({ Items: [evaluated[0]], ScannedCount: 3 })).readUnits).toBe(3);
   });
+
+  it('bills a projected read on the whole stored item, not on the attributes it returns', async () => {
+    const { meter } = fakeRaw({ 'a|big': sized(5000, { SK: 'big', status: 'pending' }) });
+    const returned = { PK: 'a', SK: 'big', status: 'pending' };
+    const batch = await meter.prepare('BatchGetItem', { RequestItems: { table: { Keys: [{ PK: 'a', SK: 'big' }], ConsistentRead: true, ProjectionExpression: '#p0, #p1, #p2' } } });
+    expect((await batch({ Responses: { table: [returned] } })).readUnits).toBe(2);
+    const get = await meter.prepare('GetItem', { Key: { PK: 'a', SK: 'big' }, ConsistentRead: true, ProjectionExpression: '#p0' });
+    expect((await get({ Item: returned })).readUnits).toBe(2);
+    // Without a projection the answer is the whole item already.
+    const plain = await meter.prepare('GetItem', { Key: { PK: 'a', SK: 'big' }, ConsistentRead: true });
+    expect((await plain({ Item: returned })).readUnits).toBe(1);
+  });
 });
