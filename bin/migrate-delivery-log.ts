@@ -1,4 +1,5 @@
 import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { sendConditional } from '../shared/store/conditional.ts';
 import { ENTITY } from '../shared/store/keys.ts';
 
 /**
@@ -28,24 +29,17 @@ export async function migrateDeliveryLog(doc: DynamoDBDocumentClient, tableName:
     );
     scanned += page.ScannedCount ?? 0;
     for (const item of page.Items ?? []) {
-      const updated = await doc
-        .send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { PK: item.PK, SK: item.SK },
-            UpdateExpression: 'SET GSI3PK = :pk, GSI3SK = :sk REMOVE GSI1PK, GSI1SK',
-            ConditionExpression: 'GSI1PK = :pk AND GSI1SK = :sk',
-            ExpressionAttributeValues: { ':pk': item.GSI1PK, ':sk': item.GSI1SK },
-          }),
-        )
-        .then(
-          () => true,
-          (error: { name?: string }) => {
-            // Moved meanwhile by another run, or gone (its TTL): nothing to do.
-            if (error.name === 'ConditionalCheckFailedException') return false;
-            throw error;
-          },
-        );
+      // Undefined when its condition failed: moved meanwhile by another run, or gone (its TTL). Nothing to do.
+      const updated = await sendConditional(
+        { doc, tableName },
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { PK: item.PK, SK: item.SK },
+          UpdateExpression: 'SET GSI3PK = :pk, GSI3SK = :sk REMOVE GSI1PK, GSI1SK',
+          ConditionExpression: 'GSI1PK = :pk AND GSI1SK = :sk',
+          ExpressionAttributeValues: { ':pk': item.GSI1PK, ':sk': item.GSI1SK },
+        }),
+      );
       if (updated) moved++;
     }
     startKey = page.LastEvaluatedKey;
