@@ -28,9 +28,13 @@ export type RequestLog = Logger;
 
 /** Lambda's Advanced Logging Controls level wins, then Powertools' own variable; INFO by default. */
 export function levelFromEnv(env: NodeJS.ProcessEnv): LogLevel {
-  const name = (env.AWS_LAMBDA_LOG_LEVEL ?? env.POWERTOOLS_LOG_LEVEL ?? env.LOG_LEVEL ?? 'INFO').toUpperCase();
-  if (name === 'FATAL') return 'CRITICAL';
-  return name in LEVELS ? (name as LogLevel) : 'INFO';
+  // The first of them that names a level; one that is empty or unknown is passed over, as Powertools did.
+  for (const raw of [env.AWS_LAMBDA_LOG_LEVEL, env.POWERTOOLS_LOG_LEVEL, env.LOG_LEVEL]) {
+    const name = raw?.trim().toUpperCase();
+    if (name === 'FATAL') return 'CRITICAL';
+    if (name && name in LEVELS) return name as LogLevel;
+  }
+  return 'INFO';
 }
 
 const settings = { level: levelFromEnv(process.env), service: process.env.SERVICE_NAME ?? 'secrets-service' };
@@ -41,12 +45,24 @@ function traceId(): string | undefined {
   return header ? /(?:^|;)Root=([^;]+)/.exec(header)?.[1] : undefined;
 }
 
+/**
+ * An Error's stack frames without its message: what follows the `name: message` head V8 starts the stack with (a
+ * message with line breaks, or one that looks like a frame, stays out). When the stack does not start with that head
+ * (the message changed after the error was made), no frames at all.
+ */
+function framesOf(error: Error): string | undefined {
+  const head = error.message ? `${error.name}: ${error.message}` : error.name;
+  const stack = error.stack;
+  if (!stack?.startsWith(head)) return undefined;
+  return stack.slice(head.length).split('\n').filter((line) => /^\s+at /.test(line)).join('\n');
+}
+
 /** JSON.stringify's replacer: Errors as name and frames, bigints as strings, an object seen before left out. */
 function replacer(): (key: string, value: unknown) => unknown {
   const seen = new WeakSet<object>();
   return (_key, value) => {
     if (typeof value === 'bigint') return value.toString();
-    if (value instanceof Error) return { name: value.name, frames: value.stack?.split('\n').filter((line) => /^\s+at /.test(line)).join('\n') };
+    if (value instanceof Error) return { name: value.name, frames: framesOf(value) };
     if (typeof value === 'object' && value !== null) {
       if (seen.has(value)) return undefined;
       seen.add(value);

@@ -86,6 +86,22 @@ describe('container logger', () => {
     expect(JSON.stringify(line)).not.toContain('sk_live_123');
   });
 
+  it('keeps a message that looks like a stack frame out of the frames, and drops the frames of a rewritten message', () => {
+    // Prepare
+    logger.setLogLevel('INFO');
+    const forged = new Error('bad input\n    at sk_live_forged (file.ts:1:1)');
+    const rewritten = new Error('original');
+    // V8 writes the stack when it is first read: read before the message changes, it starts with the old message.
+    void rewritten.stack;
+    rewritten.message = 'now quoting sk_live_rewritten';
+    // Act
+    const [line] = capture(() => logger.error('failed', { forged, rewritten }));
+    // Assess
+    expect(JSON.stringify(line)).not.toContain('sk_live_');
+    expect((line!.forged as { frames: string }).frames).toMatch(/^\s+at /);
+    expect(line!.rewritten).toEqual({ name: 'Error' });
+  });
+
   it('writes debug and info to stdout, warnings and errors to stderr', () => {
     // Prepare
     logger.setLogLevel('DEBUG');
@@ -113,5 +129,8 @@ describe('container logger', () => {
     expect(levelFromEnv({ AWS_LAMBDA_LOG_LEVEL: 'FATAL' })).toBe('CRITICAL');
     expect(levelFromEnv({ POWERTOOLS_LOG_LEVEL: 'LOUD' })).toBe('INFO');
     expect(levelFromEnv({})).toBe('INFO');
+    // An empty or unknown value is passed over for the next variable; values are trimmed.
+    expect(levelFromEnv({ POWERTOOLS_LOG_LEVEL: '', LOG_LEVEL: 'DEBUG' })).toBe('DEBUG');
+    expect(levelFromEnv({ AWS_LAMBDA_LOG_LEVEL: 'LOUD', POWERTOOLS_LOG_LEVEL: ' warn ' })).toBe('WARN');
   });
 });

@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { Principal } from '../../shared/auth/principal.ts';
 import { AuthRequiredError, NotFoundError, RateLimitedError } from '../../shared/errors.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { defineRoute, EVERYONE, PEOPLE_AND_API_KEYS } from '../../shared/http/route.ts';
+import { defineRoute, EVERYONE, lazyRoutes, PEOPLE_AND_API_KEYS } from '../../shared/http/route.ts';
 import { makeEnvironmentRoutes } from '../../functions/environments/routes.ts';
 import { makeProjectRoutes } from '../../functions/projects/routes.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
@@ -50,7 +50,7 @@ describe('route group handler', () => {
     const result = await handle(event('POST /things', { body: '{"name":"abc"}' }), context);
     const body = JSON.parse(result.body!);
     expect(result.statusCode).toBe(201);
-    expect(body).toEqual({ data: { echoed: 'abc' }, error: null, meta: { requestId: expect.stringMatching(/^req_/), timestamp: expect.any(String) } });
+    expect(body).toEqual({ data: { echoed: 'abc' }, error: null, meta: { requestId: expect.stringMatching(/^req_[0-9A-HJKMNP-TV-Z]{26}$/), timestamp: expect.any(String) } });
     expect(result.headers).toMatchObject({ 'x-request-id': body.meta.requestId, 'cache-control': 'no-store' });
     expect(authenticate).toHaveBeenCalledWith('Bearer t', undefined);
   });
@@ -125,5 +125,18 @@ describe('route groups', () => {
     expect(Object.keys(makeAuditRoutes(makeAuditService({ store: { listAudit: async () => ({ items: [], nextCursor: null, hasMore: false }) } }))).sort()).toEqual(
       [...ROUTE_GROUPS.audit].sort(),
     );
+  });
+});
+
+describe('lazy routes', () => {
+  it('builds each route the first time it is read, once, and not the others', () => {
+    const built: string[] = [];
+    const declare = (name: string) => () => (built.push(name), { name } as never);
+    const routes = lazyRoutes({ first: declare('first'), second: declare('second') });
+    expect(built).toEqual([]);
+    const first = routes.first;
+    expect(routes.first).toBe(first);
+    expect(built).toEqual(['first']);
+    expect(Object.keys(routes)).toEqual(['first', 'second']);
   });
 });
