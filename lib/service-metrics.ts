@@ -12,8 +12,8 @@ export const DELIVERY_SERVICE = 'webhook-delivery';
 export const REVEAL_ROUTE_KEYS = ['POST /api/v1/secrets/{secretId}/reveal', 'POST /api/v1/reveal', 'POST /api/v1/environments/{envId}/secrets/reveal'] as const;
 
 /**
- * A worker metric published with only the default `service` dimension (Powertools Metrics puts every metric of
- * the shared instance under `[service]`): DeliveryAttempts, DeliverySuccesses, AttemptLatency,
+ * A worker metric published with only the default `service` dimension (the worker's EMF writer puts every metric
+ * without a dimension of its own under `[service]`): DeliveryAttempts, DeliverySuccesses, AttemptLatency,
  * DeliveriesExhausted, EndpointsAutoDisabled, MessagesDropped.
  */
 export function deliveryMetric(metricName: string, statistic: string = Stats.SUM, period = Duration.minutes(5)): Metric {

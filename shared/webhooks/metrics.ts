@@ -1,5 +1,3 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-
 /** What the delivery-health dashboard counts, emitted as CloudWatch Embedded Metric Format by the worker. */
 export interface DeliveryMetrics {
   attempt(outcome: { ok: boolean; latencyMs: number; reason?: string }): void;
@@ -29,18 +27,61 @@ export function failureReason(result: { statusCode: number | null; error: string
   return 'other';
 }
 
-/** Powertools Metrics behind the worker's narrow interface. */
-export function makeDeliveryMetrics(metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: 'webhook-delivery' })): DeliveryMetrics {
+type Unit = 'Count' | 'Milliseconds';
+
+/** At most this many values of one metric in one EMF document (CloudWatch's limit); a fuller buffer is written early. */
+const MAX_VALUES = 100;
+
+/** Metrics off: POWERTOOLS_METRICS_DISABLED when set (1, y, yes, t, true, on), else POWERTOOLS_DEV, as Powertools read them. */
+function metricsDisabled(env: NodeJS.ProcessEnv): boolean {
+  const truthy = (value: string | undefined) => ['1', 'y', 'yes', 't', 'true', 'on'].includes((value ?? '').trim().toLowerCase());
+  return env.POWERTOOLS_METRICS_DISABLED !== undefined ? truthy(env.POWERTOOLS_METRICS_DISABLED) : truthy(env.POWERTOOLS_DEV);
+}
+
+/**
+ * The worker's delivery-health metrics as CloudWatch Embedded Metric Format lines on stdout, the documents
+ * Powertools Metrics wrote (namespace `SecretsService`, a `service` dimension of `webhook-delivery`; a metric added
+ * twice carries an array of values; a metric with its own dimension is its own document, written at once). Written
+ * by hand: the format is one JSON object, and the library was 13 KB of the worker's bundle and part of its cold start.
+ */
+export function makeDeliveryMetrics(options: { write?: (line: string) => void; env?: NodeJS.ProcessEnv } = {}): DeliveryMetrics {
+  const env = options.env ?? process.env;
+  const write = options.write ?? ((line: string) => void process.stdout.write(line));
+  const service = { service: 'webhook-delivery' };
+  const stored = new Map<string, { unit: Unit; values: number[] }>();
+
+  const document = (metrics: [string, Unit, number | number[]][], dimensions: Record<string, string>) => {
+    if (metricsDisabled(env)) return;
+    const body: Record<string, unknown> = {
+      _aws: {
+        Timestamp: Date.now(),
+        CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [Object.keys(dimensions)], Metrics: metrics.map(([Name, Unit]) => ({ Name, Unit })) }],
+      },
+      ...dimensions,
+    };
+    for (const [name, , value] of metrics) body[name] = value;
+    write(`${JSON.stringify(body)}\n`);
+  };
+  const flush = () => {
+    if (stored.size === 0) return;
+    const metrics = [...stored].map(([name, { unit, values }]) => [name, unit, values.length === 1 ? values[0]! : values] as [string, Unit, number | number[]]);
+    stored.clear();
+    document(metrics, service);
+  };
+  const add = (name: string, unit: Unit, value: number) => {
+    const metric = stored.get(name) ?? { unit, values: [] };
+    stored.set(name, metric);
+    metric.values.push(value);
+    if (metric.values.length >= MAX_VALUES) flush();
+  };
   const count = (name: string, dimension?: [string, string]) => {
-    if (!dimension) return void metrics.addMetric(name, MetricUnit.Count, 1);
-    const single = metrics.singleMetric();
-    single.addDimension(dimension[0], dimension[1]);
-    single.addMetric(name, MetricUnit.Count, 1);
+    if (!dimension) return add(name, 'Count', 1);
+    document([[name, 'Count', 1]], { ...service, [dimension[0]]: dimension[1] });
   };
   return {
     attempt({ ok, latencyMs, reason }) {
       count('DeliveryAttempts');
-      metrics.addMetric('AttemptLatency', MetricUnit.Milliseconds, latencyMs);
+      add('AttemptLatency', 'Milliseconds', latencyMs);
       if (ok) count('DeliverySuccesses');
       else count('DeliveryFailures', ['Reason', reason ?? 'other']);
     },
@@ -48,6 +89,6 @@ export function makeDeliveryMetrics(metrics = new Metrics({ namespace: METRICS_N
     exhausted: () => count('DeliveriesExhausted'),
     autoDisabled: () => count('EndpointsAutoDisabled'),
     dropped: () => count('MessagesDropped'),
-    flush: () => metrics.publishStoredMetrics(),
+    flush,
   };
 }

@@ -40,4 +40,65 @@ describe('delivery metrics', () => {
     expect(documents.every((d) => d._aws.CloudWatchMetrics[0].Namespace === 'SecretsService')).toBe(true);
     expect(documents.find((d) => 'AttemptLatency' in d)?.AttemptLatency).toEqual([120, 10_000]);
   });
+
+  it('write the documents CloudWatch reads: Powertools\' shape, arrays for repeated values, nothing when empty or switched off', () => {
+    const lines: string[] = [];
+    const metrics = makeDeliveryMetrics({ write: (line) => lines.push(line), env: {} });
+    metrics.flush();
+    expect(lines).toEqual([]);
+    metrics.attempt({ ok: false, latencyMs: 7, reason: 'http_5xx' });
+    metrics.attempt({ ok: true, latencyMs: 9 });
+    expect(lines).toHaveLength(1);
+    const failure = JSON.parse(lines[0]!);
+    expect(failure).toEqual({
+      _aws: { Timestamp: expect.any(Number), CloudWatchMetrics: [{ Namespace: 'SecretsService', Dimensions: [['service', 'Reason']], Metrics: [{ Name: 'DeliveryFailures', Unit: 'Count' }] }] },
+      service: 'webhook-delivery',
+      Reason: 'http_5xx',
+      DeliveryFailures: 1,
+    });
+    metrics.flush();
+    metrics.flush();
+    expect(lines).toHaveLength(2);
+    expect(lines.every((line) => line.endsWith('\n'))).toBe(true);
+    expect(JSON.parse(lines[1]!)).toEqual({
+      _aws: {
+        Timestamp: expect.any(Number),
+        CloudWatchMetrics: [{
+          Namespace: 'SecretsService',
+          Dimensions: [['service']],
+          Metrics: [{ Name: 'DeliveryAttempts', Unit: 'Count' }, { Name: 'AttemptLatency', Unit: 'Milliseconds' }, { Name: 'DeliverySuccesses', Unit: 'Count' }],
+        }],
+      },
+      service: 'webhook-delivery',
+      DeliveryAttempts: [1, 1],
+      AttemptLatency: [7, 9],
+      DeliverySuccesses: 1,
+    });
+    for (const env of [{ POWERTOOLS_METRICS_DISABLED: 'true' }, { POWERTOOLS_METRICS_DISABLED: ' Yes ' }, { POWERTOOLS_DEV: '1' }]) {
+      const off: string[] = [];
+      const silent = makeDeliveryMetrics({ write: (line) => off.push(line), env });
+      silent.attempt({ ok: false, latencyMs: 1, reason: 'dns' });
+      silent.flush();
+      expect({ env, off }).toEqual({ env, off: [] });
+    }
+    // POWERTOOLS_METRICS_DISABLED set to false wins over POWERTOOLS_DEV.
+    const on: string[] = [];
+    const enabled = makeDeliveryMetrics({ write: (line) => on.push(line), env: { POWERTOOLS_METRICS_DISABLED: 'false', POWERTOOLS_DEV: 'true' } });
+    enabled.exhausted();
+    enabled.flush();
+    expect(on.map((line) => JSON.parse(line).DeliveriesExhausted)).toEqual([1]);
+  });
+
+  it('write a metric\'s values early at CloudWatch\'s limit of 100 values a document', () => {
+    const lines: string[] = [];
+    const metrics = makeDeliveryMetrics({ write: (line) => lines.push(line), env: {} });
+    for (let i = 0; i < 99; i++) metrics.dropped();
+    expect(lines).toHaveLength(0);
+    metrics.dropped();
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!).MessagesDropped).toHaveLength(100);
+    metrics.dropped();
+    metrics.flush();
+    expect(JSON.parse(lines[1]!).MessagesDropped).toBe(1);
+  });
 });
