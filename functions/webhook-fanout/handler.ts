@@ -9,7 +9,7 @@ import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 const { config, db, pager, clock } = runtime();
 const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
 const queue = immediateQueueFromConfig(config, clock);
-const fanout = makeFanout({ store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger });
+const fanout = makeFanout({ store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger, clock });
 
 /** Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures). */
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanout(event.Records);

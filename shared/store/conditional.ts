@@ -53,12 +53,8 @@ export async function transact(
  * so the caller maps "the condition did not hold" to its own outcome; any other failure is thrown.
  */
 export async function sendConditional<T extends object = Record<string, unknown>>(db: Db, command: object): Promise<T | undefined> {
-  try {
-    return await send<T>(db, command);
-  } catch (error) {
-    if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return undefined;
-    throw error;
-  }
+  const sent = await sendConditionalOrOld<T>(db, command);
+  return sent.written ? sent.output : undefined;
 }
 
 /**

@@ -30,6 +30,11 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     return toStored(out?.Attributes);
   };
   const pendingKeys = (deliveryId: string, nextRetryAt: string) => gsi2.dueDelivery(deliveryId, nextRetryAt);
+  /** `mayStartAttempt`'s second rule as a condition: a claim made from `token` and older than `CLAIM_LEASE_MS`. */
+  const staleClaimOf = (token: string, now: string) => ({
+    condition: '(begins_with(attemptToken, :mine) AND updatedAt < :stale)',
+    values: { ':mine': claimOf(token, ''), ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString() },
+  });
 
   /** The keys of every delivery of an endpoint: its log (GSI3), and GSI1 for deliveries made before GSI3. */
   const endpointLog = async (endpointId: string): Promise<ItemKey[]> => {
@@ -117,14 +122,12 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     claimAttempt(workspaceId: string, deliveryId: string, token: string, claim: string, now: string, attempt: { redelivered: boolean }) {
       const due = pendingKeys(deliveryId, now);
       const lease = attempt.redelivered ? { ':gpk': due.GSI2PK, ':gsk': due.GSI2SK } : {};
+      const stale = staleClaimOf(token, now);
       return update(workspaceId, deliveryId, {
         set: `attemptToken = :claim, updatedAt = :now, nextRetryAt = :now${attempt.redelivered ? ', GSI2PK = :gpk, GSI2SK = :gsk' : ''}`,
         ...(attempt.redelivered ? {} : { remove: 'GSI2PK, GSI2SK' }),
-        condition: '#status = :pending AND (attemptToken = :token OR (begins_with(attemptToken, :mine) AND updatedAt < :stale))',
-        values: {
-          ':claim': claim, ':now': now, ':pending': 'pending', ':token': token, ':mine': claimOf(token, ''),
-          ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString(), ...lease,
-        },
+        condition: `#status = :pending AND (attemptToken = :token OR ${stale.condition})`,
+        values: { ':claim': claim, ':now': now, ':pending': 'pending', ':token': token, ...stale.values, ...lease },
       });
     },
 
@@ -161,15 +164,12 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
      * `CLAIM_LEASE_MS`) is failed too.
      */
     failPending(workspaceId: string, deliveryId: string, reason: string, now: string, by?: { messageToken: string }) {
-      const taken = by ? ' OR (begins_with(attemptToken, :mine) AND updatedAt < :stale)' : '';
+      const stale = by && staleClaimOf(by.messageToken, now);
       return update(workspaceId, deliveryId, {
         set: '#status = :failed, lastError = :reason, updatedAt = :now',
         remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
-        condition: `#status = :pending AND (NOT begins_with(attemptToken, :claimed)${taken})`,
-        values: {
-          ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX,
-          ...(by ? { ':mine': claimOf(by.messageToken, ''), ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString() } : {}),
-        },
+        condition: `#status = :pending AND (NOT begins_with(attemptToken, :claimed)${stale ? ` OR ${stale.condition}` : ''})`,
+        values: { ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX, ...stale?.values },
       });
     },
 
@@ -215,30 +215,25 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
       filter: { endpointId?: string | undefined; status?: DeliveryStatus | undefined; eventType?: string | undefined },
       page: PageRequest,
     ): Promise<Page<Delivery>> {
-      const scope = `deliveries:${workspaceId}:${JSON.stringify(filter)}`;
-      const eventType = filter.eventType ? { FilterExpression: 'eventType = :eventType', ExpressionAttributeValues: { ':eventType': filter.eventType } } : undefined;
-      if (filter.endpointId) {
-        const result = await pager.queryPage<Record<string, unknown>>({
-          scope,
-          ...patterns.deliveriesByEndpoint(filter.endpointId),
-          ...(eventType ? { filter: eventType } : {}),
-          hydrate: (found) => readLogRecords(workspaceId, found, filter.status),
-          ...page,
-        });
-        return { ...result, items: result.items.map(toDelivery) };
-      }
-      const conditions: string[] = ['workspaceId = :ws'];
-      const values: Record<string, unknown> = { ':ws': workspaceId };
-      if (filter.status) (conditions.push('#status = :status'), (values[':status'] = filter.status));
-      if (eventType) (conditions.push(eventType.FilterExpression), Object.assign(values, eventType.ExpressionAttributeValues));
+      // An endpoint's log (GSI3) holds no workspace and no status: those are checked on the records it leads to
+      // (readLogRecords). The workspace's list filters all three in its Query.
+      const byEndpoint = filter.endpointId !== undefined;
+      const conditions: string[] = byEndpoint ? [] : ['workspaceId = :ws'];
+      const values: Record<string, unknown> = byEndpoint ? {} : { ':ws': workspaceId };
+      const statusInQuery = filter.status !== undefined && !byEndpoint;
+      if (statusInQuery) (conditions.push('#status = :status'), (values[':status'] = filter.status));
+      if (filter.eventType) (conditions.push('eventType = :eventType'), (values[':eventType'] = filter.eventType));
       const result = await pager.queryPage<Record<string, unknown>>({
-        scope,
-        ...patterns.deliveriesByWorkspace(workspaceId),
-        filter: {
-          FilterExpression: conditions.join(' AND '),
-          ...(filter.status ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
-          ExpressionAttributeValues: values,
-        },
+        scope: `deliveries:${workspaceId}:${JSON.stringify(filter)}`,
+        ...(byEndpoint ? patterns.deliveriesByEndpoint(filter.endpointId!) : patterns.deliveriesByWorkspace(workspaceId)),
+        ...(conditions.length > 0 && {
+          filter: {
+            FilterExpression: conditions.join(' AND '),
+            ...(statusInQuery && { ExpressionAttributeNames: { '#status': 'status' } }),
+            ExpressionAttributeValues: values,
+          },
+        }),
+        ...(byEndpoint && { hydrate: (found: Record<string, unknown>[]) => readLogRecords(workspaceId, found, filter.status) }),
         ...page,
       });
       return { ...result, items: result.items.map(toDelivery) };

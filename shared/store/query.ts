@@ -60,18 +60,29 @@ export function queryInput(db: Db, pattern: QueryPattern, options: QueryOptions 
     values[':skp'] = pattern.skPrefix;
     condition += ' AND begins_with(#sk, :skp)';
   }
-  const projection = options.projection?.map((attribute, i) => [`#p${i}`, attribute] as const);
-  for (const [alias, attribute] of projection ?? []) names[alias] = attribute;
+  const projection = projectionOf(options.projection);
   return {
     TableName: db.tableName,
     IndexName: pattern.indexName,
     KeyConditionExpression: condition,
     FilterExpression: options.filter?.FilterExpression,
-    ProjectionExpression: projection?.map(([alias]) => alias).join(', '),
-    ExpressionAttributeNames: names,
+    ProjectionExpression: projection.ProjectionExpression,
+    ExpressionAttributeNames: { ...names, ...projection.ExpressionAttributeNames },
     ExpressionAttributeValues: values,
     ConsistentRead: options.consistent,
     ScanIndexForward: !(options.newestFirst ?? false),
+  };
+}
+
+/**
+ * A ProjectionExpression of plain attribute names, each behind an alias (`#p0`, `#p1`, …) so that reserved words
+ * such as `status` are fine; nothing when no projection is asked for.
+ */
+export function projectionOf(attributes: readonly string[] | undefined): { ProjectionExpression?: string; ExpressionAttributeNames?: Record<string, string> } {
+  if (!attributes) return {};
+  return {
+    ProjectionExpression: attributes.map((_, i) => `#p${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(attributes.map((attribute, i) => [`#p${i}`, attribute])),
   };
 }
 

@@ -1,6 +1,7 @@
 import { BatchGetCommand, BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ServiceUnavailableError } from '../errors.ts';
 import { itemKeyString, type ItemKey, type Prefetched } from '../prefetch.ts';
+import { projectionOf } from './query.ts';
 import { send, type Db } from './send.ts';
 
 /** Reads one item strongly consistently; undefined when absent. */
@@ -37,13 +38,15 @@ export async function batchRead(
 ): Promise<Map<string, Record<string, unknown> | undefined>> {
   const found = new Map<string, Record<string, unknown> | undefined>(itemKeys.map((key) => [itemKeyString(key), undefined]));
   const unique = [...new Map(itemKeys.map((key) => [itemKeyString(key), { PK: key.PK, SK: key.SK }])).values()];
+  // The keys are always read too: the answers are matched to their keys.
+  const projection = projectionOf(options.projection && [...new Set(['PK', 'SK', ...options.projection])]);
   const readChunk = async (chunk: Record<string, unknown>[]) => {
     let pending = chunk;
     for (let round = 0; pending.length > 0; round++) {
       await backOff(round);
       const out = await send<{ Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> }>(
         db,
-        new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: options.consistent ?? true, ...projectionOf(options.projection) } } }),
+        new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: options.consistent ?? true, ...projection } } }),
       );
       for (const item of out.Responses?.[db.tableName] ?? []) found.set(itemKeyString(item as unknown as ItemKey), item);
       pending = out.UnprocessedKeys?.[db.tableName]?.Keys ?? [];
@@ -57,19 +60,6 @@ export async function batchRead(
   });
   await Promise.all(lanes);
   return found;
-}
-
-/**
- * A ProjectionExpression of plain attribute names (aliased, so reserved words such as `status` are fine), keys
- * always included: the answers are matched to their keys.
- */
-function projectionOf(projection: readonly string[] | undefined) {
-  if (!projection) return {};
-  const names = [...new Set(['PK', 'SK', ...projection])];
-  return {
-    ProjectionExpression: names.map((_, i) => `#p${i}`).join(', '),
-    ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#p${i}`, name])),
-  };
 }
 
 /**

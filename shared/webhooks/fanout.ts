@@ -1,5 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { iso, type Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredDelivery } from '../store/deliveries.ts';
@@ -13,6 +14,7 @@ export interface FanoutDeps {
   /** Queues first attempts for now; answers the indexes of the messages it could not queue. */
   enqueueAll: (messages: readonly DeliveryMessage[]) => Promise<number[]>;
   log: Logger;
+  clock: Clock;
 }
 
 /** The audit record a stream record inserted, if any: audit entries are the source of every event. */
@@ -55,7 +57,7 @@ function pendingDelivery(id: string, endpointId: string, event: WebhookEvent, cr
  * deliveries) and the rest at the end. `flush` answers the first record whose message SQS did not take (Infinity
  * when it took them all).
  */
-function messageBatches(deps: Pick<FanoutDeps, 'enqueueAll' | 'log' | 'store'>) {
+function messageBatches(deps: Pick<FanoutDeps, 'enqueueAll' | 'log' | 'store' | 'clock'>) {
   let waiting: { record: number; message: DeliveryMessage }[] = [];
   let firstRefused = Infinity;
   const send = async (batch: typeof waiting) => {
@@ -92,8 +94,8 @@ function messageBatches(deps: Pick<FanoutDeps, 'enqueueAll' | 'log' | 'store'>) 
  * stream retry that no longer subscribes the endpoint nor a record whose retries run out can leave one waiting with
  * nothing to send it. A failed mark is logged; the stream retry remains.
  */
-async function markDue(deps: Pick<FanoutDeps, 'store' | 'log'>, messages: readonly DeliveryMessage[]): Promise<void> {
-  const now = new Date().toISOString();
+async function markDue(deps: Pick<FanoutDeps, 'store' | 'log' | 'clock'>, messages: readonly DeliveryMessage[]): Promise<void> {
+  const now = iso(deps.clock.now());
   const marks = await Promise.allSettled(messages.map((m) => deps.store.markDeliveryDue(m.workspaceId, m.deliveryId, m.attemptToken, now)));
   const failed = marks.filter((mark) => mark.status === 'rejected').length;
   if (failed > 0) deps.log.error('fan-out could not hand deliveries to the sweeper', { failed });

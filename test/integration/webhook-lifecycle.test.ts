@@ -4,13 +4,14 @@ import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { systemClock } from '../../shared/clock.ts';
 import { logger } from '../../shared/logger.ts';
 import { makeCipher } from '../../shared/crypto/envelope.ts';
 import { makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
 import { makeSqsClient } from '../../shared/clients/sqs.ts';
 import { firstAttemptToken, makeDeliveryQueue, newAttemptToken, type DeliveryMessage } from '../../shared/webhooks/delivery-queue.ts';
 import { claimOf } from '../../shared/store/deliveries.ts';
-import { makeFanout } from '../../shared/webhooks/fanout.ts';
+import { makeFanout, type FanoutDeps } from '../../shared/webhooks/fanout.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
 import { sendWebhook } from '../../shared/webhooks/sender.ts';
 import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
@@ -50,6 +51,11 @@ function auditRecord(ws: { workspaceId: string; apiKeyId: string }, accountId: s
   const image = { type: 'AuditEntry', id, action: 'secret.rotate', actorSub: ws.apiKeyId, target: 'sec_x', createdAt, workspaceId: ws.workspaceId, accountId, metadata };
   return { eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(image) } } as unknown as DynamoDBRecord;
 }
+
+/** The fan-out over the local stack's table, queueing through `enqueueAll`. */
+const localFanout = (enqueueAll: FanoutDeps['enqueueAll']) => makeFanout({ store: localStore().store, enqueueAll, log: logger, clock: systemClock });
+/** An SQS that refuses every message it is given. */
+const refusingSqs: FanoutDeps['enqueueAll'] = async (messages) => messages.map((_, i) => i);
 
 describe('endpoint switch-off and pause', () => {
   it('switches off an endpoint after 20 failures spanning the (scaled) 24 hours, fails its queue and tells the other endpoint', async () => {
@@ -176,7 +182,7 @@ describe('at-least-once bookkeeping', () => {
     const batch = (await streamRecords()).filter((r) => r.dynamodb?.NewImage?.target?.S === secretId);
     expect(batch.length).toBeGreaterThan(0);
     const queued: DeliveryMessage[] = [];
-    const fanout = makeFanout({ store: localStore().store, enqueueAll: async (messages) => (queued.push(...messages), []), log: logger });
+    const fanout = localFanout(async (messages) => (queued.push(...messages), []));
     expect(await fanout(batch)).toEqual({ batchItemFailures: [] });
     expect(await fanout([...batch, ...batch])).toEqual({ batchItemFailures: [] });
     expect(queued).toEqual([]);
@@ -194,13 +200,13 @@ describe('at-least-once bookkeeping', () => {
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     // An audit record the table never had, so only these fan-outs see it; SQS refuses the first run's message.
     const record = auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ0000000000000000SWEP', new Date().toISOString(), { key: 'LOST', version: 2, projectId: 'proj_x', environmentId: 'env_x' });
-    const refused = makeFanout({ store: localStore().store, enqueueAll: async (messages) => messages.map((_, i) => i), log: logger });
+    const refused = localFanout(refusingSqs);
     expect(await refused([record])).toEqual({ batchItemFailures: [{ itemIdentifier: '1' }] });
     const [lost] = (await call('GET', '/api/v1/webhook-deliveries', { token: ws.apiKey })).body.data;
     expect(lost).toMatchObject({ status: 'pending', attempts: 0 });
 
     const queue = stackQueue();
-    const retried = makeFanout({ store: localStore().store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger });
+    const retried = localFanout((messages) => queue.enqueueAllNow(messages));
     expect(await retried([record])).toEqual({ batchItemFailures: [] });
     const request = await waitFor(async () => receiver.requests[0], 20_000, 'the queued delivery');
     expect(request.headers['service-delivery-id']).toBe(lost.id);
@@ -219,7 +225,7 @@ describe('at-least-once bookkeeping', () => {
     const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/handoff`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     const record = auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ00000000000000HANDOF', new Date().toISOString(), { key: 'HANDOFF', version: 2, projectId: 'proj_x', environmentId: 'env_x' });
-    const refused = makeFanout({ store: localStore().store, enqueueAll: async (messages) => messages.map((_, i) => i), log: logger });
+    const refused = localFanout(refusingSqs);
     expect(await refused([record])).toEqual({ batchItemFailures: [{ itemIdentifier: '1' }] });
     // Queued, it is already in its endpoint's log
     const [lost] = await deliveriesOf(ws.apiKey, endpoint.id);
@@ -227,7 +233,7 @@ describe('at-least-once bookkeeping', () => {
     // Act: the endpoint stops subscribing before the stream retry, which then queues nothing; the sweeper runs
     expect((await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { events: ['service.secret.create'] } })).status).toBe(200);
     const queue = stackQueue();
-    const retried = makeFanout({ store: localStore().store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger });
+    const retried = localFanout((messages) => queue.enqueueAllNow(messages));
     expect(await retried([record])).toEqual({ batchItemFailures: [] });
     const { store } = localStore();
     // (No grace period here: the hand-off made it due at once.)
@@ -246,7 +252,7 @@ describe('at-least-once bookkeeping', () => {
     const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/r`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     const queued: DeliveryMessage[] = [];
-    const fanout = makeFanout({ store: localStore().store, enqueueAll: async (messages) => (queued.push(...messages), []), log: logger });
+    const fanout = localFanout(async (messages) => (queued.push(...messages), []));
     await fanout([auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000RETRY', new Date(Date.now() - 20 * 60_000).toISOString())]);
     // A first attempt failed and scheduled its retry 10 minutes ago, and the retry's message was lost.
     const { store } = localStore();
@@ -277,7 +283,7 @@ describe('at-least-once bookkeeping', () => {
     const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/lease`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     const queued: DeliveryMessage[] = [];
-    const fanout = makeFanout({ store: localStore().store, enqueueAll: async (messages) => (queued.push(...messages), []), log: logger });
+    const fanout = localFanout(async (messages) => (queued.push(...messages), []));
     await fanout([
       auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000LEASE', new Date(Date.now() - 20 * 60_000).toISOString()),
     ]);
@@ -308,7 +314,7 @@ describe('at-least-once bookkeeping', () => {
     const endpoint = await registerEndpoint(ws.apiKey, `https://localhost:${receiver.port}/h`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     const queued: DeliveryMessage[] = [];
-    const fanout = makeFanout({ store: localStore().store, enqueueAll: async (messages) => (queued.push(...messages), []), log: logger });
+    const fanout = localFanout(async (messages) => (queued.push(...messages), []));
     await fanout([
       auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000BLOCK', new Date().toISOString()),
     ]);

@@ -9,7 +9,7 @@ import type { StoredEndpoint } from '../../../shared/store/webhooks.ts';
 import { deliveryIdFor } from '../../../shared/webhooks/events.ts';
 import { makeFanout, type FanoutDeps } from '../../../shared/webhooks/fanout.ts';
 import { firstAttemptToken, type DeliveryMessage } from '../../../shared/webhooks/delivery-queue.ts';
-import { fakeLogger, T0 } from '../support/fakes.ts';
+import { fakeClock, fakeLogger, T0 } from '../support/fakes.ts';
 import { endpoint, WS } from './support.ts';
 
 let sequence = 0;
@@ -70,7 +70,7 @@ function harness(endpoints: StoredEndpoint[], options: { exists?: string[]; wait
     queue.sent.push(...messages.filter((_, i) => !refused.includes(i)).map((message) => ({ message })));
     return refused;
   };
-  const fanout = makeFanout({ store, enqueueAll, log });
+  const fanout = makeFanout({ store, enqueueAll, log, clock: fakeClock() });
   return { fanout, created, listed, queue, log, markedDue };
 }
 
@@ -180,6 +180,7 @@ describe('fan-out: idempotence and failures', () => {
       },
       enqueueAll: async () => [],
       log: h.log,
+      clock: fakeClock(),
     })([inserted(entry)]);
     // Assess: the record is retried, and the delivery it wrote is in the sweeper's hands meanwhile
     expect(result.batchItemFailures).toHaveLength(1);
