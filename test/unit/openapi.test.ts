@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
-import { openApiModuleText, openApiText } from '../../bin/openapi.ts';
-import { OPENAPI_BODY } from '../../functions/openapi/document.ts';
+import { openApiText } from '../../bin/openapi.ts';
+import { OPENAPI_GZIP_BASE64 } from '../../functions/openapi/document.ts';
+import { acceptsGzip, handler } from '../../functions/openapi/handler.ts';
 import { ROUTE_GROUPS } from '../../shared/routes.ts';
 
 const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
@@ -10,11 +13,35 @@ const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.ur
 describe('the OpenAPI document', () => {
   it('is committed as generated: run `npm run openapi` after changing a route or a schema', () => {
     expect(committed).toBe(openApiText());
-    expect(readFileSync(new URL('../../functions/openapi/document.ts', import.meta.url), 'utf8')).toBe(openApiModuleText());
+    // The gzip bytes depend on the machine's zlib; what they inflate to must be the committed document.
+    expect(gunzipSync(Buffer.from(OPENAPI_GZIP_BASE64, 'base64')).toString('utf8')).toBe(JSON.stringify(JSON.parse(committed)));
   });
 
-  it('is served as committed: the function answers the same document, compact', () => {
-    expect(OPENAPI_BODY).toBe(JSON.stringify(JSON.parse(committed)));
+  it('is served gzipped, as stored, to a client that accepts gzip', async () => {
+    // Act
+    const answer = await handler(openApiEvent('gzip, deflate, br'));
+    // Assess
+    expect(answer).toMatchObject({ statusCode: 200, isBase64Encoded: true, headers: { 'content-encoding': 'gzip', vary: 'accept-encoding' } });
+    expect(answer.headers?.['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(gunzipSync(Buffer.from(answer.body!, 'base64')).toString('utf8'))).toEqual(JSON.parse(committed));
+  });
+
+  it('is served inflated, compact, to a client that does not accept gzip', async () => {
+    for (const accept of [undefined, 'identity', 'gzip;q=0, br', 'br;q=1, *;q=0']) {
+      // Act
+      const answer = await handler(openApiEvent(accept));
+      // Assess
+      expect(answer.headers).not.toHaveProperty('content-encoding');
+      expect(answer.isBase64Encoded).toBeUndefined();
+      expect(answer.body).toBe(JSON.stringify(JSON.parse(committed)));
+    }
+  });
+
+  it('reads Accept-Encoding as RFC 9110 does: codings case-insensitive, q-values, x-gzip and the * wildcard', () => {
+    const admits = ['gzip', 'GZIP', 'x-gzip', 'br, gzip;q=0.001', 'identity, * ;q=0.5', 'gzip ; q=1.0', 'deflate,gzip'];
+    const refuses = ['', 'identity', 'br, deflate', 'gzip;q=0', 'gzip; q=0.000', '*;q=0', 'gzip;q=0, *', 'gzip;q=zero', 'gzipped'];
+    expect(admits.filter((header) => !acceptsGzip(header))).toEqual([]);
+    expect(refuses.filter((header) => acceptsGzip(header))).toEqual([]);
   });
 
   it('is a valid OpenAPI 3.1 document', async () => {
@@ -41,6 +68,19 @@ describe('the OpenAPI document', () => {
     for (const event of Object.values(document.webhooks)) expect(event.post.parameters.map((p) => p.name)).toContain('Service-Signature');
   });
 });
+
+/** The event API Gateway builds for `GET /api/v1/openapi.json`, with the given Accept-Encoding header or none. */
+function openApiEvent(acceptEncoding: string | undefined): APIGatewayProxyEventV2 {
+  return {
+    version: '2.0',
+    routeKey: 'GET /api/v1/openapi.json',
+    rawPath: '/api/v1/openapi.json',
+    rawQueryString: '',
+    headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding },
+    isBase64Encoded: false,
+    requestContext: {} as APIGatewayProxyEventV2['requestContext'],
+  };
+}
 
 describe('the SDK types', () => {
   it('are generated from the committed document: run `npm run sdk:types` after `npm run openapi`', async () => {
