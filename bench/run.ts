@@ -3,6 +3,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { bundleTable, measureBundles } from './bundles.ts';
 import { measureCpu } from './cpu.ts';
+import { measureMandatedFloor } from './mandated.ts';
 import { makeAwsInspector, makeCallRecorder } from './calls.ts';
 import { rawStorageCalls, request, runLoad, sequentialP50, type Api } from './load.ts';
 import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
@@ -21,7 +22,7 @@ const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 3000);
 async function main(): Promise<void> {
   const out = resolve(process.env.BENCH_OUT ?? 'bench/results.json');
   process.stdout.write('bundles…\n');
-  const bundles = await measureBundles(10);
+  const bundles = await measureBundles(10, measureMandatedFloor);
 
   // The stack runs in this process, so the SDK middleware sees every request of the handlers it runs.
   // The reveal rate limit (120 a minute per credential by default) is raised so the load test measures reveals.

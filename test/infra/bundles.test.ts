@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundle, bundleFloor, type Built, LAMBDA_NODE_OPTIONS } from '../../bench/bundles.ts';
 import { bundledCommands } from '../../bench/floor.ts';
+import { MANDATED_PACKAGES, mandatedFloorSource, mandatedUseOf, packageBytes, usesMandated } from '../../bench/mandated.ts';
 import { FUNCTION_ENTRIES } from '../../shared/functions.ts';
 import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth } from './synth.ts';
 
@@ -209,6 +210,25 @@ describe('Lambda bundles', () => {
         powertools: [],
       });
     }
+  });
+
+  it.each(FUNCTION_NAMES)("gives %s a floor with the customer's libraries as it uses them (bench/mandated.ts), or none where it uses none", async (name) => {
+    // Prepare
+    const { fn, floor } = benchBuilds[name];
+    const use = mandatedUseOf(fn);
+    const isApi = !['openapi', 'webhook-fanout', 'delivery-worker', 'delivery-sweeper'].includes(name);
+    expect({ name, uses: usesMandated(use) }).toEqual({ name, uses: isApi });
+    if (!isApi) return;
+    // Act
+    const built = await bundle({ contents: mandatedFloorSource(name, use), name: `mandated-${name}` }, join(outdir.dir, 'mandated', name));
+    // Assess: each library weighs there what it weighs in the function (zod within 5%: a few helpers the function
+    // reaches through schema methods rather than the namespace), and none of the product's code came along (the
+    // credential alias both floors share aside)
+    for (const pkg of MANDATED_PACKAGES) {
+      const [here, inFunction] = [packageBytes(built, pkg), packageBytes(fn, pkg)];
+      expect({ name, pkg, close: inFunction > 0 && here <= inFunction && here >= inFunction * 0.95 }).toEqual({ name, pkg, close: true });
+    }
+    expect(Object.keys(built.inputs).filter((path) => /^(shared|functions)\//.test(path) && !(path in floor.inputs))).toEqual([]);
   });
 
   it('carries no measuring code: the AWS-call instrumentation of the bench and the budget tests stays outside', () => {

@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FUNCTION_ENTRIES } from '../shared/functions.ts';
+import { bundle, importPairs, moduleOf, type Built } from './bundles.ts';
+import { floorSource } from './floor.ts';
+
+/**
+ * The floor with the customer's libraries: a function's SDK floor (bench/floor.ts) that also carries what the
+ * function uses of the runtime libraries the customer named beside the AWS SDK (zod, @middy/core, aws-jwt-verify),
+ * used the way the function uses them, and nothing of the product's own code. Its bytes and import time over the SDK
+ * floor are what those libraries alone cost; what is left under a goal's ratio is the room for everything else.
+ */
+
+/** The customer-named runtime packages other than the AWS SDK (the CDK and vitest never reach a bundle). */
+export const MANDATED_PACKAGES = ['zod', '@middy/core', 'aws-jwt-verify'] as const;
+
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** What a function's own code uses of the mandated packages, read from the sources its bundle was built from. */
+export interface MandatedUse {
+  /** `z.<name>` (and `z.iso.<name>`) references to zod/mini's namespace, sorted. */
+  zod: string[];
+  /** Modules of aws-jwt-verify the code imports dynamically (loaded on the first JWT, bundled all the same). */
+  jwtModules: string[];
+  /** Whether the handler is a middy chain. */
+  middy: boolean;
+}
+
+/** Scans the project files of a bundle (metafile inputs outside node_modules) for their use of the mandated packages. */
+export function mandatedUseOf(fn: Built): MandatedUse {
+  const own = Object.keys(fn.inputs).filter((path) => /^(shared|functions)\/.*\.ts$/.test(path));
+  const zod = new Set<string>();
+  const jwtModules = new Set<string>();
+  let middy = false;
+  for (const path of own) {
+    const source = readFileSync(join(PROJECT_ROOT, path), 'utf8');
+    if (/from 'zod\/mini'/.test(source)) {
+      // Type positions (z.infer<…>) match too; a value reference to a type-only name is just undefined.
+      for (const match of source.matchAll(/\bz\.(iso\.)?([A-Za-z]\w*)/g)) zod.add(`z.${match[1] ?? ''}${match[2]}`);
+    }
+    for (const match of source.matchAll(/import\('(aws-jwt-verify[^']*)'\)/g)) jwtModules.add(match[1]!);
+    if (/^import middy from '@middy\/core';$/m.test(source)) middy = true;
+  }
+  return { zod: [...zod].sort(), jwtModules: [...jwtModules].sort(), middy };
+}
+
+/** Whether a function uses any mandated package at all (the webhook pipeline and the API description do not). */
+export function usesMandated(use: MandatedUse): boolean {
+  return use.zod.length > 0 || use.jwtModules.length > 0 || use.middy;
+}
+
+/** The floor handler's source with the function's use of the mandated packages added, and nothing else. */
+export function mandatedFloorSource(name: keyof typeof FUNCTION_ENTRIES, use: MandatedUse): string {
+  const lines = [floorSource(name, 'const floorHandler')];
+  if (use.zod.length > 0) lines.push("import * as z from 'zod/mini';", `export const zodInUse = [${use.zod.join(', ')}];`);
+  use.jwtModules.forEach((module, i) => lines.push(`export const loadJwt${i} = () => import('${module}');`));
+  if (use.middy) lines.push("import middy from '@middy/core';", 'export const handler = middy(floorHandler);');
+  else lines.push('export const handler = floorHandler;');
+  return `${lines.join('\n')}\n`;
+}
+
+/** One function's figures against the floor with the customer's libraries (`bundles.<function>.mandatedFloor`). */
+export interface MandatedFloorResult {
+  bytes: number;
+  /** Over the SDK floor: what the customer's libraries alone weigh. */
+  bytesRatio: number;
+  /** Median over interleaved pairs of its whole-process import time over the SDK floor's. */
+  importRatio: number;
+  /** Each mandated package's bytes here and in the function itself (equal when the scan found the function's use). */
+  packages: Record<string, { here: number; inFunction: number }>;
+  /** Bytes the function may still carry of its own code under the bytes goal: goal × floor − these bytes. */
+  roomAtGoalBytes: number;
+  /** The function's own code and other packages: its bytes minus these. */
+  restBytes: number;
+}
+
+/** Bundles a function's floor with the customer's libraries and measures it against the SDK floor. */
+export async function measureMandatedFloor(
+  name: keyof typeof FUNCTION_ENTRIES,
+  fn: Built,
+  floor: Built,
+  outdir: string,
+  pairs: number,
+  bytesGoal: number,
+): Promise<MandatedFloorResult | null> {
+  const use = mandatedUseOf(fn);
+  if (!usesMandated(use)) return null;
+  const built = await bundle({ contents: mandatedFloorSource(name, use), name: `mandated-${name}` }, outdir);
+  const ms = importPairs(built.file, floor.file, pairs);
+  const packages = Object.fromEntries(
+    MANDATED_PACKAGES.map((pkg) => [pkg, { here: packageBytes(built, pkg), inFunction: packageBytes(fn, pkg) }]),
+  );
+  return {
+    bytes: built.bytes,
+    bytesRatio: Math.round((built.bytes / floor.bytes) * 1000) / 1000,
+    importRatio: Math.round(ms.processRatio * 1000) / 1000,
+    packages,
+    roomAtGoalBytes: Math.round(bytesGoal * floor.bytes - built.bytes),
+    restBytes: fn.bytes - built.bytes,
+  };
+}
+
+/** Bytes a package puts in a bundle. */
+export function packageBytes(built: Built, pkg: string): number {
+  return Object.entries(built.inputs)
+    .filter(([path]) => moduleOf(path) === pkg)
+    .reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
+}
