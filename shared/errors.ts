@@ -42,6 +42,17 @@ export class ConflictError extends ApiError {
   override readonly status = 409;
 }
 
+/**
+ * A repeat of an Idempotency-Key while the first request with it still runs. `Retry-After` tells a client (the SDK
+ * does) that this conflict, unlike a taken slug, passes: retried with the same key, it gets the first one's answer.
+ */
+export class IdempotencyKeyInUseError extends ConflictError {
+  constructor() {
+    super('Idempotency-Key: the first request with this key is still running; retry later');
+    this.headers['Retry-After'] = '1';
+  }
+}
+
 export class LimitExceededError extends ApiError {
   override readonly code = 'LIMIT_EXCEEDED';
   override readonly status = 409;

@@ -10,7 +10,10 @@ export interface ClientOptions {
   token: string;
   /** Per attempt, in milliseconds (default 10,000). */
   timeoutMs?: number;
-  /** Retries of a 429, a 503 or a network failure (default 3); nothing else is retried. */
+  /**
+   * Retries of a 429, a 503, a network failure, or a write's 409 that names a `Retry-After` (its Idempotency-Key's
+   * first request is still running) (default 3); nothing else is retried.
+   */
   maxRetries?: number;
   /** How long `loadEnvironment` answers from memory (default 300 s). */
   cacheTtlSeconds?: number;
@@ -28,7 +31,10 @@ const MAX_RETRY_AFTER_MS = 60_000;
  * A fetch that retries only what is safe to retry: 429 (after `Retry-After`), 503 and network failures, with
  * exponential backoff and full jitter. Every write carries an `Idempotency-Key` that stays the same across its
  * retries, so a retried write that had in fact succeeded is answered from the first, never done twice (a reveal is
- * a read and is simply sent again). The caller's `signal` aborts every attempt and is never retried.
+ * a read and is simply sent again). A retry that reaches the server while the first attempt still runs there (it
+ * timed out on our side) is answered 409 with `Retry-After`; that one is waited out too, and the next attempt gets
+ * the first one's answer. A 409 without `Retry-After` (a taken slug, a changed `If-Match`) is the caller's. The
+ * caller's `signal` aborts every attempt and is never retried.
  */
 function retryingFetch(options: Required<Pick<ClientOptions, 'timeoutMs' | 'maxRetries'>> & { fetch: typeof fetch }): typeof fetch {
   return async (input, init) => {
@@ -47,7 +53,8 @@ function retryingFetch(options: Required<Pick<ClientOptions, 'timeoutMs' | 'maxR
         if (request.signal.aborted) throw error;
         failure = error;
       }
-      const retryable = failure !== undefined || response!.status === 429 || response!.status === 503;
+      const keyInUse = response?.status === 409 && request.headers.has('idempotency-key') && response.headers.has('retry-after');
+      const retryable = failure !== undefined || response!.status === 429 || response!.status === 503 || keyInUse;
       const retryAfter = Number(response?.headers.get('retry-after')) * 1000;
       if (!retryable || attempt >= options.maxRetries || retryAfter > MAX_RETRY_AFTER_MS) {
         if (failure !== undefined) throw failure;

@@ -3,7 +3,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { Clock } from '../clock.ts';
 import { idempotentAnswerContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
-import { ApiError, ConflictError, IdempotencyKeyReusedError, ValidationError } from '../errors.ts';
+import { ApiError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, ValidationError } from '../errors.ts';
 import type { IdempotencyRecord, IdempotencyRef, IdempotencyScope, StoredAnswer } from '../idempotency-scope.ts';
 import { buildAnswer } from './answer.ts';
 import { errorResponse, replayResponse, successResponse } from './envelope.ts';
@@ -51,8 +51,9 @@ function requestHash(event: ApiEvent, body: unknown): string {
  * `Idempotency-Key` on the routes that change state (decisions.md). The first request claims the key and runs; its
  * answer (2xx or 4xx) is recorded, in the change's own transaction where the change is one; a repeat with the same
  * request answers the recorded status and body with `Idempotent-Replayed: true` and changes nothing; a different
- * request with the key is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first runs is 409 CONFLICT. A 5xx gives the
- * key back, so the client may retry with it. Other routes ignore the header (the reveal routes refuse it earlier).
+ * request with the key is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first runs is 409 CONFLICT with
+ * `Retry-After: 1`. A 5xx gives the key back, so the client may retry with it. Other routes ignore the header (the
+ * reveal routes refuse it earlier).
  */
 export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiResult> {
   const seal = async (claim: IdempotencyClaim, status: number, body: string, secret: boolean): Promise<StoredAnswer> => {
@@ -87,12 +88,12 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
         // Given back (or expired) between our claim and our read: claim again.
         if (!record || record.state === 'released') continue;
         if (record.requestHash !== hash) throw new IdempotencyKeyReusedError('Idempotency-Key: was already used with a different request');
-        if (record.state !== 'done' || !record.answer) throw new ConflictError('Idempotency-Key: the first request with this key is still running; retry later');
+        if (record.state !== 'done' || !record.answer) throw new IdempotencyKeyInUseError();
         const body = await open(record.answer, ref);
         state.replay = replayResponse(state.requestId, record.answer.status, body);
         return;
       }
-      throw new ConflictError('Idempotency-Key: the first request with this key is still running; retry later');
+      throw new IdempotencyKeyInUseError();
     },
 
     after: async (request) => {

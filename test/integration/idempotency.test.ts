@@ -81,6 +81,7 @@ describe('Idempotency-Key', () => {
     expect(new Set(versions)).toEqual(new Set([1]));
     const conflicts = answers.filter((a) => a.status === 409);
     for (const conflict of conflicts) expect(conflict.body.error.message).toMatch(/still running/);
+    for (const conflict of conflicts) expect(conflict.headers.get('retry-after')).toBe('1');
   });
 
   it('replays an access key creation with the same token, and stores it only sealed', async () => {

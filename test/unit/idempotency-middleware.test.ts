@@ -88,7 +88,8 @@ describe('idempotency middleware', () => {
     const replay = await handle(event('POST /ok', 'k4'), context);
     expect(replay).toMatchObject({ statusCode: 201, body: '{"recorded":true}', headers: { 'idempotent-replayed': 'true' } });
     store.getIdempotency.mockResolvedValueOnce({ requestHash, state: 'running', answer: undefined } as never);
-    expect(JSON.parse((await handle(event('POST /ok', 'k4'), context)).body!).error.code).toBe('CONFLICT');
+    const running = await handle(event('POST /ok', 'k4'), context);
+    expect([JSON.parse(running.body!).error.code, running.headers?.['Retry-After']]).toEqual(['CONFLICT', '1']);
     store.getIdempotency.mockResolvedValueOnce({ requestHash: 'other', state: 'done', answer: { status: 201, body: '{}' } } as never);
     expect(JSON.parse((await handle(event('POST /ok', 'k4'), context)).body!).error.code).toBe('IDEMPOTENCY_KEY_REUSED');
   });

@@ -35,6 +35,39 @@ describe('the SDK client retries', () => {
     expect(keys[1]).toBe(keys[0]);
   });
 
+  it("waits out a write's 409 that names a Retry-After (its key's first request still running), with the same key", async () => {
+    // Prepare
+    const keys: (string | null)[] = [];
+    const inUse = () => new Response(JSON.stringify({ data: null, error: { code: 'CONFLICT', message: 'still running' }, meta: {} }), { status: 409, headers: { 'retry-after': '0.01' } });
+    const client = createClient({
+      baseUrl: 'http://api.test',
+      token: 't',
+      fetch: async (input) => {
+        keys.push((input as Request).headers.get('idempotency-key'));
+        return keys.length < 3 ? inUse() : new Response(JSON.stringify({ data: { id: 'proj_1' }, error: null, meta: {} }), { status: 201 });
+      },
+    });
+    // Act
+    const result = await client.api.POST('/api/v1/projects', { body: { name: 'p' } });
+    // Assess
+    expect(result.response.status).toBe(201);
+    expect(keys).toHaveLength(3);
+    expect(new Set(keys).size).toBe(1);
+  });
+
+  it('gives any other 409 to the caller at once: a conflict without Retry-After, or one on a request without a key', async () => {
+    // Prepare
+    let calls = 0;
+    const conflict = (headers: Record<string, string>) => async () => (calls++, new Response(JSON.stringify({ data: null, error: { code: 'CONFLICT', message: 'slug taken' }, meta: {} }), { status: 409, headers }));
+    const plain = createClient({ baseUrl: 'http://api.test', token: 't', fetch: conflict({}) });
+    const keyless = createClient({ baseUrl: 'http://api.test', token: 't', fetch: conflict({ 'retry-after': '0.01' }) });
+    // Act
+    const taken = await plain.api.POST('/api/v1/projects', { body: { name: 'p' } });
+    const read = await keyless.api.GET('/api/v1/projects');
+    // Assess
+    expect([taken.response.status, read.response.status, calls]).toEqual([409, 409, 2]);
+  });
+
   it("stops at the caller's abort signal and does not retry it", async () => {
     // Prepare
     let calls = 0;
