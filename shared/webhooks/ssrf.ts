@@ -1,9 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
-
-type Address = ipaddr.IPv4 | ipaddr.IPv6;
-type Cidr = [Address, number];
+import { cidr, inCidr, parseCidr, parseIpv4, parseIpv6, rangeOf } from './ip-ranges.ts';
+import type { Cidr, IpBytes } from './ip-ranges.ts';
 
 /** CIDRs exempt from the guard, from `WEBHOOK_ALLOW_PRIVATE_CIDRS` (the local stack and tests; never set in AWS). */
 export type AllowedCidrs = readonly Cidr[];
@@ -23,8 +21,6 @@ export type UrlCheck = { ok: true; url: URL; addresses: string[] } | { ok: false
 /** The system resolver, as the sender and the registration check use it in production. */
 export const systemLookup: LookupAll = (hostname) => dnsLookup(hostname, { all: true, order: 'verbatim' });
 
-const cidr = (spec: string): Cidr => ipaddr.parseCIDR(spec);
-
 // Only the well-known NAT64 prefix has a fixed place for the IPv4 address (RFC 6052: the last 32 bits).
 const NAT64_WELL_KNOWN = cidr('64:ff9b::/96');
 const IPV4_COMPATIBLE = cidr('::/96');
@@ -34,7 +30,8 @@ const V4_DOCUMENTATION = [cidr('192.0.2.0/24'), cidr('198.51.100.0/24'), cidr('2
 const V4_BENCHMARKING = cidr('198.18.0.0/15');
 const V6_DOCUMENTATION = [cidr('2001:db8::/32'), cidr('3fff::/20')];
 
-// ipaddr.js range names → the words a customer reads. Anything not listed still blocks, under its range name.
+// ipaddr.js range names (ip-ranges.ts keeps them) → the words a customer reads. Anything not listed still blocks,
+// under its range name.
 const V4_REASONS: Record<string, string> = {
   unspecified: 'unspecified (0.0.0.0/8)',
   broadcast: 'broadcast',
@@ -65,69 +62,72 @@ const V6_REASONS: Record<string, string> = {
 export function parseAllowedCidrs(spec: string | undefined): AllowedCidrs {
   const entries = (spec ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
   return entries.map((entry) => {
-    // Dotted-quad only: "0177.0.0.1/8" would otherwise be read as octal and allow something unexpected.
-    if (!ipaddr.IPv6.isValidCIDR(entry) && !ipaddr.IPv4.isValidCIDRFourPartDecimal(entry)) {
+    // Dotted-quad only (parseCidr): "0177.0.0.1/8" would otherwise be read as octal and allow something unexpected.
+    const parsed = parseCidr(entry);
+    if (parsed === undefined) {
       throw new Error(`WEBHOOK_ALLOW_PRIVATE_CIDRS: "${entry}" is not a CIDR such as 127.0.0.0/8 or ::1/128`);
     }
-    return cidr(entry);
+    return parsed;
   });
 }
 
 /**
- * Why a webhook may not connect to `address`, or undefined when it may: only public unicast addresses (ipaddr.js
- * range `unicast`, and for IPv6 inside 2000::/3) pass, unless the address is inside an allowed CIDR. Addresses
- * that embed an IPv4 address are judged by it (IPv4-mapped, well-known NAT64) or blocked outright (6to4, Teredo,
- * IPv4-compatible, local-use NAT64), since a relay or translator would deliver them to that IPv4 address.
+ * Why a webhook may not connect to `address`, or undefined when it may: only public unicast addresses (range
+ * `unicast` in ip-ranges.ts, and for IPv6 inside 2000::/3) pass, unless the address is inside an allowed CIDR.
+ * Addresses that embed an IPv4 address are judged by it (IPv4-mapped, well-known NAT64) or blocked outright (6to4,
+ * Teredo, IPv4-compatible, local-use NAT64), since a relay or translator would deliver them to that IPv4 address.
  */
 export function blockedReason(address: string, allow: AllowedCidrs): string | undefined {
   // Strict syntax: resolvers and the WHATWG parser only produce canonical forms; anything else is suspicious.
   if (isIP(address) === 0) return 'not an IP address';
-  let parsed = ipaddr.parse(withHexTail(address));
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    const v4 = (parsed as ipaddr.IPv6).toIPv4Address();
+  const parsed = addressBytes(address);
+  if (rangeOf(parsed) === 'ipv4Mapped') {
+    const v4 = parsed.subarray(12);
     if (isAllowed(v4, allow)) return undefined;
     const reason = ipv4Reason(v4);
-    return reason && `IPv4-mapped ${v4.toString()}: ${reason}`;
+    return reason && `IPv4-mapped ${v4.join('.')}: ${reason}`;
   }
   if (isAllowed(parsed, allow)) return undefined;
-  return parsed.kind() === 'ipv4' ? ipv4Reason(parsed as ipaddr.IPv4) : ipv6Reason(parsed as ipaddr.IPv6);
+  return parsed.length === 4 ? ipv4Reason(parsed) : ipv6Reason(parsed);
 }
 
 /**
- * An IPv6 address whose last 32 bits are written as a dotted quad, rewritten in hex. ipaddr.js reads `::8.8.8.8`
- * as the IPv4-mapped `::ffff:8.8.8.8`, but it is the IPv4-compatible `::808:808` (::/96), which the guard blocks as
- * the README says; the rewrite makes both spellings of one address get one verdict.
+ * The bytes of an address isIP has passed. `::8.8.8.8` is the IPv4-compatible `::808:808` (::/96), which the guard
+ * blocks as the README says, not the IPv4-mapped `::ffff:8.8.8.8` ipaddr.js read it as, so that both spellings of one
+ * address get one verdict. With a zone id (`::8.8.8.8%eth0`) the guard always kept ipaddr.js's reading, and threw
+ * on a zone id holding `-`, `.` or `:` (isIP allows them, ipaddr.js did not); no URL host or resolver answer carries
+ * a zone id, and replacing ipaddr.js was not to change a verdict, so both stay.
  */
-function withHexTail(address: string): string {
-  const dotted = /^(.*:)(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address);
-  if (!dotted) return address;
-  const [a, b, c, d] = dotted.slice(2).map(Number) as [number, number, number, number];
-  return `${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+function addressBytes(address: string): IpBytes {
+  const bareColonsTail = address.includes('%') ? 'mapped' : 'compatible';
+  const bytes = address.includes(':') ? parseIpv6(address, bareColonsTail) : parseIpv4(address);
+  if (bytes === undefined) throw new Error(`the SSRF guard cannot read the address ${address}`);
+  return bytes;
 }
 
-function isAllowed(address: Address, allow: AllowedCidrs): boolean {
-  return allow.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
+function isAllowed(address: IpBytes, allow: AllowedCidrs): boolean {
+  return allow.some((network) => inCidr(address, network));
 }
 
-function ipv4Reason(address: ipaddr.IPv4): string | undefined {
-  const range = address.range();
+function ipv4Reason(address: IpBytes): string | undefined {
+  const range = rangeOf(address);
   if (range === 'unicast') return undefined;
   if (range === 'reserved') {
-    if (V4_DOCUMENTATION.some((network) => address.match(network))) return 'documentation';
-    if (address.match(V4_BENCHMARKING)) return 'benchmarking (198.18.0.0/15)';
+    if (V4_DOCUMENTATION.some((network) => inCidr(address, network))) return 'documentation';
+    if (inCidr(address, V4_BENCHMARKING)) return 'benchmarking (198.18.0.0/15)';
   }
   return V4_REASONS[range] ?? `special-purpose (${range})`;
 }
 
-function ipv6Reason(address: ipaddr.IPv6): string | undefined {
-  const range = address.range();
+function ipv6Reason(address: IpBytes): string | undefined {
+  const range = rangeOf(address);
   if (range === 'rfc6052') return nat64Reason(address);
-  if (range === '6to4') return embeddingReason('6to4 (2002::/16)', embeddedIpv4(address, 2));
-  if (range === 'uniqueLocal' && address.match(TAILSCALE_V6)) return 'Tailscale (fd7a:115c:a1e0::/48)';
-  if (range === 'reserved' && V6_DOCUMENTATION.some((network) => address.match(network))) return 'documentation';
+  if (range === '6to4') return embeddingReason('6to4 (2002::/16)', address.subarray(2, 6));
+  if (range === 'uniqueLocal' && inCidr(address, TAILSCALE_V6)) return 'Tailscale (fd7a:115c:a1e0::/48)';
+  if (range === 'reserved' && V6_DOCUMENTATION.some((network) => inCidr(address, network))) return 'documentation';
   if (range !== 'unicast') return V6_REASONS[range] ?? `special-purpose (${range})`;
-  if (address.match(IPV4_COMPATIBLE)) return embeddingReason('IPv4-compatible (::/96)', embeddedIpv4(address, 12));
-  if (!address.match(GLOBAL_UNICAST_V6)) return 'not global unicast (outside 2000::/3)';
+  if (inCidr(address, IPV4_COMPATIBLE)) return embeddingReason('IPv4-compatible (::/96)', address.subarray(12));
+  if (!inCidr(address, GLOBAL_UNICAST_V6)) return 'not global unicast (outside 2000::/3)';
   return undefined;
 }
 
@@ -136,21 +136,17 @@ function ipv6Reason(address: ipaddr.IPv6): string | undefined {
  * embedded IPv4 address is public; local-use prefixes place the IPv4 address where their operator chose, so they
  * cannot be checked and are blocked.
  */
-function nat64Reason(address: ipaddr.IPv6): string | undefined {
-  if (!address.match(NAT64_WELL_KNOWN)) return 'local-use NAT64 (64:ff9b:1::/48)';
-  const v4 = embeddedIpv4(address, 12);
+function nat64Reason(address: IpBytes): string | undefined {
+  if (!inCidr(address, NAT64_WELL_KNOWN)) return 'local-use NAT64 (64:ff9b:1::/48)';
+  const v4 = address.subarray(12);
   const reason = ipv4Reason(v4);
-  return reason && `NAT64 (64:ff9b::/96) of ${v4.toString()}: ${reason}`;
+  return reason && `NAT64 (64:ff9b::/96) of ${v4.join('.')}: ${reason}`;
 }
 
 /** Always a reason: these transition forms are blocked whatever they embed; the embedded address helps the reader. */
-function embeddingReason(form: string, v4: ipaddr.IPv4): string {
+function embeddingReason(form: string, v4: IpBytes): string {
   const reason = ipv4Reason(v4);
-  return reason ? `${form} of ${v4.toString()}: ${reason}` : `${form} of ${v4.toString()}`;
-}
-
-function embeddedIpv4(address: ipaddr.IPv6, byteOffset: number): ipaddr.IPv4 {
-  return ipaddr.fromByteArray(address.toByteArray().slice(byteOffset, byteOffset + 4)) as ipaddr.IPv4;
+  return reason ? `${form} of ${v4.join('.')}: ${reason}` : `${form} of ${v4.join('.')}`;
 }
 
 /** The host of a URL as a resolver or socket wants it: IPv6 literals lose their brackets. */
