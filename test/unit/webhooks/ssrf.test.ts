@@ -111,6 +111,79 @@ describe('blockedReason', () => {
     expect(reason).toBeUndefined();
   });
 
+  // First and last address of blocked ranges, and where ranges overlap or nest, the neighbour on the other side.
+  it.each([
+    ['10.0.0.0', 'private'],
+    ['127.0.0.0', 'loopback'],
+    ['127.255.255.255', 'loopback'],
+    ['169.254.0.0', 'link-local (169.254.0.0/16, cloud metadata)'],
+    ['169.254.255.255', 'link-local (169.254.0.0/16, cloud metadata)'],
+    ['100.64.0.0', 'carrier-grade NAT / tailnet (100.64.0.0/10)'],
+    ['100.127.255.255', 'carrier-grade NAT / tailnet (100.64.0.0/10)'],
+    ['198.18.0.0', 'benchmarking (198.18.0.0/15)'],
+    ['198.19.255.255', 'benchmarking (198.18.0.0/15)'],
+    ['224.0.0.0', 'multicast'],
+    ['239.255.255.255', 'multicast'],
+    ['240.0.0.0', 'reserved'],
+    ['255.255.255.254', 'reserved'],
+    ['255.255.255.255', 'broadcast'],
+    ['fc00::', 'unique local (fc00::/7)'],
+    ['fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'unique local (fc00::/7)'],
+    ['fe00::', 'not global unicast (outside 2000::/3)'],
+    ['fe80::', 'link-local (fe80::/10)'],
+    ['febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'link-local (fe80::/10)'],
+    ['fec0::', 'site-local (fec0::/10)'],
+    ['fd7a:115c:a1df:ffff:ffff:ffff:ffff:ffff', 'unique local (fc00::/7)'],
+    ['fd7a:115c:a1e0:ffff:ffff:ffff:ffff:ffff', 'Tailscale (fd7a:115c:a1e0::/48)'],
+    ['1fff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', 'not global unicast (outside 2000::/3)'],
+    ['2001::', 'Teredo (2001::/32)'],
+    ['2001:0:ffff:ffff:ffff:ffff:ffff:ffff', 'Teredo (2001::/32)'],
+    ['2001:1::', 'reserved'],
+    ['2001:1ff:ffff:ffff:ffff:ffff:ffff:ffff', 'reserved'],
+    ['2001:db8::', 'documentation'],
+    ['2001:db8:ffff:ffff:ffff:ffff:ffff:ffff', 'documentation'],
+    ['3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff', 'documentation'],
+    ['2002::', '6to4 (2002::/16) of 0.0.0.0: unspecified (0.0.0.0/8)'],
+    ['2002:ffff:ffff:ffff:ffff:ffff:ffff:ffff', '6to4 (2002::/16) of 255.255.255.255: broadcast'],
+    ['64:ff9b::', 'NAT64 (64:ff9b::/96) of 0.0.0.0: unspecified (0.0.0.0/8)'],
+    ['64:ff9b::ffff:ffff', 'NAT64 (64:ff9b::/96) of 255.255.255.255: broadcast'],
+    ['64:ff9b::1:0:0', 'not global unicast (outside 2000::/3)'],
+    ['::fffe:ffff:ffff', 'not global unicast (outside 2000::/3)'],
+    ['::ffff:0:0', 'IPv4-mapped 0.0.0.0: unspecified (0.0.0.0/8)'],
+    ['::ffff:ffff:ffff', 'IPv4-mapped 255.255.255.255: broadcast'],
+    ['::1:0:0:0', 'not global unicast (outside 2000::/3)'],
+  ])('blocks the range edge %s (%s)', (address, expected) => {
+    // Prepare / Act
+    const reason = blockedReason(address, NO_ALLOW);
+
+    // Assess
+    expect(reason).toBe(expected);
+  });
+
+  it.each([
+    '9.255.255.255',
+    '11.0.0.0',
+    '126.255.255.255',
+    '128.0.0.0',
+    '169.253.255.255',
+    '198.17.255.255',
+    '198.20.0.0',
+    '223.255.255.255',
+    '2000::',
+    '2001:200::',
+    '2001:db7:ffff:ffff:ffff:ffff:ffff:ffff',
+    '2001:db9::',
+    '2001:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+    '2003::',
+    '3fff:1000::',
+  ])('allows %s, just outside a blocked range', (address) => {
+    // Prepare / Act
+    const reason = blockedReason(address, NO_ALLOW);
+
+    // Assess
+    expect(reason).toBeUndefined();
+  });
+
   it('lets an allowed CIDR through and nothing else', () => {
     // Prepare
     const allow = parseAllowedCidrs('127.0.0.0/8');
@@ -121,6 +194,19 @@ describe('blockedReason', () => {
     expect(blockedReason('10.0.0.1', allow)).toBe('private');
     expect(blockedReason('::1', allow)).toBe('loopback');
     expect(blockedReason('64:ff9b::7f00:1', allow)).toContain('NAT64');
+  });
+
+  it('lets an allowed CIDR through up to its last address, and not one past it', () => {
+    // Prepare
+    const allow = parseAllowedCidrs('10.0.0.0/9,fd00::/8');
+
+    // Act / Assess
+    expect(blockedReason('10.0.0.0', allow)).toBeUndefined();
+    expect(blockedReason('10.127.255.255', allow)).toBeUndefined();
+    expect(blockedReason('10.128.0.0', allow)).toBe('private');
+    expect(blockedReason('fd00::', allow)).toBeUndefined();
+    expect(blockedReason('fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', allow)).toBeUndefined();
+    expect(blockedReason('fcff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', allow)).toBe('unique local (fc00::/7)');
   });
 });
 
@@ -138,6 +224,27 @@ describe('parseAllowedCidrs', () => {
     // Prepare / Act / Assess
     expect(() => parseAllowedCidrs(`127.0.0.0/8,${entry}`)).toThrow(`WEBHOOK_ALLOW_PRIVATE_CIDRS: "${entry}"`);
   });
+
+  it.each([
+    ['127.0.0.0/08', '127.0.0.0/8'],
+    ['0.0.0.0/0', '0.0.0.0/0'],
+    ['::1/0128', '::1/128'],
+    ['FE80:0:0:0:0:0:0:0/10', 'fe80::/10'],
+  ])('reads the entry %s as %s', (entry, expected) => {
+    // Prepare / Act
+    const allow = parseAllowedCidrs(entry);
+
+    // Assess
+    expect(allow.map(([network, bits]) => `${network.toString()}/${bits}`)).toEqual([expected]);
+  });
+
+  it.each(['010.0.0.0/8', '10.0.0.00/8', '0x7f.0.0.0/8', '127.1/8', '127.0.0.0 /8', '127.0.0.0/ 8', '127.0.0.0/+8', '::1/0129', '1::2::3/64', '[::1]/128'])(
+    'refuses the entry %s, which is not four-part decimal IPv4 or IPv6 with a prefix in range',
+    (entry) => {
+      // Prepare / Act / Assess
+      expect(() => parseAllowedCidrs(entry)).toThrow(`WEBHOOK_ALLOW_PRIVATE_CIDRS: "${entry}" is not a CIDR such as 127.0.0.0/8 or ::1/128`);
+    },
+  );
 });
 
 describe('checkWebhookUrl', () => {
