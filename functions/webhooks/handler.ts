@@ -10,10 +10,10 @@ const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
 const cipher = signingCipherFromConfig(config);
 
-// The SSRF guard (ipaddr.js, the resolver, and the sender it shares a module with) serves only the routes that
-// register an endpoint or change its url, so it is loaded on the first of them, not at cold start. A configured
-// allow-list (WEBHOOK_ALLOW_PRIVATE_CIDRS, never set by the CDK stack) is still parsed at cold start: a malformed
-// one fails there, as it always has.
+// The SSRF guard (ssrf.ts with its hand-written range table in ip-ranges.ts, the resolver, and the sender it shares a
+// module with) serves only the routes that register an endpoint or change its url, so it is loaded on the first of
+// them, not at cold start. A configured allow-list (WEBHOOK_ALLOW_PRIVATE_CIDRS, never set by the CDK stack) is still
+// parsed at cold start: a malformed one fails there, as it always has.
 let guard: Promise<{ checkUrl: WebhookServiceDeps['checkUrl'] }> | undefined;
 const loadGuard = () => (guard ??= import('../../shared/webhooks/guarded-http.ts').then(({ guardedHttpFromConfig }) => guardedHttpFromConfig(config)));
 if (config.webhooks.allowPrivateCidrs) await loadGuard();
