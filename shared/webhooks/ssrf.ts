@@ -76,11 +76,20 @@ export function parseAllowedCidrs(spec: string | undefined): AllowedCidrs {
  * `unicast` in ip-ranges.ts, and for IPv6 inside 2000::/3) pass, unless the address is inside an allowed CIDR.
  * Addresses that embed an IPv4 address are judged by it (IPv4-mapped, well-known NAT64) or blocked outright (6to4,
  * Teredo, IPv4-compatible, local-use NAT64), since a relay or translator would deliver them to that IPv4 address.
+ * An address with a zone id (`fe80::1%eth0`) is judged without it, and never passes.
  */
 export function blockedReason(address: string, allow: AllowedCidrs): string | undefined {
   // Strict syntax: resolvers and the WHATWG parser only produce canonical forms; anything else is suspicious.
   if (isIP(address) === 0) return 'not an IP address';
-  const parsed = addressBytes(address);
+  const zone = address.indexOf('%');
+  const reason = reasonFor(addressBytes(zone === -1 ? address : address.slice(0, zone)), allow);
+  // A zone id ties an address to one of this host's interfaces, which only a non-global address needs: whatever the
+  // address before it, a scoped one is never a public destination.
+  if (zone !== -1 && reason === undefined) return 'scoped to an interface (zone id)';
+  return reason;
+}
+
+function reasonFor(parsed: IpBytes, allow: AllowedCidrs): string | undefined {
   if (rangeOf(parsed) === 'ipv4Mapped') {
     const v4 = parsed.subarray(12);
     if (isAllowed(v4, allow)) return undefined;
@@ -92,15 +101,12 @@ export function blockedReason(address: string, allow: AllowedCidrs): string | un
 }
 
 /**
- * The bytes of an address isIP has passed. `::8.8.8.8` is the IPv4-compatible `::808:808` (::/96), which the guard
- * blocks as the README says, not the IPv4-mapped `::ffff:8.8.8.8` ipaddr.js read it as, so that both spellings of one
- * address get one verdict. With a zone id (`::8.8.8.8%eth0`) the guard always kept ipaddr.js's reading, and threw
- * on a zone id holding `-`, `.` or `:` (isIP allows them, ipaddr.js did not); no URL host or resolver answer carries
- * a zone id, and replacing ipaddr.js was not to change a verdict, so both stay.
+ * The bytes of an address isIP has passed, its zone id taken off. `::8.8.8.8` is the IPv4-compatible `::808:808`
+ * (::/96), which the guard blocks as the README says, not the IPv4-mapped `::ffff:8.8.8.8` ipaddr.js read it as, so
+ * that both spellings of one address get one verdict.
  */
 function addressBytes(address: string): IpBytes {
-  const bareColonsTail = address.includes('%') ? 'mapped' : 'compatible';
-  const bytes = address.includes(':') ? parseIpv6(address, bareColonsTail) : parseIpv4(address);
+  const bytes = address.includes(':') ? parseIpv6(address, 'compatible') : parseIpv4(address);
   if (bytes === undefined) throw new Error(`the SSRF guard cannot read the address ${address}`);
   return bytes;
 }
