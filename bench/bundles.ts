@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
+import { lambdaBuildOptions, pruneUnreachable } from '../lib/lambda-bundle.ts';
 import { FUNCTION_ENTRIES } from '../shared/functions.ts';
 import { floorSource } from './floor.ts';
 import type { MandatedFloorResult } from './mandated.ts';
@@ -12,9 +13,6 @@ import { quantile } from './stats.ts';
 
 /** Every Lambda of the stack: the route groups and the webhook pipeline's three. */
 export const FUNCTIONS: Record<string, string> = FUNCTION_ENTRIES;
-
-/** Module substitutions of the Lambda bundles (the same map lib/service-function.ts passes to esbuild). */
-export const LAMBDA_ALIASES = { '@aws-sdk/credential-provider-node': './shared/clients/lambda-credentials.ts' };
 
 /** The repository root, where the CDK stack runs esbuild (aliases and entries are relative to it). */
 const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -25,48 +23,57 @@ export interface Built {
   file: string;
   /** Every file of the asset, source maps included, by name. */
   files: string[];
-  /** Bytes of every code file of the asset (all chunks, if a bundle is ever split); source maps are not counted. */
+  /** Bytes of every code file of the asset (index.mjs and every chunk); source maps are not counted. */
   bytes: number;
+  /** The code files a cold start reads: index.mjs and the chunks it imports statically, and theirs. */
+  initFiles: string[];
+  /** Their bytes. */
+  initBytes: number;
   gzipBytes: number;
-  /** Each input's bytes in the code, from esbuild's metafile. */
+  /** Each input's bytes in the code (all files), from esbuild's metafile. */
   inputs: Metafile['outputs'][string]['inputs'];
 }
 
 /**
- * Bundles an entry file, or a generated source (a floor handler), the way the CDK stack does
- * (lib/service-function.ts): minified, tree-shaken ESM for Node 24 with an external source map without sources,
- * into `outdir/index.mjs`. test/infra/bundles.test.ts checks that this gives the stack's asset byte for byte.
+ * Bundles an entry file, or a generated source (a floor handler, written to a scratch file in the project so that
+ * it resolves packages as an entry does), exactly as the CDK stack does (lib/lambda-bundle.ts), into
+ * `outdir/index.mjs` and its chunks. test/infra/bundles.test.ts checks that this gives the stack's asset byte for byte.
  */
 export async function bundle(source: { entry: string } | { contents: string; name: string }, outdir: string): Promise<Built> {
   mkdirSync(outdir, { recursive: true });
-  const result = await build({
-    ...('entry' in source
-      ? { entryPoints: [source.entry] }
-      : { stdin: { contents: source.contents, resolveDir: PROJECT_ROOT, sourcefile: `${source.name}.ts`, loader: 'ts' as const } }),
-    absWorkingDir: PROJECT_ROOT,
-    outfile: join(outdir, 'index.mjs'),
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node24',
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    mainFields: ['module', 'main'],
-    banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-    alias: LAMBDA_ALIASES,
-    metafile: true,
-    logLevel: 'error',
-  });
-  const outputs = Object.entries(result.metafile.outputs);
-  const code = outputs.filter(([path]) => /\.m?js$/.test(path)).map(([path]) => readFileSync(join(PROJECT_ROOT, path)));
-  const main = outputs.find(([path]) => path.endsWith('index.mjs'))!;
+  const scratch = 'contents' in source ? mkdtempSync(join(PROJECT_ROOT, '.bench-src-')) : undefined;
+  try {
+    const entry = scratch === undefined ? join(PROJECT_ROOT, (source as { entry: string }).entry) : join(scratch, `${(source as { name: string }).name}.ts`);
+    if (scratch !== undefined) writeFileSync(entry, (source as { contents: string }).contents);
+    const result = await build(lambdaBuildOptions(entry, outdir));
+    return built(result.metafile!, pruneUnreachable(result.metafile!), outdir);
+  } finally {
+    if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The figures of a build from its metafile: bytes of all code and of what a cold start reads, inputs over all files. */
+function built(metafile: Metafile, kept: string[], outdir: string): Built {
+  const outputs = Object.entries(metafile.outputs).filter(([path]) => kept.includes(path));
+  const code = outputs.filter(([path]) => /\.m?js$/.test(path));
+  const read = (path: string) => readFileSync(join(PROJECT_ROOT, path));
+  const main = code.find(([path]) => path.endsWith('index.mjs'))!;
+  const atInit = new Set([main[0]]);
+  for (const path of atInit) {
+    for (const i of metafile.outputs[path]!.imports) if (i.kind === 'import-statement' && !i.external) atInit.add(i.path);
+  }
+  const inputs: Built['inputs'] = {};
+  for (const [, output] of code) {
+    for (const [path, input] of Object.entries(output.inputs)) inputs[path] = { bytesInOutput: (inputs[path]?.bytesInOutput ?? 0) + input.bytesInOutput };
+  }
   return {
     file: join(outdir, 'index.mjs'),
     files: outputs.map(([path]) => basename(path)).sort(),
-    bytes: code.reduce((sum, buffer) => sum + buffer.length, 0),
-    gzipBytes: code.reduce((sum, buffer) => sum + gzipSync(buffer).length, 0),
-    inputs: main[1].inputs,
+    bytes: code.reduce((sum, [path]) => sum + read(path).length, 0),
+    initFiles: [...atInit].map((path) => basename(path)).sort(),
+    initBytes: [...atInit].reduce((sum, path) => sum + read(path).length, 0),
+    gzipBytes: code.reduce((sum, [path]) => sum + gzipSync(read(path)).length, 0),
+    inputs,
   };
 }
 
@@ -82,7 +89,7 @@ export function bundleFloor(name: keyof typeof FUNCTION_ENTRIES, outdir: string)
 export function moduleOf(path: string): string {
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
   if (pkg) return pkg[1]!;
-  if (path.startsWith('<stdin>') || path.includes('floor-')) return 'floor handler';
+  if (path.startsWith('.bench-src-')) return 'floor handler';
   const parts = path.split('/');
   return parts.length > 2 ? parts.slice(0, 2).join('/') : path;
 }
@@ -252,16 +259,9 @@ export async function measureBundles(runs = 10, mandatedFloor?: FloorExtra) {
  * bundled the same way, against the empty handler (bytes, and milliseconds of import in a fresh process).
  */
 async function measureSdk(dir: string, empty: Built, runs: number) {
-  // Inside the project, so esbuild resolves the package as a customer's bundler would (node_modules).
-  const local = mkdtempSync(join(PROJECT_ROOT, '.bench-sdk-'));
-  const entry = join(local, 'sdk-user.ts');
-  writeFileSync(entry, "import { createClient, verifyWebhook } from '@secrets-service/sdk';\nexport const handler = async () => [createClient, verifyWebhook].length;\n");
-  let user: Built;
-  try {
-    user = await bundle({ entry }, join(dir, 'sdk-user'));
-  } finally {
-    rmSync(local, { recursive: true, force: true });
-  }
+  // Written inside the project (bundle's scratch file), so esbuild resolves the package as a customer's bundler would.
+  const contents = "import { createClient, verifyWebhook } from '@secrets-service/sdk';\nexport const handler = async () => [createClient, verifyWebhook].length;\n";
+  const user = await bundle({ contents, name: 'sdk-user' }, join(dir, 'sdk-user'));
   // A customer's function may run without source maps: both are imported without them, interleaved.
   const samples = Array.from({ length: runs }, () => [importOnce(user.file, ''), importOnce(empty.file, '')] as const);
   const overEmpty = quantile(samples.map(([a, b]) => a.importMs - b.importMs), 0.5)!;

@@ -1,13 +1,14 @@
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { AccountRootPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { buildSync } from 'esbuild';
+import { lambdaBuildOptions, pruneUnreachable } from './lambda-bundle.ts';
 import { patterns } from '../shared/store/keys.ts';
 import type { GsiName } from '../shared/store/table.ts';
 
@@ -16,17 +17,6 @@ export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)
 
 /** The name every function logs under (`SERVICE_NAME` in shared/config.ts). */
 export const SERVICE_NAME = 'secrets-service';
-
-/**
- * Module substitutions of the Lambda bundles (bench/bundles.ts builds with the same map). Lambda hands a function
- * its role's credentials in environment variables, so the SDK's default chain (SSO, INI, process, web identity,
- * IMDS, and the STS and SSO clients they carry) is replaced by the environment provider alone. Paths are relative
- * to the project root, where the local esbuild runs.
- */
-export const LAMBDA_ALIASES = { '@aws-sdk/credential-provider-node': './shared/clients/lambda-credentials.ts' } as const;
-
-/** Makes `require` exist in the ESM bundle, for the CommonJS dependencies that esbuild inlines. */
-const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
 /** DynamoDB data actions a function may be granted (TransactWriteItems is authorised per item action). */
 export type TableAction =
@@ -74,12 +64,12 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * A Node.js 24 arm64 Lambda bundled locally by esbuild into one minified ESM file (AWS SDK included and
- * tree-shaken), with its own role and log group; permissions are granted only through the `bind*` methods, each of
+ * A Node.js 24 arm64 Lambda bundled locally by esbuild (lib/lambda-bundle.ts: minified ESM, AWS SDK included and
+ * tree-shaken, what loads later in chunks of its own), with its own role and log group; permissions are granted only through the `bind*` methods, each of
  * which also tells the function what it bound (table name, key id).
  */
 export class ServiceFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly logGroup: LogGroup;
   readonly role: Role;
 
@@ -92,11 +82,9 @@ export class ServiceFunction extends Construct {
     // Its own role instead of AWSLambdaBasicExecutionRole: logs:* on every log group is more than it needs.
     this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     this.logGroup.grantWrite(this.role);
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, props.entry),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    this.function = new LambdaFunction(this, 'Function', {
+      code: bundledCode(props.entry),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize,
@@ -109,20 +97,6 @@ export class ServiceFunction extends Construct {
         SERVICE_NAME,
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         ...props.environment,
-      },
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        // Bundle everything, the SDK included: a pinned, tree-shaken SDK beats the runtime's on cold start.
-        externalModules: [],
-        minify: true,
-        sourceMap: true,
-        // Stack traces need only the mappings; embedding the sources would double the asset.
-        sourcesContent: false,
-        esbuildArgs: Object.fromEntries(Object.entries(LAMBDA_ALIASES).map(([from, to]) => [`--alias:${from}`, to])),
       },
     });
   }
@@ -205,4 +179,27 @@ export class ServiceFunction extends Construct {
 /** Construct ids from kebab-case names: `webhook-fanout` → `WebhookFanout`. */
 export function pascalCase(name: string): string {
   return name.replace(/(^|-)([a-z0-9])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * The function's code, bundled by the local esbuild as lib/lambda-bundle.ts says. NodejsFunction cannot split a
+ * bundle into chunks (it names one output file), so the asset is bundled here; the asset's hash is that of the
+ * output, as NodejsFunction's is. The Docker image is never used: local bundling always succeeds or throws.
+ */
+function bundledCode(entry: string): Code {
+  return Code.fromAsset(PROJECT_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      image: Runtime.NODEJS_24_X.bundlingImage,
+      // CDK's staging cache keys an asset on its source path and bundling options, not on the local bundler, so the
+      // entry is named here: without it every function of a synth would get the first one's code.
+      environment: { LAMBDA_ENTRY: entry },
+      local: {
+        tryBundle(outputDir: string): boolean {
+          pruneUnreachable(buildSync(lambdaBuildOptions(join(PROJECT_ROOT, entry), outputDir)).metafile!);
+          return true;
+        },
+      },
+    },
+  });
 }

@@ -1,0 +1,72 @@
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BuildOptions, Metafile } from 'esbuild';
+
+/** The repository root: entries and aliases are resolved from here, not from the cwd. */
+const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+
+/**
+ * Module substitutions of the Lambda bundles. Lambda hands a function its role's credentials in environment
+ * variables, so the SDK's default chain (SSO, INI, process, web identity, IMDS, and the STS and SSO clients they
+ * carry) is replaced by the environment provider alone. Paths are relative to the project root.
+ */
+export const LAMBDA_ALIASES = { '@aws-sdk/credential-provider-node': './shared/clients/lambda-credentials.ts' } as const;
+
+/** Makes `require` exist in the ESM bundle, for the CommonJS dependencies that esbuild inlines. */
+const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/**
+ * How every Lambda is bundled, by the stack (lib/service-function.ts) and by the bench (bench/bundles.ts) alike:
+ * everything bundled, the AWS SDK included (a pinned, tree-shaken SDK beats the runtime's on cold start), minified
+ * ESM for Node 24 into `outdir/index.mjs`, with external source maps without sources (stack traces need only the
+ * mappings; embedding the sources would double the asset).
+ *
+ * Split (esbuild `splitting`): what the code imports dynamically, `await import(…)`, lands in its own `chunk-*.mjs`,
+ * which Node reads only when that import first runs. So aws-jwt-verify (on the first JWT) and the webhooks function's
+ * SSRF guard and sender (on the first url check) cost nothing at a cold start that does not need them. Without
+ * splitting, esbuild inlines them into index.mjs, where V8 parses them at every cold start. Pass the build's metafile
+ * to `pruneUnreachable` afterwards.
+ */
+export function lambdaBuildOptions(entry: string, outdir: string): BuildOptions {
+  return {
+    entryPoints: { index: entry },
+    absWorkingDir: PROJECT_ROOT,
+    outdir,
+    chunkNames: 'chunk-[hash]',
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node24',
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    mainFields: ['module', 'main'],
+    banner: { js: ESM_REQUIRE_BANNER },
+    alias: LAMBDA_ALIASES,
+    logLevel: 'error',
+    metafile: true,
+  };
+}
+
+/**
+ * Deletes the chunks no import can reach from index.mjs, with their source maps. esbuild makes a chunk of every
+ * dynamic import it finds before tree shaking drops the code that held it, so the SDK leaves a few behind (bowser,
+ * 34 KB, for a browser user agent a Node function never computes): they would never load, only fill the asset.
+ * Returns the files kept, relative to the working directory, as the metafile names them.
+ */
+export function pruneUnreachable(metafile: Metafile): string[] {
+  const outputs = metafile.outputs;
+  const entry = Object.keys(outputs).find((path) => path.endsWith('index.mjs'))!;
+  const reachable = new Set([entry]);
+  for (const path of reachable) {
+    for (const edge of outputs[path]!.imports) if (!edge.external && edge.path in outputs) reachable.add(edge.path);
+  }
+  for (const path of Object.keys(outputs)) {
+    const code = path.endsWith('.map') ? path.slice(0, -'.map'.length) : path;
+    if (!reachable.has(code)) rmSync(join(PROJECT_ROOT, path), { force: true });
+  }
+  return Object.keys(outputs).filter((path) => reachable.has(path.endsWith('.map') ? path.slice(0, -'.map'.length) : path));
+}

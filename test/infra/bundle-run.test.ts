@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundle, LAMBDA_NODE_OPTIONS, type Built } from '../../bench/bundles.ts';
+import { FUNCTION_ENTRIES } from '../../shared/functions.ts';
+import { FUNCTION_NAMES, type FunctionName, makeOutdir } from './synth.ts';
+
+const run = promisify(execFile);
+
+/** What a bundle needs in its environment to load (values only need to parse; nothing is called). */
+const ENV = {
+  TABLE_NAME: 'bundle-run',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+  AWS_SECRET_ACCESS_KEY: 'secret',
+  KMS_KEY_ID: 'arn:aws:kms:us-east-1:111111111111:key/bundle-run',
+  DELIVERY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/bundle-run',
+  DELIVERY_QUEUE_ARN: 'arn:aws:sqs:us-east-1:111111111111:bundle-run',
+  SCHEDULER_GROUP: 'bundle-run',
+  SCHEDULER_ROLE_ARN: 'arn:aws:iam::111111111111:role/bundle-run',
+  POWERTOOLS_LOG_LEVEL: 'ERROR',
+  // A JWT's keys are fetched from here: nothing listens, so verification ends in the unreachable-keys path (503)
+  // after the verifier's chunks have loaded.
+  JWT_ISSUER: 'https://issuer.bundle-run.test',
+  JWT_AUDIENCE: 'bundle-run',
+  JWT_JWKS_URI: 'https://127.0.0.1:9/.well-known/jwks.json',
+};
+
+let outdir: Awaited<ReturnType<typeof makeOutdir>>;
+const built = {} as Record<FunctionName, Built>;
+
+beforeAll(async () => {
+  outdir = await makeOutdir('infra-bundle-run-');
+  for (const name of FUNCTION_NAMES) built[name] = await bundle({ entry: FUNCTION_ENTRIES[name] }, join(outdir.dir, name));
+}, 120_000);
+
+afterAll(async () => {
+  await outdir.cleanup();
+});
+
+/** Runs `script` as an ES module in a fresh Node (this one, the project's Node 24) with the stack's NODE_OPTIONS. */
+async function node(script: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, ...args], {
+    env: { PATH: process.env.PATH, ...ENV, NODE_OPTIONS: LAMBDA_NODE_OPTIONS },
+  });
+  return stdout;
+}
+
+describe('Lambda bundles, run', () => {
+  it.each(FUNCTION_NAMES)('loads every code file of %s (index.mjs and each chunk) in Node', async (name) => {
+    // Prepare
+    const files = (await readdir(join(outdir.dir, name))).filter((file) => file.endsWith('.mjs'));
+    // Act: a chunk that fails to link, or names a missing chunk, throws here
+    const loaded = await node(
+      "for (const file of process.argv.slice(1)) await import(file); process.stdout.write(String(process.argv.length - 1));",
+      ...files.map((file) => join(outdir.dir, name, file)),
+    );
+    // Assess
+    expect(Number(loaded)).toBe(files.length);
+    expect(built[name].files.filter((file) => file.endsWith('.mjs')).sort()).toEqual(files.sort());
+  });
+
+  it("answers a JWT request from the projects bundle after loading aws-jwt-verify's chunk, which a cold start does not read", async () => {
+    // Prepare: a well-formed RS256 JWT for the configured issuer (its keys cannot be fetched)
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const now = Math.floor(Date.now() / 1000);
+    const jwt = `${part({ alg: 'RS256', kid: 'k1', typ: 'JWT' })}.${part({ iss: ENV.JWT_ISSUER, aud: ENV.JWT_AUDIENCE, sub: 'u1', iat: now, exp: now + 300 })}.${Buffer.from('sig').toString('base64url')}`;
+    const event = {
+      version: '2.0',
+      routeKey: 'GET /api/v1/projects',
+      rawPath: '/api/v1/projects',
+      rawQueryString: '',
+      headers: { authorization: `Bearer ${jwt}` },
+      requestContext: { http: { method: 'GET', path: '/api/v1/projects', sourceIp: '127.0.0.1' }, requestId: 'r1' },
+      isBase64Encoded: false,
+    };
+    const dir = join(outdir.dir, 'projects');
+    const jwtChunks: string[] = [];
+    for (const file of built.projects.files.filter((f) => f.endsWith('.mjs'))) {
+      const map = JSON.parse(await readFile(join(dir, `${file}.map`), 'utf8')) as { sources: string[] };
+      if (map.sources.some((source) => source.includes('node_modules/aws-jwt-verify/'))) jwtChunks.push(file);
+    }
+    // Act: the modules Node loads at import and during the request, recorded by a module hook
+    const out = await node(
+      [
+        "import { registerHooks } from 'node:module';",
+        'const loaded = [];',
+        'registerHooks({ load(url, context, next) { loaded.push(url.split("/").pop()); return next(url, context); } });',
+        'const { handler } = await import(process.argv[1]);',
+        'const atImport = [...loaded];',
+        "const answer = await handler(JSON.parse(process.argv[2]), { getRemainingTimeInMillis: () => 10000, awsRequestId: 'r1' });",
+        'process.stdout.write(JSON.stringify({ status: answer.statusCode, body: JSON.parse(answer.body), atImport, later: loaded.slice(atImport.length) }));',
+      ].join('\n'),
+      join(dir, 'index.mjs'),
+      JSON.stringify(event),
+    );
+    // Assess: the enveloped refusal of the verifier's error path, reached through the chunk loaded on the request
+    const result = JSON.parse(out) as { status: number; body: { error: { code: string } }; atImport: string[]; later: string[] };
+    expect({ status: result.status, code: result.body.error.code }).toEqual({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    expect(jwtChunks.length).toBeGreaterThan(0);
+    expect(jwtChunks.filter((file) => result.atImport.includes(file))).toEqual([]);
+    expect(jwtChunks.filter((file) => result.later.includes(file))).toEqual(jwtChunks);
+    expect(result.atImport.filter((file) => file.endsWith('.mjs')).sort()).toEqual([...built.projects.initFiles].sort());
+  });
+});
