@@ -13,6 +13,11 @@ const trimmed: Check<string> = (raw) => (raw.trim() ? { value: raw.trim() } : { 
 const nonEmpty: Check<string> = (raw) => (raw ? { value: raw } : { rule: 'must not be empty' });
 /** A URL the WHATWG parser accepts, trimmed (and without tabs or line breaks, which the parser ignores). */
 const url: Check<string> = (raw) => (URL.canParse(raw.trim()) ? { value: raw.trim().replace(/[\t\n\r]/g, '') } : { rule: 'must be a URL' });
+/** An https URL: aws-jwt-verify fetches keys over https only, so anything else would refuse every JWT as invalid. */
+const httpsUrl: Check<string> = (raw) => {
+  const checked = url(raw);
+  return 'value' in checked && !checked.value.toLowerCase().startsWith('https:') ? { rule: 'must be an https URL' } : checked;
+};
 /** A whole number as JavaScript's Number() reads the string, within bounds. */
 const integer = (min: number, max: number): Check<number> => (raw) => {
   const value = Number(raw);
@@ -74,7 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     DYNAMODB_ENDPOINT: read('DYNAMODB_ENDPOINT', url),
     JWT_ISSUER: read('JWT_ISSUER', trimmed),
     JWT_AUDIENCE: read('JWT_AUDIENCE', trimmed),
-    JWT_JWKS_URI: read('JWT_JWKS_URI', url),
+    JWT_JWKS_URI: read('JWT_JWKS_URI', httpsUrl),
     JWT_WORKSPACE_CLAIM: read('JWT_WORKSPACE_CLAIM', nonEmpty) ?? 'workspace_id',
     /** When set (e.g. `at+jwt`), a JWT whose `typ` header differs is refused: an IdP's ID tokens are not access tokens. */
     JWT_REQUIRED_TYPE: read('JWT_REQUIRED_TYPE', trimmed),

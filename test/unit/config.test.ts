@@ -42,6 +42,11 @@ describe('loadConfig', () => {
     expect(config.jwt).toEqual({ issuer: 'https://idp/', audience: 'api', jwksUri: 'https://idp/jwks.json', workspaceClaim: 'workspace_id' });
   });
 
+  it('refuses a JWKS URL that is not https, which the verifier could never fetch', () => {
+    expect(() => loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/', JWT_AUDIENCE: 'api', JWT_JWKS_URI: 'http://idp/jwks.json' })).toThrow(/JWT_JWKS_URI.*https/);
+    expect(loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/', JWT_AUDIENCE: 'api', JWT_JWKS_URI: ' HTTPS://idp/jwks.json' }).jwt?.jwksUri).toBe('HTTPS://idp/jwks.json');
+  });
+
   it('names KMS or the local keyring, never both, and the key provider follows it', () => {
     expect(loadConfig({ TABLE_NAME: 't', KMS_KEY_ID: 'arn:aws:kms:k' }).encryption).toEqual({ kind: 'kms', keyId: 'arn:aws:kms:k' });
     expect(loadConfig({ TABLE_NAME: 't', LOCAL_KEYRING_FILE: '/tmp/k' }).encryption).toEqual({ kind: 'local', keyFile: '/tmp/k' });
