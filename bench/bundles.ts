@@ -2,10 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Metafile } from 'esbuild';
-import { lambdaBuildOptions, pruneUnreachable } from '../lib/lambda-bundle.ts';
+import { lambdaBuildOptions, PROJECT_ROOT, pruneUnreachable, reachableOutputs } from '../lib/lambda-bundle.ts';
 import { FUNCTION_ENTRIES } from '../shared/functions.ts';
 import { floorSource } from './floor.ts';
 import type { MandatedFloorResult } from './mandated.ts';
@@ -14,8 +13,6 @@ import { quantile } from './stats.ts';
 /** Every Lambda of the stack: the route groups and the webhook pipeline's three. */
 export const FUNCTIONS: Record<string, string> = FUNCTION_ENTRIES;
 
-/** The repository root, where the CDK stack runs esbuild (aliases and entries are relative to it). */
-const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** A bundle as the stack would ship it: every file, the code's bytes, and esbuild's account of where they come from. */
 export interface Built {
@@ -57,11 +54,7 @@ function built(metafile: Metafile, kept: string[], outdir: string): Built {
   const outputs = Object.entries(metafile.outputs).filter(([path]) => kept.includes(path));
   const code = outputs.filter(([path]) => /\.m?js$/.test(path));
   const read = (path: string) => readFileSync(join(PROJECT_ROOT, path));
-  const main = code.find(([path]) => path.endsWith('index.mjs'))!;
-  const atInit = new Set([main[0]]);
-  for (const path of atInit) {
-    for (const i of metafile.outputs[path]!.imports) if (i.kind === 'import-statement' && !i.external) atInit.add(i.path);
-  }
+  const atInit = reachableOutputs(metafile, ['import-statement']);
   const inputs: Built['inputs'] = {};
   for (const [, output] of code) {
     for (const [path, input] of Object.entries(output.inputs)) inputs[path] = { bytesInOutput: (inputs[path]?.bytesInOutput ?? 0) + input.bytesInOutput };
@@ -119,7 +112,7 @@ export function aboveFloor(fn: Built, floor: Built, top = 8): { module: string; 
 export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
 
 /** Cold-start configuration the handlers read at import (values only need to parse; nothing is called). */
-const IMPORT_ENV = {
+export const IMPORT_ENV = {
   TABLE_NAME: 'bench',
   AWS_REGION: 'us-east-1',
   KMS_KEY_ID: 'arn:aws:kms:us-east-1:111111111111:key/bench',

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FUNCTION_ENTRIES } from '../shared/functions.ts';
 import { bundle, importPairs, moduleOf, type Built } from './bundles.ts';
 import { floorSource } from './floor.ts';
+import { PROJECT_ROOT } from '../lib/lambda-bundle.ts';
 
 /**
  * The floor with the customer's libraries: a function's SDK floor (bench/floor.ts) that also carries what the
@@ -15,7 +15,6 @@ import { floorSource } from './floor.ts';
 /** The customer-named runtime packages other than the AWS SDK (the CDK and vitest never reach a bundle). */
 export const MANDATED_PACKAGES = ['zod', '@middy/core', 'aws-jwt-verify'] as const;
 
-const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** What a function's own code uses of the mandated packages, read from the sources its bundle was built from. */
 export interface MandatedUse {

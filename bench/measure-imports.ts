@@ -13,9 +13,12 @@ import { measureMandatedFloor } from './mandated.ts';
  * ratio to the SDK floor, for the functions that use them.
  * `node bench/measure-imports.ts [pairs] [--mandated] [function …]` (21 pairs and every function by default).
  */
-const [pairs = '21', ...rest] = process.argv.slice(2);
-const mandated = rest.includes('--mandated');
-const names = rest.filter((arg) => arg !== '--mandated');
+const args = process.argv.slice(2);
+const mandated = args.includes('--mandated');
+const pairs = args.find((arg) => /^\d+$/.test(arg)) ?? '21';
+const names = args.filter((arg) => arg !== '--mandated' && arg !== pairs);
+const unknown = names.filter((name) => !(name in FUNCTIONS));
+if (unknown.length > 0) throw new Error(`not a function: ${unknown.join(', ')} (functions: ${Object.keys(FUNCTIONS).join(', ')})`);
 const dir = mkdtempSync(join(tmpdir(), 'measure-imports-'));
 try {
   const extra = mandated ? '\twith libraries bytes ratio\twith libraries import ratio' : '';

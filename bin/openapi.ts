@@ -12,7 +12,7 @@ export function openApiText(): string {
  * short string literal. It is what a client that accepts gzip receives as is (every browser, curl --compressed,
  * fetch), about an eighth of the document's bytes on the wire; the function inflates it only for a client that does
  * not. A 113 KB literal cost the function's cold start 4 ms more than its floor (Node's source-map support scans a
- * file over 100 KB line by line); about 19 KB of base64 costs next to nothing. The bytes depend on the machine's zlib,
+ * file over 100 KB line by line); about 11 KB of base64 costs next to nothing. The bytes depend on the machine's zlib,
  * so the stale-document test compares the inflated document, not these bytes.
  */
 export function openApiModuleText(): string {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { BuildOptions, Metafile } from 'esbuild';
 
 /** The repository root: entries and aliases are resolved from here, not from the cwd. */
-const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 /**
  * Module substitutions of the Lambda bundles. Lambda hands a function its role's credentials in environment
@@ -58,15 +58,23 @@ export function lambdaBuildOptions(entry: string, outdir: string): BuildOptions 
  * Returns the files kept, relative to the working directory, as the metafile names them.
  */
 export function pruneUnreachable(metafile: Metafile): string[] {
+  const reachable = reachableOutputs(metafile, ['import-statement', 'dynamic-import']);
+  const codeOf = (path: string) => (path.endsWith('.map') ? path.slice(0, -'.map'.length) : path);
+  for (const path of Object.keys(metafile.outputs)) {
+    if (!reachable.has(codeOf(path))) rmSync(join(PROJECT_ROOT, path), { force: true });
+  }
+  return Object.keys(metafile.outputs).filter((path) => reachable.has(codeOf(path)));
+}
+
+/**
+ * The code outputs index.mjs reaches through imports of the given kinds, itself included: with static imports only,
+ * what a cold start reads; with dynamic ones too, everything that can ever load.
+ */
+export function reachableOutputs(metafile: Metafile, kinds: readonly Metafile['outputs'][string]['imports'][number]['kind'][]): Set<string> {
   const outputs = metafile.outputs;
-  const entry = Object.keys(outputs).find((path) => path.endsWith('index.mjs'))!;
-  const reachable = new Set([entry]);
+  const reachable = new Set([Object.keys(outputs).find((path) => path.endsWith('index.mjs'))!]);
   for (const path of reachable) {
-    for (const edge of outputs[path]!.imports) if (!edge.external && edge.path in outputs) reachable.add(edge.path);
+    for (const edge of outputs[path]!.imports) if (!edge.external && kinds.includes(edge.kind) && edge.path in outputs) reachable.add(edge.path);
   }
-  for (const path of Object.keys(outputs)) {
-    const code = path.endsWith('.map') ? path.slice(0, -'.map'.length) : path;
-    if (!reachable.has(code)) rmSync(join(PROJECT_ROOT, path), { force: true });
-  }
-  return Object.keys(outputs).filter((path) => reachable.has(path.endsWith('.map') ? path.slice(0, -'.map'.length) : path));
+  return reachable;
 }

@@ -1,5 +1,4 @@
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { AssetHashType, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { AccountRootPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -8,12 +7,12 @@ import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { buildSync } from 'esbuild';
-import { lambdaBuildOptions, pruneUnreachable } from './lambda-bundle.ts';
+import { lambdaBuildOptions, PROJECT_ROOT, pruneUnreachable } from './lambda-bundle.ts';
 import { patterns } from '../shared/store/keys.ts';
 import type { GsiName } from '../shared/store/table.ts';
 
-/** The repository root: entries, the lock file and tsconfig.json are resolved from here, not from the cwd. */
-export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+/** The repository root (lib/lambda-bundle.ts): entries are resolved from here, not from the cwd. */
+export { PROJECT_ROOT };
 
 /** The name every function logs under (`SERVICE_NAME` in shared/config.ts). */
 export const SERVICE_NAME = 'secrets-service';

@@ -176,7 +176,8 @@ const IDEMPOTENCY_KEY = {
     '1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key',
     'and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes',
     'nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs',
-    'is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing.',
+    'is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After).',
+    'A request refused by validation or failing with 5xx records nothing.',
   ].join(' '),
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
 };

@@ -26,7 +26,12 @@ let document: Promise<string> | undefined;
 
 /** The document as text, inflated on the first request that needs it and kept for the container's life. */
 function inflated(): Promise<string> {
-  document ??= import('node:zlib').then(({ gunzipSync }) => gunzipSync(Buffer.from(OPENAPI_GZIP_BASE64, 'base64')).toString('utf8'));
+  document ??= import('node:zlib')
+    .then(({ gunzipSync }) => gunzipSync(Buffer.from(OPENAPI_GZIP_BASE64, 'base64')).toString('utf8'))
+    .catch((error: unknown) => {
+      document = undefined;
+      throw error;
+    });
   return document;
 }
 
@@ -38,7 +43,8 @@ export function acceptsGzip(header: string | undefined): boolean {
   if (header === undefined) return false;
   const weights = new Map<string, number>();
   for (const part of header.split(',')) {
-    const [coding = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase());
+    // Spaces around `=` are not RFC 9110's grammar, but a client that sends `q = 0` means the same refusal.
+    const [coding = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase().replace(/\s*=\s*/, '='));
     const q = parameters.find((parameter) => parameter.startsWith('q='));
     const weight = q === undefined ? 1 : Number(q.slice(2));
     if (coding !== '' && !weights.has(coding)) weights.set(coding, Number.isFinite(weight) ? weight : 0);

@@ -600,7 +600,7 @@ export interface operations {
   createProject: {
     parameters: {
       header?: {
-        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing. */
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
         "Idempotency-Key"?: string;
       };
     };
@@ -905,7 +905,7 @@ export interface operations {
   createEnvironment: {
     parameters: {
       header?: {
-        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing. */
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
         "Idempotency-Key"?: string;
       };
       path: {
@@ -1226,7 +1226,7 @@ export interface operations {
     parameters: {
       header?: {
         "If-Match"?: string;
-        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing. */
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
         "Idempotency-Key"?: string;
       };
       path: {
@@ -1469,7 +1469,7 @@ export interface operations {
   deleteSecret: {
     parameters: {
       header?: {
-        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing. */
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
         "Idempotency-Key"?: string;
       };
       path: {
@@ -1804,7 +1804,7 @@ export interface operations {
     parameters: {
       header?: {
         "If-Match"?: string;
-        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing. */
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
         "Idempotency-Key"?: string;
       };
       path: {
@@ -2314,7 +2314,7 @@ export interface operations {
   createAccessKey: {
     parameters: {
       header?: {
-        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing. */
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
         "Idempotency-Key"?: string;
       };
     };
@@ -2436,7 +2436,7 @@ export interface operations {
   revokeAccessKey: {
     parameters: {
       header?: {
-        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing. */
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
         "Idempotency-Key"?: string;
       };
       path: {
@@ -2634,7 +2634,7 @@ export interface operations {
   createWebhookEndpoint: {
     parameters: {
       header?: {
-        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing. */
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
         "Idempotency-Key"?: string;
       };
     };
@@ -2757,7 +2757,7 @@ export interface operations {
   deleteWebhookEndpoint: {
     parameters: {
       header?: {
-        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing. */
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
         "Idempotency-Key"?: string;
       };
       path: {
@@ -2878,7 +2878,7 @@ export interface operations {
   updateWebhookEndpoint: {
     parameters: {
       header?: {
-        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing. */
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
         "Idempotency-Key"?: string;
       };
       path: {
@@ -3357,7 +3357,7 @@ export interface operations {
   retryDelivery: {
     parameters: {
       header?: {
-        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT. A request refused by validation or failing with 5xx records nothing. */
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
         "Idempotency-Key"?: string;
       };
       path: {

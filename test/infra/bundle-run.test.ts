@@ -3,24 +3,17 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, LAMBDA_NODE_OPTIONS, type Built } from '../../bench/bundles.ts';
+import { bundle, IMPORT_ENV, LAMBDA_NODE_OPTIONS, type Built } from '../../bench/bundles.ts';
 import { FUNCTION_ENTRIES } from '../../shared/functions.ts';
 import { FUNCTION_NAMES, type FunctionName, makeOutdir } from './synth.ts';
 
 const run = promisify(execFile);
 
-/** What a bundle needs in its environment to load (values only need to parse; nothing is called). */
+/** What a bundle needs in its environment to load (the bench's), credentials, and a JWT issuer. */
 const ENV = {
-  TABLE_NAME: 'bundle-run',
-  AWS_REGION: 'us-east-1',
+  ...IMPORT_ENV,
   AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
   AWS_SECRET_ACCESS_KEY: 'secret',
-  KMS_KEY_ID: 'arn:aws:kms:us-east-1:111111111111:key/bundle-run',
-  DELIVERY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/bundle-run',
-  DELIVERY_QUEUE_ARN: 'arn:aws:sqs:us-east-1:111111111111:bundle-run',
-  SCHEDULER_GROUP: 'bundle-run',
-  SCHEDULER_ROLE_ARN: 'arn:aws:iam::111111111111:role/bundle-run',
-  POWERTOOLS_LOG_LEVEL: 'ERROR',
   // A JWT's keys are fetched from here: nothing listens, so verification ends in the unreachable-keys path (503)
   // after the verifier's chunks have loaded.
   JWT_ISSUER: 'https://issuer.bundle-run.test',
@@ -59,7 +52,6 @@ describe('Lambda bundles, run', () => {
     );
     // Assess
     expect(Number(loaded)).toBe(files.length);
-    expect(built[name].files.filter((file) => file.endsWith('.mjs')).sort()).toEqual(files.sort());
   });
 
   it("answers a JWT request from the projects bundle after loading aws-jwt-verify's chunk, which a cold start does not read", async () => {
