@@ -46,7 +46,11 @@ async function main(): Promise<void> {
     const load = await measureLoad(api, setup, stack.dynamodbEndpoint, stack.tableName);
     process.stdout.write('webhooks…\n');
     const webhooks = await measureWebhooks(api, setup.environmentId, { latencySamples: 30, throughputWrites: 25 });
-    const deliveries = { batch: await measureDelivery(api, setup.environmentId, recorder, 10), single: await measureDelivery(api, setup.environmentId, recorder, 1) };
+    const deliveries = {
+      batch: await measureDelivery(api, setup.environmentId, recorder, 10),
+      single: await measureDelivery(api, setup.environmentId, recorder, 1),
+      singlesTogether: await measureDelivery(api, setup.environmentId, recorder, 1, 10),
+    };
     process.stdout.write('CPU per request against the floor…\n');
     const cpu = await measureCpu({ dynamodbEndpoint: stack.dynamodbEndpoint });
     process.stdout.write('reference workload…\n');
@@ -141,7 +145,12 @@ async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: stri
  * invocations and billed milliseconds (wall time, the wait on the receiver included, rounded up per invocation) come
  * from 5 further events with no pricing reads and nothing else running.
  */
-async function measureDelivery(api: Api, environmentId: string, recorder: ReturnType<typeof makeCallRecorder>, endpoints: number) {
+/**
+ * The requests and invocations of a delivery: `endpoints` endpoints, and events written `eventsAtOnce` at a time
+ * (together they reach the fan-out in a few stream batches and the worker in a few SQS batches, as events of a busy
+ * moment do), one measured round, then five observed for invocations and billed time.
+ */
+async function measureDelivery(api: Api, environmentId: string, recorder: ReturnType<typeof makeCallRecorder>, endpoints: number, eventsAtOnce = 1) {
   const { startHttpsReceiver } = await import('../test/support/https-receiver.ts');
   const receiver = await startHttpsReceiver({ status: 204 });
   const list = await request(api, 'GET', '/api/v1/webhooks?limit=50');
@@ -149,10 +158,12 @@ async function measureDelivery(api: Api, environmentId: string, recorder: Return
   for (let i = 0; i < endpoints; i++) await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}/e${i}`, events: ['service.secret.create'] }, 201);
   await new Promise((resolve) => setTimeout(resolve, 1000));
   let n = 0;
+  const deliveriesPerRound = endpoints * eventsAtOnce;
   const event = async () => {
     const before = receiver.requests.length;
-    await request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key: `DELIVERY_${endpoints}_${n++}`, value: 'v' });
-    while (receiver.requests.length < before + endpoints) await new Promise((resolve) => setTimeout(resolve, 5));
+    const write = () => request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key: `DELIVERY_${endpoints}_${eventsAtOnce}_${n++}`, value: 'v' });
+    await Promise.all(Array.from({ length: eventsAtOnce }, write));
+    while (receiver.requests.length < before + deliveriesPerRound) await new Promise((resolve) => setTimeout(resolve, 5));
   };
   const invocations: InvocationEvent[] = [];
   try {
@@ -163,12 +174,12 @@ async function measureDelivery(api: Api, environmentId: string, recorder: Return
     for (let i = 0; i < 5; i++) await event();
     await new Promise((resolve) => setTimeout(resolve, 500));
     stop();
-    const delivered = 5 * endpoints;
+    const delivered = 5 * deliveriesPerRound;
     const share = (scope: string) => ({
       invocations: invocations.filter((e) => e.scope === scope).length / delivered,
       billedMs: invocations.filter((e) => e.scope === scope).reduce((sum, e) => sum + Math.ceil(e.wallMs), 0) / delivered,
     });
-    return { endpoints, calls: perDelivery(calls, endpoints), fanout: share('webhook-fanout'), worker: share('delivery-worker') };
+    return { endpoints, eventsAtOnce, calls: perDelivery(calls, deliveriesPerRound), fanout: share('webhook-fanout'), worker: share('delivery-worker') };
   } finally {
     await receiver.close();
   }
@@ -190,6 +201,7 @@ function priceDelivery(delivery: Awaited<ReturnType<typeof measureDelivery>>) {
   );
   return {
     endpointsPerEvent: delivery.endpoints,
+    eventsAtOnce: delivery.eventsAtOnce,
     costPerMillionDeliveriesUsd,
     perDelivery: {
       ...delivery.calls,
@@ -210,7 +222,7 @@ function assemble(
   calls: Record<string, OperationCalls>,
   load: Awaited<ReturnType<typeof measureLoad>>,
   webhooks: Awaited<ReturnType<typeof measureWebhooks>>,
-  deliveries: { batch: Awaited<ReturnType<typeof measureDelivery>>; single: Awaited<ReturnType<typeof measureDelivery>> },
+  deliveries: Record<'batch' | 'single' | 'singlesTogether', Awaited<ReturnType<typeof measureDelivery>>>,
   cpu: CpuFigures = {},
 ) {
   const operations: Record<string, Record<string, unknown>> = {};
@@ -245,10 +257,11 @@ function assemble(
       Object.assign(operations[name], { secrets: LOAD_SECRETS, costPerMillionSecretsUsd: Math.round((perPage / LOAD_SECRETS) * 1000) / 1000 });
     }
   }
-  // Per delivery with 10 endpoints per event (a full worker batch: what the pipeline is built for), and with 1.
+  // Per delivery with 10 endpoints per event (a full worker batch: what the pipeline is built for), with 1 endpoint
+  // for an event alone, and with 1 endpoint for 10 events written together (a busy moment).
   const batch = priceDelivery(deliveries.batch);
   const deliveryCost = batch.costPerMillionDeliveriesUsd;
-  const webhookFigures = { ...webhooks, ...batch, oneEndpointPerEvent: priceDelivery(deliveries.single) };
+  const webhookFigures = { ...webhooks, ...batch, oneEndpointPerEvent: priceDelivery(deliveries.single), oneEndpointTenEventsTogether: priceDelivery(deliveries.singlesTogether) };
   const workload = priceWorkload({
     revealPerMillion: operations.revealById!.costPerMillionUsd as number,
     loadPagePerMillion: operations.loadEnvironment!.costPerMillionUsd as number,
@@ -286,7 +299,7 @@ function table(results: ReturnType<typeof assemble>): string {
   const w = results.webhooks;
   rows.push(
     '',
-    `webhooks: write→receive p50 ${round2(w.writeToReceiveP50Ms)} ms, p95 ${round2(w.writeToReceiveP95Ms)} ms; ${w.deliveriesPerSecond} deliveries/s (${w.delivered}/${w.expected} delivered, 20 endpoints); $${w.costPerMillionDeliveriesUsd} per million deliveries at ${w.endpointsPerEvent} endpoints per event (${JSON.stringify(w.perDelivery)}), $${w.oneEndpointPerEvent.costPerMillionDeliveriesUsd} at 1 (${JSON.stringify(w.oneEndpointPerEvent.perDelivery)})`,
+    `webhooks: write→receive p50 ${round2(w.writeToReceiveP50Ms)} ms, p95 ${round2(w.writeToReceiveP95Ms)} ms; ${w.deliveriesPerSecond} deliveries/s (${w.delivered}/${w.expected} delivered, 20 endpoints); $${w.costPerMillionDeliveriesUsd} per million deliveries at ${w.endpointsPerEvent} endpoints per event (${JSON.stringify(w.perDelivery)}), $${w.oneEndpointPerEvent.costPerMillionDeliveriesUsd} at 1 (${JSON.stringify(w.oneEndpointPerEvent.perDelivery)}), $${w.oneEndpointTenEventsTogether.costPerMillionDeliveriesUsd} at 1 with 10 events written together (${JSON.stringify(w.oneEndpointTenEventsTogether.perDelivery)})`,
   );
   rows.push(workloadTable(results.workload));
   return rows.join('\n');
