@@ -8,9 +8,8 @@ import { makeAwsInspector, makeCallRecorder } from './calls.ts';
 import { rawStorageCalls, request, runLoad, sequentialP50, type Api } from './load.ts';
 import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
 import { round2 } from './stats.ts';
-import { measureWebhooks } from './webhooks.ts';
+import { measureDelivery, measureWebhooks, priceDelivery } from './webhooks.ts';
 import { priceWorkload, workloadTable } from './workload.ts';
-import { observeInvocations, type InvocationEvent } from '../bin/local/instrumentation.ts';
 
 /**
  * `npm run bench`: bundles, AWS calls and cost per operation, latency and throughput on the local stack, and the
@@ -145,75 +144,6 @@ async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: stri
  * invocations and billed milliseconds (wall time, the wait on the receiver included, rounded up per invocation) come
  * from 5 further events with no pricing reads and nothing else running.
  */
-/**
- * The requests and invocations of a delivery: `endpoints` endpoints, and events written `eventsAtOnce` at a time
- * (together they reach the fan-out in a few stream batches and the worker in a few SQS batches, as events of a busy
- * moment do), one measured round, then five observed for invocations and billed time.
- */
-async function measureDelivery(api: Api, environmentId: string, recorder: ReturnType<typeof makeCallRecorder>, endpoints: number, eventsAtOnce = 1) {
-  const { startHttpsReceiver } = await import('../test/support/https-receiver.ts');
-  const receiver = await startHttpsReceiver({ status: 204 });
-  const list = await request(api, 'GET', '/api/v1/webhooks?limit=50');
-  for (const endpoint of list.data) await request(api, 'DELETE', `/api/v1/webhooks/${endpoint.id}`);
-  for (let i = 0; i < endpoints; i++) await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}/e${i}`, events: ['service.secret.create'] }, 201);
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  let n = 0;
-  const deliveriesPerRound = endpoints * eventsAtOnce;
-  const event = async () => {
-    const before = receiver.requests.length;
-    const write = () => request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key: `DELIVERY_${endpoints}_${eventsAtOnce}_${n++}`, value: 'v' });
-    await Promise.all(Array.from({ length: eventsAtOnce }, write));
-    while (receiver.requests.length < before + deliveriesPerRound) await new Promise((resolve) => setTimeout(resolve, 5));
-  };
-  const invocations: InvocationEvent[] = [];
-  try {
-    await event();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const calls = await recorder.measure(['webhook-fanout', 'delivery-worker'], event, 1500);
-    const stop = observeInvocations((e) => invocations.push(e));
-    for (let i = 0; i < 5; i++) await event();
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    stop();
-    const delivered = 5 * deliveriesPerRound;
-    const share = (scope: string) => ({
-      invocations: invocations.filter((e) => e.scope === scope).length / delivered,
-      billedMs: invocations.filter((e) => e.scope === scope).reduce((sum, e) => sum + Math.ceil(e.wallMs), 0) / delivered,
-    });
-    return { endpoints, eventsAtOnce, calls: perDelivery(calls, deliveriesPerRound), fanout: share('webhook-fanout'), worker: share('delivery-worker') };
-  } finally {
-    await receiver.close();
-  }
-}
-
-/** One event's requests divided among its deliveries. */
-function perDelivery(calls: OperationCalls, deliveries: number): OperationCalls {
-  const scaled = { ...calls } as Record<string, unknown>;
-  for (const [field, value] of Object.entries(calls)) if (typeof value === 'number') scaled[field] = Math.round((value / deliveries) * 1000) / 1000;
-  return scaled as unknown as OperationCalls;
-}
-
-/** Dollars per million deliveries: the requests, the event source's ReceiveMessage and DeleteMessageBatch per worker invocation, the Lambda share. */
-function priceDelivery(delivery: Awaited<ReturnType<typeof measureDelivery>>) {
-  const esmRequests = 2 * delivery.worker.invocations;
-  const costPerMillionDeliveriesUsd = costPerMillion(
-    { ...delivery.calls, sqsBilledRequests: delivery.calls.sqsBilledRequests + esmRequests },
-    { lambdaInvocations: delivery.fanout.invocations + delivery.worker.invocations, durationMs: delivery.fanout.billedMs + delivery.worker.billedMs },
-  );
-  return {
-    endpointsPerEvent: delivery.endpoints,
-    eventsAtOnce: delivery.eventsAtOnce,
-    costPerMillionDeliveriesUsd,
-    perDelivery: {
-      ...delivery.calls,
-      eventSourceSqsRequests: round2(esmRequests),
-      fanoutInvocations: round2(delivery.fanout.invocations),
-      workerInvocations: round2(delivery.worker.invocations),
-      fanoutBilledMs: round2(delivery.fanout.billedMs),
-      workerBilledMs: round2(delivery.worker.billedMs),
-    },
-  };
-}
-
 /** CPU figures of the handler against its floor (bench/cpu.ts), per operation. */
 type CpuFigures = Partial<Record<string, { cpuMsPerRequest: number; floorCpuMsPerRequest: number; cpuFloorRatio: number; ownCpuMsPerRequest?: number }>>;
 

@@ -1,6 +1,18 @@
+import { observeInvocations, type InvocationEvent } from '../bin/local/instrumentation.ts';
 import { startHttpsReceiver } from '../test/support/https-receiver.ts';
+import type { makeCallRecorder } from './calls.ts';
 import { request, type Api } from './load.ts';
-import { quantile } from './stats.ts';
+import { costPerMillion, type OperationCalls } from './prices.ts';
+import { quantile, round2 } from './stats.ts';
+
+/** Deletes every endpoint of the workspace, then registers one per path on `origin` for `events`. */
+async function replaceEndpoints(api: Api, origin: string, paths: readonly string[], events: readonly string[]): Promise<{ id: string }[]> {
+  const list = await request(api, 'GET', '/api/v1/webhooks?limit=50');
+  for (const endpoint of list.data) await request(api, 'DELETE', `/api/v1/webhooks/${endpoint.id}`);
+  const created: { id: string }[] = [];
+  for (const path of paths) created.push((await request(api, 'POST', '/api/v1/webhooks', { url: `${origin}${path}`, events }, 201)).data);
+  return created;
+}
 
 /**
  * Webhook pipeline timings on the local stack: write → receiver arrival (p50, p95) for one endpoint, and
@@ -16,7 +28,7 @@ export async function measureWebhooks(api: Api, environmentId: string, options: 
     return { status: 204 };
   });
   try {
-    const first = await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}/latency`, events: ['service.secret.create'] }, 201);
+    await replaceEndpoints(api, receiver.origin, ['/latency'], ['service.secret.create']);
     const latencies: number[] = [];
     for (let i = 0; i < options.latencySamples; i++) {
       const key = `LAT_${i}`;
@@ -25,9 +37,8 @@ export async function measureWebhooks(api: Api, environmentId: string, options: 
       while (!arrivals.has(key)) await new Promise((resolve) => setTimeout(resolve, 2));
       latencies.push(arrivals.get(key)! - sent);
     }
-    await request(api, 'DELETE', `/api/v1/webhooks/${first.data.id}`);
 
-    for (let i = 0; i < 20; i++) await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}/t${i}`, events: ['service.secret.rotate'] }, 201);
+    await replaceEndpoints(api, receiver.origin, Array.from({ length: 20 }, (_, i) => `/t${i}`), ['service.secret.rotate']);
     const before = receiver.requests.length;
     const connectionsBefore = receiver.connections();
     const expected = before + 20 * options.throughputWrites;
@@ -58,4 +69,70 @@ export async function measureWebhooks(api: Api, environmentId: string, options: 
   } finally {
     await receiver.close();
   }
+}
+
+/**
+ * The requests and invocations of a delivery: `endpoints` endpoints, and events written `eventsAtOnce` at a time
+ * (together they reach the fan-out in a few stream batches and the worker in a few SQS batches, as events of a busy
+ * moment do), one measured round, then five observed for invocations and billed time.
+ */
+export async function measureDelivery(api: Api, environmentId: string, recorder: ReturnType<typeof makeCallRecorder>, endpoints: number, eventsAtOnce = 1) {
+  const receiver = await startHttpsReceiver({ status: 204 });
+  await replaceEndpoints(api, receiver.origin, Array.from({ length: endpoints }, (_, i) => `/e${i}`), ['service.secret.create']);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  let n = 0;
+  const deliveriesPerRound = endpoints * eventsAtOnce;
+  const event = async () => {
+    const before = receiver.requests.length;
+    const write = () => request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key: `DELIVERY_${endpoints}_${eventsAtOnce}_${n++}`, value: 'v' });
+    await Promise.all(Array.from({ length: eventsAtOnce }, write));
+    while (receiver.requests.length < before + deliveriesPerRound) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+  const invocations: InvocationEvent[] = [];
+  try {
+    await event();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const calls = await recorder.measure(['webhook-fanout', 'delivery-worker'], event, 1500);
+    const stop = observeInvocations((e) => invocations.push(e));
+    for (let i = 0; i < 5; i++) await event();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    stop();
+    const delivered = 5 * deliveriesPerRound;
+    const share = (scope: string) => ({
+      invocations: invocations.filter((e) => e.scope === scope).length / delivered,
+      billedMs: invocations.filter((e) => e.scope === scope).reduce((sum, e) => sum + Math.ceil(e.wallMs), 0) / delivered,
+    });
+    return { endpoints, eventsAtOnce, calls: perDelivery(calls, deliveriesPerRound), fanout: share('webhook-fanout'), worker: share('delivery-worker') };
+  } finally {
+    await receiver.close();
+  }
+}
+
+/** One event's requests divided among its deliveries. */
+function perDelivery(calls: OperationCalls, deliveries: number): OperationCalls {
+  const scaled = { ...calls } as Record<string, unknown>;
+  for (const [field, value] of Object.entries(calls)) if (typeof value === 'number') scaled[field] = Math.round((value / deliveries) * 1000) / 1000;
+  return scaled as unknown as OperationCalls;
+}
+
+/** Dollars per million deliveries: the requests, the event source's ReceiveMessage and DeleteMessageBatch per worker invocation, the Lambda share. */
+export function priceDelivery(delivery: Awaited<ReturnType<typeof measureDelivery>>) {
+  const esmRequests = 2 * delivery.worker.invocations;
+  const costPerMillionDeliveriesUsd = costPerMillion(
+    { ...delivery.calls, sqsBilledRequests: delivery.calls.sqsBilledRequests + esmRequests },
+    { lambdaInvocations: delivery.fanout.invocations + delivery.worker.invocations, durationMs: delivery.fanout.billedMs + delivery.worker.billedMs },
+  );
+  return {
+    endpointsPerEvent: delivery.endpoints,
+    eventsAtOnce: delivery.eventsAtOnce,
+    costPerMillionDeliveriesUsd,
+    perDelivery: {
+      ...delivery.calls,
+      eventSourceSqsRequests: round2(esmRequests),
+      fanoutInvocations: round2(delivery.fanout.invocations),
+      workerInvocations: round2(delivery.worker.invocations),
+      fanoutBilledMs: round2(delivery.fanout.billedMs),
+      workerBilledMs: round2(delivery.worker.billedMs),
+    },
+  };
 }
