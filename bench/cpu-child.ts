@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { API_HEADERS, apiEvent, lambdaContext } from './cpu-events.ts';
 import { makeFloor, recordSteps, stubSends, type Recording } from './cpu-floor.ts';
 import { quantile } from './stats.ts';
 
@@ -38,65 +38,6 @@ interface Round {
   idleCpuMsPerSecond: number;
   handlerWallMs: number;
   floorWallMs: number;
-}
-
-const API_HEADERS = (token: string) => ({
-  accept: 'application/json',
-  'accept-encoding': 'gzip, deflate, br',
-  authorization: `Bearer ${token}`,
-  'content-length': '0',
-  host: 'api.example.com',
-  'user-agent': 'secrets-sdk/0.1.0 node/24',
-  'x-amzn-trace-id': `Root=1-${randomUUID()}`,
-  'x-forwarded-for': '203.0.113.10',
-  'x-forwarded-port': '443',
-  'x-forwarded-proto': 'https',
-});
-
-/** The payload 2.0 event API Gateway sends, as the local front builds it. */
-function apiEvent(routeKey: string, token: string, extra: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 {
-  const [method, path] = routeKey.split(' ') as [string, string];
-  const now = new Date();
-  return {
-    version: '2.0',
-    routeKey,
-    rawPath: path,
-    rawQueryString: '',
-    headers: API_HEADERS(token),
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'bench',
-      domainName: 'api.example.com',
-      domainPrefix: 'api',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.10', userAgent: 'secrets-sdk/0.1.0 node/24' },
-      requestId: randomUUID(),
-      routeKey,
-      stage: '$default',
-      time: now.toUTCString(),
-      timeEpoch: now.getTime(),
-    },
-    isBase64Encoded: false,
-    ...extra,
-  };
-}
-
-/** The context Lambda passes with an invocation (10 s, the API functions' timeout, from its first use: made ahead). */
-function lambdaContext(): Context {
-  let deadline: number | undefined;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'secrets',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:local:000000000000:function:secrets',
-    memoryLimitInMB: '512',
-    awsRequestId: randomUUID(),
-    logGroupName: '/aws/lambda/secrets',
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => Math.max(0, (deadline ??= Date.now() + 10_000) - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 async function invoke(handler: Handler, event: APIGatewayProxyEventV2, context: Context, expected: number): Promise<APIGatewayProxyStructuredResultV2> {
