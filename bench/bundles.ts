@@ -13,7 +13,6 @@ import { quantile } from './stats.ts';
 /** Every Lambda of the stack: the route groups and the webhook pipeline's three. */
 export const FUNCTIONS: Record<string, string> = FUNCTION_ENTRIES;
 
-
 /** A bundle as the stack would ship it: every file, the code's bytes, and esbuild's account of where they come from. */
 export interface Built {
   /** The code the runtime loads first (`index.mjs`). */
@@ -40,8 +39,8 @@ export async function bundle(source: { entry: string } | { contents: string; nam
   mkdirSync(outdir, { recursive: true });
   const scratch = 'contents' in source ? mkdtempSync(join(PROJECT_ROOT, '.bench-src-')) : undefined;
   try {
-    const entry = scratch === undefined ? join(PROJECT_ROOT, (source as { entry: string }).entry) : join(scratch, `${(source as { name: string }).name}.ts`);
-    if (scratch !== undefined) writeFileSync(entry, (source as { contents: string }).contents);
+    const entry = 'entry' in source ? join(PROJECT_ROOT, source.entry) : join(scratch!, `${source.name}.ts`);
+    if ('contents' in source) writeFileSync(entry, source.contents);
     const result = await build(lambdaBuildOptions(entry, outdir));
     return built(result.metafile!, pruneUnreachable(result.metafile!), outdir);
   } finally {
@@ -53,7 +52,9 @@ export async function bundle(source: { entry: string } | { contents: string; nam
 function built(metafile: Metafile, kept: string[], outdir: string): Built {
   const outputs = Object.entries(metafile.outputs).filter(([path]) => kept.includes(path));
   const code = outputs.filter(([path]) => /\.m?js$/.test(path));
-  const read = (path: string) => readFileSync(join(PROJECT_ROOT, path));
+  // Each code file read once.
+  const contents = new Map(code.map(([path]) => [path, readFileSync(join(PROJECT_ROOT, path))]));
+  const sizeOf = (paths: Iterable<string>) => [...paths].reduce((sum, path) => sum + contents.get(path)!.length, 0);
   const atInit = reachableOutputs(metafile, ['import-statement']);
   const inputs: Built['inputs'] = {};
   for (const [, output] of code) {
@@ -62,10 +63,10 @@ function built(metafile: Metafile, kept: string[], outdir: string): Built {
   return {
     file: join(outdir, 'index.mjs'),
     files: outputs.map(([path]) => basename(path)).sort(),
-    bytes: code.reduce((sum, [path]) => sum + read(path).length, 0),
+    bytes: sizeOf(contents.keys()),
     initFiles: [...atInit].map((path) => basename(path)).sort(),
-    initBytes: [...atInit].reduce((sum, path) => sum + read(path).length, 0),
-    gzipBytes: code.reduce((sum, [path]) => sum + gzipSync(read(path)).length, 0),
+    initBytes: sizeOf(atInit),
+    gzipBytes: [...contents.values()].reduce((sum, buffer) => sum + gzipSync(buffer).length, 0),
     inputs,
   };
 }
@@ -88,7 +89,7 @@ export function moduleOf(path: string): string {
 }
 
 /** Bytes in the code per module (moduleOf). */
-function bytesByModule(inputs: Built['inputs']): Map<string, number> {
+export function bytesByModule(inputs: Built['inputs']): Map<string, number> {
   const sums = new Map<string, number>();
   for (const [path, input] of Object.entries(inputs)) sums.set(moduleOf(path), (sums.get(moduleOf(path)) ?? 0) + input.bytesInOutput);
   return sums;
@@ -211,18 +212,20 @@ export const BYTES_GOAL = 1.3;
 export type FloorExtra = (name: keyof typeof FUNCTION_ENTRIES, fn: Built, floor: Built, outdir: string, pairs: number, bytesGoal: number) => Promise<MandatedFloorResult | null>;
 
 /**
- * Size, gzip size and import time of every function, as ratios to an empty handler and to the function's SDK floor
- * bundled the same way; whole-process import time against the floor is the median of 21 interleaved pairs.
+ * Size, gzip size and import time of every function (or of `only` those), as ratios to an empty handler and to the
+ * function's SDK floor bundled the same way; whole-process import time against the floor is the median of `pairs`
+ * (21 by default) interleaved pairs. `mandatedFloor` measures each function's floor with the customer's libraries.
  */
-export async function measureBundles(runs = 10, mandatedFloor?: FloorExtra) {
+export async function measureBundles(options: { runs?: number; pairs?: number; only?: readonly string[]; mandatedFloor?: FloorExtra } = {}) {
+  const { runs = 10, mandatedFloor } = options;
   const started = performance.now();
-  const pairs = Math.max(IMPORT_PAIRS, runs);
+  const pairs = options.pairs ?? Math.max(IMPORT_PAIRS, runs);
   const dir = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
   try {
     const empty = await bundle({ contents: 'export const handler = async () => ({});\n', name: 'empty' }, join(dir, 'empty'));
     const baseline = importMs(empty.file, runs);
     const results: Record<string, BundleResult> = {};
-    for (const [name, entry] of Object.entries(FUNCTIONS)) {
+    for (const [name, entry] of Object.entries(FUNCTIONS).filter(([name]) => !options.only || options.only.includes(name))) {
       const fn = await bundle({ entry }, join(dir, name));
       const floor = await bundleFloor(name as keyof typeof FUNCTION_ENTRIES, join(dir, `floor-${name}`));
       const ms = importPairs(fn.file, floor.file, pairs);

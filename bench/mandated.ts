@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FUNCTION_ENTRIES } from '../shared/functions.ts';
-import { bundle, importPairs, moduleOf, type Built } from './bundles.ts';
+import { bundle, bytesByModule, importPairs, type Built } from './bundles.ts';
 import { floorSource } from './floor.ts';
 import { PROJECT_ROOT } from '../lib/lambda-bundle.ts';
 
@@ -102,7 +102,5 @@ export async function measureMandatedFloor(
 
 /** Bytes a package puts in a bundle. */
 export function packageBytes(built: Built, pkg: string): number {
-  return Object.entries(built.inputs)
-    .filter(([path]) => moduleOf(path) === pkg)
-    .reduce((sum, [, input]) => sum + input.bytesInOutput, 0);
+  return bytesByModule(built.inputs).get(pkg) ?? 0;
 }

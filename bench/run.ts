@@ -21,7 +21,7 @@ const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 3000);
 async function main(): Promise<void> {
   const out = resolve(process.env.BENCH_OUT ?? 'bench/results.json');
   process.stdout.write('bundles…\n');
-  const bundles = await measureBundles(10, measureMandatedFloor);
+  const bundles = await measureBundles({ mandatedFloor: measureMandatedFloor });
 
   // The stack runs in this process, so the SDK middleware sees every request of the handlers it runs.
   // The reveal rate limit (120 a minute per credential by default) is raised so the load test measures reveals.

@@ -36,6 +36,12 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     values: { ':mine': claimOf(token, ''), ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString() },
   });
 
+  /** The keys among `keys` of the workspace's deliveries (an endpoint's log is keyed by endpoint, not workspace). */
+  const inWorkspace = (workspaceId: string, keys: ItemKey[]) => {
+    const partition = patterns.deliveriesByWorkspace(workspaceId).pk;
+    return keys.filter((key) => key.PK === partition);
+  };
+
   /** The keys of every delivery of an endpoint: its log (GSI3), and GSI1 for deliveries made before GSI3. */
   const endpointLog = async (endpointId: string): Promise<ItemKey[]> => {
     const [logged, legacy] = await Promise.all([
@@ -50,8 +56,7 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
    * endpoint ids are unique, but a record outside the caller's workspace is never read), with `status` if given.
    */
   const readLogRecords = async (workspaceId: string, logged: Record<string, unknown>[], status: DeliveryStatus | undefined) => {
-    const partition = patterns.deliveriesByWorkspace(workspaceId).pk;
-    const own = (logged as unknown as ItemKey[]).filter((key) => key.PK === partition);
+    const own = inWorkspace(workspaceId, logged as unknown as ItemKey[]);
     // Eventually consistent, as the index the page came from: a status may be up to about a second old.
     const records = await batchRead(db, own, { consistent: false });
     return own.flatMap((key) => {
@@ -268,7 +273,7 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
     async deleteEndpointDeliveries(workspaceId: string, endpointId: string): Promise<number> {
       const items = await endpointLog(endpointId);
       // The log holds only this endpoint's deliveries; the partition check keeps the delete inside the caller's workspace.
-      await batchDelete(db, items.filter((item) => item.PK === patterns.deliveriesByWorkspace(workspaceId).pk));
+      await batchDelete(db, inWorkspace(workspaceId, items));
       return items.length;
     },
   };

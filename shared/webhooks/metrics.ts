@@ -45,13 +45,14 @@ function metricsDisabled(env: NodeJS.ProcessEnv): boolean {
  * by hand: the format is one JSON object, and the library was 13 KB of the worker's bundle and part of its cold start.
  */
 export function makeDeliveryMetrics(options: { write?: (line: string) => void; env?: NodeJS.ProcessEnv } = {}): DeliveryMetrics {
-  const env = options.env ?? process.env;
+  // Read once, as Powertools read it at construction: not again for every document of every attempt.
+  const disabled = metricsDisabled(options.env ?? process.env);
   const write = options.write ?? ((line: string) => void process.stdout.write(line));
   const service = { service: 'webhook-delivery' };
   const stored = new Map<string, { unit: Unit; values: number[] }>();
 
   const document = (metrics: [string, Unit, number | number[]][], dimensions: Record<string, string>) => {
-    if (metricsDisabled(env)) return;
+    if (disabled) return;
     const body: Record<string, unknown> = {
       _aws: {
         Timestamp: Date.now(),

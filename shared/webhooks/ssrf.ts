@@ -90,14 +90,16 @@ export function blockedReason(address: string, allow: AllowedCidrs): string | un
 }
 
 function reasonFor(parsed: IpBytes, allow: AllowedCidrs): string | undefined {
-  if (rangeOf(parsed) === 'ipv4Mapped') {
+  // The range is looked up once here (a scan of the special-purpose table) and handed on.
+  const range = rangeOf(parsed);
+  if (range === 'ipv4Mapped') {
     const v4 = parsed.subarray(12);
     if (isAllowed(v4, allow)) return undefined;
     const reason = ipv4Reason(v4);
     return reason && `IPv4-mapped ${v4.join('.')}: ${reason}`;
   }
   if (isAllowed(parsed, allow)) return undefined;
-  return parsed.length === 4 ? ipv4Reason(parsed) : ipv6Reason(parsed);
+  return parsed.length === 4 ? ipv4Reason(parsed, range) : ipv6Reason(parsed, range);
 }
 
 /**
@@ -115,8 +117,7 @@ function isAllowed(address: IpBytes, allow: AllowedCidrs): boolean {
   return allow.some((network) => inCidr(address, network));
 }
 
-function ipv4Reason(address: IpBytes): string | undefined {
-  const range = rangeOf(address);
+function ipv4Reason(address: IpBytes, range = rangeOf(address)): string | undefined {
   if (range === 'unicast') return undefined;
   if (range === 'reserved') {
     if (V4_DOCUMENTATION.some((network) => inCidr(address, network))) return 'documentation';
@@ -125,8 +126,7 @@ function ipv4Reason(address: IpBytes): string | undefined {
   return V4_REASONS[range] ?? `special-purpose (${range})`;
 }
 
-function ipv6Reason(address: IpBytes): string | undefined {
-  const range = rangeOf(address);
+function ipv6Reason(address: IpBytes, range: string): string | undefined {
   if (range === 'rfc6052') return nat64Reason(address);
   if (range === '6to4') return embeddingReason('6to4 (2002::/16)', address.subarray(2, 6));
   if (range === 'uniqueLocal' && inCidr(address, TAILSCALE_V6)) return 'Tailscale (fd7a:115c:a1e0::/48)';
