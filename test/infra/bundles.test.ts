@@ -107,12 +107,14 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
   // Every API route group but the description reads a user's JWT with aws-jwt-verify, on the first JWT.
   projects: ['aws-jwt-verify'],
   environments: ['aws-jwt-verify'],
-  secrets: ['aws-jwt-verify'],
+  // The functions that seal or open values bundle the local stack's keyring, which AWS never loads (KMS is set).
+  secrets: ['aws-jwt-verify', 'shared/crypto/local-keyring.ts'],
   audit: ['aws-jwt-verify'],
-  'access-keys': ['aws-jwt-verify'],
+  'access-keys': ['aws-jwt-verify', 'shared/crypto/local-keyring.ts'],
   'webhook-deliveries': ['aws-jwt-verify'],
   // The webhooks function loads its SSRF guard and sender on the first url check.
-  webhooks: ['aws-jwt-verify', 'shared/webhooks/guarded-http.ts'],
+  webhooks: ['aws-jwt-verify', 'shared/webhooks/guarded-http.ts', 'shared/crypto/local-keyring.ts'],
+  'delivery-worker': ['shared/crypto/local-keyring.ts'],
 };
 
 beforeAll(async () => {
