@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FUNCTION_ENTRIES } from '../shared/functions.ts';
 import { bundle, bytesByModule, importPairs, type Built } from './bundles.ts';
-import { floorSource } from './floor.ts';
+import { floorSource, type FloorClient } from './floor.ts';
 import { PROJECT_ROOT } from '../lib/lambda-bundle.ts';
 
 /**
@@ -49,14 +49,42 @@ export function usesMandated(use: MandatedUse): boolean {
   return use.zod.length > 0 || use.jwtModules.length > 0 || use.middy;
 }
 
-/** The floor handler's source with the function's use of the mandated packages added, and nothing else. */
-export function mandatedFloorSource(name: keyof typeof FUNCTION_ENTRIES, use: MandatedUse): string {
-  const lines = [floorSource(name, 'const floorHandler')];
+/**
+ * The floor handler's source with the function's use of the mandated packages added, and nothing else. `declaration`
+ * and `made` are floorSource's (the pipeline floor below names the handler itself and shares its DynamoDB client).
+ */
+export function mandatedFloorSource(
+  name: keyof typeof FUNCTION_ENTRIES,
+  use: MandatedUse,
+  declaration = 'export const handler',
+  made: Partial<Record<FloorClient, string>> = {},
+): string {
+  const lines = [floorSource(name, 'const floorHandler', made)];
   if (use.zod.length > 0) lines.push("import * as z from 'zod/mini';", `export const zodInUse = [${use.zod.join(', ')}];`);
   use.jwtModules.forEach((module, i) => lines.push(`export const loadJwt${i} = () => import('${module}');`));
-  if (use.middy) lines.push("import middy from '@middy/core';", 'export const handler = middy(floorHandler);');
-  else lines.push('export const handler = floorHandler;');
+  if (use.middy) lines.push("import middy from '@middy/core';", `${declaration} = middy(floorHandler);`);
+  else lines.push(`${declaration} = floorHandler;`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The pipeline floor of an API function: its floor with the customer's libraries, plus the product's request
+ * pipeline that every route of every API function runs, with no route in it: the configuration, the DynamoDB client
+ * (the floor's calls go through it, so there is one, as in the function), the authenticator of the three credential
+ * kinds and its workspace reads, the idempotency records, and the middy chain (request log, error envelope, header
+ * normalisation, routing, JSON body, authentication, validation, idempotency). What a function imports beyond it is
+ * its routes' own code: services, stores, the cipher, route definitions.
+ */
+export function pipelineFloorSource(name: keyof typeof FUNCTION_ENTRIES, use: MandatedUse): string {
+  return [
+    mandatedFloorSource(name, use, 'const mandatedHandler', { dynamodb: 'apiRuntime().db.doc' }),
+    "import { apiRuntime } from '../shared/api-runtime.ts';",
+    "import { makeRouteGroupHandler } from '../shared/http/handler.ts';",
+    'const { authenticate, idempotency } = apiRuntime();',
+    'const pipeline = makeRouteGroupHandler({}, { authenticate, idempotency });',
+    "export const handler = (event: any, context: any) => ('call' in event ? mandatedHandler(event, context) : pipeline(event, context));",
+    '',
+  ].join('\n');
 }
 
 /** One function's figures against the floor with the customer's libraries (`bundles.<function>.mandatedFloor`). */
@@ -72,6 +100,15 @@ export interface MandatedFloorResult {
   roomAtGoalBytes: number;
   /** The function's own code and other packages: its bytes minus these. */
   restBytes: number;
+  /** The pipeline floor (pipelineFloorSource) against the SDK floor, and what the function reads at init beyond it. */
+  pipeline: {
+    bytes: number;
+    bytesRatio: number;
+    initBytes: number;
+    importRatio: number;
+    /** The function's cold-start bytes beyond the pipeline floor's: its routes' code (and the zod it reaches). */
+    routesInitBytes: number;
+  };
 }
 
 /** Bundles a function's floor with the customer's libraries and measures it against the SDK floor. */
@@ -87,16 +124,26 @@ export async function measureMandatedFloor(
   if (!usesMandated(use)) return null;
   const built = await bundle({ contents: mandatedFloorSource(name, use), name: `mandated-${name}` }, outdir);
   const ms = importPairs(built.file, floor.file, pairs);
+  const pipeline = await bundle({ contents: pipelineFloorSource(name, use), name: `pipeline-${name}` }, `${outdir}-pipeline`);
+  const pipelineMs = importPairs(pipeline.file, floor.file, pairs);
+  const ratio = (value: number) => Math.round(value * 1000) / 1000;
   const packages = Object.fromEntries(
     MANDATED_PACKAGES.map((pkg) => [pkg, { here: packageBytes(built, pkg), inFunction: packageBytes(fn, pkg) }]),
   );
   return {
     bytes: built.bytes,
-    bytesRatio: Math.round((built.bytes / floor.bytes) * 1000) / 1000,
-    importRatio: Math.round(ms.processRatio * 1000) / 1000,
+    bytesRatio: ratio(built.bytes / floor.bytes),
+    importRatio: ratio(ms.processRatio),
     packages,
     roomAtGoalBytes: Math.round(bytesGoal * floor.bytes - built.bytes),
     restBytes: fn.bytes - built.bytes,
+    pipeline: {
+      bytes: pipeline.bytes,
+      bytesRatio: ratio(pipeline.bytes / floor.bytes),
+      initBytes: pipeline.initBytes,
+      importRatio: ratio(pipelineMs.processRatio),
+      routesInitBytes: fn.initBytes - pipeline.initBytes,
+    },
   };
 }
 

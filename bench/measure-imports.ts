@@ -6,7 +6,8 @@ import { measureMandatedFloor } from './mandated.ts';
  * function and its SDK floor bundled as the stack bundles them, then interleaved fresh-process import pairs. One
  * tab-separated line a function: bytes, floor bytes, bytes ratio, whole-process ms of each, and the median per-pair
  * ratios of wall and CPU time. With `--mandated`, also the floor with the customer's libraries (bench/mandated.ts):
- * its bytes ratio and import ratio to the SDK floor, for the functions that use them.
+ * its bytes ratio and import ratio to the SDK floor, for the functions that use them, and the same of the pipeline
+ * floor (those libraries and the product's request pipeline, no route), with the function's cold-start bytes beyond it.
  * `node bench/measure-imports.ts [pairs] [--mandated] [function …]` (21 pairs and every function by default).
  */
 const args = process.argv.slice(2);
@@ -21,10 +22,13 @@ const { results } = await measureBundles({
   ...(names.length > 0 && { only: names }),
   ...(mandated && { mandatedFloor: measureMandatedFloor }),
 });
-const extra = mandated ? '\twith libraries bytes ratio\twith libraries import ratio' : '';
+const extra = mandated ? '\twith libraries bytes ratio\twith libraries import ratio\tpipeline floor bytes ratio\tpipeline floor import ratio\troutes init bytes' : '';
 process.stdout.write(`function\tbytes\tfloor bytes\tbytes ratio\tprocess ms\tfloor process ms\timport ratio\tCPU ratio${extra}\n`);
 for (const [name, b] of Object.entries(results)) {
   const row = [name, b.bytes, b.floorBytes, b.floorBytesRatio, b.processMs, b.floorProcessMs, b.floorImportRatio, b.floorCpuRatio];
-  if (mandated) row.push(b.mandatedFloor?.bytesRatio ?? '-', b.mandatedFloor?.importRatio ?? '-');
+  if (mandated) {
+    const m = b.mandatedFloor;
+    row.push(m?.bytesRatio ?? '-', m?.importRatio ?? '-', m?.pipeline.bytesRatio ?? '-', m?.pipeline.importRatio ?? '-', m?.pipeline.routesInitBytes ?? '-');
+  }
   process.stdout.write(`${row.join('\t')}\n`);
 }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundle, bundleFloor, type Built, LAMBDA_NODE_OPTIONS } from '../../bench/bundles.ts';
 import { bundledCommands } from '../../bench/floor.ts';
-import { MANDATED_PACKAGES, mandatedFloorSource, mandatedUseOf, packageBytes, usesMandated } from '../../bench/mandated.ts';
+import { MANDATED_PACKAGES, mandatedFloorSource, mandatedUseOf, packageBytes, pipelineFloorSource, usesMandated } from '../../bench/mandated.ts';
 import { FUNCTION_ENTRIES, PIPELINE_FUNCTIONS } from '../../shared/functions.ts';
 import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth } from './synth.ts';
 
@@ -285,6 +285,22 @@ describe('Lambda bundles', () => {
       expect({ name, pkg, close: inFunction > 0 && here <= inFunction && here >= inFunction * 0.95 }).toEqual({ name, pkg, close: true });
     }
     expect(Object.keys(built.inputs).filter((path) => /^(shared|functions)\//.test(path) && !(path in floor.inputs))).toEqual([]);
+  });
+
+  it.each(FUNCTION_NAMES.filter((name) => name !== 'openapi' && !(name in PIPELINE_FUNCTIONS)))('gives %s a pipeline floor: the request pipeline every route runs, and none of its routes (bench/mandated.ts)', async (name) => {
+    // Prepare
+    const { fn, floor } = benchBuilds[name];
+    const source = pipelineFloorSource(name, mandatedUseOf(fn));
+    expect(source).toContain('const dynamodb = apiRuntime().db.doc;');
+    // Act
+    const pipeline = await bundle({ contents: source, name: `pipeline-${name}` }, join(outdir.dir, 'pipeline', name));
+    // Assess: the pipeline's own modules are there, every one of them also in the function; no route group, service
+    // or cipher came along; the SDK commands are the floor's, through one DynamoDB client; it reads less at a cold start
+    const own = Object.keys(pipeline.inputs).filter((path) => /^(shared|functions)\//.test(path) && !(path in floor.inputs));
+    expect(own).toEqual(expect.arrayContaining(['shared/http/handler.ts', 'shared/auth/authenticate.ts', 'shared/http/idempotency.ts', 'shared/config.ts']));
+    expect(own.filter((path) => !(path in fn.inputs) || /^(functions|shared\/services|shared\/crypto\/(envelope|from-config))\b/.test(path))).toEqual([]);
+    expect(bundledCommands(pipeline.inputs)).toEqual(bundledCommands(floor.inputs));
+    expect(pipeline.initBytes).toBeLessThan(fn.initBytes);
   });
 
   it('carries no measuring code: the AWS-call instrumentation of the bench and the budget tests stays outside', () => {
