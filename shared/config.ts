@@ -134,6 +134,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/** A setting the webhook functions cannot start without: its value, or a configuration error naming it. */
+export function requiredSetting(value: string | undefined, name: string): string {
+  if (!value) throw new Error(`Invalid configuration: ${name} is required for webhook delivery`);
+  return value;
+}
+
 function encryptionOf(kmsKeyId: string | undefined, keyFile: string | undefined): Config['encryption'] {
   if (kmsKeyId && keyFile) throw new Error('Invalid configuration: set KMS_KEY_ID or LOCAL_KEYRING_FILE, not both');
   if (kmsKeyId) return { kind: 'kms', keyId: kmsKeyId };

@@ -1,17 +1,19 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { cipherFromConfig } from '../../shared/crypto/from-config.ts';
 import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
 import { guardedHttpFromConfig } from '../../shared/webhooks/guarded-http.ts';
 import { schedulingQueueFromConfig } from '../../shared/webhooks/scheduling-queue.ts';
-import { signingCipherFromConfig } from '../../shared/webhooks/signing-cipher.ts';
+import { SIGNING_SECRET_DATA_KEYS } from '../../shared/webhooks/signing-cipher.ts';
 import { makeWorkerBatch } from '../../shared/webhooks/worker-batch.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 
 const { config, db, pager, clock } = runtime();
 const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
-const cipher = signingCipherFromConfig(config);
+// Every invocation signs deliveries, so the KMS client is built at cold start, not on the first value.
+const cipher = cipherFromConfig(config, SIGNING_SECRET_DATA_KEYS);
 const { send } = guardedHttpFromConfig(config);
 const queue = schedulingQueueFromConfig(config, clock);
 const metrics = makeDeliveryMetrics();

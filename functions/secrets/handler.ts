@@ -1,4 +1,4 @@
-import { cipherFromConfig } from '../../shared/crypto/from-config.ts';
+import { cipherOnFirstUse } from '../../shared/crypto/on-first-use.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { logger } from '../../shared/logger.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
@@ -14,8 +14,9 @@ const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const limiter = makeRevealLimiter(db);
 const store = { ...makeProjectStore(db, pager), ...makeSecretStore(db, pager, limiter), ...makeEnvironmentValueStore(db, pager, limiter) };
 
-// A warm container that reveals the same version again within 5 minutes makes no KMS call.
-const cipher = cipherFromConfig(config, 1000);
+// A warm container that reveals the same version again within 5 minutes makes no KMS call. The KMS client loads on
+// the first reveal or write: a list, a search, a delete or a version history never needs it.
+const cipher = cipherOnFirstUse(config, 1000);
 
 const service = makeSecretService({
   store,

@@ -1,14 +1,14 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeWebhookService, type WebhookServiceDeps } from '../../shared/services/webhooks.ts';
-import { signingCipherFromConfig } from '../../shared/webhooks/signing-cipher.ts';
+import { signingCipherOnFirstUse } from '../../shared/webhooks/signing-cipher.ts';
 import { makeWebhookRoutes } from './routes.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
-const cipher = signingCipherFromConfig(config);
+const cipher = signingCipherOnFirstUse(config);
 
 // The SSRF guard (ssrf.ts with its hand-written range table in ip-ranges.ts, the resolver, and the sender it shares a
 // module with) serves only the routes that register an endpoint or change its url, so it is loaded on the first of

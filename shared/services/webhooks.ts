@@ -7,7 +7,7 @@ import { newId } from '../ids.ts';
 import type { DeliveryStatus, Delivery } from '../store/deliveries.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
-import { newAttemptToken, type DeliveryMessage } from '../webhooks/delivery-queue.ts';
+import { newAttemptToken, type DeliveryMessage } from '../webhooks/delivery-message.ts';
 import { newSigningSecret, secretHint } from '../webhooks/signature.ts';
 import { auditEntry } from '../audit-entry.ts';
 import type { PageRequest } from '../store/query.ts';

@@ -6,7 +6,8 @@ import type { Store } from '../store/index.ts';
 import type { StoredDelivery } from '../store/deliveries.ts';
 import { ENTITY } from '../store/keys.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
-import { firstAttemptToken, SEND_BATCH, type DeliveryMessage } from './delivery-queue.ts';
+import { SEND_BATCH } from './delivery-queue.ts';
+import { firstAttemptToken, type DeliveryMessage } from './delivery-message.ts';
 import { deliveryIdFor, eventFromAudit, type AuditRecord, type WebhookEvent } from './events.ts';
 
 export interface FanoutDeps {

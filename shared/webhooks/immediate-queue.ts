@@ -1,14 +1,9 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { makeSqsClient } from '../clients/sqs.ts';
-import type { Config } from '../config.ts';
+import { requiredSetting, type Config } from '../config.ts';
 import type { Runtime } from '../runtime.ts';
-import { makeDeliveryQueue, type DeliveryMessage, type DeliveryQueue } from './delivery-queue.ts';
-
-/** A setting the webhook functions cannot start without. */
-export function requiredSetting(value: string | undefined, name: string): string {
-  if (!value) throw new Error(`Invalid configuration: ${name} is required for webhook delivery`);
-  return value;
-}
+import { makeDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts';
+import type { DeliveryMessage } from './delivery-message.ts';
 
 /** The delivery queue's SQS client and URL, as every queue of the webhook functions sends to it. */
 export function sqsTargetFromConfig(config: Config): { sqs: SQSClient; queueUrl: string } {

@@ -1,8 +1,8 @@
 import { makeSchedulerClient } from '../clients/scheduler.ts';
-import type { Config } from '../config.ts';
+import { requiredSetting, type Config } from '../config.ts';
 import type { Runtime } from '../runtime.ts';
 import { makeDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts';
-import { requiredSetting, sqsTargetFromConfig } from './immediate-queue.ts';
+import { sqsTargetFromConfig } from './immediate-queue.ts';
 import { makeEventBridgeScheduler } from './scheduler.ts';
 
 /** The worker's delivery queue: SQS for short waits, EventBridge Scheduler one-time schedules for long ones. */

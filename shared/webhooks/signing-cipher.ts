@@ -1,11 +1,17 @@
 import type { Config } from '../config.ts';
 import type { Cipher } from '../crypto/envelope.ts';
-import { cipherFromConfig } from '../crypto/from-config.ts';
+import { cipherOnFirstUse } from '../crypto/on-first-use.ts';
 
 /**
- * The envelope cipher for endpoints' signing secrets. Its data-key cache spares a warm worker the KMS call for an
- * endpoint whose secret it opened in the last five minutes.
+ * Data keys of endpoints' signing secrets a container keeps open for five minutes: a warm worker makes no KMS call
+ * for an endpoint whose secret it opened in that time (functions/delivery-worker/handler.ts).
  */
-export function signingCipherFromConfig(config: Config): Cipher {
-  return cipherFromConfig(config, 200);
+export const SIGNING_SECRET_DATA_KEYS = 200;
+
+/**
+ * The webhooks API's envelope cipher for signing secrets. Only registering an endpoint, rotating its secret and
+ * replaying such an answer seal or open one, so the KMS client loads on the first of them (cipherOnFirstUse).
+ */
+export function signingCipherOnFirstUse(config: Config): Cipher {
+  return cipherOnFirstUse(config, SIGNING_SECRET_DATA_KEYS);
 }

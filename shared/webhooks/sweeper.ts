@@ -1,6 +1,6 @@
 import { iso, type Clock } from '../clock.ts';
 import type { Store } from '../store/index.ts';
-import { newAttemptToken, type DeliveryMessage } from './delivery-queue.ts';
+import { newAttemptToken, type DeliveryMessage } from './delivery-message.ts';
 
 export interface SweeperDeps {
   store: Pick<Store, 'dueDeliveries' | 'requeue' | 'pendingPurges' | 'purgeSecretVersions'>;

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import type { Logger } from '../logger.ts';
 import { openConnectionPool, type ConnectionPool } from './connection-pool.ts';
-import { parseDeliveryMessage } from './delivery-queue.ts';
+import { parseDeliveryMessage } from './delivery-message.ts';
 import type { AttemptResult } from './sender.ts';
 import { makeWorker, type WorkerDeps } from './worker.ts';
 

@@ -6,7 +6,7 @@ import type { Cipher } from '../crypto/envelope.ts';
 import { claimOf, mayStartAttempt, type AttemptEntry, type StoredDelivery } from '../store/deliveries.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
-import { newAttemptToken, type DeliveryMessage } from './delivery-queue.ts';
+import { newAttemptToken, type DeliveryMessage } from './delivery-message.ts';
 import { failureReason, type DeliveryMetrics } from './metrics.ts';
 import { nextAttempt, shouldAutoDisable } from './policy.ts';
 import type { AttemptResult } from './sender.ts';

@@ -19,6 +19,8 @@ const ENV = {
   JWT_ISSUER: 'https://issuer.bundle-run.test',
   JWT_AUDIENCE: 'bundle-run',
   JWT_JWKS_URI: 'https://127.0.0.1:9/.well-known/jwks.json',
+  // KMS is asked here (the SDK's per-service endpoint variable): nothing listens, so a data key ends in SERVICE_UNAVAILABLE.
+  AWS_ENDPOINT_URL_KMS: 'http://127.0.0.1:9',
 };
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
@@ -39,6 +41,29 @@ async function node(script: string, ...args: string[]): Promise<string> {
     env: { PATH: process.env.PATH, ...ENV, NODE_OPTIONS: LAMBDA_NODE_OPTIONS },
   });
   return stdout;
+}
+
+/** The code files of a bundle in `dir` whose source maps name a source under `path`. */
+async function filesWith(dir: string, files: readonly string[], path: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const file of files.filter((f) => f.endsWith('.mjs'))) {
+    const map = JSON.parse(await readFile(join(dir, `${file}.map`), 'utf8')) as { sources: string[] };
+    if (map.sources.some((source) => source.includes(path))) found.push(file);
+  }
+  return found;
+}
+
+/**
+ * Runs `steps` (a module script that sets `atImport` once the bundle is imported and prints its result) with a module
+ * hook that records every file Node loads in `loaded`.
+ */
+function recordingLoads(...steps: string[]): string {
+  return [
+    "import { registerHooks } from 'node:module';",
+    'const loaded = [];',
+    'registerHooks({ load(url, context, next) { loaded.push(url.split("/").pop()); return next(url, context); } });',
+    ...steps,
+  ].join('\n');
 }
 
 describe('Lambda bundles, run', () => {
@@ -69,22 +94,15 @@ describe('Lambda bundles, run', () => {
       isBase64Encoded: false,
     };
     const dir = join(outdir.dir, 'projects');
-    const jwtChunks: string[] = [];
-    for (const file of built.projects.files.filter((f) => f.endsWith('.mjs'))) {
-      const map = JSON.parse(await readFile(join(dir, `${file}.map`), 'utf8')) as { sources: string[] };
-      if (map.sources.some((source) => source.includes('node_modules/aws-jwt-verify/'))) jwtChunks.push(file);
-    }
+    const jwtChunks = await filesWith(dir, built.projects.files, 'node_modules/aws-jwt-verify/');
     // Act: the modules Node loads at import and during the request, recorded by a module hook
     const out = await node(
-      [
-        "import { registerHooks } from 'node:module';",
-        'const loaded = [];',
-        'registerHooks({ load(url, context, next) { loaded.push(url.split("/").pop()); return next(url, context); } });',
+      recordingLoads(
         'const { handler } = await import(process.argv[1]);',
         'const atImport = [...loaded];',
         "const answer = await handler(JSON.parse(process.argv[2]), { getRemainingTimeInMillis: () => 10000, awsRequestId: 'r1' });",
         'process.stdout.write(JSON.stringify({ status: answer.statusCode, body: JSON.parse(answer.body), atImport, later: loaded.slice(atImport.length) }));',
-      ].join('\n'),
+      ),
       join(dir, 'index.mjs'),
       JSON.stringify(event),
     );
@@ -96,4 +114,32 @@ describe('Lambda bundles, run', () => {
     expect(jwtChunks.filter((file) => result.later.includes(file))).toEqual(jwtChunks);
     expect(result.atImport.filter((file) => file.endsWith('.mjs')).sort()).toEqual([...built.projects.initFiles].sort());
   });
+
+  it('seals a value through an API function\'s cipher after loading the KMS chunk, which its cold start does not read', async () => {
+    // Prepare: the cipher as the API functions make it (shared/crypto/on-first-use.ts), bundled as the stack bundles,
+    // against a KMS endpoint where nothing listens
+    const dir = join(outdir.dir, 'cipher-on-first-use');
+    const cipher = await bundle(
+      { contents: "export { cipherOnFirstUse } from '../shared/crypto/on-first-use.ts';\nexport { loadConfig } from '../shared/config.ts';\n", name: 'cipher' },
+      dir,
+    );
+    const kmsChunks = await filesWith(dir, cipher.files, 'node_modules/@aws-sdk/client-kms/');
+    // Act: the modules Node loads at import and during the first encrypt, recorded by a module hook
+    const out = await node(
+      recordingLoads(
+        'const { cipherOnFirstUse, loadConfig } = await import(process.argv[1]);',
+        'const sealer = cipherOnFirstUse(loadConfig(), 10);',
+        'const atImport = [...loaded];',
+        "const error = await sealer.encrypt('value', { workspaceId: 'ws_1' }).then(() => undefined, (e) => e);",
+        'process.stdout.write(JSON.stringify({ code: error?.code, atImport, later: loaded.slice(atImport.length) }));',
+      ),
+      join(dir, 'index.mjs'),
+    );
+    // Assess: KMS was asked (and refused the connection: SERVICE_UNAVAILABLE) through the chunks loaded on first use
+    const result = JSON.parse(out) as { code: string; atImport: string[]; later: string[] };
+    expect(result.code).toBe('SERVICE_UNAVAILABLE');
+    expect(kmsChunks.length).toBeGreaterThan(0);
+    expect(kmsChunks.filter((file) => result.atImport.includes(file))).toEqual([]);
+    expect(kmsChunks.filter((file) => result.later.includes(file))).toEqual(kmsChunks);
+  }, 30_000);
 });

@@ -3,7 +3,7 @@ import type { Principal } from '../../../shared/auth/principal.ts';
 import type { Clock } from '../../../shared/clock.ts';
 import type { Cipher, SealedValue } from '../../../shared/crypto/envelope.ts';
 import type { EncryptionContext } from '../../../shared/crypto/key-provider.ts';
-import type { DeliveryMessage } from '../../../shared/webhooks/delivery-queue.ts';
+import type { DeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
 import type { DeliveryMetrics } from '../../../shared/webhooks/metrics.ts';
 
 /**

@@ -8,7 +8,7 @@ import { ENTITY } from '../../../shared/store/keys.ts';
 import type { StoredEndpoint } from '../../../shared/store/webhooks.ts';
 import { deliveryIdFor } from '../../../shared/webhooks/events.ts';
 import { makeFanout, type FanoutDeps } from '../../../shared/webhooks/fanout.ts';
-import { firstAttemptToken, type DeliveryMessage } from '../../../shared/webhooks/delivery-queue.ts';
+import { firstAttemptToken, type DeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
 import { fakeClock, fakeLogger, T0 } from '../support/fakes.ts';
 import { endpoint, WS } from './support.ts';
 

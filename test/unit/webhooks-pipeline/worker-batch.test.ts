@@ -1,6 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatDeliveryMessage } from '../../../shared/webhooks/delivery-queue.ts';
+import { formatDeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
 import { sendWebhook } from '../../../shared/webhooks/sender.ts';
 import { parseAllowedCidrs } from '../../../shared/webhooks/ssrf.ts';
 import { makeWorkerBatch } from '../../../shared/webhooks/worker-batch.ts';

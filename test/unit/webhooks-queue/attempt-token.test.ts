@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../../shared/ids.ts';
-import { formatDeliveryMessage, MAX_ATTEMPT_TOKEN_LENGTH, newAttemptToken, parseDeliveryMessage } from '../../../shared/webhooks/delivery-queue.ts';
+import { formatDeliveryMessage, MAX_ATTEMPT_TOKEN_LENGTH, newAttemptToken, parseDeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
 import { assertScheduleName } from '../../../shared/webhooks/scheduler.ts';
 
 describe('attempt tokens', () => {

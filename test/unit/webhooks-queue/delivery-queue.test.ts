@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { ServiceUnavailableError } from '../../../shared/errors.ts';
-import { firstAttemptToken, makeDeliveryQueue, parseDeliveryMessage, type DeliveryMessage } from '../../../shared/webhooks/delivery-queue.ts';
+import { makeDeliveryQueue } from '../../../shared/webhooks/delivery-queue.ts';
+import { firstAttemptToken, parseDeliveryMessage, type DeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
 import type { ScheduleInput } from '../../../shared/webhooks/scheduler.ts';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries';

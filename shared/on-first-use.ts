@@ -1,0 +1,25 @@
+/** The methods of T that answer a promise: what a stand-in can forward once their implementation has loaded. */
+type AsyncMethods<T> = { [K in keyof T]: T[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof T];
+
+/**
+ * A stand-in for an object of async methods that `load` makes on the first call of any of them, then the same
+ * object for every call (a failed load is tried again by the next call). `load` is where a dynamic `import()` goes:
+ * the Lambda bundles put what it imports in a chunk of its own (lib/lambda-bundle.ts), which a cold start does not
+ * read, so code that only some routes use costs the others nothing. The first call pays the import, once per container.
+ */
+export function onFirstUse<T extends object, K extends AsyncMethods<T> & string>(methods: readonly K[], load: () => Promise<T>): Pick<T, K> {
+  let loading: Promise<T> | undefined;
+  const loaded = () =>
+    (loading ??= load().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }));
+  const stand = {} as Record<K, unknown>;
+  for (const name of methods) {
+    stand[name] = async (...args: unknown[]) => {
+      const target = await loaded();
+      return (target[name] as (...args: unknown[]) => Promise<unknown>).apply(target, args);
+    };
+  }
+  return stand as Pick<T, K>;
+}
