@@ -180,8 +180,8 @@ export function importPairs(a: string | readonly string[], b: string | readonly 
   };
 }
 
-/** Interleaved import pairs per function (at least 15: one slow process must not move a median). */
-const IMPORT_PAIRS = 21;
+/** Interleaved import pairs per function (at least 15: one slow process must not move a median; at 21 a ratio moved by up to ±0.03 between runs). */
+const IMPORT_PAIRS = 31;
 
 const round1 = (value: number) => Math.round(value * 10) / 10;
 const round2 = (value: number) => Math.round(value * 100) / 100;
@@ -229,7 +229,7 @@ export type FloorExtra = (name: keyof typeof FUNCTION_ENTRIES, fn: Built, floor:
 /**
  * Size, gzip size and import time of every function (or of `only` those), as ratios to an empty handler and to the
  * function's SDK floor bundled the same way; whole-process import time against the floor is the median of `pairs`
- * (21 by default) interleaved pairs. `mandatedFloor` measures each function's floor with the customer's libraries.
+ * (31 by default) interleaved pairs. `mandatedFloor` measures each function's floor with the customer's libraries.
  */
 export async function measureBundles(options: { runs?: number; pairs?: number; only?: readonly string[]; mandatedFloor?: FloorExtra } = {}) {
   const { runs = 10, mandatedFloor } = options;
