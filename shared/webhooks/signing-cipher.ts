@@ -9,8 +9,8 @@ import { cipherOnFirstUse } from '../crypto/on-first-use.ts';
 export const SIGNING_SECRET_DATA_KEYS = 200;
 
 /**
- * The webhooks API's envelope cipher for signing secrets. Only registering an endpoint, rotating its secret and
- * replaying such an answer seal or open one, so the KMS client loads on the first of them (cipherOnFirstUse).
+ * The webhooks API's envelope cipher for signing secrets. Only registering an endpoint (and recording or replaying
+ * its answer under an Idempotency-Key) seals or opens one, so the KMS client loads on the first of them (cipherOnFirstUse).
  */
 export function signingCipherOnFirstUse(config: Config): Cipher {
   return cipherOnFirstUse(config, SIGNING_SECRET_DATA_KEYS);
