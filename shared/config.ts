@@ -134,6 +134,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/**
+ * The encryption the configuration names, for a function that seals or opens values; without one it fails at cold
+ * start, even where the cipher is made on the first value (shared/crypto/on-first-use.ts).
+ */
+export function configuredEncryption(config: Config): NonNullable<Config['encryption']> {
+  if (!config.encryption) throw new Error('Invalid configuration: KMS_KEY_ID (or LOCAL_KEYRING_FILE for the local stack) is required');
+  return config.encryption;
+}
+
 /** A setting the webhook functions cannot start without: its value, or a configuration error naming it. */
 export function requiredSetting(value: string | undefined, name: string): string {
   if (!value) throw new Error(`Invalid configuration: ${name} is required for webhook delivery`);

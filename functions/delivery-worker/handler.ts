@@ -5,7 +5,7 @@ import { runtime } from '../../shared/runtime.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
 import { guardedHttpFromConfig } from '../../shared/webhooks/guarded-http.ts';
 import { schedulingQueueFromConfig } from '../../shared/webhooks/scheduling-queue.ts';
-import { SIGNING_SECRET_DATA_KEYS } from '../../shared/webhooks/signing-cipher.ts';
+import { SIGNING_SECRET_DATA_KEYS } from '../../shared/webhooks/signature.ts';
 import { makeWorkerBatch } from '../../shared/webhooks/worker-batch.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';

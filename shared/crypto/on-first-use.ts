@@ -1,15 +1,6 @@
-import type { Config } from '../config.ts';
+import { configuredEncryption, type Config } from '../config.ts';
 import { onFirstUse } from '../on-first-use.ts';
 import type { Cipher } from './envelope.ts';
-
-/** How long a decrypted data key may serve a warm container again without a KMS call. */
-export const DATA_KEY_TTL_MS = 5 * 60_000;
-
-/** The encryption the configuration names; without one, the function fails at cold start, not on its first value. */
-export function configuredEncryption(config: Config): NonNullable<Config['encryption']> {
-  if (!config.encryption) throw new Error('Invalid configuration: KMS_KEY_ID (or LOCAL_KEYRING_FILE for the local stack) is required');
-  return config.encryption;
-}
 
 /**
  * The envelope cipher of an API function, where only some routes seal or open a value (a reveal, a write, a

@@ -3,6 +3,13 @@ import { createHmac, randomBytes } from 'node:crypto';
 const SECRET_PREFIX = 'whsec_';
 
 /**
+ * Data keys of endpoints' signing secrets a container keeps open for five minutes: a warm worker makes no KMS call
+ * for an endpoint whose secret it opened in that time. (Here rather than in signing-cipher.ts, whose lazy import of
+ * the cipher would cost the worker an extra file at cold start: lib/lambda-bundle.ts.)
+ */
+export const SIGNING_SECRET_DATA_KEYS = 200;
+
+/**
  * The `Service-Signature` header of one attempt: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. The key
  * is the WHOLE secret string, `whsec_` prefix included, exactly as Stripe's verifiers use theirs
  * (decisions.md), so receivers can verify with `stripe.webhooks.constructEvent`.

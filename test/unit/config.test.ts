@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config.ts';
+import { loadConfig, requiredSetting } from '../../shared/config.ts';
 import { keyProviderFromConfig } from '../../shared/crypto/from-config.ts';
+import { cipherOnFirstUse } from '../../shared/crypto/on-first-use.ts';
 
 describe('loadConfig', () => {
   it('fails loudly without TABLE_NAME', () => {
@@ -53,5 +54,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TABLE_NAME: 't', KMS_KEY_ID: 'k', LOCAL_KEYRING_FILE: '/tmp/k' })).toThrow(/not both/);
     expect(() => keyProviderFromConfig(loadConfig({ TABLE_NAME: 't' }))).toThrow(/KMS_KEY_ID/);
     expect(keyProviderFromConfig(loadConfig({ TABLE_NAME: 't', KMS_KEY_ID: 'k' }))).toHaveProperty('generateDataKey');
+    // The API functions' cipher, made on the first value, still refuses a missing key at cold start
+    expect(() => cipherOnFirstUse(loadConfig({ TABLE_NAME: 't' }), 10)).toThrow(/KMS_KEY_ID/);
+    expect(cipherOnFirstUse(loadConfig({ TABLE_NAME: 't', KMS_KEY_ID: 'k' }), 10)).toHaveProperty('decrypt');
+  });
+
+  it('refuses a webhook function without its queue at cold start, naming the variable', () => {
+    expect(() => requiredSetting(undefined, 'DELIVERY_QUEUE_URL')).toThrow('Invalid configuration: DELIVERY_QUEUE_URL is required for webhook delivery');
+    expect(() => requiredSetting('', 'DELIVERY_QUEUE_URL')).toThrow(/DELIVERY_QUEUE_URL/);
+    expect(requiredSetting('https://sqs.example/q', 'DELIVERY_QUEUE_URL')).toBe('https://sqs.example/q');
   });
 });
