@@ -1,19 +1,28 @@
-/** The methods of T that answer a promise: what a stand-in can forward once their implementation has loaded. */
-type AsyncMethods<T> = { [K in keyof T]: T[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof T];
-
 /**
- * A stand-in for an object of async methods that `load` makes on the first call of any of them, then the same
- * object for every call (a failed load is tried again by the next call). `load` is where a dynamic `import()` goes:
- * the Lambda bundles put what it imports in a chunk of its own (lib/lambda-bundle.ts), which a cold start does not
- * read, so code that only some routes use costs the others nothing. The first call pays the import, once per container.
+ * A promise that `load` makes on the first call, then the same promise for every call, concurrent ones included; a
+ * load that fails is made again by the next call, so one failure (a throttled read, a busy disk) is not kept for the
+ * container's life.
  */
-export function onFirstUse<T extends object, K extends AsyncMethods<T> & string>(methods: readonly K[], load: () => Promise<T>): Pick<T, K> {
+export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
   let loading: Promise<T> | undefined;
-  const loaded = () =>
+  return () =>
     (loading ??= load().catch((error: unknown) => {
       loading = undefined;
       throw error;
     }));
+}
+
+/** The methods of T that answer a promise: what a stand-in can forward once their implementation has loaded. */
+type AsyncMethods<T> = { [K in keyof T]: T[K] extends (...args: never[]) => Promise<unknown> ? K : never }[keyof T];
+
+/**
+ * A stand-in for an object of async methods that `load` makes on the first call of any of them (loadOnce). `load` is
+ * where a dynamic `import()` goes: the Lambda bundles put what it imports in a chunk of its own (lib/lambda-bundle.ts),
+ * which a cold start does not read, so code that only some routes use costs the others nothing. The first call pays
+ * the import, once per container.
+ */
+export function onFirstUse<T extends object, K extends AsyncMethods<T> & string>(methods: readonly K[], load: () => Promise<T>): Pick<T, K> {
+  const loaded = loadOnce(load);
   const stand = {} as Record<K, unknown>;
   for (const name of methods) {
     stand[name] = async (...args: unknown[]) => {

@@ -5,6 +5,7 @@ import { signingCipherOnFirstUse } from '../../shared/webhooks/signing-cipher.ts
 import { makeWebhookRoutes } from './routes.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';
+import { loadOnce } from '../../shared/on-first-use.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
@@ -14,8 +15,7 @@ const cipher = signingCipherOnFirstUse(config);
 // module with) serves only the routes that register an endpoint or change its url, so it is loaded on the first of
 // them, not at cold start. A configured allow-list (WEBHOOK_ALLOW_PRIVATE_CIDRS, never set by the CDK stack) is still
 // parsed at cold start: a malformed one fails there, as it always has.
-let guard: Promise<{ checkUrl: WebhookServiceDeps['checkUrl'] }> | undefined;
-const loadGuard = () => (guard ??= import('../../shared/webhooks/guarded-http.ts').then(({ guardedHttpFromConfig }) => guardedHttpFromConfig(config)));
+const loadGuard = loadOnce(async () => (await import('../../shared/webhooks/guarded-http.ts')).guardedHttpFromConfig(config));
 if (config.webhooks.allowPrivateCidrs) await loadGuard();
 const checkUrl: WebhookServiceDeps['checkUrl'] = async (url) => (await loadGuard()).checkUrl(url);
 

@@ -6,6 +6,7 @@ import type { Store } from '../store/index.ts';
 import type { ItemKey } from '../prefetch.ts';
 import type { Principal } from './principal.ts';
 import { hashToken, parseIssuedToken } from './tokens.ts';
+import { loadOnce } from '../on-first-use.ts';
 
 /** Verifies an IdP access token and answers its claims; throws for anything invalid or expired. */
 export type AccessTokenVerifier = (token: string) => Promise<Record<string, unknown>>;
@@ -18,11 +19,8 @@ const ALLOWED_JWT_ALGORITHMS = new Set(['RS256', 'ES256']);
  * most callers use API tokens and never need it (with one issuer, creating it validates nothing that could fail).
  */
 export function makeAccessTokenVerifier(options: { issuer: string; audience: string; jwksUri: string; requiredType?: string | undefined }): AccessTokenVerifier {
-  let verifier: ReturnType<typeof createVerifier> | undefined;
-  return async (token) => {
-    verifier ??= createVerifier(options);
-    return (await (await verifier).verify(token)) as Record<string, unknown>;
-  };
+  const verifier = loadOnce(() => createVerifier(options));
+  return async (token) => (await (await verifier()).verify(token)) as Record<string, unknown>;
 }
 
 async function createVerifier(options: Parameters<typeof makeAccessTokenVerifier>[0]) {

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { canonicalContext } from './context.ts';
 import type { DataKey, EncryptionContext, KeyProvider } from './key-provider.ts';
 import { announceStandInCall } from '../clients/hooks.ts';
+import { loadOnce } from '../on-first-use.ts';
 
 /**
  * Wrapped data key format, version 1 (61 bytes):
@@ -27,14 +28,7 @@ const UNWRAP_FAILED = 'The local keyring could not decrypt a data key';
  * by an earlier run still decrypt. For development only: whoever can read the file can read every local secret.
  */
 export function makeLocalKeyring(options: { keyFile: string }): KeyProvider {
-  let loading: Promise<Buffer> | undefined;
-  const masterKey = (): Promise<Buffer> => {
-    loading ??= loadOrCreateMasterKey(options.keyFile).catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    });
-    return loading;
-  };
+  const masterKey = loadOnce(() => loadOrCreateMasterKey(options.keyFile));
   return {
     async generateDataKey(context: EncryptionContext): Promise<DataKey> {
       const master = await masterKey();

@@ -3,13 +3,13 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { sendConditional } from './conditional.ts';
 import { ENTITY, keys } from './keys.ts';
 import { send, type Db } from './send.ts';
+import { loadOnce } from '../on-first-use.ts';
 
 /**
  * The HMAC key that signs cursors. It is made once per table (a conditional put, so concurrent cold starts agree)
  * and read once per container.
  */
 export function makeCursorKeyLoader(db: Db): () => Promise<Buffer> {
-  let loaded: Promise<Buffer> | undefined;
   const load = async (): Promise<Buffer> => {
     const existing = await send<{ Item?: { key: string } }>(
       db,
@@ -28,11 +28,5 @@ export function makeCursorKeyLoader(db: Db): () => Promise<Buffer> {
     // Another container made it first: use theirs.
     return made ? Buffer.from(key, 'base64') : load();
   };
-  return () => {
-    loaded ??= load().catch((error: unknown) => {
-      loaded = undefined;
-      throw error;
-    });
-    return loaded;
-  };
+  return loadOnce(load);
 }
