@@ -138,8 +138,9 @@ const only = (record: Item | undefined, used: Set<string>) => record && Object.f
 
 /**
  * Bills DynamoDB requests by reading, with a client of its own that nobody observes, the items a request touches:
- * before it (what a write replaces) and after it (what an update leaves), and, for a Query, every item it
- * evaluated. Only for measuring: it adds reads around each request it bills.
+ * before it (what a write replaces) and after it (what an update leaves), for a Query every item it evaluated, and
+ * for a read with a projection the whole item it returned part of (a read is billed on the whole item). Only for
+ * measuring: it adds reads around each request it bills.
  */
 export function makeBillingMeter(raw: DynamoDBDocumentClient, tableName: string) {
   const read = async (key: Key) => (await raw.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;

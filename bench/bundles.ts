@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { build, type Metafile } from 'esbuild';
-import { lambdaBuildOptions, PROJECT_ROOT, pruneUnreachable, reachableOutputs } from '../lib/lambda-bundle.ts';
+import type { Metafile } from 'esbuild';
+import { bundleLambda, LAMBDA_NODE_OPTIONS, PROJECT_ROOT, reachableOutputs } from '../lib/lambda-bundle.ts';
 import { FUNCTION_ENTRIES } from '../shared/functions.ts';
 import { floorSource } from './floor.ts';
 import type { MandatedFloorResult } from './mandated.ts';
@@ -41,8 +41,8 @@ export async function bundle(source: { entry: string } | { contents: string; nam
   try {
     const entry = 'entry' in source ? join(PROJECT_ROOT, source.entry) : join(scratch!, `${source.name}.ts`);
     if ('contents' in source) writeFileSync(entry, source.contents);
-    const result = await build(lambdaBuildOptions(entry, outdir));
-    return built(result.metafile!, pruneUnreachable(result.metafile!), outdir);
+    const { metafile, kept } = bundleLambda(entry, outdir);
+    return built(metafile, kept, outdir);
   } finally {
     if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
   }
@@ -73,7 +73,8 @@ function built(metafile: Metafile, kept: string[], outdir: string): Built {
 
 /**
  * Every code file of a bundle, index.mjs first: importing them all reads the code of the worst first request (a JWT,
- * a value to seal or open, a url to check), though the clients that request would make on first use are not built.
+ * a value to seal or open, a url to check, a manual retry to queue), though the clients that request would make on
+ * first use are not built.
  */
 function everyCodeFile(built: Built): string[] {
   const chunks = built.files.filter((name) => name.endsWith('.mjs') && name !== 'index.mjs');
@@ -113,13 +114,6 @@ export function aboveFloor(fn: Built, floor: Built, top = 8): { module: string; 
     .sort((a, b) => b.bytes - a.bytes)
     .slice(0, top);
 }
-
-/**
- * The NODE_OPTIONS every function runs with (lib/service-function.ts; test/infra/bundles.test.ts checks they agree).
- * Imports are measured with them: with source maps on, Node reads each bundle's map at load (measured 2026-11-23: 15
- * of the secrets function's 94 ms of import CPU, 9 of its floor's 72).
- */
-export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
 
 /** Cold-start configuration the handlers read at import (values only need to parse; nothing is called). */
 export const IMPORT_ENV = {
@@ -225,7 +219,7 @@ export interface BundleResult {
 export const BYTES_GOAL = 1.3;
 
 /** A further measurement of a function against its floor, made while both are built (bench/mandated.ts's). */
-export type FloorExtra = (name: keyof typeof FUNCTION_ENTRIES, fn: Built, floor: Built, outdir: string, pairs: number, bytesGoal: number) => Promise<MandatedFloorResult | null>;
+export type FloorExtra = (name: keyof typeof FUNCTION_ENTRIES, fn: Built, floor: Built, outdir: string, pairs: number) => Promise<MandatedFloorResult | null>;
 
 /**
  * Size, gzip size and import time of every function (or of `only` those), as ratios to an empty handler and to the
@@ -246,7 +240,7 @@ export async function measureBundles(options: { runs?: number; pairs?: number; o
       const floor = await bundleFloor(name as keyof typeof FUNCTION_ENTRIES, join(dir, `floor-${name}`));
       const ms = importPairs(fn.file, floor.file, pairs);
       const every = importPairs(everyCodeFile(fn), everyCodeFile(floor), pairs);
-      const mandated = (await mandatedFloor?.(name as keyof typeof FUNCTION_ENTRIES, fn, floor, join(dir, `mandated-${name}`), pairs, BYTES_GOAL)) ?? null;
+      const mandated = (await mandatedFloor?.(name as keyof typeof FUNCTION_ENTRIES, fn, floor, join(dir, `mandated-${name}`), pairs)) ?? null;
       results[name] = {
         bytes: fn.bytes,
         initBytes: fn.initBytes,

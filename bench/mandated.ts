@@ -1,20 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FUNCTION_ENTRIES } from '../shared/functions.ts';
-import { bundle, bytesByModule, importPairs, type Built } from './bundles.ts';
+import { bundle, bytesByModule, BYTES_GOAL, importPairs, type Built } from './bundles.ts';
 import { floorSource, type FloorClient } from './floor.ts';
 import { PROJECT_ROOT } from '../lib/lambda-bundle.ts';
 
 /**
- * The floor with the customer's libraries: a function's SDK floor (bench/floor.ts) that also carries what the
- * function uses of the runtime libraries the customer named beside the AWS SDK (zod, @middy/core, aws-jwt-verify),
- * used the way the function uses them, and nothing of the product's own code. Its bytes and import time over the SDK
- * floor are what those libraries alone cost; what is left under a goal's ratio is the room for everything else.
+ * The customer-named runtime packages other than the AWS SDK (the CDK and vitest never reach a bundle). The floor
+ * with the customer's libraries is a function's SDK floor (bench/floor.ts) that also carries what the function uses
+ * of them, used the way the function uses them, and nothing of the product's own code: its bytes and import time over
+ * the SDK floor are what those libraries alone cost; what is left under a goal's ratio is the room for everything else.
  */
-
-/** The customer-named runtime packages other than the AWS SDK (the CDK and vitest never reach a bundle). */
 export const MANDATED_PACKAGES = ['zod', '@middy/core', 'aws-jwt-verify'] as const;
-
 
 /** What a function's own code uses of the mandated packages, read from the sources its bundle was built from. */
 export interface MandatedUse {
@@ -117,7 +114,6 @@ export async function measureMandatedFloor(
   floor: Built,
   outdir: string,
   pairs: number,
-  bytesGoal: number,
 ): Promise<MandatedFloorResult | null> {
   const use = mandatedUseOf(fn);
   if (!usesMandated(use)) return null;
@@ -126,15 +122,14 @@ export async function measureMandatedFloor(
   const pipeline = await bundle({ contents: pipelineFloorSource(name, use), name: `pipeline-${name}` }, `${outdir}-pipeline`);
   const pipelineMs = importPairs(pipeline.file, floor.file, pairs);
   const ratio = (value: number) => Math.round(value * 1000) / 1000;
-  const packages = Object.fromEntries(
-    MANDATED_PACKAGES.map((pkg) => [pkg, { here: packageBytes(built, pkg), inFunction: packageBytes(fn, pkg) }]),
-  );
+  const [here, inFunction] = [bytesByModule(built.inputs), bytesByModule(fn.inputs)];
+  const packages = Object.fromEntries(MANDATED_PACKAGES.map((pkg) => [pkg, { here: here.get(pkg) ?? 0, inFunction: inFunction.get(pkg) ?? 0 }]));
   return {
     bytes: built.bytes,
     bytesRatio: ratio(built.bytes / floor.bytes),
     importRatio: ratio(ms.processRatio),
     packages,
-    roomAtGoalBytes: Math.round(bytesGoal * floor.bytes - built.bytes),
+    roomAtGoalBytes: Math.round(BYTES_GOAL * floor.bytes - built.bytes),
     restBytes: fn.bytes - built.bytes,
     pipeline: {
       bytes: pipeline.bytes,

@@ -9,17 +9,17 @@ import { measureMandatedFloor } from './mandated.ts';
  * floor with the customer's libraries (bench/mandated.ts): its bytes ratio and import ratio to the SDK floor, for the
  * functions that use them, and the same of the pipeline floor (those libraries and the product's request pipeline, no
  * route).
- * `node bench/measure-imports.ts [pairs] [--mandated] [function …]` (31 pairs and every function by default).
+ * `node bench/measure-imports.ts [pairs] [--mandated] [function …]` (the bench's 31 pairs and every function by default).
  */
 const args = process.argv.slice(2);
 const mandated = args.includes('--mandated');
-const pairs = args.find((arg) => /^\d+$/.test(arg)) ?? '31';
+const pairs = args.find((arg) => /^\d+$/.test(arg));
 const names = args.filter((arg) => arg !== '--mandated' && arg !== pairs);
 const unknown = names.filter((name) => !(name in FUNCTIONS));
 if (unknown.length > 0) throw new Error(`not a function: ${unknown.join(', ')} (functions: ${Object.keys(FUNCTIONS).join(', ')})`);
 
 const { results } = await measureBundles({
-  pairs: Number(pairs),
+  ...(pairs !== undefined && { pairs: Number(pairs) }),
   ...(names.length > 0 && { only: names }),
   ...(mandated && { mandatedFloor: measureMandatedFloor }),
 });

@@ -137,13 +137,6 @@ async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: stri
   return results;
 }
 
-/**
- * What one webhook delivery costs when each event goes to `endpoints` endpoints of one local HTTPS receiver (10: a
- * full worker batch; 1: the worst case). Warm, like every other operation (a first event warms the data-key cache).
- * The requests of one event, priced by the meter, are divided among its deliveries; the pipeline's Lambda
- * invocations and billed milliseconds (wall time, the wait on the receiver included, rounded up per invocation) come
- * from 5 further events with no pricing reads and nothing else running.
- */
 /** CPU figures of the handler against its floor (bench/cpu.ts), per operation. */
 type CpuFigures = Partial<Record<string, { cpuMsPerRequest: number; floorCpuMsPerRequest: number; cpuFloorRatio: number; ownCpuMsPerRequest?: number }>>;
 

@@ -6,12 +6,10 @@ import { costPerMillion, type OperationCalls } from './prices.ts';
 import { quantile, round2 } from './stats.ts';
 
 /** Deletes every endpoint of the workspace, then registers one per path on `origin` for `events`. */
-async function replaceEndpoints(api: Api, origin: string, paths: readonly string[], events: readonly string[]): Promise<{ id: string }[]> {
+async function replaceEndpoints(api: Api, origin: string, paths: readonly string[], events: readonly string[]): Promise<void> {
   const list = await request(api, 'GET', '/api/v1/webhooks?limit=50');
   for (const endpoint of list.data) await request(api, 'DELETE', `/api/v1/webhooks/${endpoint.id}`);
-  const created: { id: string }[] = [];
-  for (const path of paths) created.push((await request(api, 'POST', '/api/v1/webhooks', { url: `${origin}${path}`, events }, 201)).data);
-  return created;
+  for (const path of paths) await request(api, 'POST', '/api/v1/webhooks', { url: `${origin}${path}`, events }, 201);
 }
 
 /**
@@ -72,9 +70,13 @@ export async function measureWebhooks(api: Api, environmentId: string, options: 
 }
 
 /**
- * The requests and invocations of a delivery: `endpoints` endpoints, and events written `eventsAtOnce` at a time
- * (together they reach the fan-out in a few stream batches and the worker in a few SQS batches, as events of a busy
- * moment do), one measured round, then five observed for invocations and billed time.
+ * What one webhook delivery costs when each event goes to `endpoints` endpoints of one local HTTPS receiver (10: a
+ * full worker batch; 1: the worst case), and events are written `eventsAtOnce` at a time (together they reach the
+ * fan-out in a few stream batches and the worker in a few SQS batches, as events of a busy moment do). Warm, like
+ * every other operation (a first event warms the data-key cache). The requests of one round, priced by the meter, are
+ * divided among its deliveries; the pipeline's Lambda invocations and billed milliseconds (wall time, the wait on the
+ * receiver included, rounded up per invocation) come from five further rounds with no pricing reads and nothing else
+ * running.
  */
 export async function measureDelivery(api: Api, environmentId: string, recorder: ReturnType<typeof makeCallRecorder>, endpoints: number, eventsAtOnce = 1) {
   const receiver = await startHttpsReceiver({ status: 204 });
@@ -108,7 +110,7 @@ export async function measureDelivery(api: Api, environmentId: string, recorder:
   }
 }
 
-/** One event's requests divided among its deliveries. */
+/** One round's requests divided among its deliveries. */
 function perDelivery(calls: OperationCalls, deliveries: number): OperationCalls {
   const scaled = { ...calls } as Record<string, unknown>;
   for (const [field, value] of Object.entries(calls)) if (typeof value === 'number') scaled[field] = Math.round((value / deliveries) * 1000) / 1000;

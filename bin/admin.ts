@@ -69,13 +69,14 @@ export async function runAdmin(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   if (values.help || positionals.length === 0) throw new UsageError('');
   const { doc, tableName, store } = target(values);
+  const command = positionals.join(' ');
   // A table migration changes no workspace: nothing to audit.
-  if (positionals.join(' ') === 'deliveries migrate-log') return migrateDeliveryLog(doc, tableName);
+  if (command === 'deliveries migrate-log') return migrateDeliveryLog(doc, tableName);
   // Every change is audited in the workspace's log with the operator's identity.
   const operator = values.table ? await awsOperator(values.region) : localOperator();
   const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator });
   const workspace = () => required(values.workspace, 'workspace', (v) => isId('workspace', v));
-  switch (positionals.join(' ')) {
+  switch (command) {
     case 'workspace create':
       return admin.createWorkspace({ name: required(values.name, 'name', (v) => v.length <= 120), allowlisted: values.allowlist });
     case 'allowlist add':
@@ -91,7 +92,7 @@ export async function runAdmin(argv: string[]): Promise<unknown> {
     case 'api-key revoke':
       return admin.revokeApiKey(workspace(), required(values.key, 'key', (v) => isId('apiKey', v)));
     default:
-      throw new UsageError(`Unknown command: ${positionals.join(' ')}`);
+      throw new UsageError(`Unknown command: ${command}`);
   }
 }
 

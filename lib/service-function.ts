@@ -6,13 +6,9 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { buildSync } from 'esbuild';
-import { lambdaBuildOptions, PROJECT_ROOT, pruneUnreachable } from './lambda-bundle.ts';
+import { bundleLambda, LAMBDA_NODE_OPTIONS, PROJECT_ROOT } from './lambda-bundle.ts';
 import { patterns } from '../shared/store/keys.ts';
 import type { GsiName } from '../shared/store/table.ts';
-
-/** The repository root (lib/lambda-bundle.ts): entries are resolved from here, not from the cwd. */
-export { PROJECT_ROOT };
 
 /** The name every function logs under (`SERVICE_NAME` in shared/config.ts). */
 export const SERVICE_NAME = 'secrets-service';
@@ -92,7 +88,7 @@ export class ServiceFunction extends Construct {
       logGroup: this.logGroup,
       role: this.role,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
         SERVICE_NAME,
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         ...props.environment,
@@ -195,7 +191,7 @@ function bundledCode(entry: string): Code {
       environment: { LAMBDA_ENTRY: entry },
       local: {
         tryBundle(outputDir: string): boolean {
-          pruneUnreachable(buildSync(lambdaBuildOptions(join(PROJECT_ROOT, entry), outputDir)).metafile!);
+          bundleLambda(join(PROJECT_ROOT, entry), outputDir);
           return true;
         },
       },

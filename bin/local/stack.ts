@@ -76,8 +76,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   try {
     const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     const added = await ensureTable(admin, LOCAL_TABLE);
+    const doc = makeDocumentClient({ endpoint: dynamo.endpoint });
     // A local table from before the delivery log index: its deliveries move into it, as an operator does on AWS.
-    if (added.includes('GSI3')) await migrateDeliveryLog(makeDocumentClient({ endpoint: dynamo.endpoint }), LOCAL_TABLE);
+    if (added.includes('GSI3')) await migrateDeliveryLog(doc, LOCAL_TABLE);
     admin.destroy();
     // The local keyring stands in for KMS: its AES-256 master key is made under localDir on first start.
     const keyFile = join(localDir, 'master.key');
@@ -95,7 +96,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       SCHEDULER_GROUP: 'local',
       SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/local-scheduler',
     });
-    const store = makeStore(makeDocumentClient({ endpoint: dynamo.endpoint }), LOCAL_TABLE);
+    const store = makeStore(doc, LOCAL_TABLE);
     const bootstrap = await ensureBootstrapWorkspace(store, localDir);
     const front = await startHttpFront({ port: options.port, routes: await loadRoutes(), timeoutMs: API_FUNCTION.timeoutSeconds * 1000 });
     stops.push(() => front.close());

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../lib/service-function.ts';
+import { PROJECT_ROOT } from '../../lib/lambda-bundle.ts';
 import { ROUTE_GROUPS } from '../../shared/routes.ts';
 
 const NODE = join(PROJECT_ROOT, 'node_modules/.bin/node');

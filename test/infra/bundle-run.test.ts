@@ -3,7 +3,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, IMPORT_ENV, LAMBDA_NODE_OPTIONS, type Built } from '../../bench/bundles.ts';
+import { bundle, IMPORT_ENV, type Built } from '../../bench/bundles.ts';
+import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-bundle.ts';
 import { FUNCTION_ENTRIES } from '../../shared/functions.ts';
 import { FUNCTION_NAMES, type FunctionName, makeOutdir } from './synth.ts';
 

@@ -1,16 +1,6 @@
-import { execFile } from 'node:child_process';
 import { userInfo } from 'node:os';
-import { promisify } from 'node:util';
-import { describe, expect, inject, it } from 'vitest';
-import { call } from '../support/api.ts';
-
-const run = promisify(execFile);
-
-/** Runs `npm run admin -- …`'s script, as an operator would, against the test's local stack. */
-async function admin(...args: string[]) {
-  const { stdout } = await run(process.execPath, ['bin/admin.ts', ...args, '--local-dir', inject('localDir')]);
-  return JSON.parse(stdout);
-}
+import { describe, expect, it } from 'vitest';
+import { admin, call } from '../support/api.ts';
 
 describe('admin CLI against the local stack', () => {
   it('creates a workspace and key, manages the allowlist and revokes keys', async () => {

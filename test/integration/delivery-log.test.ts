@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newId } from '../../shared/ids.ts';
-import { keys } from '../../shared/store/keys.ts';
-import { localStore, newWorkspace } from '../support/api.ts';
+import { ENTITY, keys } from '../../shared/store/keys.ts';
+import { admin, localStore, newWorkspace } from '../support/api.ts';
 import { storedDelivery } from '../support/webhooks.ts';
 
 /**
@@ -14,18 +12,12 @@ import { storedDelivery } from '../support/webhooks.ts';
  */
 const { doc, tableName, store } = localStore();
 
-/** `npm run admin -- …` against the test's local stack, as an operator runs it. */
-async function admin(...args: string[]) {
-  const { stdout } = await promisify(execFile)(process.execPath, ['bin/admin.ts', ...args, '--local-dir', inject('localDir')]);
-  return JSON.parse(stdout);
-}
-
 /** A delivery as the fan-out wrote them before the log moved to GSI3: GSI1 keys, no GSI3 keys. */
 async function putLegacyDelivery(workspaceId: string, endpointId: string, index: number) {
   const legacy = storedDelivery(endpointId, index);
   await doc.send(new PutCommand({
     TableName: tableName,
-    Item: { ...keys.delivery(workspaceId, legacy.id), GSI1PK: `WHE#${endpointId}`, GSI1SK: legacy.id, type: 'WebhookDelivery', workspaceId, ...legacy },
+    Item: { ...keys.delivery(workspaceId, legacy.id), GSI1PK: `WHE#${endpointId}`, GSI1SK: legacy.id, type: ENTITY.delivery, workspaceId, ...legacy },
   }));
   return legacy;
 }

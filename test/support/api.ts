@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { importJWK, SignJWT } from 'jose';
 import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
@@ -32,6 +34,12 @@ export async function call<T = any>(
   const parsed = text ? JSON.parse(text) : undefined;
   checkAnswer(method, path, response.status, parsed);
   return { status: response.status, headers: response.headers, body: parsed };
+}
+
+/** Runs `npm run admin -- …`'s script, as an operator would, against the test's local stack; answers its JSON. */
+export async function admin(...args: string[]) {
+  const { stdout } = await promisify(execFile)(process.execPath, ['bin/admin.ts', ...args, '--local-dir', inject('localDir')]);
+  return JSON.parse(stdout);
 }
 
 /** The data layer of the running local stack, for set-up and for reading raw items. */
