@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeDocumentClient } from '../shared/clients/dynamodb.ts';
 import { systemClock } from '../shared/clock.ts';
@@ -7,6 +7,13 @@ import { isId } from '../shared/ids.ts';
 import { makeWorkspaceAdminService } from '../shared/services/workspaces.ts';
 import { makeStore } from '../shared/store/index.ts';
 import { migrateDeliveryLog } from './migrate-delivery-log.ts';
+import { makeKmsClient } from '../shared/clients/kms.ts';
+import type { KeyProvider } from '../shared/crypto/key-provider.ts';
+import { makeKmsKeyProvider } from '../shared/crypto/kms-key-provider.ts';
+import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../shared/crypto/local-keyring.ts';
+import { ensureServiceMacs } from '../shared/crypto/mac-key.ts';
+import { loadOnce } from '../shared/on-first-use.ts';
+import { makeMacKeyStore } from '../shared/store/mac-key.ts';
 import { awsOperator, localOperator } from './operator.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
@@ -18,11 +25,16 @@ Commands:
   allowlist list                                  list allowlisted workspace ids
   api-key create --workspace WS_ID [--name NAME]  create a workspace API key (shown once)
   api-key revoke --workspace WS_ID --key KEY_ID   revoke it at once
+  mac-key ensure [--kms-key KEY_ARN]              make the service MAC key if the table has none (see below)
   deliveries migrate-log                          once after upgrading to the delivery log index (GSI3): moves
                                                   older deliveries' log keys from GSI1 to it (a Scan of the table)
 
 Every change is audited in the workspace's own log (actorSub "operator", metadata.operator naming you: your AWS
 caller identity for a deployed table, your OS user for the local stack).
+
+Tokens end in a checksum keyed with the service MAC key, kept sealed in the table under the stack's KMS key.
+Commands that issue an API key make it first if the table has none: against a deployed table that needs
+--kms-key with the stack's SecretsKeyArn output, once (afterwards the key is only unsealed, with your credentials).
 
 Target (default: the local stack described by LOCAL_DIR/stack.json, LOCAL_DIR defaulting to .local):
   --table NAME --region REGION                    a deployed table, with the standard AWS credentials chain
@@ -39,14 +51,17 @@ const OPTIONS = {
   key: { type: 'string' },
   table: { type: 'string' },
   region: { type: 'string' },
+  'kms-key': { type: 'string' },
   'local-dir': { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
-function target(values: { table?: string | undefined; region?: string | undefined; 'local-dir'?: string | undefined }) {
+type TargetFlags = { table?: string | undefined; region?: string | undefined; 'local-dir'?: string | undefined; 'kms-key'?: string | undefined };
+
+function target(values: TargetFlags) {
   if (values.table) {
     const doc = makeDocumentClient(values.region ? { region: values.region } : {});
-    return { doc, tableName: values.table, store: makeStore(doc, values.table) };
+    return { doc, tableName: values.table, store: makeStore(doc, values.table), keys: awsKeyProvider(values) };
   }
   const file = join(values['local-dir'] ?? process.env.LOCAL_DIR ?? '.local', 'stack.json');
   let stack: { dynamodbEndpoint: string; tableName: string };
@@ -56,7 +71,25 @@ function target(values: { table?: string | undefined; region?: string | undefine
     throw new UsageError(`No local stack found (${file}): start it with "npm start", or pass --table and --region`);
   }
   const doc = makeDocumentClient({ endpoint: stack.dynamodbEndpoint });
-  return { doc, tableName: stack.tableName, store: makeStore(doc, stack.tableName) };
+  const keys = makeLocalKeyring({ keyFile: join(dirname(file), LOCAL_MASTER_KEY_FILE) });
+  return { doc, tableName: stack.tableName, store: makeStore(doc, stack.tableName), keys };
+}
+
+/**
+ * KMS with the operator's credentials. Unsealing names no key (a symmetric ciphertext carries its key's id); making
+ * the MAC key needs `--kms-key`, so an operator never seals it under a key the functions cannot use.
+ */
+function awsKeyProvider(values: TargetFlags): KeyProvider {
+  const kms = makeKmsClient(values.region ? { region: values.region } : {});
+  const keyId = values['kms-key'];
+  const provider = makeKmsKeyProvider({ kms, keyId: keyId ?? '' });
+  return {
+    decryptDataKey: (encrypted, context) => provider.decryptDataKey(encrypted, context),
+    generateDataKey: (context) => {
+      if (!keyId) throw new UsageError('This table has no service MAC key yet: pass --kms-key with the stack\'s SecretsKeyArn output once to make it');
+      return provider.generateDataKey(context);
+    },
+  };
 }
 
 function required<T>(value: T | undefined, flag: string, check?: (v: T) => boolean): T {
@@ -68,13 +101,14 @@ function required<T>(value: T | undefined, flag: string, check?: (v: T) => boole
 export async function runAdmin(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   if (values.help || positionals.length === 0) throw new UsageError('');
-  const { doc, tableName, store } = target(values);
+  const { doc, tableName, store, keys } = target(values);
   const command = positionals.join(' ');
   // A table migration changes no workspace: nothing to audit.
   if (command === 'deliveries migrate-log') return migrateDeliveryLog(doc, tableName);
   // Every change is audited in the workspace's log with the operator's identity.
   const operator = values.table ? await awsOperator(values.region) : localOperator();
-  const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator });
+  const macs = loadOnce(() => ensureServiceMacs(makeMacKeyStore({ doc, tableName }), keys));
+  const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator, macs });
   const workspace = () => required(values.workspace, 'workspace', (v) => isId('workspace', v));
   switch (command) {
     case 'workspace create':
@@ -89,6 +123,9 @@ export async function runAdmin(argv: string[]): Promise<unknown> {
       const { id, apiKey, tokenPrefix } = await admin.createApiKey(workspace(), values.name ?? 'api key');
       return { workspaceId: values.workspace, apiKeyId: id, apiKey, tokenPrefix };
     }
+    case 'mac-key ensure':
+      await macs();
+      return { macKey: 'present' };
     case 'api-key revoke':
       return admin.revokeApiKey(workspace(), required(values.key, 'key', (v) => isId('apiKey', v)));
     default:

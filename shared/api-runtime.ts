@@ -4,6 +4,11 @@ import { runtime, type Runtime } from './runtime.ts';
 import type { IdempotencyDeps } from './http/idempotency.ts';
 import { makeIdempotencyStore } from './store/idempotency.ts';
 import { makeWorkspaceStore } from './store/workspaces.ts';
+import { makeMacKeyStore } from './store/mac-key.ts';
+import { loadServiceMacs, type ServiceMacs } from './crypto/mac-key.ts';
+import { configuredEncryption, type Config } from './config.ts';
+import { loadOnce } from './on-first-use.ts';
+import type { Db } from './store/send.ts';
 
 type ApiRuntime = Runtime & { authenticate: ReturnType<typeof makeAuthenticator>; idempotency: IdempotencyDeps };
 
@@ -20,7 +25,18 @@ export function apiRuntime(): ApiRuntime {
   const jwt = config.jwt && { verify: makeAccessTokenVerifier(config.jwt), workspaceClaim: config.jwt.workspaceClaim };
   const store = makeWorkspaceStore(db);
   const onTouchFailure = (error: unknown) => logger.warn('could not record lastUsedAt', { errorName: (error as { name?: string } | null)?.name });
-  const idempotency = { store: makeIdempotencyStore(db), clock: base.clock };
-  api = { ...base, authenticate: makeAuthenticator({ store, clock: base.clock, jwt, onTouchFailure }), idempotency };
+  const macs = serviceMacsOnFirstUse(config, db);
+  const idempotency = { store: makeIdempotencyStore(db), clock: base.clock, macs };
+  api = { ...base, authenticate: makeAuthenticator({ store, clock: base.clock, macs, jwt, onTouchFailure }), idempotency };
   return api;
+}
+
+/**
+ * The service MACs of an API function, read and unsealed on the first issued token or Idempotency-Key and then
+ * kept for the container's life (one GetItem and one KMS Decrypt per container). The key provider, with the KMS
+ * client, loads with them (a chunk of its own): a request with a JWT and no Idempotency-Key never needs them.
+ */
+function serviceMacsOnFirstUse(config: Config, db: Db): () => Promise<ServiceMacs> {
+  configuredEncryption(config);
+  return loadOnce(async () => loadServiceMacs(makeMacKeyStore(db), async () => (await import('./crypto/from-config.ts')).keyProviderFromConfig(config)));
 }

@@ -47,9 +47,10 @@ export class ConflictError extends ApiError {
  * does) that this conflict, unlike a taken slug, passes: retried with the same key, it gets the first one's answer.
  */
 export class IdempotencyKeyInUseError extends ConflictError {
-  constructor() {
+  /** `retryAfterSeconds`: what is left of the first request's lease, when its answer or the key is to be had. */
+  constructor(retryAfterSeconds: number) {
     super('Idempotency-Key: the first request with this key is still running; retry later');
-    this.headers['Retry-After'] = '1';
+    this.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
   }
 }
 

@@ -44,11 +44,16 @@ export function announceAnswer<T>(data: T): T {
   return data;
 }
 
-/** Which record: the credential in its workspace, and the key it sent. */
+/**
+ * Which record: the credential in its workspace, and `record`, the keyed MAC of the key it sent (the key itself is
+ * never stored). A `legacy` ref names a record of the form written before keyed digests, stored under the key
+ * itself: read only, honoured until it expires.
+ */
 export interface IdempotencyRef {
   workspaceId: string;
   credentialId: string;
-  key: string;
+  record: string;
+  legacy?: true;
 }
 
 /** A stored answer: in the clear, or sealed when it carries a one-time secret (a token, a signing secret). */
@@ -56,8 +61,13 @@ export type StoredAnswer = { status: number; body: string } | { status: number; 
 
 /** A record as read back. */
 export interface IdempotencyRecord {
+  /** The keyed digest of the request (an unkeyed SHA-256 in a legacy record). */
   requestHash: string;
   state: 'running' | 'done' | 'released';
   answer: StoredAnswer | undefined;
+  /** Until when (epoch ms) a running request holds the key. */
+  leaseUntil: number | undefined;
+  /** When the record expires (epoch seconds, DynamoDB TTL; the item may linger past it). */
+  ttl: number | undefined;
 }
 

@@ -4,10 +4,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { makeSqsClient } from '../../shared/clients/sqs.ts';
-import { hashToken } from '../../shared/auth/tokens.ts';
+import { checksumHolds, hashToken, issuedTokenShape } from '../../shared/auth/tokens.ts';
 import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
 import { systemClock } from '../../shared/clock.ts';
-import { loadOrCreateMasterKey } from '../../shared/crypto/local-keyring.ts';
+import { LOCAL_MASTER_KEY_FILE, loadOrCreateMasterKey, makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
+import { ensureServiceMacs, type ServiceMacs } from '../../shared/crypto/mac-key.ts';
+import { makeMacKeyStore } from '../../shared/store/mac-key.ts';
 import { API_FUNCTION, handlerEntry, PIPELINE_FUNCTIONS, type PipelineFunction } from '../../shared/functions.ts';
 import { ROUTE_GROUPS, type RouteGroup } from '../../shared/routes.ts';
 import { makeWorkspaceAdminService } from '../../shared/services/workspaces.ts';
@@ -81,7 +83,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     if (added.includes('GSI3')) await migrateDeliveryLog(doc, LOCAL_TABLE);
     admin.destroy();
     // The local keyring stands in for KMS: its AES-256 master key is made under localDir on first start.
-    const keyFile = join(localDir, 'master.key');
+    const keyFile = join(localDir, LOCAL_MASTER_KEY_FILE);
     await loadOrCreateMasterKey(keyFile);
     const delivery = await startDeliveryInfrastructure(localDir, options.persist !== false, stops);
     Object.assign(process.env, {
@@ -97,7 +99,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/local-scheduler',
     });
     const store = makeStore(doc, LOCAL_TABLE);
-    const bootstrap = await ensureBootstrapWorkspace(store, localDir);
+    // The service MAC key, made on first start as an operator makes it with the admin CLI on AWS.
+    const macs = await ensureServiceMacs(makeMacKeyStore({ doc, tableName: LOCAL_TABLE }), makeLocalKeyring({ keyFile }));
+    const bootstrap = await ensureBootstrapWorkspace(store, localDir, macs);
     const front = await startHttpFront({ port: options.port, routes: await loadRoutes(), timeoutMs: API_FUNCTION.timeoutSeconds * 1000 });
     stops.push(() => front.close());
     await startPipeline({ localDir, dynamoEndpoint: dynamo.endpoint, sqs: delivery.sqsClient, queueUrl: delivery.queueUrl, queueArn: delivery.queueArn }, stops);
@@ -194,14 +198,17 @@ async function loadRoutes(): Promise<FrontRoute[]> {
  * The allowlisted workspace and API key of this local stack: made on first start and kept in
  * `LOCAL_DIR/bootstrap.json` (mode 600, local use only), so a restart prints the same key.
  */
-async function ensureBootstrapWorkspace(store: Store, localDir: string): Promise<{ workspaceId: string; apiKey: string }> {
+async function ensureBootstrapWorkspace(store: Store, localDir: string, macs: ServiceMacs): Promise<{ workspaceId: string; apiKey: string }> {
   const file = join(localDir, 'bootstrap.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { workspaceId: string; apiKey: string };
-    const token = await store.getToken(hashToken(saved.apiKey));
+    const shape = issuedTokenShape(saved.apiKey);
+    // A key of an older form (before keyed checksums) no longer authenticates: a new one is issued below.
+    const current = shape !== undefined && checksumHolds(macs, shape);
+    const token = current ? await store.getToken(hashToken(saved.apiKey)) : undefined;
     if (token && !token.revokedAt && token.workspaceId === saved.workspaceId) return saved;
   }
-  const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator: localOperator() });
+  const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator: localOperator(), macs: async () => macs });
   const created = await admin.createWorkspace({ name: 'Local workspace', allowlisted: true });
   const saved = { workspaceId: created.workspaceId, apiKey: created.apiKey };
   writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });

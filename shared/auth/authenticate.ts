@@ -5,7 +5,8 @@ import type { Prefetched } from '../prefetch.ts';
 import type { Store } from '../store/index.ts';
 import type { ItemKey } from '../prefetch.ts';
 import type { Principal } from './principal.ts';
-import { hashToken, parseIssuedToken } from './tokens.ts';
+import { checksumHolds, hashToken, issuedTokenShape, type IssuedTokenShape } from './tokens.ts';
+import { MacKeyMissingError, type ServiceMacs } from '../crypto/mac-key.ts';
 import { loadOnce } from '../on-first-use.ts';
 
 /** Verifies an IdP access token and answers its claims; throws for anything invalid or expired. */
@@ -41,6 +42,8 @@ async function createVerifier(options: Parameters<typeof makeAccessTokenVerifier
 export interface AuthenticatorDeps {
   store: Pick<Store, 'getCredentialContext' | 'touchCredential'>;
   clock: Clock;
+  /** The service MACs (unsealed once per container), for the keyed checksum of issued tokens. */
+  macs: () => Promise<ServiceMacs>;
   /** Told when recording a key's `lastUsedAt` failed (the request itself goes on). */
   onTouchFailure?: (error: unknown) => void;
   jwt?: { verify: AccessTokenVerifier; workspaceClaim: string } | undefined;
@@ -66,8 +69,8 @@ export function makeAuthenticator(deps: AuthenticatorDeps) {
     const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
     if (!match?.[1]) throw new AuthRequiredError('Authorization: a Bearer token is required');
     const token = match[1];
-    const issued = parseIssuedToken(token);
-    if (issued) return authenticateIssuedToken(deps, token, issued.workspaceId, prefetch);
+    const issued = issuedTokenShape(token);
+    if (issued) return authenticateIssuedToken(deps, token, issued, prefetch);
     if (token.split('.').length === 3 && deps.jwt) return authenticateAccessToken(deps, deps.jwt, token, prefetch);
     throw new AuthRequiredError('Authorization: the token is not valid');
   };
@@ -75,7 +78,24 @@ export function makeAuthenticator(deps: AuthenticatorDeps) {
 
 export type Authenticator = ReturnType<typeof makeAuthenticator>;
 
-async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, workspaceId: string, prefetch: PrefetchKeys): Promise<Authenticated> {
+/**
+ * Refuses a token this deployment did not issue (its keyed checksum fails) before anything is read: a forged or
+ * mistyped token costs no read capacity and no prefetch. A table without a MAC key has issued no token at all.
+ */
+async function checkIssuedChecksum(deps: AuthenticatorDeps, shape: IssuedTokenShape): Promise<void> {
+  let macs: ServiceMacs;
+  try {
+    macs = await deps.macs();
+  } catch (error) {
+    if (error instanceof MacKeyMissingError) throw new AuthRequiredError('Authorization: the token is not valid');
+    throw error;
+  }
+  if (!checksumHolds(macs, shape)) throw new AuthRequiredError('Authorization: the token is not valid');
+}
+
+async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, shape: IssuedTokenShape, prefetch: PrefetchKeys): Promise<Authenticated> {
+  await checkIssuedChecksum(deps, shape);
+  const { workspaceId } = shape;
   const tokenHash = hashToken(token);
   const { token: record, workspace, prefetched } = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId));
   if (!record || record.workspaceId !== workspaceId) throw new AuthRequiredError('Authorization: the token is not valid');

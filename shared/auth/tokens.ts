@@ -1,40 +1,37 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { crc32 } from 'node:zlib';
+import type { ServiceMacs } from '../crypto/mac-key.ts';
 
 /** Prefixes of the bearer tokens this service issues itself. */
 export const TOKEN_PREFIX = { apiKey: 'sk_live_', machine: 'st_' } as const;
 export type IssuedTokenKind = keyof typeof TOKEN_PREFIX;
 
-const WORKSPACE_ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-const RANDOM = /^[A-Za-z0-9_-]{43}$/;
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const CHECKSUM_LENGTH = 6;
-/** Random part, checksum and workspace ULID; tokens issued before checksums (43 + 26) still authenticate. */
-const LENGTH = { current: 43 + CHECKSUM_LENGTH + 26, legacy: 43 + 26 } as const;
+const RANDOM_LENGTH = 43;
+/** 48 bits of the keyed checksum, in 8 base64url characters. */
+const CHECKSUM_BYTES = 6;
+const CHECKSUM_LENGTH = 8;
+/** Random part, keyed checksum and workspace ULID, all base64url or ULID characters. */
+const FORM = new RegExp(`^([A-Za-z0-9_-]{${RANDOM_LENGTH}})([A-Za-z0-9_-]{${CHECKSUM_LENGTH}})([0-9A-HJKMNP-TV-Z]{26})$`);
 
 /**
- * The CRC32 of the random part in six base62 characters, as GitHub's token format does: a mistyped or made-up
- * token is refused before it costs a table read, and secret scanners can tell a real token from look-alikes.
- * It is not a secret and proves nothing: only the stored hash does.
+ * The keyed checksum of a token: HMAC-SHA256 under the service MAC key's `tokenChecksum` purpose key, over the
+ * prefix, the random part and the workspace ULID, cut to 48 bits. Only this deployment can make one, so a token it
+ * did not issue (made up, mistyped, from another deployment, or of an older unkeyed form) is refused before it
+ * costs a table read; nobody without the key can mint a token that passes it. It proves nothing about the token's
+ * validity: the stored hash does that.
  */
-function checksum(random: string): string {
-  let value = crc32(random);
-  let out = '';
-  for (let i = 0; i < CHECKSUM_LENGTH; i++) {
-    out = BASE62[value % 62] + out;
-    value = Math.floor(value / 62);
-  }
-  return out;
+function checksum(macs: ServiceMacs, body: string): Buffer {
+  return macs.mac('tokenChecksum', body).subarray(0, CHECKSUM_BYTES);
 }
 
 /**
- * Makes a token: prefix, 256 bits from the CSPRNG (first, so the shown `tokenPrefix` tells tokens apart), their
+ * Makes a token: prefix, 256 bits from the CSPRNG (first, so the shown `tokenPrefix` tells tokens apart), the keyed
  * checksum, and the workspace's ULID (so authentication can fetch the token and its workspace in one round trip).
  * Only `hashToken(token)` is ever stored.
  */
-export function issueToken(kind: IssuedTokenKind, workspaceId: string): string {
+export function issueToken(macs: ServiceMacs, kind: IssuedTokenKind, workspaceId: string): string {
   const random = randomBytes(32).toString('base64url');
-  return `${TOKEN_PREFIX[kind]}${random}${checksum(random)}${workspaceId.slice('ws_'.length)}`;
+  const ulid = workspaceId.slice('ws_'.length);
+  return `${TOKEN_PREFIX[kind]}${random}${checksum(macs, `${TOKEN_PREFIX[kind]}${random}${ulid}`).toString('base64url')}${ulid}`;
 }
 
 /** SHA-256 hex: tokens carry 256 random bits, so a fast hash is safe and lookups need no per-token salt. */
@@ -42,23 +39,34 @@ export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** A token of the issued form (prefix, lengths, alphabets), its checksum not yet checked. */
+export interface IssuedTokenShape {
+  kind: IssuedTokenKind;
+  workspaceId: string;
+  /** What the checksum covers, and the checksum itself. */
+  body: string;
+  checksum: Buffer;
+}
+
 /**
- * The kind and workspace of a well-formed issued token whose checksum holds, or undefined for anything else: such
- * a token is refused without any read. A token of the length issued before checksums is taken on its form alone.
+ * The parts of a token of the current issued form, or undefined for anything else (the unkeyed CRC32 form and the
+ * form without a checksum included): such a token is refused without loading the MAC key or reading the table.
  */
-export function parseIssuedToken(token: string): { kind: IssuedTokenKind; workspaceId: string } | undefined {
+export function issuedTokenShape(token: string): IssuedTokenShape | undefined {
   for (const kind of Object.keys(TOKEN_PREFIX) as IssuedTokenKind[]) {
     const prefix = TOKEN_PREFIX[kind];
     if (!token.startsWith(prefix)) continue;
-    const rest = token.slice(prefix.length);
-    if (rest.length !== LENGTH.current && rest.length !== LENGTH.legacy) return undefined;
-    const random = rest.slice(0, 43);
-    const ulid = rest.slice(-26);
-    if (!RANDOM.test(random) || !WORKSPACE_ULID.test(ulid)) return undefined;
-    if (rest.length === LENGTH.current && rest.slice(43, 43 + CHECKSUM_LENGTH) !== checksum(random)) return undefined;
-    return { kind, workspaceId: `ws_${ulid}` };
+    const parts = FORM.exec(token.slice(prefix.length));
+    if (!parts) return undefined;
+    const [, random, sum, ulid] = parts as unknown as [string, string, string, string];
+    return { kind, workspaceId: `ws_${ulid}`, body: `${prefix}${random}${ulid}`, checksum: Buffer.from(sum, 'base64url') };
   }
   return undefined;
+}
+
+/** Whether the shape's keyed checksum holds: a check in constant time, with no I/O. */
+export function checksumHolds(macs: ServiceMacs, shape: IssuedTokenShape): boolean {
+  return shape.checksum.length === CHECKSUM_BYTES && macs.verify('tokenChecksum', shape.body, shape.checksum);
 }
 
 /** The first characters of a token, safe to show in listings so people can tell tokens apart. */

@@ -46,3 +46,14 @@ export const IDEMPOTENT_ANSWER_CONTEXT = ['workspaceId', 'idempotencyRecord'] as
 export function idempotentAnswerContext(workspaceId: string, record: string): ContextOf<typeof IDEMPOTENT_ANSWER_CONTEXT> {
   return { workspaceId, idempotencyRecord: record };
 }
+
+/** The keys of the service MAC key's context: one fixed `purpose`, which the functions' KMS grants name. */
+export const MAC_KEY_CONTEXT = ['purpose'] as const;
+
+/** The one context the service MAC key is sealed under (KMS encryption context and local keyring AAD). */
+export const MAC_KEY_PURPOSE = 'service-mac-key';
+
+/** Binds the service MAC key to its purpose, so no other sealed blob of the service unseals as it. */
+export function macKeyContext(): ContextOf<typeof MAC_KEY_CONTEXT> {
+  return { purpose: MAC_KEY_PURPOSE };
+}

@@ -8,15 +8,20 @@ import { makeLocalKeyring } from './local-keyring.ts';
 /** How long a decrypted data key may serve a warm container again without a KMS call. */
 const DATA_KEY_TTL_MS = 5 * 60_000;
 
+const providers = new WeakMap<Config, KeyProvider>();
+
 /**
- * The key provider the configuration names: KMS in AWS, the local keyring under `npm start`. Imported only by
- * the functions that encrypt, so the others do not bundle the KMS client.
+ * The key provider the configuration names: KMS in AWS, the local keyring under `npm start`; one per container
+ * and configuration, so the cipher and the service MAC key share one KMS client. Loaded on first use (a chunk of
+ * its own), so a cold start does not read the KMS client.
  */
 export function keyProviderFromConfig(config: Config): KeyProvider {
+  let provider = providers.get(config);
+  if (provider) return provider;
   const encryption = configuredEncryption(config);
-  return encryption.kind === 'kms'
-    ? makeKmsKeyProvider({ kms: makeKmsClient(), keyId: encryption.keyId })
-    : makeLocalKeyring({ keyFile: encryption.keyFile });
+  provider = encryption.kind === 'kms' ? makeKmsKeyProvider({ kms: makeKmsClient(), keyId: encryption.keyId }) : makeLocalKeyring({ keyFile: encryption.keyFile });
+  providers.set(config, provider);
+  return provider;
 }
 
 /**

@@ -20,6 +20,9 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const WRAPPED_BYTES = 1 + IV_BYTES + TAG_BYTES + KEY_BYTES;
 
+/** The master key's file name in the local stack's folder (LOCAL_DIR), which the admin CLI finds beside stack.json. */
+export const LOCAL_MASTER_KEY_FILE = 'master.key';
+
 const UNWRAP_FAILED = 'The local keyring could not decrypt a data key';
 
 /**

@@ -5,6 +5,7 @@ import { idempotentAnswerContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
 import { ApiError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, ValidationError } from '../errors.ts';
 import type { IdempotencyRecord, IdempotencyRef, IdempotencyScope, StoredAnswer } from '../idempotency-scope.ts';
+import type { ServiceMacs } from '../crypto/mac-key.ts';
 import { buildAnswer } from './answer.ts';
 import { errorResponse, replayResponse, successResponse } from './envelope.ts';
 import { stateOf, type ApiEvent, type ApiResult } from './middleware.ts';
@@ -20,6 +21,8 @@ export interface IdempotencyDeps {
     releaseIdempotency(ref: IdempotencyRef, lease: string): Promise<void>;
   };
   clock: Clock;
+  /** The service MACs (unsealed once per container): record ids and request digests are keyed with them. */
+  macs: () => Promise<ServiceMacs>;
   cipher?: Cipher | undefined;
 }
 
@@ -36,15 +39,44 @@ export interface IdempotencyClaim {
   scope: IdempotencyScope;
 }
 
-/** The encryption context of a sealed answer: its workspace and a digest of which record (credential and key). */
+/**
+ * The encryption context of a sealed answer: its workspace and which record. The record's keyed MAC names it; a
+ * legacy record is named as it was when sealed (an unkeyed digest of the credential and the key).
+ */
 function answerContext(ref: IdempotencyRef) {
-  return idempotentAnswerContext(ref.workspaceId, createHash('sha256').update(`${ref.credentialId}\n${ref.key}`).digest('hex'));
+  const record = ref.legacy ? createHash('sha256').update(`${ref.credentialId}\n${ref.record}`).digest('hex') : ref.record;
+  return idempotentAnswerContext(ref.workspaceId, record);
 }
 
 /** What makes two requests the same (decisions.md): method and route, path parameters, query, body and If-Match. */
-function requestHash(event: ApiEvent, body: unknown): string {
-  const parts = [event.routeKey, event.pathParameters ?? {}, event.queryStringParameters ?? {}, body ?? null, event.headers?.['if-match'] ?? null];
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+function requestParts(event: ApiEvent, body: unknown): string {
+  return JSON.stringify([event.routeKey, event.pathParameters ?? {}, event.queryStringParameters ?? {}, body ?? null, event.headers?.['if-match'] ?? null]);
+}
+
+/**
+ * The record and request digests of a request, keyed with the service MAC key: a body holds secret values, so an
+ * unkeyed hash of it in the table, its stream or a backup would let anyone confirm a guessed value offline.
+ */
+function keyedDigests(macs: ServiceMacs, principal: { workspaceId: string; credentialId: string }, key: string, parts: string) {
+  const record = macs.mac('idempotencyRecord', `${principal.workspaceId}\n${principal.credentialId}\n${key}`).toString('base64url');
+  return { ref: { ...principal, record } as IdempotencyRef, hash: macs.mac('idempotencyRequest', parts).toString('base64url') };
+}
+
+/**
+ * A record of the form written before keyed digests that still governs this key: finished, or running on a lease
+ * that has not run out, and not past its 24 hours. Its request hash is the unkeyed SHA-256 it was written with.
+ */
+async function liveLegacyRecord(deps: IdempotencyDeps, principal: { workspaceId: string; credentialId: string }, key: string, now: number) {
+  const ref: IdempotencyRef = { ...principal, record: key, legacy: true };
+  const record = await deps.store.getIdempotency(ref);
+  if (!record || record.state === 'released' || (record.ttl !== undefined && record.ttl * 1000 <= now)) return undefined;
+  if (record.state === 'running' && (record.leaseUntil ?? 0) < now) return undefined;
+  return { ref, record };
+}
+
+/** The seconds until a running first request's lease ends: when a repeat may get its answer, or take the key over. */
+function leaseSecondsLeft(record: IdempotencyRecord, now: number): number {
+  return Math.max(1, Math.ceil(((record.leaseUntil ?? now) - now) / 1000));
 }
 
 /**
@@ -52,7 +84,7 @@ function requestHash(event: ApiEvent, body: unknown): string {
  * answer (2xx or 4xx) is recorded, in the change's own transaction where the change is one; a repeat with the same
  * request answers the recorded status and body with `Idempotent-Replayed: true` and changes nothing; a different
  * request with the key is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first runs is 409 CONFLICT with
- * `Retry-After: 1`. A 5xx gives the key back, so the client may retry with it. Other routes ignore the header (the
+ * `Retry-After` the seconds left of its lease. A 5xx gives the key back, so the client may retry with it. Other routes ignore the header (the
  * reveal routes refuse it earlier).
  */
 export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiResult> {
@@ -71,11 +103,27 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
       const key = request.event.headers?.['idempotency-key'];
       if (key === undefined || !route.idempotent) return;
       if (!KEY.test(key)) throw new ValidationError('Idempotency-Key: must be 1 to 255 printable ASCII characters');
-      const ref = { workspaceId: state.principal!.workspaceId, credentialId: state.principal!.credentialId, key };
-      const hash = requestHash(request.event, state.body);
+      const principal = { workspaceId: state.principal!.workspaceId, credentialId: state.principal!.credentialId };
+      const parts = requestParts(request.event, state.body);
+      const { ref, hash } = keyedDigests(await deps.macs(), principal, key, parts);
+      const replay = async (found: IdempotencyRef, record: IdempotencyRecord, expected: string, now: number) => {
+        if (record.requestHash !== expected) throw new IdempotencyKeyReusedError('Idempotency-Key: was already used with a different request');
+        if (record.state !== 'done' || !record.answer) throw new IdempotencyKeyInUseError(leaseSecondsLeft(record, now));
+        state.replay = replayResponse(state.requestId, record.answer.status, await open(record.answer, found));
+      };
       const lease = randomUUID();
       for (let attempt = 0; attempt < 2; attempt++) {
-        if (await deps.store.claimIdempotency(ref, { requestHash: hash, lease, now: deps.clock.now(), leaseMs: LEASE_MS })) {
+        const now = deps.clock.now();
+        // A record of the old form (written before the upgrade) is looked for beside the claim, not after it.
+        const [claimed, legacy] = await Promise.all([
+          deps.store.claimIdempotency(ref, { requestHash: hash, lease, now, leaseMs: LEASE_MS }),
+          attempt === 0 ? liveLegacyRecord(deps, principal, key, now) : undefined,
+        ]);
+        if (legacy) {
+          if (claimed) await deps.store.releaseIdempotency(ref, lease);
+          return replay(legacy.ref, legacy.record, createHash('sha256').update(parts).digest('hex'), now);
+        }
+        if (claimed) {
           const claim: IdempotencyClaim = { ref, lease, scope: { committed: false, closed: false, completion: async () => ({ item: {}, body: '' }) } };
           claim.scope.completion = async (data) => {
             const body = successResponse(state.requestId, route.status ?? 200, buildAnswer(route.response, data)).body as string;
@@ -87,13 +135,9 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
         const record = await deps.store.getIdempotency(ref);
         // Given back (or expired) between our claim and our read: claim again.
         if (!record || record.state === 'released') continue;
-        if (record.requestHash !== hash) throw new IdempotencyKeyReusedError('Idempotency-Key: was already used with a different request');
-        if (record.state !== 'done' || !record.answer) throw new IdempotencyKeyInUseError();
-        const body = await open(record.answer, ref);
-        state.replay = replayResponse(state.requestId, record.answer.status, body);
-        return;
+        return replay(ref, record, hash, now);
       }
-      throw new IdempotencyKeyInUseError();
+      throw new IdempotencyKeyInUseError(1);
     },
 
     after: async (request) => {

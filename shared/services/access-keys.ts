@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import { hashToken, issueToken, tokenPrefix } from '../auth/tokens.ts';
+import type { ServiceMacs } from '../crypto/mac-key.ts';
 import { iso, type Clock } from '../clock.ts';
 import { NotFoundError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -23,12 +24,12 @@ function withStatus<R extends AccessKeyItem>(record: R, now: number): R & { stat
 }
 
 /** Machine identities and their tokens, for CLIs and SDKs. */
-export function makeAccessKeyService({ store, clock }: { store: AccessKeyServiceStore; clock: Clock }) {
+export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyServiceStore; clock: Clock; macs: () => Promise<ServiceMacs> }) {
   return {
     /** A machine identity (`mid_`) and its one token (`st_`, 256 random bits); the token is in this answer only. */
     async create(principal: Principal, input: { name: string; expiresInDays?: number | undefined }) {
       const now = clock.now();
-      const token = issueToken('machine', principal.workspaceId);
+      const token = issueToken(await macs(), 'machine', principal.workspaceId);
       const record: AccessKeyItem = {
         id: newId('accessKey', now),
         name: input.name,

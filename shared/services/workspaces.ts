@@ -1,6 +1,7 @@
 import { OPERATOR_ACTOR, type AuditAction } from '../audit-actions.ts';
 import { systemAuditEntry } from '../audit-entry.ts';
 import { hashToken, issueToken, tokenPrefix } from '../auth/tokens.ts';
+import type { ServiceMacs } from '../crypto/mac-key.ts';
 import { iso, type Clock } from '../clock.ts';
 import { NotFoundError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -17,7 +18,8 @@ export type WorkspaceAdminStore = Pick<
  * in the workspace's own log with actorSub `operator` and metadata naming `operator` (the AWS caller identity of a
  * deployed table, or the OS user against the local stack).
  */
-export function makeWorkspaceAdminService({ store, clock, operator }: { store: WorkspaceAdminStore; clock: Clock; operator: string }) {
+export function makeWorkspaceAdminService(deps: { store: WorkspaceAdminStore; clock: Clock; operator: string; macs: () => Promise<ServiceMacs> }) {
+  const { store, clock, operator } = deps;
   /** The workspace (NOT_FOUND if absent) and an operator's audit entry builder for it. */
   const audited = async (workspaceId: string) => {
     const workspace = await store.getWorkspace(workspaceId);
@@ -28,7 +30,7 @@ export function makeWorkspaceAdminService({ store, clock, operator }: { store: W
   /** A new API key, with its `api_key.create` entry when `entry` is given. */
   const issueApiKey = async (workspaceId: string, name: string, entry: Awaited<ReturnType<typeof audited>> | undefined) => {
     const now = clock.now();
-    const apiKey = issueToken('apiKey', workspaceId);
+    const apiKey = issueToken(await deps.macs(), 'apiKey', workspaceId);
     const id = newId('apiKey', now);
     const record = { id, name, tokenPrefix: tokenPrefix(apiKey), tokenHash: hashToken(apiKey), createdAt: iso(now), revokedAt: null, lastUsedAt: null };
     await store.putApiKey(workspaceId, record, entry?.('api_key.create', id, { name, tokenPrefix: record.tokenPrefix }, now));

@@ -6,6 +6,11 @@ import { getItem } from './reads.ts';
 import { fromStored, toStored } from './sealed.ts';
 import type { Db } from './send.ts';
 
+/** The item of a ref: keyed, or the legacy form a ref names only to read it. */
+function recordKey(ref: IdempotencyRef) {
+  return ref.legacy ? keys.legacyIdempotency(ref.workspaceId, ref.credentialId, ref.record) : keys.idempotency(ref.workspaceId, ref.credentialId, ref.record);
+}
+
 /** Records are kept this long (decisions.md: 24 hours), then DynamoDB TTL removes them. */
 const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
@@ -14,7 +19,7 @@ function completeInput(db: Db, ref: IdempotencyRef, lease: string, answer: Store
   const stored = 'sealed' in answer ? { status: answer.status, sealed: toStored(answer.sealed) } : answer;
   return {
     TableName: db.tableName,
-    Key: keys.idempotency(ref.workspaceId, ref.credentialId, ref.key),
+    Key: recordKey(ref),
     UpdateExpression: 'SET #state = :done, answer = :answer REMOVE leaseUntil',
     ConditionExpression: 'lease = :lease',
     ExpressionAttributeNames: { '#state': 'state' },
@@ -35,7 +40,7 @@ export function makeIdempotencyStore(db: Db) {
         new PutCommand({
           TableName: db.tableName,
           Item: {
-            ...keys.idempotency(ref.workspaceId, ref.credentialId, ref.key),
+            ...recordKey(ref),
             type: ENTITY.idempotency,
             requestHash: claim.requestHash,
             state: 'running',
@@ -52,11 +57,17 @@ export function makeIdempotencyStore(db: Db) {
     },
 
     async getIdempotency(ref: IdempotencyRef): Promise<IdempotencyRecord | undefined> {
-      const item = await getItem(db, keys.idempotency(ref.workspaceId, ref.credentialId, ref.key));
+      const item = await getItem(db, recordKey(ref));
       if (!item) return undefined;
       const stored = item.answer as { status: number; body?: string; sealed?: Record<string, unknown> } | undefined;
       const answer = stored && (stored.sealed ? { status: stored.status, sealed: fromStored(stored.sealed) } : { status: stored.status, body: stored.body! });
-      return { requestHash: item.requestHash as string, state: item.state as IdempotencyRecord['state'], answer };
+      return {
+        requestHash: item.requestHash as string,
+        state: item.state as IdempotencyRecord['state'],
+        answer,
+        leaseUntil: item.leaseUntil as number | undefined,
+        ttl: item.ttl as number | undefined,
+      };
     },
 
     /** The transaction item that records the answer together with the change it answers. */
@@ -78,7 +89,7 @@ export function makeIdempotencyStore(db: Db) {
         db,
         new UpdateCommand({
           TableName: db.tableName,
-          Key: keys.idempotency(ref.workspaceId, ref.credentialId, ref.key),
+          Key: recordKey(ref),
           UpdateExpression: 'SET #state = :released REMOVE lease, leaseUntil',
           ConditionExpression: 'lease = :lease',
           ExpressionAttributeNames: { '#state': 'state' },

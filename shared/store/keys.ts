@@ -44,8 +44,21 @@ export const keys = {
   webhookEndpointCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#WHE_COUNT' }),
   delivery: (workspaceId: string, deliveryId: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: deliveryId }),
   cursorSigningKey: (): ItemKey => ({ PK: 'SYSTEM', SK: 'CURSOR_KEY' }),
-  /** A request made with an Idempotency-Key, scoped to the credential in its workspace (kept 24 hours by TTL). */
-  idempotency: (workspaceId: string, credentialId: string, key: string): ItemKey => ({ PK: `IDEM#${workspaceId}#${credentialId}`, SK: `KEY#${key}` }),
+  /**
+   * The service MAC key, sealed under the KMS key: made by the admin CLI (operator credentials), only read by the
+   * functions. A partition of its own, so IAM can let the functions read it and write none of it.
+   */
+  macKey: (): ItemKey => ({ PK: 'SYSTEM#MAC_KEY', SK: '#META' }),
+  /**
+   * A request made with an Idempotency-Key, scoped to the credential in its workspace (kept 24 hours by TTL), under
+   * the keyed MAC of the key (`record`), never the key itself.
+   */
+  idempotency: (workspaceId: string, credentialId: string, record: string): ItemKey => ({ PK: `IDEM#${workspaceId}#${credentialId}`, SK: `MAC#${record}` }),
+  /**
+   * A record written before keyed digests, under the key itself: still read (never written) so that a retry spanning
+   * the upgrade replays. Drop once every deployment has run keyed records for 24 hours.
+   */
+  legacyIdempotency: (workspaceId: string, credentialId: string, key: string): ItemKey => ({ PK: `IDEM#${workspaceId}#${credentialId}`, SK: `KEY#${key}` }),
 };
 
 /** GSI1 keys that items carry to appear in an index pattern (sparse: absent means "not in it"). */
@@ -135,5 +148,6 @@ export const ENTITY = {
   accessKeyCount: 'AccessKeyCount',
   delivery: 'WebhookDelivery',
   cursorSigningKey: 'CursorSigningKey',
+  macKey: 'ServiceMacKey',
   idempotency: 'IdempotencyRecord',
 } as const;

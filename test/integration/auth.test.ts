@@ -2,13 +2,16 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { hashToken, issueToken } from '../../shared/auth/tokens.ts';
 import { keys, ENTITY } from '../../shared/store/keys.ts';
-import { call, localStore, newWorkspace, userToken } from '../support/api.ts';
+import { call, localStore, newWorkspace, stackMacs, userToken } from '../support/api.ts';
+import { crc32 } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
 
 /**
- * Writes a machine token straight into the table, as the access-keys routes store one; `token` may be of the form
- * issued before checksums.
+ * Writes a machine token straight into the table, as the access-keys routes store one; `token` may be of a form
+ * issued before keyed checksums.
  */
-async function machineToken(workspaceId: string, options: { expiresAt?: string; revokedAt?: string } = {}, token = issueToken('machine', workspaceId)) {
+async function machineToken(workspaceId: string, options: { expiresAt?: string; revokedAt?: string } = {}, given?: string) {
+  const token = given ?? issueToken(await stackMacs(), 'machine', workspaceId);
   const { doc, tableName } = localStore();
   await doc.send(
     new PutCommand({
@@ -27,6 +30,11 @@ async function machineToken(workspaceId: string, options: { expiresAt?: string; 
   return token;
 }
 
+/** 43 base64url characters, as the random part of every issued token. */
+function issueTokenRandom(): string {
+  return randomBytes(32).toString('base64url');
+}
+
 describe('authentication', () => {
   let ws: Awaited<ReturnType<typeof newWorkspace>>;
   beforeAll(async () => {
@@ -34,7 +42,7 @@ describe('authentication', () => {
   });
 
   it('answers AUTH_REQUIRED without a token, with a malformed one and with an unknown one', async () => {
-    for (const token of [undefined, 'garbage', `${ws.apiKey}x`, issueToken('apiKey', ws.workspaceId)]) {
+    for (const token of [undefined, 'garbage', `${ws.apiKey}x`, issueToken(await stackMacs(), 'apiKey', ws.workspaceId)]) {
       const answer = await call('GET', '/api/v1/projects', { token });
       expect(answer.status).toBe(401);
       expect(answer.body.error.code).toBe('AUTH_REQUIRED');
@@ -47,7 +55,7 @@ describe('authentication', () => {
   it('refuses a token whose embedded workspace was altered', async () => {
     // Prepare: the random part and its checksum kept, so only the workspace differs
     const other = await newWorkspace();
-    const forged = `${ws.apiKey.slice(0, 8 + 43 + 6)}${other.workspaceId.slice(3)}`;
+    const forged = `${ws.apiKey.slice(0, 8 + 43 + 8)}${other.workspaceId.slice(3)}`;
     // Act
     const answer = await call('GET', '/api/v1/projects', { token: forged });
     // Assess
@@ -55,23 +63,23 @@ describe('authentication', () => {
     expect(answer.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the token is not valid' });
   });
 
-  it('refuses a token whose checksum fails, and still accepts a token of the form issued before checksums', async () => {
-    // Prepare: a working key with one character of its random part changed; a stored token without a checksum
+  it('refuses a token whose keyed checksum fails, and the stored tokens of both forms issued before keyed checksums', async () => {
+    // Prepare: a working key with one character of its random part changed; stored tokens without a checksum and
+    // with the unkeyed CRC32 checksum (both were valid before), each in the table as the old code stored them
     const at = 8 + 20;
     const mistyped = `${ws.apiKey.slice(0, at)}${ws.apiKey[at] === 'A' ? 'B' : 'A'}${ws.apiKey.slice(at + 1)}`;
-    const oldForm = () => `st_${issueToken('machine', ws.workspaceId).slice(3, 3 + 43)}${ws.workspaceId.slice(3)}`;
-    const legacy = await machineToken(ws.workspaceId, {}, oldForm());
-    const legacyRevoked = await machineToken(ws.workspaceId, { revokedAt: new Date().toISOString() }, oldForm());
+    const random = () => issueTokenRandom();
+    const base62 = (n: number) => Array.from({ length: 6 }, (_, i) => '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'[Math.floor(n / 62 ** (5 - i)) % 62]).join('');
+    const withoutChecksum = await machineToken(ws.workspaceId, {}, `st_${random()}${ws.workspaceId.slice(3)}`);
+    const crcRandom = random();
+    const unkeyed = await machineToken(ws.workspaceId, {}, `st_${crcRandom}${base62(crc32(crcRandom))}${ws.workspaceId.slice(3)}`);
+    const current = await machineToken(ws.workspaceId);
     // Act
-    const refused = await call('GET', '/api/v1/projects', { token: mistyped });
-    const accepted = await call('GET', '/api/v1/projects', { token: legacy });
-    const revoked = await call('GET', '/api/v1/projects', { token: legacyRevoked });
+    const answers = await Promise.all([mistyped, withoutChecksum, unkeyed, current].map((token) => call('GET', '/api/v1/projects', { token })));
     // Assess
-    expect(legacy).toHaveLength(3 + 43 + 26);
-    expect(refused.status).toBe(401);
-    expect(refused.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the token is not valid' });
-    expect(accepted.status).toBe(200);
-    expect(revoked.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the token has been revoked' });
+    expect([withoutChecksum.length, unkeyed.length, current.length]).toEqual([3 + 43 + 26, 3 + 43 + 6 + 26, 3 + 43 + 8 + 26]);
+    expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 200]);
+    for (const refused of answers.slice(0, 3)) expect(refused.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the token is not valid' });
   });
 
   it('refuses a revoked API key on its next request', async () => {

@@ -11,7 +11,7 @@ import { makeSecretService } from '../../shared/services/secrets.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
 import { makeAuditRoutes } from '../../functions/audit/routes.ts';
 import { makeAuditService } from '../../shared/services/audit.ts';
-import { localStore, newWorkspace } from '../support/api.ts';
+import { localStore, newWorkspace, stackMacs } from '../support/api.ts';
 import { newEnvironment } from '../support/secrets.ts';
 import { storedDelivery } from '../support/webhooks.ts';
 import { newId } from '../../shared/ids.ts';
@@ -48,7 +48,7 @@ describe('AWS calls per operation', () => {
     // One fixed instant, so every reveal of the file falls in one rate-limit window and the leases are deterministic.
     const frozen = Math.floor(Date.now() / 60_000) * 60_000 + 1_000;
     const clock = { now: () => frozen };
-    const authenticate = makeAuthenticator({ store, clock });
+    const authenticate = makeAuthenticator({ store, clock, macs: stackMacs });
     const cipher = makeCipher({ keys: makeLocalKeyring({ keyFile: join(inject('localDir'), 'master.key') }), dataKeyCache: {} });
     secrets = makeRouteGroupHandler(makeSecretRoutes(makeSecretService({ store, cipher, clock, revealsPerMinute: 10_000 })), { authenticate, timeoutEarlyInMillis: 0 });
     audit = makeRouteGroupHandler(makeAuditRoutes(makeAuditService({ store })), { authenticate, timeoutEarlyInMillis: 0 });

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpsReceiver } from '../support/https-receiver.ts';
 import { call, localStore, newWorkspace } from '../support/api.ts';
+import { createHash } from 'node:crypto';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../shared/store/keys.ts';
 import { newEnvironment, scanTable } from '../support/secrets.ts';
 import { deliveriesOf, registerEndpoint, startReceiver, waitFor } from '../support/webhooks.ts';
 
@@ -73,6 +76,52 @@ describe('Idempotency-Key', () => {
     expect(otherIfMatch.status).toBe(422);
   });
 
+  it('replays a write whose record the code before keyed digests left (raw key, unkeyed SHA-256) instead of writing twice', async () => {
+    // Prepare: the first PUT ran before the upgrade: its version exists, and its record is of the old form, as the
+    // old code stored it (under the key itself, the SHA-256 of route, path, query, body and If-Match)
+    const key = freshKey();
+    const body = { key: 'ACROSS_UPGRADE', value: 'v1' };
+    const first = await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body });
+    const parts = ['PUT /api/v1/environments/{envId}/secrets', { envId }, {}, body, null];
+    const { doc, tableName } = localStore();
+    await doc.send(new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...keys.legacyIdempotency(ws.workspaceId, ws.apiKeyId, key),
+        type: 'IdempotencyRecord',
+        requestHash: createHash('sha256').update(JSON.stringify(parts)).digest('hex'),
+        state: 'done',
+        answer: { status: first.status, body: JSON.stringify(first.body) },
+        ttl: Math.floor(Date.now() / 1000) + 3600,
+      },
+    }));
+    // Act: the client's retry reaches the upgraded service, and a different request with the same key
+    const retry = await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, headers: { 'idempotency-key': key }, body });
+    const other = await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, headers: { 'idempotency-key': key }, body: { ...body, value: 'v2' } });
+    // Assess: the first answer again, no second version; the other request is refused as before the upgrade
+    expect([retry.status, retry.headers.get('idempotent-replayed'), retry.body]).toEqual([200, 'true', first.body]);
+    expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const versions = await call('GET', `/api/v1/secrets/${first.body.data.id}/versions`, { token: ws.apiKey });
+    expect(versions.body.data.map((v: { version: number }) => v.version)).toEqual([1]);
+  });
+
+  it('stores neither the Idempotency-Key nor an unkeyed digest of the request in the record', async () => {
+    // Prepare
+    const key = freshKey();
+    const body = { key: 'KEYED_DIGEST', value: 'a guessable PIN 1234' };
+    const parts = ['PUT /api/v1/environments/{envId}/secrets', { envId }, {}, body, null];
+    const unkeyed = createHash('sha256').update(JSON.stringify(parts)).digest();
+    // Act
+    await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, headers: { 'idempotency-key': key }, body });
+    // Assess
+    const { doc, tableName } = localStore();
+    const pk = keys.idempotency(ws.workspaceId, ws.apiKeyId, 'x').PK;
+    const records = JSON.stringify((await doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk } }))).Items);
+    expect(records).toContain('MAC#');
+    expect(records).not.toContain(key);
+    for (const form of ['hex', 'base64', 'base64url'] as const) expect(records).not.toContain(unkeyed.toString(form));
+  });
+
   it('runs two simultaneous requests with one key once: the other is CONFLICT or the replay', async () => {
     const headers = { 'idempotency-key': freshKey() };
     const answers = await Promise.all(Array.from({ length: 5 }, () => call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, headers, body: { key: 'RACED_ONCE', value: 'v' } })));
@@ -81,7 +130,9 @@ describe('Idempotency-Key', () => {
     expect(new Set(versions)).toEqual(new Set([1]));
     const conflicts = answers.filter((a) => a.status === 409);
     for (const conflict of conflicts) expect(conflict.body.error.message).toMatch(/still running/);
-    for (const conflict of conflicts) expect(conflict.headers.get('retry-after')).toBe('1');
+    // Retry-After is what is left of the first request's 60-second lease: when its answer, or the key, is to be had.
+    for (const conflict of conflicts) expect(Number(conflict.headers.get('retry-after'))).toBeGreaterThanOrEqual(55);
+    for (const conflict of conflicts) expect(Number(conflict.headers.get('retry-after'))).toBeLessThanOrEqual(60);
   });
 
   it('replays an access key creation with the same token, and stores it only sealed', async () => {

@@ -8,7 +8,7 @@ import type { Principal } from '../../shared/auth/principal.ts';
 import { hashToken, issueToken } from '../../shared/auth/tokens.ts';
 import { ENTITY, keys } from '../../shared/store/keys.ts';
 import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
-import { call, localStore, newWorkspace, type ApiAnswer } from '../support/api.ts';
+import { call, localStore, newWorkspace, stackMacs, type ApiAnswer } from '../support/api.ts';
 import { newEnvironment, scanTable, secretServiceWith, textsOf } from '../support/secrets.ts';
 
 const principalOf = async (ws: Awaited<ReturnType<typeof newWorkspace>>): Promise<Principal> => {
@@ -155,7 +155,7 @@ describe('machine tokens on secrets routes', () => {
     const ws = await newWorkspace();
     const { environment } = await newEnvironment(ws.apiKey);
     const { doc, tableName } = localStore();
-    const token = issueToken('machine', ws.workspaceId);
+    const token = issueToken(await stackMacs(), 'machine', ws.workspaceId);
     await doc.send(new PutCommand({
       TableName: tableName,
       Item: { ...keys.token(hashToken(token)), type: ENTITY.token, kind: 'machine', workspaceId: ws.workspaceId, credentialId: 'ak_01JCCCCCCCCCCCCCCCCCCCCCCC', actorSub: 'mid_01JCCCCCCCCCCCCCCCCCCCCCCC' },

@@ -7,6 +7,11 @@ import { checkAnswer } from './contract.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { makeWorkspaceAdminService } from '../../shared/services/workspaces.ts';
 import { makeStore } from '../../shared/store/index.ts';
+import { join } from 'node:path';
+import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
+import { ensureServiceMacs, type ServiceMacs } from '../../shared/crypto/mac-key.ts';
+import { makeMacKeyStore } from '../../shared/store/mac-key.ts';
+import { loadOnce } from '../../shared/on-first-use.ts';
 
 export interface ApiAnswer<T = any> {
   status: number;
@@ -49,10 +54,16 @@ export function localStore() {
   return { doc, tableName, store: makeStore(doc, tableName) };
 }
 
+/** The running local stack's service MACs (its sealed key, unsealed with its keyring), to issue tokens it accepts. */
+export const stackMacs: () => Promise<ServiceMacs> = loadOnce(async () => {
+  const { doc, tableName } = localStore();
+  return ensureServiceMacs(makeMacKeyStore({ doc, tableName }), makeLocalKeyring({ keyFile: join(inject('localDir'), LOCAL_MASTER_KEY_FILE) }));
+});
+
 /** A fresh workspace (allowlisted unless told otherwise) with its API key, so test files never share data. */
 export async function newWorkspace(options: { allowlisted?: boolean } = {}) {
   const { store } = localStore();
-  const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator: 'os-user:test' });
+  const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator: 'os-user:test', macs: stackMacs });
   const created = await admin.createWorkspace({ name: 'Test workspace', allowlisted: options.allowlisted ?? true });
   return { ...created, admin };
 }

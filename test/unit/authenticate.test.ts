@@ -12,6 +12,7 @@ import {
 import { makeAuthenticator, type AuthenticatorDeps } from '../../shared/auth/authenticate.ts';
 import { hashToken, issueToken } from '../../shared/auth/tokens.ts';
 import type { TokenItem, WorkspaceItem } from '../../shared/store/workspaces.ts';
+import { TEST_MACS, testMacs } from './support/fakes.ts';
 
 const WS = 'ws_01JABCDEFGHJKMNPQRSTVWXYZ0';
 const NOW = Date.parse('2026-06-01T00:00:00Z');
@@ -29,7 +30,7 @@ function setup(token: Partial<TokenItem> | undefined, ws: Partial<WorkspaceItem>
     return jwtClaims;
   });
   const touchCredential = vi.fn(async () => undefined);
-  const deps: AuthenticatorDeps = { store: { getCredentialContext, touchCredential }, clock: { now: () => NOW }, jwt: { verify, workspaceClaim: 'workspace_id' } };
+  const deps: AuthenticatorDeps = { store: { getCredentialContext, touchCredential }, clock: { now: () => NOW }, macs: testMacs, jwt: { verify, workspaceClaim: 'workspace_id' } };
   const authenticator = makeAuthenticator(deps);
   const authenticate = async (header: string | undefined) => (await authenticator(header)).principal;
   return { authenticator, authenticate, getCredentialContext, verify, touchCredential };
@@ -37,7 +38,7 @@ function setup(token: Partial<TokenItem> | undefined, ws: Partial<WorkspaceItem>
 
 describe('authenticate', () => {
   it('looks up an API key by hash together with its workspace and the route\'s prefetch keys, in one store call', async () => {
-    const token = issueToken('apiKey', WS);
+    const token = issueToken(TEST_MACS, 'apiKey', WS);
     const { authenticator, getCredentialContext } = setup({});
     const extra = [{ PK: 'X', SK: 'Y' }];
     const prefetch = vi.fn(() => extra);
@@ -61,7 +62,7 @@ describe('authenticate', () => {
   });
 
   it('refuses unknown, revoked, expired and cross-workspace tokens', async () => {
-    const token = `Bearer ${issueToken('machine', WS)}`;
+    const token = `Bearer ${issueToken(TEST_MACS, 'machine', WS)}`;
     await expect(setup(undefined).authenticate(token)).rejects.toMatchObject({ code: 'AUTH_REQUIRED' });
     await expect(setup({ revokedAt: '2026-01-01T00:00:00Z' }).authenticate(token)).rejects.toMatchObject({ message: /revoked/ });
     await expect(setup({ expiresAt: new Date(NOW).toISOString() }).authenticate(token)).rejects.toMatchObject({ message: /expired/ });
@@ -70,7 +71,7 @@ describe('authenticate', () => {
   });
 
   it('answers WORKSPACE_NOT_ALLOWLISTED for a workspace that is missing or off the allowlist', async () => {
-    const token = `Bearer ${issueToken('apiKey', WS)}`;
+    const token = `Bearer ${issueToken(TEST_MACS, 'apiKey', WS)}`;
     await expect(setup({}, { allowlisted: false }).authenticate(token)).rejects.toMatchObject({ code: 'WORKSPACE_NOT_ALLOWLISTED', status: 403 });
     await expect(setup({}, null).authenticate(token)).rejects.toMatchObject({ code: 'WORKSPACE_NOT_ALLOWLISTED' });
   });
@@ -131,7 +132,7 @@ describe('authenticate', () => {
   });
 
   it('records a machine token\'s use at most once a minute, and never blocks on or fails for it', async () => {
-    const token = `Bearer ${issueToken('machine', WS)}`;
+    const token = `Bearer ${issueToken(TEST_MACS, 'machine', WS)}`;
     const machine = { kind: 'machine' as const, credentialId: 'ak_1', actorSub: 'mid_1' };
     const fresh = setup({ ...machine, lastUsedAt: new Date(NOW - 59_000).toISOString() });
     expect((await fresh.authenticator(token)).pending).toBeUndefined();
@@ -144,7 +145,7 @@ describe('authenticate', () => {
     await expect((await never.authenticator(token)).pending).resolves.toBeUndefined();
     // Workspace API keys get lastUsedAt too (issue 11), by the same once-a-minute rule.
     const apiKey = setup({});
-    await (await apiKey.authenticator(`Bearer ${issueToken('apiKey', WS)}`)).pending;
+    await (await apiKey.authenticator(`Bearer ${issueToken(TEST_MACS, 'apiKey', WS)}`)).pending;
     expect(apiKey.touchCredential).toHaveBeenCalledWith(expect.objectContaining({ kind: 'api_key', credentialId: 'key_1' }), expect.any(String), expect.any(String), expect.any(String));
   });
 });

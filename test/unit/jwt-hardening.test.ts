@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { generateKeyPair, SignJWT } from 'jose';
 import { checkAccessTokenHeader, makeAccessTokenVerifier, makeAuthenticator, personActor } from '../../shared/auth/authenticate.ts';
 import { ServiceUnavailableError } from '../../shared/errors.ts';
+import { testMacs } from './support/fakes.ts';
 
 const WS = 'ws_01JABCDEFGHJKMNPQRSTVWXYZ0';
 const ISSUER = 'https://idp.example.test/';
@@ -45,6 +46,7 @@ describe('an unreachable JWKS', () => {
     const authenticate = makeAuthenticator({
       store: { getCredentialContext: async () => { throw new Error('not reached'); }, touchCredential: async () => undefined },
       clock: { now: () => Date.now() },
+      macs: testMacs,
       jwt: { verify: makeAccessTokenVerifier({ issuer: ISSUER, audience: 'api', jwksUri }), workspaceClaim: 'workspace_id' },
     });
     // Act / Assess

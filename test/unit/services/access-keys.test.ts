@@ -4,7 +4,7 @@ import { iso } from '../../../shared/clock.ts';
 import type { AccessKeyItem } from '../../../shared/store/access-keys.ts';
 import type { AuditEntry } from '../../../shared/store/audit.ts';
 import { makeAccessKeyService, type AccessKeyServiceStore } from '../../../shared/services/access-keys.ts';
-import { caught, fakeClock, principal, T0 } from '../support/fakes.ts';
+import { caught, fakeClock, principal, T0, testMacs } from '../support/fakes.ts';
 
 const DAY = 86_400_000;
 
@@ -30,7 +30,7 @@ function harness() {
     },
   };
   const clock = fakeClock();
-  return { service: makeAccessKeyService({ store, clock }), store, keys, audits, revokeWrites, clock, caller: principal({ kind: 'user', actorSub: 'usr_alice' }) };
+  return { service: makeAccessKeyService({ store, clock, macs: testMacs }), store, keys, audits, revokeWrites, clock, caller: principal({ kind: 'user', actorSub: 'usr_alice' }) };
 }
 
 describe('access-key service: create', () => {

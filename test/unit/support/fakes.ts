@@ -5,6 +5,7 @@ import type { Cipher, SealedValue } from '../../../shared/crypto/envelope.ts';
 import type { EncryptionContext } from '../../../shared/crypto/key-provider.ts';
 import type { DeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
 import type { DeliveryMetrics } from '../../../shared/webhooks/metrics.ts';
+import { deriveServiceMacs, type ServiceMacs } from '../../../shared/crypto/mac-key.ts';
 
 /**
  * Small hand-written fakes for the service and pipeline unit tests: each service asks for a `Pick<Store, …>`, so a
@@ -14,6 +15,12 @@ import type { DeliveryMetrics } from '../../../shared/webhooks/metrics.ts';
 export const T0 = Date.parse('2026-03-02T10:00:00.000Z');
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
+
+/** The service MACs of unit tests, under a fixed made-up key (a deployment's key is random and sealed). */
+export const TEST_MACS: ServiceMacs = deriveServiceMacs(Buffer.alloc(32, 7));
+
+/** The loader form services and middleware take. */
+export const testMacs = async (): Promise<ServiceMacs> => TEST_MACS;
 
 /** A clock the test moves by hand. */
 export interface FakeClock extends Clock {
