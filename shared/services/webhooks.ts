@@ -12,6 +12,7 @@ import { newSigningSecret, secretHint } from '../webhooks/signature.ts';
 import { auditEntry } from '../audit-entry.ts';
 import type { PageRequest } from '../store/query.ts';
 import { announceAnswer } from '../idempotency-scope.ts';
+import { redactUrl } from '../webhooks/redact-url.ts';
 
 export type WebhookServiceStore = Pick<
   Store,
@@ -83,7 +84,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
         accountId: principal.accountId,
         sealedSecret: await deps.cipher.encrypt(secret, signingSecretContext(principal.workspaceId, id)),
       };
-      const audit = auditEntry(principal, 'webhook_endpoint.create', id, { url: endpoint.url, events: endpoint.events }, now);
+      const audit = auditEntry(principal, 'webhook_endpoint.create', id, { url: redactUrl(endpoint.url), events: endpoint.events }, now);
       const answer = announceAnswer({ ...endpoint, secret });
       await store.createEndpoint(principal.workspaceId, endpoint, audit);
       return answer;
@@ -115,7 +116,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
       }
       const changed = Object.keys(patch).filter((field) => patch[field as keyof typeof patch] !== undefined);
       const resetStreak = patch.enabled === true && !current.enabled;
-      const audit = auditEntry(principal, 'webhook_endpoint.update', endpointId, { changed, url: next.url, enabled: next.enabled }, now);
+      const audit = auditEntry(principal, 'webhook_endpoint.update', endpointId, { changed, url: redactUrl(next.url), enabled: next.enabled }, now);
       announceAnswer(next);
       await store.updateEndpoint(principal.workspaceId, next, current.updatedAt, resetStreak, audit);
       if (current.enabled && !next.enabled) await failQueued(principal.workspaceId, endpointId, 'endpoint paused');
@@ -126,7 +127,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
     async delete(principal: Principal, endpointId: string) {
       const endpoint = await ownEndpoint(principal, endpointId);
       const answer = announceAnswer({ id: endpointId, deleted: true as const });
-      await store.deleteEndpoint(principal.workspaceId, endpointId, auditEntry(principal, 'webhook_endpoint.delete', endpointId, { url: endpoint.url }, clock.now()));
+      await store.deleteEndpoint(principal.workspaceId, endpointId, auditEntry(principal, 'webhook_endpoint.delete', endpointId, { url: redactUrl(endpoint.url) }, clock.now()));
       await store.deleteEndpointDeliveries(principal.workspaceId, endpointId);
       return answer;
     },

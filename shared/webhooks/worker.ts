@@ -11,6 +11,7 @@ import { failureReason, type DeliveryMetrics } from './metrics.ts';
 import { nextAttempt, shouldAutoDisable } from './policy.ts';
 import type { AttemptResult } from './sender.ts';
 import { signatureHeader } from './signature.ts';
+import { redactUrl } from './redact-url.ts';
 
 export interface WorkerDeps {
   store: Pick<
@@ -95,7 +96,7 @@ export function makeWorker(deps: WorkerDeps) {
       endpoint.accountId,
       'webhook_endpoint.disabled',
       endpoint.id,
-      { url: updated.url, disabledAt, disabledReason, consecutiveFailures: updated.consecutiveFailures, failingSince: updated.failingSince },
+      { url: redactUrl(updated.url), disabledAt, disabledReason, consecutiveFailures: updated.consecutiveFailures, failingSince: updated.failingSince },
       now,
     );
     if (!(await store.autoDisableEndpoint(ws, endpoint.id, disabledAt, disabledReason, audit))) return;

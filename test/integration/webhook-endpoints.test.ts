@@ -13,6 +13,29 @@ describe('webhook endpoints', () => {
   });
   afterAll(() => receiver.close());
 
+  it('keeps user info refused, and a query string out of the audit log while delivery keeps it', async () => {
+    // Prepare
+    const withUser = `${receiver.origin.replace('https://', 'https://user:pw@')}/path?token=abc`;
+    const withToken = `${receiver.origin}/path?token=abc&x=1#frag`;
+    // Act
+    const refused = await call('POST', '/api/v1/webhooks', { token: ws.apiKey, body: { url: withUser, events: ['service.secret.create'] } });
+    const created = await call('POST', '/api/v1/webhooks', { token: ws.apiKey, body: { url: withToken, events: ['service.secret.create'] } });
+    const id = created.body.data.id;
+    await call('PATCH', `/api/v1/webhooks/${id}`, { token: ws.apiKey, body: { enabled: false } });
+    await call('DELETE', `/api/v1/webhooks/${id}`, { token: ws.apiKey });
+    const audit = await call('GET', `/api/v1/audit?target=${id}`, { token: ws.apiKey });
+    const everything = await call('GET', '/api/v1/audit?limit=200', { token: ws.apiKey });
+    // Assess
+    expect(refused.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'url: must not contain a username or password' });
+    expect(created.body.data.url).toBe(withToken);
+    expect(audit.body.data.map((e: { action: string; metadata: { url: string } }) => [e.action, e.metadata.url])).toEqual([
+      ['webhook_endpoint.delete', `${receiver.origin}/path?…#…`],
+      ['webhook_endpoint.update', `${receiver.origin}/path?…#…`],
+      ['webhook_endpoint.create', `${receiver.origin}/path?…#…`],
+    ]);
+    expect(JSON.stringify(everything.body)).not.toMatch(/pw|token=abc/);
+  });
+
   it('registers with the full secret once, then shows only the hint; PATCH never changes the secret', async () => {
     const created = await call('POST', '/api/v1/webhooks', {
       token: ws.apiKey,

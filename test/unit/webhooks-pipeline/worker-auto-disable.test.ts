@@ -29,6 +29,19 @@ describe('worker: automatic switch-off', () => {
     expect(h.log.lines).toEqual([{ level: 'warn', message: 'webhook endpoint switched off' }]);
   });
 
+  it("names the endpoint's url in the entry (and so in the disabled event) without its query string", async () => {
+    // Prepare: a receiver that takes a token in its query string
+    const h = workerHarness(
+      { deliveries: [delivery()], endpoints: [endpoint({ url: 'https://hooks.example.com/in?token=abc', consecutiveFailures: 19, failingSince: iso(T0) })] },
+      { result: answers.serverError, now: T0 + 24 * HOUR, timeScale: 1 },
+    );
+    // Act
+    await h.work(message);
+    // Assess
+    expect(h.audits[0]!.metadata.url).toBe('https://hooks.example.com/in?…');
+    expect(JSON.stringify(h.audits)).not.toContain('token=abc');
+  });
+
   it('the 20th failure only 23 h into the streak does not switch it off', async () => {
     const h = failingFor(19, 23);
     await h.work(message);
