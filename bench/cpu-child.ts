@@ -56,12 +56,12 @@ async function seed(listSize: number) {
   const { runtime } = await import('../shared/runtime.ts');
   const { makeStore } = await import('../shared/store/index.ts');
   const { makeWorkspaceAdminService } = await import('../shared/services/workspaces.ts');
-  const { ensureServiceMacs } = await import('../shared/crypto/mac-key.ts');
+  const { ensureOperatorMacs } = await import('../shared/crypto/mac-key.ts');
   const { makeMacKeyStore } = await import('../shared/store/mac-key.ts');
   const { keyProviderFromConfig } = await import('../shared/crypto/from-config.ts');
   const { db, clock, config } = runtime();
   // The service MAC key, as the admin CLI makes it before the first token.
-  const macs = await ensureServiceMacs(makeMacKeyStore(db), keyProviderFromConfig(config));
+  const macs = await ensureOperatorMacs(makeMacKeyStore(db), keyProviderFromConfig(config));
   const admin = makeWorkspaceAdminService({ store: makeStore(db.doc, db.tableName), clock, operator: 'bench:cpu', macs: async () => macs });
   const { apiKey } = await admin.createWorkspace({ name: 'CPU bench', allowlisted: true });
   const body = (value: unknown) => ({ body: JSON.stringify(value), headers: { ...API_HEADERS(apiKey), 'content-type': 'application/json' } });

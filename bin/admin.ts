@@ -11,7 +11,7 @@ import { makeKmsClient } from '../shared/clients/kms.ts';
 import type { KeyProvider } from '../shared/crypto/key-provider.ts';
 import { makeKmsKeyProvider } from '../shared/crypto/kms-key-provider.ts';
 import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../shared/crypto/local-keyring.ts';
-import { ensureServiceMacs } from '../shared/crypto/mac-key.ts';
+import { ensureOperatorMacs } from '../shared/crypto/mac-key.ts';
 import { loadOnce } from '../shared/on-first-use.ts';
 import { makeMacKeyStore } from '../shared/store/mac-key.ts';
 import { awsOperator, localOperator } from './operator.ts';
@@ -82,7 +82,7 @@ function target(values: TargetFlags) {
 function awsKeyProvider(values: TargetFlags): KeyProvider {
   const kms = makeKmsClient(values.region ? { region: values.region } : {});
   const keyId = values['kms-key'];
-  const provider = makeKmsKeyProvider({ kms, keyId: keyId ?? '' });
+  const provider = makeKmsKeyProvider({ kms, keyId });
   return {
     decryptDataKey: (encrypted, context) => provider.decryptDataKey(encrypted, context),
     generateDataKey: (context) => {
@@ -107,7 +107,7 @@ export async function runAdmin(argv: string[]): Promise<unknown> {
   if (command === 'deliveries migrate-log') return migrateDeliveryLog(doc, tableName);
   // Every change is audited in the workspace's log with the operator's identity.
   const operator = values.table ? await awsOperator(values.region) : localOperator();
-  const macs = loadOnce(() => ensureServiceMacs(makeMacKeyStore({ doc, tableName }), keys));
+  const macs = loadOnce(() => ensureOperatorMacs(makeMacKeyStore({ doc, tableName }), keys));
   const admin = makeWorkspaceAdminService({ store, clock: systemClock, operator, macs });
   const workspace = () => required(values.workspace, 'workspace', (v) => isId('workspace', v));
   switch (command) {

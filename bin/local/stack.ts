@@ -8,7 +8,7 @@ import { checksumHolds, hashToken, issuedTokenShape } from '../../shared/auth/to
 import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
 import { systemClock } from '../../shared/clock.ts';
 import { LOCAL_MASTER_KEY_FILE, loadOrCreateMasterKey, makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
-import { ensureServiceMacs, type ServiceMacs } from '../../shared/crypto/mac-key.ts';
+import { ensureOperatorMacs, type ServiceMacs } from '../../shared/crypto/mac-key.ts';
 import { makeMacKeyStore } from '../../shared/store/mac-key.ts';
 import { API_FUNCTION, handlerEntry, PIPELINE_FUNCTIONS, type PipelineFunction } from '../../shared/functions.ts';
 import { ROUTE_GROUPS, type RouteGroup } from '../../shared/routes.ts';
@@ -100,7 +100,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
     const store = makeStore(doc, LOCAL_TABLE);
     // The service MAC key, made on first start as an operator makes it with the admin CLI on AWS.
-    const macs = await ensureServiceMacs(makeMacKeyStore({ doc, tableName: LOCAL_TABLE }), makeLocalKeyring({ keyFile }));
+    const macs = await ensureOperatorMacs(makeMacKeyStore({ doc, tableName: LOCAL_TABLE }), makeLocalKeyring({ keyFile }));
     const bootstrap = await ensureBootstrapWorkspace(store, localDir, macs);
     const front = await startHttpFront({ port: options.port, routes: await loadRoutes(), timeoutMs: API_FUNCTION.timeoutSeconds * 1000 });
     stops.push(() => front.close());
@@ -198,7 +198,7 @@ async function loadRoutes(): Promise<FrontRoute[]> {
  * The allowlisted workspace and API key of this local stack: made on first start and kept in
  * `LOCAL_DIR/bootstrap.json` (mode 600, local use only), so a restart prints the same key.
  */
-async function ensureBootstrapWorkspace(store: Store, localDir: string, macs: ServiceMacs): Promise<{ workspaceId: string; apiKey: string }> {
+export async function ensureBootstrapWorkspace(store: Store, localDir: string, macs: ServiceMacs): Promise<{ workspaceId: string; apiKey: string }> {
   const file = join(localDir, 'bootstrap.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { workspaceId: string; apiKey: string };

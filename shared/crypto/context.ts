@@ -47,13 +47,19 @@ export function idempotentAnswerContext(workspaceId: string, record: string): Co
   return { workspaceId, idempotencyRecord: record };
 }
 
-/** The keys of the service MAC key's context: one fixed `purpose`, which the functions' KMS grants name. */
+/** The keys of the service MAC keys' context: one `purpose`, whose values the KMS grants name. */
 export const MAC_KEY_CONTEXT = ['purpose'] as const;
 
-/** The one context the service MAC key is sealed under (KMS encryption context and local keyring AAD). */
-export const MAC_KEY_PURPOSE = 'service-mac-key';
+/** The two sealed roots of the service MAC keys (shared/crypto/mac-key.ts). */
+export type MacKeyRoot = 'service' | 'token';
 
-/** Binds the service MAC key to its purpose, so no other sealed blob of the service unseals as it. */
-export function macKeyContext(): ContextOf<typeof MAC_KEY_CONTEXT> {
-  return { purpose: MAC_KEY_PURPOSE };
+/**
+ * The `purpose` of each root's context. The functions unseal both; the key policy lets operators (the admin CLI)
+ * make both and unseal only `token` (they issue API keys, whose checksums derive from it).
+ */
+export const MAC_KEY_PURPOSES = { service: 'service-mac-key', token: 'token-checksum-key' } as const satisfies Record<MacKeyRoot, string>;
+
+/** Binds a sealed MAC root to its purpose, so no other sealed blob of the service unseals as it. */
+export function macKeyContext(root: MacKeyRoot): ContextOf<typeof MAC_KEY_CONTEXT> {
+  return { purpose: MAC_KEY_PURPOSES[root] };
 }

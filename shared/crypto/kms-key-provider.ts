@@ -22,14 +22,15 @@ const DATA_KEY_BYTES = 32;
 
 /**
  * The production KeyProvider: data keys come from and go back to one customer-managed KMS key. The client is
- * injected (one per container, see shared/clients/kms.ts) so tests can mock it.
+ * injected (one per container, see shared/clients/kms.ts) so tests can mock it. Without `keyId` (the admin CLI
+ * before it knows one) Decrypt lets KMS find the key in the ciphertext, which a symmetric one names.
  */
-export function makeKmsKeyProvider(options: { kms: KMSClient; keyId: string }): KeyProvider {
+export function makeKmsKeyProvider(options: { kms: KMSClient; keyId: string | undefined }): KeyProvider {
   const { kms, keyId } = options;
   return {
     async generateDataKey(context: EncryptionContext): Promise<DataKey> {
       const out = await call('GenerateDataKey', () =>
-        kms.send(new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: context })),
+        kms.send(new GenerateDataKeyCommand({ KeyId: requiredKeyId(keyId), KeySpec: 'AES_256', EncryptionContext: context })),
       );
       if (out.Plaintext?.byteLength !== DATA_KEY_BYTES || !out.CiphertextBlob) {
         out.Plaintext?.fill(0);
@@ -40,7 +41,7 @@ export function makeKmsKeyProvider(options: { kms: KMSClient; keyId: string }): 
 
     async decryptDataKey(encrypted: Buffer, context: EncryptionContext): Promise<Buffer> {
       const out = await call('Decrypt', () =>
-        kms.send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: encrypted, EncryptionContext: context })),
+        kms.send(new DecryptCommand({ ...(keyId ? { KeyId: keyId } : {}), CiphertextBlob: encrypted, EncryptionContext: context })),
       );
       if (out.Plaintext?.byteLength !== DATA_KEY_BYTES) {
         out.Plaintext?.fill(0);
@@ -49,6 +50,12 @@ export function makeKmsKeyProvider(options: { kms: KMSClient; keyId: string }): 
       return view(out.Plaintext);
     },
   };
+}
+
+/** The key new data keys are made under; the admin CLI names it with --kms-key. */
+function requiredKeyId(keyId: string | undefined): string {
+  if (!keyId) throw new Error('A KMS key id is needed to make a data key');
+  return keyId;
 }
 
 /**

@@ -4,17 +4,17 @@ import { ENTITY, keys } from './keys.ts';
 import { getItem } from './reads.ts';
 import type { Db } from './send.ts';
 
-/** The sealed service MAC key as stored. */
+/** The sealed service MAC roots as stored, each wrapped by the key provider under `macKeyContext(root)`. */
 export interface SealedMacKey {
-  /** The key wrapped by the key provider under `macKeyContext()`. */
-  sealed: Buffer;
+  service: Buffer;
+  token: Buffer;
 }
 
 /** Where the sealed key lives: read by the functions, created by the operator's tools (admin CLI, local stack). */
 export interface MacKeyStore {
   getMacKey(): Promise<SealedMacKey | undefined>;
-  /** Stores a new sealed key unless one exists; answers false when one did (then read that one). */
-  createMacKey(sealed: Buffer): Promise<boolean>;
+  /** Stores new sealed roots unless some exist; answers false when they did (then read those). */
+  createMacKey(sealed: SealedMacKey): Promise<boolean>;
 }
 
 /**
@@ -25,14 +25,20 @@ export function makeMacKeyStore(db: Db): MacKeyStore {
   return {
     async getMacKey() {
       const item = await getItem(db, keys.macKey());
-      return item && { sealed: Buffer.from(item.sealed as string, 'base64') };
+      return item && { service: Buffer.from(item.service as string, 'base64'), token: Buffer.from(item.token as string, 'base64') };
     },
-    async createMacKey(sealed: Buffer) {
+    async createMacKey(sealed: SealedMacKey) {
       const made = await sendConditional(
         db,
         new PutCommand({
           TableName: db.tableName,
-          Item: { ...keys.macKey(), type: ENTITY.macKey, sealed: sealed.toString('base64'), createdAt: new Date().toISOString() },
+          Item: {
+            ...keys.macKey(),
+            type: ENTITY.macKey,
+            service: sealed.service.toString('base64'),
+            token: sealed.token.toString('base64'),
+            createdAt: new Date().toISOString(),
+          },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );

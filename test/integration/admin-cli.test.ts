@@ -10,6 +10,8 @@ describe('admin CLI against the local stack', () => {
     expect((await call('GET', '/api/v1/projects', { token: created.apiKey })).status).toBe(200);
     expect((await admin('allowlist', 'list')).workspaceIds).toContain(created.workspaceId);
 
+    expect(await admin('mac-key', 'ensure')).toEqual({ macKey: 'present' });
+    expect((await call('GET', '/api/v1/projects', { token: created.apiKey })).status).toBe(200);
     await admin('allowlist', 'remove', '--workspace', created.workspaceId);
     expect((await call('GET', '/api/v1/projects', { token: created.apiKey })).body.error.code).toBe('WORKSPACE_NOT_ALLOWLISTED');
     expect((await admin('allowlist', 'list')).workspaceIds).not.toContain(created.workspaceId);

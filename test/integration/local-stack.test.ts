@@ -6,13 +6,34 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../bin/local/table.ts';
 import { migrateDeliveryLog } from '../../bin/migrate-delivery-log.ts';
 import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
-import { call } from '../support/api.ts';
+import { call, localStore, stackMacs } from '../support/api.ts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { ensureBootstrapWorkspace } from '../../bin/local/stack.ts';
 
 describe('local stack', () => {
   it('writes stack.json with the base URL and the bootstrap workspace key, which works', async () => {
     const stackJson = JSON.parse(readFileSync(join(inject('localDir'), 'stack.json'), 'utf8'));
     expect(stackJson).toMatchObject({ baseUrl: inject('stack').baseUrl, workspaceId: expect.stringMatching(/^ws_/), apiKey: expect.stringMatching(/^sk_live_/) });
     expect((await call('GET', '/api/v1/projects', { token: stackJson.apiKey })).status).toBe(200);
+  });
+
+  it('re-issues a bootstrap key of a form from before keyed checksums on its next start, and keeps a current one', async () => {
+    // Prepare: a bootstrap.json whose key is of the unkeyed CRC32 form, as a stack started before the upgrade left it
+    const dir = mkdtempSync(join(tmpdir(), 'bootstrap-'));
+    const { store } = localStore();
+    const macs = await stackMacs();
+    const oldKey = `sk_live_q3Fh_yT8u-Zk2LmN7pR0sW5vX9aBcDeGiJoQxY1z4E60Q9SeQ${inject('stack').workspaceId.slice(3)}`;
+    writeFileSync(join(dir, 'bootstrap.json'), JSON.stringify({ workspaceId: inject('stack').workspaceId, apiKey: oldKey }));
+    // Act
+    const reissued = await ensureBootstrapWorkspace(store, dir, macs);
+    const kept = await ensureBootstrapWorkspace(store, dir, macs);
+    // Assess
+    expect(reissued.apiKey).not.toBe(oldKey);
+    expect(reissued.apiKey).toHaveLength(8 + 43 + 8 + 26);
+    expect(kept).toEqual(reissued);
+    expect(JSON.parse(readFileSync(join(dir, 'bootstrap.json'), 'utf8'))).toEqual(reissued);
+    expect((await call('GET', '/api/v1/projects', { token: reissued.apiKey })).status).toBe(200);
   });
 
   it('makes the local keyring master key under LOCAL_DIR, readable by its owner only', () => {

@@ -9,7 +9,7 @@ import { makeWorkspaceAdminService } from '../../shared/services/workspaces.ts';
 import { makeStore } from '../../shared/store/index.ts';
 import { join } from 'node:path';
 import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
-import { ensureServiceMacs, type ServiceMacs } from '../../shared/crypto/mac-key.ts';
+import { ensureOperatorMacs, type ServiceMacs } from '../../shared/crypto/mac-key.ts';
 import { makeMacKeyStore } from '../../shared/store/mac-key.ts';
 import { loadOnce } from '../../shared/on-first-use.ts';
 
@@ -57,7 +57,7 @@ export function localStore() {
 /** The running local stack's service MACs (its sealed key, unsealed with its keyring), to issue tokens it accepts. */
 export const stackMacs: () => Promise<ServiceMacs> = loadOnce(async () => {
   const { doc, tableName } = localStore();
-  return ensureServiceMacs(makeMacKeyStore({ doc, tableName }), makeLocalKeyring({ keyFile: join(inject('localDir'), LOCAL_MASTER_KEY_FILE) }));
+  return ensureOperatorMacs(makeMacKeyStore({ doc, tableName }), makeLocalKeyring({ keyFile: join(inject('localDir'), LOCAL_MASTER_KEY_FILE) }));
 });
 
 /** A fresh workspace (allowlisted unless told otherwise) with its API key, so test files never share data. */

@@ -31,7 +31,7 @@ describe('forged tokens cost nothing', () => {
       `sk_live_${random}${'x'.repeat(8)}${WS.slice(3)}`,
       `sk_live_${random}0Q9SeQ${WS.slice(3)}`,
       `sk_live_${random}${WS.slice(3)}`,
-      issueToken(deriveServiceMacs(Buffer.alloc(32, 9)), 'machine', WS),
+      issueToken(deriveServiceMacs({ token: Buffer.alloc(32, 9) }), 'machine', WS),
     ];
     // Act / Assess
     for (const forged of refused) {

@@ -42,7 +42,7 @@ describe('issued tokens', () => {
     const token = issueToken(TEST_MACS, 'machine', WS);
     const random = token.slice(3, 46);
     const flip = (at: number) => `${token.slice(0, at)}${token[at] === 'A' ? 'B' : 'A'}${token.slice(at + 1)}`;
-    const otherDeployment = deriveServiceMacs(Buffer.alloc(32, 8));
+    const otherDeployment = deriveServiceMacs({ token: Buffer.alloc(32, 8) });
     // Act / Assess: a change in the random part, the checksum, the prefix or the workspace is caught
     for (const at of [3, 20, 45, 46, 53, 60]) expect(accepted(flip(at)), `character ${at}`).toBe(false);
     expect(accepted(`sk_live_${token.slice(3)}`)).toBe(false);

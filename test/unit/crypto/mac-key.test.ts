@@ -7,8 +7,8 @@ import { makeAuthenticator } from '../../../shared/auth/authenticate.ts';
 import { issueToken } from '../../../shared/auth/tokens.ts';
 import type { EncryptionContext, KeyProvider } from '../../../shared/crypto/key-provider.ts';
 import { makeLocalKeyring } from '../../../shared/crypto/local-keyring.ts';
-import { deriveServiceMacs, ensureServiceMacs, loadServiceMacs, MacKeyMissingError } from '../../../shared/crypto/mac-key.ts';
-import type { MacKeyStore } from '../../../shared/store/mac-key.ts';
+import { deriveServiceMacs, ensureOperatorMacs, loadServiceMacs, MacKeyMissingError } from '../../../shared/crypto/mac-key.ts';
+import type { MacKeyStore, SealedMacKey } from '../../../shared/store/mac-key.ts';
 import { AuthRequiredError } from '../../../shared/errors.ts';
 
 /** A real keyring (AES-GCM under a temporary master key) that records the contexts it was asked for. */
@@ -33,40 +33,58 @@ function keyring(): KeyProvider & { contexts: EncryptionContext[]; plaintexts: B
 }
 
 /** The table item, in memory: a conditional create, as shared/store/mac-key.ts makes it. */
-function memoryStore(): MacKeyStore & { saved: Buffer[] } {
-  const saved: Buffer[] = [];
+function memoryStore(): MacKeyStore & { saved: SealedMacKey[] } {
+  const saved: SealedMacKey[] = [];
   return {
     saved,
-    getMacKey: async () => (saved[0] ? { sealed: saved[0] } : undefined),
+    getMacKey: async () => saved[0],
     createMacKey: async (sealed) => (saved.length === 0 ? (saved.push(sealed), true) : false),
   };
 }
 
 describe('service MAC key', () => {
-  it('is made once, stored only sealed under its purpose, and unsealed to the same MACs by the next container', async () => {
+  it('is made once by an operator, stored only sealed, each root under its own purpose, and unsealed to the same MACs by a function', async () => {
     // Prepare
     const keys = keyring();
     const store = memoryStore();
     // Act
-    const made = await ensureServiceMacs(store, keys);
-    const again = await ensureServiceMacs(store, keys);
+    const made = await ensureOperatorMacs(store, keys);
+    const again = await ensureOperatorMacs(store, keys);
     const loaded = await loadServiceMacs(store, async () => keys);
     // Assess
     expect(store.saved).toHaveLength(1);
-    expect(store.saved[0]!.includes(keys.plaintexts[0]!)).toBe(false);
-    expect(keys.contexts).toEqual(Array(3).fill({ purpose: 'service-mac-key' }));
+    for (const plaintext of keys.plaintexts) {
+      expect(store.saved[0]!.service.includes(plaintext) || store.saved[0]!.token.includes(plaintext)).toBe(false);
+    }
+    const purposes = keys.contexts.map((context) => context.purpose);
+    expect(purposes.slice(0, 2).sort()).toEqual(['service-mac-key', 'token-checksum-key']);
+    expect(purposes.slice(2)).toEqual(['token-checksum-key', 'service-mac-key', 'token-checksum-key']);
     expect(again.mac('tokenChecksum', 'x')).toEqual(made.mac('tokenChecksum', 'x'));
-    expect(loaded.mac('idempotencyRequest', 'x')).toEqual(made.mac('idempotencyRequest', 'x'));
+    expect(loaded.mac('tokenChecksum', 'x')).toEqual(made.mac('tokenChecksum', 'x'));
+  });
+
+  it("gives an operator the token checksums only: the idempotency digests' root is never unsealed for them", async () => {
+    // Prepare
+    const keys = keyring();
+    const store = memoryStore();
+    // Act
+    const operator = await ensureOperatorMacs(store, keys);
+    const functions = await loadServiceMacs(store, async () => keys);
+    // Assess
+    expect(() => operator.mac('idempotencyRequest', 'x')).toThrow(/not unsealed here/);
+    expect(() => operator.mac('idempotencyRecord', 'x')).toThrow(/not unsealed here/);
+    expect(functions.mac('idempotencyRequest', 'x')).toHaveLength(32);
+    expect(keys.contexts.filter((context) => context.purpose === 'service-mac-key')).toHaveLength(2);
   });
 
   it('agrees on the key another operator stored first', async () => {
     // Prepare: someone else's key lands between our read and our conditional put
     const keys = keyring();
     const store = memoryStore();
-    const theirs = await ensureServiceMacs(store, keys);
+    const theirs = await ensureOperatorMacs(store, keys);
     const racing: MacKeyStore = { getMacKey: vi.fn().mockResolvedValueOnce(undefined).mockImplementation(store.getMacKey), createMacKey: store.createMacKey };
     // Act
-    const ours = await ensureServiceMacs(racing, keys);
+    const ours = await ensureOperatorMacs(racing, keys);
     // Assess
     expect(ours.mac('tokenChecksum', 'x')).toEqual(theirs.mac('tokenChecksum', 'x'));
   });
@@ -80,11 +98,13 @@ describe('service MAC key', () => {
   it('derives a key per purpose, zeroes the master key, and shows no key material', () => {
     // Prepare
     const master = Buffer.alloc(32, 0x5a);
+    const token = Buffer.alloc(32, 0x6b);
     const masterHex = master.toString('hex');
     // Act
-    const macs = deriveServiceMacs(master);
+    const macs = deriveServiceMacs({ service: master, token });
     // Assess
     expect(master.equals(Buffer.alloc(32))).toBe(true);
+    expect(token.equals(Buffer.alloc(32))).toBe(true);
     expect(macs.mac('tokenChecksum', 'x')).not.toEqual(macs.mac('idempotencyRequest', 'x'));
     expect(macs.mac('idempotencyRecord', 'x')).not.toEqual(macs.mac('idempotencyRequest', 'x'));
     const shown = `${JSON.stringify(macs)} ${inspect(macs, { depth: 10, showHidden: true })}`;
@@ -103,7 +123,7 @@ describe('service MAC key', () => {
       clock: { now: () => Date.now() },
       macs: () => loadServiceMacs(memoryStore(), async () => keyring()),
     });
-    const token = issueToken(deriveServiceMacs(Buffer.alloc(32, 1)), 'apiKey', 'ws_01JABCDEFGHJKMNPQRSTVWXYZ0');
+    const token = issueToken(deriveServiceMacs({ token: Buffer.alloc(32, 1) }), 'apiKey', 'ws_01JABCDEFGHJKMNPQRSTVWXYZ0');
     // Act / Assess
     await expect(authenticate(`Bearer ${token}`)).rejects.toEqual(new AuthRequiredError('Authorization: the token is not valid'));
     expect(getCredentialContext).not.toHaveBeenCalled();

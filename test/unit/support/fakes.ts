@@ -17,7 +17,7 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 
 /** The service MACs of unit tests, under a fixed made-up key (a deployment's key is random and sealed). */
-export const TEST_MACS: ServiceMacs = deriveServiceMacs(Buffer.alloc(32, 7));
+export const TEST_MACS: ServiceMacs = deriveServiceMacs({ service: Buffer.alloc(32, 7), token: Buffer.alloc(32, 6) });
 
 /** The loader form services and middleware take. */
 export const testMacs = async (): Promise<ServiceMacs> => TEST_MACS;
