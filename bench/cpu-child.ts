@@ -58,7 +58,7 @@ async function seed(listSize: number) {
   const { makeWorkspaceAdminService } = await import('../shared/services/workspaces.ts');
   const { ensureOperatorMacs } = await import('../shared/crypto/mac-key.ts');
   const { makeMacKeyStore } = await import('../shared/store/mac-key.ts');
-  const { keyProviderFromConfig } = await import('../shared/crypto/from-config.ts');
+  const { keyProviderFromConfig } = await import('../shared/crypto/key-provider-from-config.ts');
   const { db, clock, config } = runtime();
   // The service MAC key, as the admin CLI makes it before the first token.
   const macs = await ensureOperatorMacs(makeMacKeyStore(db), keyProviderFromConfig(config));

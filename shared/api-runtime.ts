@@ -38,5 +38,5 @@ export function apiRuntime(): ApiRuntime {
  */
 function serviceMacsOnFirstUse(config: Config, db: Db): () => Promise<ServiceMacs> {
   configuredEncryption(config);
-  return loadOnce(async () => loadServiceMacs(makeMacKeyStore(db), async () => (await import('./crypto/from-config.ts')).keyProviderFromConfig(config)));
+  return loadOnce(async () => loadServiceMacs(makeMacKeyStore(db), async () => (await import('./crypto/key-provider-from-config.ts')).keyProviderFromConfig(config)));
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig, requiredSetting } from '../../shared/config.ts';
-import { keyProviderFromConfig } from '../../shared/crypto/from-config.ts';
+import { keyProviderFromConfig } from '../../shared/crypto/key-provider-from-config.ts';
 import { cipherOnFirstUse } from '../../shared/crypto/on-first-use.ts';
 
 describe('loadConfig', () => {
