@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { refuseInsecureBaseUrl } from './base-url.js';
 import { createClient } from './client.js';
 import { ApiError } from './errors.js';
 
@@ -25,6 +26,15 @@ function findSetup(from = process.cwd()): { project?: string; env?: string } {
   }
 }
 
+/** The SDK's base URL rule, as a usage error naming where the URL came from (exit status 2, before any request). */
+function checkApiUrl(apiUrl: string): void {
+  try {
+    refuseInsecureBaseUrl(apiUrl);
+  } catch (error) {
+    throw new UsageError(`--api-url / SECRETS_API_URL: ${(error as Error).message}`);
+  }
+}
+
 /** Flags first, then the environment variables, then `.secrets.json`. */
 export function resolveConnection(flags: Connection) {
   const apiUrl = flags.apiUrl ?? process.env.SECRETS_API_URL;
@@ -38,6 +48,7 @@ export function resolveConnection(flags: Connection) {
     env ??= setup.env;
   }
   if (!apiUrl) throw new UsageError('the API URL is required: --api-url or SECRETS_API_URL');
+  checkApiUrl(apiUrl);
   if (!token) throw new UsageError('a token is required: --token or SECRETS_TOKEN');
   if (!project || !env) throw new UsageError('the target is required: --project and --env, SECRETS_PROJECT and SECRETS_ENV, or `secrets setup`');
   return { apiUrl, token, project, env, client: createClient({ baseUrl: apiUrl, token }) };

@@ -4,66 +4,25 @@ import { constants } from 'node:os';
 import { createRequire } from 'node:module';
 import { Command, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
+import { childEnvironment, NOT_A_NAME, platformNameCase } from './child-env.js';
+import { environmentId, EXIT, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
+import { fallbackOptions, loadWithFallback, type FallbackFlags } from './cli-fallback.js';
 import { unwrap } from './client.js';
-import { ApiError } from './errors.js';
-import { describe, environmentId, EXIT, isUnreachable, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
-import { readSnapshot, snapshotPath, writeSnapshot } from './fallback.js';
-import { ENV_NAME, formatValues, FORMATS, type Format } from './formats.js';
+import { formatValues, FORMATS, type Format } from './formats.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
-type FallbackFlags = { fallback?: string | false; fallbackOnly?: boolean };
-
-/** The environment for `run` and `export`: from the API (saving the snapshot), else the snapshot when the API is down. */
-async function loadWithFallback(ctx: Context, flags: FallbackFlags): Promise<Record<string, string>> {
-  const target = { project: ctx.project, env: ctx.env };
-  const file = snapshotPath(target, typeof flags.fallback === 'string' ? flags.fallback : undefined);
-  const fromSnapshot = () => {
-    const snapshot = readSnapshot(file, ctx.token, target);
-    if (snapshot) process.stderr.write(`secrets: using the fallback snapshot from ${Math.round((Date.now() - snapshot.savedAt) / 60_000)} minutes ago\n`);
-    return snapshot?.values;
-  };
-  if (flags.fallbackOnly) {
-    const values = fromSnapshot();
-    if (!values) throw new UsageError(`no fallback snapshot opens with this token at ${file}`);
-    return values;
-  }
-  let values: Record<string, string>;
-  try {
-    values = await ctx.client.loadEnvironment({ project: ctx.project, environment: ctx.env, forceFetch: true });
-  } catch (error) {
-    // Only an API that is down falls back: a refusal (401, 403, 404) must stop the command (a revoked token never
-    // falls back), and so must anything that is not a network failure or a 5xx.
-    const down = isUnreachable(error) || (error instanceof ApiError && error.status >= 500);
-    if (flags.fallback === false || !down) throw error;
-    const snapshot = fromSnapshot();
-    if (!snapshot) throw error;
-    process.stderr.write(`secrets: the API could not be reached (${error instanceof ApiError ? error.message : describe(error as Error)})\n`);
-    return snapshot;
-  }
-  if (flags.fallback !== false) {
-    try {
-      writeSnapshot(file, ctx.token, target, values);
-    } catch (error) {
-      // The API answered: a snapshot that cannot be saved (read-only or full disk) is worth a warning, not a failure.
-      process.stderr.write(`secrets: warning: the fallback snapshot could not be saved at ${file}: ${(error as Error).message}\n`);
-    }
-  }
-  return values;
-}
-
-const skipped = (key: string) => process.stderr.write(`secrets: skipped ${key}: not a valid environment variable name\n`);
+const skipped = (key: string, why = NOT_A_NAME) => process.stderr.write(`secrets: skipped ${key}: ${why}\n`);
 
 /** The signals `run` passes on to its command (SIGKILL and SIGSTOP cannot be caught). */
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
 
-/** Runs `command` with the environment's secrets as variables; answers the child's exit status. */
-async function runChild(values: Record<string, string>, command: string[]): Promise<number> {
-  const env = { ...process.env };
-  for (const [key, value] of Object.entries(values)) {
-    if (ENV_NAME.test(key)) env[key] = value;
-    else skipped(key);
-  }
+/**
+ * Runs `command` with the environment's secrets as variables (except the protected ones `allowed` does not name);
+ * answers the child's exit status.
+ */
+async function runChild(values: Record<string, string>, command: string[], allowed: string[]): Promise<number> {
+  const env = childEnvironment(values, process.env, { allowed, skip: skipped, nameCase: platformNameCase() });
   const child = spawn(command[0]!, command.slice(1), { env, stdio: 'inherit' });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   for (const signal of FORWARDED) process.on(signal, forward);
@@ -102,12 +61,7 @@ function program(): Command {
   });
   const connection = () => ({ ...cli.opts<Connection>(), ...running.opts<Connection>() });
   const ctx = () => resolveConnection(connection());
-  const fallbackOptions = (command: Command) =>
-    command
-      .option('--fallback <path>', 'the encrypted snapshot file (default: under the user cache folder)')
-      .option('--no-fallback', 'never use or write the snapshot')
-      .option('--fallback-only', 'read only the snapshot, never the API');
-  register(cli, ctx, fallbackOptions, connection);
+  register(cli, ctx, connection);
   // The connection options go before or after the command (`secrets --env prod get KEY`, `secrets get KEY --env prod`).
   for (const command of [cli, ...cli.commands]) {
     command
@@ -119,7 +73,7 @@ function program(): Command {
   return cli;
 }
 
-function register(cli: Command, ctx: () => Context, fallbackOptions: (command: Command) => Command, connection: () => Connection): void {
+function register(cli: Command, ctx: () => Context, connection: () => Connection): void {
   cli.command('setup').description('write .secrets.json with --project and --env, for every command run in this folder or below')
     .addHelpText('after', '\nExample: secrets setup --project payments-api --env production')
     .action(() => {
@@ -129,9 +83,16 @@ function register(cli: Command, ctx: () => Context, fallbackOptions: (command: C
     });
 
   fallbackOptions(cli.command('run').description('run a command with every secret as an environment variable').argument('<command...>'))
-    .addHelpText('after', '\nExample: secrets run -- node server.js')
-    .action(async (command: string[], flags: FallbackFlags) => {
-      process.exitCode = await runChild(await loadWithFallback(ctx(), flags), command);
+    .option('--allow-env <name>', 'let a secret set this protected variable; repeatable', (name: string, names: string[] | undefined) => [...(names ?? []), name])
+    .addHelpText('after', [
+      '\nA secret never sets PATH, NODE_OPTIONS, LD_PRELOAD, LD_LIBRARY_PATH, DYLD_*, BASH_ENV,',
+      'ENV, PYTHONPATH, PYTHONSTARTUP, PERL5OPT, RUBYOPT or JAVA_TOOL_OPTIONS unless --allow-env',
+      'names it: each one skipped is named on stderr, and the command keeps your own value.',
+      '\nExamples: secrets run -- node server.js',
+      '          secrets run --allow-env NODE_OPTIONS --allow-env PATH -- node server.js',
+    ].join('\n'))
+    .action(async (command: string[], flags: FallbackFlags & { allowEnv?: string[] }) => {
+      process.exitCode = await runChild(await loadWithFallback(ctx(), flags), command, flags.allowEnv ?? []);
     });
 
   fallbackOptions(cli.command('export').description('print every secret in a format'))

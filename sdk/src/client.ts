@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import createFetchClient from 'openapi-fetch';
 import type { paths } from './api.js';
+import { refuseInsecureBaseUrl } from './base-url.js';
 import { ApiError } from './errors.js';
 
 export interface ClientOptions {
-  /** The API's base URL, without `/api/v1` (the local stack's `stack.json` `baseUrl`, a stage's `ApiUrl` output). */
+  /**
+   * The API's base URL, without `/api/v1` (the local stack's `stack.json` `baseUrl`, a stage's `ApiUrl` output):
+   * `https://`, or `http://` only to a loopback host (127.0.0.0/8, `[::1]`, `localhost`); anything else is refused.
+   */
   baseUrl: string;
   /** An API key (`sk_live_…`), a machine token (`st_…`) or a user's access token (a JWT). */
   token: string;
@@ -32,8 +36,8 @@ const MAX_RETRY_AFTER_MS = 60_000;
  * exponential backoff and full jitter. Every write carries an `Idempotency-Key` that stays the same across its
  * retries, so a retried write that had in fact succeeded is answered from the first, never done twice (a reveal is
  * a read and is simply sent again). A retry that reaches the server while the first attempt still runs there (it
- * timed out on our side) is answered 409 with `Retry-After`; that one is waited out too, and the next attempt gets
- * the first one's answer. A 409 without `Retry-After` (a taken slug, a changed `If-Match`) is the caller's. The
+ * timed out on our side) is answered 409 with `Retry-After` (the seconds left of its lease): asked again at growing
+ * intervals up to that bound, it gets the first one's answer. A 409 without `Retry-After` (a taken slug, a changed `If-Match`) is the caller's. The
  * caller's `signal` aborts every attempt and is never retried.
  */
 function retryingFetch(options: Required<Pick<ClientOptions, 'timeoutMs' | 'maxRetries'>> & { fetch: typeof fetch }): typeof fetch {
@@ -60,11 +64,20 @@ function retryingFetch(options: Required<Pick<ClientOptions, 'timeoutMs' | 'maxR
         if (failure !== undefined) throw failure;
         return response!;
       }
-      const wait = retryAfter > 0 ? retryAfter : Math.random() * Math.min(8_000, 200 * 2 ** attempt);
+      const wait = keyInUse ? keyInUseWait(retryAfter, attempt) : retryAfter > 0 ? retryAfter : Math.random() * Math.min(8_000, 200 * 2 ** attempt);
       await response?.body?.cancel();
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
   };
+}
+
+/**
+ * How long to wait before asking again for a write whose key's first request still runs. The server's
+ * `Retry-After` is what is left of that request's lease (up to 60 s): when it will have finished or be given up
+ * for dead. Most first requests finish long before, so it is a bound, not a wait: 0.5 s, 1 s, 2 s, … up to it.
+ */
+function keyInUseWait(retryAfterMs: number, attempt: number): number {
+  return Math.min(retryAfterMs, 500 * 2 ** attempt);
 }
 
 /** The data of a success, or an ApiError carrying the API's status, code, message and request id. */
@@ -79,9 +92,12 @@ type CacheEntry = { values: Record<string, string>; fetchedAt: number };
 
 /**
  * A client of the API: `api` gives typed access to every route (types generated from docs/openapi.json), and
- * `loadEnvironment` answers a whole environment as `{KEY: value}` with a small in-memory cache.
+ * `loadEnvironment` answers a whole environment as `{KEY: value}` with a small in-memory cache. Throws a TypeError
+ * for a base URL that would send the token in clear over the network (`http://` to a host that is not loopback).
  */
 export function createClient(options: ClientOptions) {
+  // At creation, not at the first request: a token must never leave on a connection the rule refuses.
+  refuseInsecureBaseUrl(options.baseUrl);
   const now = options.now ?? Date.now;
   const api = createFetchClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),

@@ -1,13 +1,14 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseDotenv } from 'dotenv';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { call, newWorkspace } from '../support/api.ts';
 import { newEnvironment } from '../support/secrets.ts';
+import { writeSnapshot } from '../../sdk/src/fallback.ts';
 
 const BIN = resolve('sdk/bin/secrets.js');
 const run = promisify(execFile);
@@ -96,6 +97,79 @@ describe('the secrets CLI against the local stack', () => {
     await secrets(['delete', 'db.host']);
   });
 
+  it('never lets a secret set NODE_OPTIONS or PATH unless --allow-env names it, and names each one skipped on stderr', async () => {
+    // Prepare: secrets that would change how every command starts; the command prints what it got
+    expect((await secrets(['set', 'NODE_OPTIONS=--no-deprecation', 'PATH=/nowhere'])).code).toBe(0);
+    const show = ['--', process.execPath, '-e', 'process.stdout.write(JSON.stringify([process.env.NODE_OPTIONS ?? null, process.env.PATH ?? null]))'];
+    const own = [process.env.NODE_OPTIONS ?? null, process.env.PATH ?? null];
+    // Act
+    const guarded = await secrets(['run', ...show]);
+    const allowed = await secrets(['run', '--allow-env', 'NODE_OPTIONS', ...show]);
+    const both = await secrets(['run', '--allow-env', 'NODE_OPTIONS', '--allow-env', 'PATH', ...show]);
+    // Assess: without --allow-env the command keeps the parent's own values, and stderr names each (never its value)
+    expect([guarded.code, JSON.parse(guarded.stdout)]).toEqual([0, own]);
+    expect(guarded.stderr).toContain('secrets: skipped NODE_OPTIONS: a secret may not set it (it changes how the command starts); pass --allow-env NODE_OPTIONS to allow it');
+    expect(guarded.stderr).toContain('secrets: skipped PATH: a secret may not set it');
+    expect(guarded.stderr).not.toMatch(/nowhere|no-deprecation/);
+    expect(JSON.parse(allowed.stdout)).toEqual(['--no-deprecation', own[1]]);
+    expect(allowed.stderr).not.toContain('skipped NODE_OPTIONS');
+    expect(allowed.stderr).toContain('skipped PATH');
+    expect([both.code, JSON.parse(both.stdout), both.stderr]).toEqual([0, ['--no-deprecation', '/nowhere'], expect.not.stringContaining('skipped')]);
+    await secrets(['delete', 'NODE_OPTIONS']);
+    await secrets(['delete', 'PATH']);
+  });
+
+  it('refuses an http:// API URL that is not loopback before any request, and works over http://127.0.0.1 and http://localhost', async () => {
+    // Prepare
+    const stack = new URL(inject('stack').baseUrl);
+    const viaLocalhost = new URL(stack);
+    viaLocalhost.hostname = 'localhost';
+    // Act
+    const remote = await secrets(['list', '--api-url', 'http://example.com']);
+    const fromEnv = await secrets(['list'], { env: { SECRETS_API_URL: 'http://user:hunter2@example.com:8080/prefix' } });
+    const numeric = await secrets(['list', '--api-url', stack.origin]);
+    const named = await secrets(['list', '--api-url', viaLocalhost.origin]);
+    // Assess
+    expect([remote.code, remote.stdout]).toEqual([2, '']);
+    expect(remote.stderr).toContain('refused base URL http://example.com: the base URL must use https:// (http:// is allowed only to a loopback host');
+    expect([fromEnv.code, fromEnv.stderr]).toEqual([2, expect.stringContaining('refused base URL http://example.com:8080:')]);
+    expect(fromEnv.stderr).not.toContain('hunter2');
+    expect([stack.hostname, numeric.code, numeric.stdout]).toEqual(['127.0.0.1', 0, expect.stringMatching(/^API_KEY\tv1\t/m)]);
+    expect([named.code, named.stdout]).toEqual([0, numeric.stdout]);
+  });
+
+  it('does not use a fallback snapshot that others may read or that is older than --fallback-max-age, and says why', async () => {
+    // Prepare: a snapshot saved by a run, then opened to others; another one sealed eight days ago
+    const print = ['--', process.execPath, '-e', 'process.stdout.write(process.env.API_KEY ?? "none")'];
+    const offline = { env: { SECRETS_API_URL: 'http://127.0.0.1:9' } };
+    const file = join(cache, 'hardening.snapshot');
+    expect((await secrets(['run', '--fallback', file, ...print])).code).toBe(0);
+    const old = join(cache, 'old.snapshot');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() - 8 * 86_400_000);
+    try {
+      writeSnapshot(old, token, { project: 'cli', env: 'prod' }, { API_KEY: 'eight days old' });
+    } finally {
+      vi.useRealTimers();
+    }
+    // Act
+    const closed = await secrets(['run', '--fallback', file, ...print], offline);
+    chmodSync(file, 0o644);
+    const open = await secrets(['run', '--fallback', file, ...print], offline);
+    const tooOld = await secrets(['run', '--fallback', old, ...print], offline);
+    const longer = await secrets(['run', '--fallback', old, '--fallback-max-age', '9d', ...print], offline);
+    const bad = await secrets(['run', '--fallback-max-age', '7x', ...print]);
+    // Assess: exit status 4 (unreachable) and no command run when the snapshot is refused
+    expect([closed.code, closed.stdout]).toEqual([0, 'abc']);
+    expect([open.code, open.stdout]).toEqual([4, '']);
+    expect(open.stderr).toContain(`secrets: not using the fallback snapshot at ${file}: its mode is 644`);
+    expect([tooOld.code, tooOld.stdout]).toEqual([4, '']);
+    expect(tooOld.stderr).toContain('it was saved 8 days ago, longer than --fallback-max-age (7 days)');
+    expect([longer.code, longer.stdout]).toEqual([0, 'eight days old']);
+    expect(longer.stderr).toContain('using the fallback snapshot from 8 days ago');
+    expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining("option '--fallback-max-age <duration>' argument '7x' is invalid")]);
+  });
+
   it('falls back to the encrypted snapshot when the API is unreachable, never when the token is revoked', async () => {
     // Prepare: one successful run writes the snapshot
     expect((await secrets(['run', '--', process.execPath, '-e', 'process.exit(0)'])).code).toBe(0);
@@ -110,7 +184,7 @@ describe('the secrets CLI against the local stack', () => {
     const revoked = await secrets(['run', '--', process.execPath, '-e', 'process.stdout.write(process.env.API_KEY ?? "none")']);
     // Assess
     expect(offline.stdout).toBe('abc');
-    expect(offline.stderr).toMatch(/fallback snapshot from \d+ minutes ago/);
+    expect(offline.stderr).toMatch(/fallback snapshot from \d+ minutes? ago/);
     expect([revoked.code, revoked.stdout]).toEqual([3, '']);
     expect(revoked.stderr).toContain('AUTH_REQUIRED');
   });

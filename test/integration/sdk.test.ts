@@ -58,6 +58,19 @@ describe('SDK against the local stack', () => {
     await expect(client.loadEnvironment({ project: 'sdk', environment: 'nope' })).rejects.toBeInstanceOf(ApiError);
   });
 
+  it('refuses an http:// base URL that is not loopback at createClient, and talks to the stack over http://localhost', async () => {
+    // Prepare
+    const viaLocalhost = new URL(inject('stack').baseUrl);
+    viaLocalhost.hostname = 'localhost';
+    // Act
+    const refuse = () => createClient({ baseUrl: 'http://example.com', token: ws.apiKey });
+    const local = createClient({ baseUrl: viaLocalhost.origin, token: ws.apiKey });
+    // Assess
+    expect(refuse).toThrow(TypeError);
+    expect(refuse).toThrow('refused base URL http://example.com: the base URL must use https:// (http:// is allowed only to a loopback host: 127.0.0.0/8, [::1] or localhost)');
+    expect(await local.loadEnvironment({ project: 'sdk', environment: 'prod', keys: ['SDK_001'] })).toEqual({ SDK_001: 'v1' });
+  });
+
   it('retries a 503 with the same Idempotency-Key, so the write happens once', async () => {
     // Prepare: a stub that answers 503 first, then the real API; it records each attempt's key
     const keys: (string | undefined)[] = [];

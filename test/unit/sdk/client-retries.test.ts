@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../../sdk/src/client.ts';
 
 const answer = (status: number, headers: Record<string, string> = {}) =>
@@ -8,7 +8,7 @@ describe('the SDK client retries', () => {
   it('gives a Retry-After longer than a minute back to the caller instead of sleeping through it', async () => {
     // Prepare
     let calls = 0;
-    const client = createClient({ baseUrl: 'http://api.test', token: 't', fetch: async () => (calls++, answer(429, { 'retry-after': '61' })) });
+    const client = createClient({ baseUrl: 'https://api.test', token: 't', fetch: async () => (calls++, answer(429, { 'retry-after': '61' })) });
     // Act
     const result = await client.api.GET('/api/v1/projects');
     // Assess
@@ -19,7 +19,7 @@ describe('the SDK client retries', () => {
     // Prepare
     const keys: (string | null)[] = [];
     const client = createClient({
-      baseUrl: 'http://api.test',
+      baseUrl: 'https://api.test',
       token: 't',
       fetch: async (input) => {
         keys.push((input as Request).headers.get('idempotency-key'));
@@ -40,7 +40,7 @@ describe('the SDK client retries', () => {
     const keys: (string | null)[] = [];
     const inUse = () => new Response(JSON.stringify({ data: null, error: { code: 'CONFLICT', message: 'still running' }, meta: {} }), { status: 409, headers: { 'retry-after': '0.01' } });
     const client = createClient({
-      baseUrl: 'http://api.test',
+      baseUrl: 'https://api.test',
       token: 't',
       fetch: async (input) => {
         keys.push((input as Request).headers.get('idempotency-key'));
@@ -55,12 +55,35 @@ describe('the SDK client retries', () => {
     expect(new Set(keys).size).toBe(1);
   });
 
+  it("asks again for a write whose key is in use well before the lease's Retry-After ends: 0.5 s, then 1 s", async () => {
+    // Prepare: the first request holds the key's 60-second lease for two more asks
+    vi.useFakeTimers();
+    let calls = 0;
+    const inUse = () => new Response(JSON.stringify({ data: null, error: { code: 'CONFLICT', message: 'still running' }, meta: {} }), { status: 409, headers: { 'retry-after': '58' } });
+    const client = createClient({
+      baseUrl: 'https://api.test',
+      token: 't',
+      fetch: async () => (++calls < 3 ? inUse() : new Response(JSON.stringify({ data: { id: 'proj_1' }, error: null, meta: {} }), { status: 201 })),
+    });
+    try {
+      // Act
+      const result = client.api.POST('/api/v1/projects', { body: { name: 'p' } });
+      await vi.advanceTimersByTimeAsync(499);
+      const beforeHalfSecond = calls;
+      await vi.advanceTimersByTimeAsync(1 + 1_000);
+      // Assess
+      expect([beforeHalfSecond, calls, (await result).response.status]).toEqual([1, 3, 201]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('gives any other 409 to the caller at once: a conflict without Retry-After, or one on a request without a key', async () => {
     // Prepare
     let calls = 0;
     const conflict = (headers: Record<string, string>) => async () => (calls++, new Response(JSON.stringify({ data: null, error: { code: 'CONFLICT', message: 'slug taken' }, meta: {} }), { status: 409, headers }));
-    const plain = createClient({ baseUrl: 'http://api.test', token: 't', fetch: conflict({}) });
-    const keyless = createClient({ baseUrl: 'http://api.test', token: 't', fetch: conflict({ 'retry-after': '0.01' }) });
+    const plain = createClient({ baseUrl: 'https://api.test', token: 't', fetch: conflict({}) });
+    const keyless = createClient({ baseUrl: 'https://api.test', token: 't', fetch: conflict({ 'retry-after': '0.01' }) });
     // Act
     const taken = await plain.api.POST('/api/v1/projects', { body: { name: 'p' } });
     const read = await keyless.api.GET('/api/v1/projects');
@@ -73,7 +96,7 @@ describe('the SDK client retries', () => {
     let calls = 0;
     const controller = new AbortController();
     const client = createClient({
-      baseUrl: 'http://api.test',
+      baseUrl: 'https://api.test',
       token: 't',
       fetch: (input) =>
         new Promise((_resolve, reject) => {
