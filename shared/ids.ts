@@ -33,14 +33,17 @@ export function newId(kind: IdKind, now: number = Date.now()): string {
 const CROCKFORD_BASE32 = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /**
- * A request's id, `req_<ULID>`: the request's time and 80 random bits from Math.random. A request id only names a
- * request in its answer and its log lines; it guards nothing and nothing sorts by it, so it needs neither a
- * cryptographic random source nor ulid's monotonic factory, whose node:crypto import was a quarter of the API
- * description function's cold start (that function makes no other id and loads no AWS client).
+ * A request's id, `req_<ULID>`: the request's time and 80 random bits from the platform's CSPRNG, as every other id
+ * (a request id names the request in its answer and its logs, and must not be guessable from another). It takes
+ * the bits from Web Crypto's global `getRandomValues`, as ulid itself does, rather than from ulid's monotonic
+ * factory, whose node:crypto import was a quarter of the API description function's cold start (that function makes
+ * no other id); nothing sorts request ids within a millisecond, so they need no monotonic counter.
  */
 export function newRequestId(now: number = Date.now()): string {
+  // 256 is a multiple of 32, so each byte's low five bits are uniform.
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
   let random = '';
-  for (let i = 0; i < 16; i++) random += CROCKFORD_BASE32[Math.floor(Math.random() * 32)];
+  for (const byte of bytes) random += CROCKFORD_BASE32[byte & 31];
   return `${ID_PREFIXES.request}_${encodeTime(now, 10)}${random}`;
 }
 

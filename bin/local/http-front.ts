@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -81,7 +82,9 @@ function buildEvent(request: IncomingMessage, url: URL, route: CompiledRoute, pa
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
   const now = new Date();
-  const isText = TEXT_TYPES.test(headers['content-type'] ?? '');
+  // A text type passes as a string only when its bytes are UTF-8: decoding others would turn them into U+FFFD, and
+  // the function could not tell. As base64 they reach its strict decoder, which refuses them (VALIDATION_ERROR).
+  const isText = TEXT_TYPES.test(headers['content-type'] ?? '') && isUtf8(body);
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey: route.routeKey,

@@ -35,9 +35,9 @@ const NAMED: [string, $ZodType][] = [
 
 /** The codes a route may answer: its own, and those every route of its kind can. */
 function codesOf(route: RouteDefinition): Code[] {
-  const codes: Code[] = ['AUTH_REQUIRED', 'WORKSPACE_NOT_ALLOWLISTED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', ...(route.errors ?? [])];
+  // A body over 256 KiB is refused on every route, whether or not it takes one.
+  const codes: Code[] = ['AUTH_REQUIRED', 'WORKSPACE_NOT_ALLOWLISTED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', ...(route.errors ?? [])];
   if (route.params || route.query || route.body || route.headers) codes.push('VALIDATION_ERROR');
-  if (route.body) codes.push('PAYLOAD_TOO_LARGE');
   if (route.allow.length < EVERYONE.length) codes.push('FORBIDDEN');
   if (route.idempotent) codes.push('IDEMPOTENCY_KEY_REUSED', 'CONFLICT', 'VALIDATION_ERROR');
   return [...new Set(codes)];

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { auditEntryAnswer } from '../../shared/http/answers.ts';
-import { pageQuerySchema, timestampSchema } from '../../shared/http/schemas.ts';
+import { maxUnits, minUnits, pageQuerySchema, timestampSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import { once } from '../../shared/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -12,8 +12,8 @@ type RouteKey = (typeof ROUTE_GROUPS)['audit'][number];
 const auditQuery = once(() =>
   z.extend(pageQuerySchema(), {
     action: z.optional(z.enum(AUDIT_ACTIONS)),
-    target: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
-    actorSub: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    target: z.optional(z.string().check(minUnits(1), maxUnits(64))),
+    actorSub: z.optional(z.string().check(minUnits(1), maxUnits(256))),
     since: z.optional(timestampSchema()),
     until: z.optional(timestampSchema()),
   }).check(

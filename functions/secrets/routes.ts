@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { deletedResult, environmentValueAnswer, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/http/answers.ts';
-import { idSchema, ifMatchSchema, pageQueryOf, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
+import { idSchema, ifMatchSchema, maxUnits, minUnits, pageQueryOf, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
 import { once } from '../../shared/http/once.ts';
 import { isId } from '../../shared/ids.ts';
@@ -51,7 +51,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       errors: ['NOT_FOUND', 'CONFLICT'],
       allow: EVERYONE,
       params: envParams(),
-      body: z.strictObject({ key: secretKeySchema(), value: z.string().check(z.maxLength(65536)) }),
+      body: z.strictObject({ key: secretKeySchema(), value: z.string().check(maxUnits(65536)) }),
       prefetch: ({ workspaceId, params, body }) => {
         const key = (body as { key?: unknown } | undefined)?.key;
         if (!params.envId || !isId('environment', params.envId) || !secretKeySchema().safeParse(key).success) return [];
@@ -97,7 +97,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       response: revealByPathResult(),
       errors: ['NOT_FOUND', 'RATE_LIMITED'],
       allow: EVERYONE,
-      body: z.strictObject({ path: z.string().check(z.minLength(3), z.maxLength(600)), version: z.optional(versionSchema()) }),
+      body: z.strictObject({ path: z.string().check(minUnits(3), maxUnits(600)), version: z.optional(versionSchema()) }),
       prefetch: ({ workspaceId, body }) => {
         const path = (body as { path?: unknown } | undefined)?.path;
         return typeof path === 'string' && path.length <= 600 && SECRET_PATH.test(path) ? service.prefetch.revealByPath(workspaceId, path) : [];
@@ -174,7 +174,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       response: z.array(secretSearchItem()),
       paged: true,
       allow: EVERYONE,
-      query: z.extend(pageQuerySchema(), { q: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
+      query: z.extend(pageQuerySchema(), { q: z.optional(z.string().check(minUnits(1), maxUnits(256))) }),
       handler: async ({ principal, query }) => {
         const page = await service.search(principal, query.q, query);
         return listOutput(query.limit, page);

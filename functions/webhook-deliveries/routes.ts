@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { deliveryAnswer } from '../../shared/http/answers.ts';
-import { idSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
+import { idSchema, maxUnits, minUnits, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import { once } from '../../shared/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -24,7 +24,7 @@ export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, R
       query: z.extend(pageQuerySchema(), {
         endpointId: z.optional(idSchema('webhookEndpoint')),
         status: z.optional(z.enum(['pending', 'success', 'failed'])),
-        eventType: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+        eventType: z.optional(z.string().check(minUnits(1), maxUnits(64))),
       }),
       handler: async ({ principal, query }) => {
         const { limit, cursor, ...filter } = query;

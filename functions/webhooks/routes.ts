@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { deletedResult, deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/http/answers.ts';
-import { idSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
+import { idSchema, maxUnits, minUnits, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
 import { once } from '../../shared/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -9,9 +9,9 @@ import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../shared/webhooks/events.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhooks'][number];
 
-const urlSchema = once(() => z.string().check(z.minLength(1), z.maxLength(2048)));
+const urlSchema = once(() => z.string().check(minUnits(1), maxUnits(2048)));
 const eventsSchema = once(() => z.array(z.enum(EVENT_TYPE_NAMES)).check(z.minLength(1), z.maxLength(EVENT_TYPE_NAMES.length * 4)));
-const descriptionSchema = once(() => z.string().check(z.maxLength(280)));
+const descriptionSchema = once(() => z.string().check(maxUnits(280)));
 const endpointParams = once(() => z.object({ id: idSchema('webhookEndpoint') }));
 const patchSchema = once(() =>
   z

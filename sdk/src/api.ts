@@ -567,6 +567,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
       /** @description INTERNAL_ERROR */
       500: {
         content: {
@@ -777,6 +788,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
       /** @description INTERNAL_ERROR */
       500: {
         content: {
@@ -870,6 +892,17 @@ export interface operations {
               code?: "NOT_FOUND";
             };
           } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description INTERNAL_ERROR */
@@ -1097,6 +1130,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
       /** @description INTERNAL_ERROR */
       500: {
         content: {
@@ -1190,6 +1234,17 @@ export interface operations {
               code?: "NOT_FOUND";
             };
           } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description INTERNAL_ERROR */
@@ -1425,6 +1480,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
       /** @description RATE_LIMITED */
       429: {
         content: {
@@ -1544,6 +1610,17 @@ export interface operations {
               code?: "CONFLICT";
             };
           } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description IDEMPOTENCY_KEY_REUSED */
@@ -1768,6 +1845,17 @@ export interface operations {
               code?: "NOT_FOUND";
             };
           } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description INTERNAL_ERROR */
@@ -2114,6 +2202,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
       /** @description INTERNAL_ERROR */
       500: {
         content: {
@@ -2200,6 +2299,17 @@ export interface operations {
           }) & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
       /** @description INTERNAL_ERROR */
       500: {
         content: {
@@ -2279,6 +2389,17 @@ export interface operations {
               code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
             };
           }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description INTERNAL_ERROR */
@@ -2509,6 +2630,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
       /** @description IDEMPOTENCY_KEY_REUSED */
       422: {
         content: {
@@ -2599,6 +2731,17 @@ export interface operations {
               code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
             };
           }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description INTERNAL_ERROR */
@@ -2832,6 +2975,17 @@ export interface operations {
               code?: "CONFLICT";
             };
           } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description IDEMPOTENCY_KEY_REUSED */
@@ -3078,6 +3232,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
       /** @description INTERNAL_ERROR */
       500: {
         content: {
@@ -3138,6 +3303,17 @@ export interface operations {
               code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
             };
           }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description INTERNAL_ERROR */
@@ -3235,6 +3411,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
       /** @description INTERNAL_ERROR */
       500: {
         content: {
@@ -3322,6 +3509,17 @@ export interface operations {
               code?: "NOT_FOUND";
             };
           } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description INTERNAL_ERROR */
@@ -3428,6 +3626,17 @@ export interface operations {
               code?: "ALREADY_QUEUED" | "ENDPOINT_DISABLED" | "CONFLICT";
             };
           }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description IDEMPOTENCY_KEY_REUSED */

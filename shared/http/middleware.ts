@@ -9,7 +9,7 @@ import { requestLogger, type RequestLog } from '../logger.ts';
 import { errorResponse, GENERIC_NOT_FOUND } from './envelope.ts';
 import type { IdempotencyClaim } from './idempotency.ts';
 import type { RouteDefinition } from './route.ts';
-import { parseInput } from './validation.ts';
+import { parseInput, shapeProblem } from './validation.ts';
 
 export type ApiEvent = APIGatewayProxyEventV2;
 export type ApiResult = APIGatewayProxyStructuredResultV2;
@@ -148,36 +148,64 @@ export function authentication(authenticate: Authenticator): MiddlewareObj<ApiEv
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
- * Parses a JSON body of at most 256 KiB for routes that take one, before authentication so that a route can
- * prefetch by a body field. A body that is too large or malformed is only noted here and refused by validation,
- * so an unauthenticated caller still gets AUTH_REQUIRED first. The parser's message is dropped: it quotes input.
+ * Reads the request body: at most 256 KiB on every route (a route that takes no body ignores a smaller one, but no
+ * route reads a larger one), parsed as JSON for routes that take one, before authentication so that a route can
+ * prefetch by a body field. A body that is too large or malformed is only noted here and refused by validation, so
+ * an unauthenticated caller still gets AUTH_REQUIRED first. The parser's message is dropped: it quotes input.
  */
 export function jsonBody(): MiddlewareObj<ApiEvent, ApiResult> {
   return {
     before: (request) => {
       const state = stateOf(request);
-      const raw = request.event.body;
-      if (!state.route?.body || raw === undefined || raw === null || raw === '') return;
-      const bytes = request.event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
-      if (bytes.length > MAX_BODY_BYTES) {
+      const { body: raw, isBase64Encoded } = request.event;
+      if (raw === undefined || raw === null || raw === '') return;
+      if (Buffer.byteLength(raw, isBase64Encoded ? 'base64' : 'utf8') > MAX_BODY_BYTES) {
         state.bodyError = new PayloadTooLargeError(`body: must be at most ${MAX_BODY_BYTES} bytes`);
         return;
       }
-      let text: string;
+      if (!state.route?.body) return;
       try {
-        // Fatal: bytes that are not UTF-8 would otherwise become U+FFFD, and a value would not round-trip.
-        text = UTF8.decode(bytes);
-      } catch {
-        state.bodyError = new ValidationError('body: must be valid UTF-8');
-        return;
-      }
-      try {
-        state.body = JSON.parse(text);
-      } catch {
-        state.bodyError = new ValidationError('body: must be valid JSON');
+        state.body = parseJson(decodeBody(raw, isBase64Encoded));
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        state.bodyError = error;
       }
     },
   };
+}
+
+/**
+ * The body as text. API Gateway passes a text body as a string and any other base64-encoded; bytes that are not
+ * UTF-8 would otherwise become U+FFFD, and a value would not round-trip, so they are refused as lone surrogates are.
+ */
+function decodeBody(raw: string, isBase64Encoded: boolean | undefined): string {
+  if (!isBase64Encoded) {
+    // A string body came from bytes decoded upstream: one with a lone surrogate cannot have been UTF-8.
+    if (!raw.isWellFormed()) throw new ValidationError('body: must be valid UTF-8');
+    return raw;
+  }
+  try {
+    return UTF8.decode(Buffer.from(raw, 'base64'));
+  } catch {
+    throw new ValidationError('body: must be valid UTF-8');
+  }
+}
+
+/**
+ * The parsed body, refused when nested deeper than MAX_DEPTH or not well-formed. JSON.parse copes with any depth,
+ * but what walks the body later recurses (zod, the idempotency digest's JSON.stringify, which overflows at 10,000
+ * levels): checked here, before authentication's prefetch, nothing after this ever holds such a body.
+ */
+function parseJson(text: string): unknown {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ValidationError('body: must be valid JSON');
+  }
+  const problem = shapeProblem(body);
+  if (problem !== undefined) throw new ValidationError(problem);
+  return body;
 }
 
 /** Validates path, query, body and headers against the route's schemas; every failure names its field and rule. */

@@ -1,17 +1,43 @@
 import * as z from 'zod/mini';
+import { $constructor, $ZodCheckMaxLength, $ZodCheckMinLength } from 'zod/v4/core';
 import { ID_PREFIXES, type IdKind, isId } from '../ids.ts';
 import { once } from './once.ts';
 
 // zod/mini: the same validation core as zod, a quarter of the bundle (every Lambda carries it). Each schema is built
 // on first use (`once`), when the first route that needs it is declared, not at cold start.
 
+// zod counts a string's length in code points; decisions.md counts UTF-16 code units (JavaScript's `length`), so an
+// astral character (an emoji) is two. These two checks count units and keep zod's kinds (`max_length`,
+// `min_length`): an issue reads as zod's would, and the OpenAPI document still carries maxLength and minLength.
+// Every string length limit of the API goes through them; zod's own length checks are for arrays.
+const $MaxUnits = $constructor<$ZodCheckMaxLength<string>>('$MaxUnits', (inst, def) => {
+  $ZodCheckMaxLength.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (payload.value.length <= def.maximum) return;
+    payload.issues.push({ origin: 'string', code: 'too_big', maximum: def.maximum, inclusive: true, input: payload.value, inst, continue: !def.abort });
+  };
+});
+const $MinUnits = $constructor<$ZodCheckMinLength<string>>('$MinUnits', (inst, def) => {
+  $ZodCheckMinLength.init(inst, def);
+  inst._zod.check = (payload) => {
+    if (payload.value.length >= def.minimum) return;
+    payload.issues.push({ origin: 'string', code: 'too_small', minimum: def.minimum, inclusive: true, input: payload.value, inst, continue: !def.abort });
+  };
+});
+
+/** At most `maximum` UTF-16 code units (decisions.md), not zod's code points. */
+export const maxUnits = (maximum: number) => new $MaxUnits({ check: 'max_length', maximum });
+
+/** At least `minimum` UTF-16 code units (decisions.md), not zod's code points. */
+export const minUnits = (minimum: number) => new $MinUnits({ check: 'min_length', minimum });
+
 /** A name of a project, environment or access key: 1 to 120 characters (api.md section 8). */
-export const nameSchema = once(() => z.string().check(z.minLength(1), z.maxLength(120)));
+export const nameSchema = once(() => z.string().check(minUnits(1), maxUnits(120)));
 
 /** An id of the given kind, `<prefix>_<ULID>`. */
 export const idSchema = (kind: IdKind) =>
   z.string().check(
-    z.maxLength(64),
+    maxUnits(64),
     z.refine((value) => isId(kind, value), { error: `must be ${/^[aeiou]/.test(ID_PREFIXES[kind]) ? 'an' : 'a'} ${ID_PREFIXES[kind]}_ id` }),
   );
 
@@ -23,7 +49,7 @@ const integerQuery = (min: number, max: number, rule: string) =>
 export const pageQueryOf = (max: number, fallback: number) =>
   z.strictObject({
     limit: z._default(integerQuery(1, max, `must be an integer from 1 to ${max}`), fallback),
-    cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+    cursor: z.optional(z.string().check(minUnits(1), maxUnits(2048))),
   });
 
 /** `limit` (1 to 200, default 50) and `cursor` of every list route. */
@@ -31,7 +57,7 @@ export const pageQuerySchema = once(() => pageQueryOf(200, 50));
 
 /** Path slugs: what the slug rule of decisions.md can produce (lower-case letters, digits, inner dashes). */
 export const slugSchema = once(() =>
-  z.string().check(z.maxLength(80), z.regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a slug of lower-case letters, digits and dashes')),
+  z.string().check(maxUnits(80), z.regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be a slug of lower-case letters, digits and dashes')),
 );
 
 /** A positive version number given as a query string (`?version=3`). */
@@ -43,8 +69,8 @@ export const versionSchema = once(() => z.int().check(z.minimum(1), z.maximum(2 
 /** A secret key (decisions.md): 1 to 256 of `[A-Za-z0-9_.-/]`, no leading or trailing `/`, no `//`. */
 export const secretKeySchema = once(() =>
   z.string().check(
-    z.minLength(1),
-    z.maxLength(256),
+    minUnits(1),
+    maxUnits(256),
     z.regex(/^[A-Za-z0-9_.\-/]*$/, 'may contain only letters, digits, "_", ".", "-" and "/"'),
     z.refine((key) => !key.startsWith('/') && !key.endsWith('/'), { error: 'must not start or end with "/"' }),
     z.refine((key) => !key.includes('//'), { error: 'must not contain "//"' }),

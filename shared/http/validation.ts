@@ -45,26 +45,42 @@ export function describeIssues(issues: readonly Issue[], root: string): string {
  * of the body (query and path fields are named plainly, as the client wrote them).
  */
 export function parseInput<S extends core.$ZodType>(schema: S, input: unknown, root = ''): core.output<S> {
-  const broken = illFormedField(input);
-  if (broken !== undefined) {
-    throw new ValidationError(`${[root, ...broken].filter(Boolean).join('.') || 'body'}: must be well-formed Unicode (a lone surrogate is not)`);
-  }
+  const problem = shapeProblem(input, root);
+  if (problem !== undefined) throw new ValidationError(problem);
   const result = z.safeParse(schema, input, { error: (issue) => ruleOf(issue) });
   if (!result.success) throw new ValidationError(describeIssues(result.error.issues, root));
   return result.data;
 }
 
+/** How deep input may nest: far beyond any real body, and far within what zod, JSON.stringify and logging can walk. */
+export const MAX_DEPTH = 64;
+
 /**
- * The path of the first string (or object key) in `input` that is not well-formed Unicode, if any. A lone surrogate
- * cannot be stored as UTF-8: it would come back as U+FFFD, so a secret would not round-trip byte for byte.
+ * The first problem of `input`'s shape as `field: rule`, if any: nested deeper than MAX_DEPTH (10,000 levels of `[`
+ * fit in 20 KB, and every recursive walk after this one would overflow the stack), or a string or object key that is
+ * not well-formed Unicode (a lone surrogate cannot be stored as UTF-8: it would come back as U+FFFD, so a secret
+ * would not round-trip byte for byte). Walked with an explicit stack, depth first in field order, and nothing below
+ * the bound is visited, so no input can overflow the call stack here either.
  */
-function illFormedField(input: unknown, path: string[] = []): string[] | undefined {
-  if (typeof input === 'string') return input.isWellFormed() ? undefined : path;
-  if (typeof input !== 'object' || input === null) return undefined;
-  for (const [key, value] of Object.entries(input)) {
-    if (!key.isWellFormed()) return [...path, key.toWellFormed()];
-    const found = illFormedField(value, [...path, key]);
-    if (found) return found;
+export function shapeProblem(input: unknown, root = ''): string | undefined {
+  const pending: { value: unknown; path: string[] }[] = [{ value: input, path: [] }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { value, path } = next;
+    const key = path.at(-1);
+    if (key !== undefined && !key.isWellFormed()) return `${fieldName(root, [...path.slice(0, -1), key.toWellFormed()])}: ${ILL_FORMED}`;
+    if (typeof value === 'string' && !value.isWellFormed()) return `${fieldName(root, path)}: ${ILL_FORMED}`;
+    if (typeof value !== 'object' || value === null) continue;
+    if (path.length >= MAX_DEPTH) return `${root || 'body'}: nested deeper than ${MAX_DEPTH} levels`;
+    // Pushed last field first, so the first field is the first one looked at.
+    const entries = Object.entries(value);
+    for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i]![1], path: [...path, entries[i]![0]] });
   }
   return undefined;
+}
+
+const ILL_FORMED = 'must be well-formed Unicode (a lone surrogate is not)';
+
+/** A field's dotted name under `root`; the input itself is `body`, as in every other message. */
+function fieldName(root: string, path: readonly string[]): string {
+  return [root, ...path].filter(Boolean).join('.') || 'body';
 }

@@ -76,6 +76,51 @@ describe('route group handler', () => {
     expect(JSON.parse(over.body!).error.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
+  it('answers PAYLOAD_TOO_LARGE past 256 KiB on a route that takes no body too, and ignores a smaller one there', async () => {
+    // Prepare: GET /missing takes no body and answers NOT_FOUND once it runs
+    const { handle } = handler();
+    const body = (bytes: number) => 'x'.repeat(bytes);
+    // Act
+    const over = await handle(event('GET /missing', { body: body(300 * 1024) }), context);
+    const overBase64 = await handle(event('GET /missing', { body: Buffer.alloc(256 * 1024 + 1).toString('base64'), isBase64Encoded: true }), context);
+    const under = await handle(event('GET /missing', { body: body(256 * 1024) }), context);
+    // Assess
+    expect(over.statusCode).toBe(413);
+    expect(JSON.parse(over.body!).error).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: 'body: must be at most 262144 bytes' });
+    expect(overBase64.statusCode).toBe(413);
+    expect(under.statusCode).toBe(404);
+  });
+
+  it('refuses a body nested 10,000 levels deep as VALIDATION_ERROR, never a 500, and takes 64 levels', async () => {
+    // Prepare: 20 KB of brackets, which every recursive walk of the parsed body overflows on
+    const { handle } = handler();
+    const nested = (depth: number) => `{"name":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    // Act
+    const deep = await handle(event('POST /things', { body: nested(10_000) }), context);
+    const limit = await handle(event('POST /things', { body: nested(64) }), context);
+    const past = await handle(event('POST /things', { body: nested(65) }), context);
+    // Assess: at the limit the body is walked and answered on its merits (name must be a string)
+    expect(deep.statusCode).toBe(400);
+    expect(JSON.parse(deep.body!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'body: nested deeper than 64 levels' });
+    expect(JSON.parse(limit.body!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'name: must be a string' });
+    expect(JSON.parse(past.body!).error.message).toBe('body: nested deeper than 64 levels');
+  });
+
+  it('refuses a body that is not UTF-8, base64 bytes or an ill-formed string, instead of reading U+FFFD', async () => {
+    // Prepare: "ab" then a lone continuation byte, inside the JSON string; a string body holding a lone surrogate
+    // (raw, not a JSON escape) cannot have been decoded from UTF-8 either
+    const { handle } = handler();
+    const bytes = Buffer.concat([Buffer.from('{"name":"ab'), Buffer.from([0x80]), Buffer.from('"}')]);
+    // Act
+    const binary = await handle(event('POST /things', { body: bytes.toString('base64'), isBase64Encoded: true }), context);
+    const text = await handle(event('POST /things', { body: '{"name":"ab\ud800"}' }), context);
+    const replacement = await handle(event('POST /things', { body: '{"name":"a\ufffd"}' }), context);
+    // Assess: U+FFFD sent as such is a character like any other
+    expect(JSON.parse(binary.body!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'body: must be valid UTF-8' });
+    expect(JSON.parse(text.body!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'body: must be valid UTF-8' });
+    expect(replacement.statusCode).toBe(201);
+  });
+
   it('maps authentication, permission, domain and rate-limit errors to their codes and headers', async () => {
     const denied = handler(vi.fn(async () => Promise.reject(new AuthRequiredError())));
     const malformed = await denied.handle(event('POST /things', { body: '{oops' }), context);
