@@ -1,21 +1,25 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { IDEMPOTENT_ANSWER_CONTEXT, SECRET_VALUE_CONTEXT, SIGNING_SECRET_CONTEXT } from '../shared/crypto/context.ts';
+import { IDEMPOTENT_ANSWER_CONTEXT, MAC_KEY_CONTEXT, MAC_KEY_PURPOSES, SECRET_VALUE_CONTEXT, SIGNING_SECRET_CONTEXT } from '../shared/crypto/context.ts';
 import type { PipelineFunction } from '../shared/functions.ts';
 import type { RouteGroup } from '../shared/routes.ts';
-import type { KeyAccess, ServiceFunction, TableAccess, TableAction } from './service-function.ts';
+import type { KeyAccess, ServiceFunction } from './service-function.ts';
+import {
+  type AttributeUpdate,
+  checkAccess,
+  INDEX_PARTITIONS as INDEX,
+  PARTITIONS as P,
+  type TableAccess,
+  type TableAction,
+  TOKEN_LAST_USED,
+} from './table-access.ts';
 
 /**
- * What each function may do, in one place. Every entry lists the exact calls its code makes (see the access
- * patterns of the README's single-table design); a transaction needs the action of each item it writes.
+ * What each function may do, in one place. Every entry lists, per action, the partitions its code paths reach
+ * (services and store, read through: README "Single-table design"); a transaction needs the action of each item it
+ * writes, on that item's partition. DynamoDB Local ignores IAM, so a partition missing here fails only in AWS:
+ * test/infra/table-reach.test.ts checks each function against the keys its code builds.
  */
-
-/**
- * Every API function authenticates with one BatchGetItem (token, workspace, the route's prefetch keys), reads or
- * creates the cursor-signing item (GetItem, PutItem), may record an access key's lastUsedAt (UpdateItem in a
- * transaction) and lists with Query.
- */
-const API_COMMON: readonly TableAction[] = ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem', 'Query'];
 
 export interface FunctionAccess {
   /** @default no table access at all */
@@ -26,51 +30,175 @@ export interface FunctionAccess {
   readonly sendsDeliveries?: true;
 }
 
+type Items = Partial<Record<TableAction, readonly string[]>>;
+
+/**
+ * Authentication, in every API function: one BatchGetItem of the token item and the workspace record (the route's
+ * prefetch keys ride along: see each function), or on the reveal routes the token alone (GetItem) beside an
+ * eventually consistent batch; and the sealed MAC roots (GetItem, once per container) that check an issued
+ * token's checksum before any of that and name idempotency records.
+ */
+const AUTHENTICATION: Items = { BatchGetItem: [P.token, P.workspace], GetItem: [P.token, P.macKey] };
+
+/** Lists sign their cursors: the cursor-signing key is read, and made (a conditional put) by the first function to need it. */
+const CURSORS: Items = { GetItem: [P.cursorKey], PutItem: [P.cursorKey] };
+
+/** An Idempotency-Key on a route that changes state: the record is claimed (put), read, completed and released (updates). */
+const IDEMPOTENCY: Items = { GetItem: [P.idempotency], PutItem: [P.idempotency], UpdateItem: [P.idempotency] };
+
+/**
+ * A credential's lastUsedAt, at most once a minute: one transaction of two updates, its token item and its record
+ * (`AK#`/`APIKEY#` in the workspace partition), each naming nothing but lastUsedAt.
+ */
+const LAST_USED: AttributeUpdate = { partitions: [P.token, P.workspace], attributes: [TOKEN_LAST_USED] };
+
+/** Action by action, the partitions of every part (no repeats, in order). */
+function merge(...parts: Items[]): Items {
+  const merged: Partial<Record<TableAction, string[]>> = {};
+  for (const part of parts) {
+    for (const [action, partitions] of Object.entries(part) as [TableAction, readonly string[]][]) {
+      merged[action] = [...new Set([...(merged[action] ?? []), ...partitions])];
+    }
+  }
+  return merged;
+}
+
+/**
+ * An API function's table access: its own, plus authentication, cursors, idempotency records (unless it has no
+ * route that changes state) and lastUsedAt (on the partitions it may not already update in full).
+ */
+function api(own: Omit<TableAccess, 'items'> & { items: Items; idempotent?: false }): TableAccess {
+  const { idempotent, ...access } = own;
+  const items = merge(AUTHENTICATION, CURSORS, ...(idempotent === false ? [] : [IDEMPOTENCY]), own.items);
+  const lastUsed = LAST_USED.partitions.filter((partition) => !items.UpdateItem?.includes(partition));
+  const attributeUpdates = [...(lastUsed.length > 0 ? [{ ...LAST_USED, partitions: lastUsed }] : []), ...(own.attributeUpdates ?? [])];
+  return { ...access, items, attributeUpdates };
+}
+
 /** Sealing and opening recorded answers that carry a one-time secret (a token, a signing secret). */
 const IDEMPOTENT_ANSWER_KEY: KeyAccess = { actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: IDEMPOTENT_ANSWER_CONTEXT };
 
+/**
+ * Unsealing the two MAC roots (shared/crypto/mac-key.ts): Decrypt under exactly `{purpose}`, its value
+ * `service-mac-key` or `token-checksum-key`, and under no other context.
+ */
+const MAC_KEY: KeyAccess = { actions: ['kms:Decrypt'], contextKeys: MAC_KEY_CONTEXT, contextValues: { purpose: Object.values(MAC_KEY_PURPOSES) } };
+
 export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
-  // Creating an environment checks that its project exists in the same transaction.
-  projects: { table: { actions: [...API_COMMON, 'ConditionCheckItem'] } },
-  environments: { table: { actions: [...API_COMMON, 'ConditionCheckItem'] } },
-  // Deletes remove the head items in a transaction, then purge versions in batches; search reads GSI1. Loading an
-  // environment writes its page's secret.reveal entries with BatchWriteItem: the one role whose audit Deny cannot
-  // include that action (see ServiceFunction.denyAuditChanges). The first load of an environment older than its value
-  // items gives them their items, each checked against its head (ConditionCheckItem).
+  // List projects and the slugs taken for a base (Query), a project by slug (GetItem); create puts the project, its
+  // slug claim and its audit entry in one transaction.
+  projects: {
+    table: api({ items: { Query: [P.workspace], GetItem: [P.workspace], PutItem: [P.workspace, P.audit] }, writesAudit: true }),
+    keys: [MAC_KEY],
+  },
+  // As projects, and creating an environment checks that its project exists (ConditionCheckItem) while it puts the
+  // environment by id, by slug and in its project's list; the routes by slug read the project and environment.
+  environments: {
+    table: api({
+      items: { Query: [P.workspace], GetItem: [P.workspace], PutItem: [P.workspace, P.audit], ConditionCheckItem: [P.workspace] },
+      writesAudit: true,
+    }),
+    keys: [MAC_KEY],
+  },
+  // Reads of a secret (head, path, key item, environment) are prefetched with the credential or read alone, an older
+  // version from its own partition. A write puts head, path, key and value items, the version and the audit entry; a
+  // reveal counts against the two rate counters (UpdateItem) and puts its audit entry; loading an environment puts
+  // one audit entry per secret (conditional PutItems, never a batch), and the first load of an old environment puts
+  // its value items, each checked against its head, then marks the environment (valuesIndexed only). A delete
+  // removes head, path, key and value items and puts the purge marker with the audit entry, then deletes the
+  // versions in batches. Lists Query the workspace and version partitions; search reads GSI1.
   secrets: {
-    table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem', 'ConditionCheckItem'], indexQueries: ['GSI1'], batchWritesAudit: true },
-    keys: [{ actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT }],
+    table: api({
+      items: {
+        BatchGetItem: [P.secretVersions],
+        GetItem: [P.workspace, P.secretVersions],
+        PutItem: [P.workspace, P.secretVersions, P.audit],
+        UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter],
+        DeleteItem: [P.workspace],
+        ConditionCheckItem: [P.workspace],
+        BatchWriteItem: [P.secretVersions],
+        Query: [P.workspace, P.secretVersions],
+      },
+      attributeUpdates: [{ partitions: [P.workspace], attributes: ['valuesIndexed'] }],
+      indexQueries: { GSI1: [INDEX.workspaceSecrets] },
+      writesAudit: true,
+    }),
+    keys: [{ actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT }, MAC_KEY],
   },
-  audit: { table: { actions: API_COMMON } },
-  // A replayed creation (Idempotency-Key) answers the token again: its recorded answer is sealed and opened.
-  'access-keys': { table: { actions: API_COMMON }, keys: [IDEMPOTENT_ANSWER_KEY] },
-  // Registration encrypts the signing secret (never decrypts it); deleting an endpoint deletes its delivery log
-  // (GSI3, and GSI1 for deliveries made before GSI3) in batches, and pausing it fails its queued deliveries.
+  // Reads the audit log, nothing else; no route changes state, so no idempotency record either.
+  audit: { table: api({ items: { Query: [P.audit] }, idempotent: false }), keys: [MAC_KEY] },
+  // The one function that creates credentials: an access key's record (AK#, in the workspace partition), its token
+  // item and the audit entry, under the workspace's key counter; revoke updates record, token and counter. A replayed
+  // creation answers the token again: its recorded answer is sealed and opened.
+  'access-keys': {
+    table: api({
+      items: { GetItem: [P.workspace], Query: [P.workspace], PutItem: [P.workspace, P.token, P.audit], UpdateItem: [P.workspace, P.token] },
+      writesAudit: true,
+      createsCredentials: true,
+    }),
+    keys: [IDEMPOTENT_ANSWER_KEY, MAC_KEY],
+  },
+  // Endpoints live in the workspace partition (put, update, delete, under the endpoint counter); pausing fails the
+  // endpoint's queued deliveries and deleting removes its log: found on GSI3 (and GSI1 for deliveries made before
+  // GSI3), their records read in batches, failed one by one or deleted in batches. Registration encrypts the signing
+  // secret (never decrypts it).
   webhooks: {
-    table: { actions: [...API_COMMON, 'DeleteItem', 'BatchWriteItem'], indexQueries: ['GSI1', 'GSI3'] },
-    keys: [{ actions: ['kms:GenerateDataKey'], contextKeys: SIGNING_SECRET_CONTEXT }, IDEMPOTENT_ANSWER_KEY],
+    table: api({
+      items: {
+        BatchGetItem: [P.deliveries],
+        GetItem: [P.workspace],
+        Query: [P.workspace],
+        PutItem: [P.workspace, P.audit],
+        UpdateItem: [P.workspace, P.deliveries],
+        DeleteItem: [P.workspace],
+        BatchWriteItem: [P.deliveries],
+      },
+      indexQueries: { GSI1: [INDEX.legacyEndpointLog], GSI3: [INDEX.endpointLog] },
+      writesAudit: true,
+    }),
+    keys: [{ actions: ['kms:GenerateDataKey'], contextKeys: SIGNING_SECRET_CONTEXT }, IDEMPOTENT_ANSWER_KEY, MAC_KEY],
   },
-  // A manual retry queues one attempt now; an endpoint's delivery log is read from GSI3 (its records from the table).
-  'webhook-deliveries': { table: { actions: API_COMMON, indexQueries: ['GSI3'] }, sendsDeliveries: true },
+  // The workspace's deliveries (Query), one by id, an endpoint's log from GSI3 with its records in batches; a
+  // manual retry updates the delivery with its audit entry and queues one attempt now.
+  'webhook-deliveries': {
+    table: api({
+      items: { BatchGetItem: [P.deliveries], GetItem: [P.workspace, P.deliveries], Query: [P.deliveries], PutItem: [P.audit], UpdateItem: [P.deliveries] },
+      indexQueries: { GSI3: [INDEX.endpointLog] },
+      writesAudit: true,
+    }),
+    keys: [MAC_KEY],
+    sendsDeliveries: true,
+  },
   // Serves the API description bundled into it: no table, no key, no queue.
   openapi: {},
 };
 
 export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
-  // Lists the workspace's endpoints and puts one delivery per subscriber (conditional put), then queues it.
-  // Creates deliveries (PutItem); hands a first attempt whose message could not be queued to the sweeper (UpdateItem).
-  'webhook-fanout': { table: { actions: ['Query', 'PutItem', 'UpdateItem'] }, sendsDeliveries: true },
-  // Reads the delivery and endpoint, claims and records attempts (UpdateItem), writes the auto-disable audit entry
-  // (PutItem), fails an auto-disabled endpoint's queued deliveries (found on GSI3, and GSI1 for deliveries made
-  // before GSI3, their status read with BatchGetItem); decrypts signing secrets to sign.
+  // Lists the workspace's endpoints and puts one delivery per subscriber (conditional put), then queues it; hands a
+  // first attempt whose message could not be queued to the sweeper (UpdateItem). Writes no audit entry: it reads them
+  // from the stream, and reports one that changes (shared/webhooks/fanout.ts).
+  'webhook-fanout': { table: { items: { Query: [P.workspace], PutItem: [P.deliveries], UpdateItem: [P.deliveries] } }, sendsDeliveries: true },
+  // Reads the delivery and its endpoint, claims and records attempts, counts the endpoint's failures; switching a
+  // failing endpoint off updates it with its audit entry, then fails its queued deliveries (found on GSI3, and GSI1
+  // for deliveries made before GSI3, their status read in batches). Decrypts signing secrets to sign.
   'delivery-worker': {
-    table: { actions: ['GetItem', 'BatchGetItem', 'UpdateItem', 'PutItem'], indexQueries: ['GSI1', 'GSI3'] },
+    table: {
+      items: { GetItem: [P.workspace, P.deliveries], BatchGetItem: [P.deliveries], UpdateItem: [P.workspace, P.deliveries], PutItem: [P.audit] },
+      indexQueries: { GSI1: [INDEX.legacyEndpointLog], GSI3: [INDEX.endpointLog] },
+      writesAudit: true,
+    },
     keys: [{ actions: ['kms:Decrypt'], contextKeys: SIGNING_SECRET_CONTEXT }],
     sendsDeliveries: true,
   },
-  // Finds overdue pending deliveries on the sparse GSI2 and swaps their attempt token before re-queueing; finds
+  // Finds overdue pending deliveries on the GSI2 shards and swaps their attempt token before re-queueing; finds
   // interrupted secret purges there too and finishes them (Query the version partition, BatchWriteItem deletes).
-  'delivery-sweeper': { table: { actions: ['UpdateItem', 'Query', 'BatchWriteItem'], indexQueries: ['GSI2'] }, sendsDeliveries: true },
+  'delivery-sweeper': {
+    table: {
+      items: { UpdateItem: [P.deliveries], Query: [P.secretVersions], BatchWriteItem: [P.secretVersions] },
+      indexQueries: { GSI2: [...INDEX.dueDeliveries, INDEX.pendingPurges] },
+    },
+    sendsDeliveries: true,
+  },
 };
 
 /** What `applyAccess` grants on: the table, the KMS key and the delivery queue. */
@@ -82,9 +210,12 @@ export interface AccessTargets {
 
 /** Grants `fn` exactly what `access` lists, and sets the environment variables that go with each grant. */
 export function applyAccess(fn: ServiceFunction, access: FunctionAccess, targets: AccessTargets): void {
-  // Every role, with table access or not, carries the audit deny: a grant added later cannot forget it.
-  fn.denyAuditChanges(targets.table, access.table?.batchWritesAudit === true);
-  if (access.table) fn.bindTable(targets.table, access.table);
+  // Every role, with table access or not, carries the table's Denies: a grant added later cannot forget them.
+  fn.denyTableChanges(targets.table, access.table);
+  if (access.table) {
+    checkAccess(fn.node.id, access.table);
+    fn.bindTable(targets.table, access.table);
+  }
   for (const keyAccess of access.keys ?? []) fn.bindKey(targets.key, keyAccess);
   if (access.sendsDeliveries) targets.deliveries.bindSender(fn);
 }

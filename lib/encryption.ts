@@ -2,6 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AccountRootPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
+import { MAC_KEY_CONTEXT, MAC_KEY_PURPOSES } from '../shared/crypto/context.ts';
 
 export interface EncryptionConstructProps {
   readonly stage: string;
@@ -39,9 +40,32 @@ const KEY_ADMINISTRATION_ACTIONS = [
 ] as const;
 
 /**
+ * What operators (the admin CLI, with the account's IAM credentials) may do with the key, and nothing more: make the
+ * two MAC roots (GenerateDataKey under `{purpose}` = either root's purpose), and unseal only the token root (they
+ * issue API keys, whose checksums derive from it). Never the service root: with table access it would be an
+ * offline oracle for the idempotency digests. Every other use stays with the function roles (docs/operations.md,
+ * "The service MAC key").
+ */
+function operatorMacKeyStatements(): PolicyStatement[] {
+  const purpose = (values: string[]) => ({
+    'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...MAC_KEY_CONTEXT] },
+    Null: { 'kms:EncryptionContext:purpose': 'false' },
+    StringEquals: { 'kms:EncryptionContext:purpose': values },
+  });
+  const principals = [new AccountRootPrincipal()];
+  const statement = (sid: string, action: string, purposes: string[]) =>
+    new PolicyStatement({ sid, principals, actions: [action], resources: ['*'], conditions: purpose(purposes) });
+  return [
+    statement('OperatorsMakeMacKeys', 'kms:GenerateDataKey', Object.values(MAC_KEY_PURPOSES)),
+    statement('OperatorsUnsealTheTokenChecksumKey', 'kms:Decrypt', [MAC_KEY_PURPOSES.token]),
+  ];
+}
+
+/**
  * The customer-managed KMS key that wraps the data keys of secret values and webhook signing secrets (envelope
- * encryption). Separation of duties, as AWS documents it for KMS: the account administers the key; only the
- * function roles that need it may use it, each named in the key policy itself (as `aws:PrincipalArn`) with its
+ * encryption). Separation of duties, as AWS documents it for KMS: the account administers the key (and makes the
+ * MAC roots, unsealing only the token root: `operatorMacKeyStatements`); only the function roles that need it may
+ * use it otherwise, each named in the key policy itself (as `aws:PrincipalArn`) with its
  * actions and encryption context (`ServiceFunction.bindKey`, from lib/access.ts). Broad IAM rights plus table read
  * access therefore no longer decrypt anything: reading secrets outside the service takes a key-policy change first
  * (or acting as a function role: docs/operations.md says what the key policy cannot stop).
@@ -60,6 +84,7 @@ export class EncryptionConstruct extends Construct {
           // In a key policy "*" means this key; KMS rejects a key policy that names the key's own ARN.
           resources: ['*'],
         }),
+        ...operatorMacKeyStatements(),
       ],
     });
     this.key = new Key(this, 'SecretsKey', {

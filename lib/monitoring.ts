@@ -11,7 +11,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { DeliveryHealthDashboard } from './delivery-dashboard.ts';
 import { pascalCase, type ServiceFunction } from './service-function.ts';
-import { apiServerErrorRate, RevealMetrics, unauthorizedAnswers } from './service-metrics.ts';
+import { apiServerErrorRate, auditEntriesChanged, RevealMetrics, unauthorizedAnswers } from './service-metrics.ts';
 import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
 
 /** KMS calls on the secrets key that are reported the moment CloudTrail records them. */
@@ -74,6 +74,11 @@ export class MonitoringConstruct extends Construct {
       description: `More than ${ALARM_THRESHOLDS.unauthorizedPerFiveMinutes} API requests answered 401 AUTH_REQUIRED in 5 minutes.`,
     });
     this.reportKeyChanges(props.key);
+    this.addAlarm('audit-entry-changed', {
+      metric: auditEntriesChanged(),
+      threshold: 0,
+      description: 'An audit entry was overwritten or removed on the table, which the service never does (the fan-out saw it on the stream).',
+    });
     this.addAlarm('api-5xx-rate', {
       metric: apiServerErrorRate(props.httpApi, ALARM_THRESHOLDS.apiServerErrorMinimumRequests),
       threshold: ALARM_THRESHOLDS.apiServerErrorRatePercent,

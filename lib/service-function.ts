@@ -1,45 +1,23 @@
 import { join } from 'node:path';
 import { AssetHashType, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { AccountRootPrincipal, Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { AccountRootPrincipal, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { bundleLambda, LAMBDA_NODE_OPTIONS, PROJECT_ROOT } from './lambda-bundle.ts';
-import { patterns } from '../shared/store/keys.ts';
-import type { GsiName } from '../shared/store/table.ts';
+import { allowStatements, denyStatements, type TableAccess } from './table-access.ts';
 
 /** The name every function logs under (`SERVICE_NAME` in shared/config.ts). */
 export const SERVICE_NAME = 'secrets-service';
-
-/** DynamoDB data actions a function may be granted (TransactWriteItems is authorised per item action). */
-export type TableAction =
-  | 'BatchGetItem'
-  | 'BatchWriteItem'
-  | 'ConditionCheckItem'
-  | 'DeleteItem'
-  | 'GetItem'
-  | 'PutItem'
-  | 'Query'
-  | 'UpdateItem';
-
-/** What a function may do on the table: item actions on the base table, and Query on the named indexes. */
-export interface TableAccess {
-  readonly actions: readonly TableAction[];
-  /** @default no index */
-  readonly indexQueries?: readonly GsiName[];
-  /**
-   * The function's code puts audit entries with BatchWriteItem, so the audit Deny (`denyAuditChanges`) cannot name
-   * that action for it. @default false: BatchWriteItem on an audit partition is denied
-   */
-  readonly batchWritesAudit?: true;
-}
 
 /** What a function may do with a KMS key: the actions, only under an encryption context with exactly these keys. */
 export interface KeyAccess {
   readonly actions: readonly ('kms:GenerateDataKey' | 'kms:Decrypt')[];
   readonly contextKeys: readonly string[];
+  /** The values some of those keys must have (one of the listed: a purpose, say). @default any value */
+  readonly contextValues?: Readonly<Record<string, string | readonly string[]>>;
 }
 
 export interface ServiceFunctionProps {
@@ -97,28 +75,19 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * Grants exactly `access.actions` on the table itself and Query on the named indexes (`<table>/index/<name>`, no
-   * wildcard), and tells the function the table's name (`TABLE_NAME`).
+   * Grants exactly what `access` lists (lib/table-access.ts `allowStatements`: every statement conditioned on the
+   * partition keys it may reach, indexes by name, no wildcard), and tells the function the table's name (`TABLE_NAME`).
    */
   bindTable(table: ITable, access: TableAccess): void {
     this.function.addEnvironment('TABLE_NAME', table.tableName);
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: access.actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }),
-    );
-    const indexes = access.indexQueries ?? [];
-    if (indexes.length === 0) return;
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['dynamodb:Query'],
-        resources: indexes.map((indexName) => `${table.tableArn}/index/${indexName}`),
-      }),
-    );
+    for (const statement of allowStatements(table, access)) this.function.addToRolePolicy(statement);
   }
 
   /**
    * Lets the function use `key` for `access.actions`, only when the request's encryption context has exactly the
-   * keys `access.contextKeys` (no fewer: each must be present; no more: ForAllValues), and tells it the key's ARN
-   * (`KMS_KEY_ID`). KMS evaluates these condition keys for GenerateDataKey and Decrypt alike.
+   * keys `access.contextKeys` (no fewer: each must be present; no more: ForAllValues) and, for the keys
+   * `access.contextValues` names, one of the values it lists; and tells it the key's ARN (`KMS_KEY_ID`). KMS
+   * evaluates these condition keys for GenerateDataKey and Decrypt alike.
    *
    * Two locks, both from the same `KeyAccess` (the tables of lib/access.ts), so they cannot drift: the role's IAM
    * statement, and a key-policy statement that allows the same actions and context to the account only when the
@@ -132,9 +101,11 @@ export class ServiceFunction extends Construct {
    */
   bindKey(key: IKey, access: KeyAccess): void {
     this.function.addEnvironment('KMS_KEY_ID', key.keyArn);
+    const values = Object.entries(access.contextValues ?? {});
     const conditions = {
       'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...access.contextKeys] },
       Null: Object.fromEntries(access.contextKeys.map((name) => [`kms:EncryptionContext:${name}`, 'false'])),
+      ...(values.length > 0 && { StringEquals: Object.fromEntries(values.map(([name, value]) => [`kms:EncryptionContext:${name}`, [value].flat()])) }),
     };
     this.function.addToRolePolicy(new PolicyStatement({ actions: [...access.actions], resources: [key.keyArn], conditions }));
     key.addToResourcePolicy(
@@ -150,24 +121,12 @@ export class ServiceFunction extends Construct {
   }
 
   /**
-   * Audit entries are immutable: whatever else the role may do to the table, it may never update or delete an item
-   * of an audit partition (`WS#<id>#AUDIT`). `dynamodb:LeadingKeys` is multivalued: it holds the partition key of
-   * every item a request names, so with `ForAnyValue:StringLike` a BatchWriteItem that touches a single audit item
-   * is refused as a whole. IAM cannot tell a batch's PutRequests from its DeleteRequests, so a function whose code
-   * puts audit entries in batches (`TableAccess.batchWritesAudit`) keeps BatchWriteItem; every other role is denied
-   * it too. Audit writes are otherwise puts of fresh ids (conditional ones in transactions), so PutItem stays.
+   * The table's Denies (lib/table-access.ts `denyStatements`), carried by every role with table access or not, so
+   * a grant added later cannot forget them: audit entries are never changed or removed, the MAC key never written,
+   * and only the roles `access` marks may put audit entries or create credential items.
    */
-  denyAuditChanges(table: ITable, batchWritesAudit = false): void {
-    const actions = ['dynamodb:UpdateItem', 'dynamodb:DeleteItem', ...(batchWritesAudit ? [] : ['dynamodb:BatchWriteItem'])];
-    this.function.addToRolePolicy(
-      new PolicyStatement({
-        sid: 'AuditEntriesAreImmutable',
-        effect: Effect.DENY,
-        actions,
-        resources: [table.tableArn],
-        conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [patterns.auditByWorkspace('*').pk] } },
-      }),
-    );
+  denyTableChanges(table: ITable, access: TableAccess | undefined): void {
+    for (const statement of denyStatements(table, access)) this.function.addToRolePolicy(statement);
   }
 }
 

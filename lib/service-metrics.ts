@@ -3,6 +3,7 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { MathExpression, Metric, SearchExpression, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { AUDIT_CHANGE_METRIC } from '../shared/webhooks/fanout.ts';
 
 /** The worker's EMF namespace and service dimension (shared/webhooks/metrics.ts `makeDeliveryMetrics`). */
 export const METRICS_NAMESPACE = 'SecretsService';
@@ -42,6 +43,15 @@ export function deliveryMetricTotal(metricName: string, dimension: string, label
     label,
     period,
   });
+}
+
+/**
+ * Audit entries overwritten or removed on the table, as the fan-out counts them from the stream
+ * (shared/webhooks/fanout.ts `auditChangeOf`): the service never does either, so any is an alarm.
+ */
+export function auditEntriesChanged(period = Duration.minutes(5)): Metric {
+  const { namespace, name, dimensions } = AUDIT_CHANGE_METRIC;
+  return new Metric({ namespace, metricName: name, dimensionsMap: { ...dimensions }, statistic: Stats.SUM, period });
 }
 
 /** Delivered / attempted, in percent; no point where nothing was attempted. */

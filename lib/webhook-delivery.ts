@@ -139,9 +139,10 @@ export class WebhookDeliveryConstruct extends Construct {
 
   /**
    * The stream, filtered to what the fan-out acts on (audit entries being inserted: shared/webhooks/fanout.ts
-   * `insertedAudit`), so the many other writes invoke nothing. A failing record is retried from itself
-   * (ReportBatchItemFailures), the batch is halved around it, and after the retries its position goes to the
-   * failure queue.
+   * `insertedAudit`; audit entries being changed or removed: `auditChangeOf`), so the many other writes invoke
+   * nothing (the table's NEW_AND_OLD_IMAGES view gives the old image a change needs). A failing record is retried
+   * from itself (ReportBatchItemFailures), the batch is halved around it, and after the retries its position goes to
+   * the failure queue.
    */
   private connectFanout(fn: ServiceFunction, table: ITable): void {
     fn.function.addEventSource(
@@ -158,6 +159,11 @@ export class WebhookDeliveryConstruct extends Construct {
           FilterCriteria.filter({
             eventName: FilterRule.isEqual('INSERT'),
             dynamodb: { NewImage: { type: { S: FilterRule.isEqual(ENTITY.audit) } } },
+          }),
+          // An audit entry changed or removed: never the service's doing, reported by the fan-out (`auditChangeOf`).
+          FilterCriteria.filter({
+            eventName: FilterRule.or('MODIFY', 'REMOVE'),
+            dynamodb: { OldImage: { type: { S: FilterRule.isEqual(ENTITY.audit) } } },
           }),
         ],
       }),

@@ -1,7 +1,7 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
-import { makeFanout } from '../../shared/webhooks/fanout.ts';
+import { makeFanout, makeFanoutMetrics } from '../../shared/webhooks/fanout.ts';
 import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
 import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
 import { makeWebhookStore } from '../../shared/store/webhooks.ts';
@@ -9,7 +9,7 @@ import { makeWebhookStore } from '../../shared/store/webhooks.ts';
 const { config, db, pager, clock } = runtime();
 const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
 const queue = immediateQueueFromConfig(config, clock);
-const fanout = makeFanout({ store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger, clock });
+const fanout = makeFanout({ store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger, clock, metrics: makeFanoutMetrics() });
 
-/** Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures). */
+/** Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures): deliveries, and changed audit entries reported. */
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanout(event.Records);

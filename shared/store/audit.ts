@@ -1,8 +1,9 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditAction } from '../audit-actions.ts';
 import type { TransactItem } from './conditional.ts';
 import type { Pager } from './pager.ts';
 import type { Page, PageRequest } from './query.ts';
-import type { Db } from './send.ts';
+import { send, type Db } from './send.ts';
 import { ulidCeil, ulidFloor } from '../ids.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { pick } from './items.ts';
@@ -21,9 +22,29 @@ export interface AuditEntry {
 
 export const AUDIT_FIELDS: readonly (keyof AuditEntry)[] = ['id', 'action', 'actorSub', 'target', 'metadata', 'createdAt'];
 
-/** The Put that records an audit entry inside the same transaction as the change it describes. */
+/**
+ * The Put that records an audit entry inside the same transaction as the change it describes. Every audit write is
+ * this Put, conditional on the entry not existing: IAM cannot require a condition, so this is what keeps a role
+ * that may write audit entries from writing over one (docs/operations.md, "What IAM enforces on the table").
+ */
 export function auditPut(db: Db, workspaceId: string, entry: AuditEntry): TransactItem {
   return { Put: { TableName: db.tableName, Item: auditItem(workspaceId, entry), ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/** Audit PutItems one `putAuditEntries` keeps in flight at most. */
+const AUDIT_PUTS_IN_FLIGHT = 25;
+
+/**
+ * Writes audit entries that go with no change of their own (reveals): `auditPut`'s Put as PutItems, up to 25 in
+ * flight, each durable when it answers. Never a BatchWriteItem: a batch's puts cannot be conditional, and would
+ * overwrite an entry silently. A failed condition (an entry already there: never for a fresh ULID) is thrown.
+ */
+export async function putAuditEntries(db: Db, workspaceId: string, entries: readonly AuditEntry[]): Promise<void> {
+  const pending = [...entries];
+  const lanes = Array.from({ length: Math.min(AUDIT_PUTS_IN_FLIGHT, pending.length) }, async () => {
+    for (let entry = pending.shift(); entry; entry = pending.shift()) await send(db, new PutCommand(auditPut(db, workspaceId, entry).Put!));
+  });
+  await Promise.all(lanes);
 }
 
 /** The stored item of an audit entry. */

@@ -1,11 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
-import { auditItem, type AuditEntry } from './audit.ts';
+import { putAuditEntries, type AuditEntry } from './audit.ts';
 import { transact, type TransactItem } from './conditional.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
-import { batchRead, batchWrite } from './reads.ts';
+import { batchRead } from './reads.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limits.ts';
 import { fromStored, toStored } from './sealed.ts';
 import { send, type Db } from './send.ts';
@@ -106,11 +106,12 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
     },
 
     /**
-     * Writes the page's audit entries durably, 25 a request, sending unprocessed ones again with backoff; when they
-     * cannot all be written it fails with SERVICE_UNAVAILABLE and the caller returns no value.
+     * Writes the page's audit entries durably: one conditional PutItem each, 25 in flight (`putAuditEntries`; a
+     * batch could not carry the condition). When they cannot all be written it fails (SERVICE_UNAVAILABLE under
+     * throttling) and the caller returns no value.
      */
     async writeAuditEntries(workspaceId: string, entries: readonly AuditEntry[]): Promise<void> {
-      await batchWrite(db, entries.map((entry) => ({ PutRequest: { Item: auditItem(workspaceId, entry) } })));
+      await putAuditEntries(db, workspaceId, entries);
     },
   };
 }

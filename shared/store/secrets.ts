@@ -1,8 +1,7 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../crypto/envelope.ts';
 import { NotFoundError } from '../errors.ts';
 import type { ItemKey, Prefetched } from '../prefetch.ts';
-import { auditItem, auditPut, type AuditEntry } from './audit.ts';
+import { auditPut, putAuditEntries, type AuditEntry } from './audit.ts';
 import { transact } from './conditional.ts';
 import { pick } from './items.ts';
 import { fromStored, toStored } from './sealed.ts';
@@ -11,7 +10,7 @@ import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './revea
 import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
 import { batchDelete, readItem } from './reads.ts';
-import { send, type Db } from './send.ts';
+import type { Db } from './send.ts';
 import { ENTITY, gsi1, gsi2, keys, patterns } from './keys.ts';
 
 /** A secret's state without its value: what lists and search show, plus where it lives. */
@@ -169,7 +168,7 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
      */
     async recordReveal(workspaceId: string, audit: AuditEntry, limit: RevealLimit): Promise<void> {
       await limiter.countReveal(workspaceId, limit);
-      await send(db, new PutCommand({ TableName: db.tableName, Item: auditItem(workspaceId, audit), ConditionExpression: 'attribute_not_exists(PK)' }));
+      await putAuditEntries(db, workspaceId, [audit]);
     },
 
     /**

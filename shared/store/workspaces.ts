@@ -135,7 +135,8 @@ export function makeWorkspaceStore(db: Db) {
       };
       const failed = await transact(db, [
         mustExist(db, keys.workspace(workspaceId)),
-        { Put: { TableName: db.tableName, Item: { ...keys.apiKey(workspaceId, apiKey.id), type: ENTITY.apiKey, ...compact(apiKey) } } },
+        // Credential items are only ever created, never written over (a fresh id: the condition guards, not decides).
+        { Put: { TableName: db.tableName, Item: { ...keys.apiKey(workspaceId, apiKey.id), type: ENTITY.apiKey, ...compact(apiKey) }, ConditionExpression: 'attribute_not_exists(PK)' } },
         tokenPut(db, apiKey.tokenHash, token, apiKey.createdAt),
         ...(audit ? [auditPut(db, workspaceId, audit)] : []),
       ], [0]);

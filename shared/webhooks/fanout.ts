@@ -16,6 +16,62 @@ export interface FanoutDeps {
   enqueueAll: (messages: readonly DeliveryMessage[]) => Promise<number[]>;
   log: Logger;
   clock: Clock;
+  metrics: FanoutMetrics;
+}
+
+/** What the fan-out counts besides its deliveries. */
+export interface FanoutMetrics {
+  /** An audit entry was overwritten or removed on the table (`auditChangeOf`): the alarm `audit-entry-changed`. */
+  auditEntryChanged(): void;
+}
+
+/**
+ * The metric of a changed audit entry, as the fan-out writes it and lib/monitoring.ts alarms on it. The namespace is
+ * the worker's (shared/webhooks/metrics.ts), spelled out: importing it would bundle the worker's metrics here.
+ */
+export const AUDIT_CHANGE_METRIC = { namespace: 'SecretsService', name: 'AuditEntriesChanged', dimensions: { service: 'audit-log' } } as const;
+
+/**
+ * The fan-out's metrics as CloudWatch Embedded Metric Format lines on stdout (the worker's format, see
+ * shared/webhooks/metrics.ts): one document per changed audit entry, written at once, since one is already too many.
+ */
+export function makeFanoutMetrics(write: (line: string) => void = (line) => void process.stdout.write(line)): FanoutMetrics {
+  return {
+    auditEntryChanged() {
+      const { namespace, name, dimensions } = AUDIT_CHANGE_METRIC;
+      const metrics = [{ Namespace: namespace, Dimensions: [Object.keys(dimensions)], Metrics: [{ Name: name, Unit: 'Count' }] }];
+      write(`${JSON.stringify({ _aws: { Timestamp: Date.now(), CloudWatchMetrics: metrics }, ...dimensions, [name]: 1 })}\n`);
+    },
+  };
+}
+
+/** How an audit entry changed on the table. */
+export type AuditChange = 'overwritten' | 'removed';
+
+/**
+ * The change a stream record makes to an existing audit entry, if any. The service only ever inserts audit entries
+ * (conditional puts; IAM denies every role updating or deleting one), so a MODIFY (an update, or a put over the
+ * entry: a put that changes nothing makes no record at all) or a REMOVE of one means the log was changed past
+ * both. A removal by DynamoDB's TTL, which the stream marks with the service principal `dynamodb.amazonaws.com`,
+ * is not one (audit entries carry no `ttl` today; if they ever expire, that expiry is no tampering).
+ */
+export function auditChangeOf(record: DynamoDBRecord): AuditChange | undefined {
+  if (record.eventName !== 'MODIFY' && record.eventName !== 'REMOVE') return undefined;
+  if (record.dynamodb?.OldImage?.type?.S !== ENTITY.audit) return undefined;
+  const byTtl = record.userIdentity?.type === 'Service' && record.userIdentity.principalId === 'dynamodb.amazonaws.com';
+  if (record.eventName === 'REMOVE' && byTtl) return undefined;
+  return record.eventName === 'MODIFY' ? 'overwritten' : 'removed';
+}
+
+/** Logs a changed audit entry by its keys and the stream record (never an image: those hold the entry) and counts it. */
+function reportAuditChange(deps: Pick<FanoutDeps, 'log' | 'metrics'>, record: DynamoDBRecord, change: AuditChange): void {
+  deps.log.error('audit entry changed on the table', {
+    change,
+    partition: record.dynamodb?.Keys?.PK?.S,
+    auditId: record.dynamodb?.Keys?.SK?.S,
+    sequenceNumber: record.dynamodb?.SequenceNumber,
+  });
+  deps.metrics.auditEntryChanged();
 }
 
 /** The audit record a stream record inserted, if any: audit entries are the source of every event. */
@@ -104,7 +160,8 @@ async function markDue(deps: Pick<FanoutDeps, 'store' | 'log' | 'clock'>, messag
 
 /**
  * The stream fan-out: one pending delivery per subscribed, enabled endpoint for every event-worthy audit record,
- * then its first attempt's message, the batch's messages ten to a request. Idempotent: event and delivery ids derive
+ * then its first attempt's message, the batch's messages ten to a request; and an audit entry that changes on the
+ * table is reported (`auditChangeOf`) and otherwise left alone. Idempotent: event and delivery ids derive
  * from the audit id, the delivery is a conditional put, and the first attempt's token from the delivery id, so a
  * record seen again queues again only deliveries whose first attempt has not started (a duplicate the worker drops).
  * The first record that failed, or whose message SQS did not take, is reported so Lambda retries from it.
@@ -115,6 +172,8 @@ export function makeFanout(deps: FanoutDeps) {
     const queue = messageBatches(deps);
     let failedAt = records.length;
     for (let i = 0; i < records.length; i++) {
+      const change = auditChangeOf(records[i]!);
+      if (change) reportAuditChange(deps, records[i]!, change);
       try {
         await queue.add(i, await deliveriesOf(records[i]!, endpointsOf));
       } catch (error) {

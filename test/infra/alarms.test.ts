@@ -1,6 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
+import { AUDIT_CHANGE_METRIC } from '../../shared/webhooks/fanout.ts';
 import { FUNCTION_NAMES, functionsOf, idOf, makeOutdir, only, type Resource, synth } from './synth.ts';
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
@@ -75,6 +76,18 @@ describe('alarms', () => {
     });
   });
 
+  it('go off on a single audit entry overwritten or removed, as the fan-out counts them from the stream', () => {
+    expect(alarm('audit-entry-changed')).toMatchObject({
+      Namespace: AUDIT_CHANGE_METRIC.namespace,
+      MetricName: AUDIT_CHANGE_METRIC.name,
+      Dimensions: [{ Name: 'service', Value: AUDIT_CHANGE_METRIC.dimensions.service }],
+      Statistic: 'Sum',
+      Period: 300,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+    });
+  });
+
   it('go off on any error of any function, one alarm per function', () => {
     for (const name of FUNCTION_NAMES) {
       expect(alarm(`${name}-errors`)).toMatchObject({
@@ -92,8 +105,8 @@ describe('alarms', () => {
   it('notify the alarm topic when they go off and when they recover, and treat no data as fine', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
     const [topicId] = only(template, 'AWS::SNS::Topic');
-    // Five service alarms (the 401 spike added by the hardening issue) and one per function.
-    expect(alarms).toHaveLength(6 + FUNCTION_NAMES.length);
+    // Seven service alarms (the 401 spike added by the hardening issue, the changed audit entry by the audit one) and one per function.
+    expect(alarms).toHaveLength(7 + FUNCTION_NAMES.length);
     for (const { Properties } of alarms) {
       expect(Properties).toMatchObject({
         AlarmActions: [{ Ref: topicId }],

@@ -26,19 +26,34 @@ const actionsOf = (statement: Statement) => [statement.Action].flat() as string[
 const ACCOUNT_ROOT = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] };
 /** The role a key-policy statement is limited to (`aws:PrincipalArn`), if any. */
 const principalArnOf = (statement: Statement) => (statement.Condition as { ArnEquals?: Record<string, unknown> } | undefined)?.ArnEquals?.['aws:PrincipalArn'];
+/** The key-policy statements of operators: the MAC roots, nothing else (lib/encryption.ts `operatorMacKeyStatements`). */
+const OPERATOR_SIDS = ['OperatorsMakeMacKeys', 'OperatorsUnsealTheTokenChecksumKey'];
 const USE = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:CreateGrant'];
 
 describe('the secrets key can be used only by the service', () => {
-  it('lets no principal but the function roles use the key: the account only administers it', () => {
+  it('lets no principal but the function roles use the key: the account only administers it, and makes the MAC roots', () => {
     const account = statements.find((s) => s.Sid === 'KeyAdministrationByThisAccount')!;
     for (const action of USE) expect(actionsOf(account).some((pattern) => covers(pattern, action)), action).toBe(false);
     const users = statements.filter((s) => USE.some((action) => actionsOf(s).some((pattern) => covers(pattern, action))));
     expect(users.length).toBeGreaterThan(0);
     const roleArns = Object.values(functionsOf(stack)).map((fn) => ({ 'Fn::GetAtt': [idOf(stack, fn.role), 'Arn'] }));
-    for (const statement of users) {
+    for (const statement of users.filter((s) => !OPERATOR_SIDS.includes(s.Sid!))) {
       expect(statement.Effect).toBe('Allow');
       expect(roleArns).toContainEqual(principalArnOf(statement));
     }
+  });
+
+  it('lets operators (the account, with the admin CLI) make both MAC roots and unseal only the token root, under no other context', () => {
+    const purpose = (values: string[]) => ({
+      'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['purpose'] },
+      Null: { 'kms:EncryptionContext:purpose': 'false' },
+      StringEquals: { 'kms:EncryptionContext:purpose': values },
+    });
+    const operators = statements.filter((s) => OPERATOR_SIDS.includes(s.Sid!));
+    expect(operators).toEqual([
+      { Sid: 'OperatorsMakeMacKeys', Effect: 'Allow', Principal: { AWS: ACCOUNT_ROOT }, Action: 'kms:GenerateDataKey', Resource: '*', Condition: purpose(['service-mac-key', 'token-checksum-key']) },
+      { Sid: 'OperatorsUnsealTheTokenChecksumKey', Effect: 'Allow', Principal: { AWS: ACCOUNT_ROOT }, Action: 'kms:Decrypt', Resource: '*', Condition: purpose(['token-checksum-key']) },
+    ]);
   });
 
   it('names no principal KMS must look up but the account, so a role created in the same deploy cannot fail the key', () => {
@@ -63,40 +78,47 @@ describe('the secrets key can be used only by the service', () => {
 
   it('grants each function that needs the key exactly its actions with its encryption context, in the key policy itself', () => {
     const answers = { actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'idempotencyRecord'] };
-    const expected: Record<string, { actions: string[]; context: string[] }[]> = {
-      secrets: [{ actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'secretId', 'version'] }],
-      webhooks: [{ actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'endpointId'] }, answers],
-      'access-keys': [answers],
+    // Every API function unseals the two MAC roots, under their purposes alone.
+    const macRoots = { actions: ['kms:Decrypt'], context: ['purpose'], values: { 'kms:EncryptionContext:purpose': ['service-mac-key', 'token-checksum-key'] } };
+    const expected: Record<string, { actions: string[]; context: string[]; values?: unknown }[]> = {
+      projects: [macRoots],
+      environments: [macRoots],
+      secrets: [{ actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'secretId', 'version'] }, macRoots],
+      audit: [macRoots],
+      webhooks: [{ actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'endpointId'] }, answers, macRoots],
+      'access-keys': [answers, macRoots],
+      'webhook-deliveries': [macRoots],
       'delivery-worker': [{ actions: ['kms:Decrypt'], context: ['workspaceId', 'endpointId'] }],
     };
     for (const name of FUNCTION_NAMES) {
       const role = { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].role), 'Arn'] };
       const grants = statements.filter((s) => JSON.stringify(principalArnOf(s)) === JSON.stringify(role));
-      const got = grants.map((grant) => ({
-        actions: actionsOf(grant).sort(),
-        context: (grant.Condition as { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': string[] } })['ForAllValues:StringEquals']['kms:EncryptionContextKeys'],
-      }));
+      const got = grants.map((grant) => {
+        const condition = grant.Condition as { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': string[] }; StringEquals?: unknown };
+        return {
+          actions: actionsOf(grant).sort(),
+          context: condition['ForAllValues:StringEquals']['kms:EncryptionContextKeys'],
+          ...(condition.StringEquals !== undefined && { values: condition.StringEquals }),
+        };
+      });
       expect({ name, got }).toEqual({ name, got: expected[name] ?? [] });
     }
     expect(new Set(statements.map((s) => s.Sid)).size).toBe(statements.length);
   });
 
-  it('denies every function role updating or deleting an audit item, and batch writes to it but where its code batches audit puts', () => {
+  it('carries the table Denies on every function role: audit entries immutable, the MAC key read-only, audit puts and credentials to their writers', () => {
     const tableArn = { 'Fn::GetAtt': [idOf(stack, stack.data.table), 'Arn'] };
+    const auditWriters = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'webhook-deliveries', 'delivery-worker'];
     for (const name of FUNCTION_NAMES) {
       const denies = statementsOf(template, stack, functionsOf(stack)[name]).filter((s) => s.Effect === 'Deny');
-      // Only the secrets function writes audit entries with BatchWriteItem (loading an environment).
-      const batch = name === 'secrets' ? [] : ['dynamodb:BatchWriteItem'];
-      expect({ name, denies }).toEqual({
-        name,
-        denies: [
-          expect.objectContaining({
-            Action: [...batch, 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
-            Resource: tableArn,
-            Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['WS#*#AUDIT'] } },
-          }),
-        ],
-      });
+      expect(denies.every((deny) => JSON.stringify(deny.Resource) === JSON.stringify(tableArn))).toBe(true);
+      const sids = [
+        'AuditEntriesAreImmutable',
+        'MacKeyIsReadOnly',
+        ...(auditWriters.includes(name) ? [] : ['OnlyAuditWritersPutAuditEntries']),
+        ...(name === 'access-keys' ? [] : ['OnlyTheCredentialWriterCreatesCredentials', 'CredentialsChangeOnlyByLastUse']),
+      ];
+      expect({ name, denies: denies.map((deny) => deny.Sid).sort() }).toEqual({ name, denies: sids.sort() });
     }
   });
 

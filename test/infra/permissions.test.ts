@@ -15,11 +15,43 @@ import {
   synth,
 } from './synth.ts';
 
-/** What every API function needs: authentication (BatchGetItem), the cursor key (GetItem, PutItem), lastUsedAt (UpdateItem), lists. */
-const API_COMMON = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'];
+/** One id as the grants spell it: `?` is one character, so the pattern is exactly as long as the prefix and a ULID. */
+const ANY_ID = '?'.repeat(26);
+/** The partitions the grants name, written out here independently of lib/table-access.ts. */
+const WS = `WS#ws_${ANY_ID}`;
+const AUDIT = `${WS}#AUDIT`;
+const VERSIONS = `${WS}#SEC#sec_${ANY_ID}`;
+const DELIVERIES = `${WS}#WHD`;
+const TOKEN = 'TOKEN#*';
+const IDEM = `IDEM#ws_${ANY_ID}#*`;
+const RATE = [`RATE#ws_${ANY_ID}`, `RATE#ws_${ANY_ID}#*`];
+const CURSOR_KEY = 'SYSTEM';
+const MAC_KEY = 'SYSTEM#MAC_KEY';
+const ENDPOINT_LOG = `WHE#we_${ANY_ID}`;
 const SECRET_VALUE_CONTEXT = ['workspaceId', 'secretId', 'version'];
 const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'];
 const IDEMPOTENT_ANSWER_CONTEXT = ['workspaceId', 'idempotencyRecord'];
+
+type Items = Record<string, string[]>;
+
+/** Action by action, the partitions of every part. */
+function merge(...parts: Items[]): Items {
+  const merged: Items = {};
+  for (const part of parts) for (const [action, partitions] of Object.entries(part)) merged[action] = [...new Set([...(merged[action] ?? []), ...partitions])];
+  return merged;
+}
+
+/**
+ * What every API function does besides its own work: authentication (BatchGetItem of token and workspace, GetItem of
+ * the token alone on the reveal routes, GetItem of the MAC key), cursors (the signing key: GetItem, PutItem) and,
+ * with a route that changes state, idempotency records (GetItem, PutItem, UpdateItem).
+ */
+const api = (own: Items, idempotent = true): Items =>
+  merge(
+    { BatchGetItem: [TOKEN, WS], GetItem: [TOKEN, MAC_KEY, CURSOR_KEY], PutItem: [CURSOR_KEY] },
+    idempotent ? { GetItem: [IDEM], PutItem: [IDEM], UpdateItem: [IDEM] } : {},
+    own,
+  );
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
 let stack: ServiceStack;
@@ -50,14 +82,34 @@ function expectations(): (name: FunctionName) => Statement[] {
     Resource,
     ...(Condition !== undefined && { Condition }),
   });
-  const table = (actions: string[]) => allow(actions, tableArn);
-  const indexArn = (name: string) => ({ 'Fn::Join': ['', [tableArn, `/index/${name}`]] });
-  const index = (...names: string[]) => allow(['dynamodb:Query'], names.length === 1 ? indexArn(names[0]!) : names.map(indexArn));
-  const kms = (actions: string[], context: string[]) =>
+  const leadingKeys = (partitions: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...partitions].sort() } });
+  /** One statement per set of partitions, as the grants group their actions. */
+  const table = (items: Items): Statement[] => {
+    const groups = new Map<string, string[]>();
+    for (const [action, partitions] of Object.entries(items)) {
+      const key = [...partitions].sort().join(' ');
+      groups.set(key, [...(groups.get(key) ?? []), `dynamodb:${action}`]);
+    }
+    return [...groups].map(([key, actions]) => allow(actions, tableArn, leadingKeys(key.split(' '))));
+  };
+  /** UpdateItem naming only `attributes` (and the keys), answering nothing beyond them. */
+  const updatesOnly = (partitions: string[], attributes: string[]) =>
+    allow(['dynamodb:UpdateItem'], tableArn, {
+      ...leadingKeys(partitions),
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['PK', 'SK', ...attributes] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE', 'UPDATED_OLD', 'UPDATED_NEW'] },
+    });
+  const lastUsed = (partitions: string[]) => updatesOnly(partitions, ['lastUsedAt']);
+  const index = (name: string, partitions: string[]) =>
+    allow(['dynamodb:Query'], { 'Fn::Join': ['', [tableArn, `/index/${name}`]] }, leadingKeys(partitions));
+  const kms = (actions: string[], context: string[], values?: Record<string, string[]>) =>
     allow(actions, { 'Fn::GetAtt': [keyId, 'Arn'] }, {
       'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': context },
       Null: Object.fromEntries(context.map((key) => [`kms:EncryptionContext:${key}`, 'false'])),
+      ...(values && { StringEquals: Object.fromEntries(Object.entries(values).map(([key, value]) => [`kms:EncryptionContext:${key}`, value])) }),
     });
+  // Unsealing the two MAC roots: Decrypt only under exactly {purpose}, one of their two purposes.
+  const macKey = kms(['kms:Decrypt'], ['purpose'], { purpose: ['service-mac-key', 'token-checksum-key'] });
   const send = allow(['sqs:SendMessage'], queueArn);
   const logs = (name: FunctionName) =>
     allow(['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].logGroup), 'Arn'] });
@@ -65,28 +117,67 @@ function expectations(): (name: FunctionName) => Statement[] {
     'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':scheduler:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':schedule/prod-webhook-retries/*']],
   };
   const own: Record<FunctionName, Statement[]> = {
-    projects: [table([...API_COMMON, 'dynamodb:ConditionCheckItem'])],
-    environments: [table([...API_COMMON, 'dynamodb:ConditionCheckItem'])],
+    projects: [...table(api({ Query: [WS], GetItem: [WS], PutItem: [WS, AUDIT] })), lastUsed([TOKEN, WS]), macKey],
+    environments: [...table(api({ Query: [WS], GetItem: [WS], PutItem: [WS, AUDIT], ConditionCheckItem: [WS] })), lastUsed([TOKEN, WS]), macKey],
     secrets: [
-      table([...API_COMMON, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem']),
-      index('GSI1'),
+      ...table(
+        api({
+          BatchGetItem: [VERSIONS],
+          GetItem: [WS, VERSIONS],
+          PutItem: [WS, VERSIONS, AUDIT],
+          UpdateItem: RATE,
+          DeleteItem: [WS],
+          ConditionCheckItem: [WS],
+          BatchWriteItem: [VERSIONS],
+          Query: [WS, VERSIONS],
+        }),
+      ),
+      lastUsed([TOKEN, WS]),
+      // The first load of an old environment marks it, and may change nothing else of the workspace partition.
+      updatesOnly([WS], ['valuesIndexed']),
+      index('GSI1', [`SECRETS#ws_${ANY_ID}`]),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),
+      macKey,
     ],
-    audit: [table(API_COMMON)],
-    // Recorded idempotent answers that carry the token are sealed and opened (issue 13).
-    'access-keys': [table(API_COMMON), kms(['kms:GenerateDataKey', 'kms:Decrypt'], IDEMPOTENT_ANSWER_CONTEXT)],
+    audit: [...table(api({ Query: [AUDIT] }, false)), lastUsed([TOKEN, WS]), macKey],
+    // Recorded idempotent answers that carry the token are sealed and opened (issue 13). The one credential writer:
+    // it updates token items in full (revoke), so it needs no lastUsedAt-only grant.
+    'access-keys': [
+      ...table(api({ GetItem: [WS], Query: [WS], PutItem: [WS, TOKEN, AUDIT], UpdateItem: [WS, TOKEN] })),
+      kms(['kms:GenerateDataKey', 'kms:Decrypt'], IDEMPOTENT_ANSWER_CONTEXT),
+      macKey,
+    ],
     webhooks: [
-      table([...API_COMMON, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']),
-      index('GSI1', 'GSI3'),
+      ...table(
+        api({
+          BatchGetItem: [DELIVERIES],
+          GetItem: [WS],
+          Query: [WS],
+          PutItem: [WS, AUDIT],
+          UpdateItem: [WS, DELIVERIES],
+          DeleteItem: [WS],
+          BatchWriteItem: [DELIVERIES],
+        }),
+      ),
+      lastUsed([TOKEN]),
+      index('GSI1', [ENDPOINT_LOG]),
+      index('GSI3', [ENDPOINT_LOG]),
       kms(['kms:GenerateDataKey'], SIGNING_SECRET_CONTEXT),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], IDEMPOTENT_ANSWER_CONTEXT),
+      macKey,
     ],
-    'webhook-deliveries': [table(API_COMMON), index('GSI3'), send],
-    // Serves a static document (issue 12): its logs, and the audit deny every role carries.
+    'webhook-deliveries': [
+      ...table(api({ BatchGetItem: [DELIVERIES], GetItem: [WS, DELIVERIES], Query: [DELIVERIES], PutItem: [AUDIT], UpdateItem: [DELIVERIES] })),
+      lastUsed([TOKEN, WS]),
+      index('GSI3', [ENDPOINT_LOG]),
+      send,
+      macKey,
+    ],
+    // Serves a static document (issue 12): its logs, and the Denies every role carries.
     openapi: [],
     'webhook-fanout': [
       // UpdateItem: a first attempt whose message could not be queued is handed to the sweeper.
-      table(['dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']),
+      ...table({ Query: [WS], PutItem: [DELIVERIES], UpdateItem: [DELIVERIES] }),
       send,
       // The stream event source: read the stream, and put failed batches on the failure queue.
       allow(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], { 'Fn::GetAtt': [tableId, 'StreamArn'] }),
@@ -94,8 +185,9 @@ function expectations(): (name: FunctionName) => Statement[] {
       allow(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], { 'Fn::GetAtt': [idOf(stack, stack.delivery.streamFailureQueue), 'Arn'] }),
     ],
     'delivery-worker': [
-      table(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem']),
-      index('GSI1', 'GSI3'),
+      ...table({ GetItem: [WS, DELIVERIES], BatchGetItem: [DELIVERIES], UpdateItem: [WS, DELIVERIES], PutItem: [AUDIT] }),
+      index('GSI1', [ENDPOINT_LOG]),
+      index('GSI3', [ENDPOINT_LOG]),
       kms(['kms:Decrypt'], SIGNING_SECRET_CONTEXT),
       send,
       // The queue event source.
@@ -105,18 +197,35 @@ function expectations(): (name: FunctionName) => Statement[] {
         StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
       }),
     ],
-    'delivery-sweeper': [table(['dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem']), index('GSI2'), send],
+    'delivery-sweeper': [
+      ...table({ UpdateItem: [DELIVERIES], Query: [VERSIONS], BatchWriteItem: [VERSIONS] }),
+      index('GSI2', ['DUE#0', 'DUE#1', 'DUE#2', 'DUE#3', 'PURGE']),
+      send,
+    ],
   };
-  // Every role: audit entries can never be updated or deleted (issue 11), nor touched by a batch write, except by
-  // the secrets function, whose bulk reveal puts its audit entries with BatchWriteItem.
-  const auditDeny = (name: FunctionName): Statement => ({
-    Sid: 'AuditEntriesAreImmutable',
+  /** The audit writers, and the one credential writer: everyone else is denied those puts outright. */
+  const auditWriters: FunctionName[] = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'webhook-deliveries', 'delivery-worker'];
+  const deny = (Sid: string, actions: string[], partition: string, more: Record<string, unknown> = {}): Statement => ({
+    Sid,
     Effect: 'Deny',
-    Action: [...(name === 'secrets' ? [] : ['dynamodb:BatchWriteItem']), 'dynamodb:DeleteItem', 'dynamodb:UpdateItem'],
+    Action: actions.map((action) => `dynamodb:${action}`),
     Resource: tableArn,
-    Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['WS#*#AUDIT'] } },
+    Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': [partition] }, ...more },
   });
-  return (name) => canonical([logs(name), auditDeny(name), ...own[name]]);
+  // Every role: audit entries are never updated, deleted or batch-written (issue 11, now the secrets function too:
+  // its bulk reveal puts its entries one by one, conditionally), and the MAC key is never written.
+  const denies = (name: FunctionName): Statement[] => [
+    deny('AuditEntriesAreImmutable', ['BatchWriteItem', 'DeleteItem', 'UpdateItem'], 'WS#*#AUDIT'),
+    deny('MacKeyIsReadOnly', ['BatchWriteItem', 'DeleteItem', 'PutItem', 'UpdateItem'], MAC_KEY),
+    ...(auditWriters.includes(name) ? [] : [deny('OnlyAuditWritersPutAuditEntries', ['PutItem'], 'WS#*#AUDIT')]),
+    ...(name === 'access-keys'
+      ? []
+      : [
+          deny('OnlyTheCredentialWriterCreatesCredentials', ['BatchWriteItem', 'PutItem'], TOKEN),
+          deny('CredentialsChangeOnlyByLastUse', ['UpdateItem'], TOKEN, { 'ForAnyValue:StringNotEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'lastUsedAt'] } }),
+        ]),
+  ];
+  return (name) => canonical([logs(name), ...denies(name), ...own[name]]);
 }
 
 describe('IAM: least privilege per function', () => {

@@ -140,14 +140,16 @@ describe('ServiceStack with defaults', () => {
     const common = ['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'SERVICE_NAME', 'TABLE_NAME'];
     const queue = ['DELIVERY_QUEUE_URL'];
     const scheduler = ['DELIVERY_QUEUE_ARN', 'SCHEDULER_GROUP', 'SCHEDULER_ROLE_ARN'];
+    // Every API function unseals the service MAC keys (KMS_KEY_ID); the API description reads nothing.
+    const key = ['KMS_KEY_ID'];
     const expected: Record<FunctionName, string[]> = {
-      projects: common,
-      environments: common,
-      secrets: [...common, 'KMS_KEY_ID', 'REVEAL_RATE_LIMIT_PER_MINUTE'],
-      audit: common,
-      'access-keys': [...common, 'KMS_KEY_ID'],
-      webhooks: [...common, 'KMS_KEY_ID'],
-      'webhook-deliveries': [...common, ...queue],
+      projects: [...common, ...key],
+      environments: [...common, ...key],
+      secrets: [...common, ...key, 'REVEAL_RATE_LIMIT_PER_MINUTE'],
+      audit: [...common, ...key],
+      'access-keys': [...common, ...key],
+      webhooks: [...common, ...key],
+      'webhook-deliveries': [...common, ...queue, ...key],
       openapi: common.filter((name) => name !== 'TABLE_NAME'),
       'webhook-fanout': [...common, ...queue],
       'delivery-worker': [...common, ...queue, ...scheduler, 'KMS_KEY_ID'],

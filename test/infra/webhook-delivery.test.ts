@@ -80,10 +80,15 @@ describe('fan-out', () => {
     });
   });
 
-  it('is invoked only for inserted audit entries, the records shared/webhooks/fanout.ts acts on', () => {
+  it('is invoked only for audit entries inserted, changed or removed, the records shared/webhooks/fanout.ts acts on', () => {
     const mapping = mappingOf(idOf(stack, stack.delivery.functions['webhook-fanout'].function));
     const patterns = (mapping.Properties.FilterCriteria.Filters as { Pattern: string }[]).map((filter) => JSON.parse(filter.Pattern));
-    expect(patterns).toEqual([{ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['AuditEntry'] } } } }]);
+    expect(patterns).toEqual([
+      { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['AuditEntry'] } } } },
+      // A changed or removed audit entry is reported (`auditChangeOf`): the old image says what it was.
+      { eventName: ['MODIFY', 'REMOVE'], dynamodb: { OldImage: { type: { S: ['AuditEntry'] } } } },
+    ]);
+    expect(template.findResources('AWS::DynamoDB::Table')[only(template, 'AWS::DynamoDB::Table')[0]]?.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
   });
 });
 

@@ -54,7 +54,8 @@ function auditRecord(ws: { workspaceId: string; apiKeyId: string }, accountId: s
 }
 
 /** The fan-out over the local stack's table, queueing through `enqueueAll`. */
-const localFanout = (enqueueAll: FanoutDeps['enqueueAll']) => makeFanout({ store: localStore().store, enqueueAll, log: logger, clock: systemClock });
+const localFanout = (enqueueAll: FanoutDeps['enqueueAll']) =>
+  makeFanout({ store: localStore().store, enqueueAll, log: logger, clock: systemClock, metrics: { auditEntryChanged: () => undefined } });
 /** An SQS that refuses every message it is given. */
 const refusingSqs: FanoutDeps['enqueueAll'] = async (messages) => messages.map((_, i) => i);
 

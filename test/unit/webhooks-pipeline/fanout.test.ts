@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { iso } from '../../../shared/clock.ts';
 import { newId } from '../../../shared/ids.ts';
 import type { StoredDelivery } from '../../../shared/store/deliveries.ts';
-import { ENTITY } from '../../../shared/store/keys.ts';
+import { ENTITY, keys } from '../../../shared/store/keys.ts';
 import type { StoredEndpoint } from '../../../shared/store/webhooks.ts';
 import { deliveryIdFor } from '../../../shared/webhooks/events.ts';
-import { makeFanout, type FanoutDeps } from '../../../shared/webhooks/fanout.ts';
+import { AUDIT_CHANGE_METRIC, auditChangeOf, makeFanout, makeFanoutMetrics, type FanoutDeps } from '../../../shared/webhooks/fanout.ts';
 import { firstAttemptToken, type DeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
 import { fakeClock, fakeLogger, T0 } from '../support/fakes.ts';
 import { endpoint, WS } from './support.ts';
@@ -70,8 +70,10 @@ function harness(endpoints: StoredEndpoint[], options: { exists?: string[]; wait
     queue.sent.push(...messages.filter((_, i) => !refused.includes(i)).map((message) => ({ message })));
     return refused;
   };
-  const fanout = makeFanout({ store, enqueueAll, log, clock: fakeClock() });
-  return { fanout, created, listed, queue, log, markedDue };
+  const changed = { count: 0 };
+  const metrics: FanoutDeps['metrics'] = { auditEntryChanged: () => void changed.count++ };
+  const fanout = makeFanout({ store, enqueueAll, log, clock: fakeClock(), metrics });
+  return { fanout, created, listed, queue, log, markedDue, changed, metrics };
 }
 
 const subscribed = (id: string, events = ['service.secret.rotate', 'service.webhook_endpoint.disabled']) => endpoint({ id, events });
@@ -181,6 +183,7 @@ describe('fan-out: idempotence and failures', () => {
       enqueueAll: async () => [],
       log: h.log,
       clock: fakeClock(),
+      metrics: h.metrics,
     })([inserted(entry)]);
     // Assess: the record is retried, and the delivery it wrote is in the sweeper's hands meanwhile
     expect(result.batchItemFailures).toHaveLength(1);
@@ -206,5 +209,82 @@ describe('fan-out: idempotence and failures', () => {
     expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: records[1]!.dynamodb!.SequenceNumber }] });
     expect(h.created.map((d) => d.eventId)).toEqual([`evt_${first.id.slice(4)}`]);
     expect(h.log.lines).toEqual([{ level: 'error', message: 'fan-out failed for a stream record' }]);
+  });
+});
+
+/** The stream record of a change to an existing item: its keys, its old image (and new one for a MODIFY), and who made it. */
+function changed(old: Record<string, unknown>, eventName: 'MODIFY' | 'REMOVE', options: { byTtl?: boolean } = {}): DynamoDBRecord {
+  sequence++;
+  const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true }) as never;
+  const stored = { ...keys.audit(WS, old.id as string), ...old };
+  return {
+    eventName,
+    dynamodb: {
+      Keys: image({ PK: stored.PK, SK: stored.SK }),
+      OldImage: image(stored),
+      ...(eventName === 'MODIFY' && { NewImage: image({ ...stored, actorSub: 'usr_someone_else' }) }),
+      SequenceNumber: String(sequence),
+    },
+    ...(options.byTtl && { userIdentity: { type: 'Service', principalId: 'dynamodb.amazonaws.com' } }),
+  };
+}
+
+/** A logger that keeps each line's attributes too, to see what a line carries. */
+function attributeLogger() {
+  const lines: { level: string; message: string; attributes: Record<string, unknown> }[] = [];
+  const at = (level: string) => (message: string, attributes: Record<string, unknown> = {}) => void lines.push({ level, message, attributes });
+  return { lines, log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as unknown as FanoutDeps['log'] };
+}
+
+describe('fan-out: audit entries changed on the table', () => {
+  it('counts and logs an overwritten audit entry by its keys alone, and makes no delivery of it', async () => {
+    // Prepare
+    const h = harness([subscribed('we_01')]);
+    const { lines, log } = attributeLogger();
+    const entry = audit();
+    const fanout = makeFanout({ store: { listEndpoints: async () => [], createDelivery: async () => true, markDeliveryDue: async () => true }, enqueueAll: async () => [], log, clock: fakeClock(), metrics: h.metrics });
+    const record = changed(entry, 'MODIFY');
+    // Act
+    const result = await fanout([record]);
+    // Assess: reported once, the batch done (nothing to retry), and no value of the entry in the line
+    expect(result).toEqual({ batchItemFailures: [] });
+    expect(h.changed.count).toBe(1);
+    expect(lines).toEqual([
+      {
+        level: 'error',
+        message: 'audit entry changed on the table',
+        attributes: { change: 'overwritten', partition: keys.audit(WS, entry.id).PK, auditId: entry.id, sequenceNumber: record.dynamodb!.SequenceNumber },
+      },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain('DB_PASSWORD');
+    expect(JSON.stringify(lines)).not.toContain('usr_someone_else');
+  });
+
+  it('counts a removed audit entry, but not one DynamoDB removed by TTL', async () => {
+    const h = harness([subscribed('we_01')]);
+    await h.fanout([changed(audit(), 'REMOVE', { byTtl: true })]);
+    expect(h.changed.count).toBe(0);
+    await h.fanout([changed(audit(), 'REMOVE')]);
+    expect(h.changed.count).toBe(1);
+    expect(h.created).toEqual([]);
+  });
+
+  it('tells overwritten from removed, and ignores inserts and every other item', () => {
+    expect(auditChangeOf(changed(audit(), 'MODIFY'))).toBe('overwritten');
+    expect(auditChangeOf(changed(audit(), 'REMOVE'))).toBe('removed');
+    expect(auditChangeOf(inserted(audit()))).toBeUndefined();
+    expect(auditChangeOf(changed({ ...audit(), type: ENTITY.delivery }, 'MODIFY'))).toBeUndefined();
+    expect(auditChangeOf(changed({ ...audit(), type: ENTITY.secretHead }, 'REMOVE'))).toBeUndefined();
+  });
+
+  it('writes the metric the alarm reads, as one Embedded Metric Format document', () => {
+    const written: string[] = [];
+    makeFanoutMetrics((line) => written.push(line)).auditEntryChanged();
+    expect(written).toHaveLength(1);
+    const document = JSON.parse(written[0]!);
+    expect(document._aws.CloudWatchMetrics).toEqual([
+      { Namespace: AUDIT_CHANGE_METRIC.namespace, Dimensions: [['service']], Metrics: [{ Name: AUDIT_CHANGE_METRIC.name, Unit: 'Count' }] },
+    ]);
+    expect(document).toMatchObject({ service: AUDIT_CHANGE_METRIC.dimensions.service, [AUDIT_CHANGE_METRIC.name]: 1 });
   });
 });

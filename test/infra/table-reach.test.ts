@@ -1,0 +1,312 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkAccess } from '../../lib/table-access.ts';
+import type { ServiceStack } from '../../lib/service-stack.ts';
+import { newId } from '../../shared/ids.ts';
+import { gsi1, gsi2, gsi3, keys } from '../../shared/store/keys.ts';
+import { allows, reachOf, type TableArn, type TableRequest } from './table-policy.ts';
+import { FUNCTION_NAMES, type FunctionName, functionsOf, GROUPS, idOf, makeOutdir, only, type Statement, statementsOf, synth } from './synth.ts';
+
+/**
+ * What each role can reach on the table, judged from the synthesized template (test/infra/table-policy.ts evaluates
+ * the statements as IAM does), with real keys built by the keys module: a partition a function's code writes but
+ * its grant misses fails here, not in production (DynamoDB Local ignores IAM).
+ */
+
+let outdir: Awaited<ReturnType<typeof makeOutdir>>;
+let stack: ServiceStack;
+let template: Template;
+let tableArn: TableArn;
+let statements: Record<FunctionName, Statement[]>;
+
+beforeAll(async () => {
+  outdir = await makeOutdir('infra-table-reach-');
+  // Act
+  ({ stack, template } = synth(outdir.dir));
+  tableArn = { 'Fn::GetAtt': [only(template, 'AWS::DynamoDB::Table')[0], 'Arn'] };
+  statements = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, statementsOf(template, stack, functionsOf(stack)[name])])) as typeof statements;
+});
+
+afterAll(async () => {
+  await outdir.cleanup();
+});
+
+const WS = newId('workspace');
+const SECRET = newId('secret');
+const ENDPOINT = newId('webhookEndpoint');
+const DELIVERY = newId('delivery');
+/** Real partition keys of every kind, from the keys module, with fresh ids. */
+const PK = {
+  token: keys.token('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855').PK,
+  workspace: keys.workspace(WS).PK,
+  accessKeyRecord: keys.accessKey(WS, newId('accessKey')).PK,
+  audit: keys.audit(WS, newId('audit')).PK,
+  version: keys.secretVersion(WS, SECRET, 12).PK,
+  purge: keys.secretPurge(WS, SECRET).PK,
+  delivery: keys.delivery(WS, DELIVERY).PK,
+  apiKeyCounter: keys.revealCounter(WS, newId('apiKey'), 29_000_000).PK,
+  personCounter: keys.revealCounter(WS, 'usr_~someone@example.com', 29_000_000).PK,
+  workspaceCounter: keys.workspaceRevealCounter(WS, 29_000_000).PK,
+  idempotency: keys.idempotency(WS, 'usr_~someone@example.com', 'f'.repeat(64)).PK,
+  cursorKey: keys.cursorSigningKey().PK,
+  macKey: keys.macKey().PK,
+};
+const GSI = {
+  workspaceSecrets: gsi1.workspaceSecret(WS, SECRET).GSI1PK,
+  endpointLog: gsi3.endpointDelivery(ENDPOINT, DELIVERY).GSI3PK,
+  dueShards: ['whd_A', 'whd_B', 'whd_C', 'whd_D', 'whd_E', 'whd_F', DELIVERY].map((id) => gsi2.dueDelivery(id, '2026-01-01T00:00:00.000Z').GSI2PK),
+  purges: gsi2.purge(WS, SECRET, '2026-01-01T00:00:00.000Z').GSI2PK,
+};
+
+const API_FUNCTIONS = GROUPS.filter((group) => group !== 'openapi');
+const AUDIT_WRITERS: FunctionName[] = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'webhook-deliveries', 'delivery-worker'];
+const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
+/** The attributes of a lastUsedAt update, as its condition and its SET name them. */
+const LAST_USED = ['PK', 'SK', 'lastUsedAt'];
+
+const can = (name: FunctionName, request: TableRequest) => allows(statements[name], tableArn, request);
+const request = (action: string, ...leadingKeys: string[]): TableRequest => ({ action, leadingKeys });
+const query = (index: string, key: string): TableRequest => ({ action: 'Query', index, leadingKeys: [key] });
+/** The role's statements plus an Allow of every table action on every item: what a grant added later could give. */
+const withEverythingAllowed = (name: FunctionName): Statement[] => [
+  ...statements[name],
+  { Effect: 'Allow', Action: [...WRITES, 'GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem'].map((action) => `dynamodb:${action}`), Resource: tableArn },
+];
+
+/** What each function's code sends, request by request (README "Single-table design", read through the services). */
+const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
+  const authentication = [
+    request('BatchGetItem', PK.token, PK.workspace),
+    request('GetItem', PK.token),
+    request('GetItem', PK.macKey),
+    request('GetItem', PK.cursorKey),
+    request('PutItem', PK.cursorKey),
+    { action: 'UpdateItem', leadingKeys: [PK.token], attributes: LAST_USED },
+    { action: 'UpdateItem', leadingKeys: [PK.accessKeyRecord], attributes: LAST_USED },
+  ];
+  const idempotency = ['GetItem', 'PutItem', 'UpdateItem'].map((action) => request(action, PK.idempotency));
+  const api = (own: TableRequest[], idempotent = true) => [...authentication, ...(idempotent ? idempotency : []), ...own];
+  return {
+    projects: api([request('Query', PK.workspace), request('GetItem', PK.workspace), request('PutItem', PK.workspace), request('PutItem', PK.audit)]),
+    environments: api([request('Query', PK.workspace), request('GetItem', PK.workspace), request('ConditionCheckItem', PK.workspace), request('PutItem', PK.workspace), request('PutItem', PK.audit)]),
+    secrets: api([
+      request('BatchGetItem', PK.workspace, PK.workspace, PK.version),
+      request('GetItem', PK.workspace),
+      request('GetItem', PK.version),
+      request('PutItem', PK.workspace),
+      request('PutItem', PK.version),
+      request('PutItem', PK.purge),
+      request('PutItem', PK.audit),
+      request('UpdateItem', PK.apiKeyCounter),
+      request('UpdateItem', PK.personCounter),
+      request('UpdateItem', PK.workspaceCounter),
+      { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'valuesIndexed'] },
+      request('DeleteItem', PK.workspace),
+      request('ConditionCheckItem', PK.workspace),
+      request('BatchWriteItem', PK.version, PK.purge),
+      request('Query', PK.workspace),
+      request('Query', PK.version),
+      query('GSI1', GSI.workspaceSecrets),
+    ]),
+    audit: api([request('Query', PK.audit)], false),
+    'access-keys': api([
+      request('GetItem', PK.workspace),
+      request('Query', PK.workspace),
+      request('PutItem', PK.accessKeyRecord),
+      request('PutItem', PK.token),
+      request('PutItem', PK.audit),
+      request('UpdateItem', PK.accessKeyRecord),
+      { action: 'UpdateItem', leadingKeys: [PK.token], attributes: ['PK', 'revokedAt'] },
+    ]),
+    webhooks: api([
+      request('GetItem', PK.workspace),
+      request('Query', PK.workspace),
+      request('PutItem', PK.workspace),
+      request('PutItem', PK.audit),
+      request('UpdateItem', PK.workspace),
+      request('DeleteItem', PK.workspace),
+      request('BatchGetItem', PK.delivery, PK.delivery),
+      request('UpdateItem', PK.delivery),
+      request('BatchWriteItem', PK.delivery),
+      query('GSI1', GSI.endpointLog),
+      query('GSI3', GSI.endpointLog),
+    ]),
+    'webhook-deliveries': api([
+      request('GetItem', PK.workspace),
+      request('GetItem', PK.delivery),
+      request('BatchGetItem', PK.delivery),
+      request('Query', PK.delivery),
+      request('UpdateItem', PK.delivery),
+      request('PutItem', PK.audit),
+      query('GSI3', GSI.endpointLog),
+    ]),
+    openapi: [],
+    'webhook-fanout': [request('Query', PK.workspace), request('PutItem', PK.delivery), request('UpdateItem', PK.delivery)],
+    'delivery-worker': [
+      request('GetItem', PK.delivery),
+      request('GetItem', PK.workspace),
+      request('UpdateItem', PK.delivery),
+      request('UpdateItem', PK.workspace),
+      request('PutItem', PK.audit),
+      request('BatchGetItem', PK.delivery),
+      query('GSI1', GSI.endpointLog),
+      query('GSI3', GSI.endpointLog),
+    ],
+    'delivery-sweeper': [
+      ...GSI.dueShards.map((shard) => query('GSI2', shard)),
+      query('GSI2', GSI.purges),
+      request('UpdateItem', PK.delivery),
+      request('Query', PK.version),
+      request('BatchWriteItem', PK.version, PK.purge),
+    ],
+  };
+})();
+
+describe('what each role can reach on the table', () => {
+  it('prints, per role, the actions and the partition keys its statements reach', () => {
+    const rows = FUNCTION_NAMES.flatMap((name) => reachOf(statements[name], tableArn).map((row) => ({ role: name, ...row })));
+    console.log(
+      ['role | effect | action | partition keys (dynamodb:LeadingKeys) | other conditions', ...rows.map((r) => `${r.role} | ${r.effect} | ${r.action} | ${r.partitions} | ${r.limits}`)].join('\n'),
+    );
+    expect(new Set(rows.map((row) => row.role))).toEqual(new Set(FUNCTION_NAMES));
+  });
+
+  it.each(FUNCTION_NAMES)('lets %s make every request its code makes', (name) => {
+    const refused = NEEDS[name].filter((need) => !can(name, need));
+    expect(refused).toEqual([]);
+  });
+
+  it('lets no role reach a partition no function lists, nor an item by a key of a shape the service never makes', () => {
+    for (const name of FUNCTION_NAMES) {
+      for (const action of [...WRITES, 'GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem']) {
+        expect({ name, action, allowed: can(name, request(action, 'OTHER#x')) }).toEqual({ name, action, allowed: false });
+        // A workspace id one character short: IAM's `?` stands for exactly one character.
+        expect({ name, action, allowed: can(name, request(action, `WS#${WS.slice(0, -1)}`)) }).toEqual({ name, action, allowed: false });
+      }
+      expect(can(name, { action: 'Query', index: 'GSI1', leadingKeys: ['ALLOWLIST'] })).toBe(false);
+    }
+  });
+
+  it("tells a workspace's partition from its audit, version and delivery partitions", () => {
+    const reaching = (action: string, key: string) => FUNCTION_NAMES.filter((name) => can(name, request(action, key)));
+    expect(reaching('PutItem', PK.version)).toEqual(['secrets']);
+    expect(reaching('BatchWriteItem', PK.version)).toEqual(['secrets', 'delivery-sweeper']);
+    expect(reaching('Query', PK.audit)).toEqual(['audit']);
+    expect(reaching('PutItem', PK.delivery)).toEqual(['webhook-fanout']);
+    expect(reaching('BatchWriteItem', PK.delivery)).toEqual(['webhooks']);
+  });
+});
+
+describe('the audit log and the credentials', () => {
+  it('lets no role but the audit writers put into an audit partition', () => {
+    for (const name of FUNCTION_NAMES) {
+      expect({ name, puts: can(name, request('PutItem', PK.audit)) }).toEqual({ name, puts: AUDIT_WRITERS.includes(name) });
+    }
+  });
+
+  it('lets no role update, delete or batch-write an audit entry, with every other grant it might get', () => {
+    for (const name of FUNCTION_NAMES) {
+      for (const action of ['UpdateItem', 'DeleteItem', 'BatchWriteItem']) {
+        expect({ name, action, allowed: allows(withEverythingAllowed(name), tableArn, request(action, PK.audit)) }).toEqual({ name, action, allowed: false });
+      }
+      // A batch that names a single audit item among others is refused whole.
+      expect(allows(withEverythingAllowed(name), tableArn, request('BatchWriteItem', PK.version, PK.audit))).toBe(false);
+      expect(allows(withEverythingAllowed(name), tableArn, { action: 'UpdateItem', leadingKeys: [PK.audit], attributes: LAST_USED })).toBe(false);
+    }
+  });
+
+  it('denies the put of an audit entry to every role but the writers, whatever else it is allowed', () => {
+    for (const name of FUNCTION_NAMES) {
+      expect({ name, puts: allows(withEverythingAllowed(name), tableArn, request('PutItem', PK.audit)) }).toEqual({ name, puts: AUDIT_WRITERS.includes(name) });
+    }
+  });
+
+  it('lets no role put over an audit entry unconditionally: IAM sees no condition, so this is who may put at all (the writers), and their puts are conditional (test/unit/store-conditions.test.ts)', () => {
+    const writers = FUNCTION_NAMES.filter((name) => can(name, request('PutItem', PK.audit)) || can(name, request('BatchWriteItem', PK.audit)));
+    expect(writers).toEqual(AUDIT_WRITERS);
+    expect(FUNCTION_NAMES.filter((name) => can(name, request('BatchWriteItem', PK.audit)))).toEqual([]);
+  });
+
+  it('lets only the access-keys function create a credential item, whatever else a role is allowed', () => {
+    for (const name of FUNCTION_NAMES) {
+      expect({ name, creates: can(name, request('PutItem', PK.token)) }).toEqual({ name, creates: name === 'access-keys' });
+      expect({ name, denied: !allows(withEverythingAllowed(name), tableArn, request('PutItem', PK.token)) }).toEqual({ name, denied: name !== 'access-keys' });
+      expect(allows(withEverythingAllowed(name), tableArn, request('BatchWriteItem', PK.token))).toBe(name === 'access-keys');
+    }
+  });
+
+  it("lets the other API functions change only a token item's lastUsedAt (not revoke, un-revoke or extend it)", () => {
+    for (const name of FUNCTION_NAMES) {
+      const touches = can(name, { action: 'UpdateItem', leadingKeys: [PK.token], attributes: LAST_USED });
+      expect({ name, touches }).toEqual({ name, touches: API_FUNCTIONS.includes(name as never) });
+      for (const attribute of ['revokedAt', 'expiresAt', 'workspaceId']) {
+        const changes = { action: 'UpdateItem', leadingKeys: [PK.token], attributes: ['PK', attribute] };
+        expect({ name, attribute, allowed: can(name, changes) }).toEqual({ name, attribute, allowed: name === 'access-keys' });
+        expect({ name, attribute, allowed: allows(withEverythingAllowed(name), tableArn, changes) }).toEqual({ name, attribute, allowed: name === 'access-keys' });
+      }
+      // Asking for the whole item back is no lastUsedAt update either.
+      expect(can(name, { action: 'UpdateItem', leadingKeys: [PK.token], attributes: LAST_USED, returnValues: 'ALL_OLD' })).toBe(name === 'access-keys');
+    }
+  });
+});
+
+describe('the service MAC key', () => {
+  it('lets no role write it, whatever else it is allowed', () => {
+    for (const name of FUNCTION_NAMES) {
+      for (const action of WRITES) {
+        expect({ name, action, allowed: allows(withEverythingAllowed(name), tableArn, request(action, PK.macKey)) }).toEqual({ name, action, allowed: false });
+      }
+    }
+  });
+
+  it('lets the API functions, and only them, read it and unseal it under its two purposes alone', () => {
+    const [keyId] = only(template, 'AWS::KMS::Key');
+    for (const name of FUNCTION_NAMES) {
+      const api = API_FUNCTIONS.includes(name as never);
+      expect({ name, reads: can(name, request('GetItem', PK.macKey)) }).toEqual({ name, reads: api });
+      const unseal = statements[name].filter((s) => JSON.stringify(s.Condition ?? {}).includes('kms:EncryptionContext:purpose'));
+      expect({ name, unseal }).toEqual({
+        name,
+        unseal: api
+          ? [
+              {
+                Effect: 'Allow',
+                Action: ['kms:Decrypt'],
+                Resource: { 'Fn::GetAtt': [keyId, 'Arn'] },
+                Condition: {
+                  'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': ['purpose'] },
+                  Null: { 'kms:EncryptionContext:purpose': 'false' },
+                  StringEquals: { 'kms:EncryptionContext:purpose': ['service-mac-key', 'token-checksum-key'] },
+                },
+              },
+            ]
+          : [],
+      });
+    }
+  });
+});
+
+describe('the grants stay deployable', () => {
+  it('keeps each role inline policy under IAM’s 10,240 characters, its ARNs counted at 100 characters each', () => {
+    for (const name of FUNCTION_NAMES) {
+      const roleId = idOf(stack, functionsOf(stack)[name].role);
+      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${roleId}"`));
+      const text = JSON.stringify(policies.map((policy) => policy.Properties.PolicyDocument), (_key, value: unknown) =>
+        value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).some((key) => key.startsWith('Fn::') || key === 'Ref') ? 'x'.repeat(100) : value,
+      );
+      expect(text.length, name).toBeLessThan(10_240);
+    }
+  });
+
+  it('refuses at synth an access that contradicts its own Denies (it would fail only in AWS: DynamoDB Local ignores IAM)', () => {
+    const audit = `WS#ws_${'?'.repeat(26)}#AUDIT`;
+    expect(() => checkAccess('f', { items: { PutItem: [audit] } })).toThrow('f: writesAudit must be set exactly when it puts audit entries');
+    expect(() => checkAccess('f', { items: { GetItem: [audit] }, writesAudit: true })).toThrow('writesAudit must be set exactly');
+    expect(() => checkAccess('f', { items: { PutItem: ['TOKEN#*'] } })).toThrow('createsCredentials must be set exactly when it puts credential items');
+    expect(() => checkAccess('f', { items: { GetItem: ['TOKEN#*'] }, createsCredentials: true })).toThrow('createsCredentials must be set exactly');
+    expect(() => checkAccess('f', { items: { BatchWriteItem: [audit] } })).toThrow('never batch-written');
+    expect(() => checkAccess('f', { items: { BatchWriteItem: ['TOKEN#*'] } })).toThrow('never batch-written');
+    expect(() => checkAccess('f', { items: { GetItem: [] } })).toThrow('an action with no partition');
+    expect(() => checkAccess('f', { items: { PutItem: [audit, 'TOKEN#*'] }, writesAudit: true, createsCredentials: true })).not.toThrow();
+  });
+});
