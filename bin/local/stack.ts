@@ -160,8 +160,11 @@ async function startPipeline(
     maxRetries: FANOUT.retryAttempts,
     timeoutMs: FANOUT.timeoutSeconds * 1000,
     functionName: 'webhook-fanout',
-    // The deployed event source mapping's filter (lib/webhook-delivery.ts): only new audit entries reach the fan-out.
-    filter: (record) => record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === ENTITY.audit,
+    // The deployed event source mapping's filters (lib/webhook-delivery.ts): new audit entries, for the events, and
+    // a changed or removed audit entry, for the tamper alarm.
+    filter: (record) =>
+      (record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === ENTITY.audit) ||
+      ((record.eventName === 'MODIFY' || record.eventName === 'REMOVE') && record.dynamodb?.OldImage?.type?.S === ENTITY.audit),
   });
   stops.push(() => stream.stop());
   const sweep = () => void (handlers['delivery-sweeper'] as () => Promise<unknown>)().catch(() => undefined);
