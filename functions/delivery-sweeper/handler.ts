@@ -2,11 +2,11 @@ import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
 import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
-import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
+import { makeDeliverySweeperStore } from '../../shared/store/deliveries.ts';
 import { makeSecretStore } from '../../shared/store/secrets.ts';
 
 const { config, db, pager, clock } = runtime();
-const store = { ...makeDeliveryStore(db, pager), ...makeSecretStore(db, pager) };
+const store = { ...makeDeliverySweeperStore(db), ...makeSecretStore(db, pager) };
 const queue = immediateQueueFromConfig(config, clock);
 const sweep = makeSweeper({ store, clock, graceMs: config.webhooks.sweepGraceMs, enqueue: (m, o) => queue.enqueue(m, o) });
 

@@ -7,11 +7,11 @@ import { guardedHttpFromConfig } from '../../shared/webhooks/guarded-http.ts';
 import { schedulingQueueFromConfig } from '../../shared/webhooks/scheduling-queue.ts';
 import { SIGNING_SECRET_DATA_KEYS } from '../../shared/webhooks/signature.ts';
 import { makeWorkerBatch } from '../../shared/webhooks/worker-batch.ts';
-import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
-import { makeWebhookStore } from '../../shared/store/webhooks.ts';
+import { makeDeliveryWorkerStore } from '../../shared/store/deliveries.ts';
+import { makeEndpointWorkerStore } from '../../shared/store/webhooks.ts';
 
-const { config, db, pager, clock } = runtime();
-const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
+const { config, db, clock } = runtime();
+const store = { ...makeEndpointWorkerStore(db), ...makeDeliveryWorkerStore(db) };
 // Every invocation signs deliveries, so the KMS client is built at cold start, not on the first value.
 const cipher = cipherFromConfig(config, SIGNING_SECRET_DATA_KEYS);
 const { send } = guardedHttpFromConfig(config);

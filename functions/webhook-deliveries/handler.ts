@@ -4,11 +4,11 @@ import { requiredSetting } from '../../shared/config.ts';
 import { onFirstUse } from '../../shared/on-first-use.ts';
 import { makeDeliveryService } from '../../shared/services/webhooks.ts';
 import { makeDeliveryRoutes } from './routes.ts';
-import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
-import { makeWebhookStore } from '../../shared/store/webhooks.ts';
+import { makeDeliveryApiStore } from '../../shared/store/deliveries.ts';
+import { makeEndpointReader } from '../../shared/store/webhooks.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
-const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
+const store = { ...makeEndpointReader(db), ...makeDeliveryApiStore(db, pager) };
 
 // Only a manual retry queues a delivery, so the SQS client and the queue's code load on the first retry: a cold start
 // that lists or reads deliveries does without them. A missing queue URL still fails at cold start.

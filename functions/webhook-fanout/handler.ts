@@ -3,11 +3,11 @@ import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { makeFanout, makeFanoutMetrics } from '../../shared/webhooks/fanout.ts';
 import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
-import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
-import { makeWebhookStore } from '../../shared/store/webhooks.ts';
+import { makeDeliveryFanoutStore } from '../../shared/store/deliveries.ts';
+import { makeEndpointFanoutStore } from '../../shared/store/webhooks.ts';
 
-const { config, db, pager, clock } = runtime();
-const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
+const { config, db, clock } = runtime();
+const store = { ...makeEndpointFanoutStore(db), ...makeDeliveryFanoutStore(db) };
 const queue = immediateQueueFromConfig(config, clock);
 const fanout = makeFanout({ store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger, clock, metrics: makeFanoutMetrics() });
 

@@ -3,12 +3,12 @@ import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeWebhookService, type WebhookServiceDeps } from '../../shared/services/webhooks.ts';
 import { signingCipherOnFirstUse } from '../../shared/webhooks/signing-cipher.ts';
 import { makeWebhookRoutes } from './routes.ts';
-import { makeDeliveryStore } from '../../shared/store/deliveries.ts';
-import { makeWebhookStore } from '../../shared/store/webhooks.ts';
+import { makeDeliveryApiStore } from '../../shared/store/deliveries.ts';
+import { makeEndpointApiStore } from '../../shared/store/webhooks.ts';
 import { loadOnce } from '../../shared/on-first-use.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
-const store = { ...makeWebhookStore(db, pager), ...makeDeliveryStore(db, pager) };
+const store = { ...makeEndpointApiStore(db, pager), ...makeDeliveryApiStore(db, pager) };
 const cipher = signingCipherOnFirstUse(config);
 
 // The SSRF guard (ssrf.ts with its hand-written range table in ip-ranges.ts, the resolver, and the sender it shares a

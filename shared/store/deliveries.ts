@@ -1,192 +1,41 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { itemKeyString, type ItemKey } from '../prefetch.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
-import { sendConditional, sendConditionalOrOld, transact } from './conditional.ts';
+import { sendConditionalOrOld, transact } from './conditional.ts';
 import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
-import { batchDelete, batchRead, getItem } from './reads.ts';
+import { batchDelete, batchRead } from './reads.ts';
 import type { Db } from './send.ts';
-import { ENTITY, gsi2, gsi3, keys, patterns } from './keys.ts';
-import { CLAIM_LEASE_MS, CLAIM_PREFIX, claimOf, DELIVERY_RETENTION_SECONDS, toDelivery, toStored, type AttemptEntry, type Delivery, type DeliveryStatus, type StoredDelivery } from './delivery-records.ts';
+import { ENTITY, gsi3, keys, patterns } from './keys.ts';
+import { DELIVERY_RETENTION_SECONDS, toDelivery, toStored, type AttemptEntry, type Delivery, type DeliveryStatus, type StoredDelivery } from './delivery-records.ts';
+import { endpointLog, inWorkspace, pendingKeys, sharedDeliveryMethods, staleClaimOf, updateDelivery } from './delivery-shared.ts';
 
 export * from './delivery-records.ts';
 
-/** Webhook deliveries: one item each; every state change is a conditional update on its attempt token. */
-export function makeDeliveryStore(db: Db, pager: Pager) {
-  /** A conditional update of one delivery: its new state, or undefined when it moved on (the condition failed). */
-  const update = async (workspaceId: string, deliveryId: string, input: { set: string; remove?: string; condition: string; values: Record<string, unknown> }) => {
-    const out = await sendConditional<{ Attributes?: Record<string, unknown> }>(
-      db,
-      new UpdateCommand({
-        TableName: db.tableName,
-        Key: keys.delivery(workspaceId, deliveryId),
-        UpdateExpression: `SET ${input.set}${input.remove ? ` REMOVE ${input.remove}` : ''}`,
-        ConditionExpression: input.condition,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: input.values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return toStored(out?.Attributes);
-  };
-  const pendingKeys = (deliveryId: string, nextRetryAt: string) => gsi2.dueDelivery(deliveryId, nextRetryAt);
-  /** `mayStartAttempt`'s second rule as a condition: a claim made from `token` and older than `CLAIM_LEASE_MS`. */
-  const staleClaimOf = (token: string, now: string) => ({
-    condition: '(begins_with(attemptToken, :mine) AND updatedAt < :stale)',
-    values: { ':mine': claimOf(token, ''), ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString() },
+/*
+ * Webhook deliveries: one item each; every state change is a conditional update on its attempt token. The methods
+ * come in one factory per kind of caller, the API's route groups and each stage of the webhook pipeline (fan-out,
+ * worker, sweeper), so that a function's bundle holds only the methods it calls; `makeDeliveryStore` has them all.
+ */
+
+/**
+ * The records of a page of an endpoint's log, in its order: those in the workspace (the log is per endpoint, and
+ * endpoint ids are unique, but a record outside the caller's workspace is never read), with `status` if given.
+ */
+async function readLogRecords(db: Db, workspaceId: string, logged: Record<string, unknown>[], status: DeliveryStatus | undefined) {
+  const own = inWorkspace(workspaceId, logged as unknown as ItemKey[]);
+  // Eventually consistent, as the index the page came from: a status may be up to about a second old.
+  const records = await batchRead(db, own, { consistent: false });
+  return own.flatMap((key) => {
+    const record = records.get(itemKeyString(key));
+    return record && (!status || record.status === status) ? [record] : [];
   });
+}
 
-  /** The keys among `keys` of the workspace's deliveries (an endpoint's log is keyed by endpoint, not workspace). */
-  const inWorkspace = (workspaceId: string, keys: ItemKey[]) => {
-    const partition = patterns.deliveriesByWorkspace(workspaceId).pk;
-    return keys.filter((key) => key.PK === partition);
-  };
-
-  /** The keys of every delivery of an endpoint: its log (GSI3), and GSI1 for deliveries made before GSI3. */
-  const endpointLog = async (endpointId: string): Promise<ItemKey[]> => {
-    const [logged, legacy] = await Promise.all([
-      queryAll<ItemKey>(db, patterns.deliveriesByEndpoint(endpointId), { projection: ['PK', 'SK'] }),
-      queryAll<ItemKey>(db, patterns.legacyDeliveriesByEndpoint(endpointId), { projection: ['PK', 'SK'] }),
-    ]);
-    return [...logged, ...legacy];
-  };
-
-  /**
-   * The records of a page of an endpoint's log, in its order: those in the workspace (the log is per endpoint, and
-   * endpoint ids are unique, but a record outside the caller's workspace is never read), with `status` if given.
-   */
-  const readLogRecords = async (workspaceId: string, logged: Record<string, unknown>[], status: DeliveryStatus | undefined) => {
-    const own = inWorkspace(workspaceId, logged as unknown as ItemKey[]);
-    // Eventually consistent, as the index the page came from: a status may be up to about a second old.
-    const records = await batchRead(db, own, { consistent: false });
-    return own.flatMap((key) => {
-      const record = records.get(itemKeyString(key));
-      return record && (!status || record.status === status) ? [record] : [];
-    });
-  };
-
+/** What the API's route groups (webhooks, webhook-deliveries) do with deliveries: the log, manual retries, cleanup. */
+export function makeDeliveryApiStore(db: Db, pager: Pager) {
   return {
-    /**
-     * Creates a pending delivery unless it exists already (a stream batch seen twice). Answers whether its first
-     * attempt still waits for a message: true when new, or when an interrupted run created it and its first attempt
-     * has not started. A delivery is in its endpoint's log (GSI3) from the start, so the log lists it while it is
-     * queued and pausing or deleting the endpoint finds it. It is in the sweeper's index (GSI2) only while it waits
-     * for a retry, or when the fan-out could not queue its first message (`markDeliveryDue`); on the happy path the
-     * message itself carries it (an index write more per delivery would bill a write unit more).
-     */
-    async createDelivery(workspaceId: string, delivery: StoredDelivery, createdAtMs: number): Promise<boolean> {
-      const put = await sendConditionalOrOld(
-        db,
-        new PutCommand({
-          TableName: db.tableName,
-          Item: {
-            ...keys.delivery(workspaceId, delivery.id),
-            ...gsi3.endpointDelivery(delivery.endpointId, delivery.id),
-            type: ENTITY.delivery,
-            workspaceId,
-            ...delivery,
-            ttl: Math.floor(createdAtMs / 1000) + DELIVERY_RETENTION_SECONDS,
-          },
-          ConditionExpression: 'attribute_not_exists(PK)',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      if (put.written) return true;
-      const existing = toStored(put.old);
-      return existing?.status === 'pending' && existing.attempts === 0 && existing.attemptToken === delivery.attemptToken;
-    },
-
-    /**
-     * Puts a queued first attempt whose message may never have been sent (SQS refused it, or its stream record
-     * failed after the delivery was written) into the sweeper's index, due now: the sweeper re-queues it after its
-     * grace period whatever becomes of the stream record or the endpoint's subscription. Only while that first
-     * attempt has not started; answers whether it was marked.
-     */
-    async markDeliveryDue(workspaceId: string, deliveryId: string, firstToken: string, now: string): Promise<boolean> {
-      const due = pendingKeys(deliveryId, now);
-      const marked = await update(workspaceId, deliveryId, {
-        set: 'nextRetryAt = :now, GSI2PK = :gpk, GSI2SK = :gsk',
-        condition: '#status = :pending AND attemptToken = :token',
-        values: { ':now': now, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':pending': 'pending', ':token': firstToken },
-      });
-      return marked !== undefined;
-    },
-
-    async getDelivery(workspaceId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
-      return toStored(await getItem(db, keys.delivery(workspaceId, deliveryId)));
-    },
-
-    /**
-     * Takes the attempt that `token` names, swapping in `claim` (made by `claimOf(token, …)`); undefined if the
-     * delivery moved on (drop the message). The message itself, seen again after its worker died, may take over a
-     * claim of its token older than `CLAIM_LEASE_MS`. A first receive
-     * takes it out of the sweeper's index (SQS shows the message again if the worker dies); a message received
-     * again makes the claim a lease there instead: the due time moves to now, so the sweeper leaves the attempt
-     * alone for its grace period and takes it back only if this worker dies too (and the message's receives run out).
-     */
-    claimAttempt(workspaceId: string, deliveryId: string, token: string, claim: string, now: string, attempt: { redelivered: boolean }) {
-      const due = pendingKeys(deliveryId, now);
-      const lease = attempt.redelivered ? { ':gpk': due.GSI2PK, ':gsk': due.GSI2SK } : {};
-      const stale = staleClaimOf(token, now);
-      return update(workspaceId, deliveryId, {
-        set: `attemptToken = :claim, updatedAt = :now, nextRetryAt = :now${attempt.redelivered ? ', GSI2PK = :gpk, GSI2SK = :gsk' : ''}`,
-        ...(attempt.redelivered ? {} : { remove: 'GSI2PK, GSI2SK' }),
-        condition: `#status = :pending AND (attemptToken = :token OR ${stale.condition})`,
-        values: { ':claim': claim, ':now': now, ':pending': 'pending', ':token': token, ...stale.values, ...lease },
-      });
-    },
-
-    /** Records a finished attempt by the holder of `claim`: success, the next pending attempt, or failed. */
-    recordAttempt(
-      workspaceId: string,
-      deliveryId: string,
-      claim: string,
-      entry: AttemptEntry,
-      outcome: { status: 'success' | 'failed' } | { status: 'pending'; nextRetryAt: string; attemptToken: string },
-    ) {
-      const common = '#status = :status, attempts = attempts + :one, statusCode = :code, lastError = :error, attemptLog = list_append(attemptLog, :entry), updatedAt = :now';
-      const values = { ':status': outcome.status, ':one': 1, ':code': entry.statusCode, ':error': entry.error, ':entry': [entry], ':now': entry.at, ':claim': claim };
-      if (outcome.status === 'pending') {
-        const due = pendingKeys(deliveryId, outcome.nextRetryAt);
-        return update(workspaceId, deliveryId, {
-          set: `${common}, nextRetryAt = :next, attemptToken = :token, GSI2PK = :gpk, GSI2SK = :gsk`,
-          condition: 'attemptToken = :claim',
-          values: { ...values, ':next': outcome.nextRetryAt, ':token': outcome.attemptToken, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK },
-        });
-      }
-      return update(workspaceId, deliveryId, {
-        set: common,
-        remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
-        condition: 'attemptToken = :claim',
-        values,
-      });
-    },
-
-    /**
-     * Fails a pending delivery without an attempt (its endpoint was paused, switched off or removed). An attempt in
-     * flight (claimed) is left to finish and record its result; the worker then fails it when the next attempt finds
-     * the endpoint off. `by` is that worker: a claim its message made and its worker died holding (older than
-     * `CLAIM_LEASE_MS`) is failed too.
-     */
-    failPending(workspaceId: string, deliveryId: string, reason: string, now: string, by?: { messageToken: string }) {
-      const stale = by && staleClaimOf(by.messageToken, now);
-      return update(workspaceId, deliveryId, {
-        set: '#status = :failed, lastError = :reason, updatedAt = :now',
-        remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
-        condition: `#status = :pending AND (NOT begins_with(attemptToken, :claimed)${stale ? ` OR ${stale.condition}` : ''})`,
-        values: { ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX, ...stale?.values },
-      });
-    },
-
-    /** Hands a due attempt a new token (the sweeper): only if nobody moved it since `observedToken` was read. */
-    requeue(workspaceId: string, deliveryId: string, observedToken: string, token: string, now: string) {
-      const due = pendingKeys(deliveryId, now);
-      return update(workspaceId, deliveryId, {
-        set: 'attemptToken = :token, nextRetryAt = :now, updatedAt = :now, GSI2PK = :gpk, GSI2SK = :gsk',
-        condition: '#status = :pending AND attemptToken = :observed',
-        values: { ':token': token, ':now': now, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':pending': 'pending', ':observed': observedToken },
-      });
-    },
+    ...sharedDeliveryMethods(db),
 
     /**
      * A manual retry: a finished delivery becomes pending for one attempt now, with its audit entry. Answers false
@@ -238,21 +87,137 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
             ExpressionAttributeValues: values,
           },
         }),
-        ...(byEndpoint && { hydrate: (found: Record<string, unknown>[]) => readLogRecords(workspaceId, found, filter.status) }),
+        ...(byEndpoint && { hydrate: (found: Record<string, unknown>[]) => readLogRecords(db, workspaceId, found, filter.status) }),
         ...page,
       });
       return { ...result, items: result.items.map(toDelivery) };
     },
 
+    /** Deletes an endpoint's delivery log. */
+    async deleteEndpointDeliveries(workspaceId: string, endpointId: string): Promise<number> {
+      const items = await endpointLog(db, endpointId);
+      // The log holds only this endpoint's deliveries; the partition check keeps the delete inside the caller's workspace.
+      await batchDelete(db, inWorkspace(workspaceId, items));
+      return items.length;
+    },
+  };
+}
+
+/** What the stream fan-out does with deliveries: create them, and mark those whose first message was not queued. */
+export function makeDeliveryFanoutStore(db: Db) {
+  return {
     /**
-     * Every pending delivery of an endpoint (newest first): to fail them when it is paused or switched off. Its log
-     * holds only keys, so their status is read from the table (BatchGetItem, eventually consistent: failing one is
-     * conditional anyway).
+     * Creates a pending delivery unless it exists already (a stream batch seen twice). Answers whether its first
+     * attempt still waits for a message: true when new, or when an interrupted run created it and its first attempt
+     * has not started. A delivery is in its endpoint's log (GSI3) from the start, so the log lists it while it is
+     * queued and pausing or deleting the endpoint finds it. It is in the sweeper's index (GSI2) only while it waits
+     * for a retry, or when the fan-out could not queue its first message (`markDeliveryDue`); on the happy path the
+     * message itself carries it (an index write more per delivery would bill a write unit more).
      */
-    async pendingDeliveryIds(endpointId: string): Promise<string[]> {
-      const logged = await endpointLog(endpointId);
-      const records = await batchRead(db, logged, { consistent: false, projection: ['id', 'status'] });
-      return [...records.values()].filter((record) => record?.status === 'pending').map((record) => record!.id as string);
+    async createDelivery(workspaceId: string, delivery: StoredDelivery, createdAtMs: number): Promise<boolean> {
+      const put = await sendConditionalOrOld(
+        db,
+        new PutCommand({
+          TableName: db.tableName,
+          Item: {
+            ...keys.delivery(workspaceId, delivery.id),
+            ...gsi3.endpointDelivery(delivery.endpointId, delivery.id),
+            type: ENTITY.delivery,
+            workspaceId,
+            ...delivery,
+            ttl: Math.floor(createdAtMs / 1000) + DELIVERY_RETENTION_SECONDS,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      if (put.written) return true;
+      const existing = toStored(put.old);
+      return existing?.status === 'pending' && existing.attempts === 0 && existing.attemptToken === delivery.attemptToken;
+    },
+
+    /**
+     * Puts a queued first attempt whose message may never have been sent (SQS refused it, or its stream record
+     * failed after the delivery was written) into the sweeper's index, due now: the sweeper re-queues it after its
+     * grace period whatever becomes of the stream record or the endpoint's subscription. Only while that first
+     * attempt has not started; answers whether it was marked.
+     */
+    async markDeliveryDue(workspaceId: string, deliveryId: string, firstToken: string, now: string): Promise<boolean> {
+      const due = pendingKeys(deliveryId, now);
+      const marked = await updateDelivery(db, workspaceId, deliveryId, {
+        set: 'nextRetryAt = :now, GSI2PK = :gpk, GSI2SK = :gsk',
+        condition: '#status = :pending AND attemptToken = :token',
+        values: { ':now': now, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':pending': 'pending', ':token': firstToken },
+      });
+      return marked !== undefined;
+    },
+  };
+}
+
+/** What the delivery worker does with deliveries: read one, claim its attempt, record it, fail what cannot be sent. */
+export function makeDeliveryWorkerStore(db: Db) {
+  return {
+    ...sharedDeliveryMethods(db),
+
+    /**
+     * Takes the attempt that `token` names, swapping in `claim` (made by `claimOf(token, …)`); undefined if the
+     * delivery moved on (drop the message). The message itself, seen again after its worker died, may take over a
+     * claim of its token older than `CLAIM_LEASE_MS`. A first receive
+     * takes it out of the sweeper's index (SQS shows the message again if the worker dies); a message received
+     * again makes the claim a lease there instead: the due time moves to now, so the sweeper leaves the attempt
+     * alone for its grace period and takes it back only if this worker dies too (and the message's receives run out).
+     */
+    claimAttempt(workspaceId: string, deliveryId: string, token: string, claim: string, now: string, attempt: { redelivered: boolean }) {
+      const due = pendingKeys(deliveryId, now);
+      const lease = attempt.redelivered ? { ':gpk': due.GSI2PK, ':gsk': due.GSI2SK } : {};
+      const stale = staleClaimOf(token, now);
+      return updateDelivery(db, workspaceId, deliveryId, {
+        set: `attemptToken = :claim, updatedAt = :now, nextRetryAt = :now${attempt.redelivered ? ', GSI2PK = :gpk, GSI2SK = :gsk' : ''}`,
+        ...(attempt.redelivered ? {} : { remove: 'GSI2PK, GSI2SK' }),
+        condition: `#status = :pending AND (attemptToken = :token OR ${stale.condition})`,
+        values: { ':claim': claim, ':now': now, ':pending': 'pending', ':token': token, ...stale.values, ...lease },
+      });
+    },
+
+    /** Records a finished attempt by the holder of `claim`: success, the next pending attempt, or failed. */
+    recordAttempt(
+      workspaceId: string,
+      deliveryId: string,
+      claim: string,
+      entry: AttemptEntry,
+      outcome: { status: 'success' | 'failed' } | { status: 'pending'; nextRetryAt: string; attemptToken: string },
+    ) {
+      const common = '#status = :status, attempts = attempts + :one, statusCode = :code, lastError = :error, attemptLog = list_append(attemptLog, :entry), updatedAt = :now';
+      const values = { ':status': outcome.status, ':one': 1, ':code': entry.statusCode, ':error': entry.error, ':entry': [entry], ':now': entry.at, ':claim': claim };
+      if (outcome.status === 'pending') {
+        const due = pendingKeys(deliveryId, outcome.nextRetryAt);
+        return updateDelivery(db, workspaceId, deliveryId, {
+          set: `${common}, nextRetryAt = :next, attemptToken = :token, GSI2PK = :gpk, GSI2SK = :gsk`,
+          condition: 'attemptToken = :claim',
+          values: { ...values, ':next': outcome.nextRetryAt, ':token': outcome.attemptToken, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK },
+        });
+      }
+      return updateDelivery(db, workspaceId, deliveryId, {
+        set: common,
+        remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
+        condition: 'attemptToken = :claim',
+        values,
+      });
+    },
+  };
+}
+
+/** What the sweeper does with deliveries: find the due attempts whose message was lost, and queue them again. */
+export function makeDeliverySweeperStore(db: Db) {
+  return {
+    /** Hands a due attempt a new token (the sweeper): only if nobody moved it since `observedToken` was read. */
+    requeue(workspaceId: string, deliveryId: string, observedToken: string, token: string, now: string) {
+      const due = pendingKeys(deliveryId, now);
+      return updateDelivery(db, workspaceId, deliveryId, {
+        set: 'attemptToken = :token, nextRetryAt = :now, updatedAt = :now, GSI2PK = :gpk, GSI2SK = :gsk',
+        condition: '#status = :pending AND attemptToken = :observed',
+        values: { ':token': token, ':now': now, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':pending': 'pending', ':observed': observedToken },
+      });
     },
 
     /** Pending deliveries due before `before` (ISO), from every GSI2 shard: what the sweeper looks at. */
@@ -268,15 +233,12 @@ export function makeDeliveryStore(db: Db, pager: Pager) {
       );
       return shards.flat();
     },
-
-    /** Deletes an endpoint's delivery log. */
-    async deleteEndpointDeliveries(workspaceId: string, endpointId: string): Promise<number> {
-      const items = await endpointLog(endpointId);
-      // The log holds only this endpoint's deliveries; the partition check keeps the delete inside the caller's workspace.
-      await batchDelete(db, inWorkspace(workspaceId, items));
-      return items.length;
-    },
   };
+}
+
+/** Every delivery method, the API's and the pipeline's: for `makeStore` (the admin CLI, the local stack, tests). */
+export function makeDeliveryStore(db: Db, pager: Pager) {
+  return { ...makeDeliveryApiStore(db, pager), ...makeDeliveryFanoutStore(db), ...makeDeliveryWorkerStore(db), ...makeDeliverySweeperStore(db) };
 }
 
 export type DeliveryStore = ReturnType<typeof makeDeliveryStore>;

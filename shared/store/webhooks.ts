@@ -40,16 +40,30 @@ export const MAX_ENDPOINTS = 20;
 const toEndpoint = (item: Record<string, unknown> | undefined): StoredEndpoint | undefined =>
   item && { ...pick<EndpointItem>(item, FIELDS)!, consecutiveFailures: Number(item.consecutiveFailures ?? 0), sealedSecret: item.sealedSecret as SealedValue };
 
-/** Webhook endpoints: creation under the per-workspace cap, changes, failure bookkeeping, deletion. */
-export function makeWebhookStore(db: Db, pager: Pager) {
-  const counter = (workspaceId: string, delta: 1 | -1) =>
-    countBy(db, keys.webhookEndpointCount(workspaceId), { delta, type: ENTITY.webhookEndpointCount, ...(delta === 1 ? { max: MAX_ENDPOINTS } : {}) });
+/*
+ * Webhook endpoints. The methods come in one factory per kind of caller (the webhooks route group, the fan-out, the
+ * worker, and `makeEndpointReader` for the one read they share), so that a function's bundle holds only the methods
+ * it calls; `makeWebhookStore` has them all.
+ */
 
+/** The per-workspace endpoint counter's change in a transaction: creation counts up under the cap, deletion down. */
+function endpointCounter(db: Db, workspaceId: string, delta: 1 | -1) {
+  return countBy(db, keys.webhookEndpointCount(workspaceId), { delta, type: ENTITY.webhookEndpointCount, ...(delta === 1 ? { max: MAX_ENDPOINTS } : {}) });
+}
+
+/** Reading one endpoint: the API (both route groups) and the worker do. */
+export function makeEndpointReader(db: Db) {
   return {
-    async listEndpoints(workspaceId: string): Promise<StoredEndpoint[]> {
-      const items = await queryAll<Record<string, unknown>>(db, patterns.webhookEndpointsByWorkspace(workspaceId), { consistent: true, newestFirst: true });
-      return items.map((item) => toEndpoint(item)!);
+    async getEndpoint(workspaceId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
+      return toEndpoint(await getItem(db, keys.webhookEndpoint(workspaceId, endpointId)));
     },
+  };
+}
+
+/** What the webhooks route group does with endpoints: creation under the per-workspace cap, changes, deletion. */
+export function makeEndpointApiStore(db: Db, pager: Pager) {
+  return {
+    ...makeEndpointReader(db),
 
     /** The workspace's endpoints, newest first, one page at a time. */
     async listEndpointPage(workspaceId: string, page: PageRequest) {
@@ -57,14 +71,10 @@ export function makeWebhookStore(db: Db, pager: Pager) {
       return { ...result, items: result.items.map((item) => toEndpoint(item)!) };
     },
 
-    async getEndpoint(workspaceId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
-      return toEndpoint(await getItem(db, keys.webhookEndpoint(workspaceId, endpointId)));
-    },
-
     /** The endpoint, the cap counter and the audit entry together; the 21st endpoint is LIMIT_EXCEEDED. */
     async createEndpoint(workspaceId: string, endpoint: StoredEndpoint, audit: AuditEntry): Promise<void> {
       const failed = await transact(db, [
-        counter(workspaceId, 1),
+        endpointCounter(db, workspaceId, 1),
         {
           Put: {
             TableName: db.tableName,
@@ -114,11 +124,29 @@ export function makeWebhookStore(db: Db, pager: Pager) {
             ConditionExpression: 'attribute_exists(PK)',
           },
         },
-        counter(workspaceId, -1),
+        endpointCounter(db, workspaceId, -1),
         auditPut(db, workspaceId, audit),
       ], [0]);
       if (failed === 0) throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
     },
+  };
+}
+
+/** What the stream fan-out does with endpoints: list a workspace's, the subscribers of its event. */
+export function makeEndpointFanoutStore(db: Db) {
+  return {
+    /** The workspace's endpoints, newest first, read consistently. */
+    async listEndpoints(workspaceId: string): Promise<StoredEndpoint[]> {
+      const items = await queryAll<Record<string, unknown>>(db, patterns.webhookEndpointsByWorkspace(workspaceId), { consistent: true, newestFirst: true });
+      return items.map((item) => toEndpoint(item)!);
+    },
+  };
+}
+
+/** What the delivery worker does with endpoints: read one, keep its failure streak, switch it off for failing. */
+export function makeEndpointWorkerStore(db: Db) {
+  return {
+    ...makeEndpointReader(db),
 
     /** Counts a failed attempt: the streak grows and `failingSince` is set by the first failure of a streak. */
     async recordEndpointFailure(workspaceId: string, endpointId: string, now: string): Promise<StoredEndpoint | undefined> {
@@ -172,6 +200,11 @@ export function makeWebhookStore(db: Db, pager: Pager) {
       return failed === undefined;
     },
   };
+}
+
+/** Every endpoint method, the API's and the pipeline's: for `makeStore` (the admin CLI, the local stack, tests). */
+export function makeWebhookStore(db: Db, pager: Pager) {
+  return { ...makeEndpointApiStore(db, pager), ...makeEndpointFanoutStore(db), ...makeEndpointWorkerStore(db) };
 }
 
 export type WebhookStore = ReturnType<typeof makeWebhookStore>;

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { makeAuthenticator } from '../../shared/auth/authenticate.ts';
 import { observeAwsCalls, type AwsCallEvent } from '../../bin/local/instrumentation.ts';
 import { makeAwsInspector } from '../../bench/calls.ts';
@@ -16,16 +16,13 @@ import { newEnvironment } from '../support/secrets.ts';
 import { storedDelivery } from '../support/webhooks.ts';
 import { newId } from '../../shared/ids.ts';
 import { claimOf } from '../../shared/store/deliveries.ts';
+import { apiEvent, lambdaContext } from '../support/api-event.ts';
 
 /**
  * The deterministic performance budgets (issue "Performance"): AWS requests and DynamoDB capacity units per
  * operation, counted by the SDK middleware around the real route-group handlers over the local stack's table.
  */
-const context = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
-
-function event(routeKey: string, token: string, extra: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 {
-  return { version: '2.0', routeKey, rawPath: '/', rawQueryString: '', headers: { authorization: `Bearer ${token}` }, isBase64Encoded: false, requestContext: {} as never, ...extra };
-}
+const context = lambdaContext();
 
 /** The leading GetItem and BatchGetItem made in parallel, in one order (BatchGetItem first). */
 function leadingReadsSorted(operations: string[]): string[] {
@@ -76,7 +73,7 @@ describe('AWS calls per operation', () => {
     };
   }
   const put = (key: string, value = 'v') =>
-    event('PUT /api/v1/environments/{envId}/secrets', ws.apiKey, { pathParameters: { envId }, body: JSON.stringify({ key, value }) });
+    apiEvent('PUT /api/v1/environments/{envId}/secrets', { token: ws.apiKey, pathParameters: { envId }, body: JSON.stringify({ key, value }) });
 
   it('write: one transaction plus one read (shared with authentication) and one KMS request; billed units pinned', async () => {
     const created = await measure(secrets, put('BUDGET'));
@@ -91,7 +88,7 @@ describe('AWS calls per operation', () => {
   it('reveal: the token read consistently, the rest eventually, one audit PutItem, counters by lease; 0 KMS revealing the same version again', async () => {
     const id = (await measure(secrets, put('REVEALED'))).body.data.id;
     const reveal = (query?: Record<string, string>) =>
-      event('POST /api/v1/secrets/{secretId}/reveal', ws.apiKey, { pathParameters: { secretId: id }, ...(query ? { queryStringParameters: query } : {}) });
+      apiEvent('POST /api/v1/secrets/{secretId}/reveal', { token: ws.apiKey, pathParameters: { secretId: id }, query });
     // The first reveal of a container leases one reveal of each counter (credential, workspace): two UpdateItems.
     const cold = await measure(secrets, reveal());
     expect(cold).toMatchObject({ operations: ['BatchGetItem', 'GetItem', 'UpdateItem', 'UpdateItem', 'PutItem'], kms: 1, billedReadUnits: 2, billedWriteUnits: 3 });
@@ -112,7 +109,7 @@ describe('AWS calls per operation', () => {
     const older = await measure(secrets, reveal({ version: '1' }));
     expect(older).toMatchObject({ kms: 0, billedReadUnits: 2.5 }); // the version item beside the head
     expect(older.operations.slice(0, 2)).toEqual(['BatchGetItem', 'GetItem']);
-    const byPath = await measure(secrets, event('POST /api/v1/reveal', ws.apiKey, { body: JSON.stringify({ path: 'budget/prod/REVEALED' }) }));
+    const byPath = await measure(secrets, apiEvent('POST /api/v1/reveal', { token: ws.apiKey, body: JSON.stringify({ path: 'budget/prod/REVEALED' }) }));
     expect(byPath.operations.slice(0, 2)).toEqual(['BatchGetItem', 'GetItem']);
     expect(byPath).toMatchObject({ billedReadUnits: 2 });
     expect(byPath.kms).toBeLessThanOrEqual(1);
@@ -123,9 +120,9 @@ describe('AWS calls per operation', () => {
     const own = await newWorkspace();
     const env = (await newEnvironment(own.apiKey, { project: 'bulk-budget', environment: 'prod' })).environment.id;
     for (let i = 0; i < 30; i++) {
-      await measure(secrets, event('PUT /api/v1/environments/{envId}/secrets', own.apiKey, { pathParameters: { envId: env }, body: JSON.stringify({ key: `K${i}`, value: `v${i}` }) }));
+      await measure(secrets, apiEvent('PUT /api/v1/environments/{envId}/secrets', { token: own.apiKey, pathParameters: { envId: env }, body: JSON.stringify({ key: `K${i}`, value: `v${i}` }) }));
     }
-    const load = () => event('POST /api/v1/environments/{envId}/secrets/reveal', own.apiKey, { pathParameters: { envId: env } });
+    const load = () => apiEvent('POST /api/v1/environments/{envId}/secrets/reveal', { token: own.apiKey, pathParameters: { envId: env } });
     // Act
     const cold = await measure(secrets, load());
     const warm: Awaited<ReturnType<typeof measure>>[] = [];
@@ -149,13 +146,13 @@ describe('AWS calls per operation', () => {
   });
 
   it('list, search and the audit log: one read for the credential and one Query', async () => {
-    const list = await measure(secrets, event('GET /api/v1/environments/{envId}/secrets', ws.apiKey, { pathParameters: { envId } }));
+    const list = await measure(secrets, apiEvent('GET /api/v1/environments/{envId}/secrets', { token: ws.apiKey, pathParameters: { envId } }));
     // Billed: token and workspace consistent (2), the key items' Query under 4 KB, eventually consistent (0.5).
     expect(list).toMatchObject({ dynamodb: 2, operations: ['BatchGetItem', 'Query'], kms: 0, billedReadUnits: 2.5, billedWriteUnits: 0 });
-    const search = await measure(secrets, event('GET /api/v1/search/secrets', ws.apiKey, { queryStringParameters: { q: 'budget' } }));
+    const search = await measure(secrets, apiEvent('GET /api/v1/search/secrets', { token: ws.apiKey, query: { q: 'budget' } }));
     expect(search).toMatchObject({ dynamodb: 2, operations: ['BatchGetItem', 'Query'], kms: 0, billedWriteUnits: 0 });
     expect(search.billedReadUnits).toBeLessThanOrEqual(3);
-    const log = await measure(audit, event('GET /api/v1/audit', ws.apiKey));
+    const log = await measure(audit, apiEvent('GET /api/v1/audit', { token: ws.apiKey }));
     expect(log).toMatchObject({ dynamodb: 2, operations: ['BatchGetItem', 'Query'], kms: 0, billedWriteUnits: 0 });
     expect(log.billedReadUnits).toBeLessThanOrEqual(5);
   });
@@ -186,7 +183,7 @@ describe('AWS calls per operation', () => {
   it('delete: the read, one transaction, then one Query and one batch of deletes per 25 versions', async () => {
     const id = (await measure(secrets, put('GONE'))).body.data.id;
     await measure(secrets, put('GONE', 'v2'));
-    const deleted = await measure(secrets, event('DELETE /api/v1/secrets/{secretId}', ws.apiKey, { pathParameters: { secretId: id } }));
+    const deleted = await measure(secrets, apiEvent('DELETE /api/v1/secrets/{secretId}', { token: ws.apiKey, pathParameters: { secretId: id } }));
     expect(deleted.operations).toEqual(['BatchGetItem', 'TransactWriteItems', 'Query', 'BatchWriteItem', 'BatchWriteItem']);
     expect(deleted.kms).toBe(0);
     // Billed: the transaction (head, path, key item, value item, audit entry, purge marker at 2 WRU, their index

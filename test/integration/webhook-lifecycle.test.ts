@@ -58,6 +58,12 @@ const localFanout = (enqueueAll: FanoutDeps['enqueueAll']) =>
   makeFanout({ store: localStore().store, enqueueAll, log: logger, clock: systemClock, metrics: { auditEntryChanged: () => undefined } });
 /** An SQS that refuses every message it is given. */
 const refusingSqs: FanoutDeps['enqueueAll'] = async (messages) => messages.map((_, i) => i);
+/** The local fan-out with an SQS that accepts every message and sends none: what it queued is in `queued`. */
+function collectingFanout() {
+  const queued: DeliveryMessage[] = [];
+  const fanout = localFanout(async (messages) => (queued.push(...messages), []));
+  return { queued, fanout };
+}
 
 describe('endpoint switch-off and pause', () => {
   it('switches off an endpoint after 20 failures spanning the (scaled) 24 hours, fails its queue and tells the other endpoint', async () => {
@@ -183,8 +189,7 @@ describe('at-least-once bookkeeping', () => {
     await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id))[0]?.status === 'success');
     const batch = (await streamRecords()).filter((r) => r.dynamodb?.NewImage?.target?.S === secretId);
     expect(batch.length).toBeGreaterThan(0);
-    const queued: DeliveryMessage[] = [];
-    const fanout = localFanout(async (messages) => (queued.push(...messages), []));
+    const { queued, fanout } = collectingFanout();
     expect(await fanout(batch)).toEqual({ batchItemFailures: [] });
     expect(await fanout([...batch, ...batch])).toEqual({ batchItemFailures: [] });
     expect(queued).toEqual([]);
@@ -253,8 +258,7 @@ describe('at-least-once bookkeeping', () => {
     receivers.push(receiver);
     const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/r`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
-    const queued: DeliveryMessage[] = [];
-    const fanout = localFanout(async (messages) => (queued.push(...messages), []));
+    const { queued, fanout } = collectingFanout();
     await fanout([auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000RETRY', new Date(Date.now() - 20 * 60_000).toISOString())]);
     // A first attempt failed and scheduled its retry 10 minutes ago, and the retry's message was lost.
     const { store } = localStore();
@@ -284,8 +288,7 @@ describe('at-least-once bookkeeping', () => {
     receivers.push(receiver);
     const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/lease`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
-    const queued: DeliveryMessage[] = [];
-    const fanout = localFanout(async (messages) => (queued.push(...messages), []));
+    const { queued, fanout } = collectingFanout();
     await fanout([
       auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000LEASE', new Date(Date.now() - 20 * 60_000).toISOString()),
     ]);
@@ -315,8 +318,7 @@ describe('at-least-once bookkeeping', () => {
     // Registered while the local stack exempts loopback; delivered by a worker with the production setting (no exemption).
     const endpoint = await registerEndpoint(ws.apiKey, `https://localhost:${receiver.port}/h`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
-    const queued: DeliveryMessage[] = [];
-    const fanout = localFanout(async (messages) => (queued.push(...messages), []));
+    const { queued, fanout } = collectingFanout();
     await fanout([
       auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000BLOCK', new Date().toISOString()),
     ]);

@@ -1,4 +1,3 @@
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { NotFoundError } from '../../shared/errors.ts';
@@ -9,6 +8,7 @@ import { transact } from '../../shared/store/conditional.ts';
 import { createHash } from 'node:crypto';
 import type { IdempotencyRecord, IdempotencyRef } from '../../shared/idempotency-scope.ts';
 import { testMacs } from './support/fakes.ts';
+import { apiEvent, lambdaContext } from '../support/api-event.ts';
 
 /** A table whose transactions are all cancelled by the condition of their first item (a lost race). */
 const losingDb = {
@@ -18,9 +18,9 @@ const losingDb = {
 
 const NOW = 1_000_000;
 const principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'api_key' as const, actorSub: 'key_1', credentialId: 'key_1' };
-const context = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
-const event = (routeKey: string, key?: string): APIGatewayProxyEventV2 =>
-  ({ version: '2.0', routeKey, rawPath: '/', rawQueryString: '', headers: { authorization: 'Bearer t', ...(key ? { 'idempotency-key': key } : {}) }, isBase64Encoded: false, requestContext: {} } as never);
+const context = lambdaContext();
+/** A request to `routeKey`, with `key` as its Idempotency-Key when given. */
+const event = (routeKey: string, key?: string) => apiEvent(routeKey, { token: 't', headers: { 'idempotency-key': key } });
 
 function setup() {
   const store = {

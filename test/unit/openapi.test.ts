@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { openApiModuleText, openApiText } from '../../bin/openapi.ts';
 import { OPENAPI_GZIP_BASE64 } from '../../functions/openapi/document.ts';
 import { acceptsGzip, handler } from '../../functions/openapi/handler.ts';
 import { ROUTE_GROUPS } from '../../shared/routes.ts';
+import { apiEvent } from '../support/api-event.ts';
 
 const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');
 
@@ -73,17 +73,7 @@ describe('the OpenAPI document', () => {
 });
 
 /** The event API Gateway builds for `GET /api/v1/openapi.json`, with the given Accept-Encoding header or none. */
-function openApiEvent(acceptEncoding: string | undefined): APIGatewayProxyEventV2 {
-  return {
-    version: '2.0',
-    routeKey: 'GET /api/v1/openapi.json',
-    rawPath: '/api/v1/openapi.json',
-    rawQueryString: '',
-    headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding },
-    isBase64Encoded: false,
-    requestContext: {} as APIGatewayProxyEventV2['requestContext'],
-  };
-}
+const openApiEvent = (acceptEncoding: string | undefined) => apiEvent('GET /api/v1/openapi.json', { headers: { 'accept-encoding': acceptEncoding } });
 
 describe('the SDK types', () => {
   it('are generated from the committed document: run `npm run sdk:types` after `npm run openapi`', async () => {

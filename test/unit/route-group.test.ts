@@ -1,6 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { Principal } from '../../shared/auth/principal.ts';
 import { AuthRequiredError, NotFoundError, RateLimitedError } from '../../shared/errors.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
@@ -15,13 +14,10 @@ import { makeAccessKeyRoutes } from '../../functions/access-keys/routes.ts';
 import type { AccessKeyService } from '../../shared/services/access-keys.ts';
 import { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
+import { apiEvent, lambdaContext } from '../support/api-event.ts';
 
 const principal: Principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'machine', actorSub: 'mid_1', credentialId: 'ak_1' };
-const context = { getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
-
-function event(routeKey: string, extra: Partial<APIGatewayProxyEventV2> = {}): APIGatewayProxyEventV2 {
-  return { version: '2.0', routeKey, rawPath: '/', rawQueryString: '', headers: { Authorization: 'Bearer t' }, isBase64Encoded: false, requestContext: {} as never, ...extra };
-}
+const context = lambdaContext();
 
 const secretValue = 'sk_live_SHOULD_NOT_LEAK';
 /** What every route definition declares for the API description. */
@@ -47,7 +43,7 @@ function handler(authenticate = vi.fn(async (_header?: string, _prefetch?: unkno
 describe('route group handler', () => {
   it('wraps data in the envelope with a request id in meta and X-Request-Id, and no-store caching', async () => {
     const { handle, authenticate } = handler();
-    const result = await handle(event('POST /things', { body: '{"name":"abc"}' }), context);
+    const result = await handle(apiEvent('POST /things', { token: 't', body: '{"name":"abc"}' }), context);
     const body = JSON.parse(result.body!);
     expect(result.statusCode).toBe(201);
     expect(body).toEqual({ data: { echoed: 'abc' }, error: null, meta: { requestId: expect.stringMatching(/^req_[0-9A-HJKMNP-TV-Z]{26}$/), timestamp: expect.any(String) } });
@@ -55,13 +51,24 @@ describe('route group handler', () => {
     expect(authenticate).toHaveBeenCalledWith('Bearer t', undefined);
   });
 
+  it('reads headers whatever their case (API Gateway passes them as the client sent them over HTTP/1.1)', async () => {
+    // Prepare
+    const { authenticate, handle } = handler();
+    const event = { ...apiEvent('POST /things', { body: JSON.stringify({ name: 'abc' }) }), headers: { Authorization: 'Bearer t', 'Content-Type': 'application/json' } };
+    // Act
+    const result = await handle(event, context);
+    // Assess
+    expect(result.statusCode).toBe(201);
+    expect(authenticate.mock.calls[0]![0]).toBe('Bearer t');
+  });
+
   it('decodes base64 bodies and maps validation and JSON errors to VALIDATION_ERROR', async () => {
     const { handle } = handler();
-    const ok = await handle(event('POST /things', { body: Buffer.from('{"name":"ab"}').toString('base64'), isBase64Encoded: true }), context);
+    const ok = await handle(apiEvent('POST /things', { token: 't', body: Buffer.from('{"name":"ab"}').toString('base64'), isBase64Encoded: true }), context);
     expect(ok.statusCode).toBe(201);
-    const long = await handle(event('POST /things', { body: '{"name":"abcd"}' }), context);
+    const long = await handle(apiEvent('POST /things', { token: 't', body: '{"name":"abcd"}' }), context);
     expect(JSON.parse(long.body!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'name: must be at most 3 characters' });
-    const malformed = await handle(event('POST /things', { body: `{"name": "${secretValue}` }), context);
+    const malformed = await handle(apiEvent('POST /things', { token: 't', body: `{"name": "${secretValue}` }), context);
     expect(malformed.statusCode).toBe(400);
     expect(malformed.body).not.toContain(secretValue);
   });
@@ -70,8 +77,8 @@ describe('route group handler', () => {
     const { handle } = handler();
     const pad = (n: number) => `{"name":"a"${' '.repeat(n - 12)}}`;
     expect(pad(256 * 1024)).toHaveLength(256 * 1024);
-    expect((await handle(event('POST /things', { body: pad(256 * 1024) }), context)).statusCode).toBe(201);
-    const over = await handle(event('POST /things', { body: pad(256 * 1024 + 1) }), context);
+    expect((await handle(apiEvent('POST /things', { token: 't', body: pad(256 * 1024) }), context)).statusCode).toBe(201);
+    const over = await handle(apiEvent('POST /things', { token: 't', body: pad(256 * 1024 + 1) }), context);
     expect(over.statusCode).toBe(413);
     expect(JSON.parse(over.body!).error.code).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -81,9 +88,9 @@ describe('route group handler', () => {
     const { handle } = handler();
     const body = (bytes: number) => 'x'.repeat(bytes);
     // Act
-    const over = await handle(event('GET /missing', { body: body(300 * 1024) }), context);
-    const overBase64 = await handle(event('GET /missing', { body: Buffer.alloc(256 * 1024 + 1).toString('base64'), isBase64Encoded: true }), context);
-    const under = await handle(event('GET /missing', { body: body(256 * 1024) }), context);
+    const over = await handle(apiEvent('GET /missing', { token: 't', body: body(300 * 1024) }), context);
+    const overBase64 = await handle(apiEvent('GET /missing', { token: 't', body: Buffer.alloc(256 * 1024 + 1).toString('base64'), isBase64Encoded: true }), context);
+    const under = await handle(apiEvent('GET /missing', { token: 't', body: body(256 * 1024) }), context);
     // Assess
     expect(over.statusCode).toBe(413);
     expect(JSON.parse(over.body!).error).toEqual({ code: 'PAYLOAD_TOO_LARGE', message: 'body: must be at most 262144 bytes' });
@@ -96,9 +103,9 @@ describe('route group handler', () => {
     const { handle } = handler();
     const nested = (depth: number) => `{"name":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
     // Act
-    const deep = await handle(event('POST /things', { body: nested(10_000) }), context);
-    const limit = await handle(event('POST /things', { body: nested(64) }), context);
-    const past = await handle(event('POST /things', { body: nested(65) }), context);
+    const deep = await handle(apiEvent('POST /things', { token: 't', body: nested(10_000) }), context);
+    const limit = await handle(apiEvent('POST /things', { token: 't', body: nested(64) }), context);
+    const past = await handle(apiEvent('POST /things', { token: 't', body: nested(65) }), context);
     // Assess: at the limit the body is walked and answered on its merits (name must be a string)
     expect(deep.statusCode).toBe(400);
     expect(JSON.parse(deep.body!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'body: nested deeper than 64 levels' });
@@ -112,9 +119,9 @@ describe('route group handler', () => {
     const { handle } = handler();
     const bytes = Buffer.concat([Buffer.from('{"name":"ab'), Buffer.from([0x80]), Buffer.from('"}')]);
     // Act
-    const binary = await handle(event('POST /things', { body: bytes.toString('base64'), isBase64Encoded: true }), context);
-    const text = await handle(event('POST /things', { body: '{"name":"ab\ud800"}' }), context);
-    const replacement = await handle(event('POST /things', { body: '{"name":"a\ufffd"}' }), context);
+    const binary = await handle(apiEvent('POST /things', { token: 't', body: bytes.toString('base64'), isBase64Encoded: true }), context);
+    const text = await handle(apiEvent('POST /things', { token: 't', body: '{"name":"ab\ud800"}' }), context);
+    const replacement = await handle(apiEvent('POST /things', { token: 't', body: '{"name":"a\ufffd"}' }), context);
     // Assess: U+FFFD sent as such is a character like any other
     expect(JSON.parse(binary.body!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'body: must be valid UTF-8' });
     expect(JSON.parse(text.body!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'body: must be valid UTF-8' });
@@ -123,15 +130,15 @@ describe('route group handler', () => {
 
   it('maps authentication, permission, domain and rate-limit errors to their codes and headers', async () => {
     const denied = handler(vi.fn(async () => Promise.reject(new AuthRequiredError())));
-    const malformed = await denied.handle(event('POST /things', { body: '{oops' }), context);
+    const malformed = await denied.handle(apiEvent('POST /things', { token: 't', body: '{oops' }), context);
     expect(malformed.statusCode).toBe(401);
-    expect((await denied.handle(event('GET /people-only'), context)).statusCode).toBe(401);
+    expect((await denied.handle(apiEvent('GET /people-only', { token: 't' }), context)).statusCode).toBe(401);
     const { handle } = handler();
-    const forbidden = await handle(event('GET /people-only'), context);
+    const forbidden = await handle(apiEvent('GET /people-only', { token: 't' }), context);
     expect(forbidden.statusCode).toBe(403);
     expect(JSON.parse(forbidden.body!).error.code).toBe('FORBIDDEN');
-    expect((await handle(event('GET /missing'), context)).statusCode).toBe(404);
-    const limited = await handle(event('GET /limited'), context);
+    expect((await handle(apiEvent('GET /missing', { token: 't' }), context)).statusCode).toBe(404);
+    const limited = await handle(apiEvent('GET /limited', { token: 't' }), context);
     expect(limited.statusCode).toBe(429);
     expect(limited.headers?.['Retry-After']).toBe('7');
   });
@@ -144,7 +151,7 @@ describe('route group handler', () => {
       return true;
     };
     const spies = [vi.spyOn(process.stdout, 'write').mockImplementation(capture), vi.spyOn(process.stderr, 'write').mockImplementation(capture)];
-    const result = await handle(event('GET /boom'), context).finally(() => spies.forEach((spy) => spy.mockRestore()));
+    const result = await handle(apiEvent('GET /boom', { token: 't' }), context).finally(() => spies.forEach((spy) => spy.mockRestore()));
     expect(written.join('')).toContain('unhandled error');
     expect(written.join('')).not.toContain(secretValue);
     expect(result.statusCode).toBe(500);
@@ -154,7 +161,7 @@ describe('route group handler', () => {
 
   it('answers the generic 404 for a route key it does not serve, without authenticating', async () => {
     const { handle, authenticate } = handler();
-    const result = await handle(event('GET /elsewhere'), context);
+    const result = await handle(apiEvent('GET /elsewhere', { token: 't' }), context);
     expect(result).toMatchObject({ statusCode: 404, body: '{"message":"Not Found"}' });
     expect(authenticate).not.toHaveBeenCalled();
   });

@@ -1,0 +1,90 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ItemKey } from '../prefetch.ts';
+import { sendConditional } from './conditional.ts';
+import { queryAll } from './query.ts';
+import { batchRead, getItem } from './reads.ts';
+import type { Db } from './send.ts';
+import { gsi2, keys, patterns } from './keys.ts';
+import { CLAIM_LEASE_MS, CLAIM_PREFIX, claimOf, toStored, type StoredDelivery } from './delivery-records.ts';
+
+/*
+ * What more than one of the delivery stores (deliveries.ts) needs. They are module functions over `db`, not one
+ * factory's closures, so that a function's bundle holds only the stores it builds and what they use of this file.
+ */
+
+/** A conditional update of one delivery: its new state, or undefined when it moved on (the condition failed). */
+export async function updateDelivery(db: Db, workspaceId: string, deliveryId: string, input: { set: string; remove?: string; condition: string; values: Record<string, unknown> }) {
+  const out = await sendConditional<{ Attributes?: Record<string, unknown> }>(
+    db,
+    new UpdateCommand({
+      TableName: db.tableName,
+      Key: keys.delivery(workspaceId, deliveryId),
+      UpdateExpression: `SET ${input.set}${input.remove ? ` REMOVE ${input.remove}` : ''}`,
+      ConditionExpression: input.condition,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: input.values,
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return toStored(out?.Attributes);
+}
+
+/** The sweeper's index keys (GSI2) of a delivery due at `nextRetryAt`. */
+export const pendingKeys = (deliveryId: string, nextRetryAt: string) => gsi2.dueDelivery(deliveryId, nextRetryAt);
+
+/** `mayStartAttempt`'s second rule as a condition: a claim made from `token` and older than `CLAIM_LEASE_MS`. */
+export const staleClaimOf = (token: string, now: string) => ({
+  condition: '(begins_with(attemptToken, :mine) AND updatedAt < :stale)',
+  values: { ':mine': claimOf(token, ''), ':stale': new Date(Date.parse(now) - CLAIM_LEASE_MS).toISOString() },
+});
+
+/** The keys among `keys` of the workspace's deliveries (an endpoint's log is keyed by endpoint, not workspace). */
+export function inWorkspace(workspaceId: string, keys: ItemKey[]): ItemKey[] {
+  const partition = patterns.deliveriesByWorkspace(workspaceId).pk;
+  return keys.filter((key) => key.PK === partition);
+}
+
+/** The keys of every delivery of an endpoint: its log (GSI3), and GSI1 for deliveries made before GSI3. */
+export async function endpointLog(db: Db, endpointId: string): Promise<ItemKey[]> {
+  const [logged, legacy] = await Promise.all([
+    queryAll<ItemKey>(db, patterns.deliveriesByEndpoint(endpointId), { projection: ['PK', 'SK'] }),
+    queryAll<ItemKey>(db, patterns.legacyDeliveriesByEndpoint(endpointId), { projection: ['PK', 'SK'] }),
+  ]);
+  return [...logged, ...legacy];
+}
+
+/** The methods both the API's and the worker's delivery stores have: read one, and fail an endpoint's pending ones. */
+export function sharedDeliveryMethods(db: Db) {
+  return {
+    async getDelivery(workspaceId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
+      return toStored(await getItem(db, keys.delivery(workspaceId, deliveryId)));
+    },
+
+    /**
+     * Fails a pending delivery without an attempt (its endpoint was paused, switched off or removed). An attempt in
+     * flight (claimed) is left to finish and record its result; the worker then fails it when the next attempt finds
+     * the endpoint off. `by` is that worker: a claim its message made and its worker died holding (older than
+     * `CLAIM_LEASE_MS`) is failed too.
+     */
+    failPending(workspaceId: string, deliveryId: string, reason: string, now: string, by?: { messageToken: string }) {
+      const stale = by && staleClaimOf(by.messageToken, now);
+      return updateDelivery(db, workspaceId, deliveryId, {
+        set: '#status = :failed, lastError = :reason, updatedAt = :now',
+        remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
+        condition: `#status = :pending AND (NOT begins_with(attemptToken, :claimed)${stale ? ` OR ${stale.condition}` : ''})`,
+        values: { ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX, ...stale?.values },
+      });
+    },
+
+    /**
+     * Every pending delivery of an endpoint (newest first): to fail them when it is paused or switched off. Its log
+     * holds only keys, so their status is read from the table (BatchGetItem, eventually consistent: failing one is
+     * conditional anyway).
+     */
+    async pendingDeliveryIds(endpointId: string): Promise<string[]> {
+      const logged = await endpointLog(db, endpointId);
+      const records = await batchRead(db, logged, { consistent: false, projection: ['id', 'status'] });
+      return [...records.values()].filter((record) => record?.status === 'pending').map((record) => record!.id as string);
+    },
+  };
+}
