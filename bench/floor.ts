@@ -21,29 +21,41 @@ export interface FloorCalls {
 type DocumentCall = 'BatchGetItem' | 'BatchWriteItem' | 'GetItem' | 'PutItem' | 'Query' | 'TransactWriteItems' | 'UpdateItem';
 
 const API_READS_WRITES = ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'] as const;
-/** The delivery store reads an endpoint's log records in batches (BatchGetItem), so every pipeline bundle holds it. */
-const PIPELINE_WRITES = ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'] as const;
+/**
+ * Every API function unseals the service MAC keys (KMS Decrypt, on its first issued token: shared/api-runtime.ts)
+ * through the key provider, whose module also makes data keys (GenerateDataKey): both commands are in every API
+ * bundle, in a chunk loaded on first use.
+ */
 const DATA_KEYS = ['Decrypt', 'GenerateDataKey'] as const;
 /** Deliveries are queued one at a time (retries, re-queues) or ten at a time (the fan-out's batches). */
 const QUEUE_SENDS = ['SendMessage', 'SendMessageBatch'] as const;
 
 /**
  * The kinds of AWS calls each function's bundle carries (one SDK command each). Update this table when a function
- * starts or stops using a command: test/infra/bundles.test.ts compares it with the commands each bundle holds.
+ * starts or stops using a command: test/infra/bundles.test.ts compares it with the commands each bundle holds. Each
+ * pipeline stage builds only its own store methods (shared/store/deliveries.ts, webhooks.ts), so each has its own
+ * list: the fan-out lists endpoints and puts deliveries; the worker reads a delivery's endpoint, claims and records
+ * attempts and fails an endpoint's queued deliveries (BatchGetItem of their status); the sweeper re-queues due
+ * deliveries and finishes purges (BatchWriteItem deletes).
  */
 export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
-  projects: { dynamodb: API_READS_WRITES },
-  environments: { dynamodb: API_READS_WRITES },
+  projects: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
+  environments: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   secrets: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
-  audit: { dynamodb: API_READS_WRITES },
+  audit: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   'access-keys': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   webhooks: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
-  'webhook-deliveries': { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], sqs: QUEUE_SENDS },
+  'webhook-deliveries': { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS, sqs: QUEUE_SENDS },
   // The API description makes no AWS call: its floor is an empty handler.
   openapi: {},
-  'webhook-fanout': { dynamodb: PIPELINE_WRITES, sqs: QUEUE_SENDS },
-  'delivery-worker': { dynamodb: PIPELINE_WRITES, kms: DATA_KEYS, sqs: QUEUE_SENDS, scheduler: ['CreateSchedule'] },
-  'delivery-sweeper': { dynamodb: PIPELINE_WRITES, sqs: QUEUE_SENDS },
+  'webhook-fanout': { dynamodb: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], sqs: QUEUE_SENDS },
+  'delivery-worker': {
+    dynamodb: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'],
+    kms: DATA_KEYS,
+    sqs: QUEUE_SENDS,
+    scheduler: ['CreateSchedule'],
+  },
+  'delivery-sweeper': { dynamodb: ['BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'], sqs: QUEUE_SENDS },
 };
 
 /** lib-dynamodb's command class for each document-client call. */

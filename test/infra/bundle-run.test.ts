@@ -2,11 +2,10 @@ import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, IMPORT_ENV, type Built } from '../../bench/bundles.ts';
+import { describe, expect, inject, it } from 'vitest';
+import { bundle, IMPORT_ENV } from '../../bench/bundles.ts';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-bundle.ts';
-import { FUNCTION_ENTRIES } from '../../shared/functions.ts';
-import { FUNCTION_NAMES, type FunctionName, makeOutdir } from './synth.ts';
+import { FUNCTION_NAMES, makeOutdir } from './synth.ts';
 
 const run = promisify(execFile);
 
@@ -24,17 +23,8 @@ const ENV = {
   AWS_ENDPOINT_URL_KMS: 'http://127.0.0.1:9',
 };
 
-let outdir: Awaited<ReturnType<typeof makeOutdir>>;
-const built = {} as Record<FunctionName, Built>;
-
-beforeAll(async () => {
-  outdir = await makeOutdir('infra-bundle-run-');
-  for (const name of FUNCTION_NAMES) built[name] = await bundle({ entry: FUNCTION_ENTRIES[name] }, join(outdir.dir, name));
-}, 120_000);
-
-afterAll(async () => {
-  await outdir.cleanup();
-});
+/** Every function bundled by the bench's bundle(), once for the infra run (test/infra/global-setup.ts). */
+const { dir: bundlesDir, built } = inject('functionBundles');
 
 /** Runs `script` as an ES module in a fresh Node (this one, the project's Node 24) with the stack's NODE_OPTIONS. */
 async function node(script: string, ...args: string[]): Promise<string> {
@@ -70,11 +60,11 @@ function recordingLoads(...steps: string[]): string {
 describe('Lambda bundles, run', () => {
   it.each(FUNCTION_NAMES)('loads every code file of %s (index.mjs and each chunk) in Node', async (name) => {
     // Prepare
-    const files = (await readdir(join(outdir.dir, name))).filter((file) => file.endsWith('.mjs'));
+    const files = (await readdir(join(bundlesDir, name))).filter((file) => file.endsWith('.mjs'));
     // Act: a chunk that fails to link, or names a missing chunk, throws here
     const loaded = await node(
       "for (const file of process.argv.slice(1)) await import(file); process.stdout.write(String(process.argv.length - 1));",
-      ...files.map((file) => join(outdir.dir, name, file)),
+      ...files.map((file) => join(bundlesDir, name, file)),
     );
     // Assess
     expect(Number(loaded)).toBe(files.length);
@@ -94,7 +84,7 @@ describe('Lambda bundles, run', () => {
       requestContext: { http: { method: 'GET', path: '/api/v1/projects', sourceIp: '127.0.0.1' }, requestId: 'r1' },
       isBase64Encoded: false,
     };
-    const dir = join(outdir.dir, 'projects');
+    const dir = join(bundlesDir, 'projects');
     const jwtChunks = await filesWith(dir, built.projects.files, 'node_modules/aws-jwt-verify/');
     // Act: the modules Node loads at import and during the request, recorded by a module hook
     const out = await node(
@@ -119,6 +109,7 @@ describe('Lambda bundles, run', () => {
   it('asks KMS for a data key through an API function\'s cipher after loading the KMS chunk, which its cold start does not read', async () => {
     // Prepare: the cipher as the API functions make it (shared/crypto/on-first-use.ts), bundled as the stack bundles,
     // against a KMS endpoint where nothing listens
+    const outdir = await makeOutdir('infra-bundle-run-cipher-');
     const dir = join(outdir.dir, 'cipher-on-first-use');
     const cipher = await bundle(
       { contents: "export { cipherOnFirstUse } from '../shared/crypto/on-first-use.ts';\nexport { loadConfig } from '../shared/config.ts';\n", name: 'cipher' },
@@ -146,5 +137,6 @@ describe('Lambda bundles, run', () => {
     expect(kmsChunks.filter((file) => result.atImport.includes(file))).toEqual([]);
     expect(kmsChunks.filter((file) => result.later.includes(file))).toEqual(kmsChunks);
     expect(result.again).toEqual([]);
+    await outdir.cleanup();
   }, 30_000);
 });

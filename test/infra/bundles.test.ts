@@ -1,12 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bundle, bundleFloor, BYTES_GOAL, type Built } from '../../bench/bundles.ts';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-bundle.ts';
 import { bundledCommands } from '../../bench/floor.ts';
 import { MANDATED_PACKAGES, mandatedFloorSource, mandatedUseOf, packageBytes, pipelineFloorSource, usesMandated } from '../../bench/mandated.ts';
-import { FUNCTION_ENTRIES, PIPELINE_FUNCTIONS } from '../../shared/functions.ts';
+import { PIPELINE_FUNCTIONS } from '../../shared/functions.ts';
 import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth } from './synth.ts';
 
 /**
@@ -46,8 +46,9 @@ const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_
 const API_FUNCTIONS = FUNCTION_NAMES.filter((name) => name !== 'openapi' && !(name in PIPELINE_FUNCTIONS));
 
 /** The functions that may carry each SDK client, and the packages no bundle may ever carry. */
-// access-keys seals the token of a recorded idempotent answer (issue 13).
-const KMS_USERS: FunctionName[] = ['secrets', 'webhooks', 'access-keys', 'delivery-worker'];
+// Every API function unseals the service MAC keys (token checksums, idempotency digests) with KMS Decrypt on first
+// use; secrets, webhooks and access-keys also seal and open values; the worker opens signing secrets.
+const KMS_USERS: FunctionName[] = [...API_FUNCTIONS, 'delivery-worker'];
 const SQS_USERS: FunctionName[] = ['webhook-deliveries', 'webhook-fanout', 'delivery-worker', 'delivery-sweeper'];
 const SCHEDULER_USERS: FunctionName[] = ['delivery-worker'];
 const NEVER_BUNDLED = [
@@ -109,23 +110,30 @@ const benchBuilds = {} as Record<FunctionName, { fn: Built; floor: Built; code: 
  * The local stack's keyring comes in the same chunk: no function in AWS runs it (the stack always sets a KMS key).
  */
 const CIPHER_ON_FIRST_USE = ['@aws-sdk/client-kms', 'shared/clients/kms.ts', 'shared/crypto/envelope.ts', 'shared/crypto/kms-key-provider.ts', 'shared/crypto/local-keyring.ts'];
+/**
+ * What every API function loads on its first issued token or Idempotency-Key to unseal the service MAC keys
+ * (shared/api-runtime.ts): the key provider with the KMS client, without the envelope cipher.
+ */
+const KEY_PROVIDER_ON_FIRST_USE = ['@aws-sdk/client-kms', 'shared/clients/kms.ts', 'shared/crypto/key-provider-from-config.ts', 'shared/crypto/kms-key-provider.ts', 'shared/crypto/local-keyring.ts'];
 
 /** The functions whose code imports something dynamically, each import in a chunk of its own (lib/lambda-bundle.ts). */
 const CHUNKS: Partial<Record<FunctionName, string[]>> = {
-  // Every API route group but the description reads a user's JWT with aws-jwt-verify, on the first JWT.
-  projects: ['aws-jwt-verify'],
-  environments: ['aws-jwt-verify'],
+  // Every API route group but the description reads a user's JWT with aws-jwt-verify, on the first JWT, and unseals
+  // the MAC keys with the key provider on the first issued token.
+  projects: ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE],
+  environments: ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE],
   // The API functions that seal or open values load the cipher, with the KMS client, on the first value.
-  secrets: ['aws-jwt-verify', ...CIPHER_ON_FIRST_USE],
-  audit: ['aws-jwt-verify'],
-  'access-keys': ['aws-jwt-verify', ...CIPHER_ON_FIRST_USE],
+  secrets: ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE],
+  audit: ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE],
+  'access-keys': ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE],
   // Only a manual retry queues a delivery: the SQS client loads on the first.
-  'webhook-deliveries': ['aws-jwt-verify', '@aws-sdk/client-sqs', 'shared/clients/sqs.ts', 'shared/webhooks/immediate-queue.ts'],
+  'webhook-deliveries': ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, '@aws-sdk/client-sqs', 'shared/clients/sqs.ts', 'shared/webhooks/immediate-queue.ts'],
   // The webhooks function also loads its SSRF guard and sender on the first url check.
-  webhooks: ['aws-jwt-verify', 'shared/webhooks/guarded-http.ts', ...CIPHER_ON_FIRST_USE],
+  webhooks: ['aws-jwt-verify', 'shared/webhooks/guarded-http.ts', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE],
 };
 
 beforeAll(async () => {
+  const functionBundles = inject('functionBundles');
   outdir = await makeOutdir('infra-bundles-');
   // Act: the one synth that bundles every function with the local esbuild, as `npm run synth` does
   const { app, stack, template } = synth(outdir.dir, {}, {});
@@ -136,9 +144,10 @@ beforeAll(async () => {
     const key = properties?.Code.S3Key as string;
     const dir = join(app.outdir, `asset.${key.replace(/\.zip$/, '')}`);
     bundles[name] = { ...(await readAsset(dir)), nodeOptions: properties?.Environment.Variables.NODE_OPTIONS };
-    const fn = await bundle({ entry: FUNCTION_ENTRIES[name] }, join(outdir.dir, 'bench', name));
+    // The bench's bundle of the function, made once for the infra run (test/infra/global-setup.ts).
+    const fn = functionBundles.built[name];
     const floor = await bundleFloor(name, join(outdir.dir, 'floor', name));
-    benchBuilds[name] = { fn, floor, code: (await readAsset(join(outdir.dir, 'bench', name))).code };
+    benchBuilds[name] = { fn, floor, code: (await readAsset(join(functionBundles.dir, name))).code };
   }
 }, 180_000);
 
