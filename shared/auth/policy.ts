@@ -1,0 +1,128 @@
+/**
+ * The one place that knows the rules of a credential (decisions.md, "Permissions of access keys"): rules compiled
+ * once (globs to matchers), asked "may it do this action on this secret" and "may it see this project or
+ * environment". Services ask; routes and stores never decide.
+ */
+
+/** What a rule can grant or deny. `reveal`, `write` and `delete` imply `read` of what the same allow rule matches. */
+export const POLICY_ACTIONS = ['read', 'reveal', 'write', 'delete'] as const;
+export type PolicyAction = (typeof POLICY_ACTIONS)[number];
+
+/** A rule as stored and shown, with every default filled in. */
+export interface PermissionRule {
+  effect: 'allow' | 'deny';
+  projects: string[];
+  environments: string[];
+  keys: string[];
+  actions: PolicyAction[];
+}
+
+/** A rule as a client may send it: only `actions` is required. */
+export type PermissionRuleInput = Partial<Omit<PermissionRule, 'actions'>> & Pick<PermissionRule, 'actions'>;
+
+/** What a key without `permissions` may do: what a machine token could do before permissions existed. */
+export const DEFAULT_RULES: readonly PermissionRule[] = [
+  { effect: 'allow', projects: ['*'], environments: ['*'], keys: ['**'], actions: ['read', 'reveal', 'write', 'delete'] },
+];
+
+/** A rule with the defaults of decisions.md: allow, every project and environment, every key. */
+export function withDefaults(rule: PermissionRuleInput): PermissionRule {
+  return {
+    effect: rule.effect ?? 'allow',
+    projects: rule.projects ?? ['*'],
+    environments: rule.environments ?? ['*'],
+    keys: rule.keys ?? ['**'],
+    actions: rule.actions,
+  };
+}
+
+/**
+ * A glob as a regular expression matched against the whole string, case-sensitive: `**` any run of characters,
+ * `*` any run without `/`, `?` one character other than `/`; every other character stands for itself (escaped, so a
+ * pattern that looks like a regular expression is only ever a literal).
+ */
+export function globSource(pattern: string): string {
+  let source = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i]!;
+    if (char === '*' && pattern[i + 1] === '*') {
+      source += '.*';
+      i++;
+    } else if (char === '*') source += '[^/]*';
+    else if (char === '?') source += '[^/]';
+    else source += char.replace(/[\\^$.|+()[\]{}*?-]/g, '\\$&');
+  }
+  return source;
+}
+
+/** The patterns of one list as one matcher: any of them matching the whole string. */
+function matcherOf(patterns: readonly string[]): (value: string) => boolean {
+  const expression = new RegExp(`^(?:${patterns.map(globSource).join('|')})$`, 's');
+  return (value) => expression.test(value);
+}
+
+/** A secret, by the slugs of its project and environment and its key. */
+export interface PolicyTarget {
+  project: string;
+  environment: string;
+  key: string;
+}
+
+/** A credential's compiled rules. */
+export interface Policy {
+  /** Whether the action on the secret is allowed: an allow rule grants it, and no deny rule takes it away. */
+  allows(action: PolicyAction, target: PolicyTarget): boolean;
+  /** Whether the project exists for this credential at all (else NOT_FOUND, and absent from lists). */
+  projectVisible(project: string): boolean;
+  /** Whether the environment exists for this credential at all. */
+  environmentVisible(project: string, environment: string): boolean;
+  /** Whether any allow rule could grant `action` on some key of the environment (the bulk reveal's FORBIDDEN). */
+  mayAnywhere(action: PolicyAction, project: string, environment: string): boolean;
+  /** The rules, defaults filled in, as the record shows them. */
+  readonly rules: readonly PermissionRule[];
+}
+
+interface CompiledRule {
+  rule: PermissionRule;
+  project: (slug: string) => boolean;
+  environment: (slug: string) => boolean;
+  key: (key: string) => boolean;
+  /** The actions the rule covers: an allow rule's implied `read` included; a deny rule's `read` covers every action. */
+  covers: (action: PolicyAction) => boolean;
+  /** A deny of `read` over every environment (for a project) or every key (for an environment): it hides them. */
+  hidesProjects: boolean;
+  hidesEnvironments: boolean;
+}
+
+function compileRule(rule: PermissionRule): CompiledRule {
+  const actions = new Set(rule.actions);
+  const deniesAll = rule.effect === 'deny' && actions.has('read');
+  const hidesEnvironments = deniesAll && rule.keys.length === 1 && rule.keys[0] === '**';
+  return {
+    rule,
+    project: matcherOf(rule.projects),
+    environment: matcherOf(rule.environments),
+    key: matcherOf(rule.keys),
+    covers: (action) => deniesAll || actions.has(action) || (rule.effect === 'allow' && action === 'read'),
+    hidesEnvironments,
+    hidesProjects: hidesEnvironments && rule.environments.length === 1 && rule.environments[0] === '*',
+  };
+}
+
+/** Compiles a credential's rules once (per container and credential); the answer decides without compiling again. */
+export function compilePolicy(rules: readonly PermissionRule[]): Policy {
+  const compiled = rules.map(compileRule);
+  const allowRules = compiled.filter((c) => c.rule.effect === 'allow');
+  const denyRules = compiled.filter((c) => c.rule.effect === 'deny');
+  const matches = (c: CompiledRule, t: PolicyTarget) => c.project(t.project) && c.environment(t.environment) && c.key(t.key);
+  return {
+    rules,
+    allows: (action, target) =>
+      allowRules.some((c) => c.covers(action) && matches(c, target)) && !denyRules.some((c) => c.covers(action) && matches(c, target)),
+    projectVisible: (project) => allowRules.some((c) => c.project(project)) && !denyRules.some((c) => c.hidesProjects && c.project(project)),
+    environmentVisible: (project, environment) =>
+      allowRules.some((c) => c.project(project) && c.environment(environment)) &&
+      !denyRules.some((c) => c.hidesEnvironments && c.project(project) && c.environment(environment)),
+    mayAnywhere: (action, project, environment) => allowRules.some((c) => c.covers(action) && c.project(project) && c.environment(environment)),
+  };
+}
