@@ -1,6 +1,7 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { JwtSettings } from '../lib/api.ts';
+import { ROLES, type Role } from '../shared/auth/permissions.ts';
 import { ServiceStack, type ServiceStackProps } from '../lib/service-stack.ts';
 
 const STAGE_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
@@ -53,8 +54,10 @@ function readJwt(context: ContextReader): JwtSettings | undefined {
   const jwksUri = context('jwtJwksUri');
   const workspaceClaim = context('jwtWorkspaceClaim');
   const requiredType = context('jwtRequiredType');
+  const roleClaim = context('jwtRoleClaim');
+  const defaultRole = context('jwtDefaultRole');
   if (!issuer && !audience && !jwksUri) {
-    for (const [key, value] of [['jwtWorkspaceClaim', workspaceClaim], ['jwtRequiredType', requiredType]] as const) {
+    for (const [key, value] of [['jwtWorkspaceClaim', workspaceClaim], ['jwtRequiredType', requiredType], ['jwtRoleClaim', roleClaim], ['jwtDefaultRole', defaultRole]] as const) {
       if (value) throw new Error(`Context ${key} needs jwtIssuer, jwtAudience and jwtJwksUri`);
     }
     return undefined;
@@ -65,7 +68,10 @@ function readJwt(context: ContextReader): JwtSettings | undefined {
   if (!URL.canParse(jwksUri) || new URL(jwksUri).protocol !== 'https:') {
     throw new Error(`Context jwtJwksUri must be an https URL; got "${jwksUri}"`);
   }
-  return { issuer, audience, jwksUri, workspaceClaim, requiredType };
+  if (defaultRole !== undefined && !(ROLES as readonly string[]).includes(defaultRole)) {
+    throw new Error(`Context jwtDefaultRole must be one of ${ROLES.join(', ')}; got "${defaultRole}"`);
+  }
+  return { issuer, audience, jwksUri, workspaceClaim, requiredType, roleClaim, defaultRole: defaultRole as Role | undefined };
 }
 
 function readThrottle(context: ContextReader, rateKey: string, burstKey: string): ServiceStackProps['apiThrottle'] {

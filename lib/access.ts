@@ -106,14 +106,15 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // one audit entry per secret (conditional PutItems, never a batch), and the first load of an old environment puts
   // its value items, each checked against its head, then marks the environment (valuesIndexed only). A delete
   // removes head, path, key and value items and puts the purge marker with the audit entry, then deletes the
-  // versions in batches. Lists Query the workspace and version partitions; search reads GSI1.
+  // versions in batches. Lists Query the workspace and version partitions; search reads GSI1. A denied attempt counts
+  // on its credential's DENIED# counter (UpdateItem) and, at most once a minute, puts its `access.denied` entry.
   secrets: {
     table: api({
       items: {
         BatchGetItem: [P.secretVersions],
         GetItem: [P.workspace, P.secretVersions],
         PutItem: [P.workspace, P.secretVersions, P.audit],
-        UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter],
+        UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter, P.deniedAttempts],
         DeleteItem: [P.workspace],
         ConditionCheckItem: [P.workspace],
         BatchWriteItem: [P.secretVersions],

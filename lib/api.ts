@@ -43,6 +43,10 @@ export interface JwtSettings {
   readonly workspaceClaim?: string | undefined;
   /** The `typ` an access token must carry (e.g. `at+jwt`), so ID tokens are refused. @default any */
   readonly requiredType?: string | undefined;
+  /** Claim holding a person's role (`admin`, `developer`, `viewer`). @default the function's own default (`roles`) */
+  readonly roleClaim?: string | undefined;
+  /** A person's role when the claim names none. @default the function's own default (`viewer`) */
+  readonly defaultRole?: 'admin' | 'developer' | 'viewer' | undefined;
 }
 
 export interface ApiConstructProps {
@@ -152,6 +156,8 @@ function functionEnvironment(group: RouteGroup, props: ApiConstructProps): Recor
     ...(jwt && { JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience, JWT_JWKS_URI: jwt.jwksUri }),
     ...(jwt?.workspaceClaim && { JWT_WORKSPACE_CLAIM: jwt.workspaceClaim }),
     ...(jwt?.requiredType && { JWT_REQUIRED_TYPE: jwt.requiredType }),
+    ...(jwt?.roleClaim && { JWT_ROLE_CLAIM: jwt.roleClaim }),
+    ...(jwt?.defaultRole && { JWT_DEFAULT_ROLE: jwt.defaultRole }),
     ...(reveals && { REVEAL_RATE_LIMIT_PER_MINUTE: String(props.revealsPerMinute) }),
     ...(group === 'secrets' && props.workspaceRevealsPerMinute !== undefined && {
       REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE: String(props.workspaceRevealsPerMinute),

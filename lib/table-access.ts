@@ -74,6 +74,8 @@ export const PARTITIONS = {
   token: keys.token('*').PK,
   /** `RATE#<ws>#<credential>`: reveals counted per credential and minute. */
   credentialRevealCounter: keys.revealCounter(WS, '*', 0).PK,
+  /** `DENIED#<ws>#<credential>`: denied attempts counted between their `access.denied` audit entries. */
+  deniedAttempts: keys.deniedAttempts(WS, '*', '').PK,
   /** `RATE#<ws>`: reveals counted per workspace and minute. */
   workspaceRevealCounter: keys.workspaceRevealCounter(WS, 0).PK,
   /** `IDEM#<ws>#<credential>`: idempotency records. */

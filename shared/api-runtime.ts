@@ -22,7 +22,12 @@ export function apiRuntime(): ApiRuntime {
   if (api) return api;
   const base = runtime();
   const { config, db } = base;
-  const jwt = config.jwt && { verify: makeAccessTokenVerifier(config.jwt), workspaceClaim: config.jwt.workspaceClaim };
+  const jwt = config.jwt && {
+    verify: makeAccessTokenVerifier(config.jwt),
+    workspaceClaim: config.jwt.workspaceClaim,
+    roleClaim: config.jwt.roleClaim,
+    defaultRole: config.jwt.defaultRole,
+  };
   const store = makeWorkspaceStore(db);
   const onTouchFailure = (error: unknown) => logger.warn('could not record lastUsedAt', { errorName: (error as { name?: string } | null)?.name });
   const macs = serviceMacsOnFirstUse(config, db);

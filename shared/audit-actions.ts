@@ -11,6 +11,9 @@ export const AUDIT_ACTIONS = [
   'secret.delete',
   'access_key.create',
   'access_key.revoke',
+  'access_key.update',
+  // A credential refused an action on a secret it may see (decisions.md v1.2), at most one entry a minute per credential, action and secret.
+  'access.denied',
   'webhook_endpoint.create',
   'webhook_endpoint.update',
   'webhook_endpoint.delete',

@@ -4,6 +4,8 @@
  * checks. Each check answers the value or the rule it broke, and a failure names the variable and the rule.
  */
 
+import { ROLES, type Role } from './auth/permissions.ts';
+
 /** A setting's value from its raw string, or the rule the string broke. */
 type Check<T> = (raw: string) => { value: T } | { rule: string };
 
@@ -23,6 +25,9 @@ const integer = (min: number, max: number): Check<number> => (raw) => {
   const value = Number(raw);
   return Number.isSafeInteger(value) && value >= min && value <= max ? { value } : { rule: `must be an integer from ${min} to ${max}` };
 };
+/** One of a fixed set of words. */
+const oneOf = <T extends string>(words: readonly T[]): Check<T> => (raw) =>
+  (words as readonly string[]).includes(raw) ? { value: raw as T } : { rule: `must be one of ${words.join(', ')}` };
 /** A number above 0 and at most 1. */
 const fraction: Check<number> = (raw) => {
   const value = Number(raw);
@@ -32,7 +37,7 @@ const fraction: Check<number> = (raw) => {
 export type Config = {
   tableName: string;
   dynamodbEndpoint: string | undefined;
-  jwt: { issuer: string; audience: string; jwksUri: string; workspaceClaim: string; requiredType: string | undefined } | undefined;
+  jwt: { issuer: string; audience: string; jwksUri: string; workspaceClaim: string; requiredType: string | undefined; roleClaim: string; defaultRole: Role } | undefined;
   serviceName: string;
   /** Reveals per minute per credential (decisions.md: 120 by default). */
   revealsPerMinute: number;
@@ -83,6 +88,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     JWT_WORKSPACE_CLAIM: read('JWT_WORKSPACE_CLAIM', nonEmpty) ?? 'workspace_id',
     /** When set (e.g. `at+jwt`), a JWT whose `typ` header differs is refused: an IdP's ID tokens are not access tokens. */
     JWT_REQUIRED_TYPE: read('JWT_REQUIRED_TYPE', trimmed),
+    /** The claim that holds a person's role (a string or an array of strings): `admin`, `developer` or `viewer`. */
+    JWT_ROLE_CLAIM: read('JWT_ROLE_CLAIM', nonEmpty) ?? 'roles',
+    /** A person's role when the claim names none of the three. */
+    JWT_DEFAULT_ROLE: read('JWT_DEFAULT_ROLE', oneOf(ROLES)) ?? 'viewer',
     SERVICE_NAME: read('SERVICE_NAME', nonEmpty) ?? 'secrets-service',
     REVEAL_RATE_LIMIT_PER_MINUTE: read('REVEAL_RATE_LIMIT_PER_MINUTE', integer(1, 1_000_000)) ?? 120,
     /** The ceiling of all of a workspace's credentials together (default 10 times the per-credential limit). */
@@ -114,7 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tableName: c.TABLE_NAME,
     dynamodbEndpoint: c.DYNAMODB_ENDPOINT,
     jwt: c.JWT_ISSUER
-      ? { issuer: c.JWT_ISSUER, audience: c.JWT_AUDIENCE!, jwksUri: c.JWT_JWKS_URI!, workspaceClaim: c.JWT_WORKSPACE_CLAIM, requiredType: c.JWT_REQUIRED_TYPE }
+      ? { issuer: c.JWT_ISSUER, audience: c.JWT_AUDIENCE!, jwksUri: c.JWT_JWKS_URI!, workspaceClaim: c.JWT_WORKSPACE_CLAIM, requiredType: c.JWT_REQUIRED_TYPE, roleClaim: c.JWT_ROLE_CLAIM, defaultRole: c.JWT_DEFAULT_ROLE }
       : undefined,
     serviceName: c.SERVICE_NAME,
     revealsPerMinute: c.REVEAL_RATE_LIMIT_PER_MINUTE,

@@ -103,7 +103,9 @@ function buildEvent(request: IncomingMessage, url: URL, route: CompiledRoute, pa
         method: route.method,
         path: url.pathname,
         protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        // The address of the connection, as API Gateway gives it (an IPv4 peer as IPv4, not as ::ffff:a.b.c.d); never
+        // X-Forwarded-For, which the caller writes.
+        sourceIp: (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, ''),
         userAgent: headers['user-agent'] ?? '',
       },
       requestId: randomUUID(),

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { $ZodType } from 'zod/v4/core';
-import { EVERYONE, type RouteDefinition, type RouteErrorCode } from '../../shared/http/route.ts';
+import { type RouteDefinition, type RouteErrorCode } from '../../shared/http/route.ts';
 import * as answers from '../../shared/http/answers.ts';
 import { allRouteDefinitions } from './routes.ts';
 import { jsonSchema, webhooksSection } from './webhooks.ts';
@@ -36,9 +36,9 @@ const NAMED: [string, $ZodType][] = [
 /** The codes a route may answer: its own, and those every route of its kind can. */
 function codesOf(route: RouteDefinition): Code[] {
   // A body over 256 KiB is refused on every route, whether or not it takes one.
-  const codes: Code[] = ['AUTH_REQUIRED', 'WORKSPACE_NOT_ALLOWLISTED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', ...(route.errors ?? [])];
+  // FORBIDDEN on every route: an access key used from outside its allowedCidrs.
+  const codes: Code[] = ['AUTH_REQUIRED', 'FORBIDDEN', 'WORKSPACE_NOT_ALLOWLISTED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', ...(route.errors ?? [])];
   if (route.params || route.query || route.body || route.headers) codes.push('VALIDATION_ERROR');
-  if (route.allow.length < EVERYONE.length) codes.push('FORBIDDEN');
   if (route.idempotent) codes.push('IDEMPOTENCY_KEY_REUSED', 'CONFLICT', 'VALIDATION_ERROR');
   return [...new Set(codes)];
 }
@@ -92,7 +92,10 @@ function responses(route: RouteDefinition): Record<string, unknown> {
 }
 
 function operation(route: RouteDefinition): Record<string, unknown> {
-  const kinds = route.allow.length < EVERYONE.length ? 'API keys and user access tokens (machine tokens get FORBIDDEN).' : 'Every credential kind.';
+  const kinds =
+    route.access === 'admin'
+      ? 'API keys and people with the admin role (others get FORBIDDEN).'
+      : 'Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.';
   return {
     operationId: route.operationId,
     summary: route.summary,

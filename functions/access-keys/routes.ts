@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { accessKeyAnswer, accessKeyCreated } from '../../shared/http/answers.ts';
 import { idSchema, nameSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { AccessKeyService } from '../../shared/services/access-keys.ts';
 
@@ -16,7 +16,7 @@ export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey,
       description: 'Newest first. Never a token.',
       response: z.array(accessKeyAnswer()),
       paged: true,
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       query: pageQuerySchema(),
       handler: async ({ principal, query }) => {
         const page = await service.list(principal, query);
@@ -31,7 +31,7 @@ export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey,
       description: 'The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.',
       response: accessKeyCreated(),
       errors: ['LIMIT_EXCEEDED'],
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       status: 201,
       body: z.strictObject({ name: nameSchema(), expiresInDays: z.optional(z.int().check(z.minimum(1), z.maximum(3650))) }),
       handler: async ({ principal, body }) => ({ data: await service.create(principal, body) }),
@@ -43,7 +43,7 @@ export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey,
       description: 'Takes effect on the next request; idempotent (audited once as `access_key.revoke`).',
       response: accessKeyAnswer(),
       errors: ['NOT_FOUND'],
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       params: z.object({ id: idSchema('accessKey') }),
       handler: async ({ principal, params }) => ({ data: await service.revoke(principal, params.id) }),
     }),

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { auditEntryAnswer } from '../../shared/http/answers.ts';
 import { maxUnits, minUnits, pageQuerySchema, timestampSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
 import { once } from '../../shared/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import { AUDIT_ACTIONS } from '../../shared/audit-actions.ts';
@@ -30,7 +30,7 @@ export function makeAuditRoutes(service: AuditService): Record<RouteKey, RouteDe
       description: 'Newest first, with optional filters.',
       response: z.array(auditEntryAnswer()),
       paged: true,
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       query: auditQuery(),
       handler: async ({ principal, query }) => {
         const { limit, cursor, ...filter } = query;

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { environmentAnswer } from '../../shared/http/answers.ts';
 import { idSchema, nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
 import { once } from '../../shared/http/once.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -20,7 +20,7 @@ export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey,
       response: z.array(environmentAnswer()),
       paged: true,
       errors: ['NOT_FOUND'],
-      allow: EVERYONE,
+      access: 'workspace',
       params: projectParams(),
       query: pageQuerySchema(),
       handler: async ({ principal, params, query }) => {
@@ -35,7 +35,7 @@ export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey,
       description: 'The slug is unique within the project. Audited as `environment.create`.',
       response: environmentAnswer(),
       errors: ['NOT_FOUND', 'CONFLICT'],
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       status: 201,
       params: projectParams(),
       body: z.strictObject({ name: nameSchema() }),
@@ -46,7 +46,7 @@ export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey,
       summary: 'Get an environment by its project\'s and its own slug',
       response: environmentAnswer(),
       errors: ['NOT_FOUND'],
-      allow: EVERYONE,
+      access: 'workspace',
       params: z.object({ projectSlug: slugSchema(), envSlug: slugSchema() }),
       handler: async ({ principal, params }) => ({
         data: await service.getEnvironmentBySlug(principal, params.projectSlug, params.envSlug),

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { projectAnswer } from '../../shared/http/answers.ts';
 import { nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, EVERYONE, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 
@@ -16,7 +16,7 @@ export function makeProjectRoutes(service: ProjectService): Record<RouteKey, Rou
       description: 'Newest first.',
       response: z.array(projectAnswer()),
       paged: true,
-      allow: EVERYONE,
+      access: 'workspace',
       query: pageQuerySchema(),
       handler: async ({ principal, query }) => {
         const page = await service.listProjects(principal, query);
@@ -30,7 +30,7 @@ export function makeProjectRoutes(service: ProjectService): Record<RouteKey, Rou
       description: 'The slug is derived from the name (`-2`, `-3`, … on a clash). Audited as `project.create`.',
       response: projectAnswer(),
       errors: ['CONFLICT'],
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       status: 201,
       body: z.strictObject({ name: nameSchema() }),
       handler: async ({ principal, body }) => ({ data: await service.createProject(principal, body) }),
@@ -40,7 +40,7 @@ export function makeProjectRoutes(service: ProjectService): Record<RouteKey, Rou
       summary: 'Get a project by its slug',
       response: projectAnswer(),
       errors: ['NOT_FOUND'],
-      allow: EVERYONE,
+      access: 'workspace',
       params: z.object({ projectSlug: slugSchema() }),
       handler: async ({ principal, params }) => ({ data: await service.getProjectBySlug(principal, params.projectSlug) }),
     }),

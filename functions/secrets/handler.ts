@@ -8,11 +8,12 @@ import { makeSecretStore } from '../../shared/store/secrets.ts';
 import { makeProjectStore } from '../../shared/store/projects.ts';
 import { makeEnvironmentValueStore } from '../../shared/store/environment-values.ts';
 import { makeRevealLimiter } from '../../shared/store/reveal-limits.ts';
+import { makeDenialStore } from '../../shared/store/denials.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 // One limiter for both reveal routes and the bulk reveal: they spend the same rate-limit leases.
 const limiter = makeRevealLimiter(db);
-const store = { ...makeProjectStore(db, pager), ...makeSecretStore(db, pager, limiter), ...makeEnvironmentValueStore(db, pager, limiter) };
+const store = { ...makeProjectStore(db, pager), ...makeSecretStore(db, pager, limiter), ...makeEnvironmentValueStore(db, pager, limiter), ...makeDenialStore(db) };
 
 // A warm container that reveals the same version again within 5 minutes makes no KMS call. The KMS client loads on
 // the first reveal or write: a list, a search, a delete or a version history never needs it.
@@ -26,6 +27,7 @@ const service = makeSecretService({
   workspaceRevealsPerMinute: config.workspaceRevealsPerMinute,
   onPurgeFailure: (secretId, error) =>
     logger.warn('secret versions left to purge', { secretId, errorName: (error as { name?: string } | null)?.name }),
+  onDenialAuditFailure: (error) => logger.warn('could not audit a denied attempt', { errorName: (error as { name?: string } | null)?.name }),
 });
 
 /** Lambda entry of the secrets route group. */

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { deletedResult, environmentValueAnswer, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/http/answers.ts';
 import { idSchema, ifMatchSchema, maxUnits, minUnits, pageQueryOf, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, EVERYONE, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
 import { once } from '../../shared/http/once.ts';
 import { isId } from '../../shared/ids.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
@@ -34,7 +34,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       response: z.array(secretListItem()),
       paged: true,
       errors: ['NOT_FOUND'],
-      allow: EVERYONE,
+      access: 'workspace',
       params: envParams(),
       query: pageQuerySchema(),
       handler: async ({ principal, params, query }) => {
@@ -49,7 +49,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       description: 'Creates version 1 of a new key or the next version of an existing one. `If-Match: <version>` makes it check-and-set (0 = must not exist). Audited as `secret.create` or `secret.rotate`; fires `service.secret.create` or `service.secret.rotate`.',
       response: secretWriteResult(),
       errors: ['NOT_FOUND', 'CONFLICT'],
-      allow: EVERYONE,
+      access: 'workspace',
       params: envParams(),
       body: z.strictObject({ key: secretKeySchema(), value: z.string().check(maxUnits(65536)) }),
       prefetch: ({ workspaceId, params, body }) => {
@@ -69,7 +69,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       description: 'The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together).',
       response: revealResult(),
       errors: ['NOT_FOUND', 'RATE_LIMITED'],
-      allow: EVERYONE,
+      access: 'workspace',
       params: secretParams(),
       query: z.strictObject({ version: z.optional(versionQuerySchema()) }),
       prefetch: (raw) => secretPrefetch(raw, true),
@@ -84,7 +84,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       description: 'Audited as `secret.delete`; fires `service.secret.delete`.',
       response: deletedResult('sec'),
       errors: ['NOT_FOUND'],
-      allow: EVERYONE,
+      access: 'workspace',
       params: secretParams(),
       prefetch: secretPrefetch,
       handler: async ({ principal, params, prefetched }) => ({ data: await service.delete(principal, params.secretId, prefetched) }),
@@ -96,7 +96,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       description: '`path` is `<projectSlug>/<envSlug>/<key>`. Audited and rate limited like the reveal by id.',
       response: revealByPathResult(),
       errors: ['NOT_FOUND', 'RATE_LIMITED'],
-      allow: EVERYONE,
+      access: 'workspace',
       body: z.strictObject({ path: z.string().check(minUnits(3), maxUnits(600)), version: z.optional(versionSchema()) }),
       prefetch: ({ workspaceId, body }) => {
         const path = (body as { path?: unknown } | undefined)?.path;
@@ -111,7 +111,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       response: z.array(versionAnswer()),
       paged: true,
       errors: ['NOT_FOUND'],
-      allow: EVERYONE,
+      access: 'workspace',
       params: secretParams(),
       query: pageQuerySchema(),
       prefetch: secretPrefetch,
@@ -125,7 +125,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
         'A write, not a reveal: the value never leaves. `If-Match` as for a write. Audited as `secret.rotate` with `rolledBackFrom`; fires `service.secret.rotate`.',
       response: secretWriteResult(),
       errors: ['NOT_FOUND', 'CONFLICT'],
-      allow: EVERYONE,
+      access: 'workspace',
       params: secretParams(),
       body: z.strictObject({ version: versionSchema() }),
       headers: ifMatchSchema(),
@@ -150,7 +150,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       response: z.array(environmentValueAnswer()),
       paged: true,
       errors: ['NOT_FOUND', 'RATE_LIMITED'],
-      allow: EVERYONE,
+      access: 'workspace',
       params: envParams(),
       // Pages of at most 100 secrets (decisions.md), 100 by default.
       query: pageQueryOf(100, 100),
@@ -173,7 +173,7 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
       description: '`q` is a case-insensitive substring of the key; without it, every secret. Newest first. Never a value.',
       response: z.array(secretSearchItem()),
       paged: true,
-      allow: EVERYONE,
+      access: 'workspace',
       query: z.extend(pageQuerySchema(), { q: z.optional(z.string().check(minUnits(1), maxUnits(256))) }),
       handler: async ({ principal, query }) => {
         const page = await service.search(principal, query.q, query);

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { deliveryAnswer } from '../../shared/http/answers.ts';
 import { idSchema, maxUnits, minUnits, pageQuerySchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
 import { once } from '../../shared/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { DeliveryService } from '../../shared/services/webhooks.ts';
@@ -20,7 +20,7 @@ export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, R
       response: z.array(deliveryAnswer()),
       paged: true,
       errors: ['NOT_FOUND'],
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       query: z.extend(pageQuerySchema(), {
         endpointId: z.optional(idSchema('webhookEndpoint')),
         status: z.optional(z.enum(['pending', 'success', 'failed'])),
@@ -37,7 +37,7 @@ export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, R
       summary: 'Get a delivery with its attempt log',
       response: deliveryAnswer(),
       errors: ['NOT_FOUND'],
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       params: deliveryParams(),
       handler: async ({ principal, params }) => ({ data: await service.getDelivery(principal, params.id) }),
     }),
@@ -48,7 +48,7 @@ export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, R
       description: 'Audited as `webhook_delivery.retry`.',
       response: deliveryAnswer(),
       errors: ['NOT_FOUND', 'ALREADY_QUEUED', 'ENDPOINT_DISABLED'],
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       status: 202,
       params: deliveryParams(),
       handler: async ({ principal, params }) => ({ data: await service.retry(principal, params.id) }),

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { deletedResult, deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/http/answers.ts';
 import { idSchema, maxUnits, minUnits, pageQuerySchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, PEOPLE_AND_API_KEYS, type RouteDefinition } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
 import { once } from '../../shared/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { WebhookService } from '../../shared/services/webhooks.ts';
@@ -33,7 +33,7 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
       description: 'Newest first.',
       response: z.array(webhookEndpointAnswer()),
       paged: true,
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       query: pageQuerySchema(),
       handler: async ({ principal, query }) => {
         const page = await service.list(principal, query);
@@ -48,7 +48,7 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
       description: 'The url must be https and resolve to public addresses only. The answer carries the `whsec_` signing secret, the only time it is shown. At most 20 endpoints per workspace. Audited as `webhook_endpoint.create`.',
       response: webhookEndpointCreated(),
       errors: ['LIMIT_EXCEEDED'],
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       status: 201,
       body: z.strictObject({ url: urlSchema(), events: eventsSchema(), description: z.optional(descriptionSchema()) }),
       handler: async ({ principal, body }) => ({ data: await service.register(principal, body) }),
@@ -60,7 +60,7 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
       description: 'Url, events, description, or `enabled` (pause and resume). Audited as `webhook_endpoint.update`.',
       response: webhookEndpointAnswer(),
       errors: ['NOT_FOUND', 'CONFLICT'],
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       params: endpointParams(),
       body: patchSchema(),
       handler: async ({ principal, params, body }) => ({ data: await service.update(principal, params.id, body) }),
@@ -72,7 +72,7 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
       description: 'Audited as `webhook_endpoint.delete`.',
       response: deletedResult('we'),
       errors: ['NOT_FOUND'],
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       params: endpointParams(),
       handler: async ({ principal, params }) => ({ data: await service.delete(principal, params.id) }),
     }),
@@ -83,7 +83,7 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
       response: z.array(deliveryAnswer()),
       paged: true,
       errors: ['NOT_FOUND'],
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       params: endpointParams(),
       query: pageQuerySchema(),
       handler: async ({ principal, params, query }) => {
@@ -95,7 +95,7 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
       operationId: 'listWebhookEventTypes',
       summary: 'List the event types an endpoint can subscribe to',
       response: z.array(eventTypeAnswer()),
-      allow: PEOPLE_AND_API_KEYS,
+      access: 'admin',
       handler: async () => ({ data: EVENT_TYPES.map((e) => ({ ...e })) }),
     }),
   });

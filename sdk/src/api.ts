@@ -15,21 +15,21 @@ export interface paths {
      * List the workspace's projects
      * @description Newest first.
      *
-     * Every credential kind.
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     get: operations["listProjects"];
     /**
      * Create a project
      * @description The slug is derived from the name (`-2`, `-3`, … on a clash). Audited as `project.create`.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     post: operations["createProject"];
   };
   "/api/v1/projects/by-slug/{projectSlug}": {
     /**
      * Get a project by its slug
-     * @description Every credential kind.
+     * @description Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     get: operations["getProjectBySlug"];
   };
@@ -38,21 +38,21 @@ export interface paths {
      * List a project's environments
      * @description Newest first.
      *
-     * Every credential kind.
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     get: operations["listEnvironments"];
     /**
      * Create an environment in a project
      * @description The slug is unique within the project. Audited as `environment.create`.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     post: operations["createEnvironment"];
   };
   "/api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}": {
     /**
      * Get an environment by its project's and its own slug
-     * @description Every credential kind.
+     * @description Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     get: operations["getEnvironmentBySlug"];
   };
@@ -61,14 +61,14 @@ export interface paths {
      * List an environment's secrets
      * @description Sorted by key A→Z. Never a value.
      *
-     * Every credential kind.
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     get: operations["listSecrets"];
     /**
      * Write a secret's next version
      * @description Creates version 1 of a new key or the next version of an existing one. `If-Match: <version>` makes it check-and-set (0 = must not exist). Audited as `secret.create` or `secret.rotate`; fires `service.secret.create` or `service.secret.rotate`.
      *
-     * Every credential kind.
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     put: operations["putSecret"];
   };
@@ -79,7 +79,7 @@ export interface paths {
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
-     * Every credential kind.
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     post: operations["revealSecret"];
   };
@@ -88,7 +88,7 @@ export interface paths {
      * Delete a secret and every version
      * @description Audited as `secret.delete`; fires `service.secret.delete`.
      *
-     * Every credential kind.
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     delete: operations["deleteSecret"];
   };
@@ -99,7 +99,7 @@ export interface paths {
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
-     * Every credential kind.
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     post: operations["revealSecretByPath"];
   };
@@ -108,7 +108,7 @@ export interface paths {
      * List a secret's versions
      * @description Newest first: who wrote each version when, and which version a rollback restored. Never a value.
      *
-     * Every credential kind.
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     get: operations["listSecretVersions"];
   };
@@ -117,7 +117,7 @@ export interface paths {
      * Write an earlier version's value as the next version
      * @description A write, not a reveal: the value never leaves. `If-Match` as for a write. Audited as `secret.rotate` with `rolledBackFrom`; fires `service.secret.rotate`.
      *
-     * Every credential kind.
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     post: operations["rollbackSecret"];
   };
@@ -128,7 +128,7 @@ export interface paths {
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
-     * Every credential kind.
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     post: operations["revealEnvironment"];
   };
@@ -137,7 +137,7 @@ export interface paths {
      * Search the workspace's secrets by key
      * @description `q` is a case-insensitive substring of the key; without it, every secret. Newest first. Never a value.
      *
-     * Every credential kind.
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     get: operations["searchSecrets"];
   };
@@ -146,7 +146,7 @@ export interface paths {
      * List the workspace's audit log
      * @description Newest first, with optional filters.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     get: operations["listAuditEntries"];
   };
@@ -155,14 +155,14 @@ export interface paths {
      * List the workspace's access keys
      * @description Newest first. Never a token.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     get: operations["listAccessKeys"];
     /**
      * Create an access key (a machine identity and its token)
      * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     post: operations["createAccessKey"];
   };
@@ -171,7 +171,7 @@ export interface paths {
      * Revoke an access key
      * @description Takes effect on the next request; idempotent (audited once as `access_key.revoke`).
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     post: operations["revokeAccessKey"];
   };
@@ -180,14 +180,14 @@ export interface paths {
      * List the workspace's webhook endpoints
      * @description Newest first.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     get: operations["listWebhookEndpoints"];
     /**
      * Register a webhook endpoint
      * @description The url must be https and resolve to public addresses only. The answer carries the `whsec_` signing secret, the only time it is shown. At most 20 endpoints per workspace. Audited as `webhook_endpoint.create`.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     post: operations["createWebhookEndpoint"];
   };
@@ -196,14 +196,14 @@ export interface paths {
      * Delete a webhook endpoint and its delivery log
      * @description Audited as `webhook_endpoint.delete`.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     delete: operations["deleteWebhookEndpoint"];
     /**
      * Change a webhook endpoint
      * @description Url, events, description, or `enabled` (pause and resume). Audited as `webhook_endpoint.update`.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     patch: operations["updateWebhookEndpoint"];
   };
@@ -212,14 +212,14 @@ export interface paths {
      * List one endpoint's deliveries
      * @description Newest first, with the attempt log.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     get: operations["listEndpointDeliveries"];
   };
   "/api/v1/webhooks/event-types": {
     /**
      * List the event types an endpoint can subscribe to
-     * @description API keys and user access tokens (machine tokens get FORBIDDEN).
+     * @description API keys and people with the admin role (others get FORBIDDEN).
      */
     get: operations["listWebhookEventTypes"];
   };
@@ -228,14 +228,14 @@ export interface paths {
      * List the workspace's webhook deliveries
      * @description Newest first, filtered by endpoint, status or event type.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     get: operations["listDeliveries"];
   };
   "/api/v1/webhook-deliveries/{id}": {
     /**
      * Get a delivery with its attempt log
-     * @description API keys and user access tokens (machine tokens get FORBIDDEN).
+     * @description API keys and people with the admin role (others get FORBIDDEN).
      */
     get: operations["getDelivery"];
   };
@@ -244,7 +244,7 @@ export interface paths {
      * Send a finished delivery again, once, now
      * @description Audited as `webhook_delivery.retry`.
      *
-     * API keys and user access tokens (machine tokens get FORBIDDEN).
+     * API keys and people with the admin role (others get FORBIDDEN).
      */
     post: operations["retryDelivery"];
   };
@@ -355,7 +355,7 @@ export interface components {
     AuditEntry: {
       id: string;
       /** @enum {string} */
-      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "access_key.create" | "access_key.revoke" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
       actorSub: string;
       target: string;
       metadata: {
@@ -514,7 +514,7 @@ export interface operations {
    * List the workspace's projects
    * @description Newest first.
    *
-   * Every credential kind.
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   listProjects: {
     parameters: {
@@ -556,15 +556,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -606,7 +606,7 @@ export interface operations {
    * Create a project
    * @description The slug is derived from the name (`-2`, `-3`, … on a clash). Audited as `project.create`.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   createProject: {
     parameters: {
@@ -655,13 +655,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -725,7 +725,7 @@ export interface operations {
   };
   /**
    * Get a project by its slug
-   * @description Every credential kind.
+   * @description Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   getProjectBySlug: {
     parameters: {
@@ -766,15 +766,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description NOT_FOUND */
@@ -827,7 +827,7 @@ export interface operations {
    * List a project's environments
    * @description Newest first.
    *
-   * Every credential kind.
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   listEnvironments: {
     parameters: {
@@ -872,15 +872,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description NOT_FOUND */
@@ -933,7 +933,7 @@ export interface operations {
    * Create an environment in a project
    * @description The slug is unique within the project. Audited as `environment.create`.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   createEnvironment: {
     parameters: {
@@ -985,13 +985,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -1066,7 +1066,7 @@ export interface operations {
   };
   /**
    * Get an environment by its project's and its own slug
-   * @description Every credential kind.
+   * @description Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   getEnvironmentBySlug: {
     parameters: {
@@ -1108,15 +1108,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description NOT_FOUND */
@@ -1169,7 +1169,7 @@ export interface operations {
    * List an environment's secrets
    * @description Sorted by key A→Z. Never a value.
    *
-   * Every credential kind.
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   listSecrets: {
     parameters: {
@@ -1214,15 +1214,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description NOT_FOUND */
@@ -1275,7 +1275,7 @@ export interface operations {
    * Write a secret's next version
    * @description Creates version 1 of a new key or the next version of an existing one. `If-Match: <version>` makes it check-and-set (0 = must not exist). Audited as `secret.create` or `secret.rotate`; fires `service.secret.create` or `service.secret.rotate`.
    *
-   * Every credential kind.
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   putSecret: {
     parameters: {
@@ -1329,15 +1329,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description NOT_FOUND */
@@ -1414,7 +1414,7 @@ export interface operations {
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
-   * Every credential kind.
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   revealSecret: {
     parameters: {
@@ -1458,15 +1458,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description NOT_FOUND */
@@ -1530,7 +1530,7 @@ export interface operations {
    * Delete a secret and every version
    * @description Audited as `secret.delete`; fires `service.secret.delete`.
    *
-   * Every credential kind.
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   deleteSecret: {
     parameters: {
@@ -1579,15 +1579,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description NOT_FOUND */
@@ -1664,7 +1664,7 @@ export interface operations {
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
-   * Every credential kind.
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   revealSecretByPath: {
     requestBody: {
@@ -1708,15 +1708,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description NOT_FOUND */
@@ -1780,7 +1780,7 @@ export interface operations {
    * List a secret's versions
    * @description Newest first: who wrote each version when, and which version a rollback restored. Never a value.
    *
-   * Every credential kind.
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   listSecretVersions: {
     parameters: {
@@ -1825,15 +1825,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description NOT_FOUND */
@@ -1886,7 +1886,7 @@ export interface operations {
    * Write an earlier version's value as the next version
    * @description A write, not a reveal: the value never leaves. `If-Match` as for a write. Audited as `secret.rotate` with `rolledBackFrom`; fires `service.secret.rotate`.
    *
-   * Every credential kind.
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   rollbackSecret: {
     parameters: {
@@ -1939,15 +1939,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description NOT_FOUND */
@@ -2024,7 +2024,7 @@ export interface operations {
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
-   * Every credential kind.
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   revealEnvironment: {
     parameters: {
@@ -2076,15 +2076,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description NOT_FOUND */
@@ -2148,7 +2148,7 @@ export interface operations {
    * Search the workspace's secrets by key
    * @description `q` is a case-insensitive substring of the key; without it, every secret. Newest first. Never a value.
    *
-   * Every credential kind.
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   searchSecrets: {
     parameters: {
@@ -2191,15 +2191,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -2241,14 +2241,14 @@ export interface operations {
    * List the workspace's audit log
    * @description Newest first, with optional filters.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   listAuditEntries: {
     parameters: {
       query?: {
         limit?: string;
         cursor?: string;
-        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "access_key.create" | "access_key.revoke" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
         target?: string;
         actorSub?: string;
         since?: string;
@@ -2288,13 +2288,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -2338,7 +2338,7 @@ export interface operations {
    * List the workspace's access keys
    * @description Newest first. Never a token.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   listAccessKeys: {
     parameters: {
@@ -2380,13 +2380,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -2430,7 +2430,7 @@ export interface operations {
    * Create an access key (a machine identity and its token)
    * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   createAccessKey: {
     parameters: {
@@ -2480,13 +2480,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -2552,7 +2552,7 @@ export interface operations {
    * Revoke an access key
    * @description Takes effect on the next request; idempotent (audited once as `access_key.revoke`).
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   revokeAccessKey: {
     parameters: {
@@ -2597,13 +2597,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -2680,7 +2680,7 @@ export interface operations {
    * List the workspace's webhook endpoints
    * @description Newest first.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   listWebhookEndpoints: {
     parameters: {
@@ -2722,13 +2722,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -2772,7 +2772,7 @@ export interface operations {
    * Register a webhook endpoint
    * @description The url must be https and resolve to public addresses only. The answer carries the `whsec_` signing secret, the only time it is shown. At most 20 endpoints per workspace. Audited as `webhook_endpoint.create`.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   createWebhookEndpoint: {
     parameters: {
@@ -2823,13 +2823,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -2895,7 +2895,7 @@ export interface operations {
    * Delete a webhook endpoint and its delivery log
    * @description Audited as `webhook_endpoint.delete`.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   deleteWebhookEndpoint: {
     parameters: {
@@ -2944,13 +2944,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -3027,7 +3027,7 @@ export interface operations {
    * Change a webhook endpoint
    * @description Url, events, description, or `enabled` (pause and resume). Audited as `webhook_endpoint.update`.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   updateWebhookEndpoint: {
     parameters: {
@@ -3082,13 +3082,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -3165,7 +3165,7 @@ export interface operations {
    * List one endpoint's deliveries
    * @description Newest first, with the attempt log.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   listEndpointDeliveries: {
     parameters: {
@@ -3210,13 +3210,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -3269,7 +3269,7 @@ export interface operations {
   };
   /**
    * List the event types an endpoint can subscribe to
-   * @description API keys and user access tokens (machine tokens get FORBIDDEN).
+   * @description API keys and people with the admin role (others get FORBIDDEN).
    */
   listWebhookEventTypes: {
     responses: {
@@ -3294,13 +3294,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -3344,7 +3344,7 @@ export interface operations {
    * List the workspace's webhook deliveries
    * @description Newest first, filtered by endpoint, status or event type.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   listDeliveries: {
     parameters: {
@@ -3389,13 +3389,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -3448,7 +3448,7 @@ export interface operations {
   };
   /**
    * Get a delivery with its attempt log
-   * @description API keys and user access tokens (machine tokens get FORBIDDEN).
+   * @description API keys and people with the admin role (others get FORBIDDEN).
    */
   getDelivery: {
     parameters: {
@@ -3489,13 +3489,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };
@@ -3550,7 +3550,7 @@ export interface operations {
    * Send a finished delivery again, once, now
    * @description Audited as `webhook_delivery.retry`.
    *
-   * API keys and user access tokens (machine tokens get FORBIDDEN).
+   * API keys and people with the admin role (others get FORBIDDEN).
    */
   retryDelivery: {
     parameters: {
@@ -3595,13 +3595,13 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description WORKSPACE_NOT_ALLOWLISTED, FORBIDDEN */
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
       403: {
         content: {
           "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN";
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
             };
           }) & components["schemas"]["ErrorEnvelope"];
         };

@@ -1,4 +1,4 @@
-import { AuthRequiredError, ServiceUnavailableError, WorkspaceNotAllowlistedError } from '../errors.ts';
+import { AuthRequiredError, ForbiddenError, ServiceUnavailableError, WorkspaceNotAllowlistedError } from '../errors.ts';
 import { isId } from '../ids.ts';
 import type { Clock } from '../clock.ts';
 import type { Prefetched } from '../prefetch.ts';
@@ -8,6 +8,7 @@ import type { Principal } from './principal.ts';
 import { checksumHolds, hashToken, issuedTokenShape, type IssuedTokenShape } from './tokens.ts';
 import { MacKeyMissingError, type ServiceMacs } from '../crypto/mac-key.ts';
 import { loadOnce } from '../on-first-use.ts';
+import { API_KEY_AUTHORITY, machineAuthority, roleAuthority, roleFromClaims, type Role } from './permissions.ts';
 
 /** Verifies an IdP access token and answers its claims; throws for anything invalid or expired. */
 export type AccessTokenVerifier = (token: string) => Promise<Record<string, unknown>>;
@@ -46,7 +47,15 @@ export interface AuthenticatorDeps {
   macs: () => Promise<ServiceMacs>;
   /** Told when recording a key's `lastUsedAt` failed (the request itself goes on). */
   onTouchFailure?: (error: unknown) => void;
-  jwt?: { verify: AccessTokenVerifier; workspaceClaim: string } | undefined;
+  jwt?: { verify: AccessTokenVerifier; workspaceClaim: string; roleClaim: string; defaultRole: Role } | undefined;
+}
+
+/** The source-address check, loaded by the first token that has allowedCidrs (most have none: no bytes at cold start). */
+const sourceAddresses = loadOnce(() => import('./source-address.ts'));
+
+/** Where the request came from, as API Gateway saw it (never a header the caller wrote). */
+export interface RequestOrigin {
+  sourceIp?: string | undefined;
 }
 
 /** Who called, and the items the route asked to read in the same round trip as the credential. */
@@ -65,12 +74,12 @@ export type PrefetchKeys = (workspaceId: string) => readonly ItemKey[];
 
 /** Turns an `Authorization` header into a principal, or throws AUTH_REQUIRED / WORKSPACE_NOT_ALLOWLISTED. */
 export function makeAuthenticator(deps: AuthenticatorDeps) {
-  return async (authorization: string | undefined, prefetch: PrefetchKeys = () => []): Promise<Authenticated> => {
+  return async (authorization: string | undefined, prefetch: PrefetchKeys = () => [], origin: RequestOrigin = {}): Promise<Authenticated> => {
     const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
     if (!match?.[1]) throw new AuthRequiredError('Authorization: a Bearer token is required');
     const token = match[1];
     const issued = issuedTokenShape(token);
-    if (issued) return authenticateIssuedToken(deps, token, issued, prefetch);
+    if (issued) return authenticateIssuedToken(deps, token, issued, prefetch, origin);
     if (token.split('.').length === 3 && deps.jwt) return authenticateAccessToken(deps, deps.jwt, token, prefetch);
     throw new AuthRequiredError('Authorization: the token is not valid');
   };
@@ -93,7 +102,7 @@ async function checkIssuedChecksum(deps: AuthenticatorDeps, shape: IssuedTokenSh
   if (!checksumHolds(macs, shape)) throw new AuthRequiredError('Authorization: the token is not valid');
 }
 
-async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, shape: IssuedTokenShape, prefetch: PrefetchKeys): Promise<Authenticated> {
+async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, shape: IssuedTokenShape, prefetch: PrefetchKeys, origin: RequestOrigin): Promise<Authenticated> {
   await checkIssuedChecksum(deps, shape);
   const { workspaceId } = shape;
   const tokenHash = hashToken(token);
@@ -103,8 +112,13 @@ async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, s
   if (record.expiresAt && Date.parse(record.expiresAt) <= deps.clock.now()) {
     throw new AuthRequiredError('Authorization: the token has expired');
   }
+  // Outside the key's networks: refused before it counts as use (no lastUsedAt, no rate-limit count).
+  if (record.allowedCidrs && record.allowedCidrs.length > 0 && !(await sourceAddresses()).fromAllowedAddress(origin.sourceIp, record.allowedCidrs)) {
+    throw new ForbiddenError('Authorization: this access key may not be used from this address (allowedCidrs)');
+  }
   if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
-  const principal: Principal = { workspaceId, accountId: workspace.accountId, kind: record.kind, actorSub: record.actorSub, credentialId: record.credentialId };
+  const authority = record.kind === 'machine' ? machineAuthority(record.rules ?? undefined) : API_KEY_AUTHORITY;
+  const principal: Principal = { workspaceId, accountId: workspace.accountId, kind: record.kind, actorSub: record.actorSub, credentialId: record.credentialId, authority };
   const now = deps.clock.now();
   const due = !record.lastUsedAt || now - Date.parse(record.lastUsedAt) >= LAST_USED_GRANULARITY_MS;
   if (!due) return { principal, prefetched };
@@ -137,7 +151,8 @@ async function authenticateAccessToken(
   const { workspace, prefetched } = await deps.store.getCredentialContext(undefined, workspaceId, prefetch(workspaceId));
   if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
   const actorSub = personActor(String(claims.sub));
-  return { principal: { workspaceId, accountId: workspace.accountId, kind: 'user', actorSub, credentialId: actorSub }, prefetched };
+  const authority = roleAuthority(roleFromClaims(claims, jwt.roleClaim, jwt.defaultRole));
+  return { principal: { workspaceId, accountId: workspace.accountId, kind: 'user', actorSub, credentialId: actorSub, authority }, prefetched };
 }
 
 /**

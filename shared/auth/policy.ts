@@ -78,6 +78,11 @@ export interface Policy {
   environmentVisible(project: string, environment: string): boolean;
   /** Whether any allow rule could grant `action` on some key of the environment (the bulk reveal's FORBIDDEN). */
   mayAnywhere(action: PolicyAction, project: string, environment: string): boolean;
+  /**
+   * Whether it sees every project, environment and secret (an allow rule over all of them, and no deny rule): its
+   * lists need no filtering and no extra read, so an unscoped credential pays nothing for permissions.
+   */
+  readonly seesEverything: boolean;
   /** The rules, defaults filled in, as the record shows them. */
   readonly rules: readonly PermissionRule[];
 }
@@ -115,8 +120,12 @@ export function compilePolicy(rules: readonly PermissionRule[]): Policy {
   const allowRules = compiled.filter((c) => c.rule.effect === 'allow');
   const denyRules = compiled.filter((c) => c.rule.effect === 'deny');
   const matches = (c: CompiledRule, t: PolicyTarget) => c.project(t.project) && c.environment(t.environment) && c.key(t.key);
+  // `*` matches every slug (slugs never hold `/`), `**` every key.
+  const everywhere = (rule: PermissionRule) =>
+    rule.projects.some((p) => p === '*' || p === '**') && rule.environments.some((e) => e === '*' || e === '**') && rule.keys.includes('**');
   return {
     rules,
+    seesEverything: denyRules.length === 0 && allowRules.some((c) => everywhere(c.rule)),
     allows: (action, target) =>
       allowRules.some((c) => c.covers(action) && matches(c, target)) && !denyRules.some((c) => c.covers(action) && matches(c, target)),
     projectVisible: (project) => allowRules.some((c) => c.project(project)) && !denyRules.some((c) => c.hidesProjects && c.project(project)),

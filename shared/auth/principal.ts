@@ -1,3 +1,5 @@
+import type { Authority } from './permissions.ts';
+
 /** The three credential kinds of api.md section 5, named as audit metadata names them. */
 export type CredentialKind = 'api_key' | 'user' | 'machine';
 
@@ -11,4 +13,6 @@ export interface Principal {
   actorSub: string;
   /** The credential itself (`key_…`, `usr_…` or `ak_…`): what per-credential rate limits count. */
   credentialId: string;
+  /** What it may do: its compiled rules and whether it administers the workspace (shared/auth/permissions.ts). */
+  authority: Authority;
 }

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Prefetched } from '../prefetch.ts';
+import { mayCall } from '../auth/permissions.ts';
 import { ApiError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors.ts';
 import { newRequestId } from '../ids.ts';
 import { requestLogger, type RequestLog } from '../logger.ts';
@@ -121,7 +122,7 @@ export function routing(routes: Readonly<Record<string, RouteDefinition>>): Midd
 
 /**
  * Authenticates the caller against the route, reading the route's `prefetch` keys in the credential's round trip;
- * a credential kind the route does not allow is FORBIDDEN.
+ * a caller without the access the route needs is FORBIDDEN (shared/auth/permissions.ts decides).
  */
 export function authentication(authenticate: Authenticator): MiddlewareObj<ApiEvent, ApiResult> {
   return {
@@ -132,12 +133,13 @@ export function authentication(authenticate: Authenticator): MiddlewareObj<ApiEv
       const prefetch = route.prefetch
         ? (workspaceId: string) => route.prefetch!({ workspaceId, params: pathParameters ?? {}, query: queryStringParameters ?? {}, body: state.body })
         : undefined;
-      const { principal, prefetched, pending } = await authenticate(request.event.headers?.authorization, prefetch);
+      const sourceIp = request.event.requestContext?.http?.sourceIp;
+      const { principal, prefetched, pending } = await authenticate(request.event.headers?.authorization, prefetch, { sourceIp });
       state.principal = principal;
       state.prefetched = prefetched;
       state.pending = pending;
-      if (!route.allow.includes(state.principal.kind)) {
-        throw new ForbiddenError(`A ${state.principal.kind.replace('_', ' ')} credential may not call ${request.event.routeKey}`);
+      if (!mayCall(principal.authority, route.access)) {
+        throw new ForbiddenError(`This credential may not call ${request.event.routeKey}: it needs an API key or a person with the admin role`);
       }
       return undefined;
     },

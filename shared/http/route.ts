@@ -1,5 +1,6 @@
 import type { $ZodType } from 'zod/v4/core';
-import type { CredentialKind, Principal } from '../auth/principal.ts';
+import type { RouteAccess } from '../auth/permissions.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { RequestLog } from '../logger.ts';
 import type { Prefetched } from '../prefetch.ts';
 import type { ItemKey } from '../prefetch.ts';
@@ -44,8 +45,12 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, H = unkn
   summary: string;
   /** What it does, its audit action, its event, its rate limit. */
   description?: string;
-  /** Credential kinds allowed; others get FORBIDDEN (decisions.md, Credentials and permissions). */
-  allow: readonly CredentialKind[];
+  /**
+   * What the route needs of its caller, asked of shared/auth/permissions.ts before the handler runs: `workspace`
+   * (every credential; the services ask its policy about each project, environment and secret) or `admin` (the
+   * workspace's administration); a caller without it gets FORBIDDEN.
+   */
+  access: RouteAccess;
   /** Success status: 201 for creating POSTs, 202 for a delivery retry, 200 otherwise. */
   status?: 200 | 201 | 202;
   params?: $ZodType<P>;
@@ -96,6 +101,3 @@ export function lazyRoutes<K extends string>(declarations: Record<K, () => Route
   }
   return routes;
 }
-
-export const EVERYONE: readonly CredentialKind[] = ['api_key', 'user', 'machine'];
-export const PEOPLE_AND_API_KEYS: readonly CredentialKind[] = ['api_key', 'user'];

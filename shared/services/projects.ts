@@ -44,8 +44,18 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
     return project;
   };
 
+  /** A project the caller may see; NOT_FOUND for one it may not (it does not exist for the caller). */
+  const visibleProject = (principal: Principal, project: ProjectItem | undefined, what: string): ProjectItem => {
+    if (!project || !principal.authority.policy.projectVisible(project.slug)) throw new NotFoundError(`project ${what} was not found`);
+    return project;
+  };
+
   return {
-    listProjects: (principal: Principal, page: PageRequest): Promise<Page<ProjectItem>> => store.listProjects(principal.workspaceId, page),
+    /** The projects the caller may see: one Query a page for an unscoped caller, reading on past hidden ones otherwise. */
+    listProjects(principal: Principal, page: PageRequest): Promise<Page<ProjectItem>> {
+      const { policy } = principal.authority;
+      return store.listProjects(principal.workspaceId, page, policy.seesEverything ? undefined : (project) => policy.projectVisible(project.slug));
+    },
 
     async createProject(principal: Principal, input: { name: string }): Promise<ProjectItem> {
       const ws = principal.workspaceId;
@@ -64,14 +74,24 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
     },
 
     async getProjectBySlug(principal: Principal, slug: string): Promise<ProjectItem> {
-      return projectOrNotFound(await store.getProjectBySlug(principal.workspaceId, slug), slug);
+      return visibleProject(principal, await store.getProjectBySlug(principal.workspaceId, slug), slug);
     },
 
+    /**
+     * A project's environments the caller may see. For an unscoped caller a non-empty list proves the project is ours,
+     * and only an empty one needs the extra read to tell 404 from []; a scoped caller reads the project first (its
+     * slug decides what is visible).
+     */
     async listEnvironments(principal: Principal, projectId: string, page: PageRequest): Promise<Page<EnvironmentItem>> {
-      const result = await store.listEnvironments(principal.workspaceId, projectId, page);
-      // A non-empty list proves the project is ours; only an empty one needs the extra read to tell 404 from [].
-      if (result.items.length === 0) projectOrNotFound(await store.getProject(principal.workspaceId, projectId), projectId);
-      return result;
+      const ws = principal.workspaceId;
+      const { policy } = principal.authority;
+      if (policy.seesEverything) {
+        const result = await store.listEnvironments(ws, projectId, page);
+        if (result.items.length === 0) projectOrNotFound(await store.getProject(ws, projectId), projectId);
+        return result;
+      }
+      const project = visibleProject(principal, await store.getProject(ws, projectId), projectId);
+      return store.listEnvironments(ws, projectId, page, (environment) => policy.environmentVisible(project.slug, environment.slug));
     },
 
     async createEnvironment(principal: Principal, projectId: string, input: { name: string }): Promise<EnvironmentItem> {
@@ -93,9 +113,11 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
     },
 
     async getEnvironmentBySlug(principal: Principal, projectSlug: string, envSlug: string): Promise<EnvironmentItem> {
-      const project = projectOrNotFound(await store.getProjectBySlug(principal.workspaceId, projectSlug), projectSlug);
+      const project = visibleProject(principal, await store.getProjectBySlug(principal.workspaceId, projectSlug), projectSlug);
       const environment = await store.getEnvironmentBySlug(principal.workspaceId, project.id, envSlug);
-      if (!environment) throw new NotFoundError(`environment ${projectSlug}/${envSlug} was not found`);
+      if (!environment || !principal.authority.policy.environmentVisible(project.slug, environment.slug)) {
+        throw new NotFoundError(`environment ${projectSlug}/${envSlug} was not found`);
+      }
       return environment;
     },
   };

@@ -2,7 +2,8 @@ import type { Principal } from '../auth/principal.ts';
 import { iso, type Clock } from '../clock.ts';
 import type { Cipher } from '../crypto/envelope.ts';
 import { secretContext } from '../crypto/context.ts';
-import { ConflictError, NotFoundError } from '../errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors.ts';
+import { makeSecretGuard, targetOf, type EnvironmentRef } from './secret-guard.ts';
 import { newId } from '../ids.ts';
 import { eventually, type Prefetched } from '../prefetch.ts';
 import type { Page, PageRequest } from '../store/query.ts';
@@ -29,6 +30,7 @@ export type SecretServiceStore = Pick<
   | 'indexEnvironmentValues'
   | 'countRevealPage'
   | 'writeAuditEntries'
+  | 'recordDenial'
   | 'environmentKeys'
   | 'secretByIdKeys'
   | 'secretByPathKeys'
@@ -45,7 +47,10 @@ export interface SecretServiceDeps {
   workspaceRevealsPerMinute?: number;
   /** Called when a deleted secret's versions could not all be removed at once (the purge marker stays). */
   onPurgeFailure?: (secretId: string, error: unknown) => void;
+  /** Called when a denied attempt could not be audited (the caller still gets FORBIDDEN). */
+  onDenialAuditFailure?: (error: unknown) => void;
 }
+
 
 /** What a path that can name a secret looks like: two slugs and a key (ASCII, so it always fits a sort key). */
 export const SECRET_PATH = /^[a-z0-9]+(?:-[a-z0-9]+)*\/[a-z0-9]+(?:-[a-z0-9]+)*\/[A-Za-z0-9_.\-]+(?:\/[A-Za-z0-9_.\-]+)*$/;
@@ -74,6 +79,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
   const { store, cipher, clock } = deps;
 
   const workspaceLimit = () => deps.workspaceRevealsPerMinute ?? deps.revealsPerMinute * 10;
+  const { readable, visibleEnvironment, permit, recordDenial } = makeSecretGuard(store, clock, deps.onDenialAuditFailure);
 
   /** The sealed value of version `version` of the secret: the head's own, or its version item; NOT_FOUND for none. */
   async function sealedAt(workspaceId: string, head: StoredSecret, version: number, prefetched?: Prefetched) {
@@ -85,6 +91,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
 
   /** Audits first (with the rate limit), then decrypts; no value leaves without its audit entry. */
   async function reveal(principal: Principal, head: StoredSecret, version: number | undefined, prefetched?: Prefetched) {
+    await permit(principal, 'reveal', head);
     const ws = principal.workspaceId;
     const wanted = version ?? head.currentVersion;
     const sealed = await sealedAt(ws, head, wanted, prefetched);
@@ -102,7 +109,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
    */
   async function writeNext(
     principal: Principal,
-    environment: { id: string; projectId: string; projectSlug: string; slug: string },
+    environment: EnvironmentRef,
     input: { key: string; value: string },
     options: { ifMatch?: number | undefined; prefetched?: Prefetched | undefined; rollback?: { secretId: string; from: number } },
   ) {
@@ -164,10 +171,18 @@ export function makeSecretService(deps: SecretServiceDeps) {
      */
     async revealEnvironment(principal: Principal, environmentId: string, input: { keys?: string[] | undefined }, page: PageRequest, prefetched?: Prefetched) {
       const ws = principal.workspaceId;
-      const environment = await store.getEnvironment(ws, environmentId, prefetched);
-      if (!environment) throw new NotFoundError(`environment ${environmentId} was not found`);
+      const environment = visibleEnvironment(principal, await store.getEnvironment(ws, environmentId, prefetched), environmentId);
+      const { policy } = principal.authority;
+      if (!policy.mayAnywhere('reveal', environment.projectSlug, environment.slug)) {
+        await recordDenial(principal, 'reveal', environmentId, { key: null, projectId: environment.projectId, environmentId });
+        throw new ForbiddenError(`This credential may not reveal any secret of ${environment.projectSlug}/${environment.slug}`);
+      }
       if (!environment.valuesIndexed) await store.indexEnvironmentValues(ws, environmentId);
-      const result = await store.listEnvironmentValues(ws, environmentId, page, input.keys);
+      // Only what the caller may reveal; the rest is left out, as if it did not exist.
+      const mayReveal = policy.seesEverything
+        ? undefined
+        : (key: string) => policy.allows('reveal', { project: environment.projectSlug, environment: environment.slug, key });
+      const result = await store.listEnvironmentValues(ws, environmentId, page, input.keys, mayReveal);
       const cut = pageCut(result.items.map((item) => Buffer.byteLength(item.sealed.ciphertext, 'base64')));
       const items = result.items.slice(0, cut);
       const nextCursor = cut < result.items.length ? await result.cursorAfter(cut - 1) : result.nextCursor;
@@ -186,8 +201,9 @@ export function makeSecretService(deps: SecretServiceDeps) {
      * With `ifMatch` (0 = must not exist) there is no retry: a different current version is CONFLICT.
      */
     async write(principal: Principal, environmentId: string, input: { key: string; value: string }, options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {}) {
-      const environment = await store.getEnvironment(principal.workspaceId, environmentId, options.prefetched);
-      if (!environment) throw new NotFoundError(`environment ${environmentId} was not found`);
+      const environment = visibleEnvironment(principal, await store.getEnvironment(principal.workspaceId, environmentId, options.prefetched), environmentId);
+      // Whether the key exists or not: the answer tells nothing of existence.
+      await permit(principal, 'write', { projectId: environment.projectId, environmentId, projectSlug: environment.projectSlug, envSlug: environment.slug, key: input.key });
       return writeNext(principal, environment, input, options);
     },
 
@@ -198,8 +214,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
      */
     async rollback(principal: Principal, secretId: string, version: number, options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {}) {
       const ws = principal.workspaceId;
-      const head = await store.getSecretHead(ws, secretId, options.prefetched);
-      if (!head) throw new NotFoundError(`secret ${secretId} was not found`);
+      const head = readable(principal, await store.getSecretHead(ws, secretId, options.prefetched), secretId);
+      await permit(principal, 'write', head);
       const value = await cipher.decrypt(await sealedAt(ws, head, version, options.prefetched), secretContext(ws, secretId, version));
       // The head carries its environment's ids and slugs (neither changes), so no environment read is needed.
       const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
@@ -207,15 +223,15 @@ export function makeSecretService(deps: SecretServiceDeps) {
     },
 
     async revealById(principal: Principal, secretId: string, version: number | undefined, prefetched?: Prefetched) {
-      const head = await store.getSecretHead(principal.workspaceId, secretId, prefetched);
-      if (!head) throw new NotFoundError(`secret ${secretId} was not found`);
+      const head = readable(principal, await store.getSecretHead(principal.workspaceId, secretId, prefetched), secretId);
       return reveal(principal, head, version, prefetched);
     },
 
     /** `path` is `<projectSlug>/<envSlug>/<key>`; a path that cannot name a secret is simply not found. */
     async revealByPath(principal: Principal, path: string, version: number | undefined, prefetched?: Prefetched) {
-      const head = SECRET_PATH.test(path) ? await store.getSecretByPath(principal.workspaceId, path, prefetched) : undefined;
-      if (!head) throw new NotFoundError(`no secret at path ${JSON.stringify(path)}`);
+      const found = SECRET_PATH.test(path) ? await store.getSecretByPath(principal.workspaceId, path, prefetched) : undefined;
+      if (!found || !principal.authority.policy.allows('read', targetOf(found))) throw new NotFoundError(`no secret at path ${JSON.stringify(path)}`);
+      const head = found;
       return { id: head.id, ...(await reveal(principal, head, version, prefetched)) };
     },
 
@@ -225,8 +241,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
      */
     async delete(principal: Principal, secretId: string, prefetched?: Prefetched) {
       const ws = principal.workspaceId;
-      const head = await store.getSecretHead(ws, secretId, prefetched);
-      if (!head) throw new NotFoundError(`secret ${secretId} was not found`);
+      const head = readable(principal, await store.getSecretHead(ws, secretId, prefetched), secretId);
+      await permit(principal, 'delete', head);
       const answer = announceAnswer({ id: secretId, deleted: true as const });
       await store.deleteSecret(ws, head, auditEntry(principal, 'secret.delete', secretId, metadataOf(head), clock.now()));
       try {
@@ -239,20 +255,31 @@ export function makeSecretService(deps: SecretServiceDeps) {
 
     /** A secret's versions, newest first; NOT_FOUND for a secret the workspace does not have. Never a value. */
     async versions(principal: Principal, secretId: string, page: PageRequest, prefetched?: Prefetched) {
-      if (!(await store.getSecretHead(principal.workspaceId, secretId, prefetched))) throw new NotFoundError(`secret ${secretId} was not found`);
+      readable(principal, await store.getSecretHead(principal.workspaceId, secretId, prefetched), secretId);
       return store.listSecretVersions(principal.workspaceId, secretId, page);
     },
 
+    /**
+     * An environment's secrets the caller may read. An unscoped caller reads one Query a page (the environment only
+     * for an empty page, to tell NOT_FOUND from []); a scoped one reads the environment first (NOT_FOUND unless it is
+     * visible) and then a page of what its rules let it read, reading on past the rest.
+     */
     async list(principal: Principal, environmentId: string, page: PageRequest): Promise<Page<SecretRecord>> {
-      const result = await store.listSecrets(principal.workspaceId, environmentId, page);
-      if (result.items.length === 0 && !(await store.getEnvironment(principal.workspaceId, environmentId))) {
-        throw new NotFoundError(`environment ${environmentId} was not found`);
+      const ws = principal.workspaceId;
+      const { policy } = principal.authority;
+      if (policy.seesEverything) {
+        const result = await store.listSecrets(ws, environmentId, page);
+        if (result.items.length === 0) visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
+        return result;
       }
-      return result;
+      visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
+      return store.listSecrets(ws, environmentId, page, (record) => policy.allows('read', targetOf(record)));
     },
 
     async search(principal: Principal, q: string | undefined, page: PageRequest) {
-      const result = await store.searchSecrets(principal.workspaceId, q, page);
+      const { policy } = principal.authority;
+      const keep = policy.seesEverything ? undefined : (record: SecretRecord) => policy.allows('read', targetOf(record));
+      const result = await store.searchSecrets(principal.workspaceId, q, page, keep);
       return {
         ...result,
         items: result.items.map((record) => ({ ...record, path: secretPath(record) })),

@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { ValidationError } from '../errors.ts';
 
 /** Opaque, tamper-evident pagination cursors bound to one list (its scope). */
@@ -9,32 +9,54 @@ export interface CursorCodec {
   reject(): never;
 }
 
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** Codecs by signing key: the sealing key is derived once per container, not per cursor. */
+const codecs = new WeakMap<Buffer, CursorCodec>();
+
 /**
- * Cursors are `base64url(json).base64url(hmac)`; the HMAC covers the scope (list kind, workspace, parent and
- * filters) as well as the position, so a cursor cannot be edited, nor replayed against another list or workspace.
- * The signing key must already be loaded (see `makeCursorKeyLoader`).
+ * Cursors are `base64url(nonce | ciphertext).base64url(tag)`: the position sealed with AES-256-GCM, the scope (list
+ * kind, workspace, parent and filters) as associated data. So a cursor cannot be edited, nor replayed against
+ * another list or workspace, and it tells nothing of where it points: a page of a list filtered by the caller's
+ * permissions may stop after an item the caller may not see, and its cursor must not name that item's key. The
+ * sealing key is derived from the signing key, which must already be loaded (see `makeCursorKeyLoader`).
  */
 export function makeCursorCodec(signingKey: Buffer): CursorCodec {
-  const sign = (scope: string, body: string) => createHmac('sha256', signingKey).update(`${scope}\n${body}`).digest();
+  const known = codecs.get(signingKey);
+  if (known) return known;
+  const key = createHmac('sha256', signingKey).update('cursor-seal-v1').digest();
   const reject = (): never => {
     throw new ValidationError('cursor: is not a valid cursor for this list');
   };
-  return {
+  const codec: CursorCodec = {
     reject,
-    encode(scope, key) {
-      const body = Buffer.from(JSON.stringify(key)).toString('base64url');
-      return `${body}.${sign(scope, body).toString('base64url')}`;
+    encode(scope, position) {
+      const nonce = randomBytes(NONCE_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', key, nonce).setAAD(Buffer.from(scope));
+      const sealed = Buffer.concat([nonce, cipher.update(JSON.stringify(position), 'utf8'), cipher.final()]);
+      return `${sealed.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}`;
     },
     decode(scope, cursor) {
-      const [body, mac, extra] = cursor.split('.');
-      if (!body || !mac || extra !== undefined) return reject();
-      const expected = sign(scope, body);
-      const given = Buffer.from(mac, 'base64url');
-      // Base64 is malleable in its padding bits: only the canonical spelling of the MAC is accepted.
-      if (given.length !== expected.length || given.toString('base64url') !== mac || !timingSafeEqual(given, expected)) return reject();
-      const key: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
-      if (!key || typeof key !== 'object' || Array.isArray(key)) return reject();
-      return key as Record<string, unknown>;
+      const [body, tag, extra] = cursor.split('.');
+      if (!body || !tag || extra !== undefined) return reject();
+      const [sealed, given] = [Buffer.from(body, 'base64url'), Buffer.from(tag, 'base64url')];
+      // Base64 is malleable in its padding bits: only the canonical spelling of each part is accepted.
+      if (sealed.toString('base64url') !== body || given.toString('base64url') !== tag) return reject();
+      if (sealed.length <= NONCE_BYTES || given.length !== TAG_BYTES) return reject();
+      let text: string;
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, NONCE_BYTES), { authTagLength: TAG_BYTES }).setAAD(Buffer.from(scope));
+        decipher.setAuthTag(given);
+        text = Buffer.concat([decipher.update(sealed.subarray(NONCE_BYTES)), decipher.final()]).toString('utf8');
+      } catch {
+        return reject();
+      }
+      const position: unknown = JSON.parse(text);
+      if (!position || typeof position !== 'object' || Array.isArray(position)) return reject();
+      return position as Record<string, unknown>;
     },
   };
+  codecs.set(signingKey, codec);
+  return codec;
 }

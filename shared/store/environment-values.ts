@@ -47,7 +47,13 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
     },
 
     /** One Query: the environment's current values by key (A→Z), only `keys` when given. */
-    async listEnvironmentValues(workspaceId: string, environmentId: string, page: PageRequest, onlyKeys?: readonly string[]): Promise<Page<EnvironmentValue> & { cursorAfter: (index: number) => Promise<string> }> {
+    async listEnvironmentValues(
+      workspaceId: string,
+      environmentId: string,
+      page: PageRequest,
+      onlyKeys?: readonly string[],
+      keepKey?: (key: string) => boolean,
+    ): Promise<Page<EnvironmentValue> & { cursorAfter: (index: number) => Promise<string> }> {
       const filter = onlyKeys && {
         FilterExpression: `#key IN (${onlyKeys.map((_, i) => `:k${i}`).join(', ')})`,
         ExpressionAttributeNames: { '#key': 'key' },
@@ -58,6 +64,7 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
         ...patterns.valuesByEnvironment(workspaceId, environmentId),
         newestFirst: false,
         ...(filter && { filter }),
+        ...(keepKey && { keep: (item: Record<string, unknown>) => keepKey(item.key as string) }),
         ...page,
       };
       const result = await pager.queryPage<Record<string, unknown>>(input);

@@ -10,6 +10,7 @@ import type { Db } from './send.ts';
 import { makeProjectStore } from './projects.ts';
 import { makeRevealLimiter } from './reveal-limits.ts';
 import { makeSecretStore } from './secrets.ts';
+import { makeDenialStore } from './denials.ts';
 import { makeWorkspaceStore } from './workspaces.ts';
 
 /** The whole data layer over one table; services take only the methods they use (`Pick<Store, …>`). */
@@ -23,6 +24,7 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
     ...makeProjectStore(db, pager),
     ...makeAuditStore(pager),
     ...makeSecretStore(db, pager, limiter),
+    ...makeDenialStore(db),
     ...makeEnvironmentValueStore(db, pager, limiter),
     ...makeAccessKeyStore(db, pager),
     ...makeWebhookStore(db, pager),

@@ -37,6 +37,11 @@ export const keys = {
   /** Reveals counted for the whole workspace and minute: the ceiling over all its credentials. */
   workspaceRevealCounter: (workspaceId: string, minute: number): ItemKey => ({ PK: `RATE#${workspaceId}`, SK: `REVEAL#${minute}` }),
   audit: (workspaceId: string, auditId: string): ItemKey => ({ PK: `${ws(workspaceId)}#AUDIT`, SK: auditId }),
+  /**
+   * Denied attempts of one credential at one action on one secret (`subject`), counted between their `access.denied`
+   * audit entries, so a loop of denied calls writes at most one entry a minute (expires with TTL a day after the last).
+   */
+  deniedAttempts: (workspaceId: string, credentialId: string, subject: string): ItemKey => ({ PK: `DENIED#${workspaceId}#${credentialId}`, SK: subject }),
   webhookEndpoint: (workspaceId: string, endpointId: string): ItemKey => ({ PK: ws(workspaceId), SK: `WHE#${endpointId}` }),
   /** How many unrevoked access keys a workspace has: the 100-key cap is a conditional counter, like the endpoints'. */
   accessKeyCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#AK_COUNT' }),
@@ -143,6 +148,7 @@ export const ENTITY = {
   secretVersion: 'SecretVersion',
   secretPurge: 'SecretPurge',
   revealCounter: 'RevealCounter',
+  deniedAttempts: 'DeniedAttempts',
   webhookEndpoint: 'WebhookEndpoint',
   webhookEndpointCount: 'WebhookEndpointCount',
   accessKeyCount: 'AccessKeyCount',

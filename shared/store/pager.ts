@@ -14,10 +14,22 @@ export interface QueryPageInput extends QueryPattern, PageRequest, Pick<QueryOpt
    * count toward the page, as with a FilterExpression; each record keeps its index keys for the cursor.
    */
   hydrate?: (items: Record<string, unknown>[]) => Promise<Record<string, unknown>[]>;
+  /**
+   * The items the caller may see (its permissions' verdict, shared/auth): the others are read past, never counted,
+   * answered or pointed at by a cursor that names them (cursors are sealed). Reads go on past hidden items within
+   * the page's time budget; a page cut short by it ends with a cursor that resumes where reading stopped.
+   */
+  keep?: (item: Record<string, unknown>) => boolean;
 }
 
 /** A filtered page reads at most this many Query pages (1 MB each) before it answers what it has. */
 const MAX_READS_PER_PAGE = 10;
+/** A page filtered by permissions reads on for at most this long, well inside an API function's time. */
+const KEEP_BUDGET_MS = 3_000;
+/** A page filtered by permissions reads at most this many Query pages. */
+const MAX_KEPT_READS = 50;
+/** After its first read, a page filtered by permissions asks for this many items per item still wanted (at most 1,000). */
+const KEEP_READ_AHEAD = 4;
 
 /** Everything that runs the paginated Query pattern. */
 export interface Pager {
@@ -39,16 +51,20 @@ export function makePager(db: Db, loadCursorKey: () => Promise<Buffer>): Pager {
       const query = queryInput(db, input, { ...input, newestFirst: input.newestFirst ?? true });
       const items: T[] = [];
       let reads = 0;
+      const started = Date.now();
+      const { keep } = input;
+      const mayReadOn = keep ? () => reads < MAX_KEPT_READS && Date.now() - started < KEEP_BUDGET_MS : () => reads < MAX_READS_PER_PAGE;
       do {
-        const out = await send<{ Items?: T[]; LastEvaluatedKey?: Record<string, unknown> }>(
+        const wanted = input.limit + 1 - items.length;
+        const out = await send<{ Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }>(
           db,
-          new QueryCommand({ ...query, ExclusiveStartKey: startKey, Limit: input.limit + 1 - items.length }),
+          new QueryCommand({ ...query, ExclusiveStartKey: startKey, Limit: keep && reads > 0 ? Math.min(1000, wanted * KEEP_READ_AHEAD) : wanted }),
         );
-        const found = out.Items ?? [];
-        items.push(...((input.hydrate ? await input.hydrate(found) : found) as T[]));
+        const found = input.hydrate ? await input.hydrate(out.Items ?? []) : (out.Items ?? []);
+        items.push(...((keep ? found.filter(keep) : found) as T[]));
         startKey = out.LastEvaluatedKey;
         reads++;
-      } while (startKey && items.length <= input.limit && reads < MAX_READS_PER_PAGE);
+      } while (startKey && items.length <= input.limit && mayReadOn());
       if (items.length > input.limit) {
         const pageItems = items.slice(0, input.limit);
         return { items: pageItems, hasMore: true, nextCursor: (await codec()).encode(input.scope, keyOf(pageItems.at(-1)!, input.indexName)) };

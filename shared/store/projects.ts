@@ -47,8 +47,13 @@ export function makeProjectStore(db: Db, pager: Pager) {
   });
 
   return {
-    async listProjects(workspaceId: string, page: PageRequest): Promise<Page<ProjectItem>> {
-      const result = await pager.queryPage({ scope: `projects:${workspaceId}`, ...patterns.projectsByWorkspace(workspaceId), ...page });
+    async listProjects(workspaceId: string, page: PageRequest, keep?: (project: ProjectItem) => boolean): Promise<Page<ProjectItem>> {
+      const result = await pager.queryPage({
+        scope: `projects:${workspaceId}`,
+        ...patterns.projectsByWorkspace(workspaceId),
+        ...(keep && { keep: (item: Record<string, unknown>) => keep(toProject(item)!) }),
+        ...page,
+      });
       return { ...result, items: result.items.map((item) => toProject(item)!) };
     },
 
@@ -80,10 +85,12 @@ export function makeProjectStore(db: Db, pager: Pager) {
       workspaceId: string,
       projectId: string,
       page: PageRequest,
+      keep?: (environment: EnvironmentItem) => boolean,
     ): Promise<Page<EnvironmentItem>> {
       const result = await pager.queryPage({
         scope: `environments:${workspaceId}:${projectId}`,
         ...patterns.environmentsByProject(workspaceId, projectId),
+        ...(keep && { keep: (item: Record<string, unknown>) => keep(toEnvironment(item)!) }),
         ...page,
       });
       return { ...result, items: result.items.map((item) => toEnvironment(item)!) };

@@ -223,22 +223,24 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
     },
 
     /** An environment's secrets by key (A→Z), values never read. */
-    async listSecrets(workspaceId: string, environmentId: string, page: PageRequest): Promise<Page<SecretRecord>> {
+    async listSecrets(workspaceId: string, environmentId: string, page: PageRequest, keep?: (record: SecretRecord) => boolean): Promise<Page<SecretRecord>> {
       const result = await pager.queryPage({
         scope: `secrets:${workspaceId}:${environmentId}`,
         ...patterns.secretsByEnvironment(workspaceId, environmentId),
         newestFirst: false,
+        ...(keep && { keep: (item: Record<string, unknown>) => keep(toRecord(item)!) }),
         ...page,
       });
       return { ...result, items: result.items.map((item) => toRecord(item)!) };
     },
 
     /** The workspace's secrets, newest first, whose key contains `q` (case-insensitive); all of them without `q`. */
-    async searchSecrets(workspaceId: string, q: string | undefined, page: PageRequest): Promise<Page<SecretRecord>> {
+    async searchSecrets(workspaceId: string, q: string | undefined, page: PageRequest, keep?: (record: SecretRecord) => boolean): Promise<Page<SecretRecord>> {
       const result = await pager.queryPage({
         scope: `search:${workspaceId}:${q ?? ''}`,
         ...patterns.secretsByWorkspace(workspaceId),
         ...(q ? { filter: { FilterExpression: 'contains(keyLower, :q)', ExpressionAttributeValues: { ':q': q.toLowerCase() } } } : {}),
+        ...(keep && { keep: (item: Record<string, unknown>) => keep(toRecord(item)!) }),
         ...page,
       });
       return { ...result, items: result.items.map((item) => toRecord(item)!) };

@@ -27,6 +27,13 @@ export interface TokenItem {
   revokedAt: string | null;
   /** When it last authenticated, to the minute (see `touchCredential`). */
   lastUsedAt: string | null;
+  /**
+   * A machine token's rules as their JSON text, defaults filled in (absent: the default rules): authentication reads
+   * this item anyway, so deciding costs no extra read, and the text is the key of the compiled policy's cache.
+   */
+  rules?: string | undefined;
+  /** The source addresses a machine token may be used from (absent or empty: anywhere). */
+  allowedCidrs?: string[] | undefined;
 }
 
 export interface ApiKeyItem {
@@ -40,7 +47,7 @@ export interface ApiKeyItem {
 }
 
 const WORKSPACE_FIELDS: (keyof WorkspaceItem)[] = ['id', 'name', 'accountId', 'allowlisted', 'createdAt', 'updatedAt'];
-const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt', 'lastUsedAt'];
+const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt', 'lastUsedAt', 'rules', 'allowedCidrs'];
 const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt', 'lastUsedAt'];
 
 /** The transaction item that stores a new token's lookup item (only its hash, never the token). */

@@ -125,7 +125,8 @@ function expectations(): (name: FunctionName) => Statement[] {
           BatchGetItem: [VERSIONS],
           GetItem: [WS, VERSIONS],
           PutItem: [WS, VERSIONS, AUDIT],
-          UpdateItem: RATE,
+          // The reveal counters, and the counters of denied attempts between their access.denied entries.
+          UpdateItem: [...RATE, `DENIED#ws_${ANY_ID}#*`],
           DeleteItem: [WS],
           ConditionCheckItem: [WS],
           BatchWriteItem: [VERSIONS],

@@ -3,6 +3,7 @@ import type { Principal } from '../../shared/auth/principal.ts';
 import { makeAccessKeyService } from '../../shared/services/access-keys.ts';
 import { call, localStore, newWorkspace, stackMacs, userToken } from '../support/api.ts';
 import { newEnvironment } from '../support/secrets.ts';
+import { API_KEY_AUTHORITY } from '../../shared/auth/permissions.ts';
 
 type Ws = Awaited<ReturnType<typeof newWorkspace>>;
 
@@ -70,7 +71,7 @@ describe('access keys', () => {
   it('expires: with a clock two days back, a one-day key is expired now, AUTH_REQUIRED and listed as expired', async () => {
     const { store } = localStore();
     const workspace = await store.getWorkspace(ws.workspaceId);
-    const principal: Principal = { workspaceId: ws.workspaceId, accountId: workspace!.accountId, kind: 'api_key', actorSub: ws.apiKeyId, credentialId: ws.apiKeyId };
+    const principal: Principal = { workspaceId: ws.workspaceId, accountId: workspace!.accountId, kind: 'api_key', actorSub: ws.apiKeyId, credentialId: ws.apiKeyId, authority: API_KEY_AUTHORITY };
     const past = makeAccessKeyService({ store, clock: { now: () => Date.now() - 2 * 86_400_000 }, macs: stackMacs });
     const key = await past.create(principal, { name: 'old', expiresInDays: 1 });
     expect(key.status).toBe('active');
@@ -113,7 +114,7 @@ describe('access keys', () => {
   });
 
   it('lets people (JWT) manage keys and forbids machine tokens from access keys, audit and creating projects or environments', async () => {
-    const user = await userToken({ sub: 'usr_01JEEEEEEEEEEEEEEEEEEEEEEE', workspace_id: ws.workspaceId });
+    const user = await userToken({ sub: 'usr_01JEEEEEEEEEEEEEEEEEEEEEEE', workspace_id: ws.workspaceId, roles: ['admin'] });
     const key = (await call('POST', '/api/v1/access-keys', { token: user, body: { name: 'by a person' } })).body.data;
     expect(key.createdBy).toBe('usr_01JEEEEEEEEEEEEEEEEEEEEEEE');
     const token = key.token as string;

@@ -66,7 +66,7 @@ describe('GET /api/v1/audit', () => {
   });
 
   it('is open to API keys and people, never shows another workspace, and is FORBIDDEN to machine tokens', async () => {
-    const user = await userToken({ sub: 'usr_01JDDDDDDDDDDDDDDDDDDDDDDD', workspace_id: ws.workspaceId });
+    const user = await userToken({ sub: 'usr_01JDDDDDDDDDDDDDDDDDDDDDDD', workspace_id: ws.workspaceId, roles: 'admin' });
     expect((await call('GET', '/api/v1/audit', { token: user })).body.data).toHaveLength(5);
     const other = await newWorkspace();
     expect((await call('GET', '/api/v1/audit', { token: other.apiKey })).body.data).toEqual([]);

@@ -102,7 +102,7 @@ describe('authentication', () => {
 
   it('accepts RS256 and ES256 user access tokens and records the user as creator', async () => {
     for (const alg of ['RS256', 'ES256'] as const) {
-      const token = await userToken({ sub: 'usr_01JAAAAAAAAAAAAAAAAAAAAAAA', workspace_id: ws.workspaceId }, { alg });
+      const token = await userToken({ sub: 'usr_01JAAAAAAAAAAAAAAAAAAAAAAA', workspace_id: ws.workspaceId, roles: 'admin' }, { alg });
       const answer = await call('POST', '/api/v1/projects', { token, body: { name: `By ${alg}` } });
       expect(answer.status).toBe(201);
       expect(answer.body.data.createdBy).toBe('usr_01JAAAAAAAAAAAAAAAAAAAAAAA');
@@ -145,7 +145,7 @@ describe('authentication', () => {
     // Act
     const creators: string[] = [];
     for (const sub of subjects) {
-      const token = await userToken({ sub, workspace_id: ws.workspaceId });
+      const token = await userToken({ sub, workspace_id: ws.workspaceId, roles: ['viewer', 'admin'] });
       const answer = await call('POST', '/api/v1/projects', { token, body: { name: `By ${sub}` } });
       expect(answer.status).toBe(201);
       creators.push(answer.body.data.createdBy);

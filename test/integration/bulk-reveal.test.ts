@@ -4,6 +4,7 @@ import { ServiceUnavailableError } from '../../shared/errors.ts';
 import { keys } from '../../shared/store/keys.ts';
 import { call, localStore, newWorkspace } from '../support/api.ts';
 import { newEnvironment, secretServiceWith } from '../support/secrets.ts';
+import { API_KEY_AUTHORITY } from '../../shared/auth/permissions.ts';
 
 type Ws = Awaited<ReturnType<typeof newWorkspace>>;
 
@@ -134,5 +135,5 @@ describe('loading an environment (bulk reveal)', () => {
 
 async function principalOf(ws: Ws) {
   const workspace = await localStore().store.getWorkspace(ws.workspaceId);
-  return { workspace, principal: { workspaceId: ws.workspaceId, accountId: workspace!.accountId, kind: 'api_key' as const, actorSub: ws.apiKeyId, credentialId: `${ws.apiKeyId}-bulk` } };
+  return { workspace, principal: { workspaceId: ws.workspaceId, accountId: workspace!.accountId, kind: 'api_key' as const, actorSub: ws.apiKeyId, credentialId: `${ws.apiKeyId}-bulk`, authority: API_KEY_AUTHORITY } };
 }

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { auditEntry } from '../../shared/audit-entry.ts';
 import { call, localStore, newWorkspace } from '../support/api.ts';
+import { machineAuthority } from '../../shared/auth/permissions.ts';
 
 type Ws = Awaited<ReturnType<typeof newWorkspace>>;
 
@@ -93,7 +94,7 @@ describe('the workspace reveal ceiling', () => {
     const { store } = localStore();
     const now = Date.parse('2026-01-01T00:00:30Z');
     const reveal = (credentialId: string) => {
-      const principal = { workspaceId: ws.workspaceId, accountId: 'acc_x', kind: 'machine' as const, actorSub: 'mid_x', credentialId };
+      const principal = { workspaceId: ws.workspaceId, accountId: 'acc_x', kind: 'machine' as const, actorSub: 'mid_x', credentialId, authority: machineAuthority(undefined) };
       const audit = auditEntry(principal, 'secret.reveal', 'sec_x', { key: 'K' }, now);
       return store.recordReveal(ws.workspaceId, audit, { credentialId, perMinute: 3, workspacePerMinute: 4, now });
     };

@@ -212,7 +212,7 @@ describe('secrets across workspaces and credentials', () => {
   it('lets a user (JWT) write and reveal, recording the usr_ subject and credential kind', async () => {
     const ws = await newWorkspace();
     const { environment } = await newEnvironment(ws.apiKey);
-    const token = await userToken({ sub: 'usr_01JBBBBBBBBBBBBBBBBBBBBBBB', workspace_id: ws.workspaceId });
+    const token = await userToken({ sub: 'usr_01JBBBBBBBBBBBBBBBBBBBBBBB', workspace_id: ws.workspaceId, roles: 'developer' });
     const id = (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token, body: { key: 'K', value: 'by-user' } })).body.data.id;
     expect((await call('POST', `/api/v1/secrets/${id}/reveal`, { token })).body.data.value).toBe('by-user');
     const [reveal] = await auditFor(ws, id, 'secret.reveal');

@@ -3,6 +3,7 @@ import { call, localStore, newWorkspace, userToken } from '../support/api.ts';
 import type { HttpsReceiver } from '../support/https-receiver.ts';
 import { registerEndpoint, startReceiver } from '../support/webhooks.ts';
 import { makeWebhookService } from '../../shared/services/webhooks.ts';
+import { API_KEY_AUTHORITY } from '../../shared/auth/permissions.ts';
 
 describe('webhook endpoints', () => {
   let ws: Awaited<ReturnType<typeof newWorkspace>>;
@@ -93,7 +94,7 @@ describe('webhook endpoints', () => {
       clock: { now: () => Date.now() + 1000 },
       checkUrl: async () => ({ ok: true }),
     });
-    const principal = { workspaceId: ws.workspaceId, accountId: workspace!.accountId, kind: 'api_key' as const, actorSub: ws.apiKeyId, credentialId: ws.apiKeyId };
+    const principal = { workspaceId: ws.workspaceId, accountId: workspace!.accountId, kind: 'api_key' as const, actorSub: ws.apiKeyId, credentialId: ws.apiKeyId, authority: API_KEY_AUTHORITY };
     await expect(service.update(principal, endpoint.id, { description: 'late edit' })).rejects.toMatchObject({ code: 'CONFLICT' });
     expect((await store.getEndpoint(ws.workspaceId, endpoint.id))?.enabled).toBe(false);
   });
@@ -159,7 +160,7 @@ describe('webhook endpoints', () => {
     expect(foreign.body.error.code).toBe(missing.body.error.code);
     expect((await call('GET', '/api/v1/webhook-deliveries/whd_01JZZZZZZZZZZZZZZZZZZZZZZZ', { token: ws.apiKey })).status).toBe(404);
     expect((await call('POST', '/api/v1/webhook-deliveries/whd_01JZZZZZZZZZZZZZZZZZZZZZZZ/retry', { token: ws.apiKey })).status).toBe(404);
-    const user = await userToken({ sub: 'usr_01JFFFFFFFFFFFFFFFFFFFFFFF', workspace_id: ws.workspaceId });
+    const user = await userToken({ sub: 'usr_01JFFFFFFFFFFFFFFFFFFFFFFF', workspace_id: ws.workspaceId, roles: ['admin'] });
     expect((await call('GET', '/api/v1/webhooks', { token: user })).status).toBe(200);
     const machine = (await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'bot' } })).body.data.token;
     for (const [method, path] of [

@@ -13,6 +13,7 @@ import { makeAuthenticator, type AuthenticatorDeps } from '../../shared/auth/aut
 import { hashToken, issueToken } from '../../shared/auth/tokens.ts';
 import type { TokenItem, WorkspaceItem } from '../../shared/store/workspaces.ts';
 import { TEST_MACS, testMacs } from './support/fakes.ts';
+import { roleAuthority } from '../../shared/auth/permissions.ts';
 
 const WS = 'ws_01JABCDEFGHJKMNPQRSTVWXYZ0';
 const NOW = Date.parse('2026-06-01T00:00:00Z');
@@ -30,7 +31,7 @@ function setup(token: Partial<TokenItem> | undefined, ws: Partial<WorkspaceItem>
     return jwtClaims;
   });
   const touchCredential = vi.fn(async () => undefined);
-  const deps: AuthenticatorDeps = { store: { getCredentialContext, touchCredential }, clock: { now: () => NOW }, macs: testMacs, jwt: { verify, workspaceClaim: 'workspace_id' } };
+  const deps: AuthenticatorDeps = { store: { getCredentialContext, touchCredential }, clock: { now: () => NOW }, macs: testMacs, jwt: { verify, workspaceClaim: 'workspace_id', roleClaim: 'roles', defaultRole: 'viewer' } };
   const authenticator = makeAuthenticator(deps);
   const authenticate = async (header: string | undefined) => (await authenticator(header)).principal;
   return { authenticator, authenticate, getCredentialContext, verify, touchCredential };
@@ -84,6 +85,8 @@ describe('authenticate', () => {
       kind: 'user',
       actorSub: 'usr_abc123',
       credentialId: 'usr_abc123',
+      // No role claim: the default role (JWT_DEFAULT_ROLE, viewer here).
+      authority: roleAuthority('viewer'),
     });
     expect(getCredentialContext).toHaveBeenCalledWith(undefined, WS, []);
     // An IdP subject that merely starts with usr_ is not one of our ids: it may not become the actor of subject `x`.

@@ -36,11 +36,14 @@ describe('loadConfig', () => {
     expect(set).toMatchObject({ revealsPerMinute: 12, workspaceRevealsPerMinute: 120, webhooks: { timeScale: 0.01, sweepGraceMs: 60_000, sqsEndpoint: 'http://localhost:9324', queueUrl: 'https://sqs/q' } });
   });
 
-  it('takes JWT settings all together or not at all, with workspace_id as the default claim', () => {
+  it('takes JWT settings all together or not at all, with workspace_id, roles and viewer as the defaults', () => {
     expect(loadConfig({ TABLE_NAME: 't' }).jwt).toBeUndefined();
     expect(() => loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/' })).toThrow(/together/);
     const config = loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/', JWT_AUDIENCE: 'api', JWT_JWKS_URI: 'https://idp/jwks.json' });
-    expect(config.jwt).toEqual({ issuer: 'https://idp/', audience: 'api', jwksUri: 'https://idp/jwks.json', workspaceClaim: 'workspace_id' });
+    expect(config.jwt).toEqual({ issuer: 'https://idp/', audience: 'api', jwksUri: 'https://idp/jwks.json', workspaceClaim: 'workspace_id', roleClaim: 'roles', defaultRole: 'viewer' });
+    const roles = loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/', JWT_AUDIENCE: 'api', JWT_JWKS_URI: 'https://idp/jwks.json', JWT_ROLE_CLAIM: 'groups', JWT_DEFAULT_ROLE: 'developer' });
+    expect(roles.jwt).toMatchObject({ roleClaim: 'groups', defaultRole: 'developer' });
+    expect(() => loadConfig({ TABLE_NAME: 't', JWT_DEFAULT_ROLE: 'owner' })).toThrow('JWT_DEFAULT_ROLE: must be one of viewer, developer, admin');
   });
 
   it('refuses a JWKS URL that is not https, which the verifier could never fetch', () => {

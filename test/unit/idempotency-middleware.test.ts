@@ -2,13 +2,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { NotFoundError } from '../../shared/errors.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { defineRoute, EVERYONE } from '../../shared/http/route.ts';
+import { defineRoute } from '../../shared/http/route.ts';
 import { announceAnswer } from '../../shared/idempotency-scope.ts';
 import { transact } from '../../shared/store/conditional.ts';
 import { createHash } from 'node:crypto';
 import type { IdempotencyRecord, IdempotencyRef } from '../../shared/idempotency-scope.ts';
 import { testMacs } from './support/fakes.ts';
 import { apiEvent, lambdaContext } from '../support/api-event.ts';
+import { API_KEY_AUTHORITY } from '../../shared/auth/permissions.ts';
 
 /** A table whose transactions are all cancelled by the condition of their first item (a lost race). */
 const losingDb = {
@@ -17,7 +18,7 @@ const losingDb = {
 } as never;
 
 const NOW = 1_000_000;
-const principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'api_key' as const, actorSub: 'key_1', credentialId: 'key_1' };
+const principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'api_key' as const, actorSub: 'key_1', credentialId: 'key_1', authority: API_KEY_AUTHORITY };
 const context = lambdaContext();
 /** A request to `routeKey`, with `key` as its Idempotency-Key when given. */
 const event = (routeKey: string, key?: string) => apiEvent(routeKey, { token: 't', headers: { 'idempotency-key': key } });
@@ -30,7 +31,7 @@ function setup() {
     completeIdempotency: vi.fn(async () => undefined),
     releaseIdempotency: vi.fn(async () => undefined),
   };
-  const docs = { operationId: 'x', summary: 'x', response: z.object({ ok: z.boolean() }), allow: EVERYONE, idempotent: true as const };
+  const docs = { operationId: 'x', summary: 'x', response: z.object({ ok: z.boolean() }), access: 'workspace' as const, idempotent: true as const };
   const routes = {
     'POST /ok': defineRoute({ ...docs, handler: async () => ({ data: { ok: true } }) }),
     'POST /put': defineRoute({ ...docs, body: z.strictObject({ key: z.string(), value: z.string() }), handler: async () => ({ data: { ok: true } }) }),

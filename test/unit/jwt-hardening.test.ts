@@ -47,7 +47,7 @@ describe('an unreachable JWKS', () => {
       store: { getCredentialContext: async () => { throw new Error('not reached'); }, touchCredential: async () => undefined },
       clock: { now: () => Date.now() },
       macs: testMacs,
-      jwt: { verify: makeAccessTokenVerifier({ issuer: ISSUER, audience: 'api', jwksUri }), workspaceClaim: 'workspace_id' },
+      jwt: { verify: makeAccessTokenVerifier({ issuer: ISSUER, audience: 'api', jwksUri }), workspaceClaim: 'workspace_id', roleClaim: 'roles', defaultRole: 'viewer' },
     });
     // Act / Assess
     await expect(authenticate(`Bearer ${token}`)).rejects.toBeInstanceOf(ServiceUnavailableError);

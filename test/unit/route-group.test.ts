@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Principal } from '../../shared/auth/principal.ts';
 import { AuthRequiredError, NotFoundError, RateLimitedError } from '../../shared/errors.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { defineRoute, EVERYONE, lazyRoutes, PEOPLE_AND_API_KEYS } from '../../shared/http/route.ts';
+import { defineRoute, lazyRoutes } from '../../shared/http/route.ts';
 import { makeEnvironmentRoutes } from '../../functions/environments/routes.ts';
 import { makeProjectRoutes } from '../../functions/projects/routes.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
@@ -15,8 +15,9 @@ import type { AccessKeyService } from '../../shared/services/access-keys.ts';
 import { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { ProjectService } from '../../shared/services/projects.ts';
 import { apiEvent, lambdaContext } from '../support/api-event.ts';
+import { machineAuthority } from '../../shared/auth/permissions.ts';
 
-const principal: Principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'machine', actorSub: 'mid_1', credentialId: 'ak_1' };
+const principal: Principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'machine', actorSub: 'mid_1', credentialId: 'ak_1', authority: machineAuthority(undefined) };
 const context = lambdaContext();
 
 const secretValue = 'sk_live_SHOULD_NOT_LEAK';
@@ -25,15 +26,15 @@ const docs = (operationId: string, response: z.ZodType) => ({ operationId, summa
 const routes = {
   'POST /things': defineRoute({
     ...docs('createThing', z.object({ echoed: z.string() })),
-    allow: EVERYONE,
+    access: 'workspace',
     status: 201,
     body: z.strictObject({ name: z.string().max(3) }),
     handler: async ({ body }) => ({ data: { echoed: body.name } }),
   }),
-  'GET /people-only': defineRoute({ ...docs('peopleOnly', z.number()), allow: PEOPLE_AND_API_KEYS, handler: async () => ({ data: 1 }) }),
-  'GET /missing': defineRoute({ ...docs('missing', z.unknown()), allow: EVERYONE, handler: async () => Promise.reject(new NotFoundError('thing x was not found')) }),
-  'GET /limited': defineRoute({ ...docs('limited', z.unknown()), allow: EVERYONE, handler: async () => Promise.reject(new RateLimitedError('slow down', 7)) }),
-  'GET /boom': defineRoute({ ...docs('boom', z.unknown()), allow: EVERYONE, handler: async () => Promise.reject(new Error(`internal detail ${secretValue}`)) }),
+  'GET /people-only': defineRoute({ ...docs('peopleOnly', z.number()), access: 'admin', handler: async () => ({ data: 1 }) }),
+  'GET /missing': defineRoute({ ...docs('missing', z.unknown()), access: 'workspace', handler: async () => Promise.reject(new NotFoundError('thing x was not found')) }),
+  'GET /limited': defineRoute({ ...docs('limited', z.unknown()), access: 'workspace', handler: async () => Promise.reject(new RateLimitedError('slow down', 7)) }),
+  'GET /boom': defineRoute({ ...docs('boom', z.unknown()), access: 'workspace', handler: async () => Promise.reject(new Error(`internal detail ${secretValue}`)) }),
 };
 
 function handler(authenticate = vi.fn(async (_header?: string, _prefetch?: unknown) => ({ principal, prefetched: new Map() }))) {
@@ -48,7 +49,7 @@ describe('route group handler', () => {
     expect(result.statusCode).toBe(201);
     expect(body).toEqual({ data: { echoed: 'abc' }, error: null, meta: { requestId: expect.stringMatching(/^req_[0-9A-HJKMNP-TV-Z]{26}$/), timestamp: expect.any(String) } });
     expect(result.headers).toMatchObject({ 'x-request-id': body.meta.requestId, 'cache-control': 'no-store' });
-    expect(authenticate).toHaveBeenCalledWith('Bearer t', undefined);
+    expect(authenticate).toHaveBeenCalledWith('Bearer t', undefined, { sourceIp: expect.any(String) });
   });
 
   it('reads headers whatever their case (API Gateway passes them as the client sent them over HTTP/1.1)', async () => {

@@ -60,6 +60,7 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
   deleteEndpoint: () => store.deleteEndpoint(WS, endpoint.id, audit()),
   autoDisableEndpoint: () => store.autoDisableEndpoint(WS, endpoint.id, NOW, 'failing', audit()),
   retryNow: () => store.retryNow(WS, newId('delivery'), 'token', NOW, audit()),
+  recordDenial: () => store.recordDenial(WS, accessKey.id, `reveal#${secret.environmentId}#K`, () => ({ ...audit(), action: 'access.denied' }), Date.parse(NOW)),
 };
 
 /** The store's other methods: reads, and writes of neither audit entries nor credential items. */

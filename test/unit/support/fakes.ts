@@ -6,6 +6,7 @@ import type { EncryptionContext } from '../../../shared/crypto/key-provider.ts';
 import type { DeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
 import type { DeliveryMetrics } from '../../../shared/webhooks/metrics.ts';
 import { deriveServiceMacs, type ServiceMacs } from '../../../shared/crypto/mac-key.ts';
+import { API_KEY_AUTHORITY } from '../../../shared/auth/permissions.ts';
 
 /**
  * Small hand-written fakes for the service and pipeline unit tests: each service asks for a `Pick<Store, …>`, so a
@@ -36,7 +37,7 @@ export function fakeClock(start = T0): FakeClock {
 
 /** A caller of workspace `ws_test` holding one credential. */
 export function principal(overrides: Partial<Principal> = {}): Principal {
-  return { workspaceId: 'ws_test', accountId: 'acc_test', kind: 'api_key', actorSub: 'key_actor', credentialId: 'key_actor', ...overrides };
+  return { workspaceId: 'ws_test', accountId: 'acc_test', kind: 'api_key', actorSub: 'key_actor', credentialId: 'key_actor', authority: API_KEY_AUTHORITY, ...overrides };
 }
 
 /** A cipher without KMS that still binds each value to its context: decrypting under another context rejects. */
