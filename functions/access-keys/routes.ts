@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { accessKeyAnswer, accessKeyCreated } from '../../shared/http/answers.ts';
 import { idSchema, nameSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
+import { allowedCidrsSchema, permissionsSchema } from '../../shared/http/permission-schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { AccessKeyService } from '../../shared/services/access-keys.ts';
@@ -28,13 +29,37 @@ export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey,
       idempotent: true,
       oneTimeSecret: true,
       summary: 'Create an access key (a machine identity and its token)',
-      description: 'The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.',
+      description: [
+        'The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.',
+        '`permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret.',
+        '`allowedCidrs` (0 to 20) limits where it may be used from (API Gateway\'s source address).',
+      ].join(' '),
       response: accessKeyCreated(),
       errors: ['LIMIT_EXCEEDED'],
       access: 'admin',
       status: 201,
-      body: z.strictObject({ name: nameSchema(), expiresInDays: z.optional(z.int().check(z.minimum(1), z.maximum(3650))) }),
+      body: z.strictObject({
+        name: nameSchema(),
+        expiresInDays: z.optional(z.int().check(z.minimum(1), z.maximum(3650))),
+        permissions: z.optional(permissionsSchema()),
+        allowedCidrs: z.optional(allowedCidrsSchema()),
+      }),
       handler: async ({ principal, body }) => ({ data: await service.create(principal, body) }),
+    }),
+    'PATCH /api/v1/access-keys/{id}': () => defineRoute({
+      operationId: 'updateAccessKey',
+      idempotent: true,
+      summary: "Change an access key's name, permissions or allowed networks",
+      description:
+        "Takes effect on the next request of every token of the key. Audited as `access_key.update` with the changed fields and their new values. A revoked key cannot be changed (CONFLICT).",
+      response: accessKeyAnswer(),
+      errors: ['NOT_FOUND', 'CONFLICT'],
+      access: 'admin',
+      params: z.object({ id: idSchema('accessKey') }),
+      body: z
+        .strictObject({ name: z.optional(nameSchema()), permissions: z.optional(permissionsSchema()), allowedCidrs: z.optional(allowedCidrsSchema()) })
+        .check(z.refine((body) => Object.keys(body).length > 0, { error: 'must name at least one of name, permissions, allowedCidrs' })),
+      handler: async ({ principal, params, body }) => ({ data: await service.update(principal, params.id, body) }),
     }),
     'POST /api/v1/access-keys/{id}/revoke': () => defineRoute({
       operationId: 'revokeAccessKey',

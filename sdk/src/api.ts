@@ -160,11 +160,20 @@ export interface paths {
     get: operations["listAccessKeys"];
     /**
      * Create an access key (a machine identity and its token)
-     * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.
+     * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`. `permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret. `allowedCidrs` (0 to 20) limits where it may be used from (API Gateway's source address).
      *
      * API keys and people with the admin role (others get FORBIDDEN).
      */
     post: operations["createAccessKey"];
+  };
+  "/api/v1/access-keys/{id}": {
+    /**
+     * Change an access key's name, permissions or allowed networks
+     * @description Takes effect on the next request of every token of the key. Audited as `access_key.update` with the changed fields and their new values. A revoked key cannot be changed (CONFLICT).
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    patch: operations["updateAccessKey"];
   };
   "/api/v1/access-keys/{id}/revoke": {
     /**
@@ -377,6 +386,15 @@ export interface components {
       lastUsedAt: string | null;
       /** @enum {string} */
       status: "active" | "revoked" | "expired";
+      permissions: ({
+          /** @enum {string} */
+          effect: "allow" | "deny";
+          projects: string[];
+          environments: string[];
+          keys: string[];
+          actions: ("read" | "reveal" | "write" | "delete")[];
+        })[];
+      allowedCidrs: string[];
     };
     AccessKeyCreated: {
       id: string;
@@ -391,6 +409,15 @@ export interface components {
       lastUsedAt: string | null;
       /** @enum {string} */
       status: "active" | "revoked" | "expired";
+      permissions: ({
+          /** @enum {string} */
+          effect: "allow" | "deny";
+          projects: string[];
+          environments: string[];
+          keys: string[];
+          actions: ("read" | "reveal" | "write" | "delete")[];
+        })[];
+      allowedCidrs: string[];
       token: string;
     };
     WebhookEndpoint: {
@@ -2428,7 +2455,7 @@ export interface operations {
   };
   /**
    * Create an access key (a machine identity and its token)
-   * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.
+   * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`. `permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret. `allowedCidrs` (0 to 20) limits where it may be used from (API Gateway's source address).
    *
    * API keys and people with the admin role (others get FORBIDDEN).
    */
@@ -2444,6 +2471,15 @@ export interface operations {
         "application/json": {
           name: string;
           expiresInDays?: number;
+          permissions?: ({
+              /** @enum {string} */
+              effect?: "allow" | "deny";
+              projects?: string[];
+              environments?: string[];
+              keys?: string[];
+              actions: ("read" | "reveal" | "write" | "delete")[];
+            })[];
+          allowedCidrs?: string[];
         };
       };
     };
@@ -2500,6 +2536,150 @@ export interface operations {
               code?: "LIMIT_EXCEEDED" | "CONFLICT";
             };
           }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Change an access key's name, permissions or allowed networks
+   * @description Takes effect on the next request of every token of the key. Audited as `access_key.update` with the changed fields and their new values. A revoked key cannot be changed (CONFLICT).
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  updateAccessKey: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          permissions?: ({
+              /** @enum {string} */
+              effect?: "allow" | "deny";
+              projects?: string[];
+              environments?: string[];
+              keys?: string[];
+              actions: ("read" | "reveal" | "write" | "delete")[];
+            })[];
+          allowedCidrs?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Change an access key's name, permissions or allowed networks */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["AccessKey"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */

@@ -6,22 +6,6 @@
 import { isIP } from 'node:net';
 import { inCidr, parseCidr, parseIpv4, parseIpv6, type Cidr, type IpBytes } from '../webhooks/ip-ranges.ts';
 
-/** How many CIDRs a key may name. */
-export const MAX_ALLOWED_CIDRS = 20;
-
-/**
- * Whether `text` is a CIDR as a key may name it: an IPv4 or IPv6 address as node:net reads one (no zone id) and a
- * decimal prefix length within the address's bits, without leading zeros.
- */
-export function isAllowedCidr(text: string): boolean {
-  const slash = text.indexOf('/');
-  if (slash < 1 || slash !== text.lastIndexOf('/')) return false;
-  const [address, prefix] = [text.slice(0, slash), text.slice(slash + 1)];
-  const family = isIP(address);
-  if (family === 0 || !/^(?:0|[1-9]\d{0,2})$/.test(prefix)) return false;
-  return Number(prefix) <= (family === 4 ? 32 : 128) && parseCidr(text) !== undefined;
-}
-
 /** An address's bytes; an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) is its IPv4 address. */
 function addressBytes(address: string): IpBytes | undefined {
   const family = isIP(address);

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { AUDIT_ACTIONS } from '../audit-actions.ts';
 import { once } from './once.ts';
+import { permissionRuleAnswer } from './permission-schemas.ts';
 
 /**
  * The schemas of what the API answers, each defined once. A route names its answer's `data` schema, and the
@@ -69,6 +70,8 @@ export const accessKeyAnswer = once(() => z.object({
   revokedAt: nullableTimestamp(),
   lastUsedAt: nullableTimestamp(),
   status: z.enum(['active', 'revoked', 'expired']),
+  permissions: z.array(permissionRuleAnswer()),
+  allowedCidrs: z.array(z.string()),
 }));
 
 /** The creation answer: the record and the token, shown this once. */

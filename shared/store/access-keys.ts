@@ -9,6 +9,7 @@ import type { Db } from './send.ts';
 import { compact, pick } from './items.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { tokenPut, type TokenItem } from './workspaces.ts';
+import { DEFAULT_RULES, type PermissionRule } from '../auth/policy.ts';
 
 /** The stored access key record (decisions.md fields, less the derived `status`). */
 export interface AccessKeyItem {
@@ -21,18 +22,31 @@ export interface AccessKeyItem {
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
+  /** Its rules, defaults filled in (a key made before permissions existed reads as the default rules). */
+  permissions: PermissionRule[];
+  /** Where its tokens may be used from; empty: anywhere. */
+  allowedCidrs: string[];
 }
+
+/** What `PATCH` may change of a key. */
+export type AccessKeyChanges = Partial<Pick<AccessKeyItem, 'name' | 'permissions' | 'allowedCidrs'>>;
+
+/** What a key's token items carry of its record: the rules as their JSON text (the compiled policy's cache key), the CIDRs. */
+const tokenScope = (record: Pick<AccessKeyItem, 'permissions' | 'allowedCidrs'>) => ({ rules: JSON.stringify(record.permissions), allowedCidrs: record.allowedCidrs });
 
 /** Unrevoked access keys a workspace may hold, so a stolen key cannot multiply the per-credential reveal limit. */
 export const MAX_ACCESS_KEYS = 100;
 
 const FIELDS: readonly (keyof AccessKeyItem)[] = [
-  'id', 'name', 'identityId', 'tokenPrefix', 'createdAt', 'createdBy', 'expiresAt', 'revokedAt', 'lastUsedAt',
+  'id', 'name', 'identityId', 'tokenPrefix', 'createdAt', 'createdBy', 'expiresAt', 'revokedAt', 'lastUsedAt', 'permissions', 'allowedCidrs',
 ];
 
 /** Access keys: the record in the workspace partition and its token lookup item, always changed together. */
 export function makeAccessKeyStore(db: Db, pager: Pager) {
-  const toAccessKey = (item: Record<string, unknown> | undefined) => pick<AccessKeyItem>(item, FIELDS);
+  const toAccessKey = (item: Record<string, unknown> | undefined): AccessKeyItem | undefined => {
+    const record = pick<AccessKeyItem>(item, FIELDS);
+    return record && { ...record, permissions: record.permissions ?? structuredClone(DEFAULT_RULES) as PermissionRule[], allowedCidrs: record.allowedCidrs ?? [] };
+  };
 
   return {
     /** The record, its token item (only the token's hash) and the audit entry, all or nothing. */
@@ -45,6 +59,7 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
         expiresAt: record.expiresAt,
         revokedAt: null,
         lastUsedAt: null,
+        ...tokenScope(record),
       };
       // Only the cap is an outcome: fresh ids and 256 random bits cannot clash.
       const failed = await transact(db, [
@@ -72,6 +87,41 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
     async listAccessKeys(workspaceId: string, page: PageRequest): Promise<Page<AccessKeyItem>> {
       const result = await pager.queryPage({ scope: `access-keys:${workspaceId}`, ...patterns.accessKeysByWorkspace(workspaceId), ...page });
       return { ...result, items: result.items.map((item) => toAccessKey(item)!) };
+    },
+
+    /**
+     * Changes the record and its token item together, with the audit entry, so the token's next request sees the
+     * change. Answers false, writing nothing, when the key was revoked meanwhile (or is gone).
+     */
+    async updateAccessKey(workspaceId: string, record: AccessKeyItem, tokenHash: string, changes: AccessKeyChanges, audit: AuditEntry): Promise<boolean> {
+      const names = Object.keys(changes) as (keyof AccessKeyChanges)[];
+      const live = 'attribute_exists(PK) AND attribute_not_exists(revokedAt)';
+      const scope = tokenScope({ ...record, ...changes });
+      const tokenFields = { rules: scope.rules, allowedCidrs: scope.allowedCidrs };
+      const failed = await transact(db, [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.accessKey(workspaceId, record.id),
+            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+            ConditionExpression: live,
+            ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
+            ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:f${i}`, changes[name]])),
+          },
+        },
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.token(tokenHash),
+            UpdateExpression: 'SET #rules = :rules, #cidrs = :cidrs',
+            ConditionExpression: live,
+            ExpressionAttributeNames: { '#rules': 'rules', '#cidrs': 'allowedCidrs' },
+            ExpressionAttributeValues: { ':rules': tokenFields.rules, ':cidrs': tokenFields.allowedCidrs },
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0, 1]);
+      return failed === undefined;
     },
 
     /**

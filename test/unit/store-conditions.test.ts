@@ -30,7 +30,7 @@ const endpoint = {
   createdAt: NOW, updatedAt: NOW, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null, accountId: 'acc_x', sealedSecret: SEALED,
 };
 const apiKey = { id: newId('apiKey'), name: 'k', tokenPrefix: 'sk_live_ab', tokenHash: 'a'.repeat(64), createdAt: NOW, revokedAt: null, lastUsedAt: null };
-const accessKey = { id: newId('accessKey'), name: 'k', identityId: newId('machineIdentity'), tokenPrefix: 'st_abcdefg', createdAt: NOW, createdBy: 'key_x', expiresAt: null, revokedAt: null, lastUsedAt: null };
+const accessKey = { id: newId('accessKey'), name: 'k', identityId: newId('machineIdentity'), tokenPrefix: 'st_abcdefg', createdAt: NOW, createdBy: 'key_x', expiresAt: null, revokedAt: null, lastUsedAt: null, permissions: [], allowedCidrs: [] };
 
 /** Every store method that writes an audit entry or a credential item, run once (twice where it has two shapes). */
 const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
@@ -55,6 +55,7 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
   writeAuditEntries: () => store.writeAuditEntries(WS, Array.from({ length: 30 }, audit)),
   createAccessKey: () => store.createAccessKey(WS, accessKey, 'c'.repeat(64), audit()),
   revokeAccessKey: () => store.revokeAccessKey(WS, accessKey.id, 'c'.repeat(64), NOW, audit()),
+  updateAccessKey: () => store.updateAccessKey(WS, accessKey, 'c'.repeat(64), { name: 'renamed', allowedCidrs: ['10.0.0.0/8'] }, audit()),
   createEndpoint: () => store.createEndpoint(WS, endpoint, audit()),
   updateEndpoint: () => store.updateEndpoint(WS, endpoint, NOW, true, audit()),
   deleteEndpoint: () => store.deleteEndpoint(WS, endpoint.id, audit()),

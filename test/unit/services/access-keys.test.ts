@@ -20,6 +20,13 @@ function harness() {
     },
     getAccessKey: async (_ws, id) => structuredClone(keys.get(id)),
     listAccessKeys: async () => ({ items: [...keys.values()].map(({ tokenHash: _hash, ...record }) => record), nextCursor: null, hasMore: false }),
+    async updateAccessKey(_ws, record, tokenHash, changes, audit) {
+      const key = keys.get(record.id);
+      if (!key || key.revokedAt || key.tokenHash !== tokenHash) return false;
+      Object.assign(key, changes);
+      audits.push(audit);
+      return true;
+    },
     async revokeAccessKey(_ws, id, tokenHash, revokedAt, audit) {
       revokeWrites.push(id);
       const key = keys.get(id);
@@ -116,5 +123,40 @@ describe('access-key service: revoke', () => {
     const h = harness();
     expect((await caught(() => h.service.revoke(h.caller, 'ak_missing'))).code).toBe('NOT_FOUND');
     expect(h.revokeWrites).toEqual([]);
+  });
+});
+
+describe('access-key service: permissions and update', () => {
+  const deploy = { projects: ['api'], environments: ['staging'], actions: ['read' as const, 'reveal' as const] };
+
+  it('fills in the defaults of each rule, and gives a key without rules the default rules', async () => {
+    const h = harness();
+    const scoped = await h.service.create(h.caller, { name: 'deploy', permissions: [deploy], allowedCidrs: ['10.0.0.0/8'] });
+    const open = await h.service.create(h.caller, { name: 'ops' });
+    expect(scoped.permissions).toEqual([{ effect: 'allow', projects: ['api'], environments: ['staging'], keys: ['**'], actions: ['read', 'reveal'] }]);
+    expect(scoped.allowedCidrs).toEqual(['10.0.0.0/8']);
+    expect(open.permissions).toEqual([{ effect: 'allow', projects: ['*'], environments: ['*'], keys: ['**'], actions: ['read', 'reveal', 'write', 'delete'] }]);
+    expect(open.allowedCidrs).toEqual([]);
+    expect(h.audits[0]!.metadata).toMatchObject({ permissions: scoped.permissions, allowedCidrs: ['10.0.0.0/8'] });
+  });
+
+  it('audits the changed fields with their new values, and writes nothing for a change that changes nothing', async () => {
+    const h = harness();
+    const key = await h.service.create(h.caller, { name: 'deploy', permissions: [deploy] });
+    const updated = await h.service.update(h.caller, key.id, { name: 'deploy', permissions: [{ ...deploy, actions: ['read'] }], allowedCidrs: ['203.0.113.0/24'] });
+    expect(updated).toMatchObject({ name: 'deploy', allowedCidrs: ['203.0.113.0/24'], permissions: [expect.objectContaining({ actions: ['read'] })] });
+    expect(h.audits.at(-1)).toMatchObject({ action: 'access_key.update', target: key.id, metadata: { changed: ['permissions', 'allowedCidrs'], allowedCidrs: ['203.0.113.0/24'] } });
+    expect(h.audits.at(-1)!.metadata).not.toHaveProperty('name');
+    const before = h.audits.length;
+    await h.service.update(h.caller, key.id, { name: 'deploy' });
+    expect(h.audits).toHaveLength(before);
+  });
+
+  it('answers NOT_FOUND for an unknown key and CONFLICT for a revoked one', async () => {
+    const h = harness();
+    const key = await h.service.create(h.caller, { name: 'ci' });
+    await h.service.revoke(h.caller, key.id);
+    expect(await caught(() => h.service.update(h.caller, key.id, { name: 'x' }))).toMatchObject({ code: 'CONFLICT' });
+    expect(await caught(() => h.service.update(h.caller, 'ak_01J00000000000000000000000', { name: 'x' }))).toMatchObject({ code: 'NOT_FOUND' });
   });
 });
