@@ -28,9 +28,9 @@ const DAY_MS = 86_400_000;
  * The record with its status, derived at read time. The route's response schema picks the fields that leave; the
  * store's own extras (a token hash read back after a lost race) never do.
  */
-function withStatus<R extends AccessKeyItem>(record: R, now: number): R & { status: 'active' | 'revoked' | 'expired' } {
+function withStatus<R extends AccessKeyItem>(record: R, now: number): R & { status: 'active' | 'revoked' | 'expired'; permissions: PermissionRule[] } {
   const status = record.revokedAt ? 'revoked' : record.expiresAt && Date.parse(record.expiresAt) <= now ? 'expired' : 'active';
-  return { ...record, status };
+  return { ...record, status, permissions: (record.permissions as PermissionRule[] | null) ?? rulesOf(undefined) };
 }
 
 /** Machine identities and their tokens, for CLIs and SDKs. */

@@ -1,7 +1,7 @@
 import { auditPut, type AuditEntry } from './audit.ts';
 import type { ItemKey } from '../prefetch.ts';
 import { LimitExceededError } from '../errors.ts';
-import { countBy, transact, updateIf } from './conditional.ts';
+import { countBy, transact, updateIf, type TransactItem } from './conditional.ts';
 import type { Pager } from './pager.ts';
 import type { Page, PageRequest } from './query.ts';
 import { getItem } from './reads.ts';
@@ -9,7 +9,15 @@ import type { Db } from './send.ts';
 import { compact, pick } from './items.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { tokenPut, type TokenItem } from './workspaces.ts';
-import { DEFAULT_RULES, type PermissionRule } from '../auth/policy.ts';
+
+/** A permission rule as stored: shared/auth/policy.ts's rule, which the store keeps and never interprets. */
+export interface StoredRule {
+  effect: 'allow' | 'deny';
+  projects: string[];
+  environments: string[];
+  keys: string[];
+  actions: string[];
+}
 
 /** The stored access key record (decisions.md fields, less the derived `status`). */
 export interface AccessKeyItem {
@@ -22,8 +30,8 @@ export interface AccessKeyItem {
   expiresAt: string | null;
   revokedAt: string | null;
   lastUsedAt: string | null;
-  /** Its rules, defaults filled in (a key made before permissions existed reads as the default rules). */
-  permissions: PermissionRule[];
+  /** Its rules, defaults filled in; null for a key made before permissions existed (it has the default rules). */
+  permissions: StoredRule[] | null;
   /** Where its tokens may be used from; empty: anywhere. */
   allowedCidrs: string[];
 }
@@ -31,8 +39,14 @@ export interface AccessKeyItem {
 /** What `PATCH` may change of a key. */
 export type AccessKeyChanges = Partial<Pick<AccessKeyItem, 'name' | 'permissions' | 'allowedCidrs'>>;
 
-/** What a key's token items carry of its record: the rules as their JSON text (the compiled policy's cache key), the CIDRs. */
-const tokenScope = (record: Pick<AccessKeyItem, 'permissions' | 'allowedCidrs'>) => ({ rules: JSON.stringify(record.permissions), allowedCidrs: record.allowedCidrs });
+/**
+ * What a key's token items carry of its record: the rules as their JSON text (the compiled policy's cache key;
+ * absent, the default rules) and the CIDRs.
+ */
+const tokenScope = (record: Pick<AccessKeyItem, 'permissions' | 'allowedCidrs'>) => ({
+  ...(record.permissions && { rules: JSON.stringify(record.permissions) }),
+  allowedCidrs: record.allowedCidrs,
+});
 
 /** Unrevoked access keys a workspace may hold, so a stolen key cannot multiply the per-credential reveal limit. */
 export const MAX_ACCESS_KEYS = 100;
@@ -45,7 +59,7 @@ const FIELDS: readonly (keyof AccessKeyItem)[] = [
 export function makeAccessKeyStore(db: Db, pager: Pager) {
   const toAccessKey = (item: Record<string, unknown> | undefined): AccessKeyItem | undefined => {
     const record = pick<AccessKeyItem>(item, FIELDS);
-    return record && { ...record, permissions: record.permissions ?? structuredClone(DEFAULT_RULES) as PermissionRule[], allowedCidrs: record.allowedCidrs ?? [] };
+    return record && { ...record, allowedCidrs: record.allowedCidrs ?? [] };
   };
 
   return {
@@ -96,8 +110,23 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
     async updateAccessKey(workspaceId: string, record: AccessKeyItem, tokenHash: string, changes: AccessKeyChanges, audit: AuditEntry): Promise<boolean> {
       const names = Object.keys(changes) as (keyof AccessKeyChanges)[];
       const live = 'attribute_exists(PK) AND attribute_not_exists(revokedAt)';
-      const scope = tokenScope({ ...record, ...changes });
-      const tokenFields = { rules: scope.rules, allowedCidrs: scope.allowedCidrs };
+      // The token items carry the rules and the networks, not the name.
+      const tokenChanges = Object.entries({
+        ...(changes.permissions && { rules: JSON.stringify(changes.permissions) }),
+        ...(changes.allowedCidrs && { allowedCidrs: changes.allowedCidrs }),
+      });
+      const tokenUpdate: TransactItem[] = tokenChanges.length === 0 ? [] : [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.token(tokenHash),
+            UpdateExpression: `SET ${tokenChanges.map((_, i) => `#t${i} = :t${i}`).join(', ')}`,
+            ConditionExpression: live,
+            ExpressionAttributeNames: Object.fromEntries(tokenChanges.map(([name], i) => [`#t${i}`, name])),
+            ExpressionAttributeValues: Object.fromEntries(tokenChanges.map(([, value], i) => [`:t${i}`, value])),
+          },
+        },
+      ];
       const failed = await transact(db, [
         {
           Update: {
@@ -109,18 +138,9 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
             ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:f${i}`, changes[name]])),
           },
         },
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: keys.token(tokenHash),
-            UpdateExpression: 'SET #rules = :rules, #cidrs = :cidrs',
-            ConditionExpression: live,
-            ExpressionAttributeNames: { '#rules': 'rules', '#cidrs': 'allowedCidrs' },
-            ExpressionAttributeValues: { ':rules': tokenFields.rules, ':cidrs': tokenFields.allowedCidrs },
-          },
-        },
+        ...tokenUpdate,
         auditPut(db, workspaceId, audit),
-      ], [0, 1]);
+      ], tokenUpdate.length === 0 ? [0] : [0, 1]);
       return failed === undefined;
     },
 
