@@ -108,6 +108,7 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // removes head, path, key and value items and puts the purge marker with the audit entry, then deletes the
   // versions in batches. Lists Query the workspace and version partitions; search reads GSI1. A denied attempt counts
   // on its credential's DENIED# counter (UpdateItem) and, at most once a minute, puts its `access.denied` entry.
+  // A search by a credential scoped to a few projects reads their environments' GSI4 partitions instead.
   secrets: {
     table: api({
       items: {
@@ -120,8 +121,10 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
         BatchWriteItem: [P.secretVersions],
         Query: [P.workspace, P.secretVersions],
       },
-      attributeUpdates: [{ partitions: [P.workspace], attributes: ['valuesIndexed'] }],
-      indexQueries: { GSI1: [INDEX.workspaceSecrets] },
+      // The first load of an old environment marks it (valuesIndexed); the first scoped search of one gives its key
+      // items their GSI4 keys and marks it (searchIndexed).
+      attributeUpdates: [{ partitions: [P.workspace], attributes: ['valuesIndexed', 'searchIndexed', 'GSI4PK', 'GSI4SK'] }],
+      indexQueries: { GSI1: [INDEX.workspaceSecrets], GSI4: [INDEX.environmentSecrets] },
       writesAudit: true,
     }),
     keys: [{ actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT }, MAC_KEY],

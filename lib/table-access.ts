@@ -90,6 +90,8 @@ export const PARTITIONS = {
 export const INDEX_PARTITIONS = {
   /** GSI1 `SECRETS#<ws>`: search. */
   workspaceSecrets: patterns.secretsByWorkspace(WS).pk,
+  /** GSI4 `ESEC#<ws>#<env>`: an environment's secrets, newest first (search by a scoped credential). */
+  environmentSecrets: patterns.secretsOfEnvironment(WS, '*').pk,
   /** GSI3 `WHE#<we>`: an endpoint's delivery log. */
   endpointLog: patterns.deliveriesByEndpoint(ENDPOINT).pk,
   /** GSI1 `WHE#<we>`: the log of deliveries made before GSI3. */

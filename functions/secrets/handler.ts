@@ -9,11 +9,18 @@ import { makeProjectStore } from '../../shared/store/projects.ts';
 import { makeEnvironmentValueStore } from '../../shared/store/environment-values.ts';
 import { makeRevealLimiter } from '../../shared/store/reveal-limits.ts';
 import { makeDenialStore } from '../../shared/store/denials.ts';
+import { makeEnvironmentSearchStore } from '../../shared/store/environment-search.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 // One limiter for both reveal routes and the bulk reveal: they spend the same rate-limit leases.
 const limiter = makeRevealLimiter(db);
-const store = { ...makeProjectStore(db, pager), ...makeSecretStore(db, pager, limiter), ...makeEnvironmentValueStore(db, pager, limiter), ...makeDenialStore(db) };
+const store = {
+  ...makeProjectStore(db, pager),
+  ...makeSecretStore(db, pager, limiter),
+  ...makeEnvironmentValueStore(db, pager, limiter),
+  ...makeDenialStore(db),
+  ...makeEnvironmentSearchStore(db, pager),
+};
 
 // A warm container that reveals the same version again within 5 minutes makes no KMS call. The KMS client loads on
 // the first reveal or write: a list, a search, a delete or a version history never needs it.

@@ -83,8 +83,33 @@ export interface Policy {
    * lists need no filtering and no extra read, so an unscoped credential pays nothing for permissions.
    */
   readonly seesEverything: boolean;
+  /**
+   * Where everything it may read lies, when its allow rules name projects and environments by literal slugs only:
+   * each project with the environments named (null: every environment of it). A search can then read those
+   * environments instead of the whole workspace. Undefined when an allow rule names a pattern.
+   */
+  readonly literalScope: ReadonlyMap<string, ReadonlySet<string> | null> | undefined;
   /** The rules, defaults filled in, as the record shows them. */
   readonly rules: readonly PermissionRule[];
+}
+
+const isLiteral = (pattern: string) => !pattern.includes('*') && !pattern.includes('?');
+
+/** The projects and environments allow rules name by literal slugs (see `Policy.literalScope`). */
+function literalScopeOf(allowRules: readonly PermissionRule[]): Map<string, Set<string> | null> | undefined {
+  const scope = new Map<string, Set<string> | null>();
+  for (const rule of allowRules) {
+    if (!rule.projects.every(isLiteral)) return undefined;
+    const everyEnvironment = rule.environments.some((e) => e === '*' || e === '**');
+    if (!everyEnvironment && !rule.environments.every(isLiteral)) return undefined;
+    for (const project of rule.projects) {
+      const known = scope.get(project);
+      if (known === null) continue;
+      if (everyEnvironment) scope.set(project, null);
+      else scope.set(project, new Set([...(known ?? []), ...rule.environments]));
+    }
+  }
+  return scope;
 }
 
 interface CompiledRule {
@@ -126,6 +151,7 @@ export function compilePolicy(rules: readonly PermissionRule[]): Policy {
   return {
     rules,
     seesEverything: denyRules.length === 0 && allowRules.some((c) => everywhere(c.rule)),
+    literalScope: literalScopeOf(allowRules.map((c) => c.rule)),
     allows: (action, target) =>
       allowRules.some((c) => c.covers(action) && matches(c, target)) && !denyRules.some((c) => c.covers(action) && matches(c, target)),
     projectVisible: (project) => allowRules.some((c) => c.project(project)) && !denyRules.some((c) => c.hidesProjects && c.project(project)),

@@ -4,11 +4,12 @@ import type { Cipher } from '../crypto/envelope.ts';
 import { secretContext } from '../crypto/context.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.ts';
 import { makeSecretGuard, targetOf, type EnvironmentRef } from './secret-guard.ts';
+import { makeSecretSearch } from './secret-search.ts';
 import { newId } from '../ids.ts';
 import { eventually, type Prefetched } from '../prefetch.ts';
 import type { Page, PageRequest } from '../store/query.ts';
 import type { Store } from '../store/index.ts';
-import { secretPath, VersionConflictError, type SecretRecord, type StoredSecret } from '../store/secrets.ts';
+import { VersionConflictError, type SecretRecord, type StoredSecret } from '../store/secrets.ts';
 import { auditEntry } from '../audit-entry.ts';
 import { announceAnswer } from '../idempotency-scope.ts';
 
@@ -25,6 +26,9 @@ export type SecretServiceStore = Pick<
   | 'purgeSecretVersions'
   | 'listSecrets'
   | 'searchSecrets'
+  | 'searchEnvironments'
+  | 'environmentsOfProjects'
+  | 'indexEnvironmentSearch'
   | 'listSecretVersions'
   | 'listEnvironmentValues'
   | 'indexEnvironmentValues'
@@ -276,15 +280,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
       return store.listSecrets(ws, environmentId, page, (record) => policy.allows('read', targetOf(record)));
     },
 
-    async search(principal: Principal, q: string | undefined, page: PageRequest) {
-      const { policy } = principal.authority;
-      const keep = policy.seesEverything ? undefined : (record: SecretRecord) => policy.allows('read', targetOf(record));
-      const result = await store.searchSecrets(principal.workspaceId, q, page, keep);
-      return {
-        ...result,
-        items: result.items.map((record) => ({ ...record, path: secretPath(record) })),
-      };
-    },
+    /** Search by key, newest first, of what the caller may read (shared/services/secret-search.ts). */
+    search: makeSecretSearch(store),
   };
 }
 

@@ -11,6 +11,7 @@ import { makeProjectStore } from './projects.ts';
 import { makeRevealLimiter } from './reveal-limits.ts';
 import { makeSecretStore } from './secrets.ts';
 import { makeDenialStore } from './denials.ts';
+import { makeEnvironmentSearchStore } from './environment-search.ts';
 import { makeWorkspaceStore } from './workspaces.ts';
 
 /** The whole data layer over one table; services take only the methods they use (`Pick<Store, …>`). */
@@ -25,6 +26,7 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
     ...makeAuditStore(pager),
     ...makeSecretStore(db, pager, limiter),
     ...makeDenialStore(db),
+    ...makeEnvironmentSearchStore(db, pager),
     ...makeEnvironmentValueStore(db, pager, limiter),
     ...makeAccessKeyStore(db, pager),
     ...makeWebhookStore(db, pager),

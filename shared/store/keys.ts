@@ -73,6 +73,11 @@ export const gsi1 = {
   workspaceSecret: (workspaceId: string, secretId: string) => ({ GSI1PK: `SECRETS#${workspaceId}`, GSI1SK: secretId }),
 };
 
+/** GSI4 keys: an environment's secrets, newest first (on the environment's key item; keys and `key` only). */
+export const gsi4 = {
+  environmentSecret: (workspaceId: string, environmentId: string, secretId: string) => ({ GSI4PK: `ESEC#${workspaceId}#${environmentId}`, GSI4SK: secretId }),
+};
+
 /** GSI3 keys: the endpoint delivery log, which copies only keys and `eventType` (see TABLE_DEFINITION). */
 export const gsi3 = {
   /** Every delivery of an endpoint, newest first. */
@@ -107,6 +112,8 @@ export const patterns = {
   secretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EKEY#${environmentId}#` }),
   /** An environment's current values, by key (A→Z). */
   valuesByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EVAL#${environmentId}#` }),
+  /** GSI4: an environment's secrets, newest first (keys and `key` only: read the records from the table). */
+  secretsOfEnvironment: (workspaceId: string, environmentId: string) => ({ pk: `ESEC#${workspaceId}#${environmentId}`, indexName: 'GSI4' as const }),
   /** GSI1: the workspace's secrets, newest first. */
   secretsByWorkspace: (workspaceId: string) => ({ pk: `SECRETS#${workspaceId}`, indexName: 'GSI1' as const }),
   webhookEndpointsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'WHE#' }),

@@ -36,6 +36,8 @@ export interface Pager {
   queryPage<T extends Record<string, unknown>>(input: QueryPageInput): Promise<Page<T>>;
   /** A cursor that resumes the list right after `item` (one of its page's items): for a page cut short. */
   cursorAfter(input: QueryPageInput, item: Record<string, unknown>): Promise<string>;
+  /** The cursor codec, for a list that pages by a position of its own (a search merged from several queries). */
+  codec(): Promise<CursorCodec>;
 }
 
 /**
@@ -73,6 +75,7 @@ export function makePager(db: Db, loadCursorKey: () => Promise<Buffer>): Pager {
       if (startKey) return { items, hasMore: true, nextCursor: (await codec()).encode(input.scope, startKey) };
       return { items, hasMore: false, nextCursor: null };
     },
+    codec,
     async cursorAfter(input: QueryPageInput, item: Record<string, unknown>): Promise<string> {
       return (await codec()).encode(input.scope, keyOf(item, input.indexName));
     },

@@ -121,8 +121,9 @@ export function makeProjectStore(db: Db, pager: Pager) {
     /** The environment (by id, in its project's list, by slug) and its audit entry; the project must exist. */
     async createEnvironment(workspaceId: string, environment: EnvironmentItem, projectSlug: string, audit: AuditEntry): Promise<void> {
       const { projectId } = environment;
-      // A new environment's secrets all get their value items as they are written (see indexEnvironmentValues).
-      const item = { ...environment, projectSlug, valuesIndexed: true };
+      // A new environment's secrets all get their value items and their search index keys as they are written (see
+      // indexEnvironmentValues and indexEnvironmentSearch).
+      const item = { ...environment, projectSlug, valuesIndexed: true, searchIndexed: true };
       const failed = await transact(db, [
         mustExist(db, keys.project(workspaceId, projectId)),
         put(keys.environmentSlug(workspaceId, projectId, environment.slug), ENTITY.environmentSlug, workspaceId, item),

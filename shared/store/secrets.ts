@@ -11,7 +11,7 @@ import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
 import { batchDelete, readItem } from './reads.ts';
 import type { Db } from './send.ts';
-import { ENTITY, gsi1, gsi2, keys, patterns } from './keys.ts';
+import { ENTITY, gsi1, gsi2, gsi4, keys, patterns } from './keys.ts';
 
 /** A secret's state without its value: what lists and search show, plus where it lives. */
 export interface SecretRecord {
@@ -57,7 +57,7 @@ const RECORD_FIELDS: readonly (keyof SecretRecord)[] = [
   'id', 'key', 'projectId', 'projectSlug', 'environmentId', 'envSlug', 'currentVersion', 'createdAt', 'updatedAt',
 ];
 
-const toRecord = (item: Record<string, unknown> | undefined) => pick<SecretRecord>(item, RECORD_FIELDS);
+export const toRecord = (item: Record<string, unknown> | undefined) => pick<SecretRecord>(item, RECORD_FIELDS);
 const toSecret = (item: Record<string, unknown> | undefined): StoredSecret | undefined =>
   item && { ...toRecord(item)!, sealed: fromStored(item.sealed as Record<string, unknown>) };
 
@@ -116,7 +116,13 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
       const { sealed, ...record } = secret;
       const stored = toStored(sealed);
       const head = { ...record, workspaceId, sealed: stored };
-      const listed = { ...record, workspaceId, keyLower: record.key.toLowerCase(), ...gsi1.workspaceSecret(workspaceId, record.id) };
+      const listed = {
+        ...record,
+        workspaceId,
+        keyLower: record.key.toLowerCase(),
+        ...gsi1.workspaceSecret(workspaceId, record.id),
+        ...gsi4.environmentSecret(workspaceId, record.environmentId, record.id),
+      };
       const path = secretPath(record);
       const write = (key: { PK: string; SK: string }, type: string, item: Record<string, unknown>) =>
         previousVersion === 0

@@ -19,6 +19,12 @@ export const TABLE_DEFINITION = {
      * delivery's copy here: one index write per delivery, at its creation. Lists read the records from the table.
      */
     { indexName: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: { type: 'INCLUDE', nonKeyAttributes: ['eventType'] } },
+    /**
+     * Each environment's secrets, newest first: where a search by a credential scoped to some environments looks
+     * instead of the whole workspace. It projects the key (and its lower case, for `q`), which never change, so a new
+     * version does not rewrite the copy here: one index write per secret, at its creation.
+     */
+    { indexName: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: { type: 'INCLUDE', nonKeyAttributes: ['key', 'keyLower'] } },
   ],
 } as const;
 

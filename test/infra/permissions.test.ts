@@ -134,9 +134,11 @@ function expectations(): (name: FunctionName) => Statement[] {
         }),
       ),
       lastUsed([TOKEN, WS]),
-      // The first load of an old environment marks it, and may change nothing else of the workspace partition.
-      updatesOnly([WS], ['valuesIndexed']),
+      // The first load of an old environment marks it, and the first scoped search of one indexes its key items and
+      // marks it; they may change nothing else of the workspace partition.
+      updatesOnly([WS], ['valuesIndexed', 'searchIndexed', 'GSI4PK', 'GSI4SK']),
       index('GSI1', [`SECRETS#ws_${ANY_ID}`]),
+      index('GSI4', [`ESEC#ws_${ANY_ID}#*`]),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),
       macKey,
     ],

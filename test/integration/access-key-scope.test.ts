@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashToken } from '../../shared/auth/tokens.ts';
 import { iso } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
@@ -97,6 +97,40 @@ describe('access keys: a filtered list pages truthfully', () => {
     } while (cursor && pages < 100);
     expect(seen).toEqual(all.filter((key) => Number(key.slice(2)) % 2 === 0));
     expect(pages).toBe(Math.ceil(150 / 7));
+  });
+});
+
+describe('access keys: a scoped search reads only its environments', () => {
+  it('answers what a key bound to one environment may read, newest first, each once, and indexes an older environment first', async () => {
+    const narrow = await newEnvironment(ws.apiKey, { project: 'narrow', environment: 'one' });
+    const written: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const key = `N_${String(i).padStart(2, '0')}`;
+      await call('PUT', `/api/v1/environments/${narrow.environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } });
+      written.unshift(key);
+    }
+    // An environment from before the per-environment index: its key items lack the index keys, and it is not marked.
+    const { doc, tableName } = localStore();
+    const items = await doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}`, ':sk': `EKEY#${narrow.environment.id}#` } }));
+    for (const item of items.Items ?? []) await doc.send(new UpdateCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK }, UpdateExpression: 'REMOVE GSI4PK, GSI4SK' }));
+    for (const key of [keys.environment(ws.workspaceId, narrow.environment.id), keys.projectEnvironment(ws.workspaceId, narrow.project.id, narrow.environment.id)]) {
+      await doc.send(new UpdateCommand({ TableName: tableName, Key: key, UpdateExpression: 'REMOVE searchIndexed' }));
+    }
+    const token = (await create({ permissions: [rule({ projects: ['narrow'], environments: ['one'], keys: ['N_*'] }), { effect: 'deny', keys: ['N_05'], actions: ['read'] }] })).body.data.token;
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = `limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page = await call('GET', `/api/v1/search/secrets?${query}`, { token });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.data.map((s: { path: string }) => s.path));
+      cursor = page.body.meta.page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(written.filter((key) => key !== 'N_05').map((key) => `narrow/one/${key}`));
+    const hits = await call('GET', '/api/v1/search/secrets?q=n_1', { token });
+    expect(hits.body.data.map((s: { key: string }) => s.key)).toEqual(['N_11', 'N_10']);
+    const marked = await doc.send(new GetCommand({ TableName: tableName, Key: keys.environment(ws.workspaceId, narrow.environment.id) }));
+    expect(marked.Item?.searchIndexed).toBe(true);
   });
 });
 

@@ -71,6 +71,7 @@ const OTHERS: readonly (keyof Store)[] = [
   'listAudit',
   'secretByIdKeys', 'secretByPathKeys', 'secretWriteKeys', 'getSecretHead', 'getSecretByPath', 'getEnvironmentSecret', 'getSecretVersion', 'purgeSecretVersions', 'pendingPurges', 'listSecretVersions', 'listSecrets', 'searchSecrets',
   'environmentKeys', 'listEnvironmentValues', 'indexEnvironmentValues', 'countRevealPage',
+  'environmentsOfProjects', 'searchEnvironments', 'indexEnvironmentSearch',
   'getAccessKey', 'listAccessKeys',
   'listEndpoints', 'listEndpointPage', 'getEndpoint', 'recordEndpointFailure', 'recordEndpointSuccess',
   'createDelivery', 'markDeliveryDue', 'getDelivery', 'claimAttempt', 'recordAttempt', 'failPending', 'requeue', 'listDeliveries', 'pendingDeliveryIds', 'dueDeliveries', 'deleteEndpointDeliveries',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy, DEFAULT_RULES, withDefaults, type PermissionRuleInput, type PolicyAction } from '../../../shared/auth/policy.ts';
+import { compilePolicy, DEFAULT_RULES, withDefaults, type PermissionRule, type PermissionRuleInput, type PolicyAction } from '../../../shared/auth/policy.ts';
 
 const policyOf = (...rules: PermissionRuleInput[]) => compilePolicy(rules.map(withDefaults));
 const secret = (project: string, environment: string, key: string) => ({ project, environment, key });
@@ -130,5 +130,28 @@ describe('policy: size', () => {
       expect(policy.allows('reveal', secret('p', `env-${r + 1}`, `R${r}_K0`))).toBe(false);
     }
     expect(policy.allows('read', secret('p', 'env-7', 'R7_K0'))).toBe(true);
+  });
+});
+
+describe('policy: what lists and search may skip', () => {
+  const rule = (overrides: Partial<PermissionRule>): PermissionRule => withDefaults({ actions: ['read'], ...overrides });
+
+  it('sees everything only with an allow rule over every project, environment and key, and no deny rule', () => {
+    expect(compilePolicy([rule({})]).seesEverything).toBe(true);
+    expect(compilePolicy([rule({ projects: ['**'], environments: ['*'] })]).seesEverything).toBe(true);
+    expect(compilePolicy([rule({ keys: ['*'] })]).seesEverything).toBe(false);
+    expect(compilePolicy([rule({ environments: ['prod'] })]).seesEverything).toBe(false);
+    expect(compilePolicy([rule({}), rule({ effect: 'deny', keys: ['NONE'] })]).seesEverything).toBe(false);
+  });
+
+  it('names the projects and environments of literal allow rules (null: every environment), or nothing for a pattern', () => {
+    const scope = compilePolicy([rule({ projects: ['api'], environments: ['dev', 'staging'] }), rule({ projects: ['api'], environments: ['prod'] }), rule({ projects: ['web'] })]).literalScope;
+    expect(scope && Object.fromEntries([...scope].map(([p, e]) => [p, e && [...e].sort()]))).toEqual({ api: ['dev', 'prod', 'staging'], web: null });
+    expect(compilePolicy([rule({ projects: ['api'] }), rule({ projects: ['api'], environments: ['dev'] })]).literalScope?.get('api')).toBeNull();
+    expect(compilePolicy([rule({ projects: ['api-*'] })]).literalScope).toBeUndefined();
+    expect(compilePolicy([rule({ projects: ['api'], environments: ['d?v'] })]).literalScope).toBeUndefined();
+    expect(compilePolicy([rule({})]).literalScope).toBeUndefined();
+    // Deny rules only narrow: they do not widen the scope.
+    expect([...compilePolicy([rule({ projects: ['api'] }), rule({ effect: 'deny', projects: ['*'], keys: ['X'] })]).literalScope!.keys()]).toEqual(['api']);
   });
 });
