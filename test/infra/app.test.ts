@@ -81,6 +81,8 @@ describe('bin/app.ts', () => {
     ['a rate limit without burst limit', { apiRateLimit: '5' }, /apiRateLimit and apiBurstLimit must be set together/],
     ['an issuer without audience and JWKS URI', { jwtIssuer: JWT.jwtIssuer }, /jwtIssuer, jwtAudience and jwtJwksUri must be set together/],
     ['a workspace claim without JWT settings', { jwtWorkspaceClaim: 'ws' }, /jwtWorkspaceClaim needs jwtIssuer/],
+    ['a default role without JWT settings', { jwtDefaultRole: 'admin' }, /jwtDefaultRole needs jwtIssuer/],
+    ['a default role that is not a role', { ...JWT, jwtDefaultRole: 'owner' }, /jwtDefaultRole must be one of viewer, developer, admin; got "owner"/],
     ['a plain http JWKS URI', { ...JWT, jwtJwksUri: 'http://idp.example.com/jwks' }, /jwtJwksUri must be an https URL/],
     ['a retention CloudWatch does not offer', { logRetentionDays: '8' }, /logRetentionDays must be one of .*; got 8/],
     ['an alarm e-mail that is not an address', { alarmEmail: 'oncall' }, /alarmEmail must be an e-mail address; got "oncall"/],

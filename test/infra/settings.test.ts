@@ -19,6 +19,8 @@ const JWT = {
   audience: 'secrets-api',
   jwksUri: 'https://idp.example.com/.well-known/jwks.json',
   workspaceClaim: 'custom:workspace',
+  roleClaim: 'groups',
+  defaultRole: 'developer' as const,
 };
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
@@ -56,6 +58,8 @@ describe('ServiceStack with settings', () => {
         JWT_AUDIENCE: JWT.audience,
         JWT_JWKS_URI: JWT.jwksUri,
         JWT_WORKSPACE_CLAIM: JWT.workspaceClaim,
+        JWT_ROLE_CLAIM: 'groups',
+        JWT_DEFAULT_ROLE: 'developer',
       });
     }
     for (const name of PIPELINE) expect(Object.keys(env(name)).filter((key) => key.startsWith('JWT_'))).toEqual([]);
