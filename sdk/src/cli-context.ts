@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
 import { refuseInsecureBaseUrl } from './base-url.js';
 import { createClient } from './client.js';
 import { ApiError } from './errors.js';
@@ -15,6 +16,19 @@ export interface Connection {
   token?: string;
   project?: string;
   env?: string;
+}
+
+/**
+ * Adds the connection options to a command (`--api-url`, `--token`) and the target options it uses: a command takes
+ * them after its name (`secrets get KEY --env prod`), the root before it (`secrets --env prod get KEY`).
+ */
+export function connectionOptions(command: Command, target: { project?: boolean; env?: boolean } = {}): Command {
+  command
+    .option('--api-url <url>', 'the API base URL (SECRETS_API_URL)')
+    .option('--token <token>', 'an API key, machine token or access token (SECRETS_TOKEN)');
+  if (target.project) command.option('--project <slug>', 'the project (SECRETS_PROJECT, or .secrets.json)');
+  if (target.env) command.option('--env <slug>', 'the environment (SECRETS_ENV, or .secrets.json)');
+  return command;
 }
 
 /** The nearest `.secrets.json` ({project, env}) in this folder or a parent, as `secrets setup` writes it. */
@@ -35,10 +49,20 @@ function checkApiUrl(apiUrl: string): void {
   }
 }
 
-/** Flags first, then the environment variables, then `.secrets.json`. */
-export function resolveConnection(flags: Connection) {
+/** The API and the token alone, flags first, then the environment variables (for commands that name no target). */
+export function resolveApi(flags: Connection) {
   const apiUrl = flags.apiUrl ?? process.env.SECRETS_API_URL;
   const token = flags.token ?? process.env.SECRETS_TOKEN;
+  if (!apiUrl) throw new UsageError('the API URL is required: --api-url or SECRETS_API_URL');
+  checkApiUrl(apiUrl);
+  if (!token) throw new UsageError('a token is required: --token or SECRETS_TOKEN');
+  return { apiUrl, token, client: createClient({ baseUrl: apiUrl, token }) };
+}
+
+export type ApiContext = ReturnType<typeof resolveApi>;
+
+/** The target's slugs: flags first, then the environment variables, then `.secrets.json`. */
+function resolveTarget(flags: Connection): { project?: string | undefined; env?: string | undefined } {
   let project = flags.project ?? process.env.SECRETS_PROJECT;
   let env = flags.env ?? process.env.SECRETS_ENV;
   // .secrets.json is read only when it is needed (a broken one must not stop a fully flagged command).
@@ -47,11 +71,23 @@ export function resolveConnection(flags: Connection) {
     project ??= setup.project;
     env ??= setup.env;
   }
-  if (!apiUrl) throw new UsageError('the API URL is required: --api-url or SECRETS_API_URL');
-  checkApiUrl(apiUrl);
-  if (!token) throw new UsageError('a token is required: --token or SECRETS_TOKEN');
+  return { project, env };
+}
+
+/** The connection and the target project and environment (commands that read or write secrets). */
+export function resolveConnection(flags: Connection) {
+  const { project, env } = resolveTarget(flags);
+  const api = resolveApi(flags);
   if (!project || !env) throw new UsageError('the target is required: --project and --env, SECRETS_PROJECT and SECRETS_ENV, or `secrets setup`');
-  return { apiUrl, token, project, env, client: createClient({ baseUrl: apiUrl, token }) };
+  return { ...api, project, env };
+}
+
+/** The connection and the target project alone (commands about a project's environments). */
+export function resolveProject(flags: Connection) {
+  const { project } = resolveTarget(flags);
+  const api = resolveApi(flags);
+  if (!project) throw new UsageError('the project is required: --project, SECRETS_PROJECT, or `secrets setup`');
+  return { ...api, project };
 }
 
 export type Context = ReturnType<typeof resolveConnection>;

@@ -5,7 +5,8 @@ import { createRequire } from 'node:module';
 import { Command, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
 import { childEnvironment, NOT_A_NAME, platformNameCase } from './child-env.js';
-import { environmentId, EXIT, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
+import { registerAdmin } from './cli-admin.js';
+import { connectionOptions, environmentId, EXIT, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
 import { fallbackOptions, loadWithFallback, type FallbackFlags } from './cli-fallback.js';
 import { unwrap } from './client.js';
 import { formatValues, FORMATS, type Format } from './formats.js';
@@ -53,23 +54,24 @@ function program(): Command {
     // Options after a command are that command's (`get KEY --version 2`); the connection options are on both.
     .enablePositionalOptions()
     .version(version)
-    .description('Get secrets into programs: run a command with them, export them, read and write them.')
+    .description('Get secrets into programs: run a command with them, export them, read and write them; manage projects, environments and access keys.')
     .addHelpText('after', '\nExit status: 0 done; 1 failed; 2 usage error; 3 the API refused (its code is printed); 4 the API could not be reached or failed (5xx).\n`run` exits with the command\'s own status.');
   let running: Command = cli;
   cli.hook('preAction', (_root, command) => {
     running = command;
   });
-  const connection = () => ({ ...cli.opts<Connection>(), ...running.opts<Connection>() });
+  // The options of the running command and of the commands above it (`secrets access-keys list`): the nearest wins.
+  const connection = () => {
+    const chain: Command[] = [];
+    for (let command: Command | null = running; command; command = command.parent) chain.unshift(command);
+    return Object.assign({}, ...chain.map((command) => command.opts<Connection>())) as Connection;
+  };
   const ctx = () => resolveConnection(connection());
   register(cli, ctx, connection);
   // The connection options go before or after the command (`secrets --env prod get KEY`, `secrets get KEY --env prod`).
-  for (const command of [cli, ...cli.commands]) {
-    command
-      .option('--api-url <url>', 'the API base URL (SECRETS_API_URL)')
-      .option('--token <token>', 'an API key, machine token or access token (SECRETS_TOKEN)')
-      .option('--project <slug>', 'the project (SECRETS_PROJECT, or .secrets.json)')
-      .option('--env <slug>', 'the environment (SECRETS_ENV, or .secrets.json)');
-  }
+  for (const command of [cli, ...cli.commands]) connectionOptions(command, { project: true, env: true });
+  // The command groups add to each of their commands the options it uses (environments need a project, nothing else does).
+  registerAdmin(cli, connection);
   return cli;
 }
 
