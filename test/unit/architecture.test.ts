@@ -65,8 +65,9 @@ describe('architecture', () => {
     expect(CODE.filter((file) => !exempt.has(file) && literal.test(read(file)))).toEqual([]);
   });
 
-  it('no source file passes 300 lines', () => {
-    const long = CODE.map((file) => ({ file, lines: read(file).split('\n').length - 1 })).filter(({ lines }) => lines > 300);
+  it('no source file passes 300 lines (the SDK's included, less its generated API types)', () => {
+    const sdk = sourceFiles('sdk/src').filter((file) => file !== 'sdk/src/api.ts');
+    const long = [...CODE, ...sdk].map((file) => ({ file, lines: read(file).split('\n').length - 1 })).filter(({ lines }) => lines > 300);
     expect(long).toEqual([]);
   });
 });
