@@ -42,7 +42,7 @@ describe('local stack', () => {
     expect(file.mode & 0o777).toBe(0o600);
   });
 
-  it('brings a table from before the delivery log index up to date: adds GSI3 once, and its deliveries move into it', async () => {
+  it('brings a table from before the delivery log index up to date: adds GSI3 and GSI4 once, and its deliveries move into GSI3', async () => {
     const endpoint = inject('stack').dynamodbEndpoint;
     const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     const tableName = `upgrade-${Date.now()}`;
@@ -60,7 +60,7 @@ describe('local stack', () => {
     await doc.send(new PutCommand({ TableName: tableName, Item: old }));
     await doc.send(new PutCommand({ TableName: tableName, Item: { PK: 'WS#ws_1', SK: 'EKEY#env#A', GSI1PK: 'SECRETS#ws_1', GSI1SK: 'sec_1', type: 'EnvironmentSecret' } }));
 
-    expect(await ensureTable(client, tableName)).toEqual(['GSI3']);
+    expect(await ensureTable(client, tableName)).toEqual(['GSI3', 'GSI4']);
     expect(await ensureTable(client, tableName)).toEqual([]);
     expect(await migrateDeliveryLog(doc, tableName)).toEqual({ scanned: 2, moved: 1 });
     const moved = await doc.send(new GetCommand({ TableName: tableName, Key: { PK: old.PK, SK: old.SK } }));
