@@ -55,7 +55,8 @@ function numberSize(text: string): number {
 
 const KB = 1024;
 const writeUnitsOf = (size: number) => Math.max(1, Math.ceil(size / KB));
-const readUnitsOf = (size: number, consistent: boolean) => Math.max(1, Math.ceil(size / (4 * KB))) * (consistent ? 1 : 0.5);
+/** Read units of reading an item (or a Query's items) of `size` bytes. */
+export const readUnitsOf = (size: number, consistent: boolean) => Math.max(1, Math.ceil(size / (4 * KB))) * (consistent ? 1 : 0.5);
 
 /** What one request is billed, in request units; `indexWriteUnits` is included in `writeUnits`. */
 export interface BilledUnits {

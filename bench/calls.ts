@@ -17,7 +17,7 @@ export function makeAwsInspector(dynamodbEndpoint: string, tableName: string): A
   return async (service, operation, input) => {
     if (service === 'DynamoDB') {
       const bill = await meter.prepare(operation, input);
-      return async (output) => ({ ...(await bill(output)) });
+      return async (output) => ({ ...(await bill(output)), itemsRead: itemsRead(operation, output) });
     }
     if (service === 'SQS') {
       const entries = (input.Entries as { MessageBody?: string }[] | undefined) ?? [input as { MessageBody?: string }];
@@ -26,6 +26,15 @@ export function makeAwsInspector(dynamodbEndpoint: string, tableName: string): A
     }
     return undefined;
   };
+}
+
+/** Items a read request read: a Query's evaluated items (its filter discards some after reading them), a get's found ones. */
+function itemsRead(operation: string, output: Record<string, unknown> | undefined): number {
+  if (!output) return 0;
+  if (operation === 'Query' || operation === 'Scan') return (output.ScannedCount as number | undefined) ?? 0;
+  if (operation === 'GetItem') return output.Item ? 1 : 0;
+  if (operation === 'BatchGetItem') return Object.values((output.Responses as Record<string, unknown[]> | undefined) ?? {}).reduce((sum, items) => sum + items.length, 0);
+  return 0;
 }
 
 /** Collects the AWS requests made under given scopes (route keys, function names) while an operation runs. */
@@ -57,6 +66,7 @@ export function makeCallRecorder(inspect?: AwsCallInspector) {
         billedReadUnits: sum((event) => event.billed?.readUnits),
         billedWriteUnits: sum((event) => event.billed?.writeUnits),
         billedIndexWriteUnits: sum((event) => event.billed?.indexWriteUnits),
+        itemsRead: sum((event) => event.billed?.itemsRead),
         kmsRequests: count('KMS'),
         sqsRequests: count('SQS'),
         sqsBilledRequests: sum((event) => (event.service === 'SQS' ? (event.billed?.sqsRequests ?? 1) : 0)),

@@ -1,12 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { API_HEADERS, apiEvent, lambdaContext } from './cpu-events.ts';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { apiEvent, lambdaContext } from './cpu-events.ts';
 import { makeFloor, recordSteps, stubSends, type Recording } from './cpu-floor.ts';
-import { quantile } from './stats.ts';
-
-const median = (values: number[]) => quantile(values, 0.5)!;
+import { invoke, median, pass, round3, timed } from './cpu-passes.ts';
+import { seedWorkspace } from './cpu-seed.ts';
 
 /**
  * The child process of bench/cpu.ts: nothing runs here but the handler (or its floor) and this loop, so the process
@@ -29,7 +28,6 @@ export interface ChildOptions {
 }
 
 export type Operation = 'revealById' | 'listSecrets';
-type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /** One round of an operation: CPU ms per request of the handler and of the floor, idle CPU already subtracted. */
 interface Round {
@@ -40,60 +38,14 @@ interface Round {
   floorWallMs: number;
 }
 
-async function invoke(handler: Handler, event: APIGatewayProxyEventV2, context: Context, expected: number): Promise<APIGatewayProxyStructuredResultV2> {
-  const result = await handler(event, context);
-  if (result.statusCode !== expected) throw new Error(`${event.routeKey}: ${result.statusCode} ${String(result.body).slice(0, 300)}`);
-  return result;
-}
-
-/** A workspace and API key, a project, an environment of `listSize` secrets; the first has two versions. */
+/** The seeded workspace and the events of each operation. */
 async function seed(listSize: number) {
-  const [{ handler: secrets }, { handler: projects }, { handler: environments }] = await Promise.all([
-    import('../functions/secrets/handler.ts'),
-    import('../functions/projects/handler.ts'),
-    import('../functions/environments/handler.ts'),
-  ]);
-  const { runtime } = await import('../shared/runtime.ts');
-  const { makeStore } = await import('../shared/store/index.ts');
-  const { makeWorkspaceAdminService } = await import('../shared/services/workspaces.ts');
-  const { ensureOperatorMacs } = await import('../shared/crypto/mac-key.ts');
-  const { makeMacKeyStore } = await import('../shared/store/mac-key.ts');
-  const { keyProviderFromConfig } = await import('../shared/crypto/key-provider-from-config.ts');
-  const { db, clock, config } = runtime();
-  // The service MAC key, as the admin CLI makes it before the first token.
-  const macs = await ensureOperatorMacs(makeMacKeyStore(db), keyProviderFromConfig(config));
-  const admin = makeWorkspaceAdminService({ store: makeStore(db.doc, db.tableName), clock, operator: 'bench:cpu', macs: async () => macs });
-  const { apiKey } = await admin.createWorkspace({ name: 'CPU bench', allowlisted: true });
-  const body = (value: unknown) => ({ body: JSON.stringify(value), headers: { ...API_HEADERS(apiKey), 'content-type': 'application/json' } });
-  const call = async (handler: Handler, routeKey: string, extra: Partial<APIGatewayProxyEventV2>, expected = 200) =>
-    JSON.parse((await invoke(handler, apiEvent(routeKey, apiKey, extra), lambdaContext(), expected)).body!).data;
-  const project = await call(projects as Handler, 'POST /api/v1/projects', body({ name: 'Bench' }), 201);
-  const environment = await call(environments as Handler, 'POST /api/v1/projects/{projectId}/environments', { pathParameters: { projectId: project.id }, ...body({ name: 'prod' }) }, 201);
-  const put = (key: string, value: string) => call(secrets as Handler, 'PUT /api/v1/environments/{envId}/secrets', { pathParameters: { envId: environment.id }, ...body({ key, value }) });
-  const secret = await put('DATABASE_URL', 'postgres://bench');
-  await put('DATABASE_URL', 'postgres://bench-2');
-  for (let i = 1; i < listSize; i++) await put(`SERVICE_SECRET_${i}`, `value-${i}-${'x'.repeat(40)}`);
+  const { handler, doc, apiKey, environment, secret } = await seedWorkspace(listSize);
   const events: Record<Operation, () => APIGatewayProxyEventV2> = {
     revealById: () => apiEvent('POST /api/v1/secrets/{secretId}/reveal', apiKey, { pathParameters: { secretId: secret.id } }),
     listSecrets: () => apiEvent('GET /api/v1/environments/{envId}/secrets', apiKey, { pathParameters: { envId: environment.id } }),
   };
-  return { handler: secrets as Handler, doc: db.doc, events };
-}
-
-/** CPU ms and wall ms of `n` sequential calls; the inputs are made before the clock starts. */
-async function pass<T>(n: number, make: (i: number) => T, run: (input: T) => Promise<unknown>): Promise<{ cpuMs: number; systemMs: number; wallMs: number }> {
-  const inputs = Array.from({ length: n }, (_, i) => make(i));
-  globalThis.gc?.();
-  return timed(inputs, run);
-}
-
-async function timed<T>(inputs: readonly T[], run: (input: T) => Promise<unknown>): Promise<{ cpuMs: number; systemMs: number; wallMs: number }> {
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  for (const input of inputs) await run(input);
-  const wallMs = performance.now() - started;
-  const used = process.cpuUsage(cpu);
-  return { cpuMs: (used.user + used.system) / 1000, systemMs: used.system / 1000, wallMs };
+  return { handler, doc, events };
 }
 
 /** Requests per block when the handler and the floor take turns: small, so that a change of load around them hits both alike. */
@@ -201,7 +153,7 @@ async function ownWork<T>(doc: Parameters<typeof stubSends>[0], recording: Recor
     await pass(options.warmup, make, run);
     const rounds: number[] = [];
     for (let r = 0; r < options.rounds; r++) rounds.push((await pass(options.requests, make, run)).cpuMs / options.requests);
-    return Math.round(median(rounds) * 1000) / 1000;
+    return round3(median(rounds));
   } finally {
     restore();
   }
@@ -209,7 +161,6 @@ async function ownWork<T>(doc: Parameters<typeof stubSends>[0], recording: Recor
 
 /** The medians over the rounds (each figure's own median, and the median of the rounds' ratios). */
 function summarize(rounds: Round[], requests: number, floorCalls: string[]) {
-  const round3 = (value: number) => Math.round(value * 1000) / 1000;
   return {
     cpuMsPerRequest: round3(median(rounds.map((r) => r.cpuMs))),
     floorCpuMsPerRequest: round3(median(rounds.map((r) => r.floorCpuMs))),

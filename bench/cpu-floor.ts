@@ -165,6 +165,31 @@ function floorWrites(command: string, input: Record<string, any>, n: number): Re
  * `requests` requests are made here, ahead of any timed loop. Answers the function that undoes it.
  */
 export function stubSends(doc: DynamoDBDocumentClient, recording: Recording, requests: number): () => void {
+  return stubSendsOf(doc, { only: recording }, requests).restore;
+}
+
+/**
+ * `stubSends` over several recordings, each with its own queues: `use(name)` says whose recording answers the
+ * next requests, so that two credentials (each with the answers its own requests got) can take turns request by
+ * request.
+ */
+export function stubSendsOf<K extends string>(doc: DynamoDBDocumentClient, recordings: Record<K, Recording>, requests: number) {
+  const queues = {} as Record<K, Map<string, { items: unknown[]; next: number }>>;
+  for (const name of Object.keys(recordings) as K[]) queues[name] = answersOf(recordings[name], requests);
+  let active = Object.keys(recordings)[0] as K;
+  const send = doc.send;
+  doc.send = (async (command: object) => {
+    const queue = queues[active].get(command.constructor.name);
+    return (queue && queue.items[queue.next++]) ?? {};
+  }) as unknown as typeof doc.send;
+  return {
+    use: (name: K) => void (active = name),
+    restore: () => void (doc.send = send),
+  };
+}
+
+/** Copies of the recorded outputs of `requests` requests (cycling through the recording), by command. */
+function answersOf(recording: Recording, requests: number): Map<string, { items: unknown[]; next: number }> {
   const outputs = new Map<string, { items: unknown[]; next: number }>();
   for (let i = 0; i < requests; i++) {
     for (const step of recording[i % recording.length]!) {
@@ -173,10 +198,5 @@ export function stubSends(doc: DynamoDBDocumentClient, recording: Recording, req
       outputs.get(step.command)!.items.push(structuredClone(step.output));
     }
   }
-  const send = doc.send;
-  doc.send = (async (command: object) => {
-    const queue = outputs.get(command.constructor.name);
-    return (queue && queue.items[queue.next++]) ?? {};
-  }) as unknown as typeof doc.send;
-  return () => void (doc.send = send);
+  return outputs;
 }

@@ -8,6 +8,8 @@ import { freePort, startDynamoDbLocal } from '../bin/local/dynamodb.ts';
 import { ensureTable } from '../bin/local/table.ts';
 import { loadOrCreateMasterKey } from '../shared/crypto/local-keyring.ts';
 import type { ChildOptions, Operation } from './cpu-child.ts';
+import type { ScopeChildOptions } from './scope-cpu-child.ts';
+import type { CallLists } from './scope-calls.ts';
 
 /**
  * CPU per request of the secrets handler against its floor (issue "Performance"): Lambda bills wall time, and at
@@ -50,10 +52,37 @@ export interface CpuFigures {
 export type CpuResults = Record<Operation, CpuFigures>;
 
 const CHILD = fileURLToPath(new URL('./cpu-child.ts', import.meta.url));
+const SCOPE_CHILD = fileURLToPath(new URL('./scope-cpu-child.ts', import.meta.url));
 
 /** Measures the CPU per request of reveal and list and of their floors, in a child process. */
 export async function measureCpu(options: CpuOptions = {}): Promise<CpuResults> {
   return (await inChild(options, {})) as CpuResults;
+}
+
+/** Own-work CPU per request and call lists of one operation with each key (bench/scope-cpu-child.ts). */
+export interface ScopeCpuFigures {
+  ownCpuMsPerRequest: { unscoped: number; fiftyRules: number };
+  /** fiftyRules / unscoped, the median of the rounds' ratios. */
+  ratio: number;
+  rounds: number;
+  requests: number;
+  /** Each key's recorded requests: their lists of DynamoDB and KMS calls, how many requests made each, and leases. */
+  calls: Record<'unscoped' | 'fiftyRules', CallLists>;
+  callsIdentical: boolean;
+  /** What each key's reads answered, per request (the 50 rules travel on the token item). */
+  reads: Record<'unscoped' | 'fiftyRules', { bytesPerRequest: number; readUnitsPerRequest: number }>;
+}
+
+export type ScopeCpuResults = Record<'revealById' | 'writeSecret' | 'loadEnvironment', ScopeCpuFigures>;
+
+/**
+ * What 50 rules cost the secrets handler against a key without rules, for a reveal by id, a write and a bulk load:
+ * the handler's own work (DynamoDB answered in memory from each key's recording) and the calls each key made.
+ */
+export async function measureScopeCpu(options: { dynamodbEndpoint?: string } & Partial<ScopeChildOptions> = {}): Promise<ScopeCpuResults> {
+  const { dynamodbEndpoint, ...rest } = options;
+  const child: ScopeChildOptions = { requests: 200, passMs: 300, warmup: 30, rounds: 10, recorded: 50, listSize: 20, ...rest };
+  return (await inChild({ ...(dynamodbEndpoint && { dynamodbEndpoint }) }, child, SCOPE_CHILD)) as ScopeCpuResults;
 }
 
 /**
@@ -65,7 +94,7 @@ export async function profileCpu(operation: Operation, side: 'handler' | 'floor'
   return inChild({ ...options, requests: options.requests ?? 3000 }, { profile: { operation, side, file } });
 }
 
-async function inChild(options: CpuOptions, extra: Partial<ChildOptions>): Promise<unknown> {
+async function inChild(options: CpuOptions, extra: Partial<ChildOptions> | ScopeChildOptions, path = CHILD): Promise<unknown> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-cpu-'));
   const dynamo = options.dynamodbEndpoint ? undefined : await startDynamoDbLocal({ port: await freePort(), dataDir: null });
   const endpoint = options.dynamodbEndpoint ?? dynamo!.endpoint;
@@ -76,14 +105,14 @@ async function inChild(options: CpuOptions, extra: Partial<ChildOptions>): Promi
     admin.destroy();
     const keyFile = join(dir, 'master.key');
     await loadOrCreateMasterKey(keyFile);
-    const childOptions: ChildOptions = {
+    const childOptions = {
       requests: options.requests ?? 500,
       warmup: options.warmup ?? 200,
       rounds: options.rounds ?? 3,
       listSize: options.listSize ?? 20,
       ...extra,
     };
-    return await runChild(childOptions, {
+    return await runChild(path, childOptions, {
       TABLE_NAME: tableName,
       DYNAMODB_ENDPOINT: endpoint,
       LOCAL_KEYRING_FILE: keyFile,
@@ -100,8 +129,8 @@ async function inChild(options: CpuOptions, extra: Partial<ChildOptions>): Promi
  * request, and that line is part of its CPU). Its stdout (the log lines) goes to /dev/null, as cheap a sink as
  * Lambda's.
  */
-function runChild(options: ChildOptions, env: Record<string, string>): Promise<unknown> {
-  const child = fork(CHILD, [], {
+function runChild(path: string, options: ChildOptions | ScopeChildOptions, env: Record<string, string>): Promise<unknown> {
+  const child = fork(path, [], {
     execArgv: ['--expose-gc'],
     env: {
       PATH: process.env.PATH ?? '',
@@ -128,13 +157,18 @@ function runChild(options: ChildOptions, env: Record<string, string>): Promise<u
   });
 }
 
-/** `node bench/cpu.ts` prints the figures; `node bench/cpu.ts --profile revealById [handler|floor|stub] [file]` profiles. */
+/**
+ * `node bench/cpu.ts` prints the figures; `node bench/cpu.ts --scope` those of 50 rules against none;
+ * `node bench/cpu.ts --profile revealById [handler|floor|stub] [file]` profiles.
+ */
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [flag, operation = 'revealById', side = 'handler', file] = process.argv.slice(2);
   const run =
     flag === '--profile'
       ? profileCpu(operation as Operation, side as 'handler' | 'floor' | 'stub', file ?? join(process.cwd(), `cpu-${operation}-${side}.cpuprofile`))
-      : measureCpu();
+      : flag === '--scope'
+        ? measureScopeCpu()
+        : measureCpu();
   run.then(
     (result) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`),
     (error: unknown) => {

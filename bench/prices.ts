@@ -57,6 +57,8 @@ export interface OperationCalls {
   billedReadUnits: number;
   billedWriteUnits: number;
   billedIndexWriteUnits: number;
+  /** Items the reads read (a Query's evaluated items, a get's found items), when priced by bench/calls.ts. */
+  itemsRead?: number;
   kmsRequests: number;
   sqsRequests: number;
   /** SQS requests as billed (64 KB chunks). */

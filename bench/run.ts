@@ -7,6 +7,7 @@ import { measureMandatedFloor } from './mandated.ts';
 import { makeAwsInspector, makeCallRecorder } from './calls.ts';
 import { rawStorageCalls, request, runLoad, sequentialP50, type Api } from './load.ts';
 import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
+import { measureScope, scopeTable, type ScopeResults } from './scope.ts';
 import { round2 } from './stats.ts';
 import { measureDelivery, measureWebhooks, priceDelivery } from './webhooks.ts';
 import { priceWorkload, workloadTable } from './workload.ts';
@@ -14,14 +15,16 @@ import { priceWorkload, workloadTable } from './workload.ts';
 /**
  * `npm run bench`: bundles, AWS calls and cost per operation, latency and throughput on the local stack, and the
  * webhook pipeline, in one table; results go to bench/results.json (or BENCH_OUT). Timings never fail anything:
- * the deterministic budgets (request counts, bundle sizes) are asserted by the tests.
+ * the deterministic budgets (request counts, bundle sizes) are asserted by the tests. `BENCH_ONLY=scope` runs only
+ * what access keys' permissions cost (bench/scope.ts), printed, and written only to BENCH_OUT if set.
  */
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 3000);
+const SCOPE_ONLY = process.env.BENCH_ONLY === 'scope';
 
 async function main(): Promise<void> {
   const out = resolve(process.env.BENCH_OUT ?? 'bench/results.json');
-  process.stdout.write('bundles…\n');
-  const bundles = await measureBundles({ mandatedFloor: measureMandatedFloor });
+  process.stdout.write(SCOPE_ONLY ? '' : 'bundles…\n');
+  const bundles = SCOPE_ONLY ? undefined : await measureBundles({ mandatedFloor: measureMandatedFloor });
 
   // The stack runs in this process, so the SDK middleware sees every request of the handlers it runs.
   // The reveal rate limit (120 a minute per credential by default) is raised so the load test measures reveals.
@@ -37,6 +40,13 @@ async function main(): Promise<void> {
   // Prices every request at AWS billing while an operation is measured (bench/billing.ts).
   const recorder = makeCallRecorder(makeAwsInspector(stack.dynamodbEndpoint, stack.tableName));
   try {
+    if (!bundles) {
+      process.stdout.write("access keys' permissions…\n");
+      const scope = await measureScope({ ...stack, localDir }, recorder);
+      if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), scope }, null, 2)}\n`);
+      process.stdout.write(`${scopeTable(scope)}\n${JSON.stringify(scope, null, 2)}\n`);
+      return;
+    }
     const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
     process.stdout.write('calls per operation…\n');
     const setup = await prepare(api);
@@ -52,8 +62,10 @@ async function main(): Promise<void> {
     };
     process.stdout.write('CPU per request against the floor…\n');
     const cpu = await measureCpu({ dynamodbEndpoint: stack.dynamodbEndpoint });
+    process.stdout.write("access keys' permissions…\n");
+    const scope = await measureScope({ ...stack, localDir }, recorder);
     process.stdout.write('reference workload…\n');
-    const results = assemble(bundles, calls, load, webhooks, deliveries, cpu);
+    const results = assemble(bundles, calls, load, webhooks, deliveries, cpu, scope);
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${table(results)}\nwritten to ${out}\n`);
@@ -147,6 +159,7 @@ function assemble(
   webhooks: Awaited<ReturnType<typeof measureWebhooks>>,
   deliveries: Record<'batch' | 'single' | 'singlesTogether', Awaited<ReturnType<typeof measureDelivery>>>,
   cpu: CpuFigures = {},
+  scope?: ScopeResults,
 ) {
   const operations: Record<string, Record<string, unknown>> = {};
   for (const [name, c] of Object.entries(calls)) {
@@ -202,6 +215,7 @@ function assemble(
     sdk: bundles.sdk,
     webhooks: webhookFigures,
     workload,
+    ...(scope && { scope }),
   };
 }
 
@@ -225,6 +239,7 @@ function table(results: ReturnType<typeof assemble>): string {
     `webhooks: write→receive p50 ${round2(w.writeToReceiveP50Ms)} ms, p95 ${round2(w.writeToReceiveP95Ms)} ms; ${w.deliveriesPerSecond} deliveries/s (${w.delivered}/${w.expected} delivered, 20 endpoints); $${w.costPerMillionDeliveriesUsd} per million deliveries at ${w.endpointsPerEvent} endpoints per event (${JSON.stringify(w.perDelivery)}), $${w.oneEndpointPerEvent.costPerMillionDeliveriesUsd} at 1 (${JSON.stringify(w.oneEndpointPerEvent.perDelivery)}), $${w.oneEndpointTenEventsTogether.costPerMillionDeliveriesUsd} at 1 with 10 events written together (${JSON.stringify(w.oneEndpointTenEventsTogether.perDelivery)})`,
   );
   rows.push(workloadTable(results.workload));
+  if (results.scope) rows.push('', scopeTable(results.scope));
   return rows.join('\n');
 }
 

@@ -117,7 +117,7 @@ async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, s
     throw new ForbiddenError('Authorization: this access key may not be used from this address (allowedCidrs)');
   }
   if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
-  const authority = record.kind === 'machine' ? machineAuthority(record.rules ?? undefined) : API_KEY_AUTHORITY;
+  const authority = record.kind === 'machine' ? machineAuthority(record.rules ?? undefined, record.rulesId ?? undefined) : API_KEY_AUTHORITY;
   const principal: Principal = { workspaceId, accountId: workspace.accountId, kind: record.kind, actorSub: record.actorSub, credentialId: record.credentialId, authority };
   const now = deps.clock.now();
   const due = !record.lastUsedAt || now - Date.parse(record.lastUsedAt) >= LAST_USED_GRANULARITY_MS;

@@ -43,23 +43,25 @@ export const roleAuthority = (role: Role): Authority => ROLE_AUTHORITY[role];
 /** An API key (`sk_live_`) is an admin. */
 export const API_KEY_AUTHORITY: Authority = ROLE_AUTHORITY.admin;
 
-/** Compiled policies of machine tokens, by their rules as stored (one JSON text): compiled once per container and rules. */
+/** Compiled policies of machine tokens, by their rules' digest: compiled once per container and rule set. */
 const compiledRules = new Map<string, Policy>();
 const COMPILED_RULES_KEPT = 500;
 const DEFAULT_MACHINE_POLICY = compilePolicy(DEFAULT_RULES);
 
 /**
- * A machine token's authority: its access key's rules (stored on the token item as their JSON text; absent for a key
- * made without `permissions`, which then has the defaults). Never administration. The compiled policy is kept per
- * text, so a key's requests compile nothing after the first, and a `PATCH` (a new text) compiles once again.
+ * A machine token's authority: its access key's rules (stored on the token item as their JSON text with a digest of
+ * it; absent for a key made without `permissions`, which then has the defaults). Never administration. The compiled
+ * policy is kept per digest (the text itself when there is none), so a key's requests compile nothing after the
+ * first, and a `PATCH` (new rules, a new digest) compiles once again.
  */
-export function machineAuthority(rulesJson: string | undefined): Authority {
+export function machineAuthority(rulesJson: string | undefined, rulesId?: string): Authority {
   if (rulesJson === undefined) return { policy: DEFAULT_MACHINE_POLICY, admin: false };
-  let policy = compiledRules.get(rulesJson);
+  const id = rulesId ?? rulesJson;
+  let policy = compiledRules.get(id);
   if (!policy) {
     policy = compilePolicy(JSON.parse(rulesJson) as PermissionRule[]);
     if (compiledRules.size >= COMPILED_RULES_KEPT) compiledRules.delete(compiledRules.keys().next().value!);
-    compiledRules.set(rulesJson, policy);
+    compiledRules.set(id, policy);
   }
   return { policy, admin: false };
 }

@@ -55,8 +55,16 @@ export function globSource(pattern: string): string {
   return source;
 }
 
-/** The patterns of one list as one matcher: any of them matching the whole string. */
+/**
+ * The patterns of one list as one matcher: any of them matching the whole string. `**` alone matches everything, and
+ * a list of literals is a set lookup; any other list is one regular expression.
+ */
 function matcherOf(patterns: readonly string[]): (value: string) => boolean {
+  if (patterns.includes('**')) return () => true;
+  if (patterns.every((p) => !p.includes('*') && !p.includes('?'))) {
+    const literals = new Set(patterns);
+    return (value) => literals.has(value);
+  }
   const expression = new RegExp(`^(?:${patterns.map(globSource).join('|')})$`, 's');
   return (value) => expression.test(value);
 }
@@ -119,14 +127,21 @@ interface CompiledRule {
   key: (key: string) => boolean;
   /** The actions the rule covers: an allow rule's implied `read` included; a deny rule's `read` covers every action. */
   covers: (action: PolicyAction) => boolean;
+  /** The same actions as bits (ACTION_BITS). */
+  mask: number;
   /** A deny of `read` over every environment (for a project) or every key (for an environment): it hides them. */
   hidesProjects: boolean;
   hidesEnvironments: boolean;
 }
 
+/** One bit per action, for a decision on all four at once. */
+const ACTION_BITS: Record<PolicyAction, number> = { read: 1, reveal: 2, write: 4, delete: 8 };
+const EVERY_ACTION = 15;
+
 function compileRule(rule: PermissionRule): CompiledRule {
   const actions = new Set(rule.actions);
   const deniesAll = rule.effect === 'deny' && actions.has('read');
+  const bits = rule.actions.reduce((sum, action) => sum | ACTION_BITS[action], 0);
   const hidesEnvironments = deniesAll && rule.keys.length === 1 && rule.keys[0] === '**';
   return {
     rule,
@@ -134,17 +149,59 @@ function compileRule(rule: PermissionRule): CompiledRule {
     environment: matcherOf(rule.environments),
     key: matcherOf(rule.keys),
     covers: (action) => deniesAll || actions.has(action) || (rule.effect === 'allow' && action === 'read'),
+    mask: deniesAll ? EVERY_ACTION : rule.effect === 'allow' ? bits | ACTION_BITS.read : bits,
     hidesEnvironments,
     hidesProjects: hidesEnvironments && rule.environments.length === 1 && rule.environments[0] === '*',
   };
 }
+
+/** An environment's share of the rules: those whose project and environment patterns match it. */
+interface EnvironmentRules {
+  allow: CompiledRule[];
+  deny: CompiledRule[];
+}
+
+/** Environments whose share of the rules, and secrets whose decision, a policy keeps (then it starts again: a bound). */
+const ENVIRONMENTS_KEPT = 1000;
+const DECISIONS_KEPT = 10_000;
 
 /** Compiles a credential's rules once (per container and credential); the answer decides without compiling again. */
 export function compilePolicy(rules: readonly PermissionRule[]): Policy {
   const compiled = rules.map(compileRule);
   const allowRules = compiled.filter((c) => c.rule.effect === 'allow');
   const denyRules = compiled.filter((c) => c.rule.effect === 'deny');
-  const matches = (c: CompiledRule, t: PolicyTarget) => c.project(t.project) && c.environment(t.environment) && c.key(t.key);
+  // Each environment's share of the rules, found once: a decision on a key then tries only the rules that can apply
+  // there (a bulk load asks for every key of one environment).
+  const shares = new Map<string, EnvironmentRules>();
+  const shareOf = (project: string, environment: string): EnvironmentRules => {
+    const id = `${project}/${environment}`;
+    let share = shares.get(id);
+    if (!share) {
+      const here = (c: CompiledRule) => c.project(project) && c.environment(environment);
+      share = { allow: allowRules.filter(here), deny: denyRules.filter(here) };
+      if (shares.size >= ENVIRONMENTS_KEPT) shares.clear();
+      shares.set(id, share);
+    }
+    return share;
+  };
+  // What it may do to each secret it was asked about, all four actions at once: a key's repeated requests (a service
+  // revealing the same secrets, a bulk load of the same environment) decide without a pattern test.
+  const decisions = new Map<string, number>();
+  const allowedActions = (target: PolicyTarget): number => {
+    const id = `${target.project}/${target.environment}/${target.key}`;
+    let mask = decisions.get(id);
+    if (mask === undefined) {
+      const share = shareOf(target.project, target.environment);
+      let allowed = 0;
+      let denied = 0;
+      for (const c of share.allow) if ((allowed | c.mask) !== allowed && c.key(target.key)) allowed |= c.mask;
+      for (const c of share.deny) if ((allowed & ~denied & c.mask) !== 0 && c.key(target.key)) denied |= c.mask;
+      mask = allowed & ~denied;
+      if (decisions.size >= DECISIONS_KEPT) decisions.clear();
+      decisions.set(id, mask);
+    }
+    return mask;
+  };
   // `*` matches every slug (slugs never hold `/`), `**` every key.
   const everywhere = (rule: PermissionRule) =>
     rule.projects.some((p) => p === '*' || p === '**') && rule.environments.some((e) => e === '*' || e === '**') && rule.keys.includes('**');
@@ -152,8 +209,7 @@ export function compilePolicy(rules: readonly PermissionRule[]): Policy {
     rules,
     seesEverything: denyRules.length === 0 && allowRules.some((c) => everywhere(c.rule)),
     literalScope: literalScopeOf(allowRules.map((c) => c.rule)),
-    allows: (action, target) =>
-      allowRules.some((c) => c.covers(action) && matches(c, target)) && !denyRules.some((c) => c.covers(action) && matches(c, target)),
+    allows: (action, target) => (allowedActions(target) & ACTION_BITS[action]) !== 0,
     projectVisible: (project) => allowRules.some((c) => c.project(project)) && !denyRules.some((c) => c.hidesProjects && c.project(project)),
     environmentVisible: (project, environment) =>
       allowRules.some((c) => c.project(project) && c.environment(environment)) &&

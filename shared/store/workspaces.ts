@@ -32,6 +32,8 @@ export interface TokenItem {
    * this item anyway, so deciding costs no extra read, and the text is the key of the compiled policy's cache.
    */
   rules?: string | undefined;
+  /** A digest of `rules`: the key of the compiled policy's cache. */
+  rulesId?: string | undefined;
   /** The source addresses a machine token may be used from (absent or empty: anywhere). */
   allowedCidrs?: string[] | undefined;
 }
@@ -47,7 +49,7 @@ export interface ApiKeyItem {
 }
 
 const WORKSPACE_FIELDS: (keyof WorkspaceItem)[] = ['id', 'name', 'accountId', 'allowlisted', 'createdAt', 'updatedAt'];
-const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt', 'lastUsedAt', 'rules', 'allowedCidrs'];
+const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt', 'lastUsedAt', 'rules', 'rulesId', 'allowedCidrs'];
 const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt', 'lastUsedAt'];
 
 /** The transaction item that stores a new token's lookup item (only its hash, never the token). */
