@@ -40,7 +40,7 @@ describe('ServiceStack with defaults', () => {
     [tableId] = only(template, 'AWS::DynamoDB::Table');
   });
 
-  it('builds the one table from TABLE_DEFINITION: on-demand, NEW_AND_OLD_IMAGES stream, TTL, PITR, the three indexes', () => {
+  it('builds the one table from TABLE_DEFINITION: on-demand, NEW_AND_OLD_IMAGES stream, TTL, PITR, the four indexes', () => {
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [
         { AttributeName: TABLE_DEFINITION.partitionKey, KeyType: 'HASH' },
@@ -52,13 +52,18 @@ describe('ServiceStack with defaults', () => {
           { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
           { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
         ],
-        // The delivery log (GSI3) copies only keys and eventType, so an attempt's updates do not rewrite it.
-        Projection: gsi.indexName === 'GSI3' ? { ProjectionType: 'INCLUDE', NonKeyAttributes: ['eventType'] } : { ProjectionType: 'ALL' },
+        // The delivery log (GSI3) copies only keys and eventType, so an attempt's updates do not rewrite it; an
+        // environment's secrets (GSI4) only keys and the key, so a new version does not either.
+        Projection: {
+          GSI3: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['eventType'] },
+          GSI4: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['key', 'keyLower'] },
+        }[gsi.indexName as string] ?? { ProjectionType: 'ALL' },
       })),
       AttributeDefinitions: Match.arrayWith([
         { AttributeName: 'GSI1PK', AttributeType: 'S' },
         { AttributeName: 'GSI2PK', AttributeType: 'S' },
         { AttributeName: 'GSI3PK', AttributeType: 'S' },
+        { AttributeName: 'GSI4PK', AttributeType: 'S' },
       ]),
       StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
       TimeToLiveSpecification: { AttributeName: TABLE_DEFINITION.ttlAttribute, Enabled: true },
