@@ -6,6 +6,7 @@
  */
 import { compilePolicy, DEFAULT_RULES, type PermissionRule, type Policy, type PolicyAction } from './policy.ts';
 import type { CredentialKind } from './principal.ts';
+import { gunzipSync } from 'node:zlib';
 
 /** The roles a person's access token can carry, weakest first. */
 export const ROLES = ['viewer', 'developer', 'admin'] as const;
@@ -49,17 +50,17 @@ const COMPILED_RULES_KEPT = 500;
 const DEFAULT_MACHINE_POLICY = compilePolicy(DEFAULT_RULES);
 
 /**
- * A machine token's authority: its access key's rules (stored on the token item as their JSON text with a digest of
- * it; absent for a key made without `permissions`, which then has the defaults). Never administration. The compiled
- * policy is kept per digest (the text itself when there is none), so a key's requests compile nothing after the
+ * A machine token's authority: its access key's rules (stored on the token item as their gzipped JSON text with a
+ * digest of the text; absent for a key made without `permissions`, which then has the defaults). Never
+ * administration. The compiled policy is kept per digest, so a key's requests inflate and compile nothing after the
  * first, and a `PATCH` (new rules, a new digest) compiles once again.
  */
-export function machineAuthority(rulesJson: string | undefined, rulesId?: string): Authority {
-  if (rulesJson === undefined) return { policy: DEFAULT_MACHINE_POLICY, admin: false };
-  const id = rulesId ?? rulesJson;
+export function machineAuthority(rules?: Uint8Array, rulesId?: string): Authority {
+  if (rules === undefined || rulesId === undefined) return { policy: DEFAULT_MACHINE_POLICY, admin: false };
+  const id = rulesId;
   let policy = compiledRules.get(id);
   if (!policy) {
-    policy = compilePolicy(JSON.parse(rulesJson) as PermissionRule[]);
+    policy = compilePolicy(JSON.parse(gunzipSync(rules).toString('utf8')) as PermissionRule[]);
     if (compiledRules.size >= COMPILED_RULES_KEPT) compiledRules.delete(compiledRules.keys().next().value!);
     compiledRules.set(id, policy);
   }
@@ -89,7 +90,7 @@ export const CREDENTIAL_COLUMNS: readonly { title: string; kind: CredentialKind;
   { title: 'developer', kind: 'user', authority: ROLE_AUTHORITY.developer },
   { title: 'admin', kind: 'user', authority: ROLE_AUTHORITY.admin },
   { title: 'API key (`sk_live_`)', kind: 'api_key', authority: API_KEY_AUTHORITY },
-  { title: 'access key (`st_`), default rules', kind: 'machine', authority: machineAuthority(undefined) },
+  { title: 'access key (`st_`), default rules', kind: 'machine', authority: machineAuthority() },
 ];
 
 /** The rows of the permission table: what each asks of an authority. */

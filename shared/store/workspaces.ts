@@ -28,11 +28,11 @@ export interface TokenItem {
   /** When it last authenticated, to the minute (see `touchCredential`). */
   lastUsedAt: string | null;
   /**
-   * A machine token's rules as their JSON text, defaults filled in (absent: the default rules): authentication reads
-   * this item anyway, so deciding costs no extra read, and the text is the key of the compiled policy's cache.
+   * A machine token's rules, defaults filled in, as their JSON text gzipped (absent: the default rules):
+   * authentication reads this item anyway, so deciding costs no extra read.
    */
-  rules?: string | undefined;
-  /** A digest of `rules`: the key of the compiled policy's cache. */
+  rules?: Uint8Array | undefined;
+  /** A digest of the rules' text: the key of the compiled policy's cache. */
   rulesId?: string | undefined;
   /** The source addresses a machine token may be used from (absent or empty: anywhere). */
   allowedCidrs?: string[] | undefined;

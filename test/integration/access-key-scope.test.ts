@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { hashToken } from '../../shared/auth/tokens.ts';
@@ -143,6 +144,11 @@ describe('access keys: changes reach existing tokens at once', () => {
     expect((await call('POST', `/api/v1/secrets/${id}/reveal`, { token: key.token })).body.error.code).toBe('FORBIDDEN');
     await call('PATCH', `/api/v1/access-keys/${key.id}`, { token: ws.apiKey, body: { permissions: [rule({ projects: ['elsewhere'] })] } });
     expect((await call('POST', `/api/v1/secrets/${id}/reveal`, { token: key.token })).body.error.code).toBe('NOT_FOUND');
+    // The token item carries the rules gzipped, with a digest of their text.
+    const { doc, tableName } = localStore();
+    const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.token(hashToken(key.token)) }))).Item!;
+    expect(JSON.parse(gunzipSync(item.rules as Uint8Array).toString())).toEqual([expect.objectContaining({ projects: ['elsewhere'], actions: ['read'] })]);
+    expect(item.rulesId).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 
   it('refuses a request from outside allowedCidrs with FORBIDDEN and does not count it as use; X-Forwarded-For is ignored', async () => {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { PERMISSION_TABLE_FILES, withPermissionTable } from '../../../bin/permission-table.ts';
 import { API_KEY_AUTHORITY, machineAuthority, mayCall, roleAuthority, roleFromClaims } from '../../../shared/auth/permissions.ts';
@@ -32,12 +33,14 @@ describe('roles of people', () => {
 });
 
 describe('machine tokens', () => {
-  it('compiles a rule set once per container and text, and gives a token without rules the defaults', () => {
-    const rules = JSON.stringify([{ effect: 'allow', projects: ['api'], environments: ['*'], keys: ['**'], actions: ['read'] }]);
-    expect(machineAuthority(rules).policy).toBe(machineAuthority(rules).policy);
-    expect(machineAuthority(rules).policy.allows('read', { project: 'api', environment: 'dev', key: 'K' })).toBe(true);
-    expect(machineAuthority(rules).policy.allows('reveal', { project: 'api', environment: 'dev', key: 'K' })).toBe(false);
-    expect(machineAuthority(undefined).policy.seesEverything).toBe(true);
+  it('compiles a rule set once per container and digest, from the gzipped text; a token without rules has the defaults', () => {
+    const rules = gzipSync(JSON.stringify([{ effect: 'allow', projects: ['api'], environments: ['*'], keys: ['**'], actions: ['read'] }]));
+    const policy = machineAuthority(rules, 'digest-1').policy;
+    expect(machineAuthority(gzipSync('not even json'), 'digest-1').policy).toBe(policy);
+    expect(policy.allows('read', { project: 'api', environment: 'dev', key: 'K' })).toBe(true);
+    expect(policy.allows('reveal', { project: 'api', environment: 'dev', key: 'K' })).toBe(false);
+    expect(policy.allows('read', { project: 'web', environment: 'dev', key: 'K' })).toBe(false);
+    expect(machineAuthority().policy.seesEverything).toBe(true);
   });
 });
 
