@@ -15,6 +15,7 @@ import { ensureOperatorMacs } from '../shared/crypto/mac-key.ts';
 import { loadOnce } from '../shared/on-first-use.ts';
 import { makeMacKeyStore } from '../shared/store/mac-key.ts';
 import { awsOperator, localOperator } from './operator.ts';
+import { createIdentity } from './local/sts.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -28,6 +29,8 @@ Commands:
   mac-key ensure [--kms-key KEY_ARN]              make the service MAC key if the table has none (see below)
   deliveries migrate-log                          once after upgrading to the delivery log index (GSI3): moves
                                                   older deliveries' log keys from GSI1 to it (a Scan of the table)
+  iam-identity create --arn ARN                   local stack only: credentials its STS stand-in answers for ARN
+                                                  (an IAM role or user; a role answers as an assumed role)
 
 Every change is audited in the workspace's own log (actorSub "operator", metadata.operator naming you: your AWS
 caller identity for a deployed table, your OS user for the local stack).
@@ -53,17 +56,21 @@ const OPTIONS = {
   region: { type: 'string' },
   'kms-key': { type: 'string' },
   'local-dir': { type: 'string' },
+  arn: { type: 'string' },
   help: { type: 'boolean', default: false },
 } as const;
 
 type TargetFlags = { table?: string | undefined; region?: string | undefined; 'local-dir'?: string | undefined; 'kms-key'?: string | undefined };
+
+/** The local stack's folder: `--local-dir`, else LOCAL_DIR, else `.local`. */
+const localDirOf = (values: TargetFlags) => values['local-dir'] ?? process.env.LOCAL_DIR ?? '.local';
 
 function target(values: TargetFlags) {
   if (values.table) {
     const doc = makeDocumentClient(values.region ? { region: values.region } : {});
     return { doc, tableName: values.table, store: makeStore(doc, values.table), keys: awsKeyProvider(values) };
   }
-  const file = join(values['local-dir'] ?? process.env.LOCAL_DIR ?? '.local', 'stack.json');
+  const file = join(localDirOf(values), 'stack.json');
   let stack: { dynamodbEndpoint: string; tableName: string };
   try {
     stack = JSON.parse(readFileSync(file, 'utf8'));
@@ -101,6 +108,10 @@ function required<T>(value: T | undefined, flag: string, check?: (v: T) => boole
 export async function runAdmin(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   if (values.help || positionals.length === 0) throw new UsageError('');
+  if (positionals.join(' ') === 'iam-identity create') {
+    if (values.table) throw new UsageError('iam-identity create: only for the local stack (its STS stand-in); on AWS, IAM makes identities');
+    return createIdentity(localDirOf(values), required(values.arn, 'arn'));
+  }
   const { doc, tableName, store, keys } = target(values);
   const command = positionals.join(' ');
   // A table migration changes no workspace: nothing to audit.

@@ -25,6 +25,7 @@ import { startLocalSqs } from './sqs.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { localOperator } from '../operator.ts';
+import { startLocalSts } from './sts.ts';
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const LOCAL_TABLE = 'secrets-local';
@@ -51,6 +52,10 @@ export interface StackInfo {
   queueUrl: string;
   queueArn: string;
   schedulerEndpoint: string;
+  /** The STS stand-in (bin/local/sts.ts): where a workload's signed GetCallerIdentity goes. */
+  awsStsEndpoint: string;
+  /** The server id a signed login must carry (`x-service-server-id`): the host and port of `baseUrl`. */
+  iamServerId: string;
 }
 
 const { 'webhook-fanout': FANOUT, 'delivery-worker': WORKER, 'delivery-sweeper': SWEEPER } = PIPELINE_FUNCTIONS;
@@ -102,11 +107,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The service MAC key, made on first start as an operator makes it with the admin CLI on AWS.
     const macs = await ensureOperatorMacs(makeMacKeyStore({ doc, tableName: LOCAL_TABLE }), makeLocalKeyring({ keyFile }));
     const bootstrap = await ensureBootstrapWorkspace(store, localDir, macs);
+    // The STS stand-in answers for the identities `npm run admin -- iam-identity create` keeps under localDir.
+    const sts = await startLocalSts(localDir);
+    stops.push(() => new Promise<void>((resolve) => sts.server.close(() => resolve())));
     const front = await startHttpFront({ port: options.port, routes: await loadRoutes(), timeoutMs: API_FUNCTION.timeoutSeconds * 1000 });
     stops.push(() => front.close());
     await startPipeline({ localDir, dynamoEndpoint: dynamo.endpoint, sqs: delivery.sqsClient, queueUrl: delivery.queueUrl, queueArn: delivery.queueArn }, stops);
     const { sqsClient: _client, ...deliveryInfo } = delivery;
-    const info: StackInfo = { baseUrl: front.url, ...bootstrap, dynamodbEndpoint: dynamo.endpoint, tableName: LOCAL_TABLE, ...deliveryInfo };
+    const info: StackInfo = {
+      baseUrl: front.url,
+      ...bootstrap,
+      dynamodbEndpoint: dynamo.endpoint,
+      tableName: LOCAL_TABLE,
+      ...deliveryInfo,
+      awsStsEndpoint: sts.endpoint,
+      iamServerId: new URL(front.url).host,
+    };
     // Atomic, so whoever waits for the file never reads half of it.
     await writeJsonAtomic(join(localDir, 'stack.json'), info);
     return { ...info, stop: stopAll };
