@@ -54,6 +54,15 @@ export type Config = {
     sqsEndpoint: string | undefined;
     schedulerEndpoint: string | undefined;
   };
+  /** Workload identity (decisions.md, "Workload identity"): where IAM logins are replayed and what they must be bound to. */
+  login: {
+    /** The STS endpoint a signed GetCallerIdentity must name: `AWS_STS_ENDPOINT`, else the regional endpoint of `AWS_REGION`. */
+    stsEndpoint: string | undefined;
+    /** The value a login's signed `x-service-server-id` header must carry (`IAM_SERVER_ID`). */
+    serverId: string | undefined;
+    /** CIDRs an OIDC issuer may resolve to despite being private: local stack and tests only, never set by the CDK stack. */
+    oidcAllowPrivateCidrs: string | undefined;
+  };
   /** Which key provider wraps data keys; undefined where a function encrypts nothing. */
   encryption: { kind: 'kms'; keyId: string } | { kind: 'local'; keyFile: string } | undefined;
 };
@@ -113,6 +122,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     /** Local stack only: the SQS emulator and the local Scheduler API. */
     SQS_ENDPOINT: read('SQS_ENDPOINT', url),
     SCHEDULER_ENDPOINT: read('SCHEDULER_ENDPOINT', url),
+    /** The STS endpoint IAM logins are replayed to (the local stack's stand-in); in AWS the stack's regional endpoint. */
+    AWS_STS_ENDPOINT: read('AWS_STS_ENDPOINT', url),
+    /** Set by Lambda: the regional STS endpoint is derived from it when AWS_STS_ENDPOINT is not set. */
+    AWS_REGION: read('AWS_REGION', trimmed),
+    /** The server id an IAM login must sign (`x-service-server-id`): the API's host by default in the CDK stack. */
+    IAM_SERVER_ID: read('IAM_SERVER_ID', trimmed),
+    /** CIDRs exempted from the SSRF guard for OIDC discovery and keys: local stack and tests only. */
+    OIDC_ALLOW_PRIVATE_CIDRS: read('OIDC_ALLOW_PRIVATE_CIDRS', trimmed),
   };
   if (problems.length > 0) throw new Error(`Invalid configuration: ${problems.join('; ')}`);
   const jwtParts = [c.JWT_ISSUER, c.JWT_AUDIENCE, c.JWT_JWKS_URI];
@@ -139,8 +156,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sqsEndpoint: c.SQS_ENDPOINT,
       schedulerEndpoint: c.SCHEDULER_ENDPOINT,
     },
+    login: {
+      stsEndpoint: c.AWS_STS_ENDPOINT ?? (c.AWS_REGION ? regionalStsEndpoint(c.AWS_REGION) : undefined),
+      serverId: c.IAM_SERVER_ID,
+      oidcAllowPrivateCidrs: c.OIDC_ALLOW_PRIVATE_CIDRS,
+    },
     encryption: encryptionOf(c.KMS_KEY_ID, c.LOCAL_KEYRING_FILE),
   };
+}
+
+/** STS's regional endpoint (the one AWS recommends over the global one), as a login's signed url must name it. */
+export function regionalStsEndpoint(region: string): string {
+  return `https://sts.${region}.amazonaws.com/`;
 }
 
 /**
