@@ -309,7 +309,7 @@ export function bundleTable(results: { bundles: Record<string, BundleResult>; se
     for (const [name, b] of mandated) {
       const m = b.mandatedFloor!;
       const p = m.pipeline;
-      rows.push(`| ${name} | ${b.floorBytes} | ${m.bytes} | ${m.bytesRatio} | ${m.importRatio} | ${m.roomAtGoalBytes} | ${m.restBytes} | ${p.bytesRatio} | ${p.importRatio} |`);
+      rows.push(`| ${name} | ${b.floorBytes} | ${m.bytes} | ${m.bytesRatio} | ${m.importRatio} | ${m.roomAtGoalBytes} | ${m.restBytes} | ${p?.bytesRatio ?? '-'} | ${p?.importRatio ?? '-'} |`);
     }
   }
   rows.push('', 'bytes above the floor by module (esbuild metafile, top 8):');

@@ -13,6 +13,9 @@ import { PROJECT_ROOT } from '../lib/lambda-bundle.ts';
  */
 export const MANDATED_PACKAGES = ['zod', '@middy/core', 'aws-jwt-verify'] as const;
 
+/** The API functions that authenticate no bearer token (the login's): no pipeline floor of authentication for them. */
+export const UNAUTHENTICATED: readonly string[] = ['auth'];
+
 /** What a function's own code uses of the mandated packages, read from the sources its bundle was built from. */
 export interface MandatedUse {
   /** `z.<name>` (and `z.iso.<name>`) references to zod/mini's namespace, sorted. */
@@ -97,8 +100,11 @@ export interface MandatedFloorResult {
   roomAtGoalBytes: number;
   /** The function's own code and other packages: its bytes minus these. */
   restBytes: number;
-  /** The pipeline floor (pipelineFloorSource) against the SDK floor: what is left under a goal for the routes. */
-  pipeline: {
+  /**
+   * The pipeline floor (pipelineFloorSource) against the SDK floor: what is left under a goal for the routes. Null for
+   * the login's function, which authenticates no bearer token and so runs none of that pipeline's authentication.
+   */
+  pipeline: null | {
     bytes: number;
     bytesRatio: number;
     /** What its cold start reads (the SDK floor's clients are all made at cold start, as the floor makes them). */
@@ -119,8 +125,10 @@ export async function measureMandatedFloor(
   if (!usesMandated(use)) return null;
   const built = await bundle({ contents: mandatedFloorSource(name, use), name: `mandated-${name}` }, outdir);
   const ms = importPairs(built.file, floor.file, pairs);
-  const pipeline = await bundle({ contents: pipelineFloorSource(name, use), name: `pipeline-${name}` }, `${outdir}-pipeline`);
-  const pipelineMs = importPairs(pipeline.file, floor.file, pairs);
+  const pipeline = UNAUTHENTICATED.includes(name)
+    ? undefined
+    : await bundle({ contents: pipelineFloorSource(name, use), name: `pipeline-${name}` }, `${outdir}-pipeline`);
+  const pipelineMs = pipeline && importPairs(pipeline.file, floor.file, pairs);
   const ratio = (value: number) => Math.round(value * 1000) / 1000;
   const [here, inFunction] = [bytesByModule(built.inputs), bytesByModule(fn.inputs)];
   const packages = Object.fromEntries(MANDATED_PACKAGES.map((pkg) => [pkg, { here: here.get(pkg) ?? 0, inFunction: inFunction.get(pkg) ?? 0 }]));
@@ -131,12 +139,9 @@ export async function measureMandatedFloor(
     packages,
     roomAtGoalBytes: Math.round(BYTES_GOAL * floor.bytes - built.bytes),
     restBytes: fn.bytes - built.bytes,
-    pipeline: {
-      bytes: pipeline.bytes,
-      bytesRatio: ratio(pipeline.bytes / floor.bytes),
-      initBytes: pipeline.initBytes,
-      importRatio: ratio(pipelineMs.processRatio),
-    },
+    pipeline: pipeline && pipelineMs
+      ? { bytes: pipeline.bytes, bytesRatio: ratio(pipeline.bytes / floor.bytes), initBytes: pipeline.initBytes, importRatio: ratio(pipelineMs.processRatio) }
+      : null,
   };
 }
 

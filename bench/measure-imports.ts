@@ -29,7 +29,7 @@ for (const [name, b] of Object.entries(results)) {
   const row = [name, b.bytes, b.floorBytes, b.floorBytesRatio, b.processMs, b.floorProcessMs, b.floorImportRatio, b.floorCpuRatio, b.everyChunkImportRatio];
   if (mandated) {
     const m = b.mandatedFloor;
-    row.push(m?.bytesRatio ?? '-', m?.importRatio ?? '-', m?.pipeline.bytesRatio ?? '-', m?.pipeline.importRatio ?? '-');
+    row.push(m?.bytesRatio ?? '-', m?.importRatio ?? '-', m?.pipeline?.bytesRatio ?? '-', m?.pipeline?.importRatio ?? '-');
   }
   process.stdout.write(`${row.join('\t')}\n`);
 }

@@ -31,6 +31,8 @@ function main(): void {
     jwt: readJwt(context),
     apiThrottle: readThrottle(context, 'apiRateLimit', 'apiBurstLimit'),
     revealRouteThrottle: readThrottle(context, 'revealRouteRateLimit', 'revealRouteBurstLimit'),
+    loginRouteThrottle: readThrottle(context, 'loginRouteRateLimit', 'loginRouteBurstLimit'),
+    iamServerId: readServerId(context),
     apiReservedConcurrency: readPositiveInt(context, 'apiReservedConcurrency'),
     workspaceRevealsPerMinute: readPositiveInt(context, 'workspaceRevealRateLimit'),
     logRetentionDays: readPositiveInt(context, 'logRetentionDays'),
@@ -46,6 +48,15 @@ function main(): void {
 }
 
 type ContextReader = (key: string) => string | undefined;
+
+/** A host name, or a host and port: what a workload's signed login carries as `x-service-server-id`. */
+function readServerId(context: ContextReader): string | undefined {
+  const value = context('iamServerId');
+  if (value !== undefined && !/^[A-Za-z0-9.-]{1,253}(?::\d{1,5})?$/.test(value)) {
+    throw new Error(`Context iamServerId must be a host name (optionally with :port), such as secrets.example.com; got "${value}"`);
+  }
+  return value;
+}
 
 /** Issuer, audience and JWKS URI come together or not at all; the workspace claim only with them. */
 function readJwt(context: ContextReader): JwtSettings | undefined {

@@ -131,14 +131,21 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   },
   // Reads the audit log, nothing else; no route changes state, so no idempotency record either.
   audit: { table: api({ items: { Query: [P.audit] }, idempotent: false }), keys: [MAC_KEY] },
-  // The one function that creates credentials: an access key's record (AK#, in the workspace partition), its token
-  // item and the audit entry, under the workspace's key counter; revoke updates record, token and counter. A replayed
-  // creation answers the token again: its recorded answer is sealed and opened.
+  // Creates credentials: an access key's record (AK#, in the workspace partition), its token item, the lookup of its
+  // workspace by its id (AKID#) and the audit entry, under the workspace's key counter; revoke and PATCH update record,
+  // token and counter, then the key's live login tokens (found by a Query of LOGINS#). A replayed creation answers
+  // the token again: its recorded answer is sealed and opened.
   'access-keys': {
     table: api({
-      items: { GetItem: [P.workspace], Query: [P.workspace], PutItem: [P.workspace, P.token, P.audit], UpdateItem: [P.workspace, P.token] },
+      items: {
+        GetItem: [P.workspace],
+        Query: [P.workspace, P.loginTokens],
+        PutItem: [P.workspace, P.accessKeyById, P.token, P.audit],
+        UpdateItem: [P.workspace, P.token],
+      },
       writesAudit: true,
       createsCredentials: true,
+      changesCredentials: true,
     }),
     keys: [IDEMPOTENT_ANSWER_KEY, MAC_KEY],
   },
@@ -172,6 +179,25 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     }),
     keys: [MAC_KEY],
     sendsDeliveries: true,
+  },
+  // A login authenticates nobody: it reads the key's workspace by the key's id (AKID#), then the key's record and the
+  // workspace (BatchGetItem), counts the attempt (UpdateItem of RATE#<ws>#<ak>), and issues the token in one
+  // transaction: the record checked unrevoked and unchanged (ConditionCheckItem), the token item, its entry among the
+  // key's live tokens (LOGINS#) and the audit entry; a refusal puts its audit entry alone. The MAC roots sign the
+  // token's checksum.
+  auth: {
+    table: {
+      items: {
+        GetItem: [P.accessKeyById, P.macKey],
+        BatchGetItem: [P.workspace],
+        ConditionCheckItem: [P.workspace],
+        UpdateItem: [P.credentialRevealCounter],
+        PutItem: [P.token, P.loginTokens, P.audit],
+      },
+      writesAudit: true,
+      createsCredentials: true,
+    },
+    keys: [MAC_KEY],
   },
   // Serves the API description bundled into it: no table, no key, no queue.
   openapi: {},

@@ -63,6 +63,10 @@ export interface ApiConstructProps {
   readonly revealRouteThrottle: { readonly rateLimit: number; readonly burstLimit: number };
   /** Concurrency reserved for each API function, so one route group cannot starve the others. @default none */
   readonly reservedConcurrency?: number | undefined;
+  /** Stage throttling of the login route alone (it is the one route a caller reaches without a token). */
+  readonly loginRouteThrottle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** The server id an IAM login must sign (`x-service-server-id`). @default the API's own host name */
+  readonly iamServerId?: string | undefined;
   /** Access tokens from this identity provider are accepted besides API tokens. @default API tokens only */
   readonly jwt?: JwtSettings;
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
@@ -101,27 +105,45 @@ export class ApiConstruct extends Construct {
       RouteGroup,
       ServiceFunction
     >;
-    this.throttleRevealRoutes(props.revealRouteThrottle, routes);
+    this.throttleRoutes([[REVEAL_ROUTE_KEYS, props.revealRouteThrottle], [[LOGIN_ROUTE_KEY], props.loginRouteThrottle]], routes);
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL; routes are under /api/v1' }).overrideLogicalId('ApiUrl');
   }
 
   /**
-   * The reveal routes get their own, lower limit: a flood of reveals cannot take the whole API's share. API Gateway
-   * refuses a stage whose route settings name a route that does not exist yet ("Unable to find Route by key ...
-   * within the provided RouteSettings"), and nothing else orders the stage after the routes (they wait for their
-   * functions, the stage only for the API), so the stage depends on the reveal routes' AWS::ApiGatewayV2::Route
-   * resources (not on their Lambda permissions). A reveal route key that no group serves fails the synth here
-   * rather than the deploy.
+   * The reveal routes get their own, lower limit: a flood of reveals cannot take the whole API's share; so does the
+   * login route, which anyone can reach without a token. API Gateway refuses a stage whose route settings name a
+   * route that does not exist yet ("Unable to find Route by key ... within the provided RouteSettings"), and nothing
+   * else orders the stage after the routes (they wait for their functions, the stage only for the API), so the stage
+   * depends on those routes' AWS::ApiGatewayV2::Route resources (not on their Lambda permissions). A route key that
+   * no group serves fails the synth here rather than the deploy.
    */
-  private throttleRevealRoutes(throttle: ApiConstructProps['revealRouteThrottle'], routes: ReadonlyMap<string, HttpRoute>): void {
+  private throttleRoutes(
+    throttles: readonly (readonly [readonly string[], { readonly rateLimit: number; readonly burstLimit: number }])[],
+    routes: ReadonlyMap<string, HttpRoute>,
+  ): void {
     const settings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
-    for (const routeKey of REVEAL_ROUTE_KEYS) {
-      const route = routes.get(routeKey);
-      if (!route) throw new Error(`Reveal route "${routeKey}" is not a route of ROUTE_GROUPS (shared/routes.ts)`);
-      this.stage.node.addDependency(route.node.defaultChild ?? route);
-      settings[routeKey] = { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit };
+    for (const [routeKeys, throttle] of throttles) {
+      for (const routeKey of routeKeys) {
+        const route = routes.get(routeKey);
+        if (!route) throw new Error(`Throttled route "${routeKey}" is not a route of ROUTE_GROUPS (shared/routes.ts)`);
+        this.stage.node.addDependency(route.node.defaultChild ?? route);
+        settings[routeKey] = { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit };
+      }
     }
     (this.stage.node.defaultChild as CfnStage).routeSettings = settings;
+  }
+
+  /**
+   * The login function's settings: the stack's regional STS endpoint (the one AWS recommends; the partition's own
+   * domain, so China and GovCloud work too) and the server id a login must sign, by default this API's host name.
+   * It authenticates no bearer token, so it needs no JWT settings.
+   */
+  private loginEnvironment(props: ApiConstructProps): Record<string, string> {
+    const { region, urlSuffix } = Stack.of(this);
+    return {
+      AWS_STS_ENDPOINT: `https://sts.${region}.${urlSuffix}/`,
+      IAM_SERVER_ID: props.iamServerId ?? `${this.httpApi.apiId}.execute-api.${region}.${urlSuffix}`,
+    };
   }
 
   /** Creates the group's function with the access `ROUTE_GROUP_ACCESS` gives it, and its routes (into `routes`, by key). */
@@ -131,7 +153,7 @@ export class ApiConstruct extends Construct {
       timeout: Duration.seconds(API_FUNCTION.timeoutSeconds),
       memorySize: API_FUNCTION.memoryMb,
       reservedConcurrentExecutions: props.reservedConcurrency,
-      environment: functionEnvironment(group, props),
+      environment: group === 'auth' ? this.loginEnvironment(props) : functionEnvironment(group, props),
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,
     });
@@ -148,7 +170,10 @@ export class ApiConstruct extends Construct {
   }
 }
 
-/** Every API function authenticates, so each gets the JWT settings; only the secrets group reveals. */
+/** The route a caller reaches without a token: throttled on its own. */
+const LOGIN_ROUTE_KEY = 'POST /api/v1/auth/login';
+
+/** Every API function but the login's authenticates, so each gets the JWT settings; only the secrets group reveals. */
 function functionEnvironment(group: RouteGroup, props: ApiConstructProps): Record<string, string> {
   const jwt = props.jwt;
   const reveals = group === 'secrets' && props.revealsPerMinute !== undefined;

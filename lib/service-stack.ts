@@ -25,6 +25,10 @@ export interface ServiceStackProps extends StackProps {
   readonly apiThrottle?: { readonly rateLimit: number; readonly burstLimit: number };
   /** Stage throttling of the reveal routes alone. @default { rateLimit: 50, burstLimit: 100 } */
   readonly revealRouteThrottle?: { readonly rateLimit: number; readonly burstLimit: number } | undefined;
+  /** Stage throttling of the login route. @default { rateLimit: 20, burstLimit: 40 } */
+  readonly loginRouteThrottle?: { readonly rateLimit: number; readonly burstLimit: number } | undefined;
+  /** The server id IAM logins must sign. @default the API's host name */
+  readonly iamServerId?: string | undefined;
   /** Concurrency reserved for each API function. @default none (the functions share the account's pool) */
   readonly apiReservedConcurrency?: number | undefined;
   /** One of CloudWatch Logs' retention periods. @default 30 */
@@ -66,6 +70,8 @@ export class ServiceStack extends Stack {
       jwt: props.jwt,
       throttle: props.apiThrottle ?? { rateLimit: 100, burstLimit: 200 },
       revealRouteThrottle: props.revealRouteThrottle ?? { rateLimit: 50, burstLimit: 100 },
+      loginRouteThrottle: props.loginRouteThrottle ?? { rateLimit: 20, burstLimit: 40 },
+      iamServerId: props.iamServerId,
       reservedConcurrency: props.apiReservedConcurrency,
     });
     this.monitoring = new MonitoringConstruct(this, 'Monitoring', {

@@ -37,8 +37,10 @@ export interface TableAccess {
   readonly indexQueries?: Partial<Record<GsiName, readonly string[]>>;
   /** Puts audit entries (always conditional): without it, PutItem on an audit partition is denied. */
   readonly writesAudit?: true;
-  /** Creates credential items (`TOKEN#…`): without it, putting one or changing more than its lastUsedAt is denied. */
+  /** Creates credential items (`TOKEN#…`): without it, putting one is denied. */
   readonly createsCredentials?: true;
+  /** Changes credential items in full (revoke, rules): without it, changing more than their lastUsedAt is denied. */
+  readonly changesCredentials?: true;
 }
 
 /** The characters of a ULID, the part of every id after its prefix (shared/ids.ts). */
@@ -72,7 +74,11 @@ export const PARTITIONS = {
   deliveries: keys.delivery(WS, '').PK,
   /** `TOKEN#<hash>`: the credential items authentication reads (API keys and access keys alike). */
   token: keys.token('*').PK,
-  /** `RATE#<ws>#<credential>`: reveals counted per credential and minute. */
+  /** `AKID#<ak>`: an access key's workspace by the key's id, what a login reads first. */
+  accessKeyById: keys.accessKeyById(anyId('accessKey')).PK,
+  /** `LOGINS#<ws>#<ak>`: the hashes of an access key's live login tokens, by expiry. */
+  loginTokens: patterns.loginTokensOfAccessKey(WS, anyId('accessKey')).pk,
+  /** `RATE#<ws>#<credential>`: reveals counted per credential and minute, and an access key's logins. */
   credentialRevealCounter: keys.revealCounter(WS, '*', 0).PK,
   /** `DENIED#<ws>#<credential>`: denied attempts counted between their `access.denied` audit entries. */
   deniedAttempts: keys.deniedAttempts(WS, '*', '').PK,
@@ -161,7 +167,8 @@ export function allowStatements(table: ITable, access: TableAccess): PolicyState
 /**
  * The Denies of a role, whatever it is allowed (an Allow added later cannot undo them): no one changes or removes
  * an audit entry; no one writes the MAC key; only the audit writers put into an audit partition; only the
- * credential writer creates a credential item or changes anything of one but its lastUsedAt. `ForAnyValue`: a
+ * credential writers create a credential item (access keys, logins), and only the access-keys function changes
+ * anything of one but its lastUsedAt. `ForAnyValue`: a
  * request that names a single such item (a batch, say) is refused whole.
  */
 export function denyStatements(table: ITable, access: TableAccess | undefined): PolicyStatement[] {
@@ -178,9 +185,9 @@ export function denyStatements(table: ITable, access: TableAccess | undefined): 
     deny('MacKeyIsReadOnly', ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], [DENIED.macKey]),
   ];
   if (!access?.writesAudit) statements.push(deny('OnlyAuditWritersPutAuditEntries', ['PutItem'], [DENIED.audit]));
-  if (!access?.createsCredentials) {
+  if (!access?.createsCredentials) statements.push(deny('OnlyTheCredentialWriterCreatesCredentials', ['PutItem', 'BatchWriteItem'], [DENIED.token]));
+  if (!access?.changesCredentials) {
     statements.push(
-      deny('OnlyTheCredentialWriterCreatesCredentials', ['PutItem', 'BatchWriteItem'], [DENIED.token]),
       deny('CredentialsChangeOnlyByLastUse', ['UpdateItem'], [DENIED.token], {
         'ForAnyValue:StringNotEquals': { 'dynamodb:Attributes': [...TABLE_KEYS, TOKEN_LAST_USED] },
       }),
@@ -201,6 +208,9 @@ export function checkAccess(name: string, access: TableAccess): void {
   };
   if (puts.includes(PARTITIONS.audit) !== (access.writesAudit === true)) fail('writesAudit must be set exactly when it puts audit entries');
   if (puts.includes(PARTITIONS.token) !== (access.createsCredentials === true)) fail('createsCredentials must be set exactly when it puts credential items');
+  if ((access.items.UpdateItem ?? []).includes(PARTITIONS.token) !== (access.changesCredentials === true)) {
+    fail('changesCredentials must be set exactly when it updates credential items in full');
+  }
   if (access.items.BatchWriteItem?.some((partition) => partition === PARTITIONS.audit || partition === PARTITIONS.token)) {
     fail('audit and credential items are never batch-written (a batch put cannot be conditional)');
   }

@@ -41,7 +41,7 @@ export function apiRuntime(): ApiRuntime {
  * kept for the container's life (one GetItem and one KMS Decrypt per container). The key provider, with the KMS
  * client, loads with them (a chunk of its own): a request with a JWT and no Idempotency-Key never needs them.
  */
-function serviceMacsOnFirstUse(config: Config, db: Db): () => Promise<ServiceMacs> {
+export function serviceMacsOnFirstUse(config: Config, db: Db): () => Promise<ServiceMacs> {
   configuredEncryption(config);
   return loadOnce(async () => loadServiceMacs(makeMacKeyStore(db), async () => (await import('./crypto/key-provider-from-config.ts')).keyProviderFromConfig(config)));
 }

@@ -12,6 +12,9 @@ export const AUDIT_ACTIONS = [
   'access_key.create',
   'access_key.revoke',
   'access_key.update',
+  // A workload's login with AWS IAM or OIDC (decisions.md v1.2), good or refused; actor the key's mid_.
+  'access_key.login',
+  'access_key.login_denied',
   // A credential refused an action on a secret it may see (decisions.md v1.2), at most one entry a minute per credential, action and secret.
   'access.denied',
   'webhook_endpoint.create',

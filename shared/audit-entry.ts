@@ -6,7 +6,7 @@ import type { AuditEntry } from './store/audit.ts';
 
 /** An audit entry by `principal`; metadata always names the credential kind, and never carries a value. */
 export function auditEntry(
-  principal: Principal,
+  principal: Pick<Principal, 'actorSub' | 'kind' | 'accountId'>,
   action: AuditAction,
   target: string,
   metadata: Record<string, unknown>,

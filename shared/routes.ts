@@ -30,8 +30,10 @@ export const ROUTE_GROUPS = {
     'GET /api/v1/webhooks/{id}/deliveries',
     'GET /api/v1/webhooks/event-types',
   ],
-  /** The API description: the one route without authentication (it serves a static document, no workspace data). */
+  /** The API description: a route without authentication (it serves a static document, no workspace data). */
   openapi: ['GET /api/v1/openapi.json'],
+  /** A workload's login with AWS IAM or OIDC: the other route without a bearer token (it is how a workload gets one). */
+  auth: ['POST /api/v1/auth/login'],
   'webhook-deliveries': [
     'GET /api/v1/webhook-deliveries',
     'GET /api/v1/webhook-deliveries/{id}',

@@ -150,8 +150,14 @@ export interface HttpFront {
  * A local stand-in for API Gateway HTTP API: matches routes, answers the generic 404 for anything else before any
  * Lambda runs, builds payload 2.0 events, enforces the Lambda timeout (503) and maps results back.
  */
-export async function startHttpFront(options: { port: number; host?: string; routes: FrontRoute[]; timeoutMs?: number }): Promise<HttpFront> {
-  const routes = options.routes.map(compile);
+export async function startHttpFront(options: {
+  port: number;
+  host?: string;
+  /** The routes, or a function that loads them once the front listens and knows its own URL. */
+  routes: FrontRoute[] | ((url: string) => Promise<FrontRoute[]>);
+  timeoutMs?: number;
+}): Promise<HttpFront> {
+  let routes = Array.isArray(options.routes) ? options.routes.map(compile) : [];
   const timeoutMs = options.timeoutMs ?? 10_000;
   const server = createServer(async (request, response) => {
     try {
@@ -177,8 +183,17 @@ export async function startHttpFront(options: { port: number; host?: string; rou
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
+  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  if (!Array.isArray(options.routes)) {
+    try {
+      routes = (await options.routes(url)).map(compile);
+    } catch (error) {
+      server.close();
+      throw error;
+    }
+  }
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

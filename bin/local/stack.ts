@@ -110,7 +110,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The STS stand-in answers for the identities `npm run admin -- iam-identity create` keeps under localDir.
     const sts = await startLocalSts(localDir);
     stops.push(() => new Promise<void>((resolve) => sts.server.close(() => resolve())));
-    const front = await startHttpFront({ port: options.port, routes: await loadRoutes(), timeoutMs: API_FUNCTION.timeoutSeconds * 1000 });
+    // The login function replays IAM logins to the stand-in and requires the front's host and port as the server id
+    // (unless the environment names others): set before the handlers load, which read their settings once.
+    const front = await startHttpFront({
+      port: options.port,
+      routes: async (url) => {
+        process.env.AWS_STS_ENDPOINT ??= sts.endpoint;
+        process.env.IAM_SERVER_ID ??= new URL(url).host;
+        return loadRoutes();
+      },
+      timeoutMs: API_FUNCTION.timeoutSeconds * 1000,
+    });
     stops.push(() => front.close());
     await startPipeline({ localDir, dynamoEndpoint: dynamo.endpoint, sqs: delivery.sqsClient, queueUrl: delivery.queueUrl, queueArn: delivery.queueArn }, stops);
     const { sqsClient: _client, ...deliveryInfo } = delivery;
@@ -120,8 +130,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       dynamodbEndpoint: dynamo.endpoint,
       tableName: LOCAL_TABLE,
       ...deliveryInfo,
-      awsStsEndpoint: sts.endpoint,
-      iamServerId: new URL(front.url).host,
+      awsStsEndpoint: process.env.AWS_STS_ENDPOINT!,
+      iamServerId: process.env.IAM_SERVER_ID!,
     };
     // Atomic, so whoever waits for the file never reads half of it.
     await writeJsonAtomic(join(localDir, 'stack.json'), info);

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { $ZodType } from 'zod/v4/core';
 import { type RouteDefinition, type RouteErrorCode } from '../../shared/http/route.ts';
 import * as answers from '../../shared/http/answers.ts';
+import { accessKeyAnswer, accessKeyCreated } from '../../shared/http/access-key-answers.ts';
 import { allRouteDefinitions } from './routes.ts';
 import { jsonSchema, webhooksSection } from './webhooks.ts';
 
@@ -27,8 +28,8 @@ const GATEWAY_STATUSES = new Set([413, 429, 500, 503]);
 const NAMED: [string, $ZodType][] = [
   ['Project', answers.projectAnswer()], ['Environment', answers.environmentAnswer()], ['SecretListItem', answers.secretListItem()],
   ['SecretSearchItem', answers.secretSearchItem()], ['SecretWriteResult', answers.secretWriteResult()], ['RevealResult', answers.revealResult()],
-  ['RevealByPathResult', answers.revealByPathResult()], ['AuditEntry', answers.auditEntryAnswer()], ['AccessKey', answers.accessKeyAnswer()],
-  ['AccessKeyCreated', answers.accessKeyCreated()], ['WebhookEndpoint', answers.webhookEndpointAnswer()],
+  ['RevealByPathResult', answers.revealByPathResult()], ['AuditEntry', answers.auditEntryAnswer()], ['AccessKey', accessKeyAnswer()],
+  ['AccessKeyCreated', accessKeyCreated()], ['WebhookEndpoint', answers.webhookEndpointAnswer()],
   ['WebhookEndpointCreated', answers.webhookEndpointCreated()], ['EventType', answers.eventTypeAnswer()], ['Delivery', answers.deliveryAnswer()],
   ['SecretVersion', answers.versionAnswer()], ['EnvironmentValue', answers.environmentValueAnswer()], ['PageMeta', answers.pageMeta()],
 ];
@@ -92,12 +93,14 @@ function responses(route: RouteDefinition): Record<string, unknown> {
 }
 
 function operation(route: RouteDefinition): Record<string, unknown> {
-  const kinds =
-    route.access === 'admin'
-      ? 'API keys and people with the admin role (others get FORBIDDEN).'
-      : 'Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.';
+  const kinds = {
+    admin: 'API keys and people with the admin role (others get FORBIDDEN).',
+    workspace: 'Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.',
+    public: 'No credential: the body proves who is calling.',
+  }[route.access];
   return {
     operationId: route.operationId,
+    ...(route.access === 'public' && { security: [] }),
     summary: route.summary,
     description: [route.description, route.reveals ? REVEALS_NOTE : undefined, kinds].filter(Boolean).join('\n\n'),
     parameters: parameters(route),

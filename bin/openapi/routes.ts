@@ -1,5 +1,6 @@
 import { makeAccessKeyRoutes } from '../../functions/access-keys/routes.ts';
 import { makeAuditRoutes } from '../../functions/audit/routes.ts';
+import { makeAuthRoutes } from '../../functions/auth/routes.ts';
 import { makeEnvironmentRoutes } from '../../functions/environments/routes.ts';
 import { makeProjectRoutes } from '../../functions/projects/routes.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
@@ -9,7 +10,7 @@ import type { RouteDefinition } from '../../shared/http/route.ts';
 import type { RouteGroup } from '../../shared/routes.ts';
 
 /**
- * Every authenticated route definition by route key, as the route groups declare them. The services are never
+ * Every route definition by route key (all but the API description's own), as the route groups declare them. The services are never
  * called here: the document needs the definitions only.
  */
 export function allRouteDefinitions(): Record<string, RouteDefinition> {
@@ -22,6 +23,7 @@ export function allRouteDefinitions(): Record<string, RouteDefinition> {
     'access-keys': makeAccessKeyRoutes(none),
     webhooks: makeWebhookRoutes(none),
     'webhook-deliveries': makeDeliveryRoutes(none),
+    auth: makeAuthRoutes(none),
   };
   return Object.assign({}, ...Object.values(groups));
 }

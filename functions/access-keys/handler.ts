@@ -4,9 +4,11 @@ import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeAccessKeyService } from '../../shared/services/access-keys.ts';
 import { makeAccessKeyRoutes } from './routes.ts';
 import { makeAccessKeyStore } from '../../shared/store/access-keys.ts';
+import { makeLoginStore } from '../../shared/store/logins.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
-const store = makeAccessKeyStore(db, pager);
+// Revoking or changing a key reaches its live login tokens too (shared/store/logins.ts).
+const store = { ...makeAccessKeyStore(db, pager), ...makeLoginStore(db) };
 // A replayed creation carries the token: its recorded answer is sealed with the envelope cipher, never stored plain.
 // Only that route with an Idempotency-Key needs it, so KMS loads on its first use.
 const cipher = cipherOnFirstUse(config, 100);

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
-import { accessKeyAnswer, accessKeyCreated } from '../../shared/http/answers.ts';
+import { accessKeyAnswer, accessKeyCreated } from '../../shared/http/access-key-answers.ts';
 import { idSchema, nameSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
 import { allowedCidrsSchema, permissionsSchema } from '../../shared/http/permission-schemas.ts';
+import { accessKeyAuthSchema, tokenTtlSchema } from '../../shared/http/login-schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { AccessKeyService } from '../../shared/services/access-keys.ts';
@@ -33,6 +34,7 @@ export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey,
         'The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.',
         '`permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret.',
         '`allowedCidrs` (0 to 20) limits where it may be used from (API Gateway\'s source address).',
+        '`auth` `{"type":"aws_iam","principalArns":[…]}` or `{"type":"oidc",…}` makes a key whose workloads log in (`POST /api/v1/auth/login`) for tokens of `tokenTtlSeconds` (60 to 43200, default 900) instead of holding one: its answer has `token: null`.',
       ].join(' '),
       response: accessKeyCreated(),
       errors: ['LIMIT_EXCEEDED'],
@@ -43,6 +45,8 @@ export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey,
         expiresInDays: z.optional(z.int().check(z.minimum(1), z.maximum(3650))),
         permissions: z.optional(permissionsSchema()),
         allowedCidrs: z.optional(allowedCidrsSchema()),
+        auth: z.optional(accessKeyAuthSchema()),
+        tokenTtlSeconds: z.optional(tokenTtlSchema()),
       }),
       handler: async ({ principal, body }) => ({ data: await service.create(principal, body) }),
     }),

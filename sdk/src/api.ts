@@ -160,7 +160,7 @@ export interface paths {
     get: operations["listAccessKeys"];
     /**
      * Create an access key (a machine identity and its token)
-     * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`. `permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret. `allowedCidrs` (0 to 20) limits where it may be used from (API Gateway's source address).
+     * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`. `permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret. `allowedCidrs` (0 to 20) limits where it may be used from (API Gateway's source address). `auth` `{"type":"aws_iam","principalArns":[…]}` or `{"type":"oidc",…}` makes a key whose workloads log in (`POST /api/v1/auth/login`) for tokens of `tokenTtlSeconds` (60 to 43200, default 900) instead of holding one: its answer has `token: null`.
      *
      * API keys and people with the admin role (others get FORBIDDEN).
      */
@@ -256,6 +256,15 @@ export interface paths {
      * API keys and people with the admin role (others get FORBIDDEN).
      */
     post: operations["retryDelivery"];
+  };
+  "/api/v1/auth/login": {
+    /**
+     * Log a workload in with AWS IAM or OIDC for a short-lived token
+     * @description Without `Authorization`. `method` `aws_iam`: `signedRequest` is an STS GetCallerIdentity request signed with SigV4 by the workload's own AWS credentials, carrying the signed header `x-service-server-id` (this deployment's server id); the service sends it to STS itself and matches the caller's role or user ARN against the key's `principalArns`. `method` `oidc`: `jwt` is an RS256 or ES256 token of the key's issuer (at most 16 KiB) whose `aud`, `sub` and `claims` match the key. The answer's `st_` token carries the key's permissions and allowedCidrs and is valid until `expiresAt` (the key's `tokenTtlSeconds`, never past the key's own expiry); revoking or changing the key reaches it. Any refusal is AUTH_REQUIRED naming the failed check (audited as `access_key.login_denied` for an existing key); a good login is audited as `access_key.login`. At most 60 attempts per access key per minute (RATE_LIMITED).
+     *
+     * No credential: the body proves who is calling.
+     */
+    post: operations["login"];
   };
   "/api/v1/openapi.json": {
     /**
@@ -364,7 +373,7 @@ export interface components {
     AuditEntry: {
       id: string;
       /** @enum {string} */
-      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
       actorSub: string;
       target: string;
       metadata: {
@@ -377,7 +386,7 @@ export interface components {
       id: string;
       name: string;
       identityId: string;
-      tokenPrefix: string;
+      tokenPrefix: string | null;
       /** Format: date-time */
       createdAt: string;
       createdBy: string;
@@ -395,12 +404,30 @@ export interface components {
           actions: ("read" | "reveal" | "write" | "delete")[];
         })[];
       allowedCidrs: string[];
+      auth: OneOf<[{
+        /** @constant */
+        type: "token";
+      }, {
+        /** @constant */
+        type: "aws_iam";
+        principalArns: string[];
+      }, {
+        /** @constant */
+        type: "oidc";
+        issuer: string;
+        audience: string;
+        subject: string;
+        claims?: {
+          [key: string]: string;
+        };
+      }]>;
+      tokenTtlSeconds: number | null;
     };
     AccessKeyCreated: {
       id: string;
       name: string;
       identityId: string;
-      tokenPrefix: string;
+      tokenPrefix: string | null;
       /** Format: date-time */
       createdAt: string;
       createdBy: string;
@@ -418,7 +445,25 @@ export interface components {
           actions: ("read" | "reveal" | "write" | "delete")[];
         })[];
       allowedCidrs: string[];
-      token: string;
+      auth: OneOf<[{
+        /** @constant */
+        type: "token";
+      }, {
+        /** @constant */
+        type: "aws_iam";
+        principalArns: string[];
+      }, {
+        /** @constant */
+        type: "oidc";
+        issuer: string;
+        audience: string;
+        subject: string;
+        claims?: {
+          [key: string]: string;
+        };
+      }]>;
+      tokenTtlSeconds: number | null;
+      token: string | null;
     };
     WebhookEndpoint: {
       id: string;
@@ -2275,7 +2320,7 @@ export interface operations {
       query?: {
         limit?: string;
         cursor?: string;
-        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
         target?: string;
         actorSub?: string;
         since?: string;
@@ -2455,7 +2500,7 @@ export interface operations {
   };
   /**
    * Create an access key (a machine identity and its token)
-   * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`. `permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret. `allowedCidrs` (0 to 20) limits where it may be used from (API Gateway's source address).
+   * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`. `permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret. `allowedCidrs` (0 to 20) limits where it may be used from (API Gateway's source address). `auth` `{"type":"aws_iam","principalArns":[…]}` or `{"type":"oidc",…}` makes a key whose workloads log in (`POST /api/v1/auth/login`) for tokens of `tokenTtlSeconds` (60 to 43200, default 900) instead of holding one: its answer has `token: null`.
    *
    * API keys and people with the admin role (others get FORBIDDEN).
    */
@@ -2480,6 +2525,24 @@ export interface operations {
               actions: ("read" | "reveal" | "write" | "delete")[];
             })[];
           allowedCidrs?: string[];
+          auth?: OneOf<[{
+            /** @constant */
+            type: "token";
+          }, {
+            /** @constant */
+            type: "aws_iam";
+            principalArns: string[];
+          }, {
+            /** @constant */
+            type: "oidc";
+            issuer: string;
+            audience: string;
+            subject: string;
+            claims?: {
+              [key: string]: string;
+            };
+          }]>;
+          tokenTtlSeconds?: number;
         };
       };
     };
@@ -3828,6 +3891,130 @@ export interface operations {
               code?: "IDEMPOTENCY_KEY_REUSED";
             };
           } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Log a workload in with AWS IAM or OIDC for a short-lived token
+   * @description Without `Authorization`. `method` `aws_iam`: `signedRequest` is an STS GetCallerIdentity request signed with SigV4 by the workload's own AWS credentials, carrying the signed header `x-service-server-id` (this deployment's server id); the service sends it to STS itself and matches the caller's role or user ARN against the key's `principalArns`. `method` `oidc`: `jwt` is an RS256 or ES256 token of the key's issuer (at most 16 KiB) whose `aud`, `sub` and `claims` match the key. The answer's `st_` token carries the key's permissions and allowedCidrs and is valid until `expiresAt` (the key's `tokenTtlSeconds`, never past the key's own expiry); revoking or changing the key reaches it. Any refusal is AUTH_REQUIRED naming the failed check (audited as `access_key.login_denied` for an existing key); a good login is audited as `access_key.login`. At most 60 attempts per access key per minute (RATE_LIMITED).
+   *
+   * No credential: the body proves who is calling.
+   */
+  login: {
+    requestBody: {
+      content: {
+        "application/json": OneOf<[{
+          accessKeyId: string;
+          /** @constant */
+          method: "aws_iam";
+          signedRequest: {
+            url: string;
+            method: string;
+            headers: {
+              [key: string]: string;
+            };
+            body: string;
+          };
+        }, {
+          accessKeyId: string;
+          /** @constant */
+          method: "oidc";
+          jwt: string;
+        }]>;
+      };
+    };
+    responses: {
+      /** @description Log a workload in with AWS IAM or OIDC for a short-lived token */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              token: string;
+              expiresAt: string;
+              accessKeyId: string;
+              identityId: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description INTERNAL_ERROR */

@@ -64,7 +64,7 @@ function printKey(key: AccessKey): void {
     ['id', key.id],
     ['name', key.name],
     ['status', key.status],
-    ['token prefix', key.tokenPrefix],
+    ['token prefix', key.tokenPrefix ?? '- (its workloads log in: secrets login)'],
     ['permissions', key.permissions.map(formatRule)],
     ['allowed CIDRs', key.allowedCidrs.length ? key.allowedCidrs.join(', ') : 'anywhere'],
     ['expires', key.expiresAt ?? 'never'],
@@ -87,7 +87,9 @@ function registerCreate(keys: Command, api: () => ApiContext): void {
       if (flags.json) return printJson(created);
       const { token, ...record } = created;
       printKey(record);
-      process.stdout.write(`\nThe token is shown only this once: store it now, it cannot be shown again.\n${token}\n`);
+      process.stdout.write(token === null
+        ? `\nThis key has no token: its workloads log in (secrets login --access-key-id ${record.id} --auth …).\n`
+        : `\nThe token is shown only this once: store it now, it cannot be shown again.\n${token}\n`);
     });
 }
 
@@ -98,7 +100,7 @@ function registerList(keys: Command, api: () => ApiContext): void {
       const c = api();
       const all = await Array.fromAsync(c.client.paginate((cursor) => c.client.api.GET('/api/v1/access-keys', { params: { query: { limit: '200', ...(cursor ? { cursor } : {}) } } })));
       if (flags.json) return printJson(all);
-      const row = (k: AccessKey) => [k.id, k.name, k.status, k.tokenPrefix, k.lastUsedAt ?? '-', k.expiresAt ?? 'never', String(k.permissions.length), k.allowedCidrs.join(',') || 'anywhere'];
+      const row = (k: AccessKey) => [k.id, k.name, k.status, k.tokenPrefix ?? '-', k.lastUsedAt ?? '-', k.expiresAt ?? 'never', String(k.permissions.length), k.allowedCidrs.join(',') || 'anywhere'];
       printTable(['ID', 'NAME', 'STATUS', 'PREFIX', 'LAST USED', 'EXPIRES', 'RULES', 'CIDRS'], all.map(row), 'access keys');
     });
 }

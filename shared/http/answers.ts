@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import { AUDIT_ACTIONS } from '../audit-actions.ts';
 import { once } from './once.ts';
-import { permissionRuleAnswer } from './permission-schemas.ts';
 
 /**
  * The schemas of what the API answers, each defined once. A route names its answer's `data` schema, and the
@@ -11,10 +10,10 @@ import { permissionRuleAnswer } from './permission-schemas.ts';
  * route answers.
  */
 
-const timestamp = once(() => z.string().check(z.iso.datetime({ offset: true })));
-const nullableTimestamp = once(() => z.nullable(timestamp()));
+export const timestamp = once(() => z.string().check(z.iso.datetime({ offset: true })));
+export const nullableTimestamp = once(() => z.nullable(timestamp()));
 /** An id of this service, `<prefix>_<ULID>`: described by its prefix (answers are checked for shape, not re-validated). */
-const id = (prefix: string) => z.string().check(z.regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`)));
+export const id = (prefix: string) => z.string().check(z.regex(new RegExp(`^${prefix}_[0-9A-Za-z]+$`)));
 
 export const projectAnswer = once(() => z.object({ id: id('proj'), name: z.string(), slug: z.string(), createdAt: timestamp(), createdBy: z.string() }));
 
@@ -58,24 +57,6 @@ export const auditEntryAnswer = once(() => z.object({
   metadata: z.record(z.string(), z.unknown()),
   createdAt: timestamp(),
 }));
-
-export const accessKeyAnswer = once(() => z.object({
-  id: id('ak'),
-  name: z.string(),
-  identityId: id('mid'),
-  tokenPrefix: z.string(),
-  createdAt: timestamp(),
-  createdBy: z.string(),
-  expiresAt: nullableTimestamp(),
-  revokedAt: nullableTimestamp(),
-  lastUsedAt: nullableTimestamp(),
-  status: z.enum(['active', 'revoked', 'expired']),
-  permissions: z.array(permissionRuleAnswer()),
-  allowedCidrs: z.array(z.string()),
-}));
-
-/** The creation answer: the record and the token, shown this once. */
-export const accessKeyCreated = once(() => z.extend(accessKeyAnswer(), { token: z.string() }));
 
 export const webhookEndpointAnswer = once(() => z.object({
   id: id('we'),

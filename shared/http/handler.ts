@@ -20,7 +20,8 @@ import {
 import type { RouteDefinition } from './route.ts';
 
 export interface RouteGroupOptions {
-  authenticate: Authenticator;
+  /** Every group but the one of the public login route authenticates its callers. */
+  authenticate?: Authenticator;
   /** Idempotency keys on the routes that change state; every API function passes them (shared/api-runtime.ts). */
   idempotency?: IdempotencyDeps;
   /** middy's early-timeout margin; tests pass 0 so no timer outlives them. */
@@ -48,7 +49,15 @@ export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefin
       const state = (context as ApiContext).api;
       if (state.replay) return state.replay;
       const route = state.route!;
-      const input = { ...state.input!, principal: state.principal!, prefetched: state.prefetched!, requestId: state.requestId, log: state.log };
+      const input = {
+        ...state.input!,
+        // A public route has no principal (its handler does not read it).
+        principal: state.principal!,
+        prefetched: state.prefetched ?? new Map(),
+        requestId: state.requestId,
+        log: state.log,
+        sourceIp: event.requestContext?.http?.sourceIp,
+      };
       const claim = state.idempotency;
       const output = claim ? await runInIdempotencyScope(claim.scope, () => route.handler(input)) : await route.handler(input);
       // The answer recorded with the change is the answer given: a replay then repeats it byte for byte.

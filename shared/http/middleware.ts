@@ -4,7 +4,7 @@ import type { Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Prefetched } from '../prefetch.ts';
 import { mayCall } from '../auth/permissions.ts';
-import { ApiError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors.ts';
+import { ApiError, AuthRequiredError, ForbiddenError, PayloadTooLargeError, ValidationError } from '../errors.ts';
 import { newRequestId } from '../ids.ts';
 import { requestLogger, type RequestLog } from '../logger.ts';
 import { errorResponse, GENERIC_NOT_FOUND } from './envelope.ts';
@@ -124,11 +124,14 @@ export function routing(routes: Readonly<Record<string, RouteDefinition>>): Midd
  * Authenticates the caller against the route, reading the route's `prefetch` keys in the credential's round trip;
  * a caller without the access the route needs is FORBIDDEN (shared/auth/permissions.ts decides).
  */
-export function authentication(authenticate: Authenticator): MiddlewareObj<ApiEvent, ApiResult> {
+export function authentication(authenticate: Authenticator | undefined): MiddlewareObj<ApiEvent, ApiResult> {
   return {
     before: async (request) => {
       const state = stateOf(request);
       const route = state.route!;
+      if (route.access === 'public') return undefined;
+      // A group without an authenticator serves public routes only: any other is refused, never served unauthenticated.
+      if (!authenticate) throw new AuthRequiredError('Authorization: a Bearer token is required');
       const { pathParameters, queryStringParameters } = request.event;
       const prefetch = route.prefetch
         ? (workspaceId: string) => route.prefetch!({ workspaceId, params: pathParameters ?? {}, query: queryStringParameters ?? {}, body: state.body })

@@ -19,6 +19,8 @@ export interface RouteInput<P, Q, B, H = undefined> {
   prefetched: Prefetched;
   requestId: string;
   log: RequestLog;
+  /** Where the request came from, as API Gateway saw it (`requestContext.http.sourceIp`, never a header). */
+  sourceIp: string | undefined;
 }
 
 /** The request as received, before validation. */
@@ -48,9 +50,10 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, H = unkn
   /**
    * What the route needs of its caller, asked of shared/auth/permissions.ts before the handler runs: `workspace`
    * (every credential; the services ask its policy about each project, environment and secret) or `admin` (the
-   * workspace's administration); a caller without it gets FORBIDDEN.
+   * workspace's administration); a caller without it gets FORBIDDEN. `public`: no credential at all (the login,
+   * which is how a workload gets one); its handler gets no principal.
    */
-  access: RouteAccess;
+  access: RouteAccess | 'public';
   /** Success status: 201 for creating POSTs, 202 for a delivery retry, 200 otherwise. */
   status?: 200 | 201 | 202;
   params?: $ZodType<P>;

@@ -5,13 +5,15 @@ import { iso, type Clock } from '../clock.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { DEFAULT_RULES, withDefaults, type PermissionRule, type PermissionRuleInput } from '../auth/policy.ts';
 import { newId } from '../ids.ts';
-import type { AccessKeyChanges, AccessKeyItem } from '../store/access-keys.ts';
+import { tokenScope, type AccessKeyChanges, type AccessKeyItem, type StoredAuth } from '../store/access-keys.ts';
+import { ValidationError } from '../errors.ts';
+import { DEFAULT_TOKEN_TTL_SECONDS } from '../http/login-schemas.ts';
 import type { Store } from '../store/index.ts';
 import { auditEntry } from '../audit-entry.ts';
 import type { PageRequest } from '../store/query.ts';
 import { announceAnswer } from '../idempotency-scope.ts';
 
-export type AccessKeyServiceStore = Pick<Store, 'createAccessKey' | 'getAccessKey' | 'listAccessKeys' | 'updateAccessKey' | 'revokeAccessKey'>;
+export type AccessKeyServiceStore = Pick<Store, 'createAccessKey' | 'getAccessKey' | 'listAccessKeys' | 'updateAccessKey' | 'revokeAccessKey' | 'reachLoginTokens'>;
 
 /** What a create or an update may say of a key's scope. */
 interface ScopeInput {
@@ -33,18 +35,35 @@ function withStatus<R extends AccessKeyItem>(record: R, now: number): R & { stat
   return { ...record, status, permissions: (record.permissions as PermissionRule[] | null) ?? rulesOf(undefined) };
 }
 
+/** What a create may say: the record's fields, its scope, and how its workload proves itself. */
+type CreateInput = { name: string; expiresInDays?: number | undefined; auth?: StoredAuth | undefined; tokenTtlSeconds?: number | undefined } & ScopeInput;
+
 /** Machine identities and their tokens, for CLIs and SDKs. */
 export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyServiceStore; clock: Clock; macs: () => Promise<ServiceMacs> }) {
+  /** A key's rules and networks, onto every live login token of it (keys without logins have none: no query). */
+  const reachLoginTokens = async (ws: string, record: AccessKeyItem, now: number) => {
+    if (record.auth.type !== 'token') await store.reachLoginTokens(ws, record.id, iso(now), tokenScope(record));
+  };
+  const revokeLoginTokens = async (ws: string, record: AccessKeyItem, revokedAt: string, now: number) => {
+    if (record.auth.type !== 'token') await store.reachLoginTokens(ws, record.id, iso(now), { revokedAt });
+  };
   return {
-    /** A machine identity (`mid_`) and its one token (`st_`, 256 random bits); the token is in this answer only. */
-    async create(principal: Principal, input: { name: string; expiresInDays?: number | undefined } & ScopeInput) {
+    /**
+     * A machine identity (`mid_`) and how its workload proves itself: its one token (`st_`, 256 random bits, in this
+     * answer only), or a login with AWS IAM or OIDC, whose tokens live `tokenTtlSeconds` each (no token now).
+     */
+    async create(principal: Principal, input: CreateInput) {
       const now = clock.now();
-      const token = issueToken(await macs(), 'machine', principal.workspaceId);
+      const auth: StoredAuth = input.auth ?? { type: 'token' };
+      if (auth.type === 'token' && input.tokenTtlSeconds !== undefined) {
+        throw new ValidationError('tokenTtlSeconds: only a key with auth aws_iam or oidc has login tokens');
+      }
+      const token = auth.type === 'token' ? issueToken(await macs(), 'machine', principal.workspaceId) : null;
       const record: AccessKeyItem = {
         id: newId('accessKey', now),
         name: input.name,
         identityId: newId('machineIdentity', now),
-        tokenPrefix: tokenPrefix(token),
+        tokenPrefix: token && tokenPrefix(token),
         createdAt: iso(now),
         createdBy: principal.actorSub,
         expiresAt: input.expiresInDays === undefined ? null : iso(now + input.expiresInDays * DAY_MS),
@@ -52,11 +71,13 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
         lastUsedAt: null,
         permissions: rulesOf(input.permissions),
         allowedCidrs: input.allowedCidrs ?? [],
+        auth,
+        tokenTtlSeconds: auth.type === 'token' ? null : (input.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS),
       };
-      const { name, identityId, expiresAt, permissions, allowedCidrs } = record;
-      const audit = auditEntry(principal, 'access_key.create', record.id, { name, identityId, expiresAt, permissions, allowedCidrs }, now);
+      const { name, identityId, expiresAt, permissions, allowedCidrs, tokenTtlSeconds } = record;
+      const audit = auditEntry(principal, 'access_key.create', record.id, { name, identityId, expiresAt, permissions, allowedCidrs, auth, tokenTtlSeconds }, now);
       const answer = announceAnswer({ ...withStatus(record, now), token });
-      await store.createAccessKey(principal.workspaceId, record, hashToken(token), audit);
+      await store.createAccessKey(principal.workspaceId, record, token === null ? undefined : hashToken(token), audit);
       return answer;
     },
 
@@ -87,12 +108,17 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
         Object.entries(wanted).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(record[field as keyof AccessKeyChanges])),
       ) as AccessKeyChanges;
       const updated = { ...record, ...changes };
-      if (Object.keys(changes).length === 0) return withStatus(updated, now);
+      if (Object.keys(changes).length === 0) {
+        // A retry of a change whose tokens were not all reached (the function stopped between) reaches them now.
+        await reachLoginTokens(ws, updated, now);
+        return withStatus(updated, now);
+      }
       const audit = auditEntry(principal, 'access_key.update', accessKeyId, { changed: Object.keys(changes), ...changes }, now);
       const answer = announceAnswer(withStatus(updated, now));
       if (!(await store.updateAccessKey(ws, record, tokenHash, changes, audit))) {
         throw new ConflictError(`access key ${accessKeyId} was revoked meanwhile and cannot be changed`);
       }
+      await reachLoginTokens(ws, updated, now);
       return answer;
     },
 
@@ -103,12 +129,17 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
       if (!found) throw new NotFoundError(`access key ${accessKeyId} was not found`);
       const { tokenHash, ...record } = found;
       const now = clock.now();
-      if (record.revokedAt) return withStatus(record, now);
+      // Revoking again changes nothing but reaches live login tokens a first revoke that stopped half-way did not.
+      if (record.revokedAt) {
+        await revokeLoginTokens(ws, record, record.revokedAt, now);
+        return withStatus(record, now);
+      }
       const audit = auditEntry(principal, 'access_key.revoke', accessKeyId, { name: record.name, identityId: record.identityId }, now);
       const answer = announceAnswer(withStatus({ ...record, revokedAt: iso(now) }, now));
       const revoked = await store.revokeAccessKey(ws, accessKeyId, tokenHash, iso(now), audit);
-      if (!revoked) return withStatus((await store.getAccessKey(ws, accessKeyId)) ?? record, now);
-      return answer;
+      const current = revoked ? { ...record, revokedAt: iso(now) } : ((await store.getAccessKey(ws, accessKeyId)) ?? record);
+      if (current.revokedAt) await revokeLoginTokens(ws, current, current.revokedAt, now);
+      return revoked ? answer : withStatus(current, now);
     },
   };
 }

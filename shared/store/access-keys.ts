@@ -21,12 +21,19 @@ export interface StoredRule {
   actions: string[];
 }
 
+/** How a key's workload proves itself: its one long-lived token, or a login with AWS IAM or OIDC (shared/auth). */
+export type StoredAuth =
+  | { type: 'token' }
+  | { type: 'aws_iam'; principalArns: string[] }
+  | { type: 'oidc'; issuer: string; audience: string; subject: string; claims?: Record<string, string> | undefined };
+
 /** The stored access key record (decisions.md fields, less the derived `status`). */
 export interface AccessKeyItem {
   id: string;
   name: string;
   identityId: string;
-  tokenPrefix: string;
+  /** The start of its one token; null for a key whose tokens come from logins. */
+  tokenPrefix: string | null;
   createdAt: string;
   createdBy: string;
   expiresAt: string | null;
@@ -36,6 +43,10 @@ export interface AccessKeyItem {
   permissions: StoredRule[] | null;
   /** Where its tokens may be used from; empty: anywhere. */
   allowedCidrs: string[];
+  /** How its workload proves itself; `{"type":"token"}` for a key made before logins existed. */
+  auth: StoredAuth;
+  /** The life of each login's token in seconds; null for a `token` key. */
+  tokenTtlSeconds: number | null;
 }
 
 /** What `PATCH` may change of a key. */
@@ -53,7 +64,7 @@ function tokenRules(permissions: readonly StoredRule[]): { rules: Uint8Array; ru
 }
 
 /** What a key's token items carry of its record: its rules (absent: the default rules) and its CIDRs. */
-const tokenScope = (record: Pick<AccessKeyItem, 'permissions' | 'allowedCidrs'>) => ({
+export const tokenScope = (record: Pick<AccessKeyItem, 'permissions' | 'allowedCidrs'>) => ({
   ...(record.permissions && tokenRules(record.permissions)),
   allowedCidrs: record.allowedCidrs,
 });
@@ -63,18 +74,23 @@ export const MAX_ACCESS_KEYS = 100;
 
 const FIELDS: readonly (keyof AccessKeyItem)[] = [
   'id', 'name', 'identityId', 'tokenPrefix', 'createdAt', 'createdBy', 'expiresAt', 'revokedAt', 'lastUsedAt', 'permissions', 'allowedCidrs',
+  'auth', 'tokenTtlSeconds',
 ];
+
+/** The record of a stored item, with the defaults of fields that keys made earlier lack. */
+export function toAccessKey(item: Record<string, unknown> | undefined): AccessKeyItem | undefined {
+  const record = pick<AccessKeyItem>(item, FIELDS);
+  return record && { ...record, allowedCidrs: record.allowedCidrs ?? [], auth: record.auth ?? { type: 'token' }, tokenTtlSeconds: record.tokenTtlSeconds ?? null };
+}
 
 /** Access keys: the record in the workspace partition and its token lookup item, always changed together. */
 export function makeAccessKeyStore(db: Db, pager: Pager) {
-  const toAccessKey = (item: Record<string, unknown> | undefined): AccessKeyItem | undefined => {
-    const record = pick<AccessKeyItem>(item, FIELDS);
-    return record && { ...record, allowedCidrs: record.allowedCidrs ?? [] };
-  };
-
   return {
-    /** The record, its token item (only the token's hash) and the audit entry, all or nothing. */
-    async createAccessKey(workspaceId: string, record: AccessKeyItem, tokenHash: string, audit: AuditEntry): Promise<void> {
+    /**
+     * The record, its token item (only the token's hash; none for a key whose tokens come from logins), the lookup of
+     * its workspace by its id (what a login reads first) and the audit entry, all or nothing.
+     */
+    async createAccessKey(workspaceId: string, record: AccessKeyItem, tokenHash: string | undefined, audit: AuditEntry): Promise<void> {
       const token: TokenItem = {
         kind: 'machine',
         workspaceId,
@@ -91,11 +107,12 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
         {
           Put: {
             TableName: db.tableName,
-            Item: { ...keys.accessKey(workspaceId, record.id), type: ENTITY.accessKey, workspaceId, tokenHash, ...compact(record) },
+            Item: { ...keys.accessKey(workspaceId, record.id), type: ENTITY.accessKey, workspaceId, ...(tokenHash && { tokenHash }), ...compact(record) },
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
-        tokenPut(db, tokenHash, token, record.createdAt),
+        { Put: { TableName: db.tableName, Item: { ...keys.accessKeyById(record.id), type: ENTITY.accessKeyById, workspaceId }, ConditionExpression: 'attribute_not_exists(PK)' } },
+        ...(tokenHash ? [tokenPut(db, tokenHash, token, record.createdAt)] : []),
         auditPut(db, workspaceId, audit),
       ], [0]);
       if (failed === 0) {
@@ -103,9 +120,9 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
       }
     },
 
-    async getAccessKey(workspaceId: string, accessKeyId: string): Promise<(AccessKeyItem & { tokenHash: string }) | undefined> {
+    async getAccessKey(workspaceId: string, accessKeyId: string): Promise<(AccessKeyItem & { tokenHash: string | undefined }) | undefined> {
       const item = await getItem(db, keys.accessKey(workspaceId, accessKeyId));
-      return item && { ...toAccessKey(item)!, tokenHash: item.tokenHash as string };
+      return item && { ...toAccessKey(item)!, tokenHash: item.tokenHash as string | undefined };
     },
 
     async listAccessKeys(workspaceId: string, page: PageRequest): Promise<Page<AccessKeyItem>> {
@@ -117,7 +134,7 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
      * Changes the record and its token item together, with the audit entry, so the token's next request sees the
      * change. Answers false, writing nothing, when the key was revoked meanwhile (or is gone).
      */
-    async updateAccessKey(workspaceId: string, record: AccessKeyItem, tokenHash: string, changes: AccessKeyChanges, audit: AuditEntry): Promise<boolean> {
+    async updateAccessKey(workspaceId: string, record: AccessKeyItem, tokenHash: string | undefined, changes: AccessKeyChanges, audit: AuditEntry): Promise<boolean> {
       const names = Object.keys(changes) as (keyof AccessKeyChanges)[];
       const live = 'attribute_exists(PK) AND attribute_not_exists(revokedAt)';
       // The token items carry the rules and the networks, not the name.
@@ -125,7 +142,7 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
         ...(changes.permissions && tokenRules(changes.permissions)),
         ...(changes.allowedCidrs && { allowedCidrs: changes.allowedCidrs }),
       });
-      const tokenUpdate: TransactItem[] = tokenChanges.length === 0 ? [] : [
+      const tokenUpdate: TransactItem[] = tokenChanges.length === 0 || !tokenHash ? [] : [
         {
           Update: {
             TableName: db.tableName,
@@ -142,10 +159,11 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
           Update: {
             TableName: db.tableName,
             Key: keys.accessKey(workspaceId, record.id),
-            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+            // The revision tells a login that read the record before this change that it must read again.
+            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')} ADD #revision :one`,
             ConditionExpression: live,
-            ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
-            ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:f${i}`, changes[name]])),
+            ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])), '#revision': 'revision' },
+            ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:f${i}`, changes[name]])), ':one': 1 },
           },
         },
         ...tokenUpdate,
@@ -158,15 +176,15 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
      * Revokes the record and its token together, with the audit entry. Answers false, writing nothing, when it was
      * revoked already (revoke is idempotent and audited once).
      */
-    async revokeAccessKey(workspaceId: string, accessKeyId: string, tokenHash: string, revokedAt: string, audit: AuditEntry): Promise<boolean> {
+    async revokeAccessKey(workspaceId: string, accessKeyId: string, tokenHash: string | undefined, revokedAt: string, audit: AuditEntry): Promise<boolean> {
       const revoke = (key: ItemKey) => updateIf(db, key, { set: 'revokedAt = :now', condition: 'attribute_not_exists(revokedAt)', values: { ':now': revokedAt } });
       const failed = await transact(db, [
         revoke(keys.accessKey(workspaceId, accessKeyId)),
-        revoke(keys.token(tokenHash)),
+        ...(tokenHash ? [revoke(keys.token(tokenHash))] : []),
         auditPut(db, workspaceId, audit),
         // The revoked key frees its slot in the same write.
         countBy(db, keys.accessKeyCount(workspaceId), { delta: -1, type: ENTITY.accessKeyCount }),
-      ], [0, 1]);
+      ], tokenHash ? [0, 1] : [0]);
       return failed === undefined;
     },
   };

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { makeAccessKeyStore } from './access-keys.ts';
+import { makeLoginStore } from './logins.ts';
 import { makeAuditStore } from './audit.ts';
 import { makeDeliveryStore } from './deliveries.ts';
 import { makeEnvironmentValueStore } from './environment-values.ts';
@@ -29,6 +30,7 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
     ...makeEnvironmentSearchStore(db, pager),
     ...makeEnvironmentValueStore(db, pager, limiter),
     ...makeAccessKeyStore(db, pager),
+    ...makeLoginStore(db),
     ...makeWebhookStore(db, pager),
     ...makeDeliveryStore(db, pager),
   };

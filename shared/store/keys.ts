@@ -13,6 +13,18 @@ export const keys = {
   apiKey: (workspaceId: string, keyId: string): ItemKey => ({ PK: ws(workspaceId), SK: `APIKEY#${keyId}` }),
   /** An access key: a machine identity and the record of its one token. */
   accessKey: (workspaceId: string, accessKeyId: string): ItemKey => ({ PK: ws(workspaceId), SK: `AK#${accessKeyId}` }),
+  /** An access key's workspace, by the key's id alone: a login names only the `ak_` id (written with the key). */
+  accessKeyById: (accessKeyId: string): ItemKey => ({ PK: `AKID#${accessKeyId}`, SK: '#AK' }),
+  /**
+   * A live login token of an access key (its hash, never the token), by when it expires: revoking or changing the
+   * key finds the key's live tokens here with one strongly consistent Query (expires with TTL with its token).
+   */
+  loginToken: (workspaceId: string, accessKeyId: string, expiresAt: string, tokenHash: string): ItemKey => ({
+    PK: `LOGINS#${workspaceId}#${accessKeyId}`,
+    SK: `${expiresAt}#${tokenHash}`,
+  }),
+  /** Login attempts of an access key counted per minute (fixed window), beside its reveal counters. */
+  loginCounter: (workspaceId: string, accessKeyId: string, minute: number): ItemKey => ({ PK: `RATE#${workspaceId}#${accessKeyId}`, SK: `LOGIN#${minute}` }),
   /** Looked up by the SHA-256 of the presented token, so the token itself is never stored. */
   token: (tokenHash: string): ItemKey => ({ PK: `TOKEN#${tokenHash}`, SK: '#TOKEN' }),
   project: (workspaceId: string, projectId: string): ItemKey => ({ PK: ws(workspaceId), SK: `PROJ#${projectId}` }),
@@ -101,6 +113,8 @@ export const gsi2 = {
 export const patterns = {
   workspaceApiKeys: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'APIKEY#' }),
   accessKeysByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'AK#' }),
+  /** An access key's login tokens, by expiry (read from now on: the live ones). */
+  loginTokensOfAccessKey: (workspaceId: string, accessKeyId: string) => ({ pk: `LOGINS#${workspaceId}#${accessKeyId}` }),
   projectsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'PROJ#' }),
   projectSlugsStartingWith: (workspaceId: string, base: string) => ({ pk: ws(workspaceId), skPrefix: `PSLUG#${base}` }),
   environmentsByProject: (workspaceId: string, projectId: string) => ({ pk: ws(workspaceId), skPrefix: `PENV#${projectId}#` }),
@@ -159,6 +173,9 @@ export const ENTITY = {
   webhookEndpoint: 'WebhookEndpoint',
   webhookEndpointCount: 'WebhookEndpointCount',
   accessKeyCount: 'AccessKeyCount',
+  accessKeyById: 'AccessKeyById',
+  loginToken: 'LoginToken',
+  loginCounter: 'LoginCounter',
   delivery: 'WebhookDelivery',
   cursorSigningKey: 'CursorSigningKey',
   macKey: 'ServiceMacKey',

@@ -48,6 +48,9 @@ describe('bin/app.ts', () => {
       logRetentionDays: '14',
       revealRateLimit: '30',
       alarmEmail: 'oncall@example.com',
+      iamServerId: 'secrets.example.com',
+      loginRouteRateLimit: '3',
+      loginRouteBurstLimit: '5',
       ...JWT,
     };
 
@@ -60,12 +63,15 @@ describe('bin/app.ts', () => {
     const resources = Object.values(template.Resources) as { Type: string; Properties: any; DeletionPolicy?: string }[];
     const stage = resources.find((resource) => resource.Type === 'AWS::ApiGatewayV2::Stage');
     expect(stage?.Properties.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 });
+    expect(stage?.Properties.RouteSettings['POST /api/v1/auth/login']).toEqual({ ThrottlingRateLimit: 3, ThrottlingBurstLimit: 5 });
     const table = resources.find((resource) => resource.Type === 'AWS::DynamoDB::Table');
     expect(table?.DeletionPolicy).toBe('Delete');
     const functions = resources.filter((resource) => resource.Type === 'AWS::Lambda::Function');
     const apiFunctions = functions.filter((fn) => fn.Properties.Environment.Variables.JWT_JWKS_URI === JWT.jwtJwksUri);
-    expect(apiFunctions).toHaveLength(Object.keys(ROUTE_GROUPS).length);
+    // Every route group's function but the login's, which authenticates no bearer token.
+    expect(apiFunctions).toHaveLength(Object.keys(ROUTE_GROUPS).length - 1);
     expect(functions.filter((fn) => fn.Properties.Environment.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(1);
+    expect(functions.filter((fn) => fn.Properties.Environment.Variables.IAM_SERVER_ID === 'secrets.example.com')).toHaveLength(1);
     const logGroups = resources.filter((r) => r.Type === 'AWS::Logs::LogGroup');
     // One per function (each route group and the three of the webhook pipeline), plus the API access log.
     expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(Array(Object.keys(ROUTE_GROUPS).length + 3 + 1).fill(14));

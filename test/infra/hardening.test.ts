@@ -17,17 +17,19 @@ afterAll(async () => {
 });
 
 describe('throttles and concurrency', () => {
-  it('throttles the reveal routes on their own, below the API-wide limit (defaults 50/s, burst 100)', () => {
+  it('throttles the reveal routes (defaults 50/s, burst 100) and the login route (20/s, burst 40) on their own, below the API-wide limit', () => {
     const [, stage] = only(template, 'AWS::ApiGatewayV2::Stage');
     expect(stage.Properties.DefaultRouteSettings).toMatchObject({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
     expect(stage.Properties.RouteSettings).toEqual({
       'POST /api/v1/secrets/{secretId}/reveal': { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
       'POST /api/v1/reveal': { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
       'POST /api/v1/environments/{envId}/secrets/reveal': { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      // The one route a caller reaches without a token, which the per-key login limit alone cannot protect.
+      'POST /api/v1/auth/login': { ThrottlingRateLimit: 20, ThrottlingBurstLimit: 40 },
     });
   });
 
-  it('creates the stage after the reveal routes its settings name (API Gateway refuses a setting for a missing route)', () => {
+  it('creates the stage after the routes its settings name (API Gateway refuses a setting for a missing route)', () => {
     const [, stage] = only(template, 'AWS::ApiGatewayV2::Stage') as [string, Resource & { DependsOn?: string[] }];
     const routes = Object.entries(template.findResources('AWS::ApiGatewayV2::Route')) as [string, Resource][];
     for (const routeKey of Object.keys(stage.Properties.RouteSettings)) {

@@ -88,6 +88,8 @@ describe('the secrets key can be used only by the service', () => {
       webhooks: [{ actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'endpointId'] }, answers, macRoots],
       'access-keys': [answers, macRoots],
       'webhook-deliveries': [macRoots],
+      // A login signs its token's checksum with the MAC roots.
+      auth: [macRoots],
       'delivery-worker': [{ actions: ['kms:Decrypt'], context: ['workspaceId', 'endpointId'] }],
     };
     for (const name of FUNCTION_NAMES) {
@@ -108,7 +110,7 @@ describe('the secrets key can be used only by the service', () => {
 
   it('carries the table Denies on every function role: audit entries immutable, the MAC key read-only, audit puts and credentials to their writers', () => {
     const tableArn = { 'Fn::GetAtt': [idOf(stack, stack.data.table), 'Arn'] };
-    const auditWriters = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'webhook-deliveries', 'delivery-worker'];
+    const auditWriters = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'webhook-deliveries', 'auth', 'delivery-worker'];
     for (const name of FUNCTION_NAMES) {
       const denies = statementsOf(template, stack, functionsOf(stack)[name]).filter((s) => s.Effect === 'Deny');
       expect(denies.every((deny) => JSON.stringify(deny.Resource) === JSON.stringify(tableArn))).toBe(true);
@@ -116,7 +118,9 @@ describe('the secrets key can be used only by the service', () => {
         'AuditEntriesAreImmutable',
         'MacKeyIsReadOnly',
         ...(auditWriters.includes(name) ? [] : ['OnlyAuditWritersPutAuditEntries']),
-        ...(name === 'access-keys' ? [] : ['OnlyTheCredentialWriterCreatesCredentials', 'CredentialsChangeOnlyByLastUse']),
+        // Access keys create and change credential items; a login creates its token and changes none.
+        ...(name === 'access-keys' || name === 'auth' ? [] : ['OnlyTheCredentialWriterCreatesCredentials']),
+        ...(name === 'access-keys' ? [] : ['CredentialsChangeOnlyByLastUse']),
       ];
       expect({ name, denies: denies.map((deny) => deny.Sid).sort() }).toEqual({ name, denies: sids.sort() });
     }

@@ -28,6 +28,8 @@ const RATE = [`RATE#ws_${ANY_ID}`, `RATE#ws_${ANY_ID}#*`];
 const CURSOR_KEY = 'SYSTEM';
 const MAC_KEY = 'SYSTEM#MAC_KEY';
 const ENDPOINT_LOG = `WHE#we_${ANY_ID}`;
+const ACCESS_KEY_BY_ID = `AKID#ak_${ANY_ID}`;
+const LOGIN_TOKENS = `LOGINS#ws_${ANY_ID}#ak_${ANY_ID}`;
 const SECRET_VALUE_CONTEXT = ['workspaceId', 'secretId', 'version'];
 const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'];
 const IDEMPOTENT_ANSWER_CONTEXT = ['workspaceId', 'idempotencyRecord'];
@@ -146,7 +148,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     // Recorded idempotent answers that carry the token are sealed and opened (issue 13). The one credential writer:
     // it updates token items in full (revoke), so it needs no lastUsedAt-only grant.
     'access-keys': [
-      ...table(api({ GetItem: [WS], Query: [WS], PutItem: [WS, TOKEN, AUDIT], UpdateItem: [WS, TOKEN] })),
+      ...table(api({ GetItem: [WS], Query: [WS, LOGIN_TOKENS], PutItem: [WS, ACCESS_KEY_BY_ID, TOKEN, AUDIT], UpdateItem: [WS, TOKEN] })),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], IDEMPOTENT_ANSWER_CONTEXT),
       macKey,
     ],
@@ -174,6 +176,18 @@ function expectations(): (name: FunctionName) => Statement[] {
       lastUsed([TOKEN, WS]),
       index('GSI3', [ENDPOINT_LOG]),
       send,
+      macKey,
+    ],
+    // The login authenticates nobody (no token, cursor or idempotency grants): the key's workspace by its id, the key
+    // and its workspace, the attempt counter, and the token issued with its live-token entry and audit entry.
+    auth: [
+      ...table({
+        GetItem: [ACCESS_KEY_BY_ID, MAC_KEY],
+        BatchGetItem: [WS],
+        ConditionCheckItem: [WS],
+        UpdateItem: [RATE[1]!],
+        PutItem: [TOKEN, LOGIN_TOKENS, AUDIT],
+      }),
       macKey,
     ],
     // Serves a static document (issue 12): its logs, and the Denies every role carries.
@@ -206,8 +220,8 @@ function expectations(): (name: FunctionName) => Statement[] {
       send,
     ],
   };
-  /** The audit writers, and the one credential writer: everyone else is denied those puts outright. */
-  const auditWriters: FunctionName[] = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'webhook-deliveries', 'delivery-worker'];
+  /** The audit writers, and the credential writers: everyone else is denied those puts outright. */
+  const auditWriters: FunctionName[] = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'webhook-deliveries', 'auth', 'delivery-worker'];
   const deny = (Sid: string, actions: string[], partition: string, more: Record<string, unknown> = {}): Statement => ({
     Sid,
     Effect: 'Deny',
@@ -221,12 +235,11 @@ function expectations(): (name: FunctionName) => Statement[] {
     deny('AuditEntriesAreImmutable', ['BatchWriteItem', 'DeleteItem', 'UpdateItem'], 'WS#*#AUDIT'),
     deny('MacKeyIsReadOnly', ['BatchWriteItem', 'DeleteItem', 'PutItem', 'UpdateItem'], MAC_KEY),
     ...(auditWriters.includes(name) ? [] : [deny('OnlyAuditWritersPutAuditEntries', ['PutItem'], 'WS#*#AUDIT')]),
+    // Access keys create and change credential items; a login creates its token and changes none.
+    ...(name === 'access-keys' || name === 'auth' ? [] : [deny('OnlyTheCredentialWriterCreatesCredentials', ['BatchWriteItem', 'PutItem'], TOKEN)]),
     ...(name === 'access-keys'
       ? []
-      : [
-          deny('OnlyTheCredentialWriterCreatesCredentials', ['BatchWriteItem', 'PutItem'], TOKEN),
-          deny('CredentialsChangeOnlyByLastUse', ['UpdateItem'], TOKEN, { 'ForAnyValue:StringNotEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'lastUsedAt'] } }),
-        ]),
+      : [deny('CredentialsChangeOnlyByLastUse', ['UpdateItem'], TOKEN, { 'ForAnyValue:StringNotEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'lastUsedAt'] } })]),
   ];
   return (name) => canonical([logs(name), ...denies(name), ...own[name]]);
 }

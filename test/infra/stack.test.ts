@@ -153,6 +153,8 @@ describe('ServiceStack with defaults', () => {
       secrets: [...common, ...key, 'REVEAL_RATE_LIMIT_PER_MINUTE'],
       audit: [...common, ...key],
       'access-keys': [...common, ...key],
+      // The login: the regional STS endpoint and the server id; it authenticates no bearer token (no JWT settings).
+      auth: [...common, ...key, 'AWS_STS_ENDPOINT', 'IAM_SERVER_ID'],
       webhooks: [...common, ...key],
       'webhook-deliveries': [...common, ...queue, ...key],
       openapi: common.filter((name) => name !== 'TABLE_NAME'),

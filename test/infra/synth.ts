@@ -33,6 +33,7 @@ export const LOCAL_ONLY_SETTINGS = [
   'SCHEDULER_ENDPOINT',
   'DYNAMODB_ENDPOINT',
   'LOCAL_KEYRING_FILE',
+  'OIDC_ALLOW_PRIVATE_CIDRS',
 ];
 
 /** Skips esbuild for stacks whose assets a test never looks at. */

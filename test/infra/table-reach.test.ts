@@ -50,6 +50,9 @@ const PK = {
   idempotency: keys.idempotency(WS, 'usr_~someone@example.com', 'f'.repeat(64)).PK,
   cursorKey: keys.cursorSigningKey().PK,
   macKey: keys.macKey().PK,
+  accessKeyById: keys.accessKeyById(newId('accessKey')).PK,
+  loginTokens: keys.loginToken(WS, newId('accessKey'), '2026-01-01T00:15:00.000Z', 'f'.repeat(64)).PK,
+  loginCounter: keys.loginCounter(WS, newId('accessKey'), 29_000_000).PK,
 };
 const GSI = {
   workspaceSecrets: gsi1.workspaceSecret(WS, SECRET).GSI1PK,
@@ -59,7 +62,9 @@ const GSI = {
 };
 
 const API_FUNCTIONS = GROUPS.filter((group) => group !== 'openapi');
-const AUDIT_WRITERS: FunctionName[] = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'webhook-deliveries', 'delivery-worker'];
+const AUDIT_WRITERS: FunctionName[] = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'auth', 'webhook-deliveries', 'delivery-worker'];
+/** The functions that create credential items: access keys (their tokens) and logins (theirs). */
+const CREDENTIAL_CREATORS: FunctionName[] = ['access-keys', 'auth'];
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
 /** The attributes of a lastUsedAt update, as its condition and its SET name them. */
 const LAST_USED = ['PK', 'SK', 'lastUsedAt'];
@@ -117,6 +122,8 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('PutItem', PK.audit),
       request('UpdateItem', PK.accessKeyRecord),
       { action: 'UpdateItem', leadingKeys: [PK.token], attributes: ['PK', 'revokedAt'] },
+      request('PutItem', PK.accessKeyById),
+      request('Query', PK.loginTokens),
     ]),
     webhooks: api([
       request('GetItem', PK.workspace),
@@ -140,6 +147,16 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('PutItem', PK.audit),
       query('GSI3', GSI.endpointLog),
     ]),
+    auth: [
+      request('GetItem', PK.accessKeyById),
+      request('GetItem', PK.macKey),
+      request('BatchGetItem', PK.accessKeyRecord, PK.workspace),
+      request('UpdateItem', PK.loginCounter),
+      request('ConditionCheckItem', PK.accessKeyRecord),
+      request('PutItem', PK.token),
+      request('PutItem', PK.loginTokens),
+      request('PutItem', PK.audit),
+    ],
     openapi: [],
     'webhook-fanout': [request('Query', PK.workspace), request('PutItem', PK.delivery), request('UpdateItem', PK.delivery)],
     'delivery-worker': [
@@ -227,18 +244,20 @@ describe('the audit log and the credentials', () => {
     expect(FUNCTION_NAMES.filter((name) => can(name, request('BatchWriteItem', PK.audit)))).toEqual([]);
   });
 
-  it('lets only the access-keys function create a credential item, whatever else a role is allowed', () => {
+  it('lets only the access-keys and login functions create a credential item, whatever else a role is allowed', () => {
     for (const name of FUNCTION_NAMES) {
-      expect({ name, creates: can(name, request('PutItem', PK.token)) }).toEqual({ name, creates: name === 'access-keys' });
-      expect({ name, denied: !allows(withEverythingAllowed(name), tableArn, request('PutItem', PK.token)) }).toEqual({ name, denied: name !== 'access-keys' });
-      expect(allows(withEverythingAllowed(name), tableArn, request('BatchWriteItem', PK.token))).toBe(name === 'access-keys');
+      const creator = CREDENTIAL_CREATORS.includes(name);
+      expect({ name, creates: can(name, request('PutItem', PK.token)) }).toEqual({ name, creates: creator });
+      expect({ name, denied: !allows(withEverythingAllowed(name), tableArn, request('PutItem', PK.token)) }).toEqual({ name, denied: !creator });
+      expect(allows(withEverythingAllowed(name), tableArn, request('BatchWriteItem', PK.token))).toBe(creator);
     }
   });
 
   it("lets the other API functions change only a token item's lastUsedAt (not revoke, un-revoke or extend it)", () => {
     for (const name of FUNCTION_NAMES) {
       const touches = can(name, { action: 'UpdateItem', leadingKeys: [PK.token], attributes: LAST_USED });
-      expect({ name, touches }).toEqual({ name, touches: API_FUNCTIONS.includes(name as never) });
+      // The login authenticates no token, so it touches none.
+      expect({ name, touches }).toEqual({ name, touches: API_FUNCTIONS.includes(name as never) && name !== 'auth' });
       for (const attribute of ['revokedAt', 'expiresAt', 'workspaceId']) {
         const changes = { action: 'UpdateItem', leadingKeys: [PK.token], attributes: ['PK', attribute] };
         expect({ name, attribute, allowed: can(name, changes) }).toEqual({ name, attribute, allowed: name === 'access-keys' });
@@ -308,5 +327,7 @@ describe('the grants stay deployable', () => {
     expect(() => checkAccess('f', { items: { BatchWriteItem: ['TOKEN#*'] } })).toThrow('never batch-written');
     expect(() => checkAccess('f', { items: { GetItem: [] } })).toThrow('an action with no partition');
     expect(() => checkAccess('f', { items: { PutItem: [audit, 'TOKEN#*'] }, writesAudit: true, createsCredentials: true })).not.toThrow();
+    expect(() => checkAccess('f', { items: { UpdateItem: ['TOKEN#*'] } })).toThrow('changesCredentials must be set exactly when it updates credential items in full');
+    expect(() => checkAccess('f', { items: { GetItem: ['TOKEN#*'] }, changesCredentials: true })).toThrow('changesCredentials must be set exactly');
   });
 });

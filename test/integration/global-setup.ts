@@ -45,6 +45,8 @@ export default async function setup(project: TestProject) {
       JWT_JWKS_URI: idp.jwksUri,
       JWT_REQUIRED_TYPE: 'at+jwt',
       WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8,::1/128',
+      // The test OIDC issuer listens on loopback (test/support/oidc-issuer.ts).
+      OIDC_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8,::1/128',
       WEBHOOK_TIME_SCALE: String(TEST_TIME_SCALE),
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR',
     },

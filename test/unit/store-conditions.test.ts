@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { iso } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
@@ -30,7 +30,7 @@ const endpoint = {
   createdAt: NOW, updatedAt: NOW, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null, accountId: 'acc_x', sealedSecret: SEALED,
 };
 const apiKey = { id: newId('apiKey'), name: 'k', tokenPrefix: 'sk_live_ab', tokenHash: 'a'.repeat(64), createdAt: NOW, revokedAt: null, lastUsedAt: null };
-const accessKey = { id: newId('accessKey'), name: 'k', identityId: newId('machineIdentity'), tokenPrefix: 'st_abcdefg', createdAt: NOW, createdBy: 'key_x', expiresAt: null, revokedAt: null, lastUsedAt: null, permissions: [], allowedCidrs: [] };
+const accessKey = { id: newId('accessKey'), name: 'k', identityId: newId('machineIdentity'), tokenPrefix: 'st_abcdefg', createdAt: NOW, createdBy: 'key_x', expiresAt: null, revokedAt: null, lastUsedAt: null, permissions: [], allowedCidrs: [], auth: { type: 'token' as const }, tokenTtlSeconds: null };
 
 /** Every store method that writes an audit entry or a credential item, run once (twice where it has two shapes). */
 const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
@@ -53,7 +53,11 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
   recordReveal: () => store.recordReveal(WS, audit(), { credentialId: apiKey.id, perMinute: 100, workspacePerMinute: 1000, now: Date.parse(NOW) }),
   deleteSecret: () => store.deleteSecret(WS, secret, audit()),
   writeAuditEntries: () => store.writeAuditEntries(WS, Array.from({ length: 30 }, audit)),
-  createAccessKey: () => store.createAccessKey(WS, accessKey, 'c'.repeat(64), audit()),
+  createAccessKey: async () => {
+    await store.createAccessKey(WS, accessKey, 'c'.repeat(64), audit());
+    // A key whose tokens come from logins: no token item, the same lookup of its workspace.
+    await store.createAccessKey(WS, { ...accessKey, tokenPrefix: null, auth: { type: 'aws_iam', principalArns: ['arn:aws:iam::123456789012:role/x'] }, tokenTtlSeconds: 900 }, undefined, audit());
+  },
   revokeAccessKey: () => store.revokeAccessKey(WS, accessKey.id, 'c'.repeat(64), NOW, audit()),
   updateAccessKey: () => store.updateAccessKey(WS, accessKey, 'c'.repeat(64), { name: 'renamed', allowedCidrs: ['10.0.0.0/8'] }, audit()),
   createEndpoint: () => store.createEndpoint(WS, endpoint, audit()),
@@ -61,6 +65,21 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
   deleteEndpoint: () => store.deleteEndpoint(WS, endpoint.id, audit()),
   autoDisableEndpoint: () => store.autoDisableEndpoint(WS, endpoint.id, NOW, 'failing', audit()),
   retryNow: () => store.retryNow(WS, newId('delivery'), 'token', NOW, audit()),
+  issueLoginToken: () =>
+    store.issueLoginToken({
+      workspaceId: WS,
+      record: accessKey,
+      revision: 2,
+      tokenHash: 'e'.repeat(64),
+      token: { kind: 'machine', workspaceId: WS, credentialId: accessKey.id, actorSub: accessKey.identityId, expiresAt: NOW, revokedAt: null, lastUsedAt: null, allowedCidrs: [] },
+      audit: audit(),
+      createdAt: NOW,
+    }),
+  recordLoginAudit: () => store.recordLoginAudit(WS, audit()),
+  reachLoginTokens: () => {
+    dynamodb.on(QueryCommand).resolves({ Items: [{ tokenHash: 'd'.repeat(64) }] });
+    return store.reachLoginTokens(WS, accessKey.id, NOW, { revokedAt: NOW });
+  },
   recordDenial: () => store.recordDenial(WS, accessKey.id, `reveal#${secret.environmentId}#K`, () => ({ ...audit(), action: 'access.denied' }), Date.parse(NOW)),
 };
 
@@ -72,7 +91,7 @@ const OTHERS: readonly (keyof Store)[] = [
   'secretByIdKeys', 'secretByPathKeys', 'secretWriteKeys', 'getSecretHead', 'getSecretByPath', 'getEnvironmentSecret', 'getSecretVersion', 'purgeSecretVersions', 'pendingPurges', 'listSecretVersions', 'listSecrets', 'searchSecrets',
   'environmentKeys', 'listEnvironmentValues', 'indexEnvironmentValues', 'countRevealPage',
   'environmentsOfProjects', 'searchEnvironments', 'indexEnvironmentSearch',
-  'getAccessKey', 'listAccessKeys',
+  'getAccessKey', 'listAccessKeys', 'findLoginTarget', 'countLoginAttempt',
   'listEndpoints', 'listEndpointPage', 'getEndpoint', 'recordEndpointFailure', 'recordEndpointSuccess',
   'createDelivery', 'markDeliveryDue', 'getDelivery', 'claimAttempt', 'recordAttempt', 'failPending', 'requeue', 'listDeliveries', 'pendingDeliveryIds', 'dueDeliveries', 'deleteEndpointDeliveries',
 ];

@@ -10,7 +10,8 @@ const DAY = 86_400_000;
 
 /** An access-key store in memory; a revoke is conditional on the key being active and on its token hash. */
 function harness() {
-  const keys = new Map<string, AccessKeyItem & { tokenHash: string }>();
+  const keys = new Map<string, AccessKeyItem & { tokenHash: string | undefined }>();
+  const reached: { id: string; fields: Record<string, unknown> }[] = [];
   const audits: AuditEntry[] = [];
   const revokeWrites: string[] = [];
   const store: AccessKeyServiceStore = {
@@ -35,9 +36,13 @@ function harness() {
       audits.push(audit);
       return true;
     },
+    async reachLoginTokens(_ws, id, _now, fields) {
+      reached.push({ id, fields });
+      return 0;
+    },
   };
   const clock = fakeClock();
-  return { service: makeAccessKeyService({ store, clock, macs: testMacs }), store, keys, audits, revokeWrites, clock, caller: principal({ kind: 'user', actorSub: 'usr_alice' }) };
+  return { service: makeAccessKeyService({ store, clock, macs: testMacs }), store, keys, audits, revokeWrites, reached, clock, caller: principal({ kind: 'user', actorSub: 'usr_alice' }) };
 }
 
 describe('access-key service: create', () => {
@@ -46,12 +51,13 @@ describe('access-key service: create', () => {
     const h = harness();
     // Act
     const created = await h.service.create(h.caller, { name: 'ci' });
+    const token = created.token!;
     // Assess
-    expect(created.token.startsWith('st_')).toBe(true);
-    expect(h.keys.get(created.id)!.tokenHash).toBe(hashToken(created.token));
-    expect(JSON.stringify([...h.keys.values()])).not.toContain(created.token);
+    expect(token.startsWith('st_')).toBe(true);
+    expect(h.keys.get(created.id)!.tokenHash).toBe(hashToken(token));
+    expect(JSON.stringify([...h.keys.values()])).not.toContain(token);
     expect(h.audits).toEqual([expect.objectContaining({ action: 'access_key.create', target: created.id, actorSub: 'usr_alice' })]);
-    expect(JSON.stringify(h.audits)).not.toContain(created.token.slice(3, 20));
+    expect(JSON.stringify(h.audits)).not.toContain(token.slice(3, 20));
     expect(created).not.toHaveProperty('tokenHash');
   });
 

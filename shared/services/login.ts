@@ -1,0 +1,163 @@
+import { auditEntry } from '../audit-entry.ts';
+import { iso, type Clock } from '../clock.ts';
+import { IamLoginRefused, checkSignedRequest, principalArnOf, principalMatches } from '../auth/iam-login.ts';
+import type { OidcKeyAuth, OidcVerdict } from '../auth/oidc-login.ts';
+import { fromAllowedAddress } from '../auth/source-address.ts';
+import type { StsVerdict } from '../auth/sts-replay.ts';
+import { hashToken, issueToken } from '../auth/tokens.ts';
+import type { ServiceMacs } from '../crypto/mac-key.ts';
+import { ApiError, AuthRequiredError, ForbiddenError, RateLimitedError, ServiceUnavailableError, WorkspaceNotAllowlistedError } from '../errors.ts';
+import type { LoginBody } from '../http/login-schemas.ts';
+import { tokenScope } from '../store/access-keys.ts';
+import type { Store } from '../store/index.ts';
+import type { LoginTarget } from '../store/logins.ts';
+
+/**
+ * Workload identity (decisions.md, "Workload identity: login with AWS IAM or OIDC"): a workload proves who it is
+ * with a signed STS request or an OIDC token and gets a short-lived `st_` token of its access key, carrying the
+ * key's rules and networks. The checks are shared/auth's (iam-login.ts, oidc-login.ts); this decides the order, the
+ * answers and the audit.
+ */
+
+/** Login attempts per access key and minute, refused ones included. */
+export const LOGINS_PER_MINUTE = 60;
+
+/** Times a login reads its key again when a revoke or a PATCH committed between its read and its token. */
+const ISSUE_ATTEMPTS = 3;
+
+export interface LoginDeps {
+  store: Pick<Store, 'findLoginTarget' | 'countLoginAttempt' | 'issueLoginToken' | 'recordLoginAudit'>;
+  clock: Clock;
+  macs: () => Promise<ServiceMacs>;
+  /** Where IAM logins go and the server id they must sign; undefined where IAM login is not configured. */
+  iam: { stsEndpoint: string | undefined; serverId: string | undefined };
+  replayToSts: (url: string, headers: Record<string, string>, body: string) => Promise<StsVerdict>;
+  verifyOidc: (auth: OidcKeyAuth, jwt: string) => Promise<OidcVerdict>;
+}
+
+/** Who logged in, as the `access_key.login` entry names it. */
+type Proven = { principal: string; issuer?: string };
+
+/** A refused login: the error the caller gets and the reason the audit entry records. */
+class Refusal extends Error {
+  readonly reason: string;
+  readonly error: ApiError;
+
+  constructor(reason: string, error: ApiError) {
+    super(error.message);
+    this.reason = reason;
+    this.error = error;
+  }
+}
+
+const refused = (reason: string, message: string) => new Refusal(reason, new AuthRequiredError(message));
+
+export function makeLoginService(deps: LoginDeps) {
+  const { store, clock } = deps;
+
+  /** The state of the key itself: unrevoked, unexpired, of the login's method, its workspace allowlisted. */
+  function checkKey(target: LoginTarget, method: LoginBody['method'], now: number): void {
+    const { record, workspace } = target;
+    if (record.revokedAt) throw refused('revoked', 'login: the access key has been revoked');
+    if (record.expiresAt && Date.parse(record.expiresAt) <= now) throw refused('expired', 'login: the access key has expired');
+    if (record.auth.type === 'token') throw refused('method', 'login: this access key has a token of its own and does not log in');
+    if (record.auth.type !== method) throw refused('method', `login: this access key logs in with ${record.auth.type}, not ${method}`);
+    if (!workspace?.allowlisted) throw new Refusal('workspace_not_allowlisted', new WorkspaceNotAllowlistedError());
+  }
+
+  /** The identity the body proves for the key, or a Refusal naming the failed check. */
+  async function prove(target: LoginTarget, body: LoginBody, now: number): Promise<Proven> {
+    const auth = target.record.auth;
+    if (body.method === 'aws_iam' && auth.type === 'aws_iam') {
+      const { stsEndpoint, serverId } = deps.iam;
+      if (!stsEndpoint || !serverId) {
+        throw new Refusal('not_configured', new ServiceUnavailableError('login: AWS IAM login is not configured here (AWS_STS_ENDPOINT, IAM_SERVER_ID)'));
+      }
+      let headers: Record<string, string>;
+      try {
+        headers = checkSignedRequest(body.signedRequest, { stsEndpoint, serverId, now });
+      } catch (error) {
+        if (error instanceof IamLoginRefused) throw refused(error.reason, `login: ${error.message}`);
+        throw error;
+      }
+      const sts = await deps.replayToSts(stsEndpoint, headers, body.signedRequest.body);
+      if (!sts.ok) throw new Refusal(sts.reason, sts.unavailable ? new ServiceUnavailableError(sts.message) : new AuthRequiredError(sts.message));
+      const principal = principalArnOf(sts.callerArn);
+      if (!principalMatches(principal, auth.principalArns)) {
+        throw refused('principal', "login: the caller's IAM role or user matches none of the access key's principalArns");
+      }
+      return { principal };
+    }
+    if (body.method === 'oidc' && auth.type === 'oidc') {
+      const verdict = await deps.verifyOidc(auth, body.jwt);
+      if (!verdict.ok) throw new Refusal(verdict.reason, verdict.unavailable ? new ServiceUnavailableError(verdict.message) : new AuthRequiredError(verdict.message));
+      return { principal: verdict.subject, issuer: verdict.issuer };
+    }
+    throw refused('method', 'login: the method does not match the access key');
+  }
+
+  /** Issues the token against the key as last read; reads the key again when it changed meanwhile. */
+  async function issue(first: LoginTarget, body: LoginBody, proven: Proven, now: number) {
+    const macs = await deps.macs();
+    let target: LoginTarget | undefined = first;
+    for (let attempt = 0; attempt < ISSUE_ATTEMPTS && target; attempt++) {
+      if (attempt > 0) checkKey(target, body.method, now);
+      const { record, workspaceId } = target;
+      const token = issueToken(macs, 'machine', workspaceId);
+      const life = now + record.tokenTtlSeconds! * 1000;
+      const expiresAt = iso(record.expiresAt ? Math.min(life, Date.parse(record.expiresAt)) : life);
+      const audit = auditEntry(keyActor(target), 'access_key.login', record.id, { accessKeyId: record.id, method: body.method, ...proven }, now);
+      const issued = await store.issueLoginToken({
+        workspaceId,
+        record,
+        revision: target.revision,
+        tokenHash: hashToken(token),
+        token: { kind: 'machine', workspaceId, credentialId: record.id, actorSub: record.identityId, expiresAt, revokedAt: null, lastUsedAt: null, ...tokenScope(record) },
+        audit,
+        createdAt: iso(now),
+      });
+      if (issued) return { token, expiresAt, accessKeyId: record.id, identityId: record.identityId };
+      target = await store.findLoginTarget(record.id);
+    }
+    throw new ServiceUnavailableError('login: the access key kept changing; retry shortly');
+  }
+
+  return {
+    /**
+     * Logs a workload in. An unknown key is AUTH_REQUIRED with nothing written; for an existing key the attempt is
+     * counted first (60 a minute, refused ones included), and a refusal is audited as `access_key.login_denied`.
+     */
+    async login(body: LoginBody, origin: { sourceIp?: string | undefined }) {
+      const target = await store.findLoginTarget(body.accessKeyId);
+      if (!target) throw new AuthRequiredError('login: the access key does not exist or cannot log in');
+      const now = clock.now();
+      if (!(await store.countLoginAttempt(target.workspaceId, target.record.id, now, LOGINS_PER_MINUTE))) {
+        throw new RateLimitedError(`login: at most ${LOGINS_PER_MINUTE} login attempts per access key per minute`, 60 - (Math.floor(now / 1000) % 60));
+      }
+      try {
+        checkKey(target, body.method, now);
+        // Outside the key's networks: refused as every use of its tokens would be.
+        if (!fromAllowedAddress(origin.sourceIp, target.record.allowedCidrs)) {
+          throw new Refusal('source_address', new ForbiddenError('login: this access key may not be used from this address (allowedCidrs)'));
+        }
+        const proven = await prove(target, body, now);
+        return await issue(target, body, proven, now);
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        // Without an allowlisted workspace there is no account to write the entry under.
+        if (target.workspace?.accountId) {
+          const metadata = { method: body.method, reason: error.reason };
+          await store.recordLoginAudit(target.workspaceId, auditEntry(keyActor(target), 'access_key.login_denied', target.record.id, metadata, now));
+        }
+        throw error.error;
+      }
+    },
+  };
+}
+
+/** The key's machine identity as the actor of its login entries. */
+function keyActor(target: LoginTarget) {
+  return { actorSub: target.record.identityId, kind: 'machine' as const, accountId: target.workspace?.accountId ?? '' };
+}
+
+export type LoginService = ReturnType<typeof makeLoginService>;

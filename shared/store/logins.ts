@@ -1,0 +1,157 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { itemKeyString } from '../prefetch.ts';
+import { auditPut, putAuditEntries, type AuditEntry } from './audit.ts';
+import { sendConditional, transact } from './conditional.ts';
+import { compact, pick } from './items.ts';
+import { ENTITY, keys, patterns } from './keys.ts';
+import { queryAll } from './query.ts';
+import { batchRead } from './reads.ts';
+import { send, type Db } from './send.ts';
+import { toAccessKey, type AccessKeyItem } from './access-keys.ts';
+import { tokenPut, type TokenItem, type WorkspaceItem } from './workspaces.ts';
+
+/** What a login reads of its access key: the record, the revision it was read at, and its workspace. */
+export interface LoginTarget {
+  workspaceId: string;
+  record: AccessKeyItem;
+  /** Changed by every PATCH: a login issued against an older revision is refused and read again. */
+  revision: number | undefined;
+  workspace: Pick<WorkspaceItem, 'allowlisted' | 'accountId'> | undefined;
+}
+
+/** A login token about to be issued: its item, the hash it is found by, and what goes with it. */
+export interface LoginIssue {
+  workspaceId: string;
+  record: AccessKeyItem;
+  revision: number | undefined;
+  tokenHash: string;
+  token: TokenItem;
+  audit: AuditEntry;
+  createdAt: string;
+}
+
+/** Login tokens stay readable this long past their expiry (answered "expired", not "not valid"), then TTL takes them. */
+const KEPT_AFTER_EXPIRY_SECONDS = 3600;
+
+/** Token items changed at once when a key's change reaches its live login tokens. */
+const TOKEN_UPDATES_IN_FLIGHT = 10;
+
+/** Logins of access keys: finding the key by its id, counting attempts, issuing tokens, and reaching live ones. */
+export function makeLoginStore(db: Db) {
+  return {
+    /**
+     * The key a login names, by its id alone: the lookup item (eventually consistent: it never changes), then the
+     * record and the workspace in one consistent BatchGetItem. Undefined for an unknown key.
+     */
+    async findLoginTarget(accessKeyId: string): Promise<LoginTarget | undefined> {
+      const lookup = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: keys.accessKeyById(accessKeyId) }));
+      const workspaceId = lookup.Item?.workspaceId;
+      if (typeof workspaceId !== 'string') return undefined;
+      const recordKey = keys.accessKey(workspaceId, accessKeyId);
+      const workspaceKey = keys.workspace(workspaceId);
+      const items = await batchRead(db, [recordKey, workspaceKey]);
+      const item = items.get(itemKeyString(recordKey));
+      const record = toAccessKey(item);
+      if (!record) return undefined;
+      const workspace = pick<Pick<WorkspaceItem, 'allowlisted' | 'accountId'>>(items.get(itemKeyString(workspaceKey)), ['allowlisted', 'accountId']);
+      return { workspaceId, record, revision: item?.revision as number | undefined, workspace };
+    },
+
+    /**
+     * Counts one login attempt of a key in this minute's window (refused ones included); false, counting nothing,
+     * when `max` were made already. The window's item expires with TTL.
+     */
+    async countLoginAttempt(workspaceId: string, accessKeyId: string, now: number, max: number): Promise<boolean> {
+      const minute = Math.floor(now / 60_000);
+      const written = await sendConditional(
+        db,
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.loginCounter(workspaceId, accessKeyId, minute),
+          UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
+          ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
+          ExpressionAttributeValues: { ':one': 1, ':max': max, ':type': ENTITY.loginCounter, ':ttl': (minute + 2) * 60 },
+        }),
+      );
+      return written !== undefined;
+    },
+
+    /**
+     * Issues a login token: its credential item, its entry among the key's live tokens and the audit entry, on
+     * condition that the key is still unrevoked at the revision the login read. False, writing nothing, when it is
+     * not (revoked or changed meanwhile): the caller reads again. So a revoke or PATCH either sees this token in
+     * its query of live tokens or makes this login fail.
+     */
+    async issueLoginToken(issue: LoginIssue): Promise<boolean> {
+      const { workspaceId, record, revision, tokenHash, token, audit, createdAt } = issue;
+      const ttl = Math.ceil(Date.parse(token.expiresAt!) / 1000) + KEPT_AFTER_EXPIRY_SECONDS;
+      const sameRevision = revision === undefined ? 'attribute_not_exists(#revision)' : '#revision = :revision';
+      const put = tokenPut(db, tokenHash, token, createdAt);
+      const failed = await transact(db, [
+        {
+          ConditionCheck: {
+            TableName: db.tableName,
+            Key: keys.accessKey(workspaceId, record.id),
+            ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(revokedAt) AND ${sameRevision}`,
+            ExpressionAttributeNames: { '#revision': 'revision' },
+            ...(revision !== undefined && { ExpressionAttributeValues: { ':revision': revision } }),
+          },
+        },
+        { Put: { ...put.Put!, Item: { ...put.Put!.Item, ttl } } },
+        {
+          Put: {
+            TableName: db.tableName,
+            Item: { ...keys.loginToken(workspaceId, record.id, token.expiresAt!, tokenHash), type: ENTITY.loginToken, tokenHash, ttl },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      return failed === undefined;
+    },
+
+    /** Records a refused login of an existing key (a change of its own goes with none). */
+    async recordLoginAudit(workspaceId: string, audit: AuditEntry): Promise<void> {
+      await putAuditEntries(db, workspaceId, [audit]);
+    },
+
+    /**
+     * Sets `fields` on every live login token of a key (found by a strongly consistent Query of its entries from now
+     * on), so a revoke or a PATCH applies to them on their next request. A token gone meanwhile (TTL) is skipped.
+     * Answers how many tokens were changed.
+     */
+    async reachLoginTokens(workspaceId: string, accessKeyId: string, now: string, fields: Partial<TokenItem>): Promise<number> {
+      const live = await queryAll<{ tokenHash: string }>(db, patterns.loginTokensOfAccessKey(workspaceId, accessKeyId), {
+        skBetween: [now, '~'],
+        consistent: true,
+        projection: ['tokenHash'],
+      });
+      const set = Object.entries(compact(fields));
+      if (set.length === 0) return 0;
+      const pending = live.map((entry) => entry.tokenHash);
+      let changed = 0;
+      const lanes = Array.from({ length: Math.min(TOKEN_UPDATES_IN_FLIGHT, pending.length) }, async () => {
+        for (let hash = pending.shift(); hash; hash = pending.shift()) {
+          const written = await sendConditional(
+            db,
+            new UpdateCommand({
+              TableName: db.tableName,
+              Key: keys.token(hash),
+              UpdateExpression: `SET ${set.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+              // A token gone meanwhile (TTL) is not made again; a revoked one stays as it is.
+              ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
+              ExpressionAttributeNames: Object.fromEntries(set.map(([name], i) => [`#f${i}`, name])),
+              ExpressionAttributeValues: Object.fromEntries(set.map(([, value], i) => [`:f${i}`, value])),
+            }),
+          );
+          if (written !== undefined) changed += 1;
+        }
+      });
+      await Promise.all(lanes);
+      return changed;
+    },
+  };
+}
+
+export type LoginStore = ReturnType<typeof makeLoginStore>;
