@@ -1,3 +1,3 @@
 #!/usr/bin/env node
 // The `secrets` command: the CLI is built to dist/ (`npm run build`, run by the repository's `npm install`).
-import '../dist/cli.js';
+import '../dist/cli-main.js';

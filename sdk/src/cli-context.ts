@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { refuseInsecureBaseUrl } from './base-url.js';
+import { AUTH_METHODS, CredentialError, resolveCredential, type AuthFlags, type Credential } from './cli-auth.js';
 import { createClient } from './client.js';
 import { ApiError } from './errors.js';
 
@@ -11,21 +12,26 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, refused: 3, unreachable: 4 } a
 /** A command-line mistake: printed with a hint, exit status 2. */
 export class UsageError extends Error {}
 
-export interface Connection {
+export interface Connection extends AuthFlags {
   apiUrl?: string;
-  token?: string;
   project?: string;
   env?: string;
 }
 
 /**
- * Adds the connection options to a command (`--api-url`, `--token`) and the target options it uses: a command takes
- * them after its name (`secrets get KEY --env prod`), the root before it (`secrets --env prod get KEY`).
+ * Adds the connection options to a command (`--api-url`, `--token` or `--access-key-id` with `--auth` and what the
+ * login needs; `token: false` leaves out `--token`, for `secrets login`) and the target options it uses: a command
+ * takes them after its name (`secrets get KEY --env prod`), the root before it (`secrets --env prod get KEY`).
  */
-export function connectionOptions(command: Command, target: { project?: boolean; env?: boolean } = {}): Command {
+export function connectionOptions(command: Command, target: { project?: boolean; env?: boolean; token?: boolean } = {}): Command {
+  command.option('--api-url <url>', 'the API base URL (SECRETS_API_URL)');
+  if (target.token !== false) command.option('--token <token>', 'an API key, machine token or access token (SECRETS_TOKEN)');
   command
-    .option('--api-url <url>', 'the API base URL (SECRETS_API_URL)')
-    .option('--token <token>', 'an API key, machine token or access token (SECRETS_TOKEN)');
+    .option('--access-key-id <id>', 'instead of --token: an access key (ak_…) that logs in with --auth (SECRETS_ACCESS_KEY_ID)')
+    .addOption(new Option('--auth <method>', "how --access-key-id logs in: the AWS SDK's credentials, or an OIDC token (SECRETS_AUTH)").choices([...AUTH_METHODS]))
+    .option('--oidc-token-file <path>', 'with --auth oidc: a file holding the token (SECRETS_OIDC_TOKEN_FILE; or SECRETS_OIDC_TOKEN, or GitHub Actions)')
+    .option('--oidc-audience <aud>', "with --auth oidc in GitHub Actions: the token's audience (SECRETS_OIDC_AUDIENCE)")
+    .option('--server-id <id>', "with --auth aws-iam: the service's server id (SECRETS_SERVER_ID; default the API URL's host and port)");
   if (target.project) command.option('--project <slug>', 'the project (SECRETS_PROJECT, or .secrets.json)');
   if (target.env) command.option('--env <slug>', 'the environment (SECRETS_ENV, or .secrets.json)');
   return command;
@@ -41,7 +47,7 @@ function findSetup(from = process.cwd()): { project?: string; env?: string } {
 }
 
 /** The SDK's base URL rule, as a usage error naming where the URL came from (exit status 2, before any request). */
-function checkApiUrl(apiUrl: string): void {
+export function checkApiUrl(apiUrl: string): void {
   try {
     refuseInsecureBaseUrl(apiUrl);
   } catch (error) {
@@ -49,14 +55,32 @@ function checkApiUrl(apiUrl: string): void {
   }
 }
 
-/** The API and the token alone, flags first, then the environment variables (for commands that name no target). */
+/** The credential of the flags and environment, as a usage error when it cannot be resolved. */
+export function credentialOf(flags: Connection, options: { accessKeyOnly?: boolean } = {}): Credential {
+  try {
+    return resolveCredential(flags, process.env, options);
+  } catch (error) {
+    throw error instanceof CredentialError ? new UsageError(error.message) : error;
+  }
+}
+
+/**
+ * The API and the credential alone, flags first, then the environment variables (for commands that name no target).
+ * `token` is undefined when the client logs in (`--access-key-id`): it has no token of its own until it does.
+ */
 export function resolveApi(flags: Connection) {
   const apiUrl = flags.apiUrl ?? process.env.SECRETS_API_URL;
-  const token = flags.token ?? process.env.SECRETS_TOKEN;
   if (!apiUrl) throw new UsageError('the API URL is required: --api-url or SECRETS_API_URL');
   checkApiUrl(apiUrl);
-  if (!token) throw new UsageError('a token is required: --token or SECRETS_TOKEN');
-  return { apiUrl, token, client: createClient({ baseUrl: apiUrl, token }) };
+  const credential = credentialOf(flags);
+  let client: ReturnType<typeof createClient>;
+  try {
+    client = createClient({ baseUrl: apiUrl, ...credential });
+  } catch (error) {
+    // The client's own refusals (an IAM login without an STS endpoint) are settings the user gave.
+    throw error instanceof TypeError ? new UsageError(error.message) : error;
+  }
+  return { apiUrl, token: credential.token, client };
 }
 
 export type ApiContext = ReturnType<typeof resolveApi>;

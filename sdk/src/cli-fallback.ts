@@ -10,7 +10,7 @@ export type FallbackFlags = { fallback?: string | false; fallbackOnly?: boolean;
 /** One week: long enough to ride out an outage over a weekend, short enough that revoked values do not live on. */
 const DEFAULT_MAX_AGE_MS = 7 * 86_400_000;
 
-/** Adds the fallback flags to a command (`run`, `export`). */
+/** Adds the fallback flags to a command (`run`, `export`); a login (`--access-key-id`) uses no snapshot. */
 export function fallbackOptions(command: Command): Command {
   return command
     .option('--fallback <path>', 'the encrypted snapshot file (default: under the user cache folder)')
@@ -31,8 +31,8 @@ export function fallbackOptions(command: Command): Command {
 }
 
 /** The snapshot's values when it may be used; why not on stderr otherwise (never a value). */
-function fromSnapshot(file: string, ctx: Context, target: SnapshotTarget, flags: FallbackFlags): Record<string, string> | undefined {
-  const read = readSnapshot(file, ctx.token, target, { maxAgeMs: flags.fallbackMaxAge });
+function fromSnapshot(file: string, token: string, target: SnapshotTarget, flags: FallbackFlags): Record<string, string> | undefined {
+  const read = readSnapshot(file, token, target, { maxAgeMs: flags.fallbackMaxAge });
   if (!read.snapshot) {
     if (read.reason) process.stderr.write(`secrets: not using the fallback snapshot at ${file}: ${read.reason}\n`);
     return undefined;
@@ -42,9 +42,9 @@ function fromSnapshot(file: string, ctx: Context, target: SnapshotTarget, flags:
 }
 
 /** Saves the snapshot after the API answered; a snapshot that cannot be saved is a warning, not a failure. */
-function saveSnapshot(file: string, ctx: Context, target: SnapshotTarget, values: Record<string, string>): void {
+function saveSnapshot(file: string, token: string, target: SnapshotTarget, values: Record<string, string>): void {
   try {
-    writeSnapshot(file, ctx.token, target, values);
+    writeSnapshot(file, token, target, values);
   } catch (error) {
     // The API answered: a read-only or full disk, or a path someone else holds, must not stop the command.
     process.stderr.write(`secrets: warning: the fallback snapshot could not be saved at ${file}: ${(error as Error).message}\n`);
@@ -55,8 +55,14 @@ function saveSnapshot(file: string, ctx: Context, target: SnapshotTarget, values
 export async function loadWithFallback(ctx: Context, flags: FallbackFlags): Promise<Record<string, string>> {
   const target = { project: ctx.project, env: ctx.env };
   const file = snapshotPath(target, typeof flags.fallback === 'string' ? flags.fallback : undefined);
+  const { token } = ctx;
+  if (token === undefined) {
+    // The snapshot is sealed with the token, and a login's token changes with every login: nothing could open it.
+    if (flags.fallbackOnly || typeof flags.fallback === 'string') throw new UsageError('the fallback snapshot needs --token: a login (--access-key-id) has no lasting token to seal it with');
+    return ctx.client.loadEnvironment({ project: ctx.project, environment: ctx.env, forceFetch: true });
+  }
   if (flags.fallbackOnly) {
-    const values = fromSnapshot(file, ctx, target, flags);
+    const values = fromSnapshot(file, token, target, flags);
     if (!values) throw new UsageError(`no usable fallback snapshot for this token at ${file}`);
     return values;
   }
@@ -68,11 +74,11 @@ export async function loadWithFallback(ctx: Context, flags: FallbackFlags): Prom
     // falls back), and so must anything that is not a network failure or a 5xx.
     const down = isUnreachable(error) || (error instanceof ApiError && error.status >= 500);
     if (flags.fallback === false || !down) throw error;
-    const snapshot = fromSnapshot(file, ctx, target, flags);
+    const snapshot = fromSnapshot(file, token, target, flags);
     if (!snapshot) throw error;
     process.stderr.write(`secrets: the API could not be reached (${error instanceof ApiError ? error.message : describe(error as Error)})\n`);
     return snapshot;
   }
-  if (flags.fallback !== false) saveSnapshot(file, ctx, target, values);
+  if (flags.fallback !== false) saveSnapshot(file, token, target, values);
   return values;
 }

@@ -8,6 +8,7 @@ import { childEnvironment, NOT_A_NAME, platformNameCase } from './child-env.js';
 import { registerAdmin } from './cli-admin.js';
 import { connectionOptions, environmentId, EXIT, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
 import { fallbackOptions, loadWithFallback, type FallbackFlags } from './cli-fallback.js';
+import { registerLogin } from './cli-login.js';
 import { unwrap } from './client.js';
 import { formatValues, FORMATS, type Format } from './formats.js';
 
@@ -48,14 +49,22 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
-function program(): Command {
+/** The `secrets` command line, ready to parse. */
+export function program(): Command {
   const cli = new Command('secrets')
     .exitOverride()
     // Options after a command are that command's (`get KEY --version 2`); the connection options are on both.
     .enablePositionalOptions()
     .version(version)
-    .description('Get secrets into programs: run a command with them, export them, read and write them; manage projects, environments and access keys.')
-    .addHelpText('after', '\nExit status: 0 done; 1 failed; 2 usage error; 3 the API refused (its code is printed); 4 the API could not be reached or failed (5xx).\n`run` exits with the command\'s own status.');
+    .description('Get secrets into programs: run a command with them, export them, read and write them; log in with AWS IAM or OIDC; manage projects, environments and access keys.')
+    .addHelpText('after', [
+      '\nCredentials: --token / SECRETS_TOKEN, or an access key that logs in: --access-key-id / SECRETS_ACCESS_KEY_ID',
+      'with --auth aws-iam|oidc / SECRETS_AUTH (AWS IAM: the AWS SDK\'s default credentials, SECRETS_AWS_STS_ENDPOINT,',
+      '--server-id / SECRETS_SERVER_ID; OIDC: --oidc-token-file / SECRETS_OIDC_TOKEN_FILE, SECRETS_OIDC_TOKEN, or GitHub',
+      'Actions with --oidc-audience / SECRETS_OIDC_AUDIENCE). `secrets login` prints a short-lived token.',
+      '\nExit status: 0 done; 1 failed; 2 usage error; 3 the API refused (its code is printed); 4 the API could not be reached or failed (5xx).',
+      '`run` exits with the command\'s own status.',
+    ].join('\n'));
   let running: Command = cli;
   cli.hook('preAction', (_root, command) => {
     running = command;
@@ -72,6 +81,7 @@ function program(): Command {
   for (const command of [cli, ...cli.commands]) connectionOptions(command, { project: true, env: true });
   // The command groups add to each of their commands the options it uses (environments need a project, nothing else does).
   registerAdmin(cli, connection);
+  registerLogin(cli, connection);
   return cli;
 }
 
@@ -182,13 +192,16 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
     });
 }
 
-program()
-  .parseAsync(process.argv)
-  .catch((error: unknown) => {
+/** Runs the command line `argv` (as `process.argv`) and sets `process.exitCode` (documented in `--help`). */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await program().parseAsync(argv);
+  } catch (error) {
     const code = (error as { code?: string }).code ?? '';
     if (code.startsWith('commander.')) {
       process.exitCode = code === 'commander.helpDisplayed' || code === 'commander.version' ? EXIT.ok : EXIT.usage;
       return;
     }
     process.exitCode = report(error);
-  });
+  }
+}

@@ -2,16 +2,18 @@ import { randomUUID } from 'node:crypto';
 import createFetchClient from 'openapi-fetch';
 import type { paths } from './api.js';
 import { refuseInsecureBaseUrl } from './base-url.js';
-import { ApiError } from './errors.js';
+import { ApiError, unwrap } from './errors.js';
+import { loginBodies, loginTokens, postLogin, type AuthOptions, type TokenSource } from './login.js';
 
-export interface ClientOptions {
+export { unwrap } from './errors.js';
+export type { AuthOptions, AwsIamAuth, OidcAuth } from './login.js';
+
+interface CommonOptions {
   /**
    * The API's base URL, without `/api/v1` (the local stack's `stack.json` `baseUrl`, a stage's `ApiUrl` output):
    * `https://`, or `http://` only to a loopback host (127.0.0.0/8, `[::1]`, `localhost`); anything else is refused.
    */
   baseUrl: string;
-  /** An API key (`sk_live_…`), a machine token (`st_…`) or a user's access token (a JWT). */
-  token: string;
   /** Per attempt, in milliseconds (default 10,000). */
   timeoutMs?: number;
   /**
@@ -25,6 +27,24 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   now?: () => number;
 }
+
+/** `token` for a credential you hold, or `auth` to log in with a workload identity (never both). */
+export type ClientOptions = CommonOptions &
+  (
+    | {
+        /** An API key (`sk_live_…`), a machine token (`st_…`) or a user's access token (a JWT). */
+        token: string;
+        auth?: never;
+      }
+    | {
+        /**
+         * Log in at `POST /api/v1/auth/login` with an access key whose `auth` is `aws_iam` or `oidc`, on first use,
+         * again before the token expires and once after a 401 (the call is then sent again once).
+         */
+        auth: AuthOptions;
+        token?: never;
+      }
+  );
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -40,12 +60,13 @@ const MAX_RETRY_AFTER_MS = 60_000;
  * intervals up to that bound, it gets the first one's answer. A 409 without `Retry-After` (a taken slug, a changed `If-Match`) is the caller's. The
  * caller's `signal` aborts every attempt and is never retried.
  */
-function retryingFetch(options: Required<Pick<ClientOptions, 'timeoutMs' | 'maxRetries'>> & { fetch: typeof fetch }): typeof fetch {
+function retryingFetch(options: Required<Pick<CommonOptions, 'timeoutMs' | 'maxRetries'>> & { fetch: typeof fetch }): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
-    // Reveals change nothing and refuse the header (a value is never replayed from storage): only writes carry it.
-    const reveal = new URL(request.url).pathname.endsWith('/reveal');
-    if (WRITES.has(request.method) && !reveal && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', randomUUID());
+    // Reveals change nothing and refuse the header (a value is never replayed from storage): only writes carry it. A
+    // login writes nothing a second one would spoil (it mints another short-lived token), so it goes without.
+    const keyless = /\/(reveal|auth\/login)$/.test(new URL(request.url).pathname);
+    if (WRITES.has(request.method) && !keyless && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', randomUUID());
     const body = request.body ? await request.arrayBuffer() : undefined;
     for (let attempt = 0; ; attempt++) {
       let response: Response | undefined;
@@ -80,12 +101,39 @@ function keyInUseWait(retryAfterMs: number, attempt: number): number {
   return Math.min(retryAfterMs, 500 * 2 ** attempt);
 }
 
-/** The data of a success, or an ApiError carrying the API's status, code, message and request id. */
-export function unwrap<T>(result: { data?: { data: T }; error?: unknown; response: Response }): T {
-  if (result.data !== undefined) return result.data.data;
-  const envelope = result.error as { error?: { code?: string; message?: string }; meta?: { requestId?: string }; message?: string } | undefined;
-  const code = envelope?.error?.code ?? (result.response.status === 404 ? 'NOT_FOUND' : 'HTTP_ERROR');
-  throw new ApiError(result.response.status, code, envelope?.error?.message ?? envelope?.message ?? result.response.statusText, envelope?.meta?.requestId ?? result.response.headers.get('x-request-id') ?? undefined);
+/**
+ * A fetch that sends each request with the current login token and, when the API answers 401 (the token was revoked
+ * or expired early), logs in again and sends the request once more; a second 401 is the caller's, so a key that is
+ * refused for good costs one extra login per call, never a loop.
+ */
+function authenticatingFetch(tokens: TokenSource, inner: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const body = request.body ? await request.arrayBuffer() : undefined;
+    const send = async (): Promise<[string, Response]> => {
+      const token = await tokens.token();
+      const attempt = new Request(request, { body });
+      attempt.headers.set('authorization', `Bearer ${token}`);
+      return [token, await inner(attempt)];
+    };
+    const [used, first] = await send();
+    if (first.status !== 401) return first;
+    tokens.refused(used);
+    await first.body?.cancel();
+    return (await send())[1];
+  };
+}
+
+/** The client's fetch and its default headers: a fixed token, or the tokens of logins (`auth`). */
+function authentication(options: ClientOptions, baseUrl: string, retrying: typeof fetch, now: () => number): { fetch: typeof fetch; headers: Record<string, string> } {
+  if (options.token !== undefined && options.auth !== undefined) throw new TypeError('give token or auth, not both');
+  if (options.auth === undefined) {
+    if (typeof options.token !== 'string' || options.token === '') throw new TypeError('token or auth is required');
+    return { fetch: retrying, headers: { authorization: `Bearer ${options.token}` } };
+  }
+  const bodies = loginBodies(options.auth, baseUrl);
+  const tokens = loginTokens(async () => postLogin(baseUrl, await bodies(), retrying), now);
+  return { fetch: authenticatingFetch(tokens, retrying), headers: {} };
 }
 
 type CacheEntry = { values: Record<string, string>; fetchedAt: number };
@@ -93,17 +141,16 @@ type CacheEntry = { values: Record<string, string>; fetchedAt: number };
 /**
  * A client of the API: `api` gives typed access to every route (types generated from docs/openapi.json), and
  * `loadEnvironment` answers a whole environment as `{KEY: value}` with a small in-memory cache. Throws a TypeError
- * for a base URL that would send the token in clear over the network (`http://` to a host that is not loopback).
+ * for a base URL that would send the token in clear over the network (`http://` to a host that is not loopback), for
+ * both `token` and `auth` or neither, and for an `auth` that cannot log in (no STS endpoint, an unknown method).
  */
 export function createClient(options: ClientOptions) {
   // At creation, not at the first request: a token must never leave on a connection the rule refuses.
   refuseInsecureBaseUrl(options.baseUrl);
   const now = options.now ?? Date.now;
-  const api = createFetchClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    headers: { authorization: `Bearer ${options.token}` },
-    fetch: retryingFetch({ timeoutMs: options.timeoutMs ?? 10_000, maxRetries: options.maxRetries ?? 3, fetch: options.fetch ?? globalThis.fetch }),
-  });
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const retrying = retryingFetch({ timeoutMs: options.timeoutMs ?? 10_000, maxRetries: options.maxRetries ?? 3, fetch: options.fetch ?? globalThis.fetch });
+  const api = createFetchClient<paths>({ baseUrl, ...authentication(options, baseUrl, retrying, now) });
   const cache = new Map<string, CacheEntry>();
   const ttlMs = (options.cacheTtlSeconds ?? 300) * 1000;
 

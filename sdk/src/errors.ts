@@ -5,8 +5,8 @@ export class ApiError extends Error {
   readonly code: string;
   readonly requestId: string | undefined;
 
-  constructor(status: number, code: string, message: string, requestId?: string) {
-    super(`${code}: ${message}`);
+  constructor(status: number, code: string, message: string, requestId?: string, options?: { cause?: unknown }) {
+    super(`${code}: ${message}`, options);
     this.status = status;
     this.code = code;
     this.requestId = requestId;
@@ -16,4 +16,12 @@ export class ApiError extends Error {
 /** A webhook request that must not be trusted: missing or bad signature, stale timestamp, or a body that is not raw. */
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
+}
+
+/** The data of a success, or an ApiError carrying the API's status, code, message and request id. */
+export function unwrap<T>(result: { data?: { data: T }; error?: unknown; response: Response }): T {
+  if (result.data !== undefined) return result.data.data;
+  const envelope = result.error as { error?: { code?: string; message?: string }; meta?: { requestId?: string }; message?: string } | undefined;
+  const code = envelope?.error?.code ?? (result.response.status === 404 ? 'NOT_FOUND' : 'HTTP_ERROR');
+  throw new ApiError(result.response.status, code, envelope?.error?.message ?? envelope?.message ?? result.response.statusText, envelope?.meta?.requestId ?? result.response.headers.get('x-request-id') ?? undefined);
 }

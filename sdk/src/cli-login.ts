@@ -1,0 +1,51 @@
+import { Option, type Command } from 'commander';
+import { checkApiUrl, connectionOptions, credentialOf, UsageError, type Connection } from './cli-context.js';
+import { loginBodies, postLogin, type LoginAnswer } from './login.js';
+
+/** The output forms of `secrets login`. */
+export const LOGIN_FORMATS = ['token', 'env', 'json'] as const;
+type LoginFormat = (typeof LOGIN_FORMATS)[number];
+
+/** One attempt of the login, bounded like the client's (10 s). */
+const timedFetch: typeof fetch = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(10_000) });
+
+/**
+ * Logs in once with the access key of the flags and environment (`--access-key-id`, `--auth`, …) and answers the
+ * API's answer; every missing or conflicting option is a usage error before any request.
+ */
+export async function logIn(flags: Connection): Promise<LoginAnswer> {
+  const apiUrl = flags.apiUrl ?? process.env.SECRETS_API_URL;
+  if (!apiUrl) throw new UsageError('the API URL is required: --api-url or SECRETS_API_URL');
+  checkApiUrl(apiUrl);
+  const { auth } = credentialOf(flags, { accessKeyOnly: true });
+  let bodies: ReturnType<typeof loginBodies>;
+  try {
+    bodies = loginBodies(auth!, apiUrl);
+  } catch (error) {
+    throw error instanceof TypeError ? new UsageError(error.message) : error;
+  }
+  return postLogin(apiUrl, await bodies(), timedFetch);
+}
+
+/** The answer in the chosen form: the bare token, a `SECRETS_TOKEN=…` line, or the whole answer as JSON. */
+export function formatLogin(answer: LoginAnswer, format: LoginFormat): string {
+  if (format === 'json') return `${JSON.stringify(answer, null, 2)}\n`;
+  return format === 'env' ? `SECRETS_TOKEN=${answer.token}\n` : `${answer.token}\n`;
+}
+
+/** `secrets login`: prints a short-lived token of an access key that logs in with AWS IAM or OIDC. */
+export function registerLogin(cli: Command, connection: () => Connection): void {
+  connectionOptions(cli.command('login').description('log in with an access key (--access-key-id, --auth) and print the short-lived token'), { token: false })
+    .addOption(new Option('--format <format>', 'token: the bare token; env: SECRETS_TOKEN=…; json: the whole answer (token, expiresAt, accessKeyId, identityId)').choices([...LOGIN_FORMATS]).default('token'))
+    .addHelpText('after', [
+      '\nThe token is valid until expiresAt (the access key sets its life); other commands can log in by themselves',
+      'with the same options instead. With --auth oidc the token comes from --oidc-token-file, SECRETS_OIDC_TOKEN_FILE,',
+      'SECRETS_OIDC_TOKEN, or in GitHub Actions from the runner (permissions: id-token: write; --oidc-audience).',
+      'With --auth aws-iam the AWS SDK\'s default credentials sign it (STS endpoint: SECRETS_AWS_STS_ENDPOINT, else AWS_REGION\'s).',
+      '\nExamples: secrets login --access-key-id ak_… --auth aws-iam',
+      '          secrets login --access-key-id ak_… --auth oidc --oidc-audience secrets --format env >> "$GITHUB_ENV"',
+    ].join('\n'))
+    .action(async (flags: { format: LoginFormat }) => {
+      process.stdout.write(formatLogin(await logIn(connection()), flags.format));
+    });
+}
