@@ -8,6 +8,7 @@ import { makeAwsInspector, makeCallRecorder } from './calls.ts';
 import { rawStorageCalls, request, runLoad, sequentialP50, type Api } from './load.ts';
 import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
 import { measureScope, scopeTable, type ScopeResults } from './scope.ts';
+import { loginTable, measureLogin, type LoginResults } from './login.ts';
 import { round2 } from './stats.ts';
 import { measureDelivery, measureWebhooks, priceDelivery } from './webhooks.ts';
 import { priceWorkload, workloadTable } from './workload.ts';
@@ -16,15 +17,18 @@ import { priceWorkload, workloadTable } from './workload.ts';
  * `npm run bench`: bundles, AWS calls and cost per operation, latency and throughput on the local stack, and the
  * webhook pipeline, in one table; results go to bench/results.json (or BENCH_OUT). Timings never fail anything:
  * the deterministic budgets (request counts, bundle sizes) are asserted by the tests. `BENCH_ONLY=scope` runs only
- * what access keys' permissions cost (bench/scope.ts), printed, and written only to BENCH_OUT if set.
+ * what access keys' permissions cost (bench/scope.ts), `BENCH_ONLY=login` what a workload-identity login costs
+ * (bench/login.ts); each printed, and written only to BENCH_OUT if set.
  */
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 3000);
 const SCOPE_ONLY = process.env.BENCH_ONLY === 'scope';
+const LOGIN_ONLY = process.env.BENCH_ONLY === 'login';
+const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY;
 
 async function main(): Promise<void> {
   const out = resolve(process.env.BENCH_OUT ?? 'bench/results.json');
-  process.stdout.write(SCOPE_ONLY ? '' : 'bundles…\n');
-  const bundles = SCOPE_ONLY ? undefined : await measureBundles({ mandatedFloor: measureMandatedFloor });
+  process.stdout.write(PART_ONLY ? '' : 'bundles…\n');
+  const bundles = PART_ONLY ? undefined : await measureBundles({ mandatedFloor: measureMandatedFloor });
 
   // The stack runs in this process, so the SDK middleware sees every request of the handlers it runs.
   // The reveal rate limit (120 a minute per credential by default) is raised so the load test measures reveals.
@@ -40,6 +44,13 @@ async function main(): Promise<void> {
   // Prices every request at AWS billing while an operation is measured (bench/billing.ts).
   const recorder = makeCallRecorder(makeAwsInspector(stack.dynamodbEndpoint, stack.tableName));
   try {
+    if (LOGIN_ONLY) {
+      process.stdout.write('workload identity…\n');
+      const login = await measureLogin({ ...stack, localDir }, recorder);
+      if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), login }, null, 2)}\n`);
+      process.stdout.write(`${loginTable(login)}\n${JSON.stringify(login, null, 2)}\n`);
+      return;
+    }
     if (!bundles) {
       process.stdout.write("access keys' permissions…\n");
       const scope = await measureScope({ ...stack, localDir }, recorder);
@@ -64,8 +75,10 @@ async function main(): Promise<void> {
     const cpu = await measureCpu({ dynamodbEndpoint: stack.dynamodbEndpoint });
     process.stdout.write("access keys' permissions…\n");
     const scope = await measureScope({ ...stack, localDir }, recorder);
+    process.stdout.write('workload identity…\n');
+    const login = await measureLogin({ ...stack, localDir }, recorder);
     process.stdout.write('reference workload…\n');
-    const results = assemble(bundles, calls, load, webhooks, deliveries, cpu, scope);
+    const results = { ...assemble(bundles, calls, load, webhooks, deliveries, cpu, scope), login };
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${table(results)}\nwritten to ${out}\n`);
@@ -219,7 +232,7 @@ function assemble(
   };
 }
 
-function table(results: ReturnType<typeof assemble>): string {
+function table(results: ReturnType<typeof assemble> & { login?: LoginResults }): string {
   const rows = [
     '| operation | DynamoDB req | billed RRU | billed WRU (index) | KMS | SQS | Lambda ms | $/M ops (AWS billing) | CPU ms | floor CPU ms | CPU ratio | p50 ms (c1) | p95 | p99 | rps c1 | rps c16 | p50 c16 | raw p50 | ratio |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -232,7 +245,10 @@ function table(results: ReturnType<typeof assemble>): string {
   const load = results.operations.loadEnvironment as any;
   rows.push('', `loadEnvironment: ${load.secrets} secrets a page, ${load.dynamodbRequests} DynamoDB and ${load.kmsRequests} KMS requests warm, $${load.costPerMillionSecretsUsd} per million secrets delivered`);
   rows.push('', bundleTable({ bundles: results.bundles, seconds: results.bundleSeconds }));
-  rows.push('', `SDK entry (createClient, verifyWebhook): +${results.sdk.bytesOverEmpty} bytes and +${results.sdk.importMsOverEmpty} ms of import over an empty bundle`);
+  rows.push(
+    '',
+    `SDK entry (createClient, verifyWebhook): +${results.sdk.bytesOverEmpty} bytes and +${results.sdk.importMsOverEmpty} ms of import over an empty bundle; with the AWS IAM login used (signer and credential chain loaded): +${results.sdk.awsIamUsed.bytesOverEmpty} bytes and +${results.sdk.awsIamUsed.importMsOverEmpty} ms`,
+  );
   const w = results.webhooks;
   rows.push(
     '',
@@ -240,6 +256,7 @@ function table(results: ReturnType<typeof assemble>): string {
   );
   rows.push(workloadTable(results.workload));
   if (results.scope) rows.push('', scopeTable(results.scope));
+  if (results.login) rows.push('', loginTable(results.login));
   return rows.join('\n');
 }
 

@@ -72,17 +72,61 @@ function printKey(key: AccessKey): void {
   ]);
 }
 
+type AuthFlags = { principalArn?: string[]; oidcIssuer?: string; audience?: string; subject?: string; claim?: string[]; tokenTtl?: number };
+
+/** A whole number of seconds, for --token-ttl (the API sets the bounds: 60 to 43200). */
+function seconds(text: string): number {
+  if (!/^[1-9]\d*$/.test(text)) throw new InvalidArgumentError('expected a whole number of seconds');
+  return Number(text);
+}
+
+/**
+ * How the key's workloads prove themselves, from the flags: --principal-arn (AWS IAM), or --oidc-issuer with
+ * --audience and --subject (and --claim); neither, a key with its own token. Mixing the two is a usage error.
+ */
+function authOf(flags: AuthFlags): components['schemas']['AccessKey']['auth'] | undefined {
+  const oidc = flags.oidcIssuer !== undefined || flags.audience !== undefined || flags.subject !== undefined || flags.claim !== undefined;
+  if (flags.principalArn && oidc) throw new UsageError('--principal-arn (AWS IAM) and --oidc-issuer/--audience/--subject/--claim (OIDC) cannot be mixed');
+  if (flags.principalArn) return { type: 'aws_iam', principalArns: flags.principalArn };
+  if (!oidc) {
+    if (flags.tokenTtl !== undefined) throw new UsageError('--token-ttl needs --principal-arn or --oidc-issuer: a key with its own token has no login tokens');
+    return undefined;
+  }
+  if (!flags.oidcIssuer || !flags.audience || !flags.subject) throw new UsageError('an OIDC key needs --oidc-issuer, --audience and --subject');
+  const claims: Record<string, string> = {};
+  for (const pair of flags.claim ?? []) {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new UsageError(`--claim ${JSON.stringify(pair)}: expected name=value`);
+    claims[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return { type: 'oidc', issuer: flags.oidcIssuer, audience: flags.audience, subject: flags.subject, ...(flags.claim && { claims }) };
+}
+
 function registerCreate(keys: Command, api: () => ApiContext): void {
   const create = ruleOptions(keys.command('create').description('create an access key (a machine token) and print its token, shown only this once').argument('<name>'))
     .option('--allowed-cidr <cidr>', 'accept the token only from this network (IPv4 or IPv6 CIDR); repeatable; default anywhere', append)
     .option('--expires-in-days <n>', 'expire after N days (default: never)', days)
+    .option('--principal-arn <arn>', 'no token: workloads with this IAM role or user log in (a glob, e.g. arn:aws:iam::123456789012:role/app-*); repeatable', append)
+    .option('--oidc-issuer <url>', "no token: workloads with an OIDC token of this issuer log in (with --audience and --subject)")
+    .option('--audience <aud>', 'the audience the OIDC token must name')
+    .option('--subject <pattern>', "the OIDC token's sub, a glob (e.g. repo:acme/app:ref:refs/heads/main)")
+    .option('--claim <name=value>', 'a claim the OIDC token must carry with this value; repeatable', append)
+    .option('--token-ttl <seconds>', 'life of each login token, 60 to 43200 (default 900)', seconds)
     .option('--json', 'the whole answer as JSON, token included');
   connectionOptions(create)
-    .addHelpText('after', `${RULES_HELP}\n\nWithout rules the key may read, reveal, write and delete every secret.\n\nExamples: secrets access-keys create ci-staging --allow 'environments=staging;actions=read,reveal' --allowed-cidr 203.0.113.0/24\n          secrets access-keys create deploy --permissions rules.json --deny 'keys=ROOT_*;actions=read' --expires-in-days 90`)
-    .action(async (name: string, flags: RuleFlags & CidrFlags & { expiresInDays?: number; json?: boolean }) => {
+    .addHelpText('after', `${RULES_HELP}\n\nWithout rules the key may read, reveal, write and delete every secret.\n\nExamples: secrets access-keys create ci-staging --allow 'environments=staging;actions=read,reveal' --allowed-cidr 203.0.113.0/24\n          secrets access-keys create deploy --permissions rules.json --deny 'keys=ROOT_*;actions=read' --expires-in-days 90\n          secrets access-keys create payments-lambda --principal-arn 'arn:aws:iam::123456789012:role/payments-*' --allow 'projects=payments;actions=reveal'\n          secrets access-keys create gha-deploy --oidc-issuer https://token.actions.githubusercontent.com --audience secrets-service --subject 'repo:acme/app:environment:production' --claim repository_owner=acme`)
+    .action(async (name: string, flags: RuleFlags & CidrFlags & AuthFlags & { expiresInDays?: number; json?: boolean }) => {
       const permissions = rulesOf(flags);
+      const auth = authOf(flags);
       const c = api();
-      const body = { name, ...(flags.expiresInDays !== undefined && { expiresInDays: flags.expiresInDays }), ...(permissions && { permissions }), ...(flags.allowedCidr && { allowedCidrs: flags.allowedCidr }) };
+      const body = {
+        name,
+        ...(flags.expiresInDays !== undefined && { expiresInDays: flags.expiresInDays }),
+        ...(permissions && { permissions }),
+        ...(flags.allowedCidr && { allowedCidrs: flags.allowedCidr }),
+        ...(auth && { auth }),
+        ...(flags.tokenTtl !== undefined && { tokenTtlSeconds: flags.tokenTtl }),
+      };
       const created = unwrap(await c.client.api.POST('/api/v1/access-keys', { body }));
       if (flags.json) return printJson(created);
       const { token, ...record } = created;

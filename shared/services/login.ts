@@ -26,7 +26,7 @@ export const LOGINS_PER_MINUTE = 60;
 const ISSUE_ATTEMPTS = 3;
 
 export interface LoginDeps {
-  store: Pick<Store, 'findLoginTarget' | 'countLoginAttempt' | 'issueLoginToken' | 'recordLoginAudit'>;
+  store: Pick<Store, 'findLoginTarget' | 'workspaceOfAccessKey' | 'readLoginTarget' | 'countLoginAttempt' | 'issueLoginToken' | 'recordLoginAudit'>;
   clock: Clock;
   macs: () => Promise<ServiceMacs>;
   /** Where IAM logins go and the server id they must sign; undefined where IAM login is not configured. */
@@ -128,10 +128,17 @@ export function makeLoginService(deps: LoginDeps) {
      * counted first (60 a minute, refused ones included), and a refusal is audited as `access_key.login_denied`.
      */
     async login(body: LoginBody, origin: { sourceIp?: string | undefined }) {
-      const target = await store.findLoginTarget(body.accessKeyId);
-      if (!target) throw new AuthRequiredError('login: the access key does not exist or cannot log in');
+      const unknown = () => new AuthRequiredError('login: the access key does not exist or cannot log in');
+      const workspaceId = await store.workspaceOfAccessKey(body.accessKeyId);
+      if (workspaceId === undefined) throw unknown();
       const now = clock.now();
-      if (!(await store.countLoginAttempt(target.workspaceId, target.record.id, now, LOGINS_PER_MINUTE))) {
+      // The attempt is counted while the key is read: one round trip, not two.
+      const [target, counted] = await Promise.all([
+        store.readLoginTarget(workspaceId, body.accessKeyId),
+        store.countLoginAttempt(workspaceId, body.accessKeyId, now, LOGINS_PER_MINUTE),
+      ]);
+      if (!target) throw unknown();
+      if (!counted) {
         throw new RateLimitedError(`login: at most ${LOGINS_PER_MINUTE} login attempts per access key per minute`, 60 - (Math.floor(now / 1000) % 60));
       }
       try {

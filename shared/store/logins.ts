@@ -38,15 +38,25 @@ const TOKEN_UPDATES_IN_FLIGHT = 10;
 
 /** Logins of access keys: finding the key by its id, counting attempts, issuing tokens, and reaching live ones. */
 export function makeLoginStore(db: Db) {
-  return {
+  const store = {
     /**
      * The key a login names, by its id alone: the lookup item (eventually consistent: it never changes), then the
      * record and the workspace in one consistent BatchGetItem. Undefined for an unknown key.
      */
     async findLoginTarget(accessKeyId: string): Promise<LoginTarget | undefined> {
+      const workspaceId = await store.workspaceOfAccessKey(accessKeyId);
+      return workspaceId === undefined ? undefined : store.readLoginTarget(workspaceId, accessKeyId);
+    },
+
+    /** The workspace of an access key, by the key's id alone (eventually consistent: it never changes). */
+    async workspaceOfAccessKey(accessKeyId: string): Promise<string | undefined> {
       const lookup = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: keys.accessKeyById(accessKeyId) }));
       const workspaceId = lookup.Item?.workspaceId;
-      if (typeof workspaceId !== 'string') return undefined;
+      return typeof workspaceId === 'string' ? workspaceId : undefined;
+    },
+
+    /** The key's record and its workspace, in one consistent BatchGetItem; undefined when the record is gone. */
+    async readLoginTarget(workspaceId: string, accessKeyId: string): Promise<LoginTarget | undefined> {
       const recordKey = keys.accessKey(workspaceId, accessKeyId);
       const workspaceKey = keys.workspace(workspaceId);
       const items = await batchRead(db, [recordKey, workspaceKey]);
@@ -152,6 +162,7 @@ export function makeLoginStore(db: Db) {
       return changed;
     },
   };
+  return store;
 }
 
 export type LoginStore = ReturnType<typeof makeLoginStore>;

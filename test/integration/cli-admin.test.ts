@@ -199,4 +199,28 @@ describe('the secrets CLI: projects, environments and access keys', () => {
     expect(helps[commands.findIndex((c) => c.join(' ') === 'access-keys create')]!.stdout).toContain('actions (read, reveal, write, delete) is required');
     expect(bare.code).toBe(2);
   });
+  it('creates keys whose workloads log in: --principal-arn (AWS IAM) or --oidc-issuer with --audience, --subject and --claim; refuses a mix', async () => {
+    // Act
+    const iam = await json(['access-keys', 'create', 'lambda', '--principal-arn', 'arn:aws:iam::123456789012:role/app-*', '--token-ttl', '600']);
+    const oidc = await json([
+      'access-keys', 'create', 'gha', '--oidc-issuer', 'https://token.actions.githubusercontent.com', '--audience', 'secrets-service',
+      '--subject', 'repo:acme/app:environment:production', '--claim', 'repository_owner=acme',
+    ]);
+    const printed = await secrets(['access-keys', 'create', 'printed', '--principal-arn', 'arn:aws:iam::123456789012:role/app']);
+    const mixed = await secrets(['access-keys', 'create', 'mixed', '--principal-arn', 'arn:aws:iam::123456789012:role/app', '--subject', 'x']);
+    const ttlAlone = await secrets(['access-keys', 'create', 'ttl', '--token-ttl', '600']);
+    const globbedAccount = await secrets(['access-keys', 'create', 'any', '--principal-arn', 'arn:aws:iam::*:role/app']);
+    // Assess
+    expect(iam).toMatchObject({ token: null, tokenTtlSeconds: 600, auth: { type: 'aws_iam', principalArns: ['arn:aws:iam::123456789012:role/app-*'] } });
+    expect(oidc).toMatchObject({
+      token: null,
+      tokenTtlSeconds: 900,
+      auth: { type: 'oidc', issuer: 'https://token.actions.githubusercontent.com', audience: 'secrets-service', subject: 'repo:acme/app:environment:production', claims: { repository_owner: 'acme' } },
+    });
+    expect(printed).toMatchObject({ code: 0, stdout: expect.stringContaining('This key has no token: its workloads log in') });
+    expect(mixed).toMatchObject({ code: 2, stderr: expect.stringContaining('cannot be mixed') });
+    expect(ttlAlone).toMatchObject({ code: 2, stderr: expect.stringContaining('--token-ttl needs --principal-arn or --oidc-issuer') });
+    expect(globbedAccount.code).not.toBe(0);
+    expect(globbedAccount.stderr).toContain('auth.principalArns.0');
+  });
 });

@@ -91,7 +91,7 @@ const OTHERS: readonly (keyof Store)[] = [
   'secretByIdKeys', 'secretByPathKeys', 'secretWriteKeys', 'getSecretHead', 'getSecretByPath', 'getEnvironmentSecret', 'getSecretVersion', 'purgeSecretVersions', 'pendingPurges', 'listSecretVersions', 'listSecrets', 'searchSecrets',
   'environmentKeys', 'listEnvironmentValues', 'indexEnvironmentValues', 'countRevealPage',
   'environmentsOfProjects', 'searchEnvironments', 'indexEnvironmentSearch',
-  'getAccessKey', 'listAccessKeys', 'findLoginTarget', 'countLoginAttempt',
+  'getAccessKey', 'listAccessKeys', 'findLoginTarget', 'workspaceOfAccessKey', 'readLoginTarget', 'countLoginAttempt',
   'listEndpoints', 'listEndpointPage', 'getEndpoint', 'recordEndpointFailure', 'recordEndpointSuccess',
   'createDelivery', 'markDeliveryDue', 'getDelivery', 'claimAttempt', 'recordAttempt', 'failPending', 'requeue', 'listDeliveries', 'pendingDeliveryIds', 'dueDeliveries', 'deleteEndpointDeliveries',
 ];
