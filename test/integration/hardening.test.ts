@@ -6,7 +6,7 @@ import { machineAuthority } from '../../shared/auth/permissions.ts';
 type Ws = Awaited<ReturnType<typeof newWorkspace>>;
 
 /** The fields decisions.md gives an access key record; an answer carries these and nothing else. */
-const ACCESS_KEY_FIELDS = ['allowedCidrs', 'createdAt', 'createdBy', 'expiresAt', 'id', 'identityId', 'lastUsedAt', 'name', 'permissions', 'revokedAt', 'status', 'tokenPrefix'];
+const ACCESS_KEY_FIELDS = ['allowedCidrs', 'auth', 'createdAt', 'createdBy', 'expiresAt', 'id', 'identityId', 'lastUsedAt', 'name', 'permissions', 'revokedAt', 'status', 'tokenPrefix', 'tokenTtlSeconds'];
 
 describe('hardening', () => {
   let ws: Ws;

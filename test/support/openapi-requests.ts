@@ -17,6 +17,9 @@ export interface JsonSchema {
   items?: JsonSchema;
   enum?: unknown[];
   anyOf?: JsonSchema[];
+  /** A body of one of several shapes (the login's, by `method`). */
+  oneOf?: JsonSchema[];
+  const?: unknown;
   minLength?: number;
   maxLength?: number;
   pattern?: string;
@@ -219,7 +222,9 @@ function hostileBody(): fc.Arbitrary<BodyPlan> {
 /** A value valid against `schema`; a field named in `fields` takes its own generator. */
 function validValue(schema: JsonSchema, fields: Fixtures['fields'], name?: string): fc.Arbitrary<unknown> {
   if (name && fields[name]) return fields[name];
-  if (schema.anyOf) return fc.oneof(...schema.anyOf.map((option) => validValue(option, fields)));
+  const options = schema.anyOf ?? schema.oneOf;
+  if (options) return fc.oneof(...options.map((option) => validValue(option, fields)));
+  if ('const' in schema) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   switch (schema.type) {
     case 'string':
@@ -276,6 +281,7 @@ function badValue(schema: JsonSchema): fc.Arbitrary<unknown> {
  * units made of astral characters: one past is within the maximum in code points, which zod counts.
  */
 function atLengthLimit(schema: JsonSchema, fields: Fixtures['fields']): fc.Arbitrary<unknown> {
+  if (schema.oneOf) return fc.constantFrom(...schema.oneOf).chain((option) => atLengthLimit(option, fields));
   const stringOf = (field: JsonSchema) => [field, field.items, ...(field.anyOf ?? [])].find((s) => s?.type === 'string' && s.maxLength !== undefined);
   const limited = Object.entries(schema.properties ?? {}).filter(([, field]) => stringOf(field));
   if (limited.length === 0) return mutatedObject(schema, fields);
@@ -287,6 +293,7 @@ function atLengthLimit(schema: JsonSchema, fields: Fixtures['fields']): fc.Arbit
 
 /** A valid body with one thing wrong: a field's value, a required field missing, an unknown field, or not an object. */
 function mutatedObject(schema: JsonSchema, fields: Fixtures['fields']): fc.Arbitrary<unknown> {
+  if (schema.oneOf) return fc.constantFrom(...schema.oneOf).chain((option) => mutatedObject(option, fields));
   const properties = schema.properties ?? {};
   const names = Object.keys(properties);
   return (validValue(schema, fields) as fc.Arbitrary<Record<string, unknown>>).chain((valid) =>
