@@ -112,6 +112,9 @@ async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, s
   if (record.expiresAt && Date.parse(record.expiresAt) <= deps.clock.now()) {
     throw new AuthRequiredError('Authorization: the token has expired');
   }
+  // A login's token: its key revoked or changed since (the workspace item, read with the token, says so at once,
+  // whether or not the change has reached this token item yet).
+  if (record.keyRevision !== undefined) checkLoginKey(record.keyRevision, workspace?.loginKeys?.[record.credentialId]);
   // Outside the key's networks: refused before it counts as use (no lastUsedAt, no rate-limit count).
   if (record.allowedCidrs && record.allowedCidrs.length > 0 && !(await sourceAddresses()).fromAllowedAddress(origin.sourceIp, record.allowedCidrs)) {
     throw new ForbiddenError('Authorization: this access key may not be used from this address (allowedCidrs)');
@@ -126,6 +129,17 @@ async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, s
     .touchCredential(record, tokenHash, new Date(now).toISOString(), new Date(now - LAST_USED_GRANULARITY_MS).toISOString())
     .catch((error: unknown) => deps.onTouchFailure?.(error));
   return { principal, prefetched, pending };
+}
+
+/**
+ * A login token against its key's state on the workspace item: below 0, the key is revoked; above the token's
+ * revision, the key's permissions or networks changed after the login and have not reached this token (the token
+ * items are updated after the key): refused, and the workload logs in again for a token with the key as it is now.
+ */
+export function checkLoginKey(tokenRevision: number, keyState: number | undefined): void {
+  if (keyState === undefined) return;
+  if (keyState < 0) throw new AuthRequiredError('Authorization: the token has been revoked');
+  if (keyState > tokenRevision) throw new AuthRequiredError('Authorization: the access key changed after this token was issued; log in again');
 }
 
 async function authenticateAccessToken(

@@ -6,7 +6,7 @@
  * fixed, the headers are an allow-list, and the server id must be present, equal ours and be signed. The signature
  * itself is STS's to check; the answer's ARN is read by `callerArnOf` and matched by `principalMatches`.
  */
-import { globSource } from './policy.ts';
+import { globMatches } from './policy.ts';
 
 /** The one body a login may carry: GetCallerIdentity, and nothing else. */
 export const GET_CALLER_IDENTITY_BODY = 'Action=GetCallerIdentity&Version=2011-06-15';
@@ -97,6 +97,8 @@ export function checkSignedRequest(request: SignedRequest, settings: IamLoginSet
     if (!ALLOWED_HEADERS.has(lower)) refuse('header', `signedRequest.headers: ${lower} is not allowed`);
     if (lower in headers) refuse('header', `signedRequest.headers: ${lower} is given twice`);
     if (typeof value !== 'string') refuse('header', `signedRequest.headers: ${lower} must be a string`);
+    // What fetch would refuse to send (a line break, a control character) is refused here, as the caller's fault.
+    if (!/^[\t\x20-\x7e]*$/.test(value)) refuse('header', `signedRequest.headers: ${lower} has a character a header cannot carry`);
     headers[lower] = value;
   }
   const serverId = headers[SERVER_ID_HEADER];
@@ -133,5 +135,5 @@ export function principalArnOf(callerArn: string): string {
 
 /** Whether the principal ARN matches one of the key's patterns (the globs of permissions: `*` stops at `/`). */
 export function principalMatches(principalArn: string, patterns: readonly string[]): boolean {
-  return new RegExp(`^(?:${patterns.map(globSource).join('|')})$`, 's').test(principalArn);
+  return patterns.some((pattern) => globMatches(pattern, principalArn));
 }

@@ -63,18 +63,23 @@ export function isAcceptedAlgorithm(alg: unknown): boolean {
  * and fetched again when a token names a key id it does not hold (key rotation), through the same guard.
  */
 export function makeIssuerVerifiers(options: IssuerFetchOptions): (issuer: string) => Promise<IssuerVerifier> {
-  const verifiers = new Map<string, () => Promise<IssuerVerifier>>();
+  const verifiers = new Map<string, { load: () => Promise<IssuerVerifier>; madeAt: number }>();
   return (issuer) => {
     let verifier = verifiers.get(issuer);
-    if (verifier === undefined) {
-      verifier = loadOnce(() => createVerifier(issuer, options));
+    // Kept VERIFIER_LIFE_MS: a key the issuer withdraws (after a compromise) stops being trusted by then.
+    if (verifier === undefined || Date.now() - verifier.madeAt > VERIFIER_LIFE_MS) {
+      verifiers.delete(issuer);
+      verifier = { load: loadOnce(() => createVerifier(issuer, options)), madeAt: Date.now() };
       verifiers.set(issuer, verifier);
       // Issuers are chosen by whoever creates an access key: the cache must not grow without bound.
       if (verifiers.size > MAX_CACHED_ISSUERS) verifiers.delete(verifiers.keys().next().value!);
     }
-    return verifier();
+    return verifier.load();
   };
 }
+
+/** How long an issuer's discovery and keys are kept by a container before they are fetched again. */
+export const VERIFIER_LIFE_MS = 15 * 60_000;
 
 async function createVerifier(issuer: string, options: IssuerFetchOptions): Promise<IssuerVerifier> {
   const jwksUri = await discoverJwksUri(issuer, options);
@@ -144,7 +149,8 @@ async function fetchIssuerDocument(url: string, what: string, options: IssuerFet
     maxBytes: MAX_ISSUER_DOCUMENT_BYTES,
     userAgent: 'secrets-service-oidc-login/1.0',
   });
-  if (result.kind === 'refused') throw new OidcLoginRefused('discovery', `issuer: the ${what} url is refused: ${result.reason}`);
+  // The guard's own reason names the address a host resolved to: not for a caller who need not even hold a token.
+  if (result.kind === 'refused') throw new OidcLoginRefused('discovery', `issuer: the ${what} url is refused by the SSRF guard (https only, no private or reserved addresses)`);
   if (result.kind === 'failed') throw new OidcLoginRefused('discovery', `issuer: the ${what} could not be fetched (${result.reason})`, true);
   if (result.statusCode !== 200) {
     const redirect = result.statusCode >= 300 && result.statusCode < 400 ? ', redirects are not followed' : '';

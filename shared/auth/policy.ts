@@ -56,6 +56,49 @@ export function globSource(pattern: string): string {
 }
 
 /**
+ * Whether `text` matches the glob `pattern` as `globSource` reads it, in time linear in the text for each pattern
+ * character (a set of pattern positions stepped along the text), never backtracking: for patterns and texts that an
+ * unauthenticated caller can choose or lengthen (an OIDC token's `sub`, a caller's ARN), where a regular expression
+ * of several `**` would take seconds on a few kilobytes.
+ */
+export function globMatches(pattern: string, text: string): boolean {
+  // Tokens: a character, '?' (one, not '/'), '*' (a run without '/'), '**' (any run).
+  const tokens: string[] = [];
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i] === '*' && pattern[i + 1] === '*') {
+      tokens.push('**');
+      i++;
+    } else tokens.push(pattern[i]!);
+  }
+  const end = tokens.length;
+  let active: Uint8Array<ArrayBuffer> = new Uint8Array(end + 1);
+  // A star may match nothing: reaching it reaches what follows it too.
+  const close = (states: Uint8Array<ArrayBuffer>) => {
+    for (let i = 0; i < end; i++) if (states[i] && (tokens[i] === '*' || tokens[i] === '**')) states[i + 1] = 1;
+    return states;
+  };
+  active[0] = 1;
+  close(active);
+  // UTF-16 units, as the regular expressions of globSource (without the u flag) read the text.
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at]!;
+    const next = new Uint8Array(end + 1);
+    let any = false;
+    for (let i = 0; i < end; i++) {
+      if (!active[i]) continue;
+      const token = tokens[i]!;
+      if (token === '**' || (token === '*' && char !== '/')) next[i] = 1;
+      else if ((token === '?' && char !== '/') || token === char) next[i + 1] = 1;
+      else continue;
+      any = true;
+    }
+    if (!any) return false;
+    active = close(next);
+  }
+  return active[end] === 1;
+}
+
+/**
  * The patterns of one list as one matcher: any of them matching the whole string. `**` alone matches everything, and
  * a list of literals is a set lookup; any other list is one regular expression.
  */

@@ -5,7 +5,7 @@ import { iso, type Clock } from '../clock.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { DEFAULT_RULES, withDefaults, type PermissionRule, type PermissionRuleInput } from '../auth/policy.ts';
 import { newId } from '../ids.ts';
-import { tokenScope, type AccessKeyChanges, type AccessKeyItem, type StoredAuth } from '../store/access-keys.ts';
+import { tokenScope, type AccessKeyChanges, type AccessKeyItem, type LoginKeyState, type StoredAuth } from '../store/access-keys.ts';
 import { ValidationError } from '../errors.ts';
 import { DEFAULT_TOKEN_TTL_SECONDS } from '../http/login-schemas.ts';
 import type { Store } from '../store/index.ts';
@@ -13,7 +13,10 @@ import { auditEntry } from '../audit-entry.ts';
 import type { PageRequest } from '../store/query.ts';
 import { announceAnswer } from '../idempotency-scope.ts';
 
-export type AccessKeyServiceStore = Pick<Store, 'createAccessKey' | 'getAccessKey' | 'listAccessKeys' | 'updateAccessKey' | 'revokeAccessKey' | 'reachLoginTokens'>;
+export type AccessKeyServiceStore = Pick<
+  Store,
+  'createAccessKey' | 'getAccessKey' | 'listAccessKeys' | 'updateAccessKey' | 'revokeAccessKey' | 'reachLoginTokens' | 'expiredLoginKeyStates'
+>;
 
 /** What a create or an update may say of a key's scope. */
 interface ScopeInput {
@@ -40,13 +43,20 @@ type CreateInput = { name: string; expiresInDays?: number | undefined; auth?: St
 
 /** Machine identities and their tokens, for CLIs and SDKs. */
 export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyServiceStore; clock: Clock; macs: () => Promise<ServiceMacs> }) {
-  /** A key's rules and networks, onto every live login token of it (keys without logins have none: no query). */
-  const reachLoginTokens = async (ws: string, record: AccessKeyItem, now: number) => {
-    if (record.auth.type !== 'token') await store.reachLoginTokens(ws, record.id, iso(now), tokenScope(record));
+  /**
+   * A key's rules and networks, with its revision, onto every live login token of it (keys without logins have none:
+   * no query), so they keep working under the key as it is now. Until a token is reached, authentication refuses it
+   * (the key's state on the workspace item is ahead of the token's revision) and its workload logs in again.
+   */
+  const reachLoginTokens = async (ws: string, record: AccessKeyItem, revision: number, now: number) => {
+    if (record.auth.type !== 'token') await store.reachLoginTokens(ws, record.id, iso(now), { ...tokenScope(record), keyRevision: revision });
   };
   const revokeLoginTokens = async (ws: string, record: AccessKeyItem, revokedAt: string, now: number) => {
     if (record.auth.type !== 'token') await store.reachLoginTokens(ws, record.id, iso(now), { revokedAt });
   };
+  /** The state a change of a login key writes on its workspace, with the entries of long-revoked keys removed. */
+  const loginState = async (ws: string, record: AccessKeyItem, value: number, now: number): Promise<LoginKeyState | undefined> =>
+    record.auth.type === 'token' ? undefined : { accessKeyId: record.id, value, prune: await store.expiredLoginKeyStates(ws, Math.floor(now / 1000)) };
   return {
     /**
      * A machine identity (`mid_`) and how its workload proves itself: its one token (`st_`, 256 random bits, in this
@@ -96,7 +106,7 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
       const ws = principal.workspaceId;
       const found = await store.getAccessKey(ws, accessKeyId);
       if (!found) throw new NotFoundError(`access key ${accessKeyId} was not found`);
-      const { tokenHash, ...record } = found;
+      const { tokenHash, revision, ...record } = found;
       const now = clock.now();
       if (record.revokedAt) throw new ConflictError(`access key ${accessKeyId} is revoked and cannot be changed`);
       const wanted: AccessKeyChanges = {
@@ -110,15 +120,18 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
       const updated = { ...record, ...changes };
       if (Object.keys(changes).length === 0) {
         // A retry of a change whose tokens were not all reached (the function stopped between) reaches them now.
-        await reachLoginTokens(ws, updated, now);
+        await reachLoginTokens(ws, updated, revision ?? 0, now);
         return withStatus(updated, now);
       }
+      const scopeChanged = changes.permissions !== undefined || changes.allowedCidrs !== undefined;
+      const next = scopeChanged ? (revision ?? 0) + 1 : undefined;
+      const state = next === undefined ? undefined : await loginState(ws, record, next, now);
       const audit = auditEntry(principal, 'access_key.update', accessKeyId, { changed: Object.keys(changes), ...changes }, now);
       const answer = announceAnswer(withStatus(updated, now));
-      if (!(await store.updateAccessKey(ws, record, tokenHash, changes, audit))) {
-        throw new ConflictError(`access key ${accessKeyId} was revoked meanwhile and cannot be changed`);
+      if (!(await store.updateAccessKey(ws, record, tokenHash, changes, audit, { read: revision, next, loginState: state }))) {
+        throw new ConflictError(`access key ${accessKeyId} was revoked or changed meanwhile; read it again`);
       }
-      await reachLoginTokens(ws, updated, now);
+      if (next !== undefined) await reachLoginTokens(ws, updated, next, now);
       return answer;
     },
 
@@ -127,7 +140,7 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
       const ws = principal.workspaceId;
       const found = await store.getAccessKey(ws, accessKeyId);
       if (!found) throw new NotFoundError(`access key ${accessKeyId} was not found`);
-      const { tokenHash, ...record } = found;
+      const { tokenHash, revision: _revision, ...record } = found;
       const now = clock.now();
       // Revoking again changes nothing but reaches live login tokens a first revoke that stopped half-way did not.
       if (record.revokedAt) {
@@ -136,7 +149,9 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
       }
       const audit = auditEntry(principal, 'access_key.revoke', accessKeyId, { name: record.name, identityId: record.identityId }, now);
       const answer = announceAnswer(withStatus({ ...record, revokedAt: iso(now) }, now));
-      const revoked = await store.revokeAccessKey(ws, accessKeyId, tokenHash, iso(now), audit);
+      // Its tokens are refused from now on, reached or not: none can be alive once its token life has passed.
+      const state = await loginState(ws, record, -(Math.ceil(now / 1000) + (record.tokenTtlSeconds ?? 0) + 60), now);
+      const revoked = await store.revokeAccessKey(ws, accessKeyId, tokenHash, iso(now), audit, state);
       const current = revoked ? { ...record, revokedAt: iso(now) } : ((await store.getAccessKey(ws, accessKeyId)) ?? record);
       if (current.revokedAt) await revokeLoginTokens(ws, current, current.revokedAt, now);
       return revoked ? answer : withStatus(current, now);

@@ -23,7 +23,7 @@ import type { LoginTarget } from '../store/logins.ts';
 export const LOGINS_PER_MINUTE = 60;
 
 /** Times a login reads its key again when a revoke or a PATCH committed between its read and its token. */
-const ISSUE_ATTEMPTS = 3;
+const ISSUE_ATTEMPTS = 5;
 
 export interface LoginDeps {
   store: Pick<Store, 'findLoginTarget' | 'workspaceOfAccessKey' | 'readLoginTarget' | 'countLoginAttempt' | 'issueLoginToken' | 'recordLoginAudit'>;
@@ -55,14 +55,20 @@ const refused = (reason: string, message: string) => new Refusal(reason, new Aut
 export function makeLoginService(deps: LoginDeps) {
   const { store, clock } = deps;
 
-  /** The state of the key itself: unrevoked, unexpired, of the login's method, its workspace allowlisted. */
-  function checkKey(target: LoginTarget, method: LoginBody['method'], now: number): void {
+  /**
+   * The state of the key itself: unrevoked, unexpired, of the login's method, its workspace allowlisted, and the
+   * caller within its networks (as every use of its tokens must be).
+   */
+  function checkKey(target: LoginTarget, method: LoginBody['method'], now: number, sourceIp: string | undefined): void {
     const { record, workspace } = target;
     if (record.revokedAt) throw refused('revoked', 'login: the access key has been revoked');
     if (record.expiresAt && Date.parse(record.expiresAt) <= now) throw refused('expired', 'login: the access key has expired');
     if (record.auth.type === 'token') throw refused('method', 'login: this access key has a token of its own and does not log in');
     if (record.auth.type !== method) throw refused('method', `login: this access key logs in with ${record.auth.type}, not ${method}`);
     if (!workspace?.allowlisted) throw new Refusal('workspace_not_allowlisted', new WorkspaceNotAllowlistedError());
+    if (!fromAllowedAddress(sourceIp, record.allowedCidrs)) {
+      throw new Refusal('source_address', new ForbiddenError('login: this access key may not be used from this address (allowedCidrs)'));
+    }
   }
 
   /** The identity the body proves for the key, or a Refusal naming the failed check. */
@@ -97,11 +103,11 @@ export function makeLoginService(deps: LoginDeps) {
   }
 
   /** Issues the token against the key as last read; reads the key again when it changed meanwhile. */
-  async function issue(first: LoginTarget, body: LoginBody, proven: Proven, now: number) {
+  async function issue(first: LoginTarget, body: LoginBody, proven: Proven, now: number, sourceIp: string | undefined) {
     const macs = await deps.macs();
     let target: LoginTarget | undefined = first;
     for (let attempt = 0; attempt < ISSUE_ATTEMPTS && target; attempt++) {
-      if (attempt > 0) checkKey(target, body.method, now);
+      if (attempt > 0) checkKey(target, body.method, now, sourceIp);
       const { record, workspaceId } = target;
       const token = issueToken(macs, 'machine', workspaceId);
       const life = now + record.tokenTtlSeconds! * 1000;
@@ -112,12 +118,25 @@ export function makeLoginService(deps: LoginDeps) {
         record,
         revision: target.revision,
         tokenHash: hashToken(token),
-        token: { kind: 'machine', workspaceId, credentialId: record.id, actorSub: record.identityId, expiresAt, revokedAt: null, lastUsedAt: null, ...tokenScope(record) },
+        token: {
+          kind: 'machine',
+          workspaceId,
+          credentialId: record.id,
+          actorSub: record.identityId,
+          expiresAt,
+          revokedAt: null,
+          lastUsedAt: null,
+          ...tokenScope(record),
+          keyRevision: target.revision ?? 0,
+        },
         audit,
         createdAt: iso(now),
       });
-      if (issued) return { token, expiresAt, accessKeyId: record.id, identityId: record.identityId };
-      target = await store.findLoginTarget(record.id);
+      if (issued === 'issued') return { token, expiresAt, accessKeyId: record.id, identityId: record.identityId };
+      // Another transaction on the key's record got in the way (a fleet logging in at once, its lastUsedAt): a short,
+      // random wait, then the same key again; a revoke or a PATCH: the key read again.
+      if (issued === 'busy') await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
+      else target = await store.findLoginTarget(record.id);
     }
     throw new ServiceUnavailableError('login: the access key kept changing; retry shortly');
   }
@@ -142,13 +161,9 @@ export function makeLoginService(deps: LoginDeps) {
         throw new RateLimitedError(`login: at most ${LOGINS_PER_MINUTE} login attempts per access key per minute`, 60 - (Math.floor(now / 1000) % 60));
       }
       try {
-        checkKey(target, body.method, now);
-        // Outside the key's networks: refused as every use of its tokens would be.
-        if (!fromAllowedAddress(origin.sourceIp, target.record.allowedCidrs)) {
-          throw new Refusal('source_address', new ForbiddenError('login: this access key may not be used from this address (allowedCidrs)'));
-        }
+        checkKey(target, body.method, now, origin.sourceIp);
         const proven = await prove(target, body, now);
-        return await issue(target, body, proven, now);
+        return await issue(target, body, proven, now, origin.sourceIp);
       } catch (error) {
         if (!(error instanceof Refusal)) throw error;
         // Without an allowlisted workspace there is no account to write the entry under.

@@ -69,6 +69,44 @@ export const tokenScope = (record: Pick<AccessKeyItem, 'permissions' | 'allowedC
   allowedCidrs: record.allowedCidrs,
 });
 
+/**
+ * What a change of a key that logs in writes on its workspace's item, which every authentication reads anyway: the
+ * key's state in attribute `lk_<ak>` (its revision, or minus the epoch second after which none of its tokens can be
+ * alive when it is revoked), and the removal of revoked keys' entries that have run out (`prune`, attribute names).
+ * A login token carries the revision it was issued at; authentication refuses one of a revoked key or of an older
+ * revision, so a change reaches every live token on its next request even before the tokens themselves are updated.
+ */
+export interface LoginKeyState {
+  accessKeyId: string;
+  value: number;
+  prune: readonly string[];
+}
+
+/** A PATCH's revision: the one read, the next one when the scope changes, and the workspace's state of a login key. */
+export interface RevisionChange {
+  read: number | undefined;
+  next?: number | undefined;
+  loginState?: LoginKeyState | undefined;
+}
+
+/** The workspace item's attribute that holds a login key's state. */
+export const loginKeyAttribute = (accessKeyId: string) => `lk_${accessKeyId}`;
+
+function loginStateUpdate(db: Db, workspaceId: string, state: LoginKeyState): TransactItem {
+  const own = loginKeyAttribute(state.accessKeyId);
+  const prune = state.prune.filter((name) => name !== own);
+  return {
+    Update: {
+      TableName: db.tableName,
+      Key: keys.workspace(workspaceId),
+      UpdateExpression: `SET #lk = :lk${prune.length ? ` REMOVE ${prune.map((_, i) => `#p${i}`).join(', ')}` : ''}`,
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#lk': own, ...Object.fromEntries(prune.map((name, i) => [`#p${i}`, name])) },
+      ExpressionAttributeValues: { ':lk': state.value },
+    },
+  };
+}
+
 /** Unrevoked access keys a workspace may hold, so a stolen key cannot multiply the per-credential reveal limit. */
 export const MAX_ACCESS_KEYS = 100;
 
@@ -120,9 +158,9 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
       }
     },
 
-    async getAccessKey(workspaceId: string, accessKeyId: string): Promise<(AccessKeyItem & { tokenHash: string | undefined }) | undefined> {
+    async getAccessKey(workspaceId: string, accessKeyId: string): Promise<(AccessKeyItem & { tokenHash: string | undefined; revision: number | undefined }) | undefined> {
       const item = await getItem(db, keys.accessKey(workspaceId, accessKeyId));
-      return item && { ...toAccessKey(item)!, tokenHash: item.tokenHash as string | undefined };
+      return item && { ...toAccessKey(item)!, tokenHash: item.tokenHash as string | undefined, revision: item.revision as number | undefined };
     },
 
     async listAccessKeys(workspaceId: string, page: PageRequest): Promise<Page<AccessKeyItem>> {
@@ -134,9 +172,19 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
      * Changes the record and its token item together, with the audit entry, so the token's next request sees the
      * change. Answers false, writing nothing, when the key was revoked meanwhile (or is gone).
      */
-    async updateAccessKey(workspaceId: string, record: AccessKeyItem, tokenHash: string | undefined, changes: AccessKeyChanges, audit: AuditEntry): Promise<boolean> {
+    async updateAccessKey(
+      workspaceId: string,
+      record: AccessKeyItem,
+      tokenHash: string | undefined,
+      changes: AccessKeyChanges,
+      audit: AuditEntry,
+      revision: RevisionChange = { read: undefined },
+    ): Promise<boolean> {
       const names = Object.keys(changes) as (keyof AccessKeyChanges)[];
       const live = 'attribute_exists(PK) AND attribute_not_exists(revokedAt)';
+      // A change of scope moves the revision on from the one read: a concurrent change, or a login that read the
+      // record before it, fails its condition and reads again.
+      const unchanged = revision.read === undefined ? 'attribute_not_exists(#revision)' : '#revision = :read';
       // The token items carry the rules and the networks, not the name.
       const tokenChanges = Object.entries({
         ...(changes.permissions && tokenRules(changes.permissions)),
@@ -159,14 +207,17 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
           Update: {
             TableName: db.tableName,
             Key: keys.accessKey(workspaceId, record.id),
-            // The revision tells a login that read the record before this change that it must read again.
-            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')} ADD #revision :one`,
-            ConditionExpression: live,
-            ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])), '#revision': 'revision' },
-            ExpressionAttributeValues: { ...Object.fromEntries(names.map((name, i) => [`:f${i}`, changes[name]])), ':one': 1 },
+            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}${revision.next === undefined ? '' : ', #revision = :next'}`,
+            ConditionExpression: revision.next === undefined ? live : `${live} AND ${unchanged}`,
+            ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])), ...(revision.next !== undefined && { '#revision': 'revision' }) },
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(names.map((name, i) => [`:f${i}`, changes[name]])),
+              ...(revision.next !== undefined && { ':next': revision.next, ...(revision.read !== undefined && { ':read': revision.read }) }),
+            },
           },
         },
         ...tokenUpdate,
+        ...(revision.loginState ? [loginStateUpdate(db, workspaceId, revision.loginState)] : []),
         auditPut(db, workspaceId, audit),
       ], tokenUpdate.length === 0 ? [0] : [0, 1]);
       return failed === undefined;
@@ -176,11 +227,19 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
      * Revokes the record and its token together, with the audit entry. Answers false, writing nothing, when it was
      * revoked already (revoke is idempotent and audited once).
      */
-    async revokeAccessKey(workspaceId: string, accessKeyId: string, tokenHash: string | undefined, revokedAt: string, audit: AuditEntry): Promise<boolean> {
+    async revokeAccessKey(
+      workspaceId: string,
+      accessKeyId: string,
+      tokenHash: string | undefined,
+      revokedAt: string,
+      audit: AuditEntry,
+      loginState?: LoginKeyState,
+    ): Promise<boolean> {
       const revoke = (key: ItemKey) => updateIf(db, key, { set: 'revokedAt = :now', condition: 'attribute_not_exists(revokedAt)', values: { ':now': revokedAt } });
       const failed = await transact(db, [
         revoke(keys.accessKey(workspaceId, accessKeyId)),
         ...(tokenHash ? [revoke(keys.token(tokenHash))] : []),
+        ...(loginState ? [loginStateUpdate(db, workspaceId, loginState)] : []),
         auditPut(db, workspaceId, audit),
         // The revoked key frees its slot in the same write.
         countBy(db, keys.accessKeyCount(workspaceId), { delta: -1, type: ENTITY.accessKeyCount }),

@@ -1,11 +1,11 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { itemKeyString } from '../prefetch.ts';
 import { auditPut, putAuditEntries, type AuditEntry } from './audit.ts';
-import { sendConditional, transact } from './conditional.ts';
+import { CONTENTION, sendConditional, transact } from './conditional.ts';
 import { compact, pick } from './items.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { queryAll } from './query.ts';
-import { batchRead } from './reads.ts';
+import { batchRead, getItem } from './reads.ts';
 import { send, type Db } from './send.ts';
 import { toAccessKey, type AccessKeyItem } from './access-keys.ts';
 import { tokenPut, type TokenItem, type WorkspaceItem } from './workspaces.ts';
@@ -89,11 +89,12 @@ export function makeLoginStore(db: Db) {
 
     /**
      * Issues a login token: its credential item, its entry among the key's live tokens and the audit entry, on
-     * condition that the key is still unrevoked at the revision the login read. False, writing nothing, when it is
-     * not (revoked or changed meanwhile): the caller reads again. So a revoke or PATCH either sees this token in
+     * condition that the key is still unrevoked at the revision the login read. `stale`, writing nothing, when it is
+     * not (revoked or changed meanwhile): the caller reads again; `busy` when a concurrent transaction on the record
+     * cancelled it: the caller tries again. So a revoke or PATCH either sees this token in
      * its query of live tokens or makes this login fail.
      */
-    async issueLoginToken(issue: LoginIssue): Promise<boolean> {
+    async issueLoginToken(issue: LoginIssue): Promise<'issued' | 'stale' | 'busy'> {
       const { workspaceId, record, revision, tokenHash, token, audit, createdAt } = issue;
       const ttl = Math.ceil(Date.parse(token.expiresAt!) / 1000) + KEPT_AFTER_EXPIRY_SECONDS;
       const sameRevision = revision === undefined ? 'attribute_not_exists(#revision)' : '#revision = :revision';
@@ -117,8 +118,17 @@ export function makeLoginStore(db: Db) {
           },
         },
         auditPut(db, workspaceId, audit),
-      ], [0]);
-      return failed === undefined;
+      ], [0], { contention: 'handled' });
+      return failed === undefined ? 'issued' : failed === CONTENTION ? 'busy' : 'stale';
+    },
+
+    /**
+     * The `lk_<ak>` attributes of the workspace item whose keys were revoked so long ago that none of their tokens can
+     * be alive (their state is minus that epoch second): a change of a login key removes them as it writes its own.
+     */
+    async expiredLoginKeyStates(workspaceId: string, nowSeconds: number): Promise<string[]> {
+      const item = (await getItem(db, keys.workspace(workspaceId))) ?? {};
+      return Object.entries(item).filter(([name, value]) => name.startsWith('lk_') && typeof value === 'number' && value < 0 && -value < nowSeconds).map(([name]) => name);
     },
 
     /** Records a refused login of an existing key (a change of its own goes with none). */
@@ -132,10 +142,12 @@ export function makeLoginStore(db: Db) {
      * Answers how many tokens were changed.
      */
     async reachLoginTokens(workspaceId: string, accessKeyId: string, now: string, fields: Partial<TokenItem>): Promise<number> {
+      // Newest first: the tokens that will live longest are reached first.
       const live = await queryAll<{ tokenHash: string }>(db, patterns.loginTokensOfAccessKey(workspaceId, accessKeyId), {
         skBetween: [now, '~'],
         consistent: true,
         projection: ['tokenHash'],
+        newestFirst: true,
       });
       const set = Object.entries(compact(fields));
       if (set.length === 0) return 0;
@@ -149,10 +161,11 @@ export function makeLoginStore(db: Db) {
               TableName: db.tableName,
               Key: keys.token(hash),
               UpdateExpression: `SET ${set.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
-              // A token gone meanwhile (TTL) is not made again; a revoked one stays as it is.
-              ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
+              // A token gone meanwhile (TTL) is not made again; a revoked one stays as it is; one a later change reached
+              // first keeps that change.
+              ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(revokedAt)${fields.keyRevision === undefined ? '' : ' AND (attribute_not_exists(keyRevision) OR keyRevision < :revision)'}`,
               ExpressionAttributeNames: Object.fromEntries(set.map(([name], i) => [`#f${i}`, name])),
-              ExpressionAttributeValues: Object.fromEntries(set.map(([, value], i) => [`:f${i}`, value])),
+              ExpressionAttributeValues: { ...Object.fromEntries(set.map(([, value], i) => [`:f${i}`, value])), ...(fields.keyRevision !== undefined && { ':revision': fields.keyRevision }) },
             }),
           );
           if (written !== undefined) changed += 1;

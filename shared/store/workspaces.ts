@@ -15,6 +15,19 @@ export interface WorkspaceItem {
   allowlisted: boolean;
   createdAt: string;
   updatedAt: string;
+  /**
+   * The state of each access key that logs in and was changed or revoked (`lk_<ak>` attributes, see LoginKeyState in
+   * shared/store/access-keys.ts): its revision, or below 0 when it is revoked. Absent: no such key.
+   */
+  loginKeys?: Record<string, number>;
+}
+
+/** The workspace's record, with its login keys' states gathered from their `lk_<ak>` attributes. */
+function toWorkspace(item: Record<string, unknown> | undefined): WorkspaceItem | undefined {
+  const workspace = pick<WorkspaceItem>(item, WORKSPACE_FIELDS);
+  if (!workspace) return undefined;
+  const states = Object.entries(item!).filter(([name, value]) => name.startsWith('lk_') && typeof value === 'number');
+  return states.length === 0 ? workspace : { ...workspace, loginKeys: Object.fromEntries(states.map(([name, value]) => [name.slice(3), value as number])) };
 }
 
 /** What the token lookup item holds: never the token, only what authentication needs. */
@@ -36,6 +49,8 @@ export interface TokenItem {
   rulesId?: string | undefined;
   /** The source addresses a machine token may be used from (absent or empty: anywhere). */
   allowedCidrs?: string[] | undefined;
+  /** A login's token: the revision of its access key it was issued at (absent: the key's own long-lived token). */
+  keyRevision?: number | undefined;
 }
 
 export interface ApiKeyItem {
@@ -49,7 +64,7 @@ export interface ApiKeyItem {
 }
 
 const WORKSPACE_FIELDS: (keyof WorkspaceItem)[] = ['id', 'name', 'accountId', 'allowlisted', 'createdAt', 'updatedAt'];
-const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt', 'lastUsedAt', 'rules', 'rulesId', 'allowedCidrs'];
+const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt', 'lastUsedAt', 'rules', 'rulesId', 'allowedCidrs', 'keyRevision'];
 const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt', 'lastUsedAt'];
 
 /** The transaction item that stores a new token's lookup item (only its hash, never the token). */
@@ -88,7 +103,7 @@ export function makeWorkspaceStore(db: Db) {
         : await batchRead(db, [...(tokenKey ? [tokenKey] : []), workspaceKey, ...extra]);
       return {
         token: tokenKey && pick<TokenItem>(items.get(itemKeyString(tokenKey)), TOKEN_FIELDS),
-        workspace: pick<WorkspaceItem>(items.get(itemKeyString(workspaceKey)), WORKSPACE_FIELDS),
+        workspace: toWorkspace(items.get(itemKeyString(workspaceKey))),
         prefetched: items,
       };
     },
@@ -98,7 +113,7 @@ export function makeWorkspaceStore(db: Db) {
     },
 
     async getWorkspace(workspaceId: string): Promise<WorkspaceItem | undefined> {
-      return pick<WorkspaceItem>(await getItem(db, keys.workspace(workspaceId)), WORKSPACE_FIELDS);
+      return toWorkspace(await getItem(db, keys.workspace(workspaceId)));
     },
 
     async putWorkspace(workspace: WorkspaceItem): Promise<void> {

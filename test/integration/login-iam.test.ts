@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../shared/ids.ts';
-import { call, newWorkspace } from '../support/api.ts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { hashToken } from '../../shared/auth/tokens.ts';
+import { keys } from '../../shared/store/keys.ts';
+import { call, localStore, newWorkspace } from '../support/api.ts';
 import { iamLogin, signedRequest, stsIdentity, type StsIdentity } from '../support/login.ts';
 import { newEnvironment } from '../support/secrets.ts';
 
@@ -120,6 +123,28 @@ describe('AWS IAM login', () => {
     const again = await iamLogin(key.id, await signedRequest(payments));
     expect(again.status).toBe(401);
     expect(again.body.error.message).toMatch(/revoked/);
+  });
+
+  it("refuses a live token a change has not reached yet: the key's state on the workspace item decides", async () => {
+    const key = await createKey({ permissions: [{ actions: ['reveal'] }] });
+    const changed = (await iamLogin(key.id, await signedRequest(payments))).body.data.token as string;
+    const { doc, tableName } = localStore();
+    const unreach = (token: string, update: string, values?: Record<string, unknown>) =>
+      doc.send(new UpdateCommand({ TableName: tableName, Key: keys.token(hashToken(token)), UpdateExpression: update, ...(values && { ExpressionAttributeValues: values }) }));
+    expect((await call('PATCH', `/api/v1/access-keys/${key.id}`, { token: ws.apiKey, body: { permissions: [{ keys: ['OTHER_*'], actions: ['reveal'] }] } })).status).toBe(200);
+    // The token item as it was before the change reached it (a function that stopped half-way, a huge fleet).
+    await unreach(changed, 'SET keyRevision = :zero', { ':zero': 0 });
+    const stale = await call('GET', '/api/v1/projects', { token: changed });
+    expect(stale.status).toBe(401);
+    expect(stale.body.error.message).toMatch(/changed after this token was issued; log in again/);
+    // A new login has the key as it is now.
+    const fresh = (await iamLogin(key.id, await signedRequest(payments))).body.data.token as string;
+    expect((await call('POST', '/api/v1/reveal', { token: fresh, body: { path: 'payments/prod/DB_PASSWORD' } })).status).toBe(404);
+    expect((await call('POST', `/api/v1/access-keys/${key.id}/revoke`, { token: ws.apiKey })).status).toBe(200);
+    await unreach(fresh, 'REMOVE revokedAt');
+    const revoked = await call('GET', '/api/v1/projects', { token: fresh });
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.error.message).toMatch(/revoked/);
   });
 
   it("a token never outlives its key, and allowedCidrs apply to the login", async () => {

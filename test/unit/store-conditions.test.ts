@@ -58,7 +58,11 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
     // A key whose tokens come from logins: no token item, the same lookup of its workspace.
     await store.createAccessKey(WS, { ...accessKey, tokenPrefix: null, auth: { type: 'aws_iam', principalArns: ['arn:aws:iam::123456789012:role/x'] }, tokenTtlSeconds: 900 }, undefined, audit());
   },
-  revokeAccessKey: () => store.revokeAccessKey(WS, accessKey.id, 'c'.repeat(64), NOW, audit()),
+  revokeAccessKey: async () => {
+    await store.revokeAccessKey(WS, accessKey.id, 'c'.repeat(64), NOW, audit());
+    // A key that logs in: its state on the workspace item too.
+    await store.revokeAccessKey(WS, accessKey.id, undefined, NOW, audit(), { accessKeyId: accessKey.id, value: -1, prune: ['lk_ak_old'] });
+  },
   updateAccessKey: () => store.updateAccessKey(WS, accessKey, 'c'.repeat(64), { name: 'renamed', allowedCidrs: ['10.0.0.0/8'] }, audit()),
   createEndpoint: () => store.createEndpoint(WS, endpoint, audit()),
   updateEndpoint: () => store.updateEndpoint(WS, endpoint, NOW, true, audit()),
@@ -91,7 +95,7 @@ const OTHERS: readonly (keyof Store)[] = [
   'secretByIdKeys', 'secretByPathKeys', 'secretWriteKeys', 'getSecretHead', 'getSecretByPath', 'getEnvironmentSecret', 'getSecretVersion', 'purgeSecretVersions', 'pendingPurges', 'listSecretVersions', 'listSecrets', 'searchSecrets',
   'environmentKeys', 'listEnvironmentValues', 'indexEnvironmentValues', 'countRevealPage',
   'environmentsOfProjects', 'searchEnvironments', 'indexEnvironmentSearch',
-  'getAccessKey', 'listAccessKeys', 'findLoginTarget', 'workspaceOfAccessKey', 'readLoginTarget', 'countLoginAttempt',
+  'getAccessKey', 'listAccessKeys', 'findLoginTarget', 'workspaceOfAccessKey', 'readLoginTarget', 'countLoginAttempt', 'expiredLoginKeyStates',
   'listEndpoints', 'listEndpointPage', 'getEndpoint', 'recordEndpointFailure', 'recordEndpointSuccess',
   'createDelivery', 'markDeliveryDue', 'getDelivery', 'claimAttempt', 'recordAttempt', 'failPending', 'requeue', 'listDeliveries', 'pendingDeliveryIds', 'dueDeliveries', 'deleteEndpointDeliveries',
 ];

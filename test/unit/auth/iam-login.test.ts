@@ -61,6 +61,7 @@ describe('IAM login: the signed request', () => {
     ['an extra parameter', (r) => (r.body = `${GET_CALLER_IDENTITY_BODY}&RoleArn=x`), 'action', /body/],
     ['a header off the list', (r) => (r.headers['X-Forwarded-Host'] = 'evil'), 'header', /x-forwarded-host is not allowed/],
     ['a header twice in two cases', (r) => (r.headers.host = 'sts.eu-west-1.amazonaws.com'), 'header', /host is given twice/],
+    ['a line break in a header value', (r) => (r.headers['User-Agent'] = 'sdk\r\nx-evil: 1'), 'header', /user-agent has a character a header cannot carry/],
     ['no server id', (r) => delete r.headers['X-Service-Server-Id'], 'server_id', /x-service-server-id is required/],
     ['another server id', (r) => (r.headers['X-Service-Server-Id'] = 'other.example.com'), 'server_id', /is not this service's id/],
     ['an unsigned server id', (r) => (r.headers.Authorization = authorization('content-type;host;x-amz-date')), 'server_id', /must be signed/],

@@ -181,7 +181,7 @@ describe('OIDC login: issuer and keys', () => {
     const check = login();
     const other = await token(claims({ iss: `${origin}/b` }), { key: keys.b.rsa.privateKey });
     const slash = await token(claims({ iss: `${ISSUER}/` }));
-    expectRefused(await check(auth(), other), other, 'issuer', new RegExp(`^jwt: iss is not the access key's issuer \\(${ISSUER}\\)$`));
+    expectRefused(await check(auth(), other), other, 'issuer', /^jwt: iss is not the access key's issuer$/);
     expectRefused(await check(auth(), slash), slash, 'issuer');
     expect(fetches()).toBe(0);
   });
@@ -206,7 +206,7 @@ describe('OIDC login: claims', () => {
     ['no audience', { aud: undefined }],
   ])('refuses %s', async (_name, change) => {
     const jwt = await token(claims(change));
-    expectRefused(await login()(auth(), jwt), jwt, 'audience', /^jwt: aud does not contain the access key's audience \(secrets-api\)$/);
+    expectRefused(await login()(auth(), jwt), jwt, 'audience', /^jwt: aud does not contain the access key's audience$/);
   });
 
   it('accepts an array audience that contains the audience', async () => {
@@ -272,7 +272,7 @@ describe('OIDC login: discovery through the SSRF guard', () => {
 
   it('refuses an issuer on a private address unless its range is allowed, without connecting', async () => {
     const jwt = await token();
-    expectRefused(await login({ allow: [] })(auth(), jwt), jwt, 'discovery', /blocked: 127\.0\.0\.1 \(loopback\)/);
+    expectRefused(await login({ allow: [] })(auth(), jwt), jwt, 'discovery', /refused by the SSRF guard/);
     expect(fetches()).toBe(0);
   });
 
@@ -280,7 +280,7 @@ describe('OIDC login: discovery through the SSRF guard', () => {
     const named = `https://issuer.test:${new URL(origin).port}/a`;
     const jwt = await token(claims({ iss: named }));
     const lookup: LookupAll = async () => [{ address: '93.184.215.14', family: 4 }, { address: '10.0.0.7', family: 4 }];
-    expectRefused(await login({ allow: [], lookup })(auth({ issuer: named }), jwt), jwt, 'discovery', /resolves to 10\.0\.0\.7 \(private\)/);
+    expectRefused(await login({ allow: [], lookup })(auth({ issuer: named }), jwt), jwt, 'discovery', /^(?!.*10\.0\.0\.7).*refused by the SSRF guard/);
     expect(fetches()).toBe(0);
   });
 

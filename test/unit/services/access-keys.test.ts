@@ -19,7 +19,11 @@ function harness() {
       keys.set(record.id, { ...record, tokenHash });
       audits.push(audit);
     },
-    getAccessKey: async (_ws, id) => structuredClone(keys.get(id)),
+    getAccessKey: async (_ws, id) => {
+      const key = keys.get(id);
+      return key && { ...structuredClone(key), revision: undefined };
+    },
+    expiredLoginKeyStates: async () => [],
     listAccessKeys: async () => ({ items: [...keys.values()].map(({ tokenHash: _hash, ...record }) => record), nextCursor: null, hasMore: false }),
     async updateAccessKey(_ws, record, tokenHash, changes, audit) {
       const key = keys.get(record.id);
