@@ -167,7 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** STS's regional endpoint (the one AWS recommends over the global one), as a login's signed url must name it. */
 export function regionalStsEndpoint(region: string): string {
-  return `https://sts.${region}.amazonaws.com/`;
+  return `https://sts.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}/`;
 }
 
 /**

@@ -68,15 +68,16 @@ function bytes(data: string | ArrayBuffer | ArrayBufferView): Buffer {
  * own `AWS_REGION` says nothing of it). Throws a TypeError when no endpoint can be settled.
  */
 export function awsIamSettings(place: AwsIamPlace, baseUrl: string, env: NodeJS.ProcessEnv = process.env): AwsIamSettings {
-  const regional = env.AWS_REGION ? `https://sts.${env.AWS_REGION}.amazonaws.com/` : undefined;
+  // The region Lambda, ECS and the AWS CLI set; China's regions have their own domain.
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined;
+  const regional = region ? `https://sts.${region}.amazonaws.com${region.startsWith('cn-') ? '.cn' : ''}/` : undefined;
   const stsEndpoint = place.stsEndpoint ?? (env.SECRETS_AWS_STS_ENDPOINT || undefined) ?? regional;
   if (!stsEndpoint) throw new TypeError('an aws_iam login needs an STS endpoint: auth.stsEndpoint, SECRETS_AWS_STS_ENDPOINT or AWS_REGION');
   if (!URL.canParse(stsEndpoint)) throw new TypeError('the STS endpoint of an aws_iam login is not an absolute URL');
   const host = new URL(stsEndpoint).hostname;
   // Regional, FIPS and interface VPC endpoint hosts name their region; the global endpoint signs for us-east-1.
   const named = host === 'sts.amazonaws.com' ? 'us-east-1' : /(?:^|\.)sts(?:-fips)?\.([a-z0-9-]+)\.(?:vpce\.)?amazonaws\.com(?:\.cn)?$/.exec(host)?.[1];
-  const region = named ?? place.region ?? 'us-east-1';
-  return { stsEndpoint, serverId: place.serverId ?? new URL(baseUrl).host, region };
+  return { stsEndpoint, serverId: place.serverId ?? new URL(baseUrl).host, region: named ?? place.region ?? 'us-east-1' };
 }
 
 type AwsModules = [typeof import('@smithy/signature-v4'), typeof import('@aws-sdk/credential-providers')];

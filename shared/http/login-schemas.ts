@@ -27,6 +27,8 @@ const principalArnSchema = once(() =>
   z.string().check(
     maxUnits(512),
     z.regex(PRINCIPAL_ARN, 'must be an IAM role or user ARN with a 12-digit account, e.g. arn:aws:iam::123456789012:role/payments-*'),
+    // An assumed role's ARN, what STS answers for a role, names the role without its path: a path could never match.
+    z.refine((arn) => !/:role\/.*\/.*$/.test(arn), { error: 'a role is matched by its name alone (STS does not say its path): write arn:aws:iam::<account>:role/<name>' }),
   ),
 );
 

@@ -193,7 +193,7 @@ describe('access keys with auth: validation', () => {
   it('takes 1 to 20 principalArns with a 12-digit account, and refuses a globbed account', async () => {
     const create = (principalArns: unknown) => call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'arns', auth: { type: 'aws_iam', principalArns } } });
     expect((await create(Array.from({ length: 20 }, (_, i) => `arn:aws:iam::123456789012:role/r${i}`))).status).toBe(201);
-    for (const bad of [[], Array.from({ length: 21 }, (_, i) => `arn:aws:iam::123456789012:role/r${i}`), ['arn:aws:iam::*:role/deploy'], ['arn:aws:s3:::bucket']]) {
+    for (const bad of [[], Array.from({ length: 21 }, (_, i) => `arn:aws:iam::123456789012:role/r${i}`), ['arn:aws:iam::*:role/deploy'], ['arn:aws:s3:::bucket'], ['arn:aws:iam::123456789012:role/service-role/deploy']]) {
       const answer = await create(bad);
       expect(answer.status).toBe(400);
       expect(answer.body.error.message).toMatch(/^auth\.principalArns/);

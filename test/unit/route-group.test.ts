@@ -168,6 +168,37 @@ describe('route group handler', () => {
   });
 });
 
+describe('public routes', () => {
+  const open = {
+    'POST /login': defineRoute({ ...docs('login', z.object({ who: z.string() })), access: 'public', body: z.strictObject({ who: z.string() }), handler: async ({ body, sourceIp }) => ({ data: { who: `${body.who}@${sourceIp}` } }) }),
+    'GET /closed': defineRoute({ ...docs('closed', z.number()), access: 'workspace', handler: async () => ({ data: 1 }) }),
+  };
+
+  it('serves a public route without a bearer token or an authenticator, with the source address API Gateway saw', async () => {
+    const handle = makeRouteGroupHandler(open, { timeoutEarlyInMillis: 0 });
+    const result = await handle({ ...apiEvent('POST /login', { body: JSON.stringify({ who: 'w' }) }), requestContext: { http: { sourceIp: '203.0.113.9' } } } as never, context);
+    expect(result).toMatchObject({ statusCode: 200 });
+    expect(JSON.parse((result as { body: string }).body).data).toEqual({ who: 'w@203.0.113.9' });
+  });
+
+  it('refuses every other route of a group built without an authenticator, token or not', async () => {
+    const handle = makeRouteGroupHandler(open, { timeoutEarlyInMillis: 0 });
+    for (const token of [undefined, 'sk_live_whatever']) {
+      const result = await handle(apiEvent('GET /closed', token ? { token } : {}), context);
+      expect(result).toMatchObject({ statusCode: 401 });
+    }
+  });
+
+  it('declares access public for the login alone, which takes no Idempotency-Key', async () => {
+    const { makeAuthRoutes } = await import('../../functions/auth/routes.ts');
+    const { allRouteDefinitions } = await import('../../bin/openapi/routes.ts');
+    const publicRoutes = Object.entries(allRouteDefinitions()).filter(([, route]) => route.access === 'public').map(([key]) => key);
+    expect(publicRoutes).toEqual(['POST /api/v1/auth/login']);
+    const login = makeAuthRoutes({} as never)['POST /api/v1/auth/login'];
+    expect(login.idempotent).toBeUndefined();
+  });
+});
+
 describe('route groups', () => {
   it('serve exactly the route keys the CDK stack and the local front route to them', () => {
     const service = {} as ProjectService;

@@ -15,7 +15,7 @@ const BASE = 'http://127.0.0.1:3000';
 
 /** The AWS SDK's default chain reads these first; nothing of the machine's own AWS setup may count. */
 function awsEnvironment(extra: Record<string, string | undefined> = {}): void {
-  const env = { AWS_ACCESS_KEY_ID: AWS.accessKeyId, AWS_SECRET_ACCESS_KEY: AWS.secretAccessKey, AWS_SESSION_TOKEN: undefined, AWS_PROFILE: undefined, AWS_REGION: undefined, SECRETS_AWS_STS_ENDPOINT: undefined, ...extra };
+  const env = { AWS_ACCESS_KEY_ID: AWS.accessKeyId, AWS_SECRET_ACCESS_KEY: AWS.secretAccessKey, AWS_SESSION_TOKEN: undefined, AWS_PROFILE: undefined, AWS_REGION: undefined, AWS_DEFAULT_REGION: undefined, SECRETS_AWS_STS_ENDPOINT: undefined, ...extra };
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
 }
 
@@ -80,6 +80,7 @@ describe('the SDK logs in with AWS IAM', () => {
     ['us-east-1 for a host that names no region', { stsEndpoint: STS }, {}, STS, 'us-east-1'],
     ['auth.region for a host that names no region', { stsEndpoint: STS, region: 'ap-south-1' }, { AWS_REGION: 'eu-central-1' }, STS, 'ap-south-1'],
     ['the region of an interface VPC endpoint', { stsEndpoint: 'https://vpce-0a1b2c-d3e4.sts.ca-central-1.vpce.amazonaws.com/' }, { AWS_REGION: 'eu-central-1' }, 'https://vpce-0a1b2c-d3e4.sts.ca-central-1.vpce.amazonaws.com/', 'ca-central-1'],
+    ['AWS_DEFAULT_REGION without AWS_REGION, and China\'s own domain', {}, { AWS_DEFAULT_REGION: 'cn-north-1' }, 'https://sts.cn-north-1.amazonaws.com.cn/', 'cn-north-1'],
     ['us-east-1 for the global endpoint', { stsEndpoint: 'https://sts.amazonaws.com/' }, { AWS_REGION: 'eu-central-1' }, 'https://sts.amazonaws.com/', 'us-east-1'],
   ])('settles the STS endpoint and region: %s', (_name, place, env, endpoint, region) => {
     // Act
