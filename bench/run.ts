@@ -133,7 +133,10 @@ async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof makeCa
     revealByPath: await warmRun(route('POST /api/v1/reveal'), () => request(api, 'POST', '/api/v1/reveal', { path: s.path }), REVEAL_RUNS),
     listSecrets: await twice(route('GET /api/v1/environments/{envId}/secrets'), () => request(api, 'GET', s.secretsPath)),
     searchSecrets: await twice(route('GET /api/v1/search/secrets'), () => request(api, 'GET', '/api/v1/search/secrets?q=database')),
+    // A delete keeps the secret restorable for 7 days by default; a restore brings it back; 0 purges at once.
     deleteSecret: await recorder.measure(route('DELETE /api/v1/secrets/{secretId}'), () => request(api, 'DELETE', `/api/v1/secrets/${created[0]}`)),
+    restoreSecret: await recorder.measure(route('POST /api/v1/secrets/{secretId}/restore'), () => request(api, 'POST', `/api/v1/secrets/${created[0]}/restore`)),
+    deleteSecretAtOnce: await recorder.measure(route('DELETE /api/v1/secrets/{secretId}'), () => request(api, 'DELETE', `/api/v1/secrets/${created[0]}?recoveryWindowDays=0`)),
     listAudit: await twice(route('GET /api/v1/audit'), () => request(api, 'GET', '/api/v1/audit')),
     loadEnvironment: await warmRun(route('POST /api/v1/environments/{envId}/secrets/reveal'), () => request(api, 'POST', s.loadPath, {}), 10),
   };
@@ -178,7 +181,7 @@ function assemble(
   for (const [name, c] of Object.entries(calls)) {
     const l = load[name];
     // Unmeasured operations take the closest measured one's time: writes a write's, reads a list's.
-    const wallMs = l?.c1.p50 ?? (['rotateSecret', 'deleteSecret'].includes(name) ? load.createSecret?.c1.p50 : name === 'revealByPath' ? load.revealById?.c1.p50 : load.listSecrets?.c1.p50) ?? 30;
+    const wallMs = l?.c1.p50 ?? (['rotateSecret', 'deleteSecret', 'restoreSecret', 'deleteSecretAtOnce'].includes(name) ? load.createSecret?.c1.p50 : name === 'revealByPath' ? load.revealById?.c1.p50 : load.listSecrets?.c1.p50) ?? 30;
     // A reveal by path runs the reveal's code: its CPU is taken to be the reveal by id's.
     const cpuMs = (cpu[name] ?? (name === 'revealByPath' ? cpu.revealById : undefined))?.cpuMsPerRequest ?? null;
     const durationMs = lambdaDurationMs(wallMs, cpuMs);

@@ -116,7 +116,8 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
         GetItem: [P.workspace, P.secretVersions],
         PutItem: [P.workspace, P.secretVersions, P.audit],
         UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter, P.deniedAttempts],
-        DeleteItem: [P.workspace],
+        // A restore removes the deleted record beside the versions (and the list item in the workspace partition).
+        DeleteItem: [P.workspace, P.secretVersions],
         ConditionCheckItem: [P.workspace],
         BatchWriteItem: [P.secretVersions],
         Query: [P.workspace, P.secretVersions],

@@ -9,6 +9,8 @@ export const AUDIT_ACTIONS = [
   'secret.rotate',
   'secret.reveal',
   'secret.delete',
+  // A deleted secret put back whole within its recovery window (decisions.md v1.2).
+  'secret.restore',
   'access_key.create',
   'access_key.revoke',
   'access_key.update',

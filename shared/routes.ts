@@ -19,6 +19,8 @@ export const ROUTE_GROUPS = {
     'GET /api/v1/secrets/{secretId}/versions',
     'POST /api/v1/environments/{envId}/secrets/reveal',
     'POST /api/v1/secrets/{secretId}/rollback',
+    'GET /api/v1/environments/{envId}/secrets/deleted',
+    'POST /api/v1/secrets/{secretId}/restore',
   ],
   audit: ['GET /api/v1/audit'],
   'access-keys': ['GET /api/v1/access-keys', 'POST /api/v1/access-keys', 'PATCH /api/v1/access-keys/{id}', 'POST /api/v1/access-keys/{id}/revoke'],

@@ -18,7 +18,7 @@ export function allRouteDefinitions(): Record<string, RouteDefinition> {
   const groups: Record<Exclude<RouteGroup, 'openapi'>, Record<string, RouteDefinition>> = {
     projects: makeProjectRoutes(none),
     environments: makeEnvironmentRoutes(none),
-    secrets: makeSecretRoutes(none),
+    secrets: makeSecretRoutes(none, none),
     audit: makeAuditRoutes(none),
     'access-keys': makeAccessKeyRoutes(none),
     webhooks: makeWebhookRoutes(none),

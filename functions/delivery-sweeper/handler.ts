@@ -3,19 +3,21 @@ import { runtime } from '../../shared/runtime.ts';
 import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
 import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
 import { makeDeliverySweeperStore } from '../../shared/store/deliveries.ts';
-import { makeSecretStore } from '../../shared/store/secrets.ts';
+import { makeDeletedSecretStore } from '../../shared/store/deleted-secrets.ts';
 
 const { config, db, pager, clock } = runtime();
-const store = { ...makeDeliverySweeperStore(db), ...makeSecretStore(db, pager) };
+const store = { ...makeDeliverySweeperStore(db), ...makeDeletedSecretStore(db, pager) };
 const queue = immediateQueueFromConfig(config, clock);
 const sweep = makeSweeper({ store, clock, graceMs: config.webhooks.sweepGraceMs, enqueue: (m, o) => queue.enqueue(m, o) });
 
 /**
- * Lambda entry of the sweeper, run every 5 minutes: re-queues pending deliveries whose message was lost and
- * finishes secret purges a crash interrupted.
+ * Lambda entry of the sweeper, run every 5 minutes: re-queues pending deliveries whose message was lost, and purges
+ * deleted secrets whose recovery window has ended (and purges a crash interrupted).
  */
 export const handler = async (): Promise<{ requeued: number; purged: number }> => {
   const swept = await sweep();
-  if (swept.requeued > 0 || swept.purged > 0) logger.warn('sweeper found lost work', swept);
+  // A purge is mostly a recovery window that ended (expected work); a re-queued delivery is always lost work.
+  if (swept.requeued > 0) logger.warn('sweeper found lost work', swept);
+  else if (swept.purged > 0) logger.info('sweeper purged deleted secrets', swept);
   return swept;
 };

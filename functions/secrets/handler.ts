@@ -5,6 +5,8 @@ import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeSecretService } from '../../shared/services/secrets.ts';
 import { makeSecretRoutes } from './routes.ts';
 import { makeSecretStore } from '../../shared/store/secrets.ts';
+import { makeDeletedSecretStore } from '../../shared/store/deleted-secrets.ts';
+import { makeDeletedSecretService } from '../../shared/services/deleted-secrets.ts';
 import { makeProjectStore } from '../../shared/store/projects.ts';
 import { makeEnvironmentValueStore } from '../../shared/store/environment-values.ts';
 import { makeRevealLimiter } from '../../shared/store/reveal-limits.ts';
@@ -17,6 +19,7 @@ const limiter = makeRevealLimiter(db);
 const store = {
   ...makeProjectStore(db, pager),
   ...makeSecretStore(db, pager, limiter),
+  ...makeDeletedSecretStore(db, pager),
   ...makeEnvironmentValueStore(db, pager, limiter),
   ...makeDenialStore(db),
   ...makeEnvironmentSearchStore(db, pager),
@@ -38,4 +41,4 @@ const service = makeSecretService({
 });
 
 /** Lambda entry of the secrets route group. */
-export const handler = makeRouteGroupHandler(makeSecretRoutes(service), { authenticate, idempotency });
+export const handler = makeRouteGroupHandler(makeSecretRoutes(service, makeDeletedSecretService({ store, clock })), { authenticate, idempotency });

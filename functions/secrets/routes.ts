@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
-import { deletedResult, environmentValueAnswer, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/http/answers.ts';
-import { idSchema, ifMatchSchema, maxUnits, minUnits, pageQueryOf, pageQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
+import { deletedResult, deletedSecretAnswer, environmentValueAnswer, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/http/answers.ts';
+import { idSchema, ifMatchSchema, maxUnits, minUnits, pageQueryOf, pageQuerySchema, recoveryWindowQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
 import { once } from '../../shared/http/once.ts';
 import { isId } from '../../shared/ids.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import { SECRET_PATH, type SecretService } from '../../shared/services/secrets.ts';
+import type { DeletedSecretService } from '../../shared/services/deleted-secrets.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['secrets'][number];
 
@@ -19,7 +20,7 @@ function rawVersion(value: unknown): number | undefined {
 }
 
 /** The secrets route group: thin handlers over the secret service; first reads ride on authentication. */
-export function makeSecretRoutes(service: SecretService): Record<RouteKey, RouteDefinition> {
+export function makeSecretRoutes(service: SecretService, deleted: DeletedSecretService): Record<RouteKey, RouteDefinition> {
   /** The head of the secret a by-id route names, and the version item when an older version is asked for. */
   const secretPrefetch = (raw: RawInput, forReveal = false) => {
     const secretId = raw.params.secretId;
@@ -80,14 +81,40 @@ export function makeSecretRoutes(service: SecretService): Record<RouteKey, Route
     'DELETE /api/v1/secrets/{secretId}': () => defineRoute({
       operationId: 'deleteSecret',
       idempotent: true,
-      summary: 'Delete a secret and every version',
-      description: 'Audited as `secret.delete`; fires `service.secret.delete`.',
+      summary: 'Delete a secret, restorable for a recovery window',
+      description:
+        'Gone at once from every lookup (its key is free for a new secret); `recoveryWindowDays` (0, or 7 to 30; default 7) keeps it restorable (`POST /api/v1/secrets/{secretId}/restore`) until then, 0 purges every version at once. Audited as `secret.delete`; fires `service.secret.delete`.',
       response: deletedResult('sec'),
       errors: ['NOT_FOUND'],
       access: 'workspace',
       params: secretParams(),
+      query: z.strictObject({ recoveryWindowDays: z.optional(recoveryWindowQuerySchema()) }),
       prefetch: secretPrefetch,
-      handler: async ({ principal, params, prefetched }) => ({ data: await service.delete(principal, params.secretId, prefetched) }),
+      handler: async ({ principal, params, query, prefetched }) => ({ data: await service.delete(principal, params.secretId, query.recoveryWindowDays, prefetched) }),
+    }),
+    'GET /api/v1/environments/{envId}/secrets/deleted': () => defineRoute({
+      operationId: 'listDeletedSecrets',
+      summary: "List an environment's deleted secrets, still restorable",
+      description: 'Newest deletion first, each with `deletedAt`, `deletedBy` and `purgeAt`; what is past `purgeAt` is gone. Never a value.',
+      response: z.array(deletedSecretAnswer()),
+      paged: true,
+      errors: ['NOT_FOUND'],
+      access: 'workspace',
+      params: envParams(),
+      query: pageQuerySchema(),
+      handler: async ({ principal, params, query }) => listOutput(query.limit, await deleted.list(principal, params.envId, query)),
+    }),
+    'POST /api/v1/secrets/{secretId}/restore': () => defineRoute({
+      operationId: 'restoreSecret',
+      idempotent: true,
+      summary: 'Restore a deleted secret whole',
+      description:
+        'Same id, every version and its history, within its recovery window (past `purgeAt`, or never deleted: NOT_FOUND). CONFLICT when a live secret of its key exists in its environment. Needs `delete` on it. Audited as `secret.restore`; fires `service.secret.create` with its current version.',
+      response: secretWriteResult(),
+      errors: ['NOT_FOUND', 'CONFLICT'],
+      access: 'workspace',
+      params: secretParams(),
+      handler: async ({ principal, params }) => ({ data: await deleted.restore(principal, params.secretId) }),
     }),
     'POST /api/v1/reveal': () => defineRoute({
       operationId: 'revealSecretByPath',

@@ -85,12 +85,30 @@ export interface paths {
   };
   "/api/v1/secrets/{secretId}": {
     /**
-     * Delete a secret and every version
-     * @description Audited as `secret.delete`; fires `service.secret.delete`.
+     * Delete a secret, restorable for a recovery window
+     * @description Gone at once from every lookup (its key is free for a new secret); `recoveryWindowDays` (0, or 7 to 30; default 7) keeps it restorable (`POST /api/v1/secrets/{secretId}/restore`) until then, 0 purges every version at once. Audited as `secret.delete`; fires `service.secret.delete`.
      *
      * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
     delete: operations["deleteSecret"];
+  };
+  "/api/v1/environments/{envId}/secrets/deleted": {
+    /**
+     * List an environment's deleted secrets, still restorable
+     * @description Newest deletion first, each with `deletedAt`, `deletedBy` and `purgeAt`; what is past `purgeAt` is gone. Never a value.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    get: operations["listDeletedSecrets"];
+  };
+  "/api/v1/secrets/{secretId}/restore": {
+    /**
+     * Restore a deleted secret whole
+     * @description Same id, every version and its history, within its recovery window (past `purgeAt`, or never deleted: NOT_FOUND). CONFLICT when a live secret of its key exists in its environment. Needs `delete` on it. Audited as `secret.restore`; fires `service.secret.create` with its current version.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    post: operations["restoreSecret"];
   };
   "/api/v1/reveal": {
     /**
@@ -278,7 +296,7 @@ export interface paths {
 export interface webhooks {
   "service.secret.create": {
     /**
-     * A secret was created (its first version was written).
+     * A secret was created (its first version was written), or a deleted one restored.
      * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
      */
     post: operations["onServiceSecretCreate"];
@@ -373,7 +391,7 @@ export interface components {
     AuditEntry: {
       id: string;
       /** @enum {string} */
-      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
       actorSub: string;
       target: string;
       metadata: {
@@ -1599,12 +1617,262 @@ export interface operations {
     };
   };
   /**
-   * Delete a secret and every version
-   * @description Audited as `secret.delete`; fires `service.secret.delete`.
+   * Delete a secret, restorable for a recovery window
+   * @description Gone at once from every lookup (its key is free for a new secret); `recoveryWindowDays` (0, or 7 to 30; default 7) keeps it restorable (`POST /api/v1/secrets/{secretId}/restore`) until then, 0 purges every version at once. Audited as `secret.delete`; fires `service.secret.delete`.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   deleteSecret: {
+    parameters: {
+      query?: {
+        recoveryWindowDays?: string;
+      };
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        secretId: string;
+      };
+    };
+    responses: {
+      /** @description Delete a secret, restorable for a recovery window */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              /** @constant */
+              deleted: true;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * List an environment's deleted secrets, still restorable
+   * @description Newest deletion first, each with `deletedAt`, `deletedBy` and `purgeAt`; what is past `purgeAt` is gone. Never a value.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  listDeletedSecrets: {
+    parameters: {
+      query?: {
+        limit?: string;
+        cursor?: string;
+      };
+      path: {
+        envId: string;
+      };
+    };
+    responses: {
+      /** @description List an environment's deleted secrets, still restorable */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+                id: string;
+                key: string;
+                currentVersion: number;
+                /** Format: date-time */
+                deletedAt: string;
+                deletedBy: string;
+                /** Format: date-time */
+                purgeAt: string;
+              }[];
+            error: null;
+            meta: components["schemas"]["MetaWithPage"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Restore a deleted secret whole
+   * @description Same id, every version and its history, within its recovery window (past `purgeAt`, or never deleted: NOT_FOUND). CONFLICT when a live secret of its key exists in its environment. Needs `delete` on it. Audited as `secret.restore`; fires `service.secret.create` with its current version.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  restoreSecret: {
     parameters: {
       header?: {
         /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
@@ -1615,15 +1883,11 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Delete a secret and every version */
+      /** @description Restore a deleted secret whole */
       200: {
         content: {
           "application/json": {
-            data: {
-              id: string;
-              /** @constant */
-              deleted: true;
-            };
+            data: components["schemas"]["SecretWriteResult"];
             error: null;
             meta: components["schemas"]["Meta"];
           };
@@ -2320,7 +2584,7 @@ export interface operations {
       query?: {
         limit?: string;
         cursor?: string;
-        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
         target?: string;
         actorSub?: string;
         since?: string;
@@ -4056,7 +4320,7 @@ export interface operations {
     };
   };
   /**
-   * A secret was created (its first version was written).
+   * A secret was created (its first version was written), or a deleted one restored.
    * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
    */
   onServiceSecretCreate: {

@@ -6,6 +6,7 @@ import { Command, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
 import { childEnvironment, NOT_A_NAME, platformNameCase } from './child-env.js';
 import { registerAdmin } from './cli-admin.js';
+import { registerDeleted } from './cli-deleted.js';
 import { connectionOptions, environmentId, EXIT, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
 import { fallbackOptions, loadWithFallback, type FallbackFlags } from './cli-fallback.js';
 import { registerLogin } from './cli-login.js';
@@ -183,13 +184,7 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
       process.stderr.write(`${written.key}: version ${written.version} (the value of version ${flags.to})\n`);
     });
 
-  cli.command('delete').description('delete a secret and every version').argument('<key>')
-    .addHelpText('after', '\nExample: secrets delete OLD_API_KEY')
-    .action(async (key: string) => {
-      const c = ctx();
-      unwrap(await c.client.api.DELETE('/api/v1/secrets/{secretId}', { params: { path: { secretId: await secretId(c, key) } } }));
-      process.stderr.write(`${key}: deleted\n`);
-    });
+  registerDeleted(cli, ctx);
 }
 
 /** Runs the command line `argv` (as `process.argv`) and sets `process.exitCode` (documented in `--help`). */

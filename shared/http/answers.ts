@@ -47,6 +47,16 @@ export const environmentValueAnswer = once(() => z.object({ id: id('sec'), key: 
 export const revealByPathResult = once(() => z.extend(revealResult(), { id: id('sec') }));
 
 /** What a delete answers. */
+/** A deleted secret in its environment's list: restorable until `purgeAt`. Never a value. */
+export const deletedSecretAnswer = once(() => z.object({
+  id: id('sec'),
+  key: z.string(),
+  currentVersion: z.int(),
+  deletedAt: timestamp(),
+  deletedBy: z.string(),
+  purgeAt: timestamp(),
+}));
+
 export const deletedResult = (prefix: string) => z.object({ id: id(prefix), deleted: z.literal(true) });
 
 export const auditEntryAnswer = once(() => z.object({

@@ -63,6 +63,14 @@ export const slugSchema = once(() =>
 /** A positive version number given as a query string (`?version=3`). */
 export const versionQuerySchema = once(() => integerQuery(1, 2 ** 31, 'must be an integer above 0'));
 
+/** `recoveryWindowDays` of a delete: 0 (purge at once) or 7 to 30 days (decisions.md, "Recoverable deletes"). */
+export const recoveryWindowQuerySchema = once(() =>
+  z.pipe(
+    z.pipe(z.string().check(z.regex(/^\d{1,2}$/, 'must be 0 or an integer from 7 to 30')), z.transform(Number)),
+    z.int().check(z.refine((days) => days === 0 || (days >= 7 && days <= 30), { error: 'must be 0 or an integer from 7 to 30' })),
+  ),
+);
+
 /** A version in a JSON body: an integer above 0. */
 export const versionSchema = once(() => z.int().check(z.minimum(1), z.maximum(2 ** 31)));
 

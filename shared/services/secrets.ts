@@ -66,6 +66,10 @@ export const BULK_PAGE_VALUE_BYTES = 4 * 1024 * 1024;
 const WRITE_ATTEMPTS = 100;
 
 
+/** How long a deleted secret can be restored by default (decisions.md: 0, or 7 to 30 days). */
+export const DEFAULT_RECOVERY_WINDOW_DAYS = 7;
+const DAY_MS = 86_400_000;
+
 const metadataOf = (record: SecretRecord) => ({ key: record.key, projectId: record.projectId, environmentId: record.environmentId });
 
 /** How many of a page's values (their byte sizes, in order) fit under the 4 MiB cut; at least one. */
@@ -240,15 +244,23 @@ export function makeSecretService(deps: SecretServiceDeps) {
     },
 
     /**
-     * Deletes the secret from every lookup at once, then purges its versions. A purge that fails half-way is logged
-     * and left to be finished later (its marker stays); the secret is already unreachable.
+     * Deletes the secret from every lookup at once (its key is free again) and keeps it restorable for
+     * `recoveryWindowDays` (shared/store/deleted-secrets.ts); with 0 its versions are purged at once. A purge that
+     * fails half-way is logged and left to the sweeper (its record stays); the secret is already unreachable.
      */
-    async delete(principal: Principal, secretId: string, prefetched?: Prefetched) {
+    async delete(principal: Principal, secretId: string, recoveryWindowDays = DEFAULT_RECOVERY_WINDOW_DAYS, prefetched?: Prefetched) {
       const ws = principal.workspaceId;
       const head = readable(principal, await store.getSecretHead(ws, secretId, prefetched), secretId);
       await permit(principal, 'delete', head);
       const answer = announceAnswer({ id: secretId, deleted: true as const });
-      await store.deleteSecret(ws, head, auditEntry(principal, 'secret.delete', secretId, metadataOf(head), clock.now()));
+      const now = clock.now();
+      const purgeAt = iso(now + recoveryWindowDays * DAY_MS);
+      await store.deleteSecret(ws, head, auditEntry(principal, 'secret.delete', secretId, { ...metadataOf(head), recoveryWindowDays, purgeAt }, now), {
+        deletedBy: principal.actorSub,
+        purgeAt,
+      });
+      // A window of 0 purges at once; any other leaves the versions sealed until the sweeper purges them at purgeAt.
+      if (recoveryWindowDays > 0) return answer;
       try {
         await store.purgeSecretVersions(ws, secretId);
       } catch (error) {

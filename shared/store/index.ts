@@ -11,6 +11,7 @@ import type { Db } from './send.ts';
 import { makeProjectStore } from './projects.ts';
 import { makeRevealLimiter } from './reveal-limits.ts';
 import { makeSecretStore } from './secrets.ts';
+import { makeDeletedSecretStore } from './deleted-secrets.ts';
 import { makeDenialStore } from './denials.ts';
 import { makeEnvironmentSearchStore } from './environment-search.ts';
 import { makeWorkspaceStore } from './workspaces.ts';
@@ -26,6 +27,7 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
     ...makeProjectStore(db, pager),
     ...makeAuditStore(pager),
     ...makeSecretStore(db, pager, limiter),
+    ...makeDeletedSecretStore(db, pager),
     ...makeDenialStore(db),
     ...makeEnvironmentSearchStore(db, pager),
     ...makeEnvironmentValueStore(db, pager, limiter),

@@ -42,7 +42,12 @@ export const keys = {
   environmentValue: (workspaceId: string, environmentId: string, key: string): ItemKey => ({ PK: ws(workspaceId), SK: `EVAL#${environmentId}#${key}` }),
   /** One immutable version; versions of a secret share a partition so a delete can find them all. */
   secretVersion: (workspaceId: string, secretId: string, version: number): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: `V#${String(version).padStart(10, '0')}` }),
-  /** Left by a delete until every version is gone, so an interrupted purge can be finished. */
+  /** A deleted secret in its environment's list of them, newest deletion first (expires with TTL at its purgeAt). */
+  deletedSecret: (workspaceId: string, environmentId: string, deletedAt: string, secretId: string): ItemKey => ({
+    PK: ws(workspaceId),
+    SK: `DEL#${environmentId}#${deletedAt}#${secretId}`,
+  }),
+  /** Left by a delete until every version is gone: the deleted secret's record (restore reads it), then the purge's marker. */
   secretPurge: (workspaceId: string, secretId: string): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: '#PURGE' }),
   /** Reveals counted per credential and minute (fixed window). */
   revealCounter: (workspaceId: string, credentialId: string, minute: number): ItemKey => ({ PK: `RATE#${workspaceId}#${credentialId}`, SK: `REVEAL#${minute}` }),
@@ -105,7 +110,7 @@ export const gsi2 = {
     GSI2PK: `DUE#${[...deliveryId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % DUE_SHARDS}`,
     GSI2SK: `${nextRetryAt}#${deliveryId}`,
   }),
-  /** A deleted secret whose versions are still being purged, by when it was deleted. */
+  /** A deleted secret, by when its versions are to be purged (its purgeAt; before recovery windows, its deletion). */
   purge: (workspaceId: string, secretId: string, deletedAt: string) => ({ GSI2PK: 'PURGE', GSI2SK: `${deletedAt}#${workspaceId}#${secretId}` }),
 };
 
@@ -145,6 +150,8 @@ export const patterns = {
   /** GSI2: pending deliveries by due time, one pattern per shard (read them all to see every due delivery). */
   dueDeliveryShards: () => Array.from({ length: DUE_SHARDS }, (_, shard) => ({ pk: `DUE#${shard}`, indexName: 'GSI2' as const })),
   /** A deleted secret's versions (`V#…`; the purge marker `#PURGE` sorts apart from them). */
+  /** An environment's deleted secrets, by deletion time (read newest first). */
+  deletedSecretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `DEL#${environmentId}#` }),
   secretVersions: (workspaceId: string, secretId: string) => ({ pk: `${ws(workspaceId)}#SEC#${secretId}`, skPrefix: 'V#' }),
   /** GSI1: every allowlisted workspace (admin CLI only). */
   allowlistedWorkspaces: () => ({ pk: 'ALLOWLIST', indexName: 'GSI1' as const }),
@@ -168,6 +175,7 @@ export const ENTITY = {
   environmentValue: 'EnvironmentValue',
   secretVersion: 'SecretVersion',
   secretPurge: 'SecretPurge',
+  deletedSecret: 'DeletedSecret',
   revealCounter: 'RevealCounter',
   deniedAttempts: 'DeniedAttempts',
   webhookEndpoint: 'WebhookEndpoint',

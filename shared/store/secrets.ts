@@ -1,17 +1,16 @@
 import type { SealedValue } from '../crypto/envelope.ts';
-import { NotFoundError } from '../errors.ts';
 import type { ItemKey, Prefetched } from '../prefetch.ts';
 import { auditPut, putAuditEntries, type AuditEntry } from './audit.ts';
 import { transact } from './conditional.ts';
 import { pick } from './items.ts';
 import { fromStored, toStored } from './sealed.ts';
-import { environmentValueDelete, environmentValuePut } from './environment-values.ts';
+import { environmentValuePut } from './environment-values.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limits.ts';
 import type { Pager } from './pager.ts';
-import { queryAll, type Page, type PageRequest } from './query.ts';
-import { batchDelete, readItem } from './reads.ts';
+import type { Page, PageRequest } from './query.ts';
+import { readItem } from './reads.ts';
 import type { Db } from './send.ts';
-import { ENTITY, gsi1, gsi2, gsi4, keys, patterns } from './keys.ts';
+import { ENTITY, gsi1, gsi4, keys, patterns } from './keys.ts';
 
 /** A secret's state without its value: what lists and search show, plus where it lives. */
 export interface SecretRecord {
@@ -24,6 +23,23 @@ export interface SecretRecord {
   currentVersion: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * What a secret's current state is stored as: the head (under its id and its path), the environment's key item (in
+ * the search indexes) and the sealed value. A write puts them; a restore puts them back.
+ */
+export function secretItems(workspaceId: string, secret: StoredSecret) {
+  const { sealed, ...record } = secret;
+  const stored = toStored(sealed);
+  const listed = {
+    ...record,
+    workspaceId,
+    keyLower: record.key.toLowerCase(),
+    ...gsi1.workspaceSecret(workspaceId, record.id),
+    ...gsi4.environmentSecret(workspaceId, record.environmentId, record.id),
+  };
+  return { stored, head: { ...record, workspaceId, sealed: stored }, listed, path: secretPath(record) };
 }
 
 /** The head of a secret: its record and the sealed value of its current version. */
@@ -114,16 +130,7 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
       audit: AuditEntry,
     ): Promise<void> {
       const { sealed, ...record } = secret;
-      const stored = toStored(sealed);
-      const head = { ...record, workspaceId, sealed: stored };
-      const listed = {
-        ...record,
-        workspaceId,
-        keyLower: record.key.toLowerCase(),
-        ...gsi1.workspaceSecret(workspaceId, record.id),
-        ...gsi4.environmentSecret(workspaceId, record.environmentId, record.id),
-      };
-      const path = secretPath(record);
+      const { stored, head, listed, path } = secretItems(workspaceId, secret);
       const write = (key: { PK: string; SK: string }, type: string, item: Record<string, unknown>) =>
         previousVersion === 0
           ? { Put: { TableName: db.tableName, Item: { ...key, type, ...item }, ConditionExpression: 'attribute_not_exists(PK)' } }
@@ -175,51 +182,6 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
     async recordReveal(workspaceId: string, audit: AuditEntry, limit: RevealLimit): Promise<void> {
       await limiter.countReveal(workspaceId, limit);
       await putAuditEntries(db, workspaceId, [audit]);
-    },
-
-    /**
-     * Removes the secret from every lookup at once (head, path, key item) with its audit entry and a purge marker;
-     * the versions are deleted afterwards by `purgeSecretVersions`. A crash between the two leaves only versions
-     * that nothing can reach (every read goes through the head), never a secret that lists but cannot be revealed.
-     */
-    async deleteSecret(workspaceId: string, secret: SecretRecord, audit: AuditEntry): Promise<void> {
-      const remove = (key: { PK: string; SK: string }) => ({
-        Delete: { TableName: db.tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' },
-      });
-      const failed = await transact(db, [
-        remove(keys.secretHead(workspaceId, secret.id)),
-        remove(keys.secretPath(workspaceId, secretPath(secret))),
-        remove(keys.environmentSecret(workspaceId, secret.environmentId, secret.key)),
-        environmentValueDelete(db, workspaceId, secret.environmentId, secret.key),
-        {
-          Put: {
-            TableName: db.tableName,
-            Item: {
-              ...keys.secretPurge(workspaceId, secret.id),
-              ...gsi2.purge(workspaceId, secret.id, audit.createdAt),
-              type: ENTITY.secretPurge,
-              workspaceId,
-              secretId: secret.id,
-              createdAt: audit.createdAt,
-            },
-          },
-        },
-        auditPut(db, workspaceId, audit),
-      ], [0, 1, 2]);
-      if (failed !== undefined) throw new NotFoundError(`secret ${secret.id} was not found`);
-    },
-
-    /** Deletes every version of a deleted secret, then its purge marker; safe to run again. Answers how many went. */
-    async purgeSecretVersions(workspaceId: string, secretId: string): Promise<number> {
-      const versions = await queryAll<ItemKey>(db, patterns.secretVersions(workspaceId, secretId), { projection: ['PK', 'SK'], consistent: true });
-      await batchDelete(db, versions);
-      await batchDelete(db, [keys.secretPurge(workspaceId, secretId)]);
-      return versions.length;
-    },
-
-    /** Purges left unfinished, deleted before `before` (ISO): the sweeper finishes them. */
-    async pendingPurges(before: string, limit = 100): Promise<{ workspaceId: string; secretId: string }[]> {
-      return queryAll(db, patterns.pendingPurges(), { skBefore: before, projection: ['workspaceId', 'secretId'], maxItems: limit });
     },
 
     /** A secret's versions, newest first (sort keys are zero-padded, so 10 sorts after 9), values never returned. */

@@ -4,7 +4,7 @@ import type { AuditEntry } from '../store/audit.ts';
 
 /** The event types an endpoint can subscribe to (api.md section 6). */
 export const EVENT_TYPES = [
-  { type: 'service.secret.create', description: 'A secret was created (its first version was written).' },
+  { type: 'service.secret.create', description: 'A secret was created (its first version was written), or a deleted one restored.' },
   { type: 'service.secret.rotate', description: 'A new version of an existing secret was written.' },
   { type: 'service.secret.reveal', description: "A secret's value was revealed by a person or a machine token." },
   { type: 'service.secret.delete', description: 'A secret and all of its versions were deleted.' },
@@ -26,6 +26,8 @@ export const EVENT_OF_ACTION = {
   'secret.rotate': 'service.secret.rotate',
   'secret.reveal': 'service.secret.reveal',
   'secret.delete': 'service.secret.delete',
+  // A restored secret exists again, with its current version (decisions.md, "Recoverable deletes").
+  'secret.restore': 'service.secret.create',
   'webhook_endpoint.disabled': 'service.webhook_endpoint.disabled',
 } as const satisfies Partial<Record<AuditAction, EventType>>;
 

@@ -11,7 +11,8 @@ export interface SweeperDeps {
 }
 
 /**
- * Also finishes secret purges that a crash interrupted (see `SecretStore.deleteSecret`).
+ * Also purges deleted secrets whose recovery window has ended, and purges a crash interrupted (see
+ * shared/store/deleted-secrets.ts): both are records on GSI2 `PURGE` whose `purgeAt` has passed.
  *
  * Nothing stays pending forever: a queue message or schedule lost between the DynamoDB update and its send (a
  * crash, a throttle) leaves a pending delivery past due. Each one found gets a fresh attempt token by a
@@ -28,7 +29,7 @@ export function makeSweeper(deps: SweeperDeps) {
       await deps.enqueue({ workspaceId: due.workspaceId, deliveryId: due.id, attemptToken }, { at: now, viaScheduler: false });
       requeued++;
     }
-    // A secret delete interrupted between its two steps left unreachable versions and a marker: finish the purge.
+    // A deleted secret whose window ended (or whose purge at once was interrupted): its versions, list item and record go.
     let purged = 0;
     for (const purge of await deps.store.pendingPurges(iso(now - deps.graceMs))) {
       await deps.store.purgeSecretVersions(purge.workspaceId, purge.secretId);

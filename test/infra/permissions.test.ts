@@ -129,7 +129,7 @@ function expectations(): (name: FunctionName) => Statement[] {
           PutItem: [WS, VERSIONS, AUDIT],
           // The reveal counters, and the counters of denied attempts between their access.denied entries.
           UpdateItem: [...RATE, `DENIED#ws_${ANY_ID}#*`],
-          DeleteItem: [WS],
+          DeleteItem: [WS, VERSIONS],
           ConditionCheckItem: [WS],
           BatchWriteItem: [VERSIONS],
           Query: [WS, VERSIONS],

@@ -107,6 +107,7 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('UpdateItem', PK.workspaceCounter),
       { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'valuesIndexed'] },
       request('DeleteItem', PK.workspace),
+      request('DeleteItem', PK.purge),
       request('ConditionCheckItem', PK.workspace),
       request('BatchWriteItem', PK.version, PK.purge),
       request('Query', PK.workspace),

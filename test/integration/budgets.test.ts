@@ -8,6 +8,7 @@ import { makeCipher } from '../../shared/crypto/envelope.ts';
 import { makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { makeSecretService } from '../../shared/services/secrets.ts';
+import { makeDeletedSecretService } from '../../shared/services/deleted-secrets.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
 import { makeAuditRoutes } from '../../functions/audit/routes.ts';
 import { makeAuditService } from '../../shared/services/audit.ts';
@@ -30,6 +31,17 @@ function leadingReadsSorted(operations: string[]): string[] {
   return reads.length === 2 && reads.includes('GetItem') && reads.includes('BatchGetItem') ? ['BatchGetItem', 'GetItem', ...operations.slice(2)] : operations;
 }
 
+/**
+ * Write units at AWS billing (transactions count twice; index writes included), measured 2026-11-26: a delete that
+ * purges at once (the transaction with the deleted record and list item, then the deletes of two versions, the list
+ * item and the record), a delete that keeps the secret restorable (the transaction alone), and a restore (head, path,
+ * key and value items put back, the record and list item removed, the audit entry, with the key item's GSI1/GSI4 and
+ * the record's GSI2 writes).
+ */
+const DELETE_AT_ONCE_WRU = 22;
+const DELETE_KEPT_WRU = 17;
+const RESTORE_WRU = 17;
+
 describe('AWS calls per operation', () => {
   const events: AwsCallEvent[] = [];
   let stop: () => void;
@@ -47,7 +59,10 @@ describe('AWS calls per operation', () => {
     const clock = { now: () => frozen };
     const authenticate = makeAuthenticator({ store, clock, macs: stackMacs });
     const cipher = makeCipher({ keys: makeLocalKeyring({ keyFile: join(inject('localDir'), 'master.key') }), dataKeyCache: {} });
-    secrets = makeRouteGroupHandler(makeSecretRoutes(makeSecretService({ store, cipher, clock, revealsPerMinute: 10_000 })), { authenticate, timeoutEarlyInMillis: 0 });
+    secrets = makeRouteGroupHandler(makeSecretRoutes(makeSecretService({ store, cipher, clock, revealsPerMinute: 10_000 }), makeDeletedSecretService({ store, clock })), {
+      authenticate,
+      timeoutEarlyInMillis: 0,
+    });
     audit = makeRouteGroupHandler(makeAuditRoutes(makeAuditService({ store })), { authenticate, timeoutEarlyInMillis: 0 });
     const { dynamodbEndpoint, tableName } = inject('stack');
     stop = observeAwsCalls((e) => events.push(e), { inspect: makeAwsInspector(dynamodbEndpoint, tableName) });
@@ -181,14 +196,27 @@ describe('AWS calls per operation', () => {
     expect(await billedOf(() => store.recordAttempt(ws.workspaceId, delivery.id, claim, entry, { status: 'success' }))).toEqual({ requests: 1, writeUnits: 1, indexWriteUnits: 0 });
   });
 
-  it('delete: the read, one transaction, then one Query and one batch of deletes per 25 versions', async () => {
+  it('delete with no recovery window: the read, one transaction, then the record, one Query and one batch of deletes per 25 versions', async () => {
     const id = (await measure(secrets, put('GONE'))).body.data.id;
     await measure(secrets, put('GONE', 'v2'));
-    const deleted = await measure(secrets, apiEvent('DELETE /api/v1/secrets/{secretId}', { token: ws.apiKey, pathParameters: { secretId: id } }));
-    expect(deleted.operations).toEqual(['BatchGetItem', 'TransactWriteItems', 'Query', 'BatchWriteItem', 'BatchWriteItem']);
+    const deleted = await measure(secrets, apiEvent('DELETE /api/v1/secrets/{secretId}', { token: ws.apiKey, pathParameters: { secretId: id }, query: { recoveryWindowDays: '0' } }));
+    expect(deleted.operations).toEqual(['BatchGetItem', 'TransactWriteItems', 'GetItem', 'Query', 'BatchWriteItem', 'BatchWriteItem']);
     expect(deleted.kms).toBe(0);
-    // Billed: the transaction (head, path, key item, value item, audit entry, purge marker at 2 WRU, their index
-    // writes: the key item leaves GSI1 and GSI4) and the two versions' deletes.
-    expect(deleted.billedWriteUnits).toBeLessThanOrEqual(19);
+    // Billed: the transaction (head, path, key item, value item, audit entry, deleted record and list item at 2 WRU,
+    // their index writes: the key item leaves GSI1 and GSI4, the record enters GSI2) and the deletes of the versions,
+    // the list item and the record.
+    expect(deleted.billedWriteUnits).toBeLessThanOrEqual(DELETE_AT_ONCE_WRU);
+  });
+
+  it('delete within a recovery window, and restore: the read and one transaction each, no KMS', async () => {
+    const id = (await measure(secrets, put('KEPT'))).body.data.id;
+    await measure(secrets, put('KEPT', 'v2'));
+    const deleted = await measure(secrets, apiEvent('DELETE /api/v1/secrets/{secretId}', { token: ws.apiKey, pathParameters: { secretId: id } }));
+    expect(deleted.operations).toEqual(['BatchGetItem', 'TransactWriteItems']);
+    expect(deleted.billedWriteUnits).toBeLessThanOrEqual(DELETE_KEPT_WRU);
+    const restored = await measure(secrets, apiEvent('POST /api/v1/secrets/{secretId}/restore', { token: ws.apiKey, pathParameters: { secretId: id } }));
+    expect(restored.operations).toEqual(['BatchGetItem', 'GetItem', 'GetItem', 'TransactWriteItems']);
+    expect(restored.kms).toBe(0);
+    expect(restored.billedWriteUnits).toBeLessThanOrEqual(RESTORE_WRU);
   });
 });

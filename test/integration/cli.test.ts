@@ -189,9 +189,32 @@ describe('the secrets CLI against the local stack', () => {
     expect(revoked.stderr).toContain('AUTH_REQUIRED');
   });
 
+  it('deletes within a recovery window, lists what can be restored, restores it whole, and purges with --force', async () => {
+    // With the API key: an earlier test revokes the access key's token.
+    const admin = (args: string[]) => secrets(args, { env: { SECRETS_TOKEN: apiKey } });
+    await admin(['setup', '--project', 'cli', '--env', 'prod']);
+    await admin(['set', 'KEEP_ME=one']);
+    await admin(['set', 'KEEP_ME=two']);
+    const deleted = await admin(['delete', 'KEEP_ME', '--recovery-window-days', '30']);
+    expect(deleted).toMatchObject({ code: 0, stderr: 'KEEP_ME: deleted; restorable for 30 days (secrets restore KEEP_ME)\n' });
+    expect((await admin(['get', 'KEEP_ME'])).code).not.toBe(0);
+    const listed = JSON.parse((await admin(['deleted', '--json'])).stdout) as { key: string; currentVersion: number; deletedAt: string; purgeAt: string }[];
+    const entry = listed.find((s) => s.key === 'KEEP_ME')!;
+    expect(entry.currentVersion).toBe(2);
+    expect(Date.parse(entry.purgeAt) - Date.parse(entry.deletedAt)).toBe(30 * 86_400_000);
+    expect((await admin(['deleted'])).stdout).toMatch(/^KEEP_ME\s+sec_\w+\s+2\s+/m);
+    expect((await admin(['restore', 'KEEP_ME'])).stderr).toBe('KEEP_ME: restored at version 2\n');
+    expect((await admin(['get', 'KEEP_ME'])).stdout).toBe('two\n');
+    expect((await admin(['delete', 'KEEP_ME', '--force'])).stderr).toBe('KEEP_ME: deleted and purged\n');
+    expect(JSON.parse((await admin(['deleted', '--json'])).stdout).map((s: { key: string }) => s.key)).not.toContain('KEEP_ME');
+    expect((await admin(['restore', 'KEEP_ME'])).code).not.toBe(0);
+    expect((await admin(['delete', 'ANY', '--recovery-window-days', '3'])).code).toBe(2);
+    expect((await admin(['delete', 'ANY', '--force', '--recovery-window-days', '7'])).code).toBe(2);
+  });
+
   it('prints help with an example for every command, and exits 2 on a usage error', async () => {
     expect((await secrets(['--help'])).stdout).toContain('Exit status');
-    for (const command of ['setup', 'run', 'export', 'get', 'set', 'import', 'list', 'history', 'rollback', 'delete']) {
+    for (const command of ['setup', 'run', 'export', 'get', 'set', 'import', 'list', 'history', 'rollback', 'delete', 'deleted', 'restore']) {
       expect((await secrets([command, '--help'])).stdout, command).toMatch(/Example/);
     }
     expect((await secrets(['frobnicate'])).code).toBe(2);

@@ -35,7 +35,7 @@ const ADMINS: readonly Column[] = ['admin', 'apiKey'];
 
 /** The object a cell acts on, made fresh for it: its id and its key (a secret's) or name. */
 type Made = { id: string; key: string };
-type Fresh = 'secret' | 'accessKey' | 'endpoint' | 'delivery';
+type Fresh = 'secret' | 'deletedSecret' | 'accessKey' | 'endpoint' | 'delivery';
 type Row = { ok: 200 | 201 | 202; may: readonly Column[]; fresh?: Fresh; send: (token: string, made: Made) => Promise<ApiAnswer> };
 
 let ws: Awaited<ReturnType<typeof newWorkspace>>;
@@ -79,6 +79,8 @@ const MATRIX: Record<RouteKey, Row> = {
   },
   'DELETE /api/v1/secrets/{secretId}': { ok: 200, may: SECRET_ACTORS, fresh: 'secret', send: (token, s) => call('DELETE', `/api/v1/secrets/${s.id}`, { token }) },
   'GET /api/v1/search/secrets': { ok: 200, may: EVERYONE, fresh: 'secret', send: (token, s) => call('GET', `/api/v1/search/secrets?q=${s.key}`, { token }) },
+  'GET /api/v1/environments/{envId}/secrets/deleted': { ok: 200, may: EVERYONE, send: (token) => call('GET', `${secretsOf(environment.id)}/deleted`, { token }) },
+  'POST /api/v1/secrets/{secretId}/restore': { ok: 200, may: SECRET_ACTORS, fresh: 'deletedSecret', send: (token, s) => call('POST', `/api/v1/secrets/${s.id}/restore`, { token }) },
   'GET /api/v1/access-keys': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/access-keys', { token }) },
   'POST /api/v1/access-keys': { ok: 201, may: ADMINS, send: (token) => call('POST', '/api/v1/access-keys', { token, body: { name: 'made' } }) },
   'PATCH /api/v1/access-keys/{id}': {
@@ -112,6 +114,11 @@ const FRESH: Record<Fresh, () => Promise<Made>> = {
     const second = await call('PUT', secretsOf(environment.id), { token: ws.apiKey, body: { key, value: 'two' } });
     expect(second.body.data.version).toBe(2);
     return { id: second.body.data.id, key };
+  },
+  deletedSecret: async () => {
+    const secret = await FRESH.secret();
+    expect((await call('DELETE', `/api/v1/secrets/${secret.id}`, { token: ws.apiKey })).status).toBe(200);
+    return secret;
   },
   accessKey: async () => {
     const name = `matrix-${++made}`;

@@ -81,7 +81,8 @@ describe('failure injection', () => {
     await put('v2');
     await put('v3');
     const crashing = secretServiceWith({ purgeSecretVersions: async () => Promise.reject(new Error('crash after the first step')) });
-    await expect(crashing.delete(await principalOf(ws), id)).resolves.toEqual({ id, deleted: true });
+    // A purge at once (no recovery window) that crashes after its first step.
+    await expect(crashing.delete(await principalOf(ws), id, 0)).resolves.toEqual({ id, deleted: true });
     expect((await call('GET', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey })).body.data).toEqual([]);
     expect((await call('GET', '/api/v1/search/secrets?q=doomed', { token: ws.apiKey })).body.data).toEqual([]);
     for (const version of ['', '?version=1', '?version=3']) {
@@ -111,7 +112,7 @@ describe('failure injection', () => {
     for (let v = 1; v <= 1000; v++) id = (await service.write(principal, environment.id, { key: 'MANY', value: `v${v}` })).id;
     expect((await call('POST', `/api/v1/secrets/${id}/reveal?version=1000`, { token: ws.apiKey })).body.data.value).toBe('v1000');
     expect((await call('POST', `/api/v1/secrets/${id}/reveal?version=1`, { token: ws.apiKey })).body.data.value).toBe('v1');
-    expect((await call('DELETE', `/api/v1/secrets/${id}`, { token: ws.apiKey })).body.data).toEqual({ id, deleted: true });
+    expect((await call('DELETE', `/api/v1/secrets/${id}?recoveryWindowDays=0`, { token: ws.apiKey })).body.data).toEqual({ id, deleted: true });
     const { doc, tableName } = localStore();
     const left = await doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}#SEC#${id}` } }));
     expect(left.Items).toEqual([]);

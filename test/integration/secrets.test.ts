@@ -75,7 +75,7 @@ describe('secret lifecycle', () => {
     const meta = { key, projectId: env.project.id, environmentId: env.environment.id, credentialKind: 'api_key' };
     expect(entries[3]).toMatchObject({ actorSub: ws.apiKeyId, metadata: { ...meta, version: 2 } });
     expect(entries[2]!.metadata).toEqual({ ...meta, version: 1 });
-    expect(entries[0]!.metadata).toEqual(meta);
+    expect(entries[0]!.metadata).toEqual({ ...meta, recoveryWindowDays: 7, purgeAt: expect.any(String) });
     expect(JSON.stringify(entries)).not.toMatch(/secret-value/);
   });
 

@@ -51,7 +51,11 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
     await store.writeSecretVersion(WS, { ...secret, currentVersion: 2, sealed: SEALED }, 1, { createdBy: 'key_x', rolledBackFrom: 1 }, audit());
   },
   recordReveal: () => store.recordReveal(WS, audit(), { credentialId: apiKey.id, perMinute: 100, workspacePerMinute: 1000, now: Date.parse(NOW) }),
-  deleteSecret: () => store.deleteSecret(WS, secret, audit()),
+  deleteSecret: () => store.deleteSecret(WS, { ...secret, sealed: SEALED }, audit(), { deletedBy: 'key_x', purgeAt: NOW }),
+  restoreSecret: () => {
+    const deleted = { ...secret, sealed: SEALED, deletedAt: NOW, deletedBy: 'key_x', purgeAt: '2999-01-01T00:00:00.000Z' };
+    return store.restoreSecret(WS, deleted, audit(), Date.parse(NOW));
+  },
   writeAuditEntries: () => store.writeAuditEntries(WS, Array.from({ length: 30 }, audit)),
   createAccessKey: async () => {
     await store.createAccessKey(WS, accessKey, 'c'.repeat(64), audit());
@@ -95,7 +99,7 @@ const OTHERS: readonly (keyof Store)[] = [
   'secretByIdKeys', 'secretByPathKeys', 'secretWriteKeys', 'getSecretHead', 'getSecretByPath', 'getEnvironmentSecret', 'getSecretVersion', 'purgeSecretVersions', 'pendingPurges', 'listSecretVersions', 'listSecrets', 'searchSecrets',
   'environmentKeys', 'listEnvironmentValues', 'indexEnvironmentValues', 'countRevealPage',
   'environmentsOfProjects', 'searchEnvironments', 'indexEnvironmentSearch',
-  'getAccessKey', 'listAccessKeys', 'findLoginTarget', 'workspaceOfAccessKey', 'readLoginTarget', 'countLoginAttempt', 'expiredLoginKeyStates',
+  'getAccessKey', 'listAccessKeys', 'getDeletedSecret', 'listDeletedSecrets', 'findLoginTarget', 'workspaceOfAccessKey', 'readLoginTarget', 'countLoginAttempt', 'expiredLoginKeyStates',
   'listEndpoints', 'listEndpointPage', 'getEndpoint', 'recordEndpointFailure', 'recordEndpointSuccess',
   'createDelivery', 'markDeliveryDue', 'getDelivery', 'claimAttempt', 'recordAttempt', 'failPending', 'requeue', 'listDeliveries', 'pendingDeliveryIds', 'dueDeliveries', 'deleteEndpointDeliveries',
 ];

@@ -1,0 +1,49 @@
+import { auditEntry } from '../audit-entry.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { Clock } from '../clock.ts';
+import { NotFoundError } from '../errors.ts';
+import { announceAnswer } from '../idempotency-scope.ts';
+import type { DeletedSecret } from '../store/deleted-secrets.ts';
+import type { Store } from '../store/index.ts';
+import type { Page, PageRequest } from '../store/query.ts';
+import { makeSecretGuard, targetOf } from './secret-guard.ts';
+
+export type DeletedSecretServiceStore = Pick<Store, 'getEnvironment' | 'listDeletedSecrets' | 'getDeletedSecret' | 'restoreSecret' | 'recordDenial'>;
+
+/**
+ * The recovery window of deleted secrets (decisions.md, "Recoverable deletes"): an environment's deleted secrets,
+ * which need `read`, and restore, which needs `delete` on the secret. What the caller may not read, or what is past
+ * its `purgeAt`, does not exist for it.
+ */
+export function makeDeletedSecretService({ store, clock }: { store: DeletedSecretServiceStore; clock: Clock }) {
+  const { visibleEnvironment, permit } = makeSecretGuard(store, clock);
+  return {
+    /** Newest deletion first; NOT_FOUND for an environment the caller may not see. Never a value. */
+    async list(principal: Principal, environmentId: string, page: PageRequest): Promise<Page<DeletedSecret>> {
+      const ws = principal.workspaceId;
+      visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
+      const { policy } = principal.authority;
+      const result = await store.listDeletedSecrets(ws, environmentId, page, clock.now());
+      return policy.seesEverything ? result : { ...result, items: result.items.filter((item) => policy.allows('read', targetOf(item))) };
+    },
+
+    /**
+     * Puts the secret back whole: same id, every version and its history; audited `secret.restore` (the event
+     * `service.secret.create` with its current version). CONFLICT when a live secret holds its key.
+     */
+    async restore(principal: Principal, secretId: string) {
+      const ws = principal.workspaceId;
+      const now = clock.now();
+      const deleted = await store.getDeletedSecret(ws, secretId, now);
+      if (!deleted || !principal.authority.policy.allows('read', targetOf(deleted))) throw new NotFoundError(`secret ${secretId} was not found among the deleted secrets`);
+      await permit(principal, 'delete', deleted);
+      const { key, projectId, environmentId, currentVersion: version } = deleted;
+      const audit = auditEntry(principal, 'secret.restore', secretId, { key, projectId, environmentId, version, deletedAt: deleted.deletedAt }, now);
+      const answer = announceAnswer({ id: secretId, key, version });
+      await store.restoreSecret(ws, deleted, audit, now);
+      return answer;
+    },
+  };
+}
+
+export type DeletedSecretService = ReturnType<typeof makeDeletedSecretService>;
