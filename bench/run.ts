@@ -9,6 +9,7 @@ import { rawStorageCalls, request, runLoad, sequentialP50, type Api } from './lo
 import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
 import { measureScope, scopeTable, type ScopeResults } from './scope.ts';
 import { loginTable, measureLogin, type LoginResults } from './login.ts';
+import { measureWebhookOperations, webhookOperationsTable, type WebhookOperationResults } from './webhook-operations.ts';
 import { round2 } from './stats.ts';
 import { measureDelivery, measureWebhooks, priceDelivery } from './webhooks.ts';
 import { priceWorkload, workloadTable } from './workload.ts';
@@ -18,12 +19,14 @@ import { priceWorkload, workloadTable } from './workload.ts';
  * webhook pipeline, in one table; results go to bench/results.json (or BENCH_OUT). Timings never fail anything:
  * the deterministic budgets (request counts, bundle sizes) are asserted by the tests. `BENCH_ONLY=scope` runs only
  * what access keys' permissions cost (bench/scope.ts), `BENCH_ONLY=login` what a workload-identity login costs
- * (bench/login.ts); each printed, and written only to BENCH_OUT if set.
+ * (bench/login.ts), `BENCH_ONLY=webhook-ops` what test events, recoveries and statistics cost (bench/webhook-operations.ts);
+ * each printed, and written only to BENCH_OUT if set.
  */
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 3000);
 const SCOPE_ONLY = process.env.BENCH_ONLY === 'scope';
 const LOGIN_ONLY = process.env.BENCH_ONLY === 'login';
-const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY;
+const OPS_ONLY = process.env.BENCH_ONLY === 'webhook-ops';
+const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY;
 
 async function main(): Promise<void> {
   const out = resolve(process.env.BENCH_OUT ?? 'bench/results.json');
@@ -44,6 +47,13 @@ async function main(): Promise<void> {
   // Prices every request at AWS billing while an operation is measured (bench/billing.ts).
   const recorder = makeCallRecorder(makeAwsInspector(stack.dynamodbEndpoint, stack.tableName));
   try {
+    if (OPS_ONLY) {
+      process.stdout.write('webhook operations…\n');
+      const webhookOperations = await measureWebhookOperations(stack, recorder);
+      if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), webhookOperations }, null, 2)}\n`);
+      process.stdout.write(`${webhookOperationsTable(webhookOperations)}\n${JSON.stringify(webhookOperations, null, 2)}\n`);
+      return;
+    }
     if (LOGIN_ONLY) {
       process.stdout.write('workload identity…\n');
       const login = await measureLogin({ ...stack, localDir }, recorder);
@@ -77,8 +87,10 @@ async function main(): Promise<void> {
     const scope = await measureScope({ ...stack, localDir }, recorder);
     process.stdout.write('workload identity…\n');
     const login = await measureLogin({ ...stack, localDir }, recorder);
+    process.stdout.write('webhook operations…\n');
+    const webhookOperations = await measureWebhookOperations(stack, recorder);
     process.stdout.write('reference workload…\n');
-    const results = { ...assemble(bundles, calls, load, webhooks, deliveries, cpu, scope), login };
+    const results = { ...assemble(bundles, calls, load, webhooks, deliveries, cpu, scope), login, webhookOperations };
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${table(results)}\nwritten to ${out}\n`);
@@ -235,7 +247,7 @@ function assemble(
   };
 }
 
-function table(results: ReturnType<typeof assemble> & { login?: LoginResults }): string {
+function table(results: ReturnType<typeof assemble> & { login?: LoginResults; webhookOperations?: WebhookOperationResults }): string {
   const rows = [
     '| operation | DynamoDB req | billed RRU | billed WRU (index) | KMS | SQS | Lambda ms | $/M ops (AWS billing) | CPU ms | floor CPU ms | CPU ratio | p50 ms (c1) | p95 | p99 | rps c1 | rps c16 | p50 c16 | raw p50 | ratio |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -260,6 +272,7 @@ function table(results: ReturnType<typeof assemble> & { login?: LoginResults }):
   rows.push(workloadTable(results.workload));
   if (results.scope) rows.push('', scopeTable(results.scope));
   if (results.login) rows.push('', loginTable(results.login));
+  if (results.webhookOperations) rows.push('', webhookOperationsTable(results.webhookOperations));
   return rows.join('\n');
 }
 

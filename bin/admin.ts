@@ -6,7 +6,7 @@ import { systemClock } from '../shared/clock.ts';
 import { isId } from '../shared/ids.ts';
 import { makeWorkspaceAdminService } from '../shared/services/workspaces.ts';
 import { makeStore } from '../shared/store/index.ts';
-import { migrateDeliveryLog } from './migrate-delivery-log.ts';
+import { indexFailedDeliveries, migrateDeliveryLog } from './migrate-delivery-log.ts';
 import { makeKmsClient } from '../shared/clients/kms.ts';
 import type { KeyProvider } from '../shared/crypto/key-provider.ts';
 import { makeKmsKeyProvider } from '../shared/crypto/kms-key-provider.ts';
@@ -29,6 +29,8 @@ Commands:
   mac-key ensure [--kms-key KEY_ARN]              make the service MAC key if the table has none (see below)
   deliveries migrate-log                          once after upgrading to the delivery log index (GSI3): moves
                                                   older deliveries' log keys from GSI1 to it (a Scan of the table)
+  deliveries index-failed                         once after upgrading to recoveries: lists older failed
+                                                  deliveries for POST /webhooks/{id}/recover (a Scan of the table)
   iam-identity create --arn ARN                   local stack only: credentials its STS stand-in answers for ARN
                                                   (an IAM role or user; a role answers as an assumed role)
 
@@ -116,6 +118,7 @@ export async function runAdmin(argv: string[]): Promise<unknown> {
   const command = positionals.join(' ');
   // A table migration changes no workspace: nothing to audit.
   if (command === 'deliveries migrate-log') return migrateDeliveryLog(doc, tableName);
+  if (command === 'deliveries index-failed') return indexFailedDeliveries(doc, tableName);
   // Every change is audited in the workspace's log with the operator's identity.
   const operator = values.table ? await awsOperator(values.region) : localOperator();
   const macs = loadOnce(() => ensureOperatorMacs(makeMacKeyStore({ doc, tableName }), keys));

@@ -152,14 +152,14 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   },
   // Endpoints live in the workspace partition (put, update, delete, under the endpoint counter); pausing fails the
   // endpoint's queued deliveries and deleting removes its log: found on GSI3 (and GSI1 for deliveries made before
-  // GSI3), their records read in batches, failed one by one or deleted in batches. Registration encrypts the signing
-  // secret (never decrypts it).
+  // GSI3), their records read in batches, failed one by one or deleted in batches, with its hourly statistics (a
+  // Query beside the deliveries). Registration and rotation encrypt a signing secret (never decrypt one).
   webhooks: {
     table: api({
       items: {
         BatchGetItem: [P.deliveries],
         GetItem: [P.workspace],
-        Query: [P.workspace],
+        Query: [P.workspace, P.deliveries],
         PutItem: [P.workspace, P.audit],
         UpdateItem: [P.workspace, P.deliveries],
         DeleteItem: [P.workspace],
@@ -171,11 +171,14 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     keys: [{ actions: ['kms:GenerateDataKey'], contextKeys: SIGNING_SECRET_CONTEXT }, IDEMPOTENT_ANSWER_KEY, MAC_KEY],
   },
   // The workspace's deliveries (Query), one by id, an endpoint's log from GSI3 with its records in batches; a
-  // manual retry updates the delivery with its audit entry and queues one attempt now.
+  // manual retry updates the delivery and its hour's statistics with its audit entry and queues one attempt now. A
+  // test event puts its delivery with its audit entry and statistics; a recovery counts the endpoint's failed
+  // deliveries on GSI4, puts its record with its audit entry and queues its first step. Statistics are a Query of
+  // the endpoint's hourly items in the deliveries partition.
   'webhook-deliveries': {
     table: api({
-      items: { BatchGetItem: [P.deliveries], GetItem: [P.workspace, P.deliveries], Query: [P.deliveries], PutItem: [P.audit], UpdateItem: [P.deliveries] },
-      indexQueries: { GSI3: [INDEX.endpointLog] },
+      items: { BatchGetItem: [P.deliveries], GetItem: [P.workspace, P.deliveries], Query: [P.deliveries], PutItem: [P.audit, P.deliveries], UpdateItem: [P.deliveries] },
+      indexQueries: { GSI3: [INDEX.endpointLog], GSI4: [INDEX.failedDeliveries] },
       writesAudit: true,
     }),
     keys: [MAC_KEY],
@@ -209,24 +212,27 @@ export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
   // first attempt whose message could not be queued to the sweeper (UpdateItem). Writes no audit entry: it reads them
   // from the stream, and reports one that changes (shared/webhooks/fanout.ts).
   'webhook-fanout': { table: { items: { Query: [P.workspace], PutItem: [P.deliveries], UpdateItem: [P.deliveries] } }, sendsDeliveries: true },
-  // Reads the delivery and its endpoint, claims and records attempts, counts the endpoint's failures; switching a
-  // failing endpoint off updates it with its audit entry, then fails its queued deliveries (found on GSI3, and GSI1
-  // for deliveries made before GSI3, their status read in batches). Decrypts signing secrets to sign.
+  // Reads the delivery and its endpoint, claims and records attempts (and counts them in the endpoint's hourly
+  // statistics), counts the endpoint's failures; switching a failing endpoint off updates it with its audit entry,
+  // then fails its queued deliveries (found on GSI3, and GSI1 for deliveries made before GSI3, their status read in
+  // batches). Decrypts signing secrets to sign. Runs recoveries: reads the record, pages the endpoint's failed
+  // deliveries on GSI4, queues each again (UpdateItem) and moves the record on.
   'delivery-worker': {
     table: {
       items: { GetItem: [P.workspace, P.deliveries], BatchGetItem: [P.deliveries], UpdateItem: [P.workspace, P.deliveries], PutItem: [P.audit] },
-      indexQueries: { GSI1: [INDEX.legacyEndpointLog], GSI3: [INDEX.endpointLog] },
+      indexQueries: { GSI1: [INDEX.legacyEndpointLog], GSI3: [INDEX.endpointLog], GSI4: [INDEX.failedDeliveries] },
       writesAudit: true,
     },
     keys: [{ actions: ['kms:Decrypt'], contextKeys: SIGNING_SECRET_CONTEXT }],
     sendsDeliveries: true,
   },
   // Finds overdue pending deliveries on the GSI2 shards and swaps their attempt token before re-queueing; finds
-  // interrupted secret purges there too and finishes them (Query the version partition, BatchWriteItem deletes).
+  // interrupted secret purges there too and finishes them (Query the version partition, BatchWriteItem deletes), and
+  // recoveries that stopped moving (their step's message is sent again).
   'delivery-sweeper': {
     table: {
       items: { UpdateItem: [P.deliveries], Query: [P.secretVersions], BatchWriteItem: [P.secretVersions] },
-      indexQueries: { GSI2: [...INDEX.dueDeliveries, INDEX.pendingPurges] },
+      indexQueries: { GSI2: [...INDEX.dueDeliveries, INDEX.pendingPurges, INDEX.runningRecoveries] },
     },
     sendsDeliveries: true,
   },

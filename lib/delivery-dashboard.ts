@@ -33,7 +33,7 @@ const FIVE_MINUTES = Duration.minutes(5);
 
 /**
  * The "delivery health" dashboard, top to bottom: alarms; deliveries (outcomes, success rate, latency, failure
- * reasons, retries, give-ups); the queue and the stream; every function's errors and throttles; the API and reveals.
+ * reasons, retries, give-ups, recoveries and test events); the queue and the stream; every function's errors and throttles; the API and reveals.
  * docs/operations.md explains how to read it.
  */
 export class DeliveryHealthDashboard extends Construct {
@@ -90,6 +90,14 @@ function deliveryWidgets(): IWidget[] {
       deliveryMetric('EndpointsAutoDisabled').with({ label: 'Endpoints auto-disabled' }),
       deliveryMetric('MessagesDropped').with({ label: 'Messages dropped (stale token)' }),
     ]),
+    graph(
+      'Failed deliveries recovered / test events sent',
+      [
+        deliveryMetric('DeliveriesRecovered').with({ label: 'Recovered (queued again by POST /webhooks/{id}/recover)' }),
+        deliveryMetric('TestEventsSent').with({ label: 'Test event attempts (service.ping)' }),
+      ],
+      { width: 24 },
+    ),
   ];
 }
 

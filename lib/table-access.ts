@@ -106,6 +106,10 @@ export const INDEX_PARTITIONS = {
   dueDeliveries: patterns.dueDeliveryShards().map((shard) => shard.pk),
   /** GSI2 `PURGE`: interrupted secret purges. */
   pendingPurges: patterns.pendingPurges().pk,
+  /** GSI2 `RECOVERY`: recoveries of failed deliveries still running. */
+  runningRecoveries: patterns.runningRecoveries().pk,
+  /** GSI4 `<we>`: an endpoint's failed deliveries (what a recovery counts and pages through). */
+  failedDeliveries: patterns.failedDeliveriesOfEndpoint(ENDPOINT).pk,
 } as const;
 
 /** What the Denies name: patterns that match a key of any shape, so no id format can slip past them. */

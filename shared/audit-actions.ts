@@ -24,6 +24,11 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.delete',
   'webhook_endpoint.disabled',
   'webhook_delivery.retry',
+  // Webhook operations (decisions.md v1.2): a service.ping sent to one endpoint, failed deliveries queued again, and
+  // a new signing secret (the old one kept for an overlap); each names the endpoint as its target.
+  'webhook_endpoint.test',
+  'webhook_endpoint.recover',
+  'webhook_endpoint.secret_rotate',
   // Operator actions of the admin CLI (decisions.md, Hardening), in the workspace's own log.
   'api_key.create',
   'api_key.revoke',

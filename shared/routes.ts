@@ -31,6 +31,7 @@ export const ROUTE_GROUPS = {
     'DELETE /api/v1/webhooks/{id}',
     'GET /api/v1/webhooks/{id}/deliveries',
     'GET /api/v1/webhooks/event-types',
+    'POST /api/v1/webhooks/{id}/rotate-secret',
   ],
   /** The API description: a route without authentication (it serves a static document, no workspace data). */
   openapi: ['GET /api/v1/openapi.json'],
@@ -40,6 +41,9 @@ export const ROUTE_GROUPS = {
     'GET /api/v1/webhook-deliveries',
     'GET /api/v1/webhook-deliveries/{id}',
     'POST /api/v1/webhook-deliveries/{id}/retry',
+    'POST /api/v1/webhooks/{id}/test',
+    'POST /api/v1/webhooks/{id}/recover',
+    'GET /api/v1/webhooks/{id}/stats',
   ],
 } as const satisfies Record<string, readonly string[]>;
 

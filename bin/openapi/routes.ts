@@ -22,7 +22,7 @@ export function allRouteDefinitions(): Record<string, RouteDefinition> {
     audit: makeAuditRoutes(none),
     'access-keys': makeAccessKeyRoutes(none),
     webhooks: makeWebhookRoutes(none),
-    'webhook-deliveries': makeDeliveryRoutes(none),
+    'webhook-deliveries': makeDeliveryRoutes(none, none, none),
     auth: makeAuthRoutes(none),
   };
   return Object.assign({}, ...Object.values(groups));

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { toJSONSchema } from 'zod/v4/core';
-import { EVENT_TYPES } from '../../shared/webhooks/events.ts';
+import { EVENT_TYPES, PING_EVENT_TYPE } from '../../shared/webhooks/events.ts';
 
 /**
- * The five webhook events, for the document's top-level `webhooks` section: each body, the `Service-*` headers,
+ * The five webhook events and the test event, for the document's top-level `webhooks` section: each body, the `Service-*` headers,
  * and how to verify the signature. The bodies are what shared/webhooks/events.ts builds (a test checks real
  * deliveries against them).
  */
@@ -17,7 +17,7 @@ const secretData = z.object({
   actorSub: z.string(),
 });
 
-const EVENT_DATA_SCHEMAS: Record<(typeof EVENT_TYPES)[number]['type'], z.ZodMiniType> = {
+const EVENT_DATA_SCHEMAS: Record<(typeof EVENT_TYPES)[number]['type'] | typeof PING_EVENT_TYPE, z.ZodMiniType> = {
   'service.secret.create': secretData,
   'service.secret.rotate': secretData,
   'service.secret.reveal': secretData,
@@ -30,7 +30,17 @@ const EVENT_DATA_SCHEMAS: Record<(typeof EVENT_TYPES)[number]['type'], z.ZodMini
     consecutiveFailures: z.int(),
     failingSince: z.string(),
   }),
+  [PING_EVENT_TYPE]: z.object({ endpointId: z.string() }),
 };
+
+/**
+ * Every event a receiver may get: the subscribable types, and the test event, which `POST /webhooks/{id}/test` sends
+ * to one endpoint whatever it subscribes to.
+ */
+const DELIVERED_EVENTS = [
+  ...EVENT_TYPES,
+  { type: PING_EVENT_TYPE, description: 'A test event, sent on request (`POST /api/v1/webhooks/{id}/test`) to one endpoint whatever it subscribes to; not subscribable.' },
+] as const;
 
 /** The body of one event type. */
 export function eventSchema(type: keyof typeof EVENT_DATA_SCHEMAS) {
@@ -42,7 +52,7 @@ const HEADERS: Record<string, string> = {
   'Service-Event-Id': 'The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it.',
   'Service-Event-Type': 'The event type, as in the body.',
   'Service-Delivery-Id': 'The delivery id (`whd_…`): one per event and endpoint.',
-  'Service-Delivery-Attempt': 'The attempt number, 1 to 6 (a manual retry adds one).',
+  'Service-Delivery-Attempt': 'The attempt number, 1 to 6 (a manual retry or a recovery adds one).',
 };
 
 const VERIFY = [
@@ -52,10 +62,10 @@ const VERIFY = [
   'exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.',
 ].join(' ');
 
-/** The `webhooks` section: one POST per event type. */
+/** The `webhooks` section: one POST per event type, and the test event. */
 export function webhooksSection(): Record<string, unknown> {
   return Object.fromEntries(
-    EVENT_TYPES.map(({ type, description }) => [
+    DELIVERED_EVENTS.map(({ type, description }) => [
       type,
       {
         post: {

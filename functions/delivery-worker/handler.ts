@@ -7,6 +7,7 @@ import { guardedHttpFromConfig } from '../../shared/webhooks/guarded-http.ts';
 import { schedulingQueueFromConfig } from '../../shared/webhooks/scheduling-queue.ts';
 import { SIGNING_SECRET_DATA_KEYS } from '../../shared/webhooks/signature.ts';
 import { makeWorkerBatch } from '../../shared/webhooks/worker-batch.ts';
+import type { RecoveryMessage } from '../../shared/webhooks/delivery-message.ts';
 import { makeDeliveryWorkerStore } from '../../shared/store/deliveries.ts';
 import { makeEndpointWorkerStore } from '../../shared/store/webhooks.ts';
 
@@ -17,7 +18,24 @@ const cipher = cipherFromConfig(config, SIGNING_SECRET_DATA_KEYS);
 const { send } = guardedHttpFromConfig(config);
 const queue = schedulingQueueFromConfig(config, clock);
 const metrics = makeDeliveryMetrics();
-const batch = makeWorkerBatch({ store, cipher, clock, send, enqueue: (m, o) => queue.enqueue(m, o), timeScale: config.webhooks.timeScale, metrics, log: logger });
+// A recovery of failed deliveries is rare work: its runner loads with its first message, not at cold start.
+const recover = async (message: RecoveryMessage) => {
+  const { makeRecoveryRunner } = await import('../../shared/webhooks/recovery.ts');
+  const { makeRecoveryWorkerStore } = await import('../../shared/store/delivery-recovery.ts');
+  const { recordStats } = await import('../../shared/store/delivery-stats.ts');
+  runner ??= makeRecoveryRunner({
+    store: { ...store, ...makeRecoveryWorkerStore(db) },
+    uncountFailed: (ws, endpointId, createdAt, count) => recordStats(db, ws, endpointId, createdAt, { failed: -count }),
+    enqueueAll: (messages) => queue.enqueueAllNow(messages),
+    continueRecovery: (next) => queue.enqueueRecovery(next),
+    clock,
+    metrics,
+    log: logger,
+  });
+  return runner(message);
+};
+let runner: ((message: RecoveryMessage) => Promise<unknown>) | undefined;
+const batch = makeWorkerBatch({ store, cipher, clock, send, enqueue: (m, o) => queue.enqueue(m, o), timeScale: config.webhooks.timeScale, metrics, log: logger, recover });
 
 /** Lambda entry of the delivery worker (SQS event source, ReportBatchItemFailures): see `makeWorkerBatch`. */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => batch(event.Records);

@@ -1,17 +1,20 @@
 import * as z from 'zod/mini';
-import { deliveryAnswer } from '../../shared/http/answers.ts';
-import { idSchema, maxUnits, minUnits, pageQuerySchema } from '../../shared/http/schemas.ts';
+import { deliveryAnswer, webhookStatsAnswer } from '../../shared/http/answers.ts';
+import { idSchema, maxUnits, minUnits, pageQuerySchema, timestampSchema } from '../../shared/http/schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
 import { once } from '../../shared/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/routes.ts';
 import type { DeliveryService } from '../../shared/services/webhooks.ts';
+import type { WebhookOperations } from '../../shared/services/webhook-operations.ts';
+import type { DeliveryStatsService } from '../../shared/services/delivery-stats.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhook-deliveries'][number];
 
 const deliveryParams = once(() => z.object({ id: idSchema('delivery') }));
+const endpointParams = once(() => z.object({ id: idSchema('webhookEndpoint') }));
 
-/** The webhook-deliveries route group: the workspace's delivery log and manual retries. */
-export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, RouteDefinition> {
+/** The webhook-deliveries route group: the workspace's delivery log, manual retries, test events and recoveries. */
+export function makeDeliveryRoutes(service: DeliveryService, operations: WebhookOperations, stats: DeliveryStatsService): Record<RouteKey, RouteDefinition> {
   return lazyRoutes({
     'GET /api/v1/webhook-deliveries': () => defineRoute({
       operationId: 'listDeliveries',
@@ -52,6 +55,45 @@ export function makeDeliveryRoutes(service: DeliveryService): Record<RouteKey, R
       status: 202,
       params: deliveryParams(),
       handler: async ({ principal, params }) => ({ data: await service.retry(principal, params.id) }),
+    }),
+    'GET /api/v1/webhooks/{id}/stats': () => defineRoute({
+      operationId: 'getWebhookStats',
+      summary: 'Delivery statistics of one endpoint',
+      description:
+        'Deliveries created since `since` (default 24 hours ago; at most 30 days ago, not in the future) by their status now, `deliveries` being the three added up; `successRate` = succeeded / (succeeded + failed), null when both are 0; the 50th and 95th percentiles of their attempts\' durations (ms), null when none. Deliveries are counted by the hour they were created in, so `since` is moved back to the start of its hour: the answer\'s `since` is that hour, which is what was counted. The percentiles come from a fixed histogram of durations per hour, interpolated within a bin (to within its width).',
+      response: webhookStatsAnswer(),
+      errors: ['NOT_FOUND'],
+      access: 'admin',
+      params: endpointParams(),
+      query: z.strictObject({ since: z.optional(timestampSchema()) }),
+      handler: async ({ principal, params, query }) => ({ data: await stats.stats(principal, params.id, query.since) }),
+    }),
+    'POST /api/v1/webhooks/{id}/test': () => defineRoute({
+      operationId: 'sendWebhookTestEvent',
+      idempotent: true,
+      summary: 'Send a test event to one endpoint',
+      description:
+        'A `service.ping` event (`data = {endpointId}`) to this endpoint alone, whatever it subscribes to, through the normal pipeline: signed, retried and logged like any delivery. Answers its delivery, pending. Audited as `webhook_endpoint.test`.',
+      response: deliveryAnswer(),
+      errors: ['NOT_FOUND', 'ENDPOINT_DISABLED'],
+      access: 'admin',
+      status: 202,
+      params: endpointParams(),
+      handler: async ({ principal, params }) => ({ data: await operations.test(principal, params.id) }),
+    }),
+    'POST /api/v1/webhooks/{id}/recover': () => defineRoute({
+      operationId: 'recoverWebhookDeliveries',
+      idempotent: true,
+      summary: 'Send an endpoint\'s failed deliveries again',
+      description:
+        'Every `failed` delivery of the endpoint created between `since` (at most 14 days ago) and `until` (default now) is queued again: pending, same delivery id, one more attempt that continues its attempt log and `Service-Delivery-Attempt`. Answers at once with how many; they are queued in the background. Audited as `webhook_endpoint.recover` with the span and the count.',
+      response: z.object({ queued: z.int() }),
+      errors: ['NOT_FOUND', 'ENDPOINT_DISABLED'],
+      access: 'admin',
+      status: 202,
+      params: endpointParams(),
+      body: z.strictObject({ since: timestampSchema(), until: z.optional(timestampSchema()) }),
+      handler: async ({ principal, params, body }) => ({ data: await operations.recover(principal, params.id, body) }),
     }),
   });
 }

@@ -24,6 +24,21 @@ const patchSchema = once(() =>
     .check(z.refine((patch) => Object.values(patch).some((value) => value !== undefined), { error: 'must change at least one of url, events, description, enabled' })),
 );
 
+/** How long a rotated-out signing secret keeps signing when the body does not say (decisions.md). */
+const DEFAULT_ROTATION_OVERLAP_HOURS = 24;
+const OVERLAP_RULE = 'must be an integer from 0 to 48';
+/** A rotation's optional body: `expireCurrentInHours`, 0 to 48 whole hours; an absent body or `{}` means the default. */
+const rotateSecretBody = once(() =>
+  z.optional(
+    z.strictObject({
+      expireCurrentInHours: z._default(
+        z.int({ error: OVERLAP_RULE }).check(z.minimum(0, { error: OVERLAP_RULE }), z.maximum(48, { error: OVERLAP_RULE })),
+        DEFAULT_ROTATION_OVERLAP_HOURS,
+      ),
+    }),
+  ),
+);
+
 /** The webhooks route group: endpoints and one endpoint's delivery log; machine tokens may not use it. */
 export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, RouteDefinition> {
   return lazyRoutes({
@@ -90,6 +105,28 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
         const page = await service.endpointDeliveries(principal, params.id, query);
         return listOutput(query.limit, page);
       },
+    }),
+    'POST /api/v1/webhooks/{id}/rotate-secret': () => defineRoute({
+      operationId: 'rotateWebhookSecret',
+      idempotent: true,
+      oneTimeSecret: true,
+      summary: 'Rotate a webhook endpoint\'s signing secret',
+      description: [
+        'Makes a new `whsec_` signing secret; the answer carries it, the only time it is shown. The old secret keeps signing',
+        'for `expireCurrentInHours` (0 to 48, default 24; 0 ends it at once): until then every delivery attempt is signed',
+        'with both, `Service-Signature: t=<t>,v1=<new>,v1=<old>`, so a receiver verifying with either accepts it (Stripe\'s',
+        'verifiers accept any matching `v1`), and `previousSecretExpiresAt` says when the old one stops. Only one previous',
+        'secret is kept: rotating again ends it at once. A paused endpoint may be rotated. Audited as',
+        '`webhook_endpoint.secret_rotate` (never with a secret or its hint).',
+      ].join(' '),
+      response: webhookEndpointCreated(),
+      errors: ['NOT_FOUND', 'CONFLICT'],
+      access: 'admin',
+      params: endpointParams(),
+      body: rotateSecretBody(),
+      handler: async ({ principal, params, body }) => ({
+        data: await service.rotateSecret(principal, params.id, body?.expireCurrentInHours ?? DEFAULT_ROTATION_OVERLAP_HOURS),
+      }),
     }),
     'GET /api/v1/webhooks/event-types': () => defineRoute({
       operationId: 'listWebhookEventTypes',

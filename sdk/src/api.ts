@@ -243,6 +243,15 @@ export interface paths {
      */
     get: operations["listEndpointDeliveries"];
   };
+  "/api/v1/webhooks/{id}/rotate-secret": {
+    /**
+     * Rotate a webhook endpoint's signing secret
+     * @description Makes a new `whsec_` signing secret; the answer carries it, the only time it is shown. The old secret keeps signing for `expireCurrentInHours` (0 to 48, default 24; 0 ends it at once): until then every delivery attempt is signed with both, `Service-Signature: t=<t>,v1=<new>,v1=<old>`, so a receiver verifying with either accepts it (Stripe's verifiers accept any matching `v1`), and `previousSecretExpiresAt` says when the old one stops. Only one previous secret is kept: rotating again ends it at once. A paused endpoint may be rotated. Audited as `webhook_endpoint.secret_rotate` (never with a secret or its hint).
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    post: operations["rotateWebhookSecret"];
+  };
   "/api/v1/webhooks/event-types": {
     /**
      * List the event types an endpoint can subscribe to
@@ -274,6 +283,33 @@ export interface paths {
      * API keys and people with the admin role (others get FORBIDDEN).
      */
     post: operations["retryDelivery"];
+  };
+  "/api/v1/webhooks/{id}/stats": {
+    /**
+     * Delivery statistics of one endpoint
+     * @description Deliveries created since `since` (default 24 hours ago; at most 30 days ago, not in the future) by their status now, `deliveries` being the three added up; `successRate` = succeeded / (succeeded + failed), null when both are 0; the 50th and 95th percentiles of their attempts' durations (ms), null when none. Deliveries are counted by the hour they were created in, so `since` is moved back to the start of its hour: the answer's `since` is that hour, which is what was counted. The percentiles come from a fixed histogram of durations per hour, interpolated within a bin (to within its width).
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    get: operations["getWebhookStats"];
+  };
+  "/api/v1/webhooks/{id}/test": {
+    /**
+     * Send a test event to one endpoint
+     * @description A `service.ping` event (`data = {endpointId}`) to this endpoint alone, whatever it subscribes to, through the normal pipeline: signed, retried and logged like any delivery. Answers its delivery, pending. Audited as `webhook_endpoint.test`.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    post: operations["sendWebhookTestEvent"];
+  };
+  "/api/v1/webhooks/{id}/recover": {
+    /**
+     * Send an endpoint's failed deliveries again
+     * @description Every `failed` delivery of the endpoint created between `since` (at most 14 days ago) and `until` (default now) is queued again: pending, same delivery id, one more attempt that continues its attempt log and `Service-Delivery-Attempt`. Answers at once with how many; they are queued in the background. Audited as `webhook_endpoint.recover` with the span and the count.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    post: operations["recoverWebhookDeliveries"];
   };
   "/api/v1/auth/login": {
     /**
@@ -328,6 +364,13 @@ export interface webhooks {
      * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
      */
     post: operations["onServiceWebhookEndpointDisabled"];
+  };
+  "service.ping": {
+    /**
+     * A test event, sent on request (`POST /api/v1/webhooks/{id}/test`) to one endpoint whatever it subscribes to; not subscribable.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServicePing"];
   };
 }
 
@@ -391,7 +434,7 @@ export interface components {
     AuditEntry: {
       id: string;
       /** @enum {string} */
-      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
       actorSub: string;
       target: string;
       metadata: {
@@ -498,6 +541,7 @@ export interface components {
       disabledReason: string | null;
       consecutiveFailures: number;
       failingSince: string | null;
+      previousSecretExpiresAt: string | null;
     };
     WebhookEndpointCreated: {
       id: string;
@@ -514,6 +558,7 @@ export interface components {
       disabledReason: string | null;
       consecutiveFailures: number;
       failingSince: string | null;
+      previousSecretExpiresAt: string | null;
       secret: string;
     };
     EventType: {
@@ -2584,7 +2629,7 @@ export interface operations {
       query?: {
         limit?: string;
         cursor?: string;
-        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
         target?: string;
         actorSub?: string;
         since?: string;
@@ -3775,6 +3820,142 @@ export interface operations {
     };
   };
   /**
+   * Rotate a webhook endpoint's signing secret
+   * @description Makes a new `whsec_` signing secret; the answer carries it, the only time it is shown. The old secret keeps signing for `expireCurrentInHours` (0 to 48, default 24; 0 ends it at once): until then every delivery attempt is signed with both, `Service-Signature: t=<t>,v1=<new>,v1=<old>`, so a receiver verifying with either accepts it (Stripe's verifiers accept any matching `v1`), and `previousSecretExpiresAt` says when the old one stops. Only one previous secret is kept: rotating again ends it at once. A paused endpoint may be rotated. Audited as `webhook_endpoint.secret_rotate` (never with a secret or its hint).
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  rotateWebhookSecret: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @default 24 */
+          expireCurrentInHours?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Rotate a webhook endpoint's signing secret */
+      200: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["WebhookEndpointCreated"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
    * List the event types an endpoint can subscribe to
    * @description API keys and people with the admin role (others get FORBIDDEN).
    */
@@ -4182,6 +4363,391 @@ export interface operations {
     };
   };
   /**
+   * Delivery statistics of one endpoint
+   * @description Deliveries created since `since` (default 24 hours ago; at most 30 days ago, not in the future) by their status now, `deliveries` being the three added up; `successRate` = succeeded / (succeeded + failed), null when both are 0; the 50th and 95th percentiles of their attempts' durations (ms), null when none. Deliveries are counted by the hour they were created in, so `since` is moved back to the start of its hour: the answer's `since` is that hour, which is what was counted. The percentiles come from a fixed histogram of durations per hour, interpolated within a bin (to within its width).
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  getWebhookStats: {
+    parameters: {
+      query?: {
+        since?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Delivery statistics of one endpoint */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              /** Format: date-time */
+              since: string;
+              deliveries: number;
+              succeeded: number;
+              failed: number;
+              pending: number;
+              successRate: number | null;
+              p50DurationMs: number | null;
+              p95DurationMs: number | null;
+              lastSuccessAt: string | null;
+              lastFailureAt: string | null;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Send a test event to one endpoint
+   * @description A `service.ping` event (`data = {endpointId}`) to this endpoint alone, whatever it subscribes to, through the normal pipeline: signed, retried and logged like any delivery. Answers its delivery, pending. Audited as `webhook_endpoint.test`.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  sendWebhookTestEvent: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Send a test event to one endpoint */
+      202: {
+        content: {
+          "application/json": {
+            data: components["schemas"]["Delivery"];
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description ENDPOINT_DISABLED, CONFLICT */
+      409: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "ENDPOINT_DISABLED" | "CONFLICT";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Send an endpoint's failed deliveries again
+   * @description Every `failed` delivery of the endpoint created between `since` (at most 14 days ago) and `until` (default now) is queued again: pending, same delivery id, one more attempt that continues its attempt log and `Service-Delivery-Attempt`. Answers at once with how many; they are queued in the background. Audited as `webhook_endpoint.recover` with the span and the count.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  recoverWebhookDeliveries: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** Format: date-time */
+          since: string;
+          /** Format: date-time */
+          until?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Send an endpoint's failed deliveries again */
+      202: {
+        content: {
+          "application/json": {
+            data: {
+              queued: number;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description ENDPOINT_DISABLED, CONFLICT */
+      409: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "ENDPOINT_DISABLED" | "CONFLICT";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
    * Log a workload in with AWS IAM or OIDC for a short-lived token
    * @description Without `Authorization`. `method` `aws_iam`: `signedRequest` is an STS GetCallerIdentity request signed with SigV4 by the workload's own AWS credentials, carrying the signed header `x-service-server-id` (this deployment's server id); the service sends it to STS itself and matches the caller's role or user ARN against the key's `principalArns`. `method` `oidc`: `jwt` is an RS256 or ES256 token of the key's issuer (at most 16 KiB) whose `aud`, `sub` and `claims` match the key. The answer's `st_` token carries the key's permissions and allowedCidrs and is valid until `expiresAt` (the key's `tokenTtlSeconds`, never past the key's own expiry); revoking or changing the key reaches it. Any refusal is AUTH_REQUIRED naming the failed check (audited as `access_key.login_denied` for an existing key); a good login is audited as `access_key.login`. At most 60 attempts per access key per minute (RATE_LIMITED).
    *
@@ -4334,7 +4900,7 @@ export interface operations {
         "Service-Event-Type": string;
         /** @description The delivery id (`whd_…`): one per event and endpoint. */
         "Service-Delivery-Id": string;
-        /** @description The attempt number, 1 to 6 (a manual retry adds one). */
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
         "Service-Delivery-Attempt": string;
       };
     };
@@ -4379,7 +4945,7 @@ export interface operations {
         "Service-Event-Type": string;
         /** @description The delivery id (`whd_…`): one per event and endpoint. */
         "Service-Delivery-Id": string;
-        /** @description The attempt number, 1 to 6 (a manual retry adds one). */
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
         "Service-Delivery-Attempt": string;
       };
     };
@@ -4424,7 +4990,7 @@ export interface operations {
         "Service-Event-Type": string;
         /** @description The delivery id (`whd_…`): one per event and endpoint. */
         "Service-Delivery-Id": string;
-        /** @description The attempt number, 1 to 6 (a manual retry adds one). */
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
         "Service-Delivery-Attempt": string;
       };
     };
@@ -4469,7 +5035,7 @@ export interface operations {
         "Service-Event-Type": string;
         /** @description The delivery id (`whd_…`): one per event and endpoint. */
         "Service-Delivery-Id": string;
-        /** @description The attempt number, 1 to 6 (a manual retry adds one). */
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
         "Service-Delivery-Attempt": string;
       };
     };
@@ -4513,7 +5079,7 @@ export interface operations {
         "Service-Event-Type": string;
         /** @description The delivery id (`whd_…`): one per event and endpoint. */
         "Service-Delivery-Id": string;
-        /** @description The attempt number, 1 to 6 (a manual retry adds one). */
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
         "Service-Delivery-Attempt": string;
       };
     };
@@ -4532,6 +5098,46 @@ export interface operations {
             disabledReason: string;
             consecutiveFailures: number;
             failingSince: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A test event, sent on request (`POST /api/v1/webhooks/{id}/test`) to one endpoint whatever it subscribes to; not subscribable.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServicePing: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.ping";
+          account: string;
+          occurredAt: string;
+          data: {
+            endpointId: string;
           };
         };
       };

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerAccessKeys } from './cli-access-keys.js';
 import { connectionOptions, resolveApi, resolveProject, type Connection } from './cli-context.js';
 import { printJson, printTable } from './cli-output.js';
+import { registerWebhooks } from './cli-webhooks.js';
 import { unwrap } from './client.js';
 
 type ProjectContext = ReturnType<typeof resolveProject>;
@@ -61,7 +62,7 @@ function registerEnvironments(cli: Command, target: () => ProjectContext): void 
 }
 
 /**
- * Adds the workspace commands (`projects`, `environments`, `access-keys`) to the CLI; `connection` answers the
+ * Adds the workspace commands (`projects`, `environments`, `access-keys`, `webhooks`) to the CLI; `connection` answers the
  * options of the running command and of those above it.
  */
 export function registerAdmin(cli: Command, connection: () => Connection): void {
@@ -69,4 +70,5 @@ export function registerAdmin(cli: Command, connection: () => Connection): void 
   registerProjects(cli, api);
   registerEnvironments(cli, () => resolveProject(connection()));
   registerAccessKeys(cli, api);
+  registerWebhooks(cli, api);
 }

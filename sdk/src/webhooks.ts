@@ -19,25 +19,33 @@ function header(headers: HeaderSource, name: string): string | undefined {
 /**
  * Verifies a webhook request and answers its event. `rawBody` must be the bytes as received (a string or a Buffer),
  * never a parsed object: the signature covers the exact body. The `Service-Signature` header is
- * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, keyed with the whole signing secret (`whsec_…`); any of
- * several `v1` values may match (a secret rotation), compared in constant time, and `t` must be within
- * `toleranceSeconds` of now.
+ * `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, keyed with the whole signing secret (`whsec_…`); during a
+ * secret rotation it carries one `v1` per secret that signs (new first), and any one matching is enough, compared in
+ * constant time. `secret` may be a list (while a receiver switches from the old secret to the new one): the request
+ * is accepted when any of them matches any `v1`. `t` must be within `toleranceSeconds` of now.
  */
-export function verifyWebhook(rawBody: string | Buffer, headers: HeaderSource, secret: string, options: { toleranceSeconds?: number; now?: number } = {}): WebhookEvent {
+export function verifyWebhook(
+  rawBody: string | Buffer,
+  headers: HeaderSource,
+  secret: string | readonly string[],
+  options: { toleranceSeconds?: number; now?: number } = {},
+): WebhookEvent {
   if (typeof rawBody !== 'string' && !Buffer.isBuffer(rawBody)) {
     throw new WebhookVerificationError('The body must be the raw request body (a string or a Buffer), not a parsed object');
   }
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  // A missing secret is the receiver's configuration, not the request's fault: a TypeError, never a refused request.
+  if (secrets.length === 0 || secrets.some((one) => typeof one !== 'string' || one === '')) throw new TypeError('verifyWebhook needs the signing secret (whsec_…), or a list of them');
   const signature = header(headers, 'service-signature');
   if (!signature) throw new WebhookVerificationError('The Service-Signature header is missing');
   const parts = signature.split(',').map((part) => part.trim().split('=') as [string, string | undefined]);
   const timestamp = Number(parts.find(([key]) => key === 't')?.[1]);
-  const candidates = parts.filter(([key, value]) => key === 'v1' && value).map(([, value]) => value!);
+  const candidates = parts.filter(([key, value]) => key === 'v1' && value).map(([, value]) => Buffer.from(value!, 'hex'));
   if (!Number.isInteger(timestamp) || candidates.length === 0) throw new WebhookVerificationError('The Service-Signature header is malformed');
   const body = Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody, 'utf8');
-  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
-  const matches = candidates.some((candidate) => {
-    const given = Buffer.from(candidate, 'hex');
-    return given.length === expected.length && timingSafeEqual(given, expected);
+  const matches = secrets.some((one) => {
+    const expected = createHmac('sha256', one).update(`${timestamp}.`).update(body).digest();
+    return candidates.some((given) => given.length === expected.length && timingSafeEqual(given, expected));
   });
   if (!matches) throw new WebhookVerificationError('No signature matches the body and the secret');
   const now = Math.floor((options.now ?? Date.now()) / 1000);

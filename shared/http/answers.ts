@@ -81,9 +81,12 @@ export const webhookEndpointAnswer = once(() => z.object({
   disabledReason: z.nullable(z.string()),
   consecutiveFailures: z.int(),
   failingSince: nullableTimestamp(),
+  // When the signing secret a rotation replaced stops signing (it signs beside the new one until then); null when
+  // there is none, or it has expired.
+  previousSecretExpiresAt: nullableTimestamp(),
 }));
 
-/** The registration answer: the endpoint and its signing secret, shown this once. */
+/** The registration (and rotation) answer: the endpoint and its signing secret, shown this once. */
 export const webhookEndpointCreated = once(() => z.extend(webhookEndpointAnswer(), { secret: z.string() }));
 
 export const eventTypeAnswer = once(() => z.object({ type: z.string(), description: z.string() }));
@@ -109,6 +112,23 @@ export const deliveryAnswer = once(() => z.object({
   createdAt: timestamp(),
   updatedAt: timestamp(),
   attemptLog: z.array(attemptAnswer()),
+}));
+
+/**
+ * An endpoint's delivery statistics: deliveries created since `since` (the start of an hour) by their status now,
+ * the share of finished ones that succeeded, and their attempts' durations.
+ */
+export const webhookStatsAnswer = once(() => z.object({
+  since: timestamp(),
+  deliveries: z.int(),
+  succeeded: z.int(),
+  failed: z.int(),
+  pending: z.int(),
+  successRate: z.nullable(z.number().check(z.gte(0), z.lte(1))),
+  p50DurationMs: z.nullable(z.int()),
+  p95DurationMs: z.nullable(z.int()),
+  lastSuccessAt: nullableTimestamp(),
+  lastFailureAt: nullableTimestamp(),
 }));
 
 /** `meta.page` of every list answer. */

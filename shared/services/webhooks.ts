@@ -8,7 +8,7 @@ import type { DeliveryStatus, Delivery } from '../store/deliveries.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
 import { newAttemptToken, type DeliveryMessage } from '../webhooks/delivery-message.ts';
-import { newSigningSecret, secretHint } from '../webhooks/signature.ts';
+import { newSigningSecret, previousSecretExpiry, secretHint } from '../webhooks/signature.ts';
 import { auditEntry } from '../audit-entry.ts';
 import type { PageRequest } from '../store/query.ts';
 import { announceAnswer } from '../idempotency-scope.ts';
@@ -20,6 +20,7 @@ export type WebhookServiceStore = Pick<
   | 'getEndpoint'
   | 'createEndpoint'
   | 'updateEndpoint'
+  | 'rotateEndpointSecret'
   | 'deleteEndpoint'
   | 'pendingDeliveryIds'
   | 'failPending'
@@ -42,6 +43,8 @@ export interface DeliveryServiceDeps {
   enqueue: (message: DeliveryMessage) => Promise<void>;
 }
 
+/** Rotation overlaps are given in hours. */
+const HOUR_MS = 3_600_000;
 
 /** Webhook endpoints and their delivery log, for people and API keys. */
 export function makeWebhookService(deps: WebhookServiceDeps) {
@@ -55,6 +58,8 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
     const verdict = await deps.checkUrl(url);
     if (!verdict.ok) throw new ValidationError(`url: ${verdict.reason}`);
   };
+  /** An endpoint as answered: the previous signing secret's expiry only while it still signs (null once it has passed). */
+  const shown = (endpoint: StoredEndpoint, now: number): StoredEndpoint => ({ ...endpoint, previousSecretExpiresAt: previousSecretExpiry(endpoint, now) });
   /** Queued deliveries of a paused endpoint fail, so none is sent once it is off. */
   const failQueued = async (workspaceId: string, endpointId: string, reason: string) => {
     const now = iso(clock.now());
@@ -82,6 +87,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
         consecutiveFailures: 0,
         failingSince: null,
         accountId: principal.accountId,
+        previousSecretExpiresAt: null,
         sealedSecret: await deps.cipher.encrypt(secret, signingSecretContext(principal.workspaceId, id)),
       };
       const audit = auditEntry(principal, 'webhook_endpoint.create', id, { url: redactUrl(endpoint.url), events: endpoint.events }, now);
@@ -92,7 +98,8 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
 
     async list(principal: Principal, page: PageRequest) {
       const result = await store.listEndpointPage(principal.workspaceId, page);
-      return result;
+      const now = clock.now();
+      return { ...result, items: result.items.map((endpoint) => shown(endpoint, now)) };
     },
 
     /**
@@ -117,10 +124,36 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
       const changed = Object.keys(patch).filter((field) => patch[field as keyof typeof patch] !== undefined);
       const resetStreak = patch.enabled === true && !current.enabled;
       const audit = auditEntry(principal, 'webhook_endpoint.update', endpointId, { changed, url: redactUrl(next.url), enabled: next.enabled }, now);
-      announceAnswer(next);
+      const answer = announceAnswer(shown(next, now));
       await store.updateEndpoint(principal.workspaceId, next, current.updatedAt, resetStreak, audit);
       if (current.enabled && !next.enabled) await failQueued(principal.workspaceId, endpointId, 'endpoint paused');
-      return next;
+      return answer;
+    },
+
+    /**
+     * A new signing secret, answered this once. The secret it replaces keeps signing beside it for
+     * `expireCurrentInHours` (0: it stops at once); only one previous secret is kept, so one still signing from an
+     * earlier rotation stops at once. A paused endpoint may be rotated too: a leaked secret must be replaceable
+     * while it is off. The audit entry names the endpoint and the overlap, never a secret or its hint.
+     */
+    async rotateSecret(principal: Principal, endpointId: string, expireCurrentInHours: number) {
+      const current = await ownEndpoint(principal, endpointId);
+      const now = clock.now();
+      const secret = newSigningSecret();
+      const overlap = expireCurrentInHours > 0;
+      const next: StoredEndpoint = {
+        ...current,
+        secretHint: secretHint(secret),
+        updatedAt: iso(now),
+        sealedSecret: await deps.cipher.encrypt(secret, signingSecretContext(principal.workspaceId, endpointId)),
+        previousSealedSecret: overlap ? current.sealedSecret : undefined,
+        previousSecretExpiresAt: overlap ? iso(now + expireCurrentInHours * HOUR_MS) : null,
+      };
+      const metadata = { expireCurrentInHours, previousSecretExpiresAt: next.previousSecretExpiresAt };
+      const audit = auditEntry(principal, 'webhook_endpoint.secret_rotate', endpointId, metadata, now);
+      const answer = announceAnswer({ ...shown(next, now), secret });
+      await store.rotateEndpointSecret(principal.workspaceId, next, { updatedAt: current.updatedAt, secret: current.sealedSecret }, audit);
+      return answer;
     },
 
     /** Deletes the endpoint and its delivery log. */
@@ -177,7 +210,9 @@ export function makeDeliveryService(deps: DeliveryServiceDeps) {
       const audit = auditEntry(principal, 'webhook_delivery.retry', deliveryId, { endpointId: delivery.endpointId, eventId: delivery.eventId }, now);
       // What the retry makes of the delivery, answered (and recorded) as of its commit.
       announceAnswer({ ...delivery, status: 'pending', nextRetryAt: iso(now), updatedAt: iso(now) });
-      if (!(await store.retryNow(ws, deliveryId, attemptToken, iso(now), audit))) {
+      // The status read says which of its hour's counts the retry takes it out of; the write holds only from it.
+      const finished = { id: deliveryId, endpointId: delivery.endpointId, createdAt: delivery.createdAt, status: delivery.status };
+      if (!(await store.retryNow(ws, finished, attemptToken, iso(now), audit))) {
         throw new AlreadyQueuedError(`webhook delivery ${deliveryId} is already queued`);
       }
       // If this send is lost, the sweeper finds the delivery due and queues it again.

@@ -6,11 +6,15 @@ import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
 import { batchDelete, batchRead } from './reads.ts';
 import type { Db } from './send.ts';
-import { ENTITY, gsi3, keys, patterns } from './keys.ts';
+import { ENTITY, FAILED_DELIVERY_INDEX, gsi3, keys, patterns } from './keys.ts';
 import { DELIVERY_RETENTION_SECONDS, toDelivery, toStored, type AttemptEntry, type Delivery, type DeliveryStatus, type StoredDelivery } from './delivery-records.ts';
 import { endpointLog, inWorkspace, pendingKeys, sharedDeliveryMethods, staleClaimOf, updateDelivery } from './delivery-shared.ts';
+import { recordStats, statsChange, statsKeysOfEndpoint, type StatsChange } from './delivery-stats.ts';
 
 export * from './delivery-records.ts';
+
+/** A finished delivery as a manual retry read it: the hour and the count (by its status) it leaves. */
+export type FinishedDelivery = Pick<Delivery, 'id' | 'endpointId' | 'createdAt'> & { status: Exclude<DeliveryStatus, 'pending'> };
 
 /*
  * Webhook deliveries: one item each; every state change is a conditional update on its attempt token. The methods
@@ -38,22 +42,26 @@ export function makeDeliveryApiStore(db: Db, pager: Pager) {
     ...sharedDeliveryMethods(db),
 
     /**
-     * A manual retry: a finished delivery becomes pending for one attempt now, with its audit entry. Answers false
-     * when it was pending already (a concurrent retry won).
+     * A manual retry: a finished delivery becomes pending for one attempt now, with its audit entry, and leaves its
+     * hour's `succeeded` or `failed` count. Only from the status the caller read (which says which count to take it
+     * out of); answers false when it is no longer that (a concurrent retry won).
      */
-    async retryNow(workspaceId: string, deliveryId: string, token: string, now: string, audit: AuditEntry): Promise<boolean> {
+    async retryNow(workspaceId: string, delivery: FinishedDelivery, token: string, now: string, audit: AuditEntry): Promise<boolean> {
+      const deliveryId = delivery.id;
       const due = pendingKeys(deliveryId, now);
+      const uncounted: StatsChange = delivery.status === 'success' ? { succeeded: -1 } : { failed: -1 };
       const failed = await transact(db, [
         {
           Update: {
             TableName: db.tableName,
             Key: keys.delivery(workspaceId, deliveryId),
-            UpdateExpression: 'SET #status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk',
-            ConditionExpression: '#status IN (:success, :failed)',
+            UpdateExpression: `SET #status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk REMOVE ${FAILED_DELIVERY_INDEX.remove}`,
+            ConditionExpression: '#status = :observed',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':pending': 'pending', ':token': token, ':now': now, ':true': true, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':success': 'success', ':failed': 'failed' },
+            ExpressionAttributeValues: { ':pending': 'pending', ':token': token, ':now': now, ':true': true, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':observed': delivery.status },
           },
         },
+        statsChange(db, workspaceId, delivery.endpointId, delivery.createdAt, uncounted),
         auditPut(db, workspaceId, audit),
       ], [0]);
       return failed === undefined;
@@ -93,11 +101,14 @@ export function makeDeliveryApiStore(db: Db, pager: Pager) {
       return { ...result, items: result.items.map(toDelivery) };
     },
 
-    /** Deletes an endpoint's delivery log. */
+    /**
+     * Deletes an endpoint's delivery log and its hourly statistics; answers how many deliveries it deleted. (A worker
+     * still finishing an attempt may write an hour again afterwards: TTL removes it.)
+     */
     async deleteEndpointDeliveries(workspaceId: string, endpointId: string): Promise<number> {
-      const items = await endpointLog(db, endpointId);
+      const [items, stats] = await Promise.all([endpointLog(db, endpointId), statsKeysOfEndpoint(db, workspaceId, endpointId)]);
       // The log holds only this endpoint's deliveries; the partition check keeps the delete inside the caller's workspace.
-      await batchDelete(db, inWorkspace(workspaceId, items));
+      await batchDelete(db, [...inWorkspace(workspaceId, items), ...stats]);
       return items.length;
     },
   };
@@ -112,7 +123,8 @@ export function makeDeliveryFanoutStore(db: Db) {
      * has not started. A delivery is in its endpoint's log (GSI3) from the start, so the log lists it while it is
      * queued and pausing or deleting the endpoint finds it. It is in the sweeper's index (GSI2) only while it waits
      * for a retry, or when the fan-out could not queue its first message (`markDeliveryDue`); on the happy path the
-     * message itself carries it (an index write more per delivery would bill a write unit more).
+     * message itself carries it (an index write more per delivery would bill a write unit more). Only a put that
+     * made the delivery counts it in its endpoint's statistics (one UpdateItem more).
      */
     async createDelivery(workspaceId: string, delivery: StoredDelivery, createdAtMs: number): Promise<boolean> {
       const put = await sendConditionalOrOld(
@@ -131,7 +143,12 @@ export function makeDeliveryFanoutStore(db: Db) {
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      if (put.written) return true;
+      if (put.written) {
+        // Counted only when this put made it, so a stream record seen again does not count it twice; a fan-out that
+        // stops between the two writes loses the count (the record's retry finds the delivery already there).
+        await recordStats(db, workspaceId, delivery.endpointId, delivery.createdAt, { created: 1 });
+        return true;
+      }
       const existing = toStored(put.old);
       return existing?.status === 'pending' && existing.attempts === 0 && existing.attemptToken === delivery.attemptToken;
     },
@@ -158,6 +175,11 @@ export function makeDeliveryFanoutStore(db: Db) {
 export function makeDeliveryWorkerStore(db: Db) {
   return {
     ...sharedDeliveryMethods(db),
+
+    /** Counts an attempt in its delivery's hour of the endpoint's statistics (`recordStats`). */
+    recordDeliveryStats(workspaceId: string, endpointId: string, createdAt: string, change: StatsChange): Promise<void> {
+      return recordStats(db, workspaceId, endpointId, createdAt, change);
+    },
 
     /**
      * Takes the attempt that `token` names, swapping in `claim` (made by `claimOf(token, …)`); undefined if the
@@ -197,9 +219,11 @@ export function makeDeliveryWorkerStore(db: Db) {
           values: { ...values, ':next': outcome.nextRetryAt, ':token': outcome.attemptToken, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK },
         });
       }
+      // A failed delivery joins its endpoint's failed list (GSI4), what a recovery reads; a success leaves it.
+      const failed = outcome.status === 'failed';
       return updateDelivery(db, workspaceId, deliveryId, {
-        set: common,
-        remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
+        set: failed ? `${common}, ${FAILED_DELIVERY_INDEX.set}` : common,
+        remove: `nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual${failed ? '' : `, ${FAILED_DELIVERY_INDEX.remove}`}`,
         condition: 'attemptToken = :claim',
         values,
       });

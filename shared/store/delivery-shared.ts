@@ -4,8 +4,9 @@ import { sendConditional } from './conditional.ts';
 import { queryAll } from './query.ts';
 import { batchRead, getItem } from './reads.ts';
 import type { Db } from './send.ts';
-import { gsi2, keys, patterns } from './keys.ts';
+import { FAILED_DELIVERY_INDEX, gsi2, keys, patterns } from './keys.ts';
 import { CLAIM_LEASE_MS, CLAIM_PREFIX, claimOf, toStored, type StoredDelivery } from './delivery-records.ts';
+import { recordStats } from './delivery-stats.ts';
 
 /*
  * What more than one of the delivery stores (deliveries.ts) needs. They are module functions over `db`, not one
@@ -64,16 +65,19 @@ export function sharedDeliveryMethods(db: Db) {
      * Fails a pending delivery without an attempt (its endpoint was paused, switched off or removed). An attempt in
      * flight (claimed) is left to finish and record its result; the worker then fails it when the next attempt finds
      * the endpoint off. `by` is that worker: a claim its message made and its worker died holding (older than
-     * `CLAIM_LEASE_MS`) is failed too.
+     * `CLAIM_LEASE_MS`) is failed too. A delivery it fails counts as failed in its endpoint's statistics.
      */
-    failPending(workspaceId: string, deliveryId: string, reason: string, now: string, by?: { messageToken: string }) {
+    async failPending(workspaceId: string, deliveryId: string, reason: string, now: string, by?: { messageToken: string }) {
       const stale = by && staleClaimOf(by.messageToken, now);
-      return updateDelivery(db, workspaceId, deliveryId, {
-        set: '#status = :failed, lastError = :reason, updatedAt = :now',
+      const failed = await updateDelivery(db, workspaceId, deliveryId, {
+        set: `#status = :failed, lastError = :reason, updatedAt = :now, ${FAILED_DELIVERY_INDEX.set}`,
         remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
         condition: `#status = :pending AND (NOT begins_with(attemptToken, :claimed)${stale ? ` OR ${stale.condition}` : ''})`,
         values: { ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX, ...stale?.values },
       });
+      // A separate write after the delivery's: a function that stops between the two leaves it counted as pending.
+      if (failed) await recordStats(db, workspaceId, failed.endpointId, failed.createdAt, { failed: 1 });
+      return failed;
     },
 
     /**

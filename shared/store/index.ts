@@ -3,6 +3,8 @@ import { makeAccessKeyStore } from './access-keys.ts';
 import { makeLoginStore } from './logins.ts';
 import { makeAuditStore } from './audit.ts';
 import { makeDeliveryStore } from './deliveries.ts';
+import { makeRecoveryStore } from './delivery-recovery.ts';
+import { makeDeliveryStatsReader } from './delivery-stats.ts';
 import { makeEnvironmentValueStore } from './environment-values.ts';
 import { makeWebhookStore } from './webhooks.ts';
 import { makeCursorKeyLoader } from './cursor-key.ts';
@@ -35,6 +37,8 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
     ...makeLoginStore(db),
     ...makeWebhookStore(db, pager),
     ...makeDeliveryStore(db, pager),
+    ...makeRecoveryStore(db),
+    ...makeDeliveryStatsReader(db),
   };
 }
 

@@ -65,6 +65,16 @@ export const keys = {
   /** How many endpoints a workspace has: the 20-endpoint cap is a conditional counter, safe under concurrency. */
   webhookEndpointCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#WHE_COUNT' }),
   delivery: (workspaceId: string, deliveryId: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: deliveryId }),
+  /**
+   * A recovery of an endpoint's failed deliveries (`POST /webhooks/{id}/recover`), named by its audit entry's id: the
+   * span, how far it got and how many it queued, beside the deliveries (expires with TTL after their retention).
+   */
+  deliveryRecovery: (workspaceId: string, recoveryId: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: `RECOVERY#${recoveryId}` }),
+  /**
+   * One endpoint's delivery statistics for one hour (`2026-11-26T09`) of its deliveries' creation, beside the
+   * deliveries (expires with TTL two days after them). `whd_` lists never reach it.
+   */
+  deliveryStats: (workspaceId: string, endpointId: string, hour: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: `STAT#${endpointId}#${hour}` }),
   cursorSigningKey: (): ItemKey => ({ PK: 'SYSTEM', SK: 'CURSOR_KEY' }),
   /**
    * The service MAC key, sealed under the KMS key: made by the admin CLI (operator credentials), only read by the
@@ -101,6 +111,19 @@ export const gsi3 = {
   endpointDelivery: (endpointId: string, deliveryId: string) => ({ GSI3PK: `WHE#${endpointId}`, GSI3SK: deliveryId }),
 };
 
+/**
+ * GSI4 keys of a failed delivery: its endpoint's failed list, oldest first, what a recovery counts and pages through
+ * (sparse: a delivery is in it only while `failed`). The keys are the delivery's own `endpointId` and `id`, so that
+ * every update that fails a delivery can copy them in (`FAILED_DELIVERY_INDEX.set`) without reading it first.
+ */
+export const FAILED_DELIVERY_INDEX = {
+  keys: (endpointId: string, deliveryId: string) => ({ GSI4PK: endpointId, GSI4SK: deliveryId }),
+  /** The SET clause that puts a delivery item into the list, from its own attributes. */
+  set: 'GSI4PK = endpointId, GSI4SK = id',
+  /** The REMOVE clause that takes it out. */
+  remove: 'GSI4PK, GSI4SK',
+} as const;
+
 /** Pending deliveries are spread over this many GSI2 partitions, so no single one runs hot. */
 const DUE_SHARDS = 4;
 
@@ -110,6 +133,8 @@ export const gsi2 = {
     GSI2PK: `DUE#${[...deliveryId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % DUE_SHARDS}`,
     GSI2SK: `${nextRetryAt}#${deliveryId}`,
   }),
+  /** A recovery still running, by when it last moved on (its `updatedAt`). */
+  runningRecovery: (workspaceId: string, recoveryId: string, updatedAt: string) => ({ GSI2PK: 'RECOVERY', GSI2SK: `${updatedAt}#${workspaceId}#${recoveryId}` }),
   /** A deleted secret, by when its versions are to be purged (its purgeAt; before recovery windows, its deletion). */
   purge: (workspaceId: string, secretId: string, deletedAt: string) => ({ GSI2PK: 'PURGE', GSI2SK: `${deletedAt}#${workspaceId}#${secretId}` }),
 };
@@ -137,6 +162,8 @@ export const patterns = {
   secretsByWorkspace: (workspaceId: string) => ({ pk: `SECRETS#${workspaceId}`, indexName: 'GSI1' as const }),
   webhookEndpointsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'WHE#' }),
   deliveriesByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: 'whd_' }),
+  /** One endpoint's hourly delivery statistics, oldest hour first. */
+  deliveryStatsOfEndpoint: (workspaceId: string, endpointId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: `STAT#${endpointId}#` }),
   /** GSI3: one endpoint's deliveries, newest first (keys and eventType only: read the records from the table). */
   deliveriesByEndpoint: (endpointId: string) => ({ pk: `WHE#${endpointId}`, indexName: 'GSI3' as const }),
   /**
@@ -145,6 +172,10 @@ export const patterns = {
    * endpoint); drop it once such deliveries are past their 30-day retention everywhere.
    */
   legacyDeliveriesByEndpoint: (endpointId: string) => ({ pk: `WHE#${endpointId}`, indexName: 'GSI1' as const }),
+  /** GSI4: an endpoint's failed deliveries, oldest first (keys only). */
+  failedDeliveriesOfEndpoint: (endpointId: string) => ({ pk: endpointId, indexName: 'GSI4' as const }),
+  /** GSI2: recoveries of failed deliveries still running, by when they last moved (the sweeper restarts a stalled one). */
+  runningRecoveries: () => ({ pk: 'RECOVERY', indexName: 'GSI2' as const }),
   /** GSI2: purges left unfinished (a delete interrupted between its two steps). */
   pendingPurges: () => ({ pk: 'PURGE', indexName: 'GSI2' as const }),
   /** GSI2: pending deliveries by due time, one pattern per shard (read them all to see every due delivery). */
@@ -185,6 +216,8 @@ export const ENTITY = {
   loginToken: 'LoginToken',
   loginCounter: 'LoginCounter',
   delivery: 'WebhookDelivery',
+  deliveryRecovery: 'WebhookDeliveryRecovery',
+  deliveryStats: 'WebhookDeliveryStats',
   cursorSigningKey: 'CursorSigningKey',
   macKey: 'ServiceMacKey',
   idempotency: 'IdempotencyRecord',

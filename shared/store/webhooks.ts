@@ -25,20 +25,31 @@ export interface EndpointItem {
   consecutiveFailures: number;
   failingSince: string | null;
   accountId: string;
+  /** Until when the secret a rotation replaced still signs (absent or null: no previous secret). */
+  previousSecretExpiresAt?: string | null;
 }
 
-export type StoredEndpoint = EndpointItem & { sealedSecret: SealedValue };
+/**
+ * The endpoint with its sealed signing secrets: the current one, and after a rotation with an overlap the one it
+ * replaced (sealed under the same context), which signs beside it until `previousSecretExpiresAt`.
+ */
+export type StoredEndpoint = EndpointItem & { sealedSecret: SealedValue; previousSealedSecret?: SealedValue | undefined };
 
 const FIELDS: readonly (keyof EndpointItem)[] = [
   'id', 'url', 'events', 'description', 'enabled', 'secretHint', 'createdAt', 'updatedAt',
-  'disabledAt', 'disabledReason', 'consecutiveFailures', 'failingSince', 'accountId',
+  'disabledAt', 'disabledReason', 'consecutiveFailures', 'failingSince', 'accountId', 'previousSecretExpiresAt',
 ];
 
 /** At most this many endpoints per workspace (api.md section 8). */
 export const MAX_ENDPOINTS = 20;
 
 const toEndpoint = (item: Record<string, unknown> | undefined): StoredEndpoint | undefined =>
-  item && { ...pick<EndpointItem>(item, FIELDS)!, consecutiveFailures: Number(item.consecutiveFailures ?? 0), sealedSecret: item.sealedSecret as SealedValue };
+  item && {
+    ...pick<EndpointItem>(item, FIELDS)!,
+    consecutiveFailures: Number(item.consecutiveFailures ?? 0),
+    sealedSecret: item.sealedSecret as SealedValue,
+    ...(item.previousSealedSecret ? { previousSealedSecret: item.previousSealedSecret as SealedValue } : {}),
+  };
 
 /*
  * Webhook endpoints. The methods come in one factory per kind of caller (the webhooks route group, the fan-out, the
@@ -49,6 +60,12 @@ const toEndpoint = (item: Record<string, unknown> | undefined): StoredEndpoint |
 /** The per-workspace endpoint counter's change in a transaction: creation counts up under the cap, deletion down. */
 function endpointCounter(db: Db, workspaceId: string, delta: 1 | -1) {
   return countBy(db, keys.webhookEndpointCount(workspaceId), { delta, type: ENTITY.webhookEndpointCount, ...(delta === 1 ? { max: MAX_ENDPOINTS } : {}) });
+}
+
+/** After a conditional change of an endpoint failed: NOT_FOUND when it is gone, else CONFLICT (it changed since read). */
+async function changedOrGone(db: Db, workspaceId: string, endpointId: string, change: string): Promise<never> {
+  if (!(await getItem(db, keys.webhookEndpoint(workspaceId, endpointId)))) throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
+  throw new ConflictError(`webhook endpoint ${endpointId} changed while ${change}; read it again and retry`);
 }
 
 /** Reading one endpoint: the API (both route groups) and the worker do. */
@@ -110,9 +127,41 @@ export function makeEndpointApiStore(db: Db, pager: Pager) {
         },
         auditPut(db, workspaceId, audit),
       ], [0]);
-      if (failed === undefined) return;
-      if (!(await getItem(db, keys.webhookEndpoint(workspaceId, endpoint.id)))) throw new NotFoundError(`webhook endpoint ${endpoint.id} was not found`);
-      throw new ConflictError(`webhook endpoint ${endpoint.id} changed while it was being updated; read it again and retry`);
+      if (failed !== undefined) await changedOrGone(db, workspaceId, endpoint.id, 'it was being updated');
+    },
+
+    /**
+     * Writes a rotation (`endpoint` as it becomes: the new sealed secret and hint, and the previous secret with its
+     * expiry, or none, whose attributes are then removed) with its audit entry, only if the endpoint is as the caller
+     * read it: the same `updatedAt` and the same current secret, so neither a PATCH nor another rotation in between
+     * is silently undone (two rotations in one millisecond share an `updatedAt`: without the secret in the condition
+     * both would pass, and one caller would hold a secret that never signs). Else NOT_FOUND or CONFLICT.
+     */
+    async rotateEndpointSecret(workspaceId: string, endpoint: StoredEndpoint, read: { updatedAt: string; secret: SealedValue }, audit: AuditEntry): Promise<void> {
+      const keep = endpoint.previousSealedSecret && endpoint.previousSecretExpiresAt ? { previous: endpoint.previousSealedSecret, until: endpoint.previousSecretExpiresAt } : undefined;
+      const set = 'sealedSecret = :sealed, secretHint = :hint, updatedAt = :updatedAt';
+      const failed = await transact(db, [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.webhookEndpoint(workspaceId, endpoint.id),
+            UpdateExpression: keep
+              ? `SET ${set}, previousSealedSecret = :previous, previousSecretExpiresAt = :until`
+              : `SET ${set} REMOVE previousSealedSecret, previousSecretExpiresAt`,
+            ConditionExpression: 'attribute_exists(PK) AND updatedAt = :read AND sealedSecret.ciphertext = :readCiphertext',
+            ExpressionAttributeValues: {
+              ':sealed': endpoint.sealedSecret,
+              ':hint': endpoint.secretHint,
+              ':updatedAt': endpoint.updatedAt,
+              ':read': read.updatedAt,
+              ':readCiphertext': read.secret.ciphertext,
+              ...(keep ? { ':previous': keep.previous, ':until': keep.until } : {}),
+            },
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      if (failed !== undefined) await changedOrGone(db, workspaceId, endpoint.id, 'its secret was being rotated');
     },
 
     async deleteEndpoint(workspaceId: string, endpointId: string, audit: AuditEntry): Promise<void> {

@@ -44,11 +44,34 @@ function isDeliveryMessage(value: unknown): value is DeliveryMessage {
   return isId('workspace', workspaceId) && isId('delivery', deliveryId) && ATTEMPT_TOKEN.test(attemptToken);
 }
 
+/** What the queue carries to run one step of a recovery of failed deliveries (named by its audit entry's id). */
+export interface RecoveryMessage {
+  workspaceId: string;
+  recoveryId: string;
+  /** The step the recovery must be at for this message to move it on. */
+  step: number;
+}
+
+const RECOVERY_KEYS = ['workspaceId', 'recoveryId', 'step'] as const;
+
+/** True for a well-formed recovery message: exactly its three keys, each well formed. */
+function isRecoveryMessage(value: unknown): value is RecoveryMessage {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const record = value as Record<string, unknown>;
+  if (Object.keys(record).length !== RECOVERY_KEYS.length || !RECOVERY_KEYS.every((key) => Object.hasOwn(record, key))) return false;
+  const { workspaceId, recoveryId, step } = record;
+  return typeof workspaceId === 'string' && isId('workspace', workspaceId) && typeof recoveryId === 'string' && isId('audit', recoveryId) && Number.isSafeInteger(step) && (step as number) >= 0;
+}
+
+/** A queue message: a delivery attempt, or a step of a recovery. */
+export type QueueMessage = { kind: 'delivery'; message: DeliveryMessage } | { kind: 'recovery'; message: RecoveryMessage };
+
 /**
  * Reads a queue message body strictly: JSON with exactly `workspaceId` (`ws_`), `deliveryId` (`whd_`) and
- * `attemptToken`, nothing else. Anything else answers undefined, so the worker can drop it rather than retry it.
+ * `attemptToken`, or exactly `workspaceId`, `recoveryId` (`aud_`) and `step`, nothing else. Anything else answers
+ * undefined, so the worker can drop it rather than retry it.
  */
-export function parseDeliveryMessage(body: string): DeliveryMessage | undefined {
+export function parseQueueMessage(body: string): QueueMessage | undefined {
   if (typeof body !== 'string' || body.length > 1024) return undefined;
   let value: unknown;
   try {
@@ -56,8 +79,21 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | undefined 
   } catch {
     return undefined;
   }
-  if (!isDeliveryMessage(value)) return undefined;
-  return { workspaceId: value.workspaceId, deliveryId: value.deliveryId, attemptToken: value.attemptToken };
+  if (isDeliveryMessage(value)) return { kind: 'delivery', message: { workspaceId: value.workspaceId, deliveryId: value.deliveryId, attemptToken: value.attemptToken } };
+  if (isRecoveryMessage(value)) return { kind: 'recovery', message: { workspaceId: value.workspaceId, recoveryId: value.recoveryId, step: value.step } };
+  return undefined;
+}
+
+/** A delivery attempt's message, or undefined for anything else (see `parseQueueMessage`). */
+export function parseDeliveryMessage(body: string): DeliveryMessage | undefined {
+  const parsed = parseQueueMessage(body);
+  return parsed?.kind === 'delivery' ? parsed.message : undefined;
+}
+
+/** The body of a recovery step's message, keys always in the same order. */
+export function formatRecoveryMessage(message: RecoveryMessage): string {
+  if (!isRecoveryMessage(message)) throw new Error('Invalid recovery message: expected ws_ and aud_ ids and a step');
+  return JSON.stringify({ workspaceId: message.workspaceId, recoveryId: message.recoveryId, step: message.step });
 }
 
 /** The message body, keys always in the same order. */

@@ -1,6 +1,6 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.ts';
-import { formatDeliveryMessage, type DeliveryMessage } from './delivery-message.ts';
+import { formatDeliveryMessage, formatRecoveryMessage, type DeliveryMessage, type RecoveryMessage } from './delivery-message.ts';
 import { translateAwsError, type OneTimeScheduler } from './scheduler.ts';
 
 /** SQS's own ceiling for DelaySeconds; longer waits go through the scheduler. */
@@ -28,6 +28,8 @@ export interface DeliveryQueue {
    * take (a request that failed as a whole takes none of its ten).
    */
   enqueueAllNow(messages: readonly DeliveryMessage[]): Promise<number[]>;
+  /** Queues a step of a recovery of failed deliveries, for now (the worker runs it). */
+  enqueueRecovery(message: RecoveryMessage): Promise<void>;
 }
 
 /** Messages per SendMessageBatch request (SQS's limit). */
@@ -54,6 +56,14 @@ export function makeDeliveryQueue(deps: { sqs: SQSClient; queueUrl: string; sche
       });
       try {
         await deps.sqs.send(command);
+      } catch (error) {
+        translateAwsError(error, 'SQS');
+      }
+    },
+
+    async enqueueRecovery(message) {
+      try {
+        await deps.sqs.send(new SendMessageCommand({ QueueUrl: deps.queueUrl, MessageBody: formatRecoveryMessage(message) }));
       } catch (error) {
         translateAwsError(error, 'SQS');
       }

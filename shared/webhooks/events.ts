@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AuditAction } from '../audit-actions.ts';
 import type { AuditEntry } from '../store/audit.ts';
+import type { StoredDelivery } from '../store/deliveries.ts';
 
 /** The event types an endpoint can subscribe to (api.md section 6). */
 export const EVENT_TYPES = [
@@ -42,9 +43,15 @@ void everyEventHasAnAction;
 /** An audit item as its stream record carries it: the entry and the workspace it belongs to. */
 export type AuditRecord = AuditEntry & { workspaceId: string };
 
+/**
+ * The test event (decisions.md, "Webhook operations"): sent on request to one endpoint, whatever it subscribes to,
+ * through the normal pipeline. Not an event type an endpoint can subscribe to.
+ */
+export const PING_EVENT_TYPE = 'service.ping';
+
 export interface WebhookEvent {
   id: string;
-  type: EventType;
+  type: EventType | typeof PING_EVENT_TYPE;
   account: string;
   occurredAt: string;
   data: Record<string, unknown>;
@@ -92,6 +99,32 @@ export function eventFromAudit(record: AuditRecord): WebhookEvent | undefined {
   const type = EVENT_OF_ACTION[record.action];
   const data = EVENT_DATA[type](record);
   return { id: `evt_${record.id.slice('aud_'.length)}`, type, account: record.accountId, occurredAt: record.createdAt, data };
+}
+
+/** The test event asked for by the audit entry `auditId` (`webhook_endpoint.test`): its id is derived from the entry's. */
+export function pingEvent(auditId: string, accountId: string, endpointId: string, occurredAt: string): WebhookEvent {
+  return { id: `evt_${auditId.slice('aud_'.length)}`, type: PING_EVENT_TYPE, account: accountId, occurredAt, data: { endpointId } };
+}
+
+/** A new delivery of `event` to one endpoint, due now. */
+export function pendingDelivery(id: string, endpointId: string, event: WebhookEvent, createdAt: string, body: string, attemptToken: string): StoredDelivery {
+  return {
+    id,
+    endpointId,
+    eventId: event.id,
+    eventType: event.type,
+    status: 'pending',
+    attempts: 0,
+    statusCode: null,
+    lastError: null,
+    nextRetryAt: createdAt,
+    createdAt,
+    updatedAt: createdAt,
+    attemptLog: [],
+    body,
+    attemptToken,
+    manual: false,
+  };
 }
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';

@@ -3,12 +3,11 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { iso, type Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { Store } from '../store/index.ts';
-import type { StoredDelivery } from '../store/deliveries.ts';
 import { ENTITY } from '../store/keys.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
 import { SEND_BATCH } from './delivery-queue.ts';
 import { firstAttemptToken, type DeliveryMessage } from './delivery-message.ts';
-import { deliveryIdFor, eventFromAudit, type AuditRecord, type WebhookEvent } from './events.ts';
+import { deliveryIdFor, eventFromAudit, pendingDelivery, type AuditRecord, type WebhookEvent } from './events.ts';
 
 export interface FanoutDeps {
   store: Pick<Store, 'listEndpoints' | 'createDelivery' | 'markDeliveryDue'>;
@@ -86,27 +85,6 @@ function subscribers(endpoints: readonly StoredEndpoint[], event: WebhookEvent):
   return endpoints.filter(
     (endpoint) => endpoint.enabled && endpoint.events.includes(event.type) && !(event.type === 'service.webhook_endpoint.disabled' && event.data.endpointId === endpoint.id),
   );
-}
-
-/** A new delivery of `event` to one endpoint, due now. */
-function pendingDelivery(id: string, endpointId: string, event: WebhookEvent, createdAt: string, body: string, attemptToken: string): StoredDelivery {
-  return {
-    id,
-    endpointId,
-    eventId: event.id,
-    eventType: event.type,
-    status: 'pending',
-    attempts: 0,
-    statusCode: null,
-    lastError: null,
-    nextRetryAt: createdAt,
-    createdAt,
-    updatedAt: createdAt,
-    attemptLog: [],
-    body,
-    attemptToken,
-    manual: false,
-  };
 }
 
 /**

@@ -5,6 +5,10 @@ export interface DeliveryMetrics {
   exhausted(): void;
   autoDisabled(): void;
   dropped(): void;
+  /** Failed deliveries a recovery queued again. */
+  recovered(count: number): void;
+  /** An attempt of a test event (`service.ping`). */
+  testEventSent(): void;
   /** Writes the buffered metrics (one EMF line); call once per invocation. */
   flush(): void;
 }
@@ -90,6 +94,8 @@ export function makeDeliveryMetrics(options: { write?: (line: string) => void; e
     exhausted: () => count('DeliveriesExhausted'),
     autoDisabled: () => count('EndpointsAutoDisabled'),
     dropped: () => count('MessagesDropped'),
+    recovered: (n) => add('DeliveriesRecovered', 'Count', n),
+    testEventSent: () => count('TestEventsSent'),
     flush,
   };
 }

@@ -1,17 +1,19 @@
 import { iso, type Clock } from '../clock.ts';
 import type { Store } from '../store/index.ts';
-import { newAttemptToken, type DeliveryMessage } from './delivery-message.ts';
+import { newAttemptToken, type DeliveryMessage, type RecoveryMessage } from './delivery-message.ts';
 
 export interface SweeperDeps {
-  store: Pick<Store, 'dueDeliveries' | 'requeue' | 'pendingPurges' | 'purgeSecretVersions'>;
+  store: Pick<Store, 'dueDeliveries' | 'requeue' | 'pendingPurges' | 'purgeSecretVersions' | 'stalledRecoveries'>;
   enqueue: (message: DeliveryMessage, options: { at: number; viaScheduler: boolean }) => Promise<void>;
+  /** Queues a recovery's step again (the worker runs it). */
+  enqueueRecovery: (message: RecoveryMessage) => Promise<void>;
   clock: Clock;
   /** How far past due a pending delivery must be before it counts as lost. */
   graceMs: number;
 }
 
 /**
- * Also purges deleted secrets whose recovery window has ended, and purges a crash interrupted (see
+ * Also restarts recoveries of failed deliveries whose step's message was lost, and purges deleted secrets whose recovery window has ended, and purges a crash interrupted (see
  * shared/store/deleted-secrets.ts): both are records on GSI2 `PURGE` whose `purgeAt` has passed.
  *
  * Nothing stays pending forever: a queue message or schedule lost between the DynamoDB update and its send (a
@@ -20,7 +22,7 @@ export interface SweeperDeps {
  * no longer matches and is dropped, so nothing is sent twice by the sweep. Answers how many were re-queued.
  */
 export function makeSweeper(deps: SweeperDeps) {
-  return async (): Promise<{ requeued: number; purged: number }> => {
+  return async (): Promise<{ requeued: number; purged: number; recoveriesRestarted: number }> => {
     const now = deps.clock.now();
     let requeued = 0;
     for (const due of await deps.store.dueDeliveries(iso(now - deps.graceMs))) {
@@ -35,6 +37,13 @@ export function makeSweeper(deps: SweeperDeps) {
       await deps.store.purgeSecretVersions(purge.workspaceId, purge.secretId);
       purged++;
     }
-    return { requeued, purged };
+    // A recovery that stopped moving lost its step's message: send it again. Should the message only be late, the
+    // two runners of one step cannot queue a delivery twice (shared/webhooks/recovery.ts).
+    let recoveriesRestarted = 0;
+    for (const recovery of await deps.store.stalledRecoveries(iso(now - deps.graceMs))) {
+      await deps.enqueueRecovery({ workspaceId: recovery.workspaceId, recoveryId: recovery.id, step: recovery.step });
+      recoveriesRestarted++;
+    }
+    return { requeued, purged, recoveriesRestarted };
   };
 }

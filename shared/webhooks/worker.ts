@@ -10,13 +10,14 @@ import { newAttemptToken, type DeliveryMessage } from './delivery-message.ts';
 import { failureReason, type DeliveryMetrics } from './metrics.ts';
 import { nextAttempt, shouldAutoDisable } from './policy.ts';
 import type { AttemptResult } from './sender.ts';
-import { signatureHeader } from './signature.ts';
+import { previousSecretExpiry, signatureHeader } from './signature.ts';
 import { redactUrl } from './redact-url.ts';
+import { PING_EVENT_TYPE } from './events.ts';
 
 export interface WorkerDeps {
   store: Pick<
     Store,
-    'getDelivery' | 'getEndpoint' | 'claimAttempt' | 'recordAttempt' | 'failPending' | 'recordEndpointFailure' | 'recordEndpointSuccess' | 'autoDisableEndpoint' | 'pendingDeliveryIds'
+    'getDelivery' | 'getEndpoint' | 'claimAttempt' | 'recordAttempt' | 'failPending' | 'recordEndpointFailure' | 'recordEndpointSuccess' | 'autoDisableEndpoint' | 'pendingDeliveryIds' | 'recordDeliveryStats'
   >;
   cipher: Cipher;
   clock: Clock;
@@ -40,8 +41,15 @@ export type WorkOutcome = 'success' | 'retry' | 'failed' | 'dropped';
 export function makeWorker(deps: WorkerDeps) {
   const { store, clock } = deps;
 
+  /** The endpoint's signing secrets, newest first: its own, and the one a rotation replaced while that still signs. */
+  async function signingSecrets(ws: string, endpoint: StoredEndpoint): Promise<string[]> {
+    const context = signingSecretContext(ws, endpoint.id);
+    const sealed = endpoint.previousSealedSecret && previousSecretExpiry(endpoint, clock.now()) ? [endpoint.sealedSecret, endpoint.previousSealedSecret] : [endpoint.sealedSecret];
+    return Promise.all(sealed.map((value) => deps.cipher.decrypt(value, context)));
+  }
+
   async function attempt(ws: string, delivery: StoredDelivery, endpoint: StoredEndpoint, claim: string): Promise<WorkOutcome> {
-    const secret = await deps.cipher.decrypt(endpoint.sealedSecret, signingSecretContext(ws, endpoint.id));
+    const secrets = await signingSecrets(ws, endpoint);
     const number = delivery.attempts + 1;
     const startedAt = clock.now();
     const result = await deps.send({
@@ -49,7 +57,7 @@ export function makeWorker(deps: WorkerDeps) {
       body: delivery.body,
       headers: {
         'Content-Type': 'application/json',
-        'Service-Signature': signatureHeader(secret, delivery.body, Math.floor(startedAt / 1000)),
+        'Service-Signature': signatureHeader(secrets, delivery.body, Math.floor(startedAt / 1000)),
         'Service-Event-Id': delivery.eventId,
         'Service-Event-Type': delivery.eventType,
         'Service-Delivery-Id': delivery.id,
@@ -58,8 +66,9 @@ export function makeWorker(deps: WorkerDeps) {
     });
     const entry: AttemptEntry = { attempt: number, at: iso(startedAt), statusCode: result.statusCode, durationMs: result.durationMs, error: result.error };
     deps.metrics.attempt({ ok: result.ok, latencyMs: result.durationMs, ...(result.ok ? {} : { reason: failureReason(result) }) });
+    if (delivery.eventType === PING_EVENT_TYPE) deps.metrics.testEventSent();
     if (result.ok) {
-      await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'success' });
+      if (await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'success' })) await countAttempt(ws, delivery, entry, 'success');
       if (endpoint.consecutiveFailures > 0) await store.recordEndpointSuccess(ws, endpoint.id);
       return 'success';
     }
@@ -72,7 +81,7 @@ export function makeWorker(deps: WorkerDeps) {
   async function scheduleNext(ws: string, delivery: StoredDelivery, claim: string, entry: AttemptEntry): Promise<WorkOutcome> {
     const next = delivery.manual ? undefined : nextAttempt(entry.attempt, clock.now(), deps.timeScale);
     if (!next) {
-      await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'failed' });
+      if (await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'failed' })) await countAttempt(ws, delivery, entry, 'failed');
       if (!delivery.manual) deps.metrics.exhausted();
       return 'failed';
     }
@@ -80,9 +89,26 @@ export function makeWorker(deps: WorkerDeps) {
     const recorded = await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'pending', nextRetryAt: iso(next.at), attemptToken });
     // A lost claim (the endpoint was paused meanwhile) schedules nothing; a lost send is found by the sweeper.
     if (!recorded) return 'dropped';
+    await countAttempt(ws, delivery, entry, 'retry');
     await deps.enqueue({ workspaceId: ws, deliveryId: delivery.id, attemptToken }, next);
     deps.metrics.retryScheduled(next.viaScheduler ? 'scheduler' : 'sqs');
     return 'retry';
+  }
+
+  /**
+   * Counts a recorded attempt in its delivery's hour of the endpoint's statistics: its duration and time, and the
+   * delivery as succeeded or failed when the attempt finished it (a retry scheduled is not final). A write of its own
+   * after the attempt's: a worker that stops between the two loses this count. A failure here is logged and not
+   * thrown, since the attempt is recorded and a redelivered message would be dropped anyway.
+   */
+  async function countAttempt(ws: string, delivery: StoredDelivery, entry: AttemptEntry, outcome: 'success' | 'retry' | 'failed'): Promise<void> {
+    const finished = outcome === 'success' ? { succeeded: 1 } : outcome === 'failed' ? { failed: 1 } : {};
+    const at = outcome === 'success' ? { successAt: entry.at } : { failureAt: entry.at };
+    try {
+      await store.recordDeliveryStats(ws, delivery.endpointId, delivery.createdAt, { ...finished, ...at, durationMs: entry.durationMs });
+    } catch (error) {
+      deps.log.warn('delivery statistics not recorded', { deliveryId: delivery.id, errorName: (error as Error).name });
+    }
   }
 
   /** Grows the endpoint's failure streak and switches it off once the streak is long and old enough. */

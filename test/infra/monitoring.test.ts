@@ -96,6 +96,9 @@ describe('delivery health dashboard', () => {
     expect(describeRows(graph('Deliveries exhausted / endpoints auto-disabled / messages dropped'))).toEqual(
       ['DeliveriesExhausted', 'EndpointsAutoDisabled', 'MessagesDropped'].map((name) => `SecretsService/${name} service=webhook-delivery Sum`),
     );
+    expect(describeRows(graph('Failed deliveries recovered / test events sent'))).toEqual(
+      ['DeliveriesRecovered', 'TestEventsSent'].map((name) => `SecretsService/${name} service=webhook-delivery Sum`),
+    );
   });
 
   it('shows queue depth, the age of the oldest message, both dead-letter queues and the fan-out iterator age', () => {
@@ -191,12 +194,14 @@ describe('what the worker emits and what the dashboard reads', () => {
     metrics.exhausted();
     metrics.autoDisabled();
     metrics.dropped();
+    metrics.recovered(3);
+    metrics.testEventSent();
     metrics.flush();
 
     // Assess
     const names = emitted(lines);
     const service = 'service=webhook-delivery';
-    for (const name of ['DeliveryAttempts', 'DeliverySuccesses', 'AttemptLatency', 'DeliveriesExhausted', 'EndpointsAutoDisabled', 'MessagesDropped']) {
+    for (const name of ['DeliveryAttempts', 'DeliverySuccesses', 'AttemptLatency', 'DeliveriesExhausted', 'EndpointsAutoDisabled', 'MessagesDropped', 'DeliveriesRecovered', 'TestEventsSent']) {
       expect(names).toContain(`SecretsService/${name} ${service}`);
     }
     expect(names).toContain(`SecretsService/DeliveryFailures Reason=timeout ${service}`);

@@ -28,6 +28,7 @@ const RATE = [`RATE#ws_${ANY_ID}`, `RATE#ws_${ANY_ID}#*`];
 const CURSOR_KEY = 'SYSTEM';
 const MAC_KEY = 'SYSTEM#MAC_KEY';
 const ENDPOINT_LOG = `WHE#we_${ANY_ID}`;
+const FAILED_LIST = `we_${ANY_ID}`;
 const ACCESS_KEY_BY_ID = `AKID#ak_${ANY_ID}`;
 const LOGIN_TOKENS = `LOGINS#ws_${ANY_ID}#ak_${ANY_ID}`;
 const SECRET_VALUE_CONTEXT = ['workspaceId', 'secretId', 'version'];
@@ -157,7 +158,7 @@ function expectations(): (name: FunctionName) => Statement[] {
         api({
           BatchGetItem: [DELIVERIES],
           GetItem: [WS],
-          Query: [WS],
+          Query: [WS, DELIVERIES],
           PutItem: [WS, AUDIT],
           UpdateItem: [WS, DELIVERIES],
           DeleteItem: [WS],
@@ -172,9 +173,11 @@ function expectations(): (name: FunctionName) => Statement[] {
       macKey,
     ],
     'webhook-deliveries': [
-      ...table(api({ BatchGetItem: [DELIVERIES], GetItem: [WS, DELIVERIES], Query: [DELIVERIES], PutItem: [AUDIT], UpdateItem: [DELIVERIES] })),
+      ...table(api({ BatchGetItem: [DELIVERIES], GetItem: [WS, DELIVERIES], Query: [DELIVERIES], PutItem: [AUDIT, DELIVERIES], UpdateItem: [DELIVERIES] })),
       lastUsed([TOKEN, WS]),
       index('GSI3', [ENDPOINT_LOG]),
+      // A recovery counts the endpoint's failed deliveries.
+      index('GSI4', [FAILED_LIST]),
       send,
       macKey,
     ],
@@ -205,6 +208,8 @@ function expectations(): (name: FunctionName) => Statement[] {
       ...table({ GetItem: [WS, DELIVERIES], BatchGetItem: [DELIVERIES], UpdateItem: [WS, DELIVERIES], PutItem: [AUDIT] }),
       index('GSI1', [ENDPOINT_LOG]),
       index('GSI3', [ENDPOINT_LOG]),
+      // A recovery's steps page through the endpoint's failed deliveries.
+      index('GSI4', [FAILED_LIST]),
       kms(['kms:Decrypt'], SIGNING_SECRET_CONTEXT),
       send,
       // The queue event source.
@@ -216,7 +221,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     ],
     'delivery-sweeper': [
       ...table({ UpdateItem: [DELIVERIES], Query: [VERSIONS], BatchWriteItem: [VERSIONS] }),
-      index('GSI2', ['DUE#0', 'DUE#1', 'DUE#2', 'DUE#3', 'PURGE']),
+      index('GSI2', ['DUE#0', 'DUE#1', 'DUE#2', 'DUE#3', 'PURGE', 'RECOVERY']),
       send,
     ],
   };

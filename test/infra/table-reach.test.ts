@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAccess } from '../../lib/table-access.ts';
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import { newId } from '../../shared/ids.ts';
-import { gsi1, gsi2, gsi3, keys } from '../../shared/store/keys.ts';
+import { FAILED_DELIVERY_INDEX, gsi1, gsi2, gsi3, keys } from '../../shared/store/keys.ts';
 import { allows, reachOf, type TableArn, type TableRequest } from './table-policy.ts';
 import { FUNCTION_NAMES, type FunctionName, functionsOf, GROUPS, idOf, makeOutdir, only, type Statement, statementsOf, synth } from './synth.ts';
 
@@ -59,6 +59,8 @@ const GSI = {
   endpointLog: gsi3.endpointDelivery(ENDPOINT, DELIVERY).GSI3PK,
   dueShards: ['whd_A', 'whd_B', 'whd_C', 'whd_D', 'whd_E', 'whd_F', DELIVERY].map((id) => gsi2.dueDelivery(id, '2026-01-01T00:00:00.000Z').GSI2PK),
   purges: gsi2.purge(WS, SECRET, '2026-01-01T00:00:00.000Z').GSI2PK,
+  recoveries: gsi2.runningRecovery(WS, newId('audit'), '2026-01-01T00:00:00.000Z').GSI2PK,
+  failedDeliveries: FAILED_DELIVERY_INDEX.keys(ENDPOINT, DELIVERY).GSI4PK,
 };
 
 const API_FUNCTIONS = GROUPS.filter((group) => group !== 'openapi');
@@ -129,6 +131,7 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
     webhooks: api([
       request('GetItem', PK.workspace),
       request('Query', PK.workspace),
+      request('Query', PK.delivery),
       request('PutItem', PK.workspace),
       request('PutItem', PK.audit),
       request('UpdateItem', PK.workspace),
@@ -146,7 +149,9 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('Query', PK.delivery),
       request('UpdateItem', PK.delivery),
       request('PutItem', PK.audit),
+      request('PutItem', PK.delivery),
       query('GSI3', GSI.endpointLog),
+      query('GSI4', GSI.failedDeliveries),
     ]),
     auth: [
       request('GetItem', PK.accessKeyById),
@@ -169,10 +174,12 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('BatchGetItem', PK.delivery),
       query('GSI1', GSI.endpointLog),
       query('GSI3', GSI.endpointLog),
+      query('GSI4', GSI.failedDeliveries),
     ],
     'delivery-sweeper': [
       ...GSI.dueShards.map((shard) => query('GSI2', shard)),
       query('GSI2', GSI.purges),
+      query('GSI2', GSI.recoveries),
       request('UpdateItem', PK.delivery),
       request('Query', PK.version),
       request('BatchWriteItem', PK.version, PK.purge),
@@ -210,7 +217,7 @@ describe('what each role can reach on the table', () => {
     expect(reaching('PutItem', PK.version)).toEqual(['secrets']);
     expect(reaching('BatchWriteItem', PK.version)).toEqual(['secrets', 'delivery-sweeper']);
     expect(reaching('Query', PK.audit)).toEqual(['audit']);
-    expect(reaching('PutItem', PK.delivery)).toEqual(['webhook-fanout']);
+    expect(reaching('PutItem', PK.delivery)).toEqual(['webhook-deliveries', 'webhook-fanout']);
     expect(reaching('BatchWriteItem', PK.delivery)).toEqual(['webhooks']);
   });
 });

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../shared/ids.ts';
 import { ENTITY, keys } from '../../shared/store/keys.ts';
@@ -105,5 +105,22 @@ describe('the endpoint delivery log (GSI3)', () => {
     expect(raw.Item!.GSI1PK).toBeUndefined();
     // Only this file writes deliveries the old way, and its tests run one after another.
     expect((await admin('deliveries', 'migrate-log')).moved).toBe(0);
+  });
+
+  it('lists every failed delivery in its endpoint\'s failed list (GSI4), and `admin deliveries index-failed` adds those failed before it', async () => {
+    const { ws, endpointId, made } = await seededLog();
+    const failedList = async () => {
+      const out = await doc.send(new QueryCommand({ TableName: tableName, IndexName: 'GSI4', KeyConditionExpression: 'GSI4PK = :pk', ExpressionAttributeValues: { ':pk': endpointId } }));
+      return (out.Items ?? []).map((item) => item.SK as string);
+    };
+    expect(await failedList()).toEqual(made.filter((_, i) => i % 2 === 1).map((d) => d.id));
+    // A delivery that failed before the list existed: failed, without GSI4 keys.
+    const old = { ...storedDelivery(endpointId, 20), status: 'failed' as const };
+    await doc.send(new PutCommand({ TableName: tableName, Item: { ...keys.delivery(ws.workspaceId, old.id), type: ENTITY.delivery, workspaceId: ws.workspaceId, ...old } }));
+    expect(await failedList()).not.toContain(old.id);
+    expect((await admin('deliveries', 'index-failed')).indexed).toBeGreaterThanOrEqual(1);
+    expect(await failedList()).toContain(old.id);
+    // Every failed delivery the service made is listed already: a second run lists none.
+    expect((await admin('deliveries', 'index-failed')).indexed).toBe(0);
   });
 });

@@ -99,6 +99,14 @@ const MATRIX: Record<RouteKey, Row> = {
   'GET /api/v1/webhooks/event-types': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/webhooks/event-types', { token }) },
   'GET /api/v1/webhook-deliveries': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/webhook-deliveries', { token }) },
   'GET /api/v1/webhook-deliveries/{id}': { ok: 200, may: ADMINS, fresh: 'delivery', send: (token, d) => call('GET', `/api/v1/webhook-deliveries/${d.id}`, { token }) },
+  'POST /api/v1/webhooks/{id}/test': { ok: 202, may: ADMINS, send: (token) => call('POST', `/api/v1/webhooks/${endpointId}/test`, { token }) },
+  'POST /api/v1/webhooks/{id}/recover': {
+    ok: 202, may: ADMINS, send: (token) => call('POST', `/api/v1/webhooks/${endpointId}/recover`, { token, body: { since: new Date(Date.now() - 3_600_000).toISOString() } }),
+  },
+  'POST /api/v1/webhooks/{id}/rotate-secret': {
+    ok: 200, may: ADMINS, fresh: 'endpoint', send: (token, e) => call('POST', `/api/v1/webhooks/${e.id}/rotate-secret`, { token, body: { expireCurrentInHours: 1 } }),
+  },
+  'GET /api/v1/webhooks/{id}/stats': { ok: 200, may: ADMINS, send: (token) => call('GET', `/api/v1/webhooks/${endpointId}/stats`, { token }) },
   'POST /api/v1/webhook-deliveries/{id}/retry': {
     ok: 202, may: ADMINS, fresh: 'delivery', send: (token, d) => call('POST', `/api/v1/webhook-deliveries/${d.id}/retry`, { token }),
   },

@@ -97,6 +97,7 @@ describe('failure injection', () => {
       clock: { now: () => Date.now() + 10 * 60_000 },
       graceMs: 5 * 60_000,
       enqueue: async () => undefined,
+      enqueueRecovery: async () => undefined,
     });
     expect((await sweep()).purged).toBeGreaterThanOrEqual(1);
     expect((await doc.send(new QueryCommand(partition))).Items).toEqual([]);

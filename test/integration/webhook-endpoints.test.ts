@@ -54,6 +54,7 @@ describe('webhook endpoints', () => {
       disabledReason: null,
       consecutiveFailures: 0,
       failingSince: null,
+      previousSecretExpiresAt: null,
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/),
     });
     expect(endpoint.secretHint).toBe(`whsec_…${endpoint.secret.slice(-4)}`);
@@ -64,7 +65,7 @@ describe('webhook endpoints', () => {
     // Exactly the record's fields: never the sealed signing secret or internal attributes.
     for (const answer of [created.body.data, list.body.data[0]]) {
       expect(Object.keys(answer).filter((k) => k !== 'secret').sort()).toEqual(
-        ['consecutiveFailures', 'createdAt', 'description', 'disabledAt', 'disabledReason', 'enabled', 'events', 'failingSince', 'id', 'secretHint', 'updatedAt', 'url'],
+        ['consecutiveFailures', 'createdAt', 'description', 'disabledAt', 'disabledReason', 'enabled', 'events', 'failingSince', 'id', 'previousSecretExpiresAt', 'secretHint', 'updatedAt', 'url'],
       );
     }
     const patched = await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, {

@@ -244,7 +244,7 @@ describe('at-least-once bookkeeping', () => {
     expect(await retried([record])).toEqual({ batchItemFailures: [] });
     const { store } = localStore();
     // (No grace period here: the hand-off made it due at once.)
-    const sweep = makeSweeper({ store, clock: { now: () => Date.now() }, graceMs: 0, enqueue: (m, o) => queue.enqueue(m, o) });
+    const sweep = makeSweeper({ store, clock: { now: () => Date.now() }, graceMs: 0, enqueue: (m, o) => queue.enqueue(m, o), enqueueRecovery: (m) => queue.enqueueRecovery(m) });
     expect((await sweep()).requeued).toBeGreaterThanOrEqual(1);
     // Assess: the delivery created for the event is sent once, not left pending for its 30 days
     const request = await waitFor(async () => receiver.requests[0], 20_000, 'the handed-off delivery');
@@ -270,7 +270,7 @@ describe('at-least-once bookkeeping', () => {
     expect(await store.recordAttempt(ws.workspaceId, first!.deliveryId, claim, entry, { status: 'pending', nextRetryAt: past, attemptToken: newAttemptToken() })).toBeDefined();
 
     const queue = stackQueue();
-    const sweep = makeSweeper({ store, clock: { now: () => Date.now() }, graceMs: 5 * 60_000, enqueue: (m, o) => queue.enqueue(m, o) });
+    const sweep = makeSweeper({ store, clock: { now: () => Date.now() }, graceMs: 5 * 60_000, enqueue: (m, o) => queue.enqueue(m, o), enqueueRecovery: (m) => queue.enqueueRecovery(m) });
     expect((await sweep()).requeued).toBeGreaterThanOrEqual(1);
     const request = await waitFor(async () => receiver.requests[0], 20_000, 'the swept delivery');
     expect(request.headers).toMatchObject({ 'service-delivery-id': first!.deliveryId, 'service-delivery-attempt': '2' });

@@ -1,7 +1,8 @@
 import { inject } from 'vitest';
 import { startHttpsReceiver, type ReceiverBehaviour } from './https-receiver.ts';
-import { call } from './api.ts';
+import { call, localStore } from './api.ts';
 import { newId } from '../../shared/ids.ts';
+import { putFailedDeliveries } from './failed-deliveries.ts';
 import type { StoredDelivery } from '../../shared/store/deliveries.ts';
 
 /** An HTTPS receiver the local stack trusts (its certificate is in the stack's NODE_EXTRA_CA_CERTS). */
@@ -62,4 +63,13 @@ export function storedDelivery(endpointId: string, index: number, eventType = 's
     attemptToken: `first-${index}`,
     manual: false,
   };
+}
+
+/**
+ * `count` deliveries of `endpointId` that failed all six attempts, created `ageMs` ago one millisecond apart, put
+ * straight into the local stack's table as the pipeline leaves them (six real attempts each would take minutes).
+ */
+export function failedDeliveries(workspaceId: string, endpointId: string, count: number, ageMs = 3_600_000): Promise<StoredDelivery[]> {
+  const { doc, tableName } = localStore();
+  return putFailedDeliveries(doc, tableName, workspaceId, endpointId, count, Date.now() - ageMs);
 }

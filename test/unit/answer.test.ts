@@ -43,7 +43,7 @@ describe('compiled answers', () => {
       [z.array(secretListItem()), [listItem, { ...listItem, extra: 1 }]],
       [deliveryAnswer(), delivery],
       [secretWriteResult(), { id: 'sec_01', key: 'K', version: 3 }],
-      [webhookEndpointAnswer(), { id: 'we_1', url: 'https://x', events: ['a'], description: null, enabled: true, secretHint: 'whsec_ab', createdAt: T, updatedAt: T, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null, sealedSecret: 's' }],
+      [webhookEndpointAnswer(), { id: 'we_1', url: 'https://x', events: ['a'], description: null, enabled: true, secretHint: 'whsec_ab', createdAt: T, updatedAt: T, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null, previousSecretExpiresAt: T, sealedSecret: 's', previousSealedSecret: 's' }],
       // A record is left to zod: the answer is zod's own.
       [auditEntryAnswer(), { id: 'aud_1', action: 'secret.reveal', actorSub: 'key_1', target: 'sec_1', metadata: { bulk: true }, createdAt: T, workspaceId: 'ws_1' }],
     ];

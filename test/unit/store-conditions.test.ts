@@ -70,9 +70,14 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
   updateAccessKey: () => store.updateAccessKey(WS, accessKey, 'c'.repeat(64), { name: 'renamed', allowedCidrs: ['10.0.0.0/8'] }, audit()),
   createEndpoint: () => store.createEndpoint(WS, endpoint, audit()),
   updateEndpoint: () => store.updateEndpoint(WS, endpoint, NOW, true, audit()),
+  rotateEndpointSecret: async () => {
+    await store.rotateEndpointSecret(WS, { ...endpoint, previousSealedSecret: SEALED, previousSecretExpiresAt: NOW }, { updatedAt: NOW, secret: SEALED }, audit());
+    // No overlap: the previous secret's attributes are removed.
+    await store.rotateEndpointSecret(WS, endpoint, { updatedAt: NOW, secret: SEALED }, audit());
+  },
   deleteEndpoint: () => store.deleteEndpoint(WS, endpoint.id, audit()),
   autoDisableEndpoint: () => store.autoDisableEndpoint(WS, endpoint.id, NOW, 'failing', audit()),
-  retryNow: () => store.retryNow(WS, newId('delivery'), 'token', NOW, audit()),
+  retryNow: () => store.retryNow(WS, { id: newId('delivery'), endpointId: endpoint.id, createdAt: NOW, status: 'failed' }, 'token', NOW, audit()),
   issueLoginToken: () =>
     store.issueLoginToken({
       workspaceId: WS,
@@ -84,6 +89,16 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
       createdAt: NOW,
     }),
   recordLoginAudit: () => store.recordLoginAudit(WS, audit()),
+  startRecovery: () =>
+    store.startRecovery(WS, {
+      id: newId('audit'), endpointId: endpoint.id, fromId: newId('delivery'), toId: newId('delivery'), since: NOW, until: NOW, expected: 3, queued: 0,
+      cursor: null, step: 0, status: 'running', createdAt: NOW, updatedAt: NOW,
+    }, audit()),
+  createTestDelivery: () =>
+    store.createTestDelivery(WS, {
+      id: newId('delivery'), endpointId: endpoint.id, eventId: newId('event'), eventType: 'service.ping', status: 'pending', attempts: 0, statusCode: null, lastError: null,
+      nextRetryAt: NOW, createdAt: NOW, updatedAt: NOW, attemptLog: [], body: '{}', attemptToken: 'tok', manual: false,
+    }, audit()),
   reachLoginTokens: () => {
     dynamodb.on(QueryCommand).resolves({ Items: [{ tokenHash: 'd'.repeat(64) }] });
     return store.reachLoginTokens(WS, accessKey.id, NOW, { revokedAt: NOW });
@@ -102,6 +117,8 @@ const OTHERS: readonly (keyof Store)[] = [
   'getAccessKey', 'listAccessKeys', 'getDeletedSecret', 'listDeletedSecrets', 'findLoginTarget', 'workspaceOfAccessKey', 'readLoginTarget', 'countLoginAttempt', 'expiredLoginKeyStates',
   'listEndpoints', 'listEndpointPage', 'getEndpoint', 'recordEndpointFailure', 'recordEndpointSuccess',
   'createDelivery', 'markDeliveryDue', 'getDelivery', 'claimAttempt', 'recordAttempt', 'failPending', 'requeue', 'listDeliveries', 'pendingDeliveryIds', 'dueDeliveries', 'deleteEndpointDeliveries',
+  'recordDeliveryStats', 'deliveryStatsSince',
+  'countFailedDeliveries', 'getRecovery', 'failedPage', 'requeueFailed', 'advanceRecovery', 'stalledRecoveries',
 ];
 
 type Key = { PK?: string; SK?: string };

@@ -22,6 +22,22 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(body, { 'Service-Signature': withTwo }, secret).id).toBe('evt_1');
   });
 
+  it('takes a list of secrets (a receiver switching to a rotated secret): any one matching any v1 is enough', () => {
+    // Prepare: the service signs with the new secret and the old one during the overlap
+    const newSecret = 'whsec_test_rotated_secret_new_0123456789abc';
+    const t = Math.floor(Date.now() / 1000);
+    const v1 = (key: string) => stripe.webhooks.generateTestHeaderString({ payload: body, secret: key, timestamp: t }).split(',')[1]!;
+    const both = `t=${t},${v1(newSecret)},${v1(secret)}`;
+    const newOnly = `t=${t},${v1(newSecret)}`;
+    // Act / Assess
+    expect(verifyWebhook(body, { 'service-signature': both }, [secret]).id).toBe('evt_1');
+    expect(verifyWebhook(body, { 'service-signature': both }, [newSecret, secret]).id).toBe('evt_1');
+    expect(verifyWebhook(body, { 'service-signature': newOnly }, [newSecret, secret]).id).toBe('evt_1');
+    expect(verifyWebhook(body, { 'service-signature': header() }, [newSecret, secret]).id).toBe('evt_1');
+    expect(() => verifyWebhook(body, { 'service-signature': newOnly }, [secret, 'whsec_other'])).toThrow(/No signature matches/);
+    expect(() => verifyWebhook(body, { 'service-signature': both }, [])).toThrow(TypeError);
+  });
+
   it('refuses a tampered body, a wrong secret, a stale timestamp, a parsed object and a missing or malformed header', () => {
     const refuse = (run: () => unknown, message: RegExp) => expect(run).toThrow(message);
     refuse(() => verifyWebhook(body.replace('"K"', '"L"'), { 'service-signature': header() }, secret), /No signature matches/);

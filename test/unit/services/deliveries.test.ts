@@ -9,12 +9,13 @@ import { delivery, endpoint } from '../webhooks-pipeline/support.ts';
 
 const finished = (overrides: Partial<StoredDelivery> = {}) => delivery({ status: 'failed', attempts: 6, attemptToken: null, nextRetryAt: null, ...overrides });
 
-/** A delivery service over one endpoint and its deliveries; `retryNow` keeps the real condition (finished only). */
+/** A delivery service over one endpoint and its deliveries; `retryNow` keeps the real condition (the status read only). */
 function harness(deliveries: StoredDelivery[], endpoints: StoredEndpoint[] = [endpoint()]) {
   const stored = new Map(deliveries.map((d) => [d.id, structuredClone(d)]));
   const audits: AuditEntry[] = [];
   const endpointReads: string[] = [];
   const retryWrites: string[] = [];
+  const retried: Parameters<DeliveryServiceDeps['store']['retryNow']>[1][] = [];
   const queue = fakeQueue();
   const store: DeliveryServiceDeps['store'] = {
     async getEndpoint(_ws, id) {
@@ -23,17 +24,18 @@ function harness(deliveries: StoredDelivery[], endpoints: StoredEndpoint[] = [en
     },
     listDeliveries: async () => ({ items: [], nextCursor: null, hasMore: false }),
     getDelivery: async (_ws, id) => structuredClone(stored.get(id)),
-    async retryNow(_ws, id, token, now, audit) {
-      retryWrites.push(id);
-      const d = stored.get(id);
-      if (!d || d.status === 'pending') return false;
+    async retryNow(_ws, finished, token, now, audit) {
+      retryWrites.push(finished.id);
+      retried.push(finished);
+      const d = stored.get(finished.id);
+      if (!d || d.status !== finished.status) return false;
       Object.assign(d, { status: 'pending', attemptToken: token, nextRetryAt: now, manual: true });
       audits.push(audit);
       return true;
     },
   };
   const service = makeDeliveryService({ store, clock: fakeClock(), enqueue: (m) => queue.enqueue(m) });
-  return { service, store, stored, audits, endpointReads, retryWrites, queue, caller: principal() };
+  return { service, store, stored, audits, endpointReads, retryWrites, retried, queue, caller: principal() };
 }
 
 describe('delivery service: manual retry', () => {
@@ -48,6 +50,15 @@ describe('delivery service: manual retry', () => {
     expect(h.stored.get('whd_01')).toMatchObject({ status: 'pending', manual: true, nextRetryAt: iso(T0) });
     expect(h.audits).toEqual([expect.objectContaining({ action: 'webhook_delivery.retry', target: 'whd_01', metadata: expect.objectContaining({ endpointId: 'we_01' }) })]);
     expect(answer.status).toBe('pending');
+  });
+
+  it.each(['failed', 'success'] as const)('a %s delivery is retried from the status it was read in, which names the count its hour gives up', async (status) => {
+    // Prepare
+    const h = harness([finished({ status, createdAt: iso(T0 - 3_600_000) })]);
+    // Act
+    await h.service.retry(h.caller, 'whd_01');
+    // Assess: the store's write holds only from that status and takes the delivery out of its count
+    expect(h.retried).toEqual([{ id: 'whd_01', endpointId: 'we_01', createdAt: iso(T0 - 3_600_000), status }]);
   });
 
   it('a delivery that is still pending is ALREADY_QUEUED before any write, and nothing is queued', async () => {

@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { iso } from '../../../shared/clock.ts';
 import type { AuditEntry } from '../../../shared/store/audit.ts';
 import type { StoredEndpoint } from '../../../shared/store/webhooks.ts';
+import type { SealedValue } from '../../../shared/crypto/envelope.ts';
 import { makeWebhookService, type WebhookServiceStore } from '../../../shared/services/webhooks.ts';
-import { caught, fakeCipher, fakeClock, principal, T0 } from '../support/fakes.ts';
+import { caught, fakeCipher, fakeClock, HOUR, principal, T0 } from '../support/fakes.ts';
 import { endpoint } from '../webhooks-pipeline/support.ts';
 
 /** An endpoint store in memory with queued deliveries per endpoint; every write is logged for the assertions. */
@@ -14,6 +15,7 @@ function harness(endpoints: StoredEndpoint[] = [], refused: string[] = []) {
   const queued = new Map<string, string[]>([['we_01', ['whd_01', 'whd_02']]]);
   const failed: { id: string; reason: string }[] = [];
   const updates: { endpoint: StoredEndpoint; readUpdatedAt: string; resetStreak: boolean; audit: AuditEntry }[] = [];
+  const rotations: { endpoint: StoredEndpoint; read: { updatedAt: string; secret: SealedValue }; audit: AuditEntry }[] = [];
   const deleted: string[] = [];
   const checked: string[] = [];
   const empty = { items: [], nextCursor: null, hasMore: false };
@@ -23,6 +25,10 @@ function harness(endpoints: StoredEndpoint[] = [], refused: string[] = []) {
     createEndpoint: async (_ws, e) => void stored.set(e.id, e),
     async updateEndpoint(_ws, e, readUpdatedAt, resetStreak, audit) {
       updates.push({ endpoint: e, readUpdatedAt, resetStreak, audit });
+      stored.set(e.id, e);
+    },
+    async rotateEndpointSecret(_ws, e, read, audit) {
+      rotations.push({ endpoint: e, read, audit });
       stored.set(e.id, e);
     },
     deleteEndpoint: async (_ws, id) => void stored.delete(id),
@@ -41,7 +47,7 @@ function harness(endpoints: StoredEndpoint[] = [], refused: string[] = []) {
   };
   const clock = fakeClock(T0 + 60_000);
   const service = makeWebhookService({ store, cipher, clock, checkUrl });
-  return { service, stored, failed, updates, deleted, checked, cipher, caller: principal({ workspaceId: 'ws_test' }) };
+  return { service, stored, failed, updates, rotations, deleted, checked, cipher, clock, caller: principal({ workspaceId: 'ws_test' }) };
 }
 
 describe('webhook service: register', () => {
@@ -127,5 +133,71 @@ describe('webhook service: delete', () => {
     expect(await h.service.delete(h.caller, 'we_01')).toEqual({ id: 'we_01', deleted: true });
     expect(h.stored.has('we_01')).toBe(false);
     expect(h.deleted).toEqual(['we_01']);
+  });
+});
+
+describe('webhook service: rotateSecret', () => {
+  const NOW = T0 + 60_000;
+
+  it('answers a new secret once, keeps the old one sealed as previous until the overlap ends, and audits neither', async () => {
+    // Prepare
+    const h = harness([endpoint()]);
+    const old = structuredClone(h.stored.get('we_01')!);
+    // Act
+    const rotated = await h.service.rotateSecret(h.caller, 'we_01', 24);
+    // Assess
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secretHint).toBe(`whsec_…${rotated.secret.slice(-4)}`);
+    expect(rotated).toMatchObject({ updatedAt: iso(NOW), previousSecretExpiresAt: iso(NOW + 24 * HOUR) });
+    expect(h.cipher.encrypted).toEqual([{ workspaceId: 'ws_test', endpointId: 'we_01' }]);
+    const [write] = h.rotations;
+    expect(write!.read).toEqual({ updatedAt: old.updatedAt, secret: old.sealedSecret });
+    expect(write!.endpoint.previousSealedSecret).toEqual(old.sealedSecret);
+    expect(write!.endpoint.sealedSecret).not.toEqual(old.sealedSecret);
+    expect(write!.audit).toMatchObject({ action: 'webhook_endpoint.secret_rotate', target: 'we_01', metadata: { expireCurrentInHours: 24, previousSecretExpiresAt: iso(NOW + 24 * HOUR) } });
+    const entry = JSON.stringify(write!.audit);
+    for (const material of [rotated.secret, rotated.secretHint, old.secretHint, rotated.secret.slice(-4)]) expect(entry).not.toContain(material);
+    const answered = z.parse(webhookEndpointCreated(), rotated);
+    expect(answered).not.toHaveProperty('sealedSecret');
+    expect(answered).not.toHaveProperty('previousSealedSecret');
+  });
+
+  it('with 0 hours keeps no previous secret', async () => {
+    const h = harness([endpoint()]);
+    const rotated = await h.service.rotateSecret(h.caller, 'we_01', 0);
+    expect(rotated.previousSecretExpiresAt).toBeNull();
+    expect(h.rotations[0]!.endpoint.previousSealedSecret).toBeUndefined();
+    expect(h.rotations[0]!.audit.metadata).toMatchObject({ expireCurrentInHours: 0, previousSecretExpiresAt: null });
+  });
+
+  it('rotating again ends the first secret at once: the previous is the second, never the first', async () => {
+    const h = harness([endpoint()]);
+    const first = h.stored.get('we_01')!.sealedSecret;
+    await h.service.rotateSecret(h.caller, 'we_01', 48);
+    const second = h.stored.get('we_01')!.sealedSecret;
+    await h.service.rotateSecret(h.caller, 'we_01', 24);
+    const kept = h.stored.get('we_01')!;
+    expect(kept.previousSealedSecret).toEqual(second);
+    expect([kept.sealedSecret, kept.previousSealedSecret]).not.toContainEqual(first);
+  });
+
+  it('rotates a paused endpoint; an endpoint the workspace does not have is NOT_FOUND and nothing is sealed', async () => {
+    const h = harness([endpoint({ enabled: false, disabledAt: iso(T0), disabledReason: 'paused' })]);
+    expect((await h.service.rotateSecret(h.caller, 'we_01', 1)).enabled).toBe(false);
+    const other = harness([endpoint()]);
+    const error = await caught(() => other.service.rotateSecret(other.caller, 'we_02', 24));
+    expect(error.code).toBe('NOT_FOUND');
+    expect(other.cipher.encrypted).toEqual([]);
+  });
+
+  it('reads show the previous secret\'s expiry until it passes, then null', async () => {
+    const h = harness([endpoint()]);
+    await h.service.rotateSecret(h.caller, 'we_01', 1);
+    expect((await h.service.list(h.caller, { limit: 10 })).items[0]!.previousSecretExpiresAt).toBe(iso(NOW + HOUR));
+    h.clock.advance(HOUR);
+    const listed = (await h.service.list(h.caller, { limit: 10 })).items[0]!;
+    expect(listed.previousSecretExpiresAt).toBeNull();
+    expect(z.parse(webhookEndpointAnswer(), listed)).toMatchObject({ previousSecretExpiresAt: null });
+    expect(await h.service.update(h.caller, 'we_01', { description: 'x' })).toMatchObject({ previousSecretExpiresAt: null });
   });
 });

@@ -95,6 +95,8 @@ export function fakeMetrics(): DeliveryMetrics & { counts: Record<string, number
     exhausted: () => bump('exhausted'),
     autoDisabled: () => bump('autoDisabled'),
     dropped: () => bump('dropped'),
+    recovered: (n) => void (counts.recovered = (counts.recovered ?? 0) + n),
+    testEventSent: () => bump('testEventSent'),
     flush: () => undefined,
   };
 }

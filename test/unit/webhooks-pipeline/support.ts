@@ -1,6 +1,7 @@
 import { iso } from '../../../shared/clock.ts';
 import type { AuditEntry } from '../../../shared/store/audit.ts';
 import { CLAIM_PREFIX, mayStartAttempt, type AttemptEntry, type StoredDelivery } from '../../../shared/store/deliveries.ts';
+import type { StatsChange } from '../../../shared/store/delivery-stats.ts';
 import type { StoredEndpoint } from '../../../shared/store/webhooks.ts';
 import type { AttemptResult } from '../../../shared/webhooks/sender.ts';
 import { makeWorker, type WorkerDeps } from '../../../shared/webhooks/worker.ts';
@@ -67,6 +68,8 @@ export function memoryStore(seed: { deliveries?: StoredDelivery[]; endpoints?: S
   const endpoints = new Map((seed.endpoints ?? []).map((e) => [e.id, structuredClone(e)]));
   const audits: AuditEntry[] = [];
   const calls: string[] = [];
+  /** Every change of the endpoints' statistics, in order. */
+  const stats: { endpointId: string; createdAt: string; change: StatsChange }[] = [];
   const copy = <T>(value: T | undefined) => (value === undefined ? undefined : structuredClone(value));
   const finish = (d: StoredDelivery) => Object.assign(d, { nextRetryAt: null, attemptToken: null, manual: false });
 
@@ -122,8 +125,12 @@ export function memoryStore(seed: { deliveries?: StoredDelivery[]; endpoints?: S
     async pendingDeliveryIds(endpointId) {
       return [...deliveries.values()].filter((d) => d.endpointId === endpointId && d.status === 'pending').map((d) => d.id);
     },
+    async recordDeliveryStats(_ws, endpointId, createdAt, change) {
+      calls.push('recordDeliveryStats');
+      stats.push({ endpointId, createdAt, change });
+    },
   };
-  return { store, deliveries, endpoints, audits, calls };
+  return { store, deliveries, endpoints, audits, calls, stats };
 }
 
 /** What the fake receiver answers: a 2xx, or a failure with the given status (null: no answer at all). */

@@ -125,7 +125,7 @@ describe('worker: one attempt', () => {
     await h.work(message());
     const [request] = h.requests;
     expect(h.cipher.decrypted).toEqual([{ workspaceId: WS, endpointId: 'we_01' }]);
-    expect(request!.headers['Service-Signature']).toBe(signatureHeader(SIGNING_SECRET, request!.body, T0 / 1000));
+    expect(request!.headers['Service-Signature']).toBe(signatureHeader([SIGNING_SECRET], request!.body, T0 / 1000));
     expect(request!.headers['Service-Delivery-Attempt']).toBe('3');
     expect(request!.headers['Service-Delivery-Id']).toBe('whd_01');
   });

@@ -1,6 +1,6 @@
 import type { SQSRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatDeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
+import { formatDeliveryMessage, formatRecoveryMessage, type RecoveryMessage } from '../../../shared/webhooks/delivery-message.ts';
 import { sendWebhook } from '../../../shared/webhooks/sender.ts';
 import { parseAllowedCidrs } from '../../../shared/webhooks/ssrf.ts';
 import { makeWorkerBatch } from '../../../shared/webhooks/worker-batch.ts';
@@ -26,6 +26,7 @@ const record = (deliveryId: string, body?: string): SQSRecord =>
 /** A worker invocation over the in-memory model, sending for real to `url` with loopback allowed. */
 function batchHarness(url: string, deliveryIds: string[]) {
   const model = memoryStore({ deliveries: deliveryIds.map((id) => delivery({ id })), endpoints: [endpoint({ url, sealedSecret: sealedFor(SIGNING_SECRET, { workspaceId: WS, endpointId: 'we_01' }) })] });
+  const recovered: RecoveryMessage[] = [];
   const batch = makeWorkerBatch({
     store: model.store,
     cipher: fakeCipher(),
@@ -35,8 +36,9 @@ function batchHarness(url: string, deliveryIds: string[]) {
     timeScale: 1,
     metrics: fakeMetrics(),
     log: fakeLogger(),
+    recover: async (message) => void recovered.push(message),
   });
-  return { ...model, batch };
+  return { ...model, batch, recovered };
 }
 
 async function eventually(probe: () => boolean, timeoutMs = 2000): Promise<boolean> {
@@ -76,6 +78,16 @@ describe('worker invocation: connections', () => {
     const h = batchHarness(`${receiver.origin}/hook`, [D1]);
     const answer = await h.batch([record(D1), { ...record(newId('delivery'), '{"not":"a message"}'), messageId: 'bad' }]);
     expect(answer).toEqual({ batchItemFailures: [{ itemIdentifier: 'bad' }] });
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('a recovery step\'s message goes to the recovery runner, beside attempts in the same batch', async () => {
+    receiver = await startHttpsReceiver({ status: 204 });
+    const h = batchHarness(`${receiver.origin}/hook`, [D1]);
+    const step = { workspaceId: WS, recoveryId: newId('audit'), step: 3 };
+    const answer = await h.batch([record(D1), { ...record(D2, formatRecoveryMessage(step)), messageId: 'recovery' }]);
+    expect(answer).toEqual({ batchItemFailures: [] });
+    expect(h.recovered).toEqual([step]);
     expect(receiver.requests).toHaveLength(1);
   });
 });

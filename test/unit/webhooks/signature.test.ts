@@ -1,6 +1,6 @@
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
-import { newSigningSecret, secretHint, signatureHeader } from '../../../shared/webhooks/signature.ts';
+import { newSigningSecret, previousSecretExpiry, secretHint, signatureHeader } from '../../../shared/webhooks/signature.ts';
 
 // Stripe's official verifier stands in for a customer's receiver; no request is ever made with this key.
 const stripe = new Stripe('sk_test_x');
@@ -14,7 +14,7 @@ describe('signatureHeader', () => {
     const secret = newSigningSecret();
 
     // Act
-    const header = signatureHeader(secret, BODY, nowSeconds());
+    const header = signatureHeader([secret], BODY, nowSeconds());
 
     // Assess
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
@@ -27,7 +27,7 @@ describe('signatureHeader', () => {
     const timestamp = 1_700_000_000;
 
     // Act
-    const header = signatureHeader(secret, BODY, timestamp);
+    const header = signatureHeader([secret], BODY, timestamp);
 
     // Assess
     expect(header).toBe(stripe.webhooks.generateTestHeaderString({ payload: BODY, secret, timestamp }));
@@ -40,7 +40,7 @@ describe('signatureHeader', () => {
   ])('is rejected for %s', (_case, alter) => {
     // Prepare
     const secret = newSigningSecret();
-    const header = signatureHeader(secret, BODY, nowSeconds());
+    const header = signatureHeader([secret], BODY, nowSeconds());
     const [body, verifyingSecret] = alter(secret) as [string, string];
 
     // Act / Assess
@@ -52,7 +52,7 @@ describe('signatureHeader', () => {
   it('is rejected by the 5-minute tolerance when t is too old', () => {
     // Prepare
     const secret = newSigningSecret();
-    const header = signatureHeader(secret, BODY, nowSeconds() - 301);
+    const header = signatureHeader([secret], BODY, nowSeconds() - 301);
 
     // Act / Assess
     expect(() => stripe.webhooks.constructEvent(BODY, header, secret, 300)).toThrow(/tolerance/i);
@@ -63,13 +63,65 @@ describe('signatureHeader', () => {
     const secret = newSigningSecret();
 
     // Act
-    const first = signatureHeader(secret, BODY, 1_700_000_000);
-    const retry = signatureHeader(secret, BODY, 1_700_000_060);
+    const first = signatureHeader([secret], BODY, 1_700_000_000);
+    const retry = signatureHeader([secret], BODY, 1_700_000_060);
 
     // Assess
     expect(first.startsWith('t=1700000000,')).toBe(true);
     expect(retry.startsWith('t=1700000060,')).toBe(true);
     expect(retry.split('v1=')[1]).not.toBe(first.split('v1=')[1]);
+  });
+});
+
+describe('signatureHeader during a rotation (two secrets)', () => {
+  it('signs with each secret, newest first, and Stripe constructEvent accepts it with either, not with a third', () => {
+    // Prepare
+    const [current, previous, other] = [newSigningSecret(), newSigningSecret(), newSigningSecret()];
+    const t = nowSeconds();
+
+    // Act
+    const header = signatureHeader([current, previous], BODY, t);
+
+    // Assess
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    const [, newest, oldest] = header.split(',');
+    expect(`t=${t},${newest}`).toBe(signatureHeader([current], BODY, t));
+    expect(`t=${t},${oldest}`).toBe(signatureHeader([previous], BODY, t));
+    expect(stripe.webhooks.constructEvent(BODY, header, current, 300)).toMatchObject({ id: 'evt_01J' });
+    expect(stripe.webhooks.constructEvent(BODY, header, previous, 300)).toMatchObject({ id: 'evt_01J' });
+    expect(() => stripe.webhooks.constructEvent(BODY, header, other, 300)).toThrow(Stripe.errors.StripeSignatureVerificationError);
+  });
+
+  it('is byte for byte what Stripe generates for each secret, joined', () => {
+    // Prepare
+    const secrets = ['whsec_test_fixed_secret_new1', 'whsec_test_fixed_secret_old2'];
+    const timestamp = 1_700_000_000;
+
+    // Act
+    const header = signatureHeader(secrets, BODY, timestamp);
+
+    // Assess
+    const stripeSignatures = secrets.map((secret) => stripe.webhooks.generateTestHeaderString({ payload: BODY, secret, timestamp }).split(',')[1]);
+    expect(header).toBe(`t=${timestamp},${stripeSignatures.join(',')}`);
+  });
+
+  it('refuses to sign with no secret at all', () => {
+    expect(() => signatureHeader([], BODY, nowSeconds())).toThrow(/at least one signing secret/);
+  });
+});
+
+describe('previousSecretExpiry', () => {
+  it('is the expiry while it is in the future, else null (none, or passed)', () => {
+    // Prepare
+    const until = '2026-03-02T10:00:00.000Z';
+    const at = Date.parse(until);
+
+    // Act / Assess
+    expect(previousSecretExpiry({ previousSecretExpiresAt: until }, at - 1)).toBe(until);
+    expect(previousSecretExpiry({ previousSecretExpiresAt: until }, at)).toBeNull();
+    expect(previousSecretExpiry({ previousSecretExpiresAt: until }, at + 1)).toBeNull();
+    expect(previousSecretExpiry({ previousSecretExpiresAt: null }, 0)).toBeNull();
+    expect(previousSecretExpiry({}, 0)).toBeNull();
   });
 });
 

@@ -1,0 +1,230 @@
+import { attributeCalls, observeInvocations, type InvocationEvent } from '../bin/local/instrumentation.ts';
+import { makeDocumentClient } from '../shared/clients/dynamodb.ts';
+import { systemClock } from '../shared/clock.ts';
+import { logger } from '../shared/logger.ts';
+import { makeStore } from '../shared/store/index.ts';
+import { deliveryIdSpan } from '../shared/store/delivery-recovery.ts';
+import { newId } from '../shared/ids.ts';
+import { systemAuditEntry } from '../shared/audit-entry.ts';
+import { recordStats } from '../shared/store/delivery-stats.ts';
+import { DURATION_BINS } from '../shared/stats-histogram.ts';
+import type { RecoveryMessage } from '../shared/webhooks/delivery-message.ts';
+import { makeRecoveryRunner } from '../shared/webhooks/recovery.ts';
+import { putFailedDeliveries } from '../test/support/failed-deliveries.ts';
+import { startHttpsReceiver } from '../test/support/https-receiver.ts';
+import type { makeCallRecorder } from './calls.ts';
+import { request, type Api } from './load.ts';
+import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
+import { quantile, round2 } from './stats.ts';
+
+/**
+ * What the webhook operations cost (decisions.md, "Webhook operations"), at AWS billing: a test event (the route and
+ * the worker's attempt), a recovery of 1,000 failed deliveries through the local stack (the route, the recovery's
+ * steps and the 1,000 attempts), a recovery of 10,000 (the route's answer, and the recovery's own steps run in this
+ * process with the queue counted, not sent: how long each step takes against the worker's 30 s timeout), and a stats
+ * call over 30 days of hourly counters. `BENCH_ONLY=webhook-ops npm run bench` runs this alone.
+ */
+
+export interface OperationsStack {
+  baseUrl: string;
+  apiKey: string;
+  workspaceId: string;
+  dynamodbEndpoint: string;
+  tableName: string;
+}
+
+const TEST_ROUTE = 'POST /api/v1/webhooks/{id}/test';
+const RECOVER_ROUTE = 'POST /api/v1/webhooks/{id}/recover';
+const STATS_ROUTE = 'GET /api/v1/webhooks/{id}/stats';
+const WORKER = 'delivery-worker';
+
+type Priced = OperationCalls & { costPerMillionUsd: number };
+
+/** Lambda invocations and billed ms (wall time rounded up per invocation) of `scope` while `work` runs. */
+async function invocationsOf(scope: string, work: () => Promise<unknown>): Promise<{ invocations: number; billedMs: number }> {
+  const seen: InvocationEvent[] = [];
+  const stop = observeInvocations((event) => seen.push(event));
+  try {
+    await work();
+  } finally {
+    stop();
+  }
+  const mine = seen.filter((event) => event.scope === scope);
+  return { invocations: mine.length, billedMs: mine.reduce((sum, event) => sum + Math.ceil(event.wallMs), 0) };
+}
+
+/** Waits until `probe` holds (polling every 10 ms), or throws after `ms`. */
+async function until(probe: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`bench: timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const scale = (calls: OperationCalls, by: number): OperationCalls => {
+  const scaled = { ...calls } as Record<string, unknown>;
+  for (const [field, value] of Object.entries(calls)) if (typeof value === 'number') scaled[field] = Math.round((value / by) * 1000) / 1000;
+  return scaled as unknown as OperationCalls;
+};
+
+export async function measureWebhookOperations(stack: OperationsStack, recorder: ReturnType<typeof makeCallRecorder>) {
+  const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
+  const doc = makeDocumentClient({ endpoint: stack.dynamodbEndpoint });
+  const receiver = await startHttpsReceiver({ status: 204 });
+  const endpoint = async (path: string) => (await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}${path}`, events: ['service.secret.delete'] }, 201)).data.id as string;
+  try {
+    // A test event: the route, then the worker's attempt; warm.
+    const pinged = await endpoint('/ping');
+    const ping = async () => {
+      const before = receiver.requests.length;
+      const answer = await request(api, 'POST', `/api/v1/webhooks/${pinged}/test`, undefined, 202);
+      await until(() => receiver.requests.length > before, 20_000, 'the test event');
+      return answer;
+    };
+    await ping();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const testCalls = await recorder.measure([TEST_ROUTE, WORKER], ping, 500);
+    const routeMs: number[] = [];
+    let workerShare = { invocations: 0, billedMs: 0 };
+    const samples = 20;
+    workerShare = await invocationsOf(WORKER, async () => {
+      for (let i = 0; i < samples; i++) {
+        const started = performance.now();
+        await request(api, 'POST', `/api/v1/webhooks/${pinged}/test`, undefined, 202);
+        routeMs.push(performance.now() - started);
+      }
+      await until(() => receiver.requests.length >= 2 + samples, 20_000, 'the test events');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    });
+    const testRouteMs = lambdaDurationMs(quantile(routeMs, 0.5) ?? 20, null);
+    const testEvent: Priced & { routeP50Ms: number | null } = {
+      ...testCalls,
+      routeP50Ms: round2(quantile(routeMs, 0.5)),
+      costPerMillionUsd: costPerMillion(testCalls, { apiBytes: 1200, lambdaInvocations: 1 + workerShare.invocations / samples, durationMs: testRouteMs + workerShare.billedMs / samples }),
+    };
+
+    // A recovery of 1,000 failed deliveries through the stack: the route, its steps and the 1,000 attempts.
+    const thousand = await endpoint('/recover-1k');
+    await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, thousand, 1000, Date.now() - 3_600_000);
+    const since = new Date(Date.now() - 2 * 3_600_000).toISOString();
+    let answerMs = 0;
+    const before = receiver.requests.length;
+    let recoveryCalls: OperationCalls | undefined;
+    const workerRun = await invocationsOf(WORKER, async () => {
+      recoveryCalls = await recorder.measure([RECOVER_ROUTE, WORKER], async () => {
+        const started = performance.now();
+        const answer = await request(api, 'POST', `/api/v1/webhooks/${thousand}/recover`, { since }, 202);
+        answerMs = performance.now() - started;
+        if (answer.data.queued !== 1000) throw new Error(`bench: recovery queued ${answer.data.queued}`);
+        await until(() => receiver.requests.length >= before + 1000, 300_000, 'the 1,000 recovered deliveries');
+      }, 1500);
+    });
+    const perDelivery = scale(recoveryCalls!, 1000);
+    const sqsEventSource = (2 * workerRun.invocations) / 1000;
+    const recover1k = {
+      answerMs: round2(answerMs),
+      perRecoveredDelivery: {
+        ...perDelivery,
+        workerInvocations: round2(workerRun.invocations / 1000),
+        workerBilledMs: round2(workerRun.billedMs / 1000),
+        costPerMillionUsd: costPerMillion({ ...perDelivery, sqsBilledRequests: perDelivery.sqsBilledRequests + sqsEventSource }, { lambdaInvocations: workerRun.invocations / 1000, durationMs: workerRun.billedMs / 1000 }),
+      },
+    };
+
+    // 10,000: the route's answer (then the endpoint is deleted with its deliveries, which stops the stack's worker
+    // from running that recovery), and a recovery of 10,000 more run by this process, its queue counted, not sent:
+    // its steps and their length, and its own work per delivery (the attempts are ordinary deliveries, priced above).
+    const store = makeStore(doc, stack.tableName);
+    const answered = await endpoint('/recover-10k');
+    await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, answered, 10_000, Date.now() - 3_600_000);
+    let answer10kMs = 0;
+    let queued10k = 0;
+    const route10k = await recorder.measure([RECOVER_ROUTE], async () => {
+      const started = performance.now();
+      queued10k = (await request(api, 'POST', `/api/v1/webhooks/${answered}/recover`, { since }, 202)).data.queued;
+      answer10kMs = performance.now() - started;
+    });
+    await request(api, 'DELETE', `/api/v1/webhooks/${answered}`);
+    const ran = await endpoint('/recover-10k-run');
+    await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, ran, 10_000, Date.now() - 3_600_000);
+    const recoveryId = newId('audit');
+    const span = deliveryIdSpan(Date.parse(since), Date.now());
+    const at = new Date().toISOString();
+    await store.startRecovery(stack.workspaceId, {
+      id: recoveryId, endpointId: ran, ...span, since, until: at, expected: 10_000, queued: 0, cursor: null, step: 0, status: 'running', createdAt: at, updatedAt: at,
+    }, systemAuditEntry('acc_bench', 'webhook_endpoint.recover', ran, {}, Date.now()));
+    const steps: { ms: number; outcome: string }[] = [];
+    let queued = 0;
+    const next: RecoveryMessage[] = [{ workspaceId: stack.workspaceId, recoveryId, step: 0 }];
+    const run = makeRecoveryRunner({
+      store,
+      uncountFailed: (ws, ep, createdAt, count) => recordStats({ doc, tableName: stack.tableName }, ws, ep, createdAt, { failed: -count }),
+      enqueueAll: async (messages) => ((queued += messages.length), []),
+      continueRecovery: async (message) => void next.push(message),
+      clock: systemClock,
+      metrics: { recovered: () => undefined },
+      log: logger,
+    });
+    // Recorded as `recovery-runner`: the calls of this process's runner, apart from the stack's functions.
+    const runnerCalls = await recorder.measure(['recovery-runner'], () =>
+      attributeCalls('recovery-runner', async () => {
+        for (let message = next.shift(); message; message = next.shift()) {
+          const started = performance.now();
+          steps.push({ outcome: await run(message), ms: Math.round(performance.now() - started) });
+        }
+      }),
+    );
+    // The runner's deliveries are pending and due on the sweeper's index: deleting the endpoint removes them.
+    await request(api, 'DELETE', `/api/v1/webhooks/${ran}`);
+    const recover10k = {
+      answerMs: round2(answer10kMs),
+      queuedAnswered: queued10k,
+      route: { ...route10k, costPerMillionUsd: costPerMillion(route10k, { apiBytes: 600, lambdaInvocations: 1, durationMs: lambdaDurationMs(answer10kMs, null) }) },
+      queued,
+      steps: steps.length,
+      longestStepMs: Math.max(0, ...steps.map((s) => s.ms)),
+      outcomes: [...new Set(steps.map((s) => s.outcome))],
+      perRecoveredDeliveryBeforeItsAttempt: scale(runnerCalls, Math.max(1, queued)),
+    };
+
+    // Stats over 30 days: 720 hourly buckets, each with every counter and histogram bin set.
+    const statsEndpoint = await endpoint('/stats');
+    const now = Date.now();
+    for (let h = 0; h < 720; h += 24) {
+      await Promise.all(Array.from({ length: 24 }, (_, i) => {
+        const at = new Date(now - (h + i) * 3_600_000).toISOString();
+        return Promise.all(Array.from({ length: DURATION_BINS }, (_, bin) =>
+          recordStats({ doc, tableName: stack.tableName }, stack.workspaceId, statsEndpoint, at, { created: 3, succeeded: 2, failed: 1, durationMs: 10 * 1.6 ** bin, successAt: at, failureAt: at })));
+      }));
+    }
+    const statsPath = `/api/v1/webhooks/${statsEndpoint}/stats?since=${encodeURIComponent(new Date(now - 30 * 86_400_000 + 60_000).toISOString())}`;
+    await request(api, 'GET', statsPath);
+    const statsCalls = await recorder.measure([STATS_ROUTE], () => request(api, 'GET', statsPath));
+    const stats30d = { ...statsCalls, costPerMillionUsd: costPerMillion(statsCalls, { apiBytes: 600, lambdaInvocations: 1, durationMs: 20 }) };
+
+    return { note: NOTE, testEvent, recover1k, recover10k, stats30d, prices: PRICES.date };
+  } finally {
+    await receiver.close();
+  }
+}
+
+const NOTE = 'test event: the route and the worker\'s attempt, warm; recover 1k: the route, the recovery\'s steps and every attempt, per recovered delivery; recover 10k: the route\'s answer, and the recovery\'s steps run in the bench process (queue counted, not sent): steps, the longest against the worker\'s 30 s timeout, and its own DynamoDB work per delivery (add 0.1 SendMessageBatch and the attempt); stats: a call over 30 days of hourly buckets';
+
+export type WebhookOperationResults = Awaited<ReturnType<typeof measureWebhookOperations>>;
+
+/** The printed lines. */
+export function webhookOperationsTable(r: WebhookOperationResults): string {
+  const row = (name: string, c: OperationCalls & { costPerMillionUsd?: number }, extra = '') =>
+    `| ${name} | ${c.dynamodbRequests} | ${(c.operations ?? []).join(', ')} | ${c.billedReadUnits} | ${c.billedWriteUnits} | ${c.sqsBilledRequests} | ${c.costPerMillionUsd ?? ''} | ${extra} |`;
+  return [
+    `webhook operations: ${r.note}`,
+    '| operation | DynamoDB req | operations | billed RRU | billed WRU | SQS | $ per million | notes |',
+    '|---|---|---|---|---|---|---|---|',
+    row('test event (route + attempt)', r.testEvent, `route p50 ${r.testEvent.routeP50Ms} ms`),
+    row('recovered delivery, of 1,000 (route share + steps + attempt)', r.recover1k.perRecoveredDelivery, `answer ${r.recover1k.answerMs} ms`),
+    row('recover route, 10,000 failed', r.recover10k.route, `answer ${r.recover10k.answerMs} ms, queued ${r.recover10k.queuedAnswered}`),
+    row('recovery steps per delivery, of 10,000 (before its attempt; add 0.1 SendMessageBatch)', r.recover10k.perRecoveredDeliveryBeforeItsAttempt, `${r.recover10k.queued} queued in ${r.recover10k.steps} steps, longest ${r.recover10k.longestStepMs} ms`),
+    row('stats, 30 days', r.stats30d),
+  ].join('\n');
+}
