@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { newId } from '../../shared/ids.ts';
 import { ENTITY, keys } from '../../shared/store/keys.ts';
 import { admin, localStore, newWorkspace } from '../support/api.ts';
+import { systemAuditEntry } from '../../shared/audit-entry.ts';
 import { storedDelivery } from '../support/webhooks.ts';
 
 /**
@@ -122,5 +123,17 @@ describe('the endpoint delivery log (GSI3)', () => {
     expect(await failedList()).toContain(old.id);
     // Every failed delivery the service made is listed already: a second run lists none.
     expect((await admin('deliveries', 'index-failed')).indexed).toBe(0);
+  });
+
+  it('a manual retry moves a delivery only from the status its caller read (the count it leaves), and only once', async () => {
+    const { ws, made } = await seededLog();
+    const failed = made[1]!;
+    const audit = () => systemAuditEntry('acc_test', 'webhook_delivery.retry', failed.id, {}, Date.now());
+    const retry = (status: 'success' | 'failed') => store.retryNow(ws.workspaceId, { id: failed.id, endpointId: failed.endpointId, createdAt: failed.createdAt, status }, `tok-${status}`, new Date().toISOString(), audit());
+    expect(await retry('success')).toBe(false);
+    expect(await retry('failed')).toBe(true);
+    // Pending now: a concurrent retry that read it failed finds it moved on.
+    expect(await retry('failed')).toBe(false);
+    expect((await store.getDelivery(ws.workspaceId, failed.id))?.attemptToken).toBe('tok-failed');
   });
 });
