@@ -12,7 +12,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/browser/**/*.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],
           env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
           testTimeout: 30_000,

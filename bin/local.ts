@@ -15,6 +15,7 @@ async function main(): Promise<void> {
     [
       '',
       `Secrets service is running at ${stack.baseUrl} (routes under ${stack.baseUrl}/api/v1)`,
+      `Web console: ${stack.baseUrl}/console/ (sign in with the API key below)`,
       `Bootstrap workspace: ${stack.workspaceId} (allowlisted)`,
       `API key: ${stack.apiKey}`,
       `DynamoDB Local: ${stack.dynamodbEndpoint} (table ${stack.tableName}); details in ${localDir}/stack.json`,

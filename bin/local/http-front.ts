@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { serveConsole, type ConsoleSite } from './console-site.ts';
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { localLambdaContext } from './sqs-poller.ts';
@@ -156,12 +157,15 @@ export async function startHttpFront(options: {
   /** The routes, or a function that loads them once the front listens and knows its own URL. */
   routes: FrontRoute[] | ((url: string) => Promise<FrontRoute[]>);
   timeoutMs?: number;
+  /** The web console under `/console/`, same origin as the API. */
+  console?: ConsoleSite;
 }): Promise<HttpFront> {
   let routes = Array.isArray(options.routes) ? options.routes.map(compile) : [];
   const timeoutMs = options.timeoutMs ?? 10_000;
   const server = createServer(async (request, response) => {
     try {
       const url = new URL(request.url ?? '/', 'http://localhost');
+      if (options.console && serveConsole(options.console, request, response, url.pathname)) return;
       const matched = matchRoute(routes, request.method ?? 'GET', url.pathname);
       if (!matched) return gateway(response, GATEWAY.notFound);
       const body = await readBody(request);

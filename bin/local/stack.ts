@@ -17,6 +17,7 @@ import { makeStore, type Store } from '../../shared/store/index.ts';
 import { ENTITY } from '../../shared/store/keys.ts';
 import { freePort, startDynamoDbLocal } from './dynamodb.ts';
 import { startHttpFront, type FrontRoute, type LambdaHandler } from './http-front.ts';
+import { buildConsole } from '../console-build.ts';
 import { ensureTable } from './table.ts';
 import { migrateDeliveryLog } from '../migrate-delivery-log.ts';
 import { startLocalScheduler, writeJsonAtomic } from './local-scheduler.ts';
@@ -112,8 +113,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(() => new Promise<void>((resolve) => sts.server.close(() => resolve())));
     // The login function replays IAM logins to the stand-in and requires the front's host and port as the server id
     // (unless the environment names others): set before the handlers load, which read their settings once.
+    // The web console, built into localDir and served by the front under /console/ (CONSOLE_CLIENT_ID turns on the
+    // sign-in with the identity provider of JWT_ISSUER, as the stack's `consoleClientId` does).
+    const consoleBuild = await buildConsole(join(localDir, 'console'));
     const front = await startHttpFront({
       port: options.port,
+      console: {
+        dir: consoleBuild.outdir,
+        config: {
+          apiUrl: '',
+          ...(process.env.JWT_ISSUER && process.env.CONSOLE_CLIENT_ID ? { issuer: process.env.JWT_ISSUER, clientId: process.env.CONSOLE_CLIENT_ID } : {}),
+          roleClaim: process.env.JWT_ROLE_CLAIM || 'roles',
+          defaultRole: process.env.JWT_DEFAULT_ROLE || 'viewer',
+        },
+      },
       routes: async (url) => {
         process.env.AWS_STS_ENDPOINT ??= sts.endpoint;
         process.env.IAM_SERVER_ID ??= new URL(url).host;

@@ -2,9 +2,9 @@
  * The signed STS GetCallerIdentity request of an AWS IAM login (decisions.md, "Workload identity"): the client signs
  * it with the AWS SDK's own signer and credentials from the default chain, and the service replays it to STS to learn
  * who signed. Both AWS packages are loaded with `import()` on the first IAM login only: a client that uses a token or
- * OIDC, and every cold start before the first login, never loads them.
+ * OIDC, and every cold start before the first login, never loads them. Nor does this module import a Node built-in
+ * (the hashing the signer needs comes with them), so that the client runs in a browser (the web console).
  */
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 
 /** The one body an IAM login may carry. */
 export const GET_CALLER_IDENTITY_BODY = 'Action=GetCallerIdentity&Version=2011-06-15';
@@ -37,29 +37,6 @@ export interface AwsIamPlace {
   region?: string;
 }
 
-/** SHA-256 and HMAC-SHA256 as the signer asks for them (its `sha256` option), from node:crypto. */
-export class NodeSha256 {
-  private readonly hash: Hash | Hmac;
-
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(bytes(data));
-  }
-
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
-
-function bytes(data: string | ArrayBuffer | ArrayBufferView): Buffer {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return Buffer.from(data);
-}
-
 /**
  * Settles the endpoint, server id and region of an IAM login: the endpoint from `stsEndpoint`, else
  * `SECRETS_AWS_STS_ENDPOINT`, else the regional endpoint of `AWS_REGION`; the server id from `serverId`, else the host
@@ -80,13 +57,13 @@ export function awsIamSettings(place: AwsIamPlace, baseUrl: string, env: NodeJS.
   return { stsEndpoint, serverId: place.serverId ?? new URL(baseUrl).host, region: named ?? place.region ?? 'us-east-1' };
 }
 
-type AwsModules = [typeof import('@smithy/signature-v4'), typeof import('@aws-sdk/credential-providers')];
+type AwsModules = [typeof import('@smithy/signature-v4'), typeof import('@aws-sdk/credential-providers'), typeof import('./node-sha256.js')];
 
 /** The AWS packages, loaded once per process on the first IAM login (a failed load is tried again next time). */
 let modules: Promise<AwsModules> | undefined;
 function loadAwsModules(): Promise<AwsModules> {
   if (!modules) {
-    modules = Promise.all([import('@smithy/signature-v4'), import('@aws-sdk/credential-providers')]);
+    modules = Promise.all([import('@smithy/signature-v4'), import('@aws-sdk/credential-providers'), import('./node-sha256.js')]);
     modules.catch(() => (modules = undefined));
   }
   return modules;
@@ -99,7 +76,7 @@ function loadAwsModules(): Promise<AwsModules> {
 export function makeAwsIamSigner(settings: AwsIamSettings): () => Promise<SignedRequest> {
   let credentials: ReturnType<AwsModules[1]['fromNodeProviderChain']> | undefined;
   return async () => {
-    const [{ SignatureV4 }, { fromNodeProviderChain }] = await loadAwsModules();
+    const [{ SignatureV4 }, { fromNodeProviderChain }, { NodeSha256 }] = await loadAwsModules();
     credentials ??= fromNodeProviderChain();
     const url = new URL(settings.stsEndpoint);
     const signer = new SignatureV4({ service: 'sts', region: settings.region, credentials, sha256: NodeSha256 });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import createFetchClient from 'openapi-fetch';
 import type { paths } from './api.js';
 import { refuseInsecureBaseUrl } from './base-url.js';
@@ -66,7 +65,7 @@ function retryingFetch(options: Required<Pick<CommonOptions, 'timeoutMs' | 'maxR
     // Reveals change nothing and refuse the header (a value is never replayed from storage): only writes carry it. A
     // login writes nothing a second one would spoil (it mints another short-lived token), so it goes without.
     const keyless = /\/(reveal|auth\/login)$/.test(new URL(request.url).pathname);
-    if (WRITES.has(request.method) && !keyless && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', randomUUID());
+    if (WRITES.has(request.method) && !keyless && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', globalThis.crypto.randomUUID());
     const body = request.body ? await request.arrayBuffer() : undefined;
     for (let attempt = 0; ; attempt++) {
       let response: Response | undefined;
@@ -149,7 +148,7 @@ export function createClient(options: ClientOptions) {
   refuseInsecureBaseUrl(options.baseUrl);
   const now = options.now ?? Date.now;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const retrying = retryingFetch({ timeoutMs: options.timeoutMs ?? 10_000, maxRetries: options.maxRetries ?? 3, fetch: options.fetch ?? globalThis.fetch });
+  const retrying = retryingFetch({ timeoutMs: options.timeoutMs ?? 10_000, maxRetries: options.maxRetries ?? 3, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) });
   const api = createFetchClient<paths>({ baseUrl, ...authentication(options, baseUrl, retrying, now) });
   const cache = new Map<string, CacheEntry>();
   const ttlMs = (options.cacheTtlSeconds ?? 300) * 1000;
