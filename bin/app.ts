@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { JwtSettings } from '../lib/api.ts';
 import { ROLES, type Role } from '../shared/auth/permissions.ts';
 import { ServiceStack, type ServiceStackProps } from '../lib/service-stack.ts';
+import { buildConsole } from './console-build.ts';
 
 const STAGE_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
 /** Deliberately plain: SNS checks the address, and the subscriber confirms it. */
@@ -12,9 +14,10 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * The CDK app: one `SecretsService-<stage>` stack configured from context (`cdk synth -c stage=dev ...`).
  * Unset values take the stack's defaults; a malformed value stops the synth with the offending key named. The
  * cdk-nag AwsSolutions pack checks every synth: a finding that is not acknowledged (with its reason, next to the
- * resource in lib/) fails it.
+ * resource in lib/) fails it. The web console is built (bin/console-build.ts) into the cloud assembly's folder
+ * once the context is known to be good, and the stack deploys that build.
  */
-function main(): void {
+async function main(): Promise<void> {
   const app = new App();
   const context = (key: string): string | undefined => {
     const value: unknown = app.node.tryGetContext(key);
@@ -26,9 +29,11 @@ function main(): void {
   if (!STAGE_PATTERN.test(stage)) {
     throw new Error(`Context stage must match ${STAGE_PATTERN} (lower-case, starts with a letter); got "${stage}"`);
   }
+  const jwt = readJwt(context);
   const props: ServiceStackProps = {
     stage,
-    jwt: readJwt(context),
+    jwt,
+    consoleClientId: readConsoleClientId(context, jwt),
     apiThrottle: readThrottle(context, 'apiRateLimit', 'apiBurstLimit'),
     revealRouteThrottle: readThrottle(context, 'revealRouteRateLimit', 'revealRouteBurstLimit'),
     loginRouteThrottle: readThrottle(context, 'loginRouteRateLimit', 'loginRouteBurstLimit'),
@@ -42,7 +47,8 @@ function main(): void {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: `Secrets management service (${stage})`,
   };
-  new ServiceStack(app, `SecretsService-${stage}`, props);
+  const built = await buildConsole(join(app.outdir, 'console-build'));
+  new ServiceStack(app, `SecretsService-${stage}`, { ...props, consoleDir: built.outdir });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   app.synth();
 }
@@ -85,6 +91,23 @@ function readJwt(context: ContextReader): JwtSettings | undefined {
   return { issuer, audience, jwksUri, workspaceClaim, requiredType, roleClaim, defaultRole: defaultRole as Role | undefined };
 }
 
+/**
+ * The console's OAuth client id at the identity provider (a public client: no secret), with which the console
+ * signs people in; it needs the JWT settings, whose issuer the console reaches over https.
+ */
+function readConsoleClientId(context: ContextReader, jwt: JwtSettings | undefined): string | undefined {
+  const value = context('consoleClientId');
+  if (value === undefined) return undefined;
+  if (!jwt) throw new Error('Context consoleClientId needs jwtIssuer, jwtAudience and jwtJwksUri');
+  if (!/^[A-Za-z0-9._~:@/+-]{1,255}$/.test(value)) {
+    throw new Error(`Context consoleClientId must be an OAuth client id (letters, digits and ._~:@/+-); got "${value}"`);
+  }
+  if (!URL.canParse(jwt.issuer) || new URL(jwt.issuer).protocol !== 'https:') {
+    throw new Error(`Context consoleClientId needs an https jwtIssuer; got "${jwt.issuer}"`);
+  }
+  return value;
+}
+
 function readThrottle(context: ContextReader, rateKey: string, burstKey: string): ServiceStackProps['apiThrottle'] {
   const rateLimit = readPositiveInt(context, rateKey);
   const burstLimit = readPositiveInt(context, burstKey);
@@ -114,4 +137,4 @@ function readRemovalPolicy(context: ContextReader): ServiceStackProps['removalPo
   throw new Error(`Context removalPolicy must be "retain" or "destroy"; got "${raw}"`);
 }
 
-main();
+await main();

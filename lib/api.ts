@@ -1,6 +1,6 @@
 import { CfnOutput, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { type CfnStage, HttpApi, HttpMethod, type HttpRoute, type HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, CorsHttpMethod, type CorsPreflightOptions, HttpApi, HttpMethod, type HttpRoute, type HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -70,6 +70,8 @@ export interface ApiConstructProps {
   /** Access tokens from this identity provider are accepted besides API tokens. @default API tokens only */
   readonly jwt?: JwtSettings;
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** The web console's origin (`https://<host>`), the one origin whose pages may call the API. @default no CORS */
+  readonly consoleOrigin?: string | undefined;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
 }
@@ -87,7 +89,11 @@ export class ApiConstruct extends Construct {
 
   constructor(scope: Construct, id: string, props: ApiConstructProps) {
     super(scope, id);
-    this.httpApi = new HttpApi(this, 'HttpApi', { apiName: Stack.of(this).stackName, createDefaultStage: false });
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      apiName: Stack.of(this).stackName,
+      createDefaultStage: false,
+      corsPreflight: props.consoleOrigin === undefined ? undefined : consoleCors(props.consoleOrigin),
+    });
     Validations.of(this.httpApi).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason: 'Each function authenticates the caller (API token or JWT) before any work; an authorizer would duplicate it.',
@@ -168,6 +174,22 @@ export class ApiConstruct extends Construct {
     }
     return fn;
   }
+}
+
+/**
+ * What the console's pages may do across origins: the methods and request headers the SDK's client sends (the
+ * token in Authorization, never a cookie: no credentials), and the answer headers it reads (a 429's Retry-After,
+ * the request id an error names). API Gateway answers the preflight itself.
+ */
+function consoleCors(origin: string): CorsPreflightOptions {
+  return {
+    allowOrigins: [origin],
+    allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.PATCH, CorsHttpMethod.DELETE],
+    allowHeaders: ['authorization', 'content-type', 'if-match', 'idempotency-key'],
+    exposeHeaders: ['retry-after', 'x-request-id'],
+    allowCredentials: false,
+    maxAge: Duration.hours(1),
+  };
 }
 
 /** The route a caller reaches without a token: throttled on its own. */

@@ -12,8 +12,10 @@ export function acknowledgeWildcardResource(scope: IConstruct, arn: string, reas
 
 function nagSpelling(value: unknown): string {
   if (typeof value === 'string') return value;
-  const token = value as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]] };
+  const token = value as { Ref?: string; 'Fn::GetAtt'?: [string, string]; 'Fn::Join'?: [string, unknown[]]; 'Fn::Sub'?: string };
   if (token.Ref) return `<${token.Ref}>`;
+  // The CDK assets bucket's name (`cdk-<qualifier>-assets-${AWS::AccountId}-${AWS::Region}`) comes as a Fn::Sub.
+  if (typeof token['Fn::Sub'] === 'string') return token['Fn::Sub'].replace(/\$\{/g, '<').replace(/\}/g, '>');
   if (token['Fn::GetAtt']) return `<${token['Fn::GetAtt'].join('.')}>`;
   if (token['Fn::Join']) return token['Fn::Join'][1].map(nagSpelling).join(token['Fn::Join'][0]);
   throw new Error(`Cannot spell ${JSON.stringify(value)} as cdk-nag does`);

@@ -2,6 +2,7 @@ import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ApiConstruct, type JwtSettings } from './api.ts';
+import { ConsoleSiteConstruct } from './console-site.ts';
 import { DataConstruct } from './data.ts';
 import { EncryptionConstruct } from './encryption.ts';
 import { MonitoringConstruct } from './monitoring.ts';
@@ -37,11 +38,15 @@ export interface ServiceStackProps extends StackProps {
   readonly removalPolicy?: 'retain' | 'destroy';
   /** Where alarm notifications go (an SNS e-mail subscription to confirm). @default the alarm topic has no subscriber */
   readonly alarmEmail?: string;
+  /** A web console build (bin/console-build.ts) to serve through CloudFront. @default no console, no CORS */
+  readonly consoleDir?: string | undefined;
+  /** The console's OAuth client id at the `jwt` identity provider. @default the console signs in with a pasted token */
+  readonly consoleClientId?: string | undefined;
 }
 
 /**
  * The whole secrets service of one stage: the table, the KMS key, the HTTP API with one function per route group,
- * the webhook delivery pipeline, and the dashboard and alarms that watch them.
+ * the webhook delivery pipeline, the dashboard and alarms that watch them, and (given a build) the web console.
  */
 export class ServiceStack extends Stack {
   readonly data: DataConstruct;
@@ -49,6 +54,7 @@ export class ServiceStack extends Stack {
   readonly delivery: WebhookDeliveryConstruct;
   readonly api: ApiConstruct;
   readonly monitoring: MonitoringConstruct;
+  readonly consoleSite: ConsoleSiteConstruct | undefined;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps = {}) {
     super(scope, id, props);
@@ -58,9 +64,16 @@ export class ServiceStack extends Stack {
     }
     const removalPolicy = props.removalPolicy === 'destroy' ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
     const logRetention = toRetentionDays(props.logRetentionDays ?? 30);
+    if (props.consoleClientId !== undefined && !(props.jwt && props.consoleDir)) {
+      throw new Error('consoleClientId needs the JWT settings (jwtIssuer, jwtAudience, jwtJwksUri) and a console');
+    }
     this.data = new DataConstruct(this, 'Data', { removalPolicy });
     this.encryption = new EncryptionConstruct(this, 'Encryption', { stage, removalPolicy });
     const resources = { table: this.data.table, key: this.encryption.key, logRetention, removalPolicy };
+    // The site first: the API's CORS names its origin; its files, which name the API's URL, come after the API.
+    this.consoleSite = props.consoleDir === undefined
+      ? undefined
+      : new ConsoleSiteConstruct(this, 'ConsoleSite', { jwt: props.jwt, clientId: props.consoleClientId, removalPolicy, logRetention });
     this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', { stage, ...resources });
     this.api = new ApiConstruct(this, 'Api', {
       ...resources,
@@ -73,7 +86,9 @@ export class ServiceStack extends Stack {
       loginRouteThrottle: props.loginRouteThrottle ?? { rateLimit: 20, burstLimit: 40 },
       iamServerId: props.iamServerId,
       reservedConcurrency: props.apiReservedConcurrency,
+      consoleOrigin: this.consoleSite?.origin,
     });
+    if (this.consoleSite && props.consoleDir !== undefined) this.consoleSite.publish({ dir: props.consoleDir, apiUrl: this.api.httpApi.apiEndpoint });
     this.monitoring = new MonitoringConstruct(this, 'Monitoring', {
       httpApi: this.api.httpApi,
       accessLogs: this.api.accessLogs,

@@ -14,7 +14,7 @@ export interface ConsoleSite {
   /** The built console (bin/console-build.ts). */
   dir: string;
   /** What `/console/config.json` answers. */
-  config: { apiUrl: string; issuer?: string; clientId?: string; roleClaim: string; defaultRole: string };
+  config: { apiUrl: string; issuer?: string; clientId?: string; resource?: string; roleClaim: string; defaultRole: string };
 }
 
 const TYPES: Record<string, string> = {

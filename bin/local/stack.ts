@@ -114,7 +114,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The login function replays IAM logins to the stand-in and requires the front's host and port as the server id
     // (unless the environment names others): set before the handlers load, which read their settings once.
     // The web console, built into localDir and served by the front under /console/ (CONSOLE_CLIENT_ID turns on the
-    // sign-in with the identity provider of JWT_ISSUER, as the stack's `consoleClientId` does).
+    // sign-in with the identity provider of JWT_ISSUER, as the stack's `consoleClientId` does; CONSOLE_RESOURCE is the
+    // resource indicator it asks for, when the provider needs one to issue the API's JWT access tokens).
     const consoleBuild = await buildConsole(join(localDir, 'console'));
     const front = await startHttpFront({
       port: options.port,
@@ -123,6 +124,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         config: {
           apiUrl: '',
           ...(process.env.JWT_ISSUER && process.env.CONSOLE_CLIENT_ID ? { issuer: process.env.JWT_ISSUER, clientId: process.env.CONSOLE_CLIENT_ID } : {}),
+          ...(process.env.CONSOLE_RESOURCE ? { resource: process.env.CONSOLE_RESOURCE } : {}),
           roleClaim: process.env.JWT_ROLE_CLAIM || 'roles',
           defaultRole: process.env.JWT_DEFAULT_ROLE || 'viewer',
         },

@@ -12,7 +12,7 @@ const RULE = 'the base URL must use https:// (http:// is allowed only to a loopb
  * (`0x7f.1`, `2130706433`, `127.1`) dotted decimal and lower-cased names, so exact forms are enough; a name that
  * merely starts with one (`127.0.0.1.example.com`, `localhost.example.com`) is not loopback.
  */
-function isLoopbackHost(hostname: string): boolean {
+export function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 

@@ -27,12 +27,20 @@ export class CredentialError extends Error {}
 /** An environment variable, an empty one counting as unset. */
 const variable = (env: NodeJS.ProcessEnv, name: string) => env[name] || undefined;
 
+/** How a command's credential may be found besides its flags and variables. */
+export interface CredentialOptions {
+  /** `secrets login`: only an access key counts. */
+  accessKeyOnly?: boolean;
+  /** The last source, when nothing else gives a credential: the session of `secrets login --sso` (cli-session.ts). */
+  stored?: () => string | undefined;
+}
+
 /**
  * The token or the login of a command, flags first: `--token` with `--access-key-id` or `--auth` is a conflict, and
  * so are SECRETS_TOKEN and SECRETS_ACCESS_KEY_ID when no flag chooses (for `secrets login`, `accessKeyOnly`, only
- * the access key counts). Throws CredentialError.
+ * the access key counts); with none of them, the stored session. Throws CredentialError.
  */
-export function resolveCredential(flags: AuthFlags, env: NodeJS.ProcessEnv = process.env, options: { accessKeyOnly?: boolean } = {}): Credential {
+export function resolveCredential(flags: AuthFlags, env: NodeJS.ProcessEnv = process.env, options: CredentialOptions = {}): Credential {
   if (flags.token !== undefined && (flags.accessKeyId !== undefined || flags.auth !== undefined)) {
     throw new CredentialError('--token conflicts with --access-key-id and --auth: give a token or an access key that logs in, not both');
   }
@@ -47,10 +55,11 @@ export function resolveCredential(flags: AuthFlags, env: NodeJS.ProcessEnv = pro
     throw new CredentialError('SECRETS_TOKEN and SECRETS_ACCESS_KEY_ID are both set: unset one, or choose with --token or --access-key-id');
   }
   if (accessKeyId === undefined) {
-    if (token === undefined) {
-      throw new CredentialError(options.accessKeyOnly ? 'an access key is required: --access-key-id or SECRETS_ACCESS_KEY_ID, with --auth' : 'a credential is required: --token or SECRETS_TOKEN, or --access-key-id with --auth (SECRETS_ACCESS_KEY_ID, SECRETS_AUTH)');
+    const found = token ?? (options.accessKeyOnly ? undefined : options.stored?.());
+    if (found === undefined) {
+      throw new CredentialError(options.accessKeyOnly ? 'an access key is required: --access-key-id or SECRETS_ACCESS_KEY_ID, with --auth' : 'a credential is required: --token or SECRETS_TOKEN, or --access-key-id with --auth (SECRETS_ACCESS_KEY_ID, SECRETS_AUTH), or a person\'s session of `secrets login --sso`');
     }
-    return { token };
+    return { token: found };
   }
   return { auth: loginOf(accessKeyId, flags, env) };
 }

@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { refuseInsecureBaseUrl } from './base-url.js';
 import { AUTH_METHODS, CredentialError, resolveCredential, type AuthFlags, type Credential } from './cli-auth.js';
+import { sessionToken } from './cli-session.js';
 import { createClient } from './client.js';
 import { ApiError } from './errors.js';
 
@@ -55,10 +56,14 @@ export function checkApiUrl(apiUrl: string): void {
   }
 }
 
-/** The credential of the flags and environment, as a usage error when it cannot be resolved. */
-export function credentialOf(flags: Connection, options: { accessKeyOnly?: boolean } = {}): Credential {
+/**
+ * The credential of the flags and environment, as a usage error when it cannot be resolved; with `apiUrl`, the
+ * session of `secrets login --sso` for that API is the last source.
+ */
+export function credentialOf(flags: Connection, options: { accessKeyOnly?: boolean; apiUrl?: string } = {}): Credential {
+  const { apiUrl, ...rest } = options;
   try {
-    return resolveCredential(flags, process.env, options);
+    return resolveCredential(flags, process.env, { ...rest, ...(apiUrl ? { stored: () => sessionToken(apiUrl) } : {}) });
   } catch (error) {
     throw error instanceof CredentialError ? new UsageError(error.message) : error;
   }
@@ -72,7 +77,7 @@ export function resolveApi(flags: Connection) {
   const apiUrl = flags.apiUrl ?? process.env.SECRETS_API_URL;
   if (!apiUrl) throw new UsageError('the API URL is required: --api-url or SECRETS_API_URL');
   checkApiUrl(apiUrl);
-  const credential = credentialOf(flags);
+  const credential = credentialOf(flags, { apiUrl });
   let client: ReturnType<typeof createClient>;
   try {
     client = createClient({ baseUrl: apiUrl, ...credential });

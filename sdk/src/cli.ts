@@ -10,6 +10,7 @@ import { registerDeleted } from './cli-deleted.js';
 import { connectionOptions, environmentId, EXIT, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
 import { fallbackOptions, loadWithFallback, type FallbackFlags } from './cli-fallback.js';
 import { registerLogin } from './cli-login.js';
+import { registerLogout } from './cli-sso.js';
 import { unwrap } from './client.js';
 import { formatValues, FORMATS, type Format } from './formats.js';
 
@@ -63,6 +64,7 @@ export function program(): Command {
       'with --auth aws-iam|oidc / SECRETS_AUTH (AWS IAM: the AWS SDK\'s default credentials, SECRETS_AWS_STS_ENDPOINT,',
       '--server-id / SECRETS_SERVER_ID; OIDC: --oidc-token-file / SECRETS_OIDC_TOKEN_FILE, SECRETS_OIDC_TOKEN, or GitHub',
       'Actions with --oidc-audience / SECRETS_OIDC_AUDIENCE). `secrets login` prints a short-lived token.',
+      'With none of these, the session of `secrets login --sso` (a person\'s sign-in) for that API, until it expires.',
       '\nExit status: 0 done; 1 failed; 2 usage error; 3 the API refused (its code is printed); 4 the API could not be reached or failed (5xx).',
       '`run` exits with the command\'s own status.',
     ].join('\n'));
@@ -83,6 +85,7 @@ export function program(): Command {
   // The command groups add to each of their commands the options it uses (environments need a project, nothing else does).
   registerAdmin(cli, connection);
   registerLogin(cli, connection);
+  registerLogout(cli);
   return cli;
 }
 

@@ -1,8 +1,11 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import { mkdirSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describeAge } from './duration.js';
+import { privateFileRefusal, readPrivateFile, replaceFile } from './private-file.js';
+
+export { writeFreshFile } from './private-file.js';
 
 /**
  * The encrypted fallback snapshot of `secrets run` and `secrets export`: the last environment they loaded,
@@ -24,11 +27,11 @@ export interface Snapshot {
   savedAt: number;
 }
 
+/** What to do about a snapshot file others may open. */
+const SNAPSHOT_REMEDY = 'chmod 600, or let the next run that reaches the API replace it';
+
 /** A snapshot that can be used, or why not: `reason` is absent when there is no snapshot at all. */
 export type SnapshotRead = { snapshot: Snapshot; reason?: undefined } | { snapshot?: undefined; reason?: string };
-
-/** Undefined on Windows, which has no symbolic-link flag for open (and no 0o077 mode bits to check either). */
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /**
  * Where snapshots live: `--fallback PATH`, else `$XDG_CACHE_HOME/secrets` (default `~/.cache/secrets`), one file per
@@ -45,37 +48,6 @@ function keyFor(token: string, target: SnapshotTarget): Buffer {
   return Buffer.from(hkdfSync('sha256', token, 'secrets-cli-fallback-v1', `${target.project}|${target.env}`, 32));
 }
 
-/**
- * Creates `path` and writes `body` to it, synced to disk, mode 600. O_EXCL|O_NOFOLLOW: a file or a symbolic link
- * already there (planted by someone else) makes it fail with EEXIST instead of being written or written through.
- */
-export function writeFreshFile(path: string, body: string): void {
-  const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
-  try {
-    writeSync(fd, body);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Replaces `file` with `body` atomically: a fresh file with an unguessable name in the same folder (a rename does
- * not cross file systems), then a rename, which replaces whatever is at `file` (a symbolic link included) and never
- * follows it. Readers see the old snapshot or the new one, never half of one.
- */
-function replaceFile(file: string, body: string): void {
-  const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(12).toString('hex')}.tmp`);
-  try {
-    writeFreshFile(temporary, body);
-    renameSync(temporary, file);
-  } catch (error) {
-    // Only a file this call created is removed: on EEXIST the path is someone else's and stays as it is.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') rmSync(temporary, { force: true });
-    throw error;
-  }
-}
-
 /** Seals the values with the time they were saved and writes the snapshot; the folder is made 700 when it is new. */
 export function writeSnapshot(file: string, token: string, target: SnapshotTarget, values: Record<string, string>): void {
   const iv = randomBytes(12);
@@ -87,44 +59,15 @@ export function writeSnapshot(file: string, token: string, target: SnapshotTarge
   replaceFile(file, body);
 }
 
-/**
- * Why an opened snapshot file must not be trusted, or undefined: not a regular file, owned by another user, or
- * readable or writable by group or others (someone else could have written it, or read it to attack its key).
- * Without `uid` (Windows, where Node has no getuid and reports no real mode bits) only the kind is checked.
- */
+/** Why an opened snapshot file must not be trusted, or undefined (see privateFileRefusal). */
 export function snapshotFileRefusal(stat: Pick<Stats, 'isFile' | 'uid' | 'mode'>, uid: number | undefined): string | undefined {
-  if (!stat.isFile()) return 'it is not a regular file';
-  if (uid === undefined) return undefined;
-  if (stat.uid !== uid) return `it is owned by user ${stat.uid}, not by you (${uid})`;
-  if ((stat.mode & 0o077) !== 0) return `its mode is ${(stat.mode & 0o777).toString(8)}: group or others may read or write it (chmod 600, or let the next run that reaches the API replace it)`;
-  return undefined;
+  return privateFileRefusal(stat, uid, SNAPSHOT_REMEDY);
 }
 
 /** Why a snapshot saved at `savedAt` is too old to use at `now`, or undefined. */
 export function snapshotAgeRefusal(savedAt: number, now: number, maxAgeMs: number): string | undefined {
   const age = now - savedAt;
   return age > maxAgeMs ? `it was saved ${describeAge(age)} ago, longer than --fallback-max-age (${describeAge(maxAgeMs)})` : undefined;
-}
-
-/**
- * The snapshot file's contents, read from the descriptor that was checked (O_NOFOLLOW, then fstat: no window in
- * which the path could be swapped). Answers a refusal for a link, a foreign or open file; undefined when none.
- */
-function readChecked(file: string): { body: string } | { refusal: string } | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return undefined;
-    return { refusal: code === 'ELOOP' || code === 'EMLINK' ? 'it is a symbolic link' : `it cannot be opened (${code})` };
-  }
-  try {
-    const refusal = snapshotFileRefusal(fstatSync(fd), process.getuid?.());
-    return refusal ? { refusal } : { body: readFileSync(fd, 'utf8') };
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** Opens the sealed body with this token and target; undefined when it does not (another token, or damaged). */
@@ -146,7 +89,7 @@ function unseal(body: string, token: string, target: SnapshotTarget): Snapshot |
  * and saved at most `maxAgeMs` before `now`. Otherwise why not (printed by the CLI), or nothing when there is none.
  */
 export function readSnapshot(file: string, token: string, target: SnapshotTarget, limits: { maxAgeMs: number; now?: number }): SnapshotRead {
-  const read = readChecked(file);
+  const read = readPrivateFile(file, SNAPSHOT_REMEDY);
   if (!read) return {};
   if ('refusal' in read) return { reason: read.refusal };
   const snapshot = unseal(read.body, token, target);

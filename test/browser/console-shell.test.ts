@@ -52,9 +52,12 @@ describe('the console shell', () => {
     const page = await context.newPage();
     await page.goto(consoleUrl('/console/projects'));
     await page.getByLabel('Token').fill('sk_live_not-a-real-token-at-all');
+    const refused = page.waitForResponse((response) => response.url().includes('/api/v1/projects') && response.status() === 401);
     await page.getByRole('button', { name: 'Sign in' }).click();
     // The first request answers 401: the console forgets the token and asks for another.
-    await page.waitForFunction(() => sessionStorage.length === 0 && document.querySelector('input[name=token]') !== null);
+    await refused;
+    await page.getByLabel('Token').waitFor();
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
     await context.close();
   });

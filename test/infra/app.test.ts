@@ -51,6 +51,7 @@ describe('bin/app.ts', () => {
       iamServerId: 'secrets.example.com',
       loginRouteRateLimit: '3',
       loginRouteBurstLimit: '5',
+      consoleClientId: 'secrets-console',
       ...JWT,
     };
 
@@ -67,17 +68,27 @@ describe('bin/app.ts', () => {
     const table = resources.find((resource) => resource.Type === 'AWS::DynamoDB::Table');
     expect(table?.DeletionPolicy).toBe('Delete');
     const functions = resources.filter((resource) => resource.Type === 'AWS::Lambda::Function');
-    const apiFunctions = functions.filter((fn) => fn.Properties.Environment.Variables.JWT_JWKS_URI === JWT.jwtJwksUri);
+    const apiFunctions = functions.filter((fn) => fn.Properties.Environment?.Variables.JWT_JWKS_URI === JWT.jwtJwksUri);
     // Every route group's function but the login's, which authenticates no bearer token.
     expect(apiFunctions).toHaveLength(Object.keys(ROUTE_GROUPS).length - 1);
-    expect(functions.filter((fn) => fn.Properties.Environment.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(1);
-    expect(functions.filter((fn) => fn.Properties.Environment.Variables.IAM_SERVER_ID === 'secrets.example.com')).toHaveLength(1);
+    expect(functions.filter((fn) => fn.Properties.Environment?.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(1);
+    expect(functions.filter((fn) => fn.Properties.Environment?.Variables.IAM_SERVER_ID === 'secrets.example.com')).toHaveLength(1);
     const logGroups = resources.filter((r) => r.Type === 'AWS::Logs::LogGroup');
-    // One per function (each route group and the three of the webhook pipeline), plus the API access log.
-    expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(Array(Object.keys(ROUTE_GROUPS).length + 3 + 1).fill(14));
+    // One per function (each route group, the three of the webhook pipeline, the console's deployment), plus the API access log.
+    expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(Array(Object.keys(ROUTE_GROUPS).length + 3 + 1 + 1).fill(14));
     const subscription = resources.find((resource) => resource.Type === 'AWS::SNS::Subscription');
     expect(subscription?.Properties).toMatchObject({ Protocol: 'email', Endpoint: 'oncall@example.com' });
     expect(resources.find((resource) => resource.Type === 'AWS::KMS::Alias')?.Properties.AliasName).toBe('alias/dev-secrets');
+    // The console, built into the cloud assembly's folder: served by the distribution the API's CORS allows.
+    const distributionId = Object.entries(template.Resources as Record<string, { Type: string }>).find(([, r]) => r.Type === 'AWS::CloudFront::Distribution')?.[0];
+    const origin = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }]] };
+    expect(resources.find((resource) => resource.Type === 'AWS::ApiGatewayV2::Api')?.Properties.CorsConfiguration.AllowOrigins).toEqual([origin]);
+    expect(template.Outputs.ConsoleUrl.Value).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/console/']] });
+    expect(await readFile(join(outdir, 'valid', 'console-build', 'index.html'), 'utf8')).toContain('/console/assets/');
+    const shell = resources.find((resource) => resource.Type === 'Custom::CDKBucketDeployment' && resource.Properties.DestinationBucketKeyPrefix === 'console/');
+    const sources = (shell?.Properties.SourceObjectKeys as string[]).map((key) => join(outdir, 'valid', `asset.${key.replace(/\.zip$/, '')}`));
+    const config = await Promise.any(sources.map(async (dir) => JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))));
+    expect(config).toMatchObject({ issuer: JWT.jwtIssuer, clientId: 'secrets-console' });
   });
 
   it.concurrent.each([
@@ -94,6 +105,9 @@ describe('bin/app.ts', () => {
     ['an alarm e-mail that is not an address', { alarmEmail: 'oncall' }, /alarmEmail must be an e-mail address; got "oncall"/],
     ['a zero reveal rate limit', { revealRateLimit: '0' }, /revealRateLimit must be a positive integer; got "0"/],
     ['the destroy policy for the prod stage', { removalPolicy: 'destroy' }, /removalPolicy "destroy" is refused for the prod stage/],
+    ['a console client id without JWT settings', { consoleClientId: 'secrets-console' }, /consoleClientId needs jwtIssuer, jwtAudience and jwtJwksUri/],
+    ['a console client id with a space', { ...JWT, consoleClientId: 'secrets console' }, /consoleClientId must be an OAuth client id .*; got "secrets console"/],
+    ['a console client id with a plain http issuer', { ...JWT, jwtIssuer: 'http://idp.example.com/', consoleClientId: 'c' }, /consoleClientId needs an https jwtIssuer/],
   ])('fails with a clear message for %s', async (name, context, message) => {
     // Act
     const result = await runApp(context, name.replace(/\W/g, '-'));

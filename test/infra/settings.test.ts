@@ -71,7 +71,7 @@ describe('ServiceStack with settings', () => {
     expect(env('secrets').REVEAL_RATE_LIMIT_PER_MINUTE).toBe('30');
     for (const name of FUNCTION_NAMES.filter((n) => n !== 'secrets')) expect(env(name).REVEAL_RATE_LIMIT_PER_MINUTE).toBeUndefined();
     for (const fn of Object.values(functions) as Resource[]) {
-      for (const setting of LOCAL_ONLY_SETTINGS) expect(fn.Properties.Environment.Variables).not.toHaveProperty(setting);
+      for (const setting of LOCAL_ONLY_SETTINGS) expect(fn.Properties.Environment?.Variables ?? {}).not.toHaveProperty(setting);
     }
   });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import { ServiceStack, type ServiceStackProps } from '../../lib/service-stack.ts';
 import { PIPELINE_FUNCTIONS, type PipelineFunction } from '../../shared/functions.ts';
@@ -45,10 +45,15 @@ export async function makeOutdir(prefix: string) {
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Synthesizes one ServiceStack (`SecretsService-test`) into its own app under `outdir`. */
+/** The web console built once for the infra run (test/infra/global-setup.ts): the stack deploys it as bin/app.ts does. */
+export function consoleDir(): string {
+  return inject('consoleDir');
+}
+
+/** Synthesizes one ServiceStack (`SecretsService-test`), with the console as bin/app.ts builds it, into its own app under `outdir`. */
 export function synth(outdir: string, props: ServiceStackProps = {}, context: Record<string, unknown> = NO_BUNDLING) {
   const app = new App({ outdir: join(outdir, String(Math.random()).slice(2)), context });
-  const stack = new ServiceStack(app, 'SecretsService-test', props);
+  const stack = new ServiceStack(app, 'SecretsService-test', { consoleDir: consoleDir(), ...props });
   return { app, stack, template: Template.fromStack(stack) };
 }
 

@@ -77,7 +77,7 @@ export default async function setup(project: TestProject) {
 }
 
 /** Waits for the stack to write stack.json (it does so once everything runs); a stack that exits shows its log. */
-async function waitForStack(child: ChildProcess, localDir: string): Promise<StackInfo> {
+export async function waitForStack(child: ChildProcess, localDir: string): Promise<StackInfo> {
   const file = join(localDir, 'stack.json');
   const deadline = Date.now() + 120_000;
   for (;;) {

@@ -114,10 +114,10 @@ function providerConfiguration(pending: Map<string, PendingMint>, clientSecret: 
 
 /**
  * The provider's storage, one per provider and for its life: oidc-provider's default adapter does the same, but warns
- * on every start that it is for development only, which is what this is.
+ * on every start that it is for development only, which is what this is. Entries are `${model}:${id}`: a client put
+ * in `store` as `Client:${client_id}` is found by the provider as a registered client.
  */
-function memoryAdapter() {
-  const store = new Map<string, Record<string, unknown>>();
+export function memoryAdapter(store = new Map<string, Record<string, unknown>>()) {
   return class MemoryAdapter {
     readonly #model: string;
 
@@ -133,7 +133,9 @@ function memoryAdapter() {
       return store.get(`${this.#model}:${id}`);
     }
 
-    async findByUid(): Promise<undefined> {
+    /** Sessions are found by their uid too (the authorization code flow's interactions and tokens ask for them). */
+    async findByUid(uid: string): Promise<Record<string, unknown> | undefined> {
+      for (const [key, payload] of store) if (key.startsWith(`${this.#model}:`) && payload.uid === uid) return payload;
       return undefined;
     }
 
@@ -150,7 +152,9 @@ function memoryAdapter() {
       store.delete(`${this.#model}:${id}`);
     }
 
-    async revokeByGrantId(): Promise<void> {}
+    async revokeByGrantId(grantId: string): Promise<void> {
+      for (const [key, payload] of store) if (key.startsWith(`${this.#model}:`) && payload.grantId === grantId) store.delete(key);
+    }
   };
 }
 

@@ -1,9 +1,199 @@
-/** To be built (issue 28): access keys. */
+import { Fragment, type ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { unwrap, useSession } from '../api.ts';
+import { ConfirmDialog, Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../components.tsx';
+import { EditKeyForm, NewKeyForm } from '../admin-key-form.tsx';
+import { ruleSummary } from '../admin-rules.tsx';
+import { AdminError, OnceSecret, type Schemas } from '../admin-ui.tsx';
+
+type AccessKey = Schemas['AccessKey'];
+
+/** `/console/access-keys`: the workspace's access keys; create (the token shown once), change, revoke. */
 export function AccessKeys() {
+  const { client } = useSession();
+  const paged = usePaged((cursor) => client.api.GET('/api/v1/access-keys', { params: { query: { limit: '50', ...(cursor ? { cursor } : {}) } } }), []);
+  const [creating, setCreating] = useState(false);
+  const [created, setCreated] = useState<Schemas['AccessKeyCreated'] | null>(null);
+  const [editing, setEditing] = useState<AccessKey | null>(null);
+  const [revoking, setRevoking] = useState<AccessKey | null>(null);
+  const revoke = useAction();
+  const confirmRevoke = async (key: AccessKey) => {
+    setRevoking(null);
+    const done = await revoke.run(async () => unwrap(await client.api.POST('/api/v1/access-keys/{id}/revoke', { params: { path: { id: key.id } } })));
+    if (done) paged.reload();
+  };
   return (
     <section>
-      <h1>AccessKeys</h1>
-      <p class="muted">Not built yet.</p>
+      <h1>Access keys</h1>
+      {created && <Created created={created} onDismiss={() => setCreated(null)} />}
+      <p>
+        <button type="button" aria-expanded={creating} onClick={() => setCreating(!creating)}>
+          New access key
+        </button>
+      </p>
+      {creating && <NewKeyForm onCreated={(made) => (setCreated(made), setCreating(false), paged.reload())} />}
+      {revoking && <ConfirmDialog text={`Revoke ${revoking.name}? Its tokens stop working at their next request.`} onConfirm={() => void confirmRevoke(revoking)} onCancel={() => setRevoking(null)} />}
+      <ErrorBox error={revoke.error} />
+      {paged.loading && paged.items.length === 0 && <Loading what="access keys" />}
+      {!paged.loading && !paged.error && paged.items.length === 0 && <Empty>No access keys yet.</Empty>}
+      {paged.items.length > 0 && (
+        <KeyTable keys={paged.items} onEdit={setEditing} onRevoke={setRevoking} editing={editing?.id}>
+          {editing && <EditKeyForm key={editing.id} accessKey={editing} onCancel={() => setEditing(null)} onSaved={() => (setEditing(null), paged.reload())} />}
+        </KeyTable>
+      )}
+      {paged.error !== null && paged.items.length === 0 ? <AdminError error={paged.error} /> : <LoadMore paged={paged} />}
     </section>
+  );
+}
+
+/** What a new key's creator must take away now: its token, once; or, for a workload key, how its workloads log in. */
+function Created({ created, onDismiss }: { created: Schemas['AccessKeyCreated']; onDismiss: () => void }) {
+  if (created.token === null) {
+    return (
+      <div class="once" role="status">
+        <p>
+          Access key <strong>{created.name}</strong> created. Its workloads log in with <code>POST /api/v1/auth/login</code> and access key id{' '}
+          <code>{created.id}</code>.
+        </p>
+        <button type="button" onClick={onDismiss}>
+          Done
+        </button>
+      </div>
+    );
+  }
+  return (
+    <OnceSecret label="Access key token" value={created.token} onDismiss={onDismiss}>
+      <p>
+        The token of <strong>{created.name}</strong> ({created.id}). It is stored only as a hash: if it is lost, make a new key.
+      </p>
+    </OnceSecret>
+  );
+}
+
+interface KeyTableProps {
+  keys: AccessKey[];
+  onEdit: (key: AccessKey) => void;
+  onRevoke: (key: AccessKey) => void;
+  /** The key being edited: its form (`children`) shows in a row below that key's. */
+  editing: string | undefined;
+  children: ComponentChildren;
+}
+
+function KeyTable({ keys, onEdit, onRevoke, editing, children }: KeyTableProps) {
+  return (
+    <table class="access-keys">
+      <thead>
+        <tr>
+          <th>Name</th>
+          <th>ID</th>
+          <th>Permissions</th>
+          <th>Allowed CIDRs</th>
+          <th>Auth</th>
+          <th>Created</th>
+          <th>Last used</th>
+          <th>Status</th>
+          <th>
+            <span class="sr-only">Actions</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {keys.map((key) => (
+          <Fragment key={key.id}>
+            <tr class={key.status}>
+              <td>{key.name}</td>
+              <td>
+                <code>{key.id}</code>
+                {key.tokenPrefix && <div class="muted token-prefix">{key.tokenPrefix}…</div>}
+              </td>
+              <td>
+                <ul class="rule-list">
+                  {key.permissions.map((rule, i) => (
+                    <li key={i} class={rule.effect}>
+                      {ruleSummary(rule)}
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td>{key.allowedCidrs.length ? key.allowedCidrs.join(', ') : <span class="muted">anywhere</span>}</td>
+              <td>
+                <AuthSummary accessKey={key} />
+              </td>
+              <td>
+                <Time at={key.createdAt} />
+                <div class="muted">{key.createdBy}</div>
+              </td>
+              <td>
+                <Time at={key.lastUsedAt} />
+              </td>
+              <td>
+                <Status accessKey={key} />
+              </td>
+              <td class="row-actions">
+                {key.status !== 'revoked' && (
+                  <>
+                    <button type="button" aria-label={`Edit ${key.name}`} onClick={() => onEdit(key)}>
+                      Edit
+                    </button>
+                    <button type="button" class="danger" aria-label={`Revoke ${key.name}`} onClick={() => onRevoke(key)}>
+                      Revoke
+                    </button>
+                  </>
+                )}
+              </td>
+            </tr>
+            {editing === key.id && (
+              <tr class="edit-row">
+                <td colSpan={9}>{children}</td>
+              </tr>
+            )}
+          </Fragment>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** How the key authenticates, read-only: a held token, or an AWS IAM or OIDC login with the life of its tokens. */
+function AuthSummary({ accessKey }: { accessKey: AccessKey }) {
+  const { auth, tokenTtlSeconds } = accessKey;
+  const ttl = tokenTtlSeconds ? <div class="muted">tokens live {tokenTtlSeconds} s</div> : null;
+  if (auth.type === 'aws_iam') {
+    return (
+      <>
+        AWS IAM: {auth.principalArns.map((arn) => <code key={arn}>{arn}</code>)}
+        {ttl}
+      </>
+    );
+  }
+  if (auth.type === 'oidc') {
+    return (
+      <>
+        OIDC: <code>{auth.issuer}</code> aud <code>{auth.audience}</code> sub <code>{auth.subject}</code>
+        {auth.claims && Object.entries(auth.claims).map(([name, value]) => <code key={name}>{`${name}=${value}`}</code>)}
+        {ttl}
+      </>
+    );
+  }
+  return <>token</>;
+}
+
+function Status({ accessKey }: { accessKey: AccessKey }) {
+  if (accessKey.status === 'revoked') {
+    return (
+      <>
+        <strong class="danger-text">revoked</strong> <Time at={accessKey.revokedAt} />
+      </>
+    );
+  }
+  return (
+    <>
+      {accessKey.status}
+      {accessKey.expiresAt && (
+        <div class="muted">
+          {accessKey.status === 'expired' ? 'expired' : 'expires'} <Time at={accessKey.expiresAt} />
+        </div>
+      )}
+    </>
   );
 }

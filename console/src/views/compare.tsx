@@ -1,9 +1,130 @@
-/** To be built (issue 28): compare two environments of a project. */
+import type { ComponentChildren } from 'preact';
+import { useRoute } from 'preact-iso/router';
+import type { SecretsClient } from '@secrets-service/sdk/client';
+import { useSession } from '../api.ts';
+import { Empty, ErrorBox, Loading } from '../components.tsx';
+import { environmentsOf, findProject, listAll, pageQuery, type EnvironmentItem, type SecretItem } from '../secrets-context.ts';
+import { useLoaded } from '../secrets-ui.tsx';
+
+/** How two environments differ: keys only one has, and keys at different versions. Never a value. */
+export interface Comparison {
+  onlyA: SecretItem[];
+  onlyB: SecretItem[];
+  differ: { key: string; a: SecretItem; b: SecretItem }[];
+  same: number;
+}
+
+/** Compares two key lists (each sorted or not) by key, then by current version. */
+export function compareSecrets(a: SecretItem[], b: SecretItem[]): Comparison {
+  const inB = new Map(b.map((s) => [s.key, s]));
+  const inA = new Set(a.map((s) => s.key));
+  const result: Comparison = { onlyA: [], onlyB: b.filter((s) => !inA.has(s.key)), differ: [], same: 0 };
+  for (const secret of a) {
+    const other = inB.get(secret.key);
+    if (!other) result.onlyA.push(secret);
+    else if (other.currentVersion !== secret.currentVersion) result.differ.push({ key: secret.key, a: secret, b: other });
+    else result.same += 1;
+  }
+  return result;
+}
+
+async function loadComparison(client: SecretsClient, projectId: string, a: string, b: string) {
+  const secretsOf = (envId: string) => listAll(client, (cursor) => client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: pageQuery(cursor) } }));
+  const [project, environments, left, right] = await Promise.all([findProject(client, projectId), environmentsOf(client, projectId), secretsOf(a), secretsOf(b)]);
+  const named = (id: string): EnvironmentItem | undefined => environments.find((e) => e.id === id);
+  return { project, envA: named(a), envB: named(b), comparison: compareSecrets(left, right) };
+}
+
+/** `/console/projects/{projectId}/compare?a=<envId>&b=<envId>`: what differs between two environments, by key and version. */
 export function Compare() {
+  const { params, query } = useRoute();
+  const projectId = params.projectId ?? '';
+  const a = query.a ?? '';
+  const b = query.b ?? '';
+  const { client } = useSession();
+  const loaded = useLoaded(() => (a && b ? loadComparison(client, projectId, a, b) : Promise.resolve(undefined)), [projectId, a, b]);
+  const { project, envA, envB, comparison } = loaded.value ?? {};
+  const nameA = envA?.name ?? a;
+  const nameB = envB?.name ?? b;
   return (
     <section>
-      <h1>Compare</h1>
-      <p class="muted">Not built yet.</p>
+      <nav class="crumbs" aria-label="Breadcrumbs">
+        <a href="/console/projects">Projects</a> / <a href={`/console/projects/${projectId}`}>{project?.name ?? 'Project'}</a> /
+      </nav>
+      <h1>Compare environments</h1>
+      {(!a || !b) && <Empty>Pick two environments on the project's page.</Empty>}
+      {loaded.loading && <Loading what="both environments" />}
+      <ErrorBox error={loaded.error} />
+      {comparison && (
+        <>
+          <p class="muted">
+            <a href={`/console/environments/${a}`}>{nameA}</a> and <a href={`/console/environments/${b}`}>{nameB}</a>: {keys(comparison.same)} at the same version,{' '}
+            {comparison.differ.length} at different versions, {comparison.onlyA.length + comparison.onlyB.length} in one only.
+          </p>
+          <KeyList title={`Only in ${nameA}`} secrets={comparison.onlyA} />
+          <KeyList title={`Only in ${nameB}`} secrets={comparison.onlyB} />
+          <Part title="Different versions" count={comparison.differ.length}>
+            <table class="compare">
+              <thead>
+                <tr>
+                  <th>Key</th>
+                  <th>{nameA}</th>
+                  <th>{nameB}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {comparison.differ.map(({ key, a: left, b: right }) => (
+                  <tr key={key}>
+                    <td>
+                      <code>{key}</code>
+                    </td>
+                    <td>
+                      <a href={`/console/secrets/${left.id}`} aria-label={`${key} in ${nameA}: version ${left.currentVersion}`}>
+                        version {left.currentVersion}
+                      </a>
+                    </td>
+                    <td>
+                      <a href={`/console/secrets/${right.id}`} aria-label={`${key} in ${nameB}: version ${right.currentVersion}`}>
+                        version {right.currentVersion}
+                      </a>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </Part>
+        </>
+      )}
     </section>
+  );
+}
+
+const keys = (n: number) => `${n} ${n === 1 ? 'key' : 'keys'}`;
+
+function Part({ title, count, children }: { title: string; count: number; children: ComponentChildren }) {
+  return (
+    <section aria-label={title}>
+      <h2>
+        {title} ({count})
+      </h2>
+      {count === 0 ? <Empty>None.</Empty> : children}
+    </section>
+  );
+}
+
+function KeyList({ title, secrets }: { title: string; secrets: SecretItem[] }) {
+  return (
+    <Part title={title} count={secrets.length}>
+      <ul class="keys">
+        {secrets.map((secret) => (
+          <li key={secret.id}>
+            <a href={`/console/secrets/${secret.id}`}>
+              <code>{secret.key}</code>
+            </a>{' '}
+            <span class="muted">version {secret.currentVersion}</span>
+          </li>
+        ))}
+      </ul>
+    </Part>
   );
 }

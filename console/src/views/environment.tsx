@@ -1,9 +1,154 @@
-/** To be built (issue 28): an environment's secrets. */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useRoute } from 'preact-iso/router';
+import { unwrap, useSession } from '../api.ts';
+import { Empty, ErrorBox, LoadMore, Loading, useAction, usePaged } from '../components.tsx';
+import { findEnvironment, pageQuery, remember } from '../secrets-context.ts';
+import { DeletedSecrets } from '../secrets-deleted.tsx';
+import { SecretRow, type SecretRowItem } from '../secrets-row.tsx';
+import { useLoaded, useProgressive } from '../secrets-ui.tsx';
+import { may } from '../session.ts';
+
+/**
+ * `/console/environments/{envId}`: the environment's secrets, one table row per key (never a value until a row's
+ * `Reveal`), a filter over what is loaded with "Load more" for the rest, `New secret`, and the deleted secrets.
+ */
 export function Environment() {
+  const { params } = useRoute();
+  const envId = params.envId ?? '';
+  const { client, role } = useSession();
+  const place = useLoaded(() => findEnvironment(client, envId), [envId]);
+  const paged = usePaged((cursor) => client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: pageQuery(cursor) } }), [envId]);
+  // Rows written, deleted or restored on this page since it loaded (null: deleted), laid over the pages listed.
+  const [changes, setChanges] = useState<Map<string, SecretRowItem | null>>(() => new Map());
+  const [filter, setFilter] = useState('');
+  const [creating, setCreating] = useState(false);
+  const [deletions, setDeletions] = useState(0);
+  useEffect(() => setChanges(new Map()), [envId]);
+  const rows = useMemo(() => withChanges(paged.items, changes), [paged.items, changes]);
+  const needle = filter.trim().toLowerCase();
+  const matching = useMemo(() => (needle ? rows.filter((row) => row.key.toLowerCase().includes(needle)) : rows), [rows, needle]);
+  const shown = useProgressive(matching, needle);
+  const change = (id: string, row: SecretRowItem | null) => setChanges((previous) => new Map(previous).set(id, row));
+  useEffect(() => {
+    // The history page names a secret listed here without searching for it.
+    const { environment, project } = place.value ?? {};
+    if (environment && project) {
+      remember({ secrets: paged.items.map((s) => ({ id: s.id, key: s.key, environmentId: environment.id, envSlug: environment.slug, projectId: project.id, projectSlug: project.slug })) });
+    }
+  }, [paged.items, place.value]);
+  const canWrite = may(role, 'write');
+  const canReveal = may(role, 'reveal');
+  const { environment, project } = place.value ?? {};
+
   return (
     <section>
-      <h1>Environment</h1>
-      <p class="muted">Not built yet.</p>
+      <nav class="crumbs" aria-label="Breadcrumbs">
+        <a href="/console/projects">Projects</a> / {project ? <a href={`/console/projects/${project.id}`}>{project.name}</a> : <span class="muted">…</span>} /
+      </nav>
+      <h1>{environment?.name ?? 'Environment'}</h1>
+      <p class="muted">
+        {environment && project ? <code>{`${project.slug}/${environment.slug}`}</code> : <code>{envId}</code>}
+      </p>
+      <div class="toolbar">
+        <label>
+          Filter
+          <input type="search" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} placeholder="part of a key" autocomplete="off" spellcheck={false} />
+        </label>
+        {canWrite && (
+          <button type="button" class="primary" aria-expanded={creating} onClick={() => setCreating(!creating)}>
+            New secret
+          </button>
+        )}
+      </div>
+      {creating && (
+        <NewSecretForm
+          envId={envId}
+          onCancel={() => setCreating(false)}
+          onSaved={(row) => {
+            setCreating(false);
+            change(row.id, row);
+          }}
+        />
+      )}
+      {paged.loading && paged.items.length === 0 && <Loading what="secrets" />}
+      {!paged.loading && !paged.error && rows.length === 0 && <Empty>No secrets in this environment yet.</Empty>}
+      {rows.length > 0 && (
+        <p class="muted" role="status">
+          {needle ? `${matching.length} of ${rows.length} keys match` : `${rows.length} ${rows.length === 1 ? 'key' : 'keys'}`}
+          {paged.hasMore ? ' (more to load)' : ''}
+        </p>
+      )}
+      {rows.length > 0 && (
+        <table class="secrets">
+          <thead>
+            <tr>
+              <th>Key</th>
+              <th>Version</th>
+              <th>Updated</th>
+              <th>Value</th>
+              <th>
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((row) => (
+              <SecretRow key={row.id} secret={row} envId={envId} canReveal={canReveal} canWrite={canWrite} onChanged={(next) => change(next.id, next)} onDeleted={(id) => (change(id, null), setDeletions((n) => n + 1))} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      <LoadMore paged={paged} />
+      <DeletedSecrets envId={envId} generation={deletions} canWrite={canWrite} onRestored={(s) => change(s.id, { id: s.id, key: s.key, currentVersion: s.version, updatedAt: new Date().toISOString() })} />
     </section>
+  );
+}
+
+/** The pages listed, with this page's own writes, deletes and restores laid over them, still sorted by key. */
+function withChanges(listed: SecretRowItem[], changes: Map<string, SecretRowItem | null>): SecretRowItem[] {
+  if (changes.size === 0) return listed;
+  const seen = new Set<string>();
+  const rows: SecretRowItem[] = [];
+  for (const item of listed) {
+    seen.add(item.id);
+    const changed = changes.get(item.id);
+    if (changed === null) continue;
+    rows.push(changed && changed.currentVersion >= item.currentVersion ? changed : item);
+  }
+  const added = [...changes.values()].filter((row): row is SecretRowItem => row !== null && !seen.has(row.id));
+  return added.length === 0 ? rows : [...rows, ...added].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+}
+
+/** A new key: written with `If-Match: 0`, so a key that exists already is a CONFLICT, never overwritten. */
+function NewSecretForm({ envId, onSaved, onCancel }: { envId: string; onSaved: (row: SecretRowItem) => void; onCancel: () => void }) {
+  const { client } = useSession();
+  const [key, setKey] = useState('');
+  const [value, setValue] = useState('');
+  const save = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const written = await save.run(async () =>
+      unwrap(await client.api.PUT('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, header: { 'If-Match': '0' } }, body: { key, value } })),
+    );
+    if (written) onSaved({ id: written.id, key: written.key, currentVersion: written.version, updatedAt: new Date().toISOString() });
+  };
+  return (
+    <form class="inline new-secret" aria-label="New secret" onSubmit={submit}>
+      <label>
+        Key
+        <input value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} required maxLength={256} autocomplete="off" spellcheck={false} />
+      </label>
+      <label>
+        Value
+        <textarea rows={2} value={value} onInput={(e) => setValue((e.target as HTMLTextAreaElement).value)} maxLength={65536} autocomplete="off" spellcheck={false} />
+      </label>
+      <button type="submit" class="primary" disabled={save.busy}>
+        Save
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+      <ErrorBox error={save.error} />
+    </form>
   );
 }

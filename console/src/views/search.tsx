@@ -1,9 +1,72 @@
-/** To be built (issue 28): search across the workspace. */
+import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso/router';
+import { useSession } from '../api.ts';
+import { Empty, LoadMore, Loading, Time, usePaged } from '../components.tsx';
+import { pageQuery, remember } from '../secrets-context.ts';
+
+/**
+ * `/console/search?q=`: the workspace's secrets whose key holds `q` (case-insensitive; every secret without it),
+ * newest first, each linking to its history and its environment. Keys only: never a value.
+ */
 export function Search() {
+  const { query, route } = useLocation();
+  const q = query.q ?? '';
+  const { client } = useSession();
+  const [text, setText] = useState(q);
+  useEffect(() => setText(q), [q]);
+  const paged = usePaged((cursor) => client.api.GET('/api/v1/search/secrets', { params: { query: { ...pageQuery(cursor, '50'), ...(q ? { q } : {}) } } }), [q]);
+  useEffect(() => remember({ secrets: paged.items }), [paged.items]);
   return (
     <section>
       <h1>Search</h1>
-      <p class="muted">Not built yet.</p>
+      <form
+        class="inline"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const wanted = text.trim();
+          route(wanted ? `/console/search?${new URLSearchParams({ q: wanted }).toString()}` : '/console/search');
+        }}
+      >
+        <label>
+          Key contains
+          <input type="search" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} maxLength={256} autocomplete="off" spellcheck={false} />
+        </label>
+        <button type="submit">Search</button>
+      </form>
+      {paged.loading && paged.items.length === 0 && <Loading what="secrets" />}
+      {!paged.loading && !paged.error && paged.items.length === 0 && <Empty>{q ? `No key contains “${q}”.` : 'No secrets yet.'}</Empty>}
+      {paged.items.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th>Key</th>
+              <th>Environment</th>
+              <th>Version</th>
+              <th>Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {paged.items.map((secret) => (
+              <tr key={secret.id}>
+                <td>
+                  <a href={`/console/secrets/${secret.id}`}>
+                    <code>{secret.key}</code>
+                  </a>
+                </td>
+                <td>
+                  <a href={`/console/environments/${secret.environmentId}`}>{`${secret.projectSlug}/${secret.envSlug}`}</a>
+                </td>
+                <td>{secret.currentVersion}</td>
+                <td>
+                  <Time at={secret.updatedAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <LoadMore paged={paged} />
     </section>
   );
 }

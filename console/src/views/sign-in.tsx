@@ -1,14 +1,29 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { ConsoleConfig } from '../config.ts';
-import { idpSignInAvailable, startIdpSignIn } from '../oidc.ts';
+import { idpSignInAvailable, idpSignInError, idpSignInReturning, startIdpSignIn } from '../oidc.ts';
 
 /** Sign-in: a pasted token always (an API key, a machine token or a person's access token); the IdP when configured. */
 export function SignIn({ config, onToken }: { config: ConsoleConfig; onToken: (token: string) => void }) {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string | null>(null);
+  // Back from the identity provider: the app exchanges the code; this page says so, and shows why if it fails.
+  const [returning, setReturning] = useState(() => idpSignInAvailable(config) && idpSignInReturning());
+  useEffect(() => {
+    if (!returning) return;
+    void idpSignInError(config).then((message) => {
+      setReturning(false);
+      if (message) setError(`Sign-in with the identity provider failed: ${message}.`);
+    });
+  }, []);
+  const host = config.issuer ? new URL(config.issuer).host : '';
   return (
     <main class="sign-in">
       <h1>Secrets console</h1>
+      {returning && (
+        <p class="muted" role="status">
+          Signing in with {host}…
+        </p>
+      )}
       <form
         onSubmit={(event) => {
           event.preventDefault();
@@ -30,8 +45,15 @@ export function SignIn({ config, onToken }: { config: ConsoleConfig; onToken: (t
       </form>
       {idpSignInAvailable(config) && (
         <p>
-          <button type="button" onClick={() => void startIdpSignIn(config).catch((e: unknown) => setError(String(e)))}>
-            Sign in with {new URL(config.issuer!).host}
+          <button
+            type="button"
+            disabled={returning}
+            onClick={() => {
+              setError(null);
+              void startIdpSignIn(config).catch((e: unknown) => setError(`Sign-in with ${host} could not start: ${e instanceof Error ? e.message : String(e)}.`));
+            }}
+          >
+            Sign in with {host}
           </button>
         </p>
       )}

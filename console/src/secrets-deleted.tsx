@@ -1,0 +1,72 @@
+import { useState } from 'preact/hooks';
+import { unwrap, useSession } from './api.ts';
+import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from './components.tsx';
+import { pageQuery } from './secrets-context.ts';
+
+/**
+ * An environment's deleted secrets still inside their recovery window (newest deletion first), each with `Restore`
+ * for those who may write. `generation` changes when a secret was deleted on the page, to list it at once.
+ */
+export function DeletedSecrets({ envId, generation, canWrite, onRestored }: { envId: string; generation: number; canWrite: boolean; onRestored: (restored: { id: string; key: string; version: number }) => void }) {
+  const { client } = useSession();
+  const paged = usePaged((cursor) => client.api.GET('/api/v1/environments/{envId}/secrets/deleted', { params: { path: { envId }, query: pageQuery(cursor, '50') } }), [envId, generation]);
+  const restore = useAction();
+  const [restoring, setRestoring] = useState<string | null>(null);
+  const run = async (secretId: string) => {
+    setRestoring(secretId);
+    const restored = await restore.run(async () => unwrap(await client.api.POST('/api/v1/secrets/{secretId}/restore', { params: { path: { secretId } } })));
+    setRestoring(null);
+    if (restored) (onRestored(restored), paged.reload());
+  };
+  return (
+    <section aria-labelledby="deleted-heading">
+      <h2 id="deleted-heading">Deleted secrets</h2>
+      <ErrorBox error={restore.error} />
+      {paged.loading && paged.items.length === 0 && <Loading what="deleted secrets" />}
+      {!paged.loading && !paged.error && paged.items.length === 0 && <Empty>No deleted secrets to restore.</Empty>}
+      {paged.items.length > 0 && (
+        <table class="deleted">
+          <thead>
+            <tr>
+              <th>Key</th>
+              <th>Version</th>
+              <th>Deleted</th>
+              <th>By</th>
+              <th>Restorable until</th>
+              <th>
+                <span class="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {paged.items.map((item) => (
+              <tr key={item.id}>
+                <td>
+                  <code>{item.key}</code>
+                </td>
+                <td>{item.currentVersion}</td>
+                <td>
+                  <Time at={item.deletedAt} />
+                </td>
+                <td>
+                  <code>{item.deletedBy}</code>
+                </td>
+                <td>
+                  <Time at={item.purgeAt} />
+                </td>
+                <td>
+                  {canWrite && (
+                    <button type="button" disabled={restoring !== null} onClick={() => void run(item.id)}>
+                      Restore
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <LoadMore paged={paged} />
+    </section>
+  );
+}

@@ -1,0 +1,143 @@
+import { useEffect, useState } from 'preact/hooks';
+import { unwrap, useSession } from './api.ts';
+import { CopyButton, ErrorBox, Time, useAction } from './components.tsx';
+import { DeleteDialog } from './secrets-ui.tsx';
+
+/** What a row shows of a secret: never its value, which lives only in the row's own state while revealed. */
+export interface SecretRowItem {
+  id: string;
+  key: string;
+  currentVersion: number;
+  updatedAt: string;
+}
+
+/** How long a revealed value stays on screen (decisions.md, "Console"). */
+export const REVEAL_MS = 30_000;
+
+interface RowProps {
+  secret: SecretRowItem;
+  envId: string;
+  canReveal: boolean;
+  canWrite: boolean;
+  /** A new version was written here: the row's version and time. */
+  onChanged: (secret: SecretRowItem) => void;
+  onDeleted: (secretId: string) => void;
+}
+
+/**
+ * One key of an environment: its version and time, its value on request (`Reveal`, audited by the API) until
+ * `Hide` or 30 s, a new version checked against the version on screen (`If-Match`), history and delete.
+ */
+export function SecretRow({ secret, envId, canReveal, canWrite, onChanged, onDeleted }: RowProps) {
+  const { client } = useSession();
+  const [revealed, setRevealed] = useState<{ value: string; version: number } | null>(null);
+  const [open, setOpen] = useState<'version' | 'delete' | null>(null);
+  const reveal = useAction();
+  useEffect(() => {
+    if (!revealed) return;
+    const timer = setTimeout(() => setRevealed(null), REVEAL_MS);
+    return () => clearTimeout(timer);
+  }, [revealed]);
+  const show = async () => {
+    const answer = await reveal.run(async () => unwrap(await client.api.POST('/api/v1/secrets/{secretId}/reveal', { params: { path: { secretId: secret.id } } })));
+    if (answer) setRevealed({ value: answer.value, version: answer.version });
+  };
+  return (
+    <tr>
+      <td>
+        <a href={`/console/secrets/${secret.id}`}>
+          <code>{secret.key}</code>
+        </a>
+      </td>
+      <td>{secret.currentVersion}</td>
+      <td>
+        <Time at={secret.updatedAt} />
+      </td>
+      <td class="value-cell">
+        {revealed ? (
+          <span class="revealed">
+            {revealed.value === '' ? <span class="muted">(empty)</span> : <code class="value">{revealed.value}</code>}
+            {revealed.version !== secret.currentVersion && <span class="muted"> (version {revealed.version})</span>}
+            <button type="button" onClick={() => setRevealed(null)}>
+              Hide
+            </button>
+            <CopyButton value={() => revealed.value} />
+          </span>
+        ) : (
+          <span class="masked" role="img" aria-label="hidden">
+            ••••••••
+          </span>
+        )}
+        {reveal.error !== null && <ErrorBox error={reveal.error} />}
+      </td>
+      <td>
+        <div class="actions">
+          {canReveal && !revealed && (
+            <button type="button" onClick={show} disabled={reveal.busy}>
+              Reveal
+            </button>
+          )}
+          {canWrite && (
+            <button type="button" aria-expanded={open === 'version'} onClick={() => setOpen(open === 'version' ? null : 'version')}>
+              New version
+            </button>
+          )}
+          <a class="action-link" href={`/console/secrets/${secret.id}`}>
+            History
+          </a>
+          {canWrite && (
+            <button type="button" class="danger" onClick={() => setOpen('delete')}>
+              Delete
+            </button>
+          )}
+        </div>
+        {open === 'version' && (
+          <NewVersionForm
+            secret={secret}
+            envId={envId}
+            onSaved={(version) => {
+              setOpen(null);
+              setRevealed(null);
+              onChanged({ ...secret, currentVersion: version, updatedAt: new Date().toISOString() });
+            }}
+          />
+        )}
+        {open === 'delete' && <DeleteDialog secret={secret} onCancel={() => setOpen(null)} onDeleted={() => onDeleted(secret.id)} />}
+      </td>
+    </tr>
+  );
+}
+
+/**
+ * The next version of a key, written only if the version on screen is still the current one (`If-Match`): a change
+ * made meanwhile by someone else answers CONFLICT, shown as the API gives it, instead of being overwritten.
+ */
+function NewVersionForm({ secret, envId, onSaved }: { secret: SecretRowItem; envId: string; onSaved: (version: number) => void }) {
+  const { client } = useSession();
+  const [value, setValue] = useState('');
+  const save = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const written = await save.run(async () =>
+      unwrap(
+        await client.api.PUT('/api/v1/environments/{envId}/secrets', {
+          params: { path: { envId }, header: { 'If-Match': String(secret.currentVersion) } },
+          body: { key: secret.key, value },
+        }),
+      ),
+    );
+    if (written) (setValue(''), onSaved(written.version));
+  };
+  return (
+    <form class="row-form" onSubmit={submit}>
+      <label>
+        Value
+        <textarea rows={2} value={value} onInput={(e) => setValue((e.target as HTMLTextAreaElement).value)} autocomplete="off" spellcheck={false} maxLength={65536} />
+      </label>
+      <button type="submit" class="primary" disabled={save.busy}>
+        Save
+      </button>
+      <ErrorBox error={save.error} />
+    </form>
+  );
+}

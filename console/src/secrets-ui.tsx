@@ -1,0 +1,85 @@
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
+import { unwrap, useSession } from './api.ts';
+import { ErrorBox, useAction } from './components.tsx';
+import { forgetSecret } from './secrets-context.ts';
+
+/** What an async lookup answered, with its loading and error state; a change of `deps` starts again. */
+export function useLoaded<T>(load: () => Promise<T>, deps: unknown[]): { value?: T; error?: unknown; loading: boolean } {
+  const [state, setState] = useState<{ value?: T; error?: unknown; loading: boolean }>({ loading: true });
+  useEffect(() => {
+    let live = true;
+    setState({ loading: true });
+    load().then(
+      (value) => live && setState({ value, loading: false }),
+      (error: unknown) => live && setState({ error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, deps);
+  return state;
+}
+
+/**
+ * A long list put on screen a slice per frame: `first` items at once, then `step` more each animation frame, so a
+ * thousand rows never hold the page still (typing in a filter stays responsive). A new `key` (the filter) starts
+ * again from the first slice; items added to the same list (another page loaded) are appended slice by slice.
+ */
+export function useProgressive<T>(items: T[], key: string, first = 60, step = 60): T[] {
+  const [state, setState] = useState({ key, count: first });
+  const count = state.key === key ? state.count : first;
+  // A layout effect, so the next slice is asked for in the frame that paints this one (not one frame later).
+  useLayoutEffect(() => {
+    if (count < items.length) {
+      const frame = requestAnimationFrame(() => setState({ key, count: count + step }));
+      return () => cancelAnimationFrame(frame);
+    }
+    // All on screen: remember for which key, so that coming back to an earlier one starts from a slice again.
+    if (state.key !== key) setState({ key, count });
+    return undefined;
+  }, [key, count, items.length, state.key]);
+  return count >= items.length ? items : items.slice(0, count);
+}
+
+/** The recovery windows the API takes (decisions.md, "Recoverable deletes"): 0, or 7 to 30 days. */
+export function validWindow(days: string): boolean {
+  if (!/^\d{1,2}$/.test(days)) return false;
+  const n = Number(days);
+  return n === 0 || (n >= 7 && n <= 30);
+}
+
+/**
+ * Asks before a delete, with its recovery window (default 7 days; 0 purges at once), then deletes. Its confirming
+ * button is `Confirm`, as every destructive action's (decisions.md, "Console").
+ */
+export function DeleteDialog({ secret, onDeleted, onCancel }: { secret: { id: string; key: string }; onDeleted: () => void; onCancel: () => void }) {
+  const { client } = useSession();
+  const [days, setDays] = useState('7');
+  const remove = useAction();
+  const valid = validWindow(days);
+  const confirm = async () => {
+    const done = await remove.run(async () =>
+      unwrap(await client.api.DELETE('/api/v1/secrets/{secretId}', { params: { path: { secretId: secret.id }, query: { recoveryWindowDays: days } } })),
+    );
+    if (done) (forgetSecret(secret.id), onDeleted());
+  };
+  return (
+    <div class="dialog" role="dialog" aria-modal="true" aria-label={`Delete ${secret.key}`}>
+      <p>
+        Delete <code>{secret.key}</code> and every version?
+      </p>
+      <label>
+        Recovery window (days)
+        <input type="number" min={0} max={30} value={days} onInput={(e) => setDays((e.target as HTMLInputElement).value)} />
+      </label>
+      <p class="muted">{!valid ? '0, or 7 to 30 days.' : days === '0' ? 'Purged at once: it cannot be restored.' : `Restorable from "Deleted secrets" for ${Number(days)} days.`}</p>
+      <ErrorBox error={remove.error} />
+      <button type="button" class="danger" disabled={!valid || remove.busy} onClick={confirm}>
+        Confirm
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </div>
+  );
+}
