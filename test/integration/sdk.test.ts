@@ -53,7 +53,9 @@ describe('SDK against the local stack', () => {
     mode = '429';
     expect(await client.loadEnvironment({ project: 'sdk', environment: 'prod', keys: ['SDK_002'], forceFetch: true })).toEqual(first);
     mode = 'ok';
-    const revoked = createClient({ baseUrl: inject('stack').baseUrl, token: `${ws.apiKey.slice(0, -1)}X`, now: () => now });
+    // Another last character (an API key ending in X would otherwise stay itself, one run in 64).
+    const altered = `${ws.apiKey.slice(0, -1)}${ws.apiKey.endsWith('X') ? 'Y' : 'X'}`;
+    const revoked = createClient({ baseUrl: inject('stack').baseUrl, token: altered, now: () => now });
     await expect(revoked.loadEnvironment({ project: 'sdk', environment: 'prod' })).rejects.toMatchObject({ status: 401, code: 'AUTH_REQUIRED' });
     await expect(client.loadEnvironment({ project: 'sdk', environment: 'nope' })).rejects.toBeInstanceOf(ApiError);
   });
