@@ -16,6 +16,7 @@ import type { makeCallRecorder } from './calls.ts';
 import { request, type Api } from './load.ts';
 import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
 import { quantile, round2 } from './stats.ts';
+import { perDelivery } from './webhooks.ts';
 
 /**
  * What the webhook operations cost (decisions.md, "Webhook operations"), at AWS billing: a test event (the route and
@@ -62,11 +63,6 @@ async function until(probe: () => boolean, ms: number, what: string): Promise<vo
   }
 }
 
-const scale = (calls: OperationCalls, by: number): OperationCalls => {
-  const scaled = { ...calls } as Record<string, unknown>;
-  for (const [field, value] of Object.entries(calls)) if (typeof value === 'number') scaled[field] = Math.round((value / by) * 1000) / 1000;
-  return scaled as unknown as OperationCalls;
-};
 
 export async function measureWebhookOperations(stack: OperationsStack, recorder: ReturnType<typeof makeCallRecorder>) {
   const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
@@ -120,15 +116,15 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
         await until(() => receiver.requests.length >= before + 1000, 300_000, 'the 1,000 recovered deliveries');
       }, 1500);
     });
-    const perDelivery = scale(recoveryCalls!, 1000);
+    const perRecovered = perDelivery(recoveryCalls!, 1000);
     const sqsEventSource = (2 * workerRun.invocations) / 1000;
     const recover1k = {
       answerMs: round2(answerMs),
       perRecoveredDelivery: {
-        ...perDelivery,
+        ...perRecovered,
         workerInvocations: round2(workerRun.invocations / 1000),
         workerBilledMs: round2(workerRun.billedMs / 1000),
-        costPerMillionUsd: costPerMillion({ ...perDelivery, sqsBilledRequests: perDelivery.sqsBilledRequests + sqsEventSource }, { lambdaInvocations: workerRun.invocations / 1000, durationMs: workerRun.billedMs / 1000 }),
+        costPerMillionUsd: costPerMillion({ ...perRecovered, sqsBilledRequests: perRecovered.sqsBilledRequests + sqsEventSource }, { lambdaInvocations: workerRun.invocations / 1000, durationMs: workerRun.billedMs / 1000 }),
       },
     };
 
@@ -189,7 +185,7 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
       steps: steps.length,
       longestStepMs: Math.max(0, ...steps.map((s) => s.ms)),
       outcomes: [...new Set(steps.map((s) => s.outcome))],
-      perRecoveredDeliveryBeforeItsAttempt: scale(runnerCalls, Math.max(1, queued)),
+      perRecoveredDeliveryBeforeItsAttempt: perDelivery(runnerCalls, Math.max(1, queued)),
     };
 
     // Stats over 30 days: 720 hourly buckets, each with every counter and histogram bin set.

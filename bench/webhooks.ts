@@ -110,8 +110,8 @@ export async function measureDelivery(api: Api, environmentId: string, recorder:
   }
 }
 
-/** One round's requests divided among its deliveries. */
-function perDelivery(calls: OperationCalls, deliveries: number): OperationCalls {
+/** One round's requests divided among its deliveries (or an operation's among its items). */
+export function perDelivery(calls: OperationCalls, deliveries: number): OperationCalls {
   const scaled = { ...calls } as Record<string, unknown>;
   for (const [field, value] of Object.entries(calls)) if (typeof value === 'number') scaled[field] = Math.round((value / deliveries) * 1000) / 1000;
   return scaled as unknown as OperationCalls;

@@ -4,7 +4,8 @@ import { iso, type Clock } from '../clock.ts';
 import { EndpointDisabledError, NotFoundError, ValidationError } from '../errors.ts';
 import { announceAnswer } from '../idempotency-scope.ts';
 import type { Logger } from '../logger.ts';
-import type { Delivery, StoredDelivery } from '../store/deliveries.ts';
+import type { Delivery } from '../store/deliveries.ts';
+import { deliveryView } from '../store/delivery-records.ts';
 import { deliveryIdSpan, type Recovery } from '../store/delivery-recovery.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
@@ -22,12 +23,6 @@ export interface WebhookOperationsDeps {
   /** Queues a recovery's first step now. */
   enqueueRecovery: (message: RecoveryMessage) => Promise<void>;
   log: Logger;
-}
-
-/** A delivery as the API shows it: never its body or attempt token. */
-function view(delivery: StoredDelivery): Delivery {
-  const { body: _body, attemptToken: _token, manual: _manual, ...shown } = delivery;
-  return shown;
 }
 
 /** Test events and recoveries of an endpoint's failed deliveries, for people and API keys. */
@@ -54,7 +49,7 @@ export function makeWebhookOperations(deps: WebhookOperationsDeps) {
       const event = pingEvent(audit.id, principal.accountId, endpointId, at);
       const delivery = pendingDelivery(deliveryIdFor(event.id, endpoint.id), endpointId, event, at, JSON.stringify(event), newAttemptToken());
       audit.metadata = { ...audit.metadata, deliveryId: delivery.id, eventId: event.id };
-      const answer = announceAnswer(view(delivery));
+      const answer = announceAnswer(deliveryView(delivery));
       await store.createTestDelivery(principal.workspaceId, delivery, audit);
       try {
         await deps.enqueue({ workspaceId: principal.workspaceId, deliveryId: delivery.id, attemptToken: delivery.attemptToken! });

@@ -5,6 +5,7 @@ import type { Cipher } from '../crypto/envelope.ts';
 import { AlreadyQueuedError, EndpointDisabledError, NotFoundError, ValidationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { DeliveryStatus, Delivery } from '../store/deliveries.ts';
+import { deliveryView } from '../store/delivery-records.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredEndpoint } from '../store/webhooks.ts';
 import { newAttemptToken, type DeliveryMessage } from '../webhooks/delivery-message.ts';
@@ -182,8 +183,7 @@ export function makeDeliveryService(deps: DeliveryServiceDeps) {
   async function getDelivery(principal: Principal, deliveryId: string): Promise<Delivery> {
     const delivery = await store.getDelivery(principal.workspaceId, deliveryId);
     if (!delivery) throw new NotFoundError(`webhook delivery ${deliveryId} was not found`);
-    const { body: _body, attemptToken: _token, manual: _manual, ...view } = delivery;
-    return view;
+    return deliveryView(delivery);
   }
 
   return {

@@ -6,9 +6,9 @@ import type { Pager } from './pager.ts';
 import { queryAll, type Page, type PageRequest } from './query.ts';
 import { batchDelete, batchRead } from './reads.ts';
 import type { Db } from './send.ts';
-import { ENTITY, FAILED_DELIVERY_INDEX, gsi3, keys, patterns } from './keys.ts';
-import { DELIVERY_RETENTION_SECONDS, toDelivery, toStored, type AttemptEntry, type Delivery, type DeliveryStatus, type StoredDelivery } from './delivery-records.ts';
-import { endpointLog, inWorkspace, pendingKeys, sharedDeliveryMethods, staleClaimOf, updateDelivery } from './delivery-shared.ts';
+import { FAILED_DELIVERY_INDEX, keys, patterns } from './keys.ts';
+import { toDelivery, toStored, type AttemptEntry, type Delivery, type DeliveryStatus, type StoredDelivery } from './delivery-records.ts';
+import { deliveryItem, endpointLog, inWorkspace, pendingKeys, sharedDeliveryMethods, staleClaimOf, updateDelivery } from './delivery-shared.ts';
 import { recordStats, statsChange, statsKeysOfEndpoint, type StatsChange } from './delivery-stats.ts';
 
 export * from './delivery-records.ts';
@@ -131,14 +131,7 @@ export function makeDeliveryFanoutStore(db: Db) {
         db,
         new PutCommand({
           TableName: db.tableName,
-          Item: {
-            ...keys.delivery(workspaceId, delivery.id),
-            ...gsi3.endpointDelivery(delivery.endpointId, delivery.id),
-            type: ENTITY.delivery,
-            workspaceId,
-            ...delivery,
-            ttl: Math.floor(createdAtMs / 1000) + DELIVERY_RETENTION_SECONDS,
-          },
+          Item: deliveryItem(workspaceId, delivery, createdAtMs),
           ConditionExpression: 'attribute_not_exists(PK)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),

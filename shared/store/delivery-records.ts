@@ -75,3 +75,9 @@ export const DELIVERY_RETENTION_SECONDS = 30 * 86_400;
 export const toDelivery = (item: Record<string, unknown>): Delivery => ({ ...pick<Delivery>(item, FIELDS)!, attemptLog: (item.attemptLog as AttemptEntry[]) ?? [] });
 export const toStored = (item: Record<string, unknown> | undefined): StoredDelivery | undefined =>
   item && { ...toDelivery(item), body: item.body as string, attemptToken: (item.attemptToken as string) ?? null, manual: item.manual === true };
+
+/** A delivery as the API shows it: every attempt, never its body, attempt token or retry flag. */
+export function deliveryView(delivery: StoredDelivery): Delivery {
+  const { body: _body, attemptToken: _token, manual: _manual, ...view } = delivery;
+  return view;
+}

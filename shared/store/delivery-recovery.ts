@@ -3,12 +3,12 @@ import { ID_PREFIXES, idTime, ulidCeil, ulidFloor } from '../ids.ts';
 import { auditPut, type AuditEntry } from './audit.ts';
 import { sendConditional, transact } from './conditional.ts';
 import { DELIVERY_RETENTION_SECONDS, toStored, type StoredDelivery } from './delivery-records.ts';
-import { inWorkspace, pendingKeys } from './delivery-shared.ts';
+import { deliveryItem, inWorkspace, pendingKeys } from './delivery-shared.ts';
 import { queryAll, queryInput } from './query.ts';
 import { getItem } from './reads.ts';
 import { send, type Db } from './send.ts';
 import { statsChange } from './delivery-stats.ts';
-import { ENTITY, FAILED_DELIVERY_INDEX, gsi2, gsi3, keys, patterns } from './keys.ts';
+import { ENTITY, FAILED_DELIVERY_INDEX, gsi2, keys, patterns } from './keys.ts';
 import type { ItemKey } from '../prefetch.ts';
 
 /*
@@ -126,15 +126,7 @@ export function makeRecoveryApiStore(db: Db) {
         {
           Put: {
             TableName: db.tableName,
-            Item: {
-              ...keys.delivery(workspaceId, delivery.id),
-              ...gsi3.endpointDelivery(delivery.endpointId, delivery.id),
-              ...pendingKeys(delivery.id, delivery.createdAt),
-              type: ENTITY.delivery,
-              workspaceId,
-              ...delivery,
-              ttl: Math.floor(Date.parse(delivery.createdAt) / 1000) + DELIVERY_RETENTION_SECONDS,
-            },
+            Item: { ...deliveryItem(workspaceId, delivery, Date.parse(delivery.createdAt)), ...pendingKeys(delivery.id, delivery.createdAt) },
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },

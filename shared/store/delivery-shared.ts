@@ -4,8 +4,8 @@ import { sendConditional } from './conditional.ts';
 import { queryAll } from './query.ts';
 import { batchRead, getItem } from './reads.ts';
 import type { Db } from './send.ts';
-import { FAILED_DELIVERY_INDEX, gsi2, keys, patterns } from './keys.ts';
-import { CLAIM_LEASE_MS, CLAIM_PREFIX, claimOf, toStored, type StoredDelivery } from './delivery-records.ts';
+import { ENTITY, FAILED_DELIVERY_INDEX, gsi2, gsi3, keys, patterns } from './keys.ts';
+import { CLAIM_LEASE_MS, CLAIM_PREFIX, claimOf, DELIVERY_RETENTION_SECONDS, toStored, type StoredDelivery } from './delivery-records.ts';
 import { recordStats } from './delivery-stats.ts';
 
 /*
@@ -28,6 +28,18 @@ export async function updateDelivery(db: Db, workspaceId: string, deliveryId: st
     }),
   );
   return toStored(out?.Attributes);
+}
+
+/** A new delivery's item: in the workspace's deliveries, in its endpoint's log (GSI3), kept 30 days from `createdAtMs`. */
+export function deliveryItem(workspaceId: string, delivery: StoredDelivery, createdAtMs: number): Record<string, unknown> {
+  return {
+    ...keys.delivery(workspaceId, delivery.id),
+    ...gsi3.endpointDelivery(delivery.endpointId, delivery.id),
+    type: ENTITY.delivery,
+    workspaceId,
+    ...delivery,
+    ttl: Math.floor(createdAtMs / 1000) + DELIVERY_RETENTION_SECONDS,
+  };
 }
 
 /** The sweeper's index keys (GSI2) of a delivery due at `nextRetryAt`. */
