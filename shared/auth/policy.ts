@@ -135,6 +135,12 @@ export interface Policy {
    */
   readonly seesEverything: boolean;
   /**
+   * Whether it may reveal every secret (an allow rule with `reveal` over every project, environment and key, and no
+   * deny rule): the bulk reveal's only reason to skip its per-key filter. `seesEverything` says nothing of reveal: a
+   * key with `read` everywhere and `reveal` on one key sees everything and reveals one value.
+   */
+  readonly revealsEverything: boolean;
+  /**
    * Where everything it may read lies, when its allow rules name projects and environments by literal slugs only:
    * each project with the environments named (null: every environment of it). A search can then read those
    * environments instead of the whole workspace. Undefined when an allow rule names a pattern.
@@ -251,6 +257,7 @@ export function compilePolicy(rules: readonly PermissionRule[]): Policy {
   return {
     rules,
     seesEverything: denyRules.length === 0 && allowRules.some((c) => everywhere(c.rule)),
+    revealsEverything: denyRules.length === 0 && allowRules.some((c) => everywhere(c.rule) && c.rule.actions.includes('reveal')),
     literalScope: literalScopeOf(allowRules.map((c) => c.rule)),
     allows: (action, target) => (allowedActions(target) & ACTION_BITS[action]) !== 0,
     projectVisible: (project) => allowRules.some((c) => c.project(project)) && !denyRules.some((c) => c.hidesProjects && c.project(project)),

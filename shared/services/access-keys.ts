@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { assertMayManageAccessKeys } from '../auth/refusals.ts';
 import { hashToken, issueToken, tokenPrefix } from '../auth/tokens.ts';
 import type { ServiceMacs } from '../crypto/mac-key.ts';
 import { iso, type Clock } from '../clock.ts';
@@ -63,6 +64,7 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
      * answer only), or a login with AWS IAM or OIDC, whose tokens live `tokenTtlSeconds` each (no token now).
      */
     async create(principal: Principal, input: CreateInput) {
+      assertMayManageAccessKeys(principal);
       const now = clock.now();
       const auth: StoredAuth = input.auth ?? { type: 'token' };
       if (auth.type === 'token' && input.tokenTtlSeconds !== undefined) {
@@ -92,6 +94,7 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
     },
 
     async list(principal: Principal, page: PageRequest) {
+      assertMayManageAccessKeys(principal);
       const result = await store.listAccessKeys(principal.workspaceId, page);
       const now = clock.now();
       return { ...result, items: result.items.map((record) => withStatus(record, now)) };
@@ -103,6 +106,7 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
      * a change that changes nothing writes nothing. A revoked key is CONFLICT.
      */
     async update(principal: Principal, accessKeyId: string, input: { name?: string | undefined } & ScopeInput) {
+      assertMayManageAccessKeys(principal);
       const ws = principal.workspaceId;
       const found = await store.getAccessKey(ws, accessKeyId);
       if (!found) throw new NotFoundError(`access key ${accessKeyId} was not found`);
@@ -137,6 +141,7 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
 
     /** Revokes at once (the token's next request gets AUTH_REQUIRED); revoking again changes nothing. */
     async revoke(principal: Principal, accessKeyId: string) {
+      assertMayManageAccessKeys(principal);
       const ws = principal.workspaceId;
       const found = await store.getAccessKey(ws, accessKeyId);
       if (!found) throw new NotFoundError(`access key ${accessKeyId} was not found`);

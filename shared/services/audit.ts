@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { assertMayReadAudit } from '../auth/refusals.ts';
 import type { AuditFilter } from '../store/audit.ts';
 import type { Store } from '../store/index.ts';
 import type { PageRequest } from '../store/query.ts';
@@ -10,6 +11,7 @@ export function makeAuditService({ store }: { store: AuditServiceStore }) {
   return {
     /** The caller's workspace's entries, newest first, narrowed by `filter`. */
     list(principal: Principal, page: PageRequest, filter: AuditFilter) {
+      assertMayReadAudit(principal);
       return store.listAudit(principal.workspaceId, page, filter);
     },
   };

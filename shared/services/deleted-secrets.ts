@@ -1,7 +1,6 @@
 import { auditEntry } from '../audit-entry.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Clock } from '../clock.ts';
-import { NotFoundError } from '../errors.ts';
 import { announceAnswer } from '../idempotency-scope.ts';
 import type { DeletedSecret } from '../store/deleted-secrets.ts';
 import type { Store } from '../store/index.ts';
@@ -16,15 +15,15 @@ export type DeletedSecretServiceStore = Pick<Store, 'getEnvironment' | 'listDele
  * its `purgeAt`, does not exist for it.
  */
 export function makeDeletedSecretService({ store, clock }: { store: DeletedSecretServiceStore; clock: Clock }) {
-  const { visibleEnvironment, permit } = makeSecretGuard(store, clock);
+  const { readable, visibleEnvironment, permit } = makeSecretGuard(store, clock);
   return {
     /** Newest deletion first; NOT_FOUND for an environment the caller may not see. Never a value. */
     async list(principal: Principal, environmentId: string, page: PageRequest): Promise<Page<DeletedSecret>> {
       const ws = principal.workspaceId;
-      visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
+      await visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
       const { policy } = principal.authority;
-      const result = await store.listDeletedSecrets(ws, environmentId, page, clock.now());
-      return policy.seesEverything ? result : { ...result, items: result.items.filter((item) => policy.allows('read', targetOf(item))) };
+      // Filtered while paging, not after: what the caller may not read changes no page, `hasMore` or cursor.
+      return store.listDeletedSecrets(ws, environmentId, page, clock.now(), policy.seesEverything ? undefined : (item) => policy.allows('read', targetOf(item)));
     },
 
     /**
@@ -34,8 +33,7 @@ export function makeDeletedSecretService({ store, clock }: { store: DeletedSecre
     async restore(principal: Principal, secretId: string) {
       const ws = principal.workspaceId;
       const now = clock.now();
-      const deleted = await store.getDeletedSecret(ws, secretId, now);
-      if (!deleted || !principal.authority.policy.allows('read', targetOf(deleted))) throw new NotFoundError(`secret ${secretId} was not found among the deleted secrets`);
+      const deleted = await readable(principal, await store.getDeletedSecret(ws, secretId, now), secretId, `secret ${secretId} was not found among the deleted secrets`);
       await permit(principal, 'delete', deleted);
       const { key, projectId, environmentId, currentVersion: version } = deleted;
       const audit = auditEntry(principal, 'secret.restore', secretId, { key, projectId, environmentId, version, deletedAt: deleted.deletedAt }, now);

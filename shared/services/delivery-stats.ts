@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { assertMayOperateDeliveries } from '../auth/refusals.ts';
 import { iso, type Clock } from '../clock.ts';
 import { NotFoundError, ValidationError } from '../errors.ts';
 import { percentileOf } from '../stats-histogram.ts';
@@ -97,6 +98,7 @@ export function makeDeliveryStatsService(deps: DeliveryStatsServiceDeps) {
      * nothing of another workspace's is read before NOT_FOUND.
      */
     async stats(principal: Principal, endpointId: string, since: number | undefined): Promise<DeliveryStats> {
+      assertMayOperateDeliveries(principal);
       const now = clock.now();
       const requested = since ?? now - DEFAULT_STATS_SPAN_MS;
       checkSince(requested, now);

@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
 import { iso, type Clock } from '../clock.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
+import { assertMayCreateEnvironments, assertMayCreateProjects, requireAccess } from '../auth/refusals.ts';
 import { newId } from '../ids.ts';
 import type { Page, PageRequest } from '../store/query.ts';
 import type { Store } from '../store/index.ts';
@@ -45,10 +46,8 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
   };
 
   /** A project the caller may see; NOT_FOUND for one it may not (it does not exist for the caller). */
-  const visibleProject = (principal: Principal, project: ProjectItem | undefined, what: string): ProjectItem => {
-    if (!project || !principal.authority.policy.projectVisible(project.slug)) throw new NotFoundError(`project ${what} was not found`);
-    return project;
-  };
+  const visibleProject = (principal: Principal, project: ProjectItem | undefined, what: string): Promise<ProjectItem> =>
+    requireAccess(principal, project, (found) => ({ project: found.slug }), { notFound: `project ${what} was not found` });
 
   return {
     /** The projects the caller may see: one Query a page for an unscoped caller, reading on past hidden ones otherwise. */
@@ -58,6 +57,7 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
     },
 
     async createProject(principal: Principal, input: { name: string }): Promise<ProjectItem> {
+      assertMayCreateProjects(principal);
       const ws = principal.workspaceId;
       const base = slugify(input.name, 'project');
       return withFreeSlug(
@@ -90,11 +90,12 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
         if (result.items.length === 0) projectOrNotFound(await store.getProject(ws, projectId), projectId);
         return result;
       }
-      const project = visibleProject(principal, await store.getProject(ws, projectId), projectId);
+      const project = await visibleProject(principal, await store.getProject(ws, projectId), projectId);
       return store.listEnvironments(ws, projectId, page, (environment) => policy.environmentVisible(project.slug, environment.slug));
     },
 
     async createEnvironment(principal: Principal, projectId: string, input: { name: string }): Promise<EnvironmentItem> {
+      assertMayCreateEnvironments(principal);
       const ws = principal.workspaceId;
       const project = projectOrNotFound(await store.getProject(ws, projectId), projectId);
       const base = slugify(input.name, 'environment');
@@ -113,12 +114,11 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
     },
 
     async getEnvironmentBySlug(principal: Principal, projectSlug: string, envSlug: string): Promise<EnvironmentItem> {
-      const project = visibleProject(principal, await store.getProjectBySlug(principal.workspaceId, projectSlug), projectSlug);
+      const project = await visibleProject(principal, await store.getProjectBySlug(principal.workspaceId, projectSlug), projectSlug);
       const environment = await store.getEnvironmentBySlug(principal.workspaceId, project.id, envSlug);
-      if (!environment || !principal.authority.policy.environmentVisible(project.slug, environment.slug)) {
-        throw new NotFoundError(`environment ${projectSlug}/${envSlug} was not found`);
-      }
-      return environment;
+      return requireAccess(principal, environment, (found) => ({ project: project.slug, environment: found.slug }), {
+        notFound: `environment ${projectSlug}/${envSlug} was not found`,
+      });
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.ts';
 import type { PolicyAction, PolicyTarget } from '../auth/policy.ts';
 import type { Clock } from '../clock.ts';
-import { ForbiddenError, NotFoundError } from '../errors.ts';
+import { requireAccess, type AccessScope } from '../auth/refusals.ts';
 import type { Store } from '../store/index.ts';
 import type { StoredSecret } from '../store/secrets.ts';
 import { auditEntry } from '../audit-entry.ts';
@@ -16,33 +16,44 @@ export const targetOf = (secret: { projectSlug: string; envSlug: string; key: st
 /** What an environment lookup answers, as much of it as the policy and a write need. */
 export type EnvironmentRef = { id: string; projectId: string; projectSlug: string; slug: string };
 
+/** A secret, or a key about to be one, as a refusal needs it: where it is, and its id once it exists. */
+type GuardedSecret = { id?: string; projectId: string; environmentId: string; projectSlug: string; envSlug: string; key: string };
+
+const secretScope = (secret: { projectSlug: string; envSlug: string; key: string }): AccessScope => ({ project: secret.projectSlug, environment: secret.envSlug, key: secret.key });
+const environmentScope = (environment: EnvironmentRef): AccessScope => ({ project: environment.projectSlug, environment: environment.slug });
+
 /**
- * How the secret service turns the caller's policy (shared/auth/policy.ts, which alone decides) into answers: what
- * the caller may not read is NOT_FOUND, what it may read but not do is FORBIDDEN and audited as `access.denied`.
+ * The secret services' view of the caller's policy (shared/auth/policy.ts, which alone decides, turned into answers
+ * by shared/auth/refusals.ts): what the caller may not read is NOT_FOUND, what it may read but not do is FORBIDDEN
+ * and audited as `access.denied`.
  */
 export function makeSecretGuard(store: Pick<Store, 'recordDenial'>, clock: Clock, onDenialAuditFailure?: (error: unknown) => void) {
   /** The head of a secret the caller may read; NOT_FOUND for one it may not (it does not exist for the caller). */
-  function readable<T extends StoredSecret>(principal: Principal, head: T | undefined, secretId: string): T {
-    if (!head || !principal.authority.policy.allows('read', targetOf(head))) throw new NotFoundError(`secret ${secretId} was not found`);
-    return head;
+  function readable<T extends StoredSecret>(principal: Principal, head: T | undefined, secretId: string, notFound = `secret ${secretId} was not found`): Promise<T> {
+    return requireAccess(principal, head, secretScope, { notFound });
   }
 
   /** An environment the caller may see; NOT_FOUND for one it may not. */
-  function visibleEnvironment<T extends EnvironmentRef>(principal: Principal, environment: T | undefined, environmentId: string): T {
-    if (!environment || !principal.authority.policy.environmentVisible(environment.projectSlug, environment.slug)) {
-      throw new NotFoundError(`environment ${environmentId} was not found`);
-    }
-    return environment;
+  function visibleEnvironment<T extends EnvironmentRef>(principal: Principal, environment: T | undefined, environmentId: string): Promise<T> {
+    return requireAccess(principal, environment, environmentScope, { notFound: `environment ${environmentId} was not found` });
   }
 
   /**
    * FORBIDDEN, audited as `access.denied` (at most one entry a minute per credential, action and secret, with the
-   * count of attempts since the last), unless the caller may do `action` on the secret or key.
+   * count of attempts since the last), unless the caller may do `action` on the secret or key. Its visibility was
+   * decided before (`readable`, or `visibleEnvironment` for a key that may not exist yet).
    */
-  async function permit(principal: Principal, action: PolicyAction, secret: { id?: string; projectId: string; environmentId: string; projectSlug: string; envSlug: string; key: string }) {
-    if (principal.authority.policy.allows(action, targetOf(secret))) return;
-    await recordDenial(principal, action, secret.id ?? secret.environmentId, { key: secret.key, projectId: secret.projectId, environmentId: secret.environmentId });
-    throw new ForbiddenError(`This credential may not ${action} ${secret.key} in ${secret.projectSlug}/${secret.envSlug}`);
+  async function permit(principal: Principal, action: PolicyAction, secret: GuardedSecret): Promise<void> {
+    const denied = (found: GuardedSecret) =>
+      recordDenial(principal, action, found.id ?? found.environmentId, { key: found.key, projectId: found.projectId, environmentId: found.environmentId });
+    const environment = (found: GuardedSecret): AccessScope => ({ project: found.projectSlug, environment: found.envSlug });
+    await requireAccess(principal, secret, environment, { notFound: `environment ${secret.environmentId} was not found`, action, on: secretScope, denied });
+  }
+
+  /** The environment when the caller may do `action` on some key of it; FORBIDDEN, audited, when no rule could. */
+  function permitAnywhere<T extends EnvironmentRef>(principal: Principal, action: PolicyAction, environment: T | undefined, environmentId: string): Promise<T> {
+    const denied = (found: T) => recordDenial(principal, action, found.id, { key: null, projectId: found.projectId, environmentId: found.id });
+    return requireAccess(principal, environment, environmentScope, { notFound: `environment ${environmentId} was not found`, action, denied });
   }
 
   async function recordDenial(principal: Principal, action: PolicyAction, target: string, metadata: { key: string | null; projectId: string; environmentId: string }) {
@@ -57,5 +68,5 @@ export function makeSecretGuard(store: Pick<Store, 'recordDenial'>, clock: Clock
     }
   }
 
-  return { readable, visibleEnvironment, permit, recordDenial };
+  return { readable, visibleEnvironment, permit, permitAnywhere };
 }

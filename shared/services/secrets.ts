@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import { iso, type Clock } from '../clock.ts';
 import type { Cipher } from '../crypto/envelope.ts';
 import { secretContext } from '../crypto/context.ts';
-import { ConflictError, ForbiddenError, NotFoundError } from '../errors.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
 import { makeSecretGuard, targetOf, type EnvironmentRef } from './secret-guard.ts';
 import { makeSecretSearch } from './secret-search.ts';
 import { newId } from '../ids.ts';
@@ -87,7 +87,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
   const { store, cipher, clock } = deps;
 
   const workspaceLimit = () => deps.workspaceRevealsPerMinute ?? deps.revealsPerMinute * 10;
-  const { readable, visibleEnvironment, permit, recordDenial } = makeSecretGuard(store, clock, deps.onDenialAuditFailure);
+  const { readable, visibleEnvironment, permit, permitAnywhere } = makeSecretGuard(store, clock, deps.onDenialAuditFailure);
 
   /** The sealed value of version `version` of the secret: the head's own, or its version item; NOT_FOUND for none. */
   async function sealedAt(workspaceId: string, head: StoredSecret, version: number, prefetched?: Prefetched) {
@@ -179,15 +179,12 @@ export function makeSecretService(deps: SecretServiceDeps) {
      */
     async revealEnvironment(principal: Principal, environmentId: string, input: { keys?: string[] | undefined }, page: PageRequest, prefetched?: Prefetched) {
       const ws = principal.workspaceId;
-      const environment = visibleEnvironment(principal, await store.getEnvironment(ws, environmentId, prefetched), environmentId);
+      // FORBIDDEN when no rule could allow `reveal` of any key here, rather than an empty page.
+      const environment = await permitAnywhere(principal, 'reveal', await store.getEnvironment(ws, environmentId, prefetched), environmentId);
       const { policy } = principal.authority;
-      if (!policy.mayAnywhere('reveal', environment.projectSlug, environment.slug)) {
-        await recordDenial(principal, 'reveal', environmentId, { key: null, projectId: environment.projectId, environmentId });
-        throw new ForbiddenError(`This credential may not reveal any secret of ${environment.projectSlug}/${environment.slug}`);
-      }
       if (!environment.valuesIndexed) await store.indexEnvironmentValues(ws, environmentId);
       // Only what the caller may reveal; the rest is left out, as if it did not exist.
-      const mayReveal = policy.seesEverything
+      const mayReveal = policy.revealsEverything
         ? undefined
         : (key: string) => policy.allows('reveal', { project: environment.projectSlug, environment: environment.slug, key });
       const result = await store.listEnvironmentValues(ws, environmentId, page, input.keys, mayReveal);
@@ -209,7 +206,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
      * With `ifMatch` (0 = must not exist) there is no retry: a different current version is CONFLICT.
      */
     async write(principal: Principal, environmentId: string, input: { key: string; value: string }, options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {}) {
-      const environment = visibleEnvironment(principal, await store.getEnvironment(principal.workspaceId, environmentId, options.prefetched), environmentId);
+      const environment = await visibleEnvironment(principal, await store.getEnvironment(principal.workspaceId, environmentId, options.prefetched), environmentId);
       // Whether the key exists or not: the answer tells nothing of existence.
       await permit(principal, 'write', { projectId: environment.projectId, environmentId, projectSlug: environment.projectSlug, envSlug: environment.slug, key: input.key });
       return writeNext(principal, environment, input, options);
@@ -222,7 +219,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
      */
     async rollback(principal: Principal, secretId: string, version: number, options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {}) {
       const ws = principal.workspaceId;
-      const head = readable(principal, await store.getSecretHead(ws, secretId, options.prefetched), secretId);
+      const head = await readable(principal, await store.getSecretHead(ws, secretId, options.prefetched), secretId);
       await permit(principal, 'write', head);
       const value = await cipher.decrypt(await sealedAt(ws, head, version, options.prefetched), secretContext(ws, secretId, version));
       // The head carries its environment's ids and slugs (neither changes), so no environment read is needed.
@@ -231,15 +228,14 @@ export function makeSecretService(deps: SecretServiceDeps) {
     },
 
     async revealById(principal: Principal, secretId: string, version: number | undefined, prefetched?: Prefetched) {
-      const head = readable(principal, await store.getSecretHead(principal.workspaceId, secretId, prefetched), secretId);
+      const head = await readable(principal, await store.getSecretHead(principal.workspaceId, secretId, prefetched), secretId);
       return reveal(principal, head, version, prefetched);
     },
 
     /** `path` is `<projectSlug>/<envSlug>/<key>`; a path that cannot name a secret is simply not found. */
     async revealByPath(principal: Principal, path: string, version: number | undefined, prefetched?: Prefetched) {
       const found = SECRET_PATH.test(path) ? await store.getSecretByPath(principal.workspaceId, path, prefetched) : undefined;
-      if (!found || !principal.authority.policy.allows('read', targetOf(found))) throw new NotFoundError(`no secret at path ${JSON.stringify(path)}`);
-      const head = found;
+      const head = await readable(principal, found, path, `no secret at path ${JSON.stringify(path)}`);
       return { id: head.id, ...(await reveal(principal, head, version, prefetched)) };
     },
 
@@ -250,7 +246,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
      */
     async delete(principal: Principal, secretId: string, recoveryWindowDays = DEFAULT_RECOVERY_WINDOW_DAYS, prefetched?: Prefetched) {
       const ws = principal.workspaceId;
-      const head = readable(principal, await store.getSecretHead(ws, secretId, prefetched), secretId);
+      const head = await readable(principal, await store.getSecretHead(ws, secretId, prefetched), secretId);
       await permit(principal, 'delete', head);
       const answer = announceAnswer({ id: secretId, deleted: true as const });
       const now = clock.now();
@@ -271,7 +267,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
 
     /** A secret's versions, newest first; NOT_FOUND for a secret the workspace does not have. Never a value. */
     async versions(principal: Principal, secretId: string, page: PageRequest, prefetched?: Prefetched) {
-      readable(principal, await store.getSecretHead(principal.workspaceId, secretId, prefetched), secretId);
+      await readable(principal, await store.getSecretHead(principal.workspaceId, secretId, prefetched), secretId);
       return store.listSecretVersions(principal.workspaceId, secretId, page);
     },
 
@@ -285,10 +281,10 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const { policy } = principal.authority;
       if (policy.seesEverything) {
         const result = await store.listSecrets(ws, environmentId, page);
-        if (result.items.length === 0) visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
+        if (result.items.length === 0) await visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
         return result;
       }
-      visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
+      await visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
       return store.listSecrets(ws, environmentId, page, (record) => policy.allows('read', targetOf(record)));
     },
 

@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { assertMayOperateDeliveries } from '../auth/refusals.ts';
 import { auditEntry } from '../audit-entry.ts';
 import { iso, type Clock } from '../clock.ts';
 import { EndpointDisabledError, NotFoundError, ValidationError } from '../errors.ts';
@@ -42,6 +43,7 @@ export function makeWebhookOperations(deps: WebhookOperationsDeps) {
      * its retries and attempt log, queued now (and due on the sweeper's index, so a lost message is sent anyway).
      */
     async test(principal: Principal, endpointId: string): Promise<Delivery> {
+      assertMayOperateDeliveries(principal);
       const endpoint = await enabledEndpoint(principal, endpointId);
       const now = clock.now();
       const at = iso(now);
@@ -65,6 +67,7 @@ export function makeWebhookOperations(deps: WebhookOperationsDeps) {
      * shared/webhooks/recovery.ts), so the answer comes at once however many there are.
      */
     async recover(principal: Principal, endpointId: string, span: { since: number; until?: number | undefined }): Promise<{ queued: number }> {
+      assertMayOperateDeliveries(principal);
       const now = clock.now();
       const until = span.until ?? now;
       if (span.since > now) throw new ValidationError('since: must not be in the future');

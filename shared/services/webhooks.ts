@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
+import { assertMayManageWebhooks, assertMayOperateDeliveries } from '../auth/refusals.ts';
 import { iso, type Clock } from '../clock.ts';
 import { signingSecretContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
@@ -70,6 +71,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
   return {
     /** Registers an endpoint; the answer is the only one that carries the full signing secret. */
     async register(principal: Principal, input: { url: string; events: string[]; description?: string | undefined }) {
+      assertMayManageWebhooks(principal);
       await checkUrl(input.url);
       const now = clock.now();
       const id = newId('webhookEndpoint', now);
@@ -98,6 +100,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
     },
 
     async list(principal: Principal, page: PageRequest) {
+      assertMayManageWebhooks(principal);
       const result = await store.listEndpointPage(principal.workspaceId, page);
       const now = clock.now();
       return { ...result, items: result.items.map((endpoint) => shown(endpoint, now)) };
@@ -108,6 +111,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
      * deliveries; enabling again (after a pause or an automatic switch-off) clears the failure streak.
      */
     async update(principal: Principal, endpointId: string, patch: { url?: string; events?: string[]; description?: string | null; enabled?: boolean }) {
+      assertMayManageWebhooks(principal);
       const current = await ownEndpoint(principal, endpointId);
       if (patch.url !== undefined && patch.url !== current.url) await checkUrl(patch.url);
       const now = clock.now();
@@ -138,6 +142,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
      * while it is off. The audit entry names the endpoint and the overlap, never a secret or its hint.
      */
     async rotateSecret(principal: Principal, endpointId: string, expireCurrentInHours: number) {
+      assertMayManageWebhooks(principal);
       const current = await ownEndpoint(principal, endpointId);
       const now = clock.now();
       const secret = newSigningSecret();
@@ -159,6 +164,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
 
     /** Deletes the endpoint and its delivery log. */
     async delete(principal: Principal, endpointId: string) {
+      assertMayManageWebhooks(principal);
       const endpoint = await ownEndpoint(principal, endpointId);
       const answer = announceAnswer({ id: endpointId, deleted: true as const });
       await store.deleteEndpoint(principal.workspaceId, endpointId, auditEntry(principal, 'webhook_endpoint.delete', endpointId, { url: redactUrl(endpoint.url) }, clock.now()));
@@ -167,6 +173,7 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
     },
 
     async endpointDeliveries(principal: Principal, endpointId: string, page: PageRequest) {
+      assertMayOperateDeliveries(principal);
       await ownEndpoint(principal, endpointId);
       return store.listDeliveries(principal.workspaceId, { endpointId }, page);
     },
@@ -181,6 +188,7 @@ export function makeDeliveryService(deps: DeliveryServiceDeps) {
   const { store, clock } = deps;
   /** A delivery as the API shows it: every attempt, never the attempt token. */
   async function getDelivery(principal: Principal, deliveryId: string): Promise<Delivery> {
+    assertMayOperateDeliveries(principal);
     const delivery = await store.getDelivery(principal.workspaceId, deliveryId);
     if (!delivery) throw new NotFoundError(`webhook delivery ${deliveryId} was not found`);
     return deliveryView(delivery);
@@ -189,6 +197,7 @@ export function makeDeliveryService(deps: DeliveryServiceDeps) {
   return {
     /** The workspace's deliveries; an `endpointId` filter must name one of its own endpoints (else NOT_FOUND). */
     async listDeliveries(principal: Principal, filter: { endpointId?: string; status?: DeliveryStatus; eventType?: string }, page: PageRequest) {
+      assertMayOperateDeliveries(principal);
       if (filter.endpointId && !(await store.getEndpoint(principal.workspaceId, filter.endpointId))) {
         throw new NotFoundError(`webhook endpoint ${filter.endpointId} was not found`);
       }
@@ -199,6 +208,7 @@ export function makeDeliveryService(deps: DeliveryServiceDeps) {
 
     /** One more attempt now for a finished delivery: 409 while it is pending or its endpoint is off. */
     async retry(principal: Principal, deliveryId: string): Promise<Delivery> {
+      assertMayOperateDeliveries(principal);
       const ws = principal.workspaceId;
       const delivery = await store.getDelivery(ws, deliveryId);
       if (!delivery) throw new NotFoundError(`webhook delivery ${deliveryId} was not found`);

@@ -105,12 +105,20 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
     },
 
     /** An environment's deleted secrets, newest deletion first, those past `purgeAt` left out. */
-    async listDeletedSecrets(workspaceId: string, environmentId: string, page: PageRequest, now: number): Promise<Page<DeletedSecret>> {
+    /** Deleted secrets still within their window and, with `visible`, only those the caller may read (as it pages). */
+    async listDeletedSecrets(
+      workspaceId: string,
+      environmentId: string,
+      page: PageRequest,
+      now: number,
+      visible?: (secret: DeletedSecret) => boolean,
+    ): Promise<Page<DeletedSecret>> {
+      const restorable = (item: Record<string, unknown>) => typeof item.purgeAt === 'string' && Date.parse(item.purgeAt) > now;
       const result = await pager.queryPage({
         scope: `deleted:${workspaceId}:${environmentId}`,
         ...patterns.deletedSecretsByEnvironment(workspaceId, environmentId),
         ...page,
-        keep: (item) => typeof item.purgeAt === 'string' && Date.parse(item.purgeAt) > now,
+        keep: visible ? (item) => restorable(item) && visible(pick<DeletedSecret>(item, DELETED_FIELDS)!) : restorable,
       });
       return { ...result, items: result.items.map((item) => pick<DeletedSecret>(item, DELETED_FIELDS)!) };
     },
