@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { $ZodType } from 'zod/v4/core';
 import { type RouteDefinition, type RouteErrorCode } from '../../shared/http/route.ts';
+import { refusesMissingBody } from '../../shared/http/validation.ts';
 import * as answers from '../../shared/http/answers.ts';
 import { accessKeyAnswer, accessKeyCreated } from '../../shared/http/access-key-answers.ts';
 import { allRouteDefinitions } from './routes.ts';
@@ -104,7 +105,7 @@ function operation(route: RouteDefinition): Record<string, unknown> {
     summary: route.summary,
     description: [route.description, route.reveals ? REVEALS_NOTE : undefined, kinds].filter(Boolean).join('\n\n'),
     parameters: parameters(route),
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body as never, 'input') } } } } : {}),
+    ...(route.body ? { requestBody: { required: refusesMissingBody(route.body), content: { 'application/json': { schema: jsonSchema(route.body as never, 'input') } } } } : {}),
     responses: responses(route),
   };
 }

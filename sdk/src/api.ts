@@ -2417,7 +2417,7 @@ export interface operations {
         envId: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": {
           keys?: string[];
@@ -3835,7 +3835,7 @@ export interface operations {
         id: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": {
           /** @default 24 */

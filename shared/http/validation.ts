@@ -52,6 +52,15 @@ export function parseInput<S extends core.$ZodType>(schema: S, input: unknown, r
   return result.data;
 }
 
+/**
+ * Whether validation refuses a request without a body: it parses that body as `undefined` against the route's schema
+ * (shared/http/middleware.ts), so the schema alone decides, and the API description's `requestBody.required` is this
+ * answer rather than a flag of its own (an optional schema, such as a rotation's, takes no body).
+ */
+export function refusesMissingBody(schema: core.$ZodType): boolean {
+  return !z.safeParse(schema, undefined).success;
+}
+
 /** How deep input may nest: far beyond any real body, and far within what zod, JSON.stringify and logging can walk. */
 export const MAX_DEPTH = 64;
 
