@@ -4,7 +4,7 @@ import { constants } from 'node:os';
 import { createRequire } from 'node:module';
 import { Command, Option } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
-import { childEnvironment, NOT_A_NAME, platformNameCase } from './child-env.js';
+import { childEnvironment, NOT_A_NAME, platformNameCase, PROTECTED_ENV, withoutProtected } from './child-env.js';
 import { registerAdmin } from './cli-admin.js';
 import { registerDeleted } from './cli-deleted.js';
 import { connectionOptions, environmentId, EXIT, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
@@ -17,6 +17,19 @@ import { formatValues, FORMATS, type Format } from './formats.js';
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 const skipped = (key: string, why = NOT_A_NAME) => process.stderr.write(`secrets: skipped ${key}: ${why}\n`);
+
+/** `--allow-env NAME` of `run` and `export`, repeatable. */
+type AllowEnvFlags = { allowEnv?: string[] };
+const collect = (name: string, names: string[] | undefined) => [...(names ?? []), name];
+
+/** The protected variables for `--help`, from the one list `run` and `export` check (child-env.ts), 8 to a line. */
+function protectedHelp(): string[] {
+  const lines: string[] = [];
+  for (let at = 0; at < PROTECTED_ENV.length; at += 8) {
+    lines.push(`  ${PROTECTED_ENV.slice(at, at + 8).join(', ')}${at + 8 < PROTECTED_ENV.length ? ',' : ''}`);
+  }
+  return lines;
+}
 
 /** The signals `run` passes on to its command (SIGKILL and SIGSTOP cannot be caught). */
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
@@ -99,23 +112,39 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
     });
 
   fallbackOptions(cli.command('run').description('run a command with every secret as an environment variable').argument('<command...>'))
-    .option('--allow-env <name>', 'let a secret set this protected variable; repeatable', (name: string, names: string[] | undefined) => [...(names ?? []), name])
+    .option('--allow-env <name>', 'let a secret set this protected variable; repeatable', collect)
     .addHelpText('after', [
-      '\nA secret never sets PATH, NODE_OPTIONS, LD_PRELOAD, LD_LIBRARY_PATH, DYLD_*, BASH_ENV,',
-      'ENV, PYTHONPATH, PYTHONSTARTUP, PERL5OPT, RUBYOPT or JAVA_TOOL_OPTIONS unless --allow-env',
-      'names it: each one skipped is named on stderr, and the command keeps your own value.',
+      '\nA secret never sets these variables unless --allow-env names it (NAME* is every',
+      'name that begins with NAME):',
+      ...protectedHelp(),
+      'Each one skipped is named on stderr, and the command keeps your own value.',
+      'On Windows names match without case.',
       '\nExamples: secrets run -- node server.js',
       '          secrets run --allow-env NODE_OPTIONS --allow-env PATH -- node server.js',
     ].join('\n'))
-    .action(async (command: string[], flags: FallbackFlags & { allowEnv?: string[] }) => {
+    .action(async (command: string[], flags: FallbackFlags & AllowEnvFlags) => {
       process.exitCode = await runChild(await loadWithFallback(ctx(), flags), command, flags.allowEnv ?? []);
     });
 
   fallbackOptions(cli.command('export').description('print every secret in a format'))
     .addOption(new Option('--format <format>', 'the output format').choices([...FORMATS]).default('dotenv'))
-    .addHelpText('after', '\nExample: secrets export --format json > secrets.json')
-    .action(async (flags: FallbackFlags & { format: Format }) => {
-      process.stdout.write(formatValues(await loadWithFallback(ctx(), flags), flags.format, skipped));
+    .option('--allow-env <name>', 'let shell and dotenv carry this protected variable; repeatable', collect)
+    .addHelpText('after', [
+      '\nshell and dotenv never carry these variables unless --allow-env names it, as',
+      '`run` never sets them (NAME* is every name that begins with NAME):',
+      ...protectedHelp(),
+      'Each one left out is named on stderr. json and yaml are data and carry every key.',
+      '\nExamples: secrets export --format json > secrets.json',
+      '          eval "$(secrets export --format shell --allow-env NODE_ENV)"',
+    ].join('\n'))
+    .action(async (flags: FallbackFlags & AllowEnvFlags & { format: Format }) => {
+      const values = await loadWithFallback(ctx(), flags);
+      // shell and dotenv end up in a process environment (`eval`, `--env-file`, dotenv loaders), so they are guarded
+      // as `run` is; json and yaml are data.
+      const carried = flags.format === 'shell' || flags.format === 'dotenv'
+        ? withoutProtected(values, { allowed: flags.allowEnv ?? [], skip: skipped, nameCase: platformNameCase() })
+        : values;
+      process.stdout.write(formatValues(carried, flags.format, skipped));
     });
 
   cli.command('get').description('print one value (alone, for scripts)').argument('<key>').option('--version <n>', 'an older version')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { childEnvironment, isProtectedEnvName, platformNameCase } from '../../../sdk/src/child-env.ts';
+import { childEnvironment, isProtectedEnvName, platformNameCase, withoutProtected } from '../../../sdk/src/child-env.ts';
 
 const parent = { PATH: '/usr/bin:/bin', HOME: '/home/me', NODE_OPTIONS: '--max-old-space-size=512' };
 
@@ -52,10 +52,39 @@ describe('the environment of `secrets run`', () => {
   it('names every protected variable of the contract, DYLD_ as a prefix, and nothing that merely resembles one', () => {
     // Prepare
     const named = ['PATH', 'NODE_OPTIONS', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'DYLD_INSERT_LIBRARIES', 'DYLD_FALLBACK_LIBRARY_PATH', 'BASH_ENV', 'ENV', 'PYTHONPATH', 'PYTHONSTARTUP', 'PERL5OPT', 'RUBYOPT', 'JAVA_TOOL_OPTIONS'];
-    const ordinary = ['DATABASE_URL', 'MY_PATH', 'PATH_PREFIX', 'ENVIRONMENT', 'NODE_ENV', 'XDYLD_X'];
+    const ordinary = ['DATABASE_URL', 'MY_PATH', 'PATH_PREFIX', 'ENVIRONMENT', 'XDYLD_X'];
     // Act / Assess
     expect(named.filter((name) => !isProtectedEnvName(name))).toEqual([]);
     expect(ordinary.filter((name) => isProtectedEnvName(name))).toEqual([]);
+  });
+
+  it('names every v1.3 family from its first letter on, and nothing one letter short of it or merely containing it', () => {
+    // Prepare: the contract's prefixes; the prefix itself and one more letter are protected, one letter less is not
+    const prefixes = ['LD_', 'DYLD_', 'BASH_', 'PYTHON', 'PERL', 'RUBY', 'NODE_', 'JAVA_', '_JAVA_', 'JDK_', 'GIT_'];
+    const inside = prefixes.flatMap((prefix) => [prefix, `${prefix}X`]);
+    const outside = [...prefixes.map((prefix) => prefix.slice(0, -1)), ...prefixes.map((prefix) => `X${prefix}X`), 'LDX', 'PYTHO', 'JAVAX', 'GITHUB_TOKEN', 'RUBX', 'PERX'];
+    // Act / Assess
+    expect(inside.filter((name) => !isProtectedEnvName(name))).toEqual([]);
+    expect(outside.filter((name) => isProtectedEnvName(name))).toEqual([]);
+    expect(['LD_AUDIT', 'PYTHONWARNINGS', 'GIT_SSH_COMMAND', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'NODE_ENV', 'BASH_FUNC_X'].filter((name) => !isProtectedEnvName(name))).toEqual([]);
+  });
+
+  it('names every v1.3 whole name, and neither a longer nor a shorter one', () => {
+    // Prepare
+    const names = ['SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'IFS', 'BROWSER', 'GCONV_PATH', 'EDITOR', 'VISUAL', 'PAGER'];
+    const near = [...names.map((name) => `${name}X`), ...names.map((name) => name.slice(0, -1)), 'PS3', 'MY_EDITOR'];
+    // Act / Assess
+    expect(names.filter((name) => !isProtectedEnvName(name))).toEqual([]);
+    expect(near.filter((name) => isProtectedEnvName(name))).toEqual([]);
+  });
+
+  it('compares prefixes and names exactly on POSIX and without case on Windows', () => {
+    // Prepare
+    const lower = ['ld_audit', 'Pythonwarnings', 'git_ssh_command', '_java_options', 'ps4', 'Shellopts', 'browser'];
+    // Act / Assess
+    expect(lower.filter((name) => isProtectedEnvName(name, 'exact'))).toEqual([]);
+    expect(lower.filter((name) => !isProtectedEnvName(name, 'insensitive'))).toEqual([]);
+    expect(['ldx', 'pytho'].filter((name) => isProtectedEnvName(name, 'insensitive'))).toEqual([]);
   });
 
   it('still skips, with a warning, a key that is not a variable name', () => {
@@ -64,5 +93,34 @@ describe('the environment of `secrets run`', () => {
     // Assess
     expect(env['db/url']).toBeUndefined();
     expect(lines).toEqual(['skipped db/url: not a valid environment variable name']);
+  });
+});
+
+describe('the values of `secrets export --format shell|dotenv`', () => {
+  /** What the shell and dotenv exports would carry, and the skip lines they would print. */
+  function guard(values: Record<string, string>, allowed: string[] = [], nameCase: 'exact' | 'insensitive' = 'exact') {
+    const lines: string[] = [];
+    const kept = withoutProtected(values, { allowed, nameCase, skip: (key, why) => lines.push(`skipped ${key}: ${why}`) });
+    return { kept, lines };
+  }
+
+  it('leaves out every protected name but those --allow-env names, names each one, and leaves other keys to the format', () => {
+    // Prepare
+    const values = { PATH: 'p', LD_PRELOAD: 'l', PS4: 'x', GIT_SSH_COMMAND: 'g', API_KEY: 'a', 'db.host': 'h', 'db/url': 'u' };
+    // Act
+    const { kept, lines } = guard(values, ['PS4']);
+    // Assess
+    expect(kept).toEqual({ PS4: 'x', API_KEY: 'a', 'db.host': 'h', 'db/url': 'u' });
+    expect(lines).toEqual(['PATH', 'LD_PRELOAD', 'GIT_SSH_COMMAND'].map((key) => `skipped ${key}: a secret may not set it (it changes how the command starts); pass --allow-env ${key} to allow it`));
+  });
+
+  it('compares names and --allow-env without case on Windows', () => {
+    // Prepare / Act
+    const windows = guard({ Path: 'p', ld_audit: 'l', Editor: 'e' }, ['editor'], 'insensitive');
+    const posix = guard({ Path: 'p', ld_audit: 'l' });
+    // Assess
+    expect(windows.kept).toEqual({ Editor: 'e' });
+    expect(windows.lines.map((line) => line.split(':')[0])).toEqual(['skipped Path', 'skipped ld_audit']);
+    expect([posix.kept, posix.lines]).toEqual([{ Path: 'p', ld_audit: 'l' }, []]);
   });
 });
