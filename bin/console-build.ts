@@ -3,6 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { API_KEY_AUTHORITY, machineAuthority, mayCall, ROLES, roleAuthority, type Authority } from '../shared/auth/permissions.ts';
 
 /**
  * Builds the web console (console/): esbuild bundles console/src/main.tsx for browsers into content-hashed files
@@ -24,6 +25,31 @@ export interface ConsoleBuild {
   firstLoadGzipBytes: number;
 }
 
+/** What the console offers a credential (console/src/session.ts `Offers`): the controls it shows. */
+interface Offers {
+  reveal: boolean;
+  write: boolean;
+  delete: boolean;
+  admin: boolean;
+}
+
+/**
+ * The server's role table (shared/auth/permissions.ts) as the console needs it: the roles weakest first, and what each
+ * role, an API key and a machine token with the default rules may do, asked of their compiled policies as the README's
+ * permission table asks them. The build writes it into the bundle (`__CREDENTIAL_TABLE__`), so the console keeps no
+ * copy of the table and imports no server code.
+ */
+export function credentialTable(): { roles: string[]; offers: Record<string, Offers> } {
+  const offers = (authority: Authority): Offers => ({
+    reveal: authority.policy.mayAnywhere('reveal', 'any-project', 'any-environment'),
+    write: authority.policy.mayAnywhere('write', 'any-project', 'any-environment'),
+    delete: authority.policy.mayAnywhere('delete', 'any-project', 'any-environment'),
+    admin: mayCall(authority, 'admin'),
+  });
+  const roles = Object.fromEntries(ROLES.map((role) => [role, offers(roleAuthority(role))]));
+  return { roles: [...ROLES], offers: { ...roles, api_key: offers(API_KEY_AUTHORITY), machine: offers(machineAuthority()) } };
+}
+
 export async function buildConsole(outdir: string = join(ROOT, 'console', 'dist')): Promise<ConsoleBuild> {
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(join(outdir, 'assets'), { recursive: true });
@@ -39,6 +65,7 @@ export async function buildConsole(outdir: string = join(ROOT, 'console', 'dist'
     legalComments: 'none',
     jsx: 'automatic',
     jsxImportSource: 'preact',
+    define: { __CREDENTIAL_TABLE__: JSON.stringify(credentialTable()) },
     outdir: join(outdir, 'assets'),
     entryNames: '[name]-[hash]',
     chunkNames: 'chunk-[hash]',

@@ -2,15 +2,15 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { ApiError, createClient, unwrap, type SecretsClient } from '@secrets-service/sdk/client';
 import type { ConsoleConfig } from './config.ts';
-import type { Role } from './session.ts';
+import type { Credential } from './session.ts';
 
 export { unwrap };
 
-/** What every view needs: the API through the SDK's typed client, the deployment's settings and the person's role. */
+/** What every view needs: the API through the SDK's typed client, the deployment's settings and who signed in. */
 export interface Session {
   client: SecretsClient;
   config: ConsoleConfig;
-  role: Role;
+  credential: Credential;
   signOut: () => void;
 }
 
@@ -22,18 +22,42 @@ export function useSession(): Session {
   return session;
 }
 
-/** A client for `token`: the API at the configured origin, or the console's own. */
-export function clientFor(config: ConsoleConfig, token: string): SecretsClient {
-  return createClient({ baseUrl: config.apiUrl || location.origin, token, maxRetries: 1 });
+/**
+ * A client for `token`: the API at the configured origin, or the console's own. Every answer 401 (the token is not,
+ * or no longer, one the API takes) also goes to `onRefused` as the API's error, whichever view asked.
+ */
+export function clientFor(config: ConsoleConfig, token: string, onRefused?: (refusal: unknown) => void): SecretsClient {
+  const refusing: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 401 && onRefused) onRefused(await refusalOf(response.clone()));
+    return response;
+  };
+  return createClient({ baseUrl: config.apiUrl || location.origin, token, maxRetries: 1, fetch: refusing });
+}
+
+/** A 401 as the SDK reads every error answer: an ApiError with the API's code, message and request id. */
+async function refusalOf(response: Response): Promise<unknown> {
+  const error: unknown = await response.json().catch(() => undefined);
+  try {
+    return unwrap({ error, response });
+  } catch (refusal) {
+    return refusal;
+  }
+}
+
+/**
+ * Tries a token before the console keeps it, on the first project (every credential the API takes may list them):
+ * the API's refusal (its 401), or null. Any other failure is the views' to show once signed in.
+ */
+export async function refusalOfToken(config: ConsoleConfig, token: string): Promise<unknown> {
+  let refusal: unknown = null;
+  const client = clientFor(config, token, (refused) => (refusal = refused));
+  await client.api.GET('/api/v1/projects', { params: { query: { limit: '1' } } }).catch(() => undefined);
+  return refusal;
 }
 
 /** An error as the console shows it: the API's code and message, or what went wrong on the way. */
 export function describeError(error: unknown): { code: string; message: string; status?: number } {
   if (error instanceof ApiError) return { code: error.code, message: error.message.replace(`${error.code}: `, ''), status: error.status };
   return { code: 'NETWORK_ERROR', message: error instanceof Error ? error.message : String(error) };
-}
-
-/** True for an answer that means the token is no good any more: the person signs in again. */
-export function isSignedOut(error: unknown): boolean {
-  return error instanceof ApiError && error.status === 401;
 }

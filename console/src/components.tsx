@@ -1,13 +1,12 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { describeError, isSignedOut, unwrap, useSession } from './api.ts';
+import { describeError, unwrap } from './api.ts';
 
-/** The API's code and message, plainly (a FORBIDDEN included). */
+/**
+ * The API's code and message, plainly (a FORBIDDEN included). A 401 needs nothing here: the session's client takes
+ * the person back to sign-in, which shows it (main.tsx).
+ */
 export function ErrorBox({ error }: { error: unknown }) {
-  const { signOut } = useSession();
-  useEffect(() => {
-    if (isSignedOut(error)) signOut();
-  }, [error]);
   if (error === undefined || error === null) return null;
   const { code, message } = describeError(error);
   return (

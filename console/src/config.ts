@@ -10,14 +10,17 @@ export interface ConsoleConfig {
   clientId?: string;
   /** The resource indicator (RFC 8707) to ask the identity provider for: the API, when the provider issues its JWT access tokens only for a named resource. */
   resource?: string;
-  /** The access token claim that names a person's role (decisions.md, "Roles of people"), and the role without one. */
+  /**
+   * The access token claim that names a person's role (decisions.md, "Roles of people"), and the role without one
+   * (when the deployment names none, the console offers the weakest role's).
+   */
   roleClaim: string;
-  defaultRole: 'viewer' | 'developer' | 'admin';
+  defaultRole: string;
 }
 
 export async function loadConfig(): Promise<ConsoleConfig> {
   const response = await fetch('/console/config.json', { cache: 'no-store' });
   if (!response.ok) throw new Error(`the console's configuration could not be read (HTTP ${response.status})`);
   const config = (await response.json()) as Partial<ConsoleConfig>;
-  return { apiUrl: config.apiUrl ?? '', roleClaim: config.roleClaim ?? 'roles', defaultRole: config.defaultRole ?? 'viewer', ...(config.issuer ? { issuer: config.issuer } : {}), ...(config.clientId ? { clientId: config.clientId } : {}), ...(config.resource ? { resource: config.resource } : {}) };
+  return { apiUrl: config.apiUrl ?? '', roleClaim: config.roleClaim ?? 'roles', defaultRole: config.defaultRole ?? '', ...(config.issuer ? { issuer: config.issuer } : {}), ...(config.clientId ? { clientId: config.clientId } : {}), ...(config.resource ? { resource: config.resource } : {}) };
 }

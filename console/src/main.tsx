@@ -1,9 +1,9 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso/router';
-import { clientFor, SessionContext, type Session } from './api.ts';
+import { clientFor, refusalOfToken, SessionContext, type Session } from './api.ts';
 import { loadConfig, type ConsoleConfig } from './config.ts';
-import { roleOf, signIn, signOut, storedToken } from './session.ts';
+import { credentialOf, signIn, signOut, storedToken } from './session.ts';
 import { SignIn } from './views/sign-in.tsx';
 import { Layout } from './views/layout.tsx';
 import { Projects } from './views/projects.tsx';
@@ -58,17 +58,33 @@ function Routes() {
   );
 }
 
+/**
+ * Signed in or not. A token is kept only once the API has taken it; when the API refuses one, at sign-in or later in
+ * the session (revoked, expired), the person is back at sign-in with the API's code and message, and the token is
+ * forgotten (decisions.md, "Console" and "Hardening v1.3").
+ */
 function App({ config }: { config: ConsoleConfig }) {
   const [token, setToken] = useState<string | null>(storedToken());
+  const [refusal, setRefusal] = useState<unknown>(null);
+  const end = (reason: unknown) => (signOut(), setToken(null), setRefusal(reason));
+  const begin = async (candidate: string) => {
+    setRefusal(null);
+    const refused = await refusalOfToken(config, candidate);
+    if (refused) return setRefusal(refused);
+    signIn(candidate);
+    setToken(candidate);
+  };
   const session = useMemo<Session | null>(() => {
     if (!token) return null;
-    return { client: clientFor(config, token), config, role: roleOf(token, config), signOut: () => (signOut(), setToken(null)) };
+    // A 401 of a request this session sent ends it, unless another session has begun since.
+    const refused = (reason: unknown) => storedToken() === token && end(reason);
+    return { client: clientFor(config, token, refused), config, credential: credentialOf(token, config), signOut: () => end(null) };
   }, [token]);
   useEffect(() => {
     // Back from the identity provider: the code is exchanged for a token, then the address is cleaned of it.
-    void completeIdpSignIn(config).then((received) => received && (signIn(received), setToken(received)));
+    void completeIdpSignIn(config).then((received) => (received ? begin(received) : undefined));
   }, []);
-  if (!session) return <SignIn config={config} onToken={(value) => (signIn(value), setToken(value))} />;
+  if (!session) return <SignIn config={config} refusal={refusal} onToken={begin} />;
   return (
     <SessionContext.Provider value={session}>
       <Layout>

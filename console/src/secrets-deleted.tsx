@@ -2,12 +2,13 @@ import { useState } from 'preact/hooks';
 import { unwrap, useSession } from './api.ts';
 import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from './components.tsx';
 import { pageQuery } from './secrets-context.ts';
+import type { Offers } from './session.ts';
 
 /**
  * An environment's deleted secrets still inside their recovery window (newest deletion first), each with `Restore`
- * for those who may write. `generation` changes when a secret was deleted on the page, to list it at once.
+ * for those who may delete (and so restore). `generation` changes when a secret was deleted on the page, to list it at once.
  */
-export function DeletedSecrets({ envId, generation, canWrite, onRestored }: { envId: string; generation: number; canWrite: boolean; onRestored: (restored: { id: string; key: string; version: number }) => void }) {
+export function DeletedSecrets({ envId, generation, offers, onRestored }: { envId: string; generation: number; offers: Offers; onRestored: (restored: { id: string; key: string; version: number }) => void }) {
   const { client } = useSession();
   const paged = usePaged((cursor) => client.api.GET('/api/v1/environments/{envId}/secrets/deleted', { params: { path: { envId }, query: pageQuery(cursor, '50') } }), [envId, generation]);
   const restore = useAction();
@@ -55,7 +56,7 @@ export function DeletedSecrets({ envId, generation, canWrite, onRestored }: { en
                   <Time at={item.purgeAt} />
                 </td>
                 <td>
-                  {canWrite && (
+                  {offers.delete && (
                     <button type="button" disabled={restoring !== null} onClick={() => void run(item.id)}>
                       Restore
                     </button>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { unwrap, useSession } from './api.ts';
 import { CopyButton, ErrorBox, Time, useAction } from './components.tsx';
 import { DeleteDialog } from './secrets-ui.tsx';
+import type { Offers } from './session.ts';
 
 /** What a row shows of a secret: never its value, which lives only in the row's own state while revealed. */
 export interface SecretRowItem {
@@ -17,8 +18,8 @@ export const REVEAL_MS = 30_000;
 interface RowProps {
   secret: SecretRowItem;
   envId: string;
-  canReveal: boolean;
-  canWrite: boolean;
+  /** Which of Reveal, New version and Delete to offer. */
+  offers: Offers;
   /** A new version was written here: the row's version and time. */
   onChanged: (secret: SecretRowItem) => void;
   onDeleted: (secretId: string) => void;
@@ -28,7 +29,7 @@ interface RowProps {
  * One key of an environment: its version and time, its value on request (`Reveal`, audited by the API) until
  * `Hide` or 30 s, a new version checked against the version on screen (`If-Match`), history and delete.
  */
-export function SecretRow({ secret, envId, canReveal, canWrite, onChanged, onDeleted }: RowProps) {
+export function SecretRow({ secret, envId, offers, onChanged, onDeleted }: RowProps) {
   const { client } = useSession();
   const [revealed, setRevealed] = useState<{ value: string; version: number } | null>(null);
   const [open, setOpen] = useState<'version' | 'delete' | null>(null);
@@ -72,12 +73,12 @@ export function SecretRow({ secret, envId, canReveal, canWrite, onChanged, onDel
       </td>
       <td>
         <div class="actions">
-          {canReveal && !revealed && (
+          {offers.reveal && !revealed && (
             <button type="button" onClick={show} disabled={reveal.busy}>
               Reveal
             </button>
           )}
-          {canWrite && (
+          {offers.write && (
             <button type="button" aria-expanded={open === 'version'} onClick={() => setOpen(open === 'version' ? null : 'version')}>
               New version
             </button>
@@ -85,7 +86,7 @@ export function SecretRow({ secret, envId, canReveal, canWrite, onChanged, onDel
           <a class="action-link" href={`/console/secrets/${secret.id}`}>
             History
           </a>
-          {canWrite && (
+          {offers.delete && (
             <button type="button" class="danger" onClick={() => setOpen('delete')}>
               Delete
             </button>

@@ -6,8 +6,6 @@ import type { ConsoleConfig } from './config.ts';
  */
 const TOKEN_KEY = 'secrets-console.token';
 
-export type Role = 'viewer' | 'developer' | 'admin' | 'machine';
-
 let current: string | null = null;
 
 export function storedToken(): string | null {
@@ -27,30 +25,51 @@ export function signOut(): void {
   for (const key of Object.keys(sessionStorage)) if (key.startsWith('secrets-console.')) sessionStorage.removeItem(key);
 }
 
-const STRENGTH: Role[] = ['viewer', 'developer', 'admin'];
-
-/**
- * What the console offers a token, read from the token itself: an API key is admin, a machine token is `machine`,
- * a person's JWT has the role its claim names (the strongest recognised, else the stack's default). Only for what
- * the console offers: the API decides every request, and a FORBIDDEN is shown as it comes.
- */
-export function roleOf(token: string, config: Pick<ConsoleConfig, 'roleClaim' | 'defaultRole'>): Role {
-  if (token.startsWith('sk_live_')) return 'admin';
-  if (token.startsWith('st_')) return 'machine';
-  const payload = token.split('.')[1];
-  if (!payload) return config.defaultRole;
-  try {
-    const claims = JSON.parse(atob(payload.replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
-    const claim = claims[config.roleClaim];
-    const named = (Array.isArray(claim) ? claim : [claim]).filter((value): value is Role => STRENGTH.includes(value as Role));
-    return named.sort((a, b) => STRENGTH.indexOf(b) - STRENGTH.indexOf(a))[0] ?? config.defaultRole;
-  } catch {
-    return config.defaultRole;
-  }
+/** What the console offers a credential: the controls it shows. The API still decides every request. */
+export interface Offers {
+  reveal: boolean;
+  write: boolean;
+  delete: boolean;
+  admin: boolean;
 }
 
-/** What a role may do, as decisions.md gives it: the controls the console offers. */
-export function may(role: Role, action: 'reveal' | 'write' | 'admin'): boolean {
-  if (action === 'admin') return role === 'admin';
-  return role !== 'viewer';
+/**
+ * The server's role table (shared/auth/permissions.ts), written into the bundle by its build (bin/console-build.ts,
+ * `credentialTable`): the roles weakest first, and the offers of each role, of an API key (`api_key`) and of a machine
+ * token with the default rules (`machine`). The console keeps no copy of it.
+ */
+declare const __CREDENTIAL_TABLE__: { roles: string[]; offers: Record<string, Offers> };
+const TABLE = __CREDENTIAL_TABLE__;
+const NOTHING: Offers = { reveal: false, write: false, delete: false, admin: false };
+
+/** Who a token is, as the console shows it, and what it offers them. */
+export interface Credential {
+  /** A person's role, `API key` or `machine`. */
+  label: string;
+  offers: Offers;
+}
+
+/**
+ * What the console offers a token, read from the token itself: an API key and a machine token by their prefix (a
+ * machine token's own rules may allow less: the API's FORBIDDEN then says so); a person's JWT by the role its claim
+ * names (the strongest recognised, else the stack's default), as the server reads it. Only for what the console
+ * offers: the API decides every request, and a FORBIDDEN is shown as it comes.
+ */
+export function credentialOf(token: string, config: Pick<ConsoleConfig, 'roleClaim' | 'defaultRole'>): Credential {
+  if (token.startsWith('sk_live_')) return { label: 'API key', offers: TABLE.offers.api_key ?? NOTHING };
+  if (token.startsWith('st_')) return { label: 'machine', offers: TABLE.offers.machine ?? NOTHING };
+  const role = roleOf(token, config);
+  return { label: role, offers: TABLE.offers[role] ?? NOTHING };
+}
+
+function roleOf(token: string, config: Pick<ConsoleConfig, 'roleClaim' | 'defaultRole'>): string {
+  const fallback = config.defaultRole || TABLE.roles[0] || '';
+  try {
+    const claims = JSON.parse(atob((token.split('.')[1] ?? '').replace(/-/g, '+').replace(/_/g, '/'))) as Record<string, unknown>;
+    const claim = claims[config.roleClaim];
+    const named = (Array.isArray(claim) ? claim : [claim]).map((value) => TABLE.roles.indexOf(value as string));
+    return TABLE.roles[Math.max(...named)] ?? fallback;
+  } catch {
+    return fallback;
+  }
 }

@@ -47,18 +47,56 @@ describe('the console shell', () => {
     await context.close();
   });
 
-  it('answers a token the API refuses by returning to sign-in', async () => {
+  it('shows the API\'s code and message on the sign-in page when a pasted token is refused, keeps the token nowhere, and takes another', async () => {
+    const ws = await newWorkspace();
+    const notIssued = 'sk_live_not-a-real-token-at-all';
+    const refusal = await call('GET', '/api/v1/projects', { token: notIssued });
+    expect(refusal.status).toBe(401);
+    expect(refusal.body.error.code).toBe('AUTH_REQUIRED');
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(consoleUrl('/console/projects'));
-    await page.getByLabel('Token').fill('sk_live_not-a-real-token-at-all');
-    const refused = page.waitForResponse((response) => response.url().includes('/api/v1/projects') && response.status() === 401);
+    await page.getByLabel('Token').fill(notIssued);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    // The first request answers 401: the console forgets the token and asks for another.
-    await refused;
-    await page.getByLabel('Token').waitFor();
-    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+
+    const shown = page.getByRole('alert').filter({ hasText: 'AUTH_REQUIRED' });
+    await shown.waitFor();
+    expect(await shown.textContent()).toContain(refusal.body.error.message);
+    expect(await storages(page)).not.toContain(notIssued);
+    expect(await page.getByLabel('Token').inputValue()).toBe('');
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+
+    // A second try, with a token the API takes, signs in and leaves the refusal behind.
+    await page.getByLabel('Token').fill(ws.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Projects' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+    expect(await page.getByText('AUTH_REQUIRED').count()).toBe(0);
+    await context.close();
+  });
+
+  it('returns to sign-in with the API\'s code and message when the token is refused later in the session (its key revoked)', async () => {
+    const ws = await newWorkspace();
+    const project = (await call('POST', '/api/v1/projects', { token: ws.apiKey, body: { name: 'Payments API' } })).body.data;
+    const key = (await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'console session' } })).body.data;
+    const { context, page } = await signedIn(browser, key.token);
+    await page.getByRole('link', { name: 'Payments API' }).waitFor();
+    expect((await call('POST', `/api/v1/access-keys/${key.id}/revoke`, { token: ws.apiKey })).status).toBe(200);
+    const refusal = await call('GET', `/api/v1/projects/${project.id}/environments`, { token: key.token });
+    expect(refusal.status).toBe(401);
+
+    await page.getByRole('link', { name: 'Payments API' }).click();
+    const shown = page.getByRole('alert').filter({ hasText: 'AUTH_REQUIRED' });
+    await shown.waitFor();
+    expect(await shown.textContent()).toContain(refusal.body.error.message);
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
+    expect(await storages(page)).not.toContain(key.token);
+
+    // Signed in again, the person is where the session ended.
+    await page.getByLabel('Token').fill(ws.apiKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Payments API' }).waitFor();
+    expect(page.url()).toBe(consoleUrl(`/console/projects/${project.id}`));
     await context.close();
   });
 });

@@ -6,7 +6,6 @@ import { findEnvironment, pageQuery, remember } from '../secrets-context.ts';
 import { DeletedSecrets } from '../secrets-deleted.tsx';
 import { SecretRow, type SecretRowItem } from '../secrets-row.tsx';
 import { useLoaded, useProgressive } from '../secrets-ui.tsx';
-import { may } from '../session.ts';
 
 /**
  * `/console/environments/{envId}`: the environment's secrets, one table row per key (never a value until a row's
@@ -15,7 +14,7 @@ import { may } from '../session.ts';
 export function Environment() {
   const { params } = useRoute();
   const envId = params.envId ?? '';
-  const { client, role } = useSession();
+  const { client, credential } = useSession();
   const place = useLoaded(() => findEnvironment(client, envId), [envId]);
   const paged = usePaged((cursor) => client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: pageQuery(cursor) } }), [envId]);
   // Rows written, deleted or restored on this page since it loaded (null: deleted), laid over the pages listed.
@@ -36,8 +35,7 @@ export function Environment() {
       remember({ secrets: paged.items.map((s) => ({ id: s.id, key: s.key, environmentId: environment.id, envSlug: environment.slug, projectId: project.id, projectSlug: project.slug })) });
     }
   }, [paged.items, place.value]);
-  const canWrite = may(role, 'write');
-  const canReveal = may(role, 'reveal');
+  const { offers } = credential;
   const { environment, project } = place.value ?? {};
 
   return (
@@ -54,7 +52,7 @@ export function Environment() {
           Filter
           <input type="search" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} placeholder="part of a key" autocomplete="off" spellcheck={false} />
         </label>
-        {canWrite && (
+        {offers.write && (
           <button type="button" class="primary" aria-expanded={creating} onClick={() => setCreating(!creating)}>
             New secret
           </button>
@@ -93,13 +91,13 @@ export function Environment() {
           </thead>
           <tbody>
             {shown.map((row) => (
-              <SecretRow key={row.id} secret={row} envId={envId} canReveal={canReveal} canWrite={canWrite} onChanged={(next) => change(next.id, next)} onDeleted={(id) => (change(id, null), setDeletions((n) => n + 1))} />
+              <SecretRow key={row.id} secret={row} envId={envId} offers={offers} onChanged={(next) => change(next.id, next)} onDeleted={(id) => (change(id, null), setDeletions((n) => n + 1))} />
             ))}
           </tbody>
         </table>
       )}
       <LoadMore paged={paged} />
-      <DeletedSecrets envId={envId} generation={deletions} canWrite={canWrite} onRestored={(s) => change(s.id, { id: s.id, key: s.key, currentVersion: s.version, updatedAt: new Date().toISOString() })} />
+      <DeletedSecrets envId={envId} generation={deletions} offers={offers} onRestored={(s) => change(s.id, { id: s.id, key: s.key, currentVersion: s.version, updatedAt: new Date().toISOString() })} />
     </section>
   );
 }

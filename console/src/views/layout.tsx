@@ -1,11 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { useSession } from '../api.ts';
-import { may } from '../session.ts';
 
 /** The frame of every page: the sections a person may use, and `Sign out`. */
 export function Layout({ children }: { children: ComponentChildren }) {
-  const { role, signOut } = useSession();
-  const admin = may(role, 'admin');
+  const { credential, signOut } = useSession();
+  const admin = credential.offers.admin;
   return (
     <>
       <header class="top">
@@ -19,7 +18,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           {admin && <a href="/console/access-keys">Access keys</a>}
           {admin && <a href="/console/webhooks">Webhooks</a>}
         </nav>
-        <span class="role">{role}</span>
+        <span class="role">{credential.label}</span>
         <button type="button" onClick={signOut}>
           Sign out
         </button>

@@ -4,13 +4,12 @@ import { unwrap, useSession } from '../api.ts';
 import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../components.tsx';
 import { findProject, pageQuery, remember, type EnvironmentItem } from '../secrets-context.ts';
 import { useLoaded } from '../secrets-ui.tsx';
-import { may } from '../session.ts';
 
 /** `/console/projects/{projectId}`: the project's environments, a new one (admins), and a comparison of two. */
 export function Project() {
   const { params } = useRoute();
   const projectId = params.projectId ?? '';
-  const { client, role } = useSession();
+  const { client, credential } = useSession();
   const project = useLoaded(() => findProject(client, projectId), [projectId]);
   const paged = usePaged((cursor) => client.api.GET('/api/v1/projects/{projectId}/environments', { params: { path: { projectId }, query: pageQuery(cursor) } }), [projectId]);
   useEffect(() => remember({ environments: paged.items }), [paged.items]);
@@ -30,7 +29,7 @@ export function Project() {
       <p class="muted">{project.value ? <code>{project.value.slug}</code> : <code>{projectId}</code>}</p>
       <ErrorBox error={project.error} />
       <h2>Environments</h2>
-      {may(role, 'admin') && (
+      {credential.offers.admin && (
         <form class="inline" onSubmit={submit}>
           <label>
             Environment name

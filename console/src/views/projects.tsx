@@ -1,18 +1,17 @@
 import { useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
 import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../components.tsx';
-import { may } from '../session.ts';
 
 /** `/console/projects`: the workspace's projects, and a new one (admins). */
 export function Projects() {
-  const { client, role } = useSession();
+  const { client, credential } = useSession();
   const paged = usePaged((cursor) => client.api.GET('/api/v1/projects', { params: { query: { limit: '50', ...(cursor ? { cursor } : {}) } } }), []);
   const [name, setName] = useState('');
   const create = useAction();
   return (
     <section>
       <h1>Projects</h1>
-      {may(role, 'admin') && (
+      {credential.offers.admin && (
         <form
           class="inline"
           onSubmit={async (event) => {

@@ -4,7 +4,6 @@ import { unwrap, useSession } from '../api.ts';
 import { ConfirmDialog, Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../components.tsx';
 import { findSecret, pageQuery } from '../secrets-context.ts';
 import { DeleteDialog, useLoaded } from '../secrets-ui.tsx';
-import { may } from '../session.ts';
 
 /**
  * `/console/secrets/{secretId}`: the secret's history, newest first (who wrote each version when, and which version
@@ -13,7 +12,7 @@ import { may } from '../session.ts';
 export function Secret() {
   const { params } = useRoute();
   const secretId = params.secretId ?? '';
-  const { client, role } = useSession();
+  const { client, credential } = useSession();
   const place = useLoaded(() => findSecret(client, secretId), [secretId]);
   const paged = usePaged((cursor) => client.api.GET('/api/v1/secrets/{secretId}/versions', { params: { path: { secretId }, query: pageQuery(cursor, '50') } }), [secretId]);
   const [asking, setAsking] = useState<number | 'delete' | null>(null);
@@ -21,7 +20,7 @@ export function Secret() {
   const rollback = useAction();
   // Newest first: the first version listed is the current one.
   const current = paged.items[0]?.version;
-  const canWrite = may(role, 'write');
+  const canWrite = credential.offers.write;
   const secret = place.value;
   const key = secret?.key ?? secretId;
 

@@ -1,11 +1,22 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ErrorBox } from '../components.tsx';
 import type { ConsoleConfig } from '../config.ts';
 import { idpSignInAvailable, idpSignInError, idpSignInReturning, startIdpSignIn } from '../oidc.ts';
 
+interface SignInProps {
+  config: ConsoleConfig;
+  /** Why the API refused the last token (at sign-in or later in the session): its code and message, or null. */
+  refusal: unknown;
+  /** Tries a token; the page stays when the API refuses it. */
+  onToken: (token: string) => Promise<void>;
+}
+
 /** Sign-in: a pasted token always (an API key, a machine token or a person's access token); the IdP when configured. */
-export function SignIn({ config, onToken }: { config: ConsoleConfig; onToken: (token: string) => void }) {
+export function SignIn({ config, refusal, onToken }: SignInProps) {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const [checking, setChecking] = useState(false);
+  const field = useRef<HTMLInputElement>(null);
   // Back from the identity provider: the app exchanges the code; this page says so, and shows why if it fails.
   const [returning, setReturning] = useState(() => idpSignInAvailable(config) && idpSignInReturning());
   useEffect(() => {
@@ -25,18 +36,32 @@ export function SignIn({ config, onToken }: { config: ConsoleConfig; onToken: (t
         </p>
       )}
       <form
-        onSubmit={(event) => {
+        onSubmit={async (event) => {
           event.preventDefault();
           const value = token.trim();
           if (!value) return setError('Paste a token first.');
-          onToken(value);
+          // The field is emptied at once: a refused token is kept nowhere, and the next one is pasted into a clean field.
+          setError(null);
+          setToken('');
+          setChecking(true);
+          await onToken(value);
+          setChecking(false);
+          field.current?.focus();
         }}
       >
         <label>
           Token
-          <input type="password" name="token" autocomplete="off" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
+          <input ref={field} type="password" name="token" autocomplete="off" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
         </label>
-        <button type="submit">Sign in</button>
+        <button type="submit" disabled={checking}>
+          Sign in
+        </button>
+        {checking && (
+          <p class="muted" role="status">
+            Checking the token…
+          </p>
+        )}
+        <ErrorBox error={refusal} />
         {error && (
           <p class="error" role="alert">
             {error}
