@@ -46,8 +46,8 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   'access-keys': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   webhooks: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
   'webhook-deliveries': { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS, sqs: QUEUE_SENDS },
-  // A login reads the key (GetItem, BatchGetItem), counts the attempt (UpdateItem), issues the token (a transaction)
-  // or audits a refusal (PutItem); Query comes with the login store, whose revoke path lists live tokens.
+  // A login reads the key with its counters (GetItem, BatchGetItem), issues the token (a transaction) or counts a
+  // refusal (UpdateItem) and audits it (PutItem); Query comes with the login store, whose revoke path lists live tokens.
   auth: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   // The API description makes no AWS call: its floor is an empty handler.
   openapi: {},

@@ -34,9 +34,9 @@ type Items = Partial<Record<TableAction, readonly string[]>>;
 
 /**
  * Authentication, in every API function: one BatchGetItem of the token item and the workspace record (the route's
- * prefetch keys ride along: see each function), or on the reveal routes the token alone (GetItem) beside an
- * eventually consistent batch; and the sealed MAC roots (GetItem, once per container) that check an issued
- * token's checksum before any of that and name idempotency records.
+ * prefetch keys ride along: see each function), or on the reveal routes the token alone (GetItem; with an `st_` token,
+ * the token and the workspace record: BatchGetItem) beside an eventually consistent batch; and the sealed MAC roots
+ * (GetItem, once per container) that check an issued token's checksum before any of that and name idempotency records.
  */
 const AUTHENTICATION: Items = { BatchGetItem: [P.token, P.workspace], GetItem: [P.token, P.macKey] };
 
@@ -184,16 +184,17 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     keys: [MAC_KEY],
     sendsDeliveries: true,
   },
-  // A login authenticates nobody: it reads the key's workspace by the key's id (AKID#), then the key's record and the
-  // workspace (BatchGetItem), counts the attempt (UpdateItem of RATE#<ws>#<ak>), and issues the token in one
-  // transaction: the record checked unrevoked and unchanged (ConditionCheckItem), the token item, its entry among the
-  // key's live tokens (LOGINS#) and the audit entry; a refusal puts its audit entry alone. The MAC roots sign the
-  // token's checksum.
+  // A login authenticates nobody: it reads the key's workspace by the key's id (AKID#), then the key's record, the
+  // workspace and the key's two login counters of the minute (BatchGetItem of WS# and RATE#<ws>#<ak>), and issues the
+  // token in one transaction: the record checked unrevoked and unchanged (ConditionCheckItem), the token item, its
+  // entry among the key's live tokens (LOGINS#), the audit entry and the count of successful logins (UpdateItem of
+  // RATE#<ws>#<ak>); a refusal counts on its address's counter (UpdateItem of RATE#<ws>#<ak>) and puts its audit
+  // entry alone. The MAC roots sign the token's checksum.
   auth: {
     table: {
       items: {
         GetItem: [P.accessKeyById, P.macKey],
-        BatchGetItem: [P.workspace],
+        BatchGetItem: [P.workspace, P.credentialRevealCounter],
         ConditionCheckItem: [P.workspace],
         UpdateItem: [P.credentialRevealCounter],
         PutItem: [P.token, P.loginTokens, P.audit],

@@ -6,6 +6,7 @@ import {
   Dashboard,
   GraphWidget,
   type IMetric,
+  type Metric,
   type IWidget,
   Stats,
   TextWidget,
@@ -26,6 +27,8 @@ export interface DeliveryHealthDashboardProps {
   readonly delivery: WebhookDeliveryConstruct;
   readonly functions: Record<string, ServiceFunction>;
   readonly reveals: RevealMetrics;
+  /** Logins answered 429 (lib/service-metrics.ts `loginsRateLimited`). */
+  readonly loginsRateLimited: Metric;
   readonly alarms: readonly Alarm[];
 }
 
@@ -33,7 +36,8 @@ const FIVE_MINUTES = Duration.minutes(5);
 
 /**
  * The "delivery health" dashboard, top to bottom: alarms; deliveries (outcomes, success rate, latency, failure
- * reasons, retries, give-ups, recoveries and test events); the queue and the stream; every function's errors and throttles; the API and reveals.
+ * reasons, retries, give-ups, recoveries and test events); the queue and the stream; every function's errors and throttles; the API, reveals
+ * and logins refused by their budgets.
  * docs/operations.md explains how to read it.
  */
 export class DeliveryHealthDashboard extends Construct {
@@ -56,7 +60,7 @@ export class DeliveryHealthDashboard extends Construct {
     this.dashboard.addWidgets(...deliveryWidgets());
     this.dashboard.addWidgets(...pipelineWidgets(props.delivery));
     this.dashboard.addWidgets(...functionWidgets(props.functions));
-    this.dashboard.addWidgets(...apiWidgets(props.httpApi, props.reveals));
+    this.dashboard.addWidgets(...apiWidgets(props.httpApi, props.reveals, props.loginsRateLimited));
   }
 }
 
@@ -131,7 +135,7 @@ function functionWidgets(functions: Record<string, ServiceFunction>): IWidget[] 
   ];
 }
 
-function apiWidgets(httpApi: HttpApi, reveals: RevealMetrics): IWidget[] {
+function apiWidgets(httpApi: HttpApi, reveals: RevealMetrics, loginsRateLimited: Metric): IWidget[] {
   const sum = { statistic: Stats.SUM, period: FIVE_MINUTES };
   return [
     graph('API 4xx / 5xx', [
@@ -146,5 +150,6 @@ function apiWidgets(httpApi: HttpApi, reveals: RevealMetrics): IWidget[] {
       reveals.succeeded.with({ label: 'Revealed' }),
       reveals.rateLimited.with({ label: 'Refused by the rate limit' }),
     ]),
+    graph('Logins refused 429 per minute (login budgets, route throttling)', [loginsRateLimited.with({ label: 'Logins answered 429 RATE_LIMITED' })], { width: 24 }),
   ];
 }

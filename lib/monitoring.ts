@@ -11,7 +11,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { DeliveryHealthDashboard } from './delivery-dashboard.ts';
 import { pascalCase, type ServiceFunction } from './service-function.ts';
-import { apiServerErrorRate, auditEntriesChanged, RevealMetrics, unauthorizedAnswers } from './service-metrics.ts';
+import { apiServerErrorRate, auditEntriesChanged, loginsRateLimited, RevealMetrics, unauthorizedAnswers } from './service-metrics.ts';
 import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
 
 /** KMS calls on the secrets key that are reported the moment CloudTrail records them. */
@@ -67,6 +67,7 @@ export class MonitoringConstruct extends Construct {
     if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
 
     const reveals = new RevealMetrics(this, 'Reveals', { accessLogs: props.accessLogs, httpApi: props.httpApi });
+    const logins = loginsRateLimited(this, { accessLogs: props.accessLogs, httpApi: props.httpApi });
     this.addPipelineAlarms(props.delivery);
     this.addAlarm('api-401-spike', {
       metric: unauthorizedAnswers(this, props),
@@ -97,6 +98,7 @@ export class MonitoringConstruct extends Construct {
       delivery: props.delivery,
       functions: props.functions,
       reveals,
+      loginsRateLimited: logins,
       alarms: Object.values(this.alarms),
     });
     new CfnOutput(this, 'DashboardUrl', {

@@ -3,6 +3,7 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { MathExpression, Metric, SearchExpression, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { ROUTE_GROUPS } from '../shared/routes.ts';
 import { AUDIT_CHANGE_METRIC } from '../shared/webhooks/fanout.ts';
 
 /** The worker's EMF namespace and service dimension (shared/webhooks/metrics.ts `makeDeliveryMetrics`). */
@@ -96,6 +97,33 @@ export function unauthorizedAnswers(scope: Construct, props: { accessLogs: ILogG
     dimensionsMap: { ApiId: props.httpApi.apiId },
     statistic: Stats.SUM,
     period: Duration.minutes(5),
+  });
+}
+
+/** The login route, as it appears in the access log's `routeKey`. */
+export const LOGIN_ROUTE_KEY: (typeof ROUTE_GROUPS)['auth'][number] = 'POST /api/v1/auth/login';
+
+/**
+ * Logins answered 429 RATE_LIMITED, per minute, from the API access log (`LoginsRateLimited`, by API id): a login
+ * past its access key's budgets (10 refused per source address, 60 successful, a clock minute) is not audited, so
+ * this is where such logins show. API Gateway's own throttling of the route (`loginRouteRateLimit`) answers 429 too
+ * and counts here as well.
+ */
+export function loginsRateLimited(scope: Construct, props: { accessLogs: ILogGroup; httpApi: HttpApi }): Metric {
+  new MetricFilter(scope, 'LoginsRateLimited', {
+    logGroup: props.accessLogs,
+    metricNamespace: METRICS_NAMESPACE,
+    metricName: 'LoginsRateLimited',
+    metricValue: '1',
+    dimensions: { ApiId: '$.apiId' },
+    filterPattern: FilterPattern.all(FilterPattern.stringValue('$.routeKey', '=', LOGIN_ROUTE_KEY), FilterPattern.stringValue('$.status', '=', '429')),
+  });
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: 'LoginsRateLimited',
+    dimensionsMap: { ApiId: props.httpApi.apiId },
+    statistic: Stats.SUM,
+    period: Duration.minutes(1),
   });
 }
 

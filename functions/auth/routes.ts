@@ -15,7 +15,7 @@ export function makeAuthRoutes(service: LoginService): Record<RouteKey, RouteDef
         'Without `Authorization`. `method` `aws_iam`: `signedRequest` is an STS GetCallerIdentity request signed with SigV4 by the workload\'s own AWS credentials, carrying the signed header `x-service-server-id` (this deployment\'s server id); the service sends it to STS itself and matches the caller\'s role or user ARN against the key\'s `principalArns`.',
         '`method` `oidc`: `jwt` is an RS256 or ES256 token of the key\'s issuer (at most 16 KiB) whose `aud`, `sub` and `claims` match the key.',
         'The answer\'s `st_` token carries the key\'s permissions and allowedCidrs and is valid until `expiresAt` (the key\'s `tokenTtlSeconds`, never past the key\'s own expiry); revoking or changing the key reaches it.',
-        'Any refusal is AUTH_REQUIRED naming the failed check (audited as `access_key.login_denied` for an existing key); a good login is audited as `access_key.login`. At most 60 attempts per access key per minute (RATE_LIMITED).',
+        'Any refusal is AUTH_REQUIRED naming the failed check (audited as `access_key.login_denied` for an existing key); a good login is audited as `access_key.login`. Per access key and clock minute: at most 10 refused logins per source address and 60 successful ones; past either, RATE_LIMITED with Retry-After before any check, not audited.',
       ].join(' '),
       response: loginAnswer(),
       errors: ['RATE_LIMITED'],

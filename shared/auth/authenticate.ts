@@ -106,7 +106,12 @@ async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, s
   await checkIssuedChecksum(deps, shape);
   const { workspaceId } = shape;
   const tokenHash = hashToken(token);
-  const { token: record, workspace, prefetched } = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId));
+  // An `st_` token may be a login's, which follows its key's state on the workspace item at once, on every route
+  // (decisions.md, "Hardening v1.3"): that item is read strongly consistently with the token even where the route
+  // reads ahead eventually (the reveals). The form does not tell a login's token from an access key's own, so every
+  // `st_` token pays it: half a read unit more on a reveal, nothing elsewhere.
+  const consistentWorkspace = shape.kind === 'machine';
+  const { token: record, workspace, prefetched } = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId), { consistentWorkspace });
   if (!record || record.workspaceId !== workspaceId) throw new AuthRequiredError('Authorization: the token is not valid');
   if (record.revokedAt) throw new AuthRequiredError('Authorization: the token has been revoked');
   if (record.expiresAt && Date.parse(record.expiresAt) <= deps.clock.now()) {

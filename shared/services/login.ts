@@ -10,7 +10,7 @@ import { ApiError, AuthRequiredError, ForbiddenError, RateLimitedError, ServiceU
 import type { LoginBody } from '../http/login-schemas.ts';
 import { tokenScope } from '../store/access-keys.ts';
 import type { Store } from '../store/index.ts';
-import type { LoginTarget } from '../store/logins.ts';
+import type { LoginSpent, LoginTarget, LoginWindow } from '../store/logins.ts';
 
 /**
  * Workload identity (decisions.md, "Workload identity: login with AWS IAM or OIDC"): a workload proves who it is
@@ -19,14 +19,23 @@ import type { LoginTarget } from '../store/logins.ts';
  * answers and the audit.
  */
 
-/** Login attempts per access key and minute, refused ones included. */
+/** Successful logins per access key and clock minute (decisions.md, "Hardening v1.3"). */
 export const LOGINS_PER_MINUTE = 60;
+
+/** Refused logins per access key, source address and clock minute. */
+export const REFUSED_LOGINS_PER_MINUTE = 10;
+
+/**
+ * Where the refusals of a request without a source address count: one bucket shared by all such requests. API
+ * Gateway always gives one; only a caller of the handler itself could leave it out.
+ */
+export const NO_SOURCE_ADDRESS = 'none';
 
 /** Times a login reads its key again when a revoke or a PATCH committed between its read and its token. */
 const ISSUE_ATTEMPTS = 5;
 
 export interface LoginDeps {
-  store: Pick<Store, 'findLoginTarget' | 'workspaceOfAccessKey' | 'readLoginTarget' | 'countLoginAttempt' | 'issueLoginToken' | 'recordLoginAudit'>;
+  store: Pick<Store, 'findLoginTarget' | 'workspaceOfAccessKey' | 'readLoginAttempt' | 'issueLoginToken' | 'recordLoginRefusal'>;
   clock: Clock;
   macs: () => Promise<ServiceMacs>;
   /** Where IAM logins go and the server id they must sign; undefined where IAM login is not configured. */
@@ -51,6 +60,28 @@ class Refusal extends Error {
 }
 
 const refused = (reason: string, message: string) => new Refusal(reason, new AuthRequiredError(message));
+
+/** The clock minute a login at `now` counts in, and the bucket of its source address. */
+export function loginWindow(now: number, sourceIp: string | undefined): LoginWindow {
+  return { minute: Math.floor(now / 60_000), source: sourceIp?.trim().toLowerCase() || NO_SOURCE_ADDRESS };
+}
+
+/** Whole seconds to the end of the clock minute: when a spent budget is whole again. */
+const untilNextMinute = (now: number) => 60 - (Math.floor(now / 1000) % 60);
+
+const loginsSpent = (now: number) => new RateLimitedError(`login: at most ${LOGINS_PER_MINUTE} logins per access key per minute`, untilNextMinute(now));
+
+const refusalsSpent = (now: number) =>
+  new RateLimitedError(`login: at most ${REFUSED_LOGINS_PER_MINUTE} refused logins per access key and source address per minute`, untilNextMinute(now));
+
+/**
+ * The login budgets, before any check: RATE_LIMITED when the key's successful logins of the minute are spent, or its
+ * refused ones from this address. Another address's refusals are another counter, so they never refuse this login.
+ */
+export function checkLoginBudgets(spent: LoginSpent, now: number): void {
+  if (spent.logins >= LOGINS_PER_MINUTE) throw loginsSpent(now);
+  if (spent.refusals >= REFUSED_LOGINS_PER_MINUTE) throw refusalsSpent(now);
+}
 
 export function makeLoginService(deps: LoginDeps) {
   const { store, clock } = deps;
@@ -102,8 +133,12 @@ export function makeLoginService(deps: LoginDeps) {
     throw refused('method', 'login: the method does not match the access key');
   }
 
-  /** Issues the token against the key as last read; reads the key again when it changed meanwhile. */
-  async function issue(first: LoginTarget, body: LoginBody, proven: Proven, now: number, sourceIp: string | undefined) {
+  /**
+   * Issues the token against the key as last read, counting the login in the same transaction; reads the key again
+   * when it changed meanwhile. RATE_LIMITED when concurrent logins spent the minute's budget after it was read.
+   */
+  async function issue(first: LoginTarget, body: LoginBody, proven: Proven, now: number, origin: { sourceIp?: string | undefined; window: LoginWindow }) {
+    const { sourceIp, window } = origin;
     const macs = await deps.macs();
     let target: LoginTarget | undefined = first;
     for (let attempt = 0; attempt < ISSUE_ATTEMPTS && target; attempt++) {
@@ -131,8 +166,11 @@ export function makeLoginService(deps: LoginDeps) {
         },
         audit,
         createdAt: iso(now),
+        window,
+        maxLogins: LOGINS_PER_MINUTE,
       });
       if (issued === 'issued') return { token, expiresAt, accessKeyId: record.id, identityId: record.identityId };
+      if (issued === 'limited') throw loginsSpent(now);
       // Another transaction on the key's record got in the way (a fleet logging in at once, its lastUsedAt): a short,
       // random wait, then the same key again; a revoke or a PATCH: the key read again.
       if (issued === 'busy') await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40));
@@ -141,37 +179,40 @@ export function makeLoginService(deps: LoginDeps) {
     throw new ServiceUnavailableError('login: the access key kept changing; retry shortly');
   }
 
+  /**
+   * Counts a refusal against the key's budget for the caller's address and audits it (when the workspace has an
+   * account to write the entry under), then throws its error; past the budget, RATE_LIMITED, not audited.
+   */
+  async function refuse(target: LoginTarget, window: LoginWindow, body: LoginBody, refusal: Refusal, now: number): Promise<never> {
+    const metadata = { method: body.method, reason: refusal.reason };
+    const audit = target.workspace?.accountId ? auditEntry(keyActor(target), 'access_key.login_denied', target.record.id, metadata, now) : undefined;
+    const counted = await store.recordLoginRefusal(target.workspaceId, target.record.id, window, REFUSED_LOGINS_PER_MINUTE, audit);
+    throw counted ? refusal.error : refusalsSpent(now);
+  }
+
   return {
     /**
-     * Logs a workload in. An unknown key is AUTH_REQUIRED with nothing written; for an existing key the attempt is
-     * counted first (60 a minute, refused ones included), and a refusal is audited as `access_key.login_denied`.
+     * Logs a workload in. An unknown key is AUTH_REQUIRED with nothing written. For an existing key the key and both
+     * of its budgets are read in one request and a spent budget is RATE_LIMITED before any check, not audited; a
+     * refusal is counted for the caller's address and audited as `access_key.login_denied`; a success is counted in
+     * the transaction that issues its token.
      */
     async login(body: LoginBody, origin: { sourceIp?: string | undefined }) {
       const unknown = () => new AuthRequiredError('login: the access key does not exist or cannot log in');
       const workspaceId = await store.workspaceOfAccessKey(body.accessKeyId);
       if (workspaceId === undefined) throw unknown();
       const now = clock.now();
-      // The attempt is counted while the key is read: one round trip, not two.
-      const [target, counted] = await Promise.all([
-        store.readLoginTarget(workspaceId, body.accessKeyId),
-        store.countLoginAttempt(workspaceId, body.accessKeyId, now, LOGINS_PER_MINUTE),
-      ]);
+      const window = loginWindow(now, origin.sourceIp);
+      const { target, spent } = await store.readLoginAttempt(workspaceId, body.accessKeyId, window);
       if (!target) throw unknown();
-      if (!counted) {
-        throw new RateLimitedError(`login: at most ${LOGINS_PER_MINUTE} login attempts per access key per minute`, 60 - (Math.floor(now / 1000) % 60));
-      }
+      checkLoginBudgets(spent, now);
       try {
         checkKey(target, body.method, now, origin.sourceIp);
         const proven = await prove(target, body, now);
-        return await issue(target, body, proven, now, origin.sourceIp);
+        return await issue(target, body, proven, now, { sourceIp: origin.sourceIp, window });
       } catch (error) {
         if (!(error instanceof Refusal)) throw error;
-        // Without an allowlisted workspace there is no account to write the entry under.
-        if (target.workspace?.accountId) {
-          const metadata = { method: body.method, reason: error.reason };
-          await store.recordLoginAudit(target.workspaceId, auditEntry(keyActor(target), 'access_key.login_denied', target.record.id, metadata, now));
-        }
-        throw error.error;
+        return refuse(target, window, body, error, now);
       }
     },
   };

@@ -89,18 +89,20 @@ export function updateIf(db: Db, key: ItemKey, update: { set: string; condition:
 
 /**
  * A transaction item that adds `delta` to the counter at `key`; with `max`, it cancels the transaction when the
- * counter has reached it, which makes a count cap safe under concurrency.
+ * counter has reached it, which makes a count cap safe under concurrency; with `ttl` (epoch seconds), the counter
+ * expires then (a windowed counter).
  */
-export function countBy(db: Db, key: ItemKey, counter: { delta: number; type: string; max?: number }): TransactItem {
+export function countBy(db: Db, key: ItemKey, counter: { delta: number; type: string; max?: number; ttl?: number }): TransactItem {
   const capped = counter.max !== undefined;
+  const expires = counter.ttl !== undefined;
   return {
     Update: {
       TableName: db.tableName,
       Key: key,
-      UpdateExpression: 'ADD #count :delta SET #type = :type',
+      UpdateExpression: `ADD #count :delta SET #type = :type${expires ? ', #ttl = :ttl' : ''}`,
       ...(capped ? { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' } : {}),
-      ExpressionAttributeNames: { '#count': 'count', '#type': 'type' },
-      ExpressionAttributeValues: { ':delta': counter.delta, ':type': counter.type, ...(capped ? { ':max': counter.max } : {}) },
+      ExpressionAttributeNames: { '#count': 'count', '#type': 'type', ...(expires ? { '#ttl': 'ttl' } : {}) },
+      ExpressionAttributeValues: { ':delta': counter.delta, ':type': counter.type, ...(capped ? { ':max': counter.max } : {}), ...(expires ? { ':ttl': counter.ttl } : {}) },
     },
   };
 }

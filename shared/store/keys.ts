@@ -23,8 +23,16 @@ export const keys = {
     PK: `LOGINS#${workspaceId}#${accessKeyId}`,
     SK: `${expiresAt}#${tokenHash}`,
   }),
-  /** Login attempts of an access key counted per minute (fixed window), beside its reveal counters. */
+  /** Successful logins of an access key counted per minute (fixed window), beside its reveal counters. */
   loginCounter: (workspaceId: string, accessKeyId: string, minute: number): ItemKey => ({ PK: `RATE#${workspaceId}#${accessKeyId}`, SK: `LOGIN#${minute}` }),
+  /**
+   * Refused logins of an access key from one source address, counted per minute (fixed window) in the same partition,
+   * so the key's login reads both counters with its record in one request.
+   */
+  loginRefusalCounter: (workspaceId: string, accessKeyId: string, source: string, minute: number): ItemKey => ({
+    PK: `RATE#${workspaceId}#${accessKeyId}`,
+    SK: `LOGINREFUSED#${minute}#${source}`,
+  }),
   /** Looked up by the SHA-256 of the presented token, so the token itself is never stored. */
   token: (tokenHash: string): ItemKey => ({ PK: `TOKEN#${tokenHash}`, SK: '#TOKEN' }),
   project: (workspaceId: string, projectId: string): ItemKey => ({ PK: ws(workspaceId), SK: `PROJ#${projectId}` }),
@@ -215,6 +223,7 @@ export const ENTITY = {
   accessKeyById: 'AccessKeyById',
   loginToken: 'LoginToken',
   loginCounter: 'LoginCounter',
+  loginRefusalCounter: 'LoginRefusalCounter',
   delivery: 'WebhookDelivery',
   deliveryRecovery: 'WebhookDeliveryRecovery',
   deliveryStats: 'WebhookDeliveryStats',

@@ -1,7 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { itemKeyString } from '../prefetch.ts';
+import { itemKeyString, type ItemKey } from '../prefetch.ts';
 import { auditPut, putAuditEntries, type AuditEntry } from './audit.ts';
-import { CONTENTION, sendConditional, transact } from './conditional.ts';
+import { CONTENTION, countBy, sendConditional, transact } from './conditional.ts';
 import { compact, pick } from './items.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { queryAll } from './query.ts';
@@ -19,6 +19,24 @@ export interface LoginTarget {
   workspace: Pick<WorkspaceItem, 'allowlisted' | 'accountId'> | undefined;
 }
 
+/**
+ * Where a login counts (decisions.md, "Hardening v1.3"): the clock minute, and the source address its refusals
+ * count under (per access key and address; its successes count per access key alone).
+ */
+export interface LoginWindow {
+  /** Epoch minutes: `Math.floor(now / 60_000)`. */
+  minute: number;
+  source: string;
+}
+
+/** What an access key has spent of its login budgets in a window, as read with the key. */
+export interface LoginSpent {
+  /** Successful logins of the key in the minute. */
+  logins: number;
+  /** Refused logins of the key from the window's source address in the minute. */
+  refusals: number;
+}
+
 /** A login token about to be issued: its item, the hash it is found by, and what goes with it. */
 export interface LoginIssue {
   workspaceId: string;
@@ -28,6 +46,9 @@ export interface LoginIssue {
   token: TokenItem;
   audit: AuditEntry;
   createdAt: string;
+  /** The window the login counts in, and the key's budget of successful logins in it. */
+  window: LoginWindow;
+  maxLogins: number;
 }
 
 /** Login tokens stay readable this long past their expiry (answered "expired", not "not valid"), then TTL takes them. */
@@ -36,7 +57,7 @@ const KEPT_AFTER_EXPIRY_SECONDS = 3600;
 /** Token items changed at once when a key's change reaches its live login tokens. */
 const TOKEN_UPDATES_IN_FLIGHT = 10;
 
-/** Logins of access keys: finding the key by its id, counting attempts, issuing tokens, and reaching live ones. */
+/** Logins of access keys: finding the key by its id, counting successes and refusals, issuing tokens, and reaching live ones. */
 export function makeLoginStore(db: Db) {
   const store = {
     /**
@@ -57,45 +78,47 @@ export function makeLoginStore(db: Db) {
 
     /** The key's record and its workspace, in one consistent BatchGetItem; undefined when the record is gone. */
     async readLoginTarget(workspaceId: string, accessKeyId: string): Promise<LoginTarget | undefined> {
-      const recordKey = keys.accessKey(workspaceId, accessKeyId);
-      const workspaceKey = keys.workspace(workspaceId);
-      const items = await batchRead(db, [recordKey, workspaceKey]);
-      const item = items.get(itemKeyString(recordKey));
-      const record = toAccessKey(item);
-      if (!record) return undefined;
-      const workspace = pick<Pick<WorkspaceItem, 'allowlisted' | 'accountId'>>(items.get(itemKeyString(workspaceKey)), ['allowlisted', 'accountId']);
-      return { workspaceId, record, revision: item?.revision as number | undefined, workspace };
+      const items = await batchRead(db, [keys.accessKey(workspaceId, accessKeyId), keys.workspace(workspaceId)]);
+      return targetOf(items, workspaceId, accessKeyId);
     },
 
     /**
-     * Counts one login attempt of a key in this minute's window (refused ones included); false, counting nothing,
-     * when `max` were made already. The window's item expires with TTL.
+     * What a login reads before any check: the key's record, its workspace, and both of its login counters of the
+     * window (successes of the key, refusals of the key from the window's address), in one strongly consistent
+     * BatchGetItem: the budgets cost no request of their own. Absent counters have spent nothing.
      */
-    async countLoginAttempt(workspaceId: string, accessKeyId: string, now: number, max: number): Promise<boolean> {
-      const minute = Math.floor(now / 60_000);
-      const written = await sendConditional(
-        db,
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: keys.loginCounter(workspaceId, accessKeyId, minute),
-          UpdateExpression: 'ADD #count :one SET #type = :type, #ttl = :ttl',
-          ConditionExpression: 'attribute_not_exists(#count) OR #count < :max',
-          ExpressionAttributeNames: { '#count': 'count', '#type': 'type', '#ttl': 'ttl' },
-          ExpressionAttributeValues: { ':one': 1, ':max': max, ':type': ENTITY.loginCounter, ':ttl': (minute + 2) * 60 },
-        }),
-      );
-      return written !== undefined;
+    async readLoginAttempt(workspaceId: string, accessKeyId: string, window: LoginWindow): Promise<{ target: LoginTarget | undefined; spent: LoginSpent }> {
+      const logins = keys.loginCounter(workspaceId, accessKeyId, window.minute);
+      const refusals = keys.loginRefusalCounter(workspaceId, accessKeyId, window.source, window.minute);
+      const items = await batchRead(db, [keys.accessKey(workspaceId, accessKeyId), keys.workspace(workspaceId), logins, refusals]);
+      const count = (key: ItemKey) => (items.get(itemKeyString(key))?.count as number | undefined) ?? 0;
+      return { target: targetOf(items, workspaceId, accessKeyId), spent: { logins: count(logins), refusals: count(refusals) } };
     },
 
     /**
-     * Issues a login token: its credential item, its entry among the key's live tokens and the audit entry, on
-     * condition that the key is still unrevoked at the revision the login read. `stale`, writing nothing, when it is
-     * not (revoked or changed meanwhile): the caller reads again; `busy` when a concurrent transaction on the record
-     * cancelled it: the caller tries again. So a revoke or PATCH either sees this token in
-     * its query of live tokens or makes this login fail.
+     * Counts a refused login of a key from the window's address, then writes its audit entry (if any): false,
+     * counting and writing nothing, when `max` were refused there in the window already. One conditional UpdateItem,
+     * made only when a login is refused, so at most `max` refusals a window are audited; the counter expires with TTL.
      */
-    async issueLoginToken(issue: LoginIssue): Promise<'issued' | 'stale' | 'busy'> {
-      const { workspaceId, record, revision, tokenHash, token, audit, createdAt } = issue;
+    async recordLoginRefusal(workspaceId: string, accessKeyId: string, window: LoginWindow, max: number, audit: AuditEntry | undefined): Promise<boolean> {
+      const key = keys.loginRefusalCounter(workspaceId, accessKeyId, window.source, window.minute);
+      const count = countBy(db, key, { delta: 1, type: ENTITY.loginRefusalCounter, max, ttl: windowTtl(window) });
+      if ((await sendConditional(db, new UpdateCommand(count.Update!))) === undefined) return false;
+      if (audit) await putAuditEntries(db, workspaceId, [audit]);
+      return true;
+    },
+
+    /**
+     * Issues a login token: its credential item, its entry among the key's live tokens, the audit entry and the count
+     * of the key's successful logins in the window, on condition that the key is still unrevoked at the revision the
+     * login read and has logged in fewer than `maxLogins` times in the window. `stale`, writing nothing, when the key
+     * is revoked or changed meanwhile: the caller reads again; `limited`, writing nothing, when the window's logins
+     * are spent; `busy` when a concurrent transaction on the record cancelled it: the caller tries again. So a revoke
+     * or PATCH either sees this token in its query of live tokens or makes this login fail, and a login is counted if
+     * and only if its token is issued.
+     */
+    async issueLoginToken(issue: LoginIssue): Promise<'issued' | 'stale' | 'busy' | 'limited'> {
+      const { workspaceId, record, revision, tokenHash, token, audit, createdAt, window, maxLogins } = issue;
       const ttl = Math.ceil(Date.parse(token.expiresAt!) / 1000) + KEPT_AFTER_EXPIRY_SECONDS;
       const sameRevision = revision === undefined ? 'attribute_not_exists(#revision)' : '#revision = :revision';
       const put = tokenPut(db, tokenHash, token, createdAt);
@@ -118,8 +141,10 @@ export function makeLoginStore(db: Db) {
           },
         },
         auditPut(db, workspaceId, audit),
-      ], [0], { contention: 'handled' });
-      return failed === undefined ? 'issued' : failed === CONTENTION ? 'busy' : 'stale';
+        countBy(db, keys.loginCounter(workspaceId, record.id, window.minute), { delta: 1, type: ENTITY.loginCounter, max: maxLogins, ttl: windowTtl(window) }),
+      ], [0, 4], { contention: 'handled' });
+      if (failed === undefined) return 'issued';
+      return failed === CONTENTION ? 'busy' : failed === 4 ? 'limited' : 'stale';
     },
 
     /**
@@ -129,11 +154,6 @@ export function makeLoginStore(db: Db) {
     async expiredLoginKeyStates(workspaceId: string, nowSeconds: number): Promise<string[]> {
       const item = (await getItem(db, keys.workspace(workspaceId))) ?? {};
       return Object.entries(item).filter(([name, value]) => name.startsWith('lk_') && typeof value === 'number' && value < 0 && -value < nowSeconds).map(([name]) => name);
-    },
-
-    /** Records a refused login of an existing key (a change of its own goes with none). */
-    async recordLoginAudit(workspaceId: string, audit: AuditEntry): Promise<void> {
-      await putAuditEntries(db, workspaceId, [audit]);
     },
 
     /**
@@ -177,5 +197,17 @@ export function makeLoginStore(db: Db) {
   };
   return store;
 }
+
+/** The key's record and workspace among the items of a login's read; undefined when the record is gone. */
+function targetOf(items: Map<string, Record<string, unknown> | undefined>, workspaceId: string, accessKeyId: string): LoginTarget | undefined {
+  const item = items.get(itemKeyString(keys.accessKey(workspaceId, accessKeyId)));
+  const record = toAccessKey(item);
+  if (!record) return undefined;
+  const workspace = pick<Pick<WorkspaceItem, 'allowlisted' | 'accountId'>>(items.get(itemKeyString(keys.workspace(workspaceId))), ['allowlisted', 'accountId']);
+  return { workspaceId, record, revision: item?.revision as number | undefined, workspace };
+}
+
+/** A window's counters expire with TTL a minute after the window ends. */
+const windowTtl = (window: LoginWindow) => (window.minute + 2) * 60;
 
 export type LoginStore = ReturnType<typeof makeLoginStore>;

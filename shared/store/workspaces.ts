@@ -67,6 +67,15 @@ const WORKSPACE_FIELDS: (keyof WorkspaceItem)[] = ['id', 'name', 'accountId', 'a
 const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt', 'lastUsedAt', 'rules', 'rulesId', 'allowedCidrs', 'keyRevision'];
 const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt', 'lastUsedAt'];
 
+/** How authentication reads a credential's context. */
+export interface CredentialReadOptions {
+  /**
+   * Read the workspace item strongly consistently even beside eventually consistent route items: it holds the
+   * state of every access key that logs in (`loginKeys`), which a login token must follow at once on every route.
+   */
+  consistentWorkspace?: boolean;
+}
+
 /** The transaction item that stores a new token's lookup item (only its hash, never the token). */
 export function tokenPut(db: Db, tokenHash: string, token: TokenItem, createdAt: string): TransactItem {
   return {
@@ -89,18 +98,25 @@ export function makeWorkspaceStore(db: Db) {
       tokenHash: string | undefined,
       workspaceId: string,
       extra: readonly ItemKey[] = [],
+      options: CredentialReadOptions = {},
     ): Promise<{ token: TokenItem | undefined; workspace: WorkspaceItem | undefined; prefetched: Prefetched }> {
       const tokenKey = tokenHash === undefined ? undefined : keys.token(tokenHash);
       const workspaceKey = keys.workspace(workspaceId);
       // A token is always read strongly consistently: a revoked one fails the very next request. When the route
-      // reads ahead items it may see eventually consistently (a reveal's head), those and the workspace are read
-      // that way beside the token, at half the read units.
+      // reads ahead items it may see eventually consistently (a reveal's head), those are read that way beside the
+      // token, at half the read units; so is the workspace, unless the caller needs it strongly consistent too (an
+      // `st_` token, whose login key's state is on it): then token and workspace are one consistent BatchGetItem
+      // instead of the token's GetItem, and the round trips stay two, in parallel.
       const eventual = extra.some((key) => key.eventual);
-      const items = eventual
-        ? await Promise.all([tokenKey && getItem(db, tokenKey), batchRead(db, [workspaceKey, ...extra], { consistent: false })]).then(([token, rest]) =>
-            tokenKey ? rest.set(itemKeyString(tokenKey), token) : rest,
-          )
-        : await batchRead(db, [...(tokenKey ? [tokenKey] : []), workspaceKey, ...extra]);
+      let items: Map<string, Record<string, unknown> | undefined>;
+      if (!eventual) items = await batchRead(db, [...(tokenKey ? [tokenKey] : []), workspaceKey, ...extra]);
+      else if (tokenKey && options.consistentWorkspace) {
+        const [strong, rest] = await Promise.all([batchRead(db, [tokenKey, workspaceKey]), batchRead(db, extra, { consistent: false })]);
+        items = new Map([...rest, ...strong]);
+      } else {
+        const [token, rest] = await Promise.all([tokenKey && getItem(db, tokenKey), batchRead(db, [workspaceKey, ...extra], { consistent: false })]);
+        items = tokenKey ? rest.set(itemKeyString(tokenKey), token) : rest;
+      }
       return {
         token: tokenKey && pick<TokenItem>(items.get(itemKeyString(tokenKey)), TOKEN_FIELDS),
         workspace: toWorkspace(items.get(itemKeyString(workspaceKey))),

@@ -143,6 +143,27 @@ describe('delivery health dashboard', () => {
   });
 });
 
+describe('logins answered 429', () => {
+  it('are counted from the access log of the login route, per API, and shown on the dashboard per minute', () => {
+    // Assess: the widget reads the metric the filter writes (namespace, name, dimension), per minute
+    const api = ref(idOf(stack, stack.api.httpApi));
+    const logins = graph('Logins refused 429 per minute (login budgets, route throttling)');
+    expect(describeRows(logins)).toEqual([`SecretsService/LoginsRateLimited ApiId=${api} Sum`]);
+    expect(logins.map((row) => (row.at(-1) as { period: number }).period)).toEqual([60]);
+    const filters = (Object.values(template.findResources('AWS::Logs::MetricFilter')) as Resource[]).filter(
+      (filter) => filter.Properties.MetricTransformations[0].MetricName === 'LoginsRateLimited',
+    );
+    expect(filters.map((filter) => filter.Properties)).toEqual([
+      {
+        LogGroupName: { Ref: idOf(stack, stack.api.accessLogs) },
+        FilterPattern: `{ ($.routeKey = "${ROUTE_GROUPS.auth[0]}") && ($.status = "429") }`,
+        MetricTransformations: [{ MetricNamespace: 'SecretsService', MetricName: 'LoginsRateLimited', MetricValue: '1', Dimensions: [{ Key: 'ApiId', Value: '$.apiId' }] }],
+      },
+    ]);
+    expect(ROUTE_GROUPS.auth).toEqual(['POST /api/v1/auth/login']);
+  });
+});
+
 describe('reveals per minute', () => {
   it('counts the two reveal routes in the access log by outcome, per API', () => {
     const revealRoutes = ROUTE_GROUPS.secrets.filter((routeKey) => routeKey.endsWith('/reveal'));

@@ -181,12 +181,13 @@ function expectations(): (name: FunctionName) => Statement[] {
       send,
       macKey,
     ],
-    // The login authenticates nobody (no token, cursor or idempotency grants): the key's workspace by its id, the key
-    // and its workspace, the attempt counter, and the token issued with its live-token entry and audit entry.
+    // The login authenticates nobody (no token, cursor or idempotency grants): the key's workspace by its id, the key,
+    // its workspace and its two login counters read together, a refusal's counter, and the token issued with its
+    // live-token entry, audit entry and the count of successful logins.
     auth: [
       ...table({
         GetItem: [ACCESS_KEY_BY_ID, MAC_KEY],
-        BatchGetItem: [WS],
+        BatchGetItem: [WS, RATE[1]!],
         ConditionCheckItem: [WS],
         UpdateItem: [RATE[1]!],
         PutItem: [TOKEN, LOGIN_TOKENS, AUDIT],

@@ -156,7 +156,7 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
     auth: [
       request('GetItem', PK.accessKeyById),
       request('GetItem', PK.macKey),
-      request('BatchGetItem', PK.accessKeyRecord, PK.workspace),
+      request('BatchGetItem', PK.accessKeyRecord, PK.workspace, PK.loginCounter),
       request('UpdateItem', PK.loginCounter),
       request('ConditionCheckItem', PK.accessKeyRecord),
       request('PutItem', PK.token),

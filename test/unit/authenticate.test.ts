@@ -47,7 +47,19 @@ describe('authenticate', () => {
       principal: { workspaceId: WS, accountId: 'acc_1', kind: 'api_key', actorSub: 'key_1', credentialId: 'key_1' },
     });
     expect(prefetch).toHaveBeenCalledWith(WS);
-    expect(getCredentialContext).toHaveBeenCalledExactlyOnceWith(hashToken(token), WS, extra);
+    // An API key's state is its own token item: the workspace may be read as the route reads its items.
+    expect(getCredentialContext).toHaveBeenCalledExactlyOnceWith(hashToken(token), WS, extra, { consistentWorkspace: false });
+  });
+
+  it('asks for the workspace item strongly consistent with an st_ token: a login key\'s state is on it', async () => {
+    // Prepare
+    const token = issueToken(TEST_MACS, 'machine', WS);
+    const { authenticator, getCredentialContext } = setup({ kind: 'machine', keyRevision: 0 });
+    const extra = [{ PK: 'X', SK: 'Y', eventual: true as const }];
+    // Act
+    await authenticator(`Bearer ${token}`, () => extra);
+    // Assess
+    expect(getCredentialContext).toHaveBeenCalledExactlyOnceWith(hashToken(token), WS, extra, { consistentWorkspace: true });
   });
 
   it.each([

@@ -87,8 +87,10 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
       token: { kind: 'machine', workspaceId: WS, credentialId: accessKey.id, actorSub: accessKey.identityId, expiresAt: NOW, revokedAt: null, lastUsedAt: null, allowedCidrs: [] },
       audit: audit(),
       createdAt: NOW,
+      window: { minute: 29_000_000, source: '203.0.113.7' },
+      maxLogins: 60,
     }),
-  recordLoginAudit: () => store.recordLoginAudit(WS, audit()),
+  recordLoginRefusal: () => store.recordLoginRefusal(WS, accessKey.id, { minute: 29_000_000, source: '203.0.113.7' }, 10, audit()),
   startRecovery: () =>
     store.startRecovery(WS, {
       id: newId('audit'), endpointId: endpoint.id, fromId: newId('delivery'), toId: newId('delivery'), since: NOW, until: NOW, expected: 3, queued: 0,
@@ -114,7 +116,7 @@ const OTHERS: readonly (keyof Store)[] = [
   'secretByIdKeys', 'secretByPathKeys', 'secretWriteKeys', 'getSecretHead', 'getSecretByPath', 'getEnvironmentSecret', 'getSecretVersion', 'purgeSecretVersions', 'pendingPurges', 'listSecretVersions', 'listSecrets', 'searchSecrets',
   'environmentKeys', 'listEnvironmentValues', 'indexEnvironmentValues', 'countRevealPage',
   'environmentsOfProjects', 'searchEnvironments', 'indexEnvironmentSearch',
-  'getAccessKey', 'listAccessKeys', 'getDeletedSecret', 'listDeletedSecrets', 'findLoginTarget', 'workspaceOfAccessKey', 'readLoginTarget', 'countLoginAttempt', 'expiredLoginKeyStates',
+  'getAccessKey', 'listAccessKeys', 'getDeletedSecret', 'listDeletedSecrets', 'findLoginTarget', 'workspaceOfAccessKey', 'readLoginTarget', 'readLoginAttempt', 'expiredLoginKeyStates',
   'listEndpoints', 'listEndpointPage', 'getEndpoint', 'recordEndpointFailure', 'recordEndpointSuccess',
   'createDelivery', 'markDeliveryDue', 'getDelivery', 'claimAttempt', 'recordAttempt', 'failPending', 'requeue', 'listDeliveries', 'pendingDeliveryIds', 'dueDeliveries', 'deleteEndpointDeliveries',
   'recordDeliveryStats', 'deliveryStatsSince',
