@@ -6,7 +6,7 @@
  * fixed, the headers are an allow-list, and the server id must be present, equal ours and be signed. The signature
  * itself is STS's to check; the answer's ARN is read by `callerArnOf` and matched by `principalMatches`.
  */
-import { globMatches } from './policy.ts';
+import { globMatcher } from './glob.ts';
 
 /** The one body a login may carry: GetCallerIdentity, and nothing else. */
 export const GET_CALLER_IDENTITY_BODY = 'Action=GetCallerIdentity&Version=2011-06-15';
@@ -135,5 +135,5 @@ export function principalArnOf(callerArn: string): string {
 
 /** Whether the principal ARN matches one of the key's patterns (the globs of permissions: `*` stops at `/`). */
 export function principalMatches(principalArn: string, patterns: readonly string[]): boolean {
-  return patterns.some((pattern) => globMatches(pattern, principalArn));
+  return globMatcher(patterns)(principalArn);
 }

@@ -8,7 +8,7 @@
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { AllowedCidrs, LookupAll } from '../webhooks/ssrf.ts';
 import { isAcceptedAlgorithm, makeIssuerVerifiers, OidcLoginRefused, type IssuerVerifier } from './oidc-keys.ts';
-import { globMatches } from './policy.ts';
+import { globMatcher } from './glob.ts';
 
 /** The `auth` of an access key that logs in with OIDC. */
 export interface OidcKeyAuth {
@@ -182,7 +182,7 @@ function inTheFuture(value: unknown, nowSeconds: number): boolean {
 export function checkSubject(payload: Claims, pattern: string): string {
   const { sub } = payload;
   if (typeof sub !== 'string' || sub === '') refuse('subject', 'jwt: sub is required');
-  if (!globMatches(pattern, sub as string)) {
+  if (!globMatcher([pattern])(sub as string)) {
     refuse('subject', "jwt: sub does not match the access key's subject pattern");
   }
   return sub as string;

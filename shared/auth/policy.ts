@@ -1,7 +1,9 @@
+import { globMatcher, isLiteralGlob } from './glob.ts';
+
 /**
  * The one place that knows the rules of a credential (decisions.md, "Permissions of access keys"): rules compiled
- * once (globs to matchers), asked "may it do this action on this secret" and "may it see this project or
- * environment". Services ask; routes and stores never decide.
+ * once (globs to matchers, shared/auth/glob.ts), asked "may it do this action on this secret" and "may it see this
+ * project or environment". Services ask; routes and stores never decide.
  */
 
 /** What a rule can grant or deny. `reveal`, `write` and `delete` imply `read` of what the same allow rule matches. */
@@ -34,82 +36,6 @@ export function withDefaults(rule: PermissionRuleInput): PermissionRule {
     keys: rule.keys ?? ['**'],
     actions: rule.actions,
   };
-}
-
-/**
- * A glob as a regular expression matched against the whole string, case-sensitive: `**` any run of characters,
- * `*` any run without `/`, `?` one character other than `/`; every other character stands for itself (escaped, so a
- * pattern that looks like a regular expression is only ever a literal).
- */
-export function globSource(pattern: string): string {
-  let source = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i]!;
-    if (char === '*' && pattern[i + 1] === '*') {
-      source += '.*';
-      i++;
-    } else if (char === '*') source += '[^/]*';
-    else if (char === '?') source += '[^/]';
-    else source += char.replace(/[\\^$.|+()[\]{}*?-]/g, '\\$&');
-  }
-  return source;
-}
-
-/**
- * Whether `text` matches the glob `pattern` as `globSource` reads it, in time linear in the text for each pattern
- * character (a set of pattern positions stepped along the text), never backtracking: for patterns and texts that an
- * unauthenticated caller can choose or lengthen (an OIDC token's `sub`, a caller's ARN), where a regular expression
- * of several `**` would take seconds on a few kilobytes.
- */
-export function globMatches(pattern: string, text: string): boolean {
-  // Tokens: a character, '?' (one, not '/'), '*' (a run without '/'), '**' (any run).
-  const tokens: string[] = [];
-  for (let i = 0; i < pattern.length; i++) {
-    if (pattern[i] === '*' && pattern[i + 1] === '*') {
-      tokens.push('**');
-      i++;
-    } else tokens.push(pattern[i]!);
-  }
-  const end = tokens.length;
-  let active: Uint8Array<ArrayBuffer> = new Uint8Array(end + 1);
-  // A star may match nothing: reaching it reaches what follows it too.
-  const close = (states: Uint8Array<ArrayBuffer>) => {
-    for (let i = 0; i < end; i++) if (states[i] && (tokens[i] === '*' || tokens[i] === '**')) states[i + 1] = 1;
-    return states;
-  };
-  active[0] = 1;
-  close(active);
-  // UTF-16 units, as the regular expressions of globSource (without the u flag) read the text.
-  for (let at = 0; at < text.length; at++) {
-    const char = text[at]!;
-    const next = new Uint8Array(end + 1);
-    let any = false;
-    for (let i = 0; i < end; i++) {
-      if (!active[i]) continue;
-      const token = tokens[i]!;
-      if (token === '**' || (token === '*' && char !== '/')) next[i] = 1;
-      else if ((token === '?' && char !== '/') || token === char) next[i + 1] = 1;
-      else continue;
-      any = true;
-    }
-    if (!any) return false;
-    active = close(next);
-  }
-  return active[end] === 1;
-}
-
-/**
- * The patterns of one list as one matcher: any of them matching the whole string. `**` alone matches everything, and
- * a list of literals is a set lookup; any other list is one regular expression.
- */
-function matcherOf(patterns: readonly string[]): (value: string) => boolean {
-  if (patterns.includes('**')) return () => true;
-  if (patterns.every((p) => !p.includes('*') && !p.includes('?'))) {
-    const literals = new Set(patterns);
-    return (value) => literals.has(value);
-  }
-  const expression = new RegExp(`^(?:${patterns.map(globSource).join('|')})$`, 's');
-  return (value) => expression.test(value);
 }
 
 /** A secret, by the slugs of its project and environment and its key. */
@@ -150,15 +76,13 @@ export interface Policy {
   readonly rules: readonly PermissionRule[];
 }
 
-const isLiteral = (pattern: string) => !pattern.includes('*') && !pattern.includes('?');
-
 /** The projects and environments allow rules name by literal slugs (see `Policy.literalScope`). */
 function literalScopeOf(allowRules: readonly PermissionRule[]): Map<string, Set<string> | null> | undefined {
   const scope = new Map<string, Set<string> | null>();
   for (const rule of allowRules) {
-    if (!rule.projects.every(isLiteral)) return undefined;
+    if (!rule.projects.every(isLiteralGlob)) return undefined;
     const everyEnvironment = rule.environments.some((e) => e === '*' || e === '**');
-    if (!everyEnvironment && !rule.environments.every(isLiteral)) return undefined;
+    if (!everyEnvironment && !rule.environments.every(isLiteralGlob)) return undefined;
     for (const project of rule.projects) {
       const known = scope.get(project);
       if (known === null) continue;
@@ -194,9 +118,9 @@ function compileRule(rule: PermissionRule): CompiledRule {
   const hidesEnvironments = deniesAll && rule.keys.length === 1 && rule.keys[0] === '**';
   return {
     rule,
-    project: matcherOf(rule.projects),
-    environment: matcherOf(rule.environments),
-    key: matcherOf(rule.keys),
+    project: globMatcher(rule.projects),
+    environment: globMatcher(rule.environments),
+    key: globMatcher(rule.keys),
     covers: (action) => deniesAll || actions.has(action) || (rule.effect === 'allow' && action === 'read'),
     mask: deniesAll ? EVERY_ACTION : rule.effect === 'allow' ? bits | ACTION_BITS.read : bits,
     hidesEnvironments,

@@ -50,7 +50,7 @@ describe('filtered lists under random rules (fast-check, fixed seed)', () => {
       fc.asyncProperty(scenario, async ({ rules, states, limit }) => {
         const workspaceId = newId('workspace');
         const admin: Principal = { workspaceId, accountId: 'acc_prop', kind: 'api_key', actorSub: 'key_prop', credentialId: 'key_prop', authority: API_KEY_AUTHORITY };
-        const policy = compilePolicy(rules.map((r) => withDefaults(r as PermissionRuleInput)));
+        const policy = compilePolicy(rules.map((r) => withDefaults(r as unknown as PermissionRuleInput)));
         const caller: Principal = { ...admin, kind: 'machine', actorSub: 'mid_prop', credentialId: 'ak_prop', authority: { policy, admin: false } };
         // An environment it cannot see is NOT_FOUND, not a list (tested elsewhere).
         fc.pre(policy.environmentVisible('app', 'dev'));

@@ -106,4 +106,24 @@ describe('IAM login: the caller', () => {
     // A pattern that looks like a regular expression is a literal.
     expect(principalMatches(role, ['arn:aws:iam::123456789012:role/payments.api'])).toBe(false);
   });
+
+  it('matches any of the patterns: literals, `?` for one character other than `/`, and `**` across paths', () => {
+    const patterns = ['arn:aws:iam::123456789012:user/ci', 'arn:aws:iam::123456789012:role/app-??', 'arn:aws:iam::123456789012:role/team/**'];
+    expect(principalMatches('arn:aws:iam::123456789012:user/ci', patterns)).toBe(true);
+    expect(principalMatches('arn:aws:iam::123456789012:user/cd', patterns)).toBe(false);
+    expect(principalMatches('arn:aws:iam::123456789012:role/app-eu', patterns)).toBe(true);
+    expect(principalMatches('arn:aws:iam::123456789012:role/app-e/', patterns)).toBe(false);
+    expect(principalMatches('arn:aws:iam::123456789012:role/app-eu1', patterns)).toBe(false);
+    expect(principalMatches('arn:aws:iam::123456789012:role/team/a/b/deploy', patterns)).toBe(true);
+    expect(principalMatches('arn:aws:iam::123456789012:role/team', patterns)).toBe(false);
+  });
+
+  it('answers a long role path against a pattern of many ** without backtracking (the outcome; no time asserted)', () => {
+    // Prepare: a role path of 500 characters, of the longest an answer may carry, that fails at its last character
+    const path = `${'a-'.repeat(249)}b`;
+    const pattern = 'arn:aws:iam::123456789012:role/**-**-**-**-**-**-**-**-x';
+    // Act / Assess
+    expect(principalMatches(`arn:aws:iam::123456789012:role/${path}`, [pattern])).toBe(false);
+    expect(principalMatches(`arn:aws:iam::123456789012:role/${path.slice(0, -1)}x`, [pattern])).toBe(true);
+  });
 });

@@ -247,6 +247,24 @@ describe('OIDC login: claims', () => {
     expectRefused(await check(auth({ subject: 'repo:acme/app:ref:refs/heads/main' }), feature), feature, 'subject');
   });
 
+  it('matches sub with ? (one character other than /) and ** in the middle, whole and case-sensitive', async () => {
+    const check = login();
+    const main = await token();
+    expect(await check(auth({ subject: 'repo:acme/app:ref:refs/heads/ma?n' }), main)).toMatchObject({ ok: true });
+    expect(await check(auth({ subject: 'repo:acme/**:ref:refs/heads/main' }), main)).toMatchObject({ ok: true });
+    expectRefused(await check(auth({ subject: 'repo:acme/app:ref:refs/heads/mai' }), main), main, 'subject');
+    expectRefused(await check(auth({ subject: 'repo:acme/app:ref:refs/heads/Main' }), main), main, 'subject');
+    expectRefused(await check(auth({ subject: 'repo:acme/app:ref:refs?heads/main' }), main), main, 'subject');
+  });
+
+  it('refuses a long sub against a pattern of many ** at once, without backtracking (the outcome; no time asserted)', async () => {
+    // Prepare: a sub of 8,000 characters (the JWT may carry up to 16 KiB) that fails at its last one
+    const long = await token(claims({ sub: `${'a:'.repeat(3999)}y` }));
+    // Act / Assess
+    expectRefused(await login()(auth({ subject: '**:**:**:**:**:**:x' }), long), long, 'subject');
+    expect(await login()(auth({ subject: '**:**:**:**:**:**:y' }), long)).toMatchObject({ ok: true });
+  });
+
   it("requires each of the key's claims as a string of the same value", async () => {
     const check = login();
     const keyed = auth({ claims: { repository: 'acme/app', environment: 'prod' } });
