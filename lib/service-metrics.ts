@@ -83,21 +83,26 @@ export function apiServerErrorRate(httpApi: HttpApi, minimumRequests: number, pe
  * someone is trying tokens, or a deployed client lost its credential.
  */
 export function unauthorizedAnswers(scope: Construct, props: { accessLogs: ILogGroup; httpApi: HttpApi }): Metric {
-  new MetricFilter(scope, 'UnauthorizedAnswers', {
+  return accessLogCount(scope, 'UnauthorizedAnswers', FilterPattern.stringValue('$.status', '=', '401'), props, Duration.minutes(5));
+}
+
+/** A count of the API access log's lines that match `pattern`, by API id (so two stages never mix), summed per `period`. */
+function accessLogCount(
+  scope: Construct,
+  metricName: string,
+  filterPattern: ReturnType<typeof FilterPattern.stringValue>,
+  props: { accessLogs: ILogGroup; httpApi: HttpApi },
+  period: Duration,
+): Metric {
+  new MetricFilter(scope, metricName, {
     logGroup: props.accessLogs,
     metricNamespace: METRICS_NAMESPACE,
-    metricName: 'UnauthorizedAnswers',
+    metricName,
     metricValue: '1',
     dimensions: { ApiId: '$.apiId' },
-    filterPattern: FilterPattern.stringValue('$.status', '=', '401'),
+    filterPattern,
   });
-  return new Metric({
-    namespace: METRICS_NAMESPACE,
-    metricName: 'UnauthorizedAnswers',
-    dimensionsMap: { ApiId: props.httpApi.apiId },
-    statistic: Stats.SUM,
-    period: Duration.minutes(5),
-  });
+  return new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { ApiId: props.httpApi.apiId }, statistic: Stats.SUM, period });
 }
 
 /** The login route, as it appears in the access log's `routeKey`. */
@@ -110,21 +115,8 @@ export const LOGIN_ROUTE_KEY: (typeof ROUTE_GROUPS)['auth'][number] = 'POST /api
  * and counts here as well.
  */
 export function loginsRateLimited(scope: Construct, props: { accessLogs: ILogGroup; httpApi: HttpApi }): Metric {
-  new MetricFilter(scope, 'LoginsRateLimited', {
-    logGroup: props.accessLogs,
-    metricNamespace: METRICS_NAMESPACE,
-    metricName: 'LoginsRateLimited',
-    metricValue: '1',
-    dimensions: { ApiId: '$.apiId' },
-    filterPattern: FilterPattern.all(FilterPattern.stringValue('$.routeKey', '=', LOGIN_ROUTE_KEY), FilterPattern.stringValue('$.status', '=', '429')),
-  });
-  return new Metric({
-    namespace: METRICS_NAMESPACE,
-    metricName: 'LoginsRateLimited',
-    dimensionsMap: { ApiId: props.httpApi.apiId },
-    statistic: Stats.SUM,
-    period: Duration.minutes(1),
-  });
+  const pattern = FilterPattern.all(FilterPattern.stringValue('$.routeKey', '=', LOGIN_ROUTE_KEY), FilterPattern.stringValue('$.status', '=', '429'));
+  return accessLogCount(scope, 'LoginsRateLimited', pattern, props, Duration.minutes(1));
 }
 
 /**
