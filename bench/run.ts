@@ -19,14 +19,16 @@ import { priceWorkload, workloadTable } from './workload.ts';
  * webhook pipeline, in one table; results go to bench/results.json (or BENCH_OUT). Timings never fail anything:
  * the deterministic budgets (request counts, bundle sizes) are asserted by the tests. `BENCH_ONLY=scope` runs only
  * what access keys' permissions cost (bench/scope.ts), `BENCH_ONLY=login` what a workload-identity login costs
- * (bench/login.ts), `BENCH_ONLY=webhook-ops` what test events, recoveries and statistics cost (bench/webhook-operations.ts);
+ * (bench/login.ts), `BENCH_ONLY=webhook-ops` what test events, recoveries and statistics cost (bench/webhook-operations.ts),
+ * `BENCH_ONLY=delivery` what a webhook delivery costs at 10 endpoints an event and at one (bench/webhooks.ts);
  * each printed, and written only to BENCH_OUT if set.
  */
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 3000);
 const SCOPE_ONLY = process.env.BENCH_ONLY === 'scope';
 const LOGIN_ONLY = process.env.BENCH_ONLY === 'login';
 const OPS_ONLY = process.env.BENCH_ONLY === 'webhook-ops';
-const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY;
+const DELIVERY_ONLY = process.env.BENCH_ONLY === 'delivery';
+const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY;
 
 async function main(): Promise<void> {
   const out = resolve(process.env.BENCH_OUT ?? 'bench/results.json');
@@ -52,6 +54,18 @@ async function main(): Promise<void> {
       const webhookOperations = await measureWebhookOperations(stack, recorder);
       if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), webhookOperations }, null, 2)}\n`);
       process.stdout.write(`${webhookOperationsTable(webhookOperations)}\n${JSON.stringify(webhookOperations, null, 2)}\n`);
+      return;
+    }
+    if (DELIVERY_ONLY) {
+      process.stdout.write('webhook delivery…\n');
+      const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
+      const { environmentId } = await prepare(api);
+      const delivery = {
+        tenEndpointsPerEvent: priceDelivery(await measureDelivery(api, environmentId, recorder, 10)),
+        oneEndpointPerEvent: priceDelivery(await measureDelivery(api, environmentId, recorder, 1)),
+      };
+      if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), delivery }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(delivery, null, 2)}\n`);
       return;
     }
     if (LOGIN_ONLY) {

@@ -4,6 +4,8 @@ import type { makeCallRecorder } from './calls.ts';
 import { request, type Api } from './load.ts';
 import { costPerMillion, type OperationCalls } from './prices.ts';
 import { quantile, round2 } from './stats.ts';
+import { measureRollupShare, REFERENCE_DELIVERIES_PER_DAY } from './delivery-stats.ts';
+import { LATE_AFTER_MS, ROLLUP_SAFETY_MS, STATS_BUCKET_MS } from '../shared/store/delivery-stats.ts';
 
 /** Deletes every endpoint of the workspace, then registers one per path on `origin` for `events`. */
 async function replaceEndpoints(api: Api, origin: string, paths: readonly string[], events: readonly string[]): Promise<void> {
@@ -70,18 +72,34 @@ export async function measureWebhooks(api: Api, environmentId: string, options: 
 }
 
 /**
+ * The statistics rollup works once per workspace and two-minute bucket (shared/store/delivery-stats.ts): its message
+ * arrives 31 s after a bucket ends, and the fan-out asks for it with a bucket's first delivery. A measurement of one
+ * event starts where neither falls in its next 20 s (a wait of a minute at most), so it prices the event's own work; the
+ * rollup's is priced per delivery apart (`measureRollupShare`).
+ */
+async function clearOfRollups(): Promise<void> {
+  const busy: [number, number][] = [[-5_000, 3_000], [LATE_AFTER_MS + ROLLUP_SAFETY_MS - 5_000, LATE_AFTER_MS + ROLLUP_SAFETY_MS + 15_000]];
+  const section = 20_000;
+  const clear = (phase: number) => busy.every(([from, to]) => [0, STATS_BUCKET_MS].every((cycle) => phase + section <= cycle + from || phase >= cycle + to));
+  let wait = 0;
+  while (!clear(((Date.now() + wait) % STATS_BUCKET_MS))) wait += 500;
+  await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
+/**
  * What one webhook delivery costs when each event goes to `endpoints` endpoints of one local HTTPS receiver (10: a
  * full worker batch; 1: the worst case), and events are written `eventsAtOnce` at a time (together they reach the
  * fan-out in a few stream batches and the worker in a few SQS batches, as events of a busy moment do). Warm, like
  * every other operation (a first event warms the data-key cache). The requests of one round, priced by the meter, are
  * divided among its deliveries; the pipeline's Lambda invocations and billed milliseconds (wall time, the wait on the
  * receiver included, rounded up per invocation) come from five further rounds with no pricing reads and nothing else
- * running.
+ * running. The statistics rollup's share of a delivery, at 10,000 deliveries a day per endpoint, is measured apart.
  */
 export async function measureDelivery(api: Api, environmentId: string, recorder: ReturnType<typeof makeCallRecorder>, endpoints: number, eventsAtOnce = 1) {
   const receiver = await startHttpsReceiver({ status: 204 });
   await replaceEndpoints(api, receiver.origin, Array.from({ length: endpoints }, (_, i) => `/e${i}`), ['service.secret.create']);
   await new Promise((resolve) => setTimeout(resolve, 1000));
+  await clearOfRollups();
   let n = 0;
   const deliveriesPerRound = endpoints * eventsAtOnce;
   const event = async () => {
@@ -104,7 +122,8 @@ export async function measureDelivery(api: Api, environmentId: string, recorder:
       invocations: invocations.filter((e) => e.scope === scope).length / delivered,
       billedMs: invocations.filter((e) => e.scope === scope).reduce((sum, e) => sum + Math.ceil(e.wallMs), 0) / delivered,
     });
-    return { endpoints, eventsAtOnce, calls: perDelivery(calls, deliveriesPerRound), fanout: share('webhook-fanout'), worker: share('delivery-worker') };
+    const rollup = await measureRollupShare(recorder, endpoints);
+    return { endpoints, eventsAtOnce, calls: perDelivery(calls, deliveriesPerRound), fanout: share('webhook-fanout'), worker: share('delivery-worker'), rollup };
   } finally {
     await receiver.close();
   }
@@ -117,17 +136,29 @@ export function perDelivery(calls: OperationCalls, deliveries: number): Operatio
   return scaled as unknown as OperationCalls;
 }
 
-/** Dollars per million deliveries: the requests, the event source's ReceiveMessage and DeleteMessageBatch per worker invocation, the Lambda share. */
+/**
+ * Dollars per million deliveries: the delivery's own requests, the event source's ReceiveMessage and
+ * DeleteMessageBatch per worker invocation, the Lambda share; and the statistics rollup's share (its requests,
+ * messages and invocations per delivery at 10,000 deliveries a day per endpoint), which `costPerMillionDeliveriesUsd`
+ * includes.
+ */
 export function priceDelivery(delivery: Awaited<ReturnType<typeof measureDelivery>>) {
   const esmRequests = 2 * delivery.worker.invocations;
-  const costPerMillionDeliveriesUsd = costPerMillion(
+  const deliveryPathUsd = costPerMillion(
     { ...delivery.calls, sqsBilledRequests: delivery.calls.sqsBilledRequests + esmRequests },
     { lambdaInvocations: delivery.fanout.invocations + delivery.worker.invocations, durationMs: delivery.fanout.billedMs + delivery.worker.billedMs },
   );
+  const { rollup } = delivery;
   return {
     endpointsPerEvent: delivery.endpoints,
     eventsAtOnce: delivery.eventsAtOnce,
-    costPerMillionDeliveriesUsd,
+    costPerMillionDeliveriesUsd: Math.round((deliveryPathUsd + rollup.costPerMillionUsd) * 1000) / 1000,
+    deliveryPathCostPerMillionUsd: deliveryPathUsd,
+    statsRollup: {
+      deliveriesPerDayPerEndpoint: REFERENCE_DELIVERIES_PER_DAY,
+      costPerMillionDeliveriesUsd: rollup.costPerMillionUsd,
+      perDelivery: { ...rollup.calls, sqsRequests: rollup.sqsRequests, invocations: rollup.invocations, billedMs: rollup.billedMs },
+    },
     perDelivery: {
       ...delivery.calls,
       eventSourceSqsRequests: round2(esmRequests),

@@ -213,14 +213,16 @@ export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
   // first attempt whose message could not be queued to the sweeper (UpdateItem). Writes no audit entry: it reads them
   // from the stream, and reports one that changes (shared/webhooks/fanout.ts).
   'webhook-fanout': { table: { items: { Query: [P.workspace], PutItem: [P.deliveries], UpdateItem: [P.deliveries] } }, sendsDeliveries: true },
-  // Reads the delivery and its endpoint, claims and records attempts (and counts them in the endpoint's hourly
-  // statistics), counts the endpoint's failures; switching a failing endpoint off updates it with its audit entry,
-  // then fails its queued deliveries (found on GSI3, and GSI1 for deliveries made before GSI3, their status read in
-  // batches). Decrypts signing secrets to sign. Runs recoveries: reads the record, pages the endpoint's failed
-  // deliveries on GSI4, queues each again (UpdateItem) and moves the record on.
+  // Reads the delivery and its endpoint (a batch with many endpoints of one workspace reads them with one Query of
+  // the workspace's partition), claims and records attempts (a late one counted in the endpoint's statistics),
+  // counts the endpoint's failures; switching a failing endpoint off updates it with its audit entry, then fails its
+  // queued deliveries (found on GSI3, and GSI1 for deliveries made before GSI3, their status read in batches).
+  // Decrypts signing secrets to sign. Runs recoveries: reads the record, pages the endpoint's failed deliveries on
+  // GSI4, queues each again (UpdateItem) and moves the record on. Rolls the statistics up: Queries the workspace's
+  // deliveries and statistics items, writes the bucket, hour and watermark items (UpdateItem, deliveries' partition).
   'delivery-worker': {
     table: {
-      items: { GetItem: [P.workspace, P.deliveries], BatchGetItem: [P.deliveries], UpdateItem: [P.workspace, P.deliveries], PutItem: [P.audit] },
+      items: { GetItem: [P.workspace, P.deliveries], BatchGetItem: [P.deliveries], Query: [P.workspace, P.deliveries], UpdateItem: [P.workspace, P.deliveries], PutItem: [P.audit] },
       indexQueries: { GSI1: [INDEX.legacyEndpointLog], GSI3: [INDEX.endpointLog], GSI4: [INDEX.failedDeliveries] },
       writesAudit: true,
     },

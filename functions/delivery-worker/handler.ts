@@ -7,12 +7,14 @@ import { guardedHttpFromConfig } from '../../shared/webhooks/guarded-http.ts';
 import { schedulingQueueFromConfig } from '../../shared/webhooks/scheduling-queue.ts';
 import { SIGNING_SECRET_DATA_KEYS } from '../../shared/webhooks/signature.ts';
 import { makeWorkerBatch } from '../../shared/webhooks/worker-batch.ts';
-import type { RecoveryMessage } from '../../shared/webhooks/delivery-message.ts';
+import type { RecoveryMessage, StatsRollupMessage } from '../../shared/webhooks/delivery-message.ts';
 import { makeDeliveryWorkerStore } from '../../shared/store/deliveries.ts';
-import { makeEndpointWorkerStore } from '../../shared/store/webhooks.ts';
+import { recordLateStats } from '../../shared/store/delivery-stats.ts';
+import { makeEndpointFanoutStore, makeEndpointWorkerStore } from '../../shared/store/webhooks.ts';
 
 const { config, db, clock } = runtime();
-const store = { ...makeEndpointWorkerStore(db), ...makeDeliveryWorkerStore(db) };
+// The fan-out's Query of a workspace's endpoints: a batch with many of them reads them all at once (worker-reads.ts).
+const store = { ...makeEndpointWorkerStore(db), ...makeEndpointFanoutStore(db), ...makeDeliveryWorkerStore(db) };
 // Every invocation signs deliveries, so the KMS client is built at cold start, not on the first value.
 const cipher = cipherFromConfig(config, SIGNING_SECRET_DATA_KEYS);
 const { send } = guardedHttpFromConfig(config);
@@ -20,12 +22,10 @@ const queue = schedulingQueueFromConfig(config, clock);
 const metrics = makeDeliveryMetrics();
 // A recovery of failed deliveries is rare work: its runner loads with its first message, not at cold start.
 const recover = async (message: RecoveryMessage) => {
-  const { makeRecoveryRunner } = await import('../../shared/webhooks/recovery.ts');
-  const { makeRecoveryWorkerStore } = await import('../../shared/store/delivery-recovery.ts');
-  const { recordStats } = await import('../../shared/store/delivery-stats.ts');
+  const { makeRecoveryRunner, makeRecoveryWorkerStore } = await import('../../shared/webhooks/recovery.ts');
   runner ??= makeRecoveryRunner({
     store: { ...store, ...makeRecoveryWorkerStore(db) },
-    uncountFailed: (ws, endpointId, createdAt, count) => recordStats(db, ws, endpointId, createdAt, { failed: -count }),
+    uncountFailed: (ws, endpointId, createdAt, count) => recordLateStats(db, ws, endpointId, createdAt, { failed: -count }),
     enqueueAll: (messages) => queue.enqueueAllNow(messages),
     continueRecovery: (next) => queue.enqueueRecovery(next),
     clock,
@@ -35,7 +35,14 @@ const recover = async (message: RecoveryMessage) => {
   return runner(message);
 };
 let runner: ((message: RecoveryMessage) => Promise<unknown>) | undefined;
-const batch = makeWorkerBatch({ store, cipher, clock, send, enqueue: (m, o) => queue.enqueue(m, o), timeScale: config.webhooks.timeScale, metrics, log: logger, recover });
+// A statistics rollup runs once a workspace's bucket is over, a small share of invocations: its code loads with the first.
+const rollUp = async (message: StatsRollupMessage) => {
+  const { makeStatsRollup, makeStatsRollupStore } = await import('../../shared/webhooks/stats-rollup.ts');
+  rollup ??= makeStatsRollup({ store: makeStatsRollupStore(db), continueRollup: (next) => queue.enqueueStatsRollup(next, clock.now()), clock, log: logger });
+  return rollup(message);
+};
+let rollup: ((message: StatsRollupMessage) => Promise<unknown>) | undefined;
+const batch = makeWorkerBatch({ store, cipher, clock, send, enqueue: (m, o) => queue.enqueue(m, o), timeScale: config.webhooks.timeScale, metrics, log: logger, recover, rollUp });
 
 /** Lambda entry of the delivery worker (SQS event source, ReportBatchItemFailures): see `makeWorkerBatch`. */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => batch(event.Records);

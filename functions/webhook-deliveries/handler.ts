@@ -1,12 +1,10 @@
 import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
 import { requiredSetting } from '../../shared/config.ts';
-import { onFirstUse } from '../../shared/on-first-use.ts';
+import { loadOnce, onFirstUse } from '../../shared/on-first-use.ts';
 import { makeDeliveryService } from '../../shared/services/webhooks.ts';
 import { makeDeliveryRoutes } from './routes.ts';
-import { makeDeliveryStatsService } from '../../shared/services/delivery-stats.ts';
-import { makeDeliveryStatsReader } from '../../shared/store/delivery-stats.ts';
-import type { RecoveryMessage } from '../../shared/webhooks/delivery-message.ts';
+import type { RecoveryMessage, StatsRollupMessage } from '../../shared/webhooks/delivery-message.ts';
 import { logger } from '../../shared/logger.ts';
 import { makeDeliveryApiStore } from '../../shared/store/deliveries.ts';
 import { makeEndpointReader } from '../../shared/store/webhooks.ts';
@@ -14,23 +12,30 @@ import { makeEndpointReader } from '../../shared/store/webhooks.ts';
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = { ...makeEndpointReader(db), ...makeDeliveryApiStore(db, pager) };
 
-// Only a manual retry, a test event or a recovery queues anything, so the SQS client and the queue's code load on the
-// first of them: a cold start that lists or reads deliveries does without them. A missing queue URL still fails at cold start.
+// Only a manual retry, a test event, a recovery or a statistics read far behind the rollup queues anything, so the SQS
+// client and the queue's code load on the first of them: a cold start that lists or reads deliveries does without
+// them. A missing queue URL still fails at cold start.
 requiredSetting(config.webhooks.queueUrl, 'DELIVERY_QUEUE_URL');
-const { enqueue, enqueueRecovery } = onFirstUse(['enqueue', 'enqueueRecovery'], async () => {
+const { enqueue, enqueueRecovery, enqueueStatsRollup } = onFirstUse(['enqueue', 'enqueueRecovery', 'enqueueStatsRollup'], async () => {
   const { immediateQueueFromConfig, enqueueNow } = await import('../../shared/webhooks/immediate-queue.ts');
   const queue = immediateQueueFromConfig(config, clock);
-  return { enqueue: enqueueNow(queue, clock), enqueueRecovery: (message: RecoveryMessage) => queue.enqueueRecovery(message) };
+  return {
+    enqueue: enqueueNow(queue, clock),
+    enqueueRecovery: (message: RecoveryMessage) => queue.enqueueRecovery(message),
+    enqueueStatsRollup: (message: StatsRollupMessage) => queue.enqueueStatsRollup(message, clock.now()),
+  };
 });
-// Test events and recoveries are rare too: their service and store load on the first of them.
+// Test events, recoveries and statistics are rare too: their services and stores load (one chunk, ./rare.ts) on the
+// first of them.
+const rare = loadOnce(() => import('./rare.ts'));
 const operations = onFirstUse(['test', 'recover'], async () => {
-  const [{ makeWebhookOperations }, { makeRecoveryApiStore }] = await Promise.all([
-    import('../../shared/services/webhook-operations.ts'),
-    import('../../shared/store/delivery-recovery.ts'),
-  ]);
+  const { makeWebhookOperations, makeRecoveryApiStore } = await rare();
   return makeWebhookOperations({ store: { ...store, ...makeRecoveryApiStore(db) }, clock, enqueue, enqueueRecovery, log: logger });
 });
-const stats = makeDeliveryStatsService({ store: { ...store, ...makeDeliveryStatsReader(db) }, clock });
+const stats = onFirstUse(['stats'], async () => {
+  const { makeDeliveryStatsService, makeDeliveryStatsReader } = await rare();
+  return makeDeliveryStatsService({ store: { ...store, ...makeDeliveryStatsReader(db) }, clock, requestRollup: enqueueStatsRollup });
+});
 
 /** Lambda entry of the webhook-deliveries route group. */
 export const handler = makeRouteGroupHandler(makeDeliveryRoutes(makeDeliveryService({ store, clock, enqueue }), operations, stats), { authenticate, idempotency });

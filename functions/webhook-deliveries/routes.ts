@@ -60,7 +60,7 @@ export function makeDeliveryRoutes(service: DeliveryService, operations: Webhook
       operationId: 'getWebhookStats',
       summary: 'Delivery statistics of one endpoint',
       description:
-        'Deliveries created since `since` (default 24 hours ago; at most 30 days ago, not in the future) by their status now, `deliveries` being the three added up; `successRate` = succeeded / (succeeded + failed), null when both are 0; the 50th and 95th percentiles of their attempts\' durations (ms), null when none. Deliveries are counted by the hour they were created in, so `since` is moved back to the start of its hour: the answer\'s `since` is that hour, which is what was counted. The percentiles come from a fixed histogram of durations per hour, interpolated within a bin (to within its width).',
+        'Deliveries created since `since` (default 24 hours ago; at most 30 days ago, not in the future), to the millisecond, by their status now, `deliveries` being the three added up; `successRate` = succeeded / (succeeded + failed), null when both are 0; the 50th and 95th percentiles of their attempts\' durations (ms), null when none. The answer\'s `since` is the one counted from. The percentiles come from a fixed histogram of durations, interpolated within a bin (to within its width). A change may show a few seconds late; while the statistics are being brought up to date after a long pause of the pipeline, 503 SERVICE_UNAVAILABLE with `Retry-After`.',
       response: webhookStatsAnswer(),
       errors: ['NOT_FOUND'],
       access: 'admin',

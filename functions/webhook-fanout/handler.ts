@@ -3,13 +3,16 @@ import { logger } from '../../shared/logger.ts';
 import { runtime } from '../../shared/runtime.ts';
 import { makeFanout, makeFanoutMetrics } from '../../shared/webhooks/fanout.ts';
 import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
+import { makeStatsRollupTrigger } from '../../shared/webhooks/stats-trigger.ts';
 import { makeDeliveryFanoutStore } from '../../shared/store/deliveries.ts';
 import { makeEndpointFanoutStore } from '../../shared/store/webhooks.ts';
 
 const { config, db, clock } = runtime();
-const store = { ...makeEndpointFanoutStore(db), ...makeDeliveryFanoutStore(db) };
 const queue = immediateQueueFromConfig(config, clock);
+// Every bucket the fan-out makes deliveries in is rolled up into the endpoints' statistics once it is over.
+const rollups = makeStatsRollupTrigger({ enqueue: (message, at) => queue.enqueueStatsRollup(message, at), log: logger });
+const store = rollups.watch({ ...makeEndpointFanoutStore(db), ...makeDeliveryFanoutStore(db) });
 const fanout = makeFanout({ store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger, clock, metrics: makeFanoutMetrics() });
 
 /** Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures): deliveries, and changed audit entries reported. */
-export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanout(event.Records);
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanout(event.Records).finally(() => rollups.flush());

@@ -117,7 +117,7 @@ function registerStats(webhooks: Command, api: () => ApiContext): void {
   connectionOptions(webhooks.command('stats').description("an endpoint's deliveries since a time: counts by status, success rate, p50/p95 attempt durations").argument('<endpointId>')
     .option('--since <time>', 'from this time: ISO, or a duration ago (24h, 3d, 90m); default 24h, at most 30 days ago', (text: string) => instant(text))
     .option('--json', 'as JSON'))
-    .addHelpText('after', '\nDeliveries are counted by the hour they were created in: since is moved back to the start of its hour.\n\nExamples: secrets webhooks stats we_01J…\n          secrets webhooks stats we_01J… --since 7d --json')
+    .addHelpText('after', '\nDeliveries created since that time, to the millisecond.\n\nExamples: secrets webhooks stats we_01J…\n          secrets webhooks stats we_01J… --since 7d --json')
     .action(async (endpointId: string, flags: { since?: string; json?: boolean }) => {
       const c = api();
       const query = flags.since === undefined ? {} : { since: flags.since };

@@ -8,12 +8,12 @@ import { batchDelete, batchRead } from './reads.ts';
 import type { Db } from './send.ts';
 import { FAILED_DELIVERY_INDEX, keys, patterns } from './keys.ts';
 import { toDelivery, toStored, type AttemptEntry, type Delivery, type DeliveryStatus, type StoredDelivery } from './delivery-records.ts';
-import { deliveryItem, endpointLog, inWorkspace, pendingKeys, sharedDeliveryMethods, staleClaimOf, updateDelivery } from './delivery-shared.ts';
-import { recordStats, statsChange, statsKeysOfEndpoint, type StatsChange } from './delivery-stats.ts';
+import { deliveryItem, endpointLog, inWorkspace, lateSnapshot, pendingKeys, sharedDeliveryMethods, staleClaimOf, updateDelivery } from './delivery-shared.ts';
+import { creationOf, isLate, lateStatsChange, recordLateStats, statsKeysOfEndpoint, type StatsChange } from './delivery-stats.ts';
 
 export * from './delivery-records.ts';
 
-/** A finished delivery as a manual retry read it: the hour and the count (by its status) it leaves. */
+/** A finished delivery as a manual retry read it: the bucket and the count (by its status) it leaves. */
 export type FinishedDelivery = Pick<Delivery, 'id' | 'endpointId' | 'createdAt'> & { status: Exclude<DeliveryStatus, 'pending'> };
 
 /*
@@ -42,29 +42,34 @@ export function makeDeliveryApiStore(db: Db, pager: Pager) {
     ...sharedDeliveryMethods(db),
 
     /**
-     * A manual retry: a finished delivery becomes pending for one attempt now, with its audit entry, and leaves its
-     * hour's `succeeded` or `failed` count. Only from the status the caller read (which says which count to take it
-     * out of); answers false when it is no longer that (a concurrent retry won).
+     * A manual retry: a finished delivery becomes pending for one attempt now, with its audit entry. Only from the
+     * status the caller read; answers false when it is no longer that (a concurrent retry won). After its bucket's
+     * cutoff (or once its changes are counted late) the same transaction takes it out of its bucket's and hour's
+     * `succeeded` or `failed` count, which the status read names; before, its bucket's rollup sees it as it ends up.
      */
     async retryNow(workspaceId: string, delivery: FinishedDelivery, token: string, now: string, audit: AuditEntry): Promise<boolean> {
-      const deliveryId = delivery.id;
-      const due = pendingKeys(deliveryId, now);
       const uncounted: StatsChange = delivery.status === 'success' ? { succeeded: -1 } : { failed: -1 };
-      const failed = await transact(db, [
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: keys.delivery(workspaceId, deliveryId),
-            UpdateExpression: `SET #status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk REMOVE ${FAILED_DELIVERY_INDEX.remove}`,
-            ConditionExpression: '#status = :observed',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':pending': 'pending', ':token': token, ':now': now, ':true': true, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':observed': delivery.status },
+      const attempt = (late: boolean) => {
+        const due = pendingKeys(delivery.id, now);
+        return transact(db, [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.delivery(workspaceId, delivery.id),
+              UpdateExpression: `SET ${lateSnapshot(late)}#status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk REMOVE ${FAILED_DELIVERY_INDEX.remove}`,
+              // Counted as it ends up only while no earlier change was counted late: else this one must be too.
+              ConditionExpression: late ? '#status = :observed' : '#status = :observed AND attribute_not_exists(rollupStatus)',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':pending': 'pending', ':token': token, ':now': now, ':true': true, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':observed': delivery.status },
+            },
           },
-        },
-        statsChange(db, workspaceId, delivery.endpointId, delivery.createdAt, uncounted),
-        auditPut(db, workspaceId, audit),
-      ], [0]);
-      return failed === undefined;
+          ...(late ? lateStatsChange(db, workspaceId, delivery.endpointId, creationOf(delivery.id), uncounted) : []),
+          auditPut(db, workspaceId, audit),
+        ], [0]);
+      };
+      if (isLate(delivery.id, Date.parse(now))) return (await attempt(true)) === undefined;
+      // The condition failed either on the status (the late attempt fails too) or on a late count (it holds).
+      return (await attempt(false)) === undefined || (await attempt(true)) === undefined;
     },
 
     /**
@@ -102,8 +107,8 @@ export function makeDeliveryApiStore(db: Db, pager: Pager) {
     },
 
     /**
-     * Deletes an endpoint's delivery log and its hourly statistics; answers how many deliveries it deleted. (A worker
-     * still finishing an attempt may write an hour again afterwards: TTL removes it.)
+     * Deletes an endpoint's delivery log and its statistics; answers how many deliveries it deleted. (A worker still
+     * finishing an attempt, or a rollup, may write an item again afterwards: TTL removes it.)
      */
     async deleteEndpointDeliveries(workspaceId: string, endpointId: string): Promise<number> {
       const [items, stats] = await Promise.all([endpointLog(db, endpointId), statsKeysOfEndpoint(db, workspaceId, endpointId)]);
@@ -124,22 +129,26 @@ export function makeDeliveryFanoutStore(db: Db) {
      * queued and pausing or deleting the endpoint finds it. It is in the sweeper's index (GSI2) only while it waits
      * for a retry, or when the fan-out could not queue its first message (`markDeliveryDue`); on the happy path the
      * message itself carries it (an index write more per delivery would bill a write unit more). Only a put that
-     * made the delivery counts it in its endpoint's statistics (one UpdateItem more).
+     * made it writes nothing for its statistics: its bucket's rollup counts it, unless it is made at `now` after
+     * its bucket's cutoff (a stream record retried for minutes), when it is counted as a late change instead.
+     * Without `now` it is made at its creation time.
      */
-    async createDelivery(workspaceId: string, delivery: StoredDelivery, createdAtMs: number): Promise<boolean> {
+    async createDelivery(workspaceId: string, delivery: StoredDelivery, createdAtMs: number, now?: number): Promise<boolean> {
+      const late = now !== undefined && isLate(delivery.id, now);
       const put = await sendConditionalOrOld(
         db,
         new PutCommand({
           TableName: db.tableName,
-          Item: deliveryItem(workspaceId, delivery, createdAtMs),
+          // `none`: its bucket's rollup does not count it (the late change below does).
+          Item: { ...deliveryItem(workspaceId, delivery, createdAtMs), ...(late ? { rollupStatus: 'none', rollupAttempts: 0 } : {}) },
           ConditionExpression: 'attribute_not_exists(PK)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       if (put.written) {
-        // Counted only when this put made it, so a stream record seen again does not count it twice; a fan-out that
-        // stops between the two writes loses the count (the record's retry finds the delivery already there).
-        await recordStats(db, workspaceId, delivery.endpointId, delivery.createdAt, { created: 1 });
+        // Only when this put made it, so a stream record seen again does not count it twice; a fan-out that stops
+        // between the two writes loses the count (the record's retry finds the delivery already there).
+        if (late) await recordLateStats(db, workspaceId, delivery.endpointId, creationOf(delivery.id), { created: 1 });
         return true;
       }
       const existing = toStored(put.old);
@@ -169,9 +178,13 @@ export function makeDeliveryWorkerStore(db: Db) {
   return {
     ...sharedDeliveryMethods(db),
 
-    /** Counts an attempt in its delivery's hour of the endpoint's statistics (`recordStats`). */
-    recordDeliveryStats(workspaceId: string, endpointId: string, createdAt: string, change: StatsChange): Promise<void> {
-      return recordStats(db, workspaceId, endpointId, createdAt, change);
+    /**
+     * Counts a recorded attempt's change in the bucket and hour of its delivery (`counting.deliveryId`, whose id
+     * carries its creation time) when its changes are counted late (the record `recordAttempt` answered says so);
+     * otherwise the bucket's rollup counts it, and this writes nothing.
+     */
+    async recordDeliveryStats(workspaceId: string, endpointId: string, _createdAt: string, change: StatsChange, counting: { late: boolean; deliveryId: string }): Promise<void> {
+      if (counting.late) await recordLateStats(db, workspaceId, endpointId, creationOf(counting.deliveryId), change);
     },
 
     /**
@@ -194,7 +207,11 @@ export function makeDeliveryWorkerStore(db: Db) {
       });
     },
 
-    /** Records a finished attempt by the holder of `claim`: success, the next pending attempt, or failed. */
+    /**
+     * Records a finished attempt by the holder of `claim`: success, the next pending attempt, or failed. An attempt
+     * that ends after its delivery's bucket's cutoff leaves the delivery's state before it for the rollup
+     * (`lateCounted` in the answer: count the attempt as a late change).
+     */
     recordAttempt(
       workspaceId: string,
       deliveryId: string,
@@ -202,7 +219,8 @@ export function makeDeliveryWorkerStore(db: Db) {
       entry: AttemptEntry,
       outcome: { status: 'success' | 'failed' } | { status: 'pending'; nextRetryAt: string; attemptToken: string },
     ) {
-      const common = '#status = :status, attempts = attempts + :one, statusCode = :code, lastError = :error, attemptLog = list_append(attemptLog, :entry), updatedAt = :now';
+      const late = isLate(deliveryId, Date.parse(entry.at) + entry.durationMs);
+      const common = `${lateSnapshot(late)}#status = :status, attempts = attempts + :one, statusCode = :code, lastError = :error, attemptLog = list_append(attemptLog, :entry), updatedAt = :now`;
       const values = { ':status': outcome.status, ':one': 1, ':code': entry.statusCode, ':error': entry.error, ':entry': [entry], ':now': entry.at, ':claim': claim };
       if (outcome.status === 'pending') {
         const due = pendingKeys(deliveryId, outcome.nextRetryAt);

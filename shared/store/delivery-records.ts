@@ -38,6 +38,11 @@ export interface StoredDelivery extends Delivery {
   attemptToken: string | null;
   /** Set by a manual retry: that single attempt does not schedule further ones. */
   manual: boolean;
+  /**
+   * Its statistics are counted change by change from now on: a change came after its bucket's cutoff and left its
+   * state at the cutoff on it for the rollup (shared/store/delivery-stats.ts). Absent on records not read back.
+   */
+  lateCounted?: boolean;
 }
 
 const FIELDS: readonly (keyof Delivery)[] = [
@@ -74,10 +79,10 @@ export const DELIVERY_RETENTION_SECONDS = 30 * 86_400;
 
 export const toDelivery = (item: Record<string, unknown>): Delivery => ({ ...pick<Delivery>(item, FIELDS)!, attemptLog: (item.attemptLog as AttemptEntry[]) ?? [] });
 export const toStored = (item: Record<string, unknown> | undefined): StoredDelivery | undefined =>
-  item && { ...toDelivery(item), body: item.body as string, attemptToken: (item.attemptToken as string) ?? null, manual: item.manual === true };
+  item && { ...toDelivery(item), body: item.body as string, attemptToken: (item.attemptToken as string) ?? null, manual: item.manual === true, lateCounted: item.rollupStatus !== undefined };
 
-/** A delivery as the API shows it: every attempt, never its body, attempt token or retry flag. */
+/** A delivery as the API shows it: every attempt, never its body, attempt token, retry flag or how it is counted. */
 export function deliveryView(delivery: StoredDelivery): Delivery {
-  const { body: _body, attemptToken: _token, manual: _manual, ...view } = delivery;
+  const { body: _body, attemptToken: _token, manual: _manual, lateCounted: _late, ...view } = delivery;
   return view;
 }

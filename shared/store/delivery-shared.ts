@@ -1,12 +1,12 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemKey } from '../prefetch.ts';
 import { sendConditional } from './conditional.ts';
 import { queryAll } from './query.ts';
-import { batchRead, getItem } from './reads.ts';
-import type { Db } from './send.ts';
+import { batchRead } from './reads.ts';
+import { send, type Db } from './send.ts';
 import { ENTITY, FAILED_DELIVERY_INDEX, gsi2, gsi3, keys, patterns } from './keys.ts';
 import { CLAIM_LEASE_MS, CLAIM_PREFIX, claimOf, DELIVERY_RETENTION_SECONDS, toStored, type StoredDelivery } from './delivery-records.ts';
-import { recordStats } from './delivery-stats.ts';
+import { creationOf, isLate, recordLateStats } from './delivery-stats.ts';
 
 /*
  * What more than one of the delivery stores (deliveries.ts) needs. They are module functions over `db`, not one
@@ -29,6 +29,15 @@ export async function updateDelivery(db: Db, workspaceId: string, deliveryId: st
   );
   return toStored(out?.Attributes);
 }
+
+/**
+ * The SET clauses a change of a delivery adds when it is late for its bucket's statistics (shared/store/delivery-stats.ts):
+ * the delivery's state before its first late change, which its bucket's rollup counts (`#status` names `status`).
+ */
+export const LATE_SNAPSHOT = 'rollupStatus = if_not_exists(rollupStatus, #status), rollupAttempts = if_not_exists(rollupAttempts, attempts)';
+
+/** `LATE_SNAPSHOT` and a comma when `late`, else nothing: to put in front of a SET list. */
+export const lateSnapshot = (late: boolean) => (late ? `${LATE_SNAPSHOT}, ` : '');
 
 /** A new delivery's item: in the workspace's deliveries, in its endpoint's log (GSI3), kept 30 days from `createdAtMs`. */
 export function deliveryItem(workspaceId: string, delivery: StoredDelivery, createdAtMs: number): Record<string, unknown> {
@@ -69,26 +78,28 @@ export async function endpointLog(db: Db, endpointId: string): Promise<ItemKey[]
 /** The methods both the API's and the worker's delivery stores have: read one, and fail an endpoint's pending ones. */
 export function sharedDeliveryMethods(db: Db) {
   return {
-    async getDelivery(workspaceId: string, deliveryId: string): Promise<StoredDelivery | undefined> {
-      return toStored(await getItem(db, keys.delivery(workspaceId, deliveryId)));
+    /** One delivery, read consistently unless `consistent: false` (half the read units; a change may be a second late). */
+    async getDelivery(workspaceId: string, deliveryId: string, options: { consistent?: boolean } = {}): Promise<StoredDelivery | undefined> {
+      const out = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: keys.delivery(workspaceId, deliveryId), ConsistentRead: options.consistent ?? true }));
+      return toStored(out.Item);
     },
 
     /**
      * Fails a pending delivery without an attempt (its endpoint was paused, switched off or removed). An attempt in
      * flight (claimed) is left to finish and record its result; the worker then fails it when the next attempt finds
      * the endpoint off. `by` is that worker: a claim its message made and its worker died holding (older than
-     * `CLAIM_LEASE_MS`) is failed too. A delivery it fails counts as failed in its endpoint's statistics.
+     * `CLAIM_LEASE_MS`) is failed too. A delivery failed after its bucket's cutoff counts as a late change.
      */
     async failPending(workspaceId: string, deliveryId: string, reason: string, now: string, by?: { messageToken: string }) {
       const stale = by && staleClaimOf(by.messageToken, now);
       const failed = await updateDelivery(db, workspaceId, deliveryId, {
-        set: `#status = :failed, lastError = :reason, updatedAt = :now, ${FAILED_DELIVERY_INDEX.set}`,
+        set: `${lateSnapshot(isLate(deliveryId, Date.parse(now)))}#status = :failed, lastError = :reason, updatedAt = :now, ${FAILED_DELIVERY_INDEX.set}`,
         remove: 'nextRetryAt, attemptToken, GSI2PK, GSI2SK, manual',
         condition: `#status = :pending AND (NOT begins_with(attemptToken, :claimed)${stale ? ` OR ${stale.condition}` : ''})`,
         values: { ':failed': 'failed', ':reason': reason, ':now': now, ':pending': 'pending', ':claimed': CLAIM_PREFIX, ...stale?.values },
       });
-      // A separate write after the delivery's: a function that stops between the two leaves it counted as pending.
-      if (failed) await recordStats(db, workspaceId, failed.endpointId, failed.createdAt, { failed: 1 });
+      // A separate write after the delivery's: a function that stops between the two loses this count.
+      if (failed?.lateCounted) await recordLateStats(db, workspaceId, failed.endpointId, creationOf(deliveryId), { failed: 1 });
       return failed;
     },
 

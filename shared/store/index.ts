@@ -3,8 +3,10 @@ import { makeAccessKeyStore } from './access-keys.ts';
 import { makeLoginStore } from './logins.ts';
 import { makeAuditStore } from './audit.ts';
 import { makeDeliveryStore } from './deliveries.ts';
-import { makeRecoveryStore } from './delivery-recovery.ts';
-import { makeDeliveryStatsReader } from './delivery-stats.ts';
+import { makeRecoveryApiStore, makeRecoverySweeperStore } from './delivery-recovery.ts';
+import { makeRecoveryWorkerStore } from './delivery-recovery-worker.ts';
+import { makeStatsRollupStore } from './delivery-rollup.ts';
+import { makeDeliveryStatsReader } from './delivery-stats-read.ts';
 import { makeEnvironmentValueStore } from './environment-values.ts';
 import { makeWebhookStore } from './webhooks.ts';
 import { makeCursorKeyLoader } from './cursor-key.ts';
@@ -37,8 +39,11 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
     ...makeLoginStore(db),
     ...makeWebhookStore(db, pager),
     ...makeDeliveryStore(db, pager),
-    ...makeRecoveryStore(db),
+    ...makeRecoveryApiStore(db),
+    ...makeRecoveryWorkerStore(db),
+    ...makeRecoverySweeperStore(db),
     ...makeDeliveryStatsReader(db),
+    ...makeStatsRollupStore(db),
   };
 }
 

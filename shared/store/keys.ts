@@ -83,6 +83,13 @@ export const keys = {
    * deliveries (expires with TTL two days after them). `whd_` lists never reach it.
    */
   deliveryStats: (workspaceId: string, endpointId: string, hour: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: `STAT#${endpointId}#${hour}` }),
+  /**
+   * One endpoint's delivery statistics for one two-minute bucket (`2026-11-26T09:02`) of its deliveries' creation:
+   * what a statistics read counts at the edges of its span (expires with TTL like the hours).
+   */
+  deliveryStatsBucket: (workspaceId: string, endpointId: string, bucket: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: `STATB#${endpointId}#${bucket}` }),
+  /** How far the workspace's delivery statistics are rolled up from the deliveries (one item per workspace). */
+  deliveryStatsWatermark: (workspaceId: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: 'STATW' }),
   cursorSigningKey: (): ItemKey => ({ PK: 'SYSTEM', SK: 'CURSOR_KEY' }),
   /**
    * The service MAC key, sealed under the KMS key: made by the admin CLI (operator credentials), only read by the
@@ -172,6 +179,8 @@ export const patterns = {
   deliveriesByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: 'whd_' }),
   /** One endpoint's hourly delivery statistics, oldest hour first. */
   deliveryStatsOfEndpoint: (workspaceId: string, endpointId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: `STAT#${endpointId}#` }),
+  /** One endpoint's two-minute delivery statistics buckets, oldest first. */
+  deliveryStatsBucketsOfEndpoint: (workspaceId: string, endpointId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: `STATB#${endpointId}#` }),
   /** GSI3: one endpoint's deliveries, newest first (keys and eventType only: read the records from the table). */
   deliveriesByEndpoint: (endpointId: string) => ({ pk: `WHE#${endpointId}`, indexName: 'GSI3' as const }),
   /**
@@ -227,6 +236,8 @@ export const ENTITY = {
   delivery: 'WebhookDelivery',
   deliveryRecovery: 'WebhookDeliveryRecovery',
   deliveryStats: 'WebhookDeliveryStats',
+  deliveryStatsBucket: 'WebhookDeliveryStatsBucket',
+  deliveryStatsWatermark: 'WebhookDeliveryStatsWatermark',
   cursorSigningKey: 'CursorSigningKey',
   macKey: 'ServiceMacKey',
   idempotency: 'IdempotencyRecord',

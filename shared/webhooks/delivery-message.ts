@@ -1,5 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isId } from '../ids.ts';
+import type { StatsRollupMessage } from './stats-message.ts';
+
+export type { StatsRollupMessage } from './stats-message.ts';
 
 /** What the delivery queue carries: which delivery to attempt, never its payload or the endpoint's secret. */
 export interface DeliveryMessage {
@@ -54,31 +57,46 @@ export interface RecoveryMessage {
 
 const RECOVERY_KEYS = ['workspaceId', 'recoveryId', 'step'] as const;
 
-/** True for a well-formed recovery message: exactly its three keys, each well formed. */
-function isRecoveryMessage(value: unknown): value is RecoveryMessage {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+/** The record of `value` when it is a plain object with exactly `keys`, else undefined. */
+export function exactly(value: unknown, keys: readonly string[]): Record<string, unknown> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const record = value as Record<string, unknown>;
-  if (Object.keys(record).length !== RECOVERY_KEYS.length || !RECOVERY_KEYS.every((key) => Object.hasOwn(record, key))) return false;
-  const { workspaceId, recoveryId, step } = record;
-  return typeof workspaceId === 'string' && isId('workspace', workspaceId) && typeof recoveryId === 'string' && isId('audit', recoveryId) && Number.isSafeInteger(step) && (step as number) >= 0;
+  return Object.keys(record).length === keys.length && keys.every((key) => Object.hasOwn(record, key)) ? record : undefined;
 }
 
-/** A queue message: a delivery attempt, or a step of a recovery. */
-export type QueueMessage = { kind: 'delivery'; message: DeliveryMessage } | { kind: 'recovery'; message: RecoveryMessage };
+/** True for a workspace id and a whole number from 0 on (a step, a time). */
+export const counts = (workspaceId: unknown, n: unknown) => typeof workspaceId === 'string' && isId('workspace', workspaceId) && Number.isSafeInteger(n) && (n as number) >= 0;
 
-/**
- * Reads a queue message body strictly: JSON with exactly `workspaceId` (`ws_`), `deliveryId` (`whd_`) and
- * `attemptToken`, or exactly `workspaceId`, `recoveryId` (`aud_`) and `step`, nothing else. Anything else answers
- * undefined, so the worker can drop it rather than retry it.
- */
-export function parseQueueMessage(body: string): QueueMessage | undefined {
+/** True for a well-formed recovery message: exactly its three keys, each well formed. */
+function isRecoveryMessage(value: unknown): value is RecoveryMessage {
+  const record = exactly(value, RECOVERY_KEYS);
+  return !!record && counts(record.workspaceId, record.step) && typeof record.recoveryId === 'string' && isId('audit', record.recoveryId);
+}
+
+/** A queue message: a delivery attempt, a step of a recovery, or a statistics rollup. */
+export type QueueMessage =
+  | { kind: 'delivery'; message: DeliveryMessage }
+  | { kind: 'recovery'; message: RecoveryMessage }
+  | { kind: 'rollup'; message: StatsRollupMessage };
+
+/** A queue message body's JSON: undefined for anything not a string of at most 1 KB that parses. */
+export function readBody(body: string): unknown {
   if (typeof body !== 'string' || body.length > 1024) return undefined;
-  let value: unknown;
   try {
-    value = JSON.parse(body);
+    return JSON.parse(body);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Reads a queue message body strictly: JSON with exactly `workspaceId` (`ws_`), `deliveryId` (`whd_`) and
+ * `attemptToken`, or exactly `workspaceId`, `recoveryId` (`aud_`) and `step`, nothing else (a statistics rollup's
+ * message is read by `parseStatsRollupMessage`, stats-message.ts). Anything else answers
+ * undefined, so the worker can drop it rather than retry it.
+ */
+export function parseQueueMessage(body: string): QueueMessage | undefined {
+  const value = readBody(body);
   if (isDeliveryMessage(value)) return { kind: 'delivery', message: { workspaceId: value.workspaceId, deliveryId: value.deliveryId, attemptToken: value.attemptToken } };
   if (isRecoveryMessage(value)) return { kind: 'recovery', message: { workspaceId: value.workspaceId, recoveryId: value.recoveryId, step: value.step } };
   return undefined;

@@ -1,6 +1,7 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '../clock.ts';
 import { formatDeliveryMessage, formatRecoveryMessage, type DeliveryMessage, type RecoveryMessage } from './delivery-message.ts';
+import { formatStatsRollupMessage, type StatsRollupMessage } from './stats-message.ts';
 import { translateAwsError, type OneTimeScheduler } from './scheduler.ts';
 
 /** SQS's own ceiling for DelaySeconds; longer waits go through the scheduler. */
@@ -30,6 +31,8 @@ export interface DeliveryQueue {
   enqueueAllNow(messages: readonly DeliveryMessage[]): Promise<number[]>;
   /** Queues a step of a recovery of failed deliveries, for now (the worker runs it). */
   enqueueRecovery(message: RecoveryMessage): Promise<void>;
+  /** Queues a statistics rollup for `at` (at most 15 minutes ahead: SQS DelaySeconds). */
+  enqueueStatsRollup(message: StatsRollupMessage, at: number): Promise<void>;
 }
 
 /** Messages per SendMessageBatch request (SQS's limit). */
@@ -41,33 +44,26 @@ export const SEND_BATCH = 10;
  * retries, whose bundles then carry no Scheduler client); asking it for a long wait is a programming error.
  */
 export function makeDeliveryQueue(deps: { sqs: SQSClient; queueUrl: string; scheduler?: OneTimeScheduler; clock: Clock }): DeliveryQueue {
+  /** Sends one message, delayed until `at` when given. */
+  const sendOne = async (messageBody: string, at?: number) => {
+    const delay = at === undefined ? {} : { DelaySeconds: delaySecondsUntil(at, deps.clock.now()) };
+    try {
+      await deps.sqs.send(new SendMessageCommand({ QueueUrl: deps.queueUrl, MessageBody: messageBody, ...delay }));
+    } catch (error) {
+      translateAwsError(error, 'SQS');
+    }
+  };
   return {
     async enqueue(message, { at, viaScheduler }) {
       const messageBody = formatDeliveryMessage(message);
-      if (viaScheduler) {
-        if (!deps.scheduler) throw new Error('this delivery queue has no scheduler for long waits');
-        await deps.scheduler.schedule({ name: `${message.deliveryId}-${message.attemptToken}`, at, messageBody });
-        return;
-      }
-      const command = new SendMessageCommand({
-        QueueUrl: deps.queueUrl,
-        MessageBody: messageBody,
-        DelaySeconds: delaySecondsUntil(at, deps.clock.now()),
-      });
-      try {
-        await deps.sqs.send(command);
-      } catch (error) {
-        translateAwsError(error, 'SQS');
-      }
+      if (!viaScheduler) return sendOne(messageBody, at);
+      if (!deps.scheduler) throw new Error('this delivery queue has no scheduler for long waits');
+      await deps.scheduler.schedule({ name: `${message.deliveryId}-${message.attemptToken}`, at, messageBody });
     },
 
-    async enqueueRecovery(message) {
-      try {
-        await deps.sqs.send(new SendMessageCommand({ QueueUrl: deps.queueUrl, MessageBody: formatRecoveryMessage(message) }));
-      } catch (error) {
-        translateAwsError(error, 'SQS');
-      }
-    },
+    enqueueRecovery: (message) => sendOne(formatRecoveryMessage(message)),
+
+    enqueueStatsRollup: (message, at) => sendOne(formatStatsRollupMessage(message), at),
 
     async enqueueAllNow(messages) {
       const refused: number[] = [];

@@ -175,7 +175,8 @@ export function makeFanout(deps: FanoutDeps) {
       subscribers(await endpointsOf.get(audit.workspaceId)!, event).map(async (endpoint) => {
         const deliveryId = deliveryIdFor(event.id, endpoint.id);
         const attemptToken = firstAttemptToken(deliveryId);
-        const waiting = await deps.store.createDelivery(audit.workspaceId, pendingDelivery(deliveryId, endpoint.id, event, audit.createdAt, body, attemptToken), Date.parse(audit.createdAt));
+        const delivery = pendingDelivery(deliveryId, endpoint.id, event, audit.createdAt, body, attemptToken);
+        const waiting = await deps.store.createDelivery(audit.workspaceId, delivery, Date.parse(audit.createdAt), deps.clock.now());
         return waiting ? { workspaceId: audit.workspaceId, deliveryId, attemptToken } : undefined;
       }),
     );

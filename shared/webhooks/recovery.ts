@@ -2,13 +2,21 @@ import { iso, type Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { StoredDelivery } from '../store/deliveries.ts';
 import type { Recovery } from '../store/delivery-recovery.ts';
+
+// The recovery's store, for the worker to load with the runner in one chunk.
+export { makeRecoveryWorkerStore } from '../store/delivery-recovery-worker.ts';
+import { bucketStart, creationOf } from '../store/delivery-stats.ts';
 import type { Store } from '../store/index.ts';
 import { newAttemptToken, type DeliveryMessage, type RecoveryMessage } from './delivery-message.ts';
 
 export interface RecoveryDeps {
   store: Pick<Store, 'getRecovery' | 'failedPage' | 'requeueFailed' | 'advanceRecovery' | 'getEndpoint'>;
-  /** Takes deliveries queued again out of their hour's `failed` count (the endpoint's statistics). */
-  uncountFailed: (workspaceId: string, endpointId: string, createdAt: string, count: number) => Promise<void>;
+  /**
+   * Takes deliveries created at `createdAt` (epoch ms) and queued again out of the `failed` count of their bucket
+   * (the endpoint's statistics), for those whose changes are counted late (the others' bucket is still to be rolled
+   * up, and counts them as they end up).
+   */
+  uncountFailed: (workspaceId: string, endpointId: string, createdAt: number, count: number) => Promise<void>;
   /** Queues attempts for now, ten to a request; answers the indexes of those SQS did not take. */
   enqueueAll: (messages: readonly DeliveryMessage[]) => Promise<number[]>;
   /** Queues the recovery's next step. */
@@ -66,14 +74,14 @@ export function makeRecoveryRunner(deps: RecoveryDeps) {
     const refused = await deps.enqueueAll(moved.map((d) => ({ workspaceId: ws, deliveryId: d.id, attemptToken: d.attemptToken! })));
     // Each one refused is pending and due now on the sweeper's index, which queues it after its grace period.
     if (refused.length > 0) deps.log.warn('recovery could not queue every delivery; the sweeper will', { refused: refused.length });
-    const byHour = new Map<string, { createdAt: string; count: number }>();
-    for (const delivery of moved) {
-      const hour = delivery.createdAt.slice(0, 13);
-      const bucket = byHour.get(hour) ?? { createdAt: delivery.createdAt, count: 0 };
+    const byBucket = new Map<number, { createdAt: number; count: number }>();
+    for (const delivery of moved.filter((d) => d.lateCounted)) {
+      const start = bucketStart(creationOf(delivery.id));
+      const bucket = byBucket.get(start) ?? { createdAt: start, count: 0 };
       bucket.count++;
-      byHour.set(hour, bucket);
+      byBucket.set(start, bucket);
     }
-    await Promise.all([...byHour.values()].map((b) => deps.uncountFailed(ws, recovery.endpointId, b.createdAt, b.count)));
+    await Promise.all([...byBucket.values()].map((b) => deps.uncountFailed(ws, recovery.endpointId, b.createdAt, b.count)));
     deps.metrics.recovered(moved.length);
     return moved;
   }

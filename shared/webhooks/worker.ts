@@ -68,7 +68,8 @@ export function makeWorker(deps: WorkerDeps) {
     deps.metrics.attempt({ ok: result.ok, latencyMs: result.durationMs, ...(result.ok ? {} : { reason: failureReason(result) }) });
     if (delivery.eventType === PING_EVENT_TYPE) deps.metrics.testEventSent();
     if (result.ok) {
-      if (await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'success' })) await countAttempt(ws, delivery, entry, 'success');
+      const recorded = await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'success' });
+      if (recorded) await countAttempt(ws, recorded, entry, 'success');
       if (endpoint.consecutiveFailures > 0) await store.recordEndpointSuccess(ws, endpoint.id);
       return 'success';
     }
@@ -81,7 +82,8 @@ export function makeWorker(deps: WorkerDeps) {
   async function scheduleNext(ws: string, delivery: StoredDelivery, claim: string, entry: AttemptEntry): Promise<WorkOutcome> {
     const next = delivery.manual ? undefined : nextAttempt(entry.attempt, clock.now(), deps.timeScale);
     if (!next) {
-      if (await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'failed' })) await countAttempt(ws, delivery, entry, 'failed');
+      const recorded = await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'failed' });
+      if (recorded) await countAttempt(ws, recorded, entry, 'failed');
       if (!delivery.manual) deps.metrics.exhausted();
       return 'failed';
     }
@@ -89,25 +91,27 @@ export function makeWorker(deps: WorkerDeps) {
     const recorded = await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'pending', nextRetryAt: iso(next.at), attemptToken });
     // A lost claim (the endpoint was paused meanwhile) schedules nothing; a lost send is found by the sweeper.
     if (!recorded) return 'dropped';
-    await countAttempt(ws, delivery, entry, 'retry');
+    await countAttempt(ws, recorded, entry, 'retry');
     await deps.enqueue({ workspaceId: ws, deliveryId: delivery.id, attemptToken }, next);
     deps.metrics.retryScheduled(next.viaScheduler ? 'scheduler' : 'sqs');
     return 'retry';
   }
 
   /**
-   * Counts a recorded attempt in its delivery's hour of the endpoint's statistics: its duration and time, and the
-   * delivery as succeeded or failed when the attempt finished it (a retry scheduled is not final). A write of its own
-   * after the attempt's: a worker that stops between the two loses this count. A failure here is logged and not
-   * thrown, since the attempt is recorded and a redelivered message would be dropped anyway.
+   * Counts a recorded attempt in its delivery's bucket of the endpoint's statistics: its duration and time, and the
+   * delivery as succeeded or failed when the attempt finished it (a retry scheduled is not final). The store writes
+   * it only when the delivery's changes are counted late (`recorded.lateCounted`); else the bucket's rollup counts the
+   * attempt from the delivery itself. A write of its own after the attempt's: a worker that stops between the two
+   * loses this count. A failure here is logged and not thrown, since the attempt is recorded and a redelivered
+   * message would be dropped anyway.
    */
-  async function countAttempt(ws: string, delivery: StoredDelivery, entry: AttemptEntry, outcome: 'success' | 'retry' | 'failed'): Promise<void> {
+  async function countAttempt(ws: string, recorded: StoredDelivery, entry: AttemptEntry, outcome: 'success' | 'retry' | 'failed'): Promise<void> {
     const finished = outcome === 'success' ? { succeeded: 1 } : outcome === 'failed' ? { failed: 1 } : {};
     const at = outcome === 'success' ? { successAt: entry.at } : { failureAt: entry.at };
     try {
-      await store.recordDeliveryStats(ws, delivery.endpointId, delivery.createdAt, { ...finished, ...at, durationMs: entry.durationMs });
+      await store.recordDeliveryStats(ws, recorded.endpointId, recorded.createdAt, { ...finished, ...at, durationMs: entry.durationMs }, { late: recorded.lateCounted === true, deliveryId: recorded.id });
     } catch (error) {
-      deps.log.warn('delivery statistics not recorded', { deliveryId: delivery.id, errorName: (error as Error).name });
+      deps.log.warn('delivery statistics not recorded', { deliveryId: recorded.id, errorName: (error as Error).name });
     }
   }
 
@@ -131,10 +135,22 @@ export function makeWorker(deps: WorkerDeps) {
     for (const id of await store.pendingDeliveryIds(endpoint.id)) await store.failPending(ws, id, 'endpoint switched off after repeated failures', disabledAt);
   }
 
+  /**
+   * The delivery, when the message may start its attempt. Read eventually consistently first (half the read units):
+   * the claim that follows is conditional, so a read a moment old never sends twice; only a read that would drop the
+   * message (a delivery just made or just given this token may not show yet) is made again consistently.
+   */
+  async function startable(ws: string, message: DeliveryMessage): Promise<StoredDelivery | undefined> {
+    const seen = await store.getDelivery(ws, message.deliveryId, { consistent: false });
+    if (seen && mayStartAttempt(seen, message.attemptToken, clock.now())) return seen;
+    const current = await store.getDelivery(ws, message.deliveryId);
+    return current && mayStartAttempt(current, message.attemptToken, clock.now()) ? current : undefined;
+  }
+
   return async (message: DeliveryMessage, receipt: { redelivered: boolean } = { redelivered: false }): Promise<WorkOutcome> => {
     const ws = message.workspaceId;
-    const delivery = await store.getDelivery(ws, message.deliveryId);
-    if (!delivery || !mayStartAttempt(delivery, message.attemptToken, clock.now())) {
+    const delivery = await startable(ws, message);
+    if (!delivery) {
       deps.metrics.dropped();
       return 'dropped';
     }

@@ -206,7 +206,8 @@ function expectations(): (name: FunctionName) => Statement[] {
       allow(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], { 'Fn::GetAtt': [idOf(stack, stack.delivery.streamFailureQueue), 'Arn'] }),
     ],
     'delivery-worker': [
-      ...table({ GetItem: [WS, DELIVERIES], BatchGetItem: [DELIVERIES], UpdateItem: [WS, DELIVERIES], PutItem: [AUDIT] }),
+      // Query: a batch's endpoints of one workspace at once, and the statistics rollup's reads.
+      ...table({ GetItem: [WS, DELIVERIES], BatchGetItem: [DELIVERIES], Query: [WS, DELIVERIES], UpdateItem: [WS, DELIVERIES], PutItem: [AUDIT] }),
       index('GSI1', [ENDPOINT_LOG]),
       index('GSI3', [ENDPOINT_LOG]),
       // A recovery's steps page through the endpoint's failed deliveries.

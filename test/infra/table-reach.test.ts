@@ -168,6 +168,8 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
     'delivery-worker': [
       request('GetItem', PK.delivery),
       request('GetItem', PK.workspace),
+      request('Query', PK.workspace),
+      request('Query', PK.delivery),
       request('UpdateItem', PK.delivery),
       request('UpdateItem', PK.workspace),
       request('PutItem', PK.audit),

@@ -132,7 +132,7 @@ describe('the secrets CLI: webhooks', () => {
     expect(empty.code, empty.stderr).toBe(0);
     expect(empty.stdout).toMatch(/^deliveries: +0\nsucceeded: +0\nfailed: +0\npending: +0\nsuccess rate: +n\/a\np50 duration: +n\/a\np95 duration: +n\/a\nlast success: +never\nlast failure: +never$/m);
     expect(counted.code, counted.stderr).toBe(0);
-    expect(counted.stdout).toMatch(/^since: +\d{4}-\d\d-\d\dT\d\d:00:00\.000Z$/m);
+    expect(counted.stdout).toMatch(/^since: +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/m);
     expect(counted.stdout).toMatch(/^deliveries: +1\nsucceeded: +1\nfailed: +0\npending: +0\nsuccess rate: +100%\np50 duration: +\d+ ms\np95 duration: +\d+ ms\nlast success: +\d{4}-\S+\nlast failure: +never$/m);
     expect(parsed).toMatchObject({ deliveries: 1, succeeded: 1, failed: 0, pending: 0, successRate: 1, p50DurationMs: expect.any(Number), lastFailureAt: null });
   });

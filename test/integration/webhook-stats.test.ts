@@ -3,16 +3,18 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { iso } from '../../shared/clock.ts';
 import { newId } from '../../shared/ids.ts';
 import { binRange, DURATION_BINS, durationBin, percentileOf } from '../../shared/stats-histogram.ts';
+import { logger } from '../../shared/logger.ts';
 import { statsHour, statsKeysOfEndpoint } from '../../shared/store/delivery-stats.ts';
 import { keys } from '../../shared/store/keys.ts';
+import { makeStatsRollup } from '../../shared/webhooks/stats-rollup.ts';
 import { call, localStore, newWorkspace } from '../support/api.ts';
 import type { HttpsReceiver } from '../support/https-receiver.ts';
 import { newEnvironment } from '../support/secrets.ts';
 import { deliveriesOf, registerEndpoint, startReceiver, storedDelivery, waitFor } from '../support/webhooks.ts';
 
 /**
- * `GET /api/v1/webhooks/{id}/stats` over the local stack: the hourly counters the pipeline keeps agree with the
- * deliveries the log lists, through successes, final failures, a manual retry, a delivery seen twice and a delete.
+ * `GET /api/v1/webhooks/{id}/stats` over the local stack: the statistics agree with the deliveries the log lists,
+ * through successes, final failures, a manual retry, a delivery seen twice and a delete.
  */
 
 const MINUTE = 60_000;
@@ -68,11 +70,14 @@ describe('webhook endpoint statistics', () => {
       return list.length === 5 && list.every((d) => d.status !== 'pending') && list;
     }, 45_000, 'five finished deliveries');
     // Act
+    const asked = Date.now();
     const stats = await statsMatching(ws.apiKey, endpoint.id, { succeeded: 3, failed: 2 });
-    // Assess: the counts are the log's
+    const answered = Date.now();
+    // Assess: the counts are the log's, since 24 hours before the call
     expect(finished.filter((d) => d.status === 'failed').map((d) => d.attempts)).toEqual([6, 6]);
     expect(stats).toMatchObject({ deliveries: 5, succeeded: 3, failed: 2, pending: 0, successRate: 0.6 });
-    expect(stats.since).toBe(iso(Date.parse(`${statsHour(Date.now() - DAY)}:00:00.000Z`)));
+    expect(Date.parse(stats.since)).toBeGreaterThanOrEqual(asked - DAY);
+    expect(Date.parse(stats.since)).toBeLessThanOrEqual(answered - DAY);
     // The percentiles are those of the histogram of every attempt's duration in the log (3 + 12 attempts)
     const attempts = finished.flatMap((d) => d.attemptLog);
     expect(attempts).toHaveLength(15);
@@ -119,36 +124,40 @@ describe('webhook endpoint statistics', () => {
     const stats = (await statsOf(ws.apiKey, endpoint.id)).body.data as Stats;
     expect(stats).toMatchObject({ deliveries: 1, succeeded: 0, failed: 0, pending: 1, successRate: null, p50DurationMs: null, p95DurationMs: null, lastSuccessAt: null });
     expect((await deliveriesOf(ws.apiKey, endpoint.id)).map((d) => d.status)).toEqual(['pending']);
-    // The hour's item expires two days after the deliveries it counts, and never shows in the workspace's list
+    // Rolled up (here at once, by a rollup whose clock is two hours on), its hour's item counts it once, expires two
+    // days after the deliveries it counts, and never shows in the workspace's list; the answer stays the same
+    const rollUp = makeStatsRollup({ store, continueRollup: async () => undefined, clock: { now: () => Date.now() + 2 * 60 * MINUTE }, log: logger });
+    expect(await rollUp({ workspaceId: ws.workspaceId, rollupUntil: Date.now() + 60 * MINUTE })).toBe('rolled');
     const hour = statsHour(createdAt);
     const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.deliveryStats(ws.workspaceId, endpoint.id, hour) }))).Item!;
-    expect(item).toMatchObject({ type: 'WebhookDeliveryStats', created: 1, ttl: Date.parse(`${hour}:00:00.000Z`) / 1000 + 32 * 86_400 });
+    expect(item).toMatchObject({ type: 'WebhookDeliveryStats', n: 1, ttl: Date.parse(`${hour}:00:00.000Z`) / 1000 + 32 * 86_400 });
+    expect((await statsOf(ws.apiKey, endpoint.id)).body.data).toMatchObject({ deliveries: 1, pending: 1 });
     const listed = (await call('GET', '/api/v1/webhook-deliveries?limit=200', { token: ws.apiKey })).body.data as { id: string }[];
     expect(listed.map((d) => d.id)).toEqual([delivery.id]);
 
-    // Deleting the endpoint removes its statistics with its deliveries.
+    // Deleting the endpoint removes its statistics (its hour's item and its bucket's) with its deliveries.
     const db = { doc, tableName };
-    expect(await statsKeysOfEndpoint(db, ws.workspaceId, endpoint.id)).toHaveLength(1);
+    expect(await statsKeysOfEndpoint(db, ws.workspaceId, endpoint.id)).toHaveLength(2);
     expect((await call('DELETE', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey })).status).toBe(200);
     expect(await statsKeysOfEndpoint(db, ws.workspaceId, endpoint.id)).toEqual([]);
   });
 
-  it('take since from 30 days ago up to now, moved back to its hour, and refuse anything else naming since', async () => {
+  it('take since from 30 days ago up to now, to the millisecond, and refuse anything else naming since', async () => {
     // Prepare
     const ws = await newWorkspace();
     const receiver = await startReceiver();
     receivers.push(receiver);
     const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/hook`);
     const at = (ms: number) => `?since=${encodeURIComponent(iso(ms))}`;
-    // Act, Assess: 30 days ago, as a client computes it, is taken and counted from its hour
+    // Act, Assess: 30 days ago, as a client computes it, is taken and counted from that instant
     const thirtyDays = Date.now() - 30 * DAY;
     const oldest = await statsOf(ws.apiKey, endpoint.id, at(thirtyDays));
     expect(oldest.status).toBe(200);
-    expect(oldest.body.data).toMatchObject({ since: `${statsHour(thirtyDays)}:00:00.000Z`, deliveries: 0, successRate: null, p50DurationMs: null });
-    // A since written with an offset is the same instant, and its hour is named in UTC
+    expect(oldest.body.data).toMatchObject({ since: iso(thirtyDays), deliveries: 0, successRate: null, p50DurationMs: null });
+    // A since written with an offset is the same instant, answered in UTC
     const twoHoursAgo = Date.now() - 2 * 60 * MINUTE;
     const withOffset = new Date(twoHoursAgo + 2 * 60 * MINUTE).toISOString().replace('Z', '+02:00');
-    expect((await statsOf(ws.apiKey, endpoint.id, `?since=${encodeURIComponent(withOffset)}`)).body.data.since).toBe(`${statsHour(twoHoursAgo)}:00:00.000Z`);
+    expect((await statsOf(ws.apiKey, endpoint.id, `?since=${encodeURIComponent(withOffset)}`)).body.data.since).toBe(iso(twoHoursAgo));
     for (const [query, message] of [
       [at(Date.now() - 30 * DAY - MINUTE), 'since: must be at most 30 days ago'],
       [at(Date.now() + 60 * MINUTE), 'since: must not be in the future'],

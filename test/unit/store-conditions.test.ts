@@ -119,7 +119,8 @@ const OTHERS: readonly (keyof Store)[] = [
   'getAccessKey', 'listAccessKeys', 'getDeletedSecret', 'listDeletedSecrets', 'findLoginTarget', 'workspaceOfAccessKey', 'readLoginTarget', 'readLoginAttempt', 'expiredLoginKeyStates',
   'listEndpoints', 'listEndpointPage', 'getEndpoint', 'recordEndpointFailure', 'recordEndpointSuccess',
   'createDelivery', 'markDeliveryDue', 'getDelivery', 'claimAttempt', 'recordAttempt', 'failPending', 'requeue', 'listDeliveries', 'pendingDeliveryIds', 'dueDeliveries', 'deleteEndpointDeliveries',
-  'recordDeliveryStats', 'deliveryStatsSince',
+  'recordDeliveryStats', 'statsWatermark', 'statsHours', 'statsBuckets', 'countEndpointDeliveries',
+  'rollupWatermark', 'oldestDeliveryAt', 'advanceWatermark', 'deliveriesCreated', 'writeRollup', 'rolledBuckets',
   'countFailedDeliveries', 'getRecovery', 'failedPage', 'requeueFailed', 'advanceRecovery', 'stalledRecoveries',
 ];
 

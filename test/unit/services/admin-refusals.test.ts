@@ -37,7 +37,7 @@ const forbidden = (principal: Principal) => {
   const webhooks = makeWebhookService({ ...deps, checkUrl: queue });
   const deliveries = makeDeliveryService({ ...deps, enqueue: queue });
   const operations = makeWebhookOperations({ ...deps, enqueue: queue, enqueueRecovery: queue });
-  const stats = makeDeliveryStatsService(deps);
+  const stats = makeDeliveryStatsService({ ...deps, requestRollup: queue });
   const page = { limit: 10 };
   const calls: Record<string, () => Promise<unknown>> = {
     'access keys: create': () => accessKeys.create(principal, { name: 'ci' }),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { iso } from '../../../shared/clock.ts';
-import { makeDeliveryStatsService, statsAnswer, type DeliveryStatsServiceDeps } from '../../../shared/services/delivery-stats.ts';
+import { makeDeliveryStatsService, MAX_COUNTED_DELIVERIES, planSpan, statsAnswer, type DeliveryStatsServiceDeps } from '../../../shared/services/delivery-stats.ts';
 import { DURATION_BINS } from '../../../shared/stats-histogram.ts';
 import type { StatsBucket } from '../../../shared/store/delivery-stats.ts';
 import { caught, fakeClock, HOUR, MINUTE, principal, T0 } from '../support/fakes.ts';
@@ -79,35 +79,67 @@ describe('delivery statistics: the answer from hourly buckets', () => {
   });
 });
 
-/** The service over one endpoint `we_01` of `ws_test`, its hours read as given; what it asked for is recorded. */
-function harness(hours: StatsBucket[] = [], now = T0) {
-  const asked: { workspaceId: string; endpointId: string; fromHour: string }[] = [];
+/** The service over one endpoint `we_01` of `ws_test` whose workspace is rolled up to `rolledTo`; what it read is recorded. */
+function harness(options: { now?: number; rolledTo?: number; parts?: Partial<Record<'hours' | 'buckets' | 'counted', StatsBucket>>; tooMany?: boolean } = {}) {
+  const read: string[] = [];
+  const rollups: string[] = [];
+  const span = (from: number, to: number) => `${iso(from)}..${iso(to)}`;
   const store: DeliveryStatsServiceDeps['store'] = {
     getEndpoint: async (ws, id) => (ws === 'ws_test' && id === 'we_01' ? endpoint() : undefined),
-    async deliveryStatsSince(workspaceId, endpointId, fromHour) {
-      asked.push({ workspaceId, endpointId, fromHour });
-      return hours;
+    statsWatermark: async () => (options.rolledTo === undefined ? undefined : { rolledTo: options.rolledTo }),
+    async statsHours(_ws, _endpoint, from, to) {
+      read.push(`hours ${span(from, to)}`);
+      return options.parts?.hours ? [options.parts.hours] : [];
+    },
+    async statsBuckets(_ws, _endpoint, from, to) {
+      read.push(`buckets ${span(from, to)}`);
+      return options.parts?.buckets ? [options.parts.buckets] : [];
+    },
+    async countEndpointDeliveries(_ws, _endpoint, from, to, limit) {
+      read.push(`counted ${span(from, to)} up to ${limit}`);
+      return options.tooMany ? undefined : (options.parts?.counted ?? bucket());
     },
   };
-  return { service: makeDeliveryStatsService({ store, clock: fakeClock(now) }), asked, caller: principal() };
+  const requestRollup = async (message: { workspaceId: string }) => void rollups.push(message.workspaceId);
+  return { service: makeDeliveryStatsService({ store, clock: fakeClock(options.now ?? T0), requestRollup }), read, rollups, caller: principal() };
 }
 
 describe('delivery statistics: the service', () => {
-  it('by default counts from 24 hours ago, moved back to the start of its hour, and says so', async () => {
-    // Prepare: now is 10:20, so 24 hours ago is 10:20 yesterday, counted from 10:00.
-    const h = harness([bucket({ created: 1, succeeded: 1 })], T0 + 20 * MINUTE);
+  it('by default counts from 24 hours ago to the millisecond, and says so', async () => {
+    // Prepare: now is 10:20:07.5; nothing rolled up yet, so every delivery since is counted one by one
+    const h = harness({ now: T0 + 20 * MINUTE + 7_500, parts: { counted: bucket({ created: 1, succeeded: 1 }) } });
     // Act
     const answer = await h.service.stats(h.caller, 'we_01', undefined);
     // Assess
-    expect(h.asked).toEqual([{ workspaceId: 'ws_test', endpointId: 'we_01', fromHour: '2026-03-01T10' }]);
-    expect(answer).toMatchObject({ since: '2026-03-01T10:00:00.000Z', deliveries: 1, succeeded: 1 });
+    expect(h.read).toEqual([`counted 2026-03-01T10:20:07.500Z..2026-03-02T10:22:07.500Z up to ${MAX_COUNTED_DELIVERIES}`]);
+    expect(answer).toMatchObject({ since: '2026-03-01T10:20:07.500Z', deliveries: 1, succeeded: 1 });
   });
 
-  it('moves a given since back to its hour', async () => {
+  it('counts a given since as given', async () => {
     const h = harness();
     const answer = await h.service.stats(h.caller, 'we_01', Date.parse('2026-02-20T17:59:59.999Z'));
-    expect(h.asked[0]!.fromHour).toBe('2026-02-20T17');
-    expect(answer.since).toBe('2026-02-20T17:00:00.000Z');
+    expect(h.read[0]).toMatch(/^counted 2026-02-20T17:59:59.999Z\.\./);
+    expect(answer.since).toBe('2026-02-20T17:59:59.999Z');
+  });
+
+  it('adds up the hours, the buckets at either end and the deliveries counted one by one', async () => {
+    // Prepare: rolled up to 10:06 today; since 09:13:30 yesterday
+    const h = harness({
+      now: T0 + 7 * MINUTE,
+      rolledTo: T0 + 6 * MINUTE,
+      parts: { hours: bucket({ created: 5, succeeded: 4, failed: 1 }), buckets: bucket({ created: 2, succeeded: 1 }), counted: bucket({ created: 1 }) },
+    });
+    // Act
+    const answer = await h.service.stats(h.caller, 'we_01', Date.parse('2026-03-01T09:13:30.000Z'));
+    // Assess
+    expect(h.read.sort()).toEqual([
+      'buckets 2026-03-01T09:14:00.000Z..2026-03-01T10:00:00.000Z',
+      'buckets 2026-03-02T10:00:00.000Z..2026-03-02T10:06:00.000Z',
+      `counted 2026-03-01T09:13:30.000Z..2026-03-01T09:14:00.000Z up to ${MAX_COUNTED_DELIVERIES}`,
+      `counted 2026-03-02T10:06:00.000Z..2026-03-02T10:09:00.000Z up to ${MAX_COUNTED_DELIVERIES}`,
+      'hours 2026-03-01T10:00:00.000Z..2026-03-02T10:00:00.000Z',
+    ]);
+    expect(answer).toMatchObject({ deliveries: 11, succeeded: 6, failed: 1, pending: 4 });
   });
 
   it('takes a since of exactly 30 days ago and of now, as written a moment earlier by a client', async () => {
@@ -115,7 +147,7 @@ describe('delivery statistics: the service', () => {
     await h.service.stats(h.caller, 'we_01', T0 - 30 * DAY - 5_000);
     await h.service.stats(h.caller, 'we_01', T0);
     await h.service.stats(h.caller, 'we_01', T0 + 5_000);
-    expect(h.asked.map((a) => a.fromHour)).toEqual(['2026-01-31T09', '2026-03-02T10', '2026-03-02T10']);
+    expect(h.read.map((line) => line.split(' ')[1]!.split('..')[0])).toEqual(['2026-01-31T09:59:55.000Z', '2026-03-02T10:00:00.000Z', '2026-03-02T10:00:05.000Z']);
   });
 
   it.each([
@@ -125,17 +157,50 @@ describe('delivery statistics: the service', () => {
     const h = harness();
     const error = await caught(() => h.service.stats(h.caller, 'we_01', since));
     expect(error).toMatchObject({ code: 'VALIDATION_ERROR', message });
-    expect(h.asked).toEqual([]);
+    expect(h.read).toEqual([]);
   });
 
-  it('an endpoint of another workspace (or none) is NOT_FOUND, whatever its hours hold', async () => {
-    const h = harness([bucket({ created: 3 })]);
+  it('an endpoint of another workspace (or none) is NOT_FOUND, whatever its statistics hold', async () => {
+    const h = harness({ parts: { counted: bucket({ created: 3 }) } });
     expect((await caught(() => h.service.stats(h.caller, 'we_02', undefined))).code).toBe('NOT_FOUND');
     expect((await caught(() => h.service.stats(principal({ workspaceId: 'ws_other' }), 'we_01', undefined))).code).toBe('NOT_FOUND');
+    expect(h.read).toEqual([]);
   });
 
-  it('reads the since as given when it is already the start of an hour', async () => {
-    const h = harness();
-    expect((await h.service.stats(h.caller, 'we_01', Date.parse(SINCE))).since).toBe(iso(Date.parse(SINCE)));
+  it('a read far behind the rollup (more deliveries to count than the limit) asks for the rollup and is SERVICE_UNAVAILABLE with Retry-After', async () => {
+    const h = harness({ tooMany: true });
+    const error = await caught(() => h.service.stats(h.caller, 'we_01', undefined));
+    expect(error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', headers: { 'Retry-After': '60' } });
+    expect(h.rollups).toEqual(['ws_test']);
+  });
+});
+
+describe('delivery statistics: which part of a span is read how', () => {
+  const at = (time: string) => Date.parse(`2026-03-02T${time}Z`);
+
+  it('counts everything one by one before the first rollup, or when no whole bucket lies before the watermark', () => {
+    expect(planSpan(at('09:00:00.000'), at('10:00:00.000'), undefined)).toEqual({ counted: [[at('09:00:00.000'), at('10:02:00.000')]], buckets: [], hours: undefined });
+    expect(planSpan(at('09:59:00.000'), at('10:05:00.000'), at('10:00:00.000'))).toEqual({ counted: [[at('09:59:00.000'), at('10:07:00.000')]], buckets: [], hours: undefined });
+    expect(planSpan(at('09:30:00.000'), at('10:05:00.000'), at('09:00:00.000')).counted).toEqual([[at('09:30:00.000'), at('10:07:00.000')]]);
+  });
+
+  it('reads whole buckets within an hour, and a since on a bucket edge counts nothing one by one before them', () => {
+    expect(planSpan(at('09:02:00.000'), at('09:20:00.000'), at('09:16:00.000'))).toEqual({
+      counted: [[at('09:16:00.000'), at('09:22:00.000')]],
+      buckets: [[at('09:02:00.000'), at('09:16:00.000')]],
+      hours: undefined,
+    });
+  });
+
+  it('never trusts a watermark ahead of its own clock past the current bucket', () => {
+    expect(planSpan(at('09:02:00.000'), at('09:21:00.000'), at('11:00:00.000')).counted).toEqual([[at('09:20:00.000'), at('09:23:00.000')]]);
+  });
+
+  it('reads whole hours between the buckets at the edges', () => {
+    expect(planSpan(at('07:59:59.999'), at('10:07:00.000'), at('10:04:00.000'))).toEqual({
+      counted: [[at('07:59:59.999'), at('08:00:00.000')], [at('10:04:00.000'), at('10:09:00.000')]],
+      buckets: [[at('10:00:00.000'), at('10:04:00.000')]],
+      hours: [at('08:00:00.000'), at('10:00:00.000')],
+    });
   });
 });

@@ -2,6 +2,7 @@ import { iso } from '../../../shared/clock.ts';
 import type { AuditEntry } from '../../../shared/store/audit.ts';
 import { CLAIM_PREFIX, mayStartAttempt, type AttemptEntry, type StoredDelivery } from '../../../shared/store/deliveries.ts';
 import type { StatsChange } from '../../../shared/store/delivery-stats.ts';
+import type { Store } from '../../../shared/store/index.ts';
 import type { StoredEndpoint } from '../../../shared/store/webhooks.ts';
 import type { AttemptResult } from '../../../shared/webhooks/sender.ts';
 import { makeWorker, type WorkerDeps } from '../../../shared/webhooks/worker.ts';
@@ -73,9 +74,13 @@ export function memoryStore(seed: { deliveries?: StoredDelivery[]; endpoints?: S
   const copy = <T>(value: T | undefined) => (value === undefined ? undefined : structuredClone(value));
   const finish = (d: StoredDelivery) => Object.assign(d, { nextRetryAt: null, attemptToken: null, manual: false });
 
-  const store: WorkerDeps['store'] = {
+  const store: WorkerDeps['store'] & Pick<Store, 'listEndpoints'> = {
     async getDelivery(_ws, id) {
       return copy(deliveries.get(id));
+    },
+    async listEndpoints() {
+      calls.push('listEndpoints');
+      return [...endpoints.values()].map((e) => copy(e)!);
     },
     async getEndpoint(_ws, id) {
       return copy(endpoints.get(id));

@@ -37,6 +37,7 @@ function batchHarness(url: string, deliveryIds: string[]) {
     metrics: fakeMetrics(),
     log: fakeLogger(),
     recover: async (message) => void recovered.push(message),
+    rollUp: async () => undefined,
   });
   return { ...model, batch, recovered };
 }
