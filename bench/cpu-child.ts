@@ -3,7 +3,7 @@ import { Session } from 'node:inspector/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { apiEvent, lambdaContext } from './cpu-events.ts';
-import { makeFloor, recordSteps, stubSends, type Recording } from './cpu-floor.ts';
+import { floorRefusals, makeFloor, recordSteps, stubSends, type Recording } from './cpu-floor.ts';
 import { invoke, median, pass, round3, timed } from './cpu-passes.ts';
 import { seedWorkspace } from './cpu-seed.ts';
 
@@ -171,6 +171,8 @@ function summarize(rounds: Round[], requests: number, floorCalls: string[]) {
     handlerMsPerRequest: round3(median(rounds.map((r) => r.handlerWallMs / requests))),
     floorMsPerRequest: round3(median(rounds.map((r) => r.floorWallMs / requests))),
     floorCalls,
+    /** Floor requests answered with a failed condition (bench/cpu-floor.ts `sendFloor`), across the child so far. */
+    floorRefusals,
   };
 }
 
