@@ -23,6 +23,12 @@ async function putLegacyDelivery(workspaceId: string, endpointId: string, index:
   return legacy;
 }
 
+/**
+ * The two admin commands scan the whole table twice each; in a full run the table holds every integration test's
+ * items, and on a loaded two-core machine that took past the default 30 s (1.6-1.9 s when this file runs alone).
+ */
+const ADMIN_SCAN_TIMEOUT_MS = 120_000;
+
 /** Seven deliveries of one endpoint, oldest first; the odd ones have failed. */
 async function seededLog() {
   const ws = await newWorkspace();
@@ -106,7 +112,7 @@ describe('the endpoint delivery log (GSI3)', () => {
     expect(raw.Item!.GSI1PK).toBeUndefined();
     // Only this file writes deliveries the old way, and its tests run one after another.
     expect((await admin('deliveries', 'migrate-log')).moved).toBe(0);
-  });
+  }, ADMIN_SCAN_TIMEOUT_MS);
 
   it('lists every failed delivery in its endpoint\'s failed list (GSI4), and `admin deliveries index-failed` adds those failed before it', async () => {
     const { ws, endpointId, made } = await seededLog();
@@ -123,7 +129,7 @@ describe('the endpoint delivery log (GSI3)', () => {
     expect(await failedList()).toContain(old.id);
     // Every failed delivery the service made is listed already: a second run lists none.
     expect((await admin('deliveries', 'index-failed')).indexed).toBe(0);
-  });
+  }, ADMIN_SCAN_TIMEOUT_MS);
 
   it('a manual retry moves a delivery only from the status its caller read (the count it leaves), and only once', async () => {
     const { ws, made } = await seededLog();
