@@ -1,6 +1,6 @@
 import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
-import { unwrap, useSession } from './api.ts';
-import { ErrorBox, useAction } from './components.tsx';
+import { unwrap, useSession } from '../api.ts';
+import { ErrorBox, useAction } from '../ui/components.tsx';
 import { forgetSecret } from './secrets-context.ts';
 
 /** What an async lookup answered, with its loading and error state; a change of `deps` starts again. */

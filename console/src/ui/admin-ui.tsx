@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '@secrets-service/sdk/client';
-import { describeError } from './api.ts';
+import { describeError } from '../api.ts';
 import { CopyButton, ErrorBox } from './components.tsx';
 
 /** The API's schemas, as the admin views name them. */

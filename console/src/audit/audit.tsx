@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { useSession } from '../api.ts';
-import { Empty, LoadMore, Loading, Time, usePaged } from '../components.tsx';
-import { AdminError, compactJson, fromUtcInput, toUtcInput, valueOf, type Schemas } from '../admin-ui.tsx';
+import { Empty, LoadMore, Loading, Time, usePaged } from '../ui/components.tsx';
+import { AdminError, compactJson, fromUtcInput, toUtcInput, valueOf, type Schemas } from '../ui/admin-ui.tsx';
 
 type AuditAction = Schemas['AuditEntry']['action'];
 

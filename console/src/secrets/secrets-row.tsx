@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
-import { unwrap, useSession } from './api.ts';
-import { CopyButton, ErrorBox, Time, useAction } from './components.tsx';
+import { unwrap, useSession } from '../api.ts';
+import { CopyButton, ErrorBox, Time, useAction } from '../ui/components.tsx';
 import { DeleteDialog } from './secrets-ui.tsx';
-import type { Offers } from './session.ts';
+import type { Offers } from '../session.ts';
 
 /** What a row shows of a secret: never its value, which lives only in the row's own state while revealed. */
 export interface SecretRowItem {

@@ -1,4 +1,4 @@
-import { splitList, valueOf, type Schemas } from './admin-ui.tsx';
+import { splitList, valueOf, type Schemas } from '../ui/admin-ui.tsx';
 
 /** A rule as the API answers it (every default filled in) and the actions it names (decisions.md, "Permissions of access keys"). */
 export type Rule = Schemas['AccessKey']['permissions'][number];

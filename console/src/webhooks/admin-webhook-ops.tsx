@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { unwrap, useSession } from './api.ts';
-import { ConfirmDialog, ErrorBox, Loading, Time, useAction } from './components.tsx';
-import { fromUtcInput, OnceSecret, toUtcInput, useLoaded, valueOf, type Schemas } from './admin-ui.tsx';
+import { unwrap, useSession } from '../api.ts';
+import { ConfirmDialog, ErrorBox, Loading, Time, useAction } from '../ui/components.tsx';
+import { fromUtcInput, OnceSecret, toUtcInput, useLoaded, valueOf, type Schemas } from '../ui/admin-ui.tsx';
 
 const HOUR_MS = 3_600_000;
 

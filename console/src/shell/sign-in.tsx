@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ErrorBox } from '../components.tsx';
+import { ErrorBox } from '../ui/components.tsx';
 import type { ConsoleConfig } from '../config.ts';
 import { idpSignInAvailable, idpSignInError, idpSignInReturning, startIdpSignIn } from '../oidc.ts';
 

@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso/router';
 import { unwrap, useSession } from '../api.ts';
-import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../components.tsx';
-import { findProject, pageQuery, remember, type EnvironmentItem } from '../secrets-context.ts';
-import { useLoaded } from '../secrets-ui.tsx';
+import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
+import { findProject, pageQuery, remember, type EnvironmentItem } from './secrets-context.ts';
+import { useLoaded } from './secrets-ui.tsx';
 
 /** `/console/projects/{projectId}`: the project's environments, a new one (admins), and a comparison of two. */
 export function Project() {

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { useSession } from '../api.ts';
-import { Empty, LoadMore, Loading, Time, usePaged } from '../components.tsx';
-import { pageQuery, remember } from '../secrets-context.ts';
+import { Empty, LoadMore, Loading, Time, usePaged } from '../ui/components.tsx';
+import { pageQuery, remember } from './secrets-context.ts';
 
 /**
  * `/console/search?q=`: the workspace's secrets whose key holds `q` (case-insensitive; every secret without it),

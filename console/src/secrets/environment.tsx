@@ -1,11 +1,11 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso/router';
 import { unwrap, useSession } from '../api.ts';
-import { Empty, ErrorBox, LoadMore, Loading, useAction, usePaged } from '../components.tsx';
-import { findEnvironment, pageQuery, remember } from '../secrets-context.ts';
-import { DeletedSecrets } from '../secrets-deleted.tsx';
-import { SecretRow, type SecretRowItem } from '../secrets-row.tsx';
-import { useLoaded, useProgressive } from '../secrets-ui.tsx';
+import { Empty, ErrorBox, LoadMore, Loading, useAction, usePaged } from '../ui/components.tsx';
+import { findEnvironment, pageQuery, remember } from './secrets-context.ts';
+import { DeletedSecrets } from './secrets-deleted.tsx';
+import { SecretRow, type SecretRowItem } from './secrets-row.tsx';
+import { useLoaded, useProgressive } from './secrets-ui.tsx';
 
 /**
  * `/console/environments/{envId}`: the environment's secrets, one table row per key (never a value until a row's

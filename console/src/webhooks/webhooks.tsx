@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import type { paths } from '@secrets-service/sdk/client';
 import { unwrap, useSession } from '../api.ts';
-import { ConfirmDialog, Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../components.tsx';
-import { AdminError, OnceSecret, useLoaded, valueOf, type Schemas } from '../admin-ui.tsx';
+import { ConfirmDialog, Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
+import { AdminError, OnceSecret, useLoaded, valueOf, type Schemas } from '../ui/admin-ui.tsx';
 
 type Endpoint = Schemas['WebhookEndpoint'];
 /** An event type an endpoint can subscribe to (`service.ping` is not one: it goes to one endpoint on request). */

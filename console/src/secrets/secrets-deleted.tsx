@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { unwrap, useSession } from './api.ts';
-import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from './components.tsx';
+import { unwrap, useSession } from '../api.ts';
+import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
 import { pageQuery } from './secrets-context.ts';
-import type { Offers } from './session.ts';
+import type { Offers } from '../session.ts';
 
 /**
  * An environment's deleted secrets still inside their recovery window (newest deletion first), each with `Restore`

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
-import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../components.tsx';
+import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
 
 /** `/console/projects`: the workspace's projects, and a new one (admins). */
 export function Projects() {

@@ -1,8 +1,8 @@
 import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { unwrap, useSession } from './api.ts';
-import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from './components.tsx';
-import type { Schemas } from './admin-ui.tsx';
+import { unwrap, useSession } from '../api.ts';
+import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
+import type { Schemas } from '../ui/admin-ui.tsx';
 
 type Delivery = Schemas['Delivery'];
 

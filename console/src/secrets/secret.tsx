@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso/router';
 import { unwrap, useSession } from '../api.ts';
-import { ConfirmDialog, Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../components.tsx';
-import { findSecret, pageQuery } from '../secrets-context.ts';
-import { DeleteDialog, useLoaded } from '../secrets-ui.tsx';
+import { ConfirmDialog, Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
+import { findSecret, pageQuery } from './secrets-context.ts';
+import { DeleteDialog, useLoaded } from './secrets-ui.tsx';
 
 /**
  * `/console/secrets/{secretId}`: the secret's history, newest first (who wrote each version when, and which version

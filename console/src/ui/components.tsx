@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { describeError, unwrap } from './api.ts';
+import { describeError, unwrap } from '../api.ts';
 
 /**
  * The API's code and message, plainly (a FORBIDDEN included). A 401 needs nothing here: the session's client takes

@@ -1,10 +1,10 @@
 import { Fragment, type ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
-import { ConfirmDialog, Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../components.tsx';
-import { EditKeyForm, NewKeyForm } from '../admin-key-form.tsx';
-import { ruleSummary } from '../admin-rules.tsx';
-import { AdminError, OnceSecret, type Schemas } from '../admin-ui.tsx';
+import { ConfirmDialog, Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
+import { EditKeyForm, NewKeyForm } from './admin-key-form.tsx';
+import { ruleSummary } from './admin-rules.tsx';
+import { AdminError, OnceSecret, type Schemas } from '../ui/admin-ui.tsx';
 
 type AccessKey = Schemas['AccessKey'];
 

@@ -2,10 +2,10 @@ import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso/router';
 import { ApiError } from '@secrets-service/sdk/client';
 import { useSession, type Session } from '../api.ts';
-import { Loading, Time } from '../components.tsx';
-import { AdminError, useLoaded, type Schemas } from '../admin-ui.tsx';
-import { Deliveries } from '../admin-deliveries.tsx';
-import { RecoverForm, RotateForm, Stats, TestEventButton } from '../admin-webhook-ops.tsx';
+import { Loading, Time } from '../ui/components.tsx';
+import { AdminError, useLoaded, type Schemas } from '../ui/admin-ui.tsx';
+import { Deliveries } from './admin-deliveries.tsx';
+import { RecoverForm, RotateForm, Stats, TestEventButton } from './admin-webhook-ops.tsx';
 import { EndpointStatus } from './webhooks.tsx';
 
 /**

@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
 import type { paths } from '@secrets-service/sdk/client';
-import { unwrap, useSession } from './api.ts';
-import { ErrorBox, useAction } from './components.tsx';
+import { unwrap, useSession } from '../api.ts';
+import { ErrorBox, useAction } from '../ui/components.tsx';
 import { ACTIONS, draftOf, newRule, ruleOf, RulesEditor, type Rule, type RuleDraft } from './admin-rules.tsx';
-import { splitList, valueOf, type Schemas } from './admin-ui.tsx';
+import { splitList, valueOf, type Schemas } from '../ui/admin-ui.tsx';
 
 type AuthType = 'token' | 'aws_iam' | 'oidc';
 type CreateBody = paths['/api/v1/access-keys']['post']['requestBody']['content']['application/json'];
