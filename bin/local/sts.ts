@@ -8,11 +8,15 @@
  * Hand-written: no maintained library serves STS (moto and LocalStack are Python and need Docker here); the
  * signature itself is the SDK's, and this file only parses and compares.
  */
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { NodeSha256 } from '../../sdk/src/node-sha256.ts';
+
+/** The SDK's SHA-256 for the signer, answered from here too for the tests that sign requests to the stand-in. */
+export { NodeSha256 };
 
 /** An identity the stand-in knows: its credentials and the ARN it answers for them. */
 export interface LocalIamIdentity {
@@ -46,26 +50,6 @@ export function createIdentity(localDir: string, arn: string): LocalIamIdentity 
   };
   writeFileSync(join(localDir, IDENTITIES_FILE), JSON.stringify([...readIdentities(localDir), identity], null, 2), { mode: 0o600 });
   return identity;
-}
-
-/** SHA-256 and HMAC-SHA256 as the signer asks for them (its `sha256` option), from node:crypto. */
-export class NodeSha256 {
-  private hash;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.hash.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
-
-function bytes(data: string | ArrayBuffer | ArrayBufferView): Buffer {
-  if (typeof data === 'string') return Buffer.from(data, 'utf8');
-  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  return Buffer.from(data);
 }
 
 /** A request as the stand-in received it. */
