@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isId } from '../ids.ts';
+import { counts, exactly, readBody } from './queue-body.ts';
 import type { StatsRollupMessage } from './stats-message.ts';
 
 export type { StatsRollupMessage } from './stats-message.ts';
@@ -57,16 +58,6 @@ export interface RecoveryMessage {
 
 const RECOVERY_KEYS = ['workspaceId', 'recoveryId', 'step'] as const;
 
-/** The record of `value` when it is a plain object with exactly `keys`, else undefined. */
-export function exactly(value: unknown, keys: readonly string[]): Record<string, unknown> | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const record = value as Record<string, unknown>;
-  return Object.keys(record).length === keys.length && keys.every((key) => Object.hasOwn(record, key)) ? record : undefined;
-}
-
-/** True for a workspace id and a whole number from 0 on (a step, a time). */
-export const counts = (workspaceId: unknown, n: unknown) => typeof workspaceId === 'string' && isId('workspace', workspaceId) && Number.isSafeInteger(n) && (n as number) >= 0;
-
 /** True for a well-formed recovery message: exactly its three keys, each well formed. */
 function isRecoveryMessage(value: unknown): value is RecoveryMessage {
   const record = exactly(value, RECOVERY_KEYS);
@@ -78,16 +69,6 @@ export type QueueMessage =
   | { kind: 'delivery'; message: DeliveryMessage }
   | { kind: 'recovery'; message: RecoveryMessage }
   | { kind: 'rollup'; message: StatsRollupMessage };
-
-/** A queue message body's JSON: undefined for anything not a string of at most 1 KB that parses. */
-export function readBody(body: string): unknown {
-  if (typeof body !== 'string' || body.length > 1024) return undefined;
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Reads a queue message body strictly: JSON with exactly `workspaceId` (`ws_`), `deliveryId` (`whd_`) and

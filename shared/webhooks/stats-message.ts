@@ -1,4 +1,4 @@
-import { counts, exactly, readBody } from './delivery-message.ts';
+import { counts, exactly, readBody } from './queue-body.ts';
 
 /*
  * The statistics rollup's queue message (shared/webhooks/stats-rollup.ts), apart from delivery-message.ts: only the
