@@ -71,3 +71,9 @@ export interface IdempotencyRecord {
   ttl: number | undefined;
 }
 
+/** The request's claim, kept on the request state. */
+export interface IdempotencyClaim {
+  ref: IdempotencyRef;
+  lease: string;
+  scope: IdempotencyScope;
+}

@@ -5,7 +5,7 @@
  * workspace; the README's permission table is printed from here (`npm run docs:permissions`).
  */
 import { compilePolicy, DEFAULT_RULES, type PermissionRule, type Policy, type PolicyAction } from './policy.ts';
-import type { CredentialKind } from './principal.ts';
+import type { Authority, CredentialKind } from './principal.ts';
 import { gunzipSync } from 'node:zlib';
 
 /** The roles a person's access token can carry, weakest first. */
@@ -25,11 +25,8 @@ const READ_ONLY: readonly PermissionRule[] = [{ effect: 'allow', projects: ['*']
 /** The rules of each role: a viewer reads, a developer and an admin do everything to secrets. */
 export const ROLE_RULES: Record<Role, readonly PermissionRule[]> = { viewer: READ_ONLY, developer: ALL_SECRET_ACTIONS, admin: ALL_SECRET_ACTIONS };
 
-/** What a credential may do: its compiled rules, and whether it administers the workspace. */
-export interface Authority {
-  policy: Policy;
-  admin: boolean;
-}
+// A principal's authority is defined with the principal (principal.ts), which this module's checks read.
+export type { Authority } from './principal.ts';
 
 /** Each role's authority, compiled once per container. */
 const ROLE_AUTHORITY: Record<Role, Authority> = {

@@ -1,4 +1,10 @@
-import type { Authority } from './permissions.ts';
+import type { Policy } from './policy.ts';
+
+/** What a credential may do: its compiled rules, and whether it administers the workspace (permissions.ts). */
+export interface Authority {
+  policy: Policy;
+  admin: boolean;
+}
 
 /** The three credential kinds of api.md section 5, named as audit metadata names them. */
 export type CredentialKind = 'api_key' | 'user' | 'machine';

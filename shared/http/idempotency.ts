@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import { idempotentAnswerContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
 import { ApiError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, ValidationError } from '../errors.ts';
-import type { IdempotencyRecord, IdempotencyRef, IdempotencyScope, StoredAnswer } from '../idempotency-scope.ts';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRef, StoredAnswer } from '../idempotency-scope.ts';
 import type { ServiceMacs } from '../crypto/mac-key.ts';
 import { buildAnswer } from './answer.ts';
 import { errorResponse, replayResponse, successResponse } from './envelope.ts';
@@ -32,12 +32,6 @@ const KEY = /^[\x20-\x7E]{1,255}$/;
 /** A request holds its key this long; past it (the function died) a retry may take the key over. */
 const LEASE_MS = 60_000;
 
-/** The request's claim, kept on the request state. */
-export interface IdempotencyClaim {
-  ref: IdempotencyRef;
-  lease: string;
-  scope: IdempotencyScope;
-}
 
 /**
  * The encryption context of a sealed answer: its workspace and which record. The record's keyed MAC names it; a

@@ -8,7 +8,7 @@ import { ApiError, AuthRequiredError, ForbiddenError, PayloadTooLargeError, Vali
 import { newRequestId } from '../ids.ts';
 import { requestLogger, type RequestLog } from '../logger.ts';
 import { errorResponse, GENERIC_NOT_FOUND } from './envelope.ts';
-import type { IdempotencyClaim } from './idempotency.ts';
+import type { IdempotencyClaim } from '../idempotency-scope.ts';
 import type { RouteDefinition } from './route.ts';
 import { parseInput, shapeProblem } from './validation.ts';
 
