@@ -1,17 +1,18 @@
-import { Fragment, type ComponentChildren } from 'preact';
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
-import { ConfirmDialog, Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
+import { AdminError, OnceSecret, type Schemas } from '../ui/admin-ui.tsx';
+import { ConfirmDialog, ErrorBox, Time, useAction } from '../ui/components.tsx';
+import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import { EditKeyForm, NewKeyForm } from './admin-key-form.tsx';
 import { ruleSummary } from './admin-rules.tsx';
-import { AdminError, OnceSecret, type Schemas } from '../ui/admin-ui.tsx';
 
 type AccessKey = Schemas['AccessKey'];
 
 /** `/console/access-keys`: the workspace's access keys; create (the token shown once), change, revoke. */
 export function AccessKeys() {
   const { client } = useSession();
-  const paged = usePaged((cursor) => client.api.GET('/api/v1/access-keys', { params: { query: { limit: '50', ...(cursor ? { cursor } : {}) } } }), []);
+  const paged = usePaged((cursor) => client.api.GET('/api/v1/access-keys', { params: { query: pageQuery(cursor, '50') } }), []);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<Schemas['AccessKeyCreated'] | null>(null);
   const [editing, setEditing] = useState<AccessKey | null>(null);
@@ -34,14 +35,20 @@ export function AccessKeys() {
       {creating && <NewKeyForm onCreated={(made) => (setCreated(made), setCreating(false), paged.reload())} />}
       {revoking && <ConfirmDialog text={`Revoke ${revoking.name}? Its tokens stop working at their next request.`} onConfirm={() => void confirmRevoke(revoking)} onCancel={() => setRevoking(null)} />}
       <ErrorBox error={revoke.error} />
-      {paged.loading && paged.items.length === 0 && <Loading what="access keys" />}
-      {!paged.loading && !paged.error && paged.items.length === 0 && <Empty>No access keys yet.</Empty>}
-      {paged.items.length > 0 && (
-        <KeyTable keys={paged.items} onEdit={setEditing} onRevoke={setRevoking} editing={editing?.id}>
-          {editing && <EditKeyForm key={editing.id} accessKey={editing} onCancel={() => setEditing(null)} onSaved={() => (setEditing(null), paged.reload())} />}
-        </KeyTable>
-      )}
-      {paged.error !== null && paged.items.length === 0 ? <AdminError error={paged.error} /> : <LoadMore paged={paged} />}
+      <PagedTable
+        paged={paged}
+        what="access keys"
+        empty="No access keys yet."
+        head={['Name', 'ID', 'Permissions', 'Allowed CIDRs', 'Auth', 'Created', 'Last used', 'Status']}
+        actions
+        tableClass="access-keys"
+        failure={(error) => <AdminError error={error} />}
+        row={(key) => (
+          <KeyRow key={key.id} accessKey={key} onEdit={setEditing} onRevoke={setRevoking} editing={editing?.id === key.id}>
+            {editing && <EditKeyForm key={editing.id} accessKey={editing} onCancel={() => setEditing(null)} onSaved={() => (setEditing(null), paged.reload())} />}
+          </KeyRow>
+        )}
+      />
     </section>
   );
 }
@@ -70,87 +77,67 @@ function Created({ created, onDismiss }: { created: Schemas['AccessKeyCreated'];
   );
 }
 
-interface KeyTableProps {
-  keys: AccessKey[];
+interface KeyRowProps {
+  accessKey: AccessKey;
   onEdit: (key: AccessKey) => void;
   onRevoke: (key: AccessKey) => void;
-  /** The key being edited: its form (`children`) shows in a row below that key's. */
-  editing: string | undefined;
+  /** This key is being edited: its form (`children`) shows in a row below the key's. */
+  editing: boolean;
   children: ComponentChildren;
 }
 
-function KeyTable({ keys, onEdit, onRevoke, editing, children }: KeyTableProps) {
+/** An access key's row, and below it the form that edits it (when it is being edited). */
+function KeyRow({ accessKey: key, onEdit, onRevoke, editing, children }: KeyRowProps) {
   return (
-    <table class="access-keys">
-      <thead>
-        <tr>
-          <th>Name</th>
-          <th>ID</th>
-          <th>Permissions</th>
-          <th>Allowed CIDRs</th>
-          <th>Auth</th>
-          <th>Created</th>
-          <th>Last used</th>
-          <th>Status</th>
-          <th>
-            <span class="sr-only">Actions</span>
-          </th>
+    <>
+      <tr class={key.status}>
+        <td>{key.name}</td>
+        <td>
+          <code>{key.id}</code>
+          {key.tokenPrefix && <div class="muted token-prefix">{key.tokenPrefix}…</div>}
+        </td>
+        <td>
+          <ul class="rule-list">
+            {key.permissions.map((rule, i) => (
+              <li key={i} class={rule.effect}>
+                {ruleSummary(rule)}
+              </li>
+            ))}
+          </ul>
+        </td>
+        <td>{key.allowedCidrs.length ? key.allowedCidrs.join(', ') : <span class="muted">anywhere</span>}</td>
+        <td>
+          <AuthSummary accessKey={key} />
+        </td>
+        <td>
+          <Time at={key.createdAt} />
+          <div class="muted">{key.createdBy}</div>
+        </td>
+        <td>
+          <Time at={key.lastUsedAt} />
+        </td>
+        <td>
+          <Status accessKey={key} />
+        </td>
+        <td class="row-actions">
+          {key.status !== 'revoked' && (
+            <>
+              <button type="button" aria-label={`Edit ${key.name}`} onClick={() => onEdit(key)}>
+                Edit
+              </button>
+              <button type="button" class="danger" aria-label={`Revoke ${key.name}`} onClick={() => onRevoke(key)}>
+                Revoke
+              </button>
+            </>
+          )}
+        </td>
+      </tr>
+      {editing && (
+        <tr class="edit-row">
+          <td colSpan={9}>{children}</td>
         </tr>
-      </thead>
-      <tbody>
-        {keys.map((key) => (
-          <Fragment key={key.id}>
-            <tr class={key.status}>
-              <td>{key.name}</td>
-              <td>
-                <code>{key.id}</code>
-                {key.tokenPrefix && <div class="muted token-prefix">{key.tokenPrefix}…</div>}
-              </td>
-              <td>
-                <ul class="rule-list">
-                  {key.permissions.map((rule, i) => (
-                    <li key={i} class={rule.effect}>
-                      {ruleSummary(rule)}
-                    </li>
-                  ))}
-                </ul>
-              </td>
-              <td>{key.allowedCidrs.length ? key.allowedCidrs.join(', ') : <span class="muted">anywhere</span>}</td>
-              <td>
-                <AuthSummary accessKey={key} />
-              </td>
-              <td>
-                <Time at={key.createdAt} />
-                <div class="muted">{key.createdBy}</div>
-              </td>
-              <td>
-                <Time at={key.lastUsedAt} />
-              </td>
-              <td>
-                <Status accessKey={key} />
-              </td>
-              <td class="row-actions">
-                {key.status !== 'revoked' && (
-                  <>
-                    <button type="button" aria-label={`Edit ${key.name}`} onClick={() => onEdit(key)}>
-                      Edit
-                    </button>
-                    <button type="button" class="danger" aria-label={`Revoke ${key.name}`} onClick={() => onRevoke(key)}>
-                      Revoke
-                    </button>
-                  </>
-                )}
-              </td>
-            </tr>
-            {editing === key.id && (
-              <tr class="edit-row">
-                <td colSpan={9}>{children}</td>
-              </tr>
-            )}
-          </Fragment>
-        ))}
-      </tbody>
-    </table>
+      )}
+    </>
   );
 }
 

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { useSession } from '../api.ts';
-import { Empty, LoadMore, Loading, Time, usePaged } from '../ui/components.tsx';
 import { AdminError, compactJson, fromUtcInput, toUtcInput, valueOf, type Schemas } from '../ui/admin-ui.tsx';
+import { Time } from '../ui/components.tsx';
+import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 
 type AuditAction = Schemas['AuditEntry']['action'];
 
@@ -47,7 +48,7 @@ export function Audit() {
   const [draft, setDraft] = useState(draftOf(applied));
   useEffect(() => setDraft(draftOf(applied)), [key]);
   const paged = usePaged(
-    (cursor) => client.api.GET('/api/v1/audit', { params: { query: { limit: '50', ...(applied as Omit<Filters, 'action'> & { action?: AuditAction }), ...(cursor ? { cursor } : {}) } } }),
+    (cursor) => client.api.GET('/api/v1/audit', { params: { query: { ...pageQuery(cursor, '50'), ...(applied as Omit<Filters, 'action'> & { action?: AuditAction }) } } }),
     [key],
   );
   const field = (name: Filter) => (event: Event) => {
@@ -96,53 +97,43 @@ export function Audit() {
           Clear
         </button>
       </form>
-      {paged.loading && paged.items.length === 0 && <Loading what="the audit log" />}
-      {!paged.loading && !paged.error && paged.items.length === 0 && <Empty>No audit entries{key === '/console/audit' ? '' : ' match these filters'}.</Empty>}
-      {paged.items.length > 0 && <AuditTable entries={paged.items} applied={applied} />}
-      {paged.error !== null && paged.items.length === 0 ? <AdminError error={paged.error} /> : <LoadMore paged={paged} />}
+      <PagedTable
+        paged={paged}
+        what="the audit log"
+        empty={`No audit entries${key === '/console/audit' ? '' : ' match these filters'}.`}
+        head={['Time', 'Action', 'Actor', 'Target', 'Metadata']}
+        tableClass="audit"
+        failure={(error) => <AdminError error={error} />}
+        row={(entry) => <AuditRow key={entry.id} entry={entry} applied={applied} />}
+      />
     </section>
   );
 }
 
-/** The entries: when, what, who, on what, and the metadata as one line of JSON (never a value: the API keeps none). */
-function AuditTable({ entries, applied }: { entries: Schemas['AuditEntry'][]; applied: Filters }) {
+/** An entry: when, what, who, on what, and the metadata as one line of JSON (never a value: the API keeps none). */
+function AuditRow({ entry, applied }: { entry: Schemas['AuditEntry']; applied: Filters }) {
   const only = (name: Filter, value: string) => addressOf({ ...applied, [name]: value });
   return (
-    <table class="audit">
-      <thead>
-        <tr>
-          <th>Time</th>
-          <th>Action</th>
-          <th>Actor</th>
-          <th>Target</th>
-          <th>Metadata</th>
-        </tr>
-      </thead>
-      <tbody>
-        {entries.map((entry) => (
-          <tr key={entry.id}>
-            <td class="nowrap">
-              <Time at={entry.createdAt} />
-            </td>
-            <td class="nowrap">
-              <code>{entry.action}</code>
-            </td>
-            <td>
-              <a href={only('actorSub', entry.actorSub)} title="Only this actor's entries">
-                {entry.actorSub}
-              </a>
-            </td>
-            <td>
-              <a href={only('target', entry.target)} title="Only this target's entries">
-                {entry.target}
-              </a>
-            </td>
-            <td>
-              <code class="metadata">{compactJson(entry.metadata)}</code>
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <tr>
+      <td class="nowrap">
+        <Time at={entry.createdAt} />
+      </td>
+      <td class="nowrap">
+        <code>{entry.action}</code>
+      </td>
+      <td>
+        <a href={only('actorSub', entry.actorSub)} title="Only this actor's entries">
+          {entry.actorSub}
+        </a>
+      </td>
+      <td>
+        <a href={only('target', entry.target)} title="Only this target's entries">
+          {entry.target}
+        </a>
+      </td>
+      <td>
+        <code class="metadata">{compactJson(entry.metadata)}</code>
+      </td>
+    </tr>
   );
 }

@@ -3,8 +3,9 @@ import { useRoute } from 'preact-iso/router';
 import type { SecretsClient } from '@secrets-service/sdk/client';
 import { useSession } from '../api.ts';
 import { Empty, ErrorBox, Loading } from '../ui/components.tsx';
-import { environmentsOf, findProject, listAll, pageQuery, type EnvironmentItem, type SecretItem } from './secrets-context.ts';
-import { useLoaded } from './secrets-ui.tsx';
+import { useLoaded } from '../ui/loaded.ts';
+import { pageQuery } from '../ui/paged.tsx';
+import { environmentsOf, findProject, listAll, type EnvironmentItem, type SecretItem } from './secrets-context.ts';
 
 /** How two environments differ: keys only one has, and keys at different versions. Never a value. */
 export interface Comparison {

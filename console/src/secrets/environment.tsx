@@ -1,11 +1,13 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso/router';
 import { unwrap, useSession } from '../api.ts';
-import { Empty, ErrorBox, LoadMore, Loading, useAction, usePaged } from '../ui/components.tsx';
-import { findEnvironment, pageQuery, remember } from './secrets-context.ts';
+import { ErrorBox, useAction } from '../ui/components.tsx';
+import { useLoaded } from '../ui/loaded.ts';
+import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
+import { findEnvironment, remember } from './secrets-context.ts';
 import { DeletedSecrets } from './secrets-deleted.tsx';
 import { SecretRow, type SecretRowItem } from './secrets-row.tsx';
-import { useLoaded, useProgressive } from './secrets-ui.tsx';
+import { useProgressive } from './secrets-ui.tsx';
 
 /**
  * `/console/environments/{envId}`: the environment's secrets, one table row per key (never a value until a row's
@@ -68,35 +70,25 @@ export function Environment() {
           }}
         />
       )}
-      {paged.loading && paged.items.length === 0 && <Loading what="secrets" />}
-      {!paged.loading && !paged.error && rows.length === 0 && <Empty>No secrets in this environment yet.</Empty>}
-      {rows.length > 0 && (
-        <p class="muted" role="status">
-          {needle ? `${matching.length} of ${rows.length} keys match` : `${rows.length} ${rows.length === 1 ? 'key' : 'keys'}`}
-          {paged.hasMore ? ' (more to load)' : ''}
-        </p>
-      )}
-      {rows.length > 0 && (
-        <table class="secrets">
-          <thead>
-            <tr>
-              <th>Key</th>
-              <th>Version</th>
-              <th>Updated</th>
-              <th>Value</th>
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((row) => (
-              <SecretRow key={row.id} secret={row} envId={envId} offers={offers} onChanged={(next) => change(next.id, next)} onDeleted={(id) => (change(id, null), setDeletions((n) => n + 1))} />
-            ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore paged={paged} />
+      <PagedTable
+        paged={paged}
+        what="secrets"
+        empty="No secrets in this environment yet."
+        head={['Key', 'Version', 'Updated', 'Value']}
+        actions
+        tableClass="secrets"
+        items={rows}
+        shown={shown}
+        summary={
+          <p class="muted" role="status">
+            {needle ? `${matching.length} of ${rows.length} keys match` : `${rows.length} ${rows.length === 1 ? 'key' : 'keys'}`}
+            {paged.hasMore ? ' (more to load)' : ''}
+          </p>
+        }
+        row={(row) => (
+          <SecretRow key={row.id} secret={row} envId={envId} offers={offers} onChanged={(next) => change(next.id, next)} onDeleted={(id) => (change(id, null), setDeletions((n) => n + 1))} />
+        )}
+      />
       <DeletedSecrets envId={envId} generation={deletions} offers={offers} onRestored={(s) => change(s.id, { id: s.id, key: s.key, currentVersion: s.version, updatedAt: new Date().toISOString() })} />
     </section>
   );

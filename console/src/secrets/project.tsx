@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso/router';
 import { unwrap, useSession } from '../api.ts';
-import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
-import { findProject, pageQuery, remember, type EnvironmentItem } from './secrets-context.ts';
-import { useLoaded } from './secrets-ui.tsx';
+import { ErrorBox, Time } from '../ui/components.tsx';
+import { useLoaded } from '../ui/loaded.ts';
+import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
+import { findProject, remember, type EnvironmentItem } from './secrets-context.ts';
+import { NameForm } from './secrets-ui.tsx';
 
 /** `/console/projects/{projectId}`: the project's environments, a new one (admins), and a comparison of two. */
 export function Project() {
@@ -13,12 +15,10 @@ export function Project() {
   const project = useLoaded(() => findProject(client, projectId), [projectId]);
   const paged = usePaged((cursor) => client.api.GET('/api/v1/projects/{projectId}/environments', { params: { path: { projectId }, query: pageQuery(cursor) } }), [projectId]);
   useEffect(() => remember({ environments: paged.items }), [paged.items]);
-  const [name, setName] = useState('');
-  const create = useAction();
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    const made = await create.run(async () => unwrap(await client.api.POST('/api/v1/projects/{projectId}/environments', { params: { path: { projectId } }, body: { name } })));
-    if (made) (setName(''), paged.reload());
+  const create = async (name: string) => {
+    const made = unwrap(await client.api.POST('/api/v1/projects/{projectId}/environments', { params: { path: { projectId } }, body: { name } }));
+    paged.reload();
+    return made;
   };
   return (
     <section>
@@ -29,47 +29,26 @@ export function Project() {
       <p class="muted">{project.value ? <code>{project.value.slug}</code> : <code>{projectId}</code>}</p>
       <ErrorBox error={project.error} />
       <h2>Environments</h2>
-      {credential.offers.admin && (
-        <form class="inline" onSubmit={submit}>
-          <label>
-            Environment name
-            <input value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} required maxLength={120} />
-          </label>
-          <button type="submit" disabled={create.busy}>
-            New environment
-          </button>
-          <ErrorBox error={create.error} />
-        </form>
-      )}
-      {paged.loading && paged.items.length === 0 && <Loading what="environments" />}
-      {!paged.loading && !paged.error && paged.items.length === 0 && <Empty>No environments yet.</Empty>}
-      {paged.items.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Slug</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {paged.items.map((environment) => (
-              <tr key={environment.id}>
-                <td>
-                  <a href={`/console/environments/${environment.id}`}>{environment.name}</a>
-                </td>
-                <td>
-                  <code>{environment.slug}</code>
-                </td>
-                <td>
-                  <Time at={environment.createdAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore paged={paged} />
+      {credential.offers.admin && <NameForm label="Environment name" button="New environment" onCreate={create} />}
+      <PagedTable
+        paged={paged}
+        what="environments"
+        empty="No environments yet."
+        head={['Name', 'Slug', 'Created']}
+        row={(environment) => (
+          <tr key={environment.id}>
+            <td>
+              <a href={`/console/environments/${environment.id}`}>{environment.name}</a>
+            </td>
+            <td>
+              <code>{environment.slug}</code>
+            </td>
+            <td>
+              <Time at={environment.createdAt} />
+            </td>
+          </tr>
+        )}
+      />
       {paged.items.length >= 2 && <CompareForm projectId={projectId} environments={paged.items} />}
     </section>
   );

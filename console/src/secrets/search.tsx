@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { useSession } from '../api.ts';
-import { Empty, LoadMore, Loading, Time, usePaged } from '../ui/components.tsx';
-import { pageQuery, remember } from './secrets-context.ts';
+import { Time } from '../ui/components.tsx';
+import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
+import { remember } from './secrets-context.ts';
 
 /**
  * `/console/search?q=`: the workspace's secrets whose key holds `q` (case-insensitive; every secret without it),
@@ -34,39 +35,28 @@ export function Search() {
         </label>
         <button type="submit">Search</button>
       </form>
-      {paged.loading && paged.items.length === 0 && <Loading what="secrets" />}
-      {!paged.loading && !paged.error && paged.items.length === 0 && <Empty>{q ? `No key contains “${q}”.` : 'No secrets yet.'}</Empty>}
-      {paged.items.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th>Key</th>
-              <th>Environment</th>
-              <th>Version</th>
-              <th>Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {paged.items.map((secret) => (
-              <tr key={secret.id}>
-                <td>
-                  <a href={`/console/secrets/${secret.id}`}>
-                    <code>{secret.key}</code>
-                  </a>
-                </td>
-                <td>
-                  <a href={`/console/environments/${secret.environmentId}`}>{`${secret.projectSlug}/${secret.envSlug}`}</a>
-                </td>
-                <td>{secret.currentVersion}</td>
-                <td>
-                  <Time at={secret.updatedAt} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore paged={paged} />
+      <PagedTable
+        paged={paged}
+        what="secrets"
+        empty={q ? `No key contains “${q}”.` : 'No secrets yet.'}
+        head={['Key', 'Environment', 'Version', 'Updated']}
+        row={(secret) => (
+          <tr key={secret.id}>
+            <td>
+              <a href={`/console/secrets/${secret.id}`}>
+                <code>{secret.key}</code>
+              </a>
+            </td>
+            <td>
+              <a href={`/console/environments/${secret.environmentId}`}>{`${secret.projectSlug}/${secret.envSlug}`}</a>
+            </td>
+            <td>{secret.currentVersion}</td>
+            <td>
+              <Time at={secret.updatedAt} />
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

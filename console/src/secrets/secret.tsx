@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso/router';
 import { unwrap, useSession } from '../api.ts';
-import { ConfirmDialog, Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
-import { findSecret, pageQuery } from './secrets-context.ts';
-import { DeleteDialog, useLoaded } from './secrets-ui.tsx';
+import { ConfirmDialog, ErrorBox, Time, useAction } from '../ui/components.tsx';
+import { useLoaded } from '../ui/loaded.ts';
+import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
+import { findSecret } from './secrets-context.ts';
+import { DeleteDialog } from './secrets-ui.tsx';
 
 /**
  * `/console/secrets/{secretId}`: the secret's history, newest first (who wrote each version when, and which version
@@ -66,48 +68,37 @@ export function Secret() {
         )
       )}
       <ErrorBox error={rollback.error} />
-      {paged.loading && paged.items.length === 0 && <Loading what="history" />}
-      {!paged.loading && !paged.error && paged.items.length === 0 && <Empty>No versions.</Empty>}
-      {paged.items.length > 0 && !deleted && (
-        <table class="history">
-          <thead>
-            <tr>
-              <th>Version</th>
-              <th>Created</th>
-              <th>Created by</th>
-              <th>Rolled back from</th>
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {paged.items.map((item) => (
-              <tr key={item.version}>
-                <td>
-                  {item.version}
-                  {item.version === current && <span class="badge">current</span>}
-                </td>
-                <td>
-                  <Time at={item.createdAt} />
-                </td>
-                <td>
-                  <code>{item.createdBy}</code>
-                </td>
-                <td>{item.rolledBackFrom === null ? <span class="muted">—</span> : `version ${item.rolledBackFrom}`}</td>
-                <td>
-                  {canWrite && current !== undefined && item.version < current && (
-                    <button type="button" disabled={rollback.busy} onClick={() => setAsking(item.version)}>
-                      Roll back
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {!deleted && <LoadMore paged={paged} />}
+      <PagedTable
+        paged={paged}
+        what="history"
+        empty="No versions."
+        head={['Version', 'Created', 'Created by', 'Rolled back from']}
+        actions
+        tableClass="history"
+        gone={deleted}
+        row={(item) => (
+          <tr key={item.version}>
+            <td>
+              {item.version}
+              {item.version === current && <span class="badge">current</span>}
+            </td>
+            <td>
+              <Time at={item.createdAt} />
+            </td>
+            <td>
+              <code>{item.createdBy}</code>
+            </td>
+            <td>{item.rolledBackFrom === null ? <span class="muted">—</span> : `version ${item.rolledBackFrom}`}</td>
+            <td>
+              {canWrite && current !== undefined && item.version < current && (
+                <button type="button" disabled={rollback.busy} onClick={() => setAsking(item.version)}>
+                  Roll back
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       {typeof asking === 'number' && (
         <ConfirmDialog text={`Roll back ${key} to version ${asking}? Its value becomes version ${(current ?? 0) + 1}.`} onConfirm={() => void rollBack(asking)} onCancel={() => setAsking(null)} />
       )}

@@ -1,4 +1,5 @@
 import type { components, SecretsClient } from '@secrets-service/sdk/client';
+import { pageQuery } from '../ui/paged.tsx';
 
 /**
  * Where a project, an environment or a secret sits, for the headings and links of the secrets views. The API has no
@@ -16,14 +17,6 @@ export type SecretPlace = Pick<SearchItem, 'id' | 'key' | 'environmentId' | 'env
 const projects = new Map<string, ProjectItem>();
 const environments = new Map<string, EnvironmentItem>();
 const secrets = new Map<string, SecretPlace>();
-
-/** Pages a list route asks for when walking it whole: the most the API gives (decisions.md, "Envelope and pagination"). */
-export const PAGE_LIMIT = '200';
-
-/** The query of one page of a list route. */
-export function pageQuery(cursor: string | undefined, limit = PAGE_LIMIT): { limit: string; cursor?: string } {
-  return cursor ? { limit, cursor } : { limit };
-}
 
 type Page<T> = { data?: { data: T[]; meta: { page?: { nextCursor: string | null } } }; error?: unknown; response: Response };
 

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
-import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
-import { pageQuery } from './secrets-context.ts';
+import { ErrorBox, Time, useAction } from '../ui/components.tsx';
+import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import type { Offers } from '../session.ts';
 
 /**
@@ -23,51 +23,38 @@ export function DeletedSecrets({ envId, generation, offers, onRestored }: { envI
     <section aria-labelledby="deleted-heading">
       <h2 id="deleted-heading">Deleted secrets</h2>
       <ErrorBox error={restore.error} />
-      {paged.loading && paged.items.length === 0 && <Loading what="deleted secrets" />}
-      {!paged.loading && !paged.error && paged.items.length === 0 && <Empty>No deleted secrets to restore.</Empty>}
-      {paged.items.length > 0 && (
-        <table class="deleted">
-          <thead>
-            <tr>
-              <th>Key</th>
-              <th>Version</th>
-              <th>Deleted</th>
-              <th>By</th>
-              <th>Restorable until</th>
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {paged.items.map((item) => (
-              <tr key={item.id}>
-                <td>
-                  <code>{item.key}</code>
-                </td>
-                <td>{item.currentVersion}</td>
-                <td>
-                  <Time at={item.deletedAt} />
-                </td>
-                <td>
-                  <code>{item.deletedBy}</code>
-                </td>
-                <td>
-                  <Time at={item.purgeAt} />
-                </td>
-                <td>
-                  {offers.delete && (
-                    <button type="button" disabled={restoring !== null} onClick={() => void run(item.id)}>
-                      Restore
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <LoadMore paged={paged} />
+      <PagedTable
+        paged={paged}
+        what="deleted secrets"
+        empty="No deleted secrets to restore."
+        head={['Key', 'Version', 'Deleted', 'By', 'Restorable until']}
+        actions
+        tableClass="deleted"
+        row={(item) => (
+          <tr key={item.id}>
+            <td>
+              <code>{item.key}</code>
+            </td>
+            <td>{item.currentVersion}</td>
+            <td>
+              <Time at={item.deletedAt} />
+            </td>
+            <td>
+              <code>{item.deletedBy}</code>
+            </td>
+            <td>
+              <Time at={item.purgeAt} />
+            </td>
+            <td>
+              {offers.delete && (
+                <button type="button" disabled={restoring !== null} onClick={() => void run(item.id)}>
+                  Restore
+                </button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

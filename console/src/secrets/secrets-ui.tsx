@@ -1,24 +1,7 @@
-import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
+import { useLayoutEffect, useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
 import { ErrorBox, useAction } from '../ui/components.tsx';
 import { forgetSecret } from './secrets-context.ts';
-
-/** What an async lookup answered, with its loading and error state; a change of `deps` starts again. */
-export function useLoaded<T>(load: () => Promise<T>, deps: unknown[]): { value?: T; error?: unknown; loading: boolean } {
-  const [state, setState] = useState<{ value?: T; error?: unknown; loading: boolean }>({ loading: true });
-  useEffect(() => {
-    let live = true;
-    setState({ loading: true });
-    load().then(
-      (value) => live && setState({ value, loading: false }),
-      (error: unknown) => live && setState({ error, loading: false }),
-    );
-    return () => {
-      live = false;
-    };
-  }, deps);
-  return state;
-}
 
 /**
  * A long list put on screen a slice per frame: `first` items at once, then `step` more each animation frame, so a
@@ -39,6 +22,31 @@ export function useProgressive<T>(items: T[], key: string, first = 60, step = 60
     return undefined;
   }, [key, count, items.length, state.key]);
   return count >= items.length ? items : items.slice(0, count);
+}
+
+/**
+ * A new project or environment by name (admins): cleared once the API made it, so `onCreate` can list it at once.
+ */
+export function NameForm({ label, button, onCreate }: { label: string; button: string; onCreate: (name: string) => Promise<unknown> }) {
+  const [name, setName] = useState('');
+  const create = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const made = await create.run(() => onCreate(name));
+    if (made) setName('');
+  };
+  return (
+    <form class="inline" onSubmit={submit}>
+      <label>
+        {label}
+        <input value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} required maxLength={120} />
+      </label>
+      <button type="submit" disabled={create.busy}>
+        {button}
+      </button>
+      <ErrorBox error={create.error} />
+    </form>
+  );
 }
 
 /** The recovery windows the API takes (decisions.md, "Recoverable deletes"): 0, or 7 to 30 days. */

@@ -1,5 +1,4 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
 import type { components } from '@secrets-service/sdk/client';
 import { describeError } from '../api.ts';
 import { CopyButton, ErrorBox } from './components.tsx';
@@ -75,24 +74,4 @@ export function valueOf(event: Event): string {
 /** Metadata as one compact line of JSON. */
 export function compactJson(value: unknown): string {
   return JSON.stringify(value) ?? '';
-}
-
-/** One answer of the API (not a list): loaded at once and again on `reload` or when `deps` change. */
-export function useLoaded<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload: () => void } {
-  const [data, setData] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<unknown>(null);
-  const [loading, setLoading] = useState(true);
-  const [generation, setGeneration] = useState(0);
-  useEffect(() => {
-    let current = true;
-    setLoading(true);
-    setError(null);
-    load()
-      .then((answer) => current && setData(answer))
-      .catch((caught: unknown) => current && setError(caught))
-      .finally(() => current && setLoading(false));
-    // A later load wins: an answer that arrives after the view moved on is dropped.
-    return () => void (current = false);
-  }, [...deps, generation]);
-  return { data, error, loading, reload: () => setGeneration((g) => g + 1) };
 }

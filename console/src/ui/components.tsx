@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import { describeError, unwrap } from '../api.ts';
+import { useState } from 'preact/hooks';
+import { describeError } from '../api.ts';
 
 /**
  * The API's code and message, plainly (a FORBIDDEN included). A 401 needs nothing here: the session's client takes
@@ -22,71 +22,6 @@ export function Loading({ what }: { what: string }) {
 
 export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="muted empty">{children}</p>;
-}
-
-/** A page of a list route and the cursor of the next, as `client.paginate` walks them, one "Load more" at a time. */
-export interface Paged<T> {
-  items: T[];
-  loading: boolean;
-  error: unknown;
-  hasMore: boolean;
-  loadMore: () => void;
-  reload: () => void;
-}
-
-type PageAnswer<T> = { data?: { data: T[]; meta: { page?: { nextCursor: string | null; hasMore?: boolean } } }; error?: unknown; response: Response };
-
-/** Pages of a list route: the first at once, the next on `loadMore`; `reload` starts again (after a change). */
-export function usePaged<T>(fetchPage: (cursor: string | undefined) => Promise<PageAnswer<T>>, deps: unknown[]): Paged<T> {
-  const [items, setItems] = useState<T[]>([]);
-  const [cursor, setCursor] = useState<string | null | undefined>(undefined);
-  const [loading, setLoading] = useState(true);
-  const [error, setError] = useState<unknown>(null);
-  const [generation, setGeneration] = useState(0);
-
-  const load = async (from: string | undefined, replace: boolean) => {
-    setLoading(true);
-    setError(null);
-    try {
-      const answer = await fetchPage(from);
-      // An error answer throws the API's code and message (an ApiError), shown below the list.
-      if (!answer.data) unwrap(answer as never);
-      const page = answer.data!;
-      setItems((previous) => (replace ? page.data : [...previous, ...page.data]));
-      setCursor(page.meta.page?.nextCursor ?? null);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setLoading(false);
-    }
-  };
-  useEffect(() => {
-    setItems([]);
-    void load(undefined, true);
-  }, [...deps, generation]);
-  return {
-    items,
-    loading,
-    error,
-    hasMore: typeof cursor === 'string',
-    loadMore: () => typeof cursor === 'string' && void load(cursor, false),
-    reload: () => setGeneration((g) => g + 1),
-  };
-}
-
-/** The "Load more" button of a paged list, with its loading state and error. */
-export function LoadMore<T>({ paged }: { paged: Paged<T> }) {
-  return (
-    <div class="load-more">
-      <ErrorBox error={paged.error} />
-      {paged.loading && <Loading what="more" />}
-      {!paged.loading && paged.hasMore && (
-        <button type="button" onClick={paged.loadMore}>
-          Load more
-        </button>
-      )}
-    </div>
-  );
 }
 
 /** A destructive action asks first; its confirming button is named `Confirm` (decisions.md, "Console"). */

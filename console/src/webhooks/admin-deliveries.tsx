@@ -1,8 +1,9 @@
 import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
-import { Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
 import type { Schemas } from '../ui/admin-ui.tsx';
+import { ErrorBox, Time, useAction } from '../ui/components.tsx';
+import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 
 type Delivery = Schemas['Delivery'];
 
@@ -49,7 +50,7 @@ function useFollowed(listed: Delivery[], onSettled: () => void): { rows: Deliver
 export function Deliveries({ endpointId, added, generation, onSettled }: { endpointId: string; added: Delivery[]; generation: number; onSettled: () => void }) {
   const { client } = useSession();
   const paged = usePaged(
-    (cursor) => client.api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: endpointId }, query: { limit: '25', ...(cursor ? { cursor } : {}) } } }),
+    (cursor) => client.api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: endpointId }, query: pageQuery(cursor, '25') } }),
     [endpointId, generation],
   );
   const [open, setOpen] = useState<Set<string>>(new Set());
@@ -71,66 +72,53 @@ export function Deliveries({ endpointId, added, generation, onSettled }: { endpo
         </button>
       </p>
       <ErrorBox error={retry.error} />
-      {paged.loading && rows.length === 0 && <Loading what="deliveries" />}
-      {!paged.loading && !paged.error && rows.length === 0 && <Empty>No deliveries yet. Send a test event to see one.</Empty>}
-      {rows.length > 0 && (
-        <table class="deliveries-table">
-          <thead>
-            <tr>
-              <th>Event</th>
-              <th>Status</th>
-              <th>Attempts</th>
-              <th>Last code</th>
-              <th>Last error</th>
-              <th>Created</th>
-              <th>Next retry</th>
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((delivery) => (
-              <Fragment key={delivery.id}>
-                <tr class={`delivery ${delivery.status}`}>
-                  <td>
-                    <code>{delivery.eventType}</code>
-                    <div class="muted">{delivery.id}</div>
-                  </td>
-                  <td class={`status-${delivery.status}`}>{delivery.status}</td>
-                  <td>{delivery.attempts}</td>
-                  <td>{delivery.statusCode ?? '—'}</td>
-                  <td>{delivery.lastError ?? ''}</td>
-                  <td>
-                    <Time at={delivery.createdAt} />
-                  </td>
-                  <td>
-                    <Time at={delivery.nextRetryAt} />
-                  </td>
-                  <td class="row-actions">
-                    <button type="button" aria-expanded={open.has(delivery.id)} aria-controls={`attempts-${delivery.id}`} aria-label={`Attempts of ${delivery.id}`} onClick={() => toggle(delivery.id)}>
-                      Attempts
-                    </button>
-                    {delivery.status !== 'pending' && (
-                      <button type="button" aria-label={`Retry ${delivery.id}`} onClick={() => void again(delivery)} disabled={retry.busy}>
-                        Retry
-                      </button>
-                    )}
-                  </td>
-                </tr>
-                {open.has(delivery.id) && (
-                  <tr id={`attempts-${delivery.id}`} class="attempt-log">
-                    <td colSpan={8}>
-                      <AttemptLog delivery={delivery} />
-                    </td>
-                  </tr>
+      <PagedTable
+        paged={paged}
+        what="deliveries"
+        empty="No deliveries yet. Send a test event to see one."
+        head={['Event', 'Status', 'Attempts', 'Last code', 'Last error', 'Created', 'Next retry']}
+        actions
+        tableClass="deliveries-table"
+        items={rows}
+        failure={(error) => <ErrorBox error={error} />}
+        row={(delivery) => (
+          <Fragment key={delivery.id}>
+            <tr class={`delivery ${delivery.status}`}>
+              <td>
+                <code>{delivery.eventType}</code>
+                <div class="muted">{delivery.id}</div>
+              </td>
+              <td class={`status-${delivery.status}`}>{delivery.status}</td>
+              <td>{delivery.attempts}</td>
+              <td>{delivery.statusCode ?? '—'}</td>
+              <td>{delivery.lastError ?? ''}</td>
+              <td>
+                <Time at={delivery.createdAt} />
+              </td>
+              <td>
+                <Time at={delivery.nextRetryAt} />
+              </td>
+              <td class="row-actions">
+                <button type="button" aria-expanded={open.has(delivery.id)} aria-controls={`attempts-${delivery.id}`} aria-label={`Attempts of ${delivery.id}`} onClick={() => toggle(delivery.id)}>
+                  Attempts
+                </button>
+                {delivery.status !== 'pending' && (
+                  <button type="button" aria-label={`Retry ${delivery.id}`} onClick={() => void again(delivery)} disabled={retry.busy}>
+                    Retry
+                  </button>
                 )}
-              </Fragment>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {paged.error !== null && rows.length === 0 ? <ErrorBox error={paged.error} /> : <LoadMore paged={paged} />}
+              </td>
+            </tr>
+            {open.has(delivery.id) && (
+              <tr id={`attempts-${delivery.id}`} class="attempt-log">
+                <td colSpan={8}>
+                  <AttemptLog delivery={delivery} />
+                </td>
+              </tr>
+            )}
+          </Fragment>
+        )}
+      />
     </div>
   );
 }

@@ -1,8 +1,9 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
+import { fromUtcInput, OnceSecret, toUtcInput, valueOf, type Schemas } from '../ui/admin-ui.tsx';
 import { ConfirmDialog, ErrorBox, Loading, Time, useAction } from '../ui/components.tsx';
-import { fromUtcInput, OnceSecret, toUtcInput, useLoaded, valueOf, type Schemas } from '../ui/admin-ui.tsx';
+import { useLoaded } from '../ui/loaded.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -107,8 +108,8 @@ export function Stats({ endpointId, generation }: { endpointId: string; generati
   const stats = useLoaded(async () => {
     const since = new Date(Date.now() - (WINDOWS[span] ?? 24) * HOUR_MS).toISOString();
     return unwrap(await client.api.GET('/api/v1/webhooks/{id}/stats', { params: { path: { id: endpointId }, query: { since } } }));
-  }, [endpointId, span, generation]);
-  const data = stats.data;
+  }, [endpointId, span, generation], { keep: true });
+  const data = stats.value;
   const ms = (value: number | null) => (value === null ? '—' : `${Math.round(value)} ms`);
   const rows: [string, ComponentChildren][] = data
     ? [

@@ -2,8 +2,10 @@ import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso/router';
 import { ApiError } from '@secrets-service/sdk/client';
 import { useSession, type Session } from '../api.ts';
+import { AdminError, type Schemas } from '../ui/admin-ui.tsx';
 import { Loading, Time } from '../ui/components.tsx';
-import { AdminError, useLoaded, type Schemas } from '../ui/admin-ui.tsx';
+import { useLoaded } from '../ui/loaded.ts';
+import { pageQuery } from '../ui/paged.tsx';
 import { Deliveries } from './admin-deliveries.tsx';
 import { RecoverForm, RotateForm, Stats, TestEventButton } from './admin-webhook-ops.tsx';
 import { EndpointStatus } from './webhooks.tsx';
@@ -13,7 +15,7 @@ import { EndpointStatus } from './webhooks.tsx';
  * pages are read until it is found; another workspace's endpoint is not in it, so NOT_FOUND as the API would say.
  */
 async function findEndpoint(client: Session['client'], id: string): Promise<Schemas['WebhookEndpoint']> {
-  for await (const endpoint of client.paginate((cursor) => client.api.GET('/api/v1/webhooks', { params: { query: { limit: '50', ...(cursor ? { cursor } : {}) } } }))) {
+  for await (const endpoint of client.paginate((cursor) => client.api.GET('/api/v1/webhooks', { params: { query: pageQuery(cursor, '50') } }))) {
     if (endpoint.id === id) return endpoint;
   }
   throw new ApiError(404, 'NOT_FOUND', 'webhook endpoint not found');
@@ -23,7 +25,7 @@ async function findEndpoint(client: Session['client'], id: string): Promise<Sche
 export function Webhook() {
   const { client } = useSession();
   const endpointId = useRoute().params.endpointId ?? '';
-  const endpoint = useLoaded(() => findEndpoint(client, endpointId), [endpointId]);
+  const endpoint = useLoaded(() => findEndpoint(client, endpointId), [endpointId], { keep: true });
   const [added, setAdded] = useState<Schemas['Delivery'][]>([]);
   const [deliveriesGeneration, setDeliveriesGeneration] = useState(0);
   const [statsGeneration, setStatsGeneration] = useState(0);
@@ -34,7 +36,7 @@ export function Webhook() {
     reload();
     setTimeout(reload, 3000);
   };
-  const data = endpoint.data;
+  const data = endpoint.value;
   return (
     <section class="webhook">
       <p>

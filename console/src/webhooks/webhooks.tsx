@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
 import type { paths } from '@secrets-service/sdk/client';
 import { unwrap, useSession } from '../api.ts';
-import { ConfirmDialog, Empty, ErrorBox, LoadMore, Loading, Time, useAction, usePaged } from '../ui/components.tsx';
-import { AdminError, OnceSecret, useLoaded, valueOf, type Schemas } from '../ui/admin-ui.tsx';
+import { ConfirmDialog, ErrorBox, Loading, Time, useAction } from '../ui/components.tsx';
+import { AdminError, OnceSecret, valueOf, type Schemas } from '../ui/admin-ui.tsx';
+import { useLoaded } from '../ui/loaded.ts';
+import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 
 type Endpoint = Schemas['WebhookEndpoint'];
 /** An event type an endpoint can subscribe to (`service.ping` is not one: it goes to one endpoint on request). */
@@ -11,7 +13,7 @@ type Subscribable = paths['/api/v1/webhooks']['post']['requestBody']['content'][
 /** `/console/webhooks`: the workspace's endpoints; register one (its signing secret shown once), pause, resume, delete. */
 export function Webhooks() {
   const { client } = useSession();
-  const paged = usePaged((cursor) => client.api.GET('/api/v1/webhooks', { params: { query: { limit: '50', ...(cursor ? { cursor } : {}) } } }), []);
+  const paged = usePaged((cursor) => client.api.GET('/api/v1/webhooks', { params: { query: pageQuery(cursor, '50') } }), []);
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<Schemas['WebhookEndpointCreated'] | null>(null);
   const [deleting, setDeleting] = useState<Endpoint | null>(null);
@@ -45,58 +47,46 @@ export function Webhooks() {
         <ConfirmDialog text={`Delete the endpoint ${deleting.url} and its delivery log?`} onConfirm={() => void remove(deleting)} onCancel={() => setDeleting(null)} />
       )}
       <ErrorBox error={change.error} />
-      {paged.loading && paged.items.length === 0 && <Loading what="webhook endpoints" />}
-      {!paged.loading && !paged.error && paged.items.length === 0 && <Empty>No webhook endpoints yet.</Empty>}
-      {paged.items.length > 0 && (
-        <table class="endpoints">
-          <thead>
-            <tr>
-              <th>URL</th>
-              <th>Events</th>
-              <th>Status</th>
-              <th>Failures</th>
-              <th>Secret</th>
-              <th>
-                <span class="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {paged.items.map((endpoint) => (
-              <tr key={endpoint.id}>
-                <td>
-                  <a href={`/console/webhooks/${endpoint.id}`}>{endpoint.url}</a>
-                  {endpoint.description && <div class="muted">{endpoint.description}</div>}
-                </td>
-                <td>{endpoint.events.map((type) => <code key={type}>{type}</code>)}</td>
-                <td>
-                  <EndpointStatus endpoint={endpoint} />
-                </td>
-                <td>
-                  {endpoint.consecutiveFailures}
-                  {endpoint.failingSince && (
-                    <div class="muted">
-                      since <Time at={endpoint.failingSince} />
-                    </div>
-                  )}
-                </td>
-                <td>
-                  <code class="secret-hint">{endpoint.secretHint}</code>
-                </td>
-                <td class="row-actions">
-                  <button type="button" aria-label={`${endpoint.enabled ? 'Pause' : 'Resume'} ${endpoint.url}`} onClick={() => void setEnabled(endpoint, !endpoint.enabled)} disabled={change.busy}>
-                    {endpoint.enabled ? 'Pause' : 'Resume'}
-                  </button>
-                  <button type="button" class="danger" aria-label={`Delete ${endpoint.url}`} onClick={() => setDeleting(endpoint)}>
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {paged.error !== null && paged.items.length === 0 ? <AdminError error={paged.error} /> : <LoadMore paged={paged} />}
+      <PagedTable
+        paged={paged}
+        what="webhook endpoints"
+        empty="No webhook endpoints yet."
+        head={['URL', 'Events', 'Status', 'Failures', 'Secret']}
+        actions
+        tableClass="endpoints"
+        failure={(error) => <AdminError error={error} />}
+        row={(endpoint) => (
+          <tr key={endpoint.id}>
+            <td>
+              <a href={`/console/webhooks/${endpoint.id}`}>{endpoint.url}</a>
+              {endpoint.description && <div class="muted">{endpoint.description}</div>}
+            </td>
+            <td>{endpoint.events.map((type) => <code key={type}>{type}</code>)}</td>
+            <td>
+              <EndpointStatus endpoint={endpoint} />
+            </td>
+            <td>
+              {endpoint.consecutiveFailures}
+              {endpoint.failingSince && (
+                <div class="muted">
+                  since <Time at={endpoint.failingSince} />
+                </div>
+              )}
+            </td>
+            <td>
+              <code class="secret-hint">{endpoint.secretHint}</code>
+            </td>
+            <td class="row-actions">
+              <button type="button" aria-label={`${endpoint.enabled ? 'Pause' : 'Resume'} ${endpoint.url}`} onClick={() => void setEnabled(endpoint, !endpoint.enabled)} disabled={change.busy}>
+                {endpoint.enabled ? 'Pause' : 'Resume'}
+              </button>
+              <button type="button" class="danger" aria-label={`Delete ${endpoint.url}`} onClick={() => setDeleting(endpoint)}>
+                Delete
+              </button>
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }
@@ -142,7 +132,7 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
         <legend>Events</legend>
         {types.loading && <Loading what="event types" />}
         <ErrorBox error={types.error} />
-        {types.data?.map(({ type, description: about }) => (
+        {types.value?.map(({ type, description: about }) => (
           <label class="check" key={type} title={about}>
             <input
               type="checkbox"
