@@ -232,6 +232,31 @@ describe('compare, history and search', () => {
     await page.getByRole('heading', { name: 'UNIQUE_SEARCH_KEY' }).waitFor();
     await context.close();
   });
+
+  it('ignores an answer that arrives after a newer one (a search changed while the first was on its way)', async () => {
+    const { environment } = await newEnvironment(ws.apiKey, { project: 'Stale', environment: 'Production' });
+    await put(environment.id, 'STALE_OLD_KEY', 'sample-value-1');
+    await put(environment.id, 'STALE_NEW_KEY', 'sample-value-2');
+    const { context, page } = await signedIn(browser, ws.apiKey, '/console/search');
+    // The first search's request is held until the second one has answered and is on screen.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(/\/api\/v1\/search\/secrets\?.*q=stale_old/, async (route) => (await held, await route.continue()));
+    const search = async (text: string) => (await page.getByLabel('Key contains').fill(text), await page.getByRole('button', { name: 'Search' }).click());
+    const asked = page.waitForRequest(/q=stale_old/);
+    await search('stale_old');
+    await asked;
+    await search('stale_new');
+    await page.getByRole('link', { name: 'STALE_NEW_KEY' }).waitFor();
+    const answered = page.waitForResponse(/q=stale_old/);
+    release();
+    await answered;
+    // Time for the late answer to reach the view, had it been taken.
+    await page.waitForTimeout(300);
+    expect(await page.getByRole('link', { name: 'STALE_OLD_KEY' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'STALE_NEW_KEY' }).count()).toBe(1);
+    await context.close();
+  });
 });
 
 describe('an environment of 1,000 secrets', () => {
