@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { newWorkspace } from '../support/api.ts';
-
-const BIN = resolve('sdk/bin/secrets.js');
+import { cliJson, runCli } from '../support/cli.ts';
 
 /**
  * The workspace commands of the `secrets` CLI against the local stack: projects, environments and access keys with
@@ -18,25 +16,13 @@ describe('the secrets CLI: projects, environments and access keys', () => {
 
   /** Runs `secrets …` in the test folder with the workspace's API key unless told otherwise; answers stdout, stderr and the exit status. */
   async function secrets(args: string[], env: Record<string, string | undefined> = {}) {
-    return new Promise<{ stdout: string; stderr: string; code: number | null }>((done) => {
-      const child = spawn(process.execPath, [BIN, ...args], {
-        cwd: folder,
-        env: { ...process.env, SECRETS_API_URL: inject('stack').baseUrl, SECRETS_TOKEN: apiKey, SECRETS_PROJECT: undefined, SECRETS_ENV: undefined, XDG_CACHE_HOME: cache, ...env },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('close', (code) => done({ stdout, stderr, code }));
-      child.stdin.end();
-    });
+    const base = { ...process.env, SECRETS_API_URL: inject('stack').baseUrl, SECRETS_TOKEN: apiKey, SECRETS_PROJECT: undefined, SECRETS_ENV: undefined, XDG_CACHE_HOME: cache };
+    return runCli(args, { cwd: folder, env: { ...base, ...env } });
   }
 
   /** Runs `secrets …` that must succeed with JSON on stdout; answers it parsed. */
   async function json(args: string[], env: Record<string, string | undefined> = {}) {
-    const answer = await secrets([...args, '--json'], env);
-    expect(answer, answer.stderr).toMatchObject({ code: 0 });
-    return JSON.parse(answer.stdout);
+    return cliJson(await secrets([...args, '--json'], env));
   }
 
   beforeAll(async () => {

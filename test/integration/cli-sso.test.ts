@@ -1,17 +1,16 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { launchBrowser } from '../support/browser.ts';
+import { startCli } from '../support/cli.ts';
 import { ssoCall, startSsoStack, type SsoStack } from '../support/sso-stack.ts';
 
 /**
  * `secrets login --sso` against a real OpenID provider (oidc-provider): authorization code + PKCE on a loopback
  * redirect, completed in a browser; the session kept with mode 600 and used by later commands until it expires.
  */
-const BIN = resolve('sdk/bin/secrets.js');
 const PASSWORD = 'tr0ub4dor&3';
 let sso: SsoStack;
 let browser: Browser;
@@ -39,12 +38,7 @@ function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 
 /** Starts `secrets …`; its output so far, and its end. */
 function start(args: string[], env: NodeJS.ProcessEnv = cliEnv()) {
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk) => (out.stdout += chunk));
-  child.stderr.on('data', (chunk) => (out.stderr += chunk));
-  const done = new Promise<{ stdout: string; stderr: string; code: number | null }>((resolveRun) => child.on('close', (code) => resolveRun({ ...out, code })));
-  return { out, done };
+  return startCli(args, { env, stdin: null });
 }
 
 const secrets = (args: string[], env?: NodeJS.ProcessEnv) => start(args, env).done;

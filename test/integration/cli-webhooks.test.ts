@@ -1,14 +1,13 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { verifyWebhook } from '@secrets-service/sdk';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, newWorkspace } from '../support/api.ts';
+import { cliJson, runCli } from '../support/cli.ts';
 import type { HttpsReceiver, ReceivedRequest } from '../support/https-receiver.ts';
 import { failedDeliveries, registerEndpoint, startReceiver, waitFor } from '../support/webhooks.ts';
 
-const BIN = resolve('sdk/bin/secrets.js');
 const UNKNOWN_ENDPOINT = 'we_01JZZZZZZZZZZZZZZZZZZZZZZZ';
 
 /**
@@ -23,25 +22,13 @@ describe('the secrets CLI: webhooks', () => {
 
   /** Runs `secrets …` with the workspace's API key unless told otherwise; answers stdout, stderr and the exit status. */
   async function secrets(args: string[], env: Record<string, string | undefined> = {}) {
-    return new Promise<{ stdout: string; stderr: string; code: number | null }>((done) => {
-      const child = spawn(process.execPath, [BIN, ...args], {
-        cwd: folder,
-        env: { ...process.env, SECRETS_API_URL: inject('stack').baseUrl, SECRETS_TOKEN: ws.apiKey, SECRETS_PROJECT: undefined, SECRETS_ENV: undefined, XDG_CACHE_HOME: cache, ...env },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('close', (code) => done({ stdout, stderr, code }));
-      child.stdin.end();
-    });
+    const base = { ...process.env, SECRETS_API_URL: inject('stack').baseUrl, SECRETS_TOKEN: ws.apiKey, SECRETS_PROJECT: undefined, SECRETS_ENV: undefined, XDG_CACHE_HOME: cache };
+    return runCli(args, { cwd: folder, env: { ...base, ...env } });
   }
 
   /** Runs `secrets …` that must succeed with JSON on stdout; answers it parsed. */
   async function json(args: string[], env: Record<string, string | undefined> = {}) {
-    const answer = await secrets([...args, '--json'], env);
-    expect(answer, answer.stderr).toMatchObject({ code: 0 });
-    return JSON.parse(answer.stdout);
+    return cliJson(await secrets([...args, '--json'], env));
   }
 
   /** A fresh endpoint of the shared receiver (its own path), so each test counts only its own deliveries. */

@@ -1,16 +1,16 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse as parseDotenv } from 'dotenv';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { call, newWorkspace } from '../support/api.ts';
+import { runCli } from '../support/cli.ts';
 import { newEnvironment } from '../support/secrets.ts';
 import { writeSnapshot } from '../../sdk/src/fallback.ts';
 
-const BIN = resolve('sdk/bin/secrets.js');
 const run = promisify(execFile);
 
 describe('the secrets CLI against the local stack', () => {
@@ -21,15 +21,7 @@ describe('the secrets CLI against the local stack', () => {
   const env = () => ({ ...process.env, SECRETS_API_URL: inject('stack').baseUrl, SECRETS_TOKEN: token, XDG_CACHE_HOME: cache });
   /** Runs `secrets …` in the test folder; answers stdout, stderr and the exit status. */
   async function secrets(args: string[], options: { stdin?: string; env?: Record<string, string | undefined> } = {}) {
-    return new Promise<{ stdout: string; stderr: string; code: number | null }>((resolveRun) => {
-      const child = spawn(process.execPath, [BIN, ...args], { cwd: folder, env: { ...env(), ...options.env } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('close', (code) => resolveRun({ stdout, stderr, code }));
-      child.stdin.end(options.stdin ?? '');
-    });
+    return runCli(args, { cwd: folder, env: { ...env(), ...options.env }, stdin: options.stdin });
   }
 
   beforeAll(async () => {

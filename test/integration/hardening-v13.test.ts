@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { createClient } from '@secrets-service/sdk';
 import { call, newWorkspace } from '../support/api.ts';
+import { runCli } from '../support/cli.ts';
 import { newEnvironment } from '../support/secrets.ts';
 
 /**
@@ -59,13 +59,7 @@ describe('the bulk reveal honours reveal rules of a key that may read, write or 
     const token = await accessKey(narrowReveal('read'));
     const folder = mkdtempSync(join(tmpdir(), 'secrets-v13-'));
     const env = { ...process.env, SECRETS_API_URL: inject('stack').baseUrl, SECRETS_TOKEN: token, XDG_CACHE_HOME: folder };
-    const exported = await new Promise<{ stdout: string; code: number | null }>((done) => {
-      const child = spawn(process.execPath, [resolve('sdk/bin/secrets.js'), 'export', '--format', 'json', '--project', 'app', '--env', 'dev'], { cwd: folder, env });
-      let stdout = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.on('close', (code) => done({ stdout, code }));
-      child.stdin.end();
-    });
+    const exported = await runCli(['export', '--format', 'json', '--project', 'app', '--env', 'dev'], { cwd: folder, env });
     expect(exported.code).toBe(0);
     expect(JSON.parse(exported.stdout)).toEqual({ PUBLIC_URL: VALUES.PUBLIC_URL });
   });
