@@ -4,7 +4,7 @@
  * checks. Each check answers the value or the rule it broke, and a failure names the variable and the rule.
  */
 
-import { ROLES, type Role } from './auth/permissions.ts';
+import { ROLES, type Role } from './auth/roles.ts';
 
 /** A setting's value from its raw string, or the rule the string broke. */
 type Check<T> = (raw: string) => { value: T } | { rule: string };

@@ -8,9 +8,9 @@ import { compilePolicy, DEFAULT_RULES, type PermissionRule, type Policy, type Po
 import type { Authority, CredentialKind } from './principal.ts';
 import { gunzipSync } from 'node:zlib';
 
-/** The roles a person's access token can carry, weakest first. */
-export const ROLES = ['viewer', 'developer', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES, type Role } from './roles.ts';
+
+export { ROLES, type Role } from './roles.ts';
 
 /**
  * What a route needs of its caller before any service runs: `workspace` is every credential (the services ask the
