@@ -1,10 +1,9 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { sendConditional } from './conditional.ts';
-import { COUNTED_ATTRIBUTES, emptyBucket, addUp, idRangeOf, readBucketItems, toBucket } from './delivery-stats-read.ts';
+import { COUNTED_ATTRIBUTES, emptyBucket, addUp, idRangeOf, readBucketItems, readWatermark, toBucket } from './delivery-stats-read.ts';
 import { COUNTS, creationOf, itemsOf, TIMES, update, type StatsBucket } from './delivery-stats.ts';
 import { ENTITY, keys, patterns } from './keys.ts';
 import { queryAll } from './query.ts';
-import { getItem } from './reads.ts';
 import { send, type Db } from './send.ts';
 
 /*
@@ -31,21 +30,6 @@ export function baseUpdate(db: Db, workspaceId: string, endpointId: string, star
   put(TIMES.failureAt, totals.lastFailureAt);
   const target = itemsOf(workspaceId, endpointId, start)[level === 'bucket' ? 0 : 1]!;
   return new UpdateCommand(update(db, target, `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`, values));
-}
-
-/** A workspace's watermark: statistics of deliveries created before `rolledTo` are in items. */
-export interface StatsWatermark {
-  rolledTo: number;
-  /** Endpoints with buckets in the hour `rolledTo` is in (what that hour's rollup adds up). */
-  hourEndpoints: string[];
-}
-
-/** The workspace's watermark, or undefined before its first rollup. */
-export async function readWatermark(db: Db, workspaceId: string): Promise<StatsWatermark | undefined> {
-  const item = await getItem(db, keys.deliveryStatsWatermark(workspaceId));
-  if (!item) return undefined;
-  const endpoints = item.hourEndpoints as Set<string> | undefined;
-  return { rolledTo: item.rolledTo as number, hourEndpoints: endpoints ? [...endpoints] : [] };
 }
 
 /** What the rollup does with the table. */

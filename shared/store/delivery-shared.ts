@@ -1,9 +1,9 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemKey } from '../prefetch.ts';
 import { sendConditional } from './conditional.ts';
 import { queryAll } from './query.ts';
-import { batchRead } from './reads.ts';
-import { send, type Db } from './send.ts';
+import { batchRead, getItem } from './reads.ts';
+import type { Db } from './send.ts';
 import { ENTITY, FAILED_DELIVERY_INDEX, gsi2, gsi3, keys, patterns } from './keys.ts';
 import { CLAIM_LEASE_MS, CLAIM_PREFIX, claimOf, DELIVERY_RETENTION_SECONDS, toStored, type StoredDelivery } from './delivery-records.ts';
 import { creationOf, isLate, recordLateStats } from './delivery-stats.ts';
@@ -80,8 +80,7 @@ export function sharedDeliveryMethods(db: Db) {
   return {
     /** One delivery, read consistently unless `consistent: false` (half the read units; a change may be a second late). */
     async getDelivery(workspaceId: string, deliveryId: string, options: { consistent?: boolean } = {}): Promise<StoredDelivery | undefined> {
-      const out = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: keys.delivery(workspaceId, deliveryId), ConsistentRead: options.consistent ?? true }));
-      return toStored(out.Item);
+      return toStored(await getItem(db, keys.delivery(workspaceId, deliveryId), options));
     },
 
     /**

@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ID_PREFIXES, ulidCeil, ulidFloor } from '../ids.ts';
 import { DURATION_BINS, durationBin } from '../stats-histogram.ts';
 import type { AttemptEntry, DeliveryStatus } from './delivery-records.ts';
@@ -6,8 +5,8 @@ import { inWorkspace } from './delivery-shared.ts';
 import { bucketName, COUNTS, later, STATS_BUCKET_MS, statsHour, TIMES, type StatsBucket } from './delivery-stats.ts';
 import { keys, patterns } from './keys.ts';
 import { queryAll } from './query.ts';
-import { batchRead } from './reads.ts';
-import { send, type Db } from './send.ts';
+import { batchRead, getItem } from './reads.ts';
+import type { Db } from './send.ts';
 import type { ItemKey } from '../prefetch.ts';
 
 /*
@@ -127,17 +126,29 @@ export async function readBucketItems(db: Db, workspaceId: string, endpointId: s
   return queryAll<Record<string, unknown>>(db, pattern, { skBetween: [`${pattern.skPrefix}${bucketName(from)}`, `${pattern.skPrefix}${bucketName(to - STATS_BUCKET_MS)}`], consistent });
 }
 
-/** The workspace's watermark for a read: eventually consistent (an older one only moves more of the span to the deliveries). */
-async function readWatermarkEventually(db: Db, workspaceId: string): Promise<{ rolledTo: number } | undefined> {
-  const out = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: keys.deliveryStatsWatermark(workspaceId) }));
-  return typeof out.Item?.rolledTo === 'number' ? { rolledTo: out.Item.rolledTo } : undefined;
+/** A workspace's watermark: statistics of deliveries created before `rolledTo` are in items. */
+export interface StatsWatermark {
+  rolledTo: number;
+  /** Endpoints with buckets in the hour `rolledTo` is in (what that hour's rollup adds up). */
+  hourEndpoints: string[];
+}
+
+/**
+ * The workspace's watermark, or undefined before its first rollup: read consistently by the rollup, eventually by a
+ * statistics read (`consistent: false`: an older one only moves more of the span to the deliveries).
+ */
+export async function readWatermark(db: Db, workspaceId: string, options: { consistent?: boolean } = {}): Promise<StatsWatermark | undefined> {
+  const item = await getItem(db, keys.deliveryStatsWatermark(workspaceId), options);
+  if (!item) return undefined;
+  const endpoints = item.hourEndpoints as Set<string> | undefined;
+  return { rolledTo: item.rolledTo as number, hourEndpoints: endpoints ? [...endpoints] : [] };
 }
 
 /** What the statistics route reads. */
 export function makeDeliveryStatsReader(db: Db) {
   return {
     /** How far the workspace's statistics are rolled up, or undefined before its first rollup. */
-    statsWatermark: (workspaceId: string) => readWatermarkEventually(db, workspaceId),
+    statsWatermark: (workspaceId: string): Promise<Pick<StatsWatermark, 'rolledTo'> | undefined> => readWatermark(db, workspaceId, { consistent: false }),
     /** An endpoint's hours in [from, to) (hour starts, epoch ms). */
     statsHours: (workspaceId: string, endpointId: string, from: number, to: number) => readHours(db, workspaceId, endpointId, from, to),
     /** An endpoint's buckets in [from, to) (bucket starts). */

@@ -4,9 +4,9 @@ import { itemKeyString, type ItemKey, type Prefetched } from '../prefetch.ts';
 import { projectionOf } from './query.ts';
 import { send, type Db } from './send.ts';
 
-/** Reads one item strongly consistently; undefined when absent. */
-export async function getItem(db: Db, key: ItemKey): Promise<Record<string, unknown> | undefined> {
-  const out = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: true }));
+/** Reads one item, strongly consistently unless `consistent: false` (half the read units); undefined when absent. */
+export async function getItem(db: Db, key: ItemKey, options: { consistent?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
+  const out = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: options.consistent ?? true }));
   return out.Item;
 }
 
