@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { projectedAttributes, TABLE_DEFINITION, type GsiDefinition } from '../shared/store/table.ts';
+import { projectedAttributes, TABLE_DEFINITION, type GsiDefinition } from '../shared/platform/store/table.ts';
 
 /**
  * DynamoDB on-demand billing as AWS applies it (Developer Guide: "Read and write capacity units", "Item sizes",

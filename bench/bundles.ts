@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Metafile } from 'esbuild';
 import { bundleLambda, LAMBDA_NODE_OPTIONS, PROJECT_ROOT, reachableOutputs } from '../lib/lambda-bundle.ts';
-import { FUNCTION_ENTRIES } from '../shared/functions.ts';
+import { FUNCTION_ENTRIES } from '../shared/platform/functions.ts';
 import { floorSource } from './floor.ts';
 import type { MandatedFloorResult } from './mandated.ts';
 import { quantile } from './stats.ts';

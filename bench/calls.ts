@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { observeAwsCalls, type AwsCallEvent, type AwsCallInspector } from '../bin/local/instrumentation.ts';
-import { clientOptions } from '../shared/clients/options.ts';
+import { clientOptions } from '../shared/platform/clients/options.ts';
 import { makeBillingMeter } from './billing.ts';
 import type { OperationCalls } from './prices.ts';
 

@@ -87,7 +87,7 @@ async function main(options: ChildOptions): Promise<unknown> {
   const mark = (what: string) => process.env.CPU_BENCH_VERBOSE && process.stderr.write(`${what}: ${Math.round(performance.now() - t0)} ms\n`);
   const { handler, doc, events } = await seed(options.listSize);
   mark('seeded');
-  const { makeDocumentClient } = await import('../shared/clients/dynamodb.ts');
+  const { makeDocumentClient } = await import('../shared/platform/clients/dynamodb.ts');
   const floorDoc = makeDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
   const expected: Record<Operation, number> = { revealById: 200, listSecrets: 200 };
   const callHandler = (op: Operation) => (input: { event: APIGatewayProxyEventV2; context: Context }) => invoke(handler, input.event, input.context, expected[op]);

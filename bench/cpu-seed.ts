@@ -15,12 +15,12 @@ export async function seedWorkspace(listSize: number) {
     import('../functions/projects/handler.ts'),
     import('../functions/environments/handler.ts'),
   ]);
-  const { runtime } = await import('../shared/runtime.ts');
-  const { makeStore } = await import('../shared/store/index.ts');
-  const { makeWorkspaceAdminService } = await import('../shared/services/workspaces.ts');
-  const { ensureOperatorMacs } = await import('../shared/crypto/mac-key.ts');
-  const { makeMacKeyStore } = await import('../shared/store/mac-key.ts');
-  const { keyProviderFromConfig } = await import('../shared/crypto/key-provider-from-config.ts');
+  const { runtime } = await import('../shared/platform/runtime.ts');
+  const { makeStore } = await import('../shared/store.ts');
+  const { makeWorkspaceAdminService } = await import('../shared/workspaces/workspace-service.ts');
+  const { ensureOperatorMacs } = await import('../shared/platform/crypto/mac-key.ts');
+  const { makeMacKeyStore } = await import('../shared/platform/store/mac-key-store.ts');
+  const { keyProviderFromConfig } = await import('../shared/platform/crypto/key-provider-from-config.ts');
   const { db, clock, config } = runtime();
   // The service MAC key, as the admin CLI makes it before the first token.
   const macs = await ensureOperatorMacs(makeMacKeyStore(db), keyProviderFromConfig(config));

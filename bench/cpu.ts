@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { freePort, startDynamoDbLocal } from '../bin/local/dynamodb.ts';
 import { ensureTable } from '../bin/local/table.ts';
-import { loadOrCreateMasterKey } from '../shared/crypto/local-keyring.ts';
+import { loadOrCreateMasterKey } from '../shared/platform/crypto/local-keyring.ts';
 import type { ChildOptions, Operation } from './cpu-child.ts';
 import type { ScopeChildOptions } from './scope-cpu-child.ts';
 import type { CallLists } from './scope-calls.ts';

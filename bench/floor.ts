@@ -1,4 +1,4 @@
-import type { FUNCTION_ENTRIES } from '../shared/functions.ts';
+import type { FUNCTION_ENTRIES } from '../shared/platform/functions.ts';
 
 /**
  * The SDK floor of each Lambda: a handler that creates the same AWS clients the function creates and can make the
@@ -33,7 +33,7 @@ const QUEUE_SENDS = ['SendMessage', 'SendMessageBatch'] as const;
 /**
  * The kinds of AWS calls each function's bundle carries (one SDK command each). Update this table when a function
  * starts or stops using a command: test/infra/bundles.test.ts compares it with the commands each bundle holds. Each
- * pipeline stage builds only its own store methods (shared/store/deliveries.ts, webhooks.ts), so each has its own
+ * pipeline stage builds only its own store methods (shared/webhooks/delivery-store.ts, webhooks.ts), so each has its own
  * list: the fan-out lists endpoints and puts deliveries; the worker reads a delivery's endpoint, claims and records
  * attempts and fails an endpoint's queued deliveries (BatchGetItem of their status); the sweeper re-queues due
  * deliveries and finishes purges (BatchWriteItem deletes).
@@ -75,7 +75,7 @@ const DOCUMENT_COMMANDS: Record<DocumentCall, string> = {
 /** The clients a floor can create, by the variable its handler sends through. */
 export type FloorClient = 'dynamodb' | 'kms' | 'sqs' | 'scheduler';
 
-/** Per client: its package, how the floor creates it (as shared/clients/*.ts do, options included) and its commands. */
+/** Per client: its package, how the floor creates it (as shared/platform/clients/*.ts do, options included) and its commands. */
 function clientsOf(calls: FloorCalls) {
   return [
     {

@@ -1,5 +1,5 @@
 import { BatchGetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { makeDocumentClient } from '../shared/clients/dynamodb.ts';
+import { makeDocumentClient } from '../shared/platform/clients/dynamodb.ts';
 import { quantile, runLoad } from './stats.ts';
 
 export interface Api {

@@ -1,6 +1,6 @@
 import { SignatureV4 } from '@smithy/signature-v4';
 import { createIdentity, NodeSha256 } from '../bin/local/sts.ts';
-import { GET_CALLER_IDENTITY_BODY } from '../shared/auth/iam-login.ts';
+import { GET_CALLER_IDENTITY_BODY } from '../shared/access/iam-login.ts';
 import type { makeCallRecorder } from './calls.ts';
 import { request, type Api } from './load.ts';
 import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FUNCTION_ENTRIES } from '../shared/functions.ts';
+import type { FUNCTION_ENTRIES } from '../shared/platform/functions.ts';
 import { bundle, bytesByModule, BYTES_GOAL, importPairs, type Built } from './bundles.ts';
 import { floorSource, type FloorClient } from './floor.ts';
 import { PROJECT_ROOT } from '../lib/lambda-bundle.ts';
@@ -20,6 +20,8 @@ export const UNAUTHENTICATED: readonly string[] = ['auth'];
 export interface MandatedUse {
   /** `z.<name>` (and `z.iso.<name>`) references to zod/mini's namespace, sorted. */
   zod: string[];
+  /** Values imported by name from zod's core (`zod/v4/core`: check classes, `$constructor`), sorted. */
+  zodCore: string[];
   /** Modules of aws-jwt-verify the code imports dynamically (loaded on the first JWT, bundled all the same). */
   jwtModules: string[];
   /** Whether the handler is a middy chain. */
@@ -30,6 +32,7 @@ export interface MandatedUse {
 export function mandatedUseOf(fn: Built): MandatedUse {
   const own = Object.keys(fn.inputs).filter((path) => /^(shared|functions)\/.*\.ts$/.test(path));
   const zod = new Set<string>();
+  const zodCore = new Set<string>();
   const jwtModules = new Set<string>();
   let middy = false;
   for (const path of own) {
@@ -38,10 +41,13 @@ export function mandatedUseOf(fn: Built): MandatedUse {
       // Type positions (z.infer<…>) match too; a value reference to a type-only name is just undefined.
       for (const match of source.matchAll(/\bz\.(iso\.)?([A-Za-z]\w*)/g)) zod.add(`z.${match[1] ?? ''}${match[2]}`);
     }
+    for (const match of source.matchAll(/^import \{([^}]*)\} from 'zod\/v4\/core';$/gm)) {
+      for (const name of match[1]!.split(',').map((part) => part.trim())) if (name !== '' && !name.startsWith('type ')) zodCore.add(name);
+    }
     for (const match of source.matchAll(/import\('(aws-jwt-verify[^']*)'\)/g)) jwtModules.add(match[1]!);
     if (/^import middy from '@middy\/core';$/m.test(source)) middy = true;
   }
-  return { zod: [...zod].sort(), jwtModules: [...jwtModules].sort(), middy };
+  return { zod: [...zod].sort(), zodCore: [...zodCore].sort(), jwtModules: [...jwtModules].sort(), middy };
 }
 
 /** Whether a function uses any mandated package at all (the webhook pipeline and the API description do not). */
@@ -61,6 +67,7 @@ export function mandatedFloorSource(
 ): string {
   const lines = [floorSource(name, 'const floorHandler', made)];
   if (use.zod.length > 0) lines.push("import * as z from 'zod/mini';", `export const zodInUse = [${use.zod.join(', ')}];`);
+  if (use.zodCore.length > 0) lines.push(`import { ${use.zodCore.join(', ')} } from 'zod/v4/core';`, `export const zodCoreInUse = [${use.zodCore.join(', ')}];`);
   use.jwtModules.forEach((module, i) => lines.push(`export const loadJwt${i} = () => import('${module}');`));
   if (use.middy) lines.push("import middy from '@middy/core';", `${declaration} = middy(floorHandler);`);
   else lines.push(`${declaration} = floorHandler;`);
@@ -79,7 +86,7 @@ export function pipelineFloorSource(name: keyof typeof FUNCTION_ENTRIES, use: Ma
   return [
     mandatedFloorSource(name, use, 'const mandatedHandler', { dynamodb: 'apiRuntime().db.doc' }),
     "import { apiRuntime } from '../shared/api-runtime.ts';",
-    "import { makeRouteGroupHandler } from '../shared/http/handler.ts';",
+    "import { makeRouteGroupHandler } from '../shared/platform/http/handler.ts';",
     'const { authenticate, idempotency } = apiRuntime();',
     'const pipeline = makeRouteGroupHandler({}, { authenticate, idempotency });',
     "export const handler = (event: any, context: any) => ('call' in event ? mandatedHandler(event, context) : pipeline(event, context));",

@@ -40,7 +40,7 @@ export const PRICES = {
   apiDestinationInvocation: 0.2 / 1e6,
 } as const;
 
-/** Memory the CDK stack gives each API function (shared/functions.ts API_FUNCTION). */
+/** Memory the CDK stack gives each API function (shared/platform/functions.ts API_FUNCTION). */
 export const LAMBDA_MEMORY_MB = 512;
 
 /** The share of a vCPU Lambda gives a function: proportional to memory, one full vCPU at 1,769 MB. */

@@ -1,7 +1,7 @@
 // What the recordings of bench/scope-cpu-child.ts say of a key's AWS calls: their shapes, and what they read.
 import { itemSize, readUnitsOf } from './billing.ts';
 import type { Recording, Step } from './cpu-floor.ts';
-import { ENTITY } from '../shared/store/keys.ts';
+import { ENTITY } from '../shared/platform/store/keys.ts';
 
 type Input = Record<string, any>;
 type Output = Record<string, any> | undefined;
@@ -41,8 +41,8 @@ function shapeOf(step: Extract<Step, { kind: 'dynamodb' }>): string {
 
 /**
  * Bookkeeping that falls by the clock, not by the key's rules: a reveal's rate-limit lease, taken when the
- * credential's or the workspace's lease of the minute runs out (shared/store/reveal-limits.ts), and a credential's
- * `lastUsedAt`, written at most once a minute (shared/store/workspaces.ts `touchCredential`).
+ * credential's or the workspace's lease of the minute runs out (shared/secrets/reveal-limit-store.ts), and a credential's
+ * `lastUsedAt`, written at most once a minute (shared/workspaces/workspace-store.ts `touchCredential`).
  */
 function isBookkeeping(step: Extract<Step, { kind: 'dynamodb' }>): boolean {
   const input = step.input as Input;

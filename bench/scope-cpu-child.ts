@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { addClientHooks } from '../shared/clients/hooks.ts';
+import { addClientHooks } from '../shared/platform/clients/hooks.ts';
 import { apiEvent, lambdaContext } from './cpu-events.ts';
 import { recordSteps, stubSendsOf, type Recording } from './cpu-floor.ts';
 import { invoke, median, round3, timed, type Handler } from './cpu-passes.ts';

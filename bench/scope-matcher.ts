@@ -1,5 +1,5 @@
-import { globSteps } from '../shared/auth/glob.ts';
-import { compilePolicy, withDefaults } from '../shared/auth/policy.ts';
+import { globSteps } from '../shared/access/glob.ts';
+import { compilePolicy, withDefaults } from '../shared/access/access-policy.ts';
 import { median, round3 } from './cpu-passes.ts';
 
 /**
@@ -41,7 +41,7 @@ export interface MatcherFigure {
   what: string;
   patterns: number;
   keyLength: number;
-  /** The matcher's steps on the first key (shared/auth/glob.ts's `globSteps`) for the list's last pattern. */
+  /** The matcher's steps on the first key (shared/access/glob.ts's `globSteps`) for the list's last pattern. */
   steps: number;
   usPerDecision: number;
 }

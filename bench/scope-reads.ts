@@ -1,10 +1,10 @@
-import { systemClock } from '../shared/clock.ts';
-import { makeDocumentClient } from '../shared/clients/dynamodb.ts';
-import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../shared/crypto/local-keyring.ts';
-import { ensureOperatorMacs } from '../shared/crypto/mac-key.ts';
-import { makeWorkspaceAdminService } from '../shared/services/workspaces.ts';
-import { makeStore } from '../shared/store/index.ts';
-import { makeMacKeyStore } from '../shared/store/mac-key.ts';
+import { systemClock } from '../shared/platform/clock.ts';
+import { makeDocumentClient } from '../shared/platform/clients/dynamodb.ts';
+import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../shared/platform/crypto/local-keyring.ts';
+import { ensureOperatorMacs } from '../shared/platform/crypto/mac-key.ts';
+import { makeWorkspaceAdminService } from '../shared/workspaces/workspace-service.ts';
+import { makeStore } from '../shared/store.ts';
+import { makeMacKeyStore } from '../shared/platform/store/mac-key-store.ts';
 import type { makeCallRecorder } from './calls.ts';
 import { request, type Api } from './load.ts';
 import { oneEnvironmentReader } from './scope-rules.ts';

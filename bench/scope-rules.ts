@@ -1,5 +1,5 @@
 // The rule sets of the bench's scoped access keys (decisions.md, "Permissions of access keys").
-import type { PermissionRuleInput } from '../shared/auth/policy.ts';
+import type { PermissionRuleInput } from '../shared/access/access-policy.ts';
 
 /** `n` patterns made from `make(j)`. */
 const patterns = (n: number, make: (j: number) => string) => Array.from({ length: n }, (_, j) => make(j));

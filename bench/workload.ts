@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ServiceStack } from '../lib/service-stack.ts';
-import { PIPELINE_FUNCTIONS } from '../shared/functions.ts';
+import { PIPELINE_FUNCTIONS } from '../shared/platform/functions.ts';
 import { PRICES } from './prices.ts';
 
 /**

@@ -3,7 +3,7 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { API_KEY_AUTHORITY, machineAuthority, mayCall, ROLES, roleAuthority, type Authority } from '../shared/auth/permissions.ts';
+import { API_KEY_AUTHORITY, machineAuthority, mayCall, ROLES, roleAuthority, type Authority } from '../shared/access/permissions.ts';
 
 /**
  * Builds the web console (console/): esbuild bundles console/src/main.tsx for browsers into content-hashed files
@@ -34,7 +34,7 @@ interface Offers {
 }
 
 /**
- * The server's role table (shared/auth/permissions.ts) as the console needs it: the roles weakest first, and what each
+ * The server's role table (shared/access/permissions.ts) as the console needs it: the roles weakest first, and what each
  * role, an API key and a machine token with the default rules may do, asked of their compiled policies as the README's
  * permission table asks them. The build writes it into the bundle (`__CREDENTIAL_TABLE__`), so the console keeps no
  * copy of the table and imports no server code.

@@ -1,6 +1,6 @@
 import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { sendConditional } from '../shared/store/conditional.ts';
-import { ENTITY, FAILED_DELIVERY_INDEX } from '../shared/store/keys.ts';
+import { sendConditional } from '../shared/platform/store/conditional.ts';
+import { ENTITY, FAILED_DELIVERY_INDEX } from '../shared/platform/store/keys.ts';
 
 /**
  * Operators' one-off migrations of delivery items. Each reads the whole table with Scan (never a request path): about

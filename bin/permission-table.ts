@@ -1,12 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { permissionTable } from '../shared/auth/permissions.ts';
+import { permissionTable } from '../shared/access/permissions.ts';
 
 /** The files that show the permission table, between these markers. */
 export const PERMISSION_TABLE_FILES = ['README.md', 'docs/permissions.md'] as const;
 const START = '<!-- permission-table:start -->';
 const END = '<!-- permission-table:end -->';
 
-/** `text` with the block between the markers replaced by the table printed from shared/auth/permissions.ts. */
+/** `text` with the block between the markers replaced by the table printed from shared/access/permissions.ts. */
 export function withPermissionTable(text: string): string {
   const start = text.indexOf(START);
   const end = text.indexOf(END);

@@ -1,8 +1,8 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { IDEMPOTENT_ANSWER_CONTEXT, MAC_KEY_CONTEXT, MAC_KEY_PURPOSES, SECRET_VALUE_CONTEXT, SIGNING_SECRET_CONTEXT } from '../shared/crypto/context.ts';
-import type { PipelineFunction } from '../shared/functions.ts';
-import type { RouteGroup } from '../shared/routes.ts';
+import { IDEMPOTENT_ANSWER_CONTEXT, MAC_KEY_CONTEXT, MAC_KEY_PURPOSES, SECRET_VALUE_CONTEXT, SIGNING_SECRET_CONTEXT } from '../shared/platform/crypto/context.ts';
+import type { PipelineFunction } from '../shared/platform/functions.ts';
+import type { RouteGroup } from '../shared/platform/routes.ts';
 import type { KeyAccess, ServiceFunction } from './service-function.ts';
 import {
   type AttributeUpdate,
@@ -16,7 +16,7 @@ import {
 
 /**
  * What each function may do, in one place. Every entry lists, per action, the partitions its code paths reach
- * (services and store, read through: README "Single-table design"); a transaction needs the action of each item it
+ * (services and store, read through: docs/single-table-design.md); a transaction needs the action of each item it
  * writes, on that item's partition. DynamoDB Local ignores IAM, so a partition missing here fails only in AWS:
  * test/infra/table-reach.test.ts checks each function against the keys its code builds.
  */
@@ -79,7 +79,7 @@ function api(own: Omit<TableAccess, 'items'> & { items: Items; idempotent?: fals
 const IDEMPOTENT_ANSWER_KEY: KeyAccess = { actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: IDEMPOTENT_ANSWER_CONTEXT };
 
 /**
- * Unsealing the two MAC roots (shared/crypto/mac-key.ts): Decrypt under exactly `{purpose}`, its value
+ * Unsealing the two MAC roots (shared/platform/crypto/mac-key.ts): Decrypt under exactly `{purpose}`, its value
  * `service-mac-key` or `token-checksum-key`, and under no other context.
  */
 const MAC_KEY: KeyAccess = { actions: ['kms:Decrypt'], contextKeys: MAC_KEY_CONTEXT, contextValues: { purpose: Object.values(MAC_KEY_PURPOSES) } };

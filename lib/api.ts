@@ -6,8 +6,8 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { API_FUNCTION, handlerEntry } from '../shared/functions.ts';
-import { ROUTE_GROUPS, type RouteGroup } from '../shared/routes.ts';
+import { API_FUNCTION, handlerEntry } from '../shared/platform/functions.ts';
+import { ROUTE_GROUPS, type RouteGroup } from '../shared/platform/routes.ts';
 import { type AccessTargets, applyAccess, ROUTE_GROUP_ACCESS } from './access.ts';
 import { pascalCase, ServiceFunction } from './service-function.ts';
 import { REVEAL_ROUTE_KEYS } from './service-metrics.ts';
@@ -131,7 +131,7 @@ export class ApiConstruct extends Construct {
     for (const [routeKeys, throttle] of throttles) {
       for (const routeKey of routeKeys) {
         const route = routes.get(routeKey);
-        if (!route) throw new Error(`Throttled route "${routeKey}" is not a route of ROUTE_GROUPS (shared/routes.ts)`);
+        if (!route) throw new Error(`Throttled route "${routeKey}" is not a route of ROUTE_GROUPS (shared/platform/routes.ts)`);
         this.stage.node.addDependency(route.node.defaultChild ?? route);
         settings[routeKey] = { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit };
       }

@@ -1,7 +1,7 @@
 import { CfnOutput, RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import { TABLE_DEFINITION } from '../shared/store/table.ts';
+import { TABLE_DEFINITION } from '../shared/platform/store/table.ts';
 
 export interface DataConstructProps {
   /** @default RemovalPolicy.RETAIN, which also turns deletion protection on */

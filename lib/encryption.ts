@@ -2,7 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AccountRootPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { MAC_KEY_CONTEXT, MAC_KEY_PURPOSES } from '../shared/crypto/context.ts';
+import { MAC_KEY_CONTEXT, MAC_KEY_PURPOSES } from '../shared/platform/crypto/context.ts';
 
 export interface EncryptionConstructProps {
   readonly stage: string;

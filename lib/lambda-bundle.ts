@@ -11,7 +11,7 @@ export const PROJECT_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)
  * variables, so the SDK's default chain (SSO, INI, process, web identity, IMDS, and the STS and SSO clients they
  * carry) is replaced by the environment provider alone. Paths are relative to the project root.
  */
-const LAMBDA_ALIASES = { '@aws-sdk/credential-provider-node': './shared/clients/lambda-credentials.ts' } as const;
+const LAMBDA_ALIASES = { '@aws-sdk/credential-provider-node': './shared/platform/clients/lambda-credentials.ts' } as const;
 
 /** Makes `require` exist in the ESM bundle, for the CommonJS dependencies that esbuild inlines. */
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
@@ -24,7 +24,7 @@ const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const requir
  *
  * Split (esbuild `splitting`): what the code imports dynamically, `await import(…)`, lands in its own `chunk-*.mjs`,
  * which Node reads only when that import first runs. So aws-jwt-verify (on the first JWT), the API functions' cipher
- * with its KMS client (on the first value, shared/crypto/on-first-use.ts), webhook-deliveries' queue (on the first
+ * with its KMS client (on the first value, shared/platform/crypto/cipher-on-first-use.ts), webhook-deliveries' queue (on the first
  * manual retry) and the webhooks function's SSRF guard and sender (on the first url check) cost nothing at a cold
  * start that does not need them. Without splitting, esbuild inlines them into index.mjs, where V8 parses them at
  * every cold start. `bundleLambda` builds with these options and prunes.

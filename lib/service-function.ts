@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import { bundleLambda, LAMBDA_NODE_OPTIONS, PROJECT_ROOT } from './lambda-bundle.ts';
 import { allowStatements, denyStatements, type TableAccess } from './table-access.ts';
 
-/** The name every function logs under (`SERVICE_NAME` in shared/config.ts). */
+/** The name every function logs under (`SERVICE_NAME` in shared/platform/config.ts). */
 export const SERVICE_NAME = 'secrets-service';
 
 /** What a function may do with a KMS key: the actions, only under an encryption context with exactly these keys. */
@@ -26,9 +26,9 @@ export interface ServiceFunctionProps {
   readonly environment?: Record<string, string>;
   /** Concurrency set aside for this function alone (none by default: it shares the account's pool). */
   readonly reservedConcurrentExecutions?: number;
-  /** From the function list (shared/functions.ts). */
+  /** From the function list (shared/platform/functions.ts). */
   readonly memorySize: number;
-  /** From the function list (shared/functions.ts). */
+  /** From the function list (shared/platform/functions.ts). */
   readonly timeout: Duration;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;

@@ -3,14 +3,14 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import { MathExpression, Metric, SearchExpression, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { ROUTE_GROUPS } from '../shared/routes.ts';
+import type { ROUTE_GROUPS } from '../shared/platform/routes.ts';
 import { AUDIT_CHANGE_METRIC } from '../shared/webhooks/fanout.ts';
 
 /** The worker's EMF namespace and service dimension (shared/webhooks/metrics.ts `makeDeliveryMetrics`). */
 export const METRICS_NAMESPACE = 'SecretsService';
 export const DELIVERY_SERVICE = 'webhook-delivery';
 
-/** The reveal routes (shared/routes.ts), as they appear in the access log's `routeKey`: by id, by path, and loading an environment. */
+/** The reveal routes (shared/platform/routes.ts), as they appear in the access log's `routeKey`: by id, by path, and loading an environment. */
 export const REVEAL_ROUTE_KEYS = ['POST /api/v1/secrets/{secretId}/reveal', 'POST /api/v1/reveal', 'POST /api/v1/environments/{envId}/secrets/reveal'] as const;
 
 /**

@@ -1,8 +1,8 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { ID_PREFIXES, type IdKind } from '../shared/ids.ts';
-import { keys, patterns } from '../shared/store/keys.ts';
-import { TABLE_DEFINITION, type GsiName } from '../shared/store/table.ts';
+import { ID_PREFIXES, type IdKind } from '../shared/platform/ids.ts';
+import { keys, patterns } from '../shared/platform/store/keys.ts';
+import { TABLE_DEFINITION, type GsiName } from '../shared/platform/store/table.ts';
 
 /**
  * What a function may do on the table, item by item: each grant names the partition keys its requests may touch
@@ -43,7 +43,7 @@ export interface TableAccess {
   readonly changesCredentials?: true;
 }
 
-/** The characters of a ULID, the part of every id after its prefix (shared/ids.ts). */
+/** The characters of a ULID, the part of every id after its prefix (shared/platform/ids.ts). */
 const ULID_LENGTH = 26;
 
 /**

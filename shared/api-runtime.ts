@@ -1,14 +1,14 @@
-import { makeAccessTokenVerifier, makeAuthenticator } from './auth/authenticate.ts';
-import { logger } from './logger.ts';
-import { runtime, type Runtime } from './runtime.ts';
-import type { IdempotencyDeps } from './http/idempotency.ts';
-import { makeIdempotencyStore } from './store/idempotency.ts';
-import { makeWorkspaceStore } from './store/workspaces.ts';
-import { makeMacKeyStore } from './store/mac-key.ts';
-import { loadServiceMacs, type ServiceMacs } from './crypto/mac-key.ts';
-import { configuredEncryption, type Config } from './config.ts';
-import { loadOnce } from './on-first-use.ts';
-import type { Db } from './store/send.ts';
+import { makeAccessTokenVerifier, makeAuthenticator } from './access/authenticate.ts';
+import { logger } from './platform/logger.ts';
+import { runtime, type Runtime } from './platform/runtime.ts';
+import type { IdempotencyDeps } from './platform/http/idempotency.ts';
+import { makeIdempotencyStore } from './platform/store/idempotency-store.ts';
+import { makeWorkspaceStore } from './workspaces/workspace-store.ts';
+import { makeMacKeyStore } from './platform/store/mac-key-store.ts';
+import { loadServiceMacs, type ServiceMacs } from './platform/crypto/mac-key.ts';
+import { configuredEncryption, type Config } from './platform/config.ts';
+import { loadOnce } from './platform/on-first-use.ts';
+import type { Db } from './platform/store/send.ts';
 
 type ApiRuntime = Runtime & { authenticate: ReturnType<typeof makeAuthenticator>; idempotency: IdempotencyDeps };
 
@@ -60,5 +60,5 @@ function warnOfRoleClaimWithoutType(jwt: Config['jwt']): void {
  */
 export function serviceMacsOnFirstUse(config: Config, db: Db): () => Promise<ServiceMacs> {
   configuredEncryption(config);
-  return loadOnce(async () => loadServiceMacs(makeMacKeyStore(db), async () => (await import('./crypto/key-provider-from-config.ts')).keyProviderFromConfig(config)));
+  return loadOnce(async () => loadServiceMacs(makeMacKeyStore(db), async () => (await import('./platform/crypto/key-provider-from-config.ts')).keyProviderFromConfig(config)));
 }

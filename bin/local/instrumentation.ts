@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { addClientHooks, type AwsService } from '../../shared/clients/hooks.ts';
+import { addClientHooks, type AwsService } from '../../shared/platform/clients/hooks.ts';
 
 /**
  * Counting AWS calls for the bench and the budget tests. Importing this module instruments every AWS client the
- * process creates from then on (through the hooks of shared/clients/hooks.ts), so import it before the handlers.
+ * process creates from then on (through the hooks of shared/platform/clients/hooks.ts), so import it before the handlers.
  * Nothing here is imported by a Lambda function.
  */
 

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { systemClock, type Clock } from '../../shared/clock.ts';
-import { logger } from '../../shared/logger.ts';
+import { systemClock, type Clock } from '../../shared/platform/clock.ts';
+import { logger } from '../../shared/platform/logger.ts';
 import { assertScheduleName, type OneTimeScheduler, type ScheduleInput } from '../../shared/webhooks/scheduler.ts';
 import { describeError } from './sqs-poller.ts';
 

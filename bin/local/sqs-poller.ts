@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
-import { logger } from '../../shared/logger.ts';
+import { logger } from '../../shared/platform/logger.ts';
 import { attributeCalls } from './instrumentation.ts';
 
 /** A Lambda handler as an event source mapping calls it. */

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { startFauxqs, type FauxqsServer } from 'fauxqs';
-import { DELIVERY_QUEUE } from '../../shared/functions.ts';
+import { DELIVERY_QUEUE } from '../../shared/platform/functions.ts';
 
 /** Name of the local delivery queue. */
 export const LOCAL_DELIVERY_QUEUE = 'webhook-deliveries';
@@ -15,7 +15,7 @@ export interface LocalSqsOptions {
   port?: number;
   /** Keep queues and messages in SQLite under this directory across restarts (default: in memory). */
   dataDir?: string | null;
-  /** Seconds a received message stays invisible (default: the deployed queue's, shared/functions.ts). */
+  /** Seconds a received message stays invisible (default: the deployed queue's, shared/platform/functions.ts). */
   visibilityTimeoutSeconds?: number;
   /** Receives after which SQS moves a message to the DLQ (default: the deployed queue's). */
   maxReceiveCount?: number;

@@ -3,18 +3,18 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { makeSqsClient } from '../../shared/clients/sqs.ts';
-import { checksumHolds, hashToken, issuedTokenShape } from '../../shared/auth/tokens.ts';
-import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
-import { systemClock } from '../../shared/clock.ts';
-import { LOCAL_MASTER_KEY_FILE, loadOrCreateMasterKey, makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
-import { ensureOperatorMacs, type ServiceMacs } from '../../shared/crypto/mac-key.ts';
-import { makeMacKeyStore } from '../../shared/store/mac-key.ts';
-import { API_FUNCTION, handlerEntry, PIPELINE_FUNCTIONS, type PipelineFunction } from '../../shared/functions.ts';
-import { ROUTE_GROUPS, type RouteGroup } from '../../shared/routes.ts';
-import { makeWorkspaceAdminService } from '../../shared/services/workspaces.ts';
-import { makeStore, type Store } from '../../shared/store/index.ts';
-import { ENTITY } from '../../shared/store/keys.ts';
+import { makeSqsClient } from '../../shared/platform/clients/sqs.ts';
+import { checksumHolds, hashToken, issuedTokenShape } from '../../shared/access/tokens.ts';
+import { makeDocumentClient } from '../../shared/platform/clients/dynamodb.ts';
+import { systemClock } from '../../shared/platform/clock.ts';
+import { LOCAL_MASTER_KEY_FILE, loadOrCreateMasterKey, makeLocalKeyring } from '../../shared/platform/crypto/local-keyring.ts';
+import { ensureOperatorMacs, type ServiceMacs } from '../../shared/platform/crypto/mac-key.ts';
+import { makeMacKeyStore } from '../../shared/platform/store/mac-key-store.ts';
+import { API_FUNCTION, handlerEntry, PIPELINE_FUNCTIONS, type PipelineFunction } from '../../shared/platform/functions.ts';
+import { ROUTE_GROUPS, type RouteGroup } from '../../shared/platform/routes.ts';
+import { makeWorkspaceAdminService } from '../../shared/workspaces/workspace-service.ts';
+import { makeStore, type Store } from '../../shared/store.ts';
+import { ENTITY } from '../../shared/platform/store/keys.ts';
 import { freePort, startDynamoDbLocal } from './dynamodb.ts';
 import { startHttpFront, type FrontRoute, type LambdaHandler } from './http-front.ts';
 import { buildConsole } from '../console-build.ts';
@@ -217,7 +217,7 @@ async function startPipeline(
 
 type PipelineHandler = (event: never, context: never) => Promise<unknown>;
 
-/** Imports each pipeline function's real handler module, from its entry in shared/functions.ts. */
+/** Imports each pipeline function's real handler module, from its entry in shared/platform/functions.ts. */
 async function loadPipelineHandlers(): Promise<Record<PipelineFunction, PipelineHandler>> {
   const entries = await Promise.all(
     Object.entries(PIPELINE_FUNCTIONS).map(async ([name, { entry }]) => {

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient, GetRecordsCommand, type _Record as StreamRecord } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../../shared/logger.ts';
+import { logger } from '../../shared/platform/logger.ts';
 import { describeError, failedItems, invokeLambda, type BatchHandler } from './sqs-poller.ts';
 import { toLambdaRecord } from './stream-records.ts';
 import { runWithRetries, type RetryPolicy } from './stream-retries.ts';

@@ -6,7 +6,7 @@ import {
   type AttributeDefinition,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { TABLE_DEFINITION, type GsiDefinition } from '../../shared/store/table.ts';
+import { TABLE_DEFINITION, type GsiDefinition } from '../../shared/platform/store/table.ts';
 
 const keySchema = (partitionKey: string, sortKey: string) => [
   { AttributeName: partitionKey, KeyType: 'HASH' as const },

@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { $ZodType } from 'zod/v4/core';
-import { type RouteDefinition, type RouteErrorCode } from '../../shared/http/route.ts';
-import { refusesMissingBody } from '../../shared/http/validation.ts';
-import * as answers from '../../shared/http/answers.ts';
-import { accessKeyAnswer, accessKeyCreated } from '../../shared/http/access-key-answers.ts';
+import { type RouteDefinition, type RouteErrorCode } from '../../shared/platform/http/route.ts';
+import { refusesMissingBody } from '../../shared/platform/http/validation.ts';
+import { pageMeta } from '../../shared/platform/http/answer-schemas.ts';
+import { environmentAnswer, projectAnswer } from '../../shared/workspaces/project-answers.ts';
+import { environmentValueAnswer, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/secrets/secret-answers.ts';
+import { auditEntryAnswer } from '../../shared/audit/audit-answers.ts';
+import { deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/webhooks/webhook-answers.ts';
+import { accessKeyAnswer, accessKeyCreated } from '../../shared/access/access-key-answers.ts';
 import { allRouteDefinitions } from './routes.ts';
 import { jsonSchema, webhooksSection } from './webhooks.ts';
 
@@ -27,12 +31,12 @@ const GATEWAY_STATUSES = new Set([413, 429, 500, 503]);
 
 /** The answer schemas that get a name under components.schemas (and a $ref wherever they are used). */
 const NAMED: [string, $ZodType][] = [
-  ['Project', answers.projectAnswer()], ['Environment', answers.environmentAnswer()], ['SecretListItem', answers.secretListItem()],
-  ['SecretSearchItem', answers.secretSearchItem()], ['SecretWriteResult', answers.secretWriteResult()], ['RevealResult', answers.revealResult()],
-  ['RevealByPathResult', answers.revealByPathResult()], ['AuditEntry', answers.auditEntryAnswer()], ['AccessKey', accessKeyAnswer()],
-  ['AccessKeyCreated', accessKeyCreated()], ['WebhookEndpoint', answers.webhookEndpointAnswer()],
-  ['WebhookEndpointCreated', answers.webhookEndpointCreated()], ['EventType', answers.eventTypeAnswer()], ['Delivery', answers.deliveryAnswer()],
-  ['SecretVersion', answers.versionAnswer()], ['EnvironmentValue', answers.environmentValueAnswer()], ['PageMeta', answers.pageMeta()],
+  ['Project', projectAnswer()], ['Environment', environmentAnswer()], ['SecretListItem', secretListItem()],
+  ['SecretSearchItem', secretSearchItem()], ['SecretWriteResult', secretWriteResult()], ['RevealResult', revealResult()],
+  ['RevealByPathResult', revealByPathResult()], ['AuditEntry', auditEntryAnswer()], ['AccessKey', accessKeyAnswer()],
+  ['AccessKeyCreated', accessKeyCreated()], ['WebhookEndpoint', webhookEndpointAnswer()],
+  ['WebhookEndpointCreated', webhookEndpointCreated()], ['EventType', eventTypeAnswer()], ['Delivery', deliveryAnswer()],
+  ['SecretVersion', versionAnswer()], ['EnvironmentValue', environmentValueAnswer()], ['PageMeta', pageMeta()],
 ];
 
 /** The codes a route may answer: its own, and those every route of its kind can. */

@@ -6,8 +6,8 @@ import { makeProjectRoutes } from '../../functions/projects/routes.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
 import { makeDeliveryRoutes } from '../../functions/webhook-deliveries/routes.ts';
 import { makeWebhookRoutes } from '../../functions/webhooks/routes.ts';
-import type { RouteDefinition } from '../../shared/http/route.ts';
-import type { RouteGroup } from '../../shared/routes.ts';
+import type { RouteDefinition } from '../../shared/platform/http/route.ts';
+import type { RouteGroup } from '../../shared/platform/routes.ts';
 
 /**
  * Every route definition by route key (all but the API description's own), as the route groups declare them. The services are never

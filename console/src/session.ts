@@ -34,7 +34,7 @@ export interface Offers {
 }
 
 /**
- * The server's role table (shared/auth/permissions.ts), written into the bundle by its build (bin/console-build.ts,
+ * The server's role table (shared/access/permissions.ts), written into the bundle by its build (bin/console-build.ts,
  * `credentialTable`): the roles weakest first, and the offers of each role, of an API key (`api_key`) and of a machine
  * token with the default rules (`machine`). The console keeps no copy of it.
  */

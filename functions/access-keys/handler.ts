@@ -1,13 +1,13 @@
-import { cipherOnFirstUse } from '../../shared/crypto/on-first-use.ts';
-import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
+import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
+import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
-import { makeAccessKeyService } from '../../shared/services/access-keys.ts';
+import { makeAccessKeyService } from '../../shared/access/access-key-service.ts';
 import { makeAccessKeyRoutes } from './routes.ts';
-import { makeAccessKeyStore } from '../../shared/store/access-keys.ts';
-import { makeLoginStore } from '../../shared/store/logins.ts';
+import { makeAccessKeyStore } from '../../shared/access/access-key-store.ts';
+import { makeLoginStore } from '../../shared/access/login-store.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
-// Revoking or changing a key reaches its live login tokens too (shared/store/logins.ts).
+// Revoking or changing a key reaches its live login tokens too (shared/access/login-store.ts).
 const store = { ...makeAccessKeyStore(db, pager), ...makeLoginStore(db) };
 // A replayed creation carries the token: its recorded answer is sealed with the envelope cipher, never stored plain.
 // Only that route with an Idempotency-Key needs it, so KMS loads on its first use.

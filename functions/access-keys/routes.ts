@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
-import { accessKeyAnswer, accessKeyCreated } from '../../shared/http/access-key-answers.ts';
-import { idSchema, nameSchema, pageQuerySchema } from '../../shared/http/schemas.ts';
-import { allowedCidrsSchema, permissionsSchema } from '../../shared/http/permission-schemas.ts';
-import { accessKeyAuthSchema, tokenTtlSchema } from '../../shared/http/login-schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
-import type { ROUTE_GROUPS } from '../../shared/routes.ts';
-import type { AccessKeyService } from '../../shared/services/access-keys.ts';
+import { accessKeyAnswer, accessKeyCreated } from '../../shared/access/access-key-answers.ts';
+import { idSchema, nameSchema, pageQuerySchema } from '../../shared/platform/http/schemas.ts';
+import { allowedCidrsSchema, permissionsSchema } from '../../shared/access/permission-schemas.ts';
+import { accessKeyAuthSchema, tokenTtlSchema } from '../../shared/access/login-schemas.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
+import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
+import type { AccessKeyService } from '../../shared/access/access-key-service.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['access-keys'][number];
 

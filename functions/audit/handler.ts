@@ -1,8 +1,8 @@
-import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
+import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
-import { makeAuditService } from '../../shared/services/audit.ts';
+import { makeAuditService } from '../../shared/audit/audit-service.ts';
 import { makeAuditRoutes } from './routes.ts';
-import { makeAuditStore } from '../../shared/store/audit.ts';
+import { makeAuditStore } from '../../shared/audit/audit-store.ts';
 
 const { pager, authenticate, idempotency } = apiRuntime();
 const store = makeAuditStore(pager);

@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
-import { auditEntryAnswer } from '../../shared/http/answers.ts';
-import { maxUnits, minUnits, pageQuerySchema, timestampSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
-import { once } from '../../shared/http/once.ts';
-import type { ROUTE_GROUPS } from '../../shared/routes.ts';
-import { AUDIT_ACTIONS } from '../../shared/audit-actions.ts';
-import type { AuditService } from '../../shared/services/audit.ts';
+import { auditEntryAnswer } from '../../shared/audit/audit-answers.ts';
+import { maxUnits, minUnits, pageQuerySchema, timestampSchema } from '../../shared/platform/http/schemas.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
+import { once } from '../../shared/platform/http/once.ts';
+import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
+import { AUDIT_ACTIONS } from '../../shared/audit/audit-actions.ts';
+import type { AuditService } from '../../shared/audit/audit-service.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['audit'][number];
 

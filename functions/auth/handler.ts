@@ -1,11 +1,11 @@
 import { serviceMacsOnFirstUse } from '../../shared/api-runtime.ts';
-import type { OidcKeyAuth } from '../../shared/auth/oidc-login.ts';
-import { replayToSts } from '../../shared/auth/sts-replay.ts';
-import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { runtime } from '../../shared/runtime.ts';
-import { makeLoginService } from '../../shared/services/login.ts';
-import { makeLoginStore } from '../../shared/store/logins.ts';
-import { loadOnce } from '../../shared/on-first-use.ts';
+import type { OidcKeyAuth } from '../../shared/access/oidc-login.ts';
+import { replayToSts } from '../../shared/access/sts-replay.ts';
+import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
+import { runtime } from '../../shared/platform/runtime.ts';
+import { makeLoginService } from '../../shared/access/login-service.ts';
+import { makeLoginStore } from '../../shared/access/login-store.ts';
+import { loadOnce } from '../../shared/platform/on-first-use.ts';
 import { makeAuthRoutes } from './routes.ts';
 
 const { config, db, clock } = runtime();
@@ -13,7 +13,7 @@ const { config, db, clock } = runtime();
 const macs = serviceMacsOnFirstUse(config, db);
 // The OIDC checks, with aws-jwt-verify and the SSRF guard, load on the first OIDC login: an IAM login never needs them.
 const oidcLogin = loadOnce(async () => {
-  const [{ makeOidcLogin }, { parseAllowedCidrs }] = await Promise.all([import('../../shared/auth/oidc-login.ts'), import('../../shared/webhooks/ssrf.ts')]);
+  const [{ makeOidcLogin }, { parseAllowedCidrs }] = await Promise.all([import('../../shared/access/oidc-login.ts'), import('../../shared/net/ssrf.ts')]);
   return makeOidcLogin({ allowPrivateCidrs: parseAllowedCidrs(config.login.oidcAllowPrivateCidrs) });
 });
 const verifyOidc = async (auth: OidcKeyAuth, jwt: string) => (await oidcLogin())(auth, jwt);

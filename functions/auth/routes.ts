@@ -1,7 +1,7 @@
-import { defineRoute, lazyRoutes, type RouteDefinition } from '../../shared/http/route.ts';
-import { loginAnswer, loginBodySchema } from '../../shared/http/login-schemas.ts';
-import type { ROUTE_GROUPS } from '../../shared/routes.ts';
-import type { LoginService } from '../../shared/services/login.ts';
+import { defineRoute, lazyRoutes, type RouteDefinition } from '../../shared/platform/http/route.ts';
+import { loginAnswer, loginBodySchema } from '../../shared/access/login-schemas.ts';
+import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
+import type { LoginService } from '../../shared/access/login-service.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['auth'][number];
 

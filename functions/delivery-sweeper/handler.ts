@@ -1,10 +1,10 @@
-import { logger } from '../../shared/logger.ts';
-import { runtime } from '../../shared/runtime.ts';
+import { logger } from '../../shared/platform/logger.ts';
+import { runtime } from '../../shared/platform/runtime.ts';
 import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
 import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
-import { makeDeliverySweeperStore } from '../../shared/store/deliveries.ts';
-import { makeDeletedSecretStore } from '../../shared/store/deleted-secrets.ts';
-import { makeRecoverySweeperStore } from '../../shared/store/delivery-recovery.ts';
+import { makeDeliverySweeperStore } from '../../shared/webhooks/delivery-store.ts';
+import { makeDeletedSecretStore } from '../../shared/secrets/deleted-secret-store.ts';
+import { makeRecoverySweeperStore } from '../../shared/webhooks/delivery-recovery.ts';
 
 const { config, db, pager, clock } = runtime();
 const store = { ...makeDeliverySweeperStore(db), ...makeDeletedSecretStore(db, pager), ...makeRecoverySweeperStore(db) };

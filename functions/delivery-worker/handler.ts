@@ -1,16 +1,16 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { cipherFromConfig } from '../../shared/crypto/from-config.ts';
-import { logger } from '../../shared/logger.ts';
-import { runtime } from '../../shared/runtime.ts';
+import { cipherFromConfig } from '../../shared/platform/crypto/from-config.ts';
+import { logger } from '../../shared/platform/logger.ts';
+import { runtime } from '../../shared/platform/runtime.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
 import { guardedHttpFromConfig } from '../../shared/webhooks/guarded-http.ts';
 import { schedulingQueueFromConfig } from '../../shared/webhooks/scheduling-queue.ts';
 import { SIGNING_SECRET_DATA_KEYS } from '../../shared/webhooks/signature.ts';
 import { makeWorkerBatch } from '../../shared/webhooks/worker-batch.ts';
 import type { RecoveryMessage, StatsRollupMessage } from '../../shared/webhooks/delivery-message.ts';
-import { makeDeliveryWorkerStore } from '../../shared/store/deliveries.ts';
-import { recordLateStats } from '../../shared/store/delivery-stats.ts';
-import { makeEndpointFanoutStore, makeEndpointWorkerStore } from '../../shared/store/webhooks.ts';
+import { makeDeliveryWorkerStore } from '../../shared/webhooks/delivery-store.ts';
+import { recordLateStats } from '../../shared/webhooks/delivery-stats-store.ts';
+import { makeEndpointFanoutStore, makeEndpointWorkerStore } from '../../shared/webhooks/endpoint-store.ts';
 
 const { config, db, clock } = runtime();
 // The fan-out's Query of a workspace's endpoints: a batch with many of them reads them all at once (worker-reads.ts).

@@ -1,8 +1,8 @@
-import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
+import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
-import { makeProjectService } from '../../shared/services/projects.ts';
+import { makeProjectService } from '../../shared/workspaces/project-service.ts';
 import { makeEnvironmentRoutes } from './routes.ts';
-import { makeProjectStore } from '../../shared/store/projects.ts';
+import { makeProjectStore } from '../../shared/workspaces/project-store.ts';
 
 const { db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = makeProjectStore(db, pager);

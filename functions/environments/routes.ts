@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
-import { environmentAnswer } from '../../shared/http/answers.ts';
-import { idSchema, nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
-import { once } from '../../shared/http/once.ts';
-import type { ProjectService } from '../../shared/services/projects.ts';
-import type { ROUTE_GROUPS } from '../../shared/routes.ts';
+import { environmentAnswer } from '../../shared/workspaces/project-answers.ts';
+import { idSchema, nameSchema, pageQuerySchema, slugSchema } from '../../shared/platform/http/schemas.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
+import { once } from '../../shared/platform/http/once.ts';
+import type { ProjectService } from '../../shared/workspaces/project-service.ts';
+import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['environments'][number];
 

@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import { projectAnswer } from '../../shared/http/answers.ts';
-import { nameSchema, pageQuerySchema, slugSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
-import type { ProjectService } from '../../shared/services/projects.ts';
-import type { ROUTE_GROUPS } from '../../shared/routes.ts';
+import { projectAnswer } from '../../shared/workspaces/project-answers.ts';
+import { nameSchema, pageQuerySchema, slugSchema } from '../../shared/platform/http/schemas.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
+import type { ProjectService } from '../../shared/workspaces/project-service.ts';
+import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['projects'][number];
 

@@ -1,17 +1,17 @@
-import { cipherOnFirstUse } from '../../shared/crypto/on-first-use.ts';
-import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { logger } from '../../shared/logger.ts';
+import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
+import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
+import { logger } from '../../shared/platform/logger.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
-import { makeSecretService } from '../../shared/services/secrets.ts';
+import { makeSecretService } from '../../shared/secrets/secret-service.ts';
 import { makeSecretRoutes } from './routes.ts';
-import { makeSecretStore } from '../../shared/store/secrets.ts';
-import { makeDeletedSecretStore } from '../../shared/store/deleted-secrets.ts';
-import { makeDeletedSecretService } from '../../shared/services/deleted-secrets.ts';
-import { makeProjectStore } from '../../shared/store/projects.ts';
-import { makeEnvironmentValueStore } from '../../shared/store/environment-values.ts';
-import { makeRevealLimiter } from '../../shared/store/reveal-limits.ts';
-import { makeDenialStore } from '../../shared/store/denials.ts';
-import { makeEnvironmentSearchStore } from '../../shared/store/environment-search.ts';
+import { makeSecretStore } from '../../shared/secrets/secret-store.ts';
+import { makeDeletedSecretStore } from '../../shared/secrets/deleted-secret-store.ts';
+import { makeDeletedSecretService } from '../../shared/secrets/deleted-secret-service.ts';
+import { makeProjectStore } from '../../shared/workspaces/project-store.ts';
+import { makeEnvironmentValueStore } from '../../shared/secrets/environment-value-store.ts';
+import { makeRevealLimiter } from '../../shared/secrets/reveal-limit-store.ts';
+import { makeDenialStore } from '../../shared/access/denial-store.ts';
+import { makeEnvironmentSearchStore } from '../../shared/secrets/environment-search-store.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 // One limiter for both reveal routes and the bulk reveal: they spend the same rate-limit leases.

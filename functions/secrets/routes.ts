@@ -1,12 +1,13 @@
 import * as z from 'zod/mini';
-import { deletedResult, deletedSecretAnswer, environmentValueAnswer, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/http/answers.ts';
-import { idSchema, ifMatchSchema, maxUnits, minUnits, pageQueryOf, pageQuerySchema, recoveryWindowQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, type RawInput, type RouteDefinition } from '../../shared/http/route.ts';
-import { once } from '../../shared/http/once.ts';
-import { isId } from '../../shared/ids.ts';
-import type { ROUTE_GROUPS } from '../../shared/routes.ts';
-import { SECRET_PATH, type SecretService } from '../../shared/services/secrets.ts';
-import type { DeletedSecretService } from '../../shared/services/deleted-secrets.ts';
+import { deletedResult } from '../../shared/platform/http/answer-schemas.ts';
+import { deletedSecretAnswer, environmentValueAnswer, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/secrets/secret-answers.ts';
+import { idSchema, ifMatchSchema, maxUnits, minUnits, pageQueryOf, pageQuerySchema, recoveryWindowQuerySchema, secretKeySchema, versionQuerySchema, versionSchema } from '../../shared/platform/http/schemas.ts';
+import { defineRoute, lazyRoutes, listOutput, type RawInput, type RouteDefinition } from '../../shared/platform/http/route.ts';
+import { once } from '../../shared/platform/http/once.ts';
+import { isId } from '../../shared/platform/ids.ts';
+import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
+import { SECRET_PATH, type SecretService } from '../../shared/secrets/secret-service.ts';
+import type { DeletedSecretService } from '../../shared/secrets/deleted-secret-service.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['secrets'][number];
 

@@ -1,13 +1,13 @@
-import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
+import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
-import { requiredSetting } from '../../shared/config.ts';
-import { loadOnce, onFirstUse } from '../../shared/on-first-use.ts';
-import { makeDeliveryService } from '../../shared/services/webhooks.ts';
+import { requiredSetting } from '../../shared/platform/config.ts';
+import { loadOnce, onFirstUse } from '../../shared/platform/on-first-use.ts';
+import { makeDeliveryService } from '../../shared/webhooks/webhook-service.ts';
 import { makeDeliveryRoutes } from './routes.ts';
 import type { RecoveryMessage, StatsRollupMessage } from '../../shared/webhooks/delivery-message.ts';
-import { logger } from '../../shared/logger.ts';
-import { makeDeliveryApiStore } from '../../shared/store/deliveries.ts';
-import { makeEndpointReader } from '../../shared/store/webhooks.ts';
+import { logger } from '../../shared/platform/logger.ts';
+import { makeDeliveryApiStore } from '../../shared/webhooks/delivery-store.ts';
+import { makeEndpointReader } from '../../shared/webhooks/endpoint-store.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = { ...makeEndpointReader(db), ...makeDeliveryApiStore(db, pager) };

@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
-import { deliveryAnswer, webhookStatsAnswer } from '../../shared/http/answers.ts';
-import { idSchema, maxUnits, minUnits, pageQuerySchema, timestampSchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
-import { once } from '../../shared/http/once.ts';
-import type { ROUTE_GROUPS } from '../../shared/routes.ts';
-import type { DeliveryService } from '../../shared/services/webhooks.ts';
-import type { WebhookOperations } from '../../shared/services/webhook-operations.ts';
-import type { DeliveryStatsService } from '../../shared/services/delivery-stats.ts';
+import { deliveryAnswer, webhookStatsAnswer } from '../../shared/webhooks/webhook-answers.ts';
+import { idSchema, maxUnits, minUnits, pageQuerySchema, timestampSchema } from '../../shared/platform/http/schemas.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
+import { once } from '../../shared/platform/http/once.ts';
+import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
+import type { DeliveryService } from '../../shared/webhooks/webhook-service.ts';
+import type { WebhookOperations } from '../../shared/webhooks/webhook-operations-service.ts';
+import type { DeliveryStatsService } from '../../shared/webhooks/delivery-stats-service.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhook-deliveries'][number];
 

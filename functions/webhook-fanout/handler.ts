@@ -1,11 +1,11 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../../shared/logger.ts';
-import { runtime } from '../../shared/runtime.ts';
+import { logger } from '../../shared/platform/logger.ts';
+import { runtime } from '../../shared/platform/runtime.ts';
 import { makeFanout, makeFanoutMetrics } from '../../shared/webhooks/fanout.ts';
 import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
 import { makeStatsRollupTrigger } from '../../shared/webhooks/stats-trigger.ts';
-import { makeDeliveryFanoutStore } from '../../shared/store/deliveries.ts';
-import { makeEndpointFanoutStore } from '../../shared/store/webhooks.ts';
+import { makeDeliveryFanoutStore } from '../../shared/webhooks/delivery-store.ts';
+import { makeEndpointFanoutStore } from '../../shared/webhooks/endpoint-store.ts';
 
 const { config, db, clock } = runtime();
 const queue = immediateQueueFromConfig(config, clock);

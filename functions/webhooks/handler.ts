@@ -1,11 +1,11 @@
-import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
+import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
-import { makeWebhookService, type WebhookServiceDeps } from '../../shared/services/webhooks.ts';
+import { makeWebhookService, type WebhookServiceDeps } from '../../shared/webhooks/webhook-service.ts';
 import { signingCipherOnFirstUse } from '../../shared/webhooks/signing-cipher.ts';
 import { makeWebhookRoutes } from './routes.ts';
-import { makeDeliveryApiStore } from '../../shared/store/deliveries.ts';
-import { makeEndpointApiStore } from '../../shared/store/webhooks.ts';
-import { loadOnce } from '../../shared/on-first-use.ts';
+import { makeDeliveryApiStore } from '../../shared/webhooks/delivery-store.ts';
+import { makeEndpointApiStore } from '../../shared/webhooks/endpoint-store.ts';
+import { loadOnce } from '../../shared/platform/on-first-use.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = { ...makeEndpointApiStore(db, pager), ...makeDeliveryApiStore(db, pager) };

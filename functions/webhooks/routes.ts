@@ -1,10 +1,11 @@
 import * as z from 'zod/mini';
-import { deletedResult, deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/http/answers.ts';
-import { idSchema, maxUnits, minUnits, pageQuerySchema } from '../../shared/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/http/route.ts';
-import { once } from '../../shared/http/once.ts';
-import type { ROUTE_GROUPS } from '../../shared/routes.ts';
-import type { WebhookService } from '../../shared/services/webhooks.ts';
+import { deletedResult } from '../../shared/platform/http/answer-schemas.ts';
+import { deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/webhooks/webhook-answers.ts';
+import { idSchema, maxUnits, minUnits, pageQuerySchema } from '../../shared/platform/http/schemas.ts';
+import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
+import { once } from '../../shared/platform/http/once.ts';
+import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
+import type { WebhookService } from '../../shared/webhooks/webhook-service.ts';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../shared/webhooks/events.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhooks'][number];

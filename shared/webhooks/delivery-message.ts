@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { isId } from '../ids.ts';
+import { isId } from '../platform/ids.ts';
 import { counts, exactly, readBody } from './queue-body.ts';
 import type { StatsRollupMessage } from './stats-message.ts';
 

@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../platform/clock.ts';
 import { formatDeliveryMessage, formatRecoveryMessage, type DeliveryMessage, type RecoveryMessage } from './delivery-message.ts';
 import { formatStatsRollupMessage, type StatsRollupMessage } from './stats-message.ts';
 import { translateAwsError, type OneTimeScheduler } from './scheduler.ts';

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { AuditAction } from '../audit-actions.ts';
-import type { AuditEntry } from '../store/audit.ts';
-import type { StoredDelivery } from '../store/deliveries.ts';
+import type { AuditAction, AuditEntry } from '../audit/index.ts';
+import type { StoredDelivery } from './delivery-store.ts';
 
 /** The event types an endpoint can subscribe to (api.md section 6). */
 export const EVENT_TYPES = [

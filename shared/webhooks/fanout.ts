@@ -1,10 +1,10 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { iso, type Clock } from '../clock.ts';
-import type { Logger } from '../logger.ts';
-import type { Store } from '../store/index.ts';
-import { ENTITY } from '../store/keys.ts';
-import type { StoredEndpoint } from '../store/webhooks.ts';
+import { iso, type Clock } from '../platform/clock.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Store } from '../store.ts';
+import { ENTITY } from '../platform/store/keys.ts';
+import type { StoredEndpoint } from './endpoint-store.ts';
 import { SEND_BATCH } from './delivery-queue.ts';
 import { firstAttemptToken, type DeliveryMessage } from './delivery-message.ts';
 import { deliveryIdFor, eventFromAudit, pendingDelivery, type AuditRecord, type WebhookEvent } from './events.ts';

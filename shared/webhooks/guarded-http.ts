@@ -1,8 +1,8 @@
-import type { Config } from '../config.ts';
-import { ATTEMPT_TIMEOUT_MS } from './policy.ts';
-import type { ConnectionPool } from './connection-pool.ts';
+import type { Config } from '../platform/config.ts';
+import { ATTEMPT_TIMEOUT_MS } from './retry-policy.ts';
+import type { ConnectionPool } from '../net/connection-pool.ts';
 import { sendWebhook } from './sender.ts';
-import { checkWebhookUrl, parseAllowedCidrs } from './ssrf.ts';
+import { checkWebhookUrl, parseAllowedCidrs } from '../net/ssrf.ts';
 
 /**
  * The SSRF guard on an endpoint's url (at registration and PATCH) and the guarded sender (every attempt), both from

@@ -1,7 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { makeSqsClient } from '../clients/sqs.ts';
-import { requiredSetting, type Config } from '../config.ts';
-import type { Runtime } from '../runtime.ts';
+import { makeSqsClient } from '../platform/clients/sqs.ts';
+import { requiredSetting, type Config } from '../platform/config.ts';
+import type { Runtime } from '../platform/runtime.ts';
 import { makeDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
 

@@ -1,4 +1,4 @@
-import { isId } from '../ids.ts';
+import { isId } from '../platform/ids.ts';
 
 /*
  * Reading a queue message's body strictly, for each kind of message the worker takes (delivery-message.ts,

@@ -1,12 +1,12 @@
-import { iso, type Clock } from '../clock.ts';
-import type { Logger } from '../logger.ts';
-import type { StoredDelivery } from '../store/deliveries.ts';
-import type { Recovery } from '../store/delivery-recovery.ts';
+import { iso, type Clock } from '../platform/clock.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { StoredDelivery } from './delivery-store.ts';
+import type { Recovery } from './delivery-recovery.ts';
 
 // The recovery's store, for the worker to load with the runner in one chunk.
-export { makeRecoveryWorkerStore } from '../store/delivery-recovery-worker.ts';
-import { bucketStart, creationOf } from '../store/delivery-stats.ts';
-import type { Store } from '../store/index.ts';
+export { makeRecoveryWorkerStore } from './delivery-recovery-worker.ts';
+import { bucketStart, creationOf } from './delivery-stats-store.ts';
+import type { Store } from '../store.ts';
 import { newAttemptToken, type DeliveryMessage, type RecoveryMessage } from './delivery-message.ts';
 
 export interface RecoveryDeps {

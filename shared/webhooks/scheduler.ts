@@ -1,5 +1,5 @@
 import { CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
-import { ServiceUnavailableError } from '../errors.ts';
+import { ServiceUnavailableError } from '../platform/errors.ts';
 
 /** One message to put on the delivery queue at a given time. */
 export interface ScheduleInput {

@@ -1,6 +1,6 @@
-import { makeSchedulerClient } from '../clients/scheduler.ts';
-import { requiredSetting, type Config } from '../config.ts';
-import type { Runtime } from '../runtime.ts';
+import { makeSchedulerClient } from '../platform/clients/scheduler.ts';
+import { requiredSetting, type Config } from '../platform/config.ts';
+import type { Runtime } from '../platform/runtime.ts';
 import { makeDeliveryQueue, type DeliveryQueue } from './delivery-queue.ts';
 import { sqsTargetFromConfig } from './immediate-queue.ts';
 import { makeEventBridgeScheduler } from './scheduler.ts';

@@ -1,9 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import https from 'node:https';
-import { isIP } from 'node:net';
-import type { ConnectionLease, ConnectionPool } from './connection-pool.ts';
-import { checkTarget, hostOf, systemLookup } from './ssrf.ts';
-import type { AllowedCidrs, LookupAll, TargetCheck } from './ssrf.ts';
+import type { ConnectionLease, ConnectionPool } from '../net/connection-pool.ts';
+import { describeNetworkError, pinTarget, readUpTo, requestPinned } from '../net/pinned-request.ts';
+import type { AllowedCidrs, LookupAll } from '../net/ssrf.ts';
 
 /** One delivery attempt as the attempt log records it. */
 export type AttemptResult = {
@@ -60,7 +58,7 @@ export async function sendWebhook(request: WebhookRequest): Promise<AttemptResul
     const outcome = await attempt(request, deadline, progress);
     return { ...outcome, durationMs: elapsedSince(started) };
   } catch (error) {
-    const message = deadline.signal.aborted ? `timed out after ${timeoutMs / 1000} s` : describeError(error);
+    const message = deadline.signal.aborted ? `timed out after ${timeoutMs / 1000} s` : describeNetworkError(error, NETWORK_ERRORS);
     return { ok: false, statusCode: progress.statusCode, durationMs: elapsedSince(started), error: message };
   } finally {
     deadline.clear();
@@ -91,11 +89,9 @@ async function attempt(request: WebhookRequest, deadline: Deadline, progress: { 
   const { signal } = deadline;
   const url = URL.parse(request.url);
   if (url === null || url.protocol !== 'https:') return failure('blocked: url is not a valid https url');
-  const host = hostOf(url);
-  const target = await beforeDeadline(checkTarget(host, request.allow, request.lookup ?? systemLookup), signal);
-  if (target.kind === 'unresolved') return failure(`DNS: ${target.code}`);
-  if (target.kind === 'blocked') return failure(blockedMessage(host, target));
-  const address = target.addresses[0]!;
+  const target = await pinTarget(url, request.allow, request.lookup, signal);
+  if (target.kind !== 'pinned') return failure(target.reason);
+  const { host, address } = target;
   // The pool key is the address just checked (with port and TLS name): a pooled connection goes nowhere else.
   const lease = await request.connections?.lease(`${address}|${url.port}|${host}`);
   deadline.extend(lease?.waitedMs ?? 0);
@@ -115,7 +111,7 @@ async function exchange(url: URL, address: string, request: WebhookRequest, sign
     response.destroy();
     return { ...failure(redirectMessage(statusCode, response.headers.location)), statusCode };
   }
-  const snippet = toSnippet(await readCapped(response, request.maxResponseBytes ?? 4096));
+  const snippet = toSnippet((await readUpTo(response, request.maxResponseBytes ?? 4096)).body);
   const ok = statusCode >= 200 && statusCode < 300;
   const result: Outcome = { ok, statusCode, error: ok ? null : `HTTP ${statusCode}` };
   return snippet === undefined ? result : { ...result, responseSnippet: snippet };
@@ -135,61 +131,10 @@ async function postOnce(url: URL, address: string, request: WebhookRequest, sign
   }
 }
 
-/** POSTs to the checked IP; `servername` and `Host` carry the original name so TLS verifies the name, not the IP. */
+/** POSTs to the checked IP (net/pinned-request.ts); our headers come last so a caller's cannot misstate the length. */
 function post(url: URL, address: string, request: WebhookRequest, signal: AbortSignal, lease: ConnectionLease | undefined): Promise<IncomingMessage> {
-  const host = hostOf(url);
-  return new Promise((resolve, reject) => {
-    const outgoing = https.request(
-      {
-        host: address,
-        port: url.port === '' ? 443 : Number(url.port),
-        path: `${url.pathname}${url.search}`,
-        method: 'POST',
-        // SNI must not carry an IP literal (RFC 6066); certificate checks then use the IP itself.
-        servername: isIP(host) === 0 ? host : '',
-        // Ours come last so a caller's header cannot redirect the Host or misstate the length.
-        headers: {
-          ...request.headers,
-          'User-Agent': USER_AGENT,
-          'Content-Length': String(Buffer.byteLength(request.body)),
-          Host: url.host,
-        },
-        agent: lease?.agent ?? false,
-        signal,
-      },
-      resolve,
-    );
-    outgoing.on('error', (error) => reject(Object.assign(error, { reusedSocket: outgoing.reusedSocket })));
-    outgoing.end(request.body);
-  });
-}
-
-/** Reads at most `maxBytes` of the answer and then drops the connection, so a huge answer costs nothing. */
-async function readCapped(response: IncomingMessage, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Leaving the loop early destroys the stream and its socket, so a pooled connection is reused only when fully read.
-  for await (const chunk of response as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= maxBytes) break;
-  }
-  return Buffer.concat(chunks).subarray(0, maxBytes);
-}
-
-/** Rejects when the deadline passes: `dns.lookup` cannot be cancelled, but the attempt must not wait for it. */
-function beforeDeadline(work: Promise<TargetCheck>, signal: AbortSignal): Promise<TargetCheck> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(new Error('deadline'));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
-
-function blockedMessage(host: string, target: { address: string; reason: string }): string {
-  const subject = host === target.address ? host : `${host} resolves to ${target.address}`;
-  return `blocked: ${subject} (${target.reason})`;
+  const headers = { ...request.headers, 'User-Agent': USER_AGENT, 'Content-Length': String(Buffer.byteLength(request.body)) };
+  return requestPinned(url, address, { method: 'POST', headers, body: request.body, agent: lease?.agent, signal });
 }
 
 function redirectMessage(statusCode: number, location: string | undefined): string {
@@ -206,17 +151,6 @@ function toSnippet(body: Buffer): string | undefined {
 /** Control characters would break log lines and the console's one-line attempt view. */
 function flatten(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f]+/g, ' ');
-}
-
-/** Maps a network error to a stable phrase from its code alone; messages can quote more than we want to keep. */
-function describeError(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string') return 'network error';
-  const known = NETWORK_ERRORS[code];
-  if (known !== undefined) return known;
-  if (/CERT|SSL|TLS|SIGNATURE|^EPROTO$/.test(code)) return `TLS: ${code}`;
-  if (code.startsWith('HPE_')) return `invalid HTTP response (${code})`;
-  return `network error: ${code}`;
 }
 
 function failure(error: string): Outcome {

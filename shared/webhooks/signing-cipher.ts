@@ -1,6 +1,6 @@
-import type { Config } from '../config.ts';
-import type { Cipher } from '../crypto/envelope.ts';
-import { cipherOnFirstUse } from '../crypto/on-first-use.ts';
+import type { Config } from '../platform/config.ts';
+import type { Cipher } from '../platform/crypto/envelope.ts';
+import { cipherOnFirstUse } from '../platform/crypto/cipher-on-first-use.ts';
 import { SIGNING_SECRET_DATA_KEYS } from './signature.ts';
 
 /**

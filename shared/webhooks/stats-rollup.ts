@@ -1,11 +1,11 @@
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../logger.ts';
-import type { StatsRollupStore } from '../store/delivery-rollup.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { StatsRollupStore } from './delivery-rollup.ts';
 
 // The rollup's store, for the worker to load with the runner in one chunk.
-export { makeStatsRollupStore } from '../store/delivery-rollup.ts';
-import { addUp, countDelivery, emptyBucket } from '../store/delivery-stats-read.ts';
-import { bucketStart, creationOf, hourStart, rollableUntil, type StatsBucket } from '../store/delivery-stats.ts';
+export { makeStatsRollupStore } from './delivery-rollup.ts';
+import { addUp, countDelivery, emptyBucket } from './delivery-stats-read.ts';
+import { bucketStart, creationOf, hourStart, rollableUntil, type StatsBucket } from './delivery-stats-store.ts';
 import type { StatsRollupMessage } from './delivery-message.ts';
 
 const HOUR_MS = 3_600_000;
@@ -41,7 +41,7 @@ function endpointsIn(counted: Counted, from: number, to: number): string[] {
 }
 
 /**
- * The statistics rollup of one workspace (see shared/store/delivery-stats.ts), one queue message at a time: from its
+ * The statistics rollup of one workspace (see shared/webhooks/delivery-stats-store.ts), one queue message at a time: from its
  * watermark (or its oldest delivery) to the bucket the message names, as far as the cutoff and the safety margin
  * allow. Each step reads the deliveries of the rest of an hour at most, counts each as it stood at its bucket's
  * cutoff, writes every endpoint's bucket items, then the hour's items if the step finished it (its buckets added up:

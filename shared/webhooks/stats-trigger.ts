@@ -1,6 +1,6 @@
-import type { Logger } from '../logger.ts';
-import type { Store } from '../store/index.ts';
-import { bucketStart, creationOf, LATE_AFTER_MS, ROLLUP_SAFETY_MS, STATS_BUCKET_MS } from '../store/delivery-stats.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Store } from '../store.ts';
+import { bucketStart, creationOf, LATE_AFTER_MS, ROLLUP_SAFETY_MS, STATS_BUCKET_MS } from './delivery-stats-store.ts';
 import type { StatsRollupMessage } from './delivery-message.ts';
 
 /** Buckets a fan-out container remembers having asked for: about an hour of a busy one's, far less than a container's memory. */

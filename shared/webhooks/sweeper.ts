@@ -1,5 +1,5 @@
-import { iso, type Clock } from '../clock.ts';
-import type { Store } from '../store/index.ts';
+import { iso, type Clock } from '../platform/clock.ts';
+import type { Store } from '../store.ts';
 import { newAttemptToken, type DeliveryMessage, type RecoveryMessage } from './delivery-message.ts';
 
 export interface SweeperDeps {
@@ -14,7 +14,7 @@ export interface SweeperDeps {
 
 /**
  * Also restarts recoveries of failed deliveries whose step's message was lost, and purges deleted secrets whose recovery window has ended, and purges a crash interrupted (see
- * shared/store/deleted-secrets.ts): both are records on GSI2 `PURGE` whose `purgeAt` has passed.
+ * shared/secrets/deleted-secret-store.ts): both are records on GSI2 `PURGE` whose `purgeAt` has passed.
  *
  * Nothing stays pending forever: a queue message or schedule lost between the DynamoDB update and its send (a
  * crash, a throttle) leaves a pending delivery past due. Each one found gets a fresh attempt token by a

@@ -1,12 +1,12 @@
 import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
-import type { Logger } from '../logger.ts';
-import { openConnectionPool, type ConnectionPool } from './connection-pool.ts';
+import type { Logger } from '../platform/logger.ts';
+import { openConnectionPool, type ConnectionPool } from '../net/connection-pool.ts';
 import { parseQueueMessage, type QueueMessage, type RecoveryMessage } from './delivery-message.ts';
 import { parseStatsRollupMessage, type StatsRollupMessage } from './stats-message.ts';
 import type { AttemptResult } from './sender.ts';
 import { makeWorker, type WorkerDeps } from './worker.ts';
 import { readAhead } from './worker-reads.ts';
-import type { Store } from '../store/index.ts';
+import type { Store } from '../store.ts';
 
 export interface WorkerBatchDeps extends Omit<WorkerDeps, 'send' | 'store'> {
   store: WorkerDeps['store'] & Pick<Store, 'listEndpoints'>;

@@ -1,6 +1,6 @@
-import type { StoredDelivery } from '../store/deliveries.ts';
-import type { Store } from '../store/index.ts';
-import type { StoredEndpoint } from '../store/webhooks.ts';
+import type { StoredDelivery } from './delivery-store.ts';
+import type { Store } from '../store.ts';
+import type { StoredEndpoint } from './endpoint-store.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
 import type { WorkerDeps } from './worker.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { verifyWebhook } from '@secrets-service/sdk';
-import { newId } from '../../shared/ids.ts';
+import { newId } from '../../shared/platform/ids.ts';
 import { call, newWorkspace, userToken } from '../support/api.ts';
 import { launchBrowser, signedIn, storages } from '../support/browser.ts';
 import type { HttpsReceiver } from '../support/https-receiver.ts';

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { newId } from '../../shared/ids.ts';
-import { API_KEY_AUTHORITY, machineAuthority, mayCall, ROLES, roleAuthority, type Authority } from '../../shared/auth/permissions.ts';
+import { newId } from '../../shared/platform/ids.ts';
+import { API_KEY_AUTHORITY, machineAuthority, mayCall, ROLES, roleAuthority, type Authority } from '../../shared/access/permissions.ts';
 import { call, newWorkspace, userToken } from '../support/api.ts';
 import { launchBrowser, signedIn } from '../support/browser.ts';
 import { newEnvironment } from '../support/secrets.ts';
 
 /**
- * What the console offers each credential is the server's role table (shared/auth/permissions.ts), which its build
+ * What the console offers each credential is the server's role table (shared/access/permissions.ts), which its build
  * writes into the bundle: for each role, an API key and a machine token, the controls on an environment's page and
  * the admin sections are those the server's own policy grants, asked as the README's permission table asks it.
  */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { newId } from '../../shared/ids.ts';
+import { newId } from '../../shared/platform/ids.ts';
 import { call, newWorkspace, userToken } from '../support/api.ts';
 import { launchBrowser, signedIn, storages } from '../support/browser.ts';
 import { newEnvironment } from '../support/secrets.ts';

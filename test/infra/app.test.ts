@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../lib/lambda-bundle.ts';
-import { ROUTE_GROUPS } from '../../shared/routes.ts';
+import { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 
 const NODE = join(PROJECT_ROOT, 'node_modules/.bin/node');
 const JWT = {

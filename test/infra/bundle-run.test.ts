@@ -107,12 +107,12 @@ describe('Lambda bundles, run', () => {
   });
 
   it('asks KMS for a data key through an API function\'s cipher after loading the KMS chunk, which its cold start does not read', async () => {
-    // Prepare: the cipher as the API functions make it (shared/crypto/on-first-use.ts), bundled as the stack bundles,
+    // Prepare: the cipher as the API functions make it (shared/platform/crypto/cipher-on-first-use.ts), bundled as the stack bundles,
     // against a KMS endpoint where nothing listens
     const outdir = await makeOutdir('infra-bundle-run-cipher-');
     const dir = join(outdir.dir, 'cipher-on-first-use');
     const cipher = await bundle(
-      { contents: "export { cipherOnFirstUse } from '../shared/crypto/on-first-use.ts';\nexport { loadConfig } from '../shared/config.ts';\n", name: 'cipher' },
+      { contents: "export { cipherOnFirstUse } from '../shared/platform/crypto/cipher-on-first-use.ts';\nexport { loadConfig } from '../shared/platform/config.ts';\n", name: 'cipher' },
       dir,
     );
     const kmsChunks = await filesWith(dir, cipher.files, 'node_modules/@aws-sdk/client-kms/');

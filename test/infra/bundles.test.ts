@@ -6,7 +6,7 @@ import { bundle, bundleFloor, BYTES_GOAL, type Built } from '../../bench/bundles
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-bundle.ts';
 import { bundledCommands } from '../../bench/floor.ts';
 import { MANDATED_PACKAGES, mandatedFloorSource, mandatedUseOf, packageBytes, pipelineFloorSource, UNAUTHENTICATED, usesMandated } from '../../bench/mandated.ts';
-import { PIPELINE_FUNCTIONS } from '../../shared/functions.ts';
+import { PIPELINE_FUNCTIONS } from '../../shared/platform/functions.ts';
 import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth } from './synth.ts';
 
 /**
@@ -24,7 +24,7 @@ import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth
 // gives each API function's floor with the customer's libraries (zod, middy, aws-jwt-verify) beside it.
 const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // Measured after the cipher and the delivery queue moved to chunks loaded on first use, every kept file counted.
-  // Hardening v1.3 (issue 33): the refusals (shared/auth/refusals.ts), the linear glob matcher (shared/auth/glob.ts,
+  // Hardening v1.3 (issue 33): the refusals (shared/access/refusals.ts), the linear glob matcher (shared/access/glob.ts,
   // larger than the regular expressions it replaced), the login-token's strong read and the role-claim warning: +4 KB.
   projects: 1.53, // 1.516: 360,355 B over 237,645 B (1.465: 306,207 B over 209,054 B before the SDK update)
   // The AWS SDK update (3.1166 to 3.1175: every floor +28 KB) took it to 1.501.
@@ -126,18 +126,18 @@ const bundles = {} as Record<FunctionName, Bundle>;
 /** Each function bundled by the bench's esbuild call, and its SDK floor bundled by the same call. */
 const benchBuilds = {} as Record<FunctionName, { fn: Built; floor: Built; code: string }>;
 /**
- * What an API function loads with its cipher on the first value it seals or opens (shared/crypto/on-first-use.ts).
+ * What an API function loads with its cipher on the first value it seals or opens (shared/platform/crypto/cipher-on-first-use.ts).
  * The local stack's keyring comes in the same chunk: no function in AWS runs it (the stack always sets a KMS key).
  */
-const CIPHER_ON_FIRST_USE = ['@aws-sdk/client-kms', 'shared/clients/kms.ts', 'shared/crypto/envelope.ts', 'shared/crypto/kms-key-provider.ts', 'shared/crypto/local-keyring.ts'];
+const CIPHER_ON_FIRST_USE = ['@aws-sdk/client-kms', 'shared/platform/clients/kms.ts', 'shared/platform/crypto/envelope.ts', 'shared/platform/crypto/kms-key-provider.ts', 'shared/platform/crypto/local-keyring.ts'];
 /**
  * What every API function loads on its first issued token or Idempotency-Key to unseal the service MAC keys
  * (shared/api-runtime.ts): the key provider with the KMS client, without the envelope cipher.
  */
-const KEY_PROVIDER_ON_FIRST_USE = ['@aws-sdk/client-kms', 'shared/clients/kms.ts', 'shared/crypto/key-provider-from-config.ts', 'shared/crypto/kms-key-provider.ts', 'shared/crypto/local-keyring.ts'];
+const KEY_PROVIDER_ON_FIRST_USE = ['@aws-sdk/client-kms', 'shared/platform/clients/kms.ts', 'shared/platform/crypto/key-provider-from-config.ts', 'shared/platform/crypto/kms-key-provider.ts', 'shared/platform/crypto/local-keyring.ts'];
 
-/** What every API function loads on the first access key with `allowedCidrs` (shared/auth/authenticate.ts). */
-const SOURCE_ADDRESS_ON_FIRST_USE = ['shared/auth/source-address.ts', 'shared/webhooks/ip-ranges.ts'];
+/** What every API function loads on the first access key with `allowedCidrs` (shared/access/authenticate.ts). */
+const SOURCE_ADDRESS_ON_FIRST_USE = ['shared/access/source-address.ts', 'shared/net/ip-ranges.ts'];
 
 /** The functions whose code imports something dynamically, each import in a chunk of its own (lib/lambda-bundle.ts). */
 const CHUNKS: Partial<Record<FunctionName, string[]>> = {
@@ -152,22 +152,22 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
   // Only a manual retry, a test event, a recovery or a statistics read far behind queues anything: the SQS client
   // loads on the first; test events, recoveries and statistics load their service and store on the first of them.
   'webhook-deliveries': [
-    'aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, '@aws-sdk/client-sqs', 'shared/clients/sqs.ts', 'shared/webhooks/immediate-queue.ts',
-    'shared/services/webhook-operations.ts', 'shared/store/delivery-recovery.ts', 'shared/services/delivery-stats.ts', 'shared/store/delivery-stats-read.ts',
+    'aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, '@aws-sdk/client-sqs', 'shared/platform/clients/sqs.ts', 'shared/webhooks/immediate-queue.ts',
+    'shared/webhooks/webhook-operations-service.ts', 'shared/webhooks/delivery-recovery.ts', 'shared/webhooks/delivery-stats-service.ts', 'shared/webhooks/delivery-stats-read.ts',
     ...SOURCE_ADDRESS_ON_FIRST_USE,
   ],
   // A recovery's runner and store load with its first message, the statistics rollup's with its first.
-  'delivery-worker': ['shared/webhooks/recovery.ts', 'shared/store/delivery-recovery-worker.ts', 'shared/webhooks/stats-rollup.ts', 'shared/store/delivery-rollup.ts'],
+  'delivery-worker': ['shared/webhooks/recovery.ts', 'shared/webhooks/delivery-recovery-worker.ts', 'shared/webhooks/stats-rollup.ts', 'shared/webhooks/delivery-rollup.ts'],
   // The webhooks function also loads its SSRF guard and sender on the first url check.
   webhooks: ['aws-jwt-verify', 'shared/webhooks/guarded-http.ts', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
   // The login loads the OIDC checks (aws-jwt-verify, the SSRF guard and its guarded GET) on the first OIDC login, and
   // the key provider on the first token it issues.
   auth: [
     'aws-jwt-verify',
-    'shared/auth/oidc-login.ts',
-    'shared/auth/oidc-keys.ts',
-    'shared/webhooks/guarded-get.ts',
-    'shared/webhooks/ssrf.ts',
+    'shared/access/oidc-login.ts',
+    'shared/access/oidc-keys.ts',
+    'shared/net/guarded-get.ts',
+    'shared/net/ssrf.ts',
     ...KEY_PROVIDER_ON_FIRST_USE,
   ],
 };
@@ -289,7 +289,7 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('gets credentials from the environment only, through shared/clients/lambda-credentials.ts', () => {
+  it('gets credentials from the environment only, through shared/platform/clients/lambda-credentials.ts', () => {
     // The API description's function (issue 12) makes no AWS call and carries no SDK at all.
     expect([...packagesOf(bundles.openapi)].filter((name) => name.startsWith('@aws-sdk/'))).toEqual([]);
     for (const name of FUNCTION_NAMES.filter((name) => name !== 'openapi')) {
@@ -299,7 +299,7 @@ describe('Lambda bundles', () => {
         env: true,
         node: false,
       });
-      expect(bundles[name].sources.some((source) => source.endsWith('shared/clients/lambda-credentials.ts'))).toBe(true);
+      expect(bundles[name].sources.some((source) => source.endsWith('shared/platform/clients/lambda-credentials.ts'))).toBe(true);
     }
   });
 
@@ -354,7 +354,7 @@ describe('Lambda bundles', () => {
     // Assess: the pipeline's own modules are there, every one of them also in the function; no route group, service
     // or cipher came along; the SDK commands are the floor's, through one DynamoDB client
     const own = Object.keys(pipeline.inputs).filter((path) => /^(shared|functions)\//.test(path) && !(path in floor.inputs));
-    expect(own).toEqual(expect.arrayContaining(['shared/http/handler.ts', 'shared/auth/authenticate.ts', 'shared/http/idempotency.ts', 'shared/config.ts']));
+    expect(own).toEqual(expect.arrayContaining(['shared/platform/http/handler.ts', 'shared/access/authenticate.ts', 'shared/platform/http/idempotency.ts', 'shared/platform/config.ts']));
     expect(own.filter((path) => !(path in fn.inputs) || /^(functions|shared\/services|shared\/crypto\/(envelope|from-config))\b/.test(path))).toEqual([]);
     expect(bundledCommands(pipeline.inputs)).toEqual(bundledCommands(floor.inputs));
   });

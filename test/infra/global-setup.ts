@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { bundle, type Built } from '../../bench/bundles.ts';
 import { buildConsole } from '../../bin/console-build.ts';
-import { FUNCTION_ENTRIES } from '../../shared/functions.ts';
+import { FUNCTION_ENTRIES } from '../../shared/platform/functions.ts';
 import { FUNCTION_NAMES, type FunctionName, makeOutdir } from './synth.ts';
 
 declare module 'vitest' {

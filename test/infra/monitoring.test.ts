@@ -1,7 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
-import { ROUTE_GROUPS } from '../../shared/routes.ts';
+import { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
 import {
   dashboardBody,

@@ -1,8 +1,8 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
-import { ROUTE_GROUPS } from '../../shared/routes.ts';
-import { TABLE_DEFINITION } from '../../shared/store/table.ts';
+import { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
+import { TABLE_DEFINITION } from '../../shared/platform/store/table.ts';
 import {
   FUNCTION_NAMES,
   type FunctionName,

@@ -7,8 +7,8 @@ import type { IConstruct } from 'constructs';
 import { expect, inject } from 'vitest';
 import type { ServiceFunction } from '../../lib/service-function.ts';
 import { ServiceStack, type ServiceStackProps } from '../../lib/service-stack.ts';
-import { PIPELINE_FUNCTIONS, type PipelineFunction } from '../../shared/functions.ts';
-import { ROUTE_GROUPS, type RouteGroup } from '../../shared/routes.ts';
+import { PIPELINE_FUNCTIONS, type PipelineFunction } from '../../shared/platform/functions.ts';
+import { ROUTE_GROUPS, type RouteGroup } from '../../shared/platform/routes.ts';
 
 /** What the infra tests read from a template. */
 export type Resource = {
@@ -25,7 +25,7 @@ export const PIPELINE = Object.keys(PIPELINE_FUNCTIONS) as PipelineFunction[];
 export type FunctionName = RouteGroup | PipelineFunction;
 export const FUNCTION_NAMES: readonly FunctionName[] = [...GROUPS, ...PIPELINE];
 
-/** Settings the local stack needs and the deployed stack must never set (STYLE.md, shared/config.ts). */
+/** Settings the local stack needs and the deployed stack must never set (STYLE.md, shared/platform/config.ts). */
 export const LOCAL_ONLY_SETTINGS = [
   'WEBHOOK_ALLOW_PRIVATE_CIDRS',
   'WEBHOOK_TIME_SCALE',

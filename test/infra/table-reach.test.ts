@@ -2,8 +2,8 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAccess } from '../../lib/table-access.ts';
 import type { ServiceStack } from '../../lib/service-stack.ts';
-import { newId } from '../../shared/ids.ts';
-import { FAILED_DELIVERY_INDEX, gsi1, gsi2, gsi3, keys } from '../../shared/store/keys.ts';
+import { newId } from '../../shared/platform/ids.ts';
+import { FAILED_DELIVERY_INDEX, gsi1, gsi2, gsi3, keys } from '../../shared/platform/store/keys.ts';
 import { allows, reachOf, type TableArn, type TableRequest } from './table-policy.ts';
 import { FUNCTION_NAMES, type FunctionName, functionsOf, GROUPS, idOf, makeOutdir, only, type Statement, statementsOf, synth } from './synth.ts';
 
@@ -80,7 +80,7 @@ const withEverythingAllowed = (name: FunctionName): Statement[] => [
   { Effect: 'Allow', Action: [...WRITES, 'GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem'].map((action) => `dynamodb:${action}`), Resource: tableArn },
 ];
 
-/** What each function's code sends, request by request (README "Single-table design", read through the services). */
+/** What each function's code sends, request by request (docs/single-table-design.md, read through the services). */
 const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
   const authentication = [
     request('BatchGetItem', PK.token, PK.workspace),
@@ -248,7 +248,7 @@ describe('the audit log and the credentials', () => {
     }
   });
 
-  it('lets no role put over an audit entry unconditionally: IAM sees no condition, so this is who may put at all (the writers), and their puts are conditional (test/unit/store-conditions.test.ts)', () => {
+  it('lets no role put over an audit entry unconditionally: IAM sees no condition, so this is who may put at all (the writers), and their puts are conditional (test/unit/platform/store-conditions.test.ts)', () => {
     const writers = FUNCTION_NAMES.filter((name) => can(name, request('PutItem', PK.audit)) || can(name, request('BatchWriteItem', PK.audit)));
     expect(writers).toEqual(AUDIT_WRITERS);
     expect(FUNCTION_NAMES.filter((name) => can(name, request('BatchWriteItem', PK.audit)))).toEqual([]);

@@ -1,22 +1,22 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { makeAuthenticator } from '../../shared/auth/authenticate.ts';
+import { makeAuthenticator } from '../../shared/access/authenticate.ts';
 import { observeAwsCalls, type AwsCallEvent } from '../../bin/local/instrumentation.ts';
 import { makeAwsInspector } from '../../bench/calls.ts';
-import { makeCipher } from '../../shared/crypto/envelope.ts';
-import { makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
-import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import { makeSecretService } from '../../shared/services/secrets.ts';
-import { makeDeletedSecretService } from '../../shared/services/deleted-secrets.ts';
+import { makeCipher } from '../../shared/platform/crypto/envelope.ts';
+import { makeLocalKeyring } from '../../shared/platform/crypto/local-keyring.ts';
+import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
+import { makeSecretService } from '../../shared/secrets/secret-service.ts';
+import { makeDeletedSecretService } from '../../shared/secrets/deleted-secret-service.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
 import { makeAuditRoutes } from '../../functions/audit/routes.ts';
-import { makeAuditService } from '../../shared/services/audit.ts';
+import { makeAuditService } from '../../shared/audit/audit-service.ts';
 import { localStore, newWorkspace, stackMacs } from '../support/api.ts';
 import { newEnvironment } from '../support/secrets.ts';
 import { storedDelivery } from '../support/webhooks.ts';
-import { newId } from '../../shared/ids.ts';
-import { claimOf } from '../../shared/store/deliveries.ts';
+import { newId } from '../../shared/platform/ids.ts';
+import { claimOf } from '../../shared/webhooks/delivery-store.ts';
 import { apiEvent, lambdaContext } from '../support/api-event.ts';
 
 /**

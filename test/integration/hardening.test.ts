@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { auditEntry } from '../../shared/audit-entry.ts';
+import { auditEntry } from '../../shared/audit/audit-entry.ts';
 import { call, localStore, newWorkspace } from '../support/api.ts';
-import { machineAuthority } from '../../shared/auth/permissions.ts';
+import { machineAuthority } from '../../shared/access/permissions.ts';
 
 type Ws = Awaited<ReturnType<typeof newWorkspace>>;
 

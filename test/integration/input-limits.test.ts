@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { newId } from '../../shared/ids.ts';
+import { newId } from '../../shared/platform/ids.ts';
 import { call, newWorkspace } from '../support/api.ts';
 import { checkAnswer } from '../support/contract.ts';
 

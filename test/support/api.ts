@@ -2,16 +2,16 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { importJWK, SignJWT } from 'jose';
-import { makeDocumentClient } from '../../shared/clients/dynamodb.ts';
+import { makeDocumentClient } from '../../shared/platform/clients/dynamodb.ts';
 import { checkAnswer } from './contract.ts';
-import { systemClock } from '../../shared/clock.ts';
-import { makeWorkspaceAdminService } from '../../shared/services/workspaces.ts';
-import { makeStore } from '../../shared/store/index.ts';
+import { systemClock } from '../../shared/platform/clock.ts';
+import { makeWorkspaceAdminService } from '../../shared/workspaces/workspace-service.ts';
+import { makeStore } from '../../shared/store.ts';
 import { join } from 'node:path';
-import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
-import { ensureOperatorMacs, type ServiceMacs } from '../../shared/crypto/mac-key.ts';
-import { makeMacKeyStore } from '../../shared/store/mac-key.ts';
-import { loadOnce } from '../../shared/on-first-use.ts';
+import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../../shared/platform/crypto/local-keyring.ts';
+import { ensureOperatorMacs, type ServiceMacs } from '../../shared/platform/crypto/mac-key.ts';
+import { makeMacKeyStore } from '../../shared/platform/store/mac-key-store.ts';
+import { loadOnce } from '../../shared/platform/on-first-use.ts';
 
 export interface ApiAnswer<T = any> {
   status: number;

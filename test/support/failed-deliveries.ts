@@ -1,7 +1,7 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import type { StoredDelivery } from '../../shared/store/deliveries.ts';
-import { ENTITY, FAILED_DELIVERY_INDEX, gsi3, keys } from '../../shared/store/keys.ts';
+import type { StoredDelivery } from '../../shared/webhooks/delivery-store.ts';
+import { ENTITY, FAILED_DELIVERY_INDEX, gsi3, keys } from '../../shared/platform/store/keys.ts';
 
 /**
  * Puts `count` deliveries of `endpointId` that failed all six attempts, created from `start` one millisecond apart,

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { inject } from 'vitest';
 import { NodeSha256 } from '../../bin/local/sts.ts';
-import { GET_CALLER_IDENTITY_BODY } from '../../shared/auth/iam-login.ts';
+import { GET_CALLER_IDENTITY_BODY } from '../../shared/access/iam-login.ts';
 import { admin, call, type ApiAnswer } from './api.ts';
 import { checkAnswer } from './contract.ts';
 

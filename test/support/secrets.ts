@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { systemClock } from '../../shared/clock.ts';
-import { makeCipher } from '../../shared/crypto/envelope.ts';
-import { makeLocalKeyring } from '../../shared/crypto/local-keyring.ts';
-import { makeSecretService, type SecretServiceStore } from '../../shared/services/secrets.ts';
+import { systemClock } from '../../shared/platform/clock.ts';
+import { makeCipher } from '../../shared/platform/crypto/envelope.ts';
+import { makeLocalKeyring } from '../../shared/platform/crypto/local-keyring.ts';
+import { makeSecretService, type SecretServiceStore } from '../../shared/secrets/secret-service.ts';
 import { call, localStore } from './api.ts';
 
 /** A project and environment to hold a test's secrets. */

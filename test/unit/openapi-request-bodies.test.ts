@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import * as z from 'zod/mini';
 import { allRouteDefinitions } from '../../bin/openapi/routes.ts';
-import type { Authenticator } from '../../shared/auth/authenticate.ts';
-import { API_KEY_AUTHORITY } from '../../shared/auth/permissions.ts';
-import type { Principal } from '../../shared/auth/principal.ts';
-import { NotFoundError } from '../../shared/errors.ts';
-import { makeRouteGroupHandler } from '../../shared/http/handler.ts';
-import type { RouteDefinition } from '../../shared/http/route.ts';
-import { ID_PREFIXES, newId, type IdKind } from '../../shared/ids.ts';
+import type { Authenticator } from '../../shared/access/authenticate.ts';
+import { API_KEY_AUTHORITY } from '../../shared/access/permissions.ts';
+import type { Principal } from '../../shared/platform/principal.ts';
+import { NotFoundError } from '../../shared/platform/errors.ts';
+import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
+import type { RouteDefinition } from '../../shared/platform/http/route.ts';
+import { ID_PREFIXES, newId, type IdKind } from '../../shared/platform/ids.ts';
 import { apiEvent, lambdaContext } from '../support/api-event.ts';
 
 /**

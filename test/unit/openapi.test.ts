@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openApiModuleText, openApiText } from '../../bin/openapi.ts';
 import { OPENAPI_GZIP_BASE64 } from '../../functions/openapi/document.ts';
 import { acceptsGzip, handler } from '../../functions/openapi/handler.ts';
-import { ROUTE_GROUPS } from '../../shared/routes.ts';
+import { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import { apiEvent } from '../support/api-event.ts';
 
 const committed = readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8');

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../shared/errors.ts';
-import { parseInput } from '../../shared/http/validation.ts';
+import { ValidationError } from '../../shared/platform/errors.ts';
+import { parseInput } from '../../shared/platform/http/validation.ts';
 
 describe('well-formed Unicode at the edge', () => {
   it('refuses a lone surrogate anywhere in the input, naming the field by its path', () => {

@@ -6,7 +6,7 @@ import { answerSts, NodeSha256 } from '../../../bin/local/sts.ts';
 import { awsIamSettings } from '../../../sdk/src/aws-iam.ts';
 import { createClient } from '../../../sdk/src/client.ts';
 import { ApiError } from '../../../sdk/src/errors.ts';
-import { checkSignedRequest } from '../../../shared/auth/iam-login.ts';
+import { checkSignedRequest } from '../../../shared/access/iam-login.ts';
 import { deferred, fakeApi, ok, refusal } from './fake-api.ts';
 
 const AWS = { accessKeyId: 'AKIAUNITTEST00000001', secretAccessKey: 'unit-test-secret-access-key-0123456789' };

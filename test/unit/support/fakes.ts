@@ -1,12 +1,12 @@
-import type { Logger } from '../../../shared/logger.ts';
-import type { Principal } from '../../../shared/auth/principal.ts';
-import type { Clock } from '../../../shared/clock.ts';
-import type { Cipher, SealedValue } from '../../../shared/crypto/envelope.ts';
-import type { EncryptionContext } from '../../../shared/crypto/key-provider.ts';
+import type { Logger } from '../../../shared/platform/logger.ts';
+import type { Principal } from '../../../shared/platform/principal.ts';
+import type { Clock } from '../../../shared/platform/clock.ts';
+import type { Cipher, SealedValue } from '../../../shared/platform/crypto/envelope.ts';
+import type { EncryptionContext } from '../../../shared/platform/crypto/key-provider.ts';
 import type { DeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
 import type { DeliveryMetrics } from '../../../shared/webhooks/metrics.ts';
-import { deriveServiceMacs, type ServiceMacs } from '../../../shared/crypto/mac-key.ts';
-import { API_KEY_AUTHORITY } from '../../../shared/auth/permissions.ts';
+import { deriveServiceMacs, type ServiceMacs } from '../../../shared/platform/crypto/mac-key.ts';
+import { API_KEY_AUTHORITY } from '../../../shared/access/permissions.ts';
 
 /**
  * Small hand-written fakes for the service and pipeline unit tests: each service asks for a `Pick<Store, …>`, so a

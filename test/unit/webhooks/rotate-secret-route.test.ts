@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { makeWebhookRoutes } from '../../../functions/webhooks/routes.ts';
-import { ValidationError } from '../../../shared/errors.ts';
-import type { RouteDefinition, RouteInput } from '../../../shared/http/route.ts';
-import { parseInput } from '../../../shared/http/validation.ts';
-import type { WebhookService } from '../../../shared/services/webhooks.ts';
+import { ValidationError } from '../../../shared/platform/errors.ts';
+import type { RouteDefinition, RouteInput } from '../../../shared/platform/http/route.ts';
+import { parseInput } from '../../../shared/platform/http/validation.ts';
+import type { WebhookService } from '../../../shared/webhooks/webhook-service.ts';
 import { principal } from '../support/fakes.ts';
 
 const ENDPOINT = 'we_01JZZZZZZZZZZZZZZZZZZZZZZZ';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { sendWebhook } from '../../../shared/webhooks/sender.ts';
-import type { LookupAll } from '../../../shared/webhooks/ssrf.ts';
+import type { LookupAll } from '../../../shared/net/ssrf.ts';
 import { BODY, HEADERS, closeServersAfterEach, receiver, request, resolvesTo } from './support.ts';
 
 // The guard runs again on every attempt against the address actually connected to (api.md section 4).

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { openConnectionPool } from '../../../shared/webhooks/connection-pool.ts';
+import { openConnectionPool } from '../../../shared/net/connection-pool.ts';
 import { sendWebhook } from '../../../shared/webhooks/sender.ts';
-import type { LookupAll } from '../../../shared/webhooks/ssrf.ts';
+import type { LookupAll } from '../../../shared/net/ssrf.ts';
 import { closeServersAfterEach, receiver, request, resolvesTo } from './support.ts';
 
 closeServersAfterEach();

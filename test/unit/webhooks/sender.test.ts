@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { sendWebhook } from '../../../shared/webhooks/sender.ts';
-import type { LookupAll } from '../../../shared/webhooks/ssrf.ts';
+import type { LookupAll } from '../../../shared/net/ssrf.ts';
 import { BODY, SIGNATURE, closeServersAfterEach, closedPort, plainTcpServer, receiver, request, resolvesTo } from './support.ts';
 
 closeServersAfterEach();

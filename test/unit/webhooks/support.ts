@@ -2,8 +2,8 @@ import { createServer as createTcpServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { afterEach } from 'vitest';
 import type { WebhookRequest } from '../../../shared/webhooks/sender.ts';
-import { parseAllowedCidrs } from '../../../shared/webhooks/ssrf.ts';
-import type { LookupAll } from '../../../shared/webhooks/ssrf.ts';
+import { parseAllowedCidrs } from '../../../shared/net/ssrf.ts';
+import type { LookupAll } from '../../../shared/net/ssrf.ts';
 import { startHttpsReceiver } from '../../support/https-receiver.ts';
 import type { HttpsReceiver, ReceiverBehaviour } from '../../support/https-receiver.ts';
 

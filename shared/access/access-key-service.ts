@@ -1,0 +1,167 @@
+import type { Principal } from '../platform/principal.ts';
+import { assertMayManageAccessKeys } from './refusals.ts';
+import { hashToken, issueToken, tokenPrefix } from './tokens.ts';
+import type { ServiceMacs } from '../platform/crypto/mac-key.ts';
+import { iso, type Clock } from '../platform/clock.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { DEFAULT_RULES, withDefaults, type PermissionRule, type PermissionRuleInput } from './access-policy.ts';
+import { newId } from '../platform/ids.ts';
+import { tokenScope, type AccessKeyChanges, type AccessKeyItem, type LoginKeyState, type StoredAuth } from './access-key-store.ts';
+import { ValidationError } from '../platform/errors.ts';
+import { DEFAULT_TOKEN_TTL_SECONDS } from './login-schemas.ts';
+import type { Store } from '../store.ts';
+import { auditEntry } from '../audit/index.ts';
+import type { PageRequest } from '../platform/store/query.ts';
+import { announceAnswer } from '../platform/http/idempotency-scope.ts';
+
+export type AccessKeyServiceStore = Pick<
+  Store,
+  'createAccessKey' | 'getAccessKey' | 'listAccessKeys' | 'updateAccessKey' | 'revokeAccessKey' | 'reachLoginTokens' | 'expiredLoginKeyStates'
+>;
+
+/** What a create or an update may say of a key's scope. */
+interface ScopeInput {
+  permissions?: PermissionRuleInput[] | undefined;
+  allowedCidrs?: string[] | undefined;
+}
+
+/** Rules as stored and shown: each with its defaults filled in; no rules at all, the default rules. */
+const rulesOf = (input: PermissionRuleInput[] | undefined): PermissionRule[] => (input ? input.map(withDefaults) : DEFAULT_RULES.map((rule) => ({ ...rule })));
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The record with its status, derived at read time. The route's response schema picks the fields that leave; the
+ * store's own extras (a token hash read back after a lost race) never do.
+ */
+function withStatus<R extends AccessKeyItem>(record: R, now: number): R & { status: 'active' | 'revoked' | 'expired'; permissions: PermissionRule[] } {
+  const status = record.revokedAt ? 'revoked' : record.expiresAt && Date.parse(record.expiresAt) <= now ? 'expired' : 'active';
+  return { ...record, status, permissions: (record.permissions as PermissionRule[] | null) ?? rulesOf(undefined) };
+}
+
+/** What a create may say: the record's fields, its scope, and how its workload proves itself. */
+type CreateInput = { name: string; expiresInDays?: number | undefined; auth?: StoredAuth | undefined; tokenTtlSeconds?: number | undefined } & ScopeInput;
+
+/** Machine identities and their tokens, for CLIs and SDKs. */
+export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyServiceStore; clock: Clock; macs: () => Promise<ServiceMacs> }) {
+  /**
+   * A key's rules and networks, with its revision, onto every live login token of it (keys without logins have none:
+   * no query), so they keep working under the key as it is now. Until a token is reached, authentication refuses it
+   * (the key's state on the workspace item is ahead of the token's revision) and its workload logs in again.
+   */
+  const reachLoginTokens = async (ws: string, record: AccessKeyItem, revision: number, now: number) => {
+    if (record.auth.type !== 'token') await store.reachLoginTokens(ws, record.id, iso(now), { ...tokenScope(record), keyRevision: revision });
+  };
+  const revokeLoginTokens = async (ws: string, record: AccessKeyItem, revokedAt: string, now: number) => {
+    if (record.auth.type !== 'token') await store.reachLoginTokens(ws, record.id, iso(now), { revokedAt });
+  };
+  /** The state a change of a login key writes on its workspace, with the entries of long-revoked keys removed. */
+  const loginState = async (ws: string, record: AccessKeyItem, value: number, now: number): Promise<LoginKeyState | undefined> =>
+    record.auth.type === 'token' ? undefined : { accessKeyId: record.id, value, prune: await store.expiredLoginKeyStates(ws, Math.floor(now / 1000)) };
+  return {
+    /**
+     * A machine identity (`mid_`) and how its workload proves itself: its one token (`st_`, 256 random bits, in this
+     * answer only), or a login with AWS IAM or OIDC, whose tokens live `tokenTtlSeconds` each (no token now).
+     */
+    async create(principal: Principal, input: CreateInput) {
+      assertMayManageAccessKeys(principal);
+      const now = clock.now();
+      const auth: StoredAuth = input.auth ?? { type: 'token' };
+      if (auth.type === 'token' && input.tokenTtlSeconds !== undefined) {
+        throw new ValidationError('tokenTtlSeconds: only a key with auth aws_iam or oidc has login tokens');
+      }
+      const token = auth.type === 'token' ? issueToken(await macs(), 'machine', principal.workspaceId) : null;
+      const record: AccessKeyItem = {
+        id: newId('accessKey', now),
+        name: input.name,
+        identityId: newId('machineIdentity', now),
+        tokenPrefix: token && tokenPrefix(token),
+        createdAt: iso(now),
+        createdBy: principal.actorSub,
+        expiresAt: input.expiresInDays === undefined ? null : iso(now + input.expiresInDays * DAY_MS),
+        revokedAt: null,
+        lastUsedAt: null,
+        permissions: rulesOf(input.permissions),
+        allowedCidrs: input.allowedCidrs ?? [],
+        auth,
+        tokenTtlSeconds: auth.type === 'token' ? null : (input.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS),
+      };
+      const { name, identityId, expiresAt, permissions, allowedCidrs, tokenTtlSeconds } = record;
+      const audit = auditEntry(principal, 'access_key.create', record.id, { name, identityId, expiresAt, permissions, allowedCidrs, auth, tokenTtlSeconds }, now);
+      const answer = announceAnswer({ ...withStatus(record, now), token });
+      await store.createAccessKey(principal.workspaceId, record, token === null ? undefined : hashToken(token), audit);
+      return answer;
+    },
+
+    async list(principal: Principal, page: PageRequest) {
+      assertMayManageAccessKeys(principal);
+      const result = await store.listAccessKeys(principal.workspaceId, page);
+      const now = clock.now();
+      return { ...result, items: result.items.map((record) => withStatus(record, now)) };
+    },
+
+    /**
+     * Changes a key's name, rules or networks; its tokens' next requests see the change (the record and every token
+     * item change in one transaction). Audited as `access_key.update` with the changed fields and their new values;
+     * a change that changes nothing writes nothing. A revoked key is CONFLICT.
+     */
+    async update(principal: Principal, accessKeyId: string, input: { name?: string | undefined } & ScopeInput) {
+      assertMayManageAccessKeys(principal);
+      const ws = principal.workspaceId;
+      const found = await store.getAccessKey(ws, accessKeyId);
+      if (!found) throw new NotFoundError(`access key ${accessKeyId} was not found`);
+      const { tokenHash, revision, ...record } = found;
+      const now = clock.now();
+      if (record.revokedAt) throw new ConflictError(`access key ${accessKeyId} is revoked and cannot be changed`);
+      const wanted: AccessKeyChanges = {
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.permissions !== undefined && { permissions: rulesOf(input.permissions) }),
+        ...(input.allowedCidrs !== undefined && { allowedCidrs: input.allowedCidrs }),
+      };
+      const changes = Object.fromEntries(
+        Object.entries(wanted).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(record[field as keyof AccessKeyChanges])),
+      ) as AccessKeyChanges;
+      const updated = { ...record, ...changes };
+      if (Object.keys(changes).length === 0) {
+        // A retry of a change whose tokens were not all reached (the function stopped between) reaches them now.
+        await reachLoginTokens(ws, updated, revision ?? 0, now);
+        return withStatus(updated, now);
+      }
+      const scopeChanged = changes.permissions !== undefined || changes.allowedCidrs !== undefined;
+      const next = scopeChanged ? (revision ?? 0) + 1 : undefined;
+      const state = next === undefined ? undefined : await loginState(ws, record, next, now);
+      const audit = auditEntry(principal, 'access_key.update', accessKeyId, { changed: Object.keys(changes), ...changes }, now);
+      const answer = announceAnswer(withStatus(updated, now));
+      if (!(await store.updateAccessKey(ws, record, tokenHash, changes, audit, { read: revision, next, loginState: state }))) {
+        throw new ConflictError(`access key ${accessKeyId} was revoked or changed meanwhile; read it again`);
+      }
+      if (next !== undefined) await reachLoginTokens(ws, updated, next, now);
+      return answer;
+    },
+
+    /** Revokes at once (the token's next request gets AUTH_REQUIRED); revoking again changes nothing. */
+    async revoke(principal: Principal, accessKeyId: string) {
+      assertMayManageAccessKeys(principal);
+      const ws = principal.workspaceId;
+      const found = await store.getAccessKey(ws, accessKeyId);
+      if (!found) throw new NotFoundError(`access key ${accessKeyId} was not found`);
+      const { tokenHash, revision: _revision, ...record } = found;
+      const now = clock.now();
+      // Revoking again changes nothing but reaches live login tokens a first revoke that stopped half-way did not.
+      if (record.revokedAt) {
+        await revokeLoginTokens(ws, record, record.revokedAt, now);
+        return withStatus(record, now);
+      }
+      const audit = auditEntry(principal, 'access_key.revoke', accessKeyId, { name: record.name, identityId: record.identityId }, now);
+      const answer = announceAnswer(withStatus({ ...record, revokedAt: iso(now) }, now));
+      // Its tokens are refused from now on, reached or not: none can be alive once its token life has passed.
+      const state = await loginState(ws, record, -(Math.ceil(now / 1000) + (record.tokenTtlSeconds ?? 0) + 60), now);
+      const revoked = await store.revokeAccessKey(ws, accessKeyId, tokenHash, iso(now), audit, state);
+      const current = revoked ? { ...record, revokedAt: iso(now) } : ((await store.getAccessKey(ws, accessKeyId)) ?? record);
+      if (current.revokedAt) await revokeLoginTokens(ws, current, current.revokedAt, now);
+      return revoked ? answer : withStatus(current, now);
+    },
+  };
+}
+
+export type AccessKeyService = ReturnType<typeof makeAccessKeyService>;

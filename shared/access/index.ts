@@ -1,0 +1,17 @@
+/**
+ * What other features use of access: the refusals every service asks at its top (the policy's verdict as NOT_FOUND
+ * or FORBIDDEN), and the tokens a new workspace's first key is issued with. Authentication, logins, access keys and
+ * the compiling of policies stay inside this folder; the shapes of a caller are the platform's (principal.ts).
+ */
+export {
+  assertMayCreateEnvironments,
+  assertMayCreateProjects,
+  assertMayManageAccessKeys,
+  assertMayManageWebhooks,
+  assertMayOperateDeliveries,
+  assertMayReadAudit,
+  requireAccess,
+  type AccessRequest,
+  type AccessScope,
+} from './refusals.ts';
+export { hashToken, issueToken, tokenPrefix } from './tokens.ts';

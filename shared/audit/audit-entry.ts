@@ -1,0 +1,40 @@
+import { OPERATOR_ACTOR, SYSTEM_ACTOR, type AuditAction } from './audit-actions.ts';
+import type { Principal } from '../platform/principal.ts';
+import { iso } from '../platform/clock.ts';
+import { newId } from '../platform/ids.ts';
+import type { AuditEntry } from './audit-store.ts';
+
+/** An audit entry by `principal`; metadata always names the credential kind, and never carries a value. */
+export function auditEntry(
+  principal: Pick<Principal, 'actorSub' | 'kind' | 'accountId'>,
+  action: AuditAction,
+  target: string,
+  metadata: Record<string, unknown>,
+  now: number,
+): AuditEntry {
+  return {
+    id: newId('audit', now),
+    action,
+    actorSub: principal.actorSub,
+    target,
+    metadata: { ...metadata, credentialKind: principal.kind },
+    createdAt: iso(now),
+    accountId: principal.accountId,
+  };
+}
+
+/**
+ * An audit entry with no principal behind it: the service acting on its own (the worker's automatic switch-off of
+ * a failing endpoint, actorSub `system`) or an operator through the admin CLI (`operator`, with metadata naming
+ * who). No credential kind. `accountId` is the workspace's, so the entry's event reaches its endpoints.
+ */
+export function systemAuditEntry(
+  accountId: string,
+  action: AuditAction,
+  target: string,
+  metadata: Record<string, unknown>,
+  now: number,
+  actorSub: typeof SYSTEM_ACTOR | typeof OPERATOR_ACTOR = SYSTEM_ACTOR,
+): AuditEntry {
+  return { id: newId('audit', now), action, actorSub, target, metadata, createdAt: iso(now), accountId };
+}

@@ -1,0 +1,47 @@
+import { auditEntry } from '../audit/index.ts';
+import type { Principal } from '../platform/principal.ts';
+import type { Clock } from '../platform/clock.ts';
+import { announceAnswer } from '../platform/http/idempotency-scope.ts';
+import type { DeletedSecret } from './deleted-secret-store.ts';
+import type { Store } from '../store.ts';
+import type { Page, PageRequest } from '../platform/store/query.ts';
+import { makeSecretGuard, targetOf } from './secret-guard.ts';
+
+export type DeletedSecretServiceStore = Pick<Store, 'getEnvironment' | 'listDeletedSecrets' | 'getDeletedSecret' | 'restoreSecret' | 'recordDenial'>;
+
+/**
+ * The recovery window of deleted secrets (decisions.md, "Recoverable deletes"): an environment's deleted secrets,
+ * which need `read`, and restore, which needs `delete` on the secret. What the caller may not read, or what is past
+ * its `purgeAt`, does not exist for it.
+ */
+export function makeDeletedSecretService({ store, clock }: { store: DeletedSecretServiceStore; clock: Clock }) {
+  const { readable, visibleEnvironment, permit } = makeSecretGuard(store, clock);
+  return {
+    /** Newest deletion first; NOT_FOUND for an environment the caller may not see. Never a value. */
+    async list(principal: Principal, environmentId: string, page: PageRequest): Promise<Page<DeletedSecret>> {
+      const ws = principal.workspaceId;
+      await visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
+      const { policy } = principal.authority;
+      // Filtered while paging, not after: what the caller may not read changes no page, `hasMore` or cursor.
+      return store.listDeletedSecrets(ws, environmentId, page, clock.now(), policy.seesEverything ? undefined : (item) => policy.allows('read', targetOf(item)));
+    },
+
+    /**
+     * Puts the secret back whole: same id, every version and its history; audited `secret.restore` (the event
+     * `service.secret.create` with its current version). CONFLICT when a live secret holds its key.
+     */
+    async restore(principal: Principal, secretId: string) {
+      const ws = principal.workspaceId;
+      const now = clock.now();
+      const deleted = await readable(principal, await store.getDeletedSecret(ws, secretId, now), secretId, `secret ${secretId} was not found among the deleted secrets`);
+      await permit(principal, 'delete', deleted);
+      const { key, projectId, environmentId, currentVersion: version } = deleted;
+      const audit = auditEntry(principal, 'secret.restore', secretId, { key, projectId, environmentId, version, deletedAt: deleted.deletedAt }, now);
+      const answer = announceAnswer({ id: secretId, key, version });
+      await store.restoreSecret(ws, deleted, audit, now);
+      return answer;
+    },
+  };
+}
+
+export type DeletedSecretService = ReturnType<typeof makeDeletedSecretService>;

@@ -1,0 +1,174 @@
+import { NotFoundError, ConflictError } from '../platform/errors.ts';
+import type { ItemKey } from '../platform/prefetch.ts';
+import { type AuditEntry, auditPut } from '../audit/index.ts';
+import { transact } from '../platform/store/conditional.ts';
+import { environmentValueDelete, environmentValuePut } from './environment-value-store.ts';
+import { pick } from '../platform/store/items.ts';
+import { ENTITY, gsi2, keys, patterns } from '../platform/store/keys.ts';
+import type { Pager } from '../platform/store/pager.ts';
+import { queryAll, type Page, type PageRequest } from '../platform/store/query.ts';
+import { batchDelete, getItem } from '../platform/store/reads.ts';
+import { fromStored } from '../platform/store/sealed.ts';
+import { secretItems, type SecretRecord, type StoredSecret } from './secret-store.ts';
+import type { Db } from '../platform/store/send.ts';
+
+/**
+ * Recoverable deletes (decisions.md, "Recoverable deletes"). A delete removes the secret from every lookup at once
+ * (head, path, key item, value item: its key is free for a new secret) and leaves two items:
+ * - the **deleted record** in the secret's own partition (`#PURGE`, beside its versions): the head as it was, who
+ *   deleted it, when, and `purgeAt`; on GSI2 `PURGE` by `purgeAt`, where the sweeper finds it when the window ends;
+ * - the **list item** in the workspace partition (`DEL#<env>#<deletedAt>#<id>`): the environment's deleted secrets,
+ *   newest deletion first, with a TTL at `purgeAt`.
+ * Reads treat anything past `purgeAt` as gone, whether or not the sweeper or TTL has got to it. A restore puts the
+ * head, path, key and value items back from the record and removes both, in one transaction.
+ */
+
+/** A deleted secret as the list shows it. */
+export interface DeletedSecret extends SecretRecord {
+  deletedAt: string;
+  deletedBy: string;
+  purgeAt: string;
+}
+
+const DELETED_FIELDS: readonly (keyof DeletedSecret)[] = [
+  'id', 'key', 'projectId', 'projectSlug', 'environmentId', 'envSlug', 'currentVersion', 'createdAt', 'updatedAt', 'deletedAt', 'deletedBy', 'purgeAt',
+];
+
+const epochSeconds = (at: string) => Math.ceil(Date.parse(at) / 1000);
+
+export function makeDeletedSecretStore(db: Db, pager: Pager) {
+  return {
+    /**
+     * Removes the secret from every lookup (head, path and key item must exist), puts its deleted record and list
+     * item, and the audit entry, all or nothing. With `purgeAt` equal to `deletedAt` the caller purges at once.
+     */
+    async deleteSecret(workspaceId: string, secret: StoredSecret, audit: AuditEntry, deletion: { deletedBy: string; purgeAt: string }): Promise<void> {
+      const remove = (key: ItemKey) => ({ Delete: { TableName: db.tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } });
+      const { head: current, path } = secretItems(workspaceId, secret);
+      // The head as it was, less its sealed value: the current version's item (which stays until the purge) holds the
+      // same ciphertext, so a large value is not written twice (and into GSI2) by every delete.
+      const { sealed: _sealed, ...head } = current;
+      const deletedAt = audit.createdAt;
+      const failed = await transact(db, [
+        remove(keys.secretHead(workspaceId, secret.id)),
+        remove(keys.secretPath(workspaceId, path)),
+        remove(keys.environmentSecret(workspaceId, secret.environmentId, secret.key)),
+        environmentValueDelete(db, workspaceId, secret.environmentId, secret.key),
+        {
+          Put: {
+            TableName: db.tableName,
+            Item: {
+              ...keys.secretPurge(workspaceId, secret.id),
+              ...gsi2.purge(workspaceId, secret.id, deletion.purgeAt),
+              type: ENTITY.secretPurge,
+              workspaceId,
+              secretId: secret.id,
+              createdAt: deletedAt,
+              deletedAt,
+              deletedBy: deletion.deletedBy,
+              purgeAt: deletion.purgeAt,
+              head,
+            },
+          },
+        },
+        {
+          Put: {
+            TableName: db.tableName,
+            Item: {
+              ...keys.deletedSecret(workspaceId, secret.environmentId, deletedAt, secret.id),
+              type: ENTITY.deletedSecret,
+              ...pick<SecretRecord>(head, DELETED_FIELDS as (keyof SecretRecord)[]),
+              deletedAt,
+              deletedBy: deletion.deletedBy,
+              purgeAt: deletion.purgeAt,
+              ttl: epochSeconds(deletion.purgeAt),
+            },
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0, 1, 2]);
+      if (failed !== undefined) throw new NotFoundError(`secret ${secret.id} was not found`);
+    },
+
+    /**
+     * A deleted secret by id, with its current version's sealed value (from that version's item); undefined when
+     * never deleted, past `purgeAt`, or purged.
+     */
+    async getDeletedSecret(workspaceId: string, secretId: string, now: number): Promise<(DeletedSecret & { sealed: StoredSecret['sealed'] }) | undefined> {
+      const item = await getItem(db, keys.secretPurge(workspaceId, secretId));
+      const head = item?.head as Record<string, unknown> | undefined;
+      if (!item || !head || typeof item.purgeAt !== 'string' || Date.parse(item.purgeAt) <= now) return undefined;
+      const deleted = pick<DeletedSecret>({ ...head, deletedAt: item.deletedAt, deletedBy: item.deletedBy, purgeAt: item.purgeAt }, DELETED_FIELDS)!;
+      const version = await getItem(db, keys.secretVersion(workspaceId, secretId, deleted.currentVersion));
+      if (!version) return undefined;
+      return { ...deleted, sealed: fromStored(version.sealed as Record<string, unknown>) };
+    },
+
+    /** An environment's deleted secrets, newest deletion first, those past `purgeAt` left out. */
+    /** Deleted secrets still within their window and, with `visible`, only those the caller may read (as it pages). */
+    async listDeletedSecrets(
+      workspaceId: string,
+      environmentId: string,
+      page: PageRequest,
+      now: number,
+      visible?: (secret: DeletedSecret) => boolean,
+    ): Promise<Page<DeletedSecret>> {
+      const restorable = (item: Record<string, unknown>) => typeof item.purgeAt === 'string' && Date.parse(item.purgeAt) > now;
+      const result = await pager.queryPage({
+        scope: `deleted:${workspaceId}:${environmentId}`,
+        ...patterns.deletedSecretsByEnvironment(workspaceId, environmentId),
+        ...page,
+        keep: visible ? (item) => restorable(item) && visible(pick<DeletedSecret>(item, DELETED_FIELDS)!) : restorable,
+      });
+      return { ...result, items: result.items.map((item) => pick<DeletedSecret>(item, DELETED_FIELDS)!) };
+    },
+
+    /**
+     * Puts the secret back whole (head, path, key and value items, as they were; its versions never left) and
+     * removes its deleted record and list item, with the audit entry, in one transaction: CONFLICT when a live secret
+     * holds its key (or path), NOT_FOUND when it was restored or purged meanwhile.
+     */
+    async restoreSecret(workspaceId: string, deleted: DeletedSecret & { sealed: StoredSecret['sealed'] }, audit: AuditEntry, now: number): Promise<void> {
+      const { deletedAt, deletedBy: _by, purgeAt: _purgeAt, ...rest } = deleted;
+      const secret: StoredSecret = rest;
+      const { head, listed, path } = secretItems(workspaceId, secret);
+      const put = (key: ItemKey, type: string, item: Record<string, unknown>) => ({
+        Put: { TableName: db.tableName, Item: { ...key, type, ...item }, ConditionExpression: 'attribute_not_exists(PK)' },
+      });
+      const failed = await transact(db, [
+        {
+          Delete: {
+            TableName: db.tableName,
+            Key: keys.secretPurge(workspaceId, secret.id),
+            ConditionExpression: 'attribute_exists(PK) AND purgeAt > :now',
+            ExpressionAttributeValues: { ':now': new Date(now).toISOString() },
+          },
+        },
+        put(keys.environmentSecret(workspaceId, secret.environmentId, secret.key), ENTITY.environmentSecret, listed),
+        put(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
+        put(keys.secretHead(workspaceId, secret.id), ENTITY.secretHead, head),
+        environmentValuePut(db, workspaceId, { id: secret.id, key: secret.key, version: secret.currentVersion, environmentId: secret.environmentId, sealed: secret.sealed }),
+        { Delete: { TableName: db.tableName, Key: keys.deletedSecret(workspaceId, secret.environmentId, deletedAt, secret.id) } },
+        auditPut(db, workspaceId, audit),
+      ], [0, 1, 2, 3]);
+      if (failed === 0) throw new NotFoundError(`secret ${secret.id} was not found among the deleted secrets`);
+      if (failed !== undefined) throw new ConflictError(`a secret with key ${secret.key} exists in its environment: delete or rename it first`);
+    },
+
+    /** Deletes every version of a deleted secret, its list item, then its deleted record; safe to run again. */
+    async purgeSecretVersions(workspaceId: string, secretId: string): Promise<number> {
+      const record = await getItem(db, keys.secretPurge(workspaceId, secretId));
+      const versions = await queryAll<ItemKey>(db, patterns.secretVersions(workspaceId, secretId), { projection: ['PK', 'SK'], consistent: true });
+      await batchDelete(db, versions);
+      const head = record?.head as { environmentId?: string } | undefined;
+      const listed = head?.environmentId && typeof record?.deletedAt === 'string' ? [keys.deletedSecret(workspaceId, head.environmentId, record.deletedAt, secretId)] : [];
+      await batchDelete(db, [...listed, keys.secretPurge(workspaceId, secretId)]);
+      return versions.length;
+    },
+
+    /** Deleted secrets whose window ended before `before` (ISO), purges a crash left unfinished among them. */
+    async pendingPurges(before: string, limit = 100): Promise<{ workspaceId: string; secretId: string }[]> {
+      return queryAll(db, patterns.pendingPurges(), { skBefore: before, projection: ['workspaceId', 'secretId'], maxItems: limit });
+    },
+  };
+}

@@ -1,0 +1,296 @@
+import type { Principal } from '../platform/principal.ts';
+import { iso, type Clock } from '../platform/clock.ts';
+import type { Cipher } from '../platform/crypto/envelope.ts';
+import { secretContext } from '../platform/crypto/context.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { makeSecretGuard, targetOf, type EnvironmentRef } from './secret-guard.ts';
+import { makeSecretSearch } from './secret-search-service.ts';
+import { newId } from '../platform/ids.ts';
+import { eventually, type Prefetched } from '../platform/prefetch.ts';
+import type { Page, PageRequest } from '../platform/store/query.ts';
+import type { Store } from '../store.ts';
+import { VersionConflictError, type SecretRecord, type StoredSecret } from './secret-store.ts';
+import { auditEntry } from '../audit/index.ts';
+import { announceAnswer } from '../platform/http/idempotency-scope.ts';
+
+export type SecretServiceStore = Pick<
+  Store,
+  | 'getEnvironment'
+  | 'getEnvironmentSecret'
+  | 'getSecretHead'
+  | 'getSecretByPath'
+  | 'getSecretVersion'
+  | 'writeSecretVersion'
+  | 'recordReveal'
+  | 'deleteSecret'
+  | 'purgeSecretVersions'
+  | 'listSecrets'
+  | 'searchSecrets'
+  | 'searchEnvironments'
+  | 'environmentsOfProjects'
+  | 'indexEnvironmentSearch'
+  | 'listSecretVersions'
+  | 'listEnvironmentValues'
+  | 'indexEnvironmentValues'
+  | 'countRevealPage'
+  | 'writeAuditEntries'
+  | 'recordDenial'
+  | 'environmentKeys'
+  | 'secretByIdKeys'
+  | 'secretByPathKeys'
+  | 'secretWriteKeys'
+>;
+
+export interface SecretServiceDeps {
+  store: SecretServiceStore;
+  cipher: Cipher;
+  clock: Clock;
+  /** Reveals per minute per credential, both reveal routes together. */
+  revealsPerMinute: number;
+  /** Reveals per minute of the whole workspace (default 10 times `revealsPerMinute`). */
+  workspaceRevealsPerMinute?: number;
+  /** Called when a deleted secret's versions could not all be removed at once (the purge marker stays). */
+  onPurgeFailure?: (secretId: string, error: unknown) => void;
+  /** Called when a denied attempt could not be audited (the caller still gets FORBIDDEN). */
+  onDenialAuditFailure?: (error: unknown) => void;
+}
+
+
+/** What a path that can name a secret looks like: two slugs and a key (ASCII, so it always fits a sort key). */
+export const SECRET_PATH = /^[a-z0-9]+(?:-[a-z0-9]+)*\/[a-z0-9]+(?:-[a-z0-9]+)*\/[A-Za-z0-9_.\-]+(?:\/[A-Za-z0-9_.\-]+)*$/;
+
+/** A bulk-reveal page ends before its values pass this many bytes, so an answer always fits Lambda's 6 MB. */
+export const BULK_PAGE_VALUE_BYTES = 4 * 1024 * 1024;
+
+/** Concurrent writers of one key retry until each has its own version; this bounds a pathological pile-up. */
+const WRITE_ATTEMPTS = 100;
+
+
+/** How long a deleted secret can be restored by default (decisions.md: 0, or 7 to 30 days). */
+export const DEFAULT_RECOVERY_WINDOW_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+const metadataOf = (record: SecretRecord) => ({ key: record.key, projectId: record.projectId, environmentId: record.environmentId });
+
+/** How many of a page's values (their byte sizes, in order) fit under the 4 MiB cut; at least one. */
+function pageCut(sizes: readonly number[]): number {
+  let total = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    total += sizes[i]!;
+    if (total > BULK_PAGE_VALUE_BYTES) return Math.max(1, i);
+  }
+  return sizes.length;
+}
+
+/** Secrets: versioned writes, audited reveals, listing, search and delete. */
+export function makeSecretService(deps: SecretServiceDeps) {
+  const { store, cipher, clock } = deps;
+
+  const workspaceLimit = () => deps.workspaceRevealsPerMinute ?? deps.revealsPerMinute * 10;
+  const { readable, visibleEnvironment, permit, permitAnywhere } = makeSecretGuard(store, clock, deps.onDenialAuditFailure);
+
+  /** The sealed value of version `version` of the secret: the head's own, or its version item; NOT_FOUND for none. */
+  async function sealedAt(workspaceId: string, head: StoredSecret, version: number, prefetched?: Prefetched) {
+    if (version === head.currentVersion) return head.sealed;
+    const stored = version < head.currentVersion ? await store.getSecretVersion(workspaceId, head.id, version, prefetched) : undefined;
+    if (!stored) throw new NotFoundError(`secret ${head.id} has no version ${version}`);
+    return stored.sealed;
+  }
+
+  /** Audits first (with the rate limit), then decrypts; no value leaves without its audit entry. */
+  async function reveal(principal: Principal, head: StoredSecret, version: number | undefined, prefetched?: Prefetched) {
+    await permit(principal, 'reveal', head);
+    const ws = principal.workspaceId;
+    const wanted = version ?? head.currentVersion;
+    const sealed = await sealedAt(ws, head, wanted, prefetched);
+    const now = clock.now();
+    const audit = auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: wanted }, now);
+    await store.recordReveal(ws, audit, { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute: workspaceLimit(), now });
+    const value = await cipher.decrypt(sealed, secretContext(ws, head.id, wanted));
+    return { key: head.key, version: wanted, value };
+  }
+
+  /**
+   * The write loop shared by write and rollback: read the key's current version, check If-Match, seal the value
+   * under the next version's context, and commit conditionally; a lost race reads again (with jitter). A rollback
+   * must find its own secret still there (a delete in between makes it NOT_FOUND, never a new secret).
+   */
+  async function writeNext(
+    principal: Principal,
+    environment: EnvironmentRef,
+    input: { key: string; value: string },
+    options: { ifMatch?: number | undefined; prefetched?: Prefetched | undefined; rollback?: { secretId: string; from: number } },
+  ) {
+    const ws = principal.workspaceId;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await store.getEnvironmentSecret(ws, environment.id, input.key, attempt === 0 ? options.prefetched : undefined);
+      if (options.rollback && current?.id !== options.rollback.secretId) throw new NotFoundError(`secret ${options.rollback.secretId} was not found`);
+      const currentVersion = current?.currentVersion ?? 0;
+      if (options.ifMatch !== undefined && options.ifMatch !== currentVersion) {
+        throw new ConflictError(`If-Match: the current version of ${input.key} is ${currentVersion}, not ${options.ifMatch}`);
+      }
+      const now = clock.now();
+      const record: SecretRecord = {
+        id: current?.id ?? newId('secret', now),
+        key: input.key,
+        projectId: environment.projectId,
+        projectSlug: environment.projectSlug,
+        environmentId: environment.id,
+        envSlug: environment.slug,
+        currentVersion: currentVersion + 1,
+        createdAt: current?.createdAt ?? iso(now),
+        updatedAt: iso(now),
+      };
+      const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, record.currentVersion));
+      const action = record.currentVersion === 1 ? 'secret.create' : 'secret.rotate';
+      const rolledBackFrom = options.rollback?.from;
+      const metadata = { ...metadataOf(record), version: record.currentVersion, ...(rolledBackFrom !== undefined && { rolledBackFrom }) };
+      const answer = announceAnswer({ id: record.id, key: record.key, version: record.currentVersion });
+      try {
+        await store.writeSecretVersion(ws, { ...record, sealed }, currentVersion, { createdBy: principal.actorSub, rolledBackFrom }, auditEntry(principal, action, record.id, metadata, now));
+        return answer;
+      } catch (error) {
+        if (!(error instanceof VersionConflictError)) throw error;
+        if (options.ifMatch !== undefined) throw new ConflictError(`If-Match: ${input.key} was changed by another write; read it again`);
+        // Full jitter, growing: losers spread out instead of colliding again in lock-step.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** Math.min(attempt, 6))));
+      }
+    }
+    throw new ConflictError(`key: too many concurrent writes of ${input.key}; retry`);
+  }
+
+  return {
+    /** The items each secrets route can read ahead with the credential; the store alone knows the table's keys. */
+    prefetch: {
+      byId: (workspaceId: string, secretId: string, version?: number) => store.secretByIdKeys(workspaceId, secretId, version),
+      // Reveals read their secret (and the bulk reveal its environment) eventually consistently, at half the read
+      // units; the credential stays strongly consistent. README: "Reveals: cost and consistency".
+      revealById: (workspaceId: string, secretId: string, version?: number) => eventually(store.secretByIdKeys(workspaceId, secretId, version)),
+      revealByPath: (workspaceId: string, path: string) => eventually(store.secretByPathKeys(workspaceId, path)),
+      write: (workspaceId: string, environmentId: string, key: string) => store.secretWriteKeys(workspaceId, environmentId, key),
+      environment: (workspaceId: string, environmentId: string) => eventually(store.environmentKeys(workspaceId, environmentId)),
+    },
+
+    /**
+     * Loads an environment: its current values a page at a time (by key, A→Z; only `keys` when given). One Query
+     * reads the page; the page counts once against the reveal limits; its audit entries (one `secret.reveal` per
+     * secret, `bulk: true`) are durable before any value is decrypted; then one KMS request per data key the
+     * container has not cached. A page ends early before its values pass 4 MiB, its cursor continuing there.
+     */
+    async revealEnvironment(principal: Principal, environmentId: string, input: { keys?: string[] | undefined }, page: PageRequest, prefetched?: Prefetched) {
+      const ws = principal.workspaceId;
+      // FORBIDDEN when no rule could allow `reveal` of any key here, rather than an empty page.
+      const environment = await permitAnywhere(principal, 'reveal', await store.getEnvironment(ws, environmentId, prefetched), environmentId);
+      const { policy } = principal.authority;
+      if (!environment.valuesIndexed) await store.indexEnvironmentValues(ws, environmentId);
+      // Only what the caller may reveal; the rest is left out, as if it did not exist.
+      const mayReveal = policy.revealsEverything
+        ? undefined
+        : (key: string) => policy.allows('reveal', { project: environment.projectSlug, environment: environment.slug, key });
+      const result = await store.listEnvironmentValues(ws, environmentId, page, input.keys, mayReveal);
+      const cut = pageCut(result.items.map((item) => Buffer.byteLength(item.sealed.ciphertext, 'base64')));
+      const items = result.items.slice(0, cut);
+      const nextCursor = cut < result.items.length ? await result.cursorAfter(cut - 1) : result.nextCursor;
+      if (items.length === 0) return { items: [], nextCursor, hasMore: nextCursor !== null };
+      const now = clock.now();
+      await store.countRevealPage(ws, { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute: workspaceLimit(), now });
+      const metadata = { projectId: environment.projectId, environmentId, bulk: true };
+      await store.writeAuditEntries(ws, items.map((item) => auditEntry(principal, 'secret.reveal', item.id, { key: item.key, version: item.version, ...metadata }, now)));
+      const values = await Promise.all(items.map((item) => cipher.decrypt(item.sealed, secretContext(ws, item.id, item.version))));
+      return { items: items.map((item, i) => ({ id: item.id, key: item.key, version: item.version, value: values[i]! })), nextCursor, hasMore: nextCursor !== null };
+    },
+
+    /**
+     * Writes version 1 of a new key or the next version of an existing one. Concurrent writers never lose or
+     * share a version: each transaction is conditional on the version it read, and a loser reads and tries again.
+     * With `ifMatch` (0 = must not exist) there is no retry: a different current version is CONFLICT.
+     */
+    async write(principal: Principal, environmentId: string, input: { key: string; value: string }, options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {}) {
+      const environment = await visibleEnvironment(principal, await store.getEnvironment(principal.workspaceId, environmentId, options.prefetched), environmentId);
+      // Whether the key exists or not: the answer tells nothing of existence.
+      await permit(principal, 'write', { projectId: environment.projectId, environmentId, projectSlug: environment.projectSlug, envSlug: environment.slug, key: input.key });
+      return writeNext(principal, environment, input, options);
+    },
+
+    /**
+     * Writes version N's value again as the next version, under a fresh data key and the new version's encryption
+     * context: a write, not a reveal (no value in the answer, the audit entry or a log), audited as `secret.rotate`
+     * with `rolledBackFrom`. `If-Match` and concurrent writers behave as for a write.
+     */
+    async rollback(principal: Principal, secretId: string, version: number, options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {}) {
+      const ws = principal.workspaceId;
+      const head = await readable(principal, await store.getSecretHead(ws, secretId, options.prefetched), secretId);
+      await permit(principal, 'write', head);
+      const value = await cipher.decrypt(await sealedAt(ws, head, version, options.prefetched), secretContext(ws, secretId, version));
+      // The head carries its environment's ids and slugs (neither changes), so no environment read is needed.
+      const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
+      return writeNext(principal, environment, { key: head.key, value }, { ...options, prefetched: undefined, rollback: { secretId, from: version } });
+    },
+
+    async revealById(principal: Principal, secretId: string, version: number | undefined, prefetched?: Prefetched) {
+      const head = await readable(principal, await store.getSecretHead(principal.workspaceId, secretId, prefetched), secretId);
+      return reveal(principal, head, version, prefetched);
+    },
+
+    /** `path` is `<projectSlug>/<envSlug>/<key>`; a path that cannot name a secret is simply not found. */
+    async revealByPath(principal: Principal, path: string, version: number | undefined, prefetched?: Prefetched) {
+      const found = SECRET_PATH.test(path) ? await store.getSecretByPath(principal.workspaceId, path, prefetched) : undefined;
+      const head = await readable(principal, found, path, `no secret at path ${JSON.stringify(path)}`);
+      return { id: head.id, ...(await reveal(principal, head, version, prefetched)) };
+    },
+
+    /**
+     * Deletes the secret from every lookup at once (its key is free again) and keeps it restorable for
+     * `recoveryWindowDays` (shared/secrets/deleted-secret-store.ts); with 0 its versions are purged at once. A purge that
+     * fails half-way is logged and left to the sweeper (its record stays); the secret is already unreachable.
+     */
+    async delete(principal: Principal, secretId: string, recoveryWindowDays = DEFAULT_RECOVERY_WINDOW_DAYS, prefetched?: Prefetched) {
+      const ws = principal.workspaceId;
+      const head = await readable(principal, await store.getSecretHead(ws, secretId, prefetched), secretId);
+      await permit(principal, 'delete', head);
+      const answer = announceAnswer({ id: secretId, deleted: true as const });
+      const now = clock.now();
+      const purgeAt = iso(now + recoveryWindowDays * DAY_MS);
+      await store.deleteSecret(ws, head, auditEntry(principal, 'secret.delete', secretId, { ...metadataOf(head), recoveryWindowDays, purgeAt }, now), {
+        deletedBy: principal.actorSub,
+        purgeAt,
+      });
+      // A window of 0 purges at once; any other leaves the versions sealed until the sweeper purges them at purgeAt.
+      if (recoveryWindowDays > 0) return answer;
+      try {
+        await store.purgeSecretVersions(ws, secretId);
+      } catch (error) {
+        deps.onPurgeFailure?.(secretId, error);
+      }
+      return answer;
+    },
+
+    /** A secret's versions, newest first; NOT_FOUND for a secret the workspace does not have. Never a value. */
+    async versions(principal: Principal, secretId: string, page: PageRequest, prefetched?: Prefetched) {
+      await readable(principal, await store.getSecretHead(principal.workspaceId, secretId, prefetched), secretId);
+      return store.listSecretVersions(principal.workspaceId, secretId, page);
+    },
+
+    /**
+     * An environment's secrets the caller may read. An unscoped caller reads one Query a page (the environment only
+     * for an empty page, to tell NOT_FOUND from []); a scoped one reads the environment first (NOT_FOUND unless it is
+     * visible) and then a page of what its rules let it read, reading on past the rest.
+     */
+    async list(principal: Principal, environmentId: string, page: PageRequest): Promise<Page<SecretRecord>> {
+      const ws = principal.workspaceId;
+      const { policy } = principal.authority;
+      if (policy.seesEverything) {
+        const result = await store.listSecrets(ws, environmentId, page);
+        if (result.items.length === 0) await visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
+        return result;
+      }
+      await visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
+      return store.listSecrets(ws, environmentId, page, (record) => policy.allows('read', targetOf(record)));
+    },
+
+    /** Search by key, newest first, of what the caller may read (shared/secrets/secret-search-service.ts). */
+    search: makeSecretSearch(store),
+  };
+}
+
+export type SecretService = ReturnType<typeof makeSecretService>;

@@ -1,0 +1,50 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { makeAccessKeyStore } from './access/access-key-store.ts';
+import { makeLoginStore } from './access/login-store.ts';
+import { makeAuditStore } from './audit/audit-store.ts';
+import { makeDeliveryStore } from './webhooks/delivery-store.ts';
+import { makeRecoveryApiStore, makeRecoverySweeperStore } from './webhooks/delivery-recovery.ts';
+import { makeRecoveryWorkerStore } from './webhooks/delivery-recovery-worker.ts';
+import { makeStatsRollupStore } from './webhooks/delivery-rollup.ts';
+import { makeDeliveryStatsReader } from './webhooks/delivery-stats-read.ts';
+import { makeEnvironmentValueStore } from './secrets/environment-value-store.ts';
+import { makeWebhookStore } from './webhooks/endpoint-store.ts';
+import { makeCursorKeyLoader } from './platform/store/cursor-key.ts';
+import { makePager } from './platform/store/pager.ts';
+import type { Db } from './platform/store/send.ts';
+import { makeProjectStore } from './workspaces/project-store.ts';
+import { makeRevealLimiter } from './secrets/reveal-limit-store.ts';
+import { makeSecretStore } from './secrets/secret-store.ts';
+import { makeDeletedSecretStore } from './secrets/deleted-secret-store.ts';
+import { makeDenialStore } from './access/denial-store.ts';
+import { makeEnvironmentSearchStore } from './secrets/environment-search-store.ts';
+import { makeWorkspaceStore } from './workspaces/workspace-store.ts';
+
+/** The whole data layer over one table; services take only the methods they use (`Pick<Store, …>`). */
+export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
+  const db: Db = { doc, tableName };
+  const pager = makePager(db, makeCursorKeyLoader(db));
+  // One limiter per store, so the single and the bulk reveal spend the same leases.
+  const limiter = makeRevealLimiter(db);
+  return {
+    ...makeWorkspaceStore(db),
+    ...makeProjectStore(db, pager),
+    ...makeAuditStore(pager),
+    ...makeSecretStore(db, pager, limiter),
+    ...makeDeletedSecretStore(db, pager),
+    ...makeDenialStore(db),
+    ...makeEnvironmentSearchStore(db, pager),
+    ...makeEnvironmentValueStore(db, pager, limiter),
+    ...makeAccessKeyStore(db, pager),
+    ...makeLoginStore(db),
+    ...makeWebhookStore(db, pager),
+    ...makeDeliveryStore(db, pager),
+    ...makeRecoveryApiStore(db),
+    ...makeRecoveryWorkerStore(db),
+    ...makeRecoverySweeperStore(db),
+    ...makeDeliveryStatsReader(db),
+    ...makeStatsRollupStore(db),
+  };
+}
+
+export type Store = ReturnType<typeof makeStore>;

@@ -1,0 +1,259 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SealedValue } from '../platform/crypto/envelope.ts';
+import { ConflictError, LimitExceededError, NotFoundError } from '../platform/errors.ts';
+import { type AuditEntry, auditPut } from '../audit/index.ts';
+import { countBy, sendConditional, transact } from '../platform/store/conditional.ts';
+import type { Pager } from '../platform/store/pager.ts';
+import { queryAll, type PageRequest } from '../platform/store/query.ts';
+import { getItem } from '../platform/store/reads.ts';
+import type { Db } from '../platform/store/send.ts';
+import { compact, pick } from '../platform/store/items.ts';
+import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
+
+/** A webhook endpoint as stored; `sealedSecret` is its signing secret, envelope-encrypted like a secret value. */
+export interface EndpointItem {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  secretHint: string;
+  createdAt: string;
+  updatedAt: string;
+  disabledAt: string | null;
+  disabledReason: string | null;
+  consecutiveFailures: number;
+  failingSince: string | null;
+  accountId: string;
+  /** Until when the secret a rotation replaced still signs (absent or null: no previous secret). */
+  previousSecretExpiresAt?: string | null;
+}
+
+/**
+ * The endpoint with its sealed signing secrets: the current one, and after a rotation with an overlap the one it
+ * replaced (sealed under the same context), which signs beside it until `previousSecretExpiresAt`.
+ */
+export type StoredEndpoint = EndpointItem & { sealedSecret: SealedValue; previousSealedSecret?: SealedValue | undefined };
+
+const FIELDS: readonly (keyof EndpointItem)[] = [
+  'id', 'url', 'events', 'description', 'enabled', 'secretHint', 'createdAt', 'updatedAt',
+  'disabledAt', 'disabledReason', 'consecutiveFailures', 'failingSince', 'accountId', 'previousSecretExpiresAt',
+];
+
+/** At most this many endpoints per workspace (api.md section 8). */
+export const MAX_ENDPOINTS = 20;
+
+const toEndpoint = (item: Record<string, unknown> | undefined): StoredEndpoint | undefined =>
+  item && {
+    ...pick<EndpointItem>(item, FIELDS)!,
+    consecutiveFailures: Number(item.consecutiveFailures ?? 0),
+    sealedSecret: item.sealedSecret as SealedValue,
+    ...(item.previousSealedSecret ? { previousSealedSecret: item.previousSealedSecret as SealedValue } : {}),
+  };
+
+/*
+ * Webhook endpoints. The methods come in one factory per kind of caller (the webhooks route group, the fan-out, the
+ * worker, and `makeEndpointReader` for the one read they share), so that a function's bundle holds only the methods
+ * it calls; `makeWebhookStore` has them all.
+ */
+
+/** The per-workspace endpoint counter's change in a transaction: creation counts up under the cap, deletion down. */
+function endpointCounter(db: Db, workspaceId: string, delta: 1 | -1) {
+  return countBy(db, keys.webhookEndpointCount(workspaceId), { delta, type: ENTITY.webhookEndpointCount, ...(delta === 1 ? { max: MAX_ENDPOINTS } : {}) });
+}
+
+/** After a conditional change of an endpoint failed: NOT_FOUND when it is gone, else CONFLICT (it changed since read). */
+async function changedOrGone(db: Db, workspaceId: string, endpointId: string, change: string): Promise<never> {
+  if (!(await getItem(db, keys.webhookEndpoint(workspaceId, endpointId)))) throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
+  throw new ConflictError(`webhook endpoint ${endpointId} changed while ${change}; read it again and retry`);
+}
+
+/** Reading one endpoint: the API (both route groups) and the worker do. */
+export function makeEndpointReader(db: Db) {
+  return {
+    async getEndpoint(workspaceId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
+      return toEndpoint(await getItem(db, keys.webhookEndpoint(workspaceId, endpointId)));
+    },
+  };
+}
+
+/** What the webhooks route group does with endpoints: creation under the per-workspace cap, changes, deletion. */
+export function makeEndpointApiStore(db: Db, pager: Pager) {
+  return {
+    ...makeEndpointReader(db),
+
+    /** The workspace's endpoints, newest first, one page at a time. */
+    async listEndpointPage(workspaceId: string, page: PageRequest) {
+      const result = await pager.queryPage({ scope: `webhooks:${workspaceId}`, ...patterns.webhookEndpointsByWorkspace(workspaceId), ...page });
+      return { ...result, items: result.items.map((item) => toEndpoint(item)!) };
+    },
+
+    /** The endpoint, the cap counter and the audit entry together; the 21st endpoint is LIMIT_EXCEEDED. */
+    async createEndpoint(workspaceId: string, endpoint: StoredEndpoint, audit: AuditEntry): Promise<void> {
+      const failed = await transact(db, [
+        endpointCounter(db, workspaceId, 1),
+        {
+          Put: {
+            TableName: db.tableName,
+            Item: { ...keys.webhookEndpoint(workspaceId, endpoint.id), type: ENTITY.webhookEndpoint, workspaceId, ...compact(endpoint) },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      if (failed === 0) throw new LimitExceededError(`webhooks: a workspace has at most ${MAX_ENDPOINTS} endpoints`);
+    },
+
+    /**
+     * Writes the fields a PATCH may change, with its audit entry, only if the endpoint is as the caller read it
+     * (`readUpdatedAt`): a switch-off or another change in between is a CONFLICT, never silently undone. The failure
+     * streak is only written when enabling resets it, so the worker's concurrent counting is never overwritten.
+     */
+    async updateEndpoint(workspaceId: string, endpoint: StoredEndpoint, readUpdatedAt: string, resetStreak: boolean, audit: AuditEntry): Promise<void> {
+      const fields = { url: endpoint.url, events: endpoint.events, description: endpoint.description, enabled: endpoint.enabled, disabledAt: endpoint.disabledAt, disabledReason: endpoint.disabledReason, updatedAt: endpoint.updatedAt };
+      const names = Object.fromEntries(Object.keys(fields).map((field) => [`#${field}`, field]));
+      const values = Object.fromEntries(Object.entries(fields).map(([field, value]) => [`:${field}`, value]));
+      const set = Object.keys(fields).map((field) => `#${field} = :${field}`).join(', ');
+      const failed = await transact(db, [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.webhookEndpoint(workspaceId, endpoint.id),
+            UpdateExpression: resetStreak ? `SET ${set}, consecutiveFailures = :zero REMOVE failingSince` : `SET ${set}`,
+            ConditionExpression: 'attribute_exists(PK) AND #updatedAt = :read',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values, ':read': readUpdatedAt, ...(resetStreak ? { ':zero': 0 } : {}) },
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      if (failed !== undefined) await changedOrGone(db, workspaceId, endpoint.id, 'it was being updated');
+    },
+
+    /**
+     * Writes a rotation (`endpoint` as it becomes: the new sealed secret and hint, and the previous secret with its
+     * expiry, or none, whose attributes are then removed) with its audit entry, only if the endpoint is as the caller
+     * read it: the same `updatedAt` and the same current secret, so neither a PATCH nor another rotation in between
+     * is silently undone (two rotations in one millisecond share an `updatedAt`: without the secret in the condition
+     * both would pass, and one caller would hold a secret that never signs). Else NOT_FOUND or CONFLICT.
+     */
+    async rotateEndpointSecret(workspaceId: string, endpoint: StoredEndpoint, read: { updatedAt: string; secret: SealedValue }, audit: AuditEntry): Promise<void> {
+      const keep = endpoint.previousSealedSecret && endpoint.previousSecretExpiresAt ? { previous: endpoint.previousSealedSecret, until: endpoint.previousSecretExpiresAt } : undefined;
+      const set = 'sealedSecret = :sealed, secretHint = :hint, updatedAt = :updatedAt';
+      const failed = await transact(db, [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.webhookEndpoint(workspaceId, endpoint.id),
+            UpdateExpression: keep
+              ? `SET ${set}, previousSealedSecret = :previous, previousSecretExpiresAt = :until`
+              : `SET ${set} REMOVE previousSealedSecret, previousSecretExpiresAt`,
+            ConditionExpression: 'attribute_exists(PK) AND updatedAt = :read AND sealedSecret.ciphertext = :readCiphertext',
+            ExpressionAttributeValues: {
+              ':sealed': endpoint.sealedSecret,
+              ':hint': endpoint.secretHint,
+              ':updatedAt': endpoint.updatedAt,
+              ':read': read.updatedAt,
+              ':readCiphertext': read.secret.ciphertext,
+              ...(keep ? { ':previous': keep.previous, ':until': keep.until } : {}),
+            },
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      if (failed !== undefined) await changedOrGone(db, workspaceId, endpoint.id, 'its secret was being rotated');
+    },
+
+    async deleteEndpoint(workspaceId: string, endpointId: string, audit: AuditEntry): Promise<void> {
+      const failed = await transact(db, [
+        {
+          Delete: {
+            TableName: db.tableName,
+            Key: keys.webhookEndpoint(workspaceId, endpointId),
+            ConditionExpression: 'attribute_exists(PK)',
+          },
+        },
+        endpointCounter(db, workspaceId, -1),
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      if (failed === 0) throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
+    },
+  };
+}
+
+/** What the stream fan-out does with endpoints: list a workspace's, the subscribers of its event. */
+export function makeEndpointFanoutStore(db: Db) {
+  return {
+    /** The workspace's endpoints, newest first, read consistently. */
+    async listEndpoints(workspaceId: string): Promise<StoredEndpoint[]> {
+      const items = await queryAll<Record<string, unknown>>(db, patterns.webhookEndpointsByWorkspace(workspaceId), { consistent: true, newestFirst: true });
+      return items.map((item) => toEndpoint(item)!);
+    },
+  };
+}
+
+/** What the delivery worker does with endpoints: read one, keep its failure streak, switch it off for failing. */
+export function makeEndpointWorkerStore(db: Db) {
+  return {
+    ...makeEndpointReader(db),
+
+    /** Counts a failed attempt: the streak grows and `failingSince` is set by the first failure of a streak. */
+    async recordEndpointFailure(workspaceId: string, endpointId: string, now: string): Promise<StoredEndpoint | undefined> {
+      const out = await sendConditional<{ Attributes?: Record<string, unknown> }>(
+        db,
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.webhookEndpoint(workspaceId, endpointId),
+          UpdateExpression: 'ADD consecutiveFailures :one SET failingSince = if_not_exists(failingSince, :now)',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':one': 1, ':now': now },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      // The endpoint was deleted meanwhile: nothing to count.
+      return toEndpoint(out?.Attributes);
+    },
+
+    /** A success ends the streak. */
+    async recordEndpointSuccess(workspaceId: string, endpointId: string): Promise<void> {
+      // An endpoint deleted meanwhile has no streak to end: a failed condition is fine.
+      await sendConditional(
+        db,
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.webhookEndpoint(workspaceId, endpointId),
+          UpdateExpression: 'SET consecutiveFailures = :zero REMOVE failingSince',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':zero': 0 },
+        }),
+      );
+    },
+
+    /**
+     * Switches an enabled endpoint off for failing, with its `webhook_endpoint.disabled` audit entry (whose stream
+     * record makes the fan-out tell the workspace's other endpoints). Answers false when it was already off.
+     */
+    async autoDisableEndpoint(workspaceId: string, endpointId: string, disabledAt: string, reason: string, audit: AuditEntry): Promise<boolean> {
+      const failed = await transact(db, [
+        {
+          Update: {
+            TableName: db.tableName,
+            Key: keys.webhookEndpoint(workspaceId, endpointId),
+            UpdateExpression: 'SET enabled = :false, disabledAt = :at, disabledReason = :reason, updatedAt = :at',
+            ConditionExpression: 'enabled = :true',
+            ExpressionAttributeValues: { ':false': false, ':true': true, ':at': disabledAt, ':reason': reason },
+          },
+        },
+        auditPut(db, workspaceId, audit),
+      ], [0]);
+      return failed === undefined;
+    },
+  };
+}
+
+/** Every endpoint method, the API's and the pipeline's: for `makeStore` (the admin CLI, the local stack, tests). */
+export function makeWebhookStore(db: Db, pager: Pager) {
+  return { ...makeEndpointApiStore(db, pager), ...makeEndpointFanoutStore(db), ...makeEndpointWorkerStore(db) };
+}
+
+export type WebhookStore = ReturnType<typeof makeWebhookStore>;

@@ -1,0 +1,140 @@
+import { NotFoundError } from '../platform/errors.ts';
+import { type AuditEntry, auditPut } from '../audit/index.ts';
+import type { Prefetched } from '../platform/prefetch.ts';
+import { mustExist, transact } from '../platform/store/conditional.ts';
+import type { Pager } from '../platform/store/pager.ts';
+import { querySortKeys, type Page, type PageRequest } from '../platform/store/query.ts';
+import { getItem, readItem } from '../platform/store/reads.ts';
+import type { Db } from '../platform/store/send.ts';
+import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
+import { pick } from '../platform/store/items.ts';
+
+export interface ProjectItem {
+  id: string;
+  name: string;
+  slug: string;
+  createdAt: string;
+  createdBy: string;
+}
+
+export interface EnvironmentItem {
+  id: string;
+  projectId: string;
+  name: string;
+  slug: string;
+  createdAt: string;
+}
+
+const PROJECT_FIELDS: readonly (keyof ProjectItem)[] = ['id', 'name', 'slug', 'createdAt', 'createdBy'];
+const ENVIRONMENT_FIELDS: readonly (keyof EnvironmentItem)[] = ['id', 'projectId', 'name', 'slug', 'createdAt'];
+
+/** Raised when another request took the slug between reading the taken ones and writing: pick again. */
+export class SlugTakenError extends Error {}
+
+/**
+ * Projects and environments. Both are immutable once created, so the by-id, by-slug and per-project list items
+ * carry full copies and every read is one request.
+ */
+export function makeProjectStore(db: Db, pager: Pager) {
+  const toProject = (item: Record<string, unknown> | undefined) => pick<ProjectItem>(item, PROJECT_FIELDS);
+  const toEnvironment = (item: Record<string, unknown> | undefined) => pick<EnvironmentItem>(item, ENVIRONMENT_FIELDS);
+  const put = (key: { PK: string; SK: string }, type: string, workspaceId: string, value: object) => ({
+    Put: {
+      TableName: db.tableName,
+      Item: { ...key, type, workspaceId, ...value },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  });
+
+  return {
+    async listProjects(workspaceId: string, page: PageRequest, keep?: (project: ProjectItem) => boolean): Promise<Page<ProjectItem>> {
+      const result = await pager.queryPage({
+        scope: `projects:${workspaceId}`,
+        ...patterns.projectsByWorkspace(workspaceId),
+        ...(keep && { keep: (item: Record<string, unknown>) => keep(toProject(item)!) }),
+        ...page,
+      });
+      return { ...result, items: result.items.map((item) => toProject(item)!) };
+    },
+
+    async getProject(workspaceId: string, projectId: string): Promise<ProjectItem | undefined> {
+      return toProject(await getItem(db, keys.project(workspaceId, projectId)));
+    },
+
+    async getProjectBySlug(workspaceId: string, slug: string): Promise<ProjectItem | undefined> {
+      return toProject(await getItem(db, keys.projectSlug(workspaceId, slug)));
+    },
+
+    /** Slugs already used in the workspace that start with `base`. */
+    async projectSlugsStartingWith(workspaceId: string, base: string): Promise<string[]> {
+      const claims = patterns.projectSlugsStartingWith(workspaceId, '').skPrefix;
+      return (await querySortKeys(db, patterns.projectSlugsStartingWith(workspaceId, base))).map((sk) => sk.slice(claims.length));
+    },
+
+    /** The project, its slug claim and its audit entry, all or nothing. */
+    async createProject(workspaceId: string, project: ProjectItem, audit: AuditEntry): Promise<void> {
+      const failed = await transact(db, [
+        put(keys.project(workspaceId, project.id), ENTITY.project, workspaceId, project),
+        put(keys.projectSlug(workspaceId, project.slug), ENTITY.projectSlug, workspaceId, project),
+        auditPut(db, workspaceId, audit),
+      ], [1]);
+      if (failed === 1) throw new SlugTakenError();
+    },
+
+    async listEnvironments(
+      workspaceId: string,
+      projectId: string,
+      page: PageRequest,
+      keep?: (environment: EnvironmentItem) => boolean,
+    ): Promise<Page<EnvironmentItem>> {
+      const result = await pager.queryPage({
+        scope: `environments:${workspaceId}:${projectId}`,
+        ...patterns.environmentsByProject(workspaceId, projectId),
+        ...(keep && { keep: (item: Record<string, unknown>) => keep(toEnvironment(item)!) }),
+        ...page,
+      });
+      return { ...result, items: result.items.map((item) => toEnvironment(item)!) };
+    },
+
+    /**
+     * An environment by id, with its project's slug (where its secrets' paths start) and whether every secret of it
+     * has its value item (false only for environments created before those items existed, until first loaded).
+     */
+    async getEnvironment(
+      workspaceId: string,
+      environmentId: string,
+      prefetched?: Prefetched,
+    ): Promise<(EnvironmentItem & { projectSlug: string; valuesIndexed: boolean }) | undefined> {
+      const item = await readItem(db, keys.environment(workspaceId, environmentId), prefetched);
+      return item && { ...toEnvironment(item)!, projectSlug: item.projectSlug as string, valuesIndexed: item.valuesIndexed === true };
+    },
+
+    async getEnvironmentBySlug(workspaceId: string, projectId: string, slug: string): Promise<EnvironmentItem | undefined> {
+      return toEnvironment(await getItem(db, keys.environmentSlug(workspaceId, projectId, slug)));
+    },
+
+    async environmentSlugsStartingWith(workspaceId: string, projectId: string, base: string): Promise<string[]> {
+      const claims = patterns.environmentSlugsStartingWith(workspaceId, projectId, '').skPrefix;
+      return (await querySortKeys(db, patterns.environmentSlugsStartingWith(workspaceId, projectId, base))).map((sk) => sk.slice(claims.length));
+    },
+
+    /** The environment (by id, in its project's list, by slug) and its audit entry; the project must exist. */
+    async createEnvironment(workspaceId: string, environment: EnvironmentItem, projectSlug: string, audit: AuditEntry): Promise<void> {
+      const { projectId } = environment;
+      // A new environment's secrets all get their value items and their search index keys as they are written (see
+      // indexEnvironmentValues and indexEnvironmentSearch).
+      const item = { ...environment, projectSlug, valuesIndexed: true, searchIndexed: true };
+      const failed = await transact(db, [
+        mustExist(db, keys.project(workspaceId, projectId)),
+        put(keys.environmentSlug(workspaceId, projectId, environment.slug), ENTITY.environmentSlug, workspaceId, item),
+        put(keys.environment(workspaceId, environment.id), ENTITY.environment, workspaceId, item),
+        put(keys.projectEnvironment(workspaceId, projectId, environment.id), ENTITY.projectEnvironment, workspaceId, item),
+        auditPut(db, workspaceId, audit),
+      ], [0, 1]);
+      if (failed === 0) throw new NotFoundError(`project ${projectId} was not found`);
+      if (failed === 1) throw new SlugTakenError();
+    },
+  };
+}
+
+export type ProjectStore = ReturnType<typeof makeProjectStore>;

@@ -1,0 +1,75 @@
+import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
+import type { EnvironmentItem } from '../../../shared/workspaces/project-store.ts';
+import { VersionConflictError, type StoredSecret, type StoredVersion } from '../../../shared/secrets/secret-store.ts';
+import { makeSecretService, type SecretServiceStore } from '../../../shared/secrets/secret-service.ts';
+import { fakeCipher, fakeClock, principal } from '../support/fakes.ts';
+
+/**
+ * An in-memory secret store for the secret service tests: heads by id, versions, and the key item per environment.
+ * `writeSecretVersion` keeps the real condition (the current version must be the one the writer read), and
+ * `events` records the order of the calls that matter (audit before decrypt).
+ */
+
+export const ENV: EnvironmentItem & { projectSlug: string; valuesIndexed: boolean } = {
+  id: 'env_01', projectId: 'proj_01', name: 'Production', slug: 'prod', createdAt: '2026-01-01T00:00:00.000Z', projectSlug: 'app', valuesIndexed: true,
+};
+
+/** The store model; `beforeWrite` runs inside each write, before its condition is checked (to stage a race). */
+export function secretStore(options: { beforeWrite?: (attempt: number) => void } = {}) {
+  const heads = new Map<string, StoredSecret>();
+  const versions = new Map<string, StoredVersion>();
+  const writes: { previousVersion: number; audit: AuditEntry; secret: StoredSecret }[] = [];
+  const reveals: { audit: AuditEntry; limit: { credentialId: string; perMinute: number; now: number } }[] = [];
+  const events: string[] = [];
+  const byKey = (key: string) => [...heads.values()].find((s) => s.environmentId === ENV.id && s.key === key);
+  const notUsed = async (): Promise<never> => {
+    throw new Error('not used by these tests');
+  };
+
+  const store = ({
+    getEnvironment: async (_ws, id) => (id === ENV.id ? ENV : undefined),
+    getEnvironmentSecret: async (_ws, _env, key) => byKey(key),
+    getSecretHead: async (_ws, id) => heads.get(id),
+    getSecretByPath: async (_ws, path) => [...heads.values()].find((s) => `${s.projectSlug}/${s.envSlug}/${s.key}` === path),
+    getSecretVersion: async (_ws, id, version) => versions.get(`${id}#${version}`),
+    async writeSecretVersion(_ws, secret, previousVersion, by, audit) {
+      const createdBy = by.createdBy;
+      options.beforeWrite?.(writes.length);
+      writes.push({ previousVersion, audit, secret });
+      if ((byKey(secret.key)?.currentVersion ?? 0) !== previousVersion) throw new VersionConflictError();
+      heads.set(secret.id, structuredClone(secret));
+      versions.set(`${secret.id}#${secret.currentVersion}`, { version: secret.currentVersion, sealed: secret.sealed, createdAt: secret.updatedAt, createdBy, rolledBackFrom: null });
+    },
+    async recordReveal(_ws, audit, limit) {
+      events.push('recordReveal');
+      reveals.push({ audit, limit });
+    },
+    deleteSecret: async (_ws, secret) => void heads.delete(secret.id),
+    purgeSecretVersions: async () => 0,
+    listSecrets: async () => ({ items: [], nextCursor: null, hasMore: false }),
+    searchSecrets: notUsed,
+  } satisfies Partial<SecretServiceStore>) as unknown as SecretServiceStore;
+  return { store, heads, writes, reveals, events };
+}
+
+/** A secret service over the model, with a cipher that logs its decrypts into the same event list. */
+export function secretHarness(options: Parameters<typeof secretStore>[0] & { revealsPerMinute?: number } = {}) {
+  const model = secretStore(options);
+  const cipher = fakeCipher();
+  const decrypt = cipher.decrypt;
+  cipher.decrypt = async (sealed, context) => {
+    model.events.push('decrypt');
+    return decrypt(sealed, context);
+  };
+  const purgeFailures: string[] = [];
+  const service = makeSecretService({
+    store: model.store,
+    cipher,
+    clock: fakeClock(),
+    revealsPerMinute: options.revealsPerMinute ?? 120,
+    onPurgeFailure: (secretId) => void purgeFailures.push(secretId),
+  });
+  const write = (key: string, value: string, ifMatch?: number) => service.write(principal(), ENV.id, { key, value }, { ifMatch });
+  return { ...model, cipher, service, write, purgeFailures, caller: principal() };
+}
+
