@@ -2,13 +2,15 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { makeAccessKeyStore } from './access/access-key-store.ts';
 import { makeLoginStore } from './access/login-store.ts';
 import { makeAuditStore } from './audit/audit-store.ts';
-import { makeDeliveryStore } from './webhooks/delivery-store.ts';
+import { makeDeliveryApiStore, makeDeliveryWorkerStore } from './webhooks/delivery-store.ts';
+import { makeDeliveryFanoutStore, makeDeliverySweeperStore } from './webhooks/delivery-pipeline-store.ts';
 import { makeRecoveryApiStore, makeRecoverySweeperStore } from './webhooks/delivery-recovery.ts';
 import { makeRecoveryWorkerStore } from './webhooks/delivery-recovery-worker.ts';
 import { makeStatsRollupStore } from './webhooks/delivery-rollup.ts';
 import { makeDeliveryStatsReader } from './webhooks/delivery-stats-read.ts';
 import { makeEnvironmentValueStore } from './secrets/environment-value-store.ts';
-import { makeWebhookStore } from './webhooks/endpoint-store.ts';
+import { makeEndpointApiStore } from './webhooks/endpoint-store.ts';
+import { makeEndpointFanoutStore, makeEndpointWorkerStore } from './webhooks/endpoint-pipeline-store.ts';
 import { makeCursorKeyLoader } from './platform/store/cursor-key.ts';
 import { makePager } from './platform/store/pager.ts';
 import type { Db } from './platform/store/send.ts';
@@ -37,8 +39,13 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
     ...makeEnvironmentValueStore(db, pager, limiter),
     ...makeAccessKeyStore(db, pager),
     ...makeLoginStore(db),
-    ...makeWebhookStore(db, pager),
-    ...makeDeliveryStore(db, pager),
+    ...makeEndpointApiStore(db, pager),
+    ...makeEndpointFanoutStore(db),
+    ...makeEndpointWorkerStore(db),
+    ...makeDeliveryApiStore(db, pager),
+    ...makeDeliveryFanoutStore(db),
+    ...makeDeliveryWorkerStore(db),
+    ...makeDeliverySweeperStore(db),
     ...makeRecoveryApiStore(db),
     ...makeRecoveryWorkerStore(db),
     ...makeRecoverySweeperStore(db),

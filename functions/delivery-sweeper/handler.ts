@@ -2,7 +2,7 @@ import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
 import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
-import { makeDeliverySweeperStore } from '../../shared/webhooks/delivery-store.ts';
+import { makeDeliverySweeperStore } from '../../shared/webhooks/delivery-pipeline-store.ts';
 import { makeDeletedSecretStore } from '../../shared/secrets/deleted-secret-store.ts';
 import { makeRecoverySweeperStore } from '../../shared/webhooks/delivery-recovery.ts';
 

@@ -10,7 +10,7 @@ import { makeWorkerBatch } from '../../shared/webhooks/worker-batch.ts';
 import type { RecoveryMessage, StatsRollupMessage } from '../../shared/webhooks/delivery-message.ts';
 import { makeDeliveryWorkerStore } from '../../shared/webhooks/delivery-store.ts';
 import { recordLateStats } from '../../shared/webhooks/delivery-stats-store.ts';
-import { makeEndpointFanoutStore, makeEndpointWorkerStore } from '../../shared/webhooks/endpoint-store.ts';
+import { makeEndpointFanoutStore, makeEndpointWorkerStore } from '../../shared/webhooks/endpoint-pipeline-store.ts';
 
 const { config, db, clock } = runtime();
 // The fan-out's Query of a workspace's endpoints: a batch with many of them reads them all at once (worker-reads.ts).

@@ -4,8 +4,8 @@ import { runtime } from '../../shared/platform/runtime.ts';
 import { makeFanout, makeFanoutMetrics } from '../../shared/webhooks/fanout.ts';
 import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
 import { makeStatsRollupTrigger } from '../../shared/webhooks/stats-trigger.ts';
-import { makeDeliveryFanoutStore } from '../../shared/webhooks/delivery-store.ts';
-import { makeEndpointFanoutStore } from '../../shared/webhooks/endpoint-store.ts';
+import { makeDeliveryFanoutStore } from '../../shared/webhooks/delivery-pipeline-store.ts';
+import { makeEndpointFanoutStore } from '../../shared/webhooks/endpoint-pipeline-store.ts';
 
 const { config, db, clock } = runtime();
 const queue = immediateQueueFromConfig(config, clock);

@@ -6,7 +6,7 @@ import { iso, type Clock } from '../platform/clock.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { DEFAULT_RULES, withDefaults, type PermissionRule, type PermissionRuleInput } from './access-policy.ts';
 import { newId } from '../platform/ids.ts';
-import { tokenScope, type AccessKeyChanges, type AccessKeyItem, type LoginKeyState, type StoredAuth } from './access-key-store.ts';
+import { tokenScope, type AccessKeyChanges, type AccessKeyItem, type LoginKeyState, type StoredAuth } from './access-key-records.ts';
 import { ValidationError } from '../platform/errors.ts';
 import { DEFAULT_TOKEN_TTL_SECONDS } from './login-schemas.ts';
 import type { Store } from '../store.ts';

@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
 import { type AuditEntry, auditPut } from '../audit/index.ts';
 import type { ItemKey } from '../platform/prefetch.ts';
 import { LimitExceededError } from '../platform/errors.ts';
@@ -8,89 +6,20 @@ import type { Pager } from '../platform/store/pager.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import { getItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
-import { compact, pick } from '../platform/store/items.ts';
+import { compact } from '../platform/store/items.ts';
 import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
 import { type TokenItem, tokenPut } from '../workspaces/index.ts';
-
-/** A permission rule as stored: shared/access/access-policy.ts's rule, which the store keeps and never interprets. */
-export interface StoredRule {
-  effect: 'allow' | 'deny';
-  projects: string[];
-  environments: string[];
-  keys: string[];
-  actions: string[];
-}
-
-/** How a key's workload proves itself: its one long-lived token, or a login with AWS IAM or OIDC (shared/auth). */
-export type StoredAuth =
-  | { type: 'token' }
-  | { type: 'aws_iam'; principalArns: string[] }
-  | { type: 'oidc'; issuer: string; audience: string; subject: string; claims?: Record<string, string> | undefined };
-
-/** The stored access key record (decisions.md fields, less the derived `status`). */
-export interface AccessKeyItem {
-  id: string;
-  name: string;
-  identityId: string;
-  /** The start of its one token; null for a key whose tokens come from logins. */
-  tokenPrefix: string | null;
-  createdAt: string;
-  createdBy: string;
-  expiresAt: string | null;
-  revokedAt: string | null;
-  lastUsedAt: string | null;
-  /** Its rules, defaults filled in; null for a key made before permissions existed (it has the default rules). */
-  permissions: StoredRule[] | null;
-  /** Where its tokens may be used from; empty: anywhere. */
-  allowedCidrs: string[];
-  /** How its workload proves itself; `{"type":"token"}` for a key made before logins existed. */
-  auth: StoredAuth;
-  /** The life of each login's token in seconds; null for a `token` key. */
-  tokenTtlSeconds: number | null;
-}
-
-/** What `PATCH` may change of a key. */
-export type AccessKeyChanges = Partial<Pick<AccessKeyItem, 'name' | 'permissions' | 'allowedCidrs'>>;
-
-/**
- * The rules as a token item carries them: their JSON text gzipped (every request of the key reads the item, strongly
- * consistent at one read unit per 4 KB, and 50 rules of long pattern lists are tens of KB of text that compress
- * tenfold), and a digest of the text: what the compiled policy is cached by, so a request compares 22 characters and
- * inflates nothing unless the container has not compiled these rules yet.
- */
-function tokenRules(permissions: readonly StoredRule[]): { rules: Uint8Array; rulesId: string } {
-  const text = JSON.stringify(permissions);
-  return { rules: gzipSync(text), rulesId: createHash('sha256').update(text).digest('base64url').slice(0, 22) };
-}
-
-/** What a key's token items carry of its record: its rules (absent: the default rules) and its CIDRs. */
-export const tokenScope = (record: Pick<AccessKeyItem, 'permissions' | 'allowedCidrs'>) => ({
-  ...(record.permissions && tokenRules(record.permissions)),
-  allowedCidrs: record.allowedCidrs,
-});
-
-/**
- * What a change of a key that logs in writes on its workspace's item, which every authentication reads anyway: the
- * key's state in attribute `lk_<ak>` (its revision, or minus the epoch second after which none of its tokens can be
- * alive when it is revoked), and the removal of revoked keys' entries that have run out (`prune`, attribute names).
- * A login token carries the revision it was issued at; authentication refuses one of a revoked key or of an older
- * revision, so a change reaches every live token on its next request even before the tokens themselves are updated.
- */
-export interface LoginKeyState {
-  accessKeyId: string;
-  value: number;
-  prune: readonly string[];
-}
-
-/** A PATCH's revision: the one read, the next one when the scope changes, and the workspace's state of a login key. */
-export interface RevisionChange {
-  read: number | undefined;
-  next?: number | undefined;
-  loginState?: LoginKeyState | undefined;
-}
-
-/** The workspace item's attribute that holds a login key's state. */
-export const loginKeyAttribute = (accessKeyId: string) => `lk_${accessKeyId}`;
+import {
+  loginKeyAttribute,
+  MAX_ACCESS_KEYS,
+  toAccessKey,
+  tokenRules,
+  tokenScope,
+  type AccessKeyChanges,
+  type AccessKeyItem,
+  type LoginKeyState,
+  type RevisionChange,
+} from './access-key-records.ts';
 
 function loginStateUpdate(db: Db, workspaceId: string, state: LoginKeyState): TransactItem {
   const own = loginKeyAttribute(state.accessKeyId);
@@ -105,20 +34,6 @@ function loginStateUpdate(db: Db, workspaceId: string, state: LoginKeyState): Tr
       ExpressionAttributeValues: { ':lk': state.value },
     },
   };
-}
-
-/** Unrevoked access keys a workspace may hold, so a stolen key cannot multiply the per-credential reveal limit. */
-export const MAX_ACCESS_KEYS = 100;
-
-const FIELDS: readonly (keyof AccessKeyItem)[] = [
-  'id', 'name', 'identityId', 'tokenPrefix', 'createdAt', 'createdBy', 'expiresAt', 'revokedAt', 'lastUsedAt', 'permissions', 'allowedCidrs',
-  'auth', 'tokenTtlSeconds',
-];
-
-/** The record of a stored item, with the defaults of fields that keys made earlier lack. */
-export function toAccessKey(item: Record<string, unknown> | undefined): AccessKeyItem | undefined {
-  const record = pick<AccessKeyItem>(item, FIELDS);
-  return record && { ...record, allowedCidrs: record.allowedCidrs ?? [], auth: record.auth ?? { type: 'token' }, tokenTtlSeconds: record.tokenTtlSeconds ?? null };
 }
 
 /** Access keys: the record in the workspace partition and its token lookup item, always changed together. */

@@ -8,7 +8,7 @@ import { hashToken, issueToken } from './tokens.ts';
 import type { ServiceMacs } from '../platform/crypto/mac-key.ts';
 import { ApiError, AuthRequiredError, ForbiddenError, RateLimitedError, ServiceUnavailableError, WorkspaceNotAllowlistedError } from '../platform/errors.ts';
 import type { LoginBody } from './login-schemas.ts';
-import { tokenScope } from './access-key-store.ts';
+import { tokenScope } from './access-key-records.ts';
 import type { Store } from '../store.ts';
 import type { LoginSpent, LoginTarget, LoginWindow } from './login-store.ts';
 

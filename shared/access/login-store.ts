@@ -7,7 +7,7 @@ import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
 import { queryAll } from '../platform/store/query.ts';
 import { batchRead, getItem } from '../platform/store/reads.ts';
 import { send, type Db } from '../platform/store/send.ts';
-import { toAccessKey, type AccessKeyItem } from './access-key-store.ts';
+import { toAccessKey, type AccessKeyItem } from './access-key-records.ts';
 import { type TokenItem, tokenPut, type WorkspaceItem } from '../workspaces/index.ts';
 
 /** What a login reads of its access key: the record, the revision it was read at, and its workspace. */

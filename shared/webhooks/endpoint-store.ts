@@ -1,10 +1,9 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SealedValue } from '../platform/crypto/envelope.ts';
 import { ConflictError, LimitExceededError, NotFoundError } from '../platform/errors.ts';
 import { type AuditEntry, auditPut } from '../audit/index.ts';
-import { countBy, sendConditional, transact } from '../platform/store/conditional.ts';
+import { countBy, transact } from '../platform/store/conditional.ts';
 import type { Pager } from '../platform/store/pager.ts';
-import { queryAll, type PageRequest } from '../platform/store/query.ts';
+import type { PageRequest } from '../platform/store/query.ts';
 import { getItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
 import { compact, pick } from '../platform/store/items.ts';
@@ -43,7 +42,7 @@ const FIELDS: readonly (keyof EndpointItem)[] = [
 /** At most this many endpoints per workspace (api.md section 8). */
 export const MAX_ENDPOINTS = 20;
 
-const toEndpoint = (item: Record<string, unknown> | undefined): StoredEndpoint | undefined =>
+export const toEndpoint = (item: Record<string, unknown> | undefined): StoredEndpoint | undefined =>
   item && {
     ...pick<EndpointItem>(item, FIELDS)!,
     consecutiveFailures: Number(item.consecutiveFailures ?? 0),
@@ -52,9 +51,9 @@ const toEndpoint = (item: Record<string, unknown> | undefined): StoredEndpoint |
   };
 
 /*
- * Webhook endpoints. The methods come in one factory per kind of caller (the webhooks route group, the fan-out, the
- * worker, and `makeEndpointReader` for the one read they share), so that a function's bundle holds only the methods
- * it calls; `makeWebhookStore` has them all.
+ * Webhook endpoints. The methods come in one factory per kind of caller (the webhooks route group here, the fan-out
+ * and the worker in endpoint-pipeline-store.ts, and `makeEndpointReader` for the one read they share), so that a
+ * function's bundle holds only the methods it calls; shared/store.ts has them all.
  */
 
 /** The per-workspace endpoint counter's change in a transaction: creation counts up under the cap, deletion down. */
@@ -180,80 +179,3 @@ export function makeEndpointApiStore(db: Db, pager: Pager) {
     },
   };
 }
-
-/** What the stream fan-out does with endpoints: list a workspace's, the subscribers of its event. */
-export function makeEndpointFanoutStore(db: Db) {
-  return {
-    /** The workspace's endpoints, newest first, read consistently. */
-    async listEndpoints(workspaceId: string): Promise<StoredEndpoint[]> {
-      const items = await queryAll<Record<string, unknown>>(db, patterns.webhookEndpointsByWorkspace(workspaceId), { consistent: true, newestFirst: true });
-      return items.map((item) => toEndpoint(item)!);
-    },
-  };
-}
-
-/** What the delivery worker does with endpoints: read one, keep its failure streak, switch it off for failing. */
-export function makeEndpointWorkerStore(db: Db) {
-  return {
-    ...makeEndpointReader(db),
-
-    /** Counts a failed attempt: the streak grows and `failingSince` is set by the first failure of a streak. */
-    async recordEndpointFailure(workspaceId: string, endpointId: string, now: string): Promise<StoredEndpoint | undefined> {
-      const out = await sendConditional<{ Attributes?: Record<string, unknown> }>(
-        db,
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: keys.webhookEndpoint(workspaceId, endpointId),
-          UpdateExpression: 'ADD consecutiveFailures :one SET failingSince = if_not_exists(failingSince, :now)',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':one': 1, ':now': now },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      // The endpoint was deleted meanwhile: nothing to count.
-      return toEndpoint(out?.Attributes);
-    },
-
-    /** A success ends the streak. */
-    async recordEndpointSuccess(workspaceId: string, endpointId: string): Promise<void> {
-      // An endpoint deleted meanwhile has no streak to end: a failed condition is fine.
-      await sendConditional(
-        db,
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: keys.webhookEndpoint(workspaceId, endpointId),
-          UpdateExpression: 'SET consecutiveFailures = :zero REMOVE failingSince',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':zero': 0 },
-        }),
-      );
-    },
-
-    /**
-     * Switches an enabled endpoint off for failing, with its `webhook_endpoint.disabled` audit entry (whose stream
-     * record makes the fan-out tell the workspace's other endpoints). Answers false when it was already off.
-     */
-    async autoDisableEndpoint(workspaceId: string, endpointId: string, disabledAt: string, reason: string, audit: AuditEntry): Promise<boolean> {
-      const failed = await transact(db, [
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: keys.webhookEndpoint(workspaceId, endpointId),
-            UpdateExpression: 'SET enabled = :false, disabledAt = :at, disabledReason = :reason, updatedAt = :at',
-            ConditionExpression: 'enabled = :true',
-            ExpressionAttributeValues: { ':false': false, ':true': true, ':at': disabledAt, ':reason': reason },
-          },
-        },
-        auditPut(db, workspaceId, audit),
-      ], [0]);
-      return failed === undefined;
-    },
-  };
-}
-
-/** Every endpoint method, the API's and the pipeline's: for `makeStore` (the admin CLI, the local stack, tests). */
-export function makeWebhookStore(db: Db, pager: Pager) {
-  return { ...makeEndpointApiStore(db, pager), ...makeEndpointFanoutStore(db), ...makeEndpointWorkerStore(db) };
-}
-
-export type WebhookStore = ReturnType<typeof makeWebhookStore>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hashToken } from '../../../shared/access/tokens.ts';
 import { iso } from '../../../shared/platform/clock.ts';
-import type { AccessKeyItem } from '../../../shared/access/access-key-store.ts';
+import type { AccessKeyItem } from '../../../shared/access/access-key-records.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
 import { makeAccessKeyService, type AccessKeyServiceStore } from '../../../shared/access/access-key-service.ts';
 import { caught, fakeClock, principal, T0, testMacs } from '../support/fakes.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { RateLimitedError } from '../../../shared/platform/errors.ts';
 import { newId } from '../../../shared/platform/ids.ts';
 import { checkLoginBudgets, LOGINS_PER_MINUTE, loginWindow, makeLoginService, NO_SOURCE_ADDRESS, REFUSED_LOGINS_PER_MINUTE, type LoginDeps } from '../../../shared/access/login-service.ts';
-import type { AccessKeyItem } from '../../../shared/access/access-key-store.ts';
+import type { AccessKeyItem } from '../../../shared/access/access-key-records.ts';
 import type { LoginSpent, LoginTarget } from '../../../shared/access/login-store.ts';
 import { fakeClock, MINUTE, T0, testMacs } from '../support/fakes.ts';
 
