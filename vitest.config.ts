@@ -19,7 +19,15 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
-      { test: { name: 'infra', include: ['test/infra/**/*.test.ts'], globalSetup: ['test/infra/global-setup.ts'], testTimeout: 180_000, hookTimeout: 180_000 } },
+      {
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          globalSetup: ['test/infra/global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
+      },
     ],
   },
 });

@@ -41,7 +41,8 @@ export function valueSize(value: unknown): number {
     // lib-dynamodb's NumberValue keeps a number as its exact string
     if ('value' in value && value.constructor?.name === 'NumberValue') return numberSize(String((value as { value: string }).value));
     let size = 3;
-    for (const [name, element] of Object.entries(value)) if (element !== undefined) size += 1 + Buffer.byteLength(name) + valueSize(element);
+    for (const [name, element] of Object.entries(value))
+      if (element !== undefined) size += 1 + Buffer.byteLength(name) + valueSize(element);
     return size;
   }
   throw new Error(`itemSize: no DynamoDB type for ${typeof value}`);
@@ -85,7 +86,8 @@ function indexCopy(index: GsiDefinition, item: Item): Item {
 export function indexWriteUnits(before: Item | undefined, after: Item | undefined): number {
   let units = 0;
   for (const index of TABLE_DEFINITION.globalSecondaryIndexes) {
-    const inIndex = (item: Item | undefined): item is Item => item?.[index.partitionKey] !== undefined && item?.[index.sortKey] !== undefined;
+    const inIndex = (item: Item | undefined): item is Item =>
+      item?.[index.partitionKey] !== undefined && item?.[index.sortKey] !== undefined;
     const was = inIndex(before) ? indexCopy(index, before) : undefined;
     const is = inIndex(after) ? indexCopy(index, after) : undefined;
     if (!was && !is) continue;
@@ -118,13 +120,22 @@ function writesOf(operation: string, input: Item): Write[] {
       return (input.TransactItems as Item[]).map((entry) => {
         const [kind, body] = Object.entries(entry)[0] as [string, Item];
         if (kind === 'Put') return { key: keyOf(body.Item as Item), put: body.Item as Item, kind: 'put', transactional: true };
-        return { key: body.Key as Key, kind: kind === 'Update' ? 'update' : kind === 'Delete' ? 'delete' : 'check', transactional: true } as Write;
+        return {
+          key: body.Key as Key,
+          kind: kind === 'Update' ? 'update' : kind === 'Delete' ? 'delete' : 'check',
+          transactional: true,
+        } as Write;
       });
     case 'BatchWriteItem':
       return Object.values(input.RequestItems as Record<string, Item[]>).flatMap((requests) =>
         requests.map((request) =>
           request.PutRequest
-            ? ({ key: keyOf((request.PutRequest as Item).Item as Item), put: (request.PutRequest as Item).Item as Item, kind: 'put', transactional: false } as Write)
+            ? ({
+                key: keyOf((request.PutRequest as Item).Item as Item),
+                put: (request.PutRequest as Item).Item as Item,
+                kind: 'put',
+                transactional: false,
+              } as Write)
             : ({ key: (request.DeleteRequest as Item).Key as Key, kind: 'delete', transactional: false } as Write),
         ),
       );
@@ -135,7 +146,8 @@ function writesOf(operation: string, input: Item): Write[] {
 
 /** Placeholders (`#name`, `:value`) an expression uses. */
 const placeholdersOf = (expression: string) => new Set(expression.match(/[#:][A-Za-z0-9_]+/g) ?? []);
-const only = (record: Item | undefined, used: Set<string>) => record && Object.fromEntries(Object.entries(record).filter(([name]) => used.has(name)));
+const only = (record: Item | undefined, used: Set<string>) =>
+  record && Object.fromEntries(Object.entries(record).filter(([name]) => used.has(name)));
 
 /**
  * Bills DynamoDB requests by reading, with a client of its own that nobody observes, the items a request touches:
@@ -203,14 +215,26 @@ export function makeBillingMeter(raw: DynamoDBDocumentClient, tableName: string)
   async function readUnits(operation: string, input: Item, output: Item): Promise<number> {
     switch (operation) {
       case 'GetItem':
-        return readUnitsOf(output.Item ? await fullSize(output.Item as Item, input.ProjectionExpression) : 0, input.ConsistentRead === true);
+        return readUnitsOf(
+          output.Item ? await fullSize(output.Item as Item, input.ProjectionExpression) : 0,
+          input.ConsistentRead === true,
+        );
       case 'BatchGetItem': {
         let units = 0;
-        for (const [table, request] of Object.entries(input.RequestItems as Record<string, { Keys: Item[]; ConsistentRead?: boolean; ProjectionExpression?: string }>)) {
-          const found = await Promise.all(((output.Responses as Record<string, Item[]> | undefined)?.[table] ?? []).map((item) => fullSize(item, request.ProjectionExpression)));
+        for (const [table, request] of Object.entries(
+          input.RequestItems as Record<string, { Keys: Item[]; ConsistentRead?: boolean; ProjectionExpression?: string }>,
+        )) {
+          const found = await Promise.all(
+            ((output.Responses as Record<string, Item[]> | undefined)?.[table] ?? []).map((item) =>
+              fullSize(item, request.ProjectionExpression),
+            ),
+          );
           const unprocessed = ((output.UnprocessedKeys as Record<string, { Keys?: Item[] }> | undefined)?.[table]?.Keys ?? []).length;
           const absent = request.Keys.length - found.length - unprocessed;
-          units += [...found, ...Array<number>(Math.max(0, absent)).fill(0)].reduce((sum, size) => sum + readUnitsOf(size, request.ConsistentRead === true), 0);
+          units += [...found, ...Array<number>(Math.max(0, absent)).fill(0)].reduce(
+            (sum, size) => sum + readUnitsOf(size, request.ConsistentRead === true),
+            0,
+          );
         }
         return units;
       }

@@ -58,7 +58,8 @@ function built(metafile: Metafile, kept: string[], outdir: string): Built {
   const atInit = reachableOutputs(metafile, ['import-statement']);
   const inputs: Built['inputs'] = {};
   for (const [, output] of code) {
-    for (const [path, input] of Object.entries(output.inputs)) inputs[path] = { bytesInOutput: (inputs[path]?.bytesInOutput ?? 0) + input.bytesInOutput };
+    for (const [path, input] of Object.entries(output.inputs))
+      inputs[path] = { bytesInOutput: (inputs[path]?.bytesInOutput ?? 0) + input.bytesInOutput };
   }
   return {
     file: join(outdir, 'index.mjs'),
@@ -133,7 +134,10 @@ export const IMPORT_ENV = {
  * (all its threads; less sensitive than wall time to other work on the machine), in milliseconds. Given several
  * files, it imports them one after the other (a bundle's index.mjs, then its chunks).
  */
-function importOnce(file: string | readonly string[], nodeOptions = LAMBDA_NODE_OPTIONS): { importMs: number; processMs: number; cpuMs: number } {
+function importOnce(
+  file: string | readonly string[],
+  nodeOptions = LAMBDA_NODE_OPTIONS,
+): { importMs: number; processMs: number; cpuMs: number } {
   const started = performance.now();
   const script =
     'const t = performance.now(); for (const file of process.argv.slice(1)) await import(file); const ms = performance.now() - t;' +
@@ -148,7 +152,16 @@ function importOnce(file: string | readonly string[], nodeOptions = LAMBDA_NODE_
 /** Medians of `runs` fresh-process imports of one bundle. */
 function importMs(file: string, runs: number, nodeOptions?: string): { importMs: number; processMs: number } {
   const samples = Array.from({ length: runs }, () => importOnce(file, nodeOptions));
-  return { importMs: quantile(samples.map((s) => s.importMs), 0.5)!, processMs: quantile(samples.map((s) => s.processMs), 0.5)! };
+  return {
+    importMs: quantile(
+      samples.map((s) => s.importMs),
+      0.5,
+    )!,
+    processMs: quantile(
+      samples.map((s) => s.processMs),
+      0.5,
+    )!,
+  };
 }
 
 /**
@@ -167,8 +180,16 @@ export function importPairs(a: string | readonly string[], b: string | readonly 
   }
   const median = (values: number[]) => quantile(values, 0.5)!;
   return {
-    a: { importMs: median(as.map((s) => s.importMs)), processMs: median(as.map((s) => s.processMs)), cpuMs: median(as.map((s) => s.cpuMs)) },
-    b: { importMs: median(bs.map((s) => s.importMs)), processMs: median(bs.map((s) => s.processMs)), cpuMs: median(bs.map((s) => s.cpuMs)) },
+    a: {
+      importMs: median(as.map((s) => s.importMs)),
+      processMs: median(as.map((s) => s.processMs)),
+      cpuMs: median(as.map((s) => s.cpuMs)),
+    },
+    b: {
+      importMs: median(bs.map((s) => s.importMs)),
+      processMs: median(bs.map((s) => s.processMs)),
+      cpuMs: median(bs.map((s) => s.cpuMs)),
+    },
     processRatio: median(as.map((s, i) => s.processMs / bs[i]!.processMs)),
     cpuRatio: median(as.map((s, i) => s.cpuMs / bs[i]!.cpuMs)),
   };
@@ -219,14 +240,22 @@ export interface BundleResult {
 export const BYTES_GOAL = 1.3;
 
 /** A further measurement of a function against its floor, made while both are built (bench/mandated.ts's). */
-export type FloorExtra = (name: keyof typeof FUNCTION_ENTRIES, fn: Built, floor: Built, outdir: string, pairs: number) => Promise<MandatedFloorResult | null>;
+export type FloorExtra = (
+  name: keyof typeof FUNCTION_ENTRIES,
+  fn: Built,
+  floor: Built,
+  outdir: string,
+  pairs: number,
+) => Promise<MandatedFloorResult | null>;
 
 /**
  * Size, gzip size and import time of every function (or of `only` those), as ratios to an empty handler and to the
  * function's SDK floor bundled the same way; whole-process import time against the floor is the median of `pairs`
  * (31 by default) interleaved pairs. `mandatedFloor` measures each function's floor with the customer's libraries.
  */
-export async function measureBundles(options: { runs?: number; pairs?: number; only?: readonly string[]; mandatedFloor?: FloorExtra } = {}) {
+export async function measureBundles(
+  options: { runs?: number; pairs?: number; only?: readonly string[]; mandatedFloor?: FloorExtra } = {},
+) {
   const { runs = 10, mandatedFloor } = options;
   const started = performance.now();
   const pairs = options.pairs ?? Math.max(IMPORT_PAIRS, runs);
@@ -240,7 +269,8 @@ export async function measureBundles(options: { runs?: number; pairs?: number; o
       const floor = await bundleFloor(name as keyof typeof FUNCTION_ENTRIES, join(dir, `floor-${name}`));
       const ms = importPairs(fn.file, floor.file, pairs);
       const every = importPairs(everyCodeFile(fn), everyCodeFile(floor), pairs);
-      const mandated = (await mandatedFloor?.(name as keyof typeof FUNCTION_ENTRIES, fn, floor, join(dir, `mandated-${name}`), pairs)) ?? null;
+      const mandated =
+        (await mandatedFloor?.(name as keyof typeof FUNCTION_ENTRIES, fn, floor, join(dir, `mandated-${name}`), pairs)) ?? null;
       results[name] = {
         bytes: fn.bytes,
         initBytes: fn.initBytes,
@@ -258,11 +288,19 @@ export async function measureBundles(options: { runs?: number; pairs?: number; o
         everyChunkImportRatio: round2(every.processRatio),
         aboveFloor: aboveFloor(fn, floor),
         mandatedFloor: mandated,
-        ...(mandated === null ? { mandatedFloorNote: mandatedFloor ? 'uses none of zod, @middy/core, aws-jwt-verify' : 'not measured' } : {}),
+        ...(mandated === null
+          ? { mandatedFloorNote: mandatedFloor ? 'uses none of zod, @middy/core, aws-jwt-verify' : 'not measured' }
+          : {}),
       };
     }
     const sdk = await measureSdk(dir, empty, runs);
-    return { baselineImportMs: round1(baseline.importMs), baselineProcessMs: round1(baseline.processMs), results, sdk, seconds: round1((performance.now() - started) / 1000) };
+    return {
+      baselineImportMs: round1(baseline.importMs),
+      baselineProcessMs: round1(baseline.processMs),
+      results,
+      sdk,
+      seconds: round1((performance.now() - started) / 1000),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -277,12 +315,22 @@ export async function measureBundles(options: { runs?: number; pairs?: number; o
  */
 async function measureSdk(dir: string, empty: Built, runs: number) {
   // Written inside the project (bundle's scratch file), so esbuild resolves the package as a customer's bundler would.
-  const contents = "import { createClient, verifyWebhook } from '@secrets-service/sdk';\nexport const handler = async () => [createClient, verifyWebhook].length;\n";
+  const contents =
+    "import { createClient, verifyWebhook } from '@secrets-service/sdk';\nexport const handler = async () => [createClient, verifyWebhook].length;\n";
   const user = await bundle({ contents, name: 'sdk-user' }, join(dir, 'sdk-user'));
   // A customer's function may run without source maps: all are imported without them, interleaved.
-  const samples = Array.from({ length: runs }, () => [importOnce(user.file, ''), importOnce(everyCodeFile(user), ''), importOnce(empty.file, '')] as const);
-  const overEmpty = quantile(samples.map(([a, , b]) => a.importMs - b.importMs), 0.5)!;
-  const usedOverEmpty = quantile(samples.map(([, a, b]) => a.importMs - b.importMs), 0.5)!;
+  const samples = Array.from(
+    { length: runs },
+    () => [importOnce(user.file, ''), importOnce(everyCodeFile(user), ''), importOnce(empty.file, '')] as const,
+  );
+  const overEmpty = quantile(
+    samples.map(([a, , b]) => a.importMs - b.importMs),
+    0.5,
+  )!;
+  const usedOverEmpty = quantile(
+    samples.map(([, a, b]) => a.importMs - b.importMs),
+    0.5,
+  )!;
   return {
     bytesOverEmpty: user.initBytes - empty.initBytes,
     importMsOverEmpty: round2(overEmpty),
@@ -317,7 +365,9 @@ export function bundleTable(results: { bundles: Record<string, BundleResult>; se
     for (const [name, b] of mandated) {
       const m = b.mandatedFloor!;
       const p = m.pipeline;
-      rows.push(`| ${name} | ${b.floorBytes} | ${m.bytes} | ${m.bytesRatio} | ${m.importRatio} | ${m.roomAtGoalBytes} | ${m.restBytes} | ${p?.bytesRatio ?? '-'} | ${p?.importRatio ?? '-'} |`);
+      rows.push(
+        `| ${name} | ${b.floorBytes} | ${m.bytes} | ${m.bytesRatio} | ${m.importRatio} | ${m.roomAtGoalBytes} | ${m.restBytes} | ${p?.bytesRatio ?? '-'} | ${p?.importRatio ?? '-'} |`,
+      );
     }
   }
   rows.push('', 'bytes above the floor by module (esbuild metafile, top 8):');

@@ -33,7 +33,8 @@ function itemsRead(operation: string, output: Record<string, unknown> | undefine
   if (!output) return 0;
   if (operation === 'Query' || operation === 'Scan') return (output.ScannedCount as number | undefined) ?? 0;
   if (operation === 'GetItem') return output.Item ? 1 : 0;
-  if (operation === 'BatchGetItem') return Object.values((output.Responses as Record<string, unknown[]> | undefined) ?? {}).reduce((sum, items) => sum + items.length, 0);
+  if (operation === 'BatchGetItem')
+    return Object.values((output.Responses as Record<string, unknown[]> | undefined) ?? {}).reduce((sum, items) => sum + items.length, 0);
   return 0;
 }
 
@@ -42,7 +43,9 @@ export function makeCallRecorder(inspect?: AwsCallInspector) {
   const events: AwsCallEvent[] = [];
   let measuring = false;
   // The inspector reads around every request it prices: only while an operation is being measured.
-  const stop = observeAwsCalls((event) => events.push(event), { ...(inspect && { inspect: (...args) => (measuring ? inspect(...args) : Promise.resolve(undefined)) }) });
+  const stop = observeAwsCalls((event) => events.push(event), {
+    ...(inspect && { inspect: (...args) => (measuring ? inspect(...args) : Promise.resolve(undefined)) }),
+  });
   return {
     stop,
     /** Runs `work` and sums the requests reported under `scopes` meanwhile (after `settleMs` for stragglers), per run when `runs` > 1. */
@@ -57,7 +60,8 @@ export function makeCallRecorder(inspect?: AwsCallInspector) {
       }
       const mine = events.filter((event) => event.scope && scopes.includes(event.scope));
       const count = (service: AwsCallEvent['service']) => mine.filter((event) => event.service === service).length / runs;
-      const sum = (pick: (event: AwsCallEvent) => number | undefined) => round(mine.reduce((total, event) => total + (pick(event) ?? 0), 0) / runs);
+      const sum = (pick: (event: AwsCallEvent) => number | undefined) =>
+        round(mine.reduce((total, event) => total + (pick(event) ?? 0), 0) / runs);
       return {
         dynamodbRequests: count('DynamoDB'),
         operations: [...new Set(mine.filter((event) => event.service === 'DynamoDB').map((event) => event.operation))],

@@ -55,7 +55,12 @@ const BLOCK = 5;
  * `n` requests of the handler and `n` of the floor, in alternating blocks: both then run under the same conditions
  * (other processes on the machine, CPU frequency), so their ratio holds even when the load around them changes.
  */
-async function alternate<T>(n: number, make: (i: number) => T, handler: (input: T) => Promise<unknown>, floor: (i: number) => Promise<unknown>) {
+async function alternate<T>(
+  n: number,
+  make: (i: number) => T,
+  handler: (input: T) => Promise<unknown>,
+  floor: (i: number) => Promise<unknown>,
+) {
   const inputs = Array.from({ length: n }, (_, i) => make(i));
   const floorInputs = Array.from({ length: n }, (_, i) => i);
   const sum = { handler: { cpuMs: 0, systemMs: 0, wallMs: 0 }, floor: { cpuMs: 0, systemMs: 0, wallMs: 0 } };
@@ -84,13 +89,15 @@ async function idleCpuRate(ms: number): Promise<number> {
 
 async function main(options: ChildOptions): Promise<unknown> {
   const t0 = performance.now();
-  const mark = (what: string) => process.env.CPU_BENCH_VERBOSE && process.stderr.write(`${what}: ${Math.round(performance.now() - t0)} ms\n`);
+  const mark = (what: string) =>
+    process.env.CPU_BENCH_VERBOSE && process.stderr.write(`${what}: ${Math.round(performance.now() - t0)} ms\n`);
   const { handler, doc, events } = await seed(options.listSize);
   mark('seeded');
   const { makeDocumentClient } = await import('../shared/platform/clients/dynamodb.ts');
   const floorDoc = makeDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
   const expected: Record<Operation, number> = { revealById: 200, listSecrets: 200 };
-  const callHandler = (op: Operation) => (input: { event: APIGatewayProxyEventV2; context: Context }) => invoke(handler, input.event, input.context, expected[op]);
+  const callHandler = (op: Operation) => (input: { event: APIGatewayProxyEventV2; context: Context }) =>
+    invoke(handler, input.event, input.context, expected[op]);
   const handlerInput = (op: Operation) => () => ({ event: events[op](), context: lambdaContext() });
   const floors = {} as Record<Operation, ReturnType<typeof makeFloor>>;
   const recordings = {} as Record<Operation, Recording>;
@@ -125,7 +132,9 @@ async function main(options: ChildOptions): Promise<unknown> {
     const idle = await idleCpuRate(1000);
     for (const op of operations) {
       const { handler: h, floor: f } = await alternate(options.requests, handlerInput(op), callHandler(op), floors[op].request);
-      mark(`${op}: handler ${(h.cpuMs / options.requests).toFixed(3)} ms (system ${(h.systemMs / options.requests).toFixed(3)}), floor ${(f.cpuMs / options.requests).toFixed(3)} ms (system ${(f.systemMs / options.requests).toFixed(3)})`);
+      mark(
+        `${op}: handler ${(h.cpuMs / options.requests).toFixed(3)} ms (system ${(h.systemMs / options.requests).toFixed(3)}), floor ${(f.cpuMs / options.requests).toFixed(3)} ms (system ${(f.systemMs / options.requests).toFixed(3)})`,
+      );
       rounds[op].push({
         cpuMs: (h.cpuMs - idle * h.wallMs) / options.requests,
         floorCpuMs: (f.cpuMs - idle * f.wallMs) / options.requests,
@@ -139,7 +148,9 @@ async function main(options: ChildOptions): Promise<unknown> {
   const own = {} as Record<Operation, number>;
   for (const op of operations) own[op] = await ownWork(doc, recordings[op], options, handlerInput(op), callHandler(op));
   mark('own work measured');
-  return Object.fromEntries(operations.map((op) => [op, { ...summarize(rounds[op], options.requests, floors[op].describe()), ownCpuMsPerRequest: own[op] }]));
+  return Object.fromEntries(
+    operations.map((op) => [op, { ...summarize(rounds[op], options.requests, floors[op].describe()), ownCpuMsPerRequest: own[op] }]),
+  );
 }
 
 /**
@@ -147,7 +158,13 @@ async function main(options: ChildOptions): Promise<unknown> {
  * (no SDK, no network), the median of the rounds. What remains of the handler above the floor, without the noise
  * of the I/O around it.
  */
-async function ownWork<T>(doc: Parameters<typeof stubSends>[0], recording: Recording, options: ChildOptions, make: () => T, run: (input: T) => Promise<unknown>) {
+async function ownWork<T>(
+  doc: Parameters<typeof stubSends>[0],
+  recording: Recording,
+  options: ChildOptions,
+  make: () => T,
+  run: (input: T) => Promise<unknown>,
+) {
   const restore = stubSends(doc, recording, options.warmup + options.rounds * options.requests);
   try {
     await pass(options.warmup, make, run);

@@ -14,7 +14,16 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 /** One step of a recorded request: a document-client command, or one AES-GCM decryption or encryption. */
 export type Step =
   | { kind: 'dynamodb'; command: string; input: Record<string, unknown>; output?: unknown }
-  | { kind: 'gcm'; decrypt: boolean; algorithm: string; keyBytes: number; ivBytes: number; tagBytes: number; aadBytes: number; dataBytes: number };
+  | {
+      kind: 'gcm';
+      decrypt: boolean;
+      algorithm: string;
+      keyBytes: number;
+      ivBytes: number;
+      tagBytes: number;
+      aadBytes: number;
+      dataBytes: number;
+    };
 
 /** The steps of each recorded request, in order. */
 export type Recording = Step[][];
@@ -48,14 +57,26 @@ export async function recordSteps(doc: DynamoDBDocumentClient, work: (next: () =
 function wrapGcm(push: (step: Step) => void): () => void {
   const cjs = createRequire(import.meta.url)('node:crypto') as typeof crypto;
   const originals = { createCipheriv: cjs.createCipheriv, createDecipheriv: cjs.createDecipheriv };
-  const wrap = (decrypt: boolean, make: (...args: any[]) => crypto.Cipheriv | crypto.Decipheriv) =>
+  const wrap =
+    (decrypt: boolean, make: (...args: any[]) => crypto.Cipheriv | crypto.Decipheriv) =>
     (algorithm: string, key: Buffer, iv: Buffer, options?: { authTagLength?: number }) => {
       const made = make(algorithm, key, iv, options);
       if (!algorithm.endsWith('-gcm')) return made;
-      const step = { kind: 'gcm' as const, decrypt, algorithm, keyBytes: key.length, ivBytes: iv.length, tagBytes: options?.authTagLength ?? 16, aadBytes: 0, dataBytes: 0 };
+      const step = {
+        kind: 'gcm' as const,
+        decrypt,
+        algorithm,
+        keyBytes: key.length,
+        ivBytes: iv.length,
+        tagBytes: options?.authTagLength ?? 16,
+        aadBytes: 0,
+        dataBytes: 0,
+      };
       push(step);
       const { setAAD, update } = made as crypto.DecipherGCM;
-      (made as crypto.DecipherGCM).setAAD = (aad: NodeJS.ArrayBufferView, ...rest: any[]) => ((step.aadBytes += aad.byteLength), setAAD.call(made, aad, ...rest));
+      (made as crypto.DecipherGCM).setAAD = (aad: NodeJS.ArrayBufferView, ...rest: any[]) => (
+        (step.aadBytes += aad.byteLength), setAAD.call(made, aad, ...rest)
+      );
       (made as any).update = (data: string | NodeJS.ArrayBufferView, ...rest: any[]) => {
         step.dataBytes += typeof data === 'string' ? Buffer.byteLength(data, rest[0] ?? 'utf8') : data.byteLength;
         return (update as (...args: any[]) => Buffer).call(made, data, ...rest);
@@ -78,7 +99,9 @@ function wrapGcm(push: (step: Step) => void): () => void {
  */
 export function makeFloor(doc: DynamoDBDocumentClient, recording: Recording) {
   const commands = lib as unknown as Record<string, new (input: unknown) => object>;
-  const prepared = recording.map((steps) => steps.map((step) => (step.kind === 'gcm' ? { step, gcm: prepareGcm(step) } : { step, gcm: undefined })));
+  const prepared = recording.map((steps) =>
+    steps.map((step) => (step.kind === 'gcm' ? { step, gcm: prepareGcm(step) } : { step, gcm: undefined })),
+  );
   return {
     /** One floor request: the recorded steps of request `i`. */
     async request(i: number): Promise<void> {
@@ -93,7 +116,9 @@ export function makeFloor(doc: DynamoDBDocumentClient, recording: Recording) {
      * e.g. `BatchGetCommand, TransactWriteCommand, decrypt aes-256-gcm 18 B`.
      */
     describe: (i = recording.length - 1) =>
-      (recording[i] ?? []).map((s) => (s.kind === 'dynamodb' ? s.command : `${s.decrypt ? 'decrypt' : 'encrypt'} ${s.algorithm} ${s.dataBytes} B`)),
+      (recording[i] ?? []).map((s) =>
+        s.kind === 'dynamodb' ? s.command : `${s.decrypt ? 'decrypt' : 'encrypt'} ${s.algorithm} ${s.dataBytes} B`,
+      ),
   };
 }
 
@@ -166,7 +191,11 @@ function floorWrites(command: string, input: Record<string, any>, n: number): Re
         RequestItems: Object.fromEntries(
           Object.entries(input.RequestItems as Record<string, Record<string, any>[]>).map(([table, requests]) => [
             table,
-            requests.map((r) => (r.PutRequest ? { PutRequest: { Item: floorItem(r.PutRequest.Item, n) } } : { DeleteRequest: { Key: floorKey(r.DeleteRequest.Key) } })),
+            requests.map((r) =>
+              r.PutRequest
+                ? { PutRequest: { Item: floorItem(r.PutRequest.Item, n) } }
+                : { DeleteRequest: { Key: floorKey(r.DeleteRequest.Key) } },
+            ),
           ]),
         ),
       };

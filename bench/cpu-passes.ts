@@ -11,7 +11,12 @@ export const median = (values: number[]) => quantile(values, 0.5)!;
 export const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
 /** Calls the handler and throws on an unexpected status, so a broken run cannot pass as a fast one. */
-export async function invoke(handler: Handler, event: APIGatewayProxyEventV2, context: Context, expected: number): Promise<APIGatewayProxyStructuredResultV2> {
+export async function invoke(
+  handler: Handler,
+  event: APIGatewayProxyEventV2,
+  context: Context,
+  expected: number,
+): Promise<APIGatewayProxyStructuredResultV2> {
   const result = await handler(event, context);
   if (result.statusCode !== expected) throw new Error(`${event.routeKey}: ${result.statusCode} ${String(result.body).slice(0, 300)}`);
   return result;

@@ -46,7 +46,9 @@ export function summarizeProfile(profile: CpuProfile) {
     areas.set(area, (areas.get(area) ?? 0) + us);
   }
   const rank = (map: Map<string, number>) =>
-    [...map].sort((a, b) => b[1] - a[1]).map(([name, us]) => ({ name, ms: Math.round(us / 100) / 10, percent: Math.round((us / total) * 1000) / 10 }));
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, us]) => ({ name, ms: Math.round(us / 100) / 10, percent: Math.round((us / total) * 1000) / 10 }));
   return { totalMs: Math.round(total / 1000), functions: rank(functions), areas: rank(areas) };
 }
 
@@ -56,7 +58,13 @@ const percentOfBusy = (summary: ReturnType<typeof summarizeProfile>) => {
 };
 
 /** Self time per request of each area and function in `a` and in `b` (idle left out), largest difference first. */
-function diff(a: ReturnType<typeof summarizeProfile>, b: ReturnType<typeof summarizeProfile>, requests: number, key: 'areas' | 'functions', top: number): string[] {
+function diff(
+  a: ReturnType<typeof summarizeProfile>,
+  b: ReturnType<typeof summarizeProfile>,
+  requests: number,
+  key: 'areas' | 'functions',
+  top: number,
+): string[] {
   const names = new Set([...a[key], ...b[key]].map((x) => x.name));
   const msOf = (list: { name: string; ms: number }[], name: string) => list.find((x) => x.name === name)?.ms ?? 0;
   return [...names]
@@ -75,7 +83,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const [, handler, floor, requests = '3000', top = '30'] = args;
     const [a, b] = [read(handler!), read(floor!)];
     const header = '  extra  handler  floor  (ms per request)';
-    process.stdout.write(`${[header, ...diff(a, b, Number(requests), 'areas', Number(top)), '', header, ...diff(a, b, Number(requests), 'functions', Number(top))].join('\n')}\n`);
+    process.stdout.write(
+      `${[header, ...diff(a, b, Number(requests), 'areas', Number(top)), '', header, ...diff(a, b, Number(requests), 'functions', Number(top))].join('\n')}\n`,
+    );
   } else {
     const [file, top = '25'] = args;
     const summary = read(file!);
@@ -83,7 +93,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const lines = [`total ${summary.totalMs} ms sampled; shares of the non-idle samples`, '', 'self time by area:'];
     for (const a of summary.areas.filter((x) => x.name !== '(idle)').slice(0, Number(top))) lines.push(`${share(a.ms)}  ${a.name}`);
     lines.push('', 'self time by function:');
-    for (const f of summary.functions.filter((x) => x.name !== '(idle) (idle)').slice(0, Number(top))) lines.push(`${share(f.ms)}  ${f.name}`);
+    for (const f of summary.functions.filter((x) => x.name !== '(idle) (idle)').slice(0, Number(top)))
+      lines.push(`${share(f.ms)}  ${f.name}`);
     process.stdout.write(`${lines.join('\n')}\n`);
   }
 }

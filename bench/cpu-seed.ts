@@ -35,9 +35,17 @@ export async function seedWorkspace(listSize: number) {
   const call = async (handler: Handler, routeKey: string, extra: Partial<APIGatewayProxyEventV2>, expected = 200, token = apiKey) =>
     JSON.parse((await invoke(handler, apiEvent(routeKey, token, extra), lambdaContext(), expected)).body!).data;
   const project = await call(projects as Handler, 'POST /api/v1/projects', withBody(apiKey, { name: 'Bench' }), 201);
-  const environment = await call(environments as Handler, 'POST /api/v1/projects/{projectId}/environments', { pathParameters: { projectId: project.id }, ...withBody(apiKey, { name: 'prod' }) }, 201);
+  const environment = await call(
+    environments as Handler,
+    'POST /api/v1/projects/{projectId}/environments',
+    { pathParameters: { projectId: project.id }, ...withBody(apiKey, { name: 'prod' }) },
+    201,
+  );
   const put = (key: string, value: string) =>
-    call(secrets as Handler, 'PUT /api/v1/environments/{envId}/secrets', { pathParameters: { envId: environment.id }, ...withBody(apiKey, { key, value }) });
+    call(secrets as Handler, 'PUT /api/v1/environments/{envId}/secrets', {
+      pathParameters: { envId: environment.id },
+      ...withBody(apiKey, { key, value }),
+    });
   const secret = await put('DATABASE_URL', 'postgres://bench');
   await put('DATABASE_URL', 'postgres://bench-2');
   for (let i = 1; i < listSize; i++) await put(`SERVICE_SECRET_${i}`, `value-${i}-${'x'.repeat(40)}`);

@@ -165,7 +165,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [flag, operation = 'revealById', side = 'handler', file] = process.argv.slice(2);
   const run =
     flag === '--profile'
-      ? profileCpu(operation as Operation, side as 'handler' | 'floor' | 'stub', file ?? join(process.cwd(), `cpu-${operation}-${side}.cpuprofile`))
+      ? profileCpu(
+          operation as Operation,
+          side as 'handler' | 'floor' | 'stub',
+          file ?? join(process.cwd(), `cpu-${operation}-${side}.cpuprofile`),
+        )
       : flag === '--scope'
         ? measureScopeCpu()
         : measureCpu();

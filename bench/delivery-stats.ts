@@ -35,13 +35,39 @@ export function deliveryItemAt(workspaceId: string, endpointId: string, at: numb
   const id = `whd_${ulid(at)}`;
   const createdAt = new Date(at).toISOString();
   const eventId = `evt_${id.slice(4)}`;
-  const data = { secretId: newId('secret'), key: 'DELIVERY_10_1_12', version: 1, projectId: newId('project'), environmentId: newId('environment'), actorSub: 'key_01JX0000000000000000000000' };
+  const data = {
+    secretId: newId('secret'),
+    key: 'DELIVERY_10_1_12',
+    version: 1,
+    projectId: newId('project'),
+    environmentId: newId('environment'),
+    actorSub: 'key_01JX0000000000000000000000',
+  };
   return {
-    ...keys.delivery(workspaceId, id), ...gsi3.endpointDelivery(endpointId, id), type: ENTITY.delivery, workspaceId,
-    id, endpointId, eventId, eventType: 'service.secret.create', status: 'success', attempts: 1, statusCode: 204, lastError: null, createdAt,
-    updatedAt: new Date(at + 40).toISOString(), attemptLog: [{ attempt: 1, at: new Date(at + 20).toISOString(), statusCode: 204, durationMs: 18, error: null }],
-    body: JSON.stringify({ id: eventId, type: 'service.secret.create', account: 'acc_01JX0000000000000000000000', occurredAt: createdAt, data }),
-    manual: false, ttl: Math.floor(at / 1000) + DELIVERY_RETENTION_SECONDS,
+    ...keys.delivery(workspaceId, id),
+    ...gsi3.endpointDelivery(endpointId, id),
+    type: ENTITY.delivery,
+    workspaceId,
+    id,
+    endpointId,
+    eventId,
+    eventType: 'service.secret.create',
+    status: 'success',
+    attempts: 1,
+    statusCode: 204,
+    lastError: null,
+    createdAt,
+    updatedAt: new Date(at + 40).toISOString(),
+    attemptLog: [{ attempt: 1, at: new Date(at + 20).toISOString(), statusCode: 204, durationMs: 18, error: null }],
+    body: JSON.stringify({
+      id: eventId,
+      type: 'service.secret.create',
+      account: 'acc_01JX0000000000000000000000',
+      occurredAt: createdAt,
+      data,
+    }),
+    manual: false,
+    ttl: Math.floor(at / 1000) + DELIVERY_RETENTION_SECONDS,
   };
 }
 
@@ -50,7 +76,13 @@ export async function putItems(doc: DynamoDBDocumentClient, tableName: string, i
   const batches: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
   for (let i = 0; i < batches.length; i += 8) {
-    await Promise.all(batches.slice(i, i + 8).map((batch) => doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: batch.map((Item) => ({ PutRequest: { Item } })) } }))));
+    await Promise.all(
+      batches
+        .slice(i, i + 8)
+        .map((batch) =>
+          doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: batch.map((Item) => ({ PutRequest: { Item } })) } })),
+        ),
+    );
   }
 }
 
@@ -88,8 +120,10 @@ async function rollupShare(recorder: ReturnType<typeof makeCallRecorder>, endpoi
   const db = stackDb();
   const workspaceId = newId('workspace');
   const hour = hourStart(Date.now() - 2 * HOUR_MS);
-  const perHour = Math.round((REFERENCE_DELIVERIES_PER_DAY / 24));
-  const items = Array.from({ length: endpoints }, () => newId('webhookEndpoint')).flatMap((endpointId) => spread(workspaceId, endpointId, hour, HOUR_MS, perHour));
+  const perHour = Math.round(REFERENCE_DELIVERIES_PER_DAY / 24);
+  const items = Array.from({ length: endpoints }, () => newId('webhookEndpoint')).flatMap((endpointId) =>
+    spread(workspaceId, endpointId, hour, HOUR_MS, perHour),
+  );
   await putItems(db.doc, db.tableName, items);
   const run = makeStatsRollup({ store: makeStatsRollupStore(db), continueRollup: async () => undefined, clock: systemClock, log: logger });
   const invocations: InvocationEvent[] = [];
@@ -110,17 +144,38 @@ async function rollupShare(recorder: ReturnType<typeof makeCallRecorder>, endpoi
   const share = perDelivery(calls, deliveries);
   const sqsRequests = (3 * jobs) / deliveries;
   const billedMs = invocations.reduce((sum, event) => sum + Math.ceil(event.wallMs), 0) / deliveries;
-  const costPerMillionUsd = costPerMillion({ ...share, sqsBilledRequests: share.sqsBilledRequests + sqsRequests }, { lambdaInvocations: jobs / deliveries, durationMs: billedMs });
-  return { deliveries, jobs, calls: share, sqsRequests: round3(sqsRequests), invocations: round3(jobs / deliveries), billedMs: round3(billedMs), costPerMillionUsd };
+  const costPerMillionUsd = costPerMillion(
+    { ...share, sqsBilledRequests: share.sqsBilledRequests + sqsRequests },
+    { lambdaInvocations: jobs / deliveries, durationMs: billedMs },
+  );
+  return {
+    deliveries,
+    jobs,
+    calls: share,
+    sqsRequests: round3(sqsRequests),
+    invocations: round3(jobs / deliveries),
+    billedMs: round3(billedMs),
+    costPerMillionUsd,
+  };
 }
 
 const round3 = (value: number) => Math.round(value * 1000) / 1000;
 
 /** An hour's or a bucket's statistics as the rollup writes them for the reference endpoint: every histogram bin used. */
 function referenceTotals(created: number, at: number): StatsBucket {
-  const durations = Array.from({ length: DURATION_BINS }, (_, bin) => Math.max(1, Math.round(created / DURATION_BINS) + (bin === 3 ? created % DURATION_BINS : 0)));
+  const durations = Array.from({ length: DURATION_BINS }, (_, bin) =>
+    Math.max(1, Math.round(created / DURATION_BINS) + (bin === 3 ? created % DURATION_BINS : 0)),
+  );
   const failed = Math.floor(created / 100);
-  return { hour: '', created, succeeded: created - failed, failed, durations, lastSuccessAt: new Date(at + 40_000).toISOString(), lastFailureAt: new Date(at + 20_000).toISOString() };
+  return {
+    hour: '',
+    created,
+    succeeded: created - failed,
+    failed,
+    durations,
+    lastSuccessAt: new Date(at + 40_000).toISOString(),
+    lastFailureAt: new Date(at + 20_000).toISOString(),
+  };
 }
 
 /**
@@ -136,12 +191,23 @@ export async function seedThirtyDays(workspaceId: string, endpointId: string, no
   const watermark = bucketStart(now) - STATS_BUCKET_MS;
   const firstHour = hourStart(since) + HOUR_MS;
   const writes: Promise<void>[] = [];
-  for (let h = firstHour; h < hourStart(watermark); h += HOUR_MS) writes.push(store.writeRollup(workspaceId, endpointId, h, referenceTotals(Math.round(REFERENCE_DELIVERIES_PER_DAY / 24), h), 'hour'));
+  for (let h = firstHour; h < hourStart(watermark); h += HOUR_MS)
+    writes.push(store.writeRollup(workspaceId, endpointId, h, referenceTotals(Math.round(REFERENCE_DELIVERIES_PER_DAY / 24), h), 'hour'));
   const buckets = [...range(bucketStart(since) + STATS_BUCKET_MS, firstHour), ...range(hourStart(watermark), watermark)];
   for (const b of buckets) writes.push(store.writeRollup(workspaceId, endpointId, b, referenceTotals(Math.round(perBucket), b), 'bucket'));
   for (let i = 0; i < writes.length; i += 50) await Promise.all(writes.slice(i, i + 50));
   // Put over whatever the stack's own rollups left (the endpoint is in the bench's workspace, which has deliveries).
-  await db.doc.send(new PutCommand({ TableName: db.tableName, Item: { ...keys.deliveryStatsWatermark(workspaceId), type: ENTITY.deliveryStatsWatermark, rolledTo: watermark, hourEndpoints: new Set([endpointId]) } }));
+  await db.doc.send(
+    new PutCommand({
+      TableName: db.tableName,
+      Item: {
+        ...keys.deliveryStatsWatermark(workspaceId),
+        type: ENTITY.deliveryStatsWatermark,
+        rolledTo: watermark,
+        hourEndpoints: new Set([endpointId]),
+      },
+    }),
+  );
   const tail = 151_000;
   const raw = [
     ...spread(workspaceId, endpointId, since, STATS_BUCKET_MS - 1, Math.round(perBucket)),

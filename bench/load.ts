@@ -31,7 +31,13 @@ export function rawStorageCalls(endpoint: string, tableName: string) {
   let n = 0;
   return {
     async seed() {
-      const items = [item('BENCH', 'token', 200), item('BENCH', 'ws', 150), item('BENCH', 'head', 450), item('BENCH', 'env', 250), item('BENCH', 'ekey', 300)];
+      const items = [
+        item('BENCH', 'token', 200),
+        item('BENCH', 'ws', 150),
+        item('BENCH', 'head', 450),
+        item('BENCH', 'env', 250),
+        item('BENCH', 'ekey', 300),
+      ];
       await doc.send(new TransactWriteCommand({ TransactItems: items.map((Item) => ({ Put: { TableName: tableName, Item } })) }));
     },
     /** Reveal: one consistent BatchGetItem of three items, one two-item transaction. */
@@ -58,7 +64,9 @@ export function rawStorageCalls(endpoint: string, tableName: string) {
     },
     /** Write: one consistent BatchGetItem of four items, one five-item transaction. */
     async write() {
-      await doc.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keysOf('token', 'ws', 'env', 'ekey'), ConsistentRead: true } } }));
+      await doc.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keysOf('token', 'ws', 'env', 'ekey'), ConsistentRead: true } } }),
+      );
       n++;
       await doc.send(
         new TransactWriteCommand({
@@ -71,7 +79,14 @@ export function rawStorageCalls(endpoint: string, tableName: string) {
     /** List: one consistent BatchGetItem of two items, one Query. */
     async list() {
       await doc.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keysOf('token', 'ws'), ConsistentRead: true } } }));
-      await doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'BENCH' }, Limit: 51 }));
+      await doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': 'BENCH' },
+          Limit: 51,
+        }),
+      );
     },
   };
 }

@@ -39,7 +39,13 @@ const NOTE = `one AWS IAM login (signed with the AWS SDK's signer, replayed by t
 
 export interface LoginResults {
   note: string;
-  login: OperationCalls & { costPerMillionUsd: number; lambdaDurationMs: number; p50Ms: number | null; p99Ms: number | null; samples: number };
+  login: OperationCalls & {
+    costPerMillionUsd: number;
+    lambdaDurationMs: number;
+    p50Ms: number | null;
+    p99Ms: number | null;
+    samples: number;
+  };
   /** A login refused by a check (no STS call): its refusal counted for its address, its audit entry written. */
   refusedLogin: OperationCalls & { costPerMillionUsd: number };
   /** A login past its address's budget of refusals: 429 after the one read, before any check. */
@@ -70,8 +76,20 @@ async function refusedLogin(stack: LoginStack, accessKeyId: string): Promise<num
 async function signedRequest(stack: LoginStack, credentials: { accessKeyId: string; secretAccessKey: string }) {
   const url = new URL(stack.awsStsEndpoint);
   const signer = new SignatureV4({ service: 'sts', region: 'us-east-1', credentials, sha256: NodeSha256 });
-  const headers = { host: url.host, 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', 'x-service-server-id': stack.iamServerId };
-  const signed = await signer.sign({ method: 'POST', protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname, headers, body: GET_CALLER_IDENTITY_BODY });
+  const headers = {
+    host: url.host,
+    'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
+    'x-service-server-id': stack.iamServerId,
+  };
+  const signed = await signer.sign({
+    method: 'POST',
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: Number(url.port),
+    path: url.pathname,
+    headers,
+    body: GET_CALLER_IDENTITY_BODY,
+  });
   return { url: url.href, method: 'POST', headers: signed.headers as Record<string, string>, body: GET_CALLER_IDENTITY_BODY };
 }
 
@@ -85,7 +103,13 @@ export async function measureLogin(stack: LoginStack, recorder: ReturnType<typeo
   const identity = createIdentity(stack.localDir, role);
   const keys: string[] = [];
   for (let i = 0; i < KEYS; i++) {
-    const key = await request(api, 'POST', '/api/v1/access-keys', { name: `bench login ${i}`, auth: { type: 'aws_iam', principalArns: [role] } }, 201);
+    const key = await request(
+      api,
+      'POST',
+      '/api/v1/access-keys',
+      { name: `bench login ${i}`, auth: { type: 'aws_iam', principalArns: [role] } },
+      201,
+    );
     keys.push(key.data.id);
   }
   const login = async (accessKeyId: string) => {
@@ -107,7 +131,11 @@ export async function measureLogin(stack: LoginStack, recorder: ReturnType<typeo
   for (let i = 0; i < KEYS * SAMPLES_PER_KEY; i++) {
     const body = JSON.stringify({ accessKeyId: keys[i % KEYS], method: 'aws_iam', signedRequest: await signedRequest(stack, identity) });
     const started = performance.now();
-    const response = await fetch(`${stack.baseUrl}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const response = await fetch(`${stack.baseUrl}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     await response.text();
     latencies.push(performance.now() - started);
     if (response.status !== 200) throw new Error(`login: ${response.status}`);
@@ -118,7 +146,9 @@ export async function measureLogin(stack: LoginStack, recorder: ReturnType<typeo
 
   // A refused login of another key, then refusals from the same address until its budget is spent, then one more:
   // the 429. Measured again if a clock minute ended in between (the budget is whole again: a 401, not a 429).
-  const refusedKey = (await request(api, 'POST', '/api/v1/access-keys', { name: 'bench refused', auth: { type: 'aws_iam', principalArns: [role] } }, 201)).data.id as string;
+  const refusedKey = (
+    await request(api, 'POST', '/api/v1/access-keys', { name: 'bench refused', auth: { type: 'aws_iam', principalArns: [role] } }, 201)
+  ).data.id as string;
   const measureAnswering = async (status: number, before: () => Promise<unknown>) => {
     for (let attempt = 0; ; attempt++) {
       await before();
@@ -155,7 +185,11 @@ export async function measureLogin(stack: LoginStack, recorder: ReturnType<typeo
   }
   const revealP50 = quantile(revealLatencies, 0.5);
   const revealBytes = Buffer.byteLength(JSON.stringify(await reveal()));
-  const revealCost = costPerMillion(revealCalls, { apiBytes: revealBytes, lambdaInvocations: 1, durationMs: lambdaDurationMs(revealP50 ?? 20, null) });
+  const revealCost = costPerMillion(revealCalls, {
+    apiBytes: revealBytes,
+    lambdaInvocations: 1,
+    durationMs: lambdaDurationMs(revealP50 ?? 20, null),
+  });
 
   return {
     note: NOTE,
@@ -174,7 +208,11 @@ export async function measureLogin(stack: LoginStack, recorder: ReturnType<typeo
     strongKeyState: { readUnits: strongReadUnits, usdPerMillionReveals: round3(strongReadUnits * PRICES.dynamoReadUnit * 1e6) },
     perReveal: REVEALS_PER_LOGIN.map((n) => {
       const perReveal = (loginCost + n * revealCost) / n;
-      return { revealsPerLogin: n, costPerMillionRevealsUsd: Math.round(perReveal * 1000) / 1000, overRevealAlone: round2(perReveal / revealCost)! };
+      return {
+        revealsPerLogin: n,
+        costPerMillionRevealsUsd: Math.round(perReveal * 1000) / 1000,
+        overRevealAlone: round2(perReveal / revealCost)!,
+      };
     }),
   };
 }

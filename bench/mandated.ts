@@ -67,7 +67,8 @@ export function mandatedFloorSource(
 ): string {
   const lines = [floorSource(name, 'const floorHandler', made)];
   if (use.zod.length > 0) lines.push("import * as z from 'zod/mini';", `export const zodInUse = [${use.zod.join(', ')}];`);
-  if (use.zodCore.length > 0) lines.push(`import { ${use.zodCore.join(', ')} } from 'zod/v4/core';`, `export const zodCoreInUse = [${use.zodCore.join(', ')}];`);
+  if (use.zodCore.length > 0)
+    lines.push(`import { ${use.zodCore.join(', ')} } from 'zod/v4/core';`, `export const zodCoreInUse = [${use.zodCore.join(', ')}];`);
   use.jwtModules.forEach((module, i) => lines.push(`export const loadJwt${i} = () => import('${module}');`));
   if (use.middy) lines.push("import middy from '@middy/core';", `${declaration} = middy(floorHandler);`);
   else lines.push(`${declaration} = floorHandler;`);
@@ -138,7 +139,9 @@ export async function measureMandatedFloor(
   const pipelineMs = pipeline && importPairs(pipeline.file, floor.file, pairs);
   const ratio = (value: number) => Math.round(value * 1000) / 1000;
   const [here, inFunction] = [bytesByModule(built.inputs), bytesByModule(fn.inputs)];
-  const packages = Object.fromEntries(MANDATED_PACKAGES.map((pkg) => [pkg, { here: here.get(pkg) ?? 0, inFunction: inFunction.get(pkg) ?? 0 }]));
+  const packages = Object.fromEntries(
+    MANDATED_PACKAGES.map((pkg) => [pkg, { here: here.get(pkg) ?? 0, inFunction: inFunction.get(pkg) ?? 0 }]),
+  );
   return {
     bytes: built.bytes,
     bytesRatio: ratio(built.bytes / floor.bytes),
@@ -146,9 +149,15 @@ export async function measureMandatedFloor(
     packages,
     roomAtGoalBytes: Math.round(BYTES_GOAL * floor.bytes - built.bytes),
     restBytes: fn.bytes - built.bytes,
-    pipeline: pipeline && pipelineMs
-      ? { bytes: pipeline.bytes, bytesRatio: ratio(pipeline.bytes / floor.bytes), initBytes: pipeline.initBytes, importRatio: ratio(pipelineMs.processRatio) }
-      : null,
+    pipeline:
+      pipeline && pipelineMs
+        ? {
+            bytes: pipeline.bytes,
+            bytesRatio: ratio(pipeline.bytes / floor.bytes),
+            initBytes: pipeline.initBytes,
+            importRatio: ratio(pipelineMs.processRatio),
+          }
+        : null,
   };
 }
 

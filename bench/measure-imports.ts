@@ -23,10 +23,24 @@ const { results } = await measureBundles({
   ...(names.length > 0 && { only: names }),
   ...(mandated && { mandatedFloor: measureMandatedFloor }),
 });
-const extra = mandated ? '\twith libraries bytes ratio\twith libraries import ratio\tpipeline floor bytes ratio\tpipeline floor import ratio' : '';
-process.stdout.write(`function\tbytes\tfloor bytes\tbytes ratio\tprocess ms\tfloor process ms\timport ratio\tCPU ratio\tevery chunk${extra}\n`);
+const extra = mandated
+  ? '\twith libraries bytes ratio\twith libraries import ratio\tpipeline floor bytes ratio\tpipeline floor import ratio'
+  : '';
+process.stdout.write(
+  `function\tbytes\tfloor bytes\tbytes ratio\tprocess ms\tfloor process ms\timport ratio\tCPU ratio\tevery chunk${extra}\n`,
+);
 for (const [name, b] of Object.entries(results)) {
-  const row = [name, b.bytes, b.floorBytes, b.floorBytesRatio, b.processMs, b.floorProcessMs, b.floorImportRatio, b.floorCpuRatio, b.everyChunkImportRatio];
+  const row = [
+    name,
+    b.bytes,
+    b.floorBytes,
+    b.floorBytesRatio,
+    b.processMs,
+    b.floorProcessMs,
+    b.floorImportRatio,
+    b.floorCpuRatio,
+    b.everyChunkImportRatio,
+  ];
   if (mandated) {
     const m = b.mandatedFloor;
     row.push(m?.bytesRatio ?? '-', m?.importRatio ?? '-', m?.pipeline?.bytesRatio ?? '-', m?.pipeline?.importRatio ?? '-');

@@ -131,8 +131,15 @@ async function prepare(api: Api) {
   await request(api, 'PUT', secretsPath, { key: 'DATABASE_URL', value: 'postgres://bench-2' });
   const loaded = await request(api, 'POST', `/api/v1/projects/${project.data.id}/environments`, { name: 'load' }, 201);
   const loadPath = `/api/v1/environments/${loaded.data.id}/secrets`;
-  for (let i = 0; i < LOAD_SECRETS; i++) await request(api, 'PUT', loadPath, { key: `SERVICE_SECRET_${i}`, value: `value-${i}-${'x'.repeat(40)}` });
-  return { environmentId, secretsPath, secretId: secret.data.id as string, path: 'bench/prod/DATABASE_URL', loadPath: `${loadPath}/reveal` };
+  for (let i = 0; i < LOAD_SECRETS; i++)
+    await request(api, 'PUT', loadPath, { key: `SERVICE_SECRET_${i}`, value: `value-${i}-${'x'.repeat(40)}` });
+  return {
+    environmentId,
+    secretsPath,
+    secretId: secret.data.id as string,
+    path: 'bench/prod/DATABASE_URL',
+    loadPath: `${loadPath}/reveal`,
+  };
 }
 
 type Setup = Awaited<ReturnType<typeof prepare>>;
@@ -153,18 +160,34 @@ async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof makeCa
   const put = 'PUT /api/v1/environments/{envId}/secrets';
   const created: string[] = [];
   return {
-    createSecret: await recorder.measure(route(put), async () => created.push((await request(api, 'PUT', s.secretsPath, { key: `NEW_${n++}`, value: 'v' })).data.id)),
+    createSecret: await recorder.measure(route(put), async () =>
+      created.push((await request(api, 'PUT', s.secretsPath, { key: `NEW_${n++}`, value: 'v' })).data.id),
+    ),
     rotateSecret: await twice(route(put), () => request(api, 'PUT', s.secretsPath, { key: 'DATABASE_URL', value: `v${n++}` })),
-    revealById: await warmRun(route('POST /api/v1/secrets/{secretId}/reveal'), () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`), REVEAL_RUNS),
+    revealById: await warmRun(
+      route('POST /api/v1/secrets/{secretId}/reveal'),
+      () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`),
+      REVEAL_RUNS,
+    ),
     revealByPath: await warmRun(route('POST /api/v1/reveal'), () => request(api, 'POST', '/api/v1/reveal', { path: s.path }), REVEAL_RUNS),
     listSecrets: await twice(route('GET /api/v1/environments/{envId}/secrets'), () => request(api, 'GET', s.secretsPath)),
     searchSecrets: await twice(route('GET /api/v1/search/secrets'), () => request(api, 'GET', '/api/v1/search/secrets?q=database')),
     // A delete keeps the secret restorable for 7 days by default; a restore brings it back; 0 purges at once.
-    deleteSecret: await recorder.measure(route('DELETE /api/v1/secrets/{secretId}'), () => request(api, 'DELETE', `/api/v1/secrets/${created[0]}`)),
-    restoreSecret: await recorder.measure(route('POST /api/v1/secrets/{secretId}/restore'), () => request(api, 'POST', `/api/v1/secrets/${created[0]}/restore`)),
-    deleteSecretAtOnce: await recorder.measure(route('DELETE /api/v1/secrets/{secretId}'), () => request(api, 'DELETE', `/api/v1/secrets/${created[0]}?recoveryWindowDays=0`)),
+    deleteSecret: await recorder.measure(route('DELETE /api/v1/secrets/{secretId}'), () =>
+      request(api, 'DELETE', `/api/v1/secrets/${created[0]}`),
+    ),
+    restoreSecret: await recorder.measure(route('POST /api/v1/secrets/{secretId}/restore'), () =>
+      request(api, 'POST', `/api/v1/secrets/${created[0]}/restore`),
+    ),
+    deleteSecretAtOnce: await recorder.measure(route('DELETE /api/v1/secrets/{secretId}'), () =>
+      request(api, 'DELETE', `/api/v1/secrets/${created[0]}?recoveryWindowDays=0`),
+    ),
     listAudit: await twice(route('GET /api/v1/audit'), () => request(api, 'GET', '/api/v1/audit')),
-    loadEnvironment: await warmRun(route('POST /api/v1/environments/{envId}/secrets/reveal'), () => request(api, 'POST', s.loadPath, {}), 10),
+    loadEnvironment: await warmRun(
+      route('POST /api/v1/environments/{envId}/secrets/reveal'),
+      () => request(api, 'POST', s.loadPath, {}),
+      10,
+    ),
   };
 }
 
@@ -175,11 +198,17 @@ async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: stri
   const keys = Array.from({ length: 64 }, (_, i) => `LOAD_${i}`);
   const ops = {
     revealById: { run: () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`), raw: raw.reveal },
-    createSecret: { run: (i: number) => request(api, 'PUT', s.secretsPath, { key: keys[i % keys.length], value: `v${i}` }), raw: raw.write },
+    createSecret: {
+      run: (i: number) => request(api, 'PUT', s.secretsPath, { key: keys[i % keys.length], value: `v${i}` }),
+      raw: raw.write,
+    },
     listSecrets: { run: () => request(api, 'GET', s.secretsPath), raw: raw.list },
     loadEnvironment: { run: () => request(api, 'POST', s.loadPath, {}), raw: raw.list },
   };
-  const results: Record<string, { c1: Awaited<ReturnType<typeof runLoad>>; c16: Awaited<ReturnType<typeof runLoad>>; rawP50: number; responseBytes: number }> = {};
+  const results: Record<
+    string,
+    { c1: Awaited<ReturnType<typeof runLoad>>; c16: Awaited<ReturnType<typeof runLoad>>; rawP50: number; responseBytes: number }
+  > = {};
   for (const [name, op] of Object.entries(ops)) {
     // API Gateway meters in 512 KB steps: the answer's size (the request is far smaller) decides the steps.
     const responseBytes = Buffer.byteLength(JSON.stringify(await op.run(0)));
@@ -192,7 +221,9 @@ async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: stri
 }
 
 /** CPU figures of the handler against its floor (bench/cpu.ts), per operation. */
-type CpuFigures = Partial<Record<string, { cpuMsPerRequest: number; floorCpuMsPerRequest: number; cpuFloorRatio: number; ownCpuMsPerRequest?: number }>>;
+type CpuFigures = Partial<
+  Record<string, { cpuMsPerRequest: number; floorCpuMsPerRequest: number; cpuFloorRatio: number; ownCpuMsPerRequest?: number }>
+>;
 
 function assemble(
   bundles: Awaited<ReturnType<typeof measureBundles>>,
@@ -207,7 +238,14 @@ function assemble(
   for (const [name, c] of Object.entries(calls)) {
     const l = load[name];
     // Unmeasured operations take the closest measured one's time: writes a write's, reads a list's.
-    const wallMs = l?.c1.p50 ?? (['rotateSecret', 'deleteSecret', 'restoreSecret', 'deleteSecretAtOnce'].includes(name) ? load.createSecret?.c1.p50 : name === 'revealByPath' ? load.revealById?.c1.p50 : load.listSecrets?.c1.p50) ?? 30;
+    const wallMs =
+      l?.c1.p50 ??
+      (['rotateSecret', 'deleteSecret', 'restoreSecret', 'deleteSecretAtOnce'].includes(name)
+        ? load.createSecret?.c1.p50
+        : name === 'revealByPath'
+          ? load.revealById?.c1.p50
+          : load.listSecrets?.c1.p50) ??
+      30;
     // A reveal by path runs the reveal's code: its CPU is taken to be the reveal by id's.
     const cpuMs = (cpu[name] ?? (name === 'revealByPath' ? cpu.revealById : undefined))?.cpuMsPerRequest ?? null;
     const durationMs = lambdaDurationMs(wallMs, cpuMs);
@@ -232,14 +270,22 @@ function assemble(
     if (name === 'loadEnvironment') {
       // One page delivers the whole environment: the cost that matters is per secret delivered.
       const perPage = operations[name].costPerMillionUsd as number;
-      Object.assign(operations[name], { secrets: LOAD_SECRETS, costPerMillionSecretsUsd: Math.round((perPage / LOAD_SECRETS) * 1000) / 1000 });
+      Object.assign(operations[name], {
+        secrets: LOAD_SECRETS,
+        costPerMillionSecretsUsd: Math.round((perPage / LOAD_SECRETS) * 1000) / 1000,
+      });
     }
   }
   // Per delivery with 10 endpoints per event (a full worker batch: what the pipeline is built for), with 1 endpoint
   // for an event alone, and with 1 endpoint for 10 events written together (a busy moment).
   const batch = priceDelivery(deliveries.batch);
   const deliveryCost = batch.costPerMillionDeliveriesUsd;
-  const webhookFigures = { ...webhooks, ...batch, oneEndpointPerEvent: priceDelivery(deliveries.single), oneEndpointTenEventsTogether: priceDelivery(deliveries.singlesTogether) };
+  const webhookFigures = {
+    ...webhooks,
+    ...batch,
+    oneEndpointPerEvent: priceDelivery(deliveries.single),
+    oneEndpointTenEventsTogether: priceDelivery(deliveries.singlesTogether),
+  };
   const workload = priceWorkload({
     revealPerMillion: operations.revealById!.costPerMillionUsd as number,
     loadPagePerMillion: operations.loadEnvironment!.costPerMillionUsd as number,
@@ -272,7 +318,10 @@ function table(results: ReturnType<typeof assemble> & { login?: LoginResults; we
     );
   }
   const load = results.operations.loadEnvironment as any;
-  rows.push('', `loadEnvironment: ${load.secrets} secrets a page, ${load.dynamodbRequests} DynamoDB and ${load.kmsRequests} KMS requests warm, $${load.costPerMillionSecretsUsd} per million secrets delivered`);
+  rows.push(
+    '',
+    `loadEnvironment: ${load.secrets} secrets a page, ${load.dynamodbRequests} DynamoDB and ${load.kmsRequests} KMS requests warm, $${load.costPerMillionSecretsUsd} per million secrets delivered`,
+  );
   rows.push('', bundleTable({ bundles: results.bundles, seconds: results.bundleSeconds }));
   rows.push(
     '',

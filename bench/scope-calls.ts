@@ -46,7 +46,8 @@ function shapeOf(step: Extract<Step, { kind: 'dynamodb' }>): string {
  */
 function isBookkeeping(step: Extract<Step, { kind: 'dynamodb' }>): boolean {
   const input = step.input as Input;
-  const touches = (update: Input | undefined) => typeof update?.UpdateExpression === 'string' && update.UpdateExpression.includes('lastUsedAt');
+  const touches = (update: Input | undefined) =>
+    typeof update?.UpdateExpression === 'string' && update.UpdateExpression.includes('lastUsedAt');
   if (step.command === 'UpdateCommand') return input.ExpressionAttributeValues?.[':type'] === ENTITY.revealCounter || touches(input);
   return step.command === 'TransactWriteCommand' && (input.TransactItems as Input[]).every((item) => touches(item.Update));
 }
@@ -112,7 +113,12 @@ export function readsOf(recording: Recording): { bytesPerRequest: number; readUn
       if (step.kind !== 'dynamodb') continue;
       for (const read of itemsRead(step)) {
         bytes += read.sizes.reduce((sum, size) => sum + size, 0);
-        units += read.summed ? readUnitsOf(read.sizes.reduce((sum, size) => sum + size, 0), read.consistent) : read.sizes.reduce((sum, size) => sum + readUnitsOf(size, read.consistent), 0);
+        units += read.summed
+          ? readUnitsOf(
+              read.sizes.reduce((sum, size) => sum + size, 0),
+              read.consistent,
+            )
+          : read.sizes.reduce((sum, size) => sum + readUnitsOf(size, read.consistent), 0);
       }
     }
   }

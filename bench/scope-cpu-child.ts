@@ -38,7 +38,14 @@ async function seed(listSize: number) {
   const ws = await seedWorkspace(listSize);
   const { handler: accessKeys } = await import('../functions/access-keys/handler.ts');
   const createKey = async (name: string, permissions?: unknown) =>
-    (await ws.call(accessKeys as Handler, 'POST /api/v1/access-keys', ws.withBody(ws.apiKey, { name, ...(permissions ? { permissions } : {}) }), 201)).token as string;
+    (
+      await ws.call(
+        accessKeys as Handler,
+        'POST /api/v1/access-keys',
+        ws.withBody(ws.apiKey, { name, ...(permissions ? { permissions } : {}) }),
+        201,
+      )
+    ).token as string;
   const tokens: Record<Credential, string> = {
     unscoped: await createKey('unscoped'),
     fiftyRules: await createKey('fifty rules', fiftyRules(ws.project.slug, ws.environment.slug)),
@@ -47,8 +54,12 @@ async function seed(listSize: number) {
   const events: Record<ScopeOperation, (token: string, i: number) => APIGatewayProxyEventV2> = {
     revealById: (token) => apiEvent('POST /api/v1/secrets/{secretId}/reveal', token, { pathParameters: { secretId: ws.secret.id } }),
     writeSecret: (token, i) =>
-      apiEvent('PUT /api/v1/environments/{envId}/secrets', token, { pathParameters: { envId }, ...ws.withBody(token, { key: 'WRITTEN_BY_BENCH', value: `value-${i}-${'x'.repeat(40)}` }) }),
-    loadEnvironment: (token) => apiEvent('POST /api/v1/environments/{envId}/secrets/reveal', token, { pathParameters: { envId }, ...ws.withBody(token, {}) }),
+      apiEvent('PUT /api/v1/environments/{envId}/secrets', token, {
+        pathParameters: { envId },
+        ...ws.withBody(token, { key: 'WRITTEN_BY_BENCH', value: `value-${i}-${'x'.repeat(40)}` }),
+      }),
+    loadEnvironment: (token) =>
+      apiEvent('POST /api/v1/environments/{envId}/secrets/reveal', token, { pathParameters: { envId }, ...ws.withBody(token, {}) }),
   };
   return { handler: ws.handler, doc: ws.doc, tokens, events };
 }
@@ -78,7 +89,10 @@ async function main(options: ScopeChildOptions) {
   let serial = 0;
   for (const op of operations) {
     // Own work makes the events ahead of its timed loops, as bench/cpu-child.ts does.
-    const input = (credential: Credential) => (i: number) => ({ event: events[op](tokens[credential], serial + i), context: lambdaContext() });
+    const input = (credential: Credential) => (i: number) => ({
+      event: events[op](tokens[credential], serial + i),
+      context: lambdaContext(),
+    });
     const call = (made: ReturnType<ReturnType<typeof input>>) => invoke(handler, made.event, made.context, 200);
     const recorded = {} as Record<Credential, { recording: Recording; kms: string[][] }>;
     for (const credential of CREDENTIALS) {
@@ -119,7 +133,10 @@ async function ownWork(
 ) {
   const round = async (n: number, first: number): Promise<Record<Credential, number>> => {
     const stubs = stubSendsOf(doc, { unscoped: recorded.unscoped.recording, fiftyRules: recorded.fiftyRules.recording }, n);
-    const inputs = Object.fromEntries(CREDENTIALS.map((c) => [c, Array.from({ length: n }, (_, i) => input(c)(i))])) as Record<Credential, ReturnType<ReturnType<typeof input>>[]>;
+    const inputs = Object.fromEntries(CREDENTIALS.map((c) => [c, Array.from({ length: n }, (_, i) => input(c)(i))])) as Record<
+      Credential,
+      ReturnType<ReturnType<typeof input>>[]
+    >;
     const cpuMs = { unscoped: 0, fiftyRules: 0 };
     const order = first ? [...CREDENTIALS].reverse() : [...CREDENTIALS];
     globalThis.gc?.();

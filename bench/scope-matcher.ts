@@ -27,14 +27,44 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { what: '20 wildcards, 256-character key, matching', patterns: [TWENTY_WILDCARDS], key: (i) => `-${[...tag(i)].map((c) => `${c}-`).join('')}${'a-'.repeat(123)}end`, matches: true },
-  { what: '20 wildcards, 256-character key, not matching', patterns: [TWENTY_WILDCARDS], key: (i) => `${tag(i)}${'a'.repeat(249)}-end`, matches: false },
-  { what: '**.**.**.**.pem, 255-character key, not matching', patterns: [PEM], key: (i) => `${tag(i)}${'a'.repeat(248)}.pem`, matches: false },
-  { what: '**.**.**.**.pem, 255-character key of dots, not matching', patterns: [PEM], key: (i) => `${tag(i)}${'.'.repeat(248)}.pex`, matches: false },
+  {
+    what: '20 wildcards, 256-character key, matching',
+    patterns: [TWENTY_WILDCARDS],
+    key: (i) => `-${[...tag(i)].map((c) => `${c}-`).join('')}${'a-'.repeat(123)}end`,
+    matches: true,
+  },
+  {
+    what: '20 wildcards, 256-character key, not matching',
+    patterns: [TWENTY_WILDCARDS],
+    key: (i) => `${tag(i)}${'a'.repeat(249)}-end`,
+    matches: false,
+  },
+  {
+    what: '**.**.**.**.pem, 255-character key, not matching',
+    patterns: [PEM],
+    key: (i) => `${tag(i)}${'a'.repeat(248)}.pem`,
+    matches: false,
+  },
+  {
+    what: '**.**.**.**.pem, 255-character key of dots, not matching',
+    patterns: [PEM],
+    key: (i) => `${tag(i)}${'.'.repeat(248)}.pex`,
+    matches: false,
+  },
   { what: 'TEAM_*, ordinary key, not matching', patterns: ['TEAM_1_3_*'], key: (i) => `DATABASE_URL_${tag(i)}`, matches: false },
   { what: 'TEAM_*, ordinary key, matching', patterns: ['TEAM_1_3_*'], key: (i) => `TEAM_1_3_DB_${tag(i)}`, matches: true },
-  { what: 'a list of 20 patterns, ordinary key, not matching', patterns: TWENTY_PATTERNS, key: (i) => `DATABASE_URL_${tag(i)}`, matches: false },
-  { what: 'a list of 20 patterns, ordinary key, matching the last', patterns: TWENTY_PATTERNS, key: (i) => `svc/${tag(i)}/APP_1_18_XY`, matches: true },
+  {
+    what: 'a list of 20 patterns, ordinary key, not matching',
+    patterns: TWENTY_PATTERNS,
+    key: (i) => `DATABASE_URL_${tag(i)}`,
+    matches: false,
+  },
+  {
+    what: 'a list of 20 patterns, ordinary key, matching the last',
+    patterns: TWENTY_PATTERNS,
+    key: (i) => `svc/${tag(i)}/APP_1_18_XY`,
+    matches: true,
+  },
 ];
 
 export interface MatcherFigure {

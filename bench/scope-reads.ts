@@ -41,7 +41,12 @@ async function newWorkspace(stack: ScopeLocalStack): Promise<string> {
   const doc = makeDocumentClient({ endpoint: stack.dynamodbEndpoint });
   const keys = makeLocalKeyring({ keyFile: `${stack.localDir}/${LOCAL_MASTER_KEY_FILE}` });
   const macs = await ensureOperatorMacs(makeMacKeyStore({ doc, tableName: stack.tableName }), keys);
-  const admin = makeWorkspaceAdminService({ store: makeStore(doc, stack.tableName), clock: systemClock, operator: 'bench:scope', macs: async () => macs });
+  const admin = makeWorkspaceAdminService({
+    store: makeStore(doc, stack.tableName),
+    clock: systemClock,
+    operator: 'bench:scope',
+    macs: async () => macs,
+  });
   return (await admin.createWorkspace({ name: 'Scope bench', allowlisted: true })).apiKey;
 }
 
@@ -60,7 +65,8 @@ async function seed(api: Api) {
   );
   await Promise.all(
     Array.from({ length: LANES }, async () => {
-      for (let w = writes.shift(); w; w = writes.shift()) await request(api, 'PUT', `/api/v1/environments/${w.environment.id}/secrets`, { key: w.key, value: `value-of-${w.key}` });
+      for (let w = writes.shift(); w; w = writes.shift())
+        await request(api, 'PUT', `/api/v1/environments/${w.environment.id}/secrets`, { key: w.key, value: `value-of-${w.key}` });
     }),
   );
   return environments[SCOPED.project * ENVIRONMENTS + SCOPED.environment]!;
@@ -98,7 +104,10 @@ export async function measureScopeReads(stack: ScopeLocalStack, recorder: Record
     const { dynamodbRequests, operations = [], billedReadUnits, itemsRead = 0 } = await recorder.measure([routeKey], call);
     return { dynamodbRequests, operations, billedReadUnits, itemsRead, answered: answer.data.length, hasMore: answer.meta.page.hasMore };
   };
-  const both = async (routeKey: string, path: string) => ({ apiKey: await read(apiKey, routeKey, path), scopedKey: await read(scopedKey, routeKey, path) });
+  const both = async (routeKey: string, path: string) => ({
+    apiKey: await read(apiKey, routeKey, path),
+    scopedKey: await read(scopedKey, routeKey, path),
+  });
   return {
     workspace: {
       secrets: PROJECTS * ENVIRONMENTS * SECRETS,

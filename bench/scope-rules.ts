@@ -25,13 +25,26 @@ export function fiftyRules(project: string, environment: string): PermissionRule
         return { projects: patterns(wide, (j) => `team-${i}-${j}-*`), environments: ['*'], keys: ['**'], actions };
     }
   });
-  const matching: PermissionRuleInput = { projects: [project], environments: [environment], keys: ['**'], actions: ['read', 'reveal', 'write', 'delete'] };
+  const matching: PermissionRuleInput = {
+    projects: [project],
+    environments: [environment],
+    keys: ['**'],
+    actions: ['read', 'reveal', 'write', 'delete'],
+  };
   const denies: PermissionRuleInput[] = [
-    { effect: 'deny', projects: ['*'], environments: [environment], keys: patterns(20, (j) => `BREAK_GLASS_${j}_*`), actions: ['reveal', 'write', 'delete'] },
+    {
+      effect: 'deny',
+      projects: ['*'],
+      environments: [environment],
+      keys: patterns(20, (j) => `BREAK_GLASS_${j}_*`),
+      actions: ['reveal', 'write', 'delete'],
+    },
     { effect: 'deny', projects: patterns(20, (j) => `retired-${j}-*`), actions: ['read'] },
   ];
   return [...missing, matching, ...denies];
 }
 
 /** One environment of one project, read only: the key of the read-units measurement (bench/scope-reads.ts). */
-export const oneEnvironmentReader = (project: string, environment: string): PermissionRuleInput[] => [{ projects: [project], environments: [environment], actions: ['read'] }];
+export const oneEnvironmentReader = (project: string, environment: string): PermissionRuleInput[] => [
+  { projects: [project], environments: [environment], actions: ['read'] },
+];

@@ -32,7 +32,8 @@ export async function measureScope(stack: ScopeLocalStack, recorder: ReturnType<
   return { notes: NOTES, fiftyRulesCpu, scopedReads, matcher: measureMatcher() };
 }
 
-const readCells = (r: ScopeRead) => `${r.dynamodbRequests} | ${r.billedReadUnits} | ${r.itemsRead} | ${r.answered}${r.hasMore ? ' (more)' : ''} | ${r.operations.join(', ')}`;
+const readCells = (r: ScopeRead) =>
+  `${r.dynamodbRequests} | ${r.billedReadUnits} | ${r.itemsRead} | ${r.answered}${r.hasMore ? ' (more)' : ''} | ${r.operations.join(', ')}`;
 
 /** The printed lines: one per operation for the 50 rules, one per read and credential for the scoped key. */
 export function scopeTable(results: ScopeResults): string {
@@ -56,10 +57,19 @@ export function scopeTable(results: ScopeResults): string {
   const reads: [string, { apiKey: ScopeRead; scopedKey: ScopeRead }][] = [
     ['list its environment, limit 50', r.listEnvironment],
     ['search, limit 50', r.search],
-    [`search q=${r.workspace.q} (${r.workspace.matchesPerEnvironment} an environment, ${r.workspace.matchesPerEnvironment * r.workspace.environments} in all), limit 50`, r.searchQ],
+    [
+      `search q=${r.workspace.q} (${r.workspace.matchesPerEnvironment} an environment, ${r.workspace.matchesPerEnvironment * r.workspace.environments} in all), limit 50`,
+      r.searchQ,
+    ],
   ];
-  for (const [what, pair] of reads) rows.push(`| ${what} | API key | ${readCells(pair.apiKey)} |`, `| ${what} | scoped key | ${readCells(pair.scopedKey)} |`);
-  rows.push('', `one decision that matches patterns: ${results.notes.matcher}`, '| patterns and key | patterns | key length | steps | µs per decision |', '|---|---|---|---|---|');
+  for (const [what, pair] of reads)
+    rows.push(`| ${what} | API key | ${readCells(pair.apiKey)} |`, `| ${what} | scoped key | ${readCells(pair.scopedKey)} |`);
+  rows.push(
+    '',
+    `one decision that matches patterns: ${results.notes.matcher}`,
+    '| patterns and key | patterns | key length | steps | µs per decision |',
+    '|---|---|---|---|---|',
+  );
   for (const m of results.matcher) rows.push(`| ${m.what} | ${m.patterns} | ${m.keyLength} | ${m.steps} | ${m.usPerDecision} |`);
   return rows.join('\n');
 }

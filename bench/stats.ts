@@ -26,5 +26,11 @@ export async function runLoad(operation: (i: number) => Promise<void>, concurren
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return { latencies, rps: latencies.length / seconds, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95), p99: quantile(latencies, 0.99) };
+  return {
+    latencies,
+    rps: latencies.length / seconds,
+    p50: quantile(latencies, 0.5),
+    p95: quantile(latencies, 0.95),
+    p99: quantile(latencies, 0.99),
+  };
 }

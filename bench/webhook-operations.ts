@@ -63,12 +63,13 @@ async function until(probe: () => boolean, ms: number, what: string): Promise<vo
   }
 }
 
-
 export async function measureWebhookOperations(stack: OperationsStack, recorder: ReturnType<typeof makeCallRecorder>) {
   const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
   const doc = makeDocumentClient({ endpoint: stack.dynamodbEndpoint });
   const receiver = await startHttpsReceiver({ status: 204 });
-  const endpoint = async (path: string) => (await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}${path}`, events: ['service.secret.delete'] }, 201)).data.id as string;
+  const endpoint = async (path: string) =>
+    (await request(api, 'POST', '/api/v1/webhooks', { url: `${receiver.origin}${path}`, events: ['service.secret.delete'] }, 201)).data
+      .id as string;
   try {
     // A test event: the route, then the worker's attempt; warm.
     const pinged = await endpoint('/ping');
@@ -97,7 +98,11 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
     const testEvent: Priced & { routeP50Ms: number | null } = {
       ...testCalls,
       routeP50Ms: round2(quantile(routeMs, 0.5)),
-      costPerMillionUsd: costPerMillion(testCalls, { apiBytes: 1200, lambdaInvocations: 1 + workerShare.invocations / samples, durationMs: testRouteMs + workerShare.billedMs / samples }),
+      costPerMillionUsd: costPerMillion(testCalls, {
+        apiBytes: 1200,
+        lambdaInvocations: 1 + workerShare.invocations / samples,
+        durationMs: testRouteMs + workerShare.billedMs / samples,
+      }),
     };
 
     // A recovery of 1,000 failed deliveries through the stack: the route, its steps and the 1,000 attempts.
@@ -108,13 +113,17 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
     const before = receiver.requests.length;
     let recoveryCalls: OperationCalls | undefined;
     const workerRun = await invocationsOf(WORKER, async () => {
-      recoveryCalls = await recorder.measure([RECOVER_ROUTE, WORKER], async () => {
-        const started = performance.now();
-        const answer = await request(api, 'POST', `/api/v1/webhooks/${thousand}/recover`, { since }, 202);
-        answerMs = performance.now() - started;
-        if (answer.data.queued !== 1000) throw new Error(`bench: recovery queued ${answer.data.queued}`);
-        await until(() => receiver.requests.length >= before + 1000, 300_000, 'the 1,000 recovered deliveries');
-      }, 1500);
+      recoveryCalls = await recorder.measure(
+        [RECOVER_ROUTE, WORKER],
+        async () => {
+          const started = performance.now();
+          const answer = await request(api, 'POST', `/api/v1/webhooks/${thousand}/recover`, { since }, 202);
+          answerMs = performance.now() - started;
+          if (answer.data.queued !== 1000) throw new Error(`bench: recovery queued ${answer.data.queued}`);
+          await until(() => receiver.requests.length >= before + 1000, 300_000, 'the 1,000 recovered deliveries');
+        },
+        1500,
+      );
     });
     const perRecovered = perDelivery(recoveryCalls!, 1000);
     const sqsEventSource = (2 * workerRun.invocations) / 1000;
@@ -124,7 +133,10 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
         ...perRecovered,
         workerInvocations: round2(workerRun.invocations / 1000),
         workerBilledMs: round2(workerRun.billedMs / 1000),
-        costPerMillionUsd: costPerMillion({ ...perRecovered, sqsBilledRequests: perRecovered.sqsBilledRequests + sqsEventSource }, { lambdaInvocations: workerRun.invocations / 1000, durationMs: workerRun.billedMs / 1000 }),
+        costPerMillionUsd: costPerMillion(
+          { ...perRecovered, sqsBilledRequests: perRecovered.sqsBilledRequests + sqsEventSource },
+          { lambdaInvocations: workerRun.invocations / 1000, durationMs: workerRun.billedMs / 1000 },
+        ),
       },
     };
 
@@ -150,15 +162,31 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
     const recoveryId = newId('audit');
     const span = deliveryIdSpan(Date.parse(since), Date.now());
     const at = new Date().toISOString();
-    await store.startRecovery(stack.workspaceId, {
-      id: recoveryId, endpointId: ran, ...span, since, until: at, expected: 10_000, queued: 0, cursor: null, step: 0, status: 'running', createdAt: at, updatedAt: at,
-    }, systemAuditEntry('acc_bench', 'webhook_endpoint.recover', ran, {}, Date.now()));
+    await store.startRecovery(
+      stack.workspaceId,
+      {
+        id: recoveryId,
+        endpointId: ran,
+        ...span,
+        since,
+        until: at,
+        expected: 10_000,
+        queued: 0,
+        cursor: null,
+        step: 0,
+        status: 'running',
+        createdAt: at,
+        updatedAt: at,
+      },
+      systemAuditEntry('acc_bench', 'webhook_endpoint.recover', ran, {}, Date.now()),
+    );
     const steps: { ms: number; outcome: string }[] = [];
     let queued = 0;
     const next: RecoveryMessage[] = [{ workspaceId: stack.workspaceId, recoveryId, step: 0 }];
     const run = makeRecoveryRunner({
       store,
-      uncountFailed: (ws, ep, createdAt, count) => recordLateStats({ doc, tableName: stack.tableName }, ws, ep, createdAt, { failed: -count }),
+      uncountFailed: (ws, ep, createdAt, count) =>
+        recordLateStats({ doc, tableName: stack.tableName }, ws, ep, createdAt, { failed: -count }),
       enqueueAll: async (messages) => ((queued += messages.length), []),
       continueRecovery: async (message) => void next.push(message),
       clock: systemClock,
@@ -180,7 +208,14 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
     const recover10k = {
       answerMs: round2(answer10kMs),
       queuedAnswered: queued10k,
-      route: { ...route10k, costPerMillionUsd: costPerMillion(route10k, { apiBytes: 600, lambdaInvocations: 1, durationMs: lambdaDurationMs(answer10kMs, null) }) },
+      route: {
+        ...route10k,
+        costPerMillionUsd: costPerMillion(route10k, {
+          apiBytes: 600,
+          lambdaInvocations: 1,
+          durationMs: lambdaDurationMs(answer10kMs, null),
+        }),
+      },
       queued,
       steps: steps.length,
       longestStepMs: Math.max(0, ...steps.map((s) => s.ms)),
@@ -194,7 +229,11 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
     const statsPath = `/api/v1/webhooks/${statsEndpoint}/stats?since=${encodeURIComponent(new Date(statsSince).toISOString())}`;
     const expected = (await request(api, 'GET', statsPath)).data.deliveries;
     const statsCalls = await recorder.measure([STATS_ROUTE], () => request(api, 'GET', statsPath));
-    const stats30d = { ...statsCalls, deliveriesCounted: expected, costPerMillionUsd: costPerMillion(statsCalls, { apiBytes: 600, lambdaInvocations: 1, durationMs: 20 }) };
+    const stats30d = {
+      ...statsCalls,
+      deliveriesCounted: expected,
+      costPerMillionUsd: costPerMillion(statsCalls, { apiBytes: 600, lambdaInvocations: 1, durationMs: 20 }),
+    };
 
     return { note: NOTE, testEvent, recover1k, recover10k, stats30d, prices: PRICES.date };
   } finally {
@@ -202,7 +241,8 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
   }
 }
 
-const NOTE = 'test event: the route and the worker\'s attempt, warm; recover 1k: the route, the recovery\'s steps and every attempt, per recovered delivery; recover 10k: the route\'s answer, and the recovery\'s steps run in the bench process (queue counted, not sent): steps, the longest against the worker\'s 30 s timeout, and its own DynamoDB work per delivery (add 0.1 SendMessageBatch and the attempt); stats: a call over 30 days of an endpoint with 10,000 deliveries a day, at its worst (a whole bucket counted one by one at each end)';
+const NOTE =
+  "test event: the route and the worker's attempt, warm; recover 1k: the route, the recovery's steps and every attempt, per recovered delivery; recover 10k: the route's answer, and the recovery's steps run in the bench process (queue counted, not sent): steps, the longest against the worker's 30 s timeout, and its own DynamoDB work per delivery (add 0.1 SendMessageBatch and the attempt); stats: a call over 30 days of an endpoint with 10,000 deliveries a day, at its worst (a whole bucket counted one by one at each end)";
 
 export type WebhookOperationResults = Awaited<ReturnType<typeof measureWebhookOperations>>;
 
@@ -215,9 +255,17 @@ export function webhookOperationsTable(r: WebhookOperationResults): string {
     '| operation | DynamoDB req | operations | billed RRU | billed WRU | SQS | $ per million | notes |',
     '|---|---|---|---|---|---|---|---|',
     row('test event (route + attempt)', r.testEvent, `route p50 ${r.testEvent.routeP50Ms} ms`),
-    row('recovered delivery, of 1,000 (route share + steps + attempt)', r.recover1k.perRecoveredDelivery, `answer ${r.recover1k.answerMs} ms`),
+    row(
+      'recovered delivery, of 1,000 (route share + steps + attempt)',
+      r.recover1k.perRecoveredDelivery,
+      `answer ${r.recover1k.answerMs} ms`,
+    ),
     row('recover route, 10,000 failed', r.recover10k.route, `answer ${r.recover10k.answerMs} ms, queued ${r.recover10k.queuedAnswered}`),
-    row('recovery steps per delivery, of 10,000 (before its attempt; add 0.1 SendMessageBatch)', r.recover10k.perRecoveredDeliveryBeforeItsAttempt, `${r.recover10k.queued} queued in ${r.recover10k.steps} steps, longest ${r.recover10k.longestStepMs} ms`),
+    row(
+      'recovery steps per delivery, of 10,000 (before its attempt; add 0.1 SendMessageBatch)',
+      r.recover10k.perRecoveredDeliveryBeforeItsAttempt,
+      `${r.recover10k.queued} queued in ${r.recover10k.steps} steps, longest ${r.recover10k.longestStepMs} ms`,
+    ),
     row('stats, 30 days', r.stats30d, `${r.stats30d.deliveriesCounted} deliveries counted`),
   ].join('\n');
 }

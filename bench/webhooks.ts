@@ -38,7 +38,12 @@ export async function measureWebhooks(api: Api, environmentId: string, options: 
       latencies.push(arrivals.get(key)! - sent);
     }
 
-    await replaceEndpoints(api, receiver.origin, Array.from({ length: 20 }, (_, i) => `/t${i}`), ['service.secret.rotate']);
+    await replaceEndpoints(
+      api,
+      receiver.origin,
+      Array.from({ length: 20 }, (_, i) => `/t${i}`),
+      ['service.secret.rotate'],
+    );
     const before = receiver.requests.length;
     const connectionsBefore = receiver.connections();
     const expected = before + 20 * options.throughputWrites;
@@ -78,11 +83,15 @@ export async function measureWebhooks(api: Api, environmentId: string, options: 
  * rollup's is priced per delivery apart (`measureRollupShare`).
  */
 async function clearOfRollups(): Promise<void> {
-  const busy: [number, number][] = [[-5_000, 3_000], [LATE_AFTER_MS + ROLLUP_SAFETY_MS - 5_000, LATE_AFTER_MS + ROLLUP_SAFETY_MS + 15_000]];
+  const busy: [number, number][] = [
+    [-5_000, 3_000],
+    [LATE_AFTER_MS + ROLLUP_SAFETY_MS - 5_000, LATE_AFTER_MS + ROLLUP_SAFETY_MS + 15_000],
+  ];
   const section = 20_000;
-  const clear = (phase: number) => busy.every(([from, to]) => [0, STATS_BUCKET_MS].every((cycle) => phase + section <= cycle + from || phase >= cycle + to));
+  const clear = (phase: number) =>
+    busy.every(([from, to]) => [0, STATS_BUCKET_MS].every((cycle) => phase + section <= cycle + from || phase >= cycle + to));
   let wait = 0;
-  while (!clear(((Date.now() + wait) % STATS_BUCKET_MS))) wait += 500;
+  while (!clear((Date.now() + wait) % STATS_BUCKET_MS)) wait += 500;
   await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
@@ -95,16 +104,31 @@ async function clearOfRollups(): Promise<void> {
  * receiver included, rounded up per invocation) come from five further rounds with no pricing reads and nothing else
  * running. The statistics rollup's share of a delivery, at 10,000 deliveries a day per endpoint, is measured apart.
  */
-export async function measureDelivery(api: Api, environmentId: string, recorder: ReturnType<typeof makeCallRecorder>, endpoints: number, eventsAtOnce = 1) {
+export async function measureDelivery(
+  api: Api,
+  environmentId: string,
+  recorder: ReturnType<typeof makeCallRecorder>,
+  endpoints: number,
+  eventsAtOnce = 1,
+) {
   const receiver = await startHttpsReceiver({ status: 204 });
-  await replaceEndpoints(api, receiver.origin, Array.from({ length: endpoints }, (_, i) => `/e${i}`), ['service.secret.create']);
+  await replaceEndpoints(
+    api,
+    receiver.origin,
+    Array.from({ length: endpoints }, (_, i) => `/e${i}`),
+    ['service.secret.create'],
+  );
   await new Promise((resolve) => setTimeout(resolve, 1000));
   await clearOfRollups();
   let n = 0;
   const deliveriesPerRound = endpoints * eventsAtOnce;
   const event = async () => {
     const before = receiver.requests.length;
-    const write = () => request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, { key: `DELIVERY_${endpoints}_${eventsAtOnce}_${n++}`, value: 'v' });
+    const write = () =>
+      request(api, 'PUT', `/api/v1/environments/${environmentId}/secrets`, {
+        key: `DELIVERY_${endpoints}_${eventsAtOnce}_${n++}`,
+        value: 'v',
+      });
     await Promise.all(Array.from({ length: eventsAtOnce }, write));
     while (receiver.requests.length < before + deliveriesPerRound) await new Promise((resolve) => setTimeout(resolve, 5));
   };
@@ -123,7 +147,14 @@ export async function measureDelivery(api: Api, environmentId: string, recorder:
       billedMs: invocations.filter((e) => e.scope === scope).reduce((sum, e) => sum + Math.ceil(e.wallMs), 0) / delivered,
     });
     const rollup = await measureRollupShare(recorder, endpoints);
-    return { endpoints, eventsAtOnce, calls: perDelivery(calls, deliveriesPerRound), fanout: share('webhook-fanout'), worker: share('delivery-worker'), rollup };
+    return {
+      endpoints,
+      eventsAtOnce,
+      calls: perDelivery(calls, deliveriesPerRound),
+      fanout: share('webhook-fanout'),
+      worker: share('delivery-worker'),
+      rollup,
+    };
   } finally {
     await receiver.close();
   }
@@ -132,7 +163,8 @@ export async function measureDelivery(api: Api, environmentId: string, recorder:
 /** One round's requests divided among its deliveries (or an operation's among its items). */
 export function perDelivery(calls: OperationCalls, deliveries: number): OperationCalls {
   const scaled = { ...calls } as Record<string, unknown>;
-  for (const [field, value] of Object.entries(calls)) if (typeof value === 'number') scaled[field] = Math.round((value / deliveries) * 1000) / 1000;
+  for (const [field, value] of Object.entries(calls))
+    if (typeof value === 'number') scaled[field] = Math.round((value / deliveries) * 1000) / 1000;
   return scaled as unknown as OperationCalls;
 }
 
@@ -146,7 +178,10 @@ export function priceDelivery(delivery: Awaited<ReturnType<typeof measureDeliver
   const esmRequests = 2 * delivery.worker.invocations;
   const deliveryPathUsd = costPerMillion(
     { ...delivery.calls, sqsBilledRequests: delivery.calls.sqsBilledRequests + esmRequests },
-    { lambdaInvocations: delivery.fanout.invocations + delivery.worker.invocations, durationMs: delivery.fanout.billedMs + delivery.worker.billedMs },
+    {
+      lambdaInvocations: delivery.fanout.invocations + delivery.worker.invocations,
+      durationMs: delivery.fanout.billedMs + delivery.worker.billedMs,
+    },
   );
   const { rollup } = delivery;
   return {

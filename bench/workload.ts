@@ -38,7 +38,9 @@ export function fixedResources() {
     const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
     const template = Template.fromStack(new ServiceStack(app, 'SecretsService-bench'));
     const count = (type: string) => Object.keys(template.findResources(type)).length;
-    const retention = Object.values(template.findResources('AWS::Logs::LogGroup')).map((group) => group.Properties?.RetentionInDays as number | undefined);
+    const retention = Object.values(template.findResources('AWS::Logs::LogGroup')).map(
+      (group) => group.Properties?.RetentionInDays as number | undefined,
+    );
     return {
       kmsKeys: count('AWS::KMS::Key'),
       dashboards: count('AWS::CloudWatch::Dashboard'),
@@ -74,15 +76,30 @@ export function ourBill(costs: MeasuredCosts, fixed: ReturnType<typeof fixedReso
   // A sweep: one invocation of about 60 ms at 256 MB and one eventually consistent Query per due-delivery shard and purge.
   const sweepUsd = sweeps * (PRICES.lambdaRequest + (256 / 1024) * 0.06 * PRICES.lambdaArmGbSecond + 9 * 0.5 * PRICES.dynamoReadUnit);
   return [
-    { item: `${reveals.toLocaleString('en')} reveals (API Gateway, Lambda, DynamoDB, measured)`, usd: (reveals * costs.revealPerMillion) / 1e6 },
-    { item: `${loads.toLocaleString('en')} environment loads of ${WORKLOAD.secretsPerLoad} secrets (one page each)`, usd: (loads * costs.loadPagePerMillion) / 1e6 },
+    {
+      item: `${reveals.toLocaleString('en')} reveals (API Gateway, Lambda, DynamoDB, measured)`,
+      usd: (reveals * costs.revealPerMillion) / 1e6,
+    },
+    {
+      item: `${loads.toLocaleString('en')} environment loads of ${WORKLOAD.secretsPerLoad} secrets (one page each)`,
+      usd: (loads * costs.loadPagePerMillion) / 1e6,
+    },
     { item: `${deliveries.toLocaleString('en')} webhook deliveries`, usd: (deliveries * costs.deliveryPerMillion) / 1e6 },
     { item: `customer-managed KMS key × ${fixed.kmsKeys}`, usd: fixed.kmsKeys * PRICES.kmsKeyMonth },
     { item: `CloudWatch dashboard × ${fixed.dashboards}`, usd: fixed.dashboards * PRICES.dashboardMonth },
     { item: `CloudWatch alarms × ${fixed.alarms}`, usd: fixed.alarms * PRICES.alarmMonth },
-    { item: `custom metrics: ${fixed.metricFilters} log metric filters + ${EMF_METRICS_HEALTHY} EMF metrics`, usd: (fixed.metricFilters + EMF_METRICS_HEALTHY) * PRICES.customMetricMonth },
-    { item: `CloudWatch Logs: ${money(logGb)} GB ingested, kept ${fixed.logRetentionDays} days`, usd: logGb * PRICES.logsIngestedGb + logGb * PRICES.logsStoredGbMonth * Math.min(1, fixed.logRetentionDays / 30) },
-    { item: `audit log growth: ${money(auditGb)} GB this month (storage + point-in-time recovery, grows monthly)`, usd: (auditGb / 2) * (PRICES.dynamoStorageGbMonth + PRICES.dynamoPitrGbMonth) },
+    {
+      item: `custom metrics: ${fixed.metricFilters} log metric filters + ${EMF_METRICS_HEALTHY} EMF metrics`,
+      usd: (fixed.metricFilters + EMF_METRICS_HEALTHY) * PRICES.customMetricMonth,
+    },
+    {
+      item: `CloudWatch Logs: ${money(logGb)} GB ingested, kept ${fixed.logRetentionDays} days`,
+      usd: logGb * PRICES.logsIngestedGb + logGb * PRICES.logsStoredGbMonth * Math.min(1, fixed.logRetentionDays / 30),
+    },
+    {
+      item: `audit log growth: ${money(auditGb)} GB this month (storage + point-in-time recovery, grows monthly)`,
+      usd: (auditGb / 2) * (PRICES.dynamoStorageGbMonth + PRICES.dynamoPitrGbMonth),
+    },
     { item: `delivery sweeper: ${Math.round(sweeps).toLocaleString('en')} runs`, usd: sweepUsd },
     { item: 'SQS event source polling an idle queue', usd: SQS_IDLE_POLLS * PRICES.sqsRequest },
   ].map((line) => ({ ...line, usd: money(line.usd) }));
@@ -92,10 +109,19 @@ export function ourBill(costs: MeasuredCosts, fixed: ReturnType<typeof fixedReso
 export function secretsManagerBill(scale = 1): Line[] {
   const batchCalls = WORKLOAD.coldStarts * scale * Math.ceil(WORKLOAD.secretsPerLoad / PRICES.secretsManagerBatchSize);
   return [
-    { item: `${(WORKLOAD.secrets * scale).toLocaleString('en')} secrets × $0.40`, usd: WORKLOAD.secrets * scale * PRICES.secretsManagerSecretMonth },
-    { item: `${(WORKLOAD.reveals * scale).toLocaleString('en')} GetSecretValue calls`, usd: WORKLOAD.reveals * scale * PRICES.secretsManagerCall },
+    {
+      item: `${(WORKLOAD.secrets * scale).toLocaleString('en')} secrets × $0.40`,
+      usd: WORKLOAD.secrets * scale * PRICES.secretsManagerSecretMonth,
+    },
+    {
+      item: `${(WORKLOAD.reveals * scale).toLocaleString('en')} GetSecretValue calls`,
+      usd: WORKLOAD.reveals * scale * PRICES.secretsManagerCall,
+    },
     { item: `${batchCalls.toLocaleString('en')} BatchGetSecretValue calls (20 secrets each)`, usd: batchCalls * PRICES.secretsManagerCall },
-    { item: `${(WORKLOAD.deliveries * scale).toLocaleString('en')} change notifications to HTTPS (EventBridge API destinations)`, usd: WORKLOAD.deliveries * scale * PRICES.apiDestinationInvocation },
+    {
+      item: `${(WORKLOAD.deliveries * scale).toLocaleString('en')} change notifications to HTTPS (EventBridge API destinations)`,
+      usd: WORKLOAD.deliveries * scale * PRICES.apiDestinationInvocation,
+    },
   ].map((line) => ({ ...line, usd: money(line.usd) }));
 }
 
@@ -107,16 +133,33 @@ export function priceWorkload(costs: MeasuredCosts) {
     const theirs = secretsManagerBill(scale);
     const ourMonthlyUsd = money(ours.reduce((sum, line) => sum + line.usd, 0));
     const secretsManagerMonthlyUsd = money(theirs.reduce((sum, line) => sum + line.usd, 0));
-    return { ours, secretsManager: theirs, ourMonthlyUsd, secretsManagerMonthlyUsd, ratioVsSecretsManager: money(secretsManagerMonthlyUsd / ourMonthlyUsd) };
+    return {
+      ours,
+      secretsManager: theirs,
+      ourMonthlyUsd,
+      secretsManagerMonthlyUsd,
+      ratioVsSecretsManager: money(secretsManagerMonthlyUsd / ourMonthlyUsd),
+    };
   };
   const one = at(1);
-  return { ...WORKLOAD, fixed, ourMonthlyUsd: one.ourMonthlyUsd, secretsManagerMonthlyUsd: one.secretsManagerMonthlyUsd, ratioVsSecretsManager: one.ratioVsSecretsManager, x1: one, x10: at(10) };
+  return {
+    ...WORKLOAD,
+    fixed,
+    ourMonthlyUsd: one.ourMonthlyUsd,
+    secretsManagerMonthlyUsd: one.secretsManagerMonthlyUsd,
+    ratioVsSecretsManager: one.ratioVsSecretsManager,
+    x1: one,
+    x10: at(10),
+  };
 }
 
 /** The two bills as Markdown tables (README and bench output). */
 export function workloadTable(workload: ReturnType<typeof priceWorkload>): string {
   const rows: string[] = [];
-  for (const [label, bills] of [['reference workload', workload.x1], ['10× the workload', workload.x10]] as const) {
+  for (const [label, bills] of [
+    ['reference workload', workload.x1],
+    ['10× the workload', workload.x10],
+  ] as const) {
     rows.push('', `| ${label}: this stack | $/month | AWS Secrets Manager | $/month |`, '|---|---|---|---|');
     const n = Math.max(bills.ours.length, bills.secretsManager.length);
     for (let i = 0; i < n; i++) {
@@ -124,7 +167,9 @@ export function workloadTable(workload: ReturnType<typeof priceWorkload>): strin
       const b = bills.secretsManager[i];
       rows.push(`| ${a?.item ?? ''} | ${a ? a.usd.toFixed(2) : ''} | ${b?.item ?? ''} | ${b ? b.usd.toFixed(2) : ''} |`);
     }
-    rows.push(`| **total** | **${bills.ourMonthlyUsd.toFixed(2)}** | **total** (${bills.ratioVsSecretsManager}× ours) | **${bills.secretsManagerMonthlyUsd.toFixed(2)}** |`);
+    rows.push(
+      `| **total** | **${bills.ourMonthlyUsd.toFixed(2)}** | **total** (${bills.ratioVsSecretsManager}× ours) | **${bills.secretsManagerMonthlyUsd.toFixed(2)}** |`,
+    );
   }
   return rows.join('\n');
 }

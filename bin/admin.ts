@@ -62,7 +62,12 @@ const OPTIONS = {
   help: { type: 'boolean', default: false },
 } as const;
 
-type TargetFlags = { table?: string | undefined; region?: string | undefined; 'local-dir'?: string | undefined; 'kms-key'?: string | undefined };
+type TargetFlags = {
+  table?: string | undefined;
+  region?: string | undefined;
+  'local-dir'?: string | undefined;
+  'kms-key'?: string | undefined;
+};
 
 /** The local stack's folder: `--local-dir`, else LOCAL_DIR, else `.local`. */
 const localDirOf = (values: TargetFlags) => values['local-dir'] ?? process.env.LOCAL_DIR ?? '.local';
@@ -95,7 +100,8 @@ function awsKeyProvider(values: TargetFlags): KeyProvider {
   return {
     decryptDataKey: (encrypted, context) => provider.decryptDataKey(encrypted, context),
     generateDataKey: (context) => {
-      if (!keyId) throw new UsageError('This table has no service MAC key yet: pass --kms-key with the stack\'s SecretsKeyArn output once to make it');
+      if (!keyId)
+        throw new UsageError("This table has no service MAC key yet: pass --kms-key with the stack's SecretsKeyArn output once to make it");
       return provider.generateDataKey(context);
     },
   };
@@ -111,7 +117,8 @@ export async function runAdmin(argv: string[]): Promise<unknown> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   if (values.help || positionals.length === 0) throw new UsageError('');
   if (positionals.join(' ') === 'iam-identity create') {
-    if (values.table) throw new UsageError('iam-identity create: only for the local stack (its STS stand-in); on AWS, IAM makes identities');
+    if (values.table)
+      throw new UsageError('iam-identity create: only for the local stack (its STS stand-in); on AWS, IAM makes identities');
     return createIdentity(localDirOf(values), required(values.arn, 'arn'));
   }
   const { doc, tableName, store, keys } = target(values);
@@ -141,7 +148,10 @@ export async function runAdmin(argv: string[]): Promise<unknown> {
       await macs();
       return { macKey: 'present' };
     case 'api-key revoke':
-      return admin.revokeApiKey(workspace(), required(values.key, 'key', (v) => isId('apiKey', v)));
+      return admin.revokeApiKey(
+        workspace(),
+        required(values.key, 'key', (v) => isId('apiKey', v)),
+      );
     default:
       throw new UsageError(`Unknown command: ${command}`);
   }

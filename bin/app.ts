@@ -74,7 +74,12 @@ function readJwt(context: ContextReader): JwtSettings | undefined {
   const roleClaim = context('jwtRoleClaim');
   const defaultRole = context('jwtDefaultRole');
   if (!issuer && !audience && !jwksUri) {
-    for (const [key, value] of [['jwtWorkspaceClaim', workspaceClaim], ['jwtRequiredType', requiredType], ['jwtRoleClaim', roleClaim], ['jwtDefaultRole', defaultRole]] as const) {
+    for (const [key, value] of [
+      ['jwtWorkspaceClaim', workspaceClaim],
+      ['jwtRequiredType', requiredType],
+      ['jwtRoleClaim', roleClaim],
+      ['jwtDefaultRole', defaultRole],
+    ] as const) {
       if (value) throw new Error(`Context ${key} needs jwtIssuer, jwtAudience and jwtJwksUri`);
     }
     return undefined;

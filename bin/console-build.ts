@@ -81,7 +81,7 @@ export async function buildConsole(outdir: string = join(ROOT, 'console', 'dist'
   const firstLoad = new Set<string>([entryPath, ...(css ? [css] : [])]);
   const visit = (path: string) => {
     for (const imported of outputs[path]?.imports ?? []) {
-      if (imported.kind === 'import-statement' && !firstLoad.has(imported.path)) (firstLoad.add(imported.path), visit(imported.path));
+      if (imported.kind === 'import-statement' && !firstLoad.has(imported.path)) firstLoad.add(imported.path), visit(imported.path);
     }
   };
   visit(entryPath);
@@ -96,5 +96,7 @@ export async function buildConsole(outdir: string = join(ROOT, 'console', 'dist'
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const built = await buildConsole(process.argv[2] ? resolve(process.argv[2]) : undefined);
-  process.stdout.write(`console built in ${built.outdir}: ${built.files.length} files; first load ${built.firstLoad.join(', ')}, ${built.firstLoadGzipBytes} bytes gzipped\n`);
+  process.stdout.write(
+    `console built in ${built.outdir}: ${built.files.length} files; first load ${built.firstLoad.join(', ')}, ${built.firstLoadGzipBytes} bytes gzipped\n`,
+  );
 }

@@ -1,6 +1,12 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { IDEMPOTENT_ANSWER_CONTEXT, MAC_KEY_CONTEXT, MAC_KEY_PURPOSES, SECRET_VALUE_CONTEXT, SIGNING_SECRET_CONTEXT } from '../shared/platform/crypto/context.ts';
+import {
+  IDEMPOTENT_ANSWER_CONTEXT,
+  MAC_KEY_CONTEXT,
+  MAC_KEY_PURPOSES,
+  SECRET_VALUE_CONTEXT,
+  SIGNING_SECRET_CONTEXT,
+} from '../shared/platform/crypto/context.ts';
 import type { PipelineFunction } from '../shared/platform/functions.ts';
 import type { RouteGroup } from '../shared/platform/routes.ts';
 import type { KeyAccess, ServiceFunction } from './service-function.ts';
@@ -82,7 +88,11 @@ const IDEMPOTENT_ANSWER_KEY: KeyAccess = { actions: ['kms:GenerateDataKey', 'kms
  * Unsealing the two MAC roots (shared/platform/crypto/mac-key.ts): Decrypt under exactly `{purpose}`, its value
  * `service-mac-key` or `token-checksum-key`, and under no other context.
  */
-const MAC_KEY: KeyAccess = { actions: ['kms:Decrypt'], contextKeys: MAC_KEY_CONTEXT, contextValues: { purpose: Object.values(MAC_KEY_PURPOSES) } };
+const MAC_KEY: KeyAccess = {
+  actions: ['kms:Decrypt'],
+  contextKeys: MAC_KEY_CONTEXT,
+  contextValues: { purpose: Object.values(MAC_KEY_PURPOSES) },
+};
 
 export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // List projects and the slugs taken for a base (Query), a project by slug (GetItem); create puts the project, its
@@ -177,7 +187,13 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // the endpoint's hourly items in the deliveries partition.
   'webhook-deliveries': {
     table: api({
-      items: { BatchGetItem: [P.deliveries], GetItem: [P.workspace, P.deliveries], Query: [P.deliveries], PutItem: [P.audit, P.deliveries], UpdateItem: [P.deliveries] },
+      items: {
+        BatchGetItem: [P.deliveries],
+        GetItem: [P.workspace, P.deliveries],
+        Query: [P.deliveries],
+        PutItem: [P.audit, P.deliveries],
+        UpdateItem: [P.deliveries],
+      },
       indexQueries: { GSI3: [INDEX.endpointLog], GSI4: [INDEX.failedDeliveries] },
       writesAudit: true,
     }),
@@ -212,7 +228,10 @@ export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
   // Lists the workspace's endpoints and puts one delivery per subscriber (conditional put), then queues it; hands a
   // first attempt whose message could not be queued to the sweeper (UpdateItem). Writes no audit entry: it reads them
   // from the stream, and reports one that changes (shared/webhooks/fanout.ts).
-  'webhook-fanout': { table: { items: { Query: [P.workspace], PutItem: [P.deliveries], UpdateItem: [P.deliveries] } }, sendsDeliveries: true },
+  'webhook-fanout': {
+    table: { items: { Query: [P.workspace], PutItem: [P.deliveries], UpdateItem: [P.deliveries] } },
+    sendsDeliveries: true,
+  },
   // Reads the delivery and its endpoint (a batch with many endpoints of one workspace reads them with one Query of
   // the workspace's partition), claims and records attempts (a late one counted in the endpoint's statistics),
   // counts the endpoint's failures; switching a failing endpoint off updates it with its audit entry, then fails its
@@ -222,7 +241,13 @@ export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
   // deliveries and statistics items, writes the bucket, hour and watermark items (UpdateItem, deliveries' partition).
   'delivery-worker': {
     table: {
-      items: { GetItem: [P.workspace, P.deliveries], BatchGetItem: [P.deliveries], Query: [P.workspace, P.deliveries], UpdateItem: [P.workspace, P.deliveries], PutItem: [P.audit] },
+      items: {
+        GetItem: [P.workspace, P.deliveries],
+        BatchGetItem: [P.deliveries],
+        Query: [P.workspace, P.deliveries],
+        UpdateItem: [P.workspace, P.deliveries],
+        PutItem: [P.audit],
+      },
       indexQueries: { GSI1: [INDEX.legacyEndpointLog], GSI3: [INDEX.endpointLog], GSI4: [INDEX.failedDeliveries] },
       writesAudit: true,
     },

@@ -1,6 +1,16 @@
 import { CfnOutput, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { type CfnStage, CorsHttpMethod, type CorsPreflightOptions, HttpApi, HttpMethod, type HttpRoute, type HttpStage, LogGroupLogDestination, PayloadFormatVersion } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  type CfnStage,
+  CorsHttpMethod,
+  type CorsPreflightOptions,
+  HttpApi,
+  HttpMethod,
+  type HttpRoute,
+  type HttpStage,
+  LogGroupLogDestination,
+  PayloadFormatVersion,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -111,7 +121,13 @@ export class ApiConstruct extends Construct {
       RouteGroup,
       ServiceFunction
     >;
-    this.throttleRoutes([[REVEAL_ROUTE_KEYS, props.revealRouteThrottle], [[LOGIN_ROUTE_KEY], props.loginRouteThrottle]], routes);
+    this.throttleRoutes(
+      [
+        [REVEAL_ROUTE_KEYS, props.revealRouteThrottle],
+        [[LOGIN_ROUTE_KEY], props.loginRouteThrottle],
+      ],
+      routes,
+    );
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL; routes are under /api/v1' }).overrideLogicalId('ApiUrl');
   }
 
@@ -206,9 +222,10 @@ function functionEnvironment(group: RouteGroup, props: ApiConstructProps): Recor
     ...(jwt?.roleClaim && { JWT_ROLE_CLAIM: jwt.roleClaim }),
     ...(jwt?.defaultRole && { JWT_DEFAULT_ROLE: jwt.defaultRole }),
     ...(reveals && { REVEAL_RATE_LIMIT_PER_MINUTE: String(props.revealsPerMinute) }),
-    ...(group === 'secrets' && props.workspaceRevealsPerMinute !== undefined && {
-      REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE: String(props.workspaceRevealsPerMinute),
-    }),
+    ...(group === 'secrets' &&
+      props.workspaceRevealsPerMinute !== undefined && {
+        REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE: String(props.workspaceRevealsPerMinute),
+      }),
   };
 }
 

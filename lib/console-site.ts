@@ -227,24 +227,29 @@ export function consoleCsp(connect: readonly string[]): string {
 function acknowledgeEdgeFindings(bucket: Bucket, distribution: Distribution): void {
   Validations.of(bucket).acknowledge({
     id: 'AwsSolutions-S1',
-    reason: 'The bucket holds the public build of the console only; the deployment alone writes it and CloudFront alone reads it, so access logs would record nothing worth keeping.',
+    reason:
+      'The bucket holds the public build of the console only; the deployment alone writes it and CloudFront alone reads it, so access logs would record nothing worth keeping.',
   });
   Validations.of(distribution).acknowledge(
     {
       id: 'AwsSolutions-CFR1',
-      reason: 'The console is static code for people of the service wherever they work; the API authenticates every call, so no country needs to be kept out.',
+      reason:
+        'The console is static code for people of the service wherever they work; the API authenticates every call, so no country needs to be kept out.',
     },
     {
       id: 'AwsSolutions-CFR2',
-      reason: 'Only static files are served here, each identical for every viewer; the API that holds the data throttles and authenticates on its own (a CLOUDFRONT web ACL would have to live in us-east-1).',
+      reason:
+        'Only static files are served here, each identical for every viewer; the API that holds the data throttles and authenticates on its own (a CLOUDFRONT web ACL would have to live in us-east-1).',
     },
     {
       id: 'AwsSolutions-CFR3',
-      reason: 'The distribution serves the same public files to everyone; every call that touches data is recorded in the API access log instead.',
+      reason:
+        'The distribution serves the same public files to everyone; every call that touches data is recorded in the API access log instead.',
     },
     {
       id: 'AwsSolutions-CFR4',
-      reason: 'The default cloudfront.net certificate has a fixed TLSv1 policy; a TLSv1.2_2021 minimum needs a custom domain with an ACM certificate in us-east-1.',
+      reason:
+        'The default cloudfront.net certificate has a fixed TLSv1 policy; a TLSv1.2_2021 minimum needs a custom domain with an ACM certificate in us-east-1.',
     },
   );
 }
@@ -258,15 +263,27 @@ function acknowledgeDeploymentFindings(role: IRole, sources: IBucket, bucket: IB
   Validations.of(role).acknowledge(
     ...actions.map((action) => ({
       id: `AwsSolutions-IAM5[Action::${action}]`,
-      reason: 'BucketDeployment grants these itself (grantRead of its sources, grantReadWrite of the bucket) to copy the console in; its props cannot narrow them.',
+      reason:
+        'BucketDeployment grants these itself (grantRead of its sources, grantReadWrite of the bucket) to copy the console in; its props cannot narrow them.',
     })),
   );
-  acknowledgeWildcardResource(role, sources.arnForObjects('*'), 'The deployment reads its source zips from the CDK assets bucket; their keys are asset hashes, known only at synth.');
-  acknowledgeWildcardResource(role, bucket.arnForObjects('*'), 'The deployment writes every file of the console (hashed names that change with each build) into this one bucket.');
-  const handler = Stack.of(role).node.children.find((child): child is LambdaFunction => child instanceof LambdaFunction && child.role === role);
+  acknowledgeWildcardResource(
+    role,
+    sources.arnForObjects('*'),
+    'The deployment reads its source zips from the CDK assets bucket; their keys are asset hashes, known only at synth.',
+  );
+  acknowledgeWildcardResource(
+    role,
+    bucket.arnForObjects('*'),
+    'The deployment writes every file of the console (hashed names that change with each build) into this one bucket.',
+  );
+  const handler = Stack.of(role).node.children.find(
+    (child): child is LambdaFunction => child instanceof LambdaFunction && child.role === role,
+  );
   if (!handler) throw new Error('The console deployment function was not found beside the stack');
   Validations.of(handler).acknowledge({
     id: 'AwsSolutions-L1',
-    reason: 'The runtime of the BucketDeployment function is pinned by aws-cdk-lib (Python with its AWS CLI layer) and moves with its upgrades.',
+    reason:
+      'The runtime of the BucketDeployment function is pinned by aws-cdk-lib (Python with its AWS CLI layer) and moves with its upgrades.',
   });
 }

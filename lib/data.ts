@@ -38,6 +38,8 @@ export class DataConstruct extends Construct {
           : { projectionType: ProjectionType.ALL }),
       });
     }
-    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The table (admin CLI --table)' }).overrideLogicalId('TableName');
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The table (admin CLI --table)' }).overrideLogicalId(
+      'TableName',
+    );
   }
 }

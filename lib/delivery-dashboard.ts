@@ -13,13 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import type { ServiceFunction } from './service-function.ts';
-import {
-  deliveryMetric,
-  deliveryMetricsBy,
-  deliveryMetricTotal,
-  deliverySuccessRate,
-  type RevealMetrics,
-} from './service-metrics.ts';
+import { deliveryMetric, deliveryMetricsBy, deliveryMetricTotal, deliverySuccessRate, type RevealMetrics } from './service-metrics.ts';
 import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
 
 export interface DeliveryHealthDashboardProps {
@@ -130,18 +124,23 @@ function functionWidgets(functions: Record<string, ServiceFunction>): IWidget[] 
   const sum = { statistic: Stats.SUM, period: FIVE_MINUTES };
   const entries = Object.entries(functions);
   return [
-    graph('Lambda errors per function', entries.map(([name, fn]) => fn.function.metricErrors({ ...sum, label: name })), { width: 12 }),
-    graph('Lambda throttles per function', entries.map(([name, fn]) => fn.function.metricThrottles({ ...sum, label: name })), { width: 12 }),
+    graph(
+      'Lambda errors per function',
+      entries.map(([name, fn]) => fn.function.metricErrors({ ...sum, label: name })),
+      { width: 12 },
+    ),
+    graph(
+      'Lambda throttles per function',
+      entries.map(([name, fn]) => fn.function.metricThrottles({ ...sum, label: name })),
+      { width: 12 },
+    ),
   ];
 }
 
 function apiWidgets(httpApi: HttpApi, reveals: RevealMetrics, loginsRateLimited: Metric): IWidget[] {
   const sum = { statistic: Stats.SUM, period: FIVE_MINUTES };
   return [
-    graph('API 4xx / 5xx', [
-      httpApi.metricClientError({ ...sum, label: '4xx' }),
-      httpApi.metricServerError({ ...sum, label: '5xx' }),
-    ]),
+    graph('API 4xx / 5xx', [httpApi.metricClientError({ ...sum, label: '4xx' }), httpApi.metricServerError({ ...sum, label: '5xx' })]),
     graph('API latency p50 / p99 (ms)', [
       httpApi.metricLatency({ statistic: Stats.p(50), period: FIVE_MINUTES, label: 'p50' }),
       httpApi.metricLatency({ statistic: Stats.p(99), period: FIVE_MINUTES, label: 'p99' }),
@@ -150,6 +149,10 @@ function apiWidgets(httpApi: HttpApi, reveals: RevealMetrics, loginsRateLimited:
       reveals.succeeded.with({ label: 'Revealed' }),
       reveals.rateLimited.with({ label: 'Refused by the rate limit' }),
     ]),
-    graph('Logins refused 429 per minute (login budgets, route throttling)', [loginsRateLimited.with({ label: 'Logins answered 429 RATE_LIMITED' })], { width: 24 }),
+    graph(
+      'Logins refused 429 per minute (login budgets, route throttling)',
+      [loginsRateLimited.with({ label: 'Logins answered 429 RATE_LIMITED' })],
+      { width: 24 },
+    ),
   ];
 }

@@ -87,11 +87,15 @@ export function pruneUnreachable(metafile: Metafile): string[] {
  * The code outputs index.mjs reaches through imports of the given kinds, itself included: with static imports only,
  * what a cold start reads; with dynamic ones too, everything that can ever load.
  */
-export function reachableOutputs(metafile: Metafile, kinds: readonly Metafile['outputs'][string]['imports'][number]['kind'][]): Set<string> {
+export function reachableOutputs(
+  metafile: Metafile,
+  kinds: readonly Metafile['outputs'][string]['imports'][number]['kind'][],
+): Set<string> {
   const outputs = metafile.outputs;
   const reachable = new Set([Object.keys(outputs).find((path) => path.endsWith('index.mjs'))!]);
   for (const path of reachable) {
-    for (const edge of outputs[path]!.imports) if (!edge.external && kinds.includes(edge.kind) && edge.path in outputs) reachable.add(edge.path);
+    for (const edge of outputs[path]!.imports)
+      if (!edge.external && kinds.includes(edge.kind) && edge.path in outputs) reachable.add(edge.path);
   }
   return reachable;
 }

@@ -78,7 +78,8 @@ export class MonitoringConstruct extends Construct {
     this.addAlarm('audit-entry-changed', {
       metric: auditEntriesChanged(),
       threshold: 0,
-      description: 'An audit entry was overwritten or removed on the table, which the service never does (the fan-out saw it on the stream).',
+      description:
+        'An audit entry was overwritten or removed on the table, which the service never does (the fan-out saw it on the stream).',
     });
     this.addAlarm('api-5xx-rate', {
       metric: apiServerErrorRate(props.httpApi, ALARM_THRESHOLDS.apiServerErrorMinimumRequests),
@@ -152,7 +153,10 @@ export class MonitoringConstruct extends Construct {
       description: `A delivery message has waited over ${ALARM_THRESHOLDS.queueOldestMessageAgeSeconds / 60} minutes for 10 minutes: the worker is not keeping up or not consuming.`,
     });
     this.addAlarm('fanout-iterator-age', {
-      metric: delivery.functions['webhook-fanout'].function.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: Duration.minutes(5) }),
+      metric: delivery.functions['webhook-fanout'].function.metric('IteratorAge', {
+        statistic: Stats.MAXIMUM,
+        period: Duration.minutes(5),
+      }),
       threshold: ALARM_THRESHOLDS.fanoutIteratorAgeMs,
       description: `Stream records reach the fan-out over ${ALARM_THRESHOLDS.fanoutIteratorAgeMs / 60_000} minutes late: it is failing or throttled.`,
     });

@@ -105,7 +105,9 @@ export class ServiceFunction extends Construct {
     const conditions = {
       'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': [...access.contextKeys] },
       Null: Object.fromEntries(access.contextKeys.map((name) => [`kms:EncryptionContext:${name}`, 'false'])),
-      ...(values.length > 0 && { StringEquals: Object.fromEntries(values.map(([name, value]) => [`kms:EncryptionContext:${name}`, [value].flat()])) }),
+      ...(values.length > 0 && {
+        StringEquals: Object.fromEntries(values.map(([name, value]) => [`kms:EncryptionContext:${name}`, [value].flat()])),
+      }),
     };
     this.function.addToRolePolicy(new PolicyStatement({ actions: [...access.actions], resources: [key.keyArn], conditions }));
     key.addToResourcePolicy(

@@ -11,7 +11,11 @@ export const METRICS_NAMESPACE = 'SecretsService';
 export const DELIVERY_SERVICE = 'webhook-delivery';
 
 /** The reveal routes (shared/platform/routes.ts), as they appear in the access log's `routeKey`: by id, by path, and loading an environment. */
-export const REVEAL_ROUTE_KEYS = ['POST /api/v1/secrets/{secretId}/reveal', 'POST /api/v1/reveal', 'POST /api/v1/environments/{envId}/secrets/reveal'] as const;
+export const REVEAL_ROUTE_KEYS = [
+  'POST /api/v1/secrets/{secretId}/reveal',
+  'POST /api/v1/reveal',
+  'POST /api/v1/environments/{envId}/secrets/reveal',
+] as const;
 
 /**
  * A worker metric published with only the default `service` dimension (the worker's EMF writer puts every metric
@@ -59,7 +63,10 @@ export function auditEntriesChanged(period = Duration.minutes(5)): Metric {
 export function deliverySuccessRate(period = Duration.minutes(5)): MathExpression {
   return new MathExpression({
     expression: 'IF(attempts > 0, 100 * FILL(successes, 0) / attempts)',
-    usingMetrics: { attempts: deliveryMetric('DeliveryAttempts', Stats.SUM, period), successes: deliveryMetric('DeliverySuccesses', Stats.SUM, period) },
+    usingMetrics: {
+      attempts: deliveryMetric('DeliveryAttempts', Stats.SUM, period),
+      successes: deliveryMetric('DeliverySuccesses', Stats.SUM, period),
+    },
     label: 'Success rate (%)',
     period,
   });
@@ -102,7 +109,13 @@ function accessLogCount(
     dimensions: { ApiId: '$.apiId' },
     filterPattern,
   });
-  return new Metric({ namespace: METRICS_NAMESPACE, metricName, dimensionsMap: { ApiId: props.httpApi.apiId }, statistic: Stats.SUM, period });
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName,
+    dimensionsMap: { ApiId: props.httpApi.apiId },
+    statistic: Stats.SUM,
+    period,
+  });
 }
 
 /** The login route, as it appears in the access log's `routeKey`. */
@@ -115,7 +128,10 @@ export const LOGIN_ROUTE_KEY: (typeof ROUTE_GROUPS)['auth'][number] = 'POST /api
  * and counts here as well.
  */
 export function loginsRateLimited(scope: Construct, props: { accessLogs: ILogGroup; httpApi: HttpApi }): Metric {
-  const pattern = FilterPattern.all(FilterPattern.stringValue('$.routeKey', '=', LOGIN_ROUTE_KEY), FilterPattern.stringValue('$.status', '=', '429'));
+  const pattern = FilterPattern.all(
+    FilterPattern.stringValue('$.routeKey', '=', LOGIN_ROUTE_KEY),
+    FilterPattern.stringValue('$.status', '=', '429'),
+  );
   return accessLogCount(scope, 'LoginsRateLimited', pattern, props, Duration.minutes(1));
 }
 

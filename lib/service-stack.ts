@@ -71,9 +71,10 @@ export class ServiceStack extends Stack {
     this.encryption = new EncryptionConstruct(this, 'Encryption', { stage, removalPolicy });
     const resources = { table: this.data.table, key: this.encryption.key, logRetention, removalPolicy };
     // The site first: the API's CORS names its origin; its files, which name the API's URL, come after the API.
-    this.consoleSite = props.consoleDir === undefined
-      ? undefined
-      : new ConsoleSiteConstruct(this, 'ConsoleSite', { jwt: props.jwt, clientId: props.consoleClientId, removalPolicy, logRetention });
+    this.consoleSite =
+      props.consoleDir === undefined
+        ? undefined
+        : new ConsoleSiteConstruct(this, 'ConsoleSite', { jwt: props.jwt, clientId: props.consoleClientId, removalPolicy, logRetention });
     this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', { stage, ...resources });
     this.api = new ApiConstruct(this, 'Api', {
       ...resources,
@@ -88,7 +89,8 @@ export class ServiceStack extends Stack {
       reservedConcurrency: props.apiReservedConcurrency,
       consoleOrigin: this.consoleSite?.origin,
     });
-    if (this.consoleSite && props.consoleDir !== undefined) this.consoleSite.publish({ dir: props.consoleDir, apiUrl: this.api.httpApi.apiEndpoint });
+    if (this.consoleSite && props.consoleDir !== undefined)
+      this.consoleSite.publish({ dir: props.consoleDir, apiUrl: this.api.httpApi.apiEndpoint });
     this.monitoring = new MonitoringConstruct(this, 'Monitoring', {
       httpApi: this.api.httpApi,
       accessLogs: this.api.accessLogs,

@@ -141,7 +141,8 @@ export function allowStatements(table: ITable, access: TableAccess): PolicyState
     byPartitions.set(sorted.join('\n'), group);
   }
   const items = [...byPartitions.values()].map(
-    ({ partitions, actions }) => new PolicyStatement({ actions: dynamodb(actions), resources: [table.tableArn], conditions: leadingKeys(partitions) }),
+    ({ partitions, actions }) =>
+      new PolicyStatement({ actions: dynamodb(actions), resources: [table.tableArn], conditions: leadingKeys(partitions) }),
   );
   const updates = (access.attributeUpdates ?? []).map(
     ({ partitions, attributes }) =>
@@ -189,7 +190,8 @@ export function denyStatements(table: ITable, access: TableAccess | undefined): 
     deny('MacKeyIsReadOnly', ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], [DENIED.macKey]),
   ];
   if (!access?.writesAudit) statements.push(deny('OnlyAuditWritersPutAuditEntries', ['PutItem'], [DENIED.audit]));
-  if (!access?.createsCredentials) statements.push(deny('OnlyTheCredentialWriterCreatesCredentials', ['PutItem', 'BatchWriteItem'], [DENIED.token]));
+  if (!access?.createsCredentials)
+    statements.push(deny('OnlyTheCredentialWriterCreatesCredentials', ['PutItem', 'BatchWriteItem'], [DENIED.token]));
   if (!access?.changesCredentials) {
     statements.push(
       deny('CredentialsChangeOnlyByLastUse', ['UpdateItem'], [DENIED.token], {
@@ -211,7 +213,8 @@ export function checkAccess(name: string, access: TableAccess): void {
     throw new Error(`${name}: ${reason}`);
   };
   if (puts.includes(PARTITIONS.audit) !== (access.writesAudit === true)) fail('writesAudit must be set exactly when it puts audit entries');
-  if (puts.includes(PARTITIONS.token) !== (access.createsCredentials === true)) fail('createsCredentials must be set exactly when it puts credential items');
+  if (puts.includes(PARTITIONS.token) !== (access.createsCredentials === true))
+    fail('createsCredentials must be set exactly when it puts credential items');
   if ((access.items.UpdateItem ?? []).includes(PARTITIONS.token) !== (access.changesCredentials === true)) {
     fail('changesCredentials must be set exactly when it updates credential items in full');
   }

@@ -73,7 +73,10 @@ export class WebhookDeliveryConstruct extends Construct {
     this.schedulerRole = this.makeSchedulerRole();
 
     const names = Object.keys(PIPELINE_FUNCTIONS) as PipelineFunction[];
-    const functions = Object.fromEntries(names.map((name) => [name, this.addFunction(name, props)])) as Record<PipelineFunction, ServiceFunction>;
+    const functions = Object.fromEntries(names.map((name) => [name, this.addFunction(name, props)])) as Record<
+      PipelineFunction,
+      ServiceFunction
+    >;
     this.functions = functions;
     this.connectFanout(functions['webhook-fanout'], props.table);
     this.connectWorker(functions['delivery-worker']);

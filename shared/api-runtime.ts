@@ -30,7 +30,8 @@ export function apiRuntime(): ApiRuntime {
     defaultRole: config.jwt.defaultRole,
   };
   const store = makeWorkspaceStore(db);
-  const onTouchFailure = (error: unknown) => logger.warn('could not record lastUsedAt', { errorName: (error as { name?: string } | null)?.name });
+  const onTouchFailure = (error: unknown) =>
+    logger.warn('could not record lastUsedAt', { errorName: (error as { name?: string } | null)?.name });
   const macs = serviceMacsOnFirstUse(config, db);
   const idempotency = { store: makeIdempotencyStore(db), clock: base.clock, macs };
   api = { ...base, authenticate: makeAuthenticator({ store, clock: base.clock, macs, jwt, onTouchFailure }), idempotency };
@@ -49,7 +50,8 @@ function warnOfRoleClaimWithoutType(jwt: Config['jwt']): void {
   if (!jwt || jwt.requiredType) return;
   logger.warn('JWT_ROLE_CLAIM is read without JWT_REQUIRED_TYPE', {
     roleClaim: jwt.roleClaim,
-    reason: 'ID tokens pass too, and may carry claims their user can write (Cognito custom:): use a claim only the IdP sets, and JWT_REQUIRED_TYPE (e.g. at+jwt)',
+    reason:
+      'ID tokens pass too, and may carry claims their user can write (Cognito custom:): use a claim only the IdP sets, and JWT_REQUIRED_TYPE (e.g. at+jwt)',
   });
 }
 
@@ -60,5 +62,9 @@ function warnOfRoleClaimWithoutType(jwt: Config['jwt']): void {
  */
 export function serviceMacsOnFirstUse(config: Config, db: Db): () => Promise<ServiceMacs> {
   configuredEncryption(config);
-  return loadOnce(async () => loadServiceMacs(makeMacKeyStore(db), async () => (await import('./platform/crypto/key-provider-from-config.ts')).keyProviderFromConfig(config)));
+  return loadOnce(async () =>
+    loadServiceMacs(makeMacKeyStore(db), async () =>
+      (await import('./platform/crypto/key-provider-from-config.ts')).keyProviderFromConfig(config),
+    ),
+  );
 }

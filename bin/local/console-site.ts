@@ -28,7 +28,11 @@ const TYPES: Record<string, string> = {
 
 /** The console's headers; `connect-src` adds the identity provider (its discovery and token endpoints). */
 export function consoleHeaders(site: Pick<ConsoleSite, 'config'>): Record<string, string> {
-  const connect = ["'self'", ...(site.config.apiUrl ? [new URL(site.config.apiUrl).origin] : []), ...(site.config.issuer ? [new URL(site.config.issuer).origin] : [])];
+  const connect = [
+    "'self'",
+    ...(site.config.apiUrl ? [new URL(site.config.apiUrl).origin] : []),
+    ...(site.config.issuer ? [new URL(site.config.issuer).origin] : []),
+  ];
   return {
     'Content-Security-Policy': [
       "default-src 'self'",
@@ -68,7 +72,11 @@ export function serveConsole(site: ConsoleSite, request: IncomingMessage, respon
     if (!file.startsWith('assets/') || file.includes('..')) return notFound(response, headers);
     try {
       const body = readFileSync(join(site.dir, file));
-      response.writeHead(200, { ...headers, 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'public, max-age=31536000, immutable' });
+      response.writeHead(200, {
+        ...headers,
+        'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'Cache-Control': 'public, max-age=31536000, immutable',
+      });
       response.end(request.method === 'HEAD' ? undefined : body);
     } catch {
       notFound(response, headers);

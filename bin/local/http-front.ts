@@ -129,7 +129,13 @@ function send(response: ServerResponse, status: number, headers: Record<string, 
 /** Writes a Lambda result the way API Gateway maps payload 2.0 responses. */
 function writeResult(response: ServerResponse, result: unknown): void {
   if (result && typeof result === 'object' && 'statusCode' in result) {
-    const r = result as { statusCode: number; headers?: Record<string, string>; body?: string; isBase64Encoded?: boolean; cookies?: string[] };
+    const r = result as {
+      statusCode: number;
+      headers?: Record<string, string>;
+      body?: string;
+      isBase64Encoded?: boolean;
+      cookies?: string[];
+    };
     const headers: Record<string, string> = { ...(r.headers ?? {}) };
     if (r.cookies?.length) response.setHeader('set-cookie', r.cookies);
     send(response, r.statusCode, headers, r.body ? Buffer.from(r.body, r.isBase64Encoded ? 'base64' : 'utf8') : '');
@@ -173,10 +179,10 @@ export async function startHttpFront(options: {
       const event = buildEvent(request, url, matched.route, matched.params, body);
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-      const invocation = attributeCalls(matched.route.routeKey, () => matched.route.handler(event, localLambdaContext(matched.route.functionName, timeoutMs)));
-      const result = await Promise.race([invocation, timeout]).finally(
-        () => clearTimeout(timer),
+      const invocation = attributeCalls(matched.route.routeKey, () =>
+        matched.route.handler(event, localLambdaContext(matched.route.functionName, timeoutMs)),
       );
+      const result = await Promise.race([invocation, timeout]).finally(() => clearTimeout(timer));
       if (result === 'timeout') return gateway(response, GATEWAY.unavailable);
       writeResult(response, result);
     } catch {

@@ -89,7 +89,13 @@ function reportAwsCall(event: AwsCallEvent, scope = scopes.getStore()): void {
 }
 
 interface MiddlewareStackLike {
-  add(middleware: (next: (args: { input: Record<string, unknown> }) => Promise<{ output: unknown }>, context: { commandName?: string }) => (args: { input: Record<string, unknown> }) => Promise<{ output: unknown }>, options: { step: 'initialize'; name: string }): void;
+  add(
+    middleware: (
+      next: (args: { input: Record<string, unknown> }) => Promise<{ output: unknown }>,
+      context: { commandName?: string },
+    ) => (args: { input: Record<string, unknown> }) => Promise<{ output: unknown }>,
+    options: { step: 'initialize'; name: string },
+  ): void;
 }
 
 /**
@@ -113,7 +119,15 @@ function instrument<C extends { middlewareStack: unknown }>(client: C, service: 
         throw error;
       }
       const billed = await bill?.(result.output as Record<string, unknown>);
-      reportAwsCall({ service, operation, ...(service === 'DynamoDB' ? capacityOf(result.output, READS.has(operation)) : {}), ...(billed ? { billed } : {}) }, scope);
+      reportAwsCall(
+        {
+          service,
+          operation,
+          ...(service === 'DynamoDB' ? capacityOf(result.output, READS.has(operation)) : {}),
+          ...(billed ? { billed } : {}),
+        },
+        scope,
+      );
       return result;
     },
     { step: 'initialize', name: 'observeAwsCalls' },
@@ -126,7 +140,11 @@ const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetI
 /** Units from `ConsumedCapacity`: split into read and write units, or (DynamoDB Local) a total for the operation's kind. */
 function capacityOf(output: unknown, isRead: boolean): { readUnits: number; writeUnits: number } {
   const consumed = (output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-  const list = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as { ReadCapacityUnits?: number; WriteCapacityUnits?: number; CapacityUnits?: number }[];
+  const list = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as {
+    ReadCapacityUnits?: number;
+    WriteCapacityUnits?: number;
+    CapacityUnits?: number;
+  }[];
   let readUnits = 0;
   let writeUnits = 0;
   for (const entry of list) {

@@ -45,7 +45,8 @@ async function load(file: string): Promise<SchedulesFile['schedules']> {
   }
   const valid: SchedulesFile['schedules'] = {};
   for (const [name, entry] of Object.entries(parsed.schedules)) {
-    if (Number.isFinite(entry?.at) && typeof entry?.messageBody === 'string') valid[name] = { at: entry.at, messageBody: entry.messageBody };
+    if (Number.isFinite(entry?.at) && typeof entry?.messageBody === 'string')
+      valid[name] = { at: entry.at, messageBody: entry.messageBody };
   }
   return valid;
 }
@@ -57,7 +58,12 @@ async function load(file: string): Promise<SchedulesFile['schedules']> {
  * A send that fails is retried with backoff until it succeeds or the scheduler stops (the file keeps it). Like the
  * real service this is at-least-once: a crash between the send and the file write fires it again on the next start.
  */
-export async function startLocalScheduler(options: { file: string; sqs: SQSClient; queueUrl: string; clock?: Clock }): Promise<LocalScheduler> {
+export async function startLocalScheduler(options: {
+  file: string;
+  sqs: SQSClient;
+  queueUrl: string;
+  clock?: Clock;
+}): Promise<LocalScheduler> {
   const clock = options.clock ?? systemClock;
   const schedules = await load(options.file);
   const timers = new Map<string, NodeJS.Timeout>();

@@ -21,12 +21,17 @@ export async function startSchedulerApi(options: { scheduler: OneTimeScheduler; 
         Target?: { Arn?: string; Input?: string };
       };
       const at = /^at\((\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})\)$/.exec(input.ScheduleExpression ?? '')?.[1];
-      if (!at || (input.ScheduleExpressionTimezone ?? 'UTC') !== 'UTC') return fail(response, 400, 'ValidationException', 'expected at(yyyy-mm-ddThh:mm:ss) in UTC');
-      if (input.Target?.Arn !== options.queueArn || input.Target.Input === undefined) return fail(response, 400, 'ValidationException', 'the target must be the delivery queue, with an input');
-      if (input.ActionAfterCompletion !== 'DELETE') return fail(response, 400, 'ValidationException', 'one-time schedules here delete themselves');
+      if (!at || (input.ScheduleExpressionTimezone ?? 'UTC') !== 'UTC')
+        return fail(response, 400, 'ValidationException', 'expected at(yyyy-mm-ddThh:mm:ss) in UTC');
+      if (input.Target?.Arn !== options.queueArn || input.Target.Input === undefined)
+        return fail(response, 400, 'ValidationException', 'the target must be the delivery queue, with an input');
+      if (input.ActionAfterCompletion !== 'DELETE')
+        return fail(response, 400, 'ValidationException', 'one-time schedules here delete themselves');
       const name = decodeURIComponent(match[1]!);
       await options.scheduler.schedule({ name, at: Date.parse(`${at}Z`), messageBody: input.Target.Input });
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ScheduleArn: `arn:aws:scheduler:local:000000000000:schedule/local/${name}` }));
+      response
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ScheduleArn: `arn:aws:scheduler:local:000000000000:schedule/local/${name}` }));
     } catch (error) {
       fail(response, 500, 'InternalServerException', (error as Error).message);
     }

@@ -28,7 +28,12 @@ export function localLambdaContext(functionName: string, timeoutMs: number): Con
 }
 
 /** Calls a handler as Lambda would: a timeout is a failed invocation (the handler itself cannot be stopped here). */
-export async function invokeLambda<E, R>(handler: BatchHandler<E, R>, event: E, functionName: string, timeoutMs: number): Promise<R | void> {
+export async function invokeLambda<E, R>(
+  handler: BatchHandler<E, R>,
+  event: E,
+  functionName: string,
+  timeoutMs: number,
+): Promise<R | void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(Object.assign(new Error(`Task timed out after ${timeoutMs} ms`), { name: 'TimeoutError' })), timeoutMs);
@@ -159,7 +164,8 @@ export function startSqsPoller(options: SqsPollerOptions): { stop(): Promise<voi
     const entries = done.map((record, index) => ({ Id: String(index), ReceiptHandle: record.receiptHandle }));
     try {
       const answer = await options.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: entries }));
-      if (answer.Failed?.length) log.warn('Some processed messages could not be deleted and will be redelivered', { count: answer.Failed.length });
+      if (answer.Failed?.length)
+        log.warn('Some processed messages could not be deleted and will be redelivered', { count: answer.Failed.length });
     } catch (error) {
       log.warn('Processed messages could not be deleted and will be redelivered', { messageIds: ids, ...describeError(error) });
     }

@@ -50,8 +50,14 @@ export async function startLocalSqs(options: LocalSqsOptions = {}): Promise<Loca
   try {
     const { queues } = server.setup({ queues: [{ name: LOCAL_DELIVERY_DLQ, attributes: { MessageRetentionPeriod: '1209600' } }] });
     const dlq = queues[0]!;
-    const redrivePolicy = JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount: String(options.maxReceiveCount ?? DELIVERY_QUEUE.maxReceiveCount) });
-    const attributes = { VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? DELIVERY_QUEUE.visibilityTimeoutSeconds), RedrivePolicy: redrivePolicy };
+    const redrivePolicy = JSON.stringify({
+      deadLetterTargetArn: dlq.arn,
+      maxReceiveCount: String(options.maxReceiveCount ?? DELIVERY_QUEUE.maxReceiveCount),
+    });
+    const attributes = {
+      VisibilityTimeout: String(options.visibilityTimeoutSeconds ?? DELIVERY_QUEUE.visibilityTimeoutSeconds),
+      RedrivePolicy: redrivePolicy,
+    };
     const queue = server.setup({ queues: [{ name: LOCAL_DELIVERY_QUEUE, attributes }] }).queues[0]!;
     return {
       endpoint: server.address,

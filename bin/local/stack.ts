@@ -82,7 +82,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
   };
   try {
-    const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const admin = new DynamoDBClient({
+      endpoint: dynamo.endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     const added = await ensureTable(admin, LOCAL_TABLE);
     const doc = makeDocumentClient({ endpoint: dynamo.endpoint });
     // A local table from before the delivery log index: its deliveries move into it, as an operator does on AWS.
@@ -123,7 +127,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         dir: consoleBuild.outdir,
         config: {
           apiUrl: '',
-          ...(process.env.JWT_ISSUER && process.env.CONSOLE_CLIENT_ID ? { issuer: process.env.JWT_ISSUER, clientId: process.env.CONSOLE_CLIENT_ID } : {}),
+          ...(process.env.JWT_ISSUER && process.env.CONSOLE_CLIENT_ID
+            ? { issuer: process.env.JWT_ISSUER, clientId: process.env.CONSOLE_CLIENT_ID }
+            : {}),
           ...(process.env.CONSOLE_RESOURCE ? { resource: process.env.CONSOLE_RESOURCE } : {}),
           roleClaim: process.env.JWT_ROLE_CLAIM || 'roles',
           defaultRole: process.env.JWT_DEFAULT_ROLE || 'viewer',
@@ -137,7 +143,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       timeoutMs: API_FUNCTION.timeoutSeconds * 1000,
     });
     stops.push(() => front.close());
-    await startPipeline({ localDir, dynamoEndpoint: dynamo.endpoint, sqs: delivery.sqsClient, queueUrl: delivery.queueUrl, queueArn: delivery.queueArn }, stops);
+    await startPipeline(
+      { localDir, dynamoEndpoint: dynamo.endpoint, sqs: delivery.sqsClient, queueUrl: delivery.queueUrl, queueArn: delivery.queueArn },
+      stops,
+    );
     const { sqsClient: _client, ...deliveryInfo } = delivery;
     const info: StackInfo = {
       baseUrl: front.url,
@@ -242,7 +251,11 @@ async function loadRoutes(): Promise<FrontRoute[]> {
  * The allowlisted workspace and API key of this local stack: made on first start and kept in
  * `LOCAL_DIR/bootstrap.json` (mode 600, local use only), so a restart prints the same key.
  */
-export async function ensureBootstrapWorkspace(store: Store, localDir: string, macs: ServiceMacs): Promise<{ workspaceId: string; apiKey: string }> {
+export async function ensureBootstrapWorkspace(
+  store: Store,
+  localDir: string,
+  macs: ServiceMacs,
+): Promise<{ workspaceId: string; apiKey: string }> {
   const file = join(localDir, 'bootstrap.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { workspaceId: string; apiKey: string };

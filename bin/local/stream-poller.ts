@@ -84,12 +84,25 @@ export async function startStreamPoller(options: StreamPollerOptions): Promise<{
     const finished = await runWithRetries(event, policy, {
       invoke: async (chunk) => {
         const response = await invokeLambda(options.handler, { Records: chunk }, functionName, options.timeoutMs ?? 60_000);
-        return failedItems(response, chunk.map((record) => record.dynamodb?.SequenceNumber ?? ''));
+        return failedItems(
+          response,
+          chunk.map((record) => record.dynamodb?.SequenceNumber ?? ''),
+        );
       },
       commit: (record) => tracker.commit(shard.shardId, record.dynamodb!.SequenceNumber!),
       onFailure: ({ records: count, attempt, error }) =>
-        log.warn('Stream batch failed', { shardId: shard.shardId, records: count, attempt, ...(error ? describeError(error) : { errorName: 'BatchItemFailures' }) }),
-      onSkip: (record) => log.error('Skipping a stream record after its last retry', { shardId: shard.shardId, eventID: record.eventID, sequenceNumber: record.dynamodb?.SequenceNumber }),
+        log.warn('Stream batch failed', {
+          shardId: shard.shardId,
+          records: count,
+          attempt,
+          ...(error ? describeError(error) : { errorName: 'BatchItemFailures' }),
+        }),
+      onSkip: (record) =>
+        log.error('Skipping a stream record after its last retry', {
+          shardId: shard.shardId,
+          eventID: record.eventID,
+          sequenceNumber: record.dynamodb?.SequenceNumber,
+        }),
       pause,
       stopped: () => abort.signal.aborted,
     });

@@ -38,7 +38,13 @@ async function loadCheckpoints(file: string): Promise<StreamCheckpoints | undefi
  * parent is read to the end), where each resumes, and what has been done. A table recreated with a new stream
  * starts over at TRIM_HORIZON.
  */
-export async function makeShardTracker(input: { dynamodb: DynamoDBClient; streams: DynamoDBStreamsClient; tableName: string; checkpointFile: string; log: Logger }) {
+export async function makeShardTracker(input: {
+  dynamodb: DynamoDBClient;
+  streams: DynamoDBStreamsClient;
+  tableName: string;
+  checkpointFile: string;
+  log: Logger;
+}) {
   const { streams, log } = input;
   let checkpoints = await loadCheckpoints(input.checkpointFile);
   let shards = new Map<string, ShardState>();
@@ -60,7 +66,8 @@ export async function makeShardTracker(input: { dynamodb: DynamoDBClient; stream
     const live = new Set(listed.map((shard) => shard.ShardId!));
     for (const id of Object.keys(checkpoints.shards)) if (!live.has(id)) delete checkpoints.shards[id];
     for (const shard of listed) {
-      if (!shards.has(shard.ShardId!)) shards.set(shard.ShardId!, { shardId: shard.ShardId!, parentShardId: shard.ParentShardId, iterator: undefined });
+      if (!shards.has(shard.ShardId!))
+        shards.set(shard.ShardId!, { shardId: shard.ShardId!, parentShardId: shard.ParentShardId, iterator: undefined });
     }
     for (const id of shards.keys()) if (!live.has(id)) shards.delete(id);
     lastRefresh = Date.now();
@@ -100,7 +107,9 @@ export async function makeShardTracker(input: { dynamodb: DynamoDBClient; stream
       const after = checkpoints!.shards[shard.shardId]?.sequenceNumber;
       const base = { StreamArn: checkpoints!.streamArn, ShardId: shard.shardId };
       try {
-        const position = after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' as const };
+        const position = after
+          ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER' as const, SequenceNumber: after }
+          : { ShardIteratorType: 'TRIM_HORIZON' as const };
         return (await streams.send(new GetShardIteratorCommand({ ...base, ...position }))).ShardIterator;
       } catch (error) {
         if ((error as { name?: string }).name !== 'TrimmedDataAccessException') throw error;

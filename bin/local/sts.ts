@@ -42,7 +42,8 @@ export function readIdentities(localDir: string): LocalIamIdentity[] {
 
 /** Makes an identity for `arn` with fresh credentials and keeps it (file mode 600); answers it. */
 export function createIdentity(localDir: string, arn: string): LocalIamIdentity {
-  if (!ARN.test(arn)) throw new Error(`--arn: must be an IAM role or user ARN such as arn:aws:iam::123456789012:role/payments-api; got "${arn}"`);
+  if (!ARN.test(arn))
+    throw new Error(`--arn: must be an IAM role or user ARN such as arn:aws:iam::123456789012:role/payments-api; got "${arn}"`);
   const identity: LocalIamIdentity = {
     accessKeyId: `AKIALOCAL${randomBytes(6).toString('hex').toUpperCase()}`.slice(0, 20),
     secretAccessKey: randomBytes(30).toString('base64url'),
@@ -80,15 +81,29 @@ function amzDate(text: string | undefined): Date | undefined {
 /** The answer to one request, given the identities it may name and the time. */
 export async function answerSts(request: StsRequest, identities: readonly LocalIamIdentity[], now: number): Promise<StsAnswer> {
   const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]));
-  const auth = /^AWS4-HMAC-SHA256 Credential=([^/\s]+)\/(\d{8})\/([^/\s]+)\/([^/\s]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(headers.authorization ?? '');
+  const auth =
+    /^AWS4-HMAC-SHA256 Credential=([^/\s]+)\/(\d{8})\/([^/\s]+)\/([^/\s]+)\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(
+      headers.authorization ?? '',
+    );
   if (!auth) return error(403, 'MissingAuthenticationToken', 'Request is missing Authentication Token');
-  const [, accessKeyId, day, region, service, signedList, signature] = auth as unknown as [string, string, string, string, string, string, string];
+  const [, accessKeyId, day, region, service, signedList, signature] = auth as unknown as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   const identity = identities.find((candidate) => candidate.accessKeyId === accessKeyId);
   if (!identity) return error(403, 'InvalidClientTokenId', 'The security token included in the request is invalid.');
-  if (region !== REGION || service !== SERVICE) return error(403, 'SignatureDoesNotMatch', `Credential should be scoped to a valid region and service ${SERVICE}.`);
+  if (region !== REGION || service !== SERVICE)
+    return error(403, 'SignatureDoesNotMatch', `Credential should be scoped to a valid region and service ${SERVICE}.`);
   const date = amzDate(headers['x-amz-date']);
-  if (!date || !date.toISOString().replace(/-/g, '').startsWith(day)) return error(403, 'IncompleteSignature', 'The request must contain a valid x-amz-date that matches the credential scope.');
-  if (Math.abs(now - date.getTime()) > SKEW_MS) return error(403, 'SignatureDoesNotMatch', 'Signature expired: the request date is more than 15 minutes from the current time.');
+  if (!date || !date.toISOString().replace(/-/g, '').startsWith(day))
+    return error(403, 'IncompleteSignature', 'The request must contain a valid x-amz-date that matches the credential scope.');
+  if (Math.abs(now - date.getTime()) > SKEW_MS)
+    return error(403, 'SignatureDoesNotMatch', 'Signature expired: the request date is more than 15 minutes from the current time.');
   // The payload is what is signed: a declared hash must be the body's own (the signer trusts the header otherwise).
   const declared = headers['x-amz-content-sha256'];
   if (declared !== undefined && declared !== createHash('sha256').update(request.body).digest('hex')) {
@@ -96,9 +111,17 @@ export async function answerSts(request: StsRequest, identities: readonly LocalI
   }
   const signed = signedList.split(';');
   if (!signed.includes('host')) return error(403, 'SignatureDoesNotMatch', 'The host header must be signed.');
-  const signer = new SignatureV4({ service: SERVICE, region: REGION, credentials: identity, sha256: NodeSha256, uriEscapePath: true, applyChecksum: false });
+  const signer = new SignatureV4({
+    service: SERVICE,
+    region: REGION,
+    credentials: identity,
+    sha256: NodeSha256,
+    uriEscapePath: true,
+    applyChecksum: false,
+  });
   const signable = Object.fromEntries(signed.filter((name) => headers[name] !== undefined).map((name) => [name, headers[name]!]));
-  if (Object.keys(signable).length !== signed.length) return error(403, 'SignatureDoesNotMatch', 'A signed header is missing from the request.');
+  if (Object.keys(signable).length !== signed.length)
+    return error(403, 'SignatureDoesNotMatch', 'A signed header is missing from the request.');
   const [path, query = ''] = request.path.split('?') as [string, string?];
   const recomputed = await signer.sign(
     {
@@ -117,7 +140,8 @@ export async function answerSts(request: StsRequest, identities: readonly LocalI
     return error(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
   }
   const form = new URLSearchParams(request.body);
-  if (request.method !== 'POST' || form.get('Action') !== 'GetCallerIdentity') return error(400, 'InvalidAction', 'Could not find operation ' + (form.get('Action') ?? '') + ' for version 2011-06-15');
+  if (request.method !== 'POST' || form.get('Action') !== 'GetCallerIdentity')
+    return error(400, 'InvalidAction', 'Could not find operation ' + (form.get('Action') ?? '') + ' for version 2011-06-15');
   const [, account, kind, name] = ARN.exec(identity.arn)!;
   const arn = kind === 'role' ? `arn:aws:sts::${account}:assumed-role/${name!.split('/').at(-1)}/local-session` : identity.arn;
   return {
@@ -143,11 +167,16 @@ export async function startLocalSts(localDir: string, port = 0): Promise<{ endpo
   const server = createServer((request, response) => {
     readBody(request)
       .then((body) =>
-        answerSts({ method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers as Record<string, string>, body }, readIdentities(localDir), Date.now()),
+        answerSts(
+          { method: request.method ?? 'GET', path: request.url ?? '/', headers: request.headers as Record<string, string>, body },
+          readIdentities(localDir),
+          Date.now(),
+        ),
       )
       .then(
         (answer) => response.writeHead(answer.status, { 'content-type': 'text/xml' }).end(answer.body),
-        () => response.writeHead(400, { 'content-type': 'text/xml' }).end(error(400, 'MalformedInput', 'The request could not be read.').body),
+        () =>
+          response.writeHead(400, { 'content-type': 'text/xml' }).end(error(400, 'MalformedInput', 'The request could not be read.').body),
       );
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));

@@ -4,7 +4,15 @@ import { type RouteDefinition, type RouteErrorCode } from '../../shared/platform
 import { refusesMissingBody } from '../../shared/platform/http/validation.ts';
 import { pageMeta } from '../../shared/platform/http/answer-schemas.ts';
 import { environmentAnswer, projectAnswer } from '../../shared/workspaces/project-answers.ts';
-import { environmentValueAnswer, revealByPathResult, revealResult, secretListItem, secretSearchItem, secretWriteResult, versionAnswer } from '../../shared/secrets/secret-answers.ts';
+import {
+  environmentValueAnswer,
+  revealByPathResult,
+  revealResult,
+  secretListItem,
+  secretSearchItem,
+  secretWriteResult,
+  versionAnswer,
+} from '../../shared/secrets/secret-answers.ts';
 import { auditEntryAnswer } from '../../shared/audit/audit-answers.ts';
 import { deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/webhooks/webhook-answers.ts';
 import { accessKeyAnswer, accessKeyCreated } from '../../shared/access/access-key-answers.ts';
@@ -17,13 +25,33 @@ import { jsonSchema, webhooksSection } from './webhooks.ts';
  * integration tests check every answer against it.
  */
 
-type Code = RouteErrorCode | 'IDEMPOTENCY_KEY_REUSED' | 'VALIDATION_ERROR' | 'AUTH_REQUIRED' | 'WORKSPACE_NOT_ALLOWLISTED' | 'FORBIDDEN' | 'PAYLOAD_TOO_LARGE' | 'INTERNAL_ERROR' | 'SERVICE_UNAVAILABLE';
+type Code =
+  | RouteErrorCode
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'VALIDATION_ERROR'
+  | 'AUTH_REQUIRED'
+  | 'WORKSPACE_NOT_ALLOWLISTED'
+  | 'FORBIDDEN'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE';
 
 /** HTTP status of each error code (decisions.md). */
 const STATUS_OF: Record<Code, number> = {
-  VALIDATION_ERROR: 400, AUTH_REQUIRED: 401, WORKSPACE_NOT_ALLOWLISTED: 403, FORBIDDEN: 403, NOT_FOUND: 404, CONFLICT: 409,
-  LIMIT_EXCEEDED: 409, ALREADY_QUEUED: 409, ENDPOINT_DISABLED: 409, PAYLOAD_TOO_LARGE: 413, IDEMPOTENCY_KEY_REUSED: 422,
-  RATE_LIMITED: 429, INTERNAL_ERROR: 500, SERVICE_UNAVAILABLE: 503,
+  VALIDATION_ERROR: 400,
+  AUTH_REQUIRED: 401,
+  WORKSPACE_NOT_ALLOWLISTED: 403,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  LIMIT_EXCEEDED: 409,
+  ALREADY_QUEUED: 409,
+  ENDPOINT_DISABLED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 };
 
 /** Answers API Gateway (or the local front) gives itself, with its own `{message}` body. */
@@ -31,19 +59,38 @@ const GATEWAY_STATUSES = new Set([413, 429, 500, 503]);
 
 /** The answer schemas that get a name under components.schemas (and a $ref wherever they are used). */
 const NAMED: [string, $ZodType][] = [
-  ['Project', projectAnswer()], ['Environment', environmentAnswer()], ['SecretListItem', secretListItem()],
-  ['SecretSearchItem', secretSearchItem()], ['SecretWriteResult', secretWriteResult()], ['RevealResult', revealResult()],
-  ['RevealByPathResult', revealByPathResult()], ['AuditEntry', auditEntryAnswer()], ['AccessKey', accessKeyAnswer()],
-  ['AccessKeyCreated', accessKeyCreated()], ['WebhookEndpoint', webhookEndpointAnswer()],
-  ['WebhookEndpointCreated', webhookEndpointCreated()], ['EventType', eventTypeAnswer()], ['Delivery', deliveryAnswer()],
-  ['SecretVersion', versionAnswer()], ['EnvironmentValue', environmentValueAnswer()], ['PageMeta', pageMeta()],
+  ['Project', projectAnswer()],
+  ['Environment', environmentAnswer()],
+  ['SecretListItem', secretListItem()],
+  ['SecretSearchItem', secretSearchItem()],
+  ['SecretWriteResult', secretWriteResult()],
+  ['RevealResult', revealResult()],
+  ['RevealByPathResult', revealByPathResult()],
+  ['AuditEntry', auditEntryAnswer()],
+  ['AccessKey', accessKeyAnswer()],
+  ['AccessKeyCreated', accessKeyCreated()],
+  ['WebhookEndpoint', webhookEndpointAnswer()],
+  ['WebhookEndpointCreated', webhookEndpointCreated()],
+  ['EventType', eventTypeAnswer()],
+  ['Delivery', deliveryAnswer()],
+  ['SecretVersion', versionAnswer()],
+  ['EnvironmentValue', environmentValueAnswer()],
+  ['PageMeta', pageMeta()],
 ];
 
 /** The codes a route may answer: its own, and those every route of its kind can. */
 function codesOf(route: RouteDefinition): Code[] {
   // A body over 256 KiB is refused on every route, whether or not it takes one.
   // FORBIDDEN on every route: an access key used from outside its allowedCidrs.
-  const codes: Code[] = ['AUTH_REQUIRED', 'FORBIDDEN', 'WORKSPACE_NOT_ALLOWLISTED', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', ...(route.errors ?? [])];
+  const codes: Code[] = [
+    'AUTH_REQUIRED',
+    'FORBIDDEN',
+    'WORKSPACE_NOT_ALLOWLISTED',
+    'PAYLOAD_TOO_LARGE',
+    'INTERNAL_ERROR',
+    'SERVICE_UNAVAILABLE',
+    ...(route.errors ?? []),
+  ];
   if (route.params || route.query || route.body || route.headers) codes.push('VALIDATION_ERROR');
   if (route.idempotent) codes.push('IDEMPOTENCY_KEY_REUSED', 'CONFLICT', 'VALIDATION_ERROR');
   return [...new Set(codes)];
@@ -69,7 +116,12 @@ function parameters(route: RouteDefinition): Record<string, unknown>[] {
       schema: property,
     }));
   };
-  return [...from(route.params, 'path'), ...from(route.query, 'query'), ...from(route.headers, 'header'), ...(route.idempotent ? [IDEMPOTENCY_KEY] : [])];
+  return [
+    ...from(route.params, 'path'),
+    ...from(route.query, 'query'),
+    ...from(route.headers, 'header'),
+    ...(route.idempotent ? [IDEMPOTENCY_KEY] : []),
+  ];
 }
 
 function responses(route: RouteDefinition): Record<string, unknown> {
@@ -90,7 +142,10 @@ function responses(route: RouteDefinition): Record<string, unknown> {
   const byStatus = new Map<number, Code[]>();
   for (const code of codesOf(route)) byStatus.set(STATUS_OF[code], [...(byStatus.get(STATUS_OF[code]) ?? []), code]);
   const errors = [...byStatus].map(([status, codes]) => {
-    const envelope = { allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }], properties: { error: { properties: { code: { enum: codes } } } } };
+    const envelope = {
+      allOf: [{ $ref: '#/components/schemas/ErrorEnvelope' }],
+      properties: { error: { properties: { code: { enum: codes } } } },
+    };
     const schema = GATEWAY_STATUSES.has(status) ? { oneOf: [envelope, { $ref: '#/components/schemas/GatewayError' }] } : envelope;
     return [String(status), { description: codes.join(', '), content: { 'application/json': { schema } } }];
   });
@@ -109,7 +164,14 @@ function operation(route: RouteDefinition): Record<string, unknown> {
     summary: route.summary,
     description: [route.description, route.reveals ? REVEALS_NOTE : undefined, kinds].filter(Boolean).join('\n\n'),
     parameters: parameters(route),
-    ...(route.body ? { requestBody: { required: refusesMissingBody(route.body), content: { 'application/json': { schema: jsonSchema(route.body as never, 'input') } } } } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: refusesMissingBody(route.body),
+            content: { 'application/json': { schema: jsonSchema(route.body as never, 'input') } },
+          },
+        }
+      : {}),
     responses: responses(route),
   };
 }
@@ -125,7 +187,15 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   return {
     openapi: '3.1.0',
     info: INFO,
-    servers: [{ url: '{baseUrl}', description: 'The API\'s base URL, without /api/v1', variables: { baseUrl: { default: 'http://127.0.0.1:3000', description: 'The local stack; a deployed stage\'s is its `ApiUrl` output' } } }],
+    servers: [
+      {
+        url: '{baseUrl}',
+        description: "The API's base URL, without /api/v1",
+        variables: {
+          baseUrl: { default: 'http://127.0.0.1:3000', description: "The local stack; a deployed stage's is its `ApiUrl` output" },
+        },
+      },
+    ],
     security: [{ bearer: [] }],
     paths,
     webhooks: webhooksSection(),
@@ -135,22 +205,42 @@ export function buildOpenApiDocument(): Record<string, unknown> {
 
 function componentSchemas(): Record<string, unknown> {
   const named = Object.fromEntries(NAMED.map(([name, schema]) => [name, jsonSchema(schema as never)]));
-  const meta = { type: 'object', required: ['requestId', 'timestamp'], properties: { requestId: { type: 'string', pattern: '^req_' }, timestamp: { type: 'string', format: 'date-time' } } };
+  const meta = {
+    type: 'object',
+    required: ['requestId', 'timestamp'],
+    properties: { requestId: { type: 'string', pattern: '^req_' }, timestamp: { type: 'string', format: 'date-time' } },
+  };
   return {
     ...named,
     Meta: { ...meta, additionalProperties: false },
-    MetaWithPage: { ...meta, required: [...meta.required, 'page'], properties: { ...meta.properties, page: { $ref: '#/components/schemas/PageMeta' } }, additionalProperties: false },
+    MetaWithPage: {
+      ...meta,
+      required: [...meta.required, 'page'],
+      properties: { ...meta.properties, page: { $ref: '#/components/schemas/PageMeta' } },
+      additionalProperties: false,
+    },
     ErrorEnvelope: {
       type: 'object',
       required: ['data', 'error', 'meta'],
       properties: {
         data: { type: 'null' },
-        error: { type: 'object', required: ['code', 'message'], properties: { code: { enum: Object.keys(STATUS_OF) }, message: { type: 'string' } }, additionalProperties: false },
+        error: {
+          type: 'object',
+          required: ['code', 'message'],
+          properties: { code: { enum: Object.keys(STATUS_OF) }, message: { type: 'string' } },
+          additionalProperties: false,
+        },
         meta: { $ref: '#/components/schemas/Meta' },
       },
       additionalProperties: false,
     },
-    GatewayError: { type: 'object', required: ['message'], properties: { message: { type: 'string' } }, additionalProperties: false, description: "API Gateway's own answer (throttling, a function that timed out or failed)." },
+    GatewayError: {
+      type: 'object',
+      required: ['message'],
+      properties: { message: { type: 'string' } },
+      additionalProperties: false,
+      description: "API Gateway's own answer (throttling, a function that timed out or failed).",
+    },
   };
 }
 
@@ -172,7 +262,7 @@ const BEARER = {
   scheme: 'bearer',
   description: [
     'Three kinds of credential, all as `Authorization: Bearer <token>`:',
-    '**workspace API keys** (`sk_live_…`, made by the operator\'s admin CLI),',
+    "**workspace API keys** (`sk_live_…`, made by the operator's admin CLI),",
     '**machine tokens** (`st_…`, from POST /api/v1/access-keys; no access keys, webhooks, deliveries, audit or creating projects and environments),',
     'and **user access tokens** (JWTs of the configured identity provider, RS256/ES256, the workspace in a claim).',
     'Issued tokens carry a checksum: a token that fails it is refused before any lookup.',
@@ -198,7 +288,8 @@ const REVEALS_NOTE = 'An `Idempotency-Key` header is refused with VALIDATION_ERR
 const OPENAPI_OPERATION = {
   operationId: 'getOpenApiDocument',
   summary: 'This document',
-  description: 'The one route without authentication. It answers the document itself, not wrapped in the envelope, and carries no workspace data.',
+  description:
+    'The one route without authentication. It answers the document itself, not wrapped in the envelope, and carries no workspace data.',
   security: [],
   responses: { '200': { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
 };

@@ -39,7 +39,11 @@ const EVENT_DATA_SCHEMAS: Record<(typeof EVENT_TYPES)[number]['type'] | typeof P
  */
 const DELIVERED_EVENTS = [
   ...EVENT_TYPES,
-  { type: PING_EVENT_TYPE, description: 'A test event, sent on request (`POST /api/v1/webhooks/{id}/test`) to one endpoint whatever it subscribes to; not subscribable.' },
+  {
+    type: PING_EVENT_TYPE,
+    description:
+      'A test event, sent on request (`POST /api/v1/webhooks/{id}/test`) to one endpoint whatever it subscribes to; not subscribable.',
+  },
 ] as const;
 
 /** The body of one event type. */
@@ -48,7 +52,8 @@ export function eventSchema(type: keyof typeof EVENT_DATA_SCHEMAS) {
 }
 
 const HEADERS: Record<string, string> = {
-  'Service-Signature': '`t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any.',
+  'Service-Signature':
+    '`t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any.',
   'Service-Event-Id': 'The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it.',
   'Service-Event-Type': 'The event type, as in the body.',
   'Service-Delivery-Id': 'The delivery id (`whd_…`): one per event and endpoint.',
@@ -58,7 +63,7 @@ const HEADERS: Record<string, string> = {
 const VERIFY = [
   'Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute',
   'HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time;',
-  'refuse a `t` more than 5 minutes from now. Stripe\'s `webhooks.constructEvent` and the SDK\'s `verifyWebhook` do',
+  "refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do",
   'exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.',
 ].join(' ');
 
@@ -69,10 +74,19 @@ export function webhooksSection(): Record<string, unknown> {
       type,
       {
         post: {
-          operationId: `on${type.split(/[._]/).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('')}`,
+          operationId: `on${type
+            .split(/[._]/)
+            .map((part) => part[0]!.toUpperCase() + part.slice(1))
+            .join('')}`,
           summary: description,
           description: VERIFY,
-          parameters: Object.entries(HEADERS).map(([name, text]) => ({ name, in: 'header', required: true, description: text, schema: { type: 'string' } })),
+          parameters: Object.entries(HEADERS).map(([name, text]) => ({
+            name,
+            in: 'header',
+            required: true,
+            description: text,
+            schema: { type: 'string' },
+          })),
           requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(eventSchema(type)) } } },
           responses: { '2XX': { description: 'Received. Any other answer, or none within 10 s, is a failed attempt.' } },
         },
@@ -83,6 +97,9 @@ export function webhooksSection(): Record<string, unknown> {
 
 /** A zod schema as an OpenAPI 3.1 (JSON Schema 2020-12) schema, without the `$schema` line. */
 export function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output' = 'output'): Record<string, unknown> {
-  const { $schema: _, ...rest } = toJSONSchema(schema as never, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _, ...rest } = toJSONSchema(schema as never, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }

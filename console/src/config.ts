@@ -22,5 +22,12 @@ export async function loadConfig(): Promise<ConsoleConfig> {
   const response = await fetch('/console/config.json', { cache: 'no-store' });
   if (!response.ok) throw new Error(`the console's configuration could not be read (HTTP ${response.status})`);
   const config = (await response.json()) as Partial<ConsoleConfig>;
-  return { apiUrl: config.apiUrl ?? '', roleClaim: config.roleClaim ?? 'roles', defaultRole: config.defaultRole ?? '', ...(config.issuer ? { issuer: config.issuer } : {}), ...(config.clientId ? { clientId: config.clientId } : {}), ...(config.resource ? { resource: config.resource } : {}) };
+  return {
+    apiUrl: config.apiUrl ?? '',
+    roleClaim: config.roleClaim ?? 'roles',
+    defaultRole: config.defaultRole ?? '',
+    ...(config.issuer ? { issuer: config.issuer } : {}),
+    ...(config.clientId ? { clientId: config.clientId } : {}),
+    ...(config.resource ? { resource: config.resource } : {}),
+  };
 }

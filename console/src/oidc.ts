@@ -41,7 +41,10 @@ export function idpSignInAvailable(config: ConsoleConfig): boolean {
 const redirectUri = () => `${location.origin}/console/`;
 
 function base64url(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 const randomText = (length: number) => base64url(crypto.getRandomValues(new Uint8Array(length)));
@@ -56,7 +59,8 @@ async function discover(issuer: string): Promise<Provider> {
   const methods = document.code_challenge_methods_supported;
   if (Array.isArray(methods) && !methods.includes('S256')) throw new IdpSignInError('the identity provider does not offer PKCE with S256');
   const { authorization_endpoint: authorizationEndpoint, token_endpoint: tokenEndpoint } = document;
-  if (typeof authorizationEndpoint !== 'string' || typeof tokenEndpoint !== 'string') throw new IdpSignInError('the discovery document names no authorization or token endpoint');
+  if (typeof authorizationEndpoint !== 'string' || typeof tokenEndpoint !== 'string')
+    throw new IdpSignInError('the discovery document names no authorization or token endpoint');
   return { authorizationEndpoint, tokenEndpoint, issInResponse: document.authorization_response_iss_parameter_supported === true };
 }
 
@@ -118,7 +122,9 @@ export async function idpSignInError(config: ConsoleConfig): Promise<string | nu
 function settle(config: ConsoleConfig): Promise<Outcome> {
   outcome ??= exchange(config).then(
     (token) => ({ token }),
-    (error: unknown) => ({ error: error instanceof IdpSignInError ? error.message : 'the sign-in with the identity provider failed unexpectedly' }),
+    (error: unknown) => ({
+      error: error instanceof IdpSignInError ? error.message : 'the sign-in with the identity provider failed unexpectedly',
+    }),
   );
   return outcome;
 }
@@ -141,23 +147,46 @@ async function exchange(config: ConsoleConfig): Promise<string | null> {
   if (!idpSignInAvailable(config) || !idpSignInReturning()) return null;
   const issuer = config.issuer!;
   const { params, pending } = takeAnswer();
-  if (!pending || params.get('state') !== pending.state) throw new IdpSignInError('this sign-in was not started in this tab (its state does not match): sign in again');
+  if (!pending || params.get('state') !== pending.state)
+    throw new IdpSignInError('this sign-in was not started in this tab (its state does not match): sign in again');
   const error = params.get('error');
   if (error) throw new IdpSignInError(`the identity provider refused the sign-in: ${error}${quote(params.get('error_description'))}`);
   const provider = await discover(issuer);
   const iss = params.get('iss');
-  if (iss !== null ? iss !== issuer : provider.issInResponse) throw new IdpSignInError('the answer does not come from the configured identity provider');
+  if (iss !== null ? iss !== issuer : provider.issInResponse)
+    throw new IdpSignInError('the answer does not come from the configured identity provider');
   const code = params.get('code')!;
-  const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: pending.redirectUri, client_id: config.clientId!, code_verifier: pending.verifier, ...(config.resource ? { resource: config.resource } : {}) });
-  const response = await reach(provider.tokenEndpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body });
-  const answer = (await response.json().catch(() => ({}))) as { access_token?: unknown; id_token?: unknown; error?: unknown; error_description?: unknown };
+  const body = new URLSearchParams({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: pending.redirectUri,
+    client_id: config.clientId!,
+    code_verifier: pending.verifier,
+    ...(config.resource ? { resource: config.resource } : {}),
+  });
+  const response = await reach(provider.tokenEndpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body,
+  });
+  const answer = (await response.json().catch(() => ({}))) as {
+    access_token?: unknown;
+    id_token?: unknown;
+    error?: unknown;
+    error_description?: unknown;
+  };
   if (!response.ok) {
     const reason = typeof answer.error === 'string' ? answer.error.slice(0, 100) : `HTTP ${response.status}`;
-    const description = typeof answer.error_description === 'string' ? answer.error_description.split(code).join('…').split(pending.verifier).join('…') : null;
+    const description =
+      typeof answer.error_description === 'string'
+        ? answer.error_description.split(code).join('…').split(pending.verifier).join('…')
+        : null;
     throw new IdpSignInError(`the identity provider refused the code exchange: ${reason}${quote(description)}`);
   }
-  if (typeof answer.access_token !== 'string' || !answer.access_token) throw new IdpSignInError('the identity provider answered no access token');
-  if (typeof answer.id_token === 'string' && claimsOf(answer.id_token)?.nonce !== pending.nonce) throw new IdpSignInError("the ID token does not carry this sign-in's nonce");
+  if (typeof answer.access_token !== 'string' || !answer.access_token)
+    throw new IdpSignInError('the identity provider answered no access token');
+  if (typeof answer.id_token === 'string' && claimsOf(answer.id_token)?.nonce !== pending.nonce)
+    throw new IdpSignInError("the ID token does not carry this sign-in's nonce");
   return answer.access_token;
 }
 

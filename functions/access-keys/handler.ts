@@ -14,4 +14,7 @@ const store = { ...makeAccessKeyStore(db, pager), ...makeLoginStore(db) };
 const cipher = cipherOnFirstUse(config, 100);
 
 /** Lambda entry of the access-keys route group. */
-export const handler = makeRouteGroupHandler(makeAccessKeyRoutes(makeAccessKeyService({ store, clock, macs: idempotency.macs })), { authenticate, idempotency: { ...idempotency, cipher } });
+export const handler = makeRouteGroupHandler(makeAccessKeyRoutes(makeAccessKeyService({ store, clock, macs: idempotency.macs })), {
+  authenticate,
+  idempotency: { ...idempotency, cipher },
+});

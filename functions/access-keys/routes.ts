@@ -12,69 +12,77 @@ type RouteKey = (typeof ROUTE_GROUPS)['access-keys'][number];
 /** The access-keys route group: people and API keys manage machine identities; machine tokens may not. */
 export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey, RouteDefinition> {
   return lazyRoutes({
-    'GET /api/v1/access-keys': () => defineRoute({
-      operationId: 'listAccessKeys',
-      summary: 'List the workspace\'s access keys',
-      description: 'Newest first. Never a token.',
-      response: z.array(accessKeyAnswer()),
-      paged: true,
-      access: 'admin',
-      query: pageQuerySchema(),
-      handler: async ({ principal, query }) => {
-        const page = await service.list(principal, query);
-        return listOutput(query.limit, page);
-      },
-    }),
-    'POST /api/v1/access-keys': () => defineRoute({
-      operationId: 'createAccessKey',
-      idempotent: true,
-      oneTimeSecret: true,
-      summary: 'Create an access key (a machine identity and its token)',
-      description: [
-        'The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.',
-        '`permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret.',
-        '`allowedCidrs` (0 to 20) limits where it may be used from (API Gateway\'s source address).',
-        '`auth` `{"type":"aws_iam","principalArns":[…]}` or `{"type":"oidc",…}` makes a key whose workloads log in (`POST /api/v1/auth/login`) for tokens of `tokenTtlSeconds` (60 to 43200, default 900) instead of holding one: its answer has `token: null`.',
-      ].join(' '),
-      response: accessKeyCreated(),
-      errors: ['LIMIT_EXCEEDED'],
-      access: 'admin',
-      status: 201,
-      body: z.strictObject({
-        name: nameSchema(),
-        expiresInDays: z.optional(z.int().check(z.minimum(1), z.maximum(3650))),
-        permissions: z.optional(permissionsSchema()),
-        allowedCidrs: z.optional(allowedCidrsSchema()),
-        auth: z.optional(accessKeyAuthSchema()),
-        tokenTtlSeconds: z.optional(tokenTtlSchema()),
+    'GET /api/v1/access-keys': () =>
+      defineRoute({
+        operationId: 'listAccessKeys',
+        summary: "List the workspace's access keys",
+        description: 'Newest first. Never a token.',
+        response: z.array(accessKeyAnswer()),
+        paged: true,
+        access: 'admin',
+        query: pageQuerySchema(),
+        handler: async ({ principal, query }) => {
+          const page = await service.list(principal, query);
+          return listOutput(query.limit, page);
+        },
       }),
-      handler: async ({ principal, body }) => ({ data: await service.create(principal, body) }),
-    }),
-    'PATCH /api/v1/access-keys/{id}': () => defineRoute({
-      operationId: 'updateAccessKey',
-      idempotent: true,
-      summary: "Change an access key's name, permissions or allowed networks",
-      description:
-        "Takes effect on the next request of every token of the key. Audited as `access_key.update` with the changed fields and their new values. A revoked key cannot be changed (CONFLICT).",
-      response: accessKeyAnswer(),
-      errors: ['NOT_FOUND', 'CONFLICT'],
-      access: 'admin',
-      params: z.object({ id: idSchema('accessKey') }),
-      body: z
-        .strictObject({ name: z.optional(nameSchema()), permissions: z.optional(permissionsSchema()), allowedCidrs: z.optional(allowedCidrsSchema()) })
-        .check(z.refine((body) => Object.keys(body).length > 0, { error: 'must name at least one of name, permissions, allowedCidrs' })),
-      handler: async ({ principal, params, body }) => ({ data: await service.update(principal, params.id, body) }),
-    }),
-    'POST /api/v1/access-keys/{id}/revoke': () => defineRoute({
-      operationId: 'revokeAccessKey',
-      idempotent: true,
-      summary: 'Revoke an access key',
-      description: 'Takes effect on the next request; idempotent (audited once as `access_key.revoke`).',
-      response: accessKeyAnswer(),
-      errors: ['NOT_FOUND'],
-      access: 'admin',
-      params: z.object({ id: idSchema('accessKey') }),
-      handler: async ({ principal, params }) => ({ data: await service.revoke(principal, params.id) }),
-    }),
+    'POST /api/v1/access-keys': () =>
+      defineRoute({
+        operationId: 'createAccessKey',
+        idempotent: true,
+        oneTimeSecret: true,
+        summary: 'Create an access key (a machine identity and its token)',
+        description: [
+          'The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`.',
+          '`permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret.',
+          "`allowedCidrs` (0 to 20) limits where it may be used from (API Gateway's source address).",
+          '`auth` `{"type":"aws_iam","principalArns":[…]}` or `{"type":"oidc",…}` makes a key whose workloads log in (`POST /api/v1/auth/login`) for tokens of `tokenTtlSeconds` (60 to 43200, default 900) instead of holding one: its answer has `token: null`.',
+        ].join(' '),
+        response: accessKeyCreated(),
+        errors: ['LIMIT_EXCEEDED'],
+        access: 'admin',
+        status: 201,
+        body: z.strictObject({
+          name: nameSchema(),
+          expiresInDays: z.optional(z.int().check(z.minimum(1), z.maximum(3650))),
+          permissions: z.optional(permissionsSchema()),
+          allowedCidrs: z.optional(allowedCidrsSchema()),
+          auth: z.optional(accessKeyAuthSchema()),
+          tokenTtlSeconds: z.optional(tokenTtlSchema()),
+        }),
+        handler: async ({ principal, body }) => ({ data: await service.create(principal, body) }),
+      }),
+    'PATCH /api/v1/access-keys/{id}': () =>
+      defineRoute({
+        operationId: 'updateAccessKey',
+        idempotent: true,
+        summary: "Change an access key's name, permissions or allowed networks",
+        description:
+          'Takes effect on the next request of every token of the key. Audited as `access_key.update` with the changed fields and their new values. A revoked key cannot be changed (CONFLICT).',
+        response: accessKeyAnswer(),
+        errors: ['NOT_FOUND', 'CONFLICT'],
+        access: 'admin',
+        params: z.object({ id: idSchema('accessKey') }),
+        body: z
+          .strictObject({
+            name: z.optional(nameSchema()),
+            permissions: z.optional(permissionsSchema()),
+            allowedCidrs: z.optional(allowedCidrsSchema()),
+          })
+          .check(z.refine((body) => Object.keys(body).length > 0, { error: 'must name at least one of name, permissions, allowedCidrs' })),
+        handler: async ({ principal, params, body }) => ({ data: await service.update(principal, params.id, body) }),
+      }),
+    'POST /api/v1/access-keys/{id}/revoke': () =>
+      defineRoute({
+        operationId: 'revokeAccessKey',
+        idempotent: true,
+        summary: 'Revoke an access key',
+        description: 'Takes effect on the next request; idempotent (audited once as `access_key.revoke`).',
+        response: accessKeyAnswer(),
+        errors: ['NOT_FOUND'],
+        access: 'admin',
+        params: z.object({ id: idSchema('accessKey') }),
+        handler: async ({ principal, params }) => ({ data: await service.revoke(principal, params.id) }),
+      }),
   });
 }

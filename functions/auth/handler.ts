@@ -13,7 +13,10 @@ const { config, db, clock } = runtime();
 const macs = serviceMacsOnFirstUse(config, db);
 // The OIDC checks, with aws-jwt-verify and the SSRF guard, load on the first OIDC login: an IAM login never needs them.
 const oidcLogin = loadOnce(async () => {
-  const [{ makeOidcLogin }, { parseAllowedCidrs }] = await Promise.all([import('../../shared/access/oidc-login.ts'), import('../../shared/net/ssrf.ts')]);
+  const [{ makeOidcLogin }, { parseAllowedCidrs }] = await Promise.all([
+    import('../../shared/access/oidc-login.ts'),
+    import('../../shared/net/ssrf.ts'),
+  ]);
   return makeOidcLogin({ allowPrivateCidrs: parseAllowedCidrs(config.login.oidcAllowPrivateCidrs) });
 });
 const verifyOidc = async (auth: OidcKeyAuth, jwt: string) => (await oidcLogin())(auth, jwt);

@@ -9,7 +9,13 @@ import { makeRecoverySweeperStore } from '../../shared/webhooks/delivery-recover
 const { config, db, pager, clock } = runtime();
 const store = { ...makeDeliverySweeperStore(db), ...makeDeletedSecretStore(db, pager), ...makeRecoverySweeperStore(db) };
 const queue = immediateQueueFromConfig(config, clock);
-const sweep = makeSweeper({ store, clock, graceMs: config.webhooks.sweepGraceMs, enqueue: (m, o) => queue.enqueue(m, o), enqueueRecovery: (m) => queue.enqueueRecovery(m) });
+const sweep = makeSweeper({
+  store,
+  clock,
+  graceMs: config.webhooks.sweepGraceMs,
+  enqueue: (m, o) => queue.enqueue(m, o),
+  enqueueRecovery: (m) => queue.enqueueRecovery(m),
+});
 
 /**
  * Lambda entry of the sweeper, run every 5 minutes: re-queues pending deliveries whose message was lost, and purges

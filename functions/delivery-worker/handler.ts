@@ -38,11 +38,27 @@ let runner: ((message: RecoveryMessage) => Promise<unknown>) | undefined;
 // A statistics rollup runs once a workspace's bucket is over, a small share of invocations: its code loads with the first.
 const rollUp = async (message: StatsRollupMessage) => {
   const { makeStatsRollup, makeStatsRollupStore } = await import('../../shared/webhooks/stats-rollup.ts');
-  rollup ??= makeStatsRollup({ store: makeStatsRollupStore(db), continueRollup: (next) => queue.enqueueStatsRollup(next, clock.now()), clock, log: logger });
+  rollup ??= makeStatsRollup({
+    store: makeStatsRollupStore(db),
+    continueRollup: (next) => queue.enqueueStatsRollup(next, clock.now()),
+    clock,
+    log: logger,
+  });
   return rollup(message);
 };
 let rollup: ((message: StatsRollupMessage) => Promise<unknown>) | undefined;
-const batch = makeWorkerBatch({ store, cipher, clock, send, enqueue: (m, o) => queue.enqueue(m, o), timeScale: config.webhooks.timeScale, metrics, log: logger, recover, rollUp });
+const batch = makeWorkerBatch({
+  store,
+  cipher,
+  clock,
+  send,
+  enqueue: (m, o) => queue.enqueue(m, o),
+  timeScale: config.webhooks.timeScale,
+  metrics,
+  log: logger,
+  recover,
+  rollUp,
+});
 
 /** Lambda entry of the delivery worker (SQS event source, ReportBatchItemFailures): see `makeWorkerBatch`. */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => batch(event.Records);

@@ -13,44 +13,47 @@ const projectParams = once(() => z.object({ projectId: idSchema('project') }));
 /** The environments route group: thin handlers over the project service. */
 export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey, RouteDefinition> {
   return lazyRoutes({
-    'GET /api/v1/projects/{projectId}/environments': () => defineRoute({
-      operationId: 'listEnvironments',
-      summary: 'List a project\'s environments',
-      description: 'Newest first.',
-      response: z.array(environmentAnswer()),
-      paged: true,
-      errors: ['NOT_FOUND'],
-      access: 'workspace',
-      params: projectParams(),
-      query: pageQuerySchema(),
-      handler: async ({ principal, params, query }) => {
-        const page = await service.listEnvironments(principal, params.projectId, query);
-        return listOutput(query.limit, page);
-      },
-    }),
-    'POST /api/v1/projects/{projectId}/environments': () => defineRoute({
-      operationId: 'createEnvironment',
-      idempotent: true,
-      summary: 'Create an environment in a project',
-      description: 'The slug is unique within the project. Audited as `environment.create`.',
-      response: environmentAnswer(),
-      errors: ['NOT_FOUND', 'CONFLICT'],
-      access: 'admin',
-      status: 201,
-      params: projectParams(),
-      body: z.strictObject({ name: nameSchema() }),
-      handler: async ({ principal, params, body }) => ({ data: await service.createEnvironment(principal, params.projectId, body) }),
-    }),
-    'GET /api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}': () => defineRoute({
-      operationId: 'getEnvironmentBySlug',
-      summary: 'Get an environment by its project\'s and its own slug',
-      response: environmentAnswer(),
-      errors: ['NOT_FOUND'],
-      access: 'workspace',
-      params: z.object({ projectSlug: slugSchema(), envSlug: slugSchema() }),
-      handler: async ({ principal, params }) => ({
-        data: await service.getEnvironmentBySlug(principal, params.projectSlug, params.envSlug),
+    'GET /api/v1/projects/{projectId}/environments': () =>
+      defineRoute({
+        operationId: 'listEnvironments',
+        summary: "List a project's environments",
+        description: 'Newest first.',
+        response: z.array(environmentAnswer()),
+        paged: true,
+        errors: ['NOT_FOUND'],
+        access: 'workspace',
+        params: projectParams(),
+        query: pageQuerySchema(),
+        handler: async ({ principal, params, query }) => {
+          const page = await service.listEnvironments(principal, params.projectId, query);
+          return listOutput(query.limit, page);
+        },
       }),
-    }),
+    'POST /api/v1/projects/{projectId}/environments': () =>
+      defineRoute({
+        operationId: 'createEnvironment',
+        idempotent: true,
+        summary: 'Create an environment in a project',
+        description: 'The slug is unique within the project. Audited as `environment.create`.',
+        response: environmentAnswer(),
+        errors: ['NOT_FOUND', 'CONFLICT'],
+        access: 'admin',
+        status: 201,
+        params: projectParams(),
+        body: z.strictObject({ name: nameSchema() }),
+        handler: async ({ principal, params, body }) => ({ data: await service.createEnvironment(principal, params.projectId, body) }),
+      }),
+    'GET /api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}': () =>
+      defineRoute({
+        operationId: 'getEnvironmentBySlug',
+        summary: "Get an environment by its project's and its own slug",
+        response: environmentAnswer(),
+        errors: ['NOT_FOUND'],
+        access: 'workspace',
+        params: z.object({ projectSlug: slugSchema(), envSlug: slugSchema() }),
+        handler: async ({ principal, params }) => ({
+          data: await service.getEnvironmentBySlug(principal, params.projectSlug, params.envSlug),
+        }),
+      }),
   });
 }

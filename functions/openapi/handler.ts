@@ -35,7 +35,12 @@ export function acceptsGzip(header: string | undefined): boolean {
   const weights = new Map<string, number>();
   for (const part of header.split(',')) {
     // Spaces around `=` are not RFC 9110's grammar, but a client that sends `q = 0` means the same refusal.
-    const [coding = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase().replace(/\s*=\s*/, '='));
+    const [coding = '', ...parameters] = part.split(';').map((piece) =>
+      piece
+        .trim()
+        .toLowerCase()
+        .replace(/\s*=\s*/, '='),
+    );
     const q = parameters.find((parameter) => parameter.startsWith('q='));
     const weight = q === undefined ? 1 : Number(q.slice(2));
     if (coding !== '' && !weights.has(coding)) weights.set(coding, Number.isFinite(weight) ? weight : 0);

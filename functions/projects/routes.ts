@@ -10,39 +10,42 @@ type RouteKey = (typeof ROUTE_GROUPS)['projects'][number];
 /** The projects route group: thin handlers over the project service. */
 export function makeProjectRoutes(service: ProjectService): Record<RouteKey, RouteDefinition> {
   return lazyRoutes({
-    'GET /api/v1/projects': () => defineRoute({
-      operationId: 'listProjects',
-      summary: 'List the workspace\'s projects',
-      description: 'Newest first.',
-      response: z.array(projectAnswer()),
-      paged: true,
-      access: 'workspace',
-      query: pageQuerySchema(),
-      handler: async ({ principal, query }) => {
-        const page = await service.listProjects(principal, query);
-        return listOutput(query.limit, page);
-      },
-    }),
-    'POST /api/v1/projects': () => defineRoute({
-      operationId: 'createProject',
-      idempotent: true,
-      summary: 'Create a project',
-      description: 'The slug is derived from the name (`-2`, `-3`, … on a clash). Audited as `project.create`.',
-      response: projectAnswer(),
-      errors: ['CONFLICT'],
-      access: 'admin',
-      status: 201,
-      body: z.strictObject({ name: nameSchema() }),
-      handler: async ({ principal, body }) => ({ data: await service.createProject(principal, body) }),
-    }),
-    'GET /api/v1/projects/by-slug/{projectSlug}': () => defineRoute({
-      operationId: 'getProjectBySlug',
-      summary: 'Get a project by its slug',
-      response: projectAnswer(),
-      errors: ['NOT_FOUND'],
-      access: 'workspace',
-      params: z.object({ projectSlug: slugSchema() }),
-      handler: async ({ principal, params }) => ({ data: await service.getProjectBySlug(principal, params.projectSlug) }),
-    }),
+    'GET /api/v1/projects': () =>
+      defineRoute({
+        operationId: 'listProjects',
+        summary: "List the workspace's projects",
+        description: 'Newest first.',
+        response: z.array(projectAnswer()),
+        paged: true,
+        access: 'workspace',
+        query: pageQuerySchema(),
+        handler: async ({ principal, query }) => {
+          const page = await service.listProjects(principal, query);
+          return listOutput(query.limit, page);
+        },
+      }),
+    'POST /api/v1/projects': () =>
+      defineRoute({
+        operationId: 'createProject',
+        idempotent: true,
+        summary: 'Create a project',
+        description: 'The slug is derived from the name (`-2`, `-3`, … on a clash). Audited as `project.create`.',
+        response: projectAnswer(),
+        errors: ['CONFLICT'],
+        access: 'admin',
+        status: 201,
+        body: z.strictObject({ name: nameSchema() }),
+        handler: async ({ principal, body }) => ({ data: await service.createProject(principal, body) }),
+      }),
+    'GET /api/v1/projects/by-slug/{projectSlug}': () =>
+      defineRoute({
+        operationId: 'getProjectBySlug',
+        summary: 'Get a project by its slug',
+        response: projectAnswer(),
+        errors: ['NOT_FOUND'],
+        access: 'workspace',
+        params: z.object({ projectSlug: slugSchema() }),
+        handler: async ({ principal, params }) => ({ data: await service.getProjectBySlug(principal, params.projectSlug) }),
+      }),
   });
 }

@@ -37,8 +37,12 @@ const service = makeSecretService({
   workspaceRevealsPerMinute: config.workspaceRevealsPerMinute,
   onPurgeFailure: (secretId, error) =>
     logger.warn('secret versions left to purge', { secretId, errorName: (error as { name?: string } | null)?.name }),
-  onDenialAuditFailure: (error) => logger.warn('could not audit a denied attempt', { errorName: (error as { name?: string } | null)?.name }),
+  onDenialAuditFailure: (error) =>
+    logger.warn('could not audit a denied attempt', { errorName: (error as { name?: string } | null)?.name }),
 });
 
 /** Lambda entry of the secrets route group. */
-export const handler = makeRouteGroupHandler(makeSecretRoutes(service, makeDeletedSecretService({ store, clock })), { authenticate, idempotency });
+export const handler = makeRouteGroupHandler(makeSecretRoutes(service, makeDeletedSecretService({ store, clock })), {
+  authenticate,
+  idempotency,
+});

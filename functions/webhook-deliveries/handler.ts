@@ -38,4 +38,7 @@ const stats = onFirstUse(['stats'], async () => {
 });
 
 /** Lambda entry of the webhook-deliveries route group. */
-export const handler = makeRouteGroupHandler(makeDeliveryRoutes(makeDeliveryService({ store, clock, enqueue }), operations, stats), { authenticate, idempotency });
+export const handler = makeRouteGroupHandler(makeDeliveryRoutes(makeDeliveryService({ store, clock, enqueue }), operations, stats), {
+  authenticate,
+  idempotency,
+});

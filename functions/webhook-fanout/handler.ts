@@ -12,7 +12,14 @@ const queue = immediateQueueFromConfig(config, clock);
 // Every bucket the fan-out makes deliveries in is rolled up into the endpoints' statistics once it is over.
 const rollups = makeStatsRollupTrigger({ enqueue: (message, at) => queue.enqueueStatsRollup(message, at), log: logger });
 const store = rollups.watch({ ...makeEndpointFanoutStore(db), ...makeDeliveryFanoutStore(db) });
-const fanout = makeFanout({ store, enqueueAll: (messages) => queue.enqueueAllNow(messages), log: logger, clock, metrics: makeFanoutMetrics() });
+const fanout = makeFanout({
+  store,
+  enqueueAll: (messages) => queue.enqueueAllNow(messages),
+  log: logger,
+  clock,
+  metrics: makeFanoutMetrics(),
+});
 
 /** Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures): deliveries, and changed audit entries reported. */
-export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanout(event.Records).finally(() => rollups.flush());
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
+  fanout(event.Records).finally(() => rollups.flush());

@@ -22,7 +22,11 @@ const patchSchema = once(() =>
       description: z.optional(z.nullable(descriptionSchema())),
       enabled: z.optional(z.boolean()),
     })
-    .check(z.refine((patch) => Object.values(patch).some((value) => value !== undefined), { error: 'must change at least one of url, events, description, enabled' })),
+    .check(
+      z.refine((patch) => Object.values(patch).some((value) => value !== undefined), {
+        error: 'must change at least one of url, events, description, enabled',
+      }),
+    ),
 );
 
 /** How long a rotated-out signing secret keeps signing when the body does not say (decisions.md). */
@@ -43,98 +47,106 @@ const rotateSecretBody = once(() =>
 /** The webhooks route group: endpoints and one endpoint's delivery log; machine tokens may not use it. */
 export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, RouteDefinition> {
   return lazyRoutes({
-    'GET /api/v1/webhooks': () => defineRoute({
-      operationId: 'listWebhookEndpoints',
-      summary: 'List the workspace\'s webhook endpoints',
-      description: 'Newest first.',
-      response: z.array(webhookEndpointAnswer()),
-      paged: true,
-      access: 'admin',
-      query: pageQuerySchema(),
-      handler: async ({ principal, query }) => {
-        const page = await service.list(principal, query);
-        return listOutput(query.limit, page);
-      },
-    }),
-    'POST /api/v1/webhooks': () => defineRoute({
-      operationId: 'createWebhookEndpoint',
-      idempotent: true,
-      oneTimeSecret: true,
-      summary: 'Register a webhook endpoint',
-      description: 'The url must be https and resolve to public addresses only. The answer carries the `whsec_` signing secret, the only time it is shown. At most 20 endpoints per workspace. Audited as `webhook_endpoint.create`.',
-      response: webhookEndpointCreated(),
-      errors: ['LIMIT_EXCEEDED'],
-      access: 'admin',
-      status: 201,
-      body: z.strictObject({ url: urlSchema(), events: eventsSchema(), description: z.optional(descriptionSchema()) }),
-      handler: async ({ principal, body }) => ({ data: await service.register(principal, body) }),
-    }),
-    'PATCH /api/v1/webhooks/{id}': () => defineRoute({
-      operationId: 'updateWebhookEndpoint',
-      idempotent: true,
-      summary: 'Change a webhook endpoint',
-      description: 'Url, events, description, or `enabled` (pause and resume). Audited as `webhook_endpoint.update`.',
-      response: webhookEndpointAnswer(),
-      errors: ['NOT_FOUND', 'CONFLICT'],
-      access: 'admin',
-      params: endpointParams(),
-      body: patchSchema(),
-      handler: async ({ principal, params, body }) => ({ data: await service.update(principal, params.id, body) }),
-    }),
-    'DELETE /api/v1/webhooks/{id}': () => defineRoute({
-      operationId: 'deleteWebhookEndpoint',
-      idempotent: true,
-      summary: 'Delete a webhook endpoint and its delivery log',
-      description: 'Audited as `webhook_endpoint.delete`.',
-      response: deletedResult('we'),
-      errors: ['NOT_FOUND'],
-      access: 'admin',
-      params: endpointParams(),
-      handler: async ({ principal, params }) => ({ data: await service.delete(principal, params.id) }),
-    }),
-    'GET /api/v1/webhooks/{id}/deliveries': () => defineRoute({
-      operationId: 'listEndpointDeliveries',
-      summary: 'List one endpoint\'s deliveries',
-      description: 'Newest first, with the attempt log.',
-      response: z.array(deliveryAnswer()),
-      paged: true,
-      errors: ['NOT_FOUND'],
-      access: 'admin',
-      params: endpointParams(),
-      query: pageQuerySchema(),
-      handler: async ({ principal, params, query }) => {
-        const page = await service.endpointDeliveries(principal, params.id, query);
-        return listOutput(query.limit, page);
-      },
-    }),
-    'POST /api/v1/webhooks/{id}/rotate-secret': () => defineRoute({
-      operationId: 'rotateWebhookSecret',
-      idempotent: true,
-      oneTimeSecret: true,
-      summary: 'Rotate a webhook endpoint\'s signing secret',
-      description: [
-        'Makes a new `whsec_` signing secret; the answer carries it, the only time it is shown. The old secret keeps signing',
-        'for `expireCurrentInHours` (0 to 48, default 24; 0 ends it at once): until then every delivery attempt is signed',
-        'with both, `Service-Signature: t=<t>,v1=<new>,v1=<old>`, so a receiver verifying with either accepts it (Stripe\'s',
-        'verifiers accept any matching `v1`), and `previousSecretExpiresAt` says when the old one stops. Only one previous',
-        'secret is kept: rotating again ends it at once. A paused endpoint may be rotated. Audited as',
-        '`webhook_endpoint.secret_rotate` (never with a secret or its hint).',
-      ].join(' '),
-      response: webhookEndpointCreated(),
-      errors: ['NOT_FOUND', 'CONFLICT'],
-      access: 'admin',
-      params: endpointParams(),
-      body: rotateSecretBody(),
-      handler: async ({ principal, params, body }) => ({
-        data: await service.rotateSecret(principal, params.id, body?.expireCurrentInHours ?? DEFAULT_ROTATION_OVERLAP_HOURS),
+    'GET /api/v1/webhooks': () =>
+      defineRoute({
+        operationId: 'listWebhookEndpoints',
+        summary: "List the workspace's webhook endpoints",
+        description: 'Newest first.',
+        response: z.array(webhookEndpointAnswer()),
+        paged: true,
+        access: 'admin',
+        query: pageQuerySchema(),
+        handler: async ({ principal, query }) => {
+          const page = await service.list(principal, query);
+          return listOutput(query.limit, page);
+        },
       }),
-    }),
-    'GET /api/v1/webhooks/event-types': () => defineRoute({
-      operationId: 'listWebhookEventTypes',
-      summary: 'List the event types an endpoint can subscribe to',
-      response: z.array(eventTypeAnswer()),
-      access: 'admin',
-      handler: async () => ({ data: EVENT_TYPES.map((e) => ({ ...e })) }),
-    }),
+    'POST /api/v1/webhooks': () =>
+      defineRoute({
+        operationId: 'createWebhookEndpoint',
+        idempotent: true,
+        oneTimeSecret: true,
+        summary: 'Register a webhook endpoint',
+        description:
+          'The url must be https and resolve to public addresses only. The answer carries the `whsec_` signing secret, the only time it is shown. At most 20 endpoints per workspace. Audited as `webhook_endpoint.create`.',
+        response: webhookEndpointCreated(),
+        errors: ['LIMIT_EXCEEDED'],
+        access: 'admin',
+        status: 201,
+        body: z.strictObject({ url: urlSchema(), events: eventsSchema(), description: z.optional(descriptionSchema()) }),
+        handler: async ({ principal, body }) => ({ data: await service.register(principal, body) }),
+      }),
+    'PATCH /api/v1/webhooks/{id}': () =>
+      defineRoute({
+        operationId: 'updateWebhookEndpoint',
+        idempotent: true,
+        summary: 'Change a webhook endpoint',
+        description: 'Url, events, description, or `enabled` (pause and resume). Audited as `webhook_endpoint.update`.',
+        response: webhookEndpointAnswer(),
+        errors: ['NOT_FOUND', 'CONFLICT'],
+        access: 'admin',
+        params: endpointParams(),
+        body: patchSchema(),
+        handler: async ({ principal, params, body }) => ({ data: await service.update(principal, params.id, body) }),
+      }),
+    'DELETE /api/v1/webhooks/{id}': () =>
+      defineRoute({
+        operationId: 'deleteWebhookEndpoint',
+        idempotent: true,
+        summary: 'Delete a webhook endpoint and its delivery log',
+        description: 'Audited as `webhook_endpoint.delete`.',
+        response: deletedResult('we'),
+        errors: ['NOT_FOUND'],
+        access: 'admin',
+        params: endpointParams(),
+        handler: async ({ principal, params }) => ({ data: await service.delete(principal, params.id) }),
+      }),
+    'GET /api/v1/webhooks/{id}/deliveries': () =>
+      defineRoute({
+        operationId: 'listEndpointDeliveries',
+        summary: "List one endpoint's deliveries",
+        description: 'Newest first, with the attempt log.',
+        response: z.array(deliveryAnswer()),
+        paged: true,
+        errors: ['NOT_FOUND'],
+        access: 'admin',
+        params: endpointParams(),
+        query: pageQuerySchema(),
+        handler: async ({ principal, params, query }) => {
+          const page = await service.endpointDeliveries(principal, params.id, query);
+          return listOutput(query.limit, page);
+        },
+      }),
+    'POST /api/v1/webhooks/{id}/rotate-secret': () =>
+      defineRoute({
+        operationId: 'rotateWebhookSecret',
+        idempotent: true,
+        oneTimeSecret: true,
+        summary: "Rotate a webhook endpoint's signing secret",
+        description: [
+          'Makes a new `whsec_` signing secret; the answer carries it, the only time it is shown. The old secret keeps signing',
+          'for `expireCurrentInHours` (0 to 48, default 24; 0 ends it at once): until then every delivery attempt is signed',
+          "with both, `Service-Signature: t=<t>,v1=<new>,v1=<old>`, so a receiver verifying with either accepts it (Stripe's",
+          'verifiers accept any matching `v1`), and `previousSecretExpiresAt` says when the old one stops. Only one previous',
+          'secret is kept: rotating again ends it at once. A paused endpoint may be rotated. Audited as',
+          '`webhook_endpoint.secret_rotate` (never with a secret or its hint).',
+        ].join(' '),
+        response: webhookEndpointCreated(),
+        errors: ['NOT_FOUND', 'CONFLICT'],
+        access: 'admin',
+        params: endpointParams(),
+        body: rotateSecretBody(),
+        handler: async ({ principal, params, body }) => ({
+          data: await service.rotateSecret(principal, params.id, body?.expireCurrentInHours ?? DEFAULT_ROTATION_OVERLAP_HOURS),
+        }),
+      }),
+    'GET /api/v1/webhooks/event-types': () =>
+      defineRoute({
+        operationId: 'listWebhookEventTypes',
+        summary: 'List the event types an endpoint can subscribe to',
+        response: z.array(eventTypeAnswer()),
+        access: 'admin',
+        handler: async () => ({ data: EVENT_TYPES.map((e) => ({ ...e })) }),
+      }),
   });
 }

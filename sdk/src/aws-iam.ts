@@ -53,11 +53,16 @@ export function awsIamSettings(place: AwsIamPlace, baseUrl: string, env: NodeJS.
   if (!URL.canParse(stsEndpoint)) throw new TypeError('the STS endpoint of an aws_iam login is not an absolute URL');
   const host = new URL(stsEndpoint).hostname;
   // Regional, FIPS and interface VPC endpoint hosts name their region; the global endpoint signs for us-east-1.
-  const named = host === 'sts.amazonaws.com' ? 'us-east-1' : /(?:^|\.)sts(?:-fips)?\.([a-z0-9-]+)\.(?:vpce\.)?amazonaws\.com(?:\.cn)?$/.exec(host)?.[1];
+  const named =
+    host === 'sts.amazonaws.com' ? 'us-east-1' : /(?:^|\.)sts(?:-fips)?\.([a-z0-9-]+)\.(?:vpce\.)?amazonaws\.com(?:\.cn)?$/.exec(host)?.[1];
   return { stsEndpoint, serverId: place.serverId ?? new URL(baseUrl).host, region: named ?? place.region ?? 'us-east-1' };
 }
 
-type AwsModules = [typeof import('@smithy/signature-v4'), typeof import('@aws-sdk/credential-providers'), typeof import('./node-sha256.js')];
+type AwsModules = [
+  typeof import('@smithy/signature-v4'),
+  typeof import('@aws-sdk/credential-providers'),
+  typeof import('./node-sha256.js'),
+];
 
 /** The AWS packages, loaded once per process on the first IAM login (a failed load is tried again next time). */
 let modules: Promise<AwsModules> | undefined;
@@ -87,7 +92,11 @@ export function makeAwsIamSigner(settings: AwsIamSettings): () => Promise<Signed
       ...(url.port ? { port: Number(url.port) } : {}),
       path: url.pathname,
       query: Object.fromEntries(url.searchParams),
-      headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', [SERVER_ID_HEADER]: settings.serverId },
+      headers: {
+        host: url.host,
+        'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
+        [SERVER_ID_HEADER]: settings.serverId,
+      },
       body: GET_CALLER_IDENTITY_BODY,
     });
     const headers = Object.fromEntries(Object.entries(signed.headers).map(([name, value]) => [name, String(value)]));

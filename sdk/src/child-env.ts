@@ -16,22 +16,38 @@ export const PROTECTED_ENV: readonly string[] = [
   'PATH',
   // The dynamic loaders: glibc's LD_PRELOAD, LD_LIBRARY_PATH and LD_AUDIT (an audit library loaded into every process
   // before its own code), macOS's DYLD_INSERT_LIBRARIES and friends, and glibc's iconv modules (GCONV_PATH).
-  'LD_*', 'DYLD_*', 'GCONV_PATH',
+  'LD_*',
+  'DYLD_*',
+  'GCONV_PATH',
   // Shells: sh sources $ENV and bash $BASH_ENV before a script; bash takes its `set -o` and `shopt` options from
   // SHELLOPTS and BASHOPTS, and SHELLOPTS=xtrace with PS4='$(…)' makes it run that command on every line it traces;
   // PROMPT_COMMAND runs before each prompt; IFS re-splits every unquoted expansion; BASH_* holds BASH_XTRACEFD too.
-  'ENV', 'BASH_*', 'SHELLOPTS', 'BASHOPTS', 'PS4', 'PROMPT_COMMAND', 'IFS',
+  'ENV',
+  'BASH_*',
+  'SHELLOPTS',
+  'BASHOPTS',
+  'PS4',
+  'PROMPT_COMMAND',
+  'IFS',
   // Interpreters' start-up hooks: NODE_OPTIONS (--require, --import), NODE_PATH, NODE_EXTRA_CA_CERTS (whom TLS
   // trusts); PYTHONPATH, PYTHONSTARTUP, and PYTHONWARNINGS, whose filter imports the module its category names at
   // start: one that opens a web browser runs $BROWSER, so the two together run any command as Python starts;
   // PERL5OPT, PERL5LIB; RUBYOPT, RUBYLIB.
-  'NODE_*', 'PYTHON*', 'PERL*', 'RUBY*',
+  'NODE_*',
+  'PYTHON*',
+  'PERL*',
+  'RUBY*',
   // The JVM reads extra options, -javaagent: included, from JAVA_TOOL_OPTIONS, _JAVA_OPTIONS and JDK_JAVA_OPTIONS.
-  'JAVA_*', '_JAVA_*', 'JDK_*',
+  'JAVA_*',
+  '_JAVA_*',
+  'JDK_*',
   // Git runs GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_ASKPASS, GIT_PAGER and the commands of GIT_CONFIG_*.
   'GIT_*',
   // Commands other programs run on the user's behalf: browsers (Python's webbrowser), editors (git, crontab), pagers.
-  'BROWSER', 'EDITOR', 'VISUAL', 'PAGER',
+  'BROWSER',
+  'EDITOR',
+  'VISUAL',
+  'PAGER',
 ];
 
 const PROTECTED_NAMES = new Set(PROTECTED_ENV.filter((name) => !name.endsWith('*')));

@@ -16,7 +16,7 @@ const RULES_HELP = [
   'actions (read, reveal, write, delete) is required; projects, environments and keys default to every one.',
   'A deny rule wins over every allow rule. --permissions FILE.json holds a JSON array of rules',
   '  [{"effect": "allow"|"deny", "projects": […], "environments": […], "keys": […], "actions": […]}]',
-  'and --allow / --deny rules are added after the file\'s, in the order given.',
+  "and --allow / --deny rules are added after the file's, in the order given.",
 ].join('\n');
 
 const append = (value: string, list: string[] | undefined) => [...(list ?? []), value];
@@ -86,13 +86,16 @@ function seconds(text: string): number {
  */
 function authOf(flags: AuthFlags): components['schemas']['AccessKey']['auth'] | undefined {
   const oidc = flags.oidcIssuer !== undefined || flags.audience !== undefined || flags.subject !== undefined || flags.claim !== undefined;
-  if (flags.principalArn && oidc) throw new UsageError('--principal-arn (AWS IAM) and --oidc-issuer/--audience/--subject/--claim (OIDC) cannot be mixed');
+  if (flags.principalArn && oidc)
+    throw new UsageError('--principal-arn (AWS IAM) and --oidc-issuer/--audience/--subject/--claim (OIDC) cannot be mixed');
   if (flags.principalArn) return { type: 'aws_iam', principalArns: flags.principalArn };
   if (!oidc) {
-    if (flags.tokenTtl !== undefined) throw new UsageError('--token-ttl needs --principal-arn or --oidc-issuer: a key with its own token has no login tokens');
+    if (flags.tokenTtl !== undefined)
+      throw new UsageError('--token-ttl needs --principal-arn or --oidc-issuer: a key with its own token has no login tokens');
     return undefined;
   }
-  if (!flags.oidcIssuer || !flags.audience || !flags.subject) throw new UsageError('an OIDC key needs --oidc-issuer, --audience and --subject');
+  if (!flags.oidcIssuer || !flags.audience || !flags.subject)
+    throw new UsageError('an OIDC key needs --oidc-issuer, --audience and --subject');
   const claims: Record<string, string> = {};
   for (const pair of flags.claim ?? []) {
     const at = pair.indexOf('=');
@@ -103,18 +106,30 @@ function authOf(flags: AuthFlags): components['schemas']['AccessKey']['auth'] | 
 }
 
 function registerCreate(keys: Command, api: () => ApiContext): void {
-  const create = ruleOptions(keys.command('create').description('create an access key (a machine token) and print its token, shown only this once').argument('<name>'))
+  const create = ruleOptions(
+    keys
+      .command('create')
+      .description('create an access key (a machine token) and print its token, shown only this once')
+      .argument('<name>'),
+  )
     .option('--allowed-cidr <cidr>', 'accept the token only from this network (IPv4 or IPv6 CIDR); repeatable; default anywhere', append)
     .option('--expires-in-days <n>', 'expire after N days (default: never)', days)
-    .option('--principal-arn <arn>', 'no token: workloads with this IAM role or user log in (a glob, e.g. arn:aws:iam::123456789012:role/app-*); repeatable', append)
-    .option('--oidc-issuer <url>', "no token: workloads with an OIDC token of this issuer log in (with --audience and --subject)")
+    .option(
+      '--principal-arn <arn>',
+      'no token: workloads with this IAM role or user log in (a glob, e.g. arn:aws:iam::123456789012:role/app-*); repeatable',
+      append,
+    )
+    .option('--oidc-issuer <url>', 'no token: workloads with an OIDC token of this issuer log in (with --audience and --subject)')
     .option('--audience <aud>', 'the audience the OIDC token must name')
     .option('--subject <pattern>', "the OIDC token's sub, a glob (e.g. repo:acme/app:ref:refs/heads/main)")
     .option('--claim <name=value>', 'a claim the OIDC token must carry with this value; repeatable', append)
     .option('--token-ttl <seconds>', 'life of each login token, 60 to 43200 (default 900)', seconds)
     .option('--json', 'the whole answer as JSON, token included');
   connectionOptions(create)
-    .addHelpText('after', `${RULES_HELP}\n\nWithout rules the key may read, reveal, write and delete every secret.\n\nExamples: secrets access-keys create ci-staging --allow 'environments=staging;actions=read,reveal' --allowed-cidr 203.0.113.0/24\n          secrets access-keys create deploy --permissions rules.json --deny 'keys=ROOT_*;actions=read' --expires-in-days 90\n          secrets access-keys create payments-lambda --principal-arn 'arn:aws:iam::123456789012:role/payments-*' --allow 'projects=payments;actions=reveal'\n          secrets access-keys create gha-deploy --oidc-issuer https://token.actions.githubusercontent.com --audience secrets-service --subject 'repo:acme/app:environment:production' --claim repository_owner=acme`)
+    .addHelpText(
+      'after',
+      `${RULES_HELP}\n\nWithout rules the key may read, reveal, write and delete every secret.\n\nExamples: secrets access-keys create ci-staging --allow 'environments=staging;actions=read,reveal' --allowed-cidr 203.0.113.0/24\n          secrets access-keys create deploy --permissions rules.json --deny 'keys=ROOT_*;actions=read' --expires-in-days 90\n          secrets access-keys create payments-lambda --principal-arn 'arn:aws:iam::123456789012:role/payments-*' --allow 'projects=payments;actions=reveal'\n          secrets access-keys create gha-deploy --oidc-issuer https://token.actions.githubusercontent.com --audience secrets-service --subject 'repo:acme/app:environment:production' --claim repository_owner=acme`,
+    )
     .action(async (name: string, flags: RuleFlags & CidrFlags & AuthFlags & { expiresInDays?: number; json?: boolean }) => {
       const permissions = rulesOf(flags);
       const auth = authOf(flags);
@@ -131,36 +146,67 @@ function registerCreate(keys: Command, api: () => ApiContext): void {
       if (flags.json) return printJson(created);
       const { token, ...record } = created;
       printKey(record);
-      process.stdout.write(token === null
-        ? `\nThis key has no token: its workloads log in (secrets login --access-key-id ${record.id} --auth …).\n`
-        : `\nThe token is shown only this once: store it now, it cannot be shown again.\n${token}\n`);
+      process.stdout.write(
+        token === null
+          ? `\nThis key has no token: its workloads log in (secrets login --access-key-id ${record.id} --auth …).\n`
+          : `\nThe token is shown only this once: store it now, it cannot be shown again.\n${token}\n`,
+      );
     });
 }
 
 function registerList(keys: Command, api: () => ApiContext): void {
-  connectionOptions(keys.command('list').description("list the workspace's access keys (never a token)").option('--json', 'as JSON (an array of records)'))
+  connectionOptions(
+    keys.command('list').description("list the workspace's access keys (never a token)").option('--json', 'as JSON (an array of records)'),
+  )
     .addHelpText('after', '\nExample: secrets access-keys list --json')
     .action(async (flags: { json?: boolean }) => {
       const c = api();
-      const all = await Array.fromAsync(c.client.paginate((cursor) => c.client.api.GET('/api/v1/access-keys', { params: { query: { limit: '200', ...(cursor ? { cursor } : {}) } } })));
+      const all = await Array.fromAsync(
+        c.client.paginate((cursor) =>
+          c.client.api.GET('/api/v1/access-keys', { params: { query: { limit: '200', ...(cursor ? { cursor } : {}) } } }),
+        ),
+      );
       if (flags.json) return printJson(all);
-      const row = (k: AccessKey) => [k.id, k.name, k.status, k.tokenPrefix ?? '-', k.lastUsedAt ?? '-', k.expiresAt ?? 'never', String(k.permissions.length), k.allowedCidrs.join(',') || 'anywhere'];
+      const row = (k: AccessKey) => [
+        k.id,
+        k.name,
+        k.status,
+        k.tokenPrefix ?? '-',
+        k.lastUsedAt ?? '-',
+        k.expiresAt ?? 'never',
+        String(k.permissions.length),
+        k.allowedCidrs.join(',') || 'anywhere',
+      ];
       printTable(['ID', 'NAME', 'STATUS', 'PREFIX', 'LAST USED', 'EXPIRES', 'RULES', 'CIDRS'], all.map(row), 'access keys');
     });
 }
 
 function registerUpdate(keys: Command, api: () => ApiContext): void {
-  const update = ruleOptions(keys.command('update').description("change an access key's name, rules or networks (the rest stays) and print it").argument('<id>').option('--name <name>', 'a new name'))
+  const update = ruleOptions(
+    keys
+      .command('update')
+      .description("change an access key's name, rules or networks (the rest stays) and print it")
+      .argument('<id>')
+      .option('--name <name>', 'a new name'),
+  )
     .option('--allowed-cidr <cidr>', 'accept the token only from these networks (replaces the list); repeatable', append)
     .addOption(new Option('--no-allowed-cidrs', 'accept the token from anywhere again').conflicts('allowedCidr'))
     .option('--json', 'the updated record as JSON');
   connectionOptions(update)
-    .addHelpText('after', `${RULES_HELP}\nRules given replace all of the key's rules. Takes effect on the key's next request.\n\nExamples: secrets access-keys update ak_01J… --allow 'projects=api;actions=read'\n          secrets access-keys update ak_01J… --name ci --no-allowed-cidrs`)
+    .addHelpText(
+      'after',
+      `${RULES_HELP}\nRules given replace all of the key's rules. Takes effect on the key's next request.\n\nExamples: secrets access-keys update ak_01J… --allow 'projects=api;actions=read'\n          secrets access-keys update ak_01J… --name ci --no-allowed-cidrs`,
+    )
     .action(async (id: string, flags: RuleFlags & CidrFlags & { name?: string; allowedCidrs: boolean; json?: boolean }) => {
       const permissions = rulesOf(flags);
       const allowedCidrs = flags.allowedCidrs ? flags.allowedCidr : [];
-      const body = { ...(flags.name !== undefined && { name: flags.name }), ...(permissions && { permissions }), ...(allowedCidrs && { allowedCidrs }) };
-      if (Object.keys(body).length === 0) throw new UsageError('update needs a change: --name, --permissions, --allow, --deny, --allowed-cidr or --no-allowed-cidrs');
+      const body = {
+        ...(flags.name !== undefined && { name: flags.name }),
+        ...(permissions && { permissions }),
+        ...(allowedCidrs && { allowedCidrs }),
+      };
+      if (Object.keys(body).length === 0)
+        throw new UsageError('update needs a change: --name, --permissions, --allow, --deny, --allowed-cidr or --no-allowed-cidrs');
       const c = api();
       const updated = unwrap(await c.client.api.PATCH('/api/v1/access-keys/{id}', { params: { path: { id } }, body }));
       if (flags.json) return printJson(updated);
@@ -169,7 +215,13 @@ function registerUpdate(keys: Command, api: () => ApiContext): void {
 }
 
 function registerRevoke(keys: Command, api: () => ApiContext): void {
-  connectionOptions(keys.command('revoke').description('revoke an access key: its token stops working at its next request').argument('<id>').option('--json', 'the revoked record as JSON'))
+  connectionOptions(
+    keys
+      .command('revoke')
+      .description('revoke an access key: its token stops working at its next request')
+      .argument('<id>')
+      .option('--json', 'the revoked record as JSON'),
+  )
     .addHelpText('after', '\nRevoking a revoked key changes nothing.\n\nExample: secrets access-keys revoke ak_01J…')
     .action(async (id: string, flags: { json?: boolean }) => {
       const c = api();
@@ -181,14 +233,19 @@ function registerRevoke(keys: Command, api: () => ApiContext): void {
 
 /** `secrets access-keys create|list|update|revoke`: machine tokens, their rules and networks (API keys and admins only). */
 export function registerAccessKeys(cli: Command, api: () => ApiContext): void {
-  const keys = cli.command('access-keys').description('create, list, change and revoke access keys (machine tokens) and their permissions')
-    .addHelpText('after', [
-      '\nNeeds an API key or an admin; a machine token is FORBIDDEN.',
-      '\nExamples: secrets access-keys create ci --allow \'projects=api;environments=staging;actions=read,reveal\'',
-      '          secrets access-keys list',
-      '          secrets access-keys update ak_01J… --deny \'keys=ROOT_*;actions=read\'',
-      '          secrets access-keys revoke ak_01J…',
-    ].join('\n'));
+  const keys = cli
+    .command('access-keys')
+    .description('create, list, change and revoke access keys (machine tokens) and their permissions')
+    .addHelpText(
+      'after',
+      [
+        '\nNeeds an API key or an admin; a machine token is FORBIDDEN.',
+        "\nExamples: secrets access-keys create ci --allow 'projects=api;environments=staging;actions=read,reveal'",
+        '          secrets access-keys list',
+        "          secrets access-keys update ak_01J… --deny 'keys=ROOT_*;actions=read'",
+        '          secrets access-keys revoke ak_01J…',
+      ].join('\n'),
+    );
   registerCreate(keys, api);
   registerList(keys, api);
   registerUpdate(keys, api);

@@ -50,14 +50,19 @@ export function resolveCredential(flags: AuthFlags, env: NodeJS.ProcessEnv = pro
   }
   const accessKeyId = flags.accessKeyId ?? variable(env, 'SECRETS_ACCESS_KEY_ID');
   const token = flags.accessKeyId === undefined && !options.accessKeyOnly ? variable(env, 'SECRETS_TOKEN') : undefined;
-  if (flags.auth !== undefined && accessKeyId === undefined) throw new CredentialError('--auth needs --access-key-id (or SECRETS_ACCESS_KEY_ID)');
+  if (flags.auth !== undefined && accessKeyId === undefined)
+    throw new CredentialError('--auth needs --access-key-id (or SECRETS_ACCESS_KEY_ID)');
   if (accessKeyId !== undefined && token !== undefined) {
     throw new CredentialError('SECRETS_TOKEN and SECRETS_ACCESS_KEY_ID are both set: unset one, or choose with --token or --access-key-id');
   }
   if (accessKeyId === undefined) {
     const found = token ?? (options.accessKeyOnly ? undefined : options.stored?.());
     if (found === undefined) {
-      throw new CredentialError(options.accessKeyOnly ? 'an access key is required: --access-key-id or SECRETS_ACCESS_KEY_ID, with --auth' : 'a credential is required: --token or SECRETS_TOKEN, or --access-key-id with --auth (SECRETS_ACCESS_KEY_ID, SECRETS_AUTH), or a person\'s session of `secrets login --sso`');
+      throw new CredentialError(
+        options.accessKeyOnly
+          ? 'an access key is required: --access-key-id or SECRETS_ACCESS_KEY_ID, with --auth'
+          : "a credential is required: --token or SECRETS_TOKEN, or --access-key-id with --auth (SECRETS_ACCESS_KEY_ID, SECRETS_AUTH), or a person's session of `secrets login --sso`",
+      );
     }
     return { token: found };
   }
@@ -70,7 +75,8 @@ function loginOf(accessKeyId: string, flags: AuthFlags, env: NodeJS.ProcessEnv):
   if (method === undefined) throw new CredentialError('--access-key-id needs --auth aws-iam or --auth oidc (or SECRETS_AUTH)');
   if (method !== 'aws-iam' && method !== 'oidc') throw new CredentialError(`SECRETS_AUTH must be ${AUTH_METHODS.join(' or ')}`);
   if (method === 'aws-iam') {
-    if (flags.oidcTokenFile !== undefined || flags.oidcAudience !== undefined) throw new CredentialError('--oidc-token-file and --oidc-audience go with --auth oidc, not aws-iam');
+    if (flags.oidcTokenFile !== undefined || flags.oidcAudience !== undefined)
+      throw new CredentialError('--oidc-token-file and --oidc-audience go with --auth oidc, not aws-iam');
     const serverId = flags.serverId ?? variable(env, 'SECRETS_SERVER_ID');
     return { accessKeyId, method: 'aws_iam', ...(serverId === undefined ? {} : { serverId }) };
   }
@@ -94,7 +100,9 @@ export function oidcTokenSource(flags: AuthFlags, env: NodeJS.ProcessEnv = proce
     const audience = flags.oidcAudience ?? variable(env, 'SECRETS_OIDC_AUDIENCE');
     return () => githubActionsToken(requestUrl, requestToken, audience);
   }
-  throw new CredentialError('--auth oidc needs a token: --oidc-token-file, SECRETS_OIDC_TOKEN_FILE, SECRETS_OIDC_TOKEN, or GitHub Actions with permissions: id-token: write');
+  throw new CredentialError(
+    '--auth oidc needs a token: --oidc-token-file, SECRETS_OIDC_TOKEN_FILE, SECRETS_OIDC_TOKEN, or GitHub Actions with permissions: id-token: write',
+  );
 }
 
 /** The token of a file (a Kubernetes projected token, a CI's token file), without surrounding white space. */
@@ -112,9 +120,16 @@ function readTokenFile(file: string): string {
  */
 export async function githubActionsToken(requestUrl: string, requestToken: string, audience: string | undefined): Promise<string> {
   // The runner's URL already carries a query (api-version): the audience is appended to it, the rest left as given.
-  const url = audience === undefined ? requestUrl : `${requestUrl}${requestUrl.includes('?') ? '&' : '?'}audience=${encodeURIComponent(audience)}`;
-  const response = await fetch(url, { headers: { authorization: `bearer ${requestToken}`, accept: 'application/json' }, signal: AbortSignal.timeout(10_000) });
-  if (!response.ok) throw new Error(`GitHub Actions refused the OIDC token request (HTTP ${response.status}); does the job have permissions: id-token: write?`);
+  const url =
+    audience === undefined ? requestUrl : `${requestUrl}${requestUrl.includes('?') ? '&' : '?'}audience=${encodeURIComponent(audience)}`;
+  const response = await fetch(url, {
+    headers: { authorization: `bearer ${requestToken}`, accept: 'application/json' },
+    signal: AbortSignal.timeout(10_000),
+  });
+  if (!response.ok)
+    throw new Error(
+      `GitHub Actions refused the OIDC token request (HTTP ${response.status}); does the job have permissions: id-token: write?`,
+    );
   const { value } = ((await response.json().catch(() => ({}))) ?? {}) as { value?: unknown };
   if (typeof value !== 'string' || value === '') throw new Error('GitHub Actions answered no OIDC token');
   return value;

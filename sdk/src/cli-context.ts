@@ -29,8 +29,15 @@ export function connectionOptions(command: Command, target: { project?: boolean;
   if (target.token !== false) command.option('--token <token>', 'an API key, machine token or access token (SECRETS_TOKEN)');
   command
     .option('--access-key-id <id>', 'instead of --token: an access key (ak_…) that logs in with --auth (SECRETS_ACCESS_KEY_ID)')
-    .addOption(new Option('--auth <method>', "how --access-key-id logs in: the AWS SDK's credentials, or an OIDC token (SECRETS_AUTH)").choices([...AUTH_METHODS]))
-    .option('--oidc-token-file <path>', 'with --auth oidc: a file holding the token (SECRETS_OIDC_TOKEN_FILE; or SECRETS_OIDC_TOKEN, or GitHub Actions)')
+    .addOption(
+      new Option('--auth <method>', "how --access-key-id logs in: the AWS SDK's credentials, or an OIDC token (SECRETS_AUTH)").choices([
+        ...AUTH_METHODS,
+      ]),
+    )
+    .option(
+      '--oidc-token-file <path>',
+      'with --auth oidc: a file holding the token (SECRETS_OIDC_TOKEN_FILE; or SECRETS_OIDC_TOKEN, or GitHub Actions)',
+    )
     .option('--oidc-audience <aud>', "with --auth oidc in GitHub Actions: the token's audience (SECRETS_OIDC_AUDIENCE)")
     .option('--server-id <id>', "with --auth aws-iam: the service's server id (SECRETS_SERVER_ID; default the API URL's host and port)");
   if (target.project) command.option('--project <slug>', 'the project (SECRETS_PROJECT, or .secrets.json)');
@@ -107,7 +114,8 @@ function resolveTarget(flags: Connection): { project?: string | undefined; env?:
 export function resolveConnection(flags: Connection) {
   const { project, env } = resolveTarget(flags);
   const api = resolveApi(flags);
-  if (!project || !env) throw new UsageError('the target is required: --project and --env, SECRETS_PROJECT and SECRETS_ENV, or `secrets setup`');
+  if (!project || !env)
+    throw new UsageError('the target is required: --project and --env, SECRETS_PROJECT and SECRETS_ENV, or `secrets setup`');
   return { ...api, project, env };
 }
 
@@ -129,7 +137,11 @@ export async function environmentId(ctx: Context): Promise<string> {
 /** Every secret of the environment (key, id, version; never a value). */
 export async function listSecrets(ctx: Context, envId: string) {
   return Array.fromAsync(
-    ctx.client.paginate((cursor) => ctx.client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: { limit: '200', ...(cursor ? { cursor } : {}) } } })),
+    ctx.client.paginate((cursor) =>
+      ctx.client.api.GET('/api/v1/environments/{envId}/secrets', {
+        params: { path: { envId }, query: { limit: '200', ...(cursor ? { cursor } : {}) } },
+      }),
+    ),
   );
 }
 
@@ -146,7 +158,9 @@ export async function secretId(ctx: Context, key: string): Promise<string> {
  */
 export function isUnreachable(error: unknown): error is Error {
   const name = (error as Error | undefined)?.name;
-  return (error instanceof TypeError && (error as { cause?: unknown }).cause !== undefined) || name === 'TimeoutError' || name === 'AbortError';
+  return (
+    (error instanceof TypeError && (error as { cause?: unknown }).cause !== undefined) || name === 'TimeoutError' || name === 'AbortError'
+  );
 }
 
 /** Prints a failure on stderr and answers the exit status: the API's code and message, or what went wrong. */

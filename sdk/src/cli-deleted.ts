@@ -16,35 +16,59 @@ function windowDays(text: string): number {
 async function deletedSecrets(c: Context, envId: string) {
   return Array.fromAsync(
     c.client.paginate((cursor) =>
-      c.client.api.GET('/api/v1/environments/{envId}/secrets/deleted', { params: { path: { envId }, query: { limit: '200', ...(cursor ? { cursor } : {}) } } }),
+      c.client.api.GET('/api/v1/environments/{envId}/secrets/deleted', {
+        params: { path: { envId }, query: { limit: '200', ...(cursor ? { cursor } : {}) } },
+      }),
     ),
   );
 }
 
 /** `secrets delete KEY`, `secrets deleted` and `secrets restore KEY`: deletes within a recovery window, and their way back. */
 export function registerDeleted(cli: Command, ctx: () => Context): void {
-  cli.command('delete').description('delete a secret: gone at once, restorable for 7 days (or --recovery-window-days N, or --force)').argument('<key>')
+  cli
+    .command('delete')
+    .description('delete a secret: gone at once, restorable for 7 days (or --recovery-window-days N, or --force)')
+    .argument('<key>')
     .option('--recovery-window-days <n>', 'how long it stays restorable: 7 to 30 days (default 7), or 0', windowDays)
-    .addOption(new Option('--force', 'purge it and every version at once, with no way back (same as --recovery-window-days 0)').conflicts('recoveryWindowDays'))
-    .addHelpText('after', '\nExamples: secrets delete OLD_API_KEY\n          secrets delete OLD_API_KEY --recovery-window-days 30\n          secrets delete LEAKED_TOKEN --force')
+    .addOption(
+      new Option('--force', 'purge it and every version at once, with no way back (same as --recovery-window-days 0)').conflicts(
+        'recoveryWindowDays',
+      ),
+    )
+    .addHelpText(
+      'after',
+      '\nExamples: secrets delete OLD_API_KEY\n          secrets delete OLD_API_KEY --recovery-window-days 30\n          secrets delete LEAKED_TOKEN --force',
+    )
     .action(async (key: string, flags: { recoveryWindowDays?: number; force?: boolean }) => {
       const c = ctx();
       const days = flags.force ? 0 : flags.recoveryWindowDays;
       const query = days === undefined ? {} : { recoveryWindowDays: String(days) };
       unwrap(await c.client.api.DELETE('/api/v1/secrets/{secretId}', { params: { path: { secretId: await secretId(c, key) }, query } }));
-      process.stderr.write(days === 0 ? `${key}: deleted and purged\n` : `${key}: deleted; restorable for ${days ?? 7} days (secrets restore ${key})\n`);
+      process.stderr.write(
+        days === 0 ? `${key}: deleted and purged\n` : `${key}: deleted; restorable for ${days ?? 7} days (secrets restore ${key})\n`,
+      );
     });
 
-  cli.command('deleted').description("list the environment's deleted secrets that can still be restored").option('--json', 'as JSON (an array)')
+  cli
+    .command('deleted')
+    .description("list the environment's deleted secrets that can still be restored")
+    .option('--json', 'as JSON (an array)')
     .addHelpText('after', '\nExample: secrets deleted --json')
     .action(async (flags: { json?: boolean }) => {
       const c = ctx();
       const all = await deletedSecrets(c, await environmentId(c));
       if (flags.json) return printJson(all);
-      printTable(['KEY', 'ID', 'VERSION', 'DELETED', 'BY', 'PURGED AT'], all.map((s) => [s.key, s.id, String(s.currentVersion), s.deletedAt, s.deletedBy, s.purgeAt]), 'deleted secrets');
+      printTable(
+        ['KEY', 'ID', 'VERSION', 'DELETED', 'BY', 'PURGED AT'],
+        all.map((s) => [s.key, s.id, String(s.currentVersion), s.deletedAt, s.deletedBy, s.purgeAt]),
+        'deleted secrets',
+      );
     });
 
-  cli.command('restore').description('restore the most recently deleted secret of a key, whole (every version)').argument('<key>')
+  cli
+    .command('restore')
+    .description('restore the most recently deleted secret of a key, whole (every version)')
+    .argument('<key>')
     .addHelpText('after', '\nA live secret of the same key must be deleted or renamed first.\n\nExample: secrets restore OLD_API_KEY')
     .action(async (key: string) => {
       const c = ctx();

@@ -53,15 +53,18 @@ async function runChild(values: Record<string, string>, command: string[], allow
 export function registerRunAndExport(cli: Command, ctx: () => Context): void {
   fallbackOptions(cli.command('run').description('run a command with every secret as an environment variable').argument('<command...>'))
     .option('--allow-env <name>', 'let a secret set this protected variable; repeatable', collect)
-    .addHelpText('after', [
-      '\nA secret never sets these variables unless --allow-env names it (NAME* is every',
-      'name that begins with NAME):',
-      ...protectedHelp(),
-      'Each one skipped is named on stderr, and the command keeps your own value.',
-      'On Windows names match without case.',
-      '\nExamples: secrets run -- node server.js',
-      '          secrets run --allow-env NODE_OPTIONS --allow-env PATH -- node server.js',
-    ].join('\n'))
+    .addHelpText(
+      'after',
+      [
+        '\nA secret never sets these variables unless --allow-env names it (NAME* is every',
+        'name that begins with NAME):',
+        ...protectedHelp(),
+        'Each one skipped is named on stderr, and the command keeps your own value.',
+        'On Windows names match without case.',
+        '\nExamples: secrets run -- node server.js',
+        '          secrets run --allow-env NODE_OPTIONS --allow-env PATH -- node server.js',
+      ].join('\n'),
+    )
     .action(async (command: string[], flags: FallbackFlags & AllowEnvFlags) => {
       process.exitCode = await runChild(await loadWithFallback(ctx(), flags), command, flags.allowEnv ?? []);
     });
@@ -69,21 +72,25 @@ export function registerRunAndExport(cli: Command, ctx: () => Context): void {
   fallbackOptions(cli.command('export').description('print every secret in a format'))
     .addOption(new Option('--format <format>', 'the output format').choices([...FORMATS]).default('dotenv'))
     .option('--allow-env <name>', 'let shell and dotenv carry this protected variable; repeatable', collect)
-    .addHelpText('after', [
-      '\nshell and dotenv never carry these variables unless --allow-env names it, as',
-      '`run` never sets them (NAME* is every name that begins with NAME):',
-      ...protectedHelp(),
-      'Each one left out is named on stderr. json and yaml are data and carry every key.',
-      '\nExamples: secrets export --format json > secrets.json',
-      '          eval "$(secrets export --format shell --allow-env NODE_ENV)"',
-    ].join('\n'))
+    .addHelpText(
+      'after',
+      [
+        '\nshell and dotenv never carry these variables unless --allow-env names it, as',
+        '`run` never sets them (NAME* is every name that begins with NAME):',
+        ...protectedHelp(),
+        'Each one left out is named on stderr. json and yaml are data and carry every key.',
+        '\nExamples: secrets export --format json > secrets.json',
+        '          eval "$(secrets export --format shell --allow-env NODE_ENV)"',
+      ].join('\n'),
+    )
     .action(async (flags: FallbackFlags & AllowEnvFlags & { format: Format }) => {
       const values = await loadWithFallback(ctx(), flags);
       // shell and dotenv end up in a process environment (`eval`, `--env-file`, dotenv loaders), so they are guarded
       // as `run` is; json and yaml are data.
-      const carried = flags.format === 'shell' || flags.format === 'dotenv'
-        ? withoutProtected(values, { allowed: flags.allowEnv ?? [], skip: skipped, nameCase: platformNameCase() })
-        : values;
+      const carried =
+        flags.format === 'shell' || flags.format === 'dotenv'
+          ? withoutProtected(values, { allowed: flags.allowEnv ?? [], skip: skipped, nameCase: platformNameCase() })
+          : values;
       process.stdout.write(formatValues(carried, flags.format, skipped));
     });
 }

@@ -58,7 +58,8 @@ export async function loadWithFallback(ctx: Context, flags: FallbackFlags): Prom
   const { token } = ctx;
   if (token === undefined) {
     // The snapshot is sealed with the token, and a login's token changes with every login: nothing could open it.
-    if (flags.fallbackOnly || typeof flags.fallback === 'string') throw new UsageError('the fallback snapshot needs --token: a login (--access-key-id) has no lasting token to seal it with');
+    if (flags.fallbackOnly || typeof flags.fallback === 'string')
+      throw new UsageError('the fallback snapshot needs --token: a login (--access-key-id) has no lasting token to seal it with');
     return ctx.client.loadEnvironment({ project: ctx.project, environment: ctx.env, forceFetch: true });
   }
   if (flags.fallbackOnly) {
@@ -76,7 +77,9 @@ export async function loadWithFallback(ctx: Context, flags: FallbackFlags): Prom
     if (flags.fallback === false || !down) throw error;
     const snapshot = fromSnapshot(file, token, target, flags);
     if (!snapshot) throw error;
-    process.stderr.write(`secrets: the API could not be reached (${error instanceof ApiError ? error.message : describe(error as Error)})\n`);
+    process.stderr.write(
+      `secrets: the API could not be reached (${error instanceof ApiError ? error.message : describe(error as Error)})\n`,
+    );
     return snapshot;
   }
   if (flags.fallback !== false) saveSnapshot(file, token, target, values);

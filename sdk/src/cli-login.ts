@@ -39,21 +39,33 @@ export function formatLogin(answer: LoginAnswer, format: LoginFormat): string {
  * a person in through the identity provider and keeps the session for later commands (cli-sso.ts).
  */
 export function registerLogin(cli: Command, connection: () => Connection): void {
-  const login = cli.command('login').description('log in with an access key (--access-key-id, --auth) and print the short-lived token; or sign in as a person (--sso)');
+  const login = cli
+    .command('login')
+    .description('log in with an access key (--access-key-id, --auth) and print the short-lived token; or sign in as a person (--sso)');
   ssoOptions(connectionOptions(login, { token: false }))
-    .addOption(new Option('--format <format>', 'token: the bare token; env: SECRETS_TOKEN=…; json: the whole answer (token, expiresAt, accessKeyId, identityId)').choices([...LOGIN_FORMATS]).default('token'))
-    .addHelpText('after', [
-      '\nThe token is valid until expiresAt (the access key sets its life); other commands can log in by themselves',
-      'with the same options instead. With --auth oidc the token comes from --oidc-token-file, SECRETS_OIDC_TOKEN_FILE,',
-      'SECRETS_OIDC_TOKEN, or in GitHub Actions from the runner (permissions: id-token: write; --oidc-audience).',
-      'With --auth aws-iam the AWS SDK\'s default credentials sign it (STS endpoint: SECRETS_AWS_STS_ENDPOINT, else AWS_REGION\'s).',
-      '\nWith --sso a person signs in in a browser (authorization code + PKCE, redirected to 127.0.0.1): the access',
-      'token is kept in $XDG_CONFIG_HOME/secrets/session.json (default ~/.config; mode 600), and every command without',
-      'a credential of its own uses it for that API until it expires. Nothing is printed on stdout. `secrets logout` forgets it.',
-      '\nExamples: secrets login --access-key-id ak_… --auth aws-iam',
-      '          secrets login --access-key-id ak_… --auth oidc --oidc-audience secrets --format env >> "$GITHUB_ENV"',
-      '          secrets login --sso --issuer https://login.example.com --client-id secrets-cli --open',
-    ].join('\n'))
+    .addOption(
+      new Option(
+        '--format <format>',
+        'token: the bare token; env: SECRETS_TOKEN=…; json: the whole answer (token, expiresAt, accessKeyId, identityId)',
+      )
+        .choices([...LOGIN_FORMATS])
+        .default('token'),
+    )
+    .addHelpText(
+      'after',
+      [
+        '\nThe token is valid until expiresAt (the access key sets its life); other commands can log in by themselves',
+        'with the same options instead. With --auth oidc the token comes from --oidc-token-file, SECRETS_OIDC_TOKEN_FILE,',
+        'SECRETS_OIDC_TOKEN, or in GitHub Actions from the runner (permissions: id-token: write; --oidc-audience).',
+        "With --auth aws-iam the AWS SDK's default credentials sign it (STS endpoint: SECRETS_AWS_STS_ENDPOINT, else AWS_REGION's).",
+        '\nWith --sso a person signs in in a browser (authorization code + PKCE, redirected to 127.0.0.1): the access',
+        'token is kept in $XDG_CONFIG_HOME/secrets/session.json (default ~/.config; mode 600), and every command without',
+        'a credential of its own uses it for that API until it expires. Nothing is printed on stdout. `secrets logout` forgets it.',
+        '\nExamples: secrets login --access-key-id ak_… --auth aws-iam',
+        '          secrets login --access-key-id ak_… --auth oidc --oidc-audience secrets --format env >> "$GITHUB_ENV"',
+        '          secrets login --sso --issuer https://login.example.com --client-id secrets-cli --open',
+      ].join('\n'),
+    )
     .action(async (flags: { format: LoginFormat; sso?: boolean }) => {
       if (flags.sso) return logInWithSso(connection());
       process.stdout.write(formatLogin(await logIn(connection()), flags.format));

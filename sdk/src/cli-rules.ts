@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { components, paths } from './api.js';
 
 /** A rule as a create or update request gives it (`effect`, `projects`, `environments` and `keys` may be left out). */
-export type PermissionRule = NonNullable<paths['/api/v1/access-keys']['post']['requestBody']['content']['application/json']['permissions']>[number];
+export type PermissionRule = NonNullable<
+  paths['/api/v1/access-keys']['post']['requestBody']['content']['application/json']['permissions']
+>[number];
 /** A rule as the API answers it: every default filled in. */
 export type AnsweredRule = components['schemas']['AccessKey']['permissions'][number];
 export type Action = PermissionRule['actions'][number];
@@ -20,7 +22,10 @@ function parsePart(part: string): [Field, string[]] {
   if (at < 0) throw new RuleSpecError(`"${part}": expected field=value,value… (fields: ${FIELDS.join(', ')})`);
   const field = part.slice(0, at).trim();
   if (!(FIELDS as readonly string[]).includes(field)) throw new RuleSpecError(`unknown field "${field}" (fields: ${FIELDS.join(', ')})`);
-  const values = part.slice(at + 1).split(',').map((value) => value.trim());
+  const values = part
+    .slice(at + 1)
+    .split(',')
+    .map((value) => value.trim());
   if (values.some((value) => value === '')) throw new RuleSpecError(`${field}: empty value`);
   return [field as Field, values];
 }

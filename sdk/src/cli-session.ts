@@ -61,7 +61,11 @@ export function removeSession(file: string = sessionPath()): boolean {
 function parse(body: string): SsoSession | undefined {
   try {
     const session = JSON.parse(body) as Partial<SsoSession>;
-    const valid = session.version === 1 && typeof session.accessToken === 'string' && typeof session.apiUrl === 'string' && !Number.isNaN(Date.parse(session.expiresAt ?? ''));
+    const valid =
+      session.version === 1 &&
+      typeof session.accessToken === 'string' &&
+      typeof session.apiUrl === 'string' &&
+      !Number.isNaN(Date.parse(session.expiresAt ?? ''));
     return valid ? (session as SsoSession) : undefined;
   } catch {
     return undefined;
@@ -80,10 +84,14 @@ export function sessionToken(apiUrl: string, file: string = sessionPath(), now: 
   const session = parse(read.body);
   if (!session) throw new CredentialError(`the SSO session at ${file} cannot be read: ${REMEDY}`);
   if (apiIdentity(session.apiUrl) !== apiIdentity(apiUrl)) {
-    throw new CredentialError(`the SSO session at ${file} is for the API at ${apiIdentity(session.apiUrl)}, not ${apiIdentity(apiUrl)}: give --token, or run \`secrets login --sso\` for this API`);
+    throw new CredentialError(
+      `the SSO session at ${file} is for the API at ${apiIdentity(session.apiUrl)}, not ${apiIdentity(apiUrl)}: give --token, or run \`secrets login --sso\` for this API`,
+    );
   }
   if (Date.parse(session.expiresAt) - EXPIRY_MARGIN_MS <= now) {
-    throw new CredentialError(`the SSO session${session.subject ? ` of ${session.subject}` : ''} expired at ${session.expiresAt}: run \`secrets login --sso\` again`);
+    throw new CredentialError(
+      `the SSO session${session.subject ? ` of ${session.subject}` : ''} expired at ${session.expiresAt}: run \`secrets login --sso\` again`,
+    );
   }
   return session.accessToken;
 }

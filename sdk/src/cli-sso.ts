@@ -25,7 +25,7 @@ const ACCESS_KEY_FLAGS = ['accessKeyId', 'auth', 'oidcTokenFile', 'oidcAudience'
 /** Adds the SSO flags to `secrets login`. */
 export function ssoOptions(command: Command): Command {
   return command
-    .option('--sso', "sign in as a person with the identity provider, in a browser; the token is kept for later commands")
+    .option('--sso', 'sign in as a person with the identity provider, in a browser; the token is kept for later commands')
     .option('--issuer <url>', 'with --sso: the identity provider (SECRETS_SSO_ISSUER; discovery at <url>/.well-known/openid-configuration)')
     .option('--client-id <id>', "with --sso: the CLI's OAuth client id at the provider, a public native client (SECRETS_SSO_CLIENT_ID)")
     .option('--resource <uri>', 'with --sso: the resource indicator (RFC 8707) the provider issues API tokens for (SECRETS_SSO_RESOURCE)')
@@ -50,7 +50,11 @@ function settingsOf(flags: Connection & SsoFlags) {
 /** Opens `url` in the default browser, never through a shell; a failure only says to open it by hand. */
 function openBrowser(url: string): void {
   const [command, args] =
-    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['rundll32', ['url.dll,FileProtocolHandler', url]]
+        : ['xdg-open', [url]];
   const child = spawn(command, args as string[], { stdio: 'ignore', detached: true });
   child.on('error', () => process.stderr.write('secrets: no browser could be opened: open the address above yourself\n'));
   child.unref();
@@ -79,16 +83,33 @@ export async function logInWithSso(flags: Connection & SsoFlags): Promise<void> 
   }
   const file = sessionPath();
   const expiresAt = new Date(tokens.expiresAt).toISOString();
-  saveSession({ version: 1, apiUrl: apiIdentity(settings.apiUrl), issuer: settings.issuer, clientId: settings.clientId, subject: tokens.subject, accessToken: tokens.accessToken, expiresAt }, file);
-  process.stderr.write(`secrets: signed in${tokens.subject ? ` as ${tokens.subject}` : ''} until ${expiresAt}, for ${apiIdentity(settings.apiUrl)}; the session is kept in ${file}\n`);
+  saveSession(
+    {
+      version: 1,
+      apiUrl: apiIdentity(settings.apiUrl),
+      issuer: settings.issuer,
+      clientId: settings.clientId,
+      subject: tokens.subject,
+      accessToken: tokens.accessToken,
+      expiresAt,
+    },
+    file,
+  );
+  process.stderr.write(
+    `secrets: signed in${tokens.subject ? ` as ${tokens.subject}` : ''} until ${expiresAt}, for ${apiIdentity(settings.apiUrl)}; the session is kept in ${file}\n`,
+  );
 }
 
 /** `secrets logout`: deletes the session of `secrets login --sso`. */
 export function registerLogout(cli: Command): void {
-  cli.command('logout').description('forget the session of `secrets login --sso` (delete its file)')
+  cli
+    .command('logout')
+    .description('forget the session of `secrets login --sso` (delete its file)')
     .addHelpText('after', '\nThe token itself stays valid at the identity provider until it expires.\n\nExample: secrets logout')
     .action(() => {
       const file = sessionPath();
-      process.stderr.write(removeSession(file) ? `secrets: signed out: ${file} deleted\n` : `secrets: no session to forget (${file} does not exist)\n`);
+      process.stderr.write(
+        removeSession(file) ? `secrets: signed out: ${file} deleted\n` : `secrets: no session to forget (${file} does not exist)\n`,
+      );
     });
 }

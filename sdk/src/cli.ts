@@ -4,7 +4,18 @@ import { Command } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
 import { registerAdmin } from './cli-admin.js';
 import { registerDeleted } from './cli-deleted.js';
-import { connectionOptions, environmentId, EXIT, listSecrets, report, resolveConnection, secretId, UsageError, type Connection, type Context } from './cli-context.js';
+import {
+  connectionOptions,
+  environmentId,
+  EXIT,
+  listSecrets,
+  report,
+  resolveConnection,
+  secretId,
+  UsageError,
+  type Connection,
+  type Context,
+} from './cli-context.js';
 import { registerRunAndExport } from './cli-env.js';
 import { registerLogin } from './cli-login.js';
 import { registerLogout } from './cli-sso.js';
@@ -16,7 +27,9 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** The `secrets` command line, ready to parse. */
@@ -26,16 +39,21 @@ export function program(): Command {
     // Options after a command are that command's (`get KEY --version 2`); the connection options are on both.
     .enablePositionalOptions()
     .version(version)
-    .description('Get secrets into programs: run a command with them, export them, read and write them; log in with AWS IAM or OIDC; manage projects, environments and access keys.')
-    .addHelpText('after', [
-      '\nCredentials: --token / SECRETS_TOKEN, or an access key that logs in: --access-key-id / SECRETS_ACCESS_KEY_ID',
-      'with --auth aws-iam|oidc / SECRETS_AUTH (AWS IAM: the AWS SDK\'s default credentials, SECRETS_AWS_STS_ENDPOINT,',
-      '--server-id / SECRETS_SERVER_ID; OIDC: --oidc-token-file / SECRETS_OIDC_TOKEN_FILE, SECRETS_OIDC_TOKEN, or GitHub',
-      'Actions with --oidc-audience / SECRETS_OIDC_AUDIENCE). `secrets login` prints a short-lived token.',
-      'With none of these, the session of `secrets login --sso` (a person\'s sign-in) for that API, until it expires.',
-      '\nExit status: 0 done; 1 failed; 2 usage error; 3 the API refused (its code is printed); 4 the API could not be reached or failed (5xx).',
-      '`run` exits with the command\'s own status.',
-    ].join('\n'));
+    .description(
+      'Get secrets into programs: run a command with them, export them, read and write them; log in with AWS IAM or OIDC; manage projects, environments and access keys.',
+    )
+    .addHelpText(
+      'after',
+      [
+        '\nCredentials: --token / SECRETS_TOKEN, or an access key that logs in: --access-key-id / SECRETS_ACCESS_KEY_ID',
+        "with --auth aws-iam|oidc / SECRETS_AUTH (AWS IAM: the AWS SDK's default credentials, SECRETS_AWS_STS_ENDPOINT,",
+        '--server-id / SECRETS_SERVER_ID; OIDC: --oidc-token-file / SECRETS_OIDC_TOKEN_FILE, SECRETS_OIDC_TOKEN, or GitHub',
+        'Actions with --oidc-audience / SECRETS_OIDC_AUDIENCE). `secrets login` prints a short-lived token.',
+        "With none of these, the session of `secrets login --sso` (a person's sign-in) for that API, until it expires.",
+        '\nExit status: 0 done; 1 failed; 2 usage error; 3 the API refused (its code is printed); 4 the API could not be reached or failed (5xx).',
+        "`run` exits with the command's own status.",
+      ].join('\n'),
+    );
   let running: Command = cli;
   cli.hook('preAction', (_root, command) => {
     running = command;
@@ -58,7 +76,9 @@ export function program(): Command {
 }
 
 function register(cli: Command, ctx: () => Context, connection: () => Connection): void {
-  cli.command('setup').description('write .secrets.json with --project and --env, for every command run in this folder or below')
+  cli
+    .command('setup')
+    .description('write .secrets.json with --project and --env, for every command run in this folder or below')
     .addHelpText('after', '\nExample: secrets setup --project payments-api --env production')
     .action(() => {
       const { project, env } = connection();
@@ -68,7 +88,11 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
 
   registerRunAndExport(cli, ctx);
 
-  cli.command('get').description('print one value (alone, for scripts)').argument('<key>').option('--version <n>', 'an older version')
+  cli
+    .command('get')
+    .description('print one value (alone, for scripts)')
+    .argument('<key>')
+    .option('--version <n>', 'an older version')
     .addHelpText('after', '\nExample: secrets get DATABASE_URL')
     .action(async (key: string, flags: { version?: string }) => {
       const c = ctx();
@@ -76,23 +100,37 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
       process.stdout.write(`${unwrap(await c.client.api.POST('/api/v1/reveal', { body })).value}\n`);
     });
 
-  cli.command('set').description('write secrets: KEY=VALUE…, or KEY alone to read the value from stdin').argument('<assignments...>')
+  cli
+    .command('set')
+    .description('write secrets: KEY=VALUE…, or KEY alone to read the value from stdin')
+    .argument('<assignments...>')
     .addHelpText('after', '\nExamples: secrets set API_KEY=abc DEBUG=0\n          printf %s "$TOKEN" | secrets set API_TOKEN')
     .action(async (assignments: string[]) => {
       const c = ctx();
-      const pairs = assignments.length === 1 && !assignments[0]!.includes('=') ? [[assignments[0]!, await readStdin()]] : assignments.map((a) => {
-        const at = a.indexOf('=');
-        if (at <= 0) throw new UsageError(`${a}: expected KEY=VALUE`);
-        return [a.slice(0, at), a.slice(at + 1)];
-      });
+      const pairs =
+        assignments.length === 1 && !assignments[0]!.includes('=')
+          ? [[assignments[0]!, await readStdin()]]
+          : assignments.map((a) => {
+              const at = a.indexOf('=');
+              if (at <= 0) throw new UsageError(`${a}: expected KEY=VALUE`);
+              return [a.slice(0, at), a.slice(at + 1)];
+            });
       const envId = await environmentId(c);
       for (const [key, value] of pairs) {
-        const written = unwrap(await c.client.api.PUT('/api/v1/environments/{envId}/secrets', { params: { path: { envId } }, body: { key: key!, value: value! } }));
+        const written = unwrap(
+          await c.client.api.PUT('/api/v1/environments/{envId}/secrets', {
+            params: { path: { envId } },
+            body: { key: key!, value: value! },
+          }),
+        );
         process.stderr.write(`${written.key}: version ${written.version}\n`);
       }
     });
 
-  cli.command('import').description('write the changed keys of a dotenv file (one version per changed key)').argument('<file>')
+  cli
+    .command('import')
+    .description('write the changed keys of a dotenv file (one version per changed key)')
+    .argument('<file>')
     .addHelpText('after', '\nExample: secrets import .env.production')
     .action(async (file: string) => {
       const c = ctx();
@@ -104,7 +142,12 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
       for (const [i, key] of keys.entries()) {
         if (current[key] === wanted[key]) counts.unchanged++;
         else {
-          unwrap(await c.client.api.PUT('/api/v1/environments/{envId}/secrets', { params: { path: { envId } }, body: { key, value: wanted[key]! } }));
+          unwrap(
+            await c.client.api.PUT('/api/v1/environments/{envId}/secrets', {
+              params: { path: { envId } },
+              body: { key, value: wanted[key]! },
+            }),
+          );
           counts[key in current ? 'updated' : 'created']++;
         }
         if (keys.length > 20 && (i + 1) % 20 === 0) process.stderr.write(`secrets: ${i + 1}/${keys.length}\n`);
@@ -112,28 +155,61 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
       process.stderr.write(`secrets: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged\n`);
     });
 
-  cli.command('list').description('list the keys, their versions and when they changed (never a value)').option('--json', 'as JSON')
+  cli
+    .command('list')
+    .description('list the keys, their versions and when they changed (never a value)')
+    .option('--json', 'as JSON')
     .addHelpText('after', '\nExample: secrets list --json')
     .action(async (flags: { json?: boolean }) => {
       const c = ctx();
       const secrets = await listSecrets(c, await environmentId(c));
-      process.stdout.write(flags.json ? `${JSON.stringify(secrets, null, 2)}\n` : secrets.map((s) => `${s.key}\tv${s.currentVersion}\t${s.updatedAt}\n`).join(''));
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify(secrets, null, 2)}\n`
+          : secrets.map((s) => `${s.key}\tv${s.currentVersion}\t${s.updatedAt}\n`).join(''),
+      );
     });
 
-  cli.command('history').description("list a secret's versions (never a value)").argument('<key>').option('--json', 'as JSON')
+  cli
+    .command('history')
+    .description("list a secret's versions (never a value)")
+    .argument('<key>')
+    .option('--json', 'as JSON')
     .addHelpText('after', '\nExample: secrets history DATABASE_URL')
     .action(async (key: string, flags: { json?: boolean }) => {
       const c = ctx();
       const id = await secretId(c, key);
-      const versions = await Array.fromAsync(c.client.paginate((cursor) => c.client.api.GET('/api/v1/secrets/{secretId}/versions', { params: { path: { secretId: id }, query: cursor ? { cursor } : {} } })));
-      process.stdout.write(flags.json ? `${JSON.stringify(versions, null, 2)}\n` : versions.map((v) => `v${v.version}\t${v.createdAt}\t${v.createdBy}${v.rolledBackFrom ? `\trolled back from v${v.rolledBackFrom}` : ''}\n`).join(''));
+      const versions = await Array.fromAsync(
+        c.client.paginate((cursor) =>
+          c.client.api.GET('/api/v1/secrets/{secretId}/versions', { params: { path: { secretId: id }, query: cursor ? { cursor } : {} } }),
+        ),
+      );
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify(versions, null, 2)}\n`
+          : versions
+              .map(
+                (v) =>
+                  `v${v.version}\t${v.createdAt}\t${v.createdBy}${v.rolledBackFrom ? `\trolled back from v${v.rolledBackFrom}` : ''}\n`,
+              )
+              .join(''),
+      );
     });
 
-  cli.command('rollback').description("write version N's value again as the next version").argument('<key>').requiredOption('--to <n>', 'the version to restore')
+  cli
+    .command('rollback')
+    .description("write version N's value again as the next version")
+    .argument('<key>')
+    .requiredOption('--to <n>', 'the version to restore')
     .addHelpText('after', '\nExample: secrets rollback DATABASE_URL --to 3')
     .action(async (key: string, flags: { to: string }) => {
       const c = ctx();
-      const written = unwrap(await c.client.api.POST('/api/v1/secrets/{secretId}/rollback', { params: { path: { secretId: await secretId(c, key) } }, body: { version: Number(flags.to) } }));
+      const written = unwrap(
+        await c.client.api.POST('/api/v1/secrets/{secretId}/rollback', {
+          params: { path: { secretId: await secretId(c, key) } },
+          body: { version: Number(flags.to) },
+        }),
+      );
       process.stderr.write(`${written.key}: version ${written.version} (the value of version ${flags.to})\n`);
     });
 

@@ -65,7 +65,8 @@ function retryingFetch(options: Required<Pick<CommonOptions, 'timeoutMs' | 'maxR
     // Reveals change nothing and refuse the header (a value is never replayed from storage): only writes carry it. A
     // login writes nothing a second one would spoil (it mints another short-lived token), so it goes without.
     const keyless = /\/(reveal|auth\/login)$/.test(new URL(request.url).pathname);
-    if (WRITES.has(request.method) && !keyless && !request.headers.has('idempotency-key')) request.headers.set('idempotency-key', globalThis.crypto.randomUUID());
+    if (WRITES.has(request.method) && !keyless && !request.headers.has('idempotency-key'))
+      request.headers.set('idempotency-key', globalThis.crypto.randomUUID());
     const body = request.body ? await request.arrayBuffer() : undefined;
     for (let attempt = 0; ; attempt++) {
       let response: Response | undefined;
@@ -84,7 +85,11 @@ function retryingFetch(options: Required<Pick<CommonOptions, 'timeoutMs' | 'maxR
         if (failure !== undefined) throw failure;
         return response!;
       }
-      const wait = keyInUse ? keyInUseWait(retryAfter, attempt) : retryAfter > 0 ? retryAfter : Math.random() * Math.min(8_000, 200 * 2 ** attempt);
+      const wait = keyInUse
+        ? keyInUseWait(retryAfter, attempt)
+        : retryAfter > 0
+          ? retryAfter
+          : Math.random() * Math.min(8_000, 200 * 2 ** attempt);
       await response?.body?.cancel();
       await new Promise((resolve) => setTimeout(resolve, wait));
     }
@@ -124,7 +129,12 @@ function authenticatingFetch(tokens: TokenSource, inner: typeof fetch): typeof f
 }
 
 /** The client's fetch and its default headers: a fixed token, or the tokens of logins (`auth`). */
-function authentication(options: ClientOptions, baseUrl: string, retrying: typeof fetch, now: () => number): { fetch: typeof fetch; headers: Record<string, string> } {
+function authentication(
+  options: ClientOptions,
+  baseUrl: string,
+  retrying: typeof fetch,
+  now: () => number,
+): { fetch: typeof fetch; headers: Record<string, string> } {
   if (options.token !== undefined && options.auth !== undefined) throw new TypeError('give token or auth, not both');
   if (options.auth === undefined) {
     if (typeof options.token !== 'string' || options.token === '') throw new TypeError('token or auth is required');
@@ -148,7 +158,11 @@ export function createClient(options: ClientOptions) {
   refuseInsecureBaseUrl(options.baseUrl);
   const now = options.now ?? Date.now;
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
-  const retrying = retryingFetch({ timeoutMs: options.timeoutMs ?? 10_000, maxRetries: options.maxRetries ?? 3, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) });
+  const retrying = retryingFetch({
+    timeoutMs: options.timeoutMs ?? 10_000,
+    maxRetries: options.maxRetries ?? 3,
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+  });
   const api = createFetchClient<paths>({ baseUrl, ...authentication(options, baseUrl, retrying, now) });
   const cache = new Map<string, CacheEntry>();
   const ttlMs = (options.cacheTtlSeconds ?? 300) * 1000;
@@ -159,14 +173,20 @@ export function createClient(options: ClientOptions) {
     const key = `${project}/${slug}`;
     let found = environments.get(key);
     if (!found) {
-      found = api.GET('/api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}', { params: { path: { projectSlug: project, envSlug: slug } } }).then(unwrap);
+      found = api
+        .GET('/api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}', { params: { path: { projectSlug: project, envSlug: slug } } })
+        .then(unwrap);
       environments.set(key, found);
       found.catch(() => environments.delete(key));
     }
     return found;
   }
 
-  async function* paginate<T>(list: (cursor: string | undefined) => Promise<{ data?: { data: T[]; meta: { page?: { nextCursor: string | null } } }; error?: unknown; response: Response }>): AsyncGenerator<T> {
+  async function* paginate<T>(
+    list: (
+      cursor: string | undefined,
+    ) => Promise<{ data?: { data: T[]; meta: { page?: { nextCursor: string | null } } }; error?: unknown; response: Response }>,
+  ): AsyncGenerator<T> {
     let cursor: string | undefined;
     do {
       const page = await list(cursor);
@@ -178,7 +198,12 @@ export function createClient(options: ClientOptions) {
   async function fetchEnvironment(project: string, slug: string, keys: string[] | undefined): Promise<Record<string, string>> {
     const { id } = await environment(project, slug);
     const values: Record<string, string> = {};
-    const pages = paginate((cursor) => api.POST('/api/v1/environments/{envId}/secrets/reveal', { params: { path: { envId: id }, query: cursor ? { cursor } : {} }, body: keys ? { keys } : {} }));
+    const pages = paginate((cursor) =>
+      api.POST('/api/v1/environments/{envId}/secrets/reveal', {
+        params: { path: { envId: id }, query: cursor ? { cursor } : {} },
+        body: keys ? { keys } : {},
+      }),
+    );
     for await (const secret of pages) values[secret.key] = secret.value;
     return values;
   }
@@ -195,7 +220,12 @@ export function createClient(options: ClientOptions) {
      * a 429 or a 5xx, the last good answer is served (stale-if-error); never when the API answers 401, 403 or 404,
      * which also forget it.
      */
-    async loadEnvironment(target: { project: string; environment: string; keys?: string[]; forceFetch?: boolean }): Promise<Record<string, string>> {
+    async loadEnvironment(target: {
+      project: string;
+      environment: string;
+      keys?: string[];
+      forceFetch?: boolean;
+    }): Promise<Record<string, string>> {
       const cacheKey = JSON.stringify([target.project, target.environment, target.keys ?? null]);
       const cached = cache.get(cacheKey);
       if (cached && !target.forceFetch && now() - cached.fetchedAt < ttlMs) return { ...cached.values };

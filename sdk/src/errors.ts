@@ -21,7 +21,14 @@ export class WebhookVerificationError extends Error {
 /** The data of a success, or an ApiError carrying the API's status, code, message and request id. */
 export function unwrap<T>(result: { data?: { data: T }; error?: unknown; response: Response }): T {
   if (result.data !== undefined) return result.data.data;
-  const envelope = result.error as { error?: { code?: string; message?: string }; meta?: { requestId?: string }; message?: string } | undefined;
+  const envelope = result.error as
+    | { error?: { code?: string; message?: string }; meta?: { requestId?: string }; message?: string }
+    | undefined;
   const code = envelope?.error?.code ?? (result.response.status === 404 ? 'NOT_FOUND' : 'HTTP_ERROR');
-  throw new ApiError(result.response.status, code, envelope?.error?.message ?? envelope?.message ?? result.response.statusText, envelope?.meta?.requestId ?? result.response.headers.get('x-request-id') ?? undefined);
+  throw new ApiError(
+    result.response.status,
+    code,
+    envelope?.error?.message ?? envelope?.message ?? result.response.statusText,
+    envelope?.meta?.requestId ?? result.response.headers.get('x-request-id') ?? undefined,
+  );
 }

@@ -54,7 +54,12 @@ export function writeSnapshot(file: string, token: string, target: SnapshotTarge
   const cipher = createCipheriv('aes-256-gcm', keyFor(token, target), iv);
   // savedAt is sealed with the values: a file's mtime can be set by anyone who can touch it, this cannot.
   const sealed = Buffer.concat([cipher.update(JSON.stringify({ savedAt: Date.now(), values }), 'utf8'), cipher.final()]);
-  const body = JSON.stringify({ version: 1, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: sealed.toString('base64') });
+  const body = JSON.stringify({
+    version: 1,
+    iv: iv.toString('base64'),
+    tag: cipher.getAuthTag().toString('base64'),
+    data: sealed.toString('base64'),
+  });
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   replaceFile(file, body);
 }
@@ -88,7 +93,12 @@ function unseal(body: string, token: string, target: SnapshotTarget): Snapshot |
  * The snapshot when it may be used: the user's own file, closed to others, opening with this token and target,
  * and saved at most `maxAgeMs` before `now`. Otherwise why not (printed by the CLI), or nothing when there is none.
  */
-export function readSnapshot(file: string, token: string, target: SnapshotTarget, limits: { maxAgeMs: number; now?: number }): SnapshotRead {
+export function readSnapshot(
+  file: string,
+  token: string,
+  target: SnapshotTarget,
+  limits: { maxAgeMs: number; now?: number },
+): SnapshotRead {
   const read = readPrivateFile(file, SNAPSHOT_REMEDY);
   if (!read) return {};
   if ('refusal' in read) return { reason: read.refusal };

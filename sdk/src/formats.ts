@@ -41,8 +41,12 @@ export function formatValues(values: Record<string, string>, format: Format, ski
     case 'yaml':
       return stringify(sorted);
     case 'shell':
-      return named(ENV_NAME).map((key) => `export ${key}=${shellQuote(values[key]!)}\n`).join('');
+      return named(ENV_NAME)
+        .map((key) => `export ${key}=${shellQuote(values[key]!)}\n`)
+        .join('');
     case 'dotenv':
-      return named(DOTENV_NAME).map((key) => `${key}=${dotenvValue(key, values[key]!)}\n`).join('');
+      return named(DOTENV_NAME)
+        .map((key) => `${key}=${dotenvValue(key, values[key]!)}\n`)
+        .join('');
   }
 }

@@ -51,7 +51,11 @@ export function loginBodies(auth: AuthOptions, baseUrl: string): () => Promise<L
   if (typeof accessKeyId !== 'string' || accessKeyId === '') throw new TypeError('auth.accessKeyId is required');
   if (auth.method === 'aws_iam') {
     const sign = makeAwsIamSigner(awsIamSettings(auth, baseUrl));
-    return async () => ({ accessKeyId, method: 'aws_iam', signedRequest: await localStep('aws_iam', 'the STS request could not be signed', sign) });
+    return async () => ({
+      accessKeyId,
+      method: 'aws_iam',
+      signedRequest: await localStep('aws_iam', 'the STS request could not be signed', sign),
+    });
   }
   if (auth.method === 'oidc') {
     const { jwt } = auth;
@@ -71,7 +75,9 @@ async function localStep<T>(method: string, step: string, run: () => Promise<T>)
     return await run();
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    throw new ApiError(401, 'AUTH_REQUIRED', `${method} login: ${step}: ${(error as Error)?.message ?? 'unknown error'}`, undefined, { cause: error });
+    throw new ApiError(401, 'AUTH_REQUIRED', `${method} login: ${step}: ${(error as Error)?.message ?? 'unknown error'}`, undefined, {
+      cause: error,
+    });
   }
 }
 
@@ -82,7 +88,12 @@ export async function postLogin(baseUrl: string, body: LoginBody, fetcher: typeo
   const answer = unwrap(result);
   // A token without a readable expiry would be renewed at every call: refuse it once, here.
   if (typeof answer.token !== 'string' || !Number.isFinite(Date.parse(answer.expiresAt))) {
-    throw new ApiError(result.response.status, 'HTTP_ERROR', 'the login answer has no token or expiresAt', result.response.headers.get('x-request-id') ?? undefined);
+    throw new ApiError(
+      result.response.status,
+      'HTTP_ERROR',
+      'the login answer has no token or expiresAt',
+      result.response.headers.get('x-request-id') ?? undefined,
+    );
   }
   return answer;
 }

@@ -37,7 +37,11 @@ export function clientFromEnv(env: NodeJS.ProcessEnv = process.env): SecretsClie
   const accessKeyId = env.SECRETS_ACCESS_KEY_ID || undefined;
   const token = env.SECRETS_TOKEN || undefined;
   if (accessKeyId && token) throw new TypeError('secretsService: set SECRETS_ACCESS_KEY_ID or SECRETS_TOKEN, not both');
-  if (accessKeyId) return createClient({ baseUrl, auth: { accessKeyId, method: 'aws_iam', ...(env.SECRETS_SERVER_ID ? { serverId: env.SECRETS_SERVER_ID } : {}) } });
+  if (accessKeyId)
+    return createClient({
+      baseUrl,
+      auth: { accessKeyId, method: 'aws_iam', ...(env.SECRETS_SERVER_ID ? { serverId: env.SECRETS_SERVER_ID } : {}) },
+    });
   if (token) return createClient({ baseUrl, token });
   throw new TypeError('secretsService: SECRETS_ACCESS_KEY_ID or SECRETS_TOKEN is required (or pass a client)');
 }

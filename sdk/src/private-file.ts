@@ -47,7 +47,11 @@ export function replaceFile(file: string, body: string): void {
  * readable or writable by group or others (someone else could have written it, or read it). `remedy` ends the mode
  * refusal. Without `uid` (Windows, where Node has no getuid and reports no real mode bits) only the kind is checked.
  */
-export function privateFileRefusal(stat: Pick<Stats, 'isFile' | 'uid' | 'mode'>, uid: number | undefined, remedy: string): string | undefined {
+export function privateFileRefusal(
+  stat: Pick<Stats, 'isFile' | 'uid' | 'mode'>,
+  uid: number | undefined,
+  remedy: string,
+): string | undefined {
   if (!stat.isFile()) return 'it is not a regular file';
   if (uid === undefined) return undefined;
   if (stat.uid !== uid) return `it is owned by user ${stat.uid}, not by you (${uid})`;

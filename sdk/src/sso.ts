@@ -58,21 +58,39 @@ export async function ssoLogin(options: SsoLoginOptions): Promise<SsoTokens> {
   try {
     const url = new URL(provider.authorizationEndpoint);
     const challenge = base64url(createHash('sha256').update(verifier).digest());
-    const query = { response_type: 'code', client_id: options.clientId, redirect_uri: loopback.redirectUri, scope: 'openid', state, nonce, code_challenge: challenge, code_challenge_method: 'S256', ...resourceOf(options) };
+    const query = {
+      response_type: 'code',
+      client_id: options.clientId,
+      redirect_uri: loopback.redirectUri,
+      scope: 'openid',
+      state,
+      nonce,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      ...resourceOf(options),
+    };
     for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
     options.onAuthorizationUrl(url.href);
     const callback = await withTimeout(loopback.received, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     if (callback.iss !== undefined ? callback.iss !== provider.issuer : provider.issInResponse) {
       throw new SsoError('the authorization response does not name the configured issuer (RFC 9207): not used');
     }
-    const grant = { grant_type: 'authorization_code', code: callback.code, redirect_uri: loopback.redirectUri, client_id: options.clientId, code_verifier: verifier, ...resourceOf(options) };
+    const grant = {
+      grant_type: 'authorization_code',
+      code: callback.code,
+      redirect_uri: loopback.redirectUri,
+      client_id: options.clientId,
+      code_verifier: verifier,
+      ...resourceOf(options),
+    };
     return tokensOf(await exchange(provider.tokenEndpoint, grant, [callback.code, verifier]), nonce);
   } finally {
     loopback.close();
   }
 }
 
-const resourceOf = (options: Pick<SsoLoginOptions, 'resource'>): Record<string, string> => (options.resource ? { resource: options.resource } : {});
+const resourceOf = (options: Pick<SsoLoginOptions, 'resource'>): Record<string, string> =>
+  options.resource ? { resource: options.resource } : {};
 
 /** The issuer's discovery document (OpenID Connect Discovery 1.0): its issuer must be the one configured. */
 async function discover(issuer: string): Promise<Provider> {
@@ -107,7 +125,9 @@ async function reach(url: string, init: RequestInit): Promise<Response> {
     return await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new SsoError(`the identity provider could not be reached at ${new URL(url).origin} (${cause?.code ?? cause?.message ?? (error as Error).message})`);
+    throw new SsoError(
+      `the identity provider could not be reached at ${new URL(url).origin} (${cause?.code ?? cause?.message ?? (error as Error).message})`,
+    );
   }
 }
 
@@ -129,14 +149,18 @@ async function startLoopback(state: string, onIgnored: SsoLoginOptions['onIgnore
     if (url.pathname !== CALLBACK_PATH) return page(response, 404, 'Nothing is here.');
     const params = url.searchParams;
     if (!sameSecret(params.get('state'), state)) {
-      onIgnored?.('a request to the sign-in callback without this login\'s state was refused');
+      onIgnored?.("a request to the sign-in callback without this login's state was refused");
       return page(response, 400, 'This sign-in was not started here (its state does not match). Return to the terminal.');
     }
     const error = params.get('error');
     const code = params.get('code');
     if (error || !code) {
       page(response, 400, 'The sign-in did not succeed. Return to the terminal.');
-      return settle.reject(new SsoError(`the identity provider refused the sign-in: ${error ?? 'no code'}${describeError(params.get('error_description'), [])}`));
+      return settle.reject(
+        new SsoError(
+          `the identity provider refused the sign-in: ${error ?? 'no code'}${describeError(params.get('error_description'), [])}`,
+        ),
+      );
     }
     page(response, 200, 'Signed in. You can close this tab and return to the terminal.');
     settle.resolve({ code, iss: params.get('iss') ?? undefined });
@@ -189,13 +213,20 @@ type TokenAnswer = { access_token: string; expires_in?: unknown; id_token?: unkn
 /** The code exchange at the token endpoint: a public client, so no secret; PKCE's verifier proves the code is ours. */
 async function exchange(endpoint: string, grant: Record<string, string>, secrets: string[]): Promise<TokenAnswer> {
   const body = new URLSearchParams(grant);
-  const response = await reach(endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body });
+  const response = await reach(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body,
+  });
   const answer = (await response.json().catch(() => ({}))) as { access_token?: unknown; error?: unknown; error_description?: unknown };
   if (!response.ok) {
     const code = typeof answer.error === 'string' ? answer.error.slice(0, 100) : `HTTP ${response.status}`;
-    throw new SsoError(`the identity provider refused the code exchange: ${code}${describeError(typeof answer.error_description === 'string' ? answer.error_description : null, secrets)}`);
+    throw new SsoError(
+      `the identity provider refused the code exchange: ${code}${describeError(typeof answer.error_description === 'string' ? answer.error_description : null, secrets)}`,
+    );
   }
-  if (typeof answer.access_token !== 'string' || answer.access_token === '') throw new SsoError('the identity provider answered no access token');
+  if (typeof answer.access_token !== 'string' || answer.access_token === '')
+    throw new SsoError('the identity provider answered no access token');
   return answer as TokenAnswer;
 }
 

@@ -11,7 +11,9 @@ type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 
 function header(headers: HeaderSource, name: string): string | undefined {
   if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  const entry = Object.entries(headers as Record<string, string | string[] | undefined>).find(([key]) => key.toLowerCase() === name.toLowerCase());
+  const entry = Object.entries(headers as Record<string, string | string[] | undefined>).find(
+    ([key]) => key.toLowerCase() === name.toLowerCase(),
+  );
   const value = entry?.[1];
   return Array.isArray(value) ? value[0] : value;
 }
@@ -35,13 +37,15 @@ export function verifyWebhook(
   }
   const secrets = typeof secret === 'string' ? [secret] : secret;
   // A missing secret is the receiver's configuration, not the request's fault: a TypeError, never a refused request.
-  if (secrets.length === 0 || secrets.some((one) => typeof one !== 'string' || one === '')) throw new TypeError('verifyWebhook needs the signing secret (whsec_…), or a list of them');
+  if (secrets.length === 0 || secrets.some((one) => typeof one !== 'string' || one === ''))
+    throw new TypeError('verifyWebhook needs the signing secret (whsec_…), or a list of them');
   const signature = header(headers, 'service-signature');
   if (!signature) throw new WebhookVerificationError('The Service-Signature header is missing');
   const parts = signature.split(',').map((part) => part.trim().split('=') as [string, string | undefined]);
   const timestamp = Number(parts.find(([key]) => key === 't')?.[1]);
   const candidates = parts.filter(([key, value]) => key === 'v1' && value).map(([, value]) => Buffer.from(value!, 'hex'));
-  if (!Number.isInteger(timestamp) || candidates.length === 0) throw new WebhookVerificationError('The Service-Signature header is malformed');
+  if (!Number.isInteger(timestamp) || candidates.length === 0)
+    throw new WebhookVerificationError('The Service-Signature header is malformed');
   const body = Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody, 'utf8');
   const matches = secrets.some((one) => {
     const expected = createHmac('sha256', one).update(`${timestamp}.`).update(body).digest();
@@ -49,6 +53,7 @@ export function verifyWebhook(
   });
   if (!matches) throw new WebhookVerificationError('No signature matches the body and the secret');
   const now = Math.floor((options.now ?? Date.now()) / 1000);
-  if (Math.abs(now - timestamp) > (options.toleranceSeconds ?? 300)) throw new WebhookVerificationError('The signature timestamp is outside the tolerance');
+  if (Math.abs(now - timestamp) > (options.toleranceSeconds ?? 300))
+    throw new WebhookVerificationError('The signature timestamp is outside the tolerance');
   return JSON.parse(body.toString('utf8')) as WebhookEvent;
 }

@@ -9,22 +9,24 @@ import { permissionRuleAnswer } from './permission-schemas.ts';
  * schemas of permissions and logins are in the access-keys function's bundle only.
  */
 
-export const accessKeyAnswer = once(() => z.object({
-  id: id('ak'),
-  name: z.string(),
-  identityId: id('mid'),
-  tokenPrefix: z.nullable(z.string()),
-  createdAt: timestamp(),
-  createdBy: z.string(),
-  expiresAt: nullableTimestamp(),
-  revokedAt: nullableTimestamp(),
-  lastUsedAt: nullableTimestamp(),
-  status: z.enum(['active', 'revoked', 'expired']),
-  permissions: z.array(permissionRuleAnswer()),
-  allowedCidrs: z.array(z.string()),
-  auth: accessKeyAuthAnswer(),
-  tokenTtlSeconds: z.nullable(z.int()),
-}));
+export const accessKeyAnswer = once(() =>
+  z.object({
+    id: id('ak'),
+    name: z.string(),
+    identityId: id('mid'),
+    tokenPrefix: z.nullable(z.string()),
+    createdAt: timestamp(),
+    createdBy: z.string(),
+    expiresAt: nullableTimestamp(),
+    revokedAt: nullableTimestamp(),
+    lastUsedAt: nullableTimestamp(),
+    status: z.enum(['active', 'revoked', 'expired']),
+    permissions: z.array(permissionRuleAnswer()),
+    allowedCidrs: z.array(z.string()),
+    auth: accessKeyAuthAnswer(),
+    tokenTtlSeconds: z.nullable(z.int()),
+  }),
+);
 
 /** The creation answer: the record and the token, shown this once (null for keys that log in with AWS IAM or OIDC). */
 export const accessKeyCreated = once(() => z.extend(accessKeyAnswer(), { token: z.nullable(z.string()) }));

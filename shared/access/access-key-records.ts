@@ -91,12 +91,30 @@ export const loginKeyAttribute = (accessKeyId: string) => `lk_${accessKeyId}`;
 export const MAX_ACCESS_KEYS = 100;
 
 const FIELDS: readonly (keyof AccessKeyItem)[] = [
-  'id', 'name', 'identityId', 'tokenPrefix', 'createdAt', 'createdBy', 'expiresAt', 'revokedAt', 'lastUsedAt', 'permissions', 'allowedCidrs',
-  'auth', 'tokenTtlSeconds',
+  'id',
+  'name',
+  'identityId',
+  'tokenPrefix',
+  'createdAt',
+  'createdBy',
+  'expiresAt',
+  'revokedAt',
+  'lastUsedAt',
+  'permissions',
+  'allowedCidrs',
+  'auth',
+  'tokenTtlSeconds',
 ];
 
 /** The record of a stored item, with the defaults of fields that keys made earlier lack. */
 export function toAccessKey(item: Record<string, unknown> | undefined): AccessKeyItem | undefined {
   const record = pick<AccessKeyItem>(item, FIELDS);
-  return record && { ...record, allowedCidrs: record.allowedCidrs ?? [], auth: record.auth ?? { type: 'token' }, tokenTtlSeconds: record.tokenTtlSeconds ?? null };
+  return (
+    record && {
+      ...record,
+      allowedCidrs: record.allowedCidrs ?? [],
+      auth: record.auth ?? { type: 'token' },
+      tokenTtlSeconds: record.tokenTtlSeconds ?? null,
+    }
+  );
 }

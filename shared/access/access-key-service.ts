@@ -16,7 +16,13 @@ import { announceAnswer } from '../platform/http/idempotency-scope.ts';
 
 export type AccessKeyServiceStore = Pick<
   Store,
-  'createAccessKey' | 'getAccessKey' | 'listAccessKeys' | 'updateAccessKey' | 'revokeAccessKey' | 'reachLoginTokens' | 'expiredLoginKeyStates'
+  | 'createAccessKey'
+  | 'getAccessKey'
+  | 'listAccessKeys'
+  | 'updateAccessKey'
+  | 'revokeAccessKey'
+  | 'reachLoginTokens'
+  | 'expiredLoginKeyStates'
 >;
 
 /** What a create or an update may say of a key's scope. */
@@ -26,7 +32,8 @@ interface ScopeInput {
 }
 
 /** Rules as stored and shown: each with its defaults filled in; no rules at all, the default rules. */
-const rulesOf = (input: PermissionRuleInput[] | undefined): PermissionRule[] => (input ? input.map(withDefaults) : DEFAULT_RULES.map((rule) => ({ ...rule })));
+const rulesOf = (input: PermissionRuleInput[] | undefined): PermissionRule[] =>
+  input ? input.map(withDefaults) : DEFAULT_RULES.map((rule) => ({ ...rule }));
 
 const DAY_MS = 86_400_000;
 
@@ -34,30 +41,49 @@ const DAY_MS = 86_400_000;
  * The record with its status, derived at read time. The route's response schema picks the fields that leave; the
  * store's own extras (a token hash read back after a lost race) never do.
  */
-function withStatus<R extends AccessKeyItem>(record: R, now: number): R & { status: 'active' | 'revoked' | 'expired'; permissions: PermissionRule[] } {
+function withStatus<R extends AccessKeyItem>(
+  record: R,
+  now: number,
+): R & { status: 'active' | 'revoked' | 'expired'; permissions: PermissionRule[] } {
   const status = record.revokedAt ? 'revoked' : record.expiresAt && Date.parse(record.expiresAt) <= now ? 'expired' : 'active';
   return { ...record, status, permissions: (record.permissions as PermissionRule[] | null) ?? rulesOf(undefined) };
 }
 
 /** What a create may say: the record's fields, its scope, and how its workload proves itself. */
-type CreateInput = { name: string; expiresInDays?: number | undefined; auth?: StoredAuth | undefined; tokenTtlSeconds?: number | undefined } & ScopeInput;
+type CreateInput = {
+  name: string;
+  expiresInDays?: number | undefined;
+  auth?: StoredAuth | undefined;
+  tokenTtlSeconds?: number | undefined;
+} & ScopeInput;
 
 /** Machine identities and their tokens, for CLIs and SDKs. */
-export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyServiceStore; clock: Clock; macs: () => Promise<ServiceMacs> }) {
+export function makeAccessKeyService({
+  store,
+  clock,
+  macs,
+}: {
+  store: AccessKeyServiceStore;
+  clock: Clock;
+  macs: () => Promise<ServiceMacs>;
+}) {
   /**
    * A key's rules and networks, with its revision, onto every live login token of it (keys without logins have none:
    * no query), so they keep working under the key as it is now. Until a token is reached, authentication refuses it
    * (the key's state on the workspace item is ahead of the token's revision) and its workload logs in again.
    */
   const reachLoginTokens = async (ws: string, record: AccessKeyItem, revision: number, now: number) => {
-    if (record.auth.type !== 'token') await store.reachLoginTokens(ws, record.id, iso(now), { ...tokenScope(record), keyRevision: revision });
+    if (record.auth.type !== 'token')
+      await store.reachLoginTokens(ws, record.id, iso(now), { ...tokenScope(record), keyRevision: revision });
   };
   const revokeLoginTokens = async (ws: string, record: AccessKeyItem, revokedAt: string, now: number) => {
     if (record.auth.type !== 'token') await store.reachLoginTokens(ws, record.id, iso(now), { revokedAt });
   };
   /** The state a change of a login key writes on its workspace, with the entries of long-revoked keys removed. */
   const loginState = async (ws: string, record: AccessKeyItem, value: number, now: number): Promise<LoginKeyState | undefined> =>
-    record.auth.type === 'token' ? undefined : { accessKeyId: record.id, value, prune: await store.expiredLoginKeyStates(ws, Math.floor(now / 1000)) };
+    record.auth.type === 'token'
+      ? undefined
+      : { accessKeyId: record.id, value, prune: await store.expiredLoginKeyStates(ws, Math.floor(now / 1000)) };
   return {
     /**
      * A machine identity (`mid_`) and how its workload proves itself: its one token (`st_`, 256 random bits, in this
@@ -87,7 +113,13 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
         tokenTtlSeconds: auth.type === 'token' ? null : (input.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS),
       };
       const { name, identityId, expiresAt, permissions, allowedCidrs, tokenTtlSeconds } = record;
-      const audit = auditEntry(principal, 'access_key.create', record.id, { name, identityId, expiresAt, permissions, allowedCidrs, auth, tokenTtlSeconds }, now);
+      const audit = auditEntry(
+        principal,
+        'access_key.create',
+        record.id,
+        { name, identityId, expiresAt, permissions, allowedCidrs, auth, tokenTtlSeconds },
+        now,
+      );
       const answer = announceAnswer({ ...withStatus(record, now), token });
       await store.createAccessKey(principal.workspaceId, record, token === null ? undefined : hashToken(token), audit);
       return answer;
@@ -119,7 +151,9 @@ export function makeAccessKeyService({ store, clock, macs }: { store: AccessKeyS
         ...(input.allowedCidrs !== undefined && { allowedCidrs: input.allowedCidrs }),
       };
       const changes = Object.fromEntries(
-        Object.entries(wanted).filter(([field, value]) => JSON.stringify(value) !== JSON.stringify(record[field as keyof AccessKeyChanges])),
+        Object.entries(wanted).filter(
+          ([field, value]) => JSON.stringify(value) !== JSON.stringify(record[field as keyof AccessKeyChanges]),
+        ),
       ) as AccessKeyChanges;
       const updated = { ...record, ...changes };
       if (Object.keys(changes).length === 0) {

@@ -55,31 +55,58 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
         ...tokenScope(record),
       };
       // Only the cap is an outcome: fresh ids and 256 random bits cannot clash.
-      const failed = await transact(db, [
-        countBy(db, keys.accessKeyCount(workspaceId), { delta: 1, type: ENTITY.accessKeyCount, max: MAX_ACCESS_KEYS }),
-        {
-          Put: {
-            TableName: db.tableName,
-            Item: { ...keys.accessKey(workspaceId, record.id), type: ENTITY.accessKey, workspaceId, ...(tokenHash && { tokenHash }), ...compact(record) },
-            ConditionExpression: 'attribute_not_exists(PK)',
+      const failed = await transact(
+        db,
+        [
+          countBy(db, keys.accessKeyCount(workspaceId), { delta: 1, type: ENTITY.accessKeyCount, max: MAX_ACCESS_KEYS }),
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: {
+                ...keys.accessKey(workspaceId, record.id),
+                type: ENTITY.accessKey,
+                workspaceId,
+                ...(tokenHash && { tokenHash }),
+                ...compact(record),
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
           },
-        },
-        { Put: { TableName: db.tableName, Item: { ...keys.accessKeyById(record.id), type: ENTITY.accessKeyById, workspaceId }, ConditionExpression: 'attribute_not_exists(PK)' } },
-        ...(tokenHash ? [tokenPut(db, tokenHash, token, record.createdAt)] : []),
-        auditPut(db, workspaceId, audit),
-      ], [0]);
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: { ...keys.accessKeyById(record.id), type: ENTITY.accessKeyById, workspaceId },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          ...(tokenHash ? [tokenPut(db, tokenHash, token, record.createdAt)] : []),
+          auditPut(db, workspaceId, audit),
+        ],
+        [0],
+      );
       if (failed === 0) {
-        throw new LimitExceededError(`access keys: a workspace has at most ${MAX_ACCESS_KEYS} active keys; revoke one that is no longer used (expired keys count until revoked)`);
+        throw new LimitExceededError(
+          `access keys: a workspace has at most ${MAX_ACCESS_KEYS} active keys; revoke one that is no longer used (expired keys count until revoked)`,
+        );
       }
     },
 
-    async getAccessKey(workspaceId: string, accessKeyId: string): Promise<(AccessKeyItem & { tokenHash: string | undefined; revision: number | undefined }) | undefined> {
+    async getAccessKey(
+      workspaceId: string,
+      accessKeyId: string,
+    ): Promise<(AccessKeyItem & { tokenHash: string | undefined; revision: number | undefined }) | undefined> {
       const item = await getItem(db, keys.accessKey(workspaceId, accessKeyId));
-      return item && { ...toAccessKey(item)!, tokenHash: item.tokenHash as string | undefined, revision: item.revision as number | undefined };
+      return (
+        item && { ...toAccessKey(item)!, tokenHash: item.tokenHash as string | undefined, revision: item.revision as number | undefined }
+      );
     },
 
     async listAccessKeys(workspaceId: string, page: PageRequest): Promise<Page<AccessKeyItem>> {
-      const result = await pager.queryPage({ scope: `access-keys:${workspaceId}`, ...patterns.accessKeysByWorkspace(workspaceId), ...page });
+      const result = await pager.queryPage({
+        scope: `access-keys:${workspaceId}`,
+        ...patterns.accessKeysByWorkspace(workspaceId),
+        ...page,
+      });
       return { ...result, items: result.items.map((item) => toAccessKey(item)!) };
     },
 
@@ -105,36 +132,49 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
         ...(changes.permissions && tokenRules(changes.permissions)),
         ...(changes.allowedCidrs && { allowedCidrs: changes.allowedCidrs }),
       });
-      const tokenUpdate: TransactItem[] = tokenChanges.length === 0 || !tokenHash ? [] : [
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: keys.token(tokenHash),
-            UpdateExpression: `SET ${tokenChanges.map((_, i) => `#t${i} = :t${i}`).join(', ')}`,
-            ConditionExpression: live,
-            ExpressionAttributeNames: Object.fromEntries(tokenChanges.map(([name], i) => [`#t${i}`, name])),
-            ExpressionAttributeValues: Object.fromEntries(tokenChanges.map(([, value], i) => [`:t${i}`, value])),
-          },
-        },
-      ];
-      const failed = await transact(db, [
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: keys.accessKey(workspaceId, record.id),
-            UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}${revision.next === undefined ? '' : ', #revision = :next'}`,
-            ConditionExpression: revision.next === undefined ? live : `${live} AND ${unchanged}`,
-            ExpressionAttributeNames: { ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])), ...(revision.next !== undefined && { '#revision': 'revision' }) },
-            ExpressionAttributeValues: {
-              ...Object.fromEntries(names.map((name, i) => [`:f${i}`, changes[name]])),
-              ...(revision.next !== undefined && { ':next': revision.next, ...(revision.read !== undefined && { ':read': revision.read }) }),
+      const tokenUpdate: TransactItem[] =
+        tokenChanges.length === 0 || !tokenHash
+          ? []
+          : [
+              {
+                Update: {
+                  TableName: db.tableName,
+                  Key: keys.token(tokenHash),
+                  UpdateExpression: `SET ${tokenChanges.map((_, i) => `#t${i} = :t${i}`).join(', ')}`,
+                  ConditionExpression: live,
+                  ExpressionAttributeNames: Object.fromEntries(tokenChanges.map(([name], i) => [`#t${i}`, name])),
+                  ExpressionAttributeValues: Object.fromEntries(tokenChanges.map(([, value], i) => [`:t${i}`, value])),
+                },
+              },
+            ];
+      const failed = await transact(
+        db,
+        [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.accessKey(workspaceId, record.id),
+              UpdateExpression: `SET ${names.map((_, i) => `#f${i} = :f${i}`).join(', ')}${revision.next === undefined ? '' : ', #revision = :next'}`,
+              ConditionExpression: revision.next === undefined ? live : `${live} AND ${unchanged}`,
+              ExpressionAttributeNames: {
+                ...Object.fromEntries(names.map((name, i) => [`#f${i}`, name])),
+                ...(revision.next !== undefined && { '#revision': 'revision' }),
+              },
+              ExpressionAttributeValues: {
+                ...Object.fromEntries(names.map((name, i) => [`:f${i}`, changes[name]])),
+                ...(revision.next !== undefined && {
+                  ':next': revision.next,
+                  ...(revision.read !== undefined && { ':read': revision.read }),
+                }),
+              },
             },
           },
-        },
-        ...tokenUpdate,
-        ...(revision.loginState ? [loginStateUpdate(db, workspaceId, revision.loginState)] : []),
-        auditPut(db, workspaceId, audit),
-      ], tokenUpdate.length === 0 ? [0] : [0, 1]);
+          ...tokenUpdate,
+          ...(revision.loginState ? [loginStateUpdate(db, workspaceId, revision.loginState)] : []),
+          auditPut(db, workspaceId, audit),
+        ],
+        tokenUpdate.length === 0 ? [0] : [0, 1],
+      );
       return failed === undefined;
     },
 
@@ -150,15 +190,20 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
       audit: AuditEntry,
       loginState?: LoginKeyState,
     ): Promise<boolean> {
-      const revoke = (key: ItemKey) => updateIf(db, key, { set: 'revokedAt = :now', condition: 'attribute_not_exists(revokedAt)', values: { ':now': revokedAt } });
-      const failed = await transact(db, [
-        revoke(keys.accessKey(workspaceId, accessKeyId)),
-        ...(tokenHash ? [revoke(keys.token(tokenHash))] : []),
-        ...(loginState ? [loginStateUpdate(db, workspaceId, loginState)] : []),
-        auditPut(db, workspaceId, audit),
-        // The revoked key frees its slot in the same write.
-        countBy(db, keys.accessKeyCount(workspaceId), { delta: -1, type: ENTITY.accessKeyCount }),
-      ], tokenHash ? [0, 1] : [0]);
+      const revoke = (key: ItemKey) =>
+        updateIf(db, key, { set: 'revokedAt = :now', condition: 'attribute_not_exists(revokedAt)', values: { ':now': revokedAt } });
+      const failed = await transact(
+        db,
+        [
+          revoke(keys.accessKey(workspaceId, accessKeyId)),
+          ...(tokenHash ? [revoke(keys.token(tokenHash))] : []),
+          ...(loginState ? [loginStateUpdate(db, workspaceId, loginState)] : []),
+          auditPut(db, workspaceId, audit),
+          // The revoked key frees its slot in the same write.
+          countBy(db, keys.accessKeyCount(workspaceId), { delta: -1, type: ENTITY.accessKeyCount }),
+        ],
+        tokenHash ? [0, 1] : [0],
+      );
       return failed === undefined;
     },
   };

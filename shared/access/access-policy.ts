@@ -15,7 +15,6 @@ export const POLICY_ACTIONS = ['read', 'reveal', 'write', 'delete'] as const sat
 const EVERY_ACTION_LISTED: Exclude<PolicyAction, (typeof POLICY_ACTIONS)[number]> extends never ? true : false = true;
 void EVERY_ACTION_LISTED;
 
-
 /** A rule as a client may send it: only `actions` is required. */
 export type PermissionRuleInput = Partial<Omit<PermissionRule, 'actions'>> & Pick<PermissionRule, 'actions'>;
 
@@ -34,7 +33,6 @@ export function withDefaults(rule: PermissionRuleInput): PermissionRule {
     actions: rule.actions,
   };
 }
-
 
 /** The projects and environments allow rules name by literal slugs (see `Policy.literalScope`). */
 function literalScopeOf(allowRules: readonly PermissionRule[]): Map<string, Set<string> | null> | undefined {
@@ -137,17 +135,21 @@ export function compilePolicy(rules: readonly PermissionRule[]): Policy {
   };
   // `*` matches every slug (slugs never hold `/`), `**` every key.
   const everywhere = (rule: PermissionRule) =>
-    rule.projects.some((p) => p === '*' || p === '**') && rule.environments.some((e) => e === '*' || e === '**') && rule.keys.includes('**');
+    rule.projects.some((p) => p === '*' || p === '**') &&
+    rule.environments.some((e) => e === '*' || e === '**') &&
+    rule.keys.includes('**');
   return {
     rules,
     seesEverything: denyRules.length === 0 && allowRules.some((c) => everywhere(c.rule)),
     revealsEverything: denyRules.length === 0 && allowRules.some((c) => everywhere(c.rule) && c.rule.actions.includes('reveal')),
     literalScope: literalScopeOf(allowRules.map((c) => c.rule)),
     allows: (action, target) => (allowedActions(target) & ACTION_BITS[action]) !== 0,
-    projectVisible: (project) => allowRules.some((c) => c.project(project)) && !denyRules.some((c) => c.hidesProjects && c.project(project)),
+    projectVisible: (project) =>
+      allowRules.some((c) => c.project(project)) && !denyRules.some((c) => c.hidesProjects && c.project(project)),
     environmentVisible: (project, environment) =>
       allowRules.some((c) => c.project(project) && c.environment(environment)) &&
       !denyRules.some((c) => c.hidesEnvironments && c.project(project) && c.environment(environment)),
-    mayAnywhere: (action, project, environment) => allowRules.some((c) => c.covers(action) && c.project(project) && c.environment(environment)),
+    mayAnywhere: (action, project, environment) =>
+      allowRules.some((c) => c.covers(action) && c.project(project) && c.environment(environment)),
   };
 }

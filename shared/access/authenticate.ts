@@ -19,7 +19,12 @@ const ALLOWED_JWT_ALGORITHMS = new Set(['RS256', 'ES256']);
  * only, `exp` required, audience checked. The verifier is loaded and created on the first JWT, not at cold start:
  * most callers use API tokens and never need it (with one issuer, creating it validates nothing that could fail).
  */
-export function makeAccessTokenVerifier(options: { issuer: string; audience: string; jwksUri: string; requiredType?: string | undefined }): AccessTokenVerifier {
+export function makeAccessTokenVerifier(options: {
+  issuer: string;
+  audience: string;
+  jwksUri: string;
+  requiredType?: string | undefined;
+}): AccessTokenVerifier {
   const verifier = loadOnce(() => createVerifier(options));
   return async (token) => (await (await verifier()).verify(token)) as Record<string, unknown>;
 }
@@ -34,7 +39,8 @@ async function createVerifier(options: Parameters<typeof makeAccessTokenVerifier
     customJwtCheck: ({ header, payload }) => {
       checkAccessTokenHeader(header, options.requiredType);
       if (typeof payload.exp !== 'number') throw new Error('exp is required');
-      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 256) throw new Error('sub must be 1 to 256 characters');
+      if (typeof payload.sub !== 'string' || payload.sub.length === 0 || payload.sub.length > 256)
+        throw new Error('sub must be 1 to 256 characters');
     },
   });
 }
@@ -69,7 +75,12 @@ export function makeAuthenticator(deps: AuthenticatorDeps): Authenticator {
 
 export type { Authenticated, Authenticator, PrefetchKeys, RequestOrigin, RouteCall };
 
-async function authenticateCaller(deps: AuthenticatorDeps, authorization: string | undefined, prefetch: PrefetchKeys, origin: RequestOrigin): Promise<Authenticated> {
+async function authenticateCaller(
+  deps: AuthenticatorDeps,
+  authorization: string | undefined,
+  prefetch: PrefetchKeys,
+  origin: RequestOrigin,
+): Promise<Authenticated> {
   const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');
   if (!match?.[1]) throw new AuthRequiredError('Authorization: a Bearer token is required');
   const token = match[1];
@@ -94,7 +105,13 @@ async function checkIssuedChecksum(deps: AuthenticatorDeps, shape: IssuedTokenSh
   if (!checksumHolds(macs, shape)) throw new AuthRequiredError('Authorization: the token is not valid');
 }
 
-async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, shape: IssuedTokenShape, prefetch: PrefetchKeys, origin: RequestOrigin): Promise<Authenticated> {
+async function authenticateIssuedToken(
+  deps: AuthenticatorDeps,
+  token: string,
+  shape: IssuedTokenShape,
+  prefetch: PrefetchKeys,
+  origin: RequestOrigin,
+): Promise<Authenticated> {
   await checkIssuedChecksum(deps, shape);
   const { workspaceId } = shape;
   const tokenHash = hashToken(token);
@@ -103,7 +120,11 @@ async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, s
   // reads ahead eventually (the reveals). The form does not tell a login's token from an access key's own, so every
   // `st_` token pays it: half a read unit more on a reveal, nothing elsewhere.
   const consistentWorkspace = shape.kind === 'machine';
-  const { token: record, workspace, prefetched } = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId), { consistentWorkspace });
+  const {
+    token: record,
+    workspace,
+    prefetched,
+  } = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId), { consistentWorkspace });
   if (!record || record.workspaceId !== workspaceId) throw new AuthRequiredError('Authorization: the token is not valid');
   if (record.revokedAt) throw new AuthRequiredError('Authorization: the token has been revoked');
   if (record.expiresAt && Date.parse(record.expiresAt) <= deps.clock.now()) {
@@ -113,12 +134,24 @@ async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, s
   // whether or not the change has reached this token item yet).
   if (record.keyRevision !== undefined) checkLoginKey(record.keyRevision, workspace?.loginKeys?.[record.credentialId]);
   // Outside the key's networks: refused before it counts as use (no lastUsedAt, no rate-limit count).
-  if (record.allowedCidrs && record.allowedCidrs.length > 0 && !(await sourceAddresses()).fromAllowedAddress(origin.sourceIp, record.allowedCidrs)) {
+  if (
+    record.allowedCidrs &&
+    record.allowedCidrs.length > 0 &&
+    !(await sourceAddresses()).fromAllowedAddress(origin.sourceIp, record.allowedCidrs)
+  ) {
     throw new ForbiddenError('Authorization: this access key may not be used from this address (allowedCidrs)');
   }
   if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
-  const authority = record.kind === 'machine' ? machineAuthority(record.rules ?? undefined, record.rulesId ?? undefined) : API_KEY_AUTHORITY;
-  const principal: Principal = { workspaceId, accountId: workspace.accountId, kind: record.kind, actorSub: record.actorSub, credentialId: record.credentialId, authority };
+  const authority =
+    record.kind === 'machine' ? machineAuthority(record.rules ?? undefined, record.rulesId ?? undefined) : API_KEY_AUTHORITY;
+  const principal: Principal = {
+    workspaceId,
+    accountId: workspace.accountId,
+    kind: record.kind,
+    actorSub: record.actorSub,
+    credentialId: record.credentialId,
+    authority,
+  };
   const now = deps.clock.now();
   const due = !record.lastUsedAt || now - Date.parse(record.lastUsedAt) >= LAST_USED_GRANULARITY_MS;
   if (!due) return { principal, prefetched };
@@ -136,7 +169,8 @@ async function authenticateIssuedToken(deps: AuthenticatorDeps, token: string, s
 export function checkLoginKey(tokenRevision: number, keyState: number | undefined): void {
   if (keyState === undefined) return;
   if (keyState < 0) throw new AuthRequiredError('Authorization: the token has been revoked');
-  if (keyState > tokenRevision) throw new AuthRequiredError('Authorization: the access key changed after this token was issued; log in again');
+  if (keyState > tokenRevision)
+    throw new AuthRequiredError('Authorization: the access key changed after this token was issued; log in again');
 }
 
 async function authenticateAccessToken(
@@ -163,7 +197,10 @@ async function authenticateAccessToken(
   if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
   const actorSub = personActor(String(claims.sub));
   const authority = roleAuthority(roleFromClaims(claims, jwt.roleClaim, jwt.defaultRole));
-  return { principal: { workspaceId, accountId: workspace.accountId, kind: 'user', actorSub, credentialId: actorSub, authority }, prefetched };
+  return {
+    principal: { workspaceId, accountId: workspace.accountId, kind: 'user', actorSub, credentialId: actorSub, authority },
+    prefetched,
+  };
 }
 
 /**

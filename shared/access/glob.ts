@@ -81,7 +81,13 @@ interface Masks {
 
 /** The masks of a middle of `tokens`, over `words` 32-bit words (state i is bit i % 32 of word i / 32). */
 function masksOf(tokens: readonly number[], words: number): Masks {
-  const masks: Masks = { table: new Int32Array(TABLE_UNITS * words), other: new Map(), one: new Int32Array(words), star: new Int32Array(words), any: new Int32Array(words) };
+  const masks: Masks = {
+    table: new Int32Array(TABLE_UNITS * words),
+    other: new Map(),
+    one: new Int32Array(words),
+    star: new Int32Array(words),
+    any: new Int32Array(words),
+  };
   tokens.forEach((token, i) => {
     const word = i >>> 5;
     const bit = 1 << (i & 31);

@@ -124,7 +124,11 @@ export function callerArnOf(xml: string): string | undefined {
   const arns = [...result[1]!.matchAll(/<Arn>([^<]*)<\/Arn>/g)];
   if (arns.length !== 1) return undefined;
   const arn = arns[0]![1]!;
-  return /^arn:aws[a-z-]*:(?:iam::\d{12}:(?:user|role)\/[\w+=,.@/-]{1,512}|sts::\d{12}:assumed-role\/[\w+=,.@-]{1,64}\/[\w+=,.@-]{2,64})$/.test(arn) ? arn : undefined;
+  return /^arn:aws[a-z-]*:(?:iam::\d{12}:(?:user|role)\/[\w+=,.@/-]{1,512}|sts::\d{12}:assumed-role\/[\w+=,.@-]{1,64}\/[\w+=,.@-]{2,64})$/.test(
+    arn,
+  )
+    ? arn
+    : undefined;
 }
 
 /** The ARN principals are matched as: an assumed role `arn:aws:sts::A:assumed-role/R/S` is its role `arn:aws:iam::A:role/R`. */

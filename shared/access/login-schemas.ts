@@ -28,7 +28,9 @@ const principalArnSchema = once(() =>
     maxUnits(512),
     z.regex(PRINCIPAL_ARN, 'must be an IAM role or user ARN with a 12-digit account, e.g. arn:aws:iam::123456789012:role/payments-*'),
     // An assumed role's ARN, what STS answers for a role, names the role without its path: a path could never match.
-    z.refine((arn) => !/:role\/.*\/.*$/.test(arn), { error: 'a role is matched by its name alone (STS does not say its path): write arn:aws:iam::<account>:role/<name>' }),
+    z.refine((arn) => !/:role\/.*\/.*$/.test(arn), {
+      error: 'a role is matched by its name alone (STS does not say its path): write arn:aws:iam::<account>:role/<name>',
+    }),
   ),
 );
 
@@ -36,11 +38,14 @@ const principalArnSchema = once(() =>
 const issuerSchema = once(() =>
   z.string().check(
     maxUnits(512),
-    z.refine((text) => {
-      if (!URL.canParse(text)) return false;
-      const url = new URL(text);
-      return url.protocol === 'https:' && !url.username && !url.password && !url.hash && !url.search;
-    }, { error: 'must be an https URL without credentials, query or fragment (the exact iss of the tokens)' }),
+    z.refine(
+      (text) => {
+        if (!URL.canParse(text)) return false;
+        const url = new URL(text);
+        return url.protocol === 'https:' && !url.username && !url.password && !url.hash && !url.search;
+      },
+      { error: 'must be an https URL without credentials, query or fragment (the exact iss of the tokens)' },
+    ),
   ),
 );
 
@@ -60,9 +65,11 @@ export const accessKeyAuthSchema = once(() =>
       audience: z.string().check(minUnits(1), maxUnits(256)),
       subject: z.string().check(minUnits(1), maxUnits(256)),
       claims: z.optional(
-        z.record(claimName(), z.string().check(minUnits(1), maxUnits(256))).check(
-          z.refine((claims) => Object.keys(claims).length <= MAX_OIDC_CLAIMS, { error: `must name at most ${MAX_OIDC_CLAIMS} claims` }),
-        ),
+        z
+          .record(claimName(), z.string().check(minUnits(1), maxUnits(256)))
+          .check(
+            z.refine((claims) => Object.keys(claims).length <= MAX_OIDC_CLAIMS, { error: `must name at most ${MAX_OIDC_CLAIMS} claims` }),
+          ),
       ),
     }),
   ]),
@@ -77,9 +84,9 @@ const signedRequestSchema = once(() =>
   z.strictObject({
     url: z.string().check(maxUnits(2048)),
     method: z.string().check(maxUnits(16)),
-    headers: z.record(z.string().check(minUnits(1), maxUnits(128)), z.string().check(maxUnits(8192))).check(
-      z.refine((headers) => Object.keys(headers).length <= 32, { error: 'must hold at most 32 headers' }),
-    ),
+    headers: z
+      .record(z.string().check(minUnits(1), maxUnits(128)), z.string().check(maxUnits(8192)))
+      .check(z.refine((headers) => Object.keys(headers).length <= 32, { error: 'must hold at most 32 headers' })),
     body: z.string().check(maxUnits(1024)),
   }),
 );
@@ -107,6 +114,12 @@ export const accessKeyAuthAnswer = once(() =>
   z.discriminatedUnion('type', [
     z.object({ type: z.literal('token') }),
     z.object({ type: z.literal('aws_iam'), principalArns: z.array(z.string()) }),
-    z.object({ type: z.literal('oidc'), issuer: z.string(), audience: z.string(), subject: z.string(), claims: z.optional(z.record(z.string(), z.string())) }),
+    z.object({
+      type: z.literal('oidc'),
+      issuer: z.string(),
+      audience: z.string(),
+      subject: z.string(),
+      claims: z.optional(z.record(z.string(), z.string())),
+    }),
   ]),
 );

@@ -6,7 +6,14 @@ import { fromAllowedAddress } from './source-address.ts';
 import type { StsVerdict } from './sts-replay.ts';
 import { hashToken, issueToken } from './tokens.ts';
 import type { ServiceMacs } from '../platform/crypto/mac-key.ts';
-import { ApiError, AuthRequiredError, ForbiddenError, RateLimitedError, ServiceUnavailableError, WorkspaceNotAllowlistedError } from '../platform/errors.ts';
+import {
+  ApiError,
+  AuthRequiredError,
+  ForbiddenError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  WorkspaceNotAllowlistedError,
+} from '../platform/errors.ts';
 import type { LoginBody } from './login-schemas.ts';
 import { tokenScope } from './access-key-records.ts';
 import type { Store } from '../store.ts';
@@ -69,10 +76,14 @@ export function loginWindow(now: number, sourceIp: string | undefined): LoginWin
 /** Whole seconds to the end of the clock minute: when a spent budget is whole again. */
 const untilNextMinute = (now: number) => 60 - (Math.floor(now / 1000) % 60);
 
-const loginsSpent = (now: number) => new RateLimitedError(`login: at most ${LOGINS_PER_MINUTE} logins per access key per minute`, untilNextMinute(now));
+const loginsSpent = (now: number) =>
+  new RateLimitedError(`login: at most ${LOGINS_PER_MINUTE} logins per access key per minute`, untilNextMinute(now));
 
 const refusalsSpent = (now: number) =>
-  new RateLimitedError(`login: at most ${REFUSED_LOGINS_PER_MINUTE} refused logins per access key and source address per minute`, untilNextMinute(now));
+  new RateLimitedError(
+    `login: at most ${REFUSED_LOGINS_PER_MINUTE} refused logins per access key and source address per minute`,
+    untilNextMinute(now),
+  );
 
 /**
  * The login budgets, before any check: RATE_LIMITED when the key's successful logins of the minute are spent, or its
@@ -108,7 +119,10 @@ export function makeLoginService(deps: LoginDeps) {
     if (body.method === 'aws_iam' && auth.type === 'aws_iam') {
       const { stsEndpoint, serverId } = deps.iam;
       if (!stsEndpoint || !serverId) {
-        throw new Refusal('not_configured', new ServiceUnavailableError('login: AWS IAM login is not configured here (AWS_STS_ENDPOINT, IAM_SERVER_ID)'));
+        throw new Refusal(
+          'not_configured',
+          new ServiceUnavailableError('login: AWS IAM login is not configured here (AWS_STS_ENDPOINT, IAM_SERVER_ID)'),
+        );
       }
       let headers: Record<string, string>;
       try {
@@ -118,7 +132,8 @@ export function makeLoginService(deps: LoginDeps) {
         throw error;
       }
       const sts = await deps.replayToSts(stsEndpoint, headers, body.signedRequest.body);
-      if (!sts.ok) throw new Refusal(sts.reason, sts.unavailable ? new ServiceUnavailableError(sts.message) : new AuthRequiredError(sts.message));
+      if (!sts.ok)
+        throw new Refusal(sts.reason, sts.unavailable ? new ServiceUnavailableError(sts.message) : new AuthRequiredError(sts.message));
       const principal = principalArnOf(sts.callerArn);
       if (!principalMatches(principal, auth.principalArns)) {
         throw refused('principal', "login: the caller's IAM role or user matches none of the access key's principalArns");
@@ -127,7 +142,11 @@ export function makeLoginService(deps: LoginDeps) {
     }
     if (body.method === 'oidc' && auth.type === 'oidc') {
       const verdict = await deps.verifyOidc(auth, body.jwt);
-      if (!verdict.ok) throw new Refusal(verdict.reason, verdict.unavailable ? new ServiceUnavailableError(verdict.message) : new AuthRequiredError(verdict.message));
+      if (!verdict.ok)
+        throw new Refusal(
+          verdict.reason,
+          verdict.unavailable ? new ServiceUnavailableError(verdict.message) : new AuthRequiredError(verdict.message),
+        );
       return { principal: verdict.subject, issuer: verdict.issuer };
     }
     throw refused('method', 'login: the method does not match the access key');
@@ -137,7 +156,13 @@ export function makeLoginService(deps: LoginDeps) {
    * Issues the token against the key as last read, counting the login in the same transaction; reads the key again
    * when it changed meanwhile. RATE_LIMITED when concurrent logins spent the minute's budget after it was read.
    */
-  async function issue(first: LoginTarget, body: LoginBody, proven: Proven, now: number, origin: { sourceIp?: string | undefined; window: LoginWindow }) {
+  async function issue(
+    first: LoginTarget,
+    body: LoginBody,
+    proven: Proven,
+    now: number,
+    origin: { sourceIp?: string | undefined; window: LoginWindow },
+  ) {
     const { sourceIp, window } = origin;
     const macs = await deps.macs();
     let target: LoginTarget | undefined = first;
@@ -147,7 +172,13 @@ export function makeLoginService(deps: LoginDeps) {
       const token = issueToken(macs, 'machine', workspaceId);
       const life = now + record.tokenTtlSeconds! * 1000;
       const expiresAt = iso(record.expiresAt ? Math.min(life, Date.parse(record.expiresAt)) : life);
-      const audit = auditEntry(keyActor(target), 'access_key.login', record.id, { accessKeyId: record.id, method: body.method, ...proven }, now);
+      const audit = auditEntry(
+        keyActor(target),
+        'access_key.login',
+        record.id,
+        { accessKeyId: record.id, method: body.method, ...proven },
+        now,
+      );
       const issued = await store.issueLoginToken({
         workspaceId,
         record,
@@ -185,7 +216,9 @@ export function makeLoginService(deps: LoginDeps) {
    */
   async function refuse(target: LoginTarget, window: LoginWindow, body: LoginBody, refusal: Refusal, now: number): Promise<never> {
     const metadata = { method: body.method, reason: refusal.reason };
-    const audit = target.workspace?.accountId ? auditEntry(keyActor(target), 'access_key.login_denied', target.record.id, metadata, now) : undefined;
+    const audit = target.workspace?.accountId
+      ? auditEntry(keyActor(target), 'access_key.login_denied', target.record.id, metadata, now)
+      : undefined;
     const counted = await store.recordLoginRefusal(target.workspaceId, target.record.id, window, REFUSED_LOGINS_PER_MINUTE, audit);
     throw counted ? refusal.error : refusalsSpent(now);
   }

@@ -71,7 +71,10 @@ export function makeLoginStore(db: Db) {
 
     /** The workspace of an access key, by the key's id alone (eventually consistent: it never changes). */
     async workspaceOfAccessKey(accessKeyId: string): Promise<string | undefined> {
-      const lookup = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: keys.accessKeyById(accessKeyId) }));
+      const lookup = await send<{ Item?: Record<string, unknown> }>(
+        db,
+        new GetCommand({ TableName: db.tableName, Key: keys.accessKeyById(accessKeyId) }),
+      );
       const workspaceId = lookup.Item?.workspaceId;
       return typeof workspaceId === 'string' ? workspaceId : undefined;
     },
@@ -87,7 +90,11 @@ export function makeLoginStore(db: Db) {
      * window (successes of the key, refusals of the key from the window's address), in one strongly consistent
      * BatchGetItem: the budgets cost no request of their own. Absent counters have spent nothing.
      */
-    async readLoginAttempt(workspaceId: string, accessKeyId: string, window: LoginWindow): Promise<{ target: LoginTarget | undefined; spent: LoginSpent }> {
+    async readLoginAttempt(
+      workspaceId: string,
+      accessKeyId: string,
+      window: LoginWindow,
+    ): Promise<{ target: LoginTarget | undefined; spent: LoginSpent }> {
       const logins = keys.loginCounter(workspaceId, accessKeyId, window.minute);
       const refusals = keys.loginRefusalCounter(workspaceId, accessKeyId, window.source, window.minute);
       const items = await batchRead(db, [keys.accessKey(workspaceId, accessKeyId), keys.workspace(workspaceId), logins, refusals]);
@@ -100,7 +107,13 @@ export function makeLoginStore(db: Db) {
      * counting and writing nothing, when `max` were refused there in the window already. One conditional UpdateItem,
      * made only when a login is refused, so at most `max` refusals a window are audited; the counter expires with TTL.
      */
-    async recordLoginRefusal(workspaceId: string, accessKeyId: string, window: LoginWindow, max: number, audit: AuditEntry | undefined): Promise<boolean> {
+    async recordLoginRefusal(
+      workspaceId: string,
+      accessKeyId: string,
+      window: LoginWindow,
+      max: number,
+      audit: AuditEntry | undefined,
+    ): Promise<boolean> {
       const key = keys.loginRefusalCounter(workspaceId, accessKeyId, window.source, window.minute);
       const count = countBy(db, key, { delta: 1, type: ENTITY.loginRefusalCounter, max, ttl: windowTtl(window) });
       if ((await sendConditional(db, new UpdateCommand(count.Update!))) === undefined) return false;
@@ -122,27 +135,37 @@ export function makeLoginStore(db: Db) {
       const ttl = Math.ceil(Date.parse(token.expiresAt!) / 1000) + KEPT_AFTER_EXPIRY_SECONDS;
       const sameRevision = revision === undefined ? 'attribute_not_exists(#revision)' : '#revision = :revision';
       const put = tokenPut(db, tokenHash, token, createdAt);
-      const failed = await transact(db, [
-        {
-          ConditionCheck: {
-            TableName: db.tableName,
-            Key: keys.accessKey(workspaceId, record.id),
-            ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(revokedAt) AND ${sameRevision}`,
-            ExpressionAttributeNames: { '#revision': 'revision' },
-            ...(revision !== undefined && { ExpressionAttributeValues: { ':revision': revision } }),
+      const failed = await transact(
+        db,
+        [
+          {
+            ConditionCheck: {
+              TableName: db.tableName,
+              Key: keys.accessKey(workspaceId, record.id),
+              ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(revokedAt) AND ${sameRevision}`,
+              ExpressionAttributeNames: { '#revision': 'revision' },
+              ...(revision !== undefined && { ExpressionAttributeValues: { ':revision': revision } }),
+            },
           },
-        },
-        { Put: { ...put.Put!, Item: { ...put.Put!.Item, ttl } } },
-        {
-          Put: {
-            TableName: db.tableName,
-            Item: { ...keys.loginToken(workspaceId, record.id, token.expiresAt!, tokenHash), type: ENTITY.loginToken, tokenHash, ttl },
-            ConditionExpression: 'attribute_not_exists(PK)',
+          { Put: { ...put.Put!, Item: { ...put.Put!.Item, ttl } } },
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: { ...keys.loginToken(workspaceId, record.id, token.expiresAt!, tokenHash), type: ENTITY.loginToken, tokenHash, ttl },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
           },
-        },
-        auditPut(db, workspaceId, audit),
-        countBy(db, keys.loginCounter(workspaceId, record.id, window.minute), { delta: 1, type: ENTITY.loginCounter, max: maxLogins, ttl: windowTtl(window) }),
-      ], [0, 4], { contention: 'handled' });
+          auditPut(db, workspaceId, audit),
+          countBy(db, keys.loginCounter(workspaceId, record.id, window.minute), {
+            delta: 1,
+            type: ENTITY.loginCounter,
+            max: maxLogins,
+            ttl: windowTtl(window),
+          }),
+        ],
+        [0, 4],
+        { contention: 'handled' },
+      );
       if (failed === undefined) return 'issued';
       return failed === CONTENTION ? 'busy' : failed === 4 ? 'limited' : 'stale';
     },
@@ -153,7 +176,9 @@ export function makeLoginStore(db: Db) {
      */
     async expiredLoginKeyStates(workspaceId: string, nowSeconds: number): Promise<string[]> {
       const item = (await getItem(db, keys.workspace(workspaceId))) ?? {};
-      return Object.entries(item).filter(([name, value]) => name.startsWith('lk_') && typeof value === 'number' && value < 0 && -value < nowSeconds).map(([name]) => name);
+      return Object.entries(item)
+        .filter(([name, value]) => name.startsWith('lk_') && typeof value === 'number' && value < 0 && -value < nowSeconds)
+        .map(([name]) => name);
     },
 
     /**
@@ -185,7 +210,10 @@ export function makeLoginStore(db: Db) {
               // first keeps that change.
               ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(revokedAt)${fields.keyRevision === undefined ? '' : ' AND (attribute_not_exists(keyRevision) OR keyRevision < :revision)'}`,
               ExpressionAttributeNames: Object.fromEntries(set.map(([name], i) => [`#f${i}`, name])),
-              ExpressionAttributeValues: { ...Object.fromEntries(set.map(([, value], i) => [`:f${i}`, value])), ...(fields.keyRevision !== undefined && { ':revision': fields.keyRevision }) },
+              ExpressionAttributeValues: {
+                ...Object.fromEntries(set.map(([, value], i) => [`:f${i}`, value])),
+                ...(fields.keyRevision !== undefined && { ':revision': fields.keyRevision }),
+              },
             }),
           );
           if (written !== undefined) changed += 1;
@@ -199,11 +227,18 @@ export function makeLoginStore(db: Db) {
 }
 
 /** The key's record and workspace among the items of a login's read; undefined when the record is gone. */
-function targetOf(items: Map<string, Record<string, unknown> | undefined>, workspaceId: string, accessKeyId: string): LoginTarget | undefined {
+function targetOf(
+  items: Map<string, Record<string, unknown> | undefined>,
+  workspaceId: string,
+  accessKeyId: string,
+): LoginTarget | undefined {
   const item = items.get(itemKeyString(keys.accessKey(workspaceId, accessKeyId)));
   const record = toAccessKey(item);
   if (!record) return undefined;
-  const workspace = pick<Pick<WorkspaceItem, 'allowlisted' | 'accountId'>>(items.get(itemKeyString(keys.workspace(workspaceId))), ['allowlisted', 'accountId']);
+  const workspace = pick<Pick<WorkspaceItem, 'allowlisted' | 'accountId'>>(items.get(itemKeyString(keys.workspace(workspaceId))), [
+    'allowlisted',
+    'accountId',
+  ]);
   return { workspaceId, record, revision: item?.revision as number | undefined, workspace };
 }
 

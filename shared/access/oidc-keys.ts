@@ -126,7 +126,8 @@ export async function discoverJwksUri(issuer: string, options: IssuerFetchOption
   }
   const jwksUri = (document as { jwks_uri?: unknown } | null)?.jwks_uri;
   if (typeof jwksUri !== 'string') throw new OidcLoginRefused('discovery', 'issuer: the discovery document has no jwks_uri', true);
-  if (URL.parse(jwksUri)?.protocol !== 'https:') throw new OidcLoginRefused('discovery', "issuer: the discovery document's jwks_uri must be https");
+  if (URL.parse(jwksUri)?.protocol !== 'https:')
+    throw new OidcLoginRefused('discovery', "issuer: the discovery document's jwks_uri must be https");
   return jwksUri;
 }
 
@@ -150,8 +151,13 @@ async function fetchIssuerDocument(url: string, what: string, options: IssuerFet
     userAgent: 'secrets-service-oidc-login/1.0',
   });
   // The guard's own reason names the address a host resolved to: not for a caller who need not even hold a token.
-  if (result.kind === 'refused') throw new OidcLoginRefused('discovery', `issuer: the ${what} url is refused by the SSRF guard (https only, no private or reserved addresses)`);
-  if (result.kind === 'failed') throw new OidcLoginRefused('discovery', `issuer: the ${what} could not be fetched (${result.reason})`, true);
+  if (result.kind === 'refused')
+    throw new OidcLoginRefused(
+      'discovery',
+      `issuer: the ${what} url is refused by the SSRF guard (https only, no private or reserved addresses)`,
+    );
+  if (result.kind === 'failed')
+    throw new OidcLoginRefused('discovery', `issuer: the ${what} could not be fetched (${result.reason})`, true);
   if (result.statusCode !== 200) {
     const redirect = result.statusCode >= 300 && result.statusCode < 400 ? ', redirects are not followed' : '';
     throw new OidcLoginRefused('discovery', `issuer: the ${what} could not be fetched (HTTP ${result.statusCode}${redirect})`, true);

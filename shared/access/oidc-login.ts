@@ -42,7 +42,11 @@ const refuse = (reason: string, message: string): never => {
  * first use, through the SSRF guard with `allowPrivateCidrs`, from config `login.oidcAllowPrivateCidrs`). The answer
  * is a verdict, never a throw for a refused token.
  */
-export function makeOidcLogin(options: { allowPrivateCidrs: AllowedCidrs; lookup?: LookupAll; now?: () => number }): (auth: OidcKeyAuth, jwt: string) => Promise<OidcVerdict> {
+export function makeOidcLogin(options: {
+  allowPrivateCidrs: AllowedCidrs;
+  lookup?: LookupAll;
+  now?: () => number;
+}): (auth: OidcKeyAuth, jwt: string) => Promise<OidcVerdict> {
   const verifierFor = makeIssuerVerifiers({ allow: options.allowPrivateCidrs, lookup: options.lookup });
   const now = options.now ?? Date.now;
   return async (auth, jwt) => {
@@ -61,7 +65,12 @@ export function makeOidcLogin(options: { allowPrivateCidrs: AllowedCidrs; lookup
  * The checks in order: what costs nothing and decides which keys to fetch (size, form, alg, iss) before any fetch,
  * then the signature, then the claims of a token known to be the issuer's. Answers the subject.
  */
-async function checkLogin(auth: OidcKeyAuth, jwt: string, verifierFor: (issuer: string) => Promise<IssuerVerifier>, nowSeconds: number): Promise<string> {
+async function checkLogin(
+  auth: OidcKeyAuth,
+  jwt: string,
+  verifierFor: (issuer: string) => Promise<IssuerVerifier>,
+  nowSeconds: number,
+): Promise<string> {
   checkSize(jwt);
   const unverified = decodeUnverified(jwt);
   checkAlgorithm(unverified.header);
@@ -132,12 +141,17 @@ async function checkSignature(verifier: IssuerVerifier, jwt: string): Promise<Jw
 /** aws-jwt-verify's error as the check that failed, loaded with the library (its classes are its own instances). */
 async function refusalOfLibraryError(error: unknown): Promise<OidcLoginRefused> {
   const errors = await import('aws-jwt-verify/error');
-  if (error instanceof errors.JwtInvalidSignatureAlgorithmError) return new OidcLoginRefused('algorithm', "jwt: alg does not fit the issuer's key");
+  if (error instanceof errors.JwtInvalidSignatureAlgorithmError)
+    return new OidcLoginRefused('algorithm', "jwt: alg does not fit the issuer's key");
   if (error instanceof errors.JwtWithoutValidKidError) return new OidcLoginRefused('key', 'jwt: kid is required');
   if (error instanceof errors.KidNotFoundInJwksError || error instanceof errors.WaitPeriodNotYetEndedJwkError) {
     return new OidcLoginRefused('key', "jwt: kid is not among the issuer's signing keys");
   }
-  if (error instanceof errors.JwkValidationError || error instanceof errors.JwkInvalidUseError || error instanceof errors.JwkInvalidKtyError) {
+  if (
+    error instanceof errors.JwkValidationError ||
+    error instanceof errors.JwkInvalidUseError ||
+    error instanceof errors.JwkInvalidKtyError
+  ) {
     return new OidcLoginRefused('key', "jwt: the issuer's key for this kid is not a signing key");
   }
   if (error instanceof errors.JwksValidationError) return new OidcLoginRefused('discovery', 'issuer: the JWKS is not a JSON key set', true);

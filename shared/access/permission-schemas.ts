@@ -18,7 +18,9 @@ export const MAX_ALLOWED_CIDRS = 20;
 const patternList = (pattern: z.ZodMiniString<string>) => z.array(pattern).check(z.minLength(1), z.maxLength(MAX_PATTERNS));
 
 /** A project or environment pattern: slug characters, `*` and `?`. */
-const slugPattern = once(() => z.string().check(minUnits(1), maxUnits(256), z.regex(/^[a-z0-9*?-]*$/, 'may contain only a-z, 0-9, "-", "*" and "?"')));
+const slugPattern = once(() =>
+  z.string().check(minUnits(1), maxUnits(256), z.regex(/^[a-z0-9*?-]*$/, 'may contain only a-z, 0-9, "-", "*" and "?"')),
+);
 const keyPattern = once(() => z.string().check(minUnits(1), maxUnits(256)));
 
 export const permissionRuleSchema = once(() =>
@@ -27,9 +29,11 @@ export const permissionRuleSchema = once(() =>
     projects: z.optional(patternList(slugPattern())),
     environments: z.optional(patternList(slugPattern())),
     keys: z.optional(patternList(keyPattern())),
-    actions: z
-      .array(z.enum(POLICY_ACTIONS))
-      .check(z.minLength(1), z.maxLength(POLICY_ACTIONS.length), z.refine((actions) => new Set(actions).size === actions.length, { error: 'must not repeat an action' })),
+    actions: z.array(z.enum(POLICY_ACTIONS)).check(
+      z.minLength(1),
+      z.maxLength(POLICY_ACTIONS.length),
+      z.refine((actions) => new Set(actions).size === actions.length, { error: 'must not repeat an action' }),
+    ),
   }),
 );
 
@@ -50,7 +54,11 @@ export function isCidr(text: string): boolean {
 
 /** 0 to 20 IPv4 or IPv6 CIDRs. */
 export const allowedCidrsSchema = once(() =>
-  z.array(z.string().check(maxUnits(64), z.refine(isCidr, { error: 'must be an IPv4 or IPv6 CIDR such as 203.0.113.0/24 or 2001:db8::/32' }))).check(z.maxLength(MAX_ALLOWED_CIDRS)),
+  z
+    .array(
+      z.string().check(maxUnits(64), z.refine(isCidr, { error: 'must be an IPv4 or IPv6 CIDR such as 203.0.113.0/24 or 2001:db8::/32' })),
+    )
+    .check(z.maxLength(MAX_ALLOWED_CIDRS)),
 );
 
 /** A rule as every answer shows it: the defaults filled in. */

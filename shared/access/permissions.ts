@@ -24,7 +24,11 @@ const ALL_SECRET_ACTIONS = DEFAULT_RULES;
 const READ_ONLY: readonly PermissionRule[] = [{ effect: 'allow', projects: ['*'], environments: ['*'], keys: ['**'], actions: ['read'] }];
 
 /** The rules of each role: a viewer reads, a developer and an admin do everything to secrets. */
-export const ROLE_RULES: Record<Role, readonly PermissionRule[]> = { viewer: READ_ONLY, developer: ALL_SECRET_ACTIONS, admin: ALL_SECRET_ACTIONS };
+export const ROLE_RULES: Record<Role, readonly PermissionRule[]> = {
+  viewer: READ_ONLY,
+  developer: ALL_SECRET_ACTIONS,
+  admin: ALL_SECRET_ACTIONS,
+};
 
 // A principal's authority is defined with the principal (principal.ts), which this module's checks read.
 export type { Authority } from '../platform/principal.ts';
@@ -100,7 +104,10 @@ const TABLE_ROWS: readonly { what: string; may: (authority: Authority) => boolea
       ['write', 'write secrets, roll back'],
       ['delete', 'delete and restore secrets'],
     ] as const satisfies readonly (readonly [PolicyAction, string])[]
-  ).map(([action, what]) => ({ what, may: (authority: Authority) => authority.policy.mayAnywhere(action, 'any-project', 'any-environment') })),
+  ).map(([action, what]) => ({
+    what,
+    may: (authority: Authority) => authority.policy.mayAnywhere(action, 'any-project', 'any-environment'),
+  })),
   { what: 'create projects and environments', may: (authority) => mayCall(authority, 'admin') },
   { what: 'access keys, webhooks, deliveries, audit', may: (authority) => mayCall(authority, 'admin') },
 ];
@@ -112,6 +119,8 @@ const TABLE_ROWS: readonly { what: string; may: (authority: Authority) => boolea
 export function permissionTable(): string {
   const header = `| | ${CREDENTIAL_COLUMNS.map((column) => column.title).join(' | ')} |`;
   const rule = `|---|${CREDENTIAL_COLUMNS.map(() => '---').join('|')}|`;
-  const rows = TABLE_ROWS.map((row) => `| ${row.what} | ${CREDENTIAL_COLUMNS.map((column) => (row.may(column.authority) ? 'yes' : 'FORBIDDEN')).join(' | ')} |`);
+  const rows = TABLE_ROWS.map(
+    (row) => `| ${row.what} | ${CREDENTIAL_COLUMNS.map((column) => (row.may(column.authority) ? 'yes' : 'FORBIDDEN')).join(' | ')} |`,
+  );
   return [header, rule, ...rows].join('\n');
 }

@@ -31,7 +31,9 @@ function may(policy: Policy, action: PolicyAction, scope: AccessScope): boolean 
 }
 
 const placeOf = (scope: AccessScope) =>
-  scope.key === undefined ? `any secret of ${scope.project}/${scope.environment ?? '*'}` : `${scope.key} in ${scope.project}/${scope.environment}`;
+  scope.key === undefined
+    ? `any secret of ${scope.project}/${scope.environment ?? '*'}`
+    : `${scope.key} in ${scope.project}/${scope.environment}`;
 
 /** What a refusal says and does: the NOT_FOUND message, and, for an action, the audit of a FORBIDDEN. */
 export interface AccessRequest<T> {
@@ -53,7 +55,12 @@ export interface AccessRequest<T> {
  * do `request.action` on it); NOT_FOUND when it is absent or hidden (the same answer, so nothing tells them apart);
  * FORBIDDEN, after `request.denied`, when it is visible but the action is not allowed.
  */
-export async function requireAccess<T>(principal: Principal, found: T | undefined, scopeOf: (found: T) => AccessScope, request: AccessRequest<T>): Promise<T> {
+export async function requireAccess<T>(
+  principal: Principal,
+  found: T | undefined,
+  scopeOf: (found: T) => AccessScope,
+  request: AccessRequest<T>,
+): Promise<T> {
   const { policy } = principal.authority;
   if (found === undefined || !sees(policy, scopeOf(found))) throw new NotFoundError(request.notFound);
   const { action } = request;
@@ -64,10 +71,17 @@ export async function requireAccess<T>(principal: Principal, found: T | undefine
 }
 
 /** The parts of the workspace's administration, each refused by its own function below. */
-type AdminArea = 'manage access keys' | 'manage webhook endpoints' | 'read or operate webhook deliveries' | 'read the audit log' | 'create projects' | 'create environments';
+type AdminArea =
+  | 'manage access keys'
+  | 'manage webhook endpoints'
+  | 'read or operate webhook deliveries'
+  | 'read the audit log'
+  | 'create projects'
+  | 'create environments';
 
 function refuseUnlessAdmin(principal: Principal, area: AdminArea): void {
-  if (!principal.authority.admin) throw new ForbiddenError(`This credential may not ${area}: it needs an API key or a person with the admin role`);
+  if (!principal.authority.admin)
+    throw new ForbiddenError(`This credential may not ${area}: it needs an API key or a person with the admin role`);
 }
 
 /** FORBIDDEN unless the caller administers the workspace: access keys (create, list, update, revoke). */
@@ -75,7 +89,8 @@ export const assertMayManageAccessKeys = (principal: Principal): void => refuseU
 /** FORBIDDEN unless the caller administers the workspace: webhook endpoints and their signing secrets. */
 export const assertMayManageWebhooks = (principal: Principal): void => refuseUnlessAdmin(principal, 'manage webhook endpoints');
 /** FORBIDDEN unless the caller administers the workspace: deliveries, retries, test events, recoveries, statistics. */
-export const assertMayOperateDeliveries = (principal: Principal): void => refuseUnlessAdmin(principal, 'read or operate webhook deliveries');
+export const assertMayOperateDeliveries = (principal: Principal): void =>
+  refuseUnlessAdmin(principal, 'read or operate webhook deliveries');
 /** FORBIDDEN unless the caller administers the workspace: the audit log. */
 export const assertMayReadAudit = (principal: Principal): void => refuseUnlessAdmin(principal, 'read the audit log');
 /** FORBIDDEN unless the caller administers the workspace: a new project. */

@@ -13,9 +13,7 @@ export const STS_TIMEOUT_MS = 3_000;
 /** STS's answers are a few hundred bytes; anything past this is not one. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-export type StsVerdict =
-  | { ok: true; callerArn: string }
-  | { ok: false; unavailable?: true; reason: string; message: string };
+export type StsVerdict = { ok: true; callerArn: string } | { ok: false; unavailable?: true; reason: string; message: string };
 
 /** The error code of STS's error XML (`<Code>SignatureDoesNotMatch</Code>`), when it is one of plain letters. */
 function stsErrorCode(xml: string): string | undefined {
@@ -36,14 +34,24 @@ async function boundedText(response: Response): Promise<string | undefined> {
  * what fetch derives from the url and the body (the checked url and the one allowed body), so a signature over
  * other values fails at STS.
  */
-export async function replayToSts(url: string, headers: Record<string, string>, body: string, timeoutMs = STS_TIMEOUT_MS): Promise<StsVerdict> {
+export async function replayToSts(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs = STS_TIMEOUT_MS,
+): Promise<StsVerdict> {
   const { host: _host, 'content-length': _length, ...sent } = headers;
   let response: Response;
   try {
     response = await fetch(url, { method: 'POST', headers: sent, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
     const timedOut = error instanceof DOMException && error.name === 'TimeoutError';
-    return { ok: false, unavailable: true, reason: 'sts_unavailable', message: timedOut ? 'login: STS did not answer within 3 seconds; retry shortly' : 'login: STS could not be reached; retry shortly' };
+    return {
+      ok: false,
+      unavailable: true,
+      reason: 'sts_unavailable',
+      message: timedOut ? 'login: STS did not answer within 3 seconds; retry shortly' : 'login: STS could not be reached; retry shortly',
+    };
   }
   const text = await boundedText(response).catch(() => undefined);
   if (response.status >= 500) {

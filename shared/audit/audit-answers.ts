@@ -8,11 +8,13 @@ import { once } from '../platform/http/once.ts';
  * so a stored field not named here cannot reach a client (shared/platform/http/answer-schemas.ts says more).
  */
 
-export const auditEntryAnswer = once(() => z.object({
-  id: id('aud'),
-  action: z.enum(AUDIT_ACTIONS),
-  actorSub: z.string(),
-  target: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
-  createdAt: timestamp(),
-}));
+export const auditEntryAnswer = once(() =>
+  z.object({
+    id: id('aud'),
+    action: z.enum(AUDIT_ACTIONS),
+    actorSub: z.string(),
+    target: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+    createdAt: timestamp(),
+  }),
+);

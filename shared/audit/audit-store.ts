@@ -78,7 +78,9 @@ export function makeAuditStore(pager: Pager) {
       const result = await pager.queryPage<Record<string, unknown>>({
         scope: `audit:${workspaceId}:${JSON.stringify(filter)}`,
         ...patterns.auditByWorkspace(workspaceId),
-        ...(ranged ? { skBetween: [`aud_${ulidFloor(filter.since ?? 0)}`, `aud_${ulidCeil(filter.until ?? ULID_TIME_MAX)}`] as [string, string] } : {}),
+        ...(ranged
+          ? { skBetween: [`aud_${ulidFloor(filter.since ?? 0)}`, `aud_${ulidCeil(filter.until ?? ULID_TIME_MAX)}`] as [string, string] }
+          : {}),
         ...(conditions.length
           ? { filter: { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values } }
           : {}),

@@ -37,7 +37,10 @@ export async function guardedGet(raw: string, options: GuardedGetOptions): Promi
   try {
     return await fetchPinned(url, options, controller.signal);
   } catch (error) {
-    return { kind: 'failed', reason: controller.signal.aborted ? `timed out after ${options.timeoutMs / 1000} s` : describeNetworkError(error) };
+    return {
+      kind: 'failed',
+      reason: controller.signal.aborted ? `timed out after ${options.timeoutMs / 1000} s` : describeNetworkError(error),
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -128,10 +128,7 @@ const V4_SPECIAL: RangeTable = [
   ['loopback', ['127.0.0.0/8']],
   ['carrierGradeNat', ['100.64.0.0/10']],
   ['private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']],
-  ['reserved', [
-    '192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24',
-    '240.0.0.0/4',
-  ]],
+  ['reserved', ['192.0.0.0/24', '192.0.2.0/24', '192.88.99.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '240.0.0.0/4']],
   ['as112', ['192.175.48.0/24', '192.31.196.0/24']],
   ['amt', ['192.52.193.0/24']],
 ];
@@ -161,8 +158,7 @@ const V6_SPECIAL: RangeTable = [
   ['reserved', ['2001::/23', '2001:db8::/32', '3fff::/20']],
 ];
 
-const parseTable = (table: RangeTable) =>
-  table.flatMap(([name, cidrs]) => cidrs.map((text) => [name, cidr(text)] as const));
+const parseTable = (table: RangeTable) => table.flatMap(([name, cidrs]) => cidrs.map((text) => [name, cidr(text)] as const));
 const V4_RANGES = parseTable(V4_SPECIAL);
 const V6_RANGES = parseTable(V6_SPECIAL);
 

@@ -12,7 +12,10 @@ import type { AllowedCidrs, LookupAll, TargetCheck } from './ssrf.ts';
  */
 
 /** Where a url may be sent: the checked address, or why not (a DNS failure, or the SSRF guard's refusal). */
-export type PinnedTarget = { kind: 'pinned'; host: string; address: string } | { kind: 'unresolved'; reason: string } | { kind: 'blocked'; reason: string };
+export type PinnedTarget =
+  | { kind: 'pinned'; host: string; address: string }
+  | { kind: 'unresolved'; reason: string }
+  | { kind: 'blocked'; reason: string };
 
 /** Resolves and checks the url's host before the deadline; never re-resolved afterwards. */
 export async function pinTarget(url: URL, allow: AllowedCidrs, lookup: LookupAll | undefined, signal: AbortSignal): Promise<PinnedTarget> {

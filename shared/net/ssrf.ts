@@ -60,7 +60,10 @@ const V6_REASONS: Record<string, string> = {
 
 /** Parses `WEBHOOK_ALLOW_PRIVATE_CIDRS` (`127.0.0.0/8,::1/128`); a malformed entry fails loudly at cold start. */
 export function parseAllowedCidrs(spec: string | undefined): AllowedCidrs {
-  const entries = (spec ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = (spec ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   return entries.map((entry) => {
     // Dotted-quad only (parseCidr): "0177.0.0.1/8" would otherwise be read as octal and allow something unexpected.
     const parsed = parseCidr(entry);
@@ -188,7 +191,10 @@ export async function checkTarget(host: string, allow: AllowedCidrs, lookup: Loo
  * must pass `blockedReason`. Odd IPv4 spellings (2130706433, 0177.0.0.1, 0x7f.1, 127.1) are normalised by the
  * WHATWG parser before the check. The reason never repeats the url, so it cannot leak credentials.
  */
-export async function checkWebhookUrl(raw: string, options: { allow: AllowedCidrs; lookup?: LookupAll; lookupTimeoutMs?: number }): Promise<UrlCheck> {
+export async function checkWebhookUrl(
+  raw: string,
+  options: { allow: AllowedCidrs; lookup?: LookupAll; lookupTimeoutMs?: number },
+): Promise<UrlCheck> {
   const url = URL.parse(raw);
   if (url === null) return { ok: false, reason: 'is not a valid URL' };
   if (url.protocol !== 'https:') return { ok: false, reason: 'must use https' };

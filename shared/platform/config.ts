@@ -21,13 +21,17 @@ const httpsUrl: Check<string> = (raw) => {
   return 'value' in checked && !checked.value.toLowerCase().startsWith('https:') ? { rule: 'must be an https URL' } : checked;
 };
 /** A whole number as JavaScript's Number() reads the string, within bounds. */
-const integer = (min: number, max: number): Check<number> => (raw) => {
-  const value = Number(raw);
-  return Number.isSafeInteger(value) && value >= min && value <= max ? { value } : { rule: `must be an integer from ${min} to ${max}` };
-};
+const integer =
+  (min: number, max: number): Check<number> =>
+  (raw) => {
+    const value = Number(raw);
+    return Number.isSafeInteger(value) && value >= min && value <= max ? { value } : { rule: `must be an integer from ${min} to ${max}` };
+  };
 /** One of a fixed set of words. */
-const oneOf = <T extends string>(words: readonly T[]): Check<T> => (raw) =>
-  (words as readonly string[]).includes(raw) ? { value: raw as T } : { rule: `must be one of ${words.join(', ')}` };
+const oneOf =
+  <T extends string>(words: readonly T[]): Check<T> =>
+  (raw) =>
+    (words as readonly string[]).includes(raw) ? { value: raw as T } : { rule: `must be one of ${words.join(', ')}` };
 /** A number above 0 and at most 1. */
 const fraction: Check<number> = (raw) => {
   const value = Number(raw);
@@ -37,7 +41,17 @@ const fraction: Check<number> = (raw) => {
 export type Config = {
   tableName: string;
   dynamodbEndpoint: string | undefined;
-  jwt: { issuer: string; audience: string; jwksUri: string; workspaceClaim: string; requiredType: string | undefined; roleClaim: string; defaultRole: Role } | undefined;
+  jwt:
+    | {
+        issuer: string;
+        audience: string;
+        jwksUri: string;
+        workspaceClaim: string;
+        requiredType: string | undefined;
+        roleClaim: string;
+        defaultRole: Role;
+      }
+    | undefined;
   serviceName: string;
   /** Reveals per minute per credential (decisions.md: 120 by default). */
   revealsPerMinute: number;
@@ -140,7 +154,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tableName: c.TABLE_NAME,
     dynamodbEndpoint: c.DYNAMODB_ENDPOINT,
     jwt: c.JWT_ISSUER
-      ? { issuer: c.JWT_ISSUER, audience: c.JWT_AUDIENCE!, jwksUri: c.JWT_JWKS_URI!, workspaceClaim: c.JWT_WORKSPACE_CLAIM, requiredType: c.JWT_REQUIRED_TYPE, roleClaim: c.JWT_ROLE_CLAIM, defaultRole: c.JWT_DEFAULT_ROLE }
+      ? {
+          issuer: c.JWT_ISSUER,
+          audience: c.JWT_AUDIENCE!,
+          jwksUri: c.JWT_JWKS_URI!,
+          workspaceClaim: c.JWT_WORKSPACE_CLAIM,
+          requiredType: c.JWT_REQUIRED_TYPE,
+          roleClaim: c.JWT_ROLE_CLAIM,
+          defaultRole: c.JWT_DEFAULT_ROLE,
+        }
       : undefined,
     serviceName: c.SERVICE_NAME,
     revealsPerMinute: c.REVEAL_RATE_LIMIT_PER_MINUTE,

@@ -56,6 +56,9 @@ export function handlerEntry(group: RouteGroup): string {
 
 /** Every function by name with its handler entry: the route groups and the pipeline. */
 export const FUNCTION_ENTRIES: Readonly<Record<RouteGroup | PipelineFunction, string>> = {
-  ...(Object.fromEntries((Object.keys(ROUTE_GROUPS) as RouteGroup[]).map((group) => [group, handlerEntry(group)])) as Record<RouteGroup, string>),
+  ...(Object.fromEntries((Object.keys(ROUTE_GROUPS) as RouteGroup[]).map((group) => [group, handlerEntry(group)])) as Record<
+    RouteGroup,
+    string
+  >),
   ...(Object.fromEntries(Object.entries(PIPELINE_FUNCTIONS).map(([name, fn]) => [name, fn.entry])) as Record<PipelineFunction, string>),
 };

@@ -48,7 +48,9 @@ export function newRequestId(now: number = Date.now()): string {
 }
 
 /** One compiled pattern per kind: ids are checked on every request (route params, prefetch, authentication). */
-const ID_PATTERNS = Object.fromEntries(Object.entries(ID_PREFIXES).map(([kind, prefix]) => [kind, new RegExp(`^${prefix}_${ULID_PATTERN}$`)])) as Record<IdKind, RegExp>;
+const ID_PATTERNS = Object.fromEntries(
+  Object.entries(ID_PREFIXES).map(([kind, prefix]) => [kind, new RegExp(`^${prefix}_${ULID_PATTERN}$`)]),
+) as Record<IdKind, RegExp>;
 
 /** True when `value` is a well-formed id of that kind. */
 export function isId(kind: IdKind, value: string): boolean {

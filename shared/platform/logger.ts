@@ -54,7 +54,11 @@ function framesOf(error: Error): string | undefined {
   const head = error.message ? `${error.name}: ${error.message}` : error.name;
   const stack = error.stack;
   if (!stack?.startsWith(head)) return undefined;
-  return stack.slice(head.length).split('\n').filter((line) => /^\s+at /.test(line)).join('\n');
+  return stack
+    .slice(head.length)
+    .split('\n')
+    .filter((line) => /^\s+at /.test(line))
+    .join('\n');
 }
 
 /** JSON.stringify's replacer: Errors as name and frames, bigints as strings, an object seen before left out. */

@@ -21,7 +21,10 @@ type AsyncMethods<T> = { [K in keyof T]: T[K] extends (...args: never[]) => Prom
  * which a cold start does not read, so code that only some routes use costs the others nothing. The first call pays
  * the import, once per container.
  */
-export function onFirstUse<T extends object, K extends AsyncMethods<T> & string>(methods: readonly K[], load: () => Promise<T>): Pick<T, K> {
+export function onFirstUse<T extends object, K extends AsyncMethods<T> & string>(
+  methods: readonly K[],
+  load: () => Promise<T>,
+): Pick<T, K> {
   const loaded = loadOnce(load);
   const stand = {} as Record<K, unknown>;
   for (const name of methods) {

@@ -23,7 +23,12 @@ export const ROUTE_GROUPS = {
     'POST /api/v1/secrets/{secretId}/restore',
   ],
   audit: ['GET /api/v1/audit'],
-  'access-keys': ['GET /api/v1/access-keys', 'POST /api/v1/access-keys', 'PATCH /api/v1/access-keys/{id}', 'POST /api/v1/access-keys/{id}/revoke'],
+  'access-keys': [
+    'GET /api/v1/access-keys',
+    'POST /api/v1/access-keys',
+    'PATCH /api/v1/access-keys/{id}',
+    'POST /api/v1/access-keys/{id}/revoke',
+  ],
   webhooks: [
     'GET /api/v1/webhooks',
     'POST /api/v1/webhooks',

@@ -7,7 +7,10 @@ import type { Store } from '../store.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import { makeSecretGuard, targetOf } from './secret-guard.ts';
 
-export type DeletedSecretServiceStore = Pick<Store, 'getEnvironment' | 'listDeletedSecrets' | 'getDeletedSecret' | 'restoreSecret' | 'recordDenial'>;
+export type DeletedSecretServiceStore = Pick<
+  Store,
+  'getEnvironment' | 'listDeletedSecrets' | 'getDeletedSecret' | 'restoreSecret' | 'recordDenial'
+>;
 
 /**
  * The recovery window of deleted secrets (decisions.md, "Recoverable deletes"): an environment's deleted secrets,
@@ -23,7 +26,13 @@ export function makeDeletedSecretService({ store, clock }: { store: DeletedSecre
       await visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
       const { policy } = principal.authority;
       // Filtered while paging, not after: what the caller may not read changes no page, `hasMore` or cursor.
-      return store.listDeletedSecrets(ws, environmentId, page, clock.now(), policy.seesEverything ? undefined : (item) => policy.allows('read', targetOf(item)));
+      return store.listDeletedSecrets(
+        ws,
+        environmentId,
+        page,
+        clock.now(),
+        policy.seesEverything ? undefined : (item) => policy.allows('read', targetOf(item)),
+      );
     },
 
     /**
@@ -33,10 +42,21 @@ export function makeDeletedSecretService({ store, clock }: { store: DeletedSecre
     async restore(principal: Principal, secretId: string) {
       const ws = principal.workspaceId;
       const now = clock.now();
-      const deleted = await readable(principal, await store.getDeletedSecret(ws, secretId, now), secretId, `secret ${secretId} was not found among the deleted secrets`);
+      const deleted = await readable(
+        principal,
+        await store.getDeletedSecret(ws, secretId, now),
+        secretId,
+        `secret ${secretId} was not found among the deleted secrets`,
+      );
       await permit(principal, 'delete', deleted);
       const { key, projectId, environmentId, currentVersion: version } = deleted;
-      const audit = auditEntry(principal, 'secret.restore', secretId, { key, projectId, environmentId, version, deletedAt: deleted.deletedAt }, now);
+      const audit = auditEntry(
+        principal,
+        'secret.restore',
+        secretId,
+        { key, projectId, environmentId, version, deletedAt: deleted.deletedAt },
+        now,
+      );
       const answer = announceAnswer({ id: secretId, key, version });
       await store.restoreSecret(ws, deleted, audit, now);
       return answer;

@@ -31,7 +31,18 @@ export interface DeletedSecret extends SecretRecord {
 }
 
 const DELETED_FIELDS: readonly (keyof DeletedSecret)[] = [
-  'id', 'key', 'projectId', 'projectSlug', 'environmentId', 'envSlug', 'currentVersion', 'createdAt', 'updatedAt', 'deletedAt', 'deletedBy', 'purgeAt',
+  'id',
+  'key',
+  'projectId',
+  'projectSlug',
+  'environmentId',
+  'envSlug',
+  'currentVersion',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
+  'deletedBy',
+  'purgeAt',
 ];
 
 const epochSeconds = (at: string) => Math.ceil(Date.parse(at) / 1000);
@@ -42,51 +53,60 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
      * Removes the secret from every lookup (head, path and key item must exist), puts its deleted record and list
      * item, and the audit entry, all or nothing. With `purgeAt` equal to `deletedAt` the caller purges at once.
      */
-    async deleteSecret(workspaceId: string, secret: StoredSecret, audit: AuditEntry, deletion: { deletedBy: string; purgeAt: string }): Promise<void> {
+    async deleteSecret(
+      workspaceId: string,
+      secret: StoredSecret,
+      audit: AuditEntry,
+      deletion: { deletedBy: string; purgeAt: string },
+    ): Promise<void> {
       const remove = (key: ItemKey) => ({ Delete: { TableName: db.tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } });
       const { head: current, path } = secretItems(workspaceId, secret);
       // The head as it was, less its sealed value: the current version's item (which stays until the purge) holds the
       // same ciphertext, so a large value is not written twice (and into GSI2) by every delete.
       const { sealed: _sealed, ...head } = current;
       const deletedAt = audit.createdAt;
-      const failed = await transact(db, [
-        remove(keys.secretHead(workspaceId, secret.id)),
-        remove(keys.secretPath(workspaceId, path)),
-        remove(keys.environmentSecret(workspaceId, secret.environmentId, secret.key)),
-        environmentValueDelete(db, workspaceId, secret.environmentId, secret.key),
-        {
-          Put: {
-            TableName: db.tableName,
-            Item: {
-              ...keys.secretPurge(workspaceId, secret.id),
-              ...gsi2.purge(workspaceId, secret.id, deletion.purgeAt),
-              type: ENTITY.secretPurge,
-              workspaceId,
-              secretId: secret.id,
-              createdAt: deletedAt,
-              deletedAt,
-              deletedBy: deletion.deletedBy,
-              purgeAt: deletion.purgeAt,
-              head,
+      const failed = await transact(
+        db,
+        [
+          remove(keys.secretHead(workspaceId, secret.id)),
+          remove(keys.secretPath(workspaceId, path)),
+          remove(keys.environmentSecret(workspaceId, secret.environmentId, secret.key)),
+          environmentValueDelete(db, workspaceId, secret.environmentId, secret.key),
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: {
+                ...keys.secretPurge(workspaceId, secret.id),
+                ...gsi2.purge(workspaceId, secret.id, deletion.purgeAt),
+                type: ENTITY.secretPurge,
+                workspaceId,
+                secretId: secret.id,
+                createdAt: deletedAt,
+                deletedAt,
+                deletedBy: deletion.deletedBy,
+                purgeAt: deletion.purgeAt,
+                head,
+              },
             },
           },
-        },
-        {
-          Put: {
-            TableName: db.tableName,
-            Item: {
-              ...keys.deletedSecret(workspaceId, secret.environmentId, deletedAt, secret.id),
-              type: ENTITY.deletedSecret,
-              ...pick<SecretRecord>(head, DELETED_FIELDS as (keyof SecretRecord)[]),
-              deletedAt,
-              deletedBy: deletion.deletedBy,
-              purgeAt: deletion.purgeAt,
-              ttl: epochSeconds(deletion.purgeAt),
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: {
+                ...keys.deletedSecret(workspaceId, secret.environmentId, deletedAt, secret.id),
+                type: ENTITY.deletedSecret,
+                ...pick<SecretRecord>(head, DELETED_FIELDS as (keyof SecretRecord)[]),
+                deletedAt,
+                deletedBy: deletion.deletedBy,
+                purgeAt: deletion.purgeAt,
+                ttl: epochSeconds(deletion.purgeAt),
+              },
             },
           },
-        },
-        auditPut(db, workspaceId, audit),
-      ], [0, 1, 2]);
+          auditPut(db, workspaceId, audit),
+        ],
+        [0, 1, 2],
+      );
       if (failed !== undefined) throw new NotFoundError(`secret ${secret.id} was not found`);
     },
 
@@ -94,11 +114,18 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
      * A deleted secret by id, with its current version's sealed value (from that version's item); undefined when
      * never deleted, past `purgeAt`, or purged.
      */
-    async getDeletedSecret(workspaceId: string, secretId: string, now: number): Promise<(DeletedSecret & { sealed: StoredSecret['sealed'] }) | undefined> {
+    async getDeletedSecret(
+      workspaceId: string,
+      secretId: string,
+      now: number,
+    ): Promise<(DeletedSecret & { sealed: StoredSecret['sealed'] }) | undefined> {
       const item = await getItem(db, keys.secretPurge(workspaceId, secretId));
       const head = item?.head as Record<string, unknown> | undefined;
       if (!item || !head || typeof item.purgeAt !== 'string' || Date.parse(item.purgeAt) <= now) return undefined;
-      const deleted = pick<DeletedSecret>({ ...head, deletedAt: item.deletedAt, deletedBy: item.deletedBy, purgeAt: item.purgeAt }, DELETED_FIELDS)!;
+      const deleted = pick<DeletedSecret>(
+        { ...head, deletedAt: item.deletedAt, deletedBy: item.deletedBy, purgeAt: item.purgeAt },
+        DELETED_FIELDS,
+      )!;
       const version = await getItem(db, keys.secretVersion(workspaceId, secretId, deleted.currentVersion));
       if (!version) return undefined;
       return { ...deleted, sealed: fromStored(version.sealed as Record<string, unknown>) };
@@ -128,40 +155,62 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
      * removes its deleted record and list item, with the audit entry, in one transaction: CONFLICT when a live secret
      * holds its key (or path), NOT_FOUND when it was restored or purged meanwhile.
      */
-    async restoreSecret(workspaceId: string, deleted: DeletedSecret & { sealed: StoredSecret['sealed'] }, audit: AuditEntry, now: number): Promise<void> {
+    async restoreSecret(
+      workspaceId: string,
+      deleted: DeletedSecret & { sealed: StoredSecret['sealed'] },
+      audit: AuditEntry,
+      now: number,
+    ): Promise<void> {
       const { deletedAt, deletedBy: _by, purgeAt: _purgeAt, ...rest } = deleted;
       const secret: StoredSecret = rest;
       const { head, listed, path } = secretItems(workspaceId, secret);
       const put = (key: ItemKey, type: string, item: Record<string, unknown>) => ({
         Put: { TableName: db.tableName, Item: { ...key, type, ...item }, ConditionExpression: 'attribute_not_exists(PK)' },
       });
-      const failed = await transact(db, [
-        {
-          Delete: {
-            TableName: db.tableName,
-            Key: keys.secretPurge(workspaceId, secret.id),
-            ConditionExpression: 'attribute_exists(PK) AND purgeAt > :now',
-            ExpressionAttributeValues: { ':now': new Date(now).toISOString() },
+      const failed = await transact(
+        db,
+        [
+          {
+            Delete: {
+              TableName: db.tableName,
+              Key: keys.secretPurge(workspaceId, secret.id),
+              ConditionExpression: 'attribute_exists(PK) AND purgeAt > :now',
+              ExpressionAttributeValues: { ':now': new Date(now).toISOString() },
+            },
           },
-        },
-        put(keys.environmentSecret(workspaceId, secret.environmentId, secret.key), ENTITY.environmentSecret, listed),
-        put(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
-        put(keys.secretHead(workspaceId, secret.id), ENTITY.secretHead, head),
-        environmentValuePut(db, workspaceId, { id: secret.id, key: secret.key, version: secret.currentVersion, environmentId: secret.environmentId, sealed: secret.sealed }),
-        { Delete: { TableName: db.tableName, Key: keys.deletedSecret(workspaceId, secret.environmentId, deletedAt, secret.id) } },
-        auditPut(db, workspaceId, audit),
-      ], [0, 1, 2, 3]);
+          put(keys.environmentSecret(workspaceId, secret.environmentId, secret.key), ENTITY.environmentSecret, listed),
+          put(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
+          put(keys.secretHead(workspaceId, secret.id), ENTITY.secretHead, head),
+          environmentValuePut(db, workspaceId, {
+            id: secret.id,
+            key: secret.key,
+            version: secret.currentVersion,
+            environmentId: secret.environmentId,
+            sealed: secret.sealed,
+          }),
+          { Delete: { TableName: db.tableName, Key: keys.deletedSecret(workspaceId, secret.environmentId, deletedAt, secret.id) } },
+          auditPut(db, workspaceId, audit),
+        ],
+        [0, 1, 2, 3],
+      );
       if (failed === 0) throw new NotFoundError(`secret ${secret.id} was not found among the deleted secrets`);
-      if (failed !== undefined) throw new ConflictError(`a secret with key ${secret.key} exists in its environment: delete or rename it first`);
+      if (failed !== undefined)
+        throw new ConflictError(`a secret with key ${secret.key} exists in its environment: delete or rename it first`);
     },
 
     /** Deletes every version of a deleted secret, its list item, then its deleted record; safe to run again. */
     async purgeSecretVersions(workspaceId: string, secretId: string): Promise<number> {
       const record = await getItem(db, keys.secretPurge(workspaceId, secretId));
-      const versions = await queryAll<ItemKey>(db, patterns.secretVersions(workspaceId, secretId), { projection: ['PK', 'SK'], consistent: true });
+      const versions = await queryAll<ItemKey>(db, patterns.secretVersions(workspaceId, secretId), {
+        projection: ['PK', 'SK'],
+        consistent: true,
+      });
       await batchDelete(db, versions);
       const head = record?.head as { environmentId?: string } | undefined;
-      const listed = head?.environmentId && typeof record?.deletedAt === 'string' ? [keys.deletedSecret(workspaceId, head.environmentId, record.deletedAt, secretId)] : [];
+      const listed =
+        head?.environmentId && typeof record?.deletedAt === 'string'
+          ? [keys.deletedSecret(workspaceId, head.environmentId, record.deletedAt, secretId)]
+          : [];
       await batchDelete(db, [...listed, keys.secretPurge(workspaceId, secretId)]);
       return versions.length;
     },

@@ -63,7 +63,11 @@ export function makeEnvironmentSearchStore(db: Db, pager: Pager) {
     do {
       const out = await send<{ Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }>(
         db,
-        new QueryCommand({ ...input, ExclusiveStartKey: startKey, Limit: Math.min(1000, (limit + 1 - kept.length) * (reads === 0 ? 1 : 4)) }),
+        new QueryCommand({
+          ...input,
+          ExclusiveStartKey: startKey,
+          Limit: Math.min(1000, (limit + 1 - kept.length) * (reads === 0 ? 1 : 4)),
+        }),
       );
       for (const item of out.Items ?? []) if (!keep || keep(environment, item.key as string)) kept.push(item);
       startKey = out.LastEvaluatedKey;
@@ -78,8 +82,13 @@ export function makeEnvironmentSearchStore(db: Db, pager: Pager) {
      * The environments of the projects named by their slugs (projects that do not exist are left out), with whether
      * each is in the search index yet: one GetItem per slug and one Query per project found.
      */
-    async environmentsOfProjects(workspaceId: string, projectSlugs: readonly string[]): Promise<(SearchedEnvironment & { searchIndexed: boolean })[]> {
-      const projects = (await Promise.all(projectSlugs.map((slug) => getItem(db, keys.projectSlug(workspaceId, slug))))).filter((p) => p !== undefined);
+    async environmentsOfProjects(
+      workspaceId: string,
+      projectSlugs: readonly string[],
+    ): Promise<(SearchedEnvironment & { searchIndexed: boolean })[]> {
+      const projects = (await Promise.all(projectSlugs.map((slug) => getItem(db, keys.projectSlug(workspaceId, slug))))).filter(
+        (p) => p !== undefined,
+      );
       const lists = await Promise.all(
         projects.map(async (project) =>
           (await queryAll<Record<string, unknown>>(db, patterns.environmentsByProject(workspaceId, project.id as string))).map((e) => ({
@@ -102,22 +111,36 @@ export function makeEnvironmentSearchStore(db: Db, pager: Pager) {
       page: PageRequest,
       keep?: KeepKey,
     ): Promise<Page<SecretRecord>> {
-      const scope = `search-environments:${workspaceId}:${q ?? ''}:${environments.map((e) => e.id).sort().join(',')}`;
+      const scope = `search-environments:${workspaceId}:${q ?? ''}:${environments
+        .map((e) => e.id)
+        .sort()
+        .join(',')}`;
       const codec = await pager.codec();
       const before = page.cursor ? codec.decode(scope, page.cursor).before : undefined;
       if (before !== undefined && typeof before !== 'string') codec.reject();
       const started = Date.now();
-      const frontiers = await Promise.all(environments.map((e) => readEnvironment(workspaceId, e, q, page.limit, before as string | undefined, keep, started)));
-      const cutoff = frontiers.reduce<string | undefined>((max, f) => (f.stoppedAt !== undefined && (max === undefined || f.stoppedAt > max) ? f.stoppedAt : max), undefined);
+      const frontiers = await Promise.all(
+        environments.map((e) => readEnvironment(workspaceId, e, q, page.limit, before as string | undefined, keep, started)),
+      );
+      const cutoff = frontiers.reduce<string | undefined>(
+        (max, f) => (f.stoppedAt !== undefined && (max === undefined || f.stoppedAt > max) ? f.stoppedAt : max),
+        undefined,
+      );
       const merged = frontiers
         .flatMap((f) => f.kept)
         .filter((item) => cutoff === undefined || (item.GSI4SK as string) > cutoff)
         .sort((a, b) => ((a.GSI4SK as string) < (b.GSI4SK as string) ? 1 : -1));
       const items = merged.slice(0, page.limit);
       const next = merged.length > page.limit ? (items.at(-1)!.GSI4SK as string) : cutoff;
-      const records = await batchRead(db, items.map((item) => ({ PK: item.PK as string, SK: item.SK as string })), { consistent: false });
+      const records = await batchRead(
+        db,
+        items.map((item) => ({ PK: item.PK as string, SK: item.SK as string })),
+        { consistent: false },
+      );
       // A secret deleted between the index read and this one is left out.
-      const found = items.map((item) => toRecord(records.get(itemKeyString({ PK: item.PK as string, SK: item.SK as string }))!)).filter((r): r is SecretRecord => r !== undefined);
+      const found = items
+        .map((item) => toRecord(records.get(itemKeyString({ PK: item.PK as string, SK: item.SK as string }))!))
+        .filter((r): r is SecretRecord => r !== undefined);
       return { items: found, hasMore: next !== undefined, nextCursor: next === undefined ? null : codec.encode(scope, { before: next }) };
     },
 
@@ -129,7 +152,11 @@ export function makeEnvironmentSearchStore(db: Db, pager: Pager) {
      * creation, and secrets written since carry their keys.
      */
     async indexEnvironmentSearch(workspaceId: string, environment: { id: string; projectId: string }): Promise<void> {
-      const listed = await queryAll<{ PK: string; SK: string; id: string }>(db, patterns.secretsByEnvironment(workspaceId, environment.id), { projection: ['PK', 'SK', 'id'], consistent: true });
+      const listed = await queryAll<{ PK: string; SK: string; id: string }>(
+        db,
+        patterns.secretsByEnvironment(workspaceId, environment.id),
+        { projection: ['PK', 'SK', 'id'], consistent: true },
+      );
       const pending = [...listed];
       const lanes = Array.from({ length: Math.min(UPDATES_IN_FLIGHT, pending.length) }, async () => {
         for (let item = pending.shift(); item; item = pending.shift()) {
@@ -147,10 +174,19 @@ export function makeEnvironmentSearchStore(db: Db, pager: Pager) {
         }
       });
       await Promise.all(lanes);
-      for (const key of [keys.environment(workspaceId, environment.id), keys.projectEnvironment(workspaceId, environment.projectId, environment.id)]) {
+      for (const key of [
+        keys.environment(workspaceId, environment.id),
+        keys.projectEnvironment(workspaceId, environment.projectId, environment.id),
+      ]) {
         await sendConditional(
           db,
-          new UpdateCommand({ TableName: db.tableName, Key: key, UpdateExpression: 'SET searchIndexed = :yes', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':yes': true } }),
+          new UpdateCommand({
+            TableName: db.tableName,
+            Key: key,
+            UpdateExpression: 'SET searchIndexed = :yes',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':yes': true },
+          }),
         );
       }
     },

@@ -28,7 +28,12 @@ export function environmentValuePut(db: Db, workspaceId: string, value: Environm
   return {
     Put: {
       TableName: db.tableName,
-      Item: { ...keys.environmentValue(workspaceId, environmentId, value.key), type: ENTITY.environmentValue, ...rest, sealed: toStored(sealed) },
+      Item: {
+        ...keys.environmentValue(workspaceId, environmentId, value.key),
+        type: ENTITY.environmentValue,
+        ...rest,
+        sealed: toStored(sealed),
+      },
     },
   };
 }
@@ -68,7 +73,12 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
         ...page,
       };
       const result = await pager.queryPage<Record<string, unknown>>(input);
-      const items = result.items.map((item) => ({ id: item.id as string, key: item.key as string, version: item.version as number, sealed: fromStored(item.sealed as Record<string, unknown>) }));
+      const items = result.items.map((item) => ({
+        id: item.id as string,
+        key: item.key as string,
+        version: item.version as number,
+        sealed: fromStored(item.sealed as Record<string, unknown>),
+      }));
       return { ...result, items, cursorAfter: (index) => pager.cursorAfter(input, result.items[index]!) };
     },
 
@@ -81,27 +91,62 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
      * marked at creation and never come here.
      */
     async indexEnvironmentValues(workspaceId: string, environmentId: string): Promise<void> {
-      const listed = await queryAll<{ id: string }>(db, patterns.secretsByEnvironment(workspaceId, environmentId), { projection: ['id'], consistent: true });
+      const listed = await queryAll<{ id: string }>(db, patterns.secretsByEnvironment(workspaceId, environmentId), {
+        projection: ['id'],
+        consistent: true,
+      });
       for (let start = 0; start < listed.length; start += 100) {
-        const heads = await batchRead(db, listed.slice(start, start + 100).map(({ id }) => keys.secretHead(workspaceId, id)));
-        const writes = [...heads.values()].filter((head) => head !== undefined).map((head) => {
-          const version = head.currentVersion as number;
-          const value = { id: head.id as string, key: head.key as string, version, environmentId, sealed: fromStored(head.sealed as Record<string, unknown>) };
-          const put = environmentValuePut(db, workspaceId, value).Put!;
-          return transact(
-            db,
-            [
-              { ConditionCheck: { TableName: db.tableName, Key: keys.secretHead(workspaceId, value.id), ConditionExpression: 'currentVersion = :v', ExpressionAttributeValues: { ':v': version } } },
-              { Put: { ...put, ConditionExpression: 'attribute_not_exists(PK) OR version < :v', ExpressionAttributeValues: { ':v': version } } },
-            ],
-            [0, 1],
-            { contention: 'handled' },
-          );
-        });
+        const heads = await batchRead(
+          db,
+          listed.slice(start, start + 100).map(({ id }) => keys.secretHead(workspaceId, id)),
+        );
+        const writes = [...heads.values()]
+          .filter((head) => head !== undefined)
+          .map((head) => {
+            const version = head.currentVersion as number;
+            const value = {
+              id: head.id as string,
+              key: head.key as string,
+              version,
+              environmentId,
+              sealed: fromStored(head.sealed as Record<string, unknown>),
+            };
+            const put = environmentValuePut(db, workspaceId, value).Put!;
+            return transact(
+              db,
+              [
+                {
+                  ConditionCheck: {
+                    TableName: db.tableName,
+                    Key: keys.secretHead(workspaceId, value.id),
+                    ConditionExpression: 'currentVersion = :v',
+                    ExpressionAttributeValues: { ':v': version },
+                  },
+                },
+                {
+                  Put: {
+                    ...put,
+                    ConditionExpression: 'attribute_not_exists(PK) OR version < :v',
+                    ExpressionAttributeValues: { ':v': version },
+                  },
+                },
+              ],
+              [0, 1],
+              { contention: 'handled' },
+            );
+          });
         // A failed condition or contention means a concurrent write or delete already settled that secret.
         await Promise.all(writes);
       }
-      await send(db, new UpdateCommand({ TableName: db.tableName, Key: keys.environment(workspaceId, environmentId), UpdateExpression: 'SET valuesIndexed = :yes', ExpressionAttributeValues: { ':yes': true } }));
+      await send(
+        db,
+        new UpdateCommand({
+          TableName: db.tableName,
+          Key: keys.environment(workspaceId, environmentId),
+          UpdateExpression: 'SET valuesIndexed = :yes',
+          ExpressionAttributeValues: { ':yes': true },
+        }),
+      );
     },
 
     /**
@@ -122,4 +167,3 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
     },
   };
 }
-

@@ -8,22 +8,28 @@ import { once } from '../platform/http/once.ts';
  */
 
 /** A secret as lists show it: never a value. */
-export const secretListItem = once(() => z.object({ id: id('sec'), key: z.string(), currentVersion: z.int(), createdAt: timestamp(), updatedAt: timestamp() }));
+export const secretListItem = once(() =>
+  z.object({ id: id('sec'), key: z.string(), currentVersion: z.int(), createdAt: timestamp(), updatedAt: timestamp() }),
+);
 
 /** A search result: the list item and where the secret lives. */
-export const secretSearchItem = once(() => z.extend(secretListItem(), {
-  projectId: id('proj'),
-  projectSlug: z.string(),
-  environmentId: id('env'),
-  envSlug: z.string(),
-  path: z.string(),
-}));
+export const secretSearchItem = once(() =>
+  z.extend(secretListItem(), {
+    projectId: id('proj'),
+    projectSlug: z.string(),
+    environmentId: id('env'),
+    envSlug: z.string(),
+    path: z.string(),
+  }),
+);
 
 /** What a write (PUT, rollback) answers: the version it made. */
 export const secretWriteResult = once(() => z.object({ id: id('sec'), key: z.string(), version: z.int() }));
 
 /** One version in a secret's history: who wrote it when, and what it restored. Never a value. */
-export const versionAnswer = once(() => z.object({ version: z.int(), createdAt: timestamp(), createdBy: z.string(), rolledBackFrom: z.nullable(z.int()) }));
+export const versionAnswer = once(() =>
+  z.object({ version: z.int(), createdAt: timestamp(), createdBy: z.string(), rolledBackFrom: z.nullable(z.int()) }),
+);
 
 /** A revealed value. */
 export const revealResult = once(() => z.object({ key: z.string(), version: z.int(), value: z.string() }));
@@ -36,11 +42,13 @@ export const revealByPathResult = once(() => z.extend(revealResult(), { id: id('
 
 /** What a delete answers. */
 /** A deleted secret in its environment's list: restorable until `purgeAt`. Never a value. */
-export const deletedSecretAnswer = once(() => z.object({
-  id: id('sec'),
-  key: z.string(),
-  currentVersion: z.int(),
-  deletedAt: timestamp(),
-  deletedBy: z.string(),
-  purgeAt: timestamp(),
-}));
+export const deletedSecretAnswer = once(() =>
+  z.object({
+    id: id('sec'),
+    key: z.string(),
+    currentVersion: z.int(),
+    deletedAt: timestamp(),
+    deletedBy: z.string(),
+    purgeAt: timestamp(),
+  }),
+);

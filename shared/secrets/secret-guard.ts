@@ -19,8 +19,15 @@ export type EnvironmentRef = { id: string; projectId: string; projectSlug: strin
 /** A secret, or a key about to be one, as a refusal needs it: where it is, and its id once it exists. */
 type GuardedSecret = { id?: string; projectId: string; environmentId: string; projectSlug: string; envSlug: string; key: string };
 
-const secretScope = (secret: { projectSlug: string; envSlug: string; key: string }): AccessScope => ({ project: secret.projectSlug, environment: secret.envSlug, key: secret.key });
-const environmentScope = (environment: EnvironmentRef): AccessScope => ({ project: environment.projectSlug, environment: environment.slug });
+const secretScope = (secret: { projectSlug: string; envSlug: string; key: string }): AccessScope => ({
+  project: secret.projectSlug,
+  environment: secret.envSlug,
+  key: secret.key,
+});
+const environmentScope = (environment: EnvironmentRef): AccessScope => ({
+  project: environment.projectSlug,
+  environment: environment.slug,
+});
 
 /**
  * The secret services' view of the caller's policy (shared/access/access-policy.ts, which alone decides, turned into answers
@@ -29,12 +36,21 @@ const environmentScope = (environment: EnvironmentRef): AccessScope => ({ projec
  */
 export function makeSecretGuard(store: Pick<Store, 'recordDenial'>, clock: Clock, onDenialAuditFailure?: (error: unknown) => void) {
   /** The head of a secret the caller may read; NOT_FOUND for one it may not (it does not exist for the caller). */
-  function readable<T extends StoredSecret>(principal: Principal, head: T | undefined, secretId: string, notFound = `secret ${secretId} was not found`): Promise<T> {
+  function readable<T extends StoredSecret>(
+    principal: Principal,
+    head: T | undefined,
+    secretId: string,
+    notFound = `secret ${secretId} was not found`,
+  ): Promise<T> {
     return requireAccess(principal, head, secretScope, { notFound });
   }
 
   /** An environment the caller may see; NOT_FOUND for one it may not. */
-  function visibleEnvironment<T extends EnvironmentRef>(principal: Principal, environment: T | undefined, environmentId: string): Promise<T> {
+  function visibleEnvironment<T extends EnvironmentRef>(
+    principal: Principal,
+    environment: T | undefined,
+    environmentId: string,
+  ): Promise<T> {
     return requireAccess(principal, environment, environmentScope, { notFound: `environment ${environmentId} was not found` });
   }
 
@@ -45,18 +61,42 @@ export function makeSecretGuard(store: Pick<Store, 'recordDenial'>, clock: Clock
    */
   async function permit(principal: Principal, action: PolicyAction, secret: GuardedSecret): Promise<void> {
     const denied = (found: GuardedSecret) =>
-      recordDenial(principal, action, found.id ?? found.environmentId, { key: found.key, projectId: found.projectId, environmentId: found.environmentId });
+      recordDenial(principal, action, found.id ?? found.environmentId, {
+        key: found.key,
+        projectId: found.projectId,
+        environmentId: found.environmentId,
+      });
     const environment = (found: GuardedSecret): AccessScope => ({ project: found.projectSlug, environment: found.envSlug });
-    await requireAccess(principal, secret, environment, { notFound: `environment ${secret.environmentId} was not found`, action, on: secretScope, denied });
+    await requireAccess(principal, secret, environment, {
+      notFound: `environment ${secret.environmentId} was not found`,
+      action,
+      on: secretScope,
+      denied,
+    });
   }
 
   /** The environment when the caller may do `action` on some key of it; FORBIDDEN, audited, when no rule could. */
-  function permitAnywhere<T extends EnvironmentRef>(principal: Principal, action: PolicyAction, environment: T | undefined, environmentId: string): Promise<T> {
-    const denied = (found: T) => recordDenial(principal, action, found.id, { key: null, projectId: found.projectId, environmentId: found.id });
-    return requireAccess(principal, environment, environmentScope, { notFound: `environment ${environmentId} was not found`, action, denied });
+  function permitAnywhere<T extends EnvironmentRef>(
+    principal: Principal,
+    action: PolicyAction,
+    environment: T | undefined,
+    environmentId: string,
+  ): Promise<T> {
+    const denied = (found: T) =>
+      recordDenial(principal, action, found.id, { key: null, projectId: found.projectId, environmentId: found.id });
+    return requireAccess(principal, environment, environmentScope, {
+      notFound: `environment ${environmentId} was not found`,
+      action,
+      denied,
+    });
   }
 
-  async function recordDenial(principal: Principal, action: PolicyAction, target: string, metadata: { key: string | null; projectId: string; environmentId: string }) {
+  async function recordDenial(
+    principal: Principal,
+    action: PolicyAction,
+    target: string,
+    metadata: { key: string | null; projectId: string; environmentId: string },
+  ) {
     const now = clock.now();
     const subject = `${action}#${metadata.environmentId}#${metadata.key ?? '*'}`;
     const entry = ({ count, since }: { count: number; since: string | null }) =>

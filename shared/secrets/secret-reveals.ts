@@ -74,7 +74,12 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
     const sealed = await sealedAt(ws, head, wanted, prefetched);
     const now = clock.now();
     const audit = auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: wanted }, now);
-    await store.recordReveal(ws, audit, { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute: workspaceLimit(), now });
+    await store.recordReveal(ws, audit, {
+      credentialId: principal.credentialId,
+      perMinute: deps.revealsPerMinute,
+      workspacePerMinute: workspaceLimit(),
+      now,
+    });
     const value = await cipher.decrypt(sealed, secretContext(ws, head.id, wanted));
     return { key: head.key, version: wanted, value };
   }
@@ -88,10 +93,21 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
      * secret, `bulk: true`) are durable before any value is decrypted; then one KMS request per data key the
      * container has not cached. A page ends early before its values pass 4 MiB, its cursor continuing there.
      */
-    async revealEnvironment(principal: Principal, environmentId: string, input: { keys?: string[] | undefined }, page: PageRequest, prefetched?: Prefetched) {
+    async revealEnvironment(
+      principal: Principal,
+      environmentId: string,
+      input: { keys?: string[] | undefined },
+      page: PageRequest,
+      prefetched?: Prefetched,
+    ) {
       const ws = principal.workspaceId;
       // FORBIDDEN when no rule could allow `reveal` of any key here, rather than an empty page.
-      const environment = await permitAnywhere(principal, 'reveal', await store.getEnvironment(ws, environmentId, prefetched), environmentId);
+      const environment = await permitAnywhere(
+        principal,
+        'reveal',
+        await store.getEnvironment(ws, environmentId, prefetched),
+        environmentId,
+      );
       const { policy } = principal.authority;
       if (!environment.valuesIndexed) await store.indexEnvironmentValues(ws, environmentId);
       // Only what the caller may reveal; the rest is left out, as if it did not exist.
@@ -104,11 +120,23 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
       const nextCursor = cut < result.items.length ? await result.cursorAfter(cut - 1) : result.nextCursor;
       if (items.length === 0) return { items: [], nextCursor, hasMore: nextCursor !== null };
       const now = clock.now();
-      await store.countRevealPage(ws, { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute: workspaceLimit(), now });
+      await store.countRevealPage(ws, {
+        credentialId: principal.credentialId,
+        perMinute: deps.revealsPerMinute,
+        workspacePerMinute: workspaceLimit(),
+        now,
+      });
       const metadata = { projectId: environment.projectId, environmentId, bulk: true };
-      await store.writeAuditEntries(ws, items.map((item) => auditEntry(principal, 'secret.reveal', item.id, { key: item.key, version: item.version, ...metadata }, now)));
+      await store.writeAuditEntries(
+        ws,
+        items.map((item) => auditEntry(principal, 'secret.reveal', item.id, { key: item.key, version: item.version, ...metadata }, now)),
+      );
       const values = await Promise.all(items.map((item) => cipher.decrypt(item.sealed, secretContext(ws, item.id, item.version))));
-      return { items: items.map((item, i) => ({ id: item.id, key: item.key, version: item.version, value: values[i]! })), nextCursor, hasMore: nextCursor !== null };
+      return {
+        items: items.map((item, i) => ({ id: item.id, key: item.key, version: item.version, value: values[i]! })),
+        nextCursor,
+        hasMore: nextCursor !== null,
+      };
     },
 
     async revealById(principal: Principal, secretId: string, version: number | undefined, prefetched?: Prefetched) {

@@ -25,7 +25,9 @@ export function makeSecretSearch(store: SecretSearchStore) {
         return (named === null || named?.has(e.slug)) && policy.environmentVisible(e.projectSlug, e.slug);
       });
       await Promise.all(environments.filter((e) => !e.searchIndexed).map((e) => store.indexEnvironmentSearch(ws, e)));
-      result = await store.searchEnvironments(ws, environments, q, page, (e, key) => policy.allows('read', { project: e.projectSlug, environment: e.slug, key }));
+      result = await store.searchEnvironments(ws, environments, q, page, (e, key) =>
+        policy.allows('read', { project: e.projectSlug, environment: e.slug, key }),
+      );
     } else {
       const keep = policy.seesEverything ? undefined : (record: SecretRecord) => policy.allows('read', targetOf(record));
       result = await store.searchSecrets(ws, q, page, keep);

@@ -56,10 +56,8 @@ export interface SecretServiceDeps {
   onDenialAuditFailure?: (error: unknown) => void;
 }
 
-
 /** Concurrent writers of one key retry until each has its own version; this bounds a pathological pile-up. */
 const WRITE_ATTEMPTS = 100;
-
 
 /** How long a deleted secret can be restored by default (decisions.md: 0, or 7 to 30 days). */
 export const DEFAULT_RECOVERY_WINDOW_DAYS = 7;
@@ -89,7 +87,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
     const ws = principal.workspaceId;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const current = await store.getEnvironmentSecret(ws, environment.id, input.key, attempt === 0 ? options.prefetched : undefined);
-      if (options.rollback && current?.id !== options.rollback.secretId) throw new NotFoundError(`secret ${options.rollback.secretId} was not found`);
+      if (options.rollback && current?.id !== options.rollback.secretId)
+        throw new NotFoundError(`secret ${options.rollback.secretId} was not found`);
       const currentVersion = current?.currentVersion ?? 0;
       if (options.ifMatch !== undefined && options.ifMatch !== currentVersion) {
         throw new ConflictError(`If-Match: the current version of ${input.key} is ${currentVersion}, not ${options.ifMatch}`);
@@ -112,7 +111,13 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const metadata = { ...metadataOf(record), version: record.currentVersion, ...(rolledBackFrom !== undefined && { rolledBackFrom }) };
       const answer = announceAnswer({ id: record.id, key: record.key, version: record.currentVersion });
       try {
-        await store.writeSecretVersion(ws, { ...record, sealed }, currentVersion, { createdBy: principal.actorSub, rolledBackFrom }, auditEntry(principal, action, record.id, metadata, now));
+        await store.writeSecretVersion(
+          ws,
+          { ...record, sealed },
+          currentVersion,
+          { createdBy: principal.actorSub, rolledBackFrom },
+          auditEntry(principal, action, record.id, metadata, now),
+        );
         return answer;
       } catch (error) {
         if (!(error instanceof VersionConflictError)) throw error;
@@ -132,7 +137,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
       byId: (workspaceId: string, secretId: string, version?: number) => store.secretByIdKeys(workspaceId, secretId, version),
       // Reveals read their secret (and the bulk reveal its environment) eventually consistently, at half the read
       // units; the credential stays strongly consistent. README: "Reveals: cost and consistency".
-      revealById: (workspaceId: string, secretId: string, version?: number) => eventually(store.secretByIdKeys(workspaceId, secretId, version)),
+      revealById: (workspaceId: string, secretId: string, version?: number) =>
+        eventually(store.secretByIdKeys(workspaceId, secretId, version)),
       revealByPath: (workspaceId: string, path: string) => eventually(store.secretByPathKeys(workspaceId, path)),
       write: (workspaceId: string, environmentId: string, key: string) => store.secretWriteKeys(workspaceId, environmentId, key),
       environment: (workspaceId: string, environmentId: string) => eventually(store.environmentKeys(workspaceId, environmentId)),
@@ -143,10 +149,25 @@ export function makeSecretService(deps: SecretServiceDeps) {
      * share a version: each transaction is conditional on the version it read, and a loser reads and tries again.
      * With `ifMatch` (0 = must not exist) there is no retry: a different current version is CONFLICT.
      */
-    async write(principal: Principal, environmentId: string, input: { key: string; value: string }, options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {}) {
-      const environment = await visibleEnvironment(principal, await store.getEnvironment(principal.workspaceId, environmentId, options.prefetched), environmentId);
+    async write(
+      principal: Principal,
+      environmentId: string,
+      input: { key: string; value: string },
+      options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {},
+    ) {
+      const environment = await visibleEnvironment(
+        principal,
+        await store.getEnvironment(principal.workspaceId, environmentId, options.prefetched),
+        environmentId,
+      );
       // Whether the key exists or not: the answer tells nothing of existence.
-      await permit(principal, 'write', { projectId: environment.projectId, environmentId, projectSlug: environment.projectSlug, envSlug: environment.slug, key: input.key });
+      await permit(principal, 'write', {
+        projectId: environment.projectId,
+        environmentId,
+        projectSlug: environment.projectSlug,
+        envSlug: environment.slug,
+        key: input.key,
+      });
       return writeNext(principal, environment, input, options);
     },
 
@@ -155,14 +176,24 @@ export function makeSecretService(deps: SecretServiceDeps) {
      * context: a write, not a reveal (no value in the answer, the audit entry or a log), audited as `secret.rotate`
      * with `rolledBackFrom`. `If-Match` and concurrent writers behave as for a write.
      */
-    async rollback(principal: Principal, secretId: string, version: number, options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {}) {
+    async rollback(
+      principal: Principal,
+      secretId: string,
+      version: number,
+      options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {},
+    ) {
       const ws = principal.workspaceId;
       const head = await readable(principal, await store.getSecretHead(ws, secretId, options.prefetched), secretId);
       await permit(principal, 'write', head);
       const value = await cipher.decrypt(await sealedAt(ws, head, version, options.prefetched), secretContext(ws, secretId, version));
       // The head carries its environment's ids and slugs (neither changes), so no environment read is needed.
       const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
-      return writeNext(principal, environment, { key: head.key, value }, { ...options, prefetched: undefined, rollback: { secretId, from: version } });
+      return writeNext(
+        principal,
+        environment,
+        { key: head.key, value },
+        { ...options, prefetched: undefined, rollback: { secretId, from: version } },
+      );
     },
 
     /**
@@ -177,10 +208,15 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const answer = announceAnswer({ id: secretId, deleted: true as const });
       const now = clock.now();
       const purgeAt = iso(now + recoveryWindowDays * DAY_MS);
-      await store.deleteSecret(ws, head, auditEntry(principal, 'secret.delete', secretId, { ...metadataOf(head), recoveryWindowDays, purgeAt }, now), {
-        deletedBy: principal.actorSub,
-        purgeAt,
-      });
+      await store.deleteSecret(
+        ws,
+        head,
+        auditEntry(principal, 'secret.delete', secretId, { ...metadataOf(head), recoveryWindowDays, purgeAt }, now),
+        {
+          deletedBy: principal.actorSub,
+          purgeAt,
+        },
+      );
       // A window of 0 purges at once; any other leaves the versions sealed until the sweeper purges them at purgeAt.
       if (recoveryWindowDays > 0) return answer;
       try {

@@ -70,7 +70,15 @@ const toVersionRecord = (item: Record<string, unknown>): VersionRecord => ({
 export class VersionConflictError extends Error {}
 
 const RECORD_FIELDS: readonly (keyof SecretRecord)[] = [
-  'id', 'key', 'projectId', 'projectSlug', 'environmentId', 'envSlug', 'currentVersion', 'createdAt', 'updatedAt',
+  'id',
+  'key',
+  'projectId',
+  'projectSlug',
+  'environmentId',
+  'envSlug',
+  'currentVersion',
+  'createdAt',
+  'updatedAt',
 ];
 
 export const toRecord = (item: Record<string, unknown> | undefined) => pick<SecretRecord>(item, RECORD_FIELDS);
@@ -111,7 +119,12 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
       return toRecord(await readItem(db, keys.environmentSecret(workspaceId, environmentId, key), prefetched));
     },
 
-    async getSecretVersion(workspaceId: string, secretId: string, version: number, prefetched?: Prefetched): Promise<StoredVersion | undefined> {
+    async getSecretVersion(
+      workspaceId: string,
+      secretId: string,
+      version: number,
+      prefetched?: Prefetched,
+    ): Promise<StoredVersion | undefined> {
       const item = await readItem(db, keys.secretVersion(workspaceId, secretId, version), prefetched);
       if (!item) return undefined;
       return { ...toVersionRecord(item), sealed: fromStored(item.sealed as Record<string, unknown>) };
@@ -148,7 +161,13 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
           write(keys.secretHead(workspaceId, record.id), ENTITY.secretHead, head),
           write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
           write(keys.environmentSecret(workspaceId, record.environmentId, record.key), ENTITY.environmentSecret, listed),
-          environmentValuePut(db, workspaceId, { id: record.id, key: record.key, version: record.currentVersion, environmentId: record.environmentId, sealed }),
+          environmentValuePut(db, workspaceId, {
+            id: record.id,
+            key: record.key,
+            version: record.currentVersion,
+            environmentId: record.environmentId,
+            sealed,
+          }),
           {
             Put: {
               TableName: db.tableName,
@@ -186,12 +205,21 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
 
     /** A secret's versions, newest first (sort keys are zero-padded, so 10 sorts after 9), values never returned. */
     async listSecretVersions(workspaceId: string, secretId: string, page: PageRequest): Promise<Page<VersionRecord>> {
-      const result = await pager.queryPage({ scope: `versions:${workspaceId}:${secretId}`, ...patterns.secretVersions(workspaceId, secretId), ...page });
+      const result = await pager.queryPage({
+        scope: `versions:${workspaceId}:${secretId}`,
+        ...patterns.secretVersions(workspaceId, secretId),
+        ...page,
+      });
       return { ...result, items: result.items.map(toVersionRecord) };
     },
 
     /** An environment's secrets by key (A→Z), values never read. */
-    async listSecrets(workspaceId: string, environmentId: string, page: PageRequest, keep?: (record: SecretRecord) => boolean): Promise<Page<SecretRecord>> {
+    async listSecrets(
+      workspaceId: string,
+      environmentId: string,
+      page: PageRequest,
+      keep?: (record: SecretRecord) => boolean,
+    ): Promise<Page<SecretRecord>> {
       const result = await pager.queryPage({
         scope: `secrets:${workspaceId}:${environmentId}`,
         ...patterns.secretsByEnvironment(workspaceId, environmentId),
@@ -203,7 +231,12 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
     },
 
     /** The workspace's secrets, newest first, whose key contains `q` (case-insensitive); all of them without `q`. */
-    async searchSecrets(workspaceId: string, q: string | undefined, page: PageRequest, keep?: (record: SecretRecord) => boolean): Promise<Page<SecretRecord>> {
+    async searchSecrets(
+      workspaceId: string,
+      q: string | undefined,
+      page: PageRequest,
+      keep?: (record: SecretRecord) => boolean,
+    ): Promise<Page<SecretRecord>> {
       const result = await pager.queryPage({
         scope: `search:${workspaceId}:${q ?? ''}`,
         ...patterns.secretsByWorkspace(workspaceId),

@@ -78,8 +78,13 @@ export type QueueMessage =
  */
 export function parseQueueMessage(body: string): QueueMessage | undefined {
   const value = readBody(body);
-  if (isDeliveryMessage(value)) return { kind: 'delivery', message: { workspaceId: value.workspaceId, deliveryId: value.deliveryId, attemptToken: value.attemptToken } };
-  if (isRecoveryMessage(value)) return { kind: 'recovery', message: { workspaceId: value.workspaceId, recoveryId: value.recoveryId, step: value.step } };
+  if (isDeliveryMessage(value))
+    return {
+      kind: 'delivery',
+      message: { workspaceId: value.workspaceId, deliveryId: value.deliveryId, attemptToken: value.attemptToken },
+    };
+  if (isRecoveryMessage(value))
+    return { kind: 'recovery', message: { workspaceId: value.workspaceId, recoveryId: value.recoveryId, step: value.step } };
   return undefined;
 }
 

@@ -46,7 +46,18 @@ export interface StoredDelivery extends Delivery {
 }
 
 const FIELDS: readonly (keyof Delivery)[] = [
-  'id', 'endpointId', 'eventId', 'eventType', 'status', 'attempts', 'statusCode', 'lastError', 'nextRetryAt', 'createdAt', 'updatedAt', 'attemptLog',
+  'id',
+  'endpointId',
+  'eventId',
+  'eventType',
+  'status',
+  'attempts',
+  'statusCode',
+  'lastError',
+  'nextRetryAt',
+  'createdAt',
+  'updatedAt',
+  'attemptLog',
 ];
 
 /** Attempt tokens of attempts in flight start with this; queued messages never carry one. */
@@ -68,7 +79,11 @@ export function claimOf(token: string, random: string): string {
 export const CLAIM_LEASE_MS = 60_000;
 
 /** True when `delivery` waits for the attempt that `token` names, or that attempt's worker died holding its claim. */
-export function mayStartAttempt(delivery: Pick<StoredDelivery, 'status' | 'attemptToken' | 'updatedAt'>, token: string, now: number): boolean {
+export function mayStartAttempt(
+  delivery: Pick<StoredDelivery, 'status' | 'attemptToken' | 'updatedAt'>,
+  token: string,
+  now: number,
+): boolean {
   if (delivery.status !== 'pending' || delivery.attemptToken === null) return false;
   if (delivery.attemptToken === token) return true;
   return delivery.attemptToken.startsWith(claimOf(token, '')) && Date.parse(delivery.updatedAt) < now - CLAIM_LEASE_MS;
@@ -77,9 +92,18 @@ export function mayStartAttempt(delivery: Pick<StoredDelivery, 'status' | 'attem
 /** Deliveries and their attempts are kept 30 days (api.md section 8), then DynamoDB TTL removes them. */
 export const DELIVERY_RETENTION_SECONDS = 30 * 86_400;
 
-export const toDelivery = (item: Record<string, unknown>): Delivery => ({ ...pick<Delivery>(item, FIELDS)!, attemptLog: (item.attemptLog as AttemptEntry[]) ?? [] });
+export const toDelivery = (item: Record<string, unknown>): Delivery => ({
+  ...pick<Delivery>(item, FIELDS)!,
+  attemptLog: (item.attemptLog as AttemptEntry[]) ?? [],
+});
 export const toStored = (item: Record<string, unknown> | undefined): StoredDelivery | undefined =>
-  item && { ...toDelivery(item), body: item.body as string, attemptToken: (item.attemptToken as string) ?? null, manual: item.manual === true, lateCounted: item.rollupStatus !== undefined };
+  item && {
+    ...toDelivery(item),
+    body: item.body as string,
+    attemptToken: (item.attemptToken as string) ?? null,
+    manual: item.manual === true,
+    lateCounted: item.rollupStatus !== undefined,
+  };
 
 /** A delivery as the API shows it: every attempt, never its body, attempt token, retry flag or how it is counted. */
 export function deliveryView(delivery: StoredDelivery): Delivery {

@@ -18,7 +18,11 @@ export function makeRecoveryWorkerStore(db: Db) {
     },
 
     /** Up to `limit` failed deliveries of the endpoint in the span after `cursor` (oldest first), as ids. */
-    async failedPage(workspaceId: string, recovery: Pick<Recovery, 'endpointId' | 'fromId' | 'toId' | 'cursor'>, limit: number): Promise<{ ids: string[]; last: string | null; more: boolean }> {
+    async failedPage(
+      workspaceId: string,
+      recovery: Pick<Recovery, 'endpointId' | 'fromId' | 'toId' | 'cursor'>,
+      limit: number,
+    ): Promise<{ ids: string[]; last: string | null; more: boolean }> {
       const pattern = patterns.failedDeliveriesOfEndpoint(recovery.endpointId);
       const input = queryInput(db, pattern, { skBetween: [recovery.fromId, recovery.toId] });
       const startKey = recovery.cursor
@@ -39,7 +43,13 @@ export function makeRecoveryWorkerStore(db: Db) {
      * delivery is queued twice; answers it as it now is, or undefined when it was not failed. After its bucket's
      * cutoff it leaves its state for the rollup (`lateCounted`: the caller takes it out of `failed` as a late change).
      */
-    async requeueFailed(workspaceId: string, deliveryId: string, endpointId: string, token: string, now: string): Promise<StoredDelivery | undefined> {
+    async requeueFailed(
+      workspaceId: string,
+      deliveryId: string,
+      endpointId: string,
+      token: string,
+      now: string,
+    ): Promise<StoredDelivery | undefined> {
       const due = pendingKeys(deliveryId, now);
       const out = await sendConditional<{ Attributes?: Record<string, unknown> }>(
         db,
@@ -49,7 +59,16 @@ export function makeRecoveryWorkerStore(db: Db) {
           UpdateExpression: `SET ${lateSnapshot(isLate(deliveryId, Date.parse(now)))}#status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk REMOVE ${FAILED_DELIVERY_INDEX.remove}`,
           ConditionExpression: '#status = :failed AND endpointId = :endpoint',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pending': 'pending', ':token': token, ':now': now, ':true': true, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':failed': 'failed', ':endpoint': endpointId },
+          ExpressionAttributeValues: {
+            ':pending': 'pending',
+            ':token': token,
+            ':now': now,
+            ':true': true,
+            ':gpk': due.GSI2PK,
+            ':gsk': due.GSI2SK,
+            ':failed': 'failed',
+            ':endpoint': endpointId,
+          },
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -61,7 +80,11 @@ export function makeRecoveryWorkerStore(db: Db) {
      * cursor, the count, and `done` or `stopped` at the end (off the sweeper's index). Answers whether it moved. The
      * count is the winners': what a losing runner queued (sent all the same) is not added to it.
      */
-    async advanceRecovery(workspaceId: string, recovery: Recovery, next: { cursor: string | null; queued: number; status: Recovery['status']; now: string }): Promise<boolean> {
+    async advanceRecovery(
+      workspaceId: string,
+      recovery: Recovery,
+      next: { cursor: string | null; queued: number; status: Recovery['status']; now: string },
+    ): Promise<boolean> {
       const running = next.status === 'running';
       const index = gsi2.runningRecovery(workspaceId, recovery.id, next.now);
       const out = await sendConditional(
@@ -73,8 +96,14 @@ export function makeRecoveryWorkerStore(db: Db) {
           ConditionExpression: 'step = :step AND #status = :running',
           ExpressionAttributeNames: { '#cursor': 'cursor', '#status': 'status' },
           ExpressionAttributeValues: {
-            ':cursor': next.cursor, ':queued': next.queued, ':next': recovery.step + 1, ':status': next.status, ':now': next.now,
-            ':step': recovery.step, ':running': 'running', ...(running ? { ':gsk': index.GSI2SK } : {}),
+            ':cursor': next.cursor,
+            ':queued': next.queued,
+            ':next': recovery.step + 1,
+            ':status': next.status,
+            ':now': next.now,
+            ':step': recovery.step,
+            ':running': 'running',
+            ...(running ? { ':gsk': index.GSI2SK } : {}),
           },
         }),
       );

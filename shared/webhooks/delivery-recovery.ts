@@ -97,23 +97,27 @@ export function makeRecoveryApiStore(db: Db) {
 
     /** The recovery, on the sweeper's index while it runs, with its audit entry: one transaction. */
     async startRecovery(workspaceId: string, recovery: Recovery, audit: AuditEntry): Promise<void> {
-      await transact(db, [
-        {
-          Put: {
-            TableName: db.tableName,
-            Item: {
-              ...keys.deliveryRecovery(workspaceId, recovery.id),
-              ...(recovery.status === 'running' ? gsi2.runningRecovery(workspaceId, recovery.id, recovery.updatedAt) : {}),
-              type: ENTITY.deliveryRecovery,
-              workspaceId,
-              ...recovery,
-              ttl: Math.floor(Date.parse(recovery.createdAt) / 1000) + DELIVERY_RETENTION_SECONDS,
+      await transact(
+        db,
+        [
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: {
+                ...keys.deliveryRecovery(workspaceId, recovery.id),
+                ...(recovery.status === 'running' ? gsi2.runningRecovery(workspaceId, recovery.id, recovery.updatedAt) : {}),
+                type: ENTITY.deliveryRecovery,
+                workspaceId,
+                ...recovery,
+                ttl: Math.floor(Date.parse(recovery.createdAt) / 1000) + DELIVERY_RETENTION_SECONDS,
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
             },
-            ConditionExpression: 'attribute_not_exists(PK)',
           },
-        },
-        auditPut(db, workspaceId, audit),
-      ], []);
+          auditPut(db, workspaceId, audit),
+        ],
+        [],
+      );
     },
 
     /**
@@ -121,16 +125,23 @@ export function makeRecoveryApiStore(db: Db) {
      * endpoint's log, with its audit entry: one transaction (its bucket's rollup counts it in the statistics).
      */
     async createTestDelivery(workspaceId: string, delivery: StoredDelivery, audit: AuditEntry): Promise<void> {
-      await transact(db, [
-        {
-          Put: {
-            TableName: db.tableName,
-            Item: { ...deliveryItem(workspaceId, delivery, Date.parse(delivery.createdAt)), ...pendingKeys(delivery.id, delivery.createdAt) },
-            ConditionExpression: 'attribute_not_exists(PK)',
+      await transact(
+        db,
+        [
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: {
+                ...deliveryItem(workspaceId, delivery, Date.parse(delivery.createdAt)),
+                ...pendingKeys(delivery.id, delivery.createdAt),
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
           },
-        },
-        auditPut(db, workspaceId, audit),
-      ], []);
+          auditPut(db, workspaceId, audit),
+        ],
+        [],
+      );
     },
   };
 }
@@ -143,4 +154,3 @@ export function makeRecoverySweeperStore(db: Db) {
     },
   };
 }
-

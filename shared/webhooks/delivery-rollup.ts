@@ -23,7 +23,8 @@ export function baseUpdate(db: Db, workspaceId: string, endpointId: string, star
   const values: Record<string, unknown> = {};
   const set = ['#type = :type', '#ttl = :ttl'];
   const remove = level === 'hour' ? [...LEGACY] : [];
-  const put = (name: string, value: number | string | null) => (value === 0 || value === null ? remove.push(name) : ((values[`:${name}`] = value), set.push(`${name} = :${name}`)));
+  const put = (name: string, value: number | string | null) =>
+    value === 0 || value === null ? remove.push(name) : ((values[`:${name}`] = value), set.push(`${name} = :${name}`));
   for (const [field, name] of Object.entries(COUNTS)) put(name, totals[field as keyof typeof COUNTS]);
   totals.durations.forEach((n, bin) => put(`d${bin}`, n));
   put(TIMES.successAt, totals.lastSuccessAt);
@@ -44,7 +45,11 @@ export function makeStatsRollupStore(db: Db) {
      */
     async oldestDeliveryAt(workspaceId: string, span?: { from: number; to: number }): Promise<number | undefined> {
       const range = span && { skBetween: idRangeOf(span.from, span.to) };
-      const [oldest] = await queryAll<{ id: string }>(db, patterns.deliveriesByWorkspace(workspaceId), { ...range, projection: ['id'], maxItems: 1 });
+      const [oldest] = await queryAll<{ id: string }>(db, patterns.deliveriesByWorkspace(workspaceId), {
+        ...range,
+        projection: ['id'],
+        maxItems: 1,
+      });
       return oldest ? creationOf(oldest.id) : undefined;
     },
 
@@ -52,7 +57,13 @@ export function makeStatsRollupStore(db: Db) {
      * Moves the watermark from `from` (undefined: none yet) to `to`, with the endpoints of the hour `to` is in;
      * answers false when another rollup moved it first.
      */
-    async advanceWatermark(workspaceId: string, from: number | undefined, to: number, hourEndpoints: readonly string[], now: number): Promise<boolean> {
+    async advanceWatermark(
+      workspaceId: string,
+      from: number | undefined,
+      to: number,
+      hourEndpoints: readonly string[],
+      now: number,
+    ): Promise<boolean> {
       const endpoints = hourEndpoints.length > 0;
       const out = await sendConditional(
         db,
@@ -63,8 +74,11 @@ export function makeStatsRollupStore(db: Db) {
           ConditionExpression: from === undefined ? 'attribute_not_exists(rolledTo)' : 'rolledTo = :from',
           ExpressionAttributeNames: { '#type': 'type' },
           ExpressionAttributeValues: {
-            ':type': ENTITY.deliveryStatsWatermark, ':to': to, ':now': new Date(now).toISOString(),
-            ...(endpoints ? { ':endpoints': new Set(hourEndpoints) } : {}), ...(from === undefined ? {} : { ':from': from }),
+            ':type': ENTITY.deliveryStatsWatermark,
+            ':to': to,
+            ':now': new Date(now).toISOString(),
+            ...(endpoints ? { ':endpoints': new Set(hourEndpoints) } : {}),
+            ...(from === undefined ? {} : { ':from': from }),
           },
         }),
       );
@@ -76,10 +90,19 @@ export function makeStatsRollupStore(db: Db) {
      * consistent, since the rollup reads a bucket long after its changes.
      */
     deliveriesCreated: (workspaceId: string, from: number, to: number) =>
-      queryAll<Record<string, unknown>>(db, patterns.deliveriesByWorkspace(workspaceId), { skBetween: idRangeOf(from, to), projection: COUNTED_ATTRIBUTES }),
+      queryAll<Record<string, unknown>>(db, patterns.deliveriesByWorkspace(workspaceId), {
+        skBetween: idRangeOf(from, to),
+        projection: COUNTED_ATTRIBUTES,
+      }),
 
     /** Writes what the rollup counted for an endpoint's bucket or hour starting at `start`. */
-    async writeRollup(workspaceId: string, endpointId: string, start: number, totals: StatsBucket, level: 'bucket' | 'hour'): Promise<void> {
+    async writeRollup(
+      workspaceId: string,
+      endpointId: string,
+      start: number,
+      totals: StatsBucket,
+      level: 'bucket' | 'hour',
+    ): Promise<void> {
       await send(db, baseUpdate(db, workspaceId, endpointId, start, totals, level));
     },
 

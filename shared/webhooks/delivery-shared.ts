@@ -14,7 +14,12 @@ import { creationOf, isLate, recordLateStats } from './delivery-stats-store.ts';
  */
 
 /** A conditional update of one delivery: its new state, or undefined when it moved on (the condition failed). */
-export async function updateDelivery(db: Db, workspaceId: string, deliveryId: string, input: { set: string; remove?: string; condition: string; values: Record<string, unknown> }) {
+export async function updateDelivery(
+  db: Db,
+  workspaceId: string,
+  deliveryId: string,
+  input: { set: string; remove?: string; condition: string; values: Record<string, unknown> },
+) {
   const out = await sendConditional<{ Attributes?: Record<string, unknown> }>(
     db,
     new UpdateCommand({
@@ -34,7 +39,8 @@ export async function updateDelivery(db: Db, workspaceId: string, deliveryId: st
  * The SET clauses a change of a delivery adds when it is late for its bucket's statistics (shared/webhooks/delivery-stats-store.ts):
  * the delivery's state before its first late change, which its bucket's rollup counts (`#status` names `status`).
  */
-export const LATE_SNAPSHOT = 'rollupStatus = if_not_exists(rollupStatus, #status), rollupAttempts = if_not_exists(rollupAttempts, attempts)';
+export const LATE_SNAPSHOT =
+  'rollupStatus = if_not_exists(rollupStatus, #status), rollupAttempts = if_not_exists(rollupAttempts, attempts)';
 
 /** `LATE_SNAPSHOT` and a comma when `late`, else nothing: to put in front of a SET list. */
 export const lateSnapshot = (late: boolean) => (late ? `${LATE_SNAPSHOT}, ` : '');
@@ -79,7 +85,11 @@ export async function endpointLog(db: Db, endpointId: string): Promise<ItemKey[]
 export function sharedDeliveryMethods(db: Db) {
   return {
     /** One delivery, read consistently unless `consistent: false` (half the read units; a change may be a second late). */
-    async getDelivery(workspaceId: string, deliveryId: string, options: { consistent?: boolean } = {}): Promise<StoredDelivery | undefined> {
+    async getDelivery(
+      workspaceId: string,
+      deliveryId: string,
+      options: { consistent?: boolean } = {},
+    ): Promise<StoredDelivery | undefined> {
       return toStored(await getItem(db, keys.delivery(workspaceId, deliveryId), options));
     },
 

@@ -31,7 +31,13 @@ interface Countable {
 
 /** Nothing counted, under `name`. */
 export const emptyBucket = (name: string): StatsBucket => ({
-  hour: name, created: 0, succeeded: 0, failed: 0, durations: new Array<number>(DURATION_BINS).fill(0), lastSuccessAt: null, lastFailureAt: null,
+  hour: name,
+  created: 0,
+  succeeded: 0,
+  failed: 0,
+  durations: new Array<number>(DURATION_BINS).fill(0),
+  lastSuccessAt: null,
+  lastFailureAt: null,
 });
 
 /**
@@ -75,10 +81,21 @@ export function idRangeOf(from: number, to: number): [string, string] {
  * only), then their records (BatchGetItem, eventually consistent like the log, 0.5 RRU each). Undefined, with no
  * record read, when the log holds more than `limit` of them.
  */
-export async function countDeliveries(db: Db, workspaceId: string, endpointId: string, from: number, to: number, limit: number): Promise<StatsBucket | undefined> {
+export async function countDeliveries(
+  db: Db,
+  workspaceId: string,
+  endpointId: string,
+  from: number,
+  to: number,
+  limit: number,
+): Promise<StatsBucket | undefined> {
   const totals = emptyBucket('deliveries');
   if (from >= to) return totals;
-  const logged = await queryAll<ItemKey>(db, patterns.deliveriesByEndpoint(endpointId), { skBetween: idRangeOf(from, to), projection: ['PK', 'SK'], maxItems: limit + 1 });
+  const logged = await queryAll<ItemKey>(db, patterns.deliveriesByEndpoint(endpointId), {
+    skBetween: idRangeOf(from, to),
+    projection: ['PK', 'SK'],
+    maxItems: limit + 1,
+  });
   if (logged.length > limit) return undefined;
   // The log is per endpoint, and endpoint ids are unique: a key outside the caller's workspace is never read.
   const records = await batchRead(db, inWorkspace(workspaceId, logged), { consistent: false, projection: COUNTED_ATTRIBUTES });
@@ -115,15 +132,27 @@ const nameAfter = (prefix: string) => (item: Record<string, unknown>) => (item.S
 export async function readHours(db: Db, workspaceId: string, endpointId: string, from: number, to: number): Promise<StatsBucket[]> {
   if (from >= to) return [];
   const pattern = patterns.deliveryStatsOfEndpoint(workspaceId, endpointId);
-  const items = await queryAll<Record<string, unknown>>(db, pattern, { skBetween: [`${pattern.skPrefix}${statsHour(from)}`, `${pattern.skPrefix}${statsHour(to - HOUR_MS)}`] });
+  const items = await queryAll<Record<string, unknown>>(db, pattern, {
+    skBetween: [`${pattern.skPrefix}${statsHour(from)}`, `${pattern.skPrefix}${statsHour(to - HOUR_MS)}`],
+  });
   return items.map((item) => toBucket(item, nameAfter(pattern.skPrefix)(item)));
 }
 
 /** An endpoint's buckets in [from, to) (bucket starts), as stored; `consistent` for the rollup's own reads. */
-export async function readBucketItems(db: Db, workspaceId: string, endpointId: string, from: number, to: number, consistent = false): Promise<Record<string, unknown>[]> {
+export async function readBucketItems(
+  db: Db,
+  workspaceId: string,
+  endpointId: string,
+  from: number,
+  to: number,
+  consistent = false,
+): Promise<Record<string, unknown>[]> {
   if (from >= to) return [];
   const pattern = patterns.deliveryStatsBucketsOfEndpoint(workspaceId, endpointId);
-  return queryAll<Record<string, unknown>>(db, pattern, { skBetween: [`${pattern.skPrefix}${bucketName(from)}`, `${pattern.skPrefix}${bucketName(to - STATS_BUCKET_MS)}`], consistent });
+  return queryAll<Record<string, unknown>>(db, pattern, {
+    skBetween: [`${pattern.skPrefix}${bucketName(from)}`, `${pattern.skPrefix}${bucketName(to - STATS_BUCKET_MS)}`],
+    consistent,
+  });
 }
 
 /** A workspace's watermark: statistics of deliveries created before `rolledTo` are in items. */
@@ -137,7 +166,11 @@ export interface StatsWatermark {
  * The workspace's watermark, or undefined before its first rollup: read consistently by the rollup, eventually by a
  * statistics read (`consistent: false`: an older one only moves more of the span to the deliveries).
  */
-export async function readWatermark(db: Db, workspaceId: string, options: { consistent?: boolean } = {}): Promise<StatsWatermark | undefined> {
+export async function readWatermark(
+  db: Db,
+  workspaceId: string,
+  options: { consistent?: boolean } = {},
+): Promise<StatsWatermark | undefined> {
   const item = await getItem(db, keys.deliveryStatsWatermark(workspaceId), options);
   if (!item) return undefined;
   const endpoints = item.hourEndpoints as Set<string> | undefined;
@@ -148,15 +181,19 @@ export async function readWatermark(db: Db, workspaceId: string, options: { cons
 export function makeDeliveryStatsReader(db: Db) {
   return {
     /** How far the workspace's statistics are rolled up, or undefined before its first rollup. */
-    statsWatermark: (workspaceId: string): Promise<Pick<StatsWatermark, 'rolledTo'> | undefined> => readWatermark(db, workspaceId, { consistent: false }),
+    statsWatermark: (workspaceId: string): Promise<Pick<StatsWatermark, 'rolledTo'> | undefined> =>
+      readWatermark(db, workspaceId, { consistent: false }),
     /** An endpoint's hours in [from, to) (hour starts, epoch ms). */
     statsHours: (workspaceId: string, endpointId: string, from: number, to: number) => readHours(db, workspaceId, endpointId, from, to),
     /** An endpoint's buckets in [from, to) (bucket starts). */
     async statsBuckets(workspaceId: string, endpointId: string, from: number, to: number): Promise<StatsBucket[]> {
       const prefix = patterns.deliveryStatsBucketsOfEndpoint(workspaceId, endpointId).skPrefix;
-      return (await readBucketItems(db, workspaceId, endpointId, from, to)).map((item) => toBucket(item, (item.SK as string).slice(prefix.length)));
+      return (await readBucketItems(db, workspaceId, endpointId, from, to)).map((item) =>
+        toBucket(item, (item.SK as string).slice(prefix.length)),
+      );
     },
     /** The endpoint's deliveries created in [from, to), counted one by one; undefined past `limit` of them. */
-    countEndpointDeliveries: (workspaceId: string, endpointId: string, from: number, to: number, limit: number) => countDeliveries(db, workspaceId, endpointId, from, to, limit),
+    countEndpointDeliveries: (workspaceId: string, endpointId: string, from: number, to: number, limit: number) =>
+      countDeliveries(db, workspaceId, endpointId, from, to, limit),
   };
 }

@@ -117,7 +117,13 @@ export function planSpan(since: number, now: number, rolledTo: number | undefine
   const firstHour = ceilTo(firstBucket, hourStart, HOUR_MS);
   const lastHour = hourStart(watermark);
   if (firstHour < lastHour) plan.hours = [firstHour, lastHour];
-  const edges: Span[] = firstHour < lastHour ? [[firstBucket, firstHour], [lastHour, watermark]] : [[firstBucket, watermark]];
+  const edges: Span[] =
+    firstHour < lastHour
+      ? [
+          [firstBucket, firstHour],
+          [lastHour, watermark],
+        ]
+      : [[firstBucket, watermark]];
   plan.buckets = edges.filter(([from, to]) => from < to);
   plan.counted.push([watermark, now + STATS_BUCKET_MS]);
   return plan;

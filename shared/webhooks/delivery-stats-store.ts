@@ -96,7 +96,11 @@ export const TIMES = { successAt: 'sAt', failureAt: 'fAt' } as const;
 export function itemsOf(workspaceId: string, endpointId: string, createdAt: number) {
   const ttl = (start: number) => Math.floor(start / 1000) + STATS_RETENTION_SECONDS;
   return [
-    { key: keys.deliveryStatsBucket(workspaceId, endpointId, bucketName(createdAt)), type: ENTITY.deliveryStatsBucket, ttl: ttl(bucketStart(createdAt)) },
+    {
+      key: keys.deliveryStatsBucket(workspaceId, endpointId, bucketName(createdAt)),
+      type: ENTITY.deliveryStatsBucket,
+      ttl: ttl(bucketStart(createdAt)),
+    },
     { key: keys.deliveryStats(workspaceId, endpointId, statsHour(createdAt)), type: ENTITY.deliveryStats, ttl: ttl(hourStart(createdAt)) },
   ];
 }
@@ -117,7 +121,11 @@ function lateUpdate(db: Db, target: Target, change: StatsChange): NonNullable<Tr
   const values: Record<string, unknown> = {};
   const add: string[] = [];
   const set = ['#type = :type', '#ttl = :ttl'];
-  const deltas: [string, string, number | undefined][] = Object.entries(COUNTS).map(([field, name]) => [field, name, change[field as keyof typeof COUNTS]]);
+  const deltas: [string, string, number | undefined][] = Object.entries(COUNTS).map(([field, name]) => [
+    field,
+    name,
+    change[field as keyof typeof COUNTS],
+  ]);
   if (change.durationMs !== undefined) deltas.push([`d${durationBin(change.durationMs)}`, `d${durationBin(change.durationMs)}`, 1]);
   for (const [field, name, delta] of deltas) if (delta) (values[`:${field}`] = delta), add.push(`x${name} :${field}`);
   // Last write wins: two late attempts finishing together may leave the earlier time (by milliseconds).
@@ -133,15 +141,25 @@ function lateUpdate(db: Db, target: Target, change: StatsChange): NonNullable<Tr
  * for writes that must count exactly (a manual retry).
  */
 export function lateStatsChange(db: Db, workspaceId: string, endpointId: string, createdAt: number, change: StatsChange): TransactItem[] {
-  return itemsOf(workspaceId, endpointId, createdAt).reverse().map((target) => ({ Update: lateUpdate(db, target, change) }));
+  return itemsOf(workspaceId, endpointId, createdAt)
+    .reverse()
+    .map((target) => ({ Update: lateUpdate(db, target, change) }));
 }
 
 /**
  * A late change as two UpdateItems, sent after the delivery's own write: a function that stops between them loses
  * this one change (as it would lose any count written apart from the delivery).
  */
-export async function recordLateStats(db: Db, workspaceId: string, endpointId: string, createdAt: number, change: StatsChange): Promise<void> {
-  await Promise.all(itemsOf(workspaceId, endpointId, createdAt).map((target) => send(db, new UpdateCommand(lateUpdate(db, target, change)))));
+export async function recordLateStats(
+  db: Db,
+  workspaceId: string,
+  endpointId: string,
+  createdAt: number,
+  change: StatsChange,
+): Promise<void> {
+  await Promise.all(
+    itemsOf(workspaceId, endpointId, createdAt).map((target) => send(db, new UpdateCommand(lateUpdate(db, target, change)))),
+  );
 }
 
 /** The later of two ISO times (either may be missing). */

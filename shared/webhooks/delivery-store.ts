@@ -7,7 +7,15 @@ import { batchDelete, batchRead } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
 import { FAILED_DELIVERY_INDEX, keys, patterns } from '../platform/store/keys.ts';
 import { toDelivery, type AttemptEntry, type Delivery, type DeliveryStatus } from './delivery-records.ts';
-import { endpointLog, inWorkspace, lateSnapshot, pendingKeys, sharedDeliveryMethods, staleClaimOf, updateDelivery } from './delivery-shared.ts';
+import {
+  endpointLog,
+  inWorkspace,
+  lateSnapshot,
+  pendingKeys,
+  sharedDeliveryMethods,
+  staleClaimOf,
+  updateDelivery,
+} from './delivery-shared.ts';
 import { creationOf, isLate, lateStatsChange, recordLateStats, statsKeysOfEndpoint, type StatsChange } from './delivery-stats-store.ts';
 
 export * from './delivery-records.ts';
@@ -51,21 +59,33 @@ export function makeDeliveryApiStore(db: Db, pager: Pager) {
       const uncounted: StatsChange = delivery.status === 'success' ? { succeeded: -1 } : { failed: -1 };
       const attempt = (late: boolean) => {
         const due = pendingKeys(delivery.id, now);
-        return transact(db, [
-          {
-            Update: {
-              TableName: db.tableName,
-              Key: keys.delivery(workspaceId, delivery.id),
-              UpdateExpression: `SET ${lateSnapshot(late)}#status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk REMOVE ${FAILED_DELIVERY_INDEX.remove}`,
-              // Counted as it ends up only while no earlier change was counted late: else this one must be too.
-              ConditionExpression: late ? '#status = :observed' : '#status = :observed AND attribute_not_exists(rollupStatus)',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':pending': 'pending', ':token': token, ':now': now, ':true': true, ':gpk': due.GSI2PK, ':gsk': due.GSI2SK, ':observed': delivery.status },
+        return transact(
+          db,
+          [
+            {
+              Update: {
+                TableName: db.tableName,
+                Key: keys.delivery(workspaceId, delivery.id),
+                UpdateExpression: `SET ${lateSnapshot(late)}#status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk REMOVE ${FAILED_DELIVERY_INDEX.remove}`,
+                // Counted as it ends up only while no earlier change was counted late: else this one must be too.
+                ConditionExpression: late ? '#status = :observed' : '#status = :observed AND attribute_not_exists(rollupStatus)',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: {
+                  ':pending': 'pending',
+                  ':token': token,
+                  ':now': now,
+                  ':true': true,
+                  ':gpk': due.GSI2PK,
+                  ':gsk': due.GSI2SK,
+                  ':observed': delivery.status,
+                },
+              },
             },
-          },
-          ...(late ? lateStatsChange(db, workspaceId, delivery.endpointId, creationOf(delivery.id), uncounted) : []),
-          auditPut(db, workspaceId, audit),
-        ], [0]);
+            ...(late ? lateStatsChange(db, workspaceId, delivery.endpointId, creationOf(delivery.id), uncounted) : []),
+            auditPut(db, workspaceId, audit),
+          ],
+          [0],
+        );
       };
       if (isLate(delivery.id, Date.parse(now))) return (await attempt(true)) === undefined;
       // The condition failed either on the status (the late attempt fails too) or on a late count (it holds).
@@ -88,8 +108,8 @@ export function makeDeliveryApiStore(db: Db, pager: Pager) {
       const conditions: string[] = byEndpoint ? [] : ['workspaceId = :ws'];
       const values: Record<string, unknown> = byEndpoint ? {} : { ':ws': workspaceId };
       const statusInQuery = filter.status !== undefined && !byEndpoint;
-      if (statusInQuery) (conditions.push('#status = :status'), (values[':status'] = filter.status));
-      if (filter.eventType) (conditions.push('eventType = :eventType'), (values[':eventType'] = filter.eventType));
+      if (statusInQuery) conditions.push('#status = :status'), (values[':status'] = filter.status);
+      if (filter.eventType) conditions.push('eventType = :eventType'), (values[':eventType'] = filter.eventType);
       const result = await pager.queryPage<Record<string, unknown>>({
         scope: `deliveries:${workspaceId}:${JSON.stringify(filter)}`,
         ...(byEndpoint ? patterns.deliveriesByEndpoint(filter.endpointId!) : patterns.deliveriesByWorkspace(workspaceId)),
@@ -129,7 +149,13 @@ export function makeDeliveryWorkerStore(db: Db) {
      * carries its creation time) when its changes are counted late (the record `recordAttempt` answered says so);
      * otherwise the bucket's rollup counts it, and this writes nothing.
      */
-    async recordDeliveryStats(workspaceId: string, endpointId: string, _createdAt: string, change: StatsChange, counting: { late: boolean; deliveryId: string }): Promise<void> {
+    async recordDeliveryStats(
+      workspaceId: string,
+      endpointId: string,
+      _createdAt: string,
+      change: StatsChange,
+      counting: { late: boolean; deliveryId: string },
+    ): Promise<void> {
       if (counting.late) await recordLateStats(db, workspaceId, endpointId, creationOf(counting.deliveryId), change);
     },
 
@@ -167,7 +193,15 @@ export function makeDeliveryWorkerStore(db: Db) {
     ) {
       const late = isLate(deliveryId, Date.parse(entry.at) + entry.durationMs);
       const common = `${lateSnapshot(late)}#status = :status, attempts = attempts + :one, statusCode = :code, lastError = :error, attemptLog = list_append(attemptLog, :entry), updatedAt = :now`;
-      const values = { ':status': outcome.status, ':one': 1, ':code': entry.statusCode, ':error': entry.error, ':entry': [entry], ':now': entry.at, ':claim': claim };
+      const values = {
+        ':status': outcome.status,
+        ':one': 1,
+        ':code': entry.statusCode,
+        ':error': entry.error,
+        ':entry': [entry],
+        ':now': entry.at,
+        ':claim': claim,
+      };
       if (outcome.status === 'pending') {
         const due = pendingKeys(deliveryId, outcome.nextRetryAt);
         return updateDelivery(db, workspaceId, deliveryId, {

@@ -13,7 +13,10 @@ export function makeEndpointFanoutStore(db: Db) {
   return {
     /** The workspace's endpoints, newest first, read consistently. */
     async listEndpoints(workspaceId: string): Promise<StoredEndpoint[]> {
-      const items = await queryAll<Record<string, unknown>>(db, patterns.webhookEndpointsByWorkspace(workspaceId), { consistent: true, newestFirst: true });
+      const items = await queryAll<Record<string, unknown>>(db, patterns.webhookEndpointsByWorkspace(workspaceId), {
+        consistent: true,
+        newestFirst: true,
+      });
       return items.map((item) => toEndpoint(item)!);
     },
   };
@@ -60,19 +63,29 @@ export function makeEndpointWorkerStore(db: Db) {
      * Switches an enabled endpoint off for failing, with its `webhook_endpoint.disabled` audit entry (whose stream
      * record makes the fan-out tell the workspace's other endpoints). Answers false when it was already off.
      */
-    async autoDisableEndpoint(workspaceId: string, endpointId: string, disabledAt: string, reason: string, audit: AuditEntry): Promise<boolean> {
-      const failed = await transact(db, [
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: keys.webhookEndpoint(workspaceId, endpointId),
-            UpdateExpression: 'SET enabled = :false, disabledAt = :at, disabledReason = :reason, updatedAt = :at',
-            ConditionExpression: 'enabled = :true',
-            ExpressionAttributeValues: { ':false': false, ':true': true, ':at': disabledAt, ':reason': reason },
+    async autoDisableEndpoint(
+      workspaceId: string,
+      endpointId: string,
+      disabledAt: string,
+      reason: string,
+      audit: AuditEntry,
+    ): Promise<boolean> {
+      const failed = await transact(
+        db,
+        [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.webhookEndpoint(workspaceId, endpointId),
+              UpdateExpression: 'SET enabled = :false, disabledAt = :at, disabledReason = :reason, updatedAt = :at',
+              ConditionExpression: 'enabled = :true',
+              ExpressionAttributeValues: { ':false': false, ':true': true, ':at': disabledAt, ':reason': reason },
+            },
           },
-        },
-        auditPut(db, workspaceId, audit),
-      ], [0]);
+          auditPut(db, workspaceId, audit),
+        ],
+        [0],
+      );
       return failed === undefined;
     },
   };

@@ -35,8 +35,20 @@ export interface EndpointItem {
 export type StoredEndpoint = EndpointItem & { sealedSecret: SealedValue; previousSealedSecret?: SealedValue | undefined };
 
 const FIELDS: readonly (keyof EndpointItem)[] = [
-  'id', 'url', 'events', 'description', 'enabled', 'secretHint', 'createdAt', 'updatedAt',
-  'disabledAt', 'disabledReason', 'consecutiveFailures', 'failingSince', 'accountId', 'previousSecretExpiresAt',
+  'id',
+  'url',
+  'events',
+  'description',
+  'enabled',
+  'secretHint',
+  'createdAt',
+  'updatedAt',
+  'disabledAt',
+  'disabledReason',
+  'consecutiveFailures',
+  'failingSince',
+  'accountId',
+  'previousSecretExpiresAt',
 ];
 
 /** At most this many endpoints per workspace (api.md section 8). */
@@ -58,12 +70,17 @@ export const toEndpoint = (item: Record<string, unknown> | undefined): StoredEnd
 
 /** The per-workspace endpoint counter's change in a transaction: creation counts up under the cap, deletion down. */
 function endpointCounter(db: Db, workspaceId: string, delta: 1 | -1) {
-  return countBy(db, keys.webhookEndpointCount(workspaceId), { delta, type: ENTITY.webhookEndpointCount, ...(delta === 1 ? { max: MAX_ENDPOINTS } : {}) });
+  return countBy(db, keys.webhookEndpointCount(workspaceId), {
+    delta,
+    type: ENTITY.webhookEndpointCount,
+    ...(delta === 1 ? { max: MAX_ENDPOINTS } : {}),
+  });
 }
 
 /** After a conditional change of an endpoint failed: NOT_FOUND when it is gone, else CONFLICT (it changed since read). */
 async function changedOrGone(db: Db, workspaceId: string, endpointId: string, change: string): Promise<never> {
-  if (!(await getItem(db, keys.webhookEndpoint(workspaceId, endpointId)))) throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
+  if (!(await getItem(db, keys.webhookEndpoint(workspaceId, endpointId))))
+    throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
   throw new ConflictError(`webhook endpoint ${endpointId} changed while ${change}; read it again and retry`);
 }
 
@@ -83,23 +100,31 @@ export function makeEndpointApiStore(db: Db, pager: Pager) {
 
     /** The workspace's endpoints, newest first, one page at a time. */
     async listEndpointPage(workspaceId: string, page: PageRequest) {
-      const result = await pager.queryPage({ scope: `webhooks:${workspaceId}`, ...patterns.webhookEndpointsByWorkspace(workspaceId), ...page });
+      const result = await pager.queryPage({
+        scope: `webhooks:${workspaceId}`,
+        ...patterns.webhookEndpointsByWorkspace(workspaceId),
+        ...page,
+      });
       return { ...result, items: result.items.map((item) => toEndpoint(item)!) };
     },
 
     /** The endpoint, the cap counter and the audit entry together; the 21st endpoint is LIMIT_EXCEEDED. */
     async createEndpoint(workspaceId: string, endpoint: StoredEndpoint, audit: AuditEntry): Promise<void> {
-      const failed = await transact(db, [
-        endpointCounter(db, workspaceId, 1),
-        {
-          Put: {
-            TableName: db.tableName,
-            Item: { ...keys.webhookEndpoint(workspaceId, endpoint.id), type: ENTITY.webhookEndpoint, workspaceId, ...compact(endpoint) },
-            ConditionExpression: 'attribute_not_exists(PK)',
+      const failed = await transact(
+        db,
+        [
+          endpointCounter(db, workspaceId, 1),
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: { ...keys.webhookEndpoint(workspaceId, endpoint.id), type: ENTITY.webhookEndpoint, workspaceId, ...compact(endpoint) },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
           },
-        },
-        auditPut(db, workspaceId, audit),
-      ], [0]);
+          auditPut(db, workspaceId, audit),
+        ],
+        [0],
+      );
       if (failed === 0) throw new LimitExceededError(`webhooks: a workspace has at most ${MAX_ENDPOINTS} endpoints`);
     },
 
@@ -108,24 +133,44 @@ export function makeEndpointApiStore(db: Db, pager: Pager) {
      * (`readUpdatedAt`): a switch-off or another change in between is a CONFLICT, never silently undone. The failure
      * streak is only written when enabling resets it, so the worker's concurrent counting is never overwritten.
      */
-    async updateEndpoint(workspaceId: string, endpoint: StoredEndpoint, readUpdatedAt: string, resetStreak: boolean, audit: AuditEntry): Promise<void> {
-      const fields = { url: endpoint.url, events: endpoint.events, description: endpoint.description, enabled: endpoint.enabled, disabledAt: endpoint.disabledAt, disabledReason: endpoint.disabledReason, updatedAt: endpoint.updatedAt };
+    async updateEndpoint(
+      workspaceId: string,
+      endpoint: StoredEndpoint,
+      readUpdatedAt: string,
+      resetStreak: boolean,
+      audit: AuditEntry,
+    ): Promise<void> {
+      const fields = {
+        url: endpoint.url,
+        events: endpoint.events,
+        description: endpoint.description,
+        enabled: endpoint.enabled,
+        disabledAt: endpoint.disabledAt,
+        disabledReason: endpoint.disabledReason,
+        updatedAt: endpoint.updatedAt,
+      };
       const names = Object.fromEntries(Object.keys(fields).map((field) => [`#${field}`, field]));
       const values = Object.fromEntries(Object.entries(fields).map(([field, value]) => [`:${field}`, value]));
-      const set = Object.keys(fields).map((field) => `#${field} = :${field}`).join(', ');
-      const failed = await transact(db, [
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: keys.webhookEndpoint(workspaceId, endpoint.id),
-            UpdateExpression: resetStreak ? `SET ${set}, consecutiveFailures = :zero REMOVE failingSince` : `SET ${set}`,
-            ConditionExpression: 'attribute_exists(PK) AND #updatedAt = :read',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ':read': readUpdatedAt, ...(resetStreak ? { ':zero': 0 } : {}) },
+      const set = Object.keys(fields)
+        .map((field) => `#${field} = :${field}`)
+        .join(', ');
+      const failed = await transact(
+        db,
+        [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.webhookEndpoint(workspaceId, endpoint.id),
+              UpdateExpression: resetStreak ? `SET ${set}, consecutiveFailures = :zero REMOVE failingSince` : `SET ${set}`,
+              ConditionExpression: 'attribute_exists(PK) AND #updatedAt = :read',
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: { ...values, ':read': readUpdatedAt, ...(resetStreak ? { ':zero': 0 } : {}) },
+            },
           },
-        },
-        auditPut(db, workspaceId, audit),
-      ], [0]);
+          auditPut(db, workspaceId, audit),
+        ],
+        [0],
+      );
       if (failed !== undefined) await changedOrGone(db, workspaceId, endpoint.id, 'it was being updated');
     },
 
@@ -136,45 +181,61 @@ export function makeEndpointApiStore(db: Db, pager: Pager) {
      * is silently undone (two rotations in one millisecond share an `updatedAt`: without the secret in the condition
      * both would pass, and one caller would hold a secret that never signs). Else NOT_FOUND or CONFLICT.
      */
-    async rotateEndpointSecret(workspaceId: string, endpoint: StoredEndpoint, read: { updatedAt: string; secret: SealedValue }, audit: AuditEntry): Promise<void> {
-      const keep = endpoint.previousSealedSecret && endpoint.previousSecretExpiresAt ? { previous: endpoint.previousSealedSecret, until: endpoint.previousSecretExpiresAt } : undefined;
+    async rotateEndpointSecret(
+      workspaceId: string,
+      endpoint: StoredEndpoint,
+      read: { updatedAt: string; secret: SealedValue },
+      audit: AuditEntry,
+    ): Promise<void> {
+      const keep =
+        endpoint.previousSealedSecret && endpoint.previousSecretExpiresAt
+          ? { previous: endpoint.previousSealedSecret, until: endpoint.previousSecretExpiresAt }
+          : undefined;
       const set = 'sealedSecret = :sealed, secretHint = :hint, updatedAt = :updatedAt';
-      const failed = await transact(db, [
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: keys.webhookEndpoint(workspaceId, endpoint.id),
-            UpdateExpression: keep
-              ? `SET ${set}, previousSealedSecret = :previous, previousSecretExpiresAt = :until`
-              : `SET ${set} REMOVE previousSealedSecret, previousSecretExpiresAt`,
-            ConditionExpression: 'attribute_exists(PK) AND updatedAt = :read AND sealedSecret.ciphertext = :readCiphertext',
-            ExpressionAttributeValues: {
-              ':sealed': endpoint.sealedSecret,
-              ':hint': endpoint.secretHint,
-              ':updatedAt': endpoint.updatedAt,
-              ':read': read.updatedAt,
-              ':readCiphertext': read.secret.ciphertext,
-              ...(keep ? { ':previous': keep.previous, ':until': keep.until } : {}),
+      const failed = await transact(
+        db,
+        [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.webhookEndpoint(workspaceId, endpoint.id),
+              UpdateExpression: keep
+                ? `SET ${set}, previousSealedSecret = :previous, previousSecretExpiresAt = :until`
+                : `SET ${set} REMOVE previousSealedSecret, previousSecretExpiresAt`,
+              ConditionExpression: 'attribute_exists(PK) AND updatedAt = :read AND sealedSecret.ciphertext = :readCiphertext',
+              ExpressionAttributeValues: {
+                ':sealed': endpoint.sealedSecret,
+                ':hint': endpoint.secretHint,
+                ':updatedAt': endpoint.updatedAt,
+                ':read': read.updatedAt,
+                ':readCiphertext': read.secret.ciphertext,
+                ...(keep ? { ':previous': keep.previous, ':until': keep.until } : {}),
+              },
             },
           },
-        },
-        auditPut(db, workspaceId, audit),
-      ], [0]);
+          auditPut(db, workspaceId, audit),
+        ],
+        [0],
+      );
       if (failed !== undefined) await changedOrGone(db, workspaceId, endpoint.id, 'its secret was being rotated');
     },
 
     async deleteEndpoint(workspaceId: string, endpointId: string, audit: AuditEntry): Promise<void> {
-      const failed = await transact(db, [
-        {
-          Delete: {
-            TableName: db.tableName,
-            Key: keys.webhookEndpoint(workspaceId, endpointId),
-            ConditionExpression: 'attribute_exists(PK)',
+      const failed = await transact(
+        db,
+        [
+          {
+            Delete: {
+              TableName: db.tableName,
+              Key: keys.webhookEndpoint(workspaceId, endpointId),
+              ConditionExpression: 'attribute_exists(PK)',
+            },
           },
-        },
-        endpointCounter(db, workspaceId, -1),
-        auditPut(db, workspaceId, audit),
-      ], [0]);
+          endpointCounter(db, workspaceId, -1),
+          auditPut(db, workspaceId, audit),
+        ],
+        [0],
+      );
       if (failed === 0) throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
     },
   };

@@ -10,7 +10,7 @@ export const EVENT_TYPES = [
   { type: 'service.secret.delete', description: 'A secret and all of its versions were deleted.' },
   {
     type: 'service.webhook_endpoint.disabled',
-    description: 'The service switched off another of the workspace\'s endpoints because its deliveries kept failing.',
+    description: "The service switched off another of the workspace's endpoints because its deliveries kept failing.",
   },
 ] as const;
 
@@ -106,7 +106,14 @@ export function pingEvent(auditId: string, accountId: string, endpointId: string
 }
 
 /** A new delivery of `event` to one endpoint, due now. */
-export function pendingDelivery(id: string, endpointId: string, event: WebhookEvent, createdAt: string, body: string, attemptToken: string): StoredDelivery {
+export function pendingDelivery(
+  id: string,
+  endpointId: string,
+  event: WebhookEvent,
+  createdAt: string,
+  body: string,
+  attemptToken: string,
+): StoredDelivery {
   return {
     id,
     endpointId,

@@ -28,7 +28,11 @@ export interface FanoutMetrics {
  * The metric of a changed audit entry, as the fan-out writes it and lib/monitoring.ts alarms on it. The namespace is
  * the worker's (shared/webhooks/metrics.ts), spelled out: importing it would bundle the worker's metrics here.
  */
-export const AUDIT_CHANGE_METRIC = { namespace: 'SecretsService', name: 'AuditEntriesChanged', dimensions: { service: 'audit-log' } } as const;
+export const AUDIT_CHANGE_METRIC = {
+  namespace: 'SecretsService',
+  name: 'AuditEntriesChanged',
+  dimensions: { service: 'audit-log' },
+} as const;
 
 /**
  * The fan-out's metrics as CloudWatch Embedded Metric Format lines on stdout (the worker's format, see
@@ -83,7 +87,10 @@ function insertedAudit(record: DynamoDBRecord): AuditRecord | undefined {
 /** Enabled endpoints subscribed to the event; the disabled-endpoint event never goes to the endpoint it is about. */
 function subscribers(endpoints: readonly StoredEndpoint[], event: WebhookEvent): StoredEndpoint[] {
   return endpoints.filter(
-    (endpoint) => endpoint.enabled && endpoint.events.includes(event.type) && !(event.type === 'service.webhook_endpoint.disabled' && event.data.endpointId === endpoint.id),
+    (endpoint) =>
+      endpoint.enabled &&
+      endpoint.events.includes(event.type) &&
+      !(event.type === 'service.webhook_endpoint.disabled' && event.data.endpointId === endpoint.id),
   );
 }
 
@@ -106,7 +113,10 @@ function messageBatches(deps: Pick<FanoutDeps, 'enqueueAll' | 'log' | 'store' | 
     }
     if (refused.length > 0) deps.log.error('fan-out could not queue every delivery', { refused: refused.length });
     for (const index of refused) firstRefused = Math.min(firstRefused, batch[index]!.record);
-    await markDue(deps, refused.map((index) => batch[index]!.message));
+    await markDue(
+      deps,
+      refused.map((index) => batch[index]!.message),
+    );
   };
   return {
     async add(record: number, messages: readonly DeliveryMessage[]) {
@@ -155,13 +165,18 @@ export function makeFanout(deps: FanoutDeps) {
       try {
         await queue.add(i, await deliveriesOf(records[i]!, endpointsOf));
       } catch (error) {
-        deps.log.error('fan-out failed for a stream record', { sequenceNumber: records[i]!.dynamodb?.SequenceNumber, errorName: (error as Error).name });
+        deps.log.error('fan-out failed for a stream record', {
+          sequenceNumber: records[i]!.dynamodb?.SequenceNumber,
+          errorName: (error as Error).name,
+        });
         failedAt = i;
         break;
       }
     }
     const retryFrom = Math.min(failedAt, await queue.flush());
-    return { batchItemFailures: retryFrom < records.length ? [{ itemIdentifier: records[retryFrom]!.dynamodb?.SequenceNumber ?? '' }] : [] };
+    return {
+      batchItemFailures: retryFrom < records.length ? [{ itemIdentifier: records[retryFrom]!.dynamodb?.SequenceNumber ?? '' }] : [],
+    };
   };
 
   /** Creates the record's deliveries (side by side: they are independent); answers the messages they need. */

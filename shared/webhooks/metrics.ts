@@ -25,7 +25,13 @@ export function failureReason(result: { statusCode: number | null; error: string
     return result.statusCode >= 500 ? 'http_5xx' : 'http_4xx';
   }
   const error = result.error ?? '';
-  for (const [prefix, reason] of [['timed out', 'timeout'], ['blocked', 'blocked'], ['TLS', 'tls'], ['DNS', 'dns'], ['connection', 'connection']] as const) {
+  for (const [prefix, reason] of [
+    ['timed out', 'timeout'],
+    ['blocked', 'blocked'],
+    ['TLS', 'tls'],
+    ['DNS', 'dns'],
+    ['connection', 'connection'],
+  ] as const) {
     if (error.startsWith(prefix)) return reason;
   }
   return 'other';
@@ -60,7 +66,9 @@ export function makeDeliveryMetrics(options: { write?: (line: string) => void; e
     const body: Record<string, unknown> = {
       _aws: {
         Timestamp: Date.now(),
-        CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [Object.keys(dimensions)], Metrics: metrics.map(([Name, Unit]) => ({ Name, Unit })) }],
+        CloudWatchMetrics: [
+          { Namespace: METRICS_NAMESPACE, Dimensions: [Object.keys(dimensions)], Metrics: metrics.map(([Name, Unit]) => ({ Name, Unit })) },
+        ],
       },
       ...dimensions,
     };
@@ -69,7 +77,9 @@ export function makeDeliveryMetrics(options: { write?: (line: string) => void; e
   };
   const flush = () => {
     if (stored.size === 0) return;
-    const metrics = [...stored].map(([name, { unit, values }]) => [name, unit, values.length === 1 ? values[0]! : values] as [string, Unit, number | number[]]);
+    const metrics = [...stored].map(
+      ([name, { unit, values }]) => [name, unit, values.length === 1 ? values[0]! : values] as [string, Unit, number | number[]],
+    );
     stored.clear();
     document(metrics, service);
   };

@@ -23,4 +23,5 @@ export function exactly(value: unknown, keys: readonly string[]): Record<string,
 }
 
 /** True for a workspace id and a whole number from 0 on (a step, a time). */
-export const counts = (workspaceId: unknown, n: unknown) => typeof workspaceId === 'string' && isId('workspace', workspaceId) && Number.isSafeInteger(n) && (n as number) >= 0;
+export const counts = (workspaceId: unknown, n: unknown) =>
+  typeof workspaceId === 'string' && isId('workspace', workspaceId) && Number.isSafeInteger(n) && (n as number) >= 0;

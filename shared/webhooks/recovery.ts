@@ -67,9 +67,9 @@ export function makeRecoveryRunner(deps: RecoveryDeps) {
   /** Queues one page's failed deliveries again; answers those it moved. */
   async function requeuePage(ws: string, recovery: Recovery, ids: readonly string[]): Promise<StoredDelivery[]> {
     const now = iso(clock.now());
-    const moved = (await mapLimit(ids, REQUEUES_IN_FLIGHT, (id) => store.requeueFailed(ws, id, recovery.endpointId, newAttemptToken(), now))).filter(
-      (delivery): delivery is StoredDelivery => delivery !== undefined,
-    );
+    const moved = (
+      await mapLimit(ids, REQUEUES_IN_FLIGHT, (id) => store.requeueFailed(ws, id, recovery.endpointId, newAttemptToken(), now))
+    ).filter((delivery): delivery is StoredDelivery => delivery !== undefined);
     if (moved.length === 0) return moved;
     const refused = await deps.enqueueAll(moved.map((d) => ({ workspaceId: ws, deliveryId: d.id, attemptToken: d.attemptToken! })));
     // Each one refused is pending and due now on the sweeper's index, which queues it after its grace period.
@@ -101,17 +101,32 @@ export function makeRecoveryRunner(deps: RecoveryDeps) {
       const page = await store.failedPage(ws, recovery, pageSize);
       const moved = await requeuePage(ws, recovery, page.ids);
       const status: Recovery['status'] = page.more ? 'running' : 'done';
-      const next: { cursor: string | null; queued: number; status: Recovery['status']; now: string } = { cursor: page.last ?? recovery.cursor, queued: moved.length, status, now: iso(clock.now()) };
+      const next: { cursor: string | null; queued: number; status: Recovery['status']; now: string } = {
+        cursor: page.last ?? recovery.cursor,
+        queued: moved.length,
+        status,
+        now: iso(clock.now()),
+      };
       // Another runner of this step moved it on first: it carries on, this one stops (nothing was queued twice).
       if (!(await store.advanceRecovery(ws, recovery, next))) return 'dropped';
-      recovery = { ...recovery, cursor: next.cursor, queued: recovery.queued + moved.length, step: recovery.step + 1, status: next.status, updatedAt: next.now };
+      recovery = {
+        ...recovery,
+        cursor: next.cursor,
+        queued: recovery.queued + moved.length,
+        step: recovery.step + 1,
+        status: next.status,
+        updatedAt: next.now,
+      };
       if (next.status === 'done') return 'done';
       if (Date.now() - started < budgetMs) continue;
       try {
         await deps.continueRecovery({ workspaceId: ws, recoveryId: recovery.id, step: recovery.step });
         return 'continued';
       } catch (error) {
-        deps.log.warn('recovery could not queue its next step; the sweeper will', { recoveryId: recovery.id, errorName: (error as Error).name });
+        deps.log.warn('recovery could not queue its next step; the sweeper will', {
+          recoveryId: recovery.id,
+          errorName: (error as Error).name,
+        });
         return 'stalled';
       }
     }

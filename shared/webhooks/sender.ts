@@ -103,7 +103,14 @@ async function attempt(request: WebhookRequest, deadline: Deadline, progress: { 
 }
 
 /** The POST and its answer, read up to the size limit. */
-async function exchange(url: URL, address: string, request: WebhookRequest, signal: AbortSignal, progress: { statusCode: number | null }, lease: ConnectionLease | undefined): Promise<Outcome> {
+async function exchange(
+  url: URL,
+  address: string,
+  request: WebhookRequest,
+  signal: AbortSignal,
+  progress: { statusCode: number | null },
+  lease: ConnectionLease | undefined,
+): Promise<Outcome> {
   const response = await postOnce(url, address, request, signal, lease);
   const statusCode = response.statusCode ?? 0;
   progress.statusCode = statusCode;
@@ -122,17 +129,30 @@ async function exchange(url: URL, address: string, request: WebhookRequest, sign
  * raced our reuse; Node's own advice). Almost always the request never reached it; a receiver that read it and then
  * reset the connection gets it twice, which at-least-once delivery allows (receivers dedupe on the delivery id).
  */
-async function postOnce(url: URL, address: string, request: WebhookRequest, signal: AbortSignal, lease: ConnectionLease | undefined): Promise<IncomingMessage> {
+async function postOnce(
+  url: URL,
+  address: string,
+  request: WebhookRequest,
+  signal: AbortSignal,
+  lease: ConnectionLease | undefined,
+): Promise<IncomingMessage> {
   try {
     return await post(url, address, request, signal, lease);
   } catch (error) {
-    if (!(error as { reusedSocket?: boolean }).reusedSocket || (error as { code?: string }).code !== 'ECONNRESET' || signal.aborted) throw error;
+    if (!(error as { reusedSocket?: boolean }).reusedSocket || (error as { code?: string }).code !== 'ECONNRESET' || signal.aborted)
+      throw error;
     return post(url, address, request, signal, lease);
   }
 }
 
 /** POSTs to the checked IP (net/pinned-request.ts); our headers come last so a caller's cannot misstate the length. */
-function post(url: URL, address: string, request: WebhookRequest, signal: AbortSignal, lease: ConnectionLease | undefined): Promise<IncomingMessage> {
+function post(
+  url: URL,
+  address: string,
+  request: WebhookRequest,
+  signal: AbortSignal,
+  lease: ConnectionLease | undefined,
+): Promise<IncomingMessage> {
   const headers = { ...request.headers, 'User-Agent': USER_AGENT, 'Content-Length': String(Buffer.byteLength(request.body)) };
   return requestPinned(url, address, { method: 'POST', headers, body: request.body, agent: lease?.agent, signal });
 }

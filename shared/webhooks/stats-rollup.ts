@@ -11,7 +11,10 @@ import type { StatsRollupMessage } from './delivery-message.ts';
 const HOUR_MS = 3_600_000;
 
 export interface StatsRollupDeps {
-  store: Pick<StatsRollupStore, 'rollupWatermark' | 'oldestDeliveryAt' | 'advanceWatermark' | 'deliveriesCreated' | 'writeRollup' | 'rolledBuckets'>;
+  store: Pick<
+    StatsRollupStore,
+    'rollupWatermark' | 'oldestDeliveryAt' | 'advanceWatermark' | 'deliveriesCreated' | 'writeRollup' | 'rolledBuckets'
+  >;
   /** Queues the rest of a rollup that ran out of time (the worker runs it). */
   continueRollup: (message: StatsRollupMessage) => Promise<void>;
   clock: Clock;
@@ -37,7 +40,9 @@ async function inLanes(tasks: (() => Promise<unknown>)[]): Promise<void> {
 
 /** The endpoints with deliveries counted in [from, to). */
 function endpointsIn(counted: Counted, from: number, to: number): string[] {
-  return [...counted].filter(([, buckets]) => [...buckets.keys()].some((start) => start >= from && start < to)).map(([endpoint]) => endpoint);
+  return [...counted]
+    .filter(([, buckets]) => [...buckets.keys()].some((start) => start >= from && start < to))
+    .map(([endpoint]) => endpoint);
 }
 
 /**
@@ -73,7 +78,15 @@ export function makeStatsRollup(deps: StatsRollupDeps) {
    * (what that hour's rollup will add up besides its own).
    */
   async function writeStep(ws: string, from: number, to: number, counted: Counted, hourEndpoints: readonly string[]): Promise<string[]> {
-    const buckets = [...counted].flatMap(([endpoint, starts]) => [...starts].filter(([, t]) => t.created > 0).map(([start, t]) => () => store.writeRollup(ws, endpoint, start, t, 'bucket')));
+    const buckets = [...counted].flatMap(([endpoint, starts]) =>
+      [...starts]
+        .filter(([, t]) => t.created > 0)
+        .map(
+          ([start, t]) =>
+            () =>
+              store.writeRollup(ws, endpoint, start, t, 'bucket'),
+        ),
+    );
     await inLanes(buckets);
     const hours: (() => Promise<void>)[] = [];
     for (let hour = hourStart(from); hour + HOUR_MS <= to; hour += HOUR_MS) {
@@ -106,7 +119,8 @@ export function makeStatsRollup(deps: StatsRollupDeps) {
       const counted = await readStep(ws, from, to);
       hourEndpoints = await writeStep(ws, from, to, counted, hourEndpoints);
       // An hour with no delivery and none before in it: on to the hour of the next delivery (a workspace quiet for days).
-      if (counted.size === 0 && hourEndpoints.length === 0 && to < target) to = hourStart((await store.oldestDeliveryAt(ws, { from: to, to: target })) ?? target);
+      if (counted.size === 0 && hourEndpoints.length === 0 && to < target)
+        to = hourStart((await store.oldestDeliveryAt(ws, { from: to, to: target })) ?? target);
       // Another rollup of the same buckets moved it first: it wrote the same, and goes on from there.
       if (!(await store.advanceWatermark(ws, rolledTo, to, hourEndpoints, clock.now()))) return 'lost';
       from = rolledTo = to;

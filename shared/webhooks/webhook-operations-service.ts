@@ -49,7 +49,14 @@ export function makeWebhookOperations(deps: WebhookOperationsDeps) {
       const at = iso(now);
       const audit = auditEntry(principal, 'webhook_endpoint.test', endpointId, {}, now);
       const event = pingEvent(audit.id, principal.accountId, endpointId, at);
-      const delivery = pendingDelivery(deliveryIdFor(event.id, endpoint.id), endpointId, event, at, JSON.stringify(event), newAttemptToken());
+      const delivery = pendingDelivery(
+        deliveryIdFor(event.id, endpoint.id),
+        endpointId,
+        event,
+        at,
+        JSON.stringify(event),
+        newAttemptToken(),
+      );
       audit.metadata = { ...audit.metadata, deliveryId: delivery.id, eventId: event.id };
       const answer = announceAnswer(deliveryView(delivery));
       await store.createTestDelivery(principal.workspaceId, delivery, audit);
@@ -66,7 +73,11 @@ export function makeWebhookOperations(deps: WebhookOperationsDeps) {
      * the recovery with its audit entry, and hands the work to the worker, one step per queue message (see
      * shared/webhooks/recovery.ts), so the answer comes at once however many there are.
      */
-    async recover(principal: Principal, endpointId: string, span: { since: number; until?: number | undefined }): Promise<{ queued: number }> {
+    async recover(
+      principal: Principal,
+      endpointId: string,
+      span: { since: number; until?: number | undefined },
+    ): Promise<{ queued: number }> {
       assertMayOperateDeliveries(principal);
       const now = clock.now();
       const until = span.until ?? now;
@@ -77,7 +88,13 @@ export function makeWebhookOperations(deps: WebhookOperationsDeps) {
       const endpoint = await enabledEndpoint(principal, endpointId);
       const ids = deliveryIdSpan(span.since, until);
       const queued = await store.countFailedDeliveries(endpoint.id, ids);
-      const audit = auditEntry(principal, 'webhook_endpoint.recover', endpointId, { since: iso(span.since), until: iso(until), queued }, now);
+      const audit = auditEntry(
+        principal,
+        'webhook_endpoint.recover',
+        endpointId,
+        { since: iso(span.since), until: iso(until), queued },
+        now,
+      );
       const answer = announceAnswer({ queued });
       const recovery: Recovery = {
         id: audit.id,

@@ -61,7 +61,10 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
     if (!verdict.ok) throw new ValidationError(`url: ${verdict.reason}`);
   };
   /** An endpoint as answered: the previous signing secret's expiry only while it still signs (null once it has passed). */
-  const shown = (endpoint: StoredEndpoint, now: number): StoredEndpoint => ({ ...endpoint, previousSecretExpiresAt: previousSecretExpiry(endpoint, now) });
+  const shown = (endpoint: StoredEndpoint, now: number): StoredEndpoint => ({
+    ...endpoint,
+    previousSecretExpiresAt: previousSecretExpiry(endpoint, now),
+  });
   /** Queued deliveries of a paused endpoint fail, so none is sent once it is off. */
   const failQueued = async (workspaceId: string, endpointId: string, reason: string) => {
     const now = iso(clock.now());
@@ -110,7 +113,11 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
      * Changes url, events, description or enabled; the signing secret never changes. Pausing fails the queued
      * deliveries; enabling again (after a pause or an automatic switch-off) clears the failure streak.
      */
-    async update(principal: Principal, endpointId: string, patch: { url?: string; events?: string[]; description?: string | null; enabled?: boolean }) {
+    async update(
+      principal: Principal,
+      endpointId: string,
+      patch: { url?: string; events?: string[]; description?: string | null; enabled?: boolean },
+    ) {
       assertMayManageWebhooks(principal);
       const current = await ownEndpoint(principal, endpointId);
       if (patch.url !== undefined && patch.url !== current.url) await checkUrl(patch.url);
@@ -122,13 +129,20 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
         ...(patch.description !== undefined ? { description: patch.description } : {}),
         updatedAt: iso(now),
       };
-      if (patch.enabled === false && current.enabled) Object.assign(next, { enabled: false, disabledAt: iso(now), disabledReason: 'paused' });
+      if (patch.enabled === false && current.enabled)
+        Object.assign(next, { enabled: false, disabledAt: iso(now), disabledReason: 'paused' });
       if (patch.enabled === true && !current.enabled) {
         Object.assign(next, { enabled: true, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null });
       }
       const changed = Object.keys(patch).filter((field) => patch[field as keyof typeof patch] !== undefined);
       const resetStreak = patch.enabled === true && !current.enabled;
-      const audit = auditEntry(principal, 'webhook_endpoint.update', endpointId, { changed, url: redactUrl(next.url), enabled: next.enabled }, now);
+      const audit = auditEntry(
+        principal,
+        'webhook_endpoint.update',
+        endpointId,
+        { changed, url: redactUrl(next.url), enabled: next.enabled },
+        now,
+      );
       const answer = announceAnswer(shown(next, now));
       await store.updateEndpoint(principal.workspaceId, next, current.updatedAt, resetStreak, audit);
       if (current.enabled && !next.enabled) await failQueued(principal.workspaceId, endpointId, 'endpoint paused');
@@ -167,7 +181,11 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
       assertMayManageWebhooks(principal);
       const endpoint = await ownEndpoint(principal, endpointId);
       const answer = announceAnswer({ id: endpointId, deleted: true as const });
-      await store.deleteEndpoint(principal.workspaceId, endpointId, auditEntry(principal, 'webhook_endpoint.delete', endpointId, { url: redactUrl(endpoint.url) }, clock.now()));
+      await store.deleteEndpoint(
+        principal.workspaceId,
+        endpointId,
+        auditEntry(principal, 'webhook_endpoint.delete', endpointId, { url: redactUrl(endpoint.url) }, clock.now()),
+      );
       await store.deleteEndpointDeliveries(principal.workspaceId, endpointId);
       return answer;
     },
@@ -177,7 +195,6 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
       await ownEndpoint(principal, endpointId);
       return store.listDeliveries(principal.workspaceId, { endpointId }, page);
     },
-
   };
 }
 
@@ -196,7 +213,11 @@ export function makeDeliveryService(deps: DeliveryServiceDeps) {
 
   return {
     /** The workspace's deliveries; an `endpointId` filter must name one of its own endpoints (else NOT_FOUND). */
-    async listDeliveries(principal: Principal, filter: { endpointId?: string; status?: DeliveryStatus; eventType?: string }, page: PageRequest) {
+    async listDeliveries(
+      principal: Principal,
+      filter: { endpointId?: string; status?: DeliveryStatus; eventType?: string },
+      page: PageRequest,
+    ) {
       assertMayOperateDeliveries(principal);
       if (filter.endpointId && !(await store.getEndpoint(principal.workspaceId, filter.endpointId))) {
         throw new NotFoundError(`webhook endpoint ${filter.endpointId} was not found`);
@@ -217,7 +238,13 @@ export function makeDeliveryService(deps: DeliveryServiceDeps) {
       if (delivery.status === 'pending') throw new AlreadyQueuedError(`webhook delivery ${deliveryId} is already queued`);
       const now = clock.now();
       const attemptToken = newAttemptToken();
-      const audit = auditEntry(principal, 'webhook_delivery.retry', deliveryId, { endpointId: delivery.endpointId, eventId: delivery.eventId }, now);
+      const audit = auditEntry(
+        principal,
+        'webhook_delivery.retry',
+        deliveryId,
+        { endpointId: delivery.endpointId, eventId: delivery.eventId },
+        now,
+      );
       // What the retry makes of the delivery, answered (and recorded) as of its commit.
       announceAnswer({ ...delivery, status: 'pending', nextRetryAt: iso(now), updatedAt: iso(now) });
       // The status read says which of its hour's counts the retry takes it out of; the write holds only from it.

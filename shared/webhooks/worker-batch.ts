@@ -34,7 +34,10 @@ export function makeWorkerBatch(deps: WorkerBatchDeps) {
       const rollup = parseStatsRollupMessage(record.body);
       return rollup ? { kind: 'rollup', message: rollup } : parseQueueMessage(record.body);
     });
-    const reads = await readAhead(deps.store, messages.flatMap((parsed) => (parsed?.kind === 'delivery' ? [parsed.message] : [])));
+    const reads = await readAhead(
+      deps.store,
+      messages.flatMap((parsed) => (parsed?.kind === 'delivery' ? [parsed.message] : [])),
+    );
     const work = makeWorker({ ...deps, store: { ...deps.store, ...reads }, send: (request) => deps.send(request, connections) });
     const results = await Promise.allSettled(
       records.map(async (record, i) => {

@@ -21,11 +21,15 @@ type ReadStore = Pick<WorkerDeps['store'], 'getDelivery' | 'getEndpoint'> & Pick
  * each. Answers the reads for the worker: a first eventually consistent read of a delivery and every read of an
  * endpoint come from here; anything else (the worker's consistent second look) goes to the table.
  */
-export async function readAhead(store: ReadStore, messages: readonly DeliveryMessage[]): Promise<Pick<WorkerDeps['store'], 'getDelivery' | 'getEndpoint'>> {
+export async function readAhead(
+  store: ReadStore,
+  messages: readonly DeliveryMessage[],
+): Promise<Pick<WorkerDeps['store'], 'getDelivery' | 'getEndpoint'>> {
   const key = (workspaceId: string, id: string) => `${workspaceId}/${id}`;
   // Each read on its own: one that fails is its message's failure, as it would have been had the worker made it.
   const deliveries = new Map<string, Promise<StoredDelivery | undefined>>();
-  for (const m of messages) deliveries.set(key(m.workspaceId, m.deliveryId), store.getDelivery(m.workspaceId, m.deliveryId, { consistent: false }));
+  for (const m of messages)
+    deliveries.set(key(m.workspaceId, m.deliveryId), store.getDelivery(m.workspaceId, m.deliveryId, { consistent: false }));
   const named = new Map<string, Set<string>>();
   for (const m of messages) {
     const found = await deliveries.get(key(m.workspaceId, m.deliveryId))!.catch(() => undefined);
@@ -38,7 +42,11 @@ export async function readAhead(store: ReadStore, messages: readonly DeliveryMes
       continue;
     }
     const all = store.listEndpoints(workspaceId).then((list) => new Map(list.map((endpoint) => [endpoint.id, endpoint])));
-    for (const id of ids) endpoints.set(key(workspaceId, id), all.then((byId) => byId.get(id)));
+    for (const id of ids)
+      endpoints.set(
+        key(workspaceId, id),
+        all.then((byId) => byId.get(id)),
+      );
   }
   for (const read of [...deliveries.values(), ...endpoints.values()]) read.catch(() => undefined);
   return {

@@ -17,7 +17,16 @@ import { PING_EVENT_TYPE } from './events.ts';
 export interface WorkerDeps {
   store: Pick<
     Store,
-    'getDelivery' | 'getEndpoint' | 'claimAttempt' | 'recordAttempt' | 'failPending' | 'recordEndpointFailure' | 'recordEndpointSuccess' | 'autoDisableEndpoint' | 'pendingDeliveryIds' | 'recordDeliveryStats'
+    | 'getDelivery'
+    | 'getEndpoint'
+    | 'claimAttempt'
+    | 'recordAttempt'
+    | 'failPending'
+    | 'recordEndpointFailure'
+    | 'recordEndpointSuccess'
+    | 'autoDisableEndpoint'
+    | 'pendingDeliveryIds'
+    | 'recordDeliveryStats'
   >;
   cipher: Cipher;
   clock: Clock;
@@ -44,7 +53,10 @@ export function makeWorker(deps: WorkerDeps) {
   /** The endpoint's signing secrets, newest first: its own, and the one a rotation replaced while that still signs. */
   async function signingSecrets(ws: string, endpoint: StoredEndpoint): Promise<string[]> {
     const context = signingSecretContext(ws, endpoint.id);
-    const sealed = endpoint.previousSealedSecret && previousSecretExpiry(endpoint, clock.now()) ? [endpoint.sealedSecret, endpoint.previousSealedSecret] : [endpoint.sealedSecret];
+    const sealed =
+      endpoint.previousSealedSecret && previousSecretExpiry(endpoint, clock.now())
+        ? [endpoint.sealedSecret, endpoint.previousSealedSecret]
+        : [endpoint.sealedSecret];
     return Promise.all(sealed.map((value) => deps.cipher.decrypt(value, context)));
   }
 
@@ -64,7 +76,13 @@ export function makeWorker(deps: WorkerDeps) {
         'Service-Delivery-Attempt': String(number),
       },
     });
-    const entry: AttemptEntry = { attempt: number, at: iso(startedAt), statusCode: result.statusCode, durationMs: result.durationMs, error: result.error };
+    const entry: AttemptEntry = {
+      attempt: number,
+      at: iso(startedAt),
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      error: result.error,
+    };
     deps.metrics.attempt({ ok: result.ok, latencyMs: result.durationMs, ...(result.ok ? {} : { reason: failureReason(result) }) });
     if (delivery.eventType === PING_EVENT_TYPE) deps.metrics.testEventSent();
     if (result.ok) {
@@ -88,7 +106,11 @@ export function makeWorker(deps: WorkerDeps) {
       return 'failed';
     }
     const attemptToken = newAttemptToken();
-    const recorded = await store.recordAttempt(ws, delivery.id, claim, entry, { status: 'pending', nextRetryAt: iso(next.at), attemptToken });
+    const recorded = await store.recordAttempt(ws, delivery.id, claim, entry, {
+      status: 'pending',
+      nextRetryAt: iso(next.at),
+      attemptToken,
+    });
     // A lost claim (the endpoint was paused meanwhile) schedules nothing; a lost send is found by the sweeper.
     if (!recorded) return 'dropped';
     await countAttempt(ws, recorded, entry, 'retry');
@@ -105,11 +127,22 @@ export function makeWorker(deps: WorkerDeps) {
    * loses this count. A failure here is logged and not thrown, since the attempt is recorded and a redelivered
    * message would be dropped anyway.
    */
-  async function countAttempt(ws: string, recorded: StoredDelivery, entry: AttemptEntry, outcome: 'success' | 'retry' | 'failed'): Promise<void> {
+  async function countAttempt(
+    ws: string,
+    recorded: StoredDelivery,
+    entry: AttemptEntry,
+    outcome: 'success' | 'retry' | 'failed',
+  ): Promise<void> {
     const finished = outcome === 'success' ? { succeeded: 1 } : outcome === 'failed' ? { failed: 1 } : {};
     const at = outcome === 'success' ? { successAt: entry.at } : { failureAt: entry.at };
     try {
-      await store.recordDeliveryStats(ws, recorded.endpointId, recorded.createdAt, { ...finished, ...at, durationMs: entry.durationMs }, { late: recorded.lateCounted === true, deliveryId: recorded.id });
+      await store.recordDeliveryStats(
+        ws,
+        recorded.endpointId,
+        recorded.createdAt,
+        { ...finished, ...at, durationMs: entry.durationMs },
+        { late: recorded.lateCounted === true, deliveryId: recorded.id },
+      );
     } catch (error) {
       deps.log.warn('delivery statistics not recorded', { deliveryId: recorded.id, errorName: (error as Error).name });
     }
@@ -126,13 +159,20 @@ export function makeWorker(deps: WorkerDeps) {
       endpoint.accountId,
       'webhook_endpoint.disabled',
       endpoint.id,
-      { url: redactUrl(updated.url), disabledAt, disabledReason, consecutiveFailures: updated.consecutiveFailures, failingSince: updated.failingSince },
+      {
+        url: redactUrl(updated.url),
+        disabledAt,
+        disabledReason,
+        consecutiveFailures: updated.consecutiveFailures,
+        failingSince: updated.failingSince,
+      },
       now,
     );
     if (!(await store.autoDisableEndpoint(ws, endpoint.id, disabledAt, disabledReason, audit))) return;
     deps.metrics.autoDisabled();
     deps.log.warn('webhook endpoint switched off', { endpointId: endpoint.id, consecutiveFailures: updated.consecutiveFailures });
-    for (const id of await store.pendingDeliveryIds(endpoint.id)) await store.failPending(ws, id, 'endpoint switched off after repeated failures', disabledAt);
+    for (const id of await store.pendingDeliveryIds(endpoint.id))
+      await store.failPending(ws, id, 'endpoint switched off after repeated failures', disabledAt);
   }
 
   /**
@@ -156,12 +196,16 @@ export function makeWorker(deps: WorkerDeps) {
     }
     const endpoint = await store.getEndpoint(ws, delivery.endpointId);
     if (!endpoint?.enabled) {
-      await store.failPending(ws, delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', iso(clock.now()), { messageToken: message.attemptToken });
+      await store.failPending(ws, delivery.id, endpoint ? 'endpoint disabled' : 'endpoint deleted', iso(clock.now()), {
+        messageToken: message.attemptToken,
+      });
       deps.metrics.dropped();
       return 'dropped';
     }
     const claim = claimOf(message.attemptToken, newAttemptToken());
-    const claimed = await store.claimAttempt(ws, delivery.id, message.attemptToken, claim, iso(clock.now()), { redelivered: receipt.redelivered });
+    const claimed = await store.claimAttempt(ws, delivery.id, message.attemptToken, claim, iso(clock.now()), {
+      redelivered: receipt.redelivered,
+    });
     if (!claimed) {
       deps.metrics.dropped();
       return 'dropped';

@@ -7,6 +7,10 @@ import { once } from '../platform/http/once.ts';
  * so a stored field not named here cannot reach a client (shared/platform/http/answer-schemas.ts says more).
  */
 
-export const projectAnswer = once(() => z.object({ id: id('proj'), name: z.string(), slug: z.string(), createdAt: timestamp(), createdBy: z.string() }));
+export const projectAnswer = once(() =>
+  z.object({ id: id('proj'), name: z.string(), slug: z.string(), createdAt: timestamp(), createdBy: z.string() }),
+);
 
-export const environmentAnswer = once(() => z.object({ id: id('env'), projectId: id('proj'), name: z.string(), slug: z.string(), createdAt: timestamp() }));
+export const environmentAnswer = once(() =>
+  z.object({ id: id('env'), projectId: id('proj'), name: z.string(), slug: z.string(), createdAt: timestamp() }),
+);

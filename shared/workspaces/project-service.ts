@@ -53,7 +53,11 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
     /** The projects the caller may see: one Query a page for an unscoped caller, reading on past hidden ones otherwise. */
     listProjects(principal: Principal, page: PageRequest): Promise<Page<ProjectItem>> {
       const { policy } = principal.authority;
-      return store.listProjects(principal.workspaceId, page, policy.seesEverything ? undefined : (project) => policy.projectVisible(project.slug));
+      return store.listProjects(
+        principal.workspaceId,
+        page,
+        policy.seesEverything ? undefined : (project) => policy.projectVisible(project.slug),
+      );
     },
 
     async createProject(principal: Principal, input: { name: string }): Promise<ProjectItem> {
@@ -65,7 +69,13 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
         () => store.projectSlugsStartingWith(ws, base),
         async (slug) => {
           const now = clock.now();
-          const project: ProjectItem = { id: newId('project', now), name: input.name, slug, createdAt: iso(now), createdBy: principal.actorSub };
+          const project: ProjectItem = {
+            id: newId('project', now),
+            name: input.name,
+            slug,
+            createdAt: iso(now),
+            createdBy: principal.actorSub,
+          };
           announceAnswer(project);
           await store.createProject(ws, project, auditEntry(principal, 'project.create', project.id, { name: project.name, slug }, now));
           return project;

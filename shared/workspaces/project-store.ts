@@ -73,11 +73,15 @@ export function makeProjectStore(db: Db, pager: Pager) {
 
     /** The project, its slug claim and its audit entry, all or nothing. */
     async createProject(workspaceId: string, project: ProjectItem, audit: AuditEntry): Promise<void> {
-      const failed = await transact(db, [
-        put(keys.project(workspaceId, project.id), ENTITY.project, workspaceId, project),
-        put(keys.projectSlug(workspaceId, project.slug), ENTITY.projectSlug, workspaceId, project),
-        auditPut(db, workspaceId, audit),
-      ], [1]);
+      const failed = await transact(
+        db,
+        [
+          put(keys.project(workspaceId, project.id), ENTITY.project, workspaceId, project),
+          put(keys.projectSlug(workspaceId, project.slug), ENTITY.projectSlug, workspaceId, project),
+          auditPut(db, workspaceId, audit),
+        ],
+        [1],
+      );
       if (failed === 1) throw new SlugTakenError();
     },
 
@@ -115,7 +119,9 @@ export function makeProjectStore(db: Db, pager: Pager) {
 
     async environmentSlugsStartingWith(workspaceId: string, projectId: string, base: string): Promise<string[]> {
       const claims = patterns.environmentSlugsStartingWith(workspaceId, projectId, '').skPrefix;
-      return (await querySortKeys(db, patterns.environmentSlugsStartingWith(workspaceId, projectId, base))).map((sk) => sk.slice(claims.length));
+      return (await querySortKeys(db, patterns.environmentSlugsStartingWith(workspaceId, projectId, base))).map((sk) =>
+        sk.slice(claims.length),
+      );
     },
 
     /** The environment (by id, in its project's list, by slug) and its audit entry; the project must exist. */
@@ -124,13 +130,17 @@ export function makeProjectStore(db: Db, pager: Pager) {
       // A new environment's secrets all get their value items and their search index keys as they are written (see
       // indexEnvironmentValues and indexEnvironmentSearch).
       const item = { ...environment, projectSlug, valuesIndexed: true, searchIndexed: true };
-      const failed = await transact(db, [
-        mustExist(db, keys.project(workspaceId, projectId)),
-        put(keys.environmentSlug(workspaceId, projectId, environment.slug), ENTITY.environmentSlug, workspaceId, item),
-        put(keys.environment(workspaceId, environment.id), ENTITY.environment, workspaceId, item),
-        put(keys.projectEnvironment(workspaceId, projectId, environment.id), ENTITY.projectEnvironment, workspaceId, item),
-        auditPut(db, workspaceId, audit),
-      ], [0, 1]);
+      const failed = await transact(
+        db,
+        [
+          mustExist(db, keys.project(workspaceId, projectId)),
+          put(keys.environmentSlug(workspaceId, projectId, environment.slug), ENTITY.environmentSlug, workspaceId, item),
+          put(keys.environment(workspaceId, environment.id), ENTITY.environment, workspaceId, item),
+          put(keys.projectEnvironment(workspaceId, projectId, environment.id), ENTITY.projectEnvironment, workspaceId, item),
+          auditPut(db, workspaceId, audit),
+        ],
+        [0, 1],
+      );
       if (failed === 0) throw new NotFoundError(`project ${projectId} was not found`);
       if (failed === 1) throw new SlugTakenError();
     },

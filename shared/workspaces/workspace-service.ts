@@ -17,7 +17,12 @@ export type WorkspaceAdminStore = Pick<
  * in the workspace's own log with actorSub `operator` and metadata naming `operator` (the AWS caller identity of a
  * deployed table, or the OS user against the local stack).
  */
-export function makeWorkspaceAdminService(deps: { store: WorkspaceAdminStore; clock: Clock; operator: string; macs: () => Promise<ServiceMacs> }) {
+export function makeWorkspaceAdminService(deps: {
+  store: WorkspaceAdminStore;
+  clock: Clock;
+  operator: string;
+  macs: () => Promise<ServiceMacs>;
+}) {
   const { store, clock, operator } = deps;
   /** The workspace (NOT_FOUND if absent) and an operator's audit entry builder for it. */
   const audited = async (workspaceId: string) => {
@@ -31,7 +36,15 @@ export function makeWorkspaceAdminService(deps: { store: WorkspaceAdminStore; cl
     const now = clock.now();
     const apiKey = issueToken(await deps.macs(), 'apiKey', workspaceId);
     const id = newId('apiKey', now);
-    const record = { id, name, tokenPrefix: tokenPrefix(apiKey), tokenHash: hashToken(apiKey), createdAt: iso(now), revokedAt: null, lastUsedAt: null };
+    const record = {
+      id,
+      name,
+      tokenPrefix: tokenPrefix(apiKey),
+      tokenHash: hashToken(apiKey),
+      createdAt: iso(now),
+      revokedAt: null,
+      lastUsedAt: null,
+    };
     await store.putApiKey(workspaceId, record, entry?.('api_key.create', id, { name, tokenPrefix: record.tokenPrefix }, now));
     return { id, apiKey, tokenPrefix: record.tokenPrefix };
   };
@@ -64,7 +77,8 @@ export function makeWorkspaceAdminService(deps: { store: WorkspaceAdminStore; cl
       const record = await store.getApiKey(workspaceId, keyId);
       if (!record) throw new NotFoundError(`api key ${keyId} was not found in workspace ${workspaceId}`);
       const now = clock.now();
-      if (!record.revokedAt) await store.revokeApiKey(workspaceId, record, iso(now), entry('api_key.revoke', keyId, { name: record.name }, now));
+      if (!record.revokedAt)
+        await store.revokeApiKey(workspaceId, record, iso(now), entry('api_key.revoke', keyId, { name: record.name }, now));
       return { id: keyId, revoked: true };
     },
 

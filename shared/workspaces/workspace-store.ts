@@ -27,7 +27,9 @@ function toWorkspace(item: Record<string, unknown> | undefined): WorkspaceItem |
   const workspace = pick<WorkspaceItem>(item, WORKSPACE_FIELDS);
   if (!workspace) return undefined;
   const states = Object.entries(item!).filter(([name, value]) => name.startsWith('lk_') && typeof value === 'number');
-  return states.length === 0 ? workspace : { ...workspace, loginKeys: Object.fromEntries(states.map(([name, value]) => [name.slice(3), value as number])) };
+  return states.length === 0
+    ? workspace
+    : { ...workspace, loginKeys: Object.fromEntries(states.map(([name, value]) => [name.slice(3), value as number])) };
 }
 
 /** What the token lookup item holds: never the token, only what authentication needs. */
@@ -64,7 +66,19 @@ export interface ApiKeyItem {
 }
 
 const WORKSPACE_FIELDS: (keyof WorkspaceItem)[] = ['id', 'name', 'accountId', 'allowlisted', 'createdAt', 'updatedAt'];
-const TOKEN_FIELDS: (keyof TokenItem)[] = ['kind', 'workspaceId', 'credentialId', 'actorSub', 'expiresAt', 'revokedAt', 'lastUsedAt', 'rules', 'rulesId', 'allowedCidrs', 'keyRevision'];
+const TOKEN_FIELDS: (keyof TokenItem)[] = [
+  'kind',
+  'workspaceId',
+  'credentialId',
+  'actorSub',
+  'expiresAt',
+  'revokedAt',
+  'lastUsedAt',
+  'rules',
+  'rulesId',
+  'allowedCidrs',
+  'keyRevision',
+];
 const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt', 'lastUsedAt'];
 
 /** How authentication reads a credential's context. */
@@ -114,7 +128,10 @@ export function makeWorkspaceStore(db: Db) {
         const [strong, rest] = await Promise.all([batchRead(db, [tokenKey, workspaceKey]), batchRead(db, extra, { consistent: false })]);
         items = new Map([...rest, ...strong]);
       } else {
-        const [token, rest] = await Promise.all([tokenKey && getItem(db, tokenKey), batchRead(db, [workspaceKey, ...extra], { consistent: false })]);
+        const [token, rest] = await Promise.all([
+          tokenKey && getItem(db, tokenKey),
+          batchRead(db, [workspaceKey, ...extra], { consistent: false }),
+        ]);
         items = tokenKey ? rest.set(itemKeyString(tokenKey), token) : rest;
       }
       return {
@@ -133,32 +150,41 @@ export function makeWorkspaceStore(db: Db) {
     },
 
     async putWorkspace(workspace: WorkspaceItem): Promise<void> {
-      const item = { ...keys.workspace(workspace.id), ...(workspace.allowlisted ? gsi1.allowlistedWorkspace(workspace.id) : {}), type: ENTITY.workspace, ...workspace };
+      const item = {
+        ...keys.workspace(workspace.id),
+        ...(workspace.allowlisted ? gsi1.allowlistedWorkspace(workspace.id) : {}),
+        type: ENTITY.workspace,
+        ...workspace,
+      };
       // Ids are fresh ULIDs: a clash is a fault, not an outcome, so no condition is handled.
       await transact(db, [{ Put: { TableName: db.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } }], []);
     },
 
     /** Puts the workspace on the allowlist or takes it off, with the operator's audit entry. */
     async setAllowlisted(workspaceId: string, allowlisted: boolean, now: string, audit: AuditEntry): Promise<void> {
-      const failed = await transact(db, [
-        {
-          Update: {
-            TableName: db.tableName,
-            Key: keys.workspace(workspaceId),
-            // The sparse GSI1 keys put an allowlisted workspace in the ALLOWLIST index pattern, and take it out again.
-            UpdateExpression: allowlisted
-              ? 'SET allowlisted = :a, updatedAt = :now, GSI1PK = :gpk, GSI1SK = :gsk'
-              : 'SET allowlisted = :a, updatedAt = :now REMOVE GSI1PK, GSI1SK',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: {
-              ':a': allowlisted,
-              ':now': now,
-              ...(allowlisted ? { ':gpk': gsi1.allowlistedWorkspace(workspaceId).GSI1PK, ':gsk': workspaceId } : {}),
+      const failed = await transact(
+        db,
+        [
+          {
+            Update: {
+              TableName: db.tableName,
+              Key: keys.workspace(workspaceId),
+              // The sparse GSI1 keys put an allowlisted workspace in the ALLOWLIST index pattern, and take it out again.
+              UpdateExpression: allowlisted
+                ? 'SET allowlisted = :a, updatedAt = :now, GSI1PK = :gpk, GSI1SK = :gsk'
+                : 'SET allowlisted = :a, updatedAt = :now REMOVE GSI1PK, GSI1SK',
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeValues: {
+                ':a': allowlisted,
+                ':now': now,
+                ...(allowlisted ? { ':gpk': gsi1.allowlistedWorkspace(workspaceId).GSI1PK, ':gsk': workspaceId } : {}),
+              },
             },
           },
-        },
-        auditPut(db, workspaceId, audit),
-      ], [0]);
+          auditPut(db, workspaceId, audit),
+        ],
+        [0],
+      );
       if (failed === 0) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
     },
 
@@ -173,13 +199,23 @@ export function makeWorkspaceStore(db: Db) {
         revokedAt: null,
         lastUsedAt: null,
       };
-      const failed = await transact(db, [
-        mustExist(db, keys.workspace(workspaceId)),
-        // Credential items are only ever created, never written over (a fresh id: the condition guards, not decides).
-        { Put: { TableName: db.tableName, Item: { ...keys.apiKey(workspaceId, apiKey.id), type: ENTITY.apiKey, ...compact(apiKey) }, ConditionExpression: 'attribute_not_exists(PK)' } },
-        tokenPut(db, apiKey.tokenHash, token, apiKey.createdAt),
-        ...(audit ? [auditPut(db, workspaceId, audit)] : []),
-      ], [0]);
+      const failed = await transact(
+        db,
+        [
+          mustExist(db, keys.workspace(workspaceId)),
+          // Credential items are only ever created, never written over (a fresh id: the condition guards, not decides).
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: { ...keys.apiKey(workspaceId, apiKey.id), type: ENTITY.apiKey, ...compact(apiKey) },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          tokenPut(db, apiKey.tokenHash, token, apiKey.createdAt),
+          ...(audit ? [auditPut(db, workspaceId, audit)] : []),
+        ],
+        [0],
+      );
       if (failed === 0) throw new NotFoundError(`workspace ${workspaceId} does not exist`);
     },
 
@@ -192,8 +228,13 @@ export function makeWorkspaceStore(db: Db) {
      * request with it fails. Answers false, writing nothing, when it was revoked already (audited once).
      */
     async revokeApiKey(workspaceId: string, apiKey: ApiKeyItem, now: string, audit: AuditEntry): Promise<boolean> {
-      const revoke = (key: ItemKey) => updateIf(db, key, { set: 'revokedAt = :now', condition: 'attribute_not_exists(revokedAt)', values: { ':now': now } });
-      const failed = await transact(db, [revoke(keys.apiKey(workspaceId, apiKey.id)), revoke(keys.token(apiKey.tokenHash)), auditPut(db, workspaceId, audit)], [0, 1]);
+      const revoke = (key: ItemKey) =>
+        updateIf(db, key, { set: 'revokedAt = :now', condition: 'attribute_not_exists(revokedAt)', values: { ':now': now } });
+      const failed = await transact(
+        db,
+        [revoke(keys.apiKey(workspaceId, apiKey.id)), revoke(keys.token(apiKey.tokenHash)), auditPut(db, workspaceId, audit)],
+        [0, 1],
+      );
       return failed === undefined;
     },
 
@@ -201,10 +242,22 @@ export function makeWorkspaceStore(db: Db) {
      * Records that a token authenticated at `now`, on its token item and its record (an access key or an API key),
      * unless another request already did since `notSince`: at most one write per key and minute.
      */
-    async touchCredential(token: Pick<TokenItem, 'kind' | 'workspaceId' | 'credentialId'>, tokenHash: string, now: string, notSince: string): Promise<void> {
+    async touchCredential(
+      token: Pick<TokenItem, 'kind' | 'workspaceId' | 'credentialId'>,
+      tokenHash: string,
+      now: string,
+      notSince: string,
+    ): Promise<void> {
       const touch = (key: ItemKey) =>
-        updateIf(db, key, { set: 'lastUsedAt = :now', condition: 'attribute_not_exists(lastUsedAt) OR lastUsedAt < :since', values: { ':now': now, ':since': notSince } });
-      const record = token.kind === 'machine' ? keys.accessKey(token.workspaceId, token.credentialId) : keys.apiKey(token.workspaceId, token.credentialId);
+        updateIf(db, key, {
+          set: 'lastUsedAt = :now',
+          condition: 'attribute_not_exists(lastUsedAt) OR lastUsedAt < :since',
+          values: { ':now': now, ':since': notSince },
+        });
+      const record =
+        token.kind === 'machine'
+          ? keys.accessKey(token.workspaceId, token.credentialId)
+          : keys.apiKey(token.workspaceId, token.credentialId);
       // Another request recorded this minute already: nothing to do.
       await transact(db, [touch(keys.token(tokenHash)), touch(record)], [0, 1]);
     },

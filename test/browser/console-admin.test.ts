@@ -41,7 +41,8 @@ async function expectKeptNowhere(page: Page, value: string) {
 }
 
 /** The text of every cell of a table's body, row by row. */
-const cellsOf = (table: Locator) => table.locator('tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent ?? '')));
+const cellsOf = (table: Locator) =>
+  table.locator('tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent ?? '')));
 
 const secretsOf = (envId: string) => `/api/v1/environments/${envId}/secrets`;
 
@@ -50,9 +51,17 @@ describe('the audit log', () => {
     const ws = await newWorkspace();
     const { environment } = await newEnvironment(ws.apiKey, { project: 'Audit demo', environment: 'Production' });
     for (let batch = 0; batch < 6; batch++) {
-      await Promise.all(Array.from({ length: 10 }, (_, i) => call('PUT', secretsOf(environment.id), { token: ws.apiKey, body: { key: `KEY_${batch}_${i}`, value: 'v' } })));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          call('PUT', secretsOf(environment.id), { token: ws.apiKey, body: { key: `KEY_${batch}_${i}`, value: 'v' } }),
+        ),
+      );
     }
-    const expected = (await call('GET', '/api/v1/audit?limit=200', { token: ws.apiKey })).body.data as { action: string; id: string; metadata: unknown }[];
+    const expected = (await call('GET', '/api/v1/audit?limit=200', { token: ws.apiKey })).body.data as {
+      action: string;
+      id: string;
+      metadata: unknown;
+    }[];
     expect(expected.length).toBeGreaterThan(50);
 
     const { context, page } = await signedIn(browser, ws.apiKey, '/console/audit');
@@ -71,7 +80,11 @@ describe('the audit log', () => {
     await page.getByLabel('Action').selectOption('project.create');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/\/console\/audit\?action=project\.create$/);
-    await waitFor(async () => JSON.stringify((await cellsOf(table)).map((cells) => cells[1])) === '["project.create"]', 10_000, 'the filtered log');
+    await waitFor(
+      async () => JSON.stringify((await cellsOf(table)).map((cells) => cells[1])) === '["project.create"]',
+      10_000,
+      'the filtered log',
+    );
     expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Clear' }).click();
     await waitFor(async () => (await cellsOf(table)).length === 50, 10_000, 'the whole log again');
@@ -83,8 +96,13 @@ describe('access keys', () => {
   it('creates a key with the rules editor, shows its token once, and the rules hold; then updates and revokes it', async () => {
     const ws = await newWorkspace();
     const { project, environment: prod } = await newEnvironment(ws.apiKey, { project: 'payments', environment: 'prod' });
-    const staging = (await call('POST', `/api/v1/projects/${project.id}/environments`, { token: ws.apiKey, body: { name: 'staging' } })).body.data;
-    for (const [envId, key, value] of [[prod.id, 'DB_PASSWORD', 'prod-db'], [prod.id, 'API_TOKEN', 'prod-api'], [staging.id, 'DB_PASSWORD', 'staging-db']] as const) {
+    const staging = (await call('POST', `/api/v1/projects/${project.id}/environments`, { token: ws.apiKey, body: { name: 'staging' } }))
+      .body.data;
+    for (const [envId, key, value] of [
+      [prod.id, 'DB_PASSWORD', 'prod-db'],
+      [prod.id, 'API_TOKEN', 'prod-api'],
+      [staging.id, 'DB_PASSWORD', 'staging-db'],
+    ] as const) {
       expect((await call('PUT', secretsOf(envId), { token: ws.apiKey, body: { key, value } })).status).toBe(200);
     }
     const { context, page } = await signedIn(browser, ws.apiKey, '/console/access-keys');
@@ -120,7 +138,9 @@ describe('access keys', () => {
     expect((await reveal('payments/staging/DB_PASSWORD')).body.error.code).toBe('NOT_FOUND');
     expect((await call('PUT', secretsOf(prod.id), { token, body: { key: 'DB_PASSWORD', value: 'x' } })).body.error.code).toBe('FORBIDDEN');
     const [listed] = (await call('GET', '/api/v1/access-keys', { token: ws.apiKey })).body.data;
-    expect(listed.permissions).toEqual([{ effect: 'allow', projects: ['payments'], environments: ['prod'], keys: ['DB_*'], actions: ['read', 'reveal'] }]);
+    expect(listed.permissions).toEqual([
+      { effect: 'allow', projects: ['payments'], environments: ['prod'], keys: ['DB_*'], actions: ['read', 'reveal'] },
+    ]);
 
     await once.getByRole('button', { name: 'Done' }).click();
     await once.waitFor({ state: 'detached' });
@@ -147,7 +167,10 @@ describe('access keys', () => {
     await edit.getByLabel('Name').fill('payments-reader-2');
     await edit.getByRole('group', { name: 'Rule 1' }).getByLabel('Environments').fill('prod, staging');
     await edit.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('row', { name: /payments-reader-2/ }).getByText('allow read, reveal on payments / prod,staging / DB_*').waitFor();
+    await page
+      .getByRole('row', { name: /payments-reader-2/ })
+      .getByText('allow read, reveal on payments / prod,staging / DB_*')
+      .waitFor();
     expect((await reveal('payments/staging/DB_PASSWORD')).body.data.value).toBe('staging-db');
     const [update] = (await call('GET', '/api/v1/audit?action=access_key.update', { token: ws.apiKey })).body.data;
     expect(update.metadata.changed.sort()).toEqual(['name', 'permissions']);
@@ -155,13 +178,19 @@ describe('access keys', () => {
     await page.getByRole('button', { name: 'Edit payments-reader-2' }).click();
     await page.getByRole('form', { name: 'Edit payments-reader-2' }).getByLabel('Allowed CIDRs').fill('203.0.113.0/24');
     await page.getByRole('form', { name: 'Edit payments-reader-2' }).getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('row', { name: /payments-reader-2/ }).getByText('203.0.113.0/24').waitFor();
+    await page
+      .getByRole('row', { name: /payments-reader-2/ })
+      .getByText('203.0.113.0/24')
+      .waitFor();
     expect((await reveal('payments/prod/DB_PASSWORD')).body.error.code).toBe('FORBIDDEN');
 
     // Revoke, after a Confirm: the row says revoked and the token stops working.
     await page.getByRole('button', { name: 'Revoke payments-reader-2' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
-    await page.getByRole('row', { name: /payments-reader-2/ }).getByText('revoked', { exact: true }).waitFor();
+    await page
+      .getByRole('row', { name: /payments-reader-2/ })
+      .getByText('revoked', { exact: true })
+      .waitFor();
     expect(await page.getByRole('button', { name: 'Revoke payments-reader-2' }).count()).toBe(0);
     expect((await reveal('payments/prod/DB_PASSWORD')).status).toBe(401);
     await context.close();
@@ -191,7 +220,12 @@ describe('webhooks', () => {
     await once.getByRole('button', { name: 'Done' }).click();
     await once.waitFor({ state: 'detached' });
     const [endpoint] = (await call('GET', '/api/v1/webhooks', { token: ws.apiKey })).body.data;
-    expect(endpoint).toMatchObject({ url, events: ['service.secret.create', 'service.secret.delete'], description: 'Payments receiver', enabled: true });
+    expect(endpoint).toMatchObject({
+      url,
+      events: ['service.secret.create', 'service.secret.delete'],
+      description: 'Payments receiver',
+      enabled: true,
+    });
     const row = page.getByRole('row', { name: new RegExp(url) });
     expect(await row.textContent()).toContain(`whsec_…${secret.slice(-4)}`);
     await screenshot(page, 'webhooks');
@@ -228,7 +262,11 @@ describe('webhooks', () => {
 
     // A test event reaches the receiver, signed with the endpoint's secret, and its delivery shows with its attempt log.
     await page.getByRole('button', { name: 'Send test event' }).click();
-    const ping = await waitFor(async () => receiver.requests.find((r) => r.headers['service-event-type'] === 'service.ping'), 20_000, 'the test event');
+    const ping = await waitFor(
+      async () => receiver.requests.find((r) => r.headers['service-event-type'] === 'service.ping'),
+      20_000,
+      'the test event',
+    );
     const event = verifyWebhook(ping.body, ping.headers as Record<string, string>, endpoint.secret);
     expect(event).toMatchObject({ type: 'service.ping', data: { endpointId: endpoint.id } });
     const deliveryId = String(ping.headers['service-delivery-id']);
@@ -242,12 +280,19 @@ describe('webhooks', () => {
     // Retry of the finished delivery: a second attempt, in the same log.
     await pingRow.getByRole('button', { name: `Retry ${deliveryId}` }).click();
     await waitFor(async () => (await cellsOf(log)).length === 2, 20_000, 'the second attempt in the log');
-    expect((await cellsOf(log)).map((cells) => [cells[0], cells[2]])).toEqual([['1', '200'], ['2', '200']]);
+    expect((await cellsOf(log)).map((cells) => [cells[0], cells[2]])).toEqual([
+      ['1', '200'],
+      ['2', '200'],
+    ]);
 
     // Recover: the three failed deliveries of the last day go out again.
     await page.getByRole('button', { name: 'Recover failed deliveries' }).click();
     await page.getByRole('status').filter({ hasText: 'queued 3' }).waitFor();
-    await waitFor(async () => failed.every((d) => receiver.requests.some((r) => r.headers['service-delivery-id'] === d.id)), 20_000, 'the recovered deliveries');
+    await waitFor(
+      async () => failed.every((d) => receiver.requests.some((r) => r.headers['service-delivery-id'] === d.id)),
+      20_000,
+      'the recovered deliveries',
+    );
 
     // Rotate, after a Confirm: the new secret shown once, and it signs the next delivery.
     await page.getByLabel('Expire current secret in (hours)').fill('1');
@@ -257,26 +302,54 @@ describe('webhooks', () => {
     const rotated = (await once.locator('code.secret-value').textContent()) ?? '';
     expect(rotated.startsWith('whsec_') && rotated !== endpoint.secret).toBe(true);
     await expectKeptNowhere(page, rotated);
-    await page.getByRole('table', { name: 'Endpoint' }).getByText(`whsec_…${rotated.slice(-4)}`).waitFor();
+    await page
+      .getByRole('table', { name: 'Endpoint' })
+      .getByText(`whsec_…${rotated.slice(-4)}`)
+      .waitFor();
     await once.getByRole('button', { name: 'Done' }).click();
     await once.waitFor({ state: 'detached' });
     const before = receiver.requests.length;
     await page.getByRole('button', { name: 'Send test event' }).click();
-    const second = await waitFor(async () => receiver.requests.slice(before).find((r) => r.headers['service-event-type'] === 'service.ping'), 20_000, 'the second test event');
+    const second = await waitFor(
+      async () => receiver.requests.slice(before).find((r) => r.headers['service-event-type'] === 'service.ping'),
+      20_000,
+      'the second test event',
+    );
     expect(verifyWebhook(second.body, second.headers as Record<string, string>, rotated).type).toBe('service.ping');
 
     // Stats: once every delivery has settled, the page shows what the API counts.
-    await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).every((d) => d.status === 'success'), 20_000, 'every delivery to succeed');
-    const stats = await waitFor(async () => {
-      const answer = (await call('GET', `/api/v1/webhooks/${endpoint.id}/stats`, { token: ws.apiKey })).body.data;
-      return answer.pending === 0 && answer.succeeded >= 2 ? answer : undefined;
-    }, 20_000, 'the counters');
+    await waitFor(
+      async () => (await deliveriesOf(ws.apiKey, endpoint.id)).every((d) => d.status === 'success'),
+      20_000,
+      'every delivery to succeed',
+    );
+    const stats = await waitFor(
+      async () => {
+        const answer = (await call('GET', `/api/v1/webhooks/${endpoint.id}/stats`, { token: ws.apiKey })).body.data;
+        return answer.pending === 0 && answer.succeeded >= 2 ? answer : undefined;
+      },
+      20_000,
+      'the counters',
+    );
     await page.getByRole('button', { name: 'Refresh stats' }).click();
     const figures = page.getByRole('group', { name: 'Delivery statistics' }).locator('dl > div');
-    const shown = async () => Object.fromEntries(await figures.evaluateAll((stats) => stats.map((stat) => [stat.querySelector('dt')?.textContent, stat.querySelector('dd')?.textContent])));
+    const shown = async () =>
+      Object.fromEntries(
+        await figures.evaluateAll((stats) =>
+          stats.map((stat) => [stat.querySelector('dt')?.textContent, stat.querySelector('dd')?.textContent]),
+        ),
+      );
     await waitFor(async () => (await shown()).Succeeded === String(stats.succeeded), 10_000, 'the stats on the page');
-    expect(await shown()).toMatchObject({ Deliveries: String(stats.deliveries), Succeeded: String(stats.succeeded), Failed: String(stats.failed), Pending: '0' });
-    await page.getByRole('row', { name: new RegExp(second.headers['service-delivery-id'] as string) }).getByRole('cell', { name: 'success', exact: true }).waitFor();
+    expect(await shown()).toMatchObject({
+      Deliveries: String(stats.deliveries),
+      Succeeded: String(stats.succeeded),
+      Failed: String(stats.failed),
+      Pending: '0',
+    });
+    await page
+      .getByRole('row', { name: new RegExp(second.headers['service-delivery-id'] as string) })
+      .getByRole('cell', { name: 'success', exact: true })
+      .waitFor();
     await screenshot(page, 'webhook-endpoint', page.getByRole('heading', { name: 'Statistics' }));
     await context.close();
   });
@@ -289,7 +362,8 @@ describe('a person who is not an admin', () => {
     const { context, page } = await signedIn(browser, token, '/console/audit');
     const nav = page.getByRole('navigation', { name: 'Sections' });
     await nav.getByRole('link', { name: 'Projects' }).waitFor();
-    for (const section of ['Audit log', 'Access keys', 'Webhooks']) expect(await nav.getByRole('link', { name: section }).count(), section).toBe(0);
+    for (const section of ['Audit log', 'Access keys', 'Webhooks'])
+      expect(await nav.getByRole('link', { name: section }).count(), section).toBe(0);
     for (const path of ['/console/audit', '/console/access-keys', '/console/webhooks', '/console/webhooks/we_01JAAAAAAAAAAAAAAAAAAAAAAA']) {
       if (path !== '/console/audit') await page.goto(`${new URL(page.url()).origin}${path}`);
       await page.getByRole('alert').filter({ hasText: 'FORBIDDEN' }).waitFor();

@@ -18,18 +18,36 @@ let envId: string;
 beforeAll(async () => {
   ({ browser, close } = await launchBrowser());
   ws = await newWorkspace();
-  ({ environment: { id: envId } } = await newEnvironment(ws.apiKey, { project: 'Ledger', environment: 'Production' }));
-  expect((await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key: 'DATABASE_URL', value: 'sample-value-1' } })).status).toBe(200);
+  ({
+    environment: { id: envId },
+  } = await newEnvironment(ws.apiKey, { project: 'Ledger', environment: 'Production' }));
+  expect(
+    (
+      await call('PUT', `/api/v1/environments/${envId}/secrets`, {
+        token: ws.apiKey,
+        body: { key: 'DATABASE_URL', value: 'sample-value-1' },
+      })
+    ).status,
+  ).toBe(200);
 });
 afterAll(() => close());
 
-const may = (authority: Authority, action: 'reveal' | 'write' | 'delete') => authority.policy.mayAnywhere(action, 'any-project', 'any-environment');
+const may = (authority: Authority, action: 'reveal' | 'write' | 'delete') =>
+  authority.policy.mayAnywhere(action, 'any-project', 'any-environment');
 
 describe('the console offers each credential what the server grants it', () => {
   const credentials: { label: string; authority: Authority; token: () => Promise<string> }[] = [
-    ...ROLES.map((role) => ({ label: role, authority: roleAuthority(role), token: () => userToken({ sub: newId('user'), workspace_id: ws.workspaceId, roles: [role] }) })),
+    ...ROLES.map((role) => ({
+      label: role,
+      authority: roleAuthority(role),
+      token: () => userToken({ sub: newId('user'), workspace_id: ws.workspaceId, roles: [role] }),
+    })),
     { label: 'API key', authority: API_KEY_AUTHORITY, token: async () => ws.apiKey },
-    { label: 'machine', authority: machineAuthority(), token: async () => (await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'default rules' } })).body.data.token },
+    {
+      label: 'machine',
+      authority: machineAuthority(),
+      token: async () => (await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'default rules' } })).body.data.token,
+    },
   ];
 
   it.each(credentials)('$label', async ({ label, authority, token }) => {
@@ -43,7 +61,8 @@ describe('the console offers each credential what the server grants it', () => {
     expect(await page.getByRole('button', { name: 'New secret' }).count(), 'New secret').toBe(may(authority, 'write') ? 1 : 0);
     expect(await row.getByRole('button', { name: 'Delete' }).count(), 'Delete').toBe(may(authority, 'delete') ? 1 : 0);
     const sections = page.getByRole('navigation', { name: 'Sections' });
-    for (const section of ['Audit log', 'Access keys', 'Webhooks']) expect(await sections.getByRole('link', { name: section }).count(), section).toBe(mayCall(authority, 'admin') ? 1 : 0);
+    for (const section of ['Audit log', 'Access keys', 'Webhooks'])
+      expect(await sections.getByRole('link', { name: section }).count(), section).toBe(mayCall(authority, 'admin') ? 1 : 0);
     await context.close();
   });
 });

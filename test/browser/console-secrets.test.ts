@@ -23,13 +23,23 @@ afterAll(() => close());
 const SHOTS = 'docs/console';
 /** The browser globals the in-page measurements use (this project compiles with Node's types, not the DOM's). */
 type InPage = {
-  document: { querySelector(selector: string): { value: string; dispatchEvent(event: unknown): boolean }; querySelectorAll(selector: string): { length: number } };
+  document: {
+    querySelector(selector: string): { value: string; dispatchEvent(event: unknown): boolean };
+    querySelectorAll(selector: string): { length: number };
+  };
   requestAnimationFrame(callback: () => void): number;
 };
 const ROWS = 'table.secrets tbody tr';
-const put = (envId: string, key: string, value: string) => call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key, value } });
-const listed = async (envId: string) => (await call('GET', `/api/v1/environments/${envId}/secrets?limit=200`, { token: ws.apiKey })).body.data as { id: string; key: string; currentVersion: number }[];
-const revealed = async (secretId: string) => (await call('POST', `/api/v1/secrets/${secretId}/reveal`, { token: ws.apiKey })).body.data as { version: number; value: string };
+const put = (envId: string, key: string, value: string) =>
+  call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key, value } });
+const listed = async (envId: string) =>
+  (await call('GET', `/api/v1/environments/${envId}/secrets?limit=200`, { token: ws.apiKey })).body.data as {
+    id: string;
+    key: string;
+    currentVersion: number;
+  }[];
+const revealed = async (secretId: string) =>
+  (await call('POST', `/api/v1/secrets/${secretId}/reveal`, { token: ws.apiKey })).body.data as { version: number; value: string };
 /** The one table row of `key` (its key links to its history). */
 const rowOf = (page: Page, key: string) => page.locator(ROWS).filter({ has: page.getByRole('link', { name: key, exact: true }) });
 const shoot = async (page: Page, name: string) => {
@@ -49,7 +59,11 @@ async function environmentPage(secrets: Record<string, string>, token = ws.apiKe
 
 describe('the environment page', () => {
   it('shows one row per key; Reveal shows the value in its row only, audited, until Hide or 30 s', async () => {
-    const { environment, context, page } = await environmentPage({ DATABASE_URL: 'sample-value-1', STRIPE_API_KEY: 'sample-value-2', SENTRY_DSN: 'sample-value-3' });
+    const { environment, context, page } = await environmentPage({
+      DATABASE_URL: 'sample-value-1',
+      STRIPE_API_KEY: 'sample-value-2',
+      SENTRY_DSN: 'sample-value-3',
+    });
     await page.getByRole('heading', { name: 'Production' }).waitFor();
     expect(await page.locator(ROWS).count()).toBe(3);
     for (const key of ['DATABASE_URL', 'STRIPE_API_KEY', 'SENTRY_DSN']) expect(await rowOf(page, key).count()).toBe(1);
@@ -155,13 +169,17 @@ describe('the environment page', () => {
     const { context, page } = await environmentPage({ DATABASE_URL: 'sample-value-1', SENTRY_DSN: 'sample-value-2' }, viewer);
     expect(await page.locator(ROWS).count()).toBe(2);
     await page.getByRole('heading', { name: 'Deleted secrets' }).waitFor();
-    for (const name of ['Reveal', 'New secret', 'New version', 'Delete']) expect(await page.getByRole('button', { name }).count(), name).toBe(0);
+    for (const name of ['Reveal', 'New secret', 'New version', 'Delete'])
+      expect(await page.getByRole('button', { name }).count(), name).toBe(0);
     expect(await page.getByRole('link', { name: 'History' }).count()).toBe(2);
     await context.close();
   });
 
   it('shows a FORBIDDEN from the API plainly (an access key that may only read)', async () => {
-    const key = await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'read only', permissions: [{ actions: ['read'] }] } });
+    const key = await call('POST', '/api/v1/access-keys', {
+      token: ws.apiKey,
+      body: { name: 'read only', permissions: [{ actions: ['read'] }] },
+    });
     const { context, page } = await environmentPage({ DATABASE_URL: 'sample-value-1' }, key.body.data.token);
     const row = rowOf(page, 'DATABASE_URL');
     await row.getByRole('button', { name: 'Reveal' }).click();
@@ -174,12 +192,18 @@ describe('the environment page', () => {
 describe('compare, history and search', () => {
   it('compares two environments by key and version, never by value', async () => {
     const { project, environment: production } = await newEnvironment(ws.apiKey, { project: 'Billing', environment: 'Production' });
-    const staging = (await call('POST', `/api/v1/projects/${project.id}/environments`, { token: ws.apiKey, body: { name: 'Staging' } })).body.data;
+    const staging = (await call('POST', `/api/v1/projects/${project.id}/environments`, { token: ws.apiKey, body: { name: 'Staging' } }))
+      .body.data;
     for (const [envId, key, value] of [
-      [production.id, 'SHARED_KEY', 'sample-value-1'], [staging.id, 'SHARED_KEY', 'sample-value-1'],
-      [production.id, 'API_URL', 'sample-value-2'], [production.id, 'API_URL', 'sample-value-3'], [staging.id, 'API_URL', 'sample-value-4'],
-      [production.id, 'ONLY_PRODUCTION', 'sample-value-5'], [staging.id, 'ONLY_STAGING', 'sample-value-6'],
-    ] as const) await put(envId, key, value);
+      [production.id, 'SHARED_KEY', 'sample-value-1'],
+      [staging.id, 'SHARED_KEY', 'sample-value-1'],
+      [production.id, 'API_URL', 'sample-value-2'],
+      [production.id, 'API_URL', 'sample-value-3'],
+      [staging.id, 'API_URL', 'sample-value-4'],
+      [production.id, 'ONLY_PRODUCTION', 'sample-value-5'],
+      [staging.id, 'ONLY_STAGING', 'sample-value-6'],
+    ] as const)
+      await put(envId, key, value);
     const { context, page } = await signedIn(browser, ws.apiKey, `/console/projects/${project.id}`);
     await page.getByRole('link', { name: 'Staging' }).waitFor();
     await page.getByLabel('First environment').selectOption({ label: 'Production' });
@@ -209,7 +233,13 @@ describe('compare, history and search', () => {
     await rows.nth(1).getByRole('button', { name: 'Roll back' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
     await page.locator('table.history tbody tr').nth(2).waitFor();
-    expect(await rows.nth(0).locator('td').allTextContents()).toEqual([expect.stringMatching(/^3/), expect.any(String), expect.any(String), 'version 1', '']);
+    expect(await rows.nth(0).locator('td').allTextContents()).toEqual([
+      expect.stringMatching(/^3/),
+      expect.any(String),
+      expect.any(String),
+      'version 1',
+      '',
+    ]);
     const versions = (await call('GET', `/api/v1/secrets/${id}/versions`, { token: ws.apiKey })).body.data;
     expect(versions[0]).toMatchObject({ version: 3, rolledBackFrom: 1 });
     expect(await revealed(id)).toMatchObject({ version: 3, value: 'sample-value-1' });
@@ -227,7 +257,9 @@ describe('compare, history and search', () => {
     const link = page.getByRole('link', { name: 'UNIQUE_SEARCH_KEY' });
     await link.waitFor();
     expect(page.url()).toContain('/console/search?q=unique_search');
-    expect(await page.getByRole('link', { name: 'search/production' }).getAttribute('href')).toBe(`/console/environments/${environment.id}`);
+    expect(await page.getByRole('link', { name: 'search/production' }).getAttribute('href')).toBe(
+      `/console/environments/${environment.id}`,
+    );
     await link.click();
     await page.getByRole('heading', { name: 'UNIQUE_SEARCH_KEY' }).waitFor();
     await context.close();
@@ -242,7 +274,9 @@ describe('compare, history and search', () => {
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     await page.route(/\/api\/v1\/search\/secrets\?.*q=stale_old/, async (route) => (await held, await route.continue()));
-    const search = async (text: string) => (await page.getByLabel('Key contains').fill(text), await page.getByRole('button', { name: 'Search' }).click());
+    const search = async (text: string) => (
+      await page.getByLabel('Key contains').fill(text), await page.getByRole('button', { name: 'Search' }).click()
+    );
     const asked = page.waitForRequest(/q=stale_old/);
     await search('stale_old');
     await asked;
@@ -278,7 +312,9 @@ describe('an environment of 1,000 secrets', () => {
       await more.click();
       await expect.poll(loaded).toBeGreaterThan(count);
     }
-    await page.waitForFunction(([selector]) => (globalThis as unknown as InPage).document.querySelectorAll(selector).length === 1000, [ROWS] as const);
+    await page.waitForFunction(([selector]) => (globalThis as unknown as InPage).document.querySelectorAll(selector).length === 1000, [
+      ROWS,
+    ] as const);
     const loadMoreMs = Date.now() - loadStarted;
     expect(await rows.count()).toBe(1000);
     expect(await more.count()).toBe(0);
@@ -318,7 +354,9 @@ describe('an environment of 1,000 secrets', () => {
       rounds.push({ filter: filtered.all, firstRows: listed.first, allRows: listed.all, longestFrame: listed.longest });
     }
     const ms = (figure: keyof (typeof rounds)[number]) => `${rounds.map((r) => r[figure].toFixed(0)).join('/')} ms`;
-    console.log(`console, 1,000 secrets (3 rounds): 4 more pages loaded in ${loadMoreMs} ms; filter to one key ${ms('filter')}; clearing it: first rows ${ms('firstRows')}, all 1,000 ${ms('allRows')}, longest frame ${ms('longestFrame')}`);
+    console.log(
+      `console, 1,000 secrets (3 rounds): 4 more pages loaded in ${loadMoreMs} ms; filter to one key ${ms('filter')}; clearing it: first rows ${ms('firstRows')}, all 1,000 ${ms('allRows')}, longest frame ${ms('longestFrame')}`,
+    );
     await context.close();
   });
 });

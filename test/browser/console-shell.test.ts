@@ -47,7 +47,7 @@ describe('the console shell', () => {
     await context.close();
   });
 
-  it('shows the API\'s code and message on the sign-in page when a pasted token is refused, keeps the token nowhere, and takes another', async () => {
+  it("shows the API's code and message on the sign-in page when a pasted token is refused, keeps the token nowhere, and takes another", async () => {
     const ws = await newWorkspace();
     const notIssued = 'sk_live_not-a-real-token-at-all';
     const refusal = await call('GET', '/api/v1/projects', { token: notIssued });
@@ -75,7 +75,7 @@ describe('the console shell', () => {
     await context.close();
   });
 
-  it('returns to sign-in with the API\'s code and message when the token is refused later in the session (its key revoked)', async () => {
+  it("returns to sign-in with the API's code and message when the token is refused later in the session (its key revoked)", async () => {
     const ws = await newWorkspace();
     const project = (await call('POST', '/api/v1/projects', { token: ws.apiKey, body: { name: 'Payments API' } })).body.data;
     const key = (await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'console session' } })).body.data;

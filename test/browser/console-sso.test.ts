@@ -40,7 +40,14 @@ describe('the console signs a person in with the identity provider', () => {
     await page.getByRole('button', { name: `Sign in with ${host()}` }).click();
     await page.waitForURL((url) => url.origin === sso.provider.issuer);
     const authorization = new URL(requested.find((url) => url.startsWith(`${sso.provider.issuer}/auth`))!);
-    expect(Object.fromEntries(authorization.searchParams)).toMatchObject({ response_type: 'code', client_id: sso.consoleClientId, redirect_uri: `${sso.stack.baseUrl}/console/`, code_challenge_method: 'S256', resource: sso.resource, scope: 'openid' });
+    expect(Object.fromEntries(authorization.searchParams)).toMatchObject({
+      response_type: 'code',
+      client_id: sso.consoleClientId,
+      redirect_uri: `${sso.stack.baseUrl}/console/`,
+      code_challenge_method: 'S256',
+      resource: sso.resource,
+      scope: 'openid',
+    });
     await page.getByLabel('Username').fill('grace');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Continue' }).click();
@@ -76,7 +83,9 @@ describe('the console signs a person in with the identity provider', () => {
     await page.goto(`${sso.stack.baseUrl}/console/`);
     await page.getByRole('button', { name: `Sign in with ${host()}` }).click();
     await page.getByRole('button', { name: 'Cancel' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('the identity provider refused the sign-in: access_denied (the person cancelled the sign-in)');
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain('the identity provider refused the sign-in: access_denied (the person cancelled the sign-in)');
     expect(page.url()).toBe(`${sso.stack.baseUrl}/console/`);
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
     expect(await page.evaluate(() => Object.keys(sessionStorage))).toEqual([]);
@@ -87,7 +96,9 @@ describe('the console signs a person in with the identity provider', () => {
     const { context, page, requested } = await freshPage();
     // A forged redirect back, as a page elsewhere could send: no sign-in was started in this tab.
     await page.goto(`${sso.stack.baseUrl}/console/?code=forged-code&state=forged-state`);
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('this sign-in was not started in this tab (its state does not match)');
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain('this sign-in was not started in this tab (its state does not match)');
     expect(page.url()).toBe(`${sso.stack.baseUrl}/console/`);
     expect(requested.filter((url) => url.startsWith(sso.provider.issuer))).toEqual([]);
     await context.close();

@@ -70,8 +70,16 @@ describe('alarms', () => {
       Threshold: 5,
       Metrics: [
         { Expression: 'IF(requests >= 20, 100 * FILL(errors, 0) / requests, 0)', ReturnData: true },
-        { Id: 'errors', ReturnData: false, MetricStat: { Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: [api] }, Period: 300, Stat: 'Sum' } },
-        { Id: 'requests', ReturnData: false, MetricStat: { Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Count', Dimensions: [api] }, Period: 300, Stat: 'Sum' } },
+        {
+          Id: 'errors',
+          ReturnData: false,
+          MetricStat: { Metric: { Namespace: 'AWS/ApiGateway', MetricName: '5xx', Dimensions: [api] }, Period: 300, Stat: 'Sum' },
+        },
+        {
+          Id: 'requests',
+          ReturnData: false,
+          MetricStat: { Metric: { Namespace: 'AWS/ApiGateway', MetricName: 'Count', Dimensions: [api] }, Period: 300, Stat: 'Sum' },
+        },
       ],
     });
   });
@@ -121,11 +129,17 @@ describe('alarms', () => {
 describe('alarm topic', () => {
   it('sends to the configured e-mail address and accepts publishing over TLS only', () => {
     const [topicId] = only(template, 'AWS::SNS::Topic');
-    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: topicId } });
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.com',
+      TopicArn: { Ref: topicId },
+    });
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       Topics: [{ Ref: topicId }],
       // The key-change rule's publish grant stands beside the TLS deny (issue 11).
-      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
     });
   });
 

@@ -80,13 +80,23 @@ describe('bin/app.ts', () => {
     expect(subscription?.Properties).toMatchObject({ Protocol: 'email', Endpoint: 'oncall@example.com' });
     expect(resources.find((resource) => resource.Type === 'AWS::KMS::Alias')?.Properties.AliasName).toBe('alias/dev-secrets');
     // The console, built into the cloud assembly's folder: served by the distribution the API's CORS allows.
-    const distributionId = Object.entries(template.Resources as Record<string, { Type: string }>).find(([, r]) => r.Type === 'AWS::CloudFront::Distribution')?.[0];
+    const distributionId = Object.entries(template.Resources as Record<string, { Type: string }>).find(
+      ([, r]) => r.Type === 'AWS::CloudFront::Distribution',
+    )?.[0];
     const origin = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }]] };
-    expect(resources.find((resource) => resource.Type === 'AWS::ApiGatewayV2::Api')?.Properties.CorsConfiguration.AllowOrigins).toEqual([origin]);
-    expect(template.Outputs.ConsoleUrl.Value).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/console/']] });
+    expect(resources.find((resource) => resource.Type === 'AWS::ApiGatewayV2::Api')?.Properties.CorsConfiguration.AllowOrigins).toEqual([
+      origin,
+    ]);
+    expect(template.Outputs.ConsoleUrl.Value).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/console/']],
+    });
     expect(await readFile(join(outdir, 'valid', 'console-build', 'index.html'), 'utf8')).toContain('/console/assets/');
-    const shell = resources.find((resource) => resource.Type === 'Custom::CDKBucketDeployment' && resource.Properties.DestinationBucketKeyPrefix === 'console/');
-    const sources = (shell?.Properties.SourceObjectKeys as string[]).map((key) => join(outdir, 'valid', `asset.${key.replace(/\.zip$/, '')}`));
+    const shell = resources.find(
+      (resource) => resource.Type === 'Custom::CDKBucketDeployment' && resource.Properties.DestinationBucketKeyPrefix === 'console/',
+    );
+    const sources = (shell?.Properties.SourceObjectKeys as string[]).map((key) =>
+      join(outdir, 'valid', `asset.${key.replace(/\.zip$/, '')}`),
+    );
     const config = await Promise.any(sources.map(async (dir) => JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'))));
     expect(config).toMatchObject({ issuer: JWT.jwtIssuer, clientId: 'secrets-console' });
   });
@@ -99,15 +109,31 @@ describe('bin/app.ts', () => {
     ['an issuer without audience and JWKS URI', { jwtIssuer: JWT.jwtIssuer }, /jwtIssuer, jwtAudience and jwtJwksUri must be set together/],
     ['a workspace claim without JWT settings', { jwtWorkspaceClaim: 'ws' }, /jwtWorkspaceClaim needs jwtIssuer/],
     ['a default role without JWT settings', { jwtDefaultRole: 'admin' }, /jwtDefaultRole needs jwtIssuer/],
-    ['a default role that is not a role', { ...JWT, jwtDefaultRole: 'owner' }, /jwtDefaultRole must be one of viewer, developer, admin; got "owner"/],
+    [
+      'a default role that is not a role',
+      { ...JWT, jwtDefaultRole: 'owner' },
+      /jwtDefaultRole must be one of viewer, developer, admin; got "owner"/,
+    ],
     ['a plain http JWKS URI', { ...JWT, jwtJwksUri: 'http://idp.example.com/jwks' }, /jwtJwksUri must be an https URL/],
     ['a retention CloudWatch does not offer', { logRetentionDays: '8' }, /logRetentionDays must be one of .*; got 8/],
     ['an alarm e-mail that is not an address', { alarmEmail: 'oncall' }, /alarmEmail must be an e-mail address; got "oncall"/],
     ['a zero reveal rate limit', { revealRateLimit: '0' }, /revealRateLimit must be a positive integer; got "0"/],
     ['the destroy policy for the prod stage', { removalPolicy: 'destroy' }, /removalPolicy "destroy" is refused for the prod stage/],
-    ['a console client id without JWT settings', { consoleClientId: 'secrets-console' }, /consoleClientId needs jwtIssuer, jwtAudience and jwtJwksUri/],
-    ['a console client id with a space', { ...JWT, consoleClientId: 'secrets console' }, /consoleClientId must be an OAuth client id .*; got "secrets console"/],
-    ['a console client id with a plain http issuer', { ...JWT, jwtIssuer: 'http://idp.example.com/', consoleClientId: 'c' }, /consoleClientId needs an https jwtIssuer/],
+    [
+      'a console client id without JWT settings',
+      { consoleClientId: 'secrets-console' },
+      /consoleClientId needs jwtIssuer, jwtAudience and jwtJwksUri/,
+    ],
+    [
+      'a console client id with a space',
+      { ...JWT, consoleClientId: 'secrets console' },
+      /consoleClientId must be an OAuth client id .*; got "secrets console"/,
+    ],
+    [
+      'a console client id with a plain http issuer',
+      { ...JWT, jwtIssuer: 'http://idp.example.com/', consoleClientId: 'c' },
+      /consoleClientId needs an https jwtIssuer/,
+    ],
   ])('fails with a clear message for %s', async (name, context, message) => {
     // Act
     const result = await runApp(context, name.replace(/\W/g, '-'));

@@ -63,7 +63,7 @@ describe('Lambda bundles, run', () => {
     const files = (await readdir(join(bundlesDir, name))).filter((file) => file.endsWith('.mjs'));
     // Act: a chunk that fails to link, or names a missing chunk, throws here
     const loaded = await node(
-      "for (const file of process.argv.slice(1)) await import(file); process.stdout.write(String(process.argv.length - 1));",
+      'for (const file of process.argv.slice(1)) await import(file); process.stdout.write(String(process.argv.length - 1));',
       ...files.map((file) => join(bundlesDir, name, file)),
     );
     // Assess
@@ -106,13 +106,17 @@ describe('Lambda bundles, run', () => {
     expect(result.atImport.filter((file) => file.endsWith('.mjs')).sort()).toEqual([...built.projects.initFiles].sort());
   });
 
-  it('asks KMS for a data key through an API function\'s cipher after loading the KMS chunk, which its cold start does not read', async () => {
+  it("asks KMS for a data key through an API function's cipher after loading the KMS chunk, which its cold start does not read", async () => {
     // Prepare: the cipher as the API functions make it (shared/platform/crypto/cipher-on-first-use.ts), bundled as the stack bundles,
     // against a KMS endpoint where nothing listens
     const outdir = await makeOutdir('infra-bundle-run-cipher-');
     const dir = join(outdir.dir, 'cipher-on-first-use');
     const cipher = await bundle(
-      { contents: "export { cipherOnFirstUse } from '../shared/platform/crypto/cipher-on-first-use.ts';\nexport { loadConfig } from '../shared/platform/config.ts';\n", name: 'cipher' },
+      {
+        contents:
+          "export { cipherOnFirstUse } from '../shared/platform/crypto/cipher-on-first-use.ts';\nexport { loadConfig } from '../shared/platform/config.ts';\n",
+        name: 'cipher',
+      },
       dir,
     );
     const kmsChunks = await filesWith(dir, cipher.files, 'node_modules/@aws-sdk/client-kms/');

@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { bundle, bundleFloor, BYTES_GOAL, type Built } from '../../bench/bundles.ts';
 import { LAMBDA_NODE_OPTIONS } from '../../lib/lambda-bundle.ts';
 import { bundledCommands } from '../../bench/floor.ts';
-import { MANDATED_PACKAGES, mandatedFloorSource, mandatedUseOf, packageBytes, pipelineFloorSource, UNAUTHENTICATED, usesMandated } from '../../bench/mandated.ts';
+import {
+  MANDATED_PACKAGES,
+  mandatedFloorSource,
+  mandatedUseOf,
+  packageBytes,
+  pipelineFloorSource,
+  UNAUTHENTICATED,
+  usesMandated,
+} from '../../bench/mandated.ts';
 import { PIPELINE_FUNCTIONS } from '../../shared/platform/functions.ts';
 import { FUNCTION_NAMES, type FunctionName, functionsOf, idOf, makeOutdir, synth } from './synth.ts';
 
@@ -129,12 +137,24 @@ const benchBuilds = {} as Record<FunctionName, { fn: Built; floor: Built; code: 
  * What an API function loads with its cipher on the first value it seals or opens (shared/platform/crypto/cipher-on-first-use.ts).
  * The local stack's keyring comes in the same chunk: no function in AWS runs it (the stack always sets a KMS key).
  */
-const CIPHER_ON_FIRST_USE = ['@aws-sdk/client-kms', 'shared/platform/clients/kms.ts', 'shared/platform/crypto/envelope.ts', 'shared/platform/crypto/kms-key-provider.ts', 'shared/platform/crypto/local-keyring.ts'];
+const CIPHER_ON_FIRST_USE = [
+  '@aws-sdk/client-kms',
+  'shared/platform/clients/kms.ts',
+  'shared/platform/crypto/envelope.ts',
+  'shared/platform/crypto/kms-key-provider.ts',
+  'shared/platform/crypto/local-keyring.ts',
+];
 /**
  * What every API function loads on its first issued token or Idempotency-Key to unseal the service MAC keys
  * (shared/api-runtime.ts): the key provider with the KMS client, without the envelope cipher.
  */
-const KEY_PROVIDER_ON_FIRST_USE = ['@aws-sdk/client-kms', 'shared/platform/clients/kms.ts', 'shared/platform/crypto/key-provider-from-config.ts', 'shared/platform/crypto/kms-key-provider.ts', 'shared/platform/crypto/local-keyring.ts'];
+const KEY_PROVIDER_ON_FIRST_USE = [
+  '@aws-sdk/client-kms',
+  'shared/platform/clients/kms.ts',
+  'shared/platform/crypto/key-provider-from-config.ts',
+  'shared/platform/crypto/kms-key-provider.ts',
+  'shared/platform/crypto/local-keyring.ts',
+];
 
 /** What every API function loads on the first access key with `allowedCidrs` (shared/access/authenticate.ts). */
 const SOURCE_ADDRESS_ON_FIRST_USE = ['shared/access/source-address.ts', 'shared/net/ip-ranges.ts'];
@@ -152,14 +172,32 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
   // Only a manual retry, a test event, a recovery or a statistics read far behind queues anything: the SQS client
   // loads on the first; test events, recoveries and statistics load their service and store on the first of them.
   'webhook-deliveries': [
-    'aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, '@aws-sdk/client-sqs', 'shared/platform/clients/sqs.ts', 'shared/webhooks/immediate-queue.ts',
-    'shared/webhooks/webhook-operations-service.ts', 'shared/webhooks/delivery-recovery.ts', 'shared/webhooks/delivery-stats-service.ts', 'shared/webhooks/delivery-stats-read.ts',
+    'aws-jwt-verify',
+    ...KEY_PROVIDER_ON_FIRST_USE,
+    '@aws-sdk/client-sqs',
+    'shared/platform/clients/sqs.ts',
+    'shared/webhooks/immediate-queue.ts',
+    'shared/webhooks/webhook-operations-service.ts',
+    'shared/webhooks/delivery-recovery.ts',
+    'shared/webhooks/delivery-stats-service.ts',
+    'shared/webhooks/delivery-stats-read.ts',
     ...SOURCE_ADDRESS_ON_FIRST_USE,
   ],
   // A recovery's runner and store load with its first message, the statistics rollup's with its first.
-  'delivery-worker': ['shared/webhooks/recovery.ts', 'shared/webhooks/delivery-recovery-worker.ts', 'shared/webhooks/stats-rollup.ts', 'shared/webhooks/delivery-rollup.ts'],
+  'delivery-worker': [
+    'shared/webhooks/recovery.ts',
+    'shared/webhooks/delivery-recovery-worker.ts',
+    'shared/webhooks/stats-rollup.ts',
+    'shared/webhooks/delivery-rollup.ts',
+  ],
   // The webhooks function also loads its SSRF guard and sender on the first url check.
-  webhooks: ['aws-jwt-verify', 'shared/webhooks/guarded-http.ts', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
+  webhooks: [
+    'aws-jwt-verify',
+    'shared/webhooks/guarded-http.ts',
+    ...KEY_PROVIDER_ON_FIRST_USE,
+    ...CIPHER_ON_FIRST_USE,
+    ...SOURCE_ADDRESS_ON_FIRST_USE,
+  ],
   // The login loads the OIDC checks (aws-jwt-verify, the SSRF guard and its guarded GET) on the first OIDC login, and
   // the key provider on the first token it issues.
   auth: [
@@ -206,22 +244,25 @@ describe('Lambda bundles', () => {
     expect(codes.size).toBe(FUNCTION_NAMES.length);
   });
 
-  it.each(FUNCTION_NAMES)('bundles %s as minified ESM, index.mjs and a chunk per dynamic import, each with a source map (no sources inlined)', (name) => {
-    const bundle = bundles[name];
-    const chunks = bundle.files.filter((file) => /^chunk-[A-Z0-9]+\.mjs$/.test(file));
-    expect(bundle.files).toEqual([...chunks.flatMap((chunk) => [chunk, `${chunk}.map`]), 'index.mjs', 'index.mjs.map']);
-    expect(bundle.entry).toMatch(/export\s*\{[^}]*\bas handler\b[^}]*\}/);
-    for (const map of bundle.maps) {
-      expect(map.code.startsWith("import { createRequire } from 'module';")).toBe(true);
-      expect(map.code.trimEnd().endsWith(`//# sourceMappingURL=${map.file}.map`)).toBe(true);
-      expect(map.version).toBe(3);
-      expect(map.sourcesContent).toBeUndefined();
-    }
-    // Minified: a few long lines (the banner, the code, the license comments), not one line per statement.
-    const lines = bundle.code.split('\n');
-    expect(lines.length).toBeLessThan(200);
-    expect(bundle.code.length / lines.length).toBeGreaterThan(1_000);
-  });
+  it.each(FUNCTION_NAMES)(
+    'bundles %s as minified ESM, index.mjs and a chunk per dynamic import, each with a source map (no sources inlined)',
+    (name) => {
+      const bundle = bundles[name];
+      const chunks = bundle.files.filter((file) => /^chunk-[A-Z0-9]+\.mjs$/.test(file));
+      expect(bundle.files).toEqual([...chunks.flatMap((chunk) => [chunk, `${chunk}.map`]), 'index.mjs', 'index.mjs.map']);
+      expect(bundle.entry).toMatch(/export\s*\{[^}]*\bas handler\b[^}]*\}/);
+      for (const map of bundle.maps) {
+        expect(map.code.startsWith("import { createRequire } from 'module';")).toBe(true);
+        expect(map.code.trimEnd().endsWith(`//# sourceMappingURL=${map.file}.map`)).toBe(true);
+        expect(map.version).toBe(3);
+        expect(map.sourcesContent).toBeUndefined();
+      }
+      // Minified: a few long lines (the banner, the code, the license comments), not one line per statement.
+      const lines = bundle.code.split('\n');
+      expect(lines.length).toBeLessThan(200);
+      expect(bundle.code.length / lines.length).toBeGreaterThan(1_000);
+    },
+  );
 
   it.each(FUNCTION_NAMES)('keeps what %s loads only on first use out of the files a cold start reads', (name) => {
     // Prepare: the files index.mjs imports statically, and theirs (the bench's build of it is the stack's, byte for byte)
@@ -230,7 +271,12 @@ describe('Lambda bundles', () => {
     // Assess
     for (const module of CHUNKS[name] ?? []) {
       const where = bundles[name].maps.filter((map) => map.sources.some((source) => source.includes(module))).map((map) => map.file);
-      expect({ name, module, atInit: where.filter((file) => atInit.has(file)), later: where.length > 0 }).toEqual({ name, module, atInit: [], later: true });
+      expect({ name, module, atInit: where.filter((file) => atInit.has(file)), later: where.length > 0 }).toEqual({
+        name,
+        module,
+        atInit: [],
+        later: true,
+      });
     }
     // And nothing the product's own code imports statically waits in a later chunk.
     const own = later.flatMap((map) => map.sources.filter((source) => /^(shared|functions)\//.test(source)));
@@ -284,7 +330,9 @@ describe('Lambda bundles', () => {
         sqs,
         scheduler,
       });
-      const markers = ['SQSClient', '"SendMessage"', 'SchedulerClient', '"CreateSchedule"'].map((marker) => bundles[name].code.includes(marker));
+      const markers = ['SQSClient', '"SendMessage"', 'SchedulerClient', '"CreateSchedule"'].map((marker) =>
+        bundles[name].code.includes(marker),
+      );
       expect({ name, markers }).toEqual({ name, markers: [sqs, sqs, scheduler, scheduler] });
     }
   });
@@ -294,7 +342,11 @@ describe('Lambda bundles', () => {
     expect([...packagesOf(bundles.openapi)].filter((name) => name.startsWith('@aws-sdk/'))).toEqual([]);
     for (const name of FUNCTION_NAMES.filter((name) => name !== 'openapi')) {
       const packages = packagesOf(bundles[name]);
-      expect({ name, env: packages.has('@aws-sdk/credential-provider-env'), node: packages.has('@aws-sdk/credential-provider-node') }).toEqual({
+      expect({
+        name,
+        env: packages.has('@aws-sdk/credential-provider-env'),
+        node: packages.has('@aws-sdk/credential-provider-node'),
+      }).toEqual({
         name,
         env: true,
         node: false,
@@ -324,40 +376,58 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it.each(FUNCTION_NAMES)("gives %s a floor with the customer's libraries as it uses them (bench/mandated.ts), or none where it uses none", async (name) => {
-    // Prepare
-    const { fn, floor } = benchBuilds[name];
-    const use = mandatedUseOf(fn);
-    const isApi = API_FUNCTIONS.includes(name);
-    expect({ name, uses: usesMandated(use) }).toEqual({ name, uses: isApi });
-    if (!isApi) return;
-    // Act
-    const built = await bundle({ contents: mandatedFloorSource(name, use), name: `mandated-${name}` }, join(outdir.dir, 'mandated', name));
-    // Assess: each library weighs there what it weighs in the function (zod within 5%: a few helpers the function
-    // reaches through schema methods rather than the namespace), and none of the product's code came along (the
-    // credential alias both floors share aside)
-    for (const pkg of MANDATED_PACKAGES) {
-      const [here, inFunction] = [packageBytes(built, pkg), packageBytes(fn, pkg)];
-      expect({ name, pkg, close: inFunction > 0 && here <= inFunction && here >= inFunction * 0.95 }).toEqual({ name, pkg, close: true });
-    }
-    expect(Object.keys(built.inputs).filter((path) => /^(shared|functions)\//.test(path) && !(path in floor.inputs))).toEqual([]);
-  });
+  it.each(FUNCTION_NAMES)(
+    "gives %s a floor with the customer's libraries as it uses them (bench/mandated.ts), or none where it uses none",
+    async (name) => {
+      // Prepare
+      const { fn, floor } = benchBuilds[name];
+      const use = mandatedUseOf(fn);
+      const isApi = API_FUNCTIONS.includes(name);
+      expect({ name, uses: usesMandated(use) }).toEqual({ name, uses: isApi });
+      if (!isApi) return;
+      // Act
+      const built = await bundle(
+        { contents: mandatedFloorSource(name, use), name: `mandated-${name}` },
+        join(outdir.dir, 'mandated', name),
+      );
+      // Assess: each library weighs there what it weighs in the function (zod within 5%: a few helpers the function
+      // reaches through schema methods rather than the namespace), and none of the product's code came along (the
+      // credential alias both floors share aside)
+      for (const pkg of MANDATED_PACKAGES) {
+        const [here, inFunction] = [packageBytes(built, pkg), packageBytes(fn, pkg)];
+        expect({ name, pkg, close: inFunction > 0 && here <= inFunction && here >= inFunction * 0.95 }).toEqual({ name, pkg, close: true });
+      }
+      expect(Object.keys(built.inputs).filter((path) => /^(shared|functions)\//.test(path) && !(path in floor.inputs))).toEqual([]);
+    },
+  );
 
   // The login's function authenticates no bearer token: the pipeline floor's authentication is not its pipeline.
-  it.each(API_FUNCTIONS.filter((name) => !UNAUTHENTICATED.includes(name)))('gives %s a pipeline floor: the request pipeline every route runs, and none of its routes (bench/mandated.ts)', async (name) => {
-    // Prepare
-    const { fn, floor } = benchBuilds[name];
-    const source = pipelineFloorSource(name, mandatedUseOf(fn));
-    expect(source).toContain('const dynamodb = apiRuntime().db.doc;');
-    // Act
-    const pipeline = await bundle({ contents: source, name: `pipeline-${name}` }, join(outdir.dir, 'pipeline', name));
-    // Assess: the pipeline's own modules are there, every one of them also in the function; no route group, service
-    // or cipher came along; the SDK commands are the floor's, through one DynamoDB client
-    const own = Object.keys(pipeline.inputs).filter((path) => /^(shared|functions)\//.test(path) && !(path in floor.inputs));
-    expect(own).toEqual(expect.arrayContaining(['shared/platform/http/handler.ts', 'shared/access/authenticate.ts', 'shared/platform/http/idempotency.ts', 'shared/platform/config.ts']));
-    expect(own.filter((path) => !(path in fn.inputs) || /^(functions|shared\/services|shared\/crypto\/(envelope|from-config))\b/.test(path))).toEqual([]);
-    expect(bundledCommands(pipeline.inputs)).toEqual(bundledCommands(floor.inputs));
-  });
+  it.each(API_FUNCTIONS.filter((name) => !UNAUTHENTICATED.includes(name)))(
+    'gives %s a pipeline floor: the request pipeline every route runs, and none of its routes (bench/mandated.ts)',
+    async (name) => {
+      // Prepare
+      const { fn, floor } = benchBuilds[name];
+      const source = pipelineFloorSource(name, mandatedUseOf(fn));
+      expect(source).toContain('const dynamodb = apiRuntime().db.doc;');
+      // Act
+      const pipeline = await bundle({ contents: source, name: `pipeline-${name}` }, join(outdir.dir, 'pipeline', name));
+      // Assess: the pipeline's own modules are there, every one of them also in the function; no route group, service
+      // or cipher came along; the SDK commands are the floor's, through one DynamoDB client
+      const own = Object.keys(pipeline.inputs).filter((path) => /^(shared|functions)\//.test(path) && !(path in floor.inputs));
+      expect(own).toEqual(
+        expect.arrayContaining([
+          'shared/platform/http/handler.ts',
+          'shared/access/authenticate.ts',
+          'shared/platform/http/idempotency.ts',
+          'shared/platform/config.ts',
+        ]),
+      );
+      expect(
+        own.filter((path) => !(path in fn.inputs) || /^(functions|shared\/services|shared\/crypto\/(envelope|from-config))\b/.test(path)),
+      ).toEqual([]);
+      expect(bundledCommands(pipeline.inputs)).toEqual(bundledCommands(floor.inputs));
+    },
+  );
 
   it('carries no measuring code: the AWS-call instrumentation of the bench and the budget tests stays outside', () => {
     for (const name of FUNCTION_NAMES) {

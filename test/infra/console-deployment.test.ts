@@ -6,7 +6,13 @@ import { ServiceStack } from '../../lib/service-stack.ts';
 import { deployedFile, deployment, type Synthesized } from './console-files.ts';
 import { consoleDir, idOf, makeOutdir, NO_BUNDLING, only, type Resource, synth } from './synth.ts';
 
-const JWT = { issuer: 'https://idp.example.com/tenant/', audience: 'secrets-api', jwksUri: 'https://idp.example.com/jwks', roleClaim: 'groups', defaultRole: 'developer' as const };
+const JWT = {
+  issuer: 'https://idp.example.com/tenant/',
+  audience: 'secrets-api',
+  jwksUri: 'https://idp.example.com/jwks',
+  roleClaim: 'groups',
+  defaultRole: 'developer' as const,
+};
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
 let plain: Synthesized & { stack: ServiceStack };
@@ -55,14 +61,22 @@ describe('console files', () => {
 
 describe('console config.json', () => {
   it('names the API’s URL, resolved at deploy, and the default role settings; no identity provider', async () => {
-    expect(JSON.parse(await deployedFile(plain, 'config.json'))).toEqual({ apiUrl: apiEndpoint, roleClaim: 'roles', defaultRole: 'viewer' });
+    expect(JSON.parse(await deployedFile(plain, 'config.json'))).toEqual({
+      apiUrl: apiEndpoint,
+      roleClaim: 'roles',
+      defaultRole: 'viewer',
+    });
   });
 
   it('takes the role claim and default role from the JWT settings, and no issuer without consoleClientId', async () => {
     // Act
     const jwtOnly = synth(outdir.dir, { jwt: JWT });
     // Assess
-    expect(JSON.parse(await deployedFile(jwtOnly, 'config.json'))).toEqual({ apiUrl: apiEndpoint, roleClaim: 'groups', defaultRole: 'developer' });
+    expect(JSON.parse(await deployedFile(jwtOnly, 'config.json'))).toEqual({
+      apiUrl: apiEndpoint,
+      roleClaim: 'groups',
+      defaultRole: 'developer',
+    });
   });
 
   it('names the issuer and the client id together when consoleClientId is set', async () => {
@@ -96,9 +110,14 @@ describe('console deployment function', () => {
     const roleId = handler?.Properties.Role['Fn::GetAtt'][0] as string;
     const role = template.findResources('AWS::IAM::Role')[roleId] as Resource;
     expect(role.Properties.ManagedPolicyArns).toBeUndefined();
-    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } }]);
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      { Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { Service: 'lambda.amazonaws.com' } },
+    ]);
     const logGroupId = handler?.Properties.LoggingConfig.LogGroup.Ref as string;
-    expect(template.findResources('AWS::Logs::LogGroup')[logGroupId]).toMatchObject({ Properties: { RetentionInDays: 30 }, DeletionPolicy: 'Retain' });
+    expect(template.findResources('AWS::Logs::LogGroup')[logGroupId]).toMatchObject({
+      Properties: { RetentionInDays: 30 },
+      DeletionPolicy: 'Retain',
+    });
     const statements = (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[])
       .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
       .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);

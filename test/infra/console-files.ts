@@ -10,9 +10,16 @@ import type { Resource } from './synth.ts';
 export type Synthesized = { app: App; template: Template };
 
 /** The viewer-request function's code, run as CloudFront runs it, on a request for `uri`. */
-export function viewerRequest(code: string, uri: string): { uri?: string; statusCode?: number; headers?: Record<string, { value: string }> } {
+export function viewerRequest(
+  code: string,
+  uri: string,
+): { uri?: string; statusCode?: number; headers?: Record<string, { value: string }> } {
   const handler = runInNewContext(`${code}\nhandler;`) as (event: unknown) => ReturnType<typeof viewerRequest>;
-  return handler({ version: '1.0', context: { eventType: 'viewer-request' }, request: { method: 'GET', uri, querystring: {}, headers: {}, cookies: {} } });
+  return handler({
+    version: '1.0',
+    context: { eventType: 'viewer-request' },
+    request: { method: 'GET', uri, querystring: {}, headers: {}, cookies: {} },
+  });
 }
 
 /** A template value as text: Refs are given values by `refs`, the rest written `<Id.Attr>`. */
@@ -31,8 +38,13 @@ export function directives(csp: string): Record<string, string> {
 }
 
 /** The console deployment that writes under `prefix`, and its source folders in the cloud assembly. */
-export function deployment(from: Synthesized, prefix: string): { id: string; resource: Resource & { DependsOn?: string[] }; dirs: string[] } {
-  const found = Object.entries(from.template.findResources('Custom::CDKBucketDeployment')).filter(([, r]) => r.Properties.DestinationBucketKeyPrefix === prefix);
+export function deployment(
+  from: Synthesized,
+  prefix: string,
+): { id: string; resource: Resource & { DependsOn?: string[] }; dirs: string[] } {
+  const found = Object.entries(from.template.findResources('Custom::CDKBucketDeployment')).filter(
+    ([, r]) => r.Properties.DestinationBucketKeyPrefix === prefix,
+  );
   expect(found).toHaveLength(1);
   const [id, resource] = found[0] as [string, Resource & { DependsOn?: string[] }];
   const dirs = (resource.Properties.SourceObjectKeys as string[]).map((key) => join(from.app.outdir, `asset.${key.replace(/\.zip$/, '')}`));

@@ -7,7 +7,12 @@ import type { ServiceStack } from '../../lib/service-stack.ts';
 import { deployedFile, directives, render, viewerRequest } from './console-files.ts';
 import { idOf, makeOutdir, only, synth } from './synth.ts';
 
-const JWT = { issuer: 'https://idp.example.com/tenant/', audience: 'secrets-api', jwksUri: 'https://idp.example.com/jwks', roleClaim: 'groups' };
+const JWT = {
+  issuer: 'https://idp.example.com/tenant/',
+  audience: 'secrets-api',
+  jwksUri: 'https://idp.example.com/jwks',
+  roleClaim: 'groups',
+};
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
 let app: App;
@@ -34,7 +39,12 @@ describe('console bucket', () => {
     const [, bucket] = only(template, 'AWS::S3::Bucket');
     expect(bucket.Properties).toMatchObject({
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
     });
     expect(bucket.Properties.WebsiteConfiguration).toBeUndefined();
@@ -45,19 +55,44 @@ describe('console bucket', () => {
   it('refuses plain HTTP and lets only this distribution read, through origin access control (no OAI)', () => {
     const [bucketId] = only(template, 'AWS::S3::Bucket');
     const [, policy] = only(template, 'AWS::S3::BucketPolicy');
-    const statements = policy.Properties.PolicyDocument.Statement as { Effect: string; Principal: unknown; Action: string; Condition?: any }[];
-    expect(statements).toContainEqual(expect.objectContaining({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }));
+    const statements = policy.Properties.PolicyDocument.Statement as {
+      Effect: string;
+      Principal: unknown;
+      Action: string;
+      Condition?: any;
+    }[];
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Principal: { AWS: '*' },
+        Action: 's3:*',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
     expect(statements.filter((s) => s.Effect === 'Allow')).toEqual([
       {
         Effect: 'Allow',
         Principal: { Service: 'cloudfront.amazonaws.com' },
         Action: 's3:GetObject',
         Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/*']] },
-        Condition: { StringEquals: { 'AWS:SourceArn': { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudfront::', { Ref: 'AWS::AccountId' }, `:distribution/`, { Ref: distributionId }]] } } },
+        Condition: {
+          StringEquals: {
+            'AWS:SourceArn': {
+              'Fn::Join': [
+                '',
+                ['arn:', { Ref: 'AWS::Partition' }, ':cloudfront::', { Ref: 'AWS::AccountId' }, `:distribution/`, { Ref: distributionId }],
+              ],
+            },
+          },
+        },
       },
     ]);
     const [oacId, oac] = only(template, 'AWS::CloudFront::OriginAccessControl');
-    expect(oac.Properties.OriginAccessControlConfig).toMatchObject({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' });
+    expect(oac.Properties.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+      SigningProtocol: 'sigv4',
+    });
     const [, distribution] = only(template, 'AWS::CloudFront::Distribution');
     expect(distribution.Properties.DistributionConfig.Origins).toEqual([
       expect.objectContaining({
@@ -108,10 +143,23 @@ describe('console distribution', () => {
     expect(fn.Properties.FunctionConfig.Runtime).toBe('cloudfront-js-2.0');
     const code = fn.Properties.FunctionCode as string;
     expect(code).toBe(VIEWER_REQUEST_CODE);
-    for (const uri of ['/console/', '/console/projects', '/console/projects/prj_01J9ZZ', '/console/environments/env_01J9ZZ', '/console/audit']) {
+    for (const uri of [
+      '/console/',
+      '/console/projects',
+      '/console/projects/prj_01J9ZZ',
+      '/console/environments/env_01J9ZZ',
+      '/console/audit',
+    ]) {
       expect({ uri, to: viewerRequest(code, uri).uri }).toEqual({ uri, to: '/console/index.html' });
     }
-    for (const uri of ['/console/assets/main-OX4MHZSM.js', '/console/assets/chunk-ABC', '/console/config.json', '/console/index.html', '/favicon.ico', '/api/v1/projects']) {
+    for (const uri of [
+      '/console/assets/main-OX4MHZSM.js',
+      '/console/assets/chunk-ABC',
+      '/console/config.json',
+      '/console/index.html',
+      '/favicon.ico',
+      '/api/v1/projects',
+    ]) {
       expect({ uri, to: viewerRequest(code, uri).uri }).toEqual({ uri, to: uri });
     }
     for (const uri of ['/', '/console']) {
@@ -124,11 +172,22 @@ describe('console security headers', () => {
   it('carries the local front’s headers: CSP with script-src self and frame-ancestors none, nosniff, DENY, no referrer, HSTS', () => {
     const [, policy] = only(template, 'AWS::CloudFront::ResponseHeadersPolicy');
     const config = policy.Properties.ResponseHeadersPolicyConfig;
-    const csp = directives(render(config.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy, { 'AWS::Region': 'eu-west-1', 'AWS::URLSuffix': 'amazonaws.com' }));
-    const local = consoleHeaders({ config: { apiUrl: 'https://abc123.execute-api.eu-west-1.amazonaws.com', roleClaim: 'roles', defaultRole: 'viewer' } });
+    const csp = directives(
+      render(config.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy, {
+        'AWS::Region': 'eu-west-1',
+        'AWS::URLSuffix': 'amazonaws.com',
+      }),
+    );
+    const local = consoleHeaders({
+      config: { apiUrl: 'https://abc123.execute-api.eu-west-1.amazonaws.com', roleClaim: 'roles', defaultRole: 'viewer' },
+    });
     // Every directive as the local front writes it, but connect-src: any API of the region (index.html narrows it).
     expect({ ...csp, 'connect-src': undefined }).toEqual({ ...directives(local['Content-Security-Policy']!), 'connect-src': undefined });
-    expect(csp).toMatchObject({ 'script-src': "'self'", 'frame-ancestors': "'none'", 'connect-src': "'self' https://*.execute-api.eu-west-1.amazonaws.com" });
+    expect(csp).toMatchObject({
+      'script-src': "'self'",
+      'frame-ancestors': "'none'",
+      'connect-src': "'self' https://*.execute-api.eu-west-1.amazonaws.com",
+    });
     expect(config.SecurityHeadersConfig).toMatchObject({
       ContentSecurityPolicy: { Override: true },
       ContentTypeOptions: { Override: true },
@@ -136,7 +195,9 @@ describe('console security headers', () => {
       ReferrerPolicy: { ReferrerPolicy: local['Referrer-Policy'], Override: true },
       StrictTransportSecurity: { AccessControlMaxAgeSec: 31536000, IncludeSubdomains: true, Override: true },
     });
-    expect(config.CustomHeadersConfig.Items).toEqual([{ Header: 'Cross-Origin-Opener-Policy', Value: local['Cross-Origin-Opener-Policy'], Override: true }]);
+    expect(config.CustomHeadersConfig.Items).toEqual([
+      { Header: 'Cross-Origin-Opener-Policy', Value: local['Cross-Origin-Opener-Policy'], Override: true },
+    ]);
   });
 
   it('narrows connect-src in index.html to this API, and adds the identity provider when the console signs in with it', async () => {
@@ -148,9 +209,11 @@ describe('console security headers', () => {
     // Assess
     expect(meta(await deployedFile(signIn, 'index.html'))).toBe(`connect-src 'self' <${apiId}.ApiEndpoint> https://idp.example.com`);
     const [, policy] = only(signIn.template, 'AWS::CloudFront::ResponseHeadersPolicy');
-    expect(directives(render(policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy))['connect-src']).toBe(
-      "'self' https://*.execute-api.<AWS::Region>.<AWS::URLSuffix> https://idp.example.com",
-    );
+    expect(
+      directives(render(policy.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy))[
+        'connect-src'
+      ],
+    ).toBe("'self' https://*.execute-api.<AWS::Region>.<AWS::URLSuffix> https://idp.example.com");
   });
 });
 

@@ -41,13 +41,18 @@ describe('throttles and concurrency', () => {
 
   it('reserves no concurrency by default, and the configured amount for every API function when asked', () => {
     const functions = () => template.findResources('AWS::Lambda::Function');
-    for (const fn of Object.values(functionsOf(stack))) expect(functions()[idOf(stack, fn.function)]?.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    for (const fn of Object.values(functionsOf(stack)))
+      expect(functions()[idOf(stack, fn.function)]?.Properties.ReservedConcurrentExecutions).toBeUndefined();
     // Act
     const reserved = synth(outdir.dir, { apiReservedConcurrency: 20, revealRouteThrottle: { rateLimit: 5, burstLimit: 10 } });
     // Assess: route groups only; the pipeline keeps its own limits (the worker's maximum concurrency)
     const all = reserved.template.findResources('AWS::Lambda::Function');
-    for (const group of GROUPS) expect(all[idOf(reserved.stack, reserved.stack.api.functions[group].function)]?.Properties.ReservedConcurrentExecutions).toBe(20);
-    for (const name of PIPELINE) expect(all[idOf(reserved.stack, reserved.stack.delivery.functions[name].function)]?.Properties.ReservedConcurrentExecutions).toBeUndefined();
+    for (const group of GROUPS)
+      expect(all[idOf(reserved.stack, reserved.stack.api.functions[group].function)]?.Properties.ReservedConcurrentExecutions).toBe(20);
+    for (const name of PIPELINE)
+      expect(
+        all[idOf(reserved.stack, reserved.stack.delivery.functions[name].function)]?.Properties.ReservedConcurrentExecutions,
+      ).toBeUndefined();
     const [, stage] = only(reserved.template, 'AWS::ApiGatewayV2::Stage');
     expect(stage.Properties.RouteSettings['POST /api/v1/reveal']).toEqual({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 });
   });
@@ -58,7 +63,8 @@ describe('throttles and concurrency', () => {
       jwt: { issuer: 'https://idp.example.com/', audience: 'api', jwksUri: 'https://idp.example.com/jwks', requiredType: 'at+jwt' },
     });
     const env = (name: keyof ServiceStack['api']['functions']) =>
-      configured.template.findResources('AWS::Lambda::Function')[idOf(configured.stack, configured.stack.api.functions[name].function)]?.Properties.Environment.Variables;
+      configured.template.findResources('AWS::Lambda::Function')[idOf(configured.stack, configured.stack.api.functions[name].function)]
+        ?.Properties.Environment.Variables;
     expect(env('secrets')).toMatchObject({ REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE: '600', JWT_REQUIRED_TYPE: 'at+jwt' });
     expect(env('projects').REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE).toBeUndefined();
     expect(env('projects').JWT_REQUIRED_TYPE).toBe('at+jwt');
@@ -69,7 +75,10 @@ describe('alarms of the hardening', () => {
   it('alarms on a spike of 401 answers, counted from the access log', () => {
     const filters = Object.values(template.findResources('AWS::Logs::MetricFilter')) as Resource[];
     const unauthorized = filters.find((filter) => filter.Properties.MetricTransformations[0].MetricName === 'UnauthorizedAnswers');
-    expect(unauthorized?.Properties).toMatchObject({ LogGroupName: { Ref: idOf(stack, stack.api.accessLogs) }, FilterPattern: '{ $.status = "401" }' });
+    expect(unauthorized?.Properties).toMatchObject({
+      LogGroupName: { Ref: idOf(stack, stack.api.accessLogs) },
+      FilterPattern: '{ $.status = "401" }',
+    });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmName: 'SecretsService-test-api-401-spike',
       MetricName: 'UnauthorizedAnswers',
@@ -96,7 +105,12 @@ describe('alarms of the hardening', () => {
     expect(rules[0]!.Properties.Targets).toEqual([expect.objectContaining({ Arn: { Ref: topicId } })]);
     const [, topicPolicy] = only(template, 'AWS::SNS::TopicPolicy');
     expect(topicPolicy.Properties.PolicyDocument.Statement).toContainEqual(
-      expect.objectContaining({ Effect: 'Allow', Action: 'sns:Publish', Principal: { Service: 'events.amazonaws.com' }, Resource: { Ref: topicId } }),
+      expect.objectContaining({
+        Effect: 'Allow',
+        Action: 'sns:Publish',
+        Principal: { Service: 'events.amazonaws.com' },
+        Resource: { Ref: topicId },
+      }),
     );
   });
 });

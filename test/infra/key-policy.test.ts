@@ -25,15 +25,28 @@ const actionsOf = (statement: Statement) => [statement.Action].flat() as string[
 /** The account root as CloudFormation spells it (AccountRootPrincipal). */
 const ACCOUNT_ROOT = { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] };
 /** The role a key-policy statement is limited to (`aws:PrincipalArn`), if any. */
-const principalArnOf = (statement: Statement) => (statement.Condition as { ArnEquals?: Record<string, unknown> } | undefined)?.ArnEquals?.['aws:PrincipalArn'];
+const principalArnOf = (statement: Statement) =>
+  (statement.Condition as { ArnEquals?: Record<string, unknown> } | undefined)?.ArnEquals?.['aws:PrincipalArn'];
 /** The key-policy statements of operators: the MAC roots, nothing else (lib/encryption.ts `operatorMacKeyStatements`). */
 const OPERATOR_SIDS = ['OperatorsMakeMacKeys', 'OperatorsUnsealTheTokenChecksumKey'];
-const USE = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey', 'kms:GenerateDataKeyWithoutPlaintext', 'kms:ReEncryptFrom', 'kms:ReEncryptTo', 'kms:CreateGrant'];
+const USE = [
+  'kms:Decrypt',
+  'kms:Encrypt',
+  'kms:GenerateDataKey',
+  'kms:GenerateDataKeyWithoutPlaintext',
+  'kms:ReEncryptFrom',
+  'kms:ReEncryptTo',
+  'kms:CreateGrant',
+];
 
 describe('the secrets key can be used only by the service', () => {
   it('lets no principal but the function roles use the key: the account only administers it, and makes the MAC roots', () => {
     const account = statements.find((s) => s.Sid === 'KeyAdministrationByThisAccount')!;
-    for (const action of USE) expect(actionsOf(account).some((pattern) => covers(pattern, action)), action).toBe(false);
+    for (const action of USE)
+      expect(
+        actionsOf(account).some((pattern) => covers(pattern, action)),
+        action,
+      ).toBe(false);
     const users = statements.filter((s) => USE.some((action) => actionsOf(s).some((pattern) => covers(pattern, action))));
     expect(users.length).toBeGreaterThan(0);
     const roleArns = Object.values(functionsOf(stack)).map((fn) => ({ 'Fn::GetAtt': [idOf(stack, fn.role), 'Arn'] }));
@@ -51,35 +64,72 @@ describe('the secrets key can be used only by the service', () => {
     });
     const operators = statements.filter((s) => OPERATOR_SIDS.includes(s.Sid!));
     expect(operators).toEqual([
-      { Sid: 'OperatorsMakeMacKeys', Effect: 'Allow', Principal: { AWS: ACCOUNT_ROOT }, Action: 'kms:GenerateDataKey', Resource: '*', Condition: purpose(['service-mac-key', 'token-checksum-key']) },
-      { Sid: 'OperatorsUnsealTheTokenChecksumKey', Effect: 'Allow', Principal: { AWS: ACCOUNT_ROOT }, Action: 'kms:Decrypt', Resource: '*', Condition: purpose(['token-checksum-key']) },
+      {
+        Sid: 'OperatorsMakeMacKeys',
+        Effect: 'Allow',
+        Principal: { AWS: ACCOUNT_ROOT },
+        Action: 'kms:GenerateDataKey',
+        Resource: '*',
+        Condition: purpose(['service-mac-key', 'token-checksum-key']),
+      },
+      {
+        Sid: 'OperatorsUnsealTheTokenChecksumKey',
+        Effect: 'Allow',
+        Principal: { AWS: ACCOUNT_ROOT },
+        Action: 'kms:Decrypt',
+        Resource: '*',
+        Condition: purpose(['token-checksum-key']),
+      },
     ]);
   });
 
   it('names no principal KMS must look up but the account, so a role created in the same deploy cannot fail the key', () => {
     // KMS refuses a policy naming a principal it cannot see yet; a just-created role may not be visible.
-    for (const statement of statements) expect({ sid: statement.Sid, principal: statement.Principal }).toEqual({ sid: statement.Sid, principal: { AWS: ACCOUNT_ROOT } });
+    for (const statement of statements)
+      expect({ sid: statement.Sid, principal: statement.Principal }).toEqual({ sid: statement.Sid, principal: { AWS: ACCOUNT_ROOT } });
   });
 
   it('keeps cdk deploy and key administration working: the account may put the policy, describe, tag, rotate and schedule deletion', () => {
     const account = statements.find((s) => s.Sid === 'KeyAdministrationByThisAccount')!;
     // What CloudFormation calls to create, update, tag, rotate and delete the key and its alias.
     const cloudFormation = [
-      'kms:PutKeyPolicy', 'kms:GetKeyPolicy', 'kms:DescribeKey', 'kms:EnableKeyRotation', 'kms:DisableKeyRotation', 'kms:GetKeyRotationStatus',
-      'kms:TagResource', 'kms:UntagResource', 'kms:ListResourceTags', 'kms:ScheduleKeyDeletion', 'kms:CancelKeyDeletion', 'kms:EnableKey',
-      'kms:DisableKey', 'kms:CreateAlias', 'kms:UpdateAlias', 'kms:DeleteAlias', 'kms:ListAliases', 'kms:UpdateKeyDescription',
+      'kms:PutKeyPolicy',
+      'kms:GetKeyPolicy',
+      'kms:DescribeKey',
+      'kms:EnableKeyRotation',
+      'kms:DisableKeyRotation',
+      'kms:GetKeyRotationStatus',
+      'kms:TagResource',
+      'kms:UntagResource',
+      'kms:ListResourceTags',
+      'kms:ScheduleKeyDeletion',
+      'kms:CancelKeyDeletion',
+      'kms:EnableKey',
+      'kms:DisableKey',
+      'kms:CreateAlias',
+      'kms:UpdateAlias',
+      'kms:DeleteAlias',
+      'kms:ListAliases',
+      'kms:UpdateKeyDescription',
     ];
     expect(account).toMatchObject({ Effect: 'Allow', Principal: { AWS: expect.anything() }, Resource: '*' });
     expect(account.Condition).toBeUndefined();
     for (const action of cloudFormation) {
-      expect(actionsOf(account).some((pattern) => covers(pattern, action)), action).toBe(true);
+      expect(
+        actionsOf(account).some((pattern) => covers(pattern, action)),
+        action,
+      ).toBe(true);
     }
   });
 
   it('grants each function that needs the key exactly its actions with its encryption context, in the key policy itself', () => {
     const answers = { actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'idempotencyRecord'] };
     // Every API function unseals the two MAC roots, under their purposes alone.
-    const macRoots = { actions: ['kms:Decrypt'], context: ['purpose'], values: { 'kms:EncryptionContext:purpose': ['service-mac-key', 'token-checksum-key'] } };
+    const macRoots = {
+      actions: ['kms:Decrypt'],
+      context: ['purpose'],
+      values: { 'kms:EncryptionContext:purpose': ['service-mac-key', 'token-checksum-key'] },
+    };
     const expected: Record<string, { actions: string[]; context: string[]; values?: unknown }[]> = {
       projects: [macRoots],
       environments: [macRoots],
@@ -96,7 +146,10 @@ describe('the secrets key can be used only by the service', () => {
       const role = { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].role), 'Arn'] };
       const grants = statements.filter((s) => JSON.stringify(principalArnOf(s)) === JSON.stringify(role));
       const got = grants.map((grant) => {
-        const condition = grant.Condition as { 'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': string[] }; StringEquals?: unknown };
+        const condition = grant.Condition as {
+          'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': string[] };
+          StringEquals?: unknown;
+        };
         return {
           actions: actionsOf(grant).sort(),
           context: condition['ForAllValues:StringEquals']['kms:EncryptionContextKeys'],
@@ -110,7 +163,16 @@ describe('the secrets key can be used only by the service', () => {
 
   it('carries the table Denies on every function role: audit entries immutable, the MAC key read-only, audit puts and credentials to their writers', () => {
     const tableArn = { 'Fn::GetAtt': [idOf(stack, stack.data.table), 'Arn'] };
-    const auditWriters = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'webhook-deliveries', 'auth', 'delivery-worker'];
+    const auditWriters = [
+      'projects',
+      'environments',
+      'secrets',
+      'access-keys',
+      'webhooks',
+      'webhook-deliveries',
+      'auth',
+      'delivery-worker',
+    ];
     for (const name of FUNCTION_NAMES) {
       const denies = statementsOf(template, stack, functionsOf(stack)[name]).filter((s) => s.Effect === 'Deny');
       expect(denies.every((deny) => JSON.stringify(deny.Resource) === JSON.stringify(tableArn))).toBe(true);

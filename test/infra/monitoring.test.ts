@@ -3,17 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
-import {
-  dashboardBody,
-  FUNCTION_NAMES,
-  functionsOf,
-  idOf,
-  makeOutdir,
-  only,
-  type Resource,
-  synth,
-  type Widget,
-} from './synth.ts';
+import { dashboardBody, FUNCTION_NAMES, functionsOf, idOf, makeOutdir, only, type Resource, synth, type Widget } from './synth.ts';
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
 let stack: ServiceStack;
@@ -80,7 +70,11 @@ describe('delivery health dashboard', () => {
       'SecretsService/DeliveryAttempts service=webhook-delivery Sum',
       'SecretsService/DeliverySuccesses service=webhook-delivery Sum',
     ]);
-    expect(graph('Delivery success rate (%)').slice(1).map((row) => (row.at(-1) as { id: string }).id)).toEqual(['attempts', 'successes']);
+    expect(
+      graph('Delivery success rate (%)')
+        .slice(1)
+        .map((row) => (row.at(-1) as { id: string }).id),
+    ).toEqual(['attempts', 'successes']);
   });
 
   it('shows attempt latency p50/p95/p99, failures by reason, retries by channel, exhausted, auto-disabled and dropped', () => {
@@ -94,7 +88,9 @@ describe('delivery health dashboard', () => {
       `= SEARCH('{SecretsService,Channel,service} MetricName="RetriesScheduled" service="webhook-delivery"', 'Sum', 300)`,
     ]);
     expect(describeRows(graph('Deliveries exhausted / endpoints auto-disabled / messages dropped'))).toEqual(
-      ['DeliveriesExhausted', 'EndpointsAutoDisabled', 'MessagesDropped'].map((name) => `SecretsService/${name} service=webhook-delivery Sum`),
+      ['DeliveriesExhausted', 'EndpointsAutoDisabled', 'MessagesDropped'].map(
+        (name) => `SecretsService/${name} service=webhook-delivery Sum`,
+      ),
     );
     expect(describeRows(graph('Failed deliveries recovered / test events sent'))).toEqual(
       ['DeliveriesRecovered', 'TestEventsSent'].map((name) => `SecretsService/${name} service=webhook-delivery Sum`),
@@ -108,7 +104,9 @@ describe('delivery health dashboard', () => {
         (name) => `AWS/SQS/${name} QueueName=${queue} Maximum`,
       ),
     );
-    expect(describeRows(graph('Age of the oldest message (s)'))).toEqual([`AWS/SQS/ApproximateAgeOfOldestMessage QueueName=${queue} Maximum`]);
+    expect(describeRows(graph('Age of the oldest message (s)'))).toEqual([
+      `AWS/SQS/ApproximateAgeOfOldestMessage QueueName=${queue} Maximum`,
+    ]);
     expect(describeRows(graph('Dead-letter queues depth'))).toEqual([
       `AWS/SQS/ApproximateNumberOfMessagesVisible QueueName=${attr(idOf(stack, stack.delivery.deadLetterQueue), 'QueueName')} Maximum`,
       `AWS/SQS/ApproximateNumberOfMessagesVisible QueueName=${attr(idOf(stack, stack.delivery.streamFailureQueue), 'QueueName')} Maximum`,
@@ -138,7 +136,10 @@ describe('delivery health dashboard', () => {
       `AWS/ApiGateway/Latency ApiId=${api} p99`,
     ]);
     const reveals = graph('Reveals per minute');
-    expect(describeRows(reveals)).toEqual([`SecretsService/Reveals ApiId=${api} Sum`, `SecretsService/RevealsRateLimited ApiId=${api} Sum`]);
+    expect(describeRows(reveals)).toEqual([
+      `SecretsService/Reveals ApiId=${api} Sum`,
+      `SecretsService/RevealsRateLimited ApiId=${api} Sum`,
+    ]);
     expect(reveals.map((row) => (row.at(-1) as { period: number }).period)).toEqual([60, 60]);
   });
 });
@@ -157,7 +158,14 @@ describe('logins answered 429', () => {
       {
         LogGroupName: { Ref: idOf(stack, stack.api.accessLogs) },
         FilterPattern: `{ ($.routeKey = "${ROUTE_GROUPS.auth[0]}") && ($.status = "429") }`,
-        MetricTransformations: [{ MetricNamespace: 'SecretsService', MetricName: 'LoginsRateLimited', MetricValue: '1', Dimensions: [{ Key: 'ApiId', Value: '$.apiId' }] }],
+        MetricTransformations: [
+          {
+            MetricNamespace: 'SecretsService',
+            MetricName: 'LoginsRateLimited',
+            MetricValue: '1',
+            Dimensions: [{ Key: 'ApiId', Value: '$.apiId' }],
+          },
+        ],
       },
     ]);
     expect(ROUTE_GROUPS.auth).toEqual(['POST /api/v1/auth/login']);
@@ -190,9 +198,19 @@ describe('what the worker emits and what the dashboard reads', () => {
   /** Every metric of every EMF document the worker's metrics code prints, with its dimensions and their values. */
   function emitted(lines: string[]): string[] {
     return lines.flatMap((line) => {
-      const document = JSON.parse(line) as { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] } } & Record<string, unknown>;
+      const document = JSON.parse(line) as {
+        _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+      } & Record<string, unknown>;
       return document._aws.CloudWatchMetrics.flatMap(({ Namespace, Dimensions, Metrics }) =>
-        Metrics.flatMap(({ Name }) => Dimensions.map((set) => `${Namespace}/${Name} ${[...set].sort().map((key) => `${key}=${document[key]}`).join(' ')}`)),
+        Metrics.flatMap(({ Name }) =>
+          Dimensions.map(
+            (set) =>
+              `${Namespace}/${Name} ${[...set]
+                .sort()
+                .map((key) => `${key}=${document[key]}`)
+                .join(' ')}`,
+          ),
+        ),
       );
     });
   }
@@ -222,7 +240,16 @@ describe('what the worker emits and what the dashboard reads', () => {
     // Assess
     const names = emitted(lines);
     const service = 'service=webhook-delivery';
-    for (const name of ['DeliveryAttempts', 'DeliverySuccesses', 'AttemptLatency', 'DeliveriesExhausted', 'EndpointsAutoDisabled', 'MessagesDropped', 'DeliveriesRecovered', 'TestEventsSent']) {
+    for (const name of [
+      'DeliveryAttempts',
+      'DeliverySuccesses',
+      'AttemptLatency',
+      'DeliveriesExhausted',
+      'EndpointsAutoDisabled',
+      'MessagesDropped',
+      'DeliveriesRecovered',
+      'TestEventsSent',
+    ]) {
       expect(names).toContain(`SecretsService/${name} ${service}`);
     }
     expect(names).toContain(`SecretsService/DeliveryFailures Reason=timeout ${service}`);
@@ -236,7 +263,11 @@ describe('what the worker emits and what the dashboard reads', () => {
       ['RetriesScheduled', 'Channel'],
     ]) {
       expect(dashboard.join('\n')).toContain(`{SecretsService,${dimension},service} MetricName="${metric}" service="webhook-delivery"`);
-      expect(names.filter((name) => name.startsWith(`SecretsService/${metric} `)).every((name) => name.includes(`${dimension}=`) && name.endsWith(service))).toBe(true);
+      expect(
+        names
+          .filter((name) => name.startsWith(`SecretsService/${metric} `))
+          .every((name) => name.includes(`${dimension}=`) && name.endsWith(service)),
+      ).toBe(true);
     }
   });
 });

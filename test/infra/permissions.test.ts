@@ -40,7 +40,8 @@ type Items = Record<string, string[]>;
 /** Action by action, the partitions of every part. */
 function merge(...parts: Items[]): Items {
   const merged: Items = {};
-  for (const part of parts) for (const [action, partitions] of Object.entries(part)) merged[action] = [...new Set([...(merged[action] ?? []), ...partitions])];
+  for (const part of parts)
+    for (const [action, partitions] of Object.entries(part)) merged[action] = [...new Set([...(merged[action] ?? []), ...partitions])];
   return merged;
 }
 
@@ -106,22 +107,43 @@ function expectations(): (name: FunctionName) => Statement[] {
   const index = (name: string, partitions: string[]) =>
     allow(['dynamodb:Query'], { 'Fn::Join': ['', [tableArn, `/index/${name}`]] }, leadingKeys(partitions));
   const kms = (actions: string[], context: string[], values?: Record<string, string[]>) =>
-    allow(actions, { 'Fn::GetAtt': [keyId, 'Arn'] }, {
-      'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': context },
-      Null: Object.fromEntries(context.map((key) => [`kms:EncryptionContext:${key}`, 'false'])),
-      ...(values && { StringEquals: Object.fromEntries(Object.entries(values).map(([key, value]) => [`kms:EncryptionContext:${key}`, value])) }),
-    });
+    allow(
+      actions,
+      { 'Fn::GetAtt': [keyId, 'Arn'] },
+      {
+        'ForAllValues:StringEquals': { 'kms:EncryptionContextKeys': context },
+        Null: Object.fromEntries(context.map((key) => [`kms:EncryptionContext:${key}`, 'false'])),
+        ...(values && {
+          StringEquals: Object.fromEntries(Object.entries(values).map(([key, value]) => [`kms:EncryptionContext:${key}`, value])),
+        }),
+      },
+    );
   // Unsealing the two MAC roots: Decrypt only under exactly {purpose}, one of their two purposes.
   const macKey = kms(['kms:Decrypt'], ['purpose'], { purpose: ['service-mac-key', 'token-checksum-key'] });
   const send = allow(['sqs:SendMessage'], queueArn);
   const logs = (name: FunctionName) =>
     allow(['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].logGroup), 'Arn'] });
   const schedules = {
-    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':scheduler:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':schedule/prod-webhook-retries/*']],
+    'Fn::Join': [
+      '',
+      [
+        'arn:',
+        { Ref: 'AWS::Partition' },
+        ':scheduler:',
+        { Ref: 'AWS::Region' },
+        ':',
+        { Ref: 'AWS::AccountId' },
+        ':schedule/prod-webhook-retries/*',
+      ],
+    ],
   };
   const own: Record<FunctionName, Statement[]> = {
     projects: [...table(api({ Query: [WS], GetItem: [WS], PutItem: [WS, AUDIT] })), lastUsed([TOKEN, WS]), macKey],
-    environments: [...table(api({ Query: [WS], GetItem: [WS], PutItem: [WS, AUDIT], ConditionCheckItem: [WS] })), lastUsed([TOKEN, WS]), macKey],
+    environments: [
+      ...table(api({ Query: [WS], GetItem: [WS], PutItem: [WS, AUDIT], ConditionCheckItem: [WS] })),
+      lastUsed([TOKEN, WS]),
+      macKey,
+    ],
     secrets: [
       ...table(
         api({
@@ -173,7 +195,15 @@ function expectations(): (name: FunctionName) => Statement[] {
       macKey,
     ],
     'webhook-deliveries': [
-      ...table(api({ BatchGetItem: [DELIVERIES], GetItem: [WS, DELIVERIES], Query: [DELIVERIES], PutItem: [AUDIT, DELIVERIES], UpdateItem: [DELIVERIES] })),
+      ...table(
+        api({
+          BatchGetItem: [DELIVERIES],
+          GetItem: [WS, DELIVERIES],
+          Query: [DELIVERIES],
+          PutItem: [AUDIT, DELIVERIES],
+          UpdateItem: [DELIVERIES],
+        }),
+      ),
       lastUsed([TOKEN, WS]),
       index('GSI3', [ENDPOINT_LOG]),
       // A recovery counts the endpoint's failed deliveries.
@@ -203,11 +233,19 @@ function expectations(): (name: FunctionName) => Statement[] {
       // The stream event source: read the stream, and put failed batches on the failure queue.
       allow(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], { 'Fn::GetAtt': [tableId, 'StreamArn'] }),
       allow(['dynamodb:ListStreams'], '*'),
-      allow(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], { 'Fn::GetAtt': [idOf(stack, stack.delivery.streamFailureQueue), 'Arn'] }),
+      allow(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'], {
+        'Fn::GetAtt': [idOf(stack, stack.delivery.streamFailureQueue), 'Arn'],
+      }),
     ],
     'delivery-worker': [
       // Query: a batch's endpoints of one workspace at once, and the statistics rollup's reads.
-      ...table({ GetItem: [WS, DELIVERIES], BatchGetItem: [DELIVERIES], Query: [WS, DELIVERIES], UpdateItem: [WS, DELIVERIES], PutItem: [AUDIT] }),
+      ...table({
+        GetItem: [WS, DELIVERIES],
+        BatchGetItem: [DELIVERIES],
+        Query: [WS, DELIVERIES],
+        UpdateItem: [WS, DELIVERIES],
+        PutItem: [AUDIT],
+      }),
       index('GSI1', [ENDPOINT_LOG]),
       index('GSI3', [ENDPOINT_LOG]),
       // A recovery's steps page through the endpoint's failed deliveries.
@@ -215,11 +253,18 @@ function expectations(): (name: FunctionName) => Statement[] {
       kms(['kms:Decrypt'], SIGNING_SECRET_CONTEXT),
       send,
       // The queue event source.
-      allow(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'], queueArn),
+      allow(
+        ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
+        queueArn,
+      ),
       allow(['scheduler:CreateSchedule'], schedules),
-      allow(['iam:PassRole'], { 'Fn::GetAtt': [idOf(stack, stack.delivery.schedulerRole), 'Arn'] }, {
-        StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
-      }),
+      allow(
+        ['iam:PassRole'],
+        { 'Fn::GetAtt': [idOf(stack, stack.delivery.schedulerRole), 'Arn'] },
+        {
+          StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
+        },
+      ),
     ],
     'delivery-sweeper': [
       ...table({ UpdateItem: [DELIVERIES], Query: [VERSIONS], BatchWriteItem: [VERSIONS] }),
@@ -228,7 +273,16 @@ function expectations(): (name: FunctionName) => Statement[] {
     ],
   };
   /** The audit writers, and the credential writers: everyone else is denied those puts outright. */
-  const auditWriters: FunctionName[] = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'webhook-deliveries', 'auth', 'delivery-worker'];
+  const auditWriters: FunctionName[] = [
+    'projects',
+    'environments',
+    'secrets',
+    'access-keys',
+    'webhooks',
+    'webhook-deliveries',
+    'auth',
+    'delivery-worker',
+  ];
   const deny = (Sid: string, actions: string[], partition: string, more: Record<string, unknown> = {}): Statement => ({
     Sid,
     Effect: 'Deny',
@@ -243,10 +297,16 @@ function expectations(): (name: FunctionName) => Statement[] {
     deny('MacKeyIsReadOnly', ['BatchWriteItem', 'DeleteItem', 'PutItem', 'UpdateItem'], MAC_KEY),
     ...(auditWriters.includes(name) ? [] : [deny('OnlyAuditWritersPutAuditEntries', ['PutItem'], 'WS#*#AUDIT')]),
     // Access keys create and change credential items; a login creates its token and changes none.
-    ...(name === 'access-keys' || name === 'auth' ? [] : [deny('OnlyTheCredentialWriterCreatesCredentials', ['BatchWriteItem', 'PutItem'], TOKEN)]),
+    ...(name === 'access-keys' || name === 'auth'
+      ? []
+      : [deny('OnlyTheCredentialWriterCreatesCredentials', ['BatchWriteItem', 'PutItem'], TOKEN)]),
     ...(name === 'access-keys'
       ? []
-      : [deny('CredentialsChangeOnlyByLastUse', ['UpdateItem'], TOKEN, { 'ForAnyValue:StringNotEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'lastUsedAt'] } })]),
+      : [
+          deny('CredentialsChangeOnlyByLastUse', ['UpdateItem'], TOKEN, {
+            'ForAnyValue:StringNotEquals': { 'dynamodb:Attributes': ['PK', 'SK', 'lastUsedAt'] },
+          }),
+        ]),
   ];
   return (name) => canonical([logs(name), ...denies(name), ...own[name]]);
 }

@@ -80,11 +80,16 @@ describe('ServiceStack with settings', () => {
     const { template } = synth(outdir.dir, settings);
 
     // Assess
-    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 } });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+    });
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
     template.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/dev-secrets' });
     template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'dev-webhook-retries' });
-    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete', Properties: Match.objectLike({ DeletionProtectionEnabled: false }) });
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
+    });
     template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Delete' });
     template.allResources('AWS::Logs::LogGroup', { DeletionPolicy: 'Delete' });
   });

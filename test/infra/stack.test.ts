@@ -96,9 +96,13 @@ describe('ServiceStack with defaults', () => {
 
   it('has a key policy whose account statement administers the key and cannot use it (issue 11 replaces kms:* here)', () => {
     const [, key] = only(template, 'AWS::KMS::Key');
-    const root = (key.Properties.KeyPolicy.Statement as { Sid?: string; Principal?: unknown; Resource?: unknown }[]).filter((s) => s.Sid === 'KeyAdministrationByThisAccount');
+    const root = (key.Properties.KeyPolicy.Statement as { Sid?: string; Principal?: unknown; Resource?: unknown }[]).filter(
+      (s) => s.Sid === 'KeyAdministrationByThisAccount',
+    );
     expect(root).toHaveLength(1);
-    expect(root[0]!.Principal).toEqual({ AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] } });
+    expect(root[0]!.Principal).toEqual({
+      AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] },
+    });
     expect(root[0]!.Resource).toBe('*');
   });
 
@@ -107,7 +111,9 @@ describe('ServiceStack with defaults', () => {
     const logGroups = template.findResources('AWS::Logs::LogGroup');
     // Besides them, only the console's deployment function (aws-cdk-lib's BucketDeployment, console-deployment.test.ts).
     const others = Object.keys(functions).filter((id) => !Object.values(functionsOf(stack)).some((fn) => idOf(stack, fn.function) === id));
-    expect(others.map((id) => functions[id]?.Properties.Role)).toEqual([{ 'Fn::GetAtt': [expect.stringMatching(/^ConsoleSiteDeploymentRole/), 'Arn'] }]);
+    expect(others.map((id) => functions[id]?.Properties.Role)).toEqual([
+      { 'Fn::GetAtt': [expect.stringMatching(/^ConsoleSiteDeploymentRole/), 'Arn'] },
+    ]);
     for (const fn of Object.values(functionsOf(stack))) {
       const properties = functions[idOf(stack, fn.function)]?.Properties;
       expect(properties).toMatchObject({
@@ -164,7 +170,8 @@ describe('ServiceStack with defaults', () => {
       'delivery-worker': [...common, ...queue, ...scheduler, 'KMS_KEY_ID'],
       'delivery-sweeper': [...common, ...queue],
     };
-    for (const name of FUNCTION_NAMES) expect({ name, variables: variables(name) }).toEqual({ name, variables: [...expected[name]].sort() });
+    for (const name of FUNCTION_NAMES)
+      expect({ name, variables: variables(name) }).toEqual({ name, variables: [...expected[name]].sort() });
     for (const fn of Object.values(functions) as Resource[]) {
       for (const setting of LOCAL_ONLY_SETTINGS) expect(fn.Properties.Environment.Variables).not.toHaveProperty(setting);
     }
@@ -172,12 +179,12 @@ describe('ServiceStack with defaults', () => {
 
   it('points the key, queue and scheduler settings at this stack’s resources, and the reveal limit at 120', () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    const env = (name: FunctionName) =>
-      functions[idOf(stack, functionsOf(stack)[name].function)]!.Properties.Environment.Variables;
+    const env = (name: FunctionName) => functions[idOf(stack, functionsOf(stack)[name].function)]!.Properties.Environment.Variables;
     const [keyId] = only(template, 'AWS::KMS::Key');
     const queueId = idOf(stack, stack.delivery.queue);
     expect(env('secrets')).toMatchObject({ KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] }, REVEAL_RATE_LIMIT_PER_MINUTE: '120' });
-    for (const name of ['webhook-deliveries', ...PIPELINE] as const) expect(env(name)).toMatchObject({ DELIVERY_QUEUE_URL: { Ref: queueId } });
+    for (const name of ['webhook-deliveries', ...PIPELINE] as const)
+      expect(env(name)).toMatchObject({ DELIVERY_QUEUE_URL: { Ref: queueId } });
     expect(env('delivery-worker')).toMatchObject({
       DELIVERY_QUEUE_ARN: { 'Fn::GetAtt': [queueId, 'Arn'] },
       SCHEDULER_GROUP: 'prod-webhook-retries',

@@ -27,7 +27,10 @@ export type TableArn = { 'Fn::GetAtt': [string, 'Arn'] };
 
 /** IAM's StringLike: `*` any run of characters, `?` one. */
 export function like(pattern: string, value: string): boolean {
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${source}$`, 's').test(value);
 }
 
@@ -82,20 +85,39 @@ export function allows(statements: readonly Statement[], tableArn: TableArn, req
 }
 
 /** What a role may reach, for the printout: per action (and index), the LeadingKeys patterns of its Allows and Denies. */
-export function reachOf(statements: readonly Statement[], tableArn: TableArn): { effect: string; action: string; partitions: string; limits: string }[] {
+export function reachOf(
+  statements: readonly Statement[],
+  tableArn: TableArn,
+): { effect: string; action: string; partitions: string; limits: string }[] {
   const rows: { effect: string; action: string; partitions: string; limits: string }[] = [];
   for (const statement of statements) {
     const onTable = coversResource(statement.Resource, tableArn, undefined);
-    const index = [statement.Resource].flat().map((resource) => /\/index\/(\w+)"/.exec(JSON.stringify(resource))?.[1]).find(Boolean);
+    const index = [statement.Resource]
+      .flat()
+      .map((resource) => /\/index\/(\w+)"/.exec(JSON.stringify(resource))?.[1])
+      .find(Boolean);
     if (!onTable && !index) continue;
     const condition = (statement.Condition ?? {}) as Record<string, Record<string, string[]>>;
-    const partitions = Object.entries(condition).find(([, keys]) => 'dynamodb:LeadingKeys' in keys)?.[1]['dynamodb:LeadingKeys'] ?? ['(any)'];
+    const partitions = Object.entries(condition).find(([, keys]) => 'dynamodb:LeadingKeys' in keys)?.[1]['dynamodb:LeadingKeys'] ?? [
+      '(any)',
+    ];
     const limits = Object.entries(condition)
-      .flatMap(([operator, keys]) => Object.entries(keys).filter(([key]) => key !== 'dynamodb:LeadingKeys').map(([key, values]) => `${operator} ${key.replace('dynamodb:', '')}=${[values].flat().join('|')}`))
+      .flatMap(([operator, keys]) =>
+        Object.entries(keys)
+          .filter(([key]) => key !== 'dynamodb:LeadingKeys')
+          .map(([key, values]) => `${operator} ${key.replace('dynamodb:', '')}=${[values].flat().join('|')}`),
+      )
       .join('; ');
     for (const action of [statement.Action].flat()) {
-      rows.push({ effect: statement.Effect, action: `${action.replace('dynamodb:', '')}${index ? ` (${index})` : ''}`, partitions: [partitions].flat().join(' '), limits });
+      rows.push({
+        effect: statement.Effect,
+        action: `${action.replace('dynamodb:', '')}${index ? ` (${index})` : ''}`,
+        partitions: [partitions].flat().join(' '),
+        limits,
+      });
     }
   }
-  return rows.sort((a, b) => a.effect.localeCompare(b.effect) || a.action.localeCompare(b.action) || a.partitions.localeCompare(b.partitions));
+  return rows.sort(
+    (a, b) => a.effect.localeCompare(b.effect) || a.action.localeCompare(b.action) || a.partitions.localeCompare(b.partitions),
+  );
 }

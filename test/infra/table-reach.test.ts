@@ -5,7 +5,18 @@ import type { ServiceStack } from '../../lib/service-stack.ts';
 import { newId } from '../../shared/platform/ids.ts';
 import { FAILED_DELIVERY_INDEX, gsi1, gsi2, gsi3, keys } from '../../shared/platform/store/keys.ts';
 import { allows, reachOf, type TableArn, type TableRequest } from './table-policy.ts';
-import { FUNCTION_NAMES, type FunctionName, functionsOf, GROUPS, idOf, makeOutdir, only, type Statement, statementsOf, synth } from './synth.ts';
+import {
+  FUNCTION_NAMES,
+  type FunctionName,
+  functionsOf,
+  GROUPS,
+  idOf,
+  makeOutdir,
+  only,
+  type Statement,
+  statementsOf,
+  synth,
+} from './synth.ts';
 
 /**
  * What each role can reach on the table, judged from the synthesized template (test/infra/table-policy.ts evaluates
@@ -24,7 +35,9 @@ beforeAll(async () => {
   // Act
   ({ stack, template } = synth(outdir.dir));
   tableArn = { 'Fn::GetAtt': [only(template, 'AWS::DynamoDB::Table')[0], 'Arn'] };
-  statements = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, statementsOf(template, stack, functionsOf(stack)[name])])) as typeof statements;
+  statements = Object.fromEntries(
+    FUNCTION_NAMES.map((name) => [name, statementsOf(template, stack, functionsOf(stack)[name])]),
+  ) as typeof statements;
 });
 
 afterAll(async () => {
@@ -57,14 +70,25 @@ const PK = {
 const GSI = {
   workspaceSecrets: gsi1.workspaceSecret(WS, SECRET).GSI1PK,
   endpointLog: gsi3.endpointDelivery(ENDPOINT, DELIVERY).GSI3PK,
-  dueShards: ['whd_A', 'whd_B', 'whd_C', 'whd_D', 'whd_E', 'whd_F', DELIVERY].map((id) => gsi2.dueDelivery(id, '2026-01-01T00:00:00.000Z').GSI2PK),
+  dueShards: ['whd_A', 'whd_B', 'whd_C', 'whd_D', 'whd_E', 'whd_F', DELIVERY].map(
+    (id) => gsi2.dueDelivery(id, '2026-01-01T00:00:00.000Z').GSI2PK,
+  ),
   purges: gsi2.purge(WS, SECRET, '2026-01-01T00:00:00.000Z').GSI2PK,
   recoveries: gsi2.runningRecovery(WS, newId('audit'), '2026-01-01T00:00:00.000Z').GSI2PK,
   failedDeliveries: FAILED_DELIVERY_INDEX.keys(ENDPOINT, DELIVERY).GSI4PK,
 };
 
 const API_FUNCTIONS = GROUPS.filter((group) => group !== 'openapi');
-const AUDIT_WRITERS: FunctionName[] = ['projects', 'environments', 'secrets', 'access-keys', 'webhooks', 'auth', 'webhook-deliveries', 'delivery-worker'];
+const AUDIT_WRITERS: FunctionName[] = [
+  'projects',
+  'environments',
+  'secrets',
+  'access-keys',
+  'webhooks',
+  'auth',
+  'webhook-deliveries',
+  'delivery-worker',
+];
 /** The functions that create credential items: access keys (their tokens) and logins (theirs). */
 const CREDENTIAL_CREATORS: FunctionName[] = ['access-keys', 'auth'];
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
@@ -77,7 +101,11 @@ const query = (index: string, key: string): TableRequest => ({ action: 'Query', 
 /** The role's statements plus an Allow of every table action on every item: what a grant added later could give. */
 const withEverythingAllowed = (name: FunctionName): Statement[] => [
   ...statements[name],
-  { Effect: 'Allow', Action: [...WRITES, 'GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem'].map((action) => `dynamodb:${action}`), Resource: tableArn },
+  {
+    Effect: 'Allow',
+    Action: [...WRITES, 'GetItem', 'BatchGetItem', 'Query', 'ConditionCheckItem'].map((action) => `dynamodb:${action}`),
+    Resource: tableArn,
+  },
 ];
 
 /** What each function's code sends, request by request (docs/single-table-design.md, read through the services). */
@@ -94,8 +122,19 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
   const idempotency = ['GetItem', 'PutItem', 'UpdateItem'].map((action) => request(action, PK.idempotency));
   const api = (own: TableRequest[], idempotent = true) => [...authentication, ...(idempotent ? idempotency : []), ...own];
   return {
-    projects: api([request('Query', PK.workspace), request('GetItem', PK.workspace), request('PutItem', PK.workspace), request('PutItem', PK.audit)]),
-    environments: api([request('Query', PK.workspace), request('GetItem', PK.workspace), request('ConditionCheckItem', PK.workspace), request('PutItem', PK.workspace), request('PutItem', PK.audit)]),
+    projects: api([
+      request('Query', PK.workspace),
+      request('GetItem', PK.workspace),
+      request('PutItem', PK.workspace),
+      request('PutItem', PK.audit),
+    ]),
+    environments: api([
+      request('Query', PK.workspace),
+      request('GetItem', PK.workspace),
+      request('ConditionCheckItem', PK.workspace),
+      request('PutItem', PK.workspace),
+      request('PutItem', PK.audit),
+    ]),
     secrets: api([
       request('BatchGetItem', PK.workspace, PK.workspace, PK.version),
       request('GetItem', PK.workspace),
@@ -193,7 +232,10 @@ describe('what each role can reach on the table', () => {
   it('prints, per role, the actions and the partition keys its statements reach', () => {
     const rows = FUNCTION_NAMES.flatMap((name) => reachOf(statements[name], tableArn).map((row) => ({ role: name, ...row })));
     console.log(
-      ['role | effect | action | partition keys (dynamodb:LeadingKeys) | other conditions', ...rows.map((r) => `${r.role} | ${r.effect} | ${r.action} | ${r.partitions} | ${r.limits}`)].join('\n'),
+      [
+        'role | effect | action | partition keys (dynamodb:LeadingKeys) | other conditions',
+        ...rows.map((r) => `${r.role} | ${r.effect} | ${r.action} | ${r.partitions} | ${r.limits}`),
+      ].join('\n'),
     );
     expect(new Set(rows.map((row) => row.role))).toEqual(new Set(FUNCTION_NAMES));
   });
@@ -234,22 +276,33 @@ describe('the audit log and the credentials', () => {
   it('lets no role update, delete or batch-write an audit entry, with every other grant it might get', () => {
     for (const name of FUNCTION_NAMES) {
       for (const action of ['UpdateItem', 'DeleteItem', 'BatchWriteItem']) {
-        expect({ name, action, allowed: allows(withEverythingAllowed(name), tableArn, request(action, PK.audit)) }).toEqual({ name, action, allowed: false });
+        expect({ name, action, allowed: allows(withEverythingAllowed(name), tableArn, request(action, PK.audit)) }).toEqual({
+          name,
+          action,
+          allowed: false,
+        });
       }
       // A batch that names a single audit item among others is refused whole.
       expect(allows(withEverythingAllowed(name), tableArn, request('BatchWriteItem', PK.version, PK.audit))).toBe(false);
-      expect(allows(withEverythingAllowed(name), tableArn, { action: 'UpdateItem', leadingKeys: [PK.audit], attributes: LAST_USED })).toBe(false);
+      expect(allows(withEverythingAllowed(name), tableArn, { action: 'UpdateItem', leadingKeys: [PK.audit], attributes: LAST_USED })).toBe(
+        false,
+      );
     }
   });
 
   it('denies the put of an audit entry to every role but the writers, whatever else it is allowed', () => {
     for (const name of FUNCTION_NAMES) {
-      expect({ name, puts: allows(withEverythingAllowed(name), tableArn, request('PutItem', PK.audit)) }).toEqual({ name, puts: AUDIT_WRITERS.includes(name) });
+      expect({ name, puts: allows(withEverythingAllowed(name), tableArn, request('PutItem', PK.audit)) }).toEqual({
+        name,
+        puts: AUDIT_WRITERS.includes(name),
+      });
     }
   });
 
   it('lets no role put over an audit entry unconditionally: IAM sees no condition, so this is who may put at all (the writers), and their puts are conditional (test/unit/platform/store-conditions.test.ts)', () => {
-    const writers = FUNCTION_NAMES.filter((name) => can(name, request('PutItem', PK.audit)) || can(name, request('BatchWriteItem', PK.audit)));
+    const writers = FUNCTION_NAMES.filter(
+      (name) => can(name, request('PutItem', PK.audit)) || can(name, request('BatchWriteItem', PK.audit)),
+    );
     expect(writers).toEqual(AUDIT_WRITERS);
     expect(FUNCTION_NAMES.filter((name) => can(name, request('BatchWriteItem', PK.audit)))).toEqual([]);
   });
@@ -258,7 +311,10 @@ describe('the audit log and the credentials', () => {
     for (const name of FUNCTION_NAMES) {
       const creator = CREDENTIAL_CREATORS.includes(name);
       expect({ name, creates: can(name, request('PutItem', PK.token)) }).toEqual({ name, creates: creator });
-      expect({ name, denied: !allows(withEverythingAllowed(name), tableArn, request('PutItem', PK.token)) }).toEqual({ name, denied: !creator });
+      expect({ name, denied: !allows(withEverythingAllowed(name), tableArn, request('PutItem', PK.token)) }).toEqual({
+        name,
+        denied: !creator,
+      });
       expect(allows(withEverythingAllowed(name), tableArn, request('BatchWriteItem', PK.token))).toBe(creator);
     }
   });
@@ -271,10 +327,16 @@ describe('the audit log and the credentials', () => {
       for (const attribute of ['revokedAt', 'expiresAt', 'workspaceId']) {
         const changes = { action: 'UpdateItem', leadingKeys: [PK.token], attributes: ['PK', attribute] };
         expect({ name, attribute, allowed: can(name, changes) }).toEqual({ name, attribute, allowed: name === 'access-keys' });
-        expect({ name, attribute, allowed: allows(withEverythingAllowed(name), tableArn, changes) }).toEqual({ name, attribute, allowed: name === 'access-keys' });
+        expect({ name, attribute, allowed: allows(withEverythingAllowed(name), tableArn, changes) }).toEqual({
+          name,
+          attribute,
+          allowed: name === 'access-keys',
+        });
       }
       // Asking for the whole item back is no lastUsedAt update either.
-      expect(can(name, { action: 'UpdateItem', leadingKeys: [PK.token], attributes: LAST_USED, returnValues: 'ALL_OLD' })).toBe(name === 'access-keys');
+      expect(can(name, { action: 'UpdateItem', leadingKeys: [PK.token], attributes: LAST_USED, returnValues: 'ALL_OLD' })).toBe(
+        name === 'access-keys',
+      );
     }
   });
 });
@@ -283,7 +345,11 @@ describe('the service MAC key', () => {
   it('lets no role write it, whatever else it is allowed', () => {
     for (const name of FUNCTION_NAMES) {
       for (const action of WRITES) {
-        expect({ name, action, allowed: allows(withEverythingAllowed(name), tableArn, request(action, PK.macKey)) }).toEqual({ name, action, allowed: false });
+        expect({ name, action, allowed: allows(withEverythingAllowed(name), tableArn, request(action, PK.macKey)) }).toEqual({
+          name,
+          action,
+          allowed: false,
+        });
       }
     }
   });
@@ -319,9 +385,18 @@ describe('the grants stay deployable', () => {
   it('keeps each role inline policy under IAM’s 10,240 characters, its ARNs counted at 100 characters each', () => {
     for (const name of FUNCTION_NAMES) {
       const roleId = idOf(stack, functionsOf(stack)[name].role);
-      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${roleId}"`));
-      const text = JSON.stringify(policies.map((policy) => policy.Properties.PolicyDocument), (_key, value: unknown) =>
-        value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).some((key) => key.startsWith('Fn::') || key === 'Ref') ? 'x'.repeat(100) : value,
+      const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+        JSON.stringify(policy.Properties.Roles).includes(`"${roleId}"`),
+      );
+      const text = JSON.stringify(
+        policies.map((policy) => policy.Properties.PolicyDocument),
+        (_key, value: unknown) =>
+          value &&
+          typeof value === 'object' &&
+          !Array.isArray(value) &&
+          Object.keys(value).some((key) => key.startsWith('Fn::') || key === 'Ref')
+            ? 'x'.repeat(100)
+            : value,
       );
       expect(text.length, name).toBeLessThan(10_240);
     }
@@ -329,15 +404,25 @@ describe('the grants stay deployable', () => {
 
   it('refuses at synth an access that contradicts its own Denies (it would fail only in AWS: DynamoDB Local ignores IAM)', () => {
     const audit = `WS#ws_${'?'.repeat(26)}#AUDIT`;
-    expect(() => checkAccess('f', { items: { PutItem: [audit] } })).toThrow('f: writesAudit must be set exactly when it puts audit entries');
+    expect(() => checkAccess('f', { items: { PutItem: [audit] } })).toThrow(
+      'f: writesAudit must be set exactly when it puts audit entries',
+    );
     expect(() => checkAccess('f', { items: { GetItem: [audit] }, writesAudit: true })).toThrow('writesAudit must be set exactly');
-    expect(() => checkAccess('f', { items: { PutItem: ['TOKEN#*'] } })).toThrow('createsCredentials must be set exactly when it puts credential items');
-    expect(() => checkAccess('f', { items: { GetItem: ['TOKEN#*'] }, createsCredentials: true })).toThrow('createsCredentials must be set exactly');
+    expect(() => checkAccess('f', { items: { PutItem: ['TOKEN#*'] } })).toThrow(
+      'createsCredentials must be set exactly when it puts credential items',
+    );
+    expect(() => checkAccess('f', { items: { GetItem: ['TOKEN#*'] }, createsCredentials: true })).toThrow(
+      'createsCredentials must be set exactly',
+    );
     expect(() => checkAccess('f', { items: { BatchWriteItem: [audit] } })).toThrow('never batch-written');
     expect(() => checkAccess('f', { items: { BatchWriteItem: ['TOKEN#*'] } })).toThrow('never batch-written');
     expect(() => checkAccess('f', { items: { GetItem: [] } })).toThrow('an action with no partition');
     expect(() => checkAccess('f', { items: { PutItem: [audit, 'TOKEN#*'] }, writesAudit: true, createsCredentials: true })).not.toThrow();
-    expect(() => checkAccess('f', { items: { UpdateItem: ['TOKEN#*'] } })).toThrow('changesCredentials must be set exactly when it updates credential items in full');
-    expect(() => checkAccess('f', { items: { GetItem: ['TOKEN#*'] }, changesCredentials: true })).toThrow('changesCredentials must be set exactly');
+    expect(() => checkAccess('f', { items: { UpdateItem: ['TOKEN#*'] } })).toThrow(
+      'changesCredentials must be set exactly when it updates credential items in full',
+    );
+    expect(() => checkAccess('f', { items: { GetItem: ['TOKEN#*'] }, changesCredentials: true })).toThrow(
+      'changesCredentials must be set exactly',
+    );
   });
 });

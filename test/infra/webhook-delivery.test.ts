@@ -88,7 +88,9 @@ describe('fan-out', () => {
       // A changed or removed audit entry is reported (`auditChangeOf`): the old image says what it was.
       { eventName: ['MODIFY', 'REMOVE'], dynamodb: { OldImage: { type: { S: ['AuditEntry'] } } } },
     ]);
-    expect(template.findResources('AWS::DynamoDB::Table')[only(template, 'AWS::DynamoDB::Table')[0]]?.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect(
+      template.findResources('AWS::DynamoDB::Table')[only(template, 'AWS::DynamoDB::Table')[0]]?.Properties.StreamSpecification,
+    ).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
   });
 });
 
@@ -119,7 +121,9 @@ describe('sweeper', () => {
   it('runs every 5 minutes from an EventBridge rule, without retrying a failed run', () => {
     const sweeperId = idOf(stack, stack.delivery.functions['delivery-sweeper'].function);
     // The sweeper's is the one scheduled rule (the key-change rule matches events).
-    const [rule] = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter((r) => r.Properties.ScheduleExpression);
+    const [rule] = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter(
+      (r) => r.Properties.ScheduleExpression,
+    );
     expect(rule).toBeDefined();
     expect(rule!.Properties).toMatchObject({
       ScheduleExpression: 'rate(5 minutes)',

@@ -28,7 +28,9 @@ const context = lambdaContext();
 /** The leading GetItem and BatchGetItem made in parallel, in one order (BatchGetItem first). */
 function leadingReadsSorted(operations: string[]): string[] {
   const reads = operations.slice(0, 2);
-  return reads.length === 2 && reads.includes('GetItem') && reads.includes('BatchGetItem') ? ['BatchGetItem', 'GetItem', ...operations.slice(2)] : operations;
+  return reads.length === 2 && reads.includes('GetItem') && reads.includes('BatchGetItem')
+    ? ['BatchGetItem', 'GetItem', ...operations.slice(2)]
+    : operations;
 }
 
 /**
@@ -59,10 +61,13 @@ describe('AWS calls per operation', () => {
     const clock = { now: () => frozen };
     const authenticate = makeAuthenticator({ store, clock, macs: stackMacs });
     const cipher = makeCipher({ keys: makeLocalKeyring({ keyFile: join(inject('localDir'), 'master.key') }), dataKeyCache: {} });
-    secrets = makeRouteGroupHandler(makeSecretRoutes(makeSecretService({ store, cipher, clock, revealsPerMinute: 10_000 }), makeDeletedSecretService({ store, clock })), {
-      authenticate,
-      timeoutEarlyInMillis: 0,
-    });
+    secrets = makeRouteGroupHandler(
+      makeSecretRoutes(makeSecretService({ store, cipher, clock, revealsPerMinute: 10_000 }), makeDeletedSecretService({ store, clock })),
+      {
+        authenticate,
+        timeoutEarlyInMillis: 0,
+      },
+    );
     audit = makeRouteGroupHandler(makeAuditRoutes(makeAuditService({ store })), { authenticate, timeoutEarlyInMillis: 0 });
     const { dynamodbEndpoint, tableName } = inject('stack');
     stop = observeAwsCalls((e) => events.push(e), { inspect: makeAwsInspector(dynamodbEndpoint, tableName) });
@@ -88,7 +93,11 @@ describe('AWS calls per operation', () => {
     };
   }
   const put = (key: string, value = 'v') =>
-    apiEvent('PUT /api/v1/environments/{envId}/secrets', { token: ws.apiKey, pathParameters: { envId }, body: JSON.stringify({ key, value }) });
+    apiEvent('PUT /api/v1/environments/{envId}/secrets', {
+      token: ws.apiKey,
+      pathParameters: { envId },
+      body: JSON.stringify({ key, value }),
+    });
 
   it('write: one transaction plus one read (shared with authentication) and one KMS request; billed units pinned', async () => {
     const created = await measure(secrets, put('BUDGET'));
@@ -98,7 +107,13 @@ describe('AWS calls per operation', () => {
     // writes: GSI1 (search) and GSI4 (an environment's secrets, for scoped search), at creation only.
     expect(created).toMatchObject({ billedReadUnits: 4, billedWriteUnits: 14, billedIndexWriteUnits: 2 });
     const rotated = await measure(secrets, put('BUDGET', 'v2'));
-    expect(rotated).toMatchObject({ dynamodb: 2, operations: ['BatchGetItem', 'TransactWriteItems'], kms: 1, billedReadUnits: 4, billedWriteUnits: 13 });
+    expect(rotated).toMatchObject({
+      dynamodb: 2,
+      operations: ['BatchGetItem', 'TransactWriteItems'],
+      kms: 1,
+      billedReadUnits: 4,
+      billedWriteUnits: 13,
+    });
   });
 
   it('reveal: the token read consistently, the rest eventually, one audit PutItem, counters by lease; 0 KMS revealing the same version again', async () => {
@@ -107,13 +122,20 @@ describe('AWS calls per operation', () => {
       apiEvent('POST /api/v1/secrets/{secretId}/reveal', { token: ws.apiKey, pathParameters: { secretId: id }, query });
     // The first reveal of a container leases one reveal of each counter (credential, workspace): two UpdateItems.
     const cold = await measure(secrets, reveal());
-    expect(cold).toMatchObject({ operations: ['BatchGetItem', 'GetItem', 'UpdateItem', 'UpdateItem', 'PutItem'], kms: 1, billedReadUnits: 2, billedWriteUnits: 3 });
+    expect(cold).toMatchObject({
+      operations: ['BatchGetItem', 'GetItem', 'UpdateItem', 'UpdateItem', 'PutItem'],
+      kms: 1,
+      billedReadUnits: 2,
+      billedWriteUnits: 3,
+    });
     // Warm: the next leases double (2, 4, 8, …), so most reveals make no counter write at all.
     const warm: Awaited<ReturnType<typeof measure>>[] = [];
     for (let i = 0; i < 40; i++) warm.push(await measure(secrets, reveal()));
     const plain = warm.filter((w) => w.operations.join() === 'BatchGetItem,GetItem,PutItem');
     expect(plain.length).toBeGreaterThanOrEqual(30);
-    expect(plain.every((w) => w.kms === 0 && w.billedReadUnits === 2 && w.billedWriteUnits === 1 && w.billedIndexWriteUnits === 0)).toBe(true);
+    expect(plain.every((w) => w.kms === 0 && w.billedReadUnits === 2 && w.billedWriteUnits === 1 && w.billedIndexWriteUnits === 0)).toBe(
+      true,
+    );
     // At AWS billing, per reveal over the 40: 2 read units (token 1, workspace and head 0.5 each) and at most 1.25
     // write units (the audit entry, 1 KB or less, plus the leases' share while they grow: 2, 4, 8, 16, 32 of each
     // counter): DynamoDB at most $1.04 a million, less once the leases have grown.
@@ -125,7 +147,10 @@ describe('AWS calls per operation', () => {
     const older = await measure(secrets, reveal({ version: '1' }));
     expect(older).toMatchObject({ kms: 0, billedReadUnits: 2.5 }); // the version item beside the head
     expect(older.operations.slice(0, 2)).toEqual(['BatchGetItem', 'GetItem']);
-    const byPath = await measure(secrets, apiEvent('POST /api/v1/reveal', { token: ws.apiKey, body: JSON.stringify({ path: 'budget/prod/REVEALED' }) }));
+    const byPath = await measure(
+      secrets,
+      apiEvent('POST /api/v1/reveal', { token: ws.apiKey, body: JSON.stringify({ path: 'budget/prod/REVEALED' }) }),
+    );
     expect(byPath.operations.slice(0, 2)).toEqual(['BatchGetItem', 'GetItem']);
     expect(byPath).toMatchObject({ billedReadUnits: 2 });
     expect(byPath.kms).toBeLessThanOrEqual(1);
@@ -136,7 +161,14 @@ describe('AWS calls per operation', () => {
     const own = await newWorkspace();
     const env = (await newEnvironment(own.apiKey, { project: 'bulk-budget', environment: 'prod' })).environment.id;
     for (let i = 0; i < 30; i++) {
-      await measure(secrets, apiEvent('PUT /api/v1/environments/{envId}/secrets', { token: own.apiKey, pathParameters: { envId: env }, body: JSON.stringify({ key: `K${i}`, value: `v${i}` }) }));
+      await measure(
+        secrets,
+        apiEvent('PUT /api/v1/environments/{envId}/secrets', {
+          token: own.apiKey,
+          pathParameters: { envId: env },
+          body: JSON.stringify({ key: `K${i}`, value: `v${i}` }),
+        }),
+      );
     }
     const load = () => apiEvent('POST /api/v1/environments/{envId}/secrets/reveal', { token: own.apiKey, pathParameters: { envId: env } });
     // Act
@@ -162,7 +194,10 @@ describe('AWS calls per operation', () => {
   });
 
   it('list, search and the audit log: one read for the credential and one Query', async () => {
-    const list = await measure(secrets, apiEvent('GET /api/v1/environments/{envId}/secrets', { token: ws.apiKey, pathParameters: { envId } }));
+    const list = await measure(
+      secrets,
+      apiEvent('GET /api/v1/environments/{envId}/secrets', { token: ws.apiKey, pathParameters: { envId } }),
+    );
     // Billed: token and workspace consistent (2), the key items' Query under 4 KB, eventually consistent (0.5).
     expect(list).toMatchObject({ dynamodb: 2, operations: ['BatchGetItem', 'Query'], kms: 0, billedReadUnits: 2.5, billedWriteUnits: 0 });
     const search = await measure(secrets, apiEvent('GET /api/v1/search/secrets', { token: ws.apiKey, query: { q: 'budget' } }));
@@ -190,18 +225,35 @@ describe('AWS calls per operation', () => {
     // result change attributes the log does not project). Before GSI3 the log copied everything: 6 WRU, not 4. The
     // statistics write nothing here: the bucket's rollup counts the delivery from its record (it was one UpdateItem
     // more at creation and one more at the result, 6 WRU in all).
-    expect(await billedOf(() => store.createDelivery(ws.workspaceId, delivery, Date.now()))).toEqual({ requests: 1, writeUnits: 2, indexWriteUnits: 1 });
+    expect(await billedOf(() => store.createDelivery(ws.workspaceId, delivery, Date.now()))).toEqual({
+      requests: 1,
+      writeUnits: 2,
+      indexWriteUnits: 1,
+    });
     const claim = claimOf(delivery.attemptToken!, 'budget');
     const now = new Date().toISOString();
-    expect(await billedOf(() => store.claimAttempt(ws.workspaceId, delivery.id, delivery.attemptToken!, claim, now, { redelivered: false }))).toEqual({ requests: 1, writeUnits: 1, indexWriteUnits: 0 });
+    expect(
+      await billedOf(() => store.claimAttempt(ws.workspaceId, delivery.id, delivery.attemptToken!, claim, now, { redelivered: false })),
+    ).toEqual({ requests: 1, writeUnits: 1, indexWriteUnits: 0 });
     const entry = { attempt: 1, at: now, statusCode: 200, durationMs: 12, error: null };
-    expect(await billedOf(() => store.recordAttempt(ws.workspaceId, delivery.id, claim, entry, { status: 'success' }))).toEqual({ requests: 1, writeUnits: 1, indexWriteUnits: 0 });
+    expect(await billedOf(() => store.recordAttempt(ws.workspaceId, delivery.id, claim, entry, { status: 'success' }))).toEqual({
+      requests: 1,
+      writeUnits: 1,
+      indexWriteUnits: 0,
+    });
   });
 
   it('delete with no recovery window: the read, one transaction, then the record, one Query and one batch of deletes per 25 versions', async () => {
     const id = (await measure(secrets, put('GONE'))).body.data.id;
     await measure(secrets, put('GONE', 'v2'));
-    const deleted = await measure(secrets, apiEvent('DELETE /api/v1/secrets/{secretId}', { token: ws.apiKey, pathParameters: { secretId: id }, query: { recoveryWindowDays: '0' } }));
+    const deleted = await measure(
+      secrets,
+      apiEvent('DELETE /api/v1/secrets/{secretId}', {
+        token: ws.apiKey,
+        pathParameters: { secretId: id },
+        query: { recoveryWindowDays: '0' },
+      }),
+    );
     expect(deleted.operations).toEqual(['BatchGetItem', 'TransactWriteItems', 'GetItem', 'Query', 'BatchWriteItem', 'BatchWriteItem']);
     expect(deleted.kms).toBe(0);
     // Billed: the transaction (head, path, key item, value item, audit entry, deleted record and list item at 2 WRU,
@@ -213,10 +265,16 @@ describe('AWS calls per operation', () => {
   it('delete within a recovery window, and restore: the read and one transaction each, no KMS', async () => {
     const id = (await measure(secrets, put('KEPT'))).body.data.id;
     await measure(secrets, put('KEPT', 'v2'));
-    const deleted = await measure(secrets, apiEvent('DELETE /api/v1/secrets/{secretId}', { token: ws.apiKey, pathParameters: { secretId: id } }));
+    const deleted = await measure(
+      secrets,
+      apiEvent('DELETE /api/v1/secrets/{secretId}', { token: ws.apiKey, pathParameters: { secretId: id } }),
+    );
     expect(deleted.operations).toEqual(['BatchGetItem', 'TransactWriteItems']);
     expect(deleted.billedWriteUnits).toBeLessThanOrEqual(DELETE_KEPT_WRU);
-    const restored = await measure(secrets, apiEvent('POST /api/v1/secrets/{secretId}/restore', { token: ws.apiKey, pathParameters: { secretId: id } }));
+    const restored = await measure(
+      secrets,
+      apiEvent('POST /api/v1/secrets/{secretId}/restore', { token: ws.apiKey, pathParameters: { secretId: id } }),
+    );
     expect(restored.operations).toEqual(['BatchGetItem', 'GetItem', 'GetItem', 'TransactWriteItems']);
     expect(restored.kms).toBe(0);
     expect(restored.billedWriteUnits).toBeLessThanOrEqual(RESTORE_WRU);

@@ -31,7 +31,8 @@ describe('the API under generated requests', () => {
     const token = ws.apiKey;
     const project = (await call('POST', '/api/v1/projects', { token, body: { name: 'fuzz' } })).body.data;
     const env = (await call('POST', `/api/v1/projects/${project.id}/environments`, { token, body: { name: 'prod' } })).body.data;
-    const secret = (await call('PUT', `/api/v1/environments/${env.id}/secrets`, { token, body: { key: 'FUZZ_KEY', value: 'v' } })).body.data;
+    const secret = (await call('PUT', `/api/v1/environments/${env.id}/secrets`, { token, body: { key: 'FUZZ_KEY', value: 'v' } })).body
+      .data;
     const accessKey = (await call('POST', '/api/v1/access-keys', { token, body: { name: 'fuzz' } })).body.data;
     receiver = await startReceiver({ status: 200 });
     const endpoint = await registerEndpoint(token, `https://localhost:${receiver.port}/fuzz`, ['service.secret.create']);
@@ -41,7 +42,15 @@ describe('the API under generated requests', () => {
       return list.length > 0 ? list : undefined;
     });
     tokens = { apiKey: token, machine: accessKey.token };
-    fixtures = makeFixtures({ project, env, secret, accessKeyId: accessKey.id, endpointId: endpoint.id, deliveryId: delivery!.id, receiverPort: receiver.port });
+    fixtures = makeFixtures({
+      project,
+      env,
+      secret,
+      accessKeyId: accessKey.id,
+      endpointId: endpoint.id,
+      deliveryId: delivery!.id,
+      receiverPort: receiver.port,
+    });
   });
 
   afterAll(async () => {
@@ -53,7 +62,13 @@ describe('the API under generated requests', () => {
     // Act
     const details = await fc.check(
       fc.asyncProperty(requestPlan(fixtures), async (plan) => assessAnswer(plan, await send(plan, tokens, agent))),
-      { seed: SEED, numRuns: RUNS, interruptAfterTimeLimit: 150_000, markInterruptAsFailure: true, ...(process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH } : {}) },
+      {
+        seed: SEED,
+        numRuns: RUNS,
+        interruptAfterTimeLimit: 150_000,
+        markInterruptAsFailure: true,
+        ...(process.env.FUZZ_PATH ? { path: process.env.FUZZ_PATH } : {}),
+      },
     );
     // Assess: a failure names the seed, the replay path and the request, long strings cut short
     if (details.failed) throw new Error(failureReport(details));
@@ -83,7 +98,14 @@ function makeFixtures(made: Made & { accessKeyId: string; endpointId: string; de
     // Valid values: the broken ones come from the schema (extreme strings, other types).
     fields: {
       // Only loopback and unparseable urls: a generated host name would wait on DNS.
-      url: fc.constantFrom(`https://localhost:${made.receiverPort}/fuzz`, 'https://localhost:1/fuzz', 'http://localhost/x', 'https://user:pw@localhost/x', 'not a url', units(2048)),
+      url: fc.constantFrom(
+        `https://localhost:${made.receiverPort}/fuzz`,
+        'https://localhost:1/fuzz',
+        'http://localhost/x',
+        'https://user:pw@localhost/x',
+        'not a url',
+        units(2048),
+      ),
       path: fc.oneof(fc.constant(path), fc.constant(`${path}/deeper`), fc.string({ unit: 'binary', minLength: 3, maxLength: 40 })),
       key: fc.oneof(fc.constantFrom('FUZZ_KEY', 'NEW_KEY', 'a/b.c-d_e'), fc.stringMatching(/^[A-Za-z0-9_.-]{1,40}$/)),
       limit: fc.integer({ min: 1, max: 200 }),
@@ -96,14 +118,30 @@ function makeFixtures(made: Made & { accessKeyId: string; endpointId: string; de
 function send(plan: RequestPlan, tokens: Record<'apiKey' | 'machine', string>, agent: Agent): Promise<Answer> {
   const path = plan.operation.template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(plan.params[name]!));
   const url = new URL(`${path}${plan.query.length ? `?${new URLSearchParams(plan.query)}` : ''}`, inject('stack').baseUrl);
-  const authorization = { apiKey: `Bearer ${tokens.apiKey}`, machine: `Bearer ${tokens.machine}`, garbage: 'Bearer sk_live_not-a-token', none: undefined }[plan.auth];
+  const authorization = {
+    apiKey: `Bearer ${tokens.apiKey}`,
+    machine: `Bearer ${tokens.machine}`,
+    garbage: 'Bearer sk_live_not-a-token',
+    none: undefined,
+  }[plan.auth];
   const body = bodyBytes(plan.body);
-  const headers = { ...plan.headers, ...(authorization ? { authorization } : {}), ...(body ? { 'content-length': String(body.length) } : {}) };
+  const headers = {
+    ...plan.headers,
+    ...(authorization ? { authorization } : {}),
+    ...(body ? { 'content-length': String(body.length) } : {}),
+  };
   return new Promise((resolve, reject) => {
     const outgoing = request(url, { method: plan.operation.method, headers, agent }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ path: url.pathname, status: response.statusCode!, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({
+          path: url.pathname,
+          status: response.statusCode!,
+          headers: response.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
       response.on('error', reject);
     });
     outgoing.on('error', reject);
@@ -117,7 +155,11 @@ const REQUEST_ID = /^req_[0-9A-HJKMNP-TV-Z]{26}$/;
 function assessAnswer(plan: RequestPlan, answer: Answer): void {
   const { method, template } = plan.operation;
   if (answer.status >= 500) throw new Error(`answered ${answer.status}: ${answer.text.slice(0, 300)}`);
-  const body = JSON.parse(answer.text) as { data?: unknown; error?: { code: string; message: string } | null; meta?: { requestId?: string } };
+  const body = JSON.parse(answer.text) as {
+    data?: unknown;
+    error?: { code: string; message: string } | null;
+    meta?: { requestId?: string };
+  };
   // The route must document the status, and the body must match its schema (error codes included).
   checkAnswer(method, answer.path, answer.status, body);
   if (template === '/api/v1/openapi.json') return;
@@ -151,17 +193,26 @@ function breaksLength(plan: RequestPlan): boolean {
   const outside = (value: unknown, schema: JsonSchema | undefined): boolean => {
     const string = schema?.anyOf?.find((option) => option.type === 'string') ?? schema;
     if (Array.isArray(value)) return value.some((item) => outside(item, schema?.items));
-    return typeof value === 'string' && string?.type === 'string' && (value.length > (string.maxLength ?? Infinity) || value.length < (string.minLength ?? 0));
+    return (
+      typeof value === 'string' &&
+      string?.type === 'string' &&
+      (value.length > (string.maxLength ?? Infinity) || value.length < (string.minLength ?? 0))
+    );
   };
   const documented = (name: string) => plan.operation.parameters.find((p) => p.in === 'query' && p.name === name)?.schema;
   const inQuery = plan.query.some(([name, value]) => outside(value, documented(name)));
-  const fields = plan.body.kind === 'json' && typeof plan.body.value === 'object' && plan.body.value !== null ? Object.entries(plan.body.value) : [];
-  return inQuery || (plan.operation.body !== undefined && fields.some(([name, value]) => outside(value, plan.operation.body?.properties?.[name])));
+  const fields =
+    plan.body.kind === 'json' && typeof plan.body.value === 'object' && plan.body.value !== null ? Object.entries(plan.body.value) : [];
+  return (
+    inQuery ||
+    (plan.operation.body !== undefined && fields.some(([name, value]) => outside(value, plan.operation.body?.properties?.[name])))
+  );
 }
 
 /** The seed, replay path, number of runs, error and counterexample of a failed run; long strings cut short. */
 function failureReport(details: fc.RunDetails<[RequestPlan]>): string {
-  const short = (_key: string, value: unknown) => (typeof value === 'string' && value.length > 120 ? `${value.slice(0, 40)}… (${value.length} UTF-16 units)` : value);
+  const short = (_key: string, value: unknown) =>
+    typeof value === 'string' && value.length > 120 ? `${value.slice(0, 40)}… (${value.length} UTF-16 units)` : value;
   const plan = details.counterexample?.[0];
   const request = plan && { route: `${plan.operation.method} ${plan.operation.template}`, ...plan, operation: undefined };
   return [

@@ -34,7 +34,9 @@ beforeAll(async () => {
   ws = await newWorkspace();
   dev = await newEnvironment(ws.apiKey, { project: 'app', environment: 'dev' });
   for (const [key, value] of Object.entries(VALUES)) {
-    expect((await call('PUT', `/api/v1/environments/${dev.environment.id}/secrets`, { token: ws.apiKey, body: { key, value } })).status).toBeLessThan(300);
+    expect(
+      (await call('PUT', `/api/v1/environments/${dev.environment.id}/secrets`, { token: ws.apiKey, body: { key, value } })).status,
+    ).toBeLessThan(300);
   }
 });
 
@@ -43,7 +45,9 @@ describe('the bulk reveal honours reveal rules of a key that may read, write or 
     const token = await accessKey(narrowReveal(everywhere));
     const answer = await call('POST', `/api/v1/environments/${dev.environment.id}/secrets/reveal`, { token, body: {} });
     expect(answer.status).toBe(200);
-    expect(answer.body.data.map((item: { key: string; value: string }) => [item.key, item.value])).toEqual([['PUBLIC_URL', VALUES.PUBLIC_URL]]);
+    expect(answer.body.data.map((item: { key: string; value: string }) => [item.key, item.value])).toEqual([
+      ['PUBLIC_URL', VALUES.PUBLIC_URL],
+    ]);
     expect(answer.body.meta.page).toMatchObject({ hasMore: false, nextCursor: null });
     // It still sees every secret of the environment: only the values are held back.
     const listed = await call('GET', `/api/v1/environments/${dev.environment.id}/secrets`, { token });
@@ -90,7 +94,9 @@ describe('the deleted list: what a key may not read changes no page', () => {
     const first = await call('GET', `${path}/deleted?limit=1`, { token: some });
     expect(first.body.data.map((item: { key: string }) => item.key)).toEqual(['SHOWN_2']);
     expect(first.body.meta.page.hasMore).toBe(true);
-    const second = await call('GET', `${path}/deleted?limit=1&cursor=${encodeURIComponent(first.body.meta.page.nextCursor)}`, { token: some });
+    const second = await call('GET', `${path}/deleted?limit=1&cursor=${encodeURIComponent(first.body.meta.page.nextCursor)}`, {
+      token: some,
+    });
     expect(second.body.data.map((item: { key: string }) => item.key)).toEqual(['SHOWN_1']);
     expect(second.body.meta.page).toMatchObject({ hasMore: false, nextCursor: null });
   });

@@ -6,7 +6,22 @@ import { machineAuthority } from '../../shared/access/permissions.ts';
 type Ws = Awaited<ReturnType<typeof newWorkspace>>;
 
 /** The fields decisions.md gives an access key record; an answer carries these and nothing else. */
-const ACCESS_KEY_FIELDS = ['allowedCidrs', 'auth', 'createdAt', 'createdBy', 'expiresAt', 'id', 'identityId', 'lastUsedAt', 'name', 'permissions', 'revokedAt', 'status', 'tokenPrefix', 'tokenTtlSeconds'];
+const ACCESS_KEY_FIELDS = [
+  'allowedCidrs',
+  'auth',
+  'createdAt',
+  'createdBy',
+  'expiresAt',
+  'id',
+  'identityId',
+  'lastUsedAt',
+  'name',
+  'permissions',
+  'revokedAt',
+  'status',
+  'tokenPrefix',
+  'tokenTtlSeconds',
+];
 
 describe('hardening', () => {
   let ws: Ws;
@@ -18,7 +33,9 @@ describe('hardening', () => {
     // Prepare
     const key = (await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'raced' } })).body.data;
     // Act
-    const answers = await Promise.all(Array.from({ length: 6 }, () => call('POST', `/api/v1/access-keys/${key.id}/revoke`, { token: ws.apiKey })));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => call('POST', `/api/v1/access-keys/${key.id}/revoke`, { token: ws.apiKey })),
+    );
     // Assess
     for (const answer of answers) {
       expect(answer.status).toBe(200);
@@ -39,10 +56,19 @@ describe('well-formed strings', () => {
 
   it('refuses a value or a name with a lone surrogate, naming the field, and writes nothing', async () => {
     // Prepare: JSON escapes, so the lone surrogate reaches the service as it was sent
-    const put = (body: string) => call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, rawBody: body, headers: { 'content-type': 'application/json' } });
+    const put = (body: string) =>
+      call('PUT', `/api/v1/environments/${envId}/secrets`, {
+        token: ws.apiKey,
+        rawBody: body,
+        headers: { 'content-type': 'application/json' },
+      });
     // Act
     const value = await put('{"key":"LONE","value":"abc\\ud800def"}');
-    const name = await call('POST', '/api/v1/projects', { token: ws.apiKey, rawBody: '{"name":"x\\udc00"}', headers: { 'content-type': 'application/json' } });
+    const name = await call('POST', '/api/v1/projects', {
+      token: ws.apiKey,
+      rawBody: '{"name":"x\\udc00"}',
+      headers: { 'content-type': 'application/json' },
+    });
     // Assess
     expect(value.status).toBe(400);
     expect(value.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'value: must be well-formed Unicode (a lone surrogate is not)' });
@@ -52,7 +78,10 @@ describe('well-formed strings', () => {
   });
 
   it('stores and reveals astral characters, combining marks and the empty string exactly', async () => {
-    for (const [key, value] of [['ASTRAL', '🔑 𝒜𝒷𝒸 \u{10FFFF} e\u0301'], ['EMPTY', '']] as const) {
+    for (const [key, value] of [
+      ['ASTRAL', '🔑 𝒜𝒷𝒸 \u{10FFFF} e\u0301'],
+      ['EMPTY', ''],
+    ] as const) {
       const written = await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key, value } });
       const revealed = await call('POST', `/api/v1/secrets/${written.body.data.id}/reveal`, { token: ws.apiKey });
       expect(revealed.body.data.value).toBe(value);
@@ -94,7 +123,14 @@ describe('the workspace reveal ceiling', () => {
     const { store } = localStore();
     const now = Date.parse('2026-01-01T00:00:30Z');
     const reveal = (credentialId: string) => {
-      const principal = { workspaceId: ws.workspaceId, accountId: 'acc_x', kind: 'machine' as const, actorSub: 'mid_x', credentialId, authority: machineAuthority(undefined) };
+      const principal = {
+        workspaceId: ws.workspaceId,
+        accountId: 'acc_x',
+        kind: 'machine' as const,
+        actorSub: 'mid_x',
+        credentialId,
+        authority: machineAuthority(undefined),
+      };
       const audit = auditEntry(principal, 'secret.reveal', 'sec_x', { key: 'K' }, now);
       return store.recordReveal(ws.workspaceId, audit, { credentialId, perMinute: 3, workspacePerMinute: 4, now });
     };
@@ -102,8 +138,14 @@ describe('the workspace reveal ceiling', () => {
     for (const credential of ['ak_a', 'ak_a', 'ak_a', 'ak_b']) await reveal(credential);
     const [overCredential, overWorkspace] = await Promise.allSettled([reveal('ak_a'), reveal('ak_c')]);
     // Assess
-    expect(overCredential).toMatchObject({ status: 'rejected', reason: { code: 'RATE_LIMITED', message: 'reveals: at most 3 per minute per credential' } });
-    expect(overWorkspace).toMatchObject({ status: 'rejected', reason: { code: 'RATE_LIMITED', message: 'reveals: at most 4 per minute for the workspace', headers: { 'Retry-After': '30' } } });
+    expect(overCredential).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'RATE_LIMITED', message: 'reveals: at most 3 per minute per credential' },
+    });
+    expect(overWorkspace).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'RATE_LIMITED', message: 'reveals: at most 4 per minute for the workspace', headers: { 'Retry-After': '30' } },
+    });
   });
 });
 

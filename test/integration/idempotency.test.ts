@@ -58,7 +58,10 @@ describe('Idempotency-Key', () => {
     expect((await twice('POST', `/api/v1/access-keys/${key.body.data.id}/revoke`)).body.data.status).toBe('revoked');
     const receiver = await startReceiver({ status: 500 });
     receivers.push(receiver);
-    const endpoint = await twice('POST', '/api/v1/webhooks', { url: `https://localhost:${receiver.port}/h`, events: ['service.secret.create'] });
+    const endpoint = await twice('POST', '/api/v1/webhooks', {
+      url: `https://localhost:${receiver.port}/h`,
+      events: ['service.secret.create'],
+    });
     expect(endpoint.body.data.secret).toMatch(/^whsec_/);
     expect((await twice('PATCH', `/api/v1/webhooks/${endpoint.body.data.id}`, { description: 'once' })).body.data.description).toBe('once');
     expect((await twice('DELETE', `/api/v1/webhooks/${endpoint.body.data.id}`)).body.data.deleted).toBe(true);
@@ -72,7 +75,11 @@ describe('Idempotency-Key', () => {
     const reused = await call('POST', '/api/v1/projects', { token: ws.apiKey, headers, body: { name: 'Second' } });
     expect(reused.status).toBe(422);
     expect(reused.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
-    const otherIfMatch = await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, headers: { ...headers }, body: { key: 'X', value: 'v' } });
+    const otherIfMatch = await call('PUT', `/api/v1/environments/${envId}/secrets`, {
+      token: ws.apiKey,
+      headers: { ...headers },
+      body: { key: 'X', value: 'v' },
+    });
     expect(otherIfMatch.status).toBe(422);
   });
 
@@ -84,20 +91,30 @@ describe('Idempotency-Key', () => {
     const first = await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body });
     const parts = ['PUT /api/v1/environments/{envId}/secrets', { envId }, {}, body, null];
     const { doc, tableName } = localStore();
-    await doc.send(new PutCommand({
-      TableName: tableName,
-      Item: {
-        ...keys.legacyIdempotency(ws.workspaceId, ws.apiKeyId, key),
-        type: 'IdempotencyRecord',
-        requestHash: createHash('sha256').update(JSON.stringify(parts)).digest('hex'),
-        state: 'done',
-        answer: { status: first.status, body: JSON.stringify(first.body) },
-        ttl: Math.floor(Date.now() / 1000) + 3600,
-      },
-    }));
+    await doc.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.legacyIdempotency(ws.workspaceId, ws.apiKeyId, key),
+          type: 'IdempotencyRecord',
+          requestHash: createHash('sha256').update(JSON.stringify(parts)).digest('hex'),
+          state: 'done',
+          answer: { status: first.status, body: JSON.stringify(first.body) },
+          ttl: Math.floor(Date.now() / 1000) + 3600,
+        },
+      }),
+    );
     // Act: the client's retry reaches the upgraded service, and a different request with the same key
-    const retry = await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, headers: { 'idempotency-key': key }, body });
-    const other = await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, headers: { 'idempotency-key': key }, body: { ...body, value: 'v2' } });
+    const retry = await call('PUT', `/api/v1/environments/${envId}/secrets`, {
+      token: ws.apiKey,
+      headers: { 'idempotency-key': key },
+      body,
+    });
+    const other = await call('PUT', `/api/v1/environments/${envId}/secrets`, {
+      token: ws.apiKey,
+      headers: { 'idempotency-key': key },
+      body: { ...body, value: 'v2' },
+    });
     // Assess: the first answer again, no second version; the other request is refused as before the upgrade
     expect([retry.status, retry.headers.get('idempotent-replayed'), retry.body]).toEqual([200, 'true', first.body]);
     expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
@@ -116,7 +133,13 @@ describe('Idempotency-Key', () => {
     // Assess
     const { doc, tableName } = localStore();
     const pk = keys.idempotency(ws.workspaceId, ws.apiKeyId, 'x').PK;
-    const records = JSON.stringify((await doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk } }))).Items);
+    const records = JSON.stringify(
+      (
+        await doc.send(
+          new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk } }),
+        )
+      ).Items,
+    );
     expect(records).toContain('MAC#');
     expect(records).not.toContain(key);
     for (const form of ['hex', 'base64', 'base64url'] as const) expect(records).not.toContain(unkeyed.toString(form));
@@ -124,7 +147,11 @@ describe('Idempotency-Key', () => {
 
   it('runs two simultaneous requests with one key once: the other is CONFLICT or the replay', async () => {
     const headers = { 'idempotency-key': freshKey() };
-    const answers = await Promise.all(Array.from({ length: 5 }, () => call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, headers, body: { key: 'RACED_ONCE', value: 'v' } })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, headers, body: { key: 'RACED_ONCE', value: 'v' } }),
+      ),
+    );
     for (const answer of answers) expect([200, 409]).toContain(answer.status);
     const versions = answers.filter((a) => a.status === 200).map((a) => a.body.data.version);
     expect(new Set(versions)).toEqual(new Set([1]));
@@ -159,7 +186,11 @@ describe('Idempotency-Key', () => {
     await waitFor(async () => receiver.requests.length >= 2 || undefined);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(receiver.requests).toHaveLength(2);
-    const bad = await call('POST', '/api/v1/projects', { token: ws.apiKey, headers: { 'idempotency-key': 'x'.repeat(256) }, body: { name: 'n' } });
+    const bad = await call('POST', '/api/v1/projects', {
+      token: ws.apiKey,
+      headers: { 'idempotency-key': 'x'.repeat(256) },
+      body: { name: 'n' },
+    });
     expect(bad.body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'Idempotency-Key: must be 1 to 255 printable ASCII characters' });
     expect((await call('GET', '/api/v1/projects', { token: ws.apiKey, headers: { 'idempotency-key': 'ignored' } })).status).toBe(200);
   });

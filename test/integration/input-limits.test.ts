@@ -5,7 +5,11 @@ import { checkAnswer } from '../support/contract.ts';
 
 /** Sends bytes as they are, through the local API Gateway, and checks the answer against the document. */
 async function rawCall(method: string, path: string, token: string, body: Buffer | string) {
-  const response = await fetch(`${inject('stack').baseUrl}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+  const response = await fetch(`${inject('stack').baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body,
+  });
   const parsed = JSON.parse(await response.text());
   checkAnswer(method, path, response.status, parsed);
   return { status: response.status, body: parsed };
@@ -76,7 +80,10 @@ describe('input limits over HTTP (issue "Security fixes", items 6 and 7)', () =>
     // Prepare: a lone continuation byte and an encoded surrogate inside the value, sent as application/json
     const put = (bytes: number[]) => Buffer.concat([Buffer.from('{"key":"NOT_UTF8","value":"ab'), Buffer.from(bytes), Buffer.from('"}')]);
     // Act
-    const answers = [await rawCall('PUT', `/api/v1/environments/${envId}/secrets`, token, put([0x80])), await rawCall('PUT', `/api/v1/environments/${envId}/secrets`, token, put([0xed, 0xa0, 0x80]))];
+    const answers = [
+      await rawCall('PUT', `/api/v1/environments/${envId}/secrets`, token, put([0x80])),
+      await rawCall('PUT', `/api/v1/environments/${envId}/secrets`, token, put([0xed, 0xa0, 0x80])),
+    ];
     // Assess
     for (const answer of answers) {
       expect(answer.status).toBe(400);

@@ -27,7 +27,9 @@ const SOURCE_IP = '203.0.113.7';
 
 /** The path a route key matches, each `{name}` filled in from `params` (left as is when it has none). */
 function pathOf(routeKeyPath: string, params: Record<string, string>): string {
-  return routeKeyPath.replace(/\{([^}+]+)\+?\}/g, (whole, name: string) => (params[name] === undefined ? whole : encodeURIComponent(params[name])));
+  return routeKeyPath.replace(/\{([^}+]+)\+?\}/g, (whole, name: string) =>
+    params[name] === undefined ? whole : encodeURIComponent(params[name]),
+  );
 }
 
 /** API Gateway's `requestContext.time`: `12/Mar/2020:19:03:58 +0000`. */
@@ -41,7 +43,9 @@ function headersOf(options: ApiEventOptions): Record<string, string> {
   const authorization = options.authorization ?? (options.token === undefined ? undefined : `Bearer ${options.token}`);
   const given: Record<string, string | undefined> = {
     ...(authorization === undefined ? {} : { authorization }),
-    ...(options.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(options.body, options.isBase64Encoded ? 'base64' : 'utf8')) }),
+    ...(options.body === undefined
+      ? {}
+      : { 'content-length': String(Buffer.byteLength(options.body, options.isBase64Encoded ? 'base64' : 'utf8')) }),
     ...options.headers,
   };
   const headers: Record<string, string> = {

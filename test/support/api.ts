@@ -57,7 +57,10 @@ export function localStore() {
 /** The running local stack's service MACs (its sealed key, unsealed with its keyring), to issue tokens it accepts. */
 export const stackMacs: () => Promise<ServiceMacs> = loadOnce(async () => {
   const { doc, tableName } = localStore();
-  return ensureOperatorMacs(makeMacKeyStore({ doc, tableName }), makeLocalKeyring({ keyFile: join(inject('localDir'), LOCAL_MASTER_KEY_FILE) }));
+  return ensureOperatorMacs(
+    makeMacKeyStore({ doc, tableName }),
+    makeLocalKeyring({ keyFile: join(inject('localDir'), LOCAL_MASTER_KEY_FILE) }),
+  );
 });
 
 /** A fresh workspace (allowlisted unless told otherwise) with its API key, so test files never share data. */

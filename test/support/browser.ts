@@ -6,7 +6,16 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
  * package (nothing is downloaded outside the registry), or `CHROMIUM_PATH` when set. Flags keep it off the network
  * this machine does not have (no background connections, updates or sync).
  */
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 export async function launchBrowser(): Promise<{ browser: Browser; close: () => Promise<void> }> {
   const executablePath = process.env.CHROMIUM_PATH || (await (await import('@sparticuz/chromium')).default.executablePath());
@@ -21,7 +30,11 @@ export function consoleUrl(path = '/console/'): string {
 }
 
 /** A fresh browser context (its own storage) on the console, signed in with `token` through the sign-in form. */
-export async function signedIn(browser: Browser, token: string, path = '/console/projects'): Promise<{ context: BrowserContext; page: Page }> {
+export async function signedIn(
+  browser: Browser,
+  token: string,
+  path = '/console/projects',
+): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext({ permissions: ['clipboard-read', 'clipboard-write'] });
   const page = await context.newPage();
   await page.goto(consoleUrl(path));

@@ -21,7 +21,11 @@ const compiled = new Map<string, ValidateFunction>();
 
 /** Path templates, literal segments first (as API Gateway prefers them), as regular expressions. */
 const templates = Object.keys(document.paths)
-  .map((template) => ({ template, params: (template.match(/\{/g) ?? []).length, pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`) }))
+  .map((template) => ({
+    template,
+    params: (template.match(/\{/g) ?? []).length,
+    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  }))
   .sort((a, b) => a.params - b.params);
 
 function operationOf(method: string, path: string): { template: string; operation: Operation } | undefined {

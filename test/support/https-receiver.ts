@@ -73,7 +73,10 @@ let sharedCertificate: { cert: string; key: string } | undefined;
  * `certificate` is one another process trusts (the local stack's, through NODE_EXTRA_CA_CERTS); by default a
  * certificate this process makes and trusts.
  */
-export async function startHttpsReceiver(behaviour: ReceiverBehaviour = {}, certificate?: { cert: string; key: string }): Promise<HttpsReceiver> {
+export async function startHttpsReceiver(
+  behaviour: ReceiverBehaviour = {},
+  certificate?: { cert: string; key: string },
+): Promise<HttpsReceiver> {
   const tlsOptions = certificate ?? (sharedCertificate ??= trustedCertificate(RECEIVER_NAMES));
   const requests: ReceivedRequest[] = [];
   let current: (request: ReceivedRequest) => ReceiverBehaviour = () => behaviour;
@@ -151,9 +154,23 @@ export function trustedCertificate(dnsNames: readonly string[]): { cert: string;
     execFileSync(
       'openssl',
       [
-        'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-        '-subj', `/CN=webhook-receiver-${randomUUID()}`, '-addext', `subjectAltName=${altNames}`,
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        `/CN=webhook-receiver-${randomUUID()}`,
+        '-addext',
+        `subjectAltName=${altNames}`,
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
       ],
       { stdio: 'ignore' },
     );

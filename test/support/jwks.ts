@@ -2,7 +2,6 @@ import { once } from 'node:events';
 import { createServer } from 'node:https';
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 
-
 export interface TestIdp {
   issuer: string;
   audience: string;

@@ -37,14 +37,26 @@ export async function signedRequest(
     ...options.extraHeaders,
   };
   const signed = await signer.sign(
-    { method: 'POST', protocol: url.protocol, hostname: url.hostname, port: Number(url.port) || undefined, path: url.pathname, headers, body },
+    {
+      method: 'POST',
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: Number(url.port) || undefined,
+      path: url.pathname,
+      headers,
+      body,
+    },
     { ...(options.unsigned && { unsignableHeaders: new Set(options.unsigned) }), ...(options.date && { signingDate: options.date }) },
   );
   return { url: url.href, method: 'POST', headers: signed.headers as Record<string, string>, body };
 }
 
 /** POST /api/v1/auth/login with an IAM signed request. */
-export async function iamLogin(accessKeyId: string, request: Awaited<ReturnType<typeof signedRequest>>, headers: Record<string, string> = {}) {
+export async function iamLogin(
+  accessKeyId: string,
+  request: Awaited<ReturnType<typeof signedRequest>>,
+  headers: Record<string, string> = {},
+) {
   return call('POST', '/api/v1/auth/login', { body: { accessKeyId, method: 'aws_iam', signedRequest: request }, headers });
 }
 
@@ -58,19 +70,24 @@ export function loginFrom(address: string, body: Record<string, unknown>): Promi
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) };
-    const sent = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress: address, headers }, (response) => {
-      let answer = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (answer += chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const parsed = answer ? JSON.parse(answer) : undefined;
-        const status = response.statusCode ?? 0;
-        checkAnswer('POST', url.pathname, status, parsed);
-        const pairs = Object.entries(response.headers).flatMap(([name, value]) => (value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value] as [string, string]]));
-        resolve({ status, headers: new Headers(pairs), body: parsed });
-      });
-    });
+    const sent = httpRequest(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', localAddress: address, headers },
+      (response) => {
+        let answer = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (answer += chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const parsed = answer ? JSON.parse(answer) : undefined;
+          const status = response.statusCode ?? 0;
+          checkAnswer('POST', url.pathname, status, parsed);
+          const pairs = Object.entries(response.headers).flatMap(([name, value]) =>
+            value === undefined ? [] : [[name, Array.isArray(value) ? value.join(', ') : value] as [string, string]],
+          );
+          resolve({ status, headers: new Headers(pairs), body: parsed });
+        });
+      },
+    );
     sent.on('error', reject);
     sent.end(text);
   });

@@ -160,18 +160,36 @@ export function memoryAdapter(store = new Map<string, Record<string, unknown>>()
 
 /** POSTs the client_credentials grant to the provider's token endpoint, trusting only the issuer's certificate. */
 function requestToken(issuer: string, ca: string, clientSecret: string, resource: string): Promise<string> {
-  const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: clientSecret, resource }).toString();
+  const body = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: CLIENT_ID,
+    client_secret: clientSecret,
+    resource,
+  }).toString();
   return new Promise((resolve, reject) => {
-    const outgoing = request(`${issuer}/token`, { method: 'POST', ca, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
-      response.on('end', () => {
-        const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { access_token?: string; error?: string; error_description?: string };
-        if (response.statusCode === 200 && typeof answer.access_token === 'string') resolve(answer.access_token);
-        else reject(new Error(`oidc-issuer: the token endpoint answered ${response.statusCode} ${answer.error ?? ''} ${answer.error_description ?? ''}`));
-      });
-    });
+    const outgoing = request(
+      `${issuer}/token`,
+      { method: 'POST', ca, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', reject);
+        response.on('end', () => {
+          const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            access_token?: string;
+            error?: string;
+            error_description?: string;
+          };
+          if (response.statusCode === 200 && typeof answer.access_token === 'string') resolve(answer.access_token);
+          else
+            reject(
+              new Error(
+                `oidc-issuer: the token endpoint answered ${response.statusCode} ${answer.error ?? ''} ${answer.error_description ?? ''}`,
+              ),
+            );
+        });
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(body);
   });

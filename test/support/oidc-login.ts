@@ -42,14 +42,25 @@ interface GrantModel {
 type Provider = {
   callback(): Handler;
   interactionDetails(request: IncomingMessage, response: ServerResponse): Promise<Interaction>;
-  interactionFinished(request: IncomingMessage, response: ServerResponse, result: Record<string, unknown>, options: { mergeWithLastSubmission: boolean }): Promise<void>;
+  interactionFinished(
+    request: IncomingMessage,
+    response: ServerResponse,
+    result: Record<string, unknown>,
+    options: { mergeWithLastSubmission: boolean },
+  ): Promise<void>;
   Grant: (new (input: { accountId: string; clientId: string }) => GrantModel) & { find(id: string): Promise<GrantModel> };
 };
-type ProviderClass = (new (issuer: string, configuration: Record<string, unknown>) => Provider) & { errors: { InvalidTarget: new () => Error } };
+type ProviderClass = (new (
+  issuer: string,
+  configuration: Record<string, unknown>,
+) => Provider) & { errors: { InvalidTarget: new () => Error } };
 
 const TOKEN_TTL_SECONDS = 600;
 
-export async function startLoginProvider(certificate: { cert: string; key: string }, options: { resource: string }): Promise<LoginProvider> {
+export async function startLoginProvider(
+  certificate: { cert: string; key: string },
+  options: { resource: string },
+): Promise<LoginProvider> {
   let provider: Provider | undefined;
   let handle: Handler | undefined;
   const people = new Map<string, { password: string; claims: Record<string, unknown> }>();
@@ -60,7 +71,9 @@ export async function startLoginProvider(certificate: { cert: string; key: strin
       // A failure of this test provider's own page is shown on it, for whoever reads the test's trace.
       return void signInPage(provider, people, request, response).catch((error: unknown) => {
         if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
-        response.end(`interaction failed: ${(error as Error).message} ${(error as { error_description?: string }).error_description ?? ""}`);
+        response.end(
+          `interaction failed: ${(error as Error).message} ${(error as { error_description?: string }).error_description ?? ''}`,
+        );
       });
     }
     return handle ? handle(request, response) : response.writeHead(503).end();
@@ -91,7 +104,12 @@ export async function startLoginProvider(certificate: { cert: string; key: strin
   };
 }
 
-function configuration(Provider: ProviderClass, store: Map<string, Record<string, unknown>>, people: Map<string, { claims: Record<string, unknown> }>, resource: string) {
+function configuration(
+  Provider: ProviderClass,
+  store: Map<string, Record<string, unknown>>,
+  people: Map<string, { claims: Record<string, unknown> }>,
+  resource: string,
+) {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   return {
     adapter: memoryAdapter(store),
@@ -102,8 +120,10 @@ function configuration(Provider: ProviderClass, store: Map<string, Record<string
     pkce: { required: () => true },
     ttl: { AccessToken: TOKEN_TTL_SECONDS, AuthorizationCode: 60, IdToken: TOKEN_TTL_SECONDS, Interaction: 600, Session: 600, Grant: 600 },
     // What oidc-provider does by default for public clients, said here so that it does not warn: their redirect origins.
-    clientBasedCORS: (_ctx: unknown, origin: string, client: { redirectUris: string[] }) => client.redirectUris.some((uri) => new URL(uri).origin === origin),
-    extraTokenClaims: async (_ctx: unknown, token: { accountId?: string }) => (token.accountId ? people.get(token.accountId)?.claims : undefined),
+    clientBasedCORS: (_ctx: unknown, origin: string, client: { redirectUris: string[] }) =>
+      client.redirectUris.some((uri) => new URL(uri).origin === origin),
+    extraTokenClaims: async (_ctx: unknown, token: { accountId?: string }) =>
+      token.accountId ? people.get(token.accountId)?.claims : undefined,
     renderError: (ctx: { type: string; body: string }, out: Record<string, string>) => {
       ctx.type = 'html';
       ctx.body = `<!doctype html><title>Error</title><p role="alert">${escapeHtml(`${out.error}: ${out.error_description ?? ''}`)}</p>`;
@@ -114,7 +134,13 @@ function configuration(Provider: ProviderClass, store: Map<string, Record<string
         enabled: true,
         getResourceServerInfo: (_ctx: unknown, indicator: string) => {
           if (indicator !== resource) throw new Provider.errors.InvalidTarget();
-          return { scope: '', audience: resource, accessTokenFormat: 'jwt', accessTokenTTL: TOKEN_TTL_SECONDS, jwt: { sign: { alg: 'RS256' } } };
+          return {
+            scope: '',
+            audience: resource,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: TOKEN_TTL_SECONDS,
+            jwt: { sign: { alg: 'RS256' } },
+          };
         },
       },
     },
@@ -125,13 +151,23 @@ function configuration(Provider: ProviderClass, store: Map<string, Record<string
  * The provider's interaction: a sign-in form for the login prompt (a wrong password shows it again), and consent
  * given at once (what the prompt says is missing is granted), as for a first-party client.
  */
-async function signInPage(provider: Provider, people: Map<string, { password: string }>, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function signInPage(
+  provider: Provider,
+  people: Map<string, { password: string }>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const details = await provider.interactionDetails(request, response);
   if (details.prompt.name === 'consent') return consent(provider, details, request, response);
   if (request.method !== 'POST') return form(response, details.uid);
   const body = new URLSearchParams(await text(request));
   if (body.get('action') === 'cancel') {
-    return provider.interactionFinished(request, response, { error: 'access_denied', error_description: 'the person cancelled the sign-in' }, { mergeWithLastSubmission: false });
+    return provider.interactionFinished(
+      request,
+      response,
+      { error: 'access_denied', error_description: 'the person cancelled the sign-in' },
+      { mergeWithLastSubmission: false },
+    );
   }
   const name = body.get('username') ?? '';
   if (people.get(name)?.password !== body.get('password')) return form(response, details.uid, 'Wrong username or password.');
@@ -139,10 +175,13 @@ async function signInPage(provider: Provider, people: Map<string, { password: st
 }
 
 async function consent(provider: Provider, details: Interaction, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id! });
+  const grant = details.grantId
+    ? await provider.Grant.find(details.grantId)
+    : new provider.Grant({ accountId: details.session!.accountId, clientId: details.params.client_id! });
   const missing = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
   if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-  for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+  for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+    grant.addResourceScope(indicator, scopes.join(' '));
   await provider.interactionFinished(request, response, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
 }
 

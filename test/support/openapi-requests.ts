@@ -43,7 +43,12 @@ export interface Operation {
   body?: JsonSchema;
 }
 
-type Document = { paths: Record<string, Record<string, { parameters?: Parameter[]; requestBody?: { content: { 'application/json': { schema: JsonSchema } } } }>> };
+type Document = {
+  paths: Record<
+    string,
+    Record<string, { parameters?: Parameter[]; requestBody?: { content: { 'application/json': { schema: JsonSchema } } } }>
+  >;
+};
 
 const document = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')) as Document;
 
@@ -107,7 +112,9 @@ export function bodyBytes(plan: BodyPlan): Buffer | undefined {
 }
 
 /** Each part of a request, valid or broken. */
-type Parts = { [K in 'params' | 'query' | 'headers' | 'auth' | 'body']: { valid: fc.Arbitrary<RequestPlan[K]>; broken: fc.Arbitrary<RequestPlan[K]> } };
+type Parts = {
+  [K in 'params' | 'query' | 'headers' | 'auth' | 'body']: { valid: fc.Arbitrary<RequestPlan[K]>; broken: fc.Arbitrary<RequestPlan[K]> };
+};
 
 /**
  * A request plan for any operation of the document: about half are valid in every part (so the routes' successes
@@ -117,16 +124,28 @@ export function requestPlan(fixtures: Fixtures): fc.Arbitrary<RequestPlan> {
   return fc.constantFrom(...OPERATIONS).chain((operation) => {
     const parts = partsOf(operation, fixtures);
     const pick = <K extends keyof Parts>(key: K, broken: keyof Parts | 'none') => (broken === key ? parts[key].broken : parts[key].valid);
-    const broken = fc.oneof({ weight: 8, arbitrary: fc.constant('none' as const) }, { weight: 5, arbitrary: fc.constant('body' as const) }, fc.constantFrom<keyof Parts>('params', 'query', 'headers', 'auth'));
+    const broken = fc.oneof(
+      { weight: 8, arbitrary: fc.constant('none' as const) },
+      { weight: 5, arbitrary: fc.constant('body' as const) },
+      fc.constantFrom<keyof Parts>('params', 'query', 'headers', 'auth'),
+    );
     return broken.chain((part) =>
-      fc.record({ operation: fc.constant(operation), params: pick('params', part), query: pick('query', part), headers: pick('headers', part), auth: pick('auth', part), body: pick('body', part) }),
+      fc.record({
+        operation: fc.constant(operation),
+        params: pick('params', part),
+        query: pick('query', part),
+        headers: pick('headers', part),
+        auth: pick('auth', part),
+        body: pick('body', part),
+      }),
     );
   });
 }
 
 function partsOf(operation: Operation, fixtures: Fixtures): Parts {
   const pathNames = operation.parameters.filter((p) => p.in === 'path').map((p) => p.name);
-  const params = (kind: 'valid' | 'broken') => fc.record(Object.fromEntries(pathNames.map((name) => [name, pathParam(operation.template, name, fixtures, kind)])));
+  const params = (kind: 'valid' | 'broken') =>
+    fc.record(Object.fromEntries(pathNames.map((name) => [name, pathParam(operation.template, name, fixtures, kind)])));
   return {
     params: { valid: params('valid'), broken: pathNames.length ? params('broken') : params('valid') },
     query: { valid: queryParams(operation, fixtures, 'valid'), broken: queryParams(operation, fixtures, 'broken') },
@@ -140,13 +159,24 @@ function partsOf(operation: Operation, fixtures: Fixtures): Parts {
 function pathParam(template: string, name: string, fixtures: Fixtures, kind: 'valid' | 'broken'): fc.Arbitrary<string> {
   const { value, prefix } = fixtures.pathValue(template, name);
   if (kind === 'valid') {
-    const wellFormed = prefix ? fc.stringMatching(/^[0-7][0-9A-HJKMNP-TV-Z]{25}$/).map((ulid) => `${prefix}_${ulid}`) : fc.stringMatching(/^[a-z0-9]{1,12}$/);
+    const wellFormed = prefix
+      ? fc.stringMatching(/^[0-7][0-9A-HJKMNP-TV-Z]{25}$/).map((ulid) => `${prefix}_${ulid}`)
+      : fc.stringMatching(/^[a-z0-9]{1,12}$/);
     return fc.oneof({ weight: 4, arbitrary: fc.constant(value) }, wellFormed);
   }
   return fc
     .oneof(
       fc.string({ unit: 'binary', minLength: 1, maxLength: 70 }),
-      fc.constantFrom(units(64), units(65), 'x'.repeat(81), `${prefix ?? 'x'}_${'Z'.repeat(26)}`, `ws_${'0'.repeat(26)}`, `${prefix ?? 'x'}_`, '%', ' '),
+      fc.constantFrom(
+        units(64),
+        units(65),
+        'x'.repeat(81),
+        `${prefix ?? 'x'}_${'Z'.repeat(26)}`,
+        `ws_${'0'.repeat(26)}`,
+        `${prefix ?? 'x'}_`,
+        '%',
+        ' ',
+      ),
     )
     .filter((v) => v !== '.' && v !== '..');
 }
@@ -155,10 +185,18 @@ function pathParam(template: string, name: string, fixtures: Fixtures, kind: 'va
 function queryParams(operation: Operation, fixtures: Fixtures, kind: 'valid' | 'broken'): fc.Arbitrary<[string, string][]> {
   const documented = operation.parameters.filter((p) => p.in === 'query');
   const valid = fc
-    .tuple(...documented.map((p) => fc.option(validValue(p.schema, fixtures.fields, p.name), { freq: 2 }).map((v) => (v === null ? [] : [[p.name, String(v)] as [string, string]]))))
+    .tuple(
+      ...documented.map((p) =>
+        fc
+          .option(validValue(p.schema, fixtures.fields, p.name), { freq: 2 })
+          .map((v) => (v === null ? [] : [[p.name, String(v)] as [string, string]])),
+      ),
+    )
     .map((parts) => parts.flat());
   if (kind === 'valid') return valid;
-  const extreme = documented.length ? [fc.constantFrom(...documented).chain((p) => extremeString(p.schema).map((v): [string, string] => [p.name, v]))] : [];
+  const extreme = documented.length
+    ? [fc.constantFrom(...documented).chain((p) => extremeString(p.schema).map((v): [string, string] => [p.name, v]))]
+    : [];
   const unknown = fc.tuple(fc.constantFrom('unknown', 'LIMIT', 'q'), fc.string({ maxLength: 6 }));
   // API Gateway answers a request line and headers over 10,240 bytes itself: such a request never reaches the API.
   return fc
@@ -178,9 +216,16 @@ function headers(operation: Operation, kind: 'valid' | 'broken'): fc.Arbitrary<R
   const documented = new Set(operation.parameters.filter((p) => p.in === 'header').map((p) => p.name));
   const choices =
     kind === 'valid'
-      ? { keyFreq: documented.has('Idempotency-Key') ? 3 : 0, ifMatch: ['0', '1', '2', '"1"', 'W/"2"'], types: ['application/json', 'application/json; charset=utf-8'] }
+      ? {
+          keyFreq: documented.has('Idempotency-Key') ? 3 : 0,
+          ifMatch: ['0', '1', '2', '"1"', 'W/"2"'],
+          types: ['application/json', 'application/json; charset=utf-8'],
+        }
       : { keyFreq: 2, ifMatch: ['x', '-1', '99999999999', ''], types: ['text/plain', 'application/octet-stream'] };
-  const keys = kind === 'valid' ? fc.oneof(fc.constant('fuzz-1'), { weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9-]{8,16}$/) }) : fc.constantFrom('x'.repeat(256), ' ', 'cl\u00e9', 'fuzz-1');
+  const keys =
+    kind === 'valid'
+      ? fc.oneof(fc.constant('fuzz-1'), { weight: 4, arbitrary: fc.stringMatching(/^[a-z0-9-]{8,16}$/) })
+      : fc.constantFrom('x'.repeat(256), ' ', 'cl\u00e9', 'fuzz-1');
   const header = (values: fc.Arbitrary<string>, freq: number) => (freq > 0 ? fc.option(values, { freq }) : fc.constant(null));
   return fc
     .record({
@@ -194,7 +239,11 @@ function headers(operation: Operation, kind: 'valid' | 'broken'): fc.Arbitrary<R
 /** A valid body (or none where none is taken); broken: a mutated one, one at its length limits, a hostile one, none. */
 function body(operation: Operation, fixtures: Fixtures): Parts['body'] {
   const none = fc.constant<BodyPlan>({ kind: 'none' });
-  if (!operation.body) return { valid: none, broken: fc.oneof({ weight: 1, arbitrary: json(fc.jsonValue({ maxDepth: 3 })) }, { weight: 3, arbitrary: hostileBody() }) };
+  if (!operation.body)
+    return {
+      valid: none,
+      broken: fc.oneof({ weight: 1, arbitrary: json(fc.jsonValue({ maxDepth: 3 })) }, { weight: 3, arbitrary: hostileBody() }),
+    };
   const schema = operation.body;
   return {
     valid: json(validValue(schema, fixtures.fields)),
@@ -214,7 +263,9 @@ function hostileBody(): fc.Arbitrary<BodyPlan> {
   return fc.oneof(
     fc.constantFrom(65, 1_000, 10_000).map((depth): BodyPlan => ({ kind: 'deep', depth })),
     fc.constantFrom(256 * 1024 + 1, 300_000, 1_000_000).map((bytes): BodyPlan => ({ kind: 'oversized', bytes })),
-    fc.constantFrom([0x80], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xff]).map((bytes): BodyPlan => ({ kind: 'invalidUtf8', bytes })),
+    fc
+      .constantFrom([0x80], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0xff])
+      .map((bytes): BodyPlan => ({ kind: 'invalidUtf8', bytes })),
     fc.constantFrom('{', '{"a":}', '[1,]', 'nul', "{'a':1}").map((text): BodyPlan => ({ kind: 'malformed', text })),
   );
 }
@@ -236,9 +287,14 @@ function validValue(schema: JsonSchema, fields: Fixtures['fields'], name?: strin
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(validValue(schema.items ?? {}, fields), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 5, 5) });
+      return fc.array(validValue(schema.items ?? {}, fields), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 5, 5),
+      });
     case 'object': {
-      const properties = Object.entries(schema.properties ?? {}).map(([key, property]) => [key, validValue(property, fields, key)] as const);
+      const properties = Object.entries(schema.properties ?? {}).map(
+        ([key, property]) => [key, validValue(property, fields, key)] as const,
+      );
       return fc.record(Object.fromEntries(properties), { requiredKeys: schema.required ?? [] });
     }
     default:
@@ -250,9 +306,12 @@ function validValue(schema: JsonSchema, fields: Fixtures['fields'], name?: strin
 function validString(schema: JsonSchema): fc.Arbitrary<string> {
   const min = schema.minLength ?? 0;
   const max = schema.maxLength ?? 64;
-  if (schema.format === 'date-time') return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
+  if (schema.format === 'date-time')
+    return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
   if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= min && s.length <= max);
-  const free = fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(max, 24) }).filter((s) => s.length >= min && s.length <= max);
+  const free = fc
+    .string({ unit: 'binary', minLength: min, maxLength: Math.min(max, 24) })
+    .filter((s) => s.length >= min && s.length <= max);
   return fc.oneof({ weight: 4, arbitrary: free }, fc.constantFrom(units(max), units(Math.max(min, 1))));
 }
 
@@ -272,7 +331,15 @@ function extremeString(schema: JsonSchema): fc.Arbitrary<string> {
 
 /** A value of another JSON type than `schema`'s, or a string at or past its extremes. */
 function badValue(schema: JsonSchema): fc.Arbitrary<unknown> {
-  const otherType = fc.oneof(fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 }), fc.object({ maxDepth: 1 }), fc.string({ maxLength: 6 }));
+  const otherType = fc.oneof(
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.string({ maxLength: 3 }), { maxLength: 3 }),
+    fc.object({ maxDepth: 1 }),
+    fc.string({ maxLength: 6 }),
+  );
   return schema.type === 'string' ? fc.oneof({ weight: 3, arbitrary: extremeString(schema) }, otherType) : otherType;
 }
 
@@ -282,7 +349,8 @@ function badValue(schema: JsonSchema): fc.Arbitrary<unknown> {
  */
 function atLengthLimit(schema: JsonSchema, fields: Fixtures['fields']): fc.Arbitrary<unknown> {
   if (schema.oneOf) return fc.constantFrom(...schema.oneOf).chain((option) => atLengthLimit(option, fields));
-  const stringOf = (field: JsonSchema) => [field, field.items, ...(field.anyOf ?? [])].find((s) => s?.type === 'string' && s.maxLength !== undefined);
+  const stringOf = (field: JsonSchema) =>
+    [field, field.items, ...(field.anyOf ?? [])].find((s) => s?.type === 'string' && s.maxLength !== undefined);
   const limited = Object.entries(schema.properties ?? {}).filter(([, field]) => stringOf(field));
   if (limited.length === 0) return mutatedObject(schema, fields);
   return fc.tuple(validValue(schema, fields), fc.constantFrom(...limited), fc.constantFrom(0, 1)).map(([valid, [name, field], past]) => {
@@ -298,9 +366,16 @@ function mutatedObject(schema: JsonSchema, fields: Fixtures['fields']): fc.Arbit
   const names = Object.keys(properties);
   return (validValue(schema, fields) as fc.Arbitrary<Record<string, unknown>>).chain((valid) =>
     fc.oneof(
-      { weight: 3, arbitrary: fc.constantFrom(...names).chain((name) => badValue(properties[name]!).map((value) => ({ ...valid, [name]: value }))) },
-      fc.constantFrom(...(schema.required?.length ? schema.required : names)).map((name) => Object.fromEntries(Object.entries(valid).filter(([key]) => key !== name))),
-      fc.tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 2 })).map(([key, value]) => ({ ...valid, [key]: value })),
+      {
+        weight: 3,
+        arbitrary: fc.constantFrom(...names).chain((name) => badValue(properties[name]!).map((value) => ({ ...valid, [name]: value }))),
+      },
+      fc
+        .constantFrom(...(schema.required?.length ? schema.required : names))
+        .map((name) => Object.fromEntries(Object.entries(valid).filter(([key]) => key !== name))),
+      fc
+        .tuple(fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }))
+        .map(([key, value]) => ({ ...valid, [key]: value })),
       badValue({}),
     ),
   );

@@ -10,7 +10,8 @@ import { call, localStore } from './api.ts';
 /** A project and environment to hold a test's secrets. */
 export async function newEnvironment(token: string, names = { project: 'Secrets', environment: 'Production' }) {
   const project = (await call('POST', '/api/v1/projects', { token, body: { name: names.project } })).body.data;
-  const environment = (await call('POST', `/api/v1/projects/${project.id}/environments`, { token, body: { name: names.environment } })).body.data;
+  const environment = (await call('POST', `/api/v1/projects/${project.id}/environments`, { token, body: { name: names.environment } })).body
+    .data;
   return { project, environment };
 }
 

@@ -76,7 +76,13 @@ export async function startSsoStack(): Promise<SsoStack> {
 }
 
 /** A call to the SSO stack's API with `token`: its status and body. */
-export async function ssoCall(stack: StackInfo, method: string, path: string, token: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function ssoCall(
+  stack: StackInfo,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${stack.baseUrl}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

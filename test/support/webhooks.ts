@@ -11,7 +11,11 @@ export function startReceiver(behaviour: ReceiverBehaviour = {}) {
 }
 
 /** Registers an endpoint and answers its record with the one-time secret. */
-export async function registerEndpoint(token: string, url: string, events: string[] = ['service.secret.create', 'service.secret.rotate', 'service.secret.reveal', 'service.secret.delete']) {
+export async function registerEndpoint(
+  token: string,
+  url: string,
+  events: string[] = ['service.secret.create', 'service.secret.rotate', 'service.secret.reveal', 'service.secret.delete'],
+) {
   const answer = await call('POST', '/api/v1/webhooks', { token, body: { url, events } });
   if (answer.status !== 201) throw new Error(`registration failed: ${JSON.stringify(answer.body)}`);
   return answer.body.data as { id: string; secret: string; secretHint: string; url: string; events: string[] };

@@ -79,7 +79,8 @@ export async function revealCount(apiKey: string, identityId: string, envId: str
  */
 export async function forgedJwt(genuine: string, alg: 'RS256' | 'HS256' = 'RS256'): Promise<string> {
   const { kid } = decodeProtectedHeader(genuine);
-  const key = alg === 'RS256' ? (await generateKeyPair('RS256')).privateKey : new TextEncoder().encode('an-attacker-chosen-hmac-secret-of-32b');
+  const key =
+    alg === 'RS256' ? (await generateKeyPair('RS256')).privateKey : new TextEncoder().encode('an-attacker-chosen-hmac-secret-of-32b');
   return new SignJWT(decodeJwt(genuine)).setProtectedHeader({ alg, kid: kid!, typ: 'at+jwt' }).sign(key);
 }
 
@@ -102,7 +103,11 @@ const BIN = resolve('sdk/bin/secrets.js');
 export async function runSecrets(args: string[], env: Record<string, string>) {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^(SECRETS|AWS)_/.test(name)));
   const folder = mkdtempSync(join(tmpdir(), 'secrets-workload-'));
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: folder, env: { ...base, XDG_CACHE_HOME: join(folder, 'cache'), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: folder,
+    env: { ...base, XDG_CACHE_HOME: join(folder, 'cache'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));

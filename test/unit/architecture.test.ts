@@ -40,12 +40,14 @@ export function brokenRules(graph: ReadonlyMap<string, readonly string[]>): stri
     for (const to of targets) {
       const b = partOf(to);
       if (a === undefined || b === undefined || a === b) {
-        if (a !== undefined && a === b && /-store\.ts$/.test(from) && /-service\.ts$/.test(to)) broken.push(`${from} -> ${to} (a store imports a service)`);
+        if (a !== undefined && a === b && /-store\.ts$/.test(from) && /-service\.ts$/.test(to))
+          broken.push(`${from} -> ${to} (a store imports a service)`);
         continue;
       }
       if (a === 'platform' && b !== 'platform') broken.push(`${from} -> ${to} (platform imports ${b})`);
       else if (a === 'net' && b !== 'platform') broken.push(`${from} -> ${to} (net imports ${b})`);
-      else if ((FEATURES as readonly string[]).includes(b) && a !== 'root' && !to.endsWith(`shared/${b}/index.ts`)) broken.push(`${from} -> ${to} (past ${b}'s index.ts)`);
+      else if ((FEATURES as readonly string[]).includes(b) && a !== 'root' && !to.endsWith(`shared/${b}/index.ts`))
+        broken.push(`${from} -> ${to} (past ${b}'s index.ts)`);
     }
   }
   return broken;
@@ -96,21 +98,30 @@ describe('architecture', () => {
   });
 
   it('only the data layer helpers build transactions or test for a failed condition', () => {
-    const raw = CODE.filter((file) => file !== 'shared/platform/store/conditional.ts' && /TransactWriteCommand\b|ConditionalCheckFailedException/.test(read(file)));
+    const raw = CODE.filter(
+      (file) =>
+        file !== 'shared/platform/store/conditional.ts' && /TransactWriteCommand\b|ConditionalCheckFailedException/.test(read(file)),
+    );
     expect(raw).toEqual([]);
   });
 
   it('no route module imports a store, and platform/http names no store type', () => {
-    const isStore = (target: string) => target.startsWith('shared/platform/store/') || /-store\.ts$/.test(target) || target === 'shared/store.ts';
-    const offenders = CODE.filter((file) => /^functions\/[^/]+\/routes\.ts$/.test(file) || file.startsWith('shared/platform/http/')).filter((file) =>
-      importsOf(file).some(isStore),
+    const isStore = (target: string) =>
+      target.startsWith('shared/platform/store/') || /-store\.ts$/.test(target) || target === 'shared/store.ts';
+    const offenders = CODE.filter((file) => /^functions\/[^/]+\/routes\.ts$/.test(file) || file.startsWith('shared/platform/http/')).filter(
+      (file) => importsOf(file).some(isStore),
     );
     expect(offenders).toEqual([]);
   });
 
   it('queries name their access pattern: no key condition, index name or key literal outside keys.ts and the query helpers', () => {
     // The API description names its AuditEntry schema after the API's word, not the stored entity type.
-    const exempt = new Set(['shared/platform/store/keys.ts', 'shared/platform/store/table.ts', 'shared/platform/store/query.ts', 'bin/openapi/document.ts']);
+    const exempt = new Set([
+      'shared/platform/store/keys.ts',
+      'shared/platform/store/table.ts',
+      'shared/platform/store/query.ts',
+      'bin/openapi/document.ts',
+    ]);
     const literal = /KeyConditionExpression|IndexName: '|'#PURGE'|'AuditEntry'/;
     expect(CODE.filter((file) => !exempt.has(file) && literal.test(read(file)))).toEqual([]);
   });

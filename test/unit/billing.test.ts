@@ -20,7 +20,12 @@ function fakeRaw(items: Record<string, Record<string, unknown>>, queried: Record
 }
 
 /** An item of exactly `bytes` bytes: keys PK and SK (2 + 2 + 1 + 1 = 6 bytes) and a padding string `p`. */
-const sized = (bytes: number, extra: Record<string, unknown> = {}) => ({ PK: 'a', SK: 'b', ...extra, p: 'x'.repeat(bytes - 6 - 1 - itemSize(extra)) });
+const sized = (bytes: number, extra: Record<string, unknown> = {}) => ({
+  PK: 'a',
+  SK: 'b',
+  ...extra,
+  p: 'x'.repeat(bytes - 6 - 1 - itemSize(extra)),
+});
 
 describe('item size', () => {
   it('counts names and UTF-8 values, numbers by significant digits, null and booleans as 1', () => {
@@ -46,7 +51,10 @@ describe('item size', () => {
 describe('write billing', () => {
   it('bills a put 1 unit per started KB: 1024 bytes is 1, 1025 is 2', async () => {
     const { meter } = fakeRaw({});
-    for (const [bytes, units] of [[1024, 1], [1025, 2]] as const) {
+    for (const [bytes, units] of [
+      [1024, 1],
+      [1025, 2],
+    ] as const) {
       const bill = await meter.prepare('PutItem', { Item: sized(bytes) });
       expect(await bill({})).toEqual({ readUnits: 0, writeUnits: units, indexWriteUnits: 0 });
     }
@@ -121,14 +129,21 @@ describe('read billing', () => {
     const batch = await meter.prepare('BatchGetItem', { RequestItems: { table: { Keys: [{}, {}, {}], ConsistentRead: false } } });
     expect((await batch({ Responses: { table: [sized(100), sized(5000)] } })).readUnits).toBe(0.5 + 1 + 0.5);
     // 9,000 bytes evaluated (the filter kept one item): 3 units consistent
-    const query = await meter.prepare('Query', { KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': 'a', ':f': 1 }, FilterExpression: 'x = :f', ConsistentRead: true });
+    const query = await meter.prepare('Query', {
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': 'a', ':f': 1 },
+      FilterExpression: 'x = :f',
+      ConsistentRead: true,
+    });
     expect((await query({ Items: [evaluated[0]], ScannedCount: 3 })).readUnits).toBe(3);
   });
 
   it('bills a projected read on the whole stored item, not on the attributes it returns', async () => {
     const { meter } = fakeRaw({ 'a|big': sized(5000, { SK: 'big', status: 'pending' }) });
     const returned = { PK: 'a', SK: 'big', status: 'pending' };
-    const batch = await meter.prepare('BatchGetItem', { RequestItems: { table: { Keys: [{ PK: 'a', SK: 'big' }], ConsistentRead: true, ProjectionExpression: '#p0, #p1, #p2' } } });
+    const batch = await meter.prepare('BatchGetItem', {
+      RequestItems: { table: { Keys: [{ PK: 'a', SK: 'big' }], ConsistentRead: true, ProjectionExpression: '#p0, #p1, #p2' } },
+    });
     expect((await batch({ Responses: { table: [returned] } })).readUnits).toBe(2);
     const get = await meter.prepare('GetItem', { Key: { PK: 'a', SK: 'big' }, ConsistentRead: true, ProjectionExpression: '#p0' });
     expect((await get({ Item: returned })).readUnits).toBe(2);

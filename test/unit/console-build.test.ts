@@ -22,7 +22,8 @@ describe('the console build', () => {
   });
 
   it('names every asset by its content hash and links them from index.html, with no inline script or style', () => {
-    for (const file of built.files.filter((name) => name.startsWith('assets/'))) expect(file).toMatch(/^assets\/[\w-]+-[A-Z0-9]{8}\.(js|css)$/);
+    for (const file of built.files.filter((name) => name.startsWith('assets/')))
+      expect(file).toMatch(/^assets\/[\w-]+-[A-Z0-9]{8}\.(js|css)$/);
     const html = readFileSync(join(dir, 'index.html'), 'utf8');
     for (const file of built.firstLoad.filter((name) => !name.includes('chunk-'))) expect(html).toContain(`/console/${file}`);
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);

@@ -18,7 +18,9 @@ import { apiEvent, lambdaContext } from '../support/api-event.ts';
  */
 
 type Operation = { operationId: string; requestBody?: { required?: boolean } };
-const committed = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, Operation>> };
+const committed = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')) as {
+  paths: Record<string, Record<string, Operation>>;
+};
 
 /** Every documented operation with a request body, by route key, and whether the document says it is required. */
 const withBody = Object.entries(committed.paths).flatMap(([path, methods]) =>
@@ -27,7 +29,14 @@ const withBody = Object.entries(committed.paths).flatMap(([path, methods]) =>
     .map(([method, operation]) => ({ routeKey: `${method.toUpperCase()} ${path}`, required: operation.requestBody!.required === true })),
 );
 
-const principal: Principal = { workspaceId: newId('workspace'), accountId: newId('account'), kind: 'api_key', actorSub: newId('apiKey'), credentialId: newId('apiKey'), authority: API_KEY_AUTHORITY };
+const principal: Principal = {
+  workspaceId: newId('workspace'),
+  accountId: newId('account'),
+  kind: 'api_key',
+  actorSub: newId('apiKey'),
+  credentialId: newId('apiKey'),
+  authority: API_KEY_AUTHORITY,
+};
 
 /**
  * Valid auth for every route: an API key (admin). The route's prefetch is not run: it asks the service for keys, and
@@ -55,15 +64,21 @@ async function sendWithoutBody(routeKey: string, route: RouteDefinition) {
   const handle = makeRouteGroupHandler({ [routeKey]: { ...route, handler: reached } }, { authenticate, timeoutEarlyInMillis: 0 });
   const params = validParams(routeKey, route);
   const answer = await handle(apiEvent(routeKey, { token: 'sk_live_test', ...(params && { pathParameters: params }) }), lambdaContext());
-  return { status: answer.statusCode, error: (JSON.parse(answer.body!) as { error: { code: string; message: string } | null }).error, reached };
+  return {
+    status: answer.statusCode,
+    error: (JSON.parse(answer.body!) as { error: { code: string; message: string } | null }).error,
+    reached,
+  };
 }
 
-describe('the OpenAPI document\'s requestBody.required', () => {
+describe("the OpenAPI document's requestBody.required", () => {
   const routes = allRouteDefinitions();
 
   it('is documented for exactly the routes that take a body, and the rotation of a signing secret takes none', () => {
     // Assess: the loop below covers every route with a body; an empty rotation body means 24 hours (decisions.md)
-    const takingBody = Object.entries(routes).filter(([, route]) => route.body).map(([key]) => key);
+    const takingBody = Object.entries(routes)
+      .filter(([, route]) => route.body)
+      .map(([key]) => key);
     expect(withBody.map(({ routeKey }) => routeKey).sort()).toEqual(takingBody.sort());
     expect(withBody).toContainEqual({ routeKey: 'POST /api/v1/webhooks/{id}/rotate-secret', required: false });
   });

@@ -24,7 +24,11 @@ describe('the OpenAPI document', () => {
     // Act
     const answer = await handler(openApiEvent('gzip, deflate, br'));
     // Assess
-    expect(answer).toMatchObject({ statusCode: 200, isBase64Encoded: true, headers: { 'content-encoding': 'gzip', vary: 'accept-encoding' } });
+    expect(answer).toMatchObject({
+      statusCode: 200,
+      isBase64Encoded: true,
+      headers: { 'content-encoding': 'gzip', vary: 'accept-encoding' },
+    });
     expect(answer.headers?.['content-type']).toMatch(/^application\/json/);
     expect(JSON.parse(gunzipSync(Buffer.from(answer.body!, 'base64')).toString('utf8'))).toEqual(JSON.parse(committed));
   });
@@ -42,7 +46,18 @@ describe('the OpenAPI document', () => {
 
   it('reads Accept-Encoding as RFC 9110 does: codings case-insensitive, q-values, x-gzip and the * wildcard', () => {
     const admits = ['gzip', 'GZIP', 'x-gzip', 'br, gzip;q=0.001', 'identity, * ;q=0.5', 'gzip ; q=1.0', 'deflate,gzip'];
-    const refuses = ['', 'identity', 'br, deflate', 'gzip;q=0', 'gzip; q=0.000', 'gzip; q = 0', '*;q=0', 'gzip;q=0, *', 'gzip;q=zero', 'gzipped'];
+    const refuses = [
+      '',
+      'identity',
+      'br, deflate',
+      'gzip;q=0',
+      'gzip; q=0.000',
+      'gzip; q = 0',
+      '*;q=0',
+      'gzip;q=0, *',
+      'gzip;q=zero',
+      'gzipped',
+    ];
     expect(admits.filter((header) => !acceptsGzip(header))).toEqual([]);
     expect(refuses.filter((header) => acceptsGzip(header))).toEqual([]);
   });
@@ -56,7 +71,9 @@ describe('the OpenAPI document', () => {
   it('describes every route of the stack, each with a unique camelCase operationId', () => {
     const document = JSON.parse(committed) as { openapi: string; paths: Record<string, Record<string, { operationId: string }>> };
     expect(document.openapi).toBe('3.1.0');
-    const described = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    const described = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(described.sort()).toEqual(Object.values(ROUTE_GROUPS).flat().sort());
     const ids = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((operation) => operation.operationId));
     expect(new Set(ids).size).toBe(ids.length);
@@ -66,14 +83,20 @@ describe('the OpenAPI document', () => {
   it('lists the five webhook events and the test event with their signature headers', () => {
     const document = JSON.parse(committed) as { webhooks: Record<string, { post: { parameters: { name: string }[] } }> };
     expect(Object.keys(document.webhooks).sort()).toEqual([
-      'service.ping', 'service.secret.create', 'service.secret.delete', 'service.secret.reveal', 'service.secret.rotate', 'service.webhook_endpoint.disabled',
+      'service.ping',
+      'service.secret.create',
+      'service.secret.delete',
+      'service.secret.reveal',
+      'service.secret.rotate',
+      'service.webhook_endpoint.disabled',
     ]);
     for (const event of Object.values(document.webhooks)) expect(event.post.parameters.map((p) => p.name)).toContain('Service-Signature');
   });
 });
 
 /** The event API Gateway builds for `GET /api/v1/openapi.json`, with the given Accept-Encoding header or none. */
-const openApiEvent = (acceptEncoding: string | undefined) => apiEvent('GET /api/v1/openapi.json', { headers: { 'accept-encoding': acceptEncoding } });
+const openApiEvent = (acceptEncoding: string | undefined) =>
+  apiEvent('GET /api/v1/openapi.json', { headers: { 'accept-encoding': acceptEncoding } });
 
 describe('the SDK types', () => {
   it('are generated from the committed document: run `npm run sdk:types` after `npm run openapi`', async () => {

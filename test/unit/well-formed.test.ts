@@ -9,8 +9,12 @@ describe('well-formed Unicode at the edge', () => {
     const query = z.object({ q: z.string() });
     const body = z.object({ events: z.array(z.string()), description: z.string() });
     // Act / Assess
-    expect(() => parseInput(query, { q: 'a\ud800' })).toThrow(new ValidationError('q: must be well-formed Unicode (a lone surrogate is not)'));
-    expect(() => parseInput(body, { events: ['ok', 'x\udfff'], description: 'd' })).toThrow(new ValidationError('events.1: must be well-formed Unicode (a lone surrogate is not)'));
+    expect(() => parseInput(query, { q: 'a\ud800' })).toThrow(
+      new ValidationError('q: must be well-formed Unicode (a lone surrogate is not)'),
+    );
+    expect(() => parseInput(body, { events: ['ok', 'x\udfff'], description: 'd' })).toThrow(
+      new ValidationError('events.1: must be well-formed Unicode (a lone surrogate is not)'),
+    );
     expect(() => parseInput(body, { events: [], description: '\udc00\ud800' })).toThrow(ValidationError);
   });
 

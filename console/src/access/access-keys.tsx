@@ -20,7 +20,9 @@ export function AccessKeys() {
   const revoke = useAction();
   const confirmRevoke = async (key: AccessKey) => {
     setRevoking(null);
-    const done = await revoke.run(async () => unwrap(await client.api.POST('/api/v1/access-keys/{id}/revoke', { params: { path: { id: key.id } } })));
+    const done = await revoke.run(async () =>
+      unwrap(await client.api.POST('/api/v1/access-keys/{id}/revoke', { params: { path: { id: key.id } } })),
+    );
     if (done) paged.reload();
   };
   return (
@@ -33,7 +35,13 @@ export function AccessKeys() {
         </button>
       </p>
       {creating && <NewKeyForm onCreated={(made) => (setCreated(made), setCreating(false), paged.reload())} />}
-      {revoking && <ConfirmDialog text={`Revoke ${revoking.name}? Its tokens stop working at their next request.`} onConfirm={() => void confirmRevoke(revoking)} onCancel={() => setRevoking(null)} />}
+      {revoking && (
+        <ConfirmDialog
+          text={`Revoke ${revoking.name}? Its tokens stop working at their next request.`}
+          onConfirm={() => void confirmRevoke(revoking)}
+          onCancel={() => setRevoking(null)}
+        />
+      )}
       <ErrorBox error={revoke.error} />
       <PagedTable
         paged={paged}
@@ -45,7 +53,14 @@ export function AccessKeys() {
         failure={(error) => <AdminError error={error} />}
         row={(key) => (
           <KeyRow key={key.id} accessKey={key} onEdit={setEditing} onRevoke={setRevoking} editing={editing?.id === key.id}>
-            {editing && <EditKeyForm key={editing.id} accessKey={editing} onCancel={() => setEditing(null)} onSaved={() => (setEditing(null), paged.reload())} />}
+            {editing && (
+              <EditKeyForm
+                key={editing.id}
+                accessKey={editing}
+                onCancel={() => setEditing(null)}
+                onSaved={() => (setEditing(null), paged.reload())}
+              />
+            )}
           </KeyRow>
         )}
       />
@@ -59,8 +74,8 @@ function Created({ created, onDismiss }: { created: Schemas['AccessKeyCreated'];
     return (
       <div class="once" role="status">
         <p>
-          Access key <strong>{created.name}</strong> created. Its workloads log in with <code>POST /api/v1/auth/login</code> and access key id{' '}
-          <code>{created.id}</code>.
+          Access key <strong>{created.name}</strong> created. Its workloads log in with <code>POST /api/v1/auth/login</code> and access key
+          id <code>{created.id}</code>.
         </p>
         <button type="button" onClick={onDismiss}>
           Done
@@ -148,7 +163,10 @@ function AuthSummary({ accessKey }: { accessKey: AccessKey }) {
   if (auth.type === 'aws_iam') {
     return (
       <>
-        AWS IAM: {auth.principalArns.map((arn) => <code key={arn}>{arn}</code>)}
+        AWS IAM:{' '}
+        {auth.principalArns.map((arn) => (
+          <code key={arn}>{arn}</code>
+        ))}
         {ttl}
       </>
     );

@@ -15,12 +15,21 @@ function permissionsOf(rules: RuleDraft[]): ReturnType<typeof ruleOf>[] {
 
 /** A rule with the API's defaults filled in, to tell whether an edit changed anything. */
 function filled(rule: ReturnType<typeof ruleOf>): Rule {
-  return { effect: rule.effect, projects: rule.projects ?? ['*'], environments: rule.environments ?? ['*'], keys: rule.keys ?? ['**'], actions: rule.actions };
+  return {
+    effect: rule.effect,
+    projects: rule.projects ?? ['*'],
+    environments: rule.environments ?? ['*'],
+    keys: rule.keys ?? ['**'],
+    actions: rule.actions,
+  };
 }
 
 /** `name=value` lines (OIDC claims that must match exactly). */
 function claimsOf(text: string): Record<string, string> {
-  const lines = text.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   // A line without `=` is sent as a claim with an empty value, so the API's message names it.
   const pair = (line: string, at: number) => (at < 0 ? [line, ''] : [line.slice(0, at).trim(), line.slice(at + 1).trim()]);
   return Object.fromEntries(lines.map((line) => pair(line, line.indexOf('='))));
@@ -31,7 +40,13 @@ function authOf(type: AuthType, fields: Record<string, string>): CreateBody['aut
   if (type === 'aws_iam') return { type, principalArns: splitList(fields.principalArns ?? '') };
   if (type === 'oidc') {
     const claims = claimsOf(fields.claims ?? '');
-    return { type, issuer: fields.issuer ?? '', audience: fields.audience ?? '', subject: fields.subject ?? '', ...(Object.keys(claims).length ? { claims } : {}) };
+    return {
+      type,
+      issuer: fields.issuer ?? '',
+      audience: fields.audience ?? '',
+      subject: fields.subject ?? '',
+      ...(Object.keys(claims).length ? { claims } : {}),
+    };
   }
   return undefined;
 }
@@ -39,7 +54,13 @@ function authOf(type: AuthType, fields: Record<string, string>): CreateBody['aut
 /** A new access key: name, expiry, networks, how it authenticates, and its rules. */
 export function NewKeyForm({ onCreated }: { onCreated: (created: Schemas['AccessKeyCreated']) => void }) {
   const { client } = useSession();
-  const [fields, setFields] = useState<Record<string, string>>({ name: '', expiresInDays: '', cidrs: '', auth: 'token', tokenTtlSeconds: '' });
+  const [fields, setFields] = useState<Record<string, string>>({
+    name: '',
+    expiresInDays: '',
+    cidrs: '',
+    auth: 'token',
+    tokenTtlSeconds: '',
+  });
   const [rules, setRules] = useState<RuleDraft[]>([newRule()]);
   const create = useAction();
   const field = (name: string) => (event: Event) => {
@@ -92,14 +113,26 @@ export function NewKeyForm({ onCreated }: { onCreated: (created: Schemas['Access
       {type === 'aws_iam' && (
         <label class="wide">
           Principal ARNs
-          <textarea rows={2} value={fields.principalArns ?? ''} onInput={field('principalArns')} placeholder="arn:aws:iam::123456789012:role/payments-*" required />
+          <textarea
+            rows={2}
+            value={fields.principalArns ?? ''}
+            onInput={field('principalArns')}
+            placeholder="arn:aws:iam::123456789012:role/payments-*"
+            required
+          />
         </label>
       )}
       {type === 'oidc' && (
         <div class="fields">
           <label>
             Issuer
-            <input type="url" value={fields.issuer ?? ''} onInput={field('issuer')} placeholder="https://token.actions.githubusercontent.com" required />
+            <input
+              type="url"
+              value={fields.issuer ?? ''}
+              onInput={field('issuer')}
+              placeholder="https://token.actions.githubusercontent.com"
+              required
+            />
           </label>
           <label>
             Audience
@@ -129,7 +162,15 @@ export function NewKeyForm({ onCreated }: { onCreated: (created: Schemas['Access
 }
 
 /** Changes to a key's name, rules and networks (PATCH: only what changed is sent, and audited). */
-export function EditKeyForm({ accessKey, onSaved, onCancel }: { accessKey: Schemas['AccessKey']; onSaved: (updated: Schemas['AccessKey']) => void; onCancel: () => void }) {
+export function EditKeyForm({
+  accessKey,
+  onSaved,
+  onCancel,
+}: {
+  accessKey: Schemas['AccessKey'];
+  onSaved: (updated: Schemas['AccessKey']) => void;
+  onCancel: () => void;
+}) {
   const { client } = useSession();
   const [name, setName] = useState(accessKey.name);
   const [cidrs, setCidrs] = useState(accessKey.allowedCidrs.join(', '));
@@ -145,7 +186,9 @@ export function EditKeyForm({ accessKey, onSaved, onCancel }: { accessKey: Schem
       ...(JSON.stringify(allowedCidrs) !== JSON.stringify(accessKey.allowedCidrs) ? { allowedCidrs } : {}),
     };
     if (Object.keys(body).length === 0) return onCancel();
-    const updated = await save.run(async () => unwrap(await client.api.PATCH('/api/v1/access-keys/{id}', { params: { path: { id: accessKey.id } }, body })));
+    const updated = await save.run(async () =>
+      unwrap(await client.api.PATCH('/api/v1/access-keys/{id}', { params: { path: { id: accessKey.id } }, body })),
+    );
     if (updated) onSaved(updated);
   };
   return (

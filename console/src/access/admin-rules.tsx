@@ -21,11 +21,19 @@ export function newRule(): RuleDraft {
 
 /** The editor's form of a rule the API answered. */
 export function draftOf(rule: Rule): RuleDraft {
-  return { effect: rule.effect, projects: rule.projects.join(', '), environments: rule.environments.join(', '), keys: rule.keys.join(', '), actions: [...rule.actions] };
+  return {
+    effect: rule.effect,
+    projects: rule.projects.join(', '),
+    environments: rule.environments.join(', '),
+    keys: rule.keys.join(', '),
+    actions: [...rule.actions],
+  };
 }
 
 /** The rule a request sends: an empty list is left out, so the API fills in its default (`*`, `*`, `**`). */
-export function ruleOf(draft: RuleDraft): Omit<Rule, 'projects' | 'environments' | 'keys'> & Partial<Pick<Rule, 'projects' | 'environments' | 'keys'>> {
+export function ruleOf(
+  draft: RuleDraft,
+): Omit<Rule, 'projects' | 'environments' | 'keys'> & Partial<Pick<Rule, 'projects' | 'environments' | 'keys'>> {
   const lists = (['projects', 'environments', 'keys'] as const).flatMap((field) => {
     const values = splitList(draft[field]);
     return values.length > 0 ? [[field, values] as const] : [];
@@ -43,17 +51,24 @@ export function ruleSummary(rule: Rule): string {
  * key patterns, and the actions. No rule at all leaves the key the API's default: every action on every secret.
  */
 export function RulesEditor({ rules, onChange }: { rules: RuleDraft[]; onChange: (rules: RuleDraft[]) => void }) {
-  const change = (index: number, patch: Partial<RuleDraft>) => onChange(rules.map((rule, i) => (i === index ? { ...rule, ...patch } : rule)));
+  const change = (index: number, patch: Partial<RuleDraft>) =>
+    onChange(rules.map((rule, i) => (i === index ? { ...rule, ...patch } : rule)));
   return (
     <fieldset class="rules">
       <legend>Permissions</legend>
       <p class="muted hint">
-        Patterns are comma- or line-separated globs: <code>*</code> any run without <code>/</code>, <code>**</code> any run with it, <code>?</code> one
-        character. An empty list means every project, environment or key. A deny rule wins over an allow rule.
+        Patterns are comma- or line-separated globs: <code>*</code> any run without <code>/</code>, <code>**</code> any run with it,{' '}
+        <code>?</code> one character. An empty list means every project, environment or key. A deny rule wins over an allow rule.
       </p>
       {rules.length === 0 && <p class="warning">No rules: the key may read, reveal, write and delete every secret of the workspace.</p>}
       {rules.map((rule, index) => (
-        <RuleFields key={index} index={index} rule={rule} onChange={(patch) => change(index, patch)} onRemove={() => onChange(rules.filter((_, i) => i !== index))} />
+        <RuleFields
+          key={index}
+          index={index}
+          rule={rule}
+          onChange={(patch) => change(index, patch)}
+          onRemove={() => onChange(rules.filter((_, i) => i !== index))}
+        />
       ))}
       <button type="button" onClick={() => onChange([...rules, newRule()])} disabled={rules.length >= 50}>
         Add rule
@@ -62,9 +77,20 @@ export function RulesEditor({ rules, onChange }: { rules: RuleDraft[]; onChange:
   );
 }
 
-function RuleFields({ index, rule, onChange, onRemove }: { index: number; rule: RuleDraft; onChange: (patch: Partial<RuleDraft>) => void; onRemove: () => void }) {
+function RuleFields({
+  index,
+  rule,
+  onChange,
+  onRemove,
+}: {
+  index: number;
+  rule: RuleDraft;
+  onChange: (patch: Partial<RuleDraft>) => void;
+  onRemove: () => void;
+}) {
   const name = `Rule ${index + 1}`;
-  const toggle = (action: Action, on: boolean) => onChange({ actions: on ? [...rule.actions, action] : rule.actions.filter((a) => a !== action) });
+  const toggle = (action: Action, on: boolean) =>
+    onChange({ actions: on ? [...rule.actions, action] : rule.actions.filter((a) => a !== action) });
   const list = (field: 'projects' | 'environments' | 'keys', label: string, placeholder: string) => (
     <label>
       {label}
@@ -88,7 +114,11 @@ function RuleFields({ index, rule, onChange, onRemove }: { index: number; rule: 
         <legend>Actions</legend>
         {ACTIONS.map((action) => (
           <label class="check" key={action}>
-            <input type="checkbox" checked={rule.actions.includes(action)} onChange={(event) => toggle(action, (event.currentTarget as HTMLInputElement).checked)} />
+            <input
+              type="checkbox"
+              checked={rule.actions.includes(action)}
+              onChange={(event) => toggle(action, (event.currentTarget as HTMLInputElement).checked)}
+            />
             {action}
           </label>
         ))}

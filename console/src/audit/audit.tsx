@@ -9,12 +9,31 @@ type AuditAction = Schemas['AuditEntry']['action'];
 
 /** Every action of the audit log (decisions.md, "Audit" and after); `satisfies` fails the build when one is missing. */
 const ACTION_SET = {
-  'project.create': 1, 'environment.create': 1, 'secret.create': 1, 'secret.rotate': 1, 'secret.reveal': 1, 'secret.delete': 1,
-  'secret.restore': 1, 'access_key.create': 1, 'access_key.revoke': 1, 'access_key.update': 1, 'access_key.login': 1,
-  'access_key.login_denied': 1, 'access.denied': 1, 'webhook_endpoint.create': 1, 'webhook_endpoint.update': 1,
-  'webhook_endpoint.delete': 1, 'webhook_endpoint.disabled': 1, 'webhook_delivery.retry': 1, 'webhook_endpoint.test': 1,
-  'webhook_endpoint.recover': 1, 'webhook_endpoint.secret_rotate': 1, 'api_key.create': 1, 'api_key.revoke': 1,
-  'workspace.allowlist_add': 1, 'workspace.allowlist_remove': 1,
+  'project.create': 1,
+  'environment.create': 1,
+  'secret.create': 1,
+  'secret.rotate': 1,
+  'secret.reveal': 1,
+  'secret.delete': 1,
+  'secret.restore': 1,
+  'access_key.create': 1,
+  'access_key.revoke': 1,
+  'access_key.update': 1,
+  'access_key.login': 1,
+  'access_key.login_denied': 1,
+  'access.denied': 1,
+  'webhook_endpoint.create': 1,
+  'webhook_endpoint.update': 1,
+  'webhook_endpoint.delete': 1,
+  'webhook_endpoint.disabled': 1,
+  'webhook_delivery.retry': 1,
+  'webhook_endpoint.test': 1,
+  'webhook_endpoint.recover': 1,
+  'webhook_endpoint.secret_rotate': 1,
+  'api_key.create': 1,
+  'api_key.revoke': 1,
+  'workspace.allowlist_add': 1,
+  'workspace.allowlist_remove': 1,
 } satisfies Record<AuditAction, 1>;
 const ACTIONS = Object.keys(ACTION_SET).sort() as AuditAction[];
 
@@ -36,7 +55,13 @@ function addressOf(filters: Filters): string {
 /** The form's fields for `filters`: times as UTC `datetime-local` values. */
 function draftOf(filters: Filters): Record<Filter, string> {
   const time = (iso: string | undefined) => (iso && !Number.isNaN(Date.parse(iso)) ? toUtcInput(new Date(iso)) : '');
-  return { action: filters.action ?? '', target: filters.target ?? '', actorSub: filters.actorSub ?? '', since: time(filters.since), until: time(filters.until) };
+  return {
+    action: filters.action ?? '',
+    target: filters.target ?? '',
+    actorSub: filters.actorSub ?? '',
+    since: time(filters.since),
+    until: time(filters.until),
+  };
 }
 
 /** `/console/audit`: the workspace's audit log, newest first, filtered by action, target, actor and time. */
@@ -48,7 +73,10 @@ export function Audit() {
   const [draft, setDraft] = useState(draftOf(applied));
   useEffect(() => setDraft(draftOf(applied)), [key]);
   const paged = usePaged(
-    (cursor) => client.api.GET('/api/v1/audit', { params: { query: { ...pageQuery(cursor, '50'), ...(applied as Omit<Filters, 'action'> & { action?: AuditAction }) } } }),
+    (cursor) =>
+      client.api.GET('/api/v1/audit', {
+        params: { query: { ...pageQuery(cursor, '50'), ...(applied as Omit<Filters, 'action'> & { action?: AuditAction }) } },
+      }),
     [key],
   );
   const field = (name: Filter) => (event: Event) => {

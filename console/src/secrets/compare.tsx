@@ -30,8 +30,16 @@ export function compareSecrets(a: SecretItem[], b: SecretItem[]): Comparison {
 }
 
 async function loadComparison(client: SecretsClient, projectId: string, a: string, b: string) {
-  const secretsOf = (envId: string) => listAll(client, (cursor) => client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: pageQuery(cursor) } }));
-  const [project, environments, left, right] = await Promise.all([findProject(client, projectId), environmentsOf(client, projectId), secretsOf(a), secretsOf(b)]);
+  const secretsOf = (envId: string) =>
+    listAll(client, (cursor) =>
+      client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: pageQuery(cursor) } }),
+    );
+  const [project, environments, left, right] = await Promise.all([
+    findProject(client, projectId),
+    environmentsOf(client, projectId),
+    secretsOf(a),
+    secretsOf(b),
+  ]);
   const named = (id: string): EnvironmentItem | undefined => environments.find((e) => e.id === id);
   return { project, envA: named(a), envB: named(b), comparison: compareSecrets(left, right) };
 }
@@ -59,8 +67,9 @@ export function Compare() {
       {comparison && (
         <>
           <p class="muted">
-            <a href={`/console/environments/${a}`}>{nameA}</a> and <a href={`/console/environments/${b}`}>{nameB}</a>: {keys(comparison.same)} at the same version,{' '}
-            {comparison.differ.length} at different versions, {comparison.onlyA.length + comparison.onlyB.length} in one only.
+            <a href={`/console/environments/${a}`}>{nameA}</a> and <a href={`/console/environments/${b}`}>{nameB}</a>:{' '}
+            {keys(comparison.same)} at the same version, {comparison.differ.length} at different versions,{' '}
+            {comparison.onlyA.length + comparison.onlyB.length} in one only.
           </p>
           <KeyList title={`Only in ${nameA}`} secrets={comparison.onlyA} />
           <KeyList title={`Only in ${nameB}`} secrets={comparison.onlyB} />

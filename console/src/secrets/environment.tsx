@@ -18,7 +18,10 @@ export function Environment() {
   const envId = params.envId ?? '';
   const { client, credential } = useSession();
   const place = useLoaded(() => findEnvironment(client, envId), [envId]);
-  const paged = usePaged((cursor) => client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: pageQuery(cursor) } }), [envId]);
+  const paged = usePaged(
+    (cursor) => client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: pageQuery(cursor) } }),
+    [envId],
+  );
   // Rows written, deleted or restored on this page since it loaded (null: deleted), laid over the pages listed.
   const [changes, setChanges] = useState<Map<string, SecretRowItem | null>>(() => new Map());
   const [filter, setFilter] = useState('');
@@ -34,7 +37,16 @@ export function Environment() {
     // The history page names a secret listed here without searching for it.
     const { environment, project } = place.value ?? {};
     if (environment && project) {
-      remember({ secrets: paged.items.map((s) => ({ id: s.id, key: s.key, environmentId: environment.id, envSlug: environment.slug, projectId: project.id, projectSlug: project.slug })) });
+      remember({
+        secrets: paged.items.map((s) => ({
+          id: s.id,
+          key: s.key,
+          environmentId: environment.id,
+          envSlug: environment.slug,
+          projectId: project.id,
+          projectSlug: project.slug,
+        })),
+      });
     }
   }, [paged.items, place.value]);
   const { offers } = credential;
@@ -43,16 +55,22 @@ export function Environment() {
   return (
     <section>
       <nav class="crumbs" aria-label="Breadcrumbs">
-        <a href="/console/projects">Projects</a> / {project ? <a href={`/console/projects/${project.id}`}>{project.name}</a> : <span class="muted">…</span>} /
+        <a href="/console/projects">Projects</a> /{' '}
+        {project ? <a href={`/console/projects/${project.id}`}>{project.name}</a> : <span class="muted">…</span>} /
       </nav>
       <h1>{environment?.name ?? 'Environment'}</h1>
-      <p class="muted">
-        {environment && project ? <code>{`${project.slug}/${environment.slug}`}</code> : <code>{envId}</code>}
-      </p>
+      <p class="muted">{environment && project ? <code>{`${project.slug}/${environment.slug}`}</code> : <code>{envId}</code>}</p>
       <div class="toolbar">
         <label>
           Filter
-          <input type="search" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} placeholder="part of a key" autocomplete="off" spellcheck={false} />
+          <input
+            type="search"
+            value={filter}
+            onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
+            placeholder="part of a key"
+            autocomplete="off"
+            spellcheck={false}
+          />
         </label>
         {offers.write && (
           <button type="button" class="primary" aria-expanded={creating} onClick={() => setCreating(!creating)}>
@@ -86,10 +104,22 @@ export function Environment() {
           </p>
         }
         row={(row) => (
-          <SecretRow key={row.id} secret={row} envId={envId} offers={offers} onChanged={(next) => change(next.id, next)} onDeleted={(id) => (change(id, null), setDeletions((n) => n + 1))} />
+          <SecretRow
+            key={row.id}
+            secret={row}
+            envId={envId}
+            offers={offers}
+            onChanged={(next) => change(next.id, next)}
+            onDeleted={(id) => (change(id, null), setDeletions((n) => n + 1))}
+          />
         )}
       />
-      <DeletedSecrets envId={envId} generation={deletions} offers={offers} onRestored={(s) => change(s.id, { id: s.id, key: s.key, currentVersion: s.version, updatedAt: new Date().toISOString() })} />
+      <DeletedSecrets
+        envId={envId}
+        generation={deletions}
+        offers={offers}
+        onRestored={(s) => change(s.id, { id: s.id, key: s.key, currentVersion: s.version, updatedAt: new Date().toISOString() })}
+      />
     </section>
   );
 }
@@ -118,7 +148,12 @@ function NewSecretForm({ envId, onSaved, onCancel }: { envId: string; onSaved: (
   const submit = async (event: Event) => {
     event.preventDefault();
     const written = await save.run(async () =>
-      unwrap(await client.api.PUT('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, header: { 'If-Match': '0' } }, body: { key, value } })),
+      unwrap(
+        await client.api.PUT('/api/v1/environments/{envId}/secrets', {
+          params: { path: { envId }, header: { 'If-Match': '0' } },
+          body: { key, value },
+        }),
+      ),
     );
     if (written) onSaved({ id: written.id, key: written.key, currentVersion: written.version, updatedAt: new Date().toISOString() });
   };
@@ -126,11 +161,25 @@ function NewSecretForm({ envId, onSaved, onCancel }: { envId: string; onSaved: (
     <form class="inline new-secret" aria-label="New secret" onSubmit={submit}>
       <label>
         Key
-        <input value={key} onInput={(e) => setKey((e.target as HTMLInputElement).value)} required maxLength={256} autocomplete="off" spellcheck={false} />
+        <input
+          value={key}
+          onInput={(e) => setKey((e.target as HTMLInputElement).value)}
+          required
+          maxLength={256}
+          autocomplete="off"
+          spellcheck={false}
+        />
       </label>
       <label>
         Value
-        <textarea rows={2} value={value} onInput={(e) => setValue((e.target as HTMLTextAreaElement).value)} maxLength={65536} autocomplete="off" spellcheck={false} />
+        <textarea
+          rows={2}
+          value={value}
+          onInput={(e) => setValue((e.target as HTMLTextAreaElement).value)}
+          maxLength={65536}
+          autocomplete="off"
+          spellcheck={false}
+        />
       </label>
       <button type="submit" class="primary" disabled={save.busy}>
         Save

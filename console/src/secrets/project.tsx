@@ -13,10 +13,15 @@ export function Project() {
   const projectId = params.projectId ?? '';
   const { client, credential } = useSession();
   const project = useLoaded(() => findProject(client, projectId), [projectId]);
-  const paged = usePaged((cursor) => client.api.GET('/api/v1/projects/{projectId}/environments', { params: { path: { projectId }, query: pageQuery(cursor) } }), [projectId]);
+  const paged = usePaged(
+    (cursor) => client.api.GET('/api/v1/projects/{projectId}/environments', { params: { path: { projectId }, query: pageQuery(cursor) } }),
+    [projectId],
+  );
   useEffect(() => remember({ environments: paged.items }), [paged.items]);
   const create = async (name: string) => {
-    const made = unwrap(await client.api.POST('/api/v1/projects/{projectId}/environments', { params: { path: { projectId } }, body: { name } }));
+    const made = unwrap(
+      await client.api.POST('/api/v1/projects/{projectId}/environments', { params: { path: { projectId } }, body: { name } }),
+    );
     paged.reload();
     return made;
   };

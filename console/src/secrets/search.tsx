@@ -15,7 +15,10 @@ export function Search() {
   const { client } = useSession();
   const [text, setText] = useState(q);
   useEffect(() => setText(q), [q]);
-  const paged = usePaged((cursor) => client.api.GET('/api/v1/search/secrets', { params: { query: { ...pageQuery(cursor, '50'), ...(q ? { q } : {}) } } }), [q]);
+  const paged = usePaged(
+    (cursor) => client.api.GET('/api/v1/search/secrets', { params: { query: { ...pageQuery(cursor, '50'), ...(q ? { q } : {}) } } }),
+    [q],
+  );
   useEffect(() => remember({ secrets: paged.items }), [paged.items]);
   return (
     <section>
@@ -31,7 +34,14 @@ export function Search() {
       >
         <label>
           Key contains
-          <input type="search" value={text} onInput={(e) => setText((e.target as HTMLInputElement).value)} maxLength={256} autocomplete="off" spellcheck={false} />
+          <input
+            type="search"
+            value={text}
+            onInput={(e) => setText((e.target as HTMLInputElement).value)}
+            maxLength={256}
+            autocomplete="off"
+            spellcheck={false}
+          />
         </label>
         <button type="submit">Search</button>
       </form>

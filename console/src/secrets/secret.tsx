@@ -16,7 +16,10 @@ export function Secret() {
   const secretId = params.secretId ?? '';
   const { client, credential } = useSession();
   const place = useLoaded(() => findSecret(client, secretId), [secretId]);
-  const paged = usePaged((cursor) => client.api.GET('/api/v1/secrets/{secretId}/versions', { params: { path: { secretId }, query: pageQuery(cursor, '50') } }), [secretId]);
+  const paged = usePaged(
+    (cursor) => client.api.GET('/api/v1/secrets/{secretId}/versions', { params: { path: { secretId }, query: pageQuery(cursor, '50') } }),
+    [secretId],
+  );
   const [asking, setAsking] = useState<number | 'delete' | null>(null);
   const [deleted, setDeleted] = useState(false);
   const rollback = useAction();
@@ -29,7 +32,12 @@ export function Secret() {
   const rollBack = async (version: number) => {
     setAsking(null);
     const written = await rollback.run(async () =>
-      unwrap(await client.api.POST('/api/v1/secrets/{secretId}/rollback', { params: { path: { secretId }, header: { 'If-Match': String(current) } }, body: { version } })),
+      unwrap(
+        await client.api.POST('/api/v1/secrets/{secretId}/rollback', {
+          params: { path: { secretId }, header: { 'If-Match': String(current) } },
+          body: { version },
+        }),
+      ),
     );
     if (written) paged.reload();
   };
@@ -40,7 +48,8 @@ export function Secret() {
         <a href="/console/projects">Projects</a> /{' '}
         {secret && (
           <>
-            <a href={`/console/projects/${secret.projectId}`}>{secret.projectSlug}</a> / <a href={`/console/environments/${secret.environmentId}`}>{secret.envSlug}</a> /
+            <a href={`/console/projects/${secret.projectId}`}>{secret.projectSlug}</a> /{' '}
+            <a href={`/console/environments/${secret.environmentId}`}>{secret.envSlug}</a> /
           </>
         )}
       </nav>
@@ -53,7 +62,8 @@ export function Secret() {
           Deleted.{' '}
           {secret && (
             <>
-              Restore it from <a href={`/console/environments/${secret.environmentId}`}>its environment</a>'s deleted secrets within its recovery window.
+              Restore it from <a href={`/console/environments/${secret.environmentId}`}>its environment</a>'s deleted secrets within its
+              recovery window.
             </>
           )}
         </p>
@@ -100,9 +110,19 @@ export function Secret() {
         )}
       />
       {typeof asking === 'number' && (
-        <ConfirmDialog text={`Roll back ${key} to version ${asking}? Its value becomes version ${(current ?? 0) + 1}.`} onConfirm={() => void rollBack(asking)} onCancel={() => setAsking(null)} />
+        <ConfirmDialog
+          text={`Roll back ${key} to version ${asking}? Its value becomes version ${(current ?? 0) + 1}.`}
+          onConfirm={() => void rollBack(asking)}
+          onCancel={() => setAsking(null)}
+        />
       )}
-      {asking === 'delete' && <DeleteDialog secret={{ id: secretId, key }} onCancel={() => setAsking(null)} onDeleted={() => (setAsking(null), setDeleted(true))} />}
+      {asking === 'delete' && (
+        <DeleteDialog
+          secret={{ id: secretId, key }}
+          onCancel={() => setAsking(null)}
+          onDeleted={() => (setAsking(null), setDeleted(true))}
+        />
+      )}
     </section>
   );
 }

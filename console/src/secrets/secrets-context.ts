@@ -21,7 +21,11 @@ const secrets = new Map<string, SecretPlace>();
 type Page<T> = { data?: { data: T[]; meta: { page?: { nextCursor: string | null } } }; error?: unknown; response: Response };
 
 /** Every item of a list route, following `nextCursor`, until `stop` says enough. */
-export async function listAll<T>(client: SecretsClient, list: (cursor: string | undefined) => Promise<Page<T>>, stop?: (item: T) => boolean): Promise<T[]> {
+export async function listAll<T>(
+  client: SecretsClient,
+  list: (cursor: string | undefined) => Promise<Page<T>>,
+  stop?: (item: T) => boolean,
+): Promise<T[]> {
   const items: T[] = [];
   for await (const item of client.paginate(list)) {
     items.push(item);
@@ -45,7 +49,11 @@ export function forgetSecret(secretId: string): void {
 /** A project by id: from memory, or by walking the projects list; undefined when the caller cannot see it. */
 export async function findProject(client: SecretsClient, projectId: string): Promise<ProjectItem | undefined> {
   if (!projects.has(projectId)) {
-    const listed = await listAll(client, (cursor) => client.api.GET('/api/v1/projects', { params: { query: pageQuery(cursor) } }), (p) => p.id === projectId);
+    const listed = await listAll(
+      client,
+      (cursor) => client.api.GET('/api/v1/projects', { params: { query: pageQuery(cursor) } }),
+      (p) => p.id === projectId,
+    );
     remember({ projects: listed });
   }
   return projects.get(projectId);
@@ -64,7 +72,10 @@ export async function environmentsOf(client: SecretsClient, projectId: string): 
  * An environment and its project by the environment's id: from memory, or by walking the projects and their
  * environments, a few projects at a time, until it turns up. Undefined when the caller cannot see it.
  */
-export async function findEnvironment(client: SecretsClient, envId: string): Promise<{ environment: EnvironmentItem; project: ProjectItem | undefined } | undefined> {
+export async function findEnvironment(
+  client: SecretsClient,
+  envId: string,
+): Promise<{ environment: EnvironmentItem; project: ProjectItem | undefined } | undefined> {
   let environment = environments.get(envId);
   if (!environment) {
     const all = await listAll(client, (cursor) => client.api.GET('/api/v1/projects', { params: { query: pageQuery(cursor) } }));
@@ -84,7 +95,11 @@ export async function findEnvironment(client: SecretsClient, envId: string): Pro
  */
 export async function findSecret(client: SecretsClient, secretId: string): Promise<SecretPlace | undefined> {
   if (!secrets.has(secretId)) {
-    const listed = await listAll(client, (cursor) => client.api.GET('/api/v1/search/secrets', { params: { query: pageQuery(cursor) } }), (s) => s.id === secretId);
+    const listed = await listAll(
+      client,
+      (cursor) => client.api.GET('/api/v1/search/secrets', { params: { query: pageQuery(cursor) } }),
+      (s) => s.id === secretId,
+    );
     const found = listed.find((s) => s.id === secretId);
     if (found) remember({ secrets: [found] });
   }

@@ -8,16 +8,32 @@ import type { Offers } from '../session.ts';
  * An environment's deleted secrets still inside their recovery window (newest deletion first), each with `Restore`
  * for those who may delete (and so restore). `generation` changes when a secret was deleted on the page, to list it at once.
  */
-export function DeletedSecrets({ envId, generation, offers, onRestored }: { envId: string; generation: number; offers: Offers; onRestored: (restored: { id: string; key: string; version: number }) => void }) {
+export function DeletedSecrets({
+  envId,
+  generation,
+  offers,
+  onRestored,
+}: {
+  envId: string;
+  generation: number;
+  offers: Offers;
+  onRestored: (restored: { id: string; key: string; version: number }) => void;
+}) {
   const { client } = useSession();
-  const paged = usePaged((cursor) => client.api.GET('/api/v1/environments/{envId}/secrets/deleted', { params: { path: { envId }, query: pageQuery(cursor, '50') } }), [envId, generation]);
+  const paged = usePaged(
+    (cursor) =>
+      client.api.GET('/api/v1/environments/{envId}/secrets/deleted', { params: { path: { envId }, query: pageQuery(cursor, '50') } }),
+    [envId, generation],
+  );
   const restore = useAction();
   const [restoring, setRestoring] = useState<string | null>(null);
   const run = async (secretId: string) => {
     setRestoring(secretId);
-    const restored = await restore.run(async () => unwrap(await client.api.POST('/api/v1/secrets/{secretId}/restore', { params: { path: { secretId } } })));
+    const restored = await restore.run(async () =>
+      unwrap(await client.api.POST('/api/v1/secrets/{secretId}/restore', { params: { path: { secretId } } })),
+    );
     setRestoring(null);
-    if (restored) (onRestored(restored), paged.reload());
+    if (restored) onRestored(restored), paged.reload();
   };
   return (
     <section aria-labelledby="deleted-heading">

@@ -40,7 +40,9 @@ export function SecretRow({ secret, envId, offers, onChanged, onDeleted }: RowPr
     return () => clearTimeout(timer);
   }, [revealed]);
   const show = async () => {
-    const answer = await reveal.run(async () => unwrap(await client.api.POST('/api/v1/secrets/{secretId}/reveal', { params: { path: { secretId: secret.id } } })));
+    const answer = await reveal.run(async () =>
+      unwrap(await client.api.POST('/api/v1/secrets/{secretId}/reveal', { params: { path: { secretId: secret.id } } })),
+    );
     if (answer) setRevealed({ value: answer.value, version: answer.version });
   };
   return (
@@ -127,13 +129,20 @@ function NewVersionForm({ secret, envId, onSaved }: { secret: SecretRowItem; env
         }),
       ),
     );
-    if (written) (setValue(''), onSaved(written.version));
+    if (written) setValue(''), onSaved(written.version);
   };
   return (
     <form class="row-form" onSubmit={submit}>
       <label>
         Value
-        <textarea rows={2} value={value} onInput={(e) => setValue((e.target as HTMLTextAreaElement).value)} autocomplete="off" spellcheck={false} maxLength={65536} />
+        <textarea
+          rows={2}
+          value={value}
+          onInput={(e) => setValue((e.target as HTMLTextAreaElement).value)}
+          autocomplete="off"
+          spellcheck={false}
+          maxLength={65536}
+        />
       </label>
       <button type="submit" class="primary" disabled={save.busy}>
         Save

@@ -60,16 +60,28 @@ export function validWindow(days: string): boolean {
  * Asks before a delete, with its recovery window (default 7 days; 0 purges at once), then deletes. Its confirming
  * button is `Confirm`, as every destructive action's (decisions.md, "Console").
  */
-export function DeleteDialog({ secret, onDeleted, onCancel }: { secret: { id: string; key: string }; onDeleted: () => void; onCancel: () => void }) {
+export function DeleteDialog({
+  secret,
+  onDeleted,
+  onCancel,
+}: {
+  secret: { id: string; key: string };
+  onDeleted: () => void;
+  onCancel: () => void;
+}) {
   const { client } = useSession();
   const [days, setDays] = useState('7');
   const remove = useAction();
   const valid = validWindow(days);
   const confirm = async () => {
     const done = await remove.run(async () =>
-      unwrap(await client.api.DELETE('/api/v1/secrets/{secretId}', { params: { path: { secretId: secret.id }, query: { recoveryWindowDays: days } } })),
+      unwrap(
+        await client.api.DELETE('/api/v1/secrets/{secretId}', {
+          params: { path: { secretId: secret.id }, query: { recoveryWindowDays: days } },
+        }),
+      ),
     );
-    if (done) (forgetSecret(secret.id), onDeleted());
+    if (done) forgetSecret(secret.id), onDeleted();
   };
   return (
     <div class="dialog" role="dialog" aria-modal="true" aria-label={`Delete ${secret.key}`}>
@@ -80,7 +92,13 @@ export function DeleteDialog({ secret, onDeleted, onCancel }: { secret: { id: st
         Recovery window (days)
         <input type="number" min={0} max={30} value={days} onInput={(e) => setDays((e.target as HTMLInputElement).value)} />
       </label>
-      <p class="muted">{!valid ? '0, or 7 to 30 days.' : days === '0' ? 'Purged at once: it cannot be restored.' : `Restorable from "Deleted secrets" for ${Number(days)} days.`}</p>
+      <p class="muted">
+        {!valid
+          ? '0, or 7 to 30 days.'
+          : days === '0'
+            ? 'Purged at once: it cannot be restored.'
+            : `Restorable from "Deleted secrets" for ${Number(days)} days.`}
+      </p>
       <ErrorBox error={remove.error} />
       <button type="button" class="danger" disabled={!valid || remove.busy} onClick={confirm}>
         Confirm

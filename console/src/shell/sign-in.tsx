@@ -51,7 +51,14 @@ export function SignIn({ config, refusal, onToken }: SignInProps) {
       >
         <label>
           Token
-          <input ref={field} type="password" name="token" autocomplete="off" value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
+          <input
+            ref={field}
+            type="password"
+            name="token"
+            autocomplete="off"
+            value={token}
+            onInput={(e) => setToken((e.target as HTMLInputElement).value)}
+          />
         </label>
         <button type="submit" disabled={checking}>
           Sign in
@@ -75,7 +82,9 @@ export function SignIn({ config, refusal, onToken }: SignInProps) {
             disabled={returning}
             onClick={() => {
               setError(null);
-              void startIdpSignIn(config).catch((e: unknown) => setError(`Sign-in with ${host} could not start: ${e instanceof Error ? e.message : String(e)}.`));
+              void startIdpSignIn(config).catch((e: unknown) =>
+                setError(`Sign-in with ${host} could not start: ${e instanceof Error ? e.message : String(e)}.`),
+              );
             }}
           >
             Sign in with {host}

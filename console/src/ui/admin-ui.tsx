@@ -11,7 +11,17 @@ export type Schemas = components['schemas'];
  * in the state of the view that received it and nowhere else: not in storage, the address, the title or a log; `Done`
  * forgets it.
  */
-export function OnceSecret({ label, value, onDismiss, children }: { label: string; value: string; onDismiss: () => void; children?: ComponentChildren }) {
+export function OnceSecret({
+  label,
+  value,
+  onDismiss,
+  children,
+}: {
+  label: string;
+  value: string;
+  onDismiss: () => void;
+  children?: ComponentChildren;
+}) {
   return (
     <div class="once" role="region" aria-label={label}>
       <p>

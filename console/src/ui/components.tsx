@@ -17,7 +17,11 @@ export function ErrorBox({ error }: { error: unknown }) {
 }
 
 export function Loading({ what }: { what: string }) {
-  return <p class="muted" role="status">Loading {what}…</p>;
+  return (
+    <p class="muted" role="status">
+      Loading {what}…
+    </p>
+  );
 }
 
 export function Empty({ children }: { children: ComponentChildren }) {

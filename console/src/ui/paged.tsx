@@ -21,7 +21,11 @@ export interface Paged<T> {
   reload: () => void;
 }
 
-type PageAnswer<T> = { data?: { data: T[]; meta: { page?: { nextCursor: string | null; hasMore?: boolean } } }; error?: unknown; response: Response };
+type PageAnswer<T> = {
+  data?: { data: T[]; meta: { page?: { nextCursor: string | null; hasMore?: boolean } } };
+  error?: unknown;
+  response: Response;
+};
 
 /**
  * Pages of a list route: the first at once, the next on `loadMore`; `reload` starts again (after a change). Only the
@@ -109,7 +113,20 @@ export interface PagedTableProps<T> {
 }
 
 /** A paged list as a table, with its three states: loading, empty, and the API's error, then "Load more". */
-export function PagedTable<T>({ paged, what, empty, head, actions, tableClass, row, items = paged.items, shown = items, summary, gone, failure }: PagedTableProps<T>) {
+export function PagedTable<T>({
+  paged,
+  what,
+  empty,
+  head,
+  actions,
+  tableClass,
+  row,
+  items = paged.items,
+  shown = items,
+  summary,
+  gone,
+  failure,
+}: PagedTableProps<T>) {
   const failed = failure !== undefined && paged.error !== null && items.length === 0;
   return (
     <>

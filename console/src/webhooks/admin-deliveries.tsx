@@ -31,7 +31,14 @@ function useFollowed(listed: Delivery[], onSettled: () => void): { rows: Deliver
     const timer = setTimeout(async () => {
       polls.current += 1;
       // A read that fails (a network blip) is simply tried again at the next poll.
-      const read = await Promise.all(pending.map((id) => client.api.GET('/api/v1/webhook-deliveries/{id}', { params: { path: { id } } }).then(unwrap).catch(() => null)));
+      const read = await Promise.all(
+        pending.map((id) =>
+          client.api
+            .GET('/api/v1/webhook-deliveries/{id}', { params: { path: { id } } })
+            .then(unwrap)
+            .catch(() => null),
+        ),
+      );
       const found = read.filter((delivery): delivery is Delivery => delivery !== null);
       setFresh((known) => ({ ...known, ...Object.fromEntries(found.map((delivery) => [delivery.id, delivery])) }));
       if (found.some((delivery) => delivery.status !== 'pending')) onSettled();
@@ -47,10 +54,21 @@ function useFollowed(listed: Delivery[], onSettled: () => void): { rows: Deliver
  * the finished ones. `added` are deliveries this page made (test events) that the list has not shown yet;
  * `generation` reloads the list (after a recovery); `onSettled` hears of a followed delivery that finished.
  */
-export function Deliveries({ endpointId, added, generation, onSettled }: { endpointId: string; added: Delivery[]; generation: number; onSettled: () => void }) {
+export function Deliveries({
+  endpointId,
+  added,
+  generation,
+  onSettled,
+}: {
+  endpointId: string;
+  added: Delivery[];
+  generation: number;
+  onSettled: () => void;
+}) {
   const { client } = useSession();
   const paged = usePaged(
-    (cursor) => client.api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: endpointId }, query: pageQuery(cursor, '25') } }),
+    (cursor) =>
+      client.api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: endpointId }, query: pageQuery(cursor, '25') } }),
     [endpointId, generation],
   );
   const [open, setOpen] = useState<Set<string>>(new Set());
@@ -59,9 +77,12 @@ export function Deliveries({ endpointId, added, generation, onSettled }: { endpo
   for (const delivery of [...paged.items, ...added]) listed.set(delivery.id, later(delivery, listed.get(delivery.id)));
   const newestFirst = [...listed.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
   const { rows, update } = useFollowed(newestFirst, onSettled);
-  const toggle = (id: string) => setOpen((shown) => (shown.has(id) ? new Set([...shown].filter((x) => x !== id)) : new Set([...shown, id])));
+  const toggle = (id: string) =>
+    setOpen((shown) => (shown.has(id) ? new Set([...shown].filter((x) => x !== id)) : new Set([...shown, id])));
   const again = async (delivery: Delivery) => {
-    const queued = await retry.run(async () => unwrap(await client.api.POST('/api/v1/webhook-deliveries/{id}/retry', { params: { path: { id: delivery.id } } })));
+    const queued = await retry.run(async () =>
+      unwrap(await client.api.POST('/api/v1/webhook-deliveries/{id}/retry', { params: { path: { id: delivery.id } } })),
+    );
     if (queued) update(queued);
   };
   return (
@@ -99,7 +120,13 @@ export function Deliveries({ endpointId, added, generation, onSettled }: { endpo
                 <Time at={delivery.nextRetryAt} />
               </td>
               <td class="row-actions">
-                <button type="button" aria-expanded={open.has(delivery.id)} aria-controls={`attempts-${delivery.id}`} aria-label={`Attempts of ${delivery.id}`} onClick={() => toggle(delivery.id)}>
+                <button
+                  type="button"
+                  aria-expanded={open.has(delivery.id)}
+                  aria-controls={`attempts-${delivery.id}`}
+                  aria-label={`Attempts of ${delivery.id}`}
+                  onClick={() => toggle(delivery.id)}
+                >
                   Attempts
                 </button>
                 {delivery.status !== 'pending' && (

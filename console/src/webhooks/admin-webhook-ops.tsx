@@ -12,13 +12,17 @@ export function TestEventButton({ endpointId, onSent }: { endpointId: string; on
   const { client } = useSession();
   const send = useAction();
   const click = async () => {
-    const delivery = await send.run(async () => unwrap(await client.api.POST('/api/v1/webhooks/{id}/test', { params: { path: { id: endpointId } } })));
+    const delivery = await send.run(async () =>
+      unwrap(await client.api.POST('/api/v1/webhooks/{id}/test', { params: { path: { id: endpointId } } })),
+    );
     if (delivery) onSent(delivery);
   };
   return (
     <div class="operation">
       <h3>Test event</h3>
-      <p class="muted">A signed <code>service.ping</code> to this endpoint alone, logged like any delivery.</p>
+      <p class="muted">
+        A signed <code>service.ping</code> to this endpoint alone, logged like any delivery.
+      </p>
       <button type="button" onClick={() => void click()} disabled={send.busy}>
         Send test event
       </button>
@@ -39,8 +43,10 @@ export function RecoverForm({ endpointId, onRecovered }: { endpointId: string; o
     setQueued(null);
     const to = fromUtcInput(until);
     const body = { since: fromUtcInput(since) ?? '', ...(to ? { until: to } : {}) };
-    const answer = await recover.run(async () => unwrap(await client.api.POST('/api/v1/webhooks/{id}/recover', { params: { path: { id: endpointId } }, body })));
-    if (answer) (setQueued(answer.queued), onRecovered());
+    const answer = await recover.run(async () =>
+      unwrap(await client.api.POST('/api/v1/webhooks/{id}/recover', { params: { path: { id: endpointId } }, body })),
+    );
+    if (answer) setQueued(answer.queued), onRecovered();
   };
   return (
     <form class="operation" aria-label="Recover failed deliveries" onSubmit={submit}>
@@ -77,8 +83,10 @@ export function RotateForm({ endpointId, onRotated }: { endpointId: string; onRo
   const confirm = async () => {
     setAsking(false);
     const body = { expireCurrentInHours: Number(hours) };
-    const rotated = await rotate.run(async () => unwrap(await client.api.POST('/api/v1/webhooks/{id}/rotate-secret', { params: { path: { id: endpointId } }, body })));
-    if (rotated) (setSecret(rotated.secret), onRotated());
+    const rotated = await rotate.run(async () =>
+      unwrap(await client.api.POST('/api/v1/webhooks/{id}/rotate-secret', { params: { path: { id: endpointId } }, body })),
+    );
+    if (rotated) setSecret(rotated.secret), onRotated();
   };
   const keeps = Number(hours) === 0 ? 'stops signing at once' : `keeps signing for ${hours} hours`;
   return (
@@ -92,7 +100,13 @@ export function RotateForm({ endpointId, onRotated }: { endpointId: string; onRo
       <button type="submit" disabled={rotate.busy}>
         Rotate secret
       </button>
-      {asking && <ConfirmDialog text={`Rotate the signing secret? The current one ${keeps}.`} onConfirm={() => void confirm()} onCancel={() => setAsking(false)} />}
+      {asking && (
+        <ConfirmDialog
+          text={`Rotate the signing secret? The current one ${keeps}.`}
+          onConfirm={() => void confirm()}
+          onCancel={() => setAsking(false)}
+        />
+      )}
       {secret && <OnceSecret label="New signing secret" value={secret} onDismiss={() => setSecret(null)} />}
       <ErrorBox error={rotate.error} />
     </form>
@@ -105,10 +119,14 @@ const WINDOWS: Record<string, number> = { '24 hours': 24, '7 days': 7 * 24, '30 
 export function Stats({ endpointId, generation }: { endpointId: string; generation: number }) {
   const { client } = useSession();
   const [span, setSpan] = useState('24 hours');
-  const stats = useLoaded(async () => {
-    const since = new Date(Date.now() - (WINDOWS[span] ?? 24) * HOUR_MS).toISOString();
-    return unwrap(await client.api.GET('/api/v1/webhooks/{id}/stats', { params: { path: { id: endpointId }, query: { since } } }));
-  }, [endpointId, span, generation], { keep: true });
+  const stats = useLoaded(
+    async () => {
+      const since = new Date(Date.now() - (WINDOWS[span] ?? 24) * HOUR_MS).toISOString();
+      return unwrap(await client.api.GET('/api/v1/webhooks/{id}/stats', { params: { path: { id: endpointId }, query: { since } } }));
+    },
+    [endpointId, span, generation],
+    { keep: true },
+  );
   const data = stats.value;
   const ms = (value: number | null) => (value === null ? '—' : `${Math.round(value)} ms`);
   const rows: [string, ComponentChildren][] = data

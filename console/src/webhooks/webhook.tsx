@@ -15,7 +15,9 @@ import { EndpointStatus } from './webhooks.tsx';
  * pages are read until it is found; another workspace's endpoint is not in it, so NOT_FOUND as the API would say.
  */
 async function findEndpoint(client: Session['client'], id: string): Promise<Schemas['WebhookEndpoint']> {
-  for await (const endpoint of client.paginate((cursor) => client.api.GET('/api/v1/webhooks', { params: { query: pageQuery(cursor, '50') } }))) {
+  for await (const endpoint of client.paginate((cursor) =>
+    client.api.GET('/api/v1/webhooks', { params: { query: pageQuery(cursor, '50') } }),
+  )) {
     if (endpoint.id === id) return endpoint;
   }
   throw new ApiError(404, 'NOT_FOUND', 'webhook endpoint not found');
@@ -50,7 +52,10 @@ export function Webhook() {
           <EndpointDetails endpoint={data} />
           <h2>Operations</h2>
           <div class="operations">
-            <TestEventButton endpointId={data.id} onSent={(delivery) => (setAdded((list) => [delivery, ...list]), setStatsGeneration((g) => g + 1))} />
+            <TestEventButton
+              endpointId={data.id}
+              onSent={(delivery) => (setAdded((list) => [delivery, ...list]), setStatsGeneration((g) => g + 1))}
+            />
             <RecoverForm endpointId={data.id} onRecovered={recovered} />
             <RotateForm endpointId={data.id} onRotated={endpoint.reload} />
           </div>
@@ -88,7 +93,11 @@ function EndpointDetails({ endpoint }: { endpoint: Schemas['WebhookEndpoint'] })
         </tr>
         <tr>
           <th scope="row">Events</th>
-          <td>{endpoint.events.map((type) => <code key={type}>{type}</code>)}</td>
+          <td>
+            {endpoint.events.map((type) => (
+              <code key={type}>{type}</code>
+            ))}
+          </td>
         </tr>
         <tr>
           <th scope="row">Status</th>

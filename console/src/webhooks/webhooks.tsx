@@ -19,12 +19,16 @@ export function Webhooks() {
   const [deleting, setDeleting] = useState<Endpoint | null>(null);
   const change = useAction();
   const setEnabled = async (endpoint: Endpoint, enabled: boolean) => {
-    const done = await change.run(async () => unwrap(await client.api.PATCH('/api/v1/webhooks/{id}', { params: { path: { id: endpoint.id } }, body: { enabled } })));
+    const done = await change.run(async () =>
+      unwrap(await client.api.PATCH('/api/v1/webhooks/{id}', { params: { path: { id: endpoint.id } }, body: { enabled } })),
+    );
     if (done) paged.reload();
   };
   const remove = async (endpoint: Endpoint) => {
     setDeleting(null);
-    const done = await change.run(async () => unwrap(await client.api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: endpoint.id } } })));
+    const done = await change.run(async () =>
+      unwrap(await client.api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: endpoint.id } } })),
+    );
     if (done) paged.reload();
   };
   return (
@@ -33,7 +37,8 @@ export function Webhooks() {
       {created && (
         <OnceSecret label="Signing secret" value={created.secret} onDismiss={() => setCreated(null)}>
           <p>
-            For <code>{created.url}</code>: verify each delivery's <code>Service-Signature</code> with it (the whole <code>whsec_…</code> string is the key).
+            For <code>{created.url}</code>: verify each delivery's <code>Service-Signature</code> with it (the whole <code>whsec_…</code>{' '}
+            string is the key).
           </p>
         </OnceSecret>
       )}
@@ -44,7 +49,11 @@ export function Webhooks() {
       </p>
       {creating && <NewEndpointForm onCreated={(made) => (setCreated(made), setCreating(false), paged.reload())} />}
       {deleting && (
-        <ConfirmDialog text={`Delete the endpoint ${deleting.url} and its delivery log?`} onConfirm={() => void remove(deleting)} onCancel={() => setDeleting(null)} />
+        <ConfirmDialog
+          text={`Delete the endpoint ${deleting.url} and its delivery log?`}
+          onConfirm={() => void remove(deleting)}
+          onCancel={() => setDeleting(null)}
+        />
       )}
       <ErrorBox error={change.error} />
       <PagedTable
@@ -61,7 +70,11 @@ export function Webhooks() {
               <a href={`/console/webhooks/${endpoint.id}`}>{endpoint.url}</a>
               {endpoint.description && <div class="muted">{endpoint.description}</div>}
             </td>
-            <td>{endpoint.events.map((type) => <code key={type}>{type}</code>)}</td>
+            <td>
+              {endpoint.events.map((type) => (
+                <code key={type}>{type}</code>
+              ))}
+            </td>
             <td>
               <EndpointStatus endpoint={endpoint} />
             </td>
@@ -77,7 +90,12 @@ export function Webhooks() {
               <code class="secret-hint">{endpoint.secretHint}</code>
             </td>
             <td class="row-actions">
-              <button type="button" aria-label={`${endpoint.enabled ? 'Pause' : 'Resume'} ${endpoint.url}`} onClick={() => void setEnabled(endpoint, !endpoint.enabled)} disabled={change.busy}>
+              <button
+                type="button"
+                aria-label={`${endpoint.enabled ? 'Pause' : 'Resume'} ${endpoint.url}`}
+                onClick={() => void setEnabled(endpoint, !endpoint.enabled)}
+                disabled={change.busy}
+              >
                 {endpoint.enabled ? 'Pause' : 'Resume'}
               </button>
               <button type="button" class="danger" aria-label={`Delete ${endpoint.url}`} onClick={() => setDeleting(endpoint)}>
@@ -121,7 +139,15 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
       <div class="fields">
         <label>
           URL
-          <input type="url" value={url} onInput={(e) => setUrl(valueOf(e))} required maxLength={2048} placeholder="https://example.com/webhooks" size={48} />
+          <input
+            type="url"
+            value={url}
+            onInput={(e) => setUrl(valueOf(e))}
+            required
+            maxLength={2048}
+            placeholder="https://example.com/webhooks"
+            size={48}
+          />
         </label>
         <label>
           Description
@@ -137,7 +163,9 @@ function NewEndpointForm({ onCreated }: { onCreated: (created: Schemas['WebhookE
             <input
               type="checkbox"
               checked={events.includes(type)}
-              onChange={(e) => setEvents((e.currentTarget as HTMLInputElement).checked ? [...events, type] : events.filter((t) => t !== type))}
+              onChange={(e) =>
+                setEvents((e.currentTarget as HTMLInputElement).checked ? [...events, type] : events.filter((t) => t !== type))
+              }
             />
             {type}
           </label>

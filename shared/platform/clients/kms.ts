@@ -7,9 +7,12 @@ import { KMSClient } from '@aws-sdk/client-kms';
  * timeout; `throwOnRequestTimeout` is needed because without it the SDK only logs a warning when one is exceeded.
  */
 export function makeKmsClient(options: { region?: string } = {}): KMSClient {
-  return announceClient(new KMSClient({
-    ...(options.region ? { region: options.region } : {}),
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
-  }), 'KMS');
+  return announceClient(
+    new KMSClient({
+      ...(options.region ? { region: options.region } : {}),
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
+    }),
+    'KMS',
+  );
 }

@@ -7,8 +7,11 @@ import { SchedulerClient } from '@aws-sdk/client-scheduler';
  * set only by the local stack, whose stand-in (`bin/local/scheduler-api.ts`) accepts any credentials.
  */
 export function makeSchedulerClient(options: ClientTarget = {}): SchedulerClient {
-  return announceClient(new SchedulerClient({
-    ...clientOptions(options),
-    maxAttempts: 3,
-  }), 'Scheduler');
+  return announceClient(
+    new SchedulerClient({
+      ...clientOptions(options),
+      maxAttempts: 3,
+    }),
+    'Scheduler',
+  );
 }

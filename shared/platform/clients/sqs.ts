@@ -7,8 +7,11 @@ import { SQSClient } from '@aws-sdk/client-sqs';
  * set only by the local stack (fauxqs), which accepts any credentials.
  */
 export function makeSqsClient(options: ClientTarget = {}): SQSClient {
-  return announceClient(new SQSClient({
-    ...clientOptions(options),
-    maxAttempts: 3,
-  }), 'SQS');
+  return announceClient(
+    new SQSClient({
+      ...clientOptions(options),
+      maxAttempts: 3,
+    }),
+    'SQS',
+  );
 }

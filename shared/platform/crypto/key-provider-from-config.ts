@@ -16,8 +16,10 @@ export function keyProviderFromConfig(config: Config): KeyProvider {
   let provider = providers.get(config);
   if (provider) return provider;
   const encryption = configuredEncryption(config);
-  provider = encryption.kind === 'kms' ? makeKmsKeyProvider({ kms: makeKmsClient(), keyId: encryption.keyId }) : makeLocalKeyring({ keyFile: encryption.keyFile });
+  provider =
+    encryption.kind === 'kms'
+      ? makeKmsKeyProvider({ kms: makeKmsClient(), keyId: encryption.keyId })
+      : makeLocalKeyring({ keyFile: encryption.keyFile });
   providers.set(config, provider);
   return provider;
 }
-

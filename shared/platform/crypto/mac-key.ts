@@ -97,9 +97,13 @@ export async function loadServiceMacs(store: Pick<MacKeyStore, 'getMacKey'>, key
 export async function ensureOperatorMacs(store: MacKeyStore, keys: KeyProvider): Promise<ServiceMacs> {
   const stored = await store.getMacKey();
   if (stored) return deriveServiceMacs({ token: await keys.decryptDataKey(stored.token, macKeyContext('token')) });
-  const [service, token] = await Promise.all([keys.generateDataKey(macKeyContext('service')), keys.generateDataKey(macKeyContext('token'))]);
+  const [service, token] = await Promise.all([
+    keys.generateDataKey(macKeyContext('service')),
+    keys.generateDataKey(macKeyContext('token')),
+  ]);
   service.plaintext.fill(0);
-  if (await store.createMacKey({ service: service.encrypted, token: token.encrypted })) return deriveServiceMacs({ token: token.plaintext });
+  if (await store.createMacKey({ service: service.encrypted, token: token.encrypted }))
+    return deriveServiceMacs({ token: token.plaintext });
   token.plaintext.fill(0);
   return ensureOperatorMacs(store, keys);
 }

@@ -35,4 +35,9 @@ export type PrefetchKeys = (workspaceId: string) => readonly ItemKey[];
  * Turns an `Authorization` header into a principal allowed to call the route, or throws AUTH_REQUIRED,
  * WORKSPACE_NOT_ALLOWLISTED or FORBIDDEN.
  */
-export type Authenticator = (authorization: string | undefined, prefetch?: PrefetchKeys, origin?: RequestOrigin, route?: RouteCall) => Promise<Authenticated>;
+export type Authenticator = (
+  authorization: string | undefined,
+  prefetch?: PrefetchKeys,
+  origin?: RequestOrigin,
+  route?: RouteCall,
+) => Promise<Authenticated>;

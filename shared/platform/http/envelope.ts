@@ -33,7 +33,12 @@ export function successResponse(requestId: string, status: number, data: unknown
 
 /** `{data: null, error: {code, message}, meta}` with the error's status and headers (such as `Retry-After`). */
 export function errorResponse(requestId: string, error: ApiError): APIGatewayProxyStructuredResultV2 {
-  return respond(error.status, requestId, { data: null, error: { code: error.code, message: error.message }, meta: meta(requestId) }, error.headers);
+  return respond(
+    error.status,
+    requestId,
+    { data: null, error: { code: error.code, message: error.message }, meta: meta(requestId) },
+    error.headers,
+  );
 }
 
 /** An answer whose body was recorded with its change (`Idempotency-Key`): the body as stored, byte for byte. */

@@ -44,26 +44,25 @@ export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefin
     .use(authentication(options.authenticate))
     .use(validation());
   if (options.idempotency) chain.use(idempotency(options.idempotency));
-  return chain
-    .handler(async (event: ApiEvent, context: Context): Promise<ApiResult> => {
-      const state = (context as ApiContext).api;
-      if (state.replay) return state.replay;
-      const route = state.route!;
-      const input = {
-        ...state.input!,
-        // A public route has no principal (its handler does not read it).
-        principal: state.principal!,
-        prefetched: state.prefetched ?? new Map(),
-        requestId: state.requestId,
-        log: state.log,
-        sourceIp: event.requestContext?.http?.sourceIp,
-      };
-      const claim = state.idempotency;
-      const output = claim ? await runInIdempotencyScope(claim.scope, () => route.handler(input)) : await route.handler(input);
-      // The answer recorded with the change is the answer given: a replay then repeats it byte for byte.
-      const recorded = claim?.scope.recordedBody;
-      if (recorded) return recordedResponse(state.requestId, route.status ?? 200, recorded);
-      // Only what the response schema names leaves: unknown fields are dropped here, whatever the service returned.
-      return successResponse(state.requestId, route.status ?? 200, buildAnswer(route.response, output.data), output.page);
-    });
+  return chain.handler(async (event: ApiEvent, context: Context): Promise<ApiResult> => {
+    const state = (context as ApiContext).api;
+    if (state.replay) return state.replay;
+    const route = state.route!;
+    const input = {
+      ...state.input!,
+      // A public route has no principal (its handler does not read it).
+      principal: state.principal!,
+      prefetched: state.prefetched ?? new Map(),
+      requestId: state.requestId,
+      log: state.log,
+      sourceIp: event.requestContext?.http?.sourceIp,
+    };
+    const claim = state.idempotency;
+    const output = claim ? await runInIdempotencyScope(claim.scope, () => route.handler(input)) : await route.handler(input);
+    // The answer recorded with the change is the answer given: a replay then repeats it byte for byte.
+    const recorded = claim?.scope.recordedBody;
+    if (recorded) return recordedResponse(state.requestId, route.status ?? 200, recorded);
+    // Only what the response schema names leaves: unknown fields are dropped here, whatever the service returned.
+    return successResponse(state.requestId, route.status ?? 200, buildAnswer(route.response, output.data), output.page);
+  });
 }

@@ -32,7 +32,6 @@ const KEY = /^[\x20-\x7E]{1,255}$/;
 /** A request holds its key this long; past it (the function died) a retry may take the key over. */
 const LEASE_MS = 60_000;
 
-
 /**
  * The encryption context of a sealed answer: its workspace and which record. The record's keyed MAC names it; a
  * legacy record is named as it was when sealed (an unkeyed digest of the credential and the key).
@@ -44,7 +43,13 @@ function answerContext(ref: IdempotencyRef) {
 
 /** What makes two requests the same (decisions.md): method and route, path parameters, query, body and If-Match. */
 function requestParts(event: ApiEvent, body: unknown): string {
-  return JSON.stringify([event.routeKey, event.pathParameters ?? {}, event.queryStringParameters ?? {}, body ?? null, event.headers?.['if-match'] ?? null]);
+  return JSON.stringify([
+    event.routeKey,
+    event.pathParameters ?? {},
+    event.queryStringParameters ?? {},
+    body ?? null,
+    event.headers?.['if-match'] ?? null,
+  ]);
 }
 
 /**
@@ -101,7 +106,8 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
       const parts = requestParts(request.event, state.body);
       const { ref, hash } = keyedDigests(await deps.macs(), principal, key, parts);
       const replay = async (found: IdempotencyRef, record: IdempotencyRecord, expected: string, now: number) => {
-        if (record.requestHash !== expected) throw new IdempotencyKeyReusedError('Idempotency-Key: was already used with a different request');
+        if (record.requestHash !== expected)
+          throw new IdempotencyKeyReusedError('Idempotency-Key: was already used with a different request');
         if (record.state !== 'done' || !record.answer) throw new IdempotencyKeyInUseError(leaseSecondsLeft(record, now));
         state.replay = replayResponse(state.requestId, record.answer.status, await open(record.answer, found));
       };
@@ -118,10 +124,21 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
           return replay(legacy.ref, legacy.record, createHash('sha256').update(parts).digest('hex'), now);
         }
         if (claimed) {
-          const claim: IdempotencyClaim = { ref, lease, scope: { committed: false, closed: false, completion: async () => ({ item: {}, body: '' }) } };
+          const claim: IdempotencyClaim = {
+            ref,
+            lease,
+            scope: { committed: false, closed: false, completion: async () => ({ item: {}, body: '' }) },
+          };
           claim.scope.completion = async (data) => {
             const body = successResponse(state.requestId, route.status ?? 200, buildAnswer(route.response, data)).body as string;
-            return { item: deps.store.idempotencyCompletion(ref, lease, await seal(claim, route.status ?? 200, body, route.oneTimeSecret === true)), body };
+            return {
+              item: deps.store.idempotencyCompletion(
+                ref,
+                lease,
+                await seal(claim, route.status ?? 200, body, route.oneTimeSecret === true),
+              ),
+              body,
+            };
           };
           state.idempotency = claim;
           return;
@@ -141,7 +158,11 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
       if (claim.scope.committed) return;
       // No transaction carried the answer (the change needed none): record it now.
       const response = request.response!;
-      await deps.store.completeIdempotency(claim.ref, claim.lease, await seal(claim, response.statusCode ?? 200, response.body as string, stateOf(request).route!.oneTimeSecret === true));
+      await deps.store.completeIdempotency(
+        claim.ref,
+        claim.lease,
+        await seal(claim, response.statusCode ?? 200, response.body as string, stateOf(request).route!.oneTimeSecret === true),
+      );
     },
 
     onError: async (request) => {

@@ -133,11 +133,17 @@ export function authentication(authenticate: Authenticator | undefined): Middlew
       if (!authenticate) throw new AuthRequiredError('Authorization: a Bearer token is required');
       const { pathParameters, queryStringParameters } = request.event;
       const prefetch = route.prefetch
-        ? (workspaceId: string) => route.prefetch!({ workspaceId, params: pathParameters ?? {}, query: queryStringParameters ?? {}, body: state.body })
+        ? (workspaceId: string) =>
+            route.prefetch!({ workspaceId, params: pathParameters ?? {}, query: queryStringParameters ?? {}, body: state.body })
         : undefined;
       const sourceIp = request.event.requestContext?.http?.sourceIp;
       const routeCall = { routeKey: request.event.routeKey, access: route.access };
-      const { principal, prefetched, pending } = await authenticate(request.event.headers?.authorization, prefetch, { sourceIp }, routeCall);
+      const { principal, prefetched, pending } = await authenticate(
+        request.event.headers?.authorization,
+        prefetch,
+        { sourceIp },
+        routeCall,
+      );
       state.principal = principal;
       state.prefetched = prefetched;
       state.pending = pending;

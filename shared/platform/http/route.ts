@@ -87,7 +87,9 @@ export function listOutput(limit: number, page: { items: unknown[]; nextCursor: 
 }
 
 /** Declares a route with its schemas, keeping the handler's input typed from them. */
-export function defineRoute<P = undefined, Q = undefined, B = undefined, H = undefined>(route: RouteDefinition<P, Q, B, H>): RouteDefinition {
+export function defineRoute<P = undefined, Q = undefined, B = undefined, H = undefined>(
+  route: RouteDefinition<P, Q, B, H>,
+): RouteDefinition {
   return route as unknown as RouteDefinition;
 }
 

@@ -14,14 +14,30 @@ const $MaxUnits = $constructor<$ZodCheckMaxLength<string>>('$MaxUnits', (inst, d
   $ZodCheckMaxLength.init(inst, def);
   inst._zod.check = (payload) => {
     if (payload.value.length <= def.maximum) return;
-    payload.issues.push({ origin: 'string', code: 'too_big', maximum: def.maximum, inclusive: true, input: payload.value, inst, continue: !def.abort });
+    payload.issues.push({
+      origin: 'string',
+      code: 'too_big',
+      maximum: def.maximum,
+      inclusive: true,
+      input: payload.value,
+      inst,
+      continue: !def.abort,
+    });
   };
 });
 const $MinUnits = $constructor<$ZodCheckMinLength<string>>('$MinUnits', (inst, def) => {
   $ZodCheckMinLength.init(inst, def);
   inst._zod.check = (payload) => {
     if (payload.value.length >= def.minimum) return;
-    payload.issues.push({ origin: 'string', code: 'too_small', minimum: def.minimum, inclusive: true, input: payload.value, inst, continue: !def.abort });
+    payload.issues.push({
+      origin: 'string',
+      code: 'too_small',
+      minimum: def.minimum,
+      inclusive: true,
+      input: payload.value,
+      inst,
+      continue: !def.abort,
+    });
   };
 });
 
@@ -38,7 +54,9 @@ export const nameSchema = once(() => z.string().check(minUnits(1), maxUnits(120)
 export const idSchema = (kind: IdKind) =>
   z.string().check(
     maxUnits(64),
-    z.refine((value) => isId(kind, value), { error: `must be ${/^[aeiou]/.test(ID_PREFIXES[kind]) ? 'an' : 'a'} ${ID_PREFIXES[kind]}_ id` }),
+    z.refine((value) => isId(kind, value), {
+      error: `must be ${/^[aeiou]/.test(ID_PREFIXES[kind]) ? 'an' : 'a'} ${ID_PREFIXES[kind]}_ id`,
+    }),
   );
 
 /** A whole number written as a query string, within bounds. */
@@ -90,7 +108,15 @@ export const ifMatchSchema = once(() =>
   z.object({
     'if-match': z.optional(
       z.pipe(
-        z.pipe(z.string(), z.transform((raw) => raw.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'))),
+        z.pipe(
+          z.string(),
+          z.transform((raw) =>
+            raw
+              .trim()
+              .replace(/^W\//, '')
+              .replace(/^"(.*)"$/, '$1'),
+          ),
+        ),
         z.pipe(z.string().check(z.regex(/^\d{1,10}$/, 'must be a version number (0 = the key must not exist yet)')), z.transform(Number)),
       ),
     ),
@@ -99,5 +125,8 @@ export const ifMatchSchema = once(() =>
 
 /** An ISO 8601 timestamp, as epoch milliseconds. */
 export const timestampSchema = once(() =>
-  z.pipe(z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' }), z.transform((value) => Date.parse(value))),
+  z.pipe(
+    z.iso.datetime({ offset: true, error: 'must be an ISO 8601 timestamp' }),
+    z.transform((value) => Date.parse(value)),
+  ),
 );

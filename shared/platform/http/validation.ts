@@ -7,7 +7,12 @@ type RawIssue = core.$ZodRawIssue;
 
 /** Plain-English rules for zod's built-in checks; a message given in a schema wins over these. */
 function ruleOf(issue: RawIssue): string | undefined {
-  const unit = (n: number | bigint) => (issue.origin === 'string' ? ` character${Number(n) === 1 ? '' : 's'}` : issue.origin === 'array' ? ` item${Number(n) === 1 ? '' : 's'}` : '');
+  const unit = (n: number | bigint) =>
+    issue.origin === 'string'
+      ? ` character${Number(n) === 1 ? '' : 's'}`
+      : issue.origin === 'array'
+        ? ` item${Number(n) === 1 ? '' : 's'}`
+        : '';
   switch (issue.code) {
     case 'invalid_type':
       return issue.input === undefined ? 'is required' : `must be ${article(issue.expected)}`;

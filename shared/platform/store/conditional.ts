@@ -102,7 +102,12 @@ export function countBy(db: Db, key: ItemKey, counter: { delta: number; type: st
       UpdateExpression: `ADD #count :delta SET #type = :type${expires ? ', #ttl = :ttl' : ''}`,
       ...(capped ? { ConditionExpression: 'attribute_not_exists(#count) OR #count < :max' } : {}),
       ExpressionAttributeNames: { '#count': 'count', '#type': 'type', ...(expires ? { '#ttl': 'ttl' } : {}) },
-      ExpressionAttributeValues: { ':delta': counter.delta, ':type': counter.type, ...(capped ? { ':max': counter.max } : {}), ...(expires ? { ':ttl': counter.ttl } : {}) },
+      ExpressionAttributeValues: {
+        ':delta': counter.delta,
+        ':type': counter.type,
+        ...(capped ? { ':max': counter.max } : {}),
+        ...(expires ? { ':ttl': counter.ttl } : {}),
+      },
     },
   };
 }

@@ -46,7 +46,9 @@ export function makeCursorCodec(signingKey: Buffer): CursorCodec {
       if (sealed.length <= NONCE_BYTES || given.length !== TAG_BYTES) return reject();
       let text: string;
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, NONCE_BYTES), { authTagLength: TAG_BYTES }).setAAD(Buffer.from(scope));
+        const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, NONCE_BYTES), { authTagLength: TAG_BYTES }).setAAD(
+          Buffer.from(scope),
+        );
         decipher.setAuthTag(given);
         text = Buffer.concat([decipher.update(sealed.subarray(NONCE_BYTES)), decipher.final()]).toString('utf8');
       } catch {

@@ -8,7 +8,9 @@ import type { Db } from './send.ts';
 
 /** The item of a ref: keyed, or the legacy form a ref names only to read it. */
 function recordKey(ref: IdempotencyRef) {
-  return ref.legacy ? keys.legacyIdempotency(ref.workspaceId, ref.credentialId, ref.record) : keys.idempotency(ref.workspaceId, ref.credentialId, ref.record);
+  return ref.legacy
+    ? keys.legacyIdempotency(ref.workspaceId, ref.credentialId, ref.record)
+    : keys.idempotency(ref.workspaceId, ref.credentialId, ref.record);
 }
 
 /** Records are kept this long (decisions.md: 24 hours), then DynamoDB TTL removes them. */
@@ -34,7 +36,10 @@ export function makeIdempotencyStore(db: Db) {
      * Claims the key for a request: a new record, or one whose holder's lease ran out (it crashed). Answers false
      * when another request holds it or finished it.
      */
-    async claimIdempotency(ref: IdempotencyRef, claim: { requestHash: string; lease: string; now: number; leaseMs: number }): Promise<boolean> {
+    async claimIdempotency(
+      ref: IdempotencyRef,
+      claim: { requestHash: string; lease: string; now: number; leaseMs: number },
+    ): Promise<boolean> {
       const put = await sendConditional(
         db,
         new PutCommand({
@@ -60,7 +65,9 @@ export function makeIdempotencyStore(db: Db) {
       const item = await getItem(db, recordKey(ref));
       if (!item) return undefined;
       const stored = item.answer as { status: number; body?: string; sealed?: Record<string, unknown> } | undefined;
-      const answer = stored && (stored.sealed ? { status: stored.status, sealed: fromStored(stored.sealed) } : { status: stored.status, body: stored.body! });
+      const answer =
+        stored &&
+        (stored.sealed ? { status: stored.status, sealed: fromStored(stored.sealed) } : { status: stored.status, body: stored.body! });
       return {
         requestHash: item.requestHash as string,
         state: item.state as IdempotencyRecord['state'],
@@ -99,4 +106,3 @@ export function makeIdempotencyStore(db: Db) {
     },
   };
 }
-

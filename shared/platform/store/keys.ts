@@ -5,7 +5,6 @@
 import type { ItemKey } from '../prefetch.ts';
 import type { QueryPattern } from './query.ts';
 
-
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
 
 export const keys = {
@@ -24,7 +23,10 @@ export const keys = {
     SK: `${expiresAt}#${tokenHash}`,
   }),
   /** Successful logins of an access key counted per minute (fixed window), beside its reveal counters. */
-  loginCounter: (workspaceId: string, accessKeyId: string, minute: number): ItemKey => ({ PK: `RATE#${workspaceId}#${accessKeyId}`, SK: `LOGIN#${minute}` }),
+  loginCounter: (workspaceId: string, accessKeyId: string, minute: number): ItemKey => ({
+    PK: `RATE#${workspaceId}#${accessKeyId}`,
+    SK: `LOGIN#${minute}`,
+  }),
   /**
    * Refused logins of an access key from one source address, counted per minute (fixed window) in the same partition,
    * so the key's login reads both counters with its record in one request.
@@ -38,18 +40,33 @@ export const keys = {
   project: (workspaceId: string, projectId: string): ItemKey => ({ PK: ws(workspaceId), SK: `PROJ#${projectId}` }),
   projectSlug: (workspaceId: string, slug: string): ItemKey => ({ PK: ws(workspaceId), SK: `PSLUG#${slug}` }),
   environment: (workspaceId: string, environmentId: string): ItemKey => ({ PK: ws(workspaceId), SK: `ENV#${environmentId}` }),
-  projectEnvironment: (workspaceId: string, projectId: string, environmentId: string): ItemKey => ({ PK: ws(workspaceId), SK: `PENV#${projectId}#${environmentId}` }),
-  environmentSlug: (workspaceId: string, projectId: string, slug: string): ItemKey => ({ PK: ws(workspaceId), SK: `ESLUG#${projectId}#${slug}` }),
+  projectEnvironment: (workspaceId: string, projectId: string, environmentId: string): ItemKey => ({
+    PK: ws(workspaceId),
+    SK: `PENV#${projectId}#${environmentId}`,
+  }),
+  environmentSlug: (workspaceId: string, projectId: string, slug: string): ItemKey => ({
+    PK: ws(workspaceId),
+    SK: `ESLUG#${projectId}#${slug}`,
+  }),
   /** A secret by id: its head, holding the current version and its sealed value (one read reveals it). */
   secretHead: (workspaceId: string, secretId: string): ItemKey => ({ PK: ws(workspaceId), SK: `SEC#${secretId}` }),
   /** The same head again under its path `<projectSlug>/<envSlug>/<key>` (slugs and keys never change). */
   secretPath: (workspaceId: string, path: string): ItemKey => ({ PK: ws(workspaceId), SK: `PATH#${path}` }),
   /** A secret in its environment, without the value: claims the key, lists by key, and feeds search (GSI1). */
-  environmentSecret: (workspaceId: string, environmentId: string, key: string): ItemKey => ({ PK: ws(workspaceId), SK: `EKEY#${environmentId}#${key}` }),
+  environmentSecret: (workspaceId: string, environmentId: string, key: string): ItemKey => ({
+    PK: ws(workspaceId),
+    SK: `EKEY#${environmentId}#${key}`,
+  }),
   /** A secret's current sealed value in its environment: what loading an environment reads, one Query a page. */
-  environmentValue: (workspaceId: string, environmentId: string, key: string): ItemKey => ({ PK: ws(workspaceId), SK: `EVAL#${environmentId}#${key}` }),
+  environmentValue: (workspaceId: string, environmentId: string, key: string): ItemKey => ({
+    PK: ws(workspaceId),
+    SK: `EVAL#${environmentId}#${key}`,
+  }),
   /** One immutable version; versions of a secret share a partition so a delete can find them all. */
-  secretVersion: (workspaceId: string, secretId: string, version: number): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: `V#${String(version).padStart(10, '0')}` }),
+  secretVersion: (workspaceId: string, secretId: string, version: number): ItemKey => ({
+    PK: `${ws(workspaceId)}#SEC#${secretId}`,
+    SK: `V#${String(version).padStart(10, '0')}`,
+  }),
   /** A deleted secret in its environment's list of them, newest deletion first (expires with TTL at its purgeAt). */
   deletedSecret: (workspaceId: string, environmentId: string, deletedAt: string, secretId: string): ItemKey => ({
     PK: ws(workspaceId),
@@ -58,7 +75,10 @@ export const keys = {
   /** Left by a delete until every version is gone: the deleted secret's record (restore reads it), then the purge's marker. */
   secretPurge: (workspaceId: string, secretId: string): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: '#PURGE' }),
   /** Reveals counted per credential and minute (fixed window). */
-  revealCounter: (workspaceId: string, credentialId: string, minute: number): ItemKey => ({ PK: `RATE#${workspaceId}#${credentialId}`, SK: `REVEAL#${minute}` }),
+  revealCounter: (workspaceId: string, credentialId: string, minute: number): ItemKey => ({
+    PK: `RATE#${workspaceId}#${credentialId}`,
+    SK: `REVEAL#${minute}`,
+  }),
   /** Reveals counted for the whole workspace and minute: the ceiling over all its credentials. */
   workspaceRevealCounter: (workspaceId: string, minute: number): ItemKey => ({ PK: `RATE#${workspaceId}`, SK: `REVEAL#${minute}` }),
   audit: (workspaceId: string, auditId: string): ItemKey => ({ PK: `${ws(workspaceId)}#AUDIT`, SK: auditId }),
@@ -66,7 +86,10 @@ export const keys = {
    * Denied attempts of one credential at one action on one secret (`subject`), counted between their `access.denied`
    * audit entries, so a loop of denied calls writes at most one entry a minute (expires with TTL a day after the last).
    */
-  deniedAttempts: (workspaceId: string, credentialId: string, subject: string): ItemKey => ({ PK: `DENIED#${workspaceId}#${credentialId}`, SK: subject }),
+  deniedAttempts: (workspaceId: string, credentialId: string, subject: string): ItemKey => ({
+    PK: `DENIED#${workspaceId}#${credentialId}`,
+    SK: subject,
+  }),
   webhookEndpoint: (workspaceId: string, endpointId: string): ItemKey => ({ PK: ws(workspaceId), SK: `WHE#${endpointId}` }),
   /** How many unrevoked access keys a workspace has: the 100-key cap is a conditional counter, like the endpoints'. */
   accessKeyCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#AK_COUNT' }),
@@ -82,12 +105,18 @@ export const keys = {
    * One endpoint's delivery statistics for one hour (`2026-11-26T09`) of its deliveries' creation, beside the
    * deliveries (expires with TTL two days after them). `whd_` lists never reach it.
    */
-  deliveryStats: (workspaceId: string, endpointId: string, hour: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: `STAT#${endpointId}#${hour}` }),
+  deliveryStats: (workspaceId: string, endpointId: string, hour: string): ItemKey => ({
+    PK: `${ws(workspaceId)}#WHD`,
+    SK: `STAT#${endpointId}#${hour}`,
+  }),
   /**
    * One endpoint's delivery statistics for one two-minute bucket (`2026-11-26T09:02`) of its deliveries' creation:
    * what a statistics read counts at the edges of its span (expires with TTL like the hours).
    */
-  deliveryStatsBucket: (workspaceId: string, endpointId: string, bucket: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: `STATB#${endpointId}#${bucket}` }),
+  deliveryStatsBucket: (workspaceId: string, endpointId: string, bucket: string): ItemKey => ({
+    PK: `${ws(workspaceId)}#WHD`,
+    SK: `STATB#${endpointId}#${bucket}`,
+  }),
   /** How far the workspace's delivery statistics are rolled up from the deliveries (one item per workspace). */
   deliveryStatsWatermark: (workspaceId: string): ItemKey => ({ PK: `${ws(workspaceId)}#WHD`, SK: 'STATW' }),
   cursorSigningKey: (): ItemKey => ({ PK: 'SYSTEM', SK: 'CURSOR_KEY' }),
@@ -100,12 +129,18 @@ export const keys = {
    * A request made with an Idempotency-Key, scoped to the credential in its workspace (kept 24 hours by TTL), under
    * the keyed MAC of the key (`record`), never the key itself.
    */
-  idempotency: (workspaceId: string, credentialId: string, record: string): ItemKey => ({ PK: `IDEM#${workspaceId}#${credentialId}`, SK: `MAC#${record}` }),
+  idempotency: (workspaceId: string, credentialId: string, record: string): ItemKey => ({
+    PK: `IDEM#${workspaceId}#${credentialId}`,
+    SK: `MAC#${record}`,
+  }),
   /**
    * A record written before keyed digests, under the key itself: still read (never written) so that a retry spanning
    * the upgrade replays. Drop once every deployment has run keyed records for 24 hours.
    */
-  legacyIdempotency: (workspaceId: string, credentialId: string, key: string): ItemKey => ({ PK: `IDEM#${workspaceId}#${credentialId}`, SK: `KEY#${key}` }),
+  legacyIdempotency: (workspaceId: string, credentialId: string, key: string): ItemKey => ({
+    PK: `IDEM#${workspaceId}#${credentialId}`,
+    SK: `KEY#${key}`,
+  }),
 };
 
 /** GSI1 keys that items carry to appear in an index pattern (sparse: absent means "not in it"). */
@@ -117,7 +152,10 @@ export const gsi1 = {
 
 /** GSI4 keys: an environment's secrets, newest first (on the environment's key item; keys and `key` only). */
 export const gsi4 = {
-  environmentSecret: (workspaceId: string, environmentId: string, secretId: string) => ({ GSI4PK: `ESEC#${workspaceId}#${environmentId}`, GSI4SK: secretId }),
+  environmentSecret: (workspaceId: string, environmentId: string, secretId: string) => ({
+    GSI4PK: `ESEC#${workspaceId}#${environmentId}`,
+    GSI4SK: secretId,
+  }),
 };
 
 /** GSI3 keys: the endpoint delivery log, which copies only keys and `eventType` (see TABLE_DEFINITION). */
@@ -149,9 +187,15 @@ export const gsi2 = {
     GSI2SK: `${nextRetryAt}#${deliveryId}`,
   }),
   /** A recovery still running, by when it last moved on (its `updatedAt`). */
-  runningRecovery: (workspaceId: string, recoveryId: string, updatedAt: string) => ({ GSI2PK: 'RECOVERY', GSI2SK: `${updatedAt}#${workspaceId}#${recoveryId}` }),
+  runningRecovery: (workspaceId: string, recoveryId: string, updatedAt: string) => ({
+    GSI2PK: 'RECOVERY',
+    GSI2SK: `${updatedAt}#${workspaceId}#${recoveryId}`,
+  }),
   /** A deleted secret, by when its versions are to be purged (its purgeAt; before recovery windows, its deletion). */
-  purge: (workspaceId: string, secretId: string, deletedAt: string) => ({ GSI2PK: 'PURGE', GSI2SK: `${deletedAt}#${workspaceId}#${secretId}` }),
+  purge: (workspaceId: string, secretId: string, deletedAt: string) => ({
+    GSI2PK: 'PURGE',
+    GSI2SK: `${deletedAt}#${workspaceId}#${secretId}`,
+  }),
 };
 
 /** The Query access patterns: partition key value, and a sort-key prefix or an index. Every Query reads one. */
@@ -172,7 +216,10 @@ export const patterns = {
   /** An environment's current values, by key (A→Z). */
   valuesByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EVAL#${environmentId}#` }),
   /** GSI4: an environment's secrets, newest first (keys and `key` only: read the records from the table). */
-  secretsOfEnvironment: (workspaceId: string, environmentId: string) => ({ pk: `ESEC#${workspaceId}#${environmentId}`, indexName: 'GSI4' as const }),
+  secretsOfEnvironment: (workspaceId: string, environmentId: string) => ({
+    pk: `ESEC#${workspaceId}#${environmentId}`,
+    indexName: 'GSI4' as const,
+  }),
   /** GSI1: the workspace's secrets, newest first. */
   secretsByWorkspace: (workspaceId: string) => ({ pk: `SECRETS#${workspaceId}`, indexName: 'GSI1' as const }),
   webhookEndpointsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'WHE#' }),
@@ -180,7 +227,10 @@ export const patterns = {
   /** One endpoint's hourly delivery statistics, oldest hour first. */
   deliveryStatsOfEndpoint: (workspaceId: string, endpointId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: `STAT#${endpointId}#` }),
   /** One endpoint's two-minute delivery statistics buckets, oldest first. */
-  deliveryStatsBucketsOfEndpoint: (workspaceId: string, endpointId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: `STATB#${endpointId}#` }),
+  deliveryStatsBucketsOfEndpoint: (workspaceId: string, endpointId: string) => ({
+    pk: `${ws(workspaceId)}#WHD`,
+    skPrefix: `STATB#${endpointId}#`,
+  }),
   /** GSI3: one endpoint's deliveries, newest first (keys and eventType only: read the records from the table). */
   deliveriesByEndpoint: (endpointId: string) => ({ pk: `WHE#${endpointId}`, indexName: 'GSI3' as const }),
   /**

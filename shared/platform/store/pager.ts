@@ -60,7 +60,11 @@ export function makePager(db: Db, loadCursorKey: () => Promise<Buffer>): Pager {
         const wanted = input.limit + 1 - items.length;
         const out = await send<{ Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }>(
           db,
-          new QueryCommand({ ...query, ExclusiveStartKey: startKey, Limit: keep && reads > 0 ? Math.min(1000, wanted * KEEP_READ_AHEAD) : wanted }),
+          new QueryCommand({
+            ...query,
+            ExclusiveStartKey: startKey,
+            Limit: keep && reads > 0 ? Math.min(1000, wanted * KEEP_READ_AHEAD) : wanted,
+          }),
         );
         const found = input.hydrate ? await input.hydrate(out.Items ?? []) : (out.Items ?? []);
         items.push(...((keep ? found.filter(keep) : found) as T[]));
@@ -69,7 +73,11 @@ export function makePager(db: Db, loadCursorKey: () => Promise<Buffer>): Pager {
       } while (startKey && items.length <= input.limit && mayReadOn());
       if (items.length > input.limit) {
         const pageItems = items.slice(0, input.limit);
-        return { items: pageItems, hasMore: true, nextCursor: (await codec()).encode(input.scope, keyOf(pageItems.at(-1)!, input.indexName)) };
+        return {
+          items: pageItems,
+          hasMore: true,
+          nextCursor: (await codec()).encode(input.scope, keyOf(pageItems.at(-1)!, input.indexName)),
+        };
       }
       // A filter that matches little may stop at the read budget: the page is short and resumes where reading stopped.
       if (startKey) return { items, hasMore: true, nextCursor: (await codec()).encode(input.scope, startKey) };

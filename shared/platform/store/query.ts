@@ -78,7 +78,10 @@ export function queryInput(db: Db, pattern: QueryPattern, options: QueryOptions 
  * A ProjectionExpression of plain attribute names, each behind an alias (`#p0`, `#p1`, …) so that reserved words
  * such as `status` are fine; nothing when no projection is asked for.
  */
-export function projectionOf(attributes: readonly string[] | undefined): { ProjectionExpression?: string; ExpressionAttributeNames?: Record<string, string> } {
+export function projectionOf(attributes: readonly string[] | undefined): {
+  ProjectionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+} {
   if (!attributes) return {};
   return {
     ProjectionExpression: attributes.map((_, i) => `#p${i}`).join(', '),

@@ -6,7 +6,10 @@ import { send, type Db } from './send.ts';
 
 /** Reads one item, strongly consistently unless `consistent: false` (half the read units); undefined when absent. */
 export async function getItem(db: Db, key: ItemKey, options: { consistent?: boolean } = {}): Promise<Record<string, unknown> | undefined> {
-  const out = await send<{ Item?: Record<string, unknown> }>(db, new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: options.consistent ?? true }));
+  const out = await send<{ Item?: Record<string, unknown> }>(
+    db,
+    new GetCommand({ TableName: db.tableName, Key: key, ConsistentRead: options.consistent ?? true }),
+  );
   return out.Item;
 }
 
@@ -44,9 +47,14 @@ export async function batchRead(
     let pending = chunk;
     for (let round = 0; pending.length > 0; round++) {
       await backOff(round);
-      const out = await send<{ Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }> }>(
+      const out = await send<{
+        Responses?: Record<string, Record<string, unknown>[]>;
+        UnprocessedKeys?: Record<string, { Keys?: Record<string, unknown>[] }>;
+      }>(
         db,
-        new BatchGetCommand({ RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: options.consistent ?? true, ...projection } } }),
+        new BatchGetCommand({
+          RequestItems: { [db.tableName]: { Keys: pending, ConsistentRead: options.consistent ?? true, ...projection } },
+        }),
       );
       for (const item of out.Responses?.[db.tableName] ?? []) found.set(itemKeyString(item as unknown as ItemKey), item);
       pending = out.UnprocessedKeys?.[db.tableName]?.Keys ?? [];
@@ -72,7 +80,10 @@ export async function batchWrite(db: Db, requests: readonly Record<string, unkno
     let pending = requests.slice(start, start + 25);
     for (let round = 0; pending.length > 0; round++) {
       await backOff(round);
-      const out = await send<{ UnprocessedItems?: Record<string, Record<string, unknown>[]> }>(db, new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }));
+      const out = await send<{ UnprocessedItems?: Record<string, Record<string, unknown>[]> }>(
+        db,
+        new BatchWriteCommand({ RequestItems: { [db.tableName]: pending } }),
+      );
       pending = out.UnprocessedItems?.[db.tableName] ?? [];
     }
   }
@@ -80,5 +91,8 @@ export async function batchWrite(db: Db, requests: readonly Record<string, unkno
 
 /** Deletes items 25 at a time (see `batchWrite`). */
 export async function batchDelete(db: Db, itemKeys: readonly ItemKey[]): Promise<void> {
-  await batchWrite(db, itemKeys.map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } })));
+  await batchWrite(
+    db,
+    itemKeys.map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } })),
+  );
 }

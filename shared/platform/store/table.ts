@@ -24,7 +24,12 @@ export const TABLE_DEFINITION = {
      * instead of the whole workspace. It projects the key (and its lower case, for `q`), which never change, so a new
      * version does not rewrite the copy here: one index write per secret, at its creation.
      */
-    { indexName: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: { type: 'INCLUDE', nonKeyAttributes: ['key', 'keyLower'] } },
+    {
+      indexName: 'GSI4',
+      partitionKey: 'GSI4PK',
+      sortKey: 'GSI4SK',
+      projection: { type: 'INCLUDE', nonKeyAttributes: ['key', 'keyLower'] },
+    },
   ],
 } as const;
 

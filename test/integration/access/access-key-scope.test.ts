@@ -30,14 +30,19 @@ describe('access keys: the limits of permissions and allowedCidrs', () => {
   it('takes 50 rules, 20 patterns of 256 characters and 20 CIDRs; refuses one more of each, naming the field', async () => {
     const long = 'a'.repeat(256);
     expect((await create({ permissions: Array.from({ length: 50 }, () => rule()) })).status).toBe(201);
-    expect((await create({ permissions: [rule({ projects: Array(20).fill(long), keys: Array(20).fill('K'.repeat(256)) })] })).status).toBe(201);
+    expect((await create({ permissions: [rule({ projects: Array(20).fill(long), keys: Array(20).fill('K'.repeat(256)) })] })).status).toBe(
+      201,
+    );
     expect((await create({ allowedCidrs: Array.from({ length: 20 }, (_, i) => `10.${i}.0.0/16`) })).status).toBe(201);
     const refusals: [Record<string, unknown>, RegExp][] = [
       [{ permissions: Array.from({ length: 51 }, () => rule()) }, /^permissions: /],
       [{ permissions: [] }, /^permissions: /],
       [{ permissions: [rule({ projects: Array(21).fill('p') })] }, /^permissions\.0\.projects: /],
       [{ permissions: [rule({ projects: ['a'.repeat(257)] })] }, /^permissions\.0\.projects\.0: /],
-      [{ permissions: [rule({ environments: ['Prod'] })] }, /^permissions\.0\.environments\.0: may contain only a-z, 0-9, "-", "\*" and "\?"/],
+      [
+        { permissions: [rule({ environments: ['Prod'] })] },
+        /^permissions\.0\.environments\.0: may contain only a-z, 0-9, "-", "\*" and "\?"/,
+      ],
       [{ permissions: [rule({ keys: [] })] }, /^permissions\.0\.keys: /],
       [{ permissions: [rule({ actions: [] })] }, /^permissions\.0\.actions: /],
       [{ permissions: [rule({ actions: ['read', 'read'] })] }, /^permissions\.0\.actions: must not repeat an action/],
@@ -62,11 +67,16 @@ describe('access keys: the limits of permissions and allowedCidrs', () => {
     const created = (await create({ permissions: [rule({ environments: ['dev'] })] })).body.data;
     const filled = { effect: 'allow', projects: ['*'], environments: ['dev'], keys: ['**'], actions: ['read'] };
     expect(created.permissions).toEqual([filled]);
-    const listed = (await call('GET', '/api/v1/access-keys?limit=200', { token: ws.apiKey })).body.data.find((k: { id: string }) => k.id === created.id);
+    const listed = (await call('GET', '/api/v1/access-keys?limit=200', { token: ws.apiKey })).body.data.find(
+      (k: { id: string }) => k.id === created.id,
+    );
     expect(listed).toMatchObject({ permissions: [filled], allowedCidrs: [] });
     expect(listed).not.toHaveProperty('token');
     const patch = (body: unknown, id = created.id) => call('PATCH', `/api/v1/access-keys/${id}`, { token: ws.apiKey, body });
-    expect((await patch({})).body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'body: must name at least one of name, permissions, allowedCidrs' });
+    expect((await patch({})).body.error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'body: must name at least one of name, permissions, allowedCidrs',
+    });
     expect((await patch({ name: 'renamed' })).body.data).toMatchObject({ name: 'renamed', permissions: [filled] });
     expect((await patch({ name: 'x' }, newId('accessKey'))).body.error.code).toBe('NOT_FOUND');
     await call('POST', `/api/v1/access-keys/${created.id}/revoke`, { token: ws.apiKey });
@@ -80,7 +90,11 @@ describe('access keys: a filtered list pages truthfully', () => {
   it('pages 300 secrets at limit 7 for a key that sees every other one: each visible key exactly once, none hidden', async () => {
     const all = Array.from({ length: 300 }, (_, i) => `K_${String(i).padStart(3, '0')}`);
     for (let start = 0; start < all.length; start += 20) {
-      await Promise.all(all.slice(start, start + 20).map((key) => call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } })));
+      await Promise.all(
+        all
+          .slice(start, start + 20)
+          .map((key) => call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } })),
+      );
     }
     const even = (await create({ permissions: [rule({ keys: ['K_??0', 'K_??2', 'K_??4', 'K_??6', 'K_??8'] })] })).body.data.token;
     const seen: string[] = [];
@@ -112,12 +126,31 @@ describe('access keys: a scoped search reads only its environments', () => {
     }
     // An environment from before the per-environment index: its key items lack the index keys, and it is not marked.
     const { doc, tableName } = localStore();
-    const items = await doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}`, ':sk': `EKEY#${narrow.environment.id}#` } }));
-    for (const item of items.Items ?? []) await doc.send(new UpdateCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK }, UpdateExpression: 'REMOVE GSI4PK, GSI4SK' }));
-    for (const key of [keys.environment(ws.workspaceId, narrow.environment.id), keys.projectEnvironment(ws.workspaceId, narrow.project.id, narrow.environment.id)]) {
+    const items = await doc.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+        ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}`, ':sk': `EKEY#${narrow.environment.id}#` },
+      }),
+    );
+    for (const item of items.Items ?? [])
+      await doc.send(
+        new UpdateCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK }, UpdateExpression: 'REMOVE GSI4PK, GSI4SK' }),
+      );
+    for (const key of [
+      keys.environment(ws.workspaceId, narrow.environment.id),
+      keys.projectEnvironment(ws.workspaceId, narrow.project.id, narrow.environment.id),
+    ]) {
       await doc.send(new UpdateCommand({ TableName: tableName, Key: key, UpdateExpression: 'REMOVE searchIndexed' }));
     }
-    const token = (await create({ permissions: [rule({ projects: ['narrow'], environments: ['one'], keys: ['N_*'] }), { effect: 'deny', keys: ['N_05'], actions: ['read'] }] })).body.data.token;
+    const token = (
+      await create({
+        permissions: [
+          rule({ projects: ['narrow'], environments: ['one'], keys: ['N_*'] }),
+          { effect: 'deny', keys: ['N_05'], actions: ['read'] },
+        ],
+      })
+    ).body.data.token;
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -137,7 +170,9 @@ describe('access keys: a scoped search reads only its environments', () => {
 
 describe('access keys: changes reach existing tokens at once', () => {
   it('narrows an existing token on its very next request', async () => {
-    const id = (await call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, { token: ws.apiKey, body: { key: 'NARROW', value: 'v' } })).body.data.id;
+    const id = (
+      await call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, { token: ws.apiKey, body: { key: 'NARROW', value: 'v' } })
+    ).body.data.id;
     const key = (await create({ permissions: [rule({ actions: ['read', 'reveal'] })] })).body.data;
     expect((await call('POST', `/api/v1/secrets/${id}/reveal`, { token: key.token })).status).toBe(200);
     await call('PATCH', `/api/v1/access-keys/${key.id}`, { token: ws.apiKey, body: { permissions: [rule()] } });
@@ -147,7 +182,9 @@ describe('access keys: changes reach existing tokens at once', () => {
     // The token item carries the rules gzipped, with a digest of their text.
     const { doc, tableName } = localStore();
     const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.token(hashToken(key.token)) }))).Item!;
-    expect(JSON.parse(gunzipSync(item.rules as Uint8Array).toString())).toEqual([expect.objectContaining({ projects: ['elsewhere'], actions: ['read'] })]);
+    expect(JSON.parse(gunzipSync(item.rules as Uint8Array).toString())).toEqual([
+      expect.objectContaining({ projects: ['elsewhere'], actions: ['read'] }),
+    ]);
     expect(item.rulesId).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 
@@ -170,16 +207,29 @@ describe('access keys: denied attempts in the audit', () => {
     const { store } = localStore();
     const credentialId = newId('accessKey');
     const t0 = Date.parse('2026-11-25T10:00:00Z');
-    const entry = (now: number) => ({ count, since }: { count: number; since: string | null }) => ({
-      id: newId('audit', now), action: 'access.denied' as const, actorSub: 'mid_x', target: 'sec_x', metadata: { count, since }, createdAt: iso(now), accountId: 'acc_x',
-    });
-    const attempt = (seconds: number) => store.recordDenial(ws.workspaceId, credentialId, 'reveal#env_x#K', entry(t0 + seconds * 1000), t0 + seconds * 1000);
+    const entry =
+      (now: number) =>
+      ({ count, since }: { count: number; since: string | null }) => ({
+        id: newId('audit', now),
+        action: 'access.denied' as const,
+        actorSub: 'mid_x',
+        target: 'sec_x',
+        metadata: { count, since },
+        createdAt: iso(now),
+        accountId: 'acc_x',
+      });
+    const attempt = (seconds: number) =>
+      store.recordDenial(ws.workspaceId, credentialId, 'reveal#env_x#K', entry(t0 + seconds * 1000), t0 + seconds * 1000);
     const written = [await attempt(0), await attempt(10), await attempt(20), await attempt(59), await attempt(61), await attempt(62)];
     expect(written).toEqual([true, false, false, false, true, false]);
     const other = await store.recordDenial(ws.workspaceId, credentialId, 'reveal#env_x#OTHER', entry(t0 + 63_000), t0 + 63_000);
     expect(other).toBe(true);
     const entries = (await store.listAudit(ws.workspaceId, { limit: 10 }, { action: 'access.denied', target: 'sec_x' })).items;
     // The first attempt, the five after it (61 s later), and the first attempt at another secret.
-    expect(entries.map((e) => e.metadata).reverse()).toEqual([{ count: 1, since: null }, { count: 4, since: iso(t0) }, { count: 1, since: null }]);
+    expect(entries.map((e) => e.metadata).reverse()).toEqual([
+      { count: 1, since: null },
+      { count: 4, since: iso(t0) },
+      { count: 1, since: null },
+    ]);
   });
 });

@@ -33,7 +33,8 @@ describe('access keys', () => {
     expect(Date.parse(key.expiresAt) - Date.parse(key.createdAt)).toBe(30 * 86_400_000);
 
     const token = key.token as string;
-    const id = (await call('PUT', `/api/v1/environments/${envId}/secrets`, { token, body: { key: 'DEPLOY', value: 'from-bot' } })).body.data.id;
+    const id = (await call('PUT', `/api/v1/environments/${envId}/secrets`, { token, body: { key: 'DEPLOY', value: 'from-bot' } })).body.data
+      .id;
     expect((await call('POST', `/api/v1/secrets/${id}/reveal`, { token })).body.data.value).toBe('from-bot');
     expect((await call('POST', '/api/v1/reveal', { token, body: { path: 'cli/prod/DEPLOY' } })).body.data.value).toBe('from-bot');
     const reveal = (await localStore().store.listAudit(ws.workspaceId, { limit: 5 }, { target: id, action: 'secret.reveal' })).items[0];
@@ -71,14 +72,23 @@ describe('access keys', () => {
   it('expires: with a clock two days back, a one-day key is expired now, AUTH_REQUIRED and listed as expired', async () => {
     const { store } = localStore();
     const workspace = await store.getWorkspace(ws.workspaceId);
-    const principal: Principal = { workspaceId: ws.workspaceId, accountId: workspace!.accountId, kind: 'api_key', actorSub: ws.apiKeyId, credentialId: ws.apiKeyId, authority: API_KEY_AUTHORITY };
+    const principal: Principal = {
+      workspaceId: ws.workspaceId,
+      accountId: workspace!.accountId,
+      kind: 'api_key',
+      actorSub: ws.apiKeyId,
+      credentialId: ws.apiKeyId,
+      authority: API_KEY_AUTHORITY,
+    };
     const past = makeAccessKeyService({ store, clock: { now: () => Date.now() - 2 * 86_400_000 }, macs: stackMacs });
     const key = await past.create(principal, { name: 'old', expiresInDays: 1 });
     expect(key.status).toBe('active');
     const answer = await call('GET', '/api/v1/projects', { token: key.token! });
     expect(answer.status).toBe(401);
     expect(answer.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the token has expired' });
-    const listed = (await call('GET', '/api/v1/access-keys?limit=200', { token: ws.apiKey })).body.data.find((k: { id: string }) => k.id === key.id);
+    const listed = (await call('GET', '/api/v1/access-keys?limit=200', { token: ws.apiKey })).body.data.find(
+      (k: { id: string }) => k.id === key.id,
+    );
     expect(listed.status).toBe('expired');
   });
 
@@ -99,9 +109,12 @@ describe('access keys', () => {
   it('pages newest first', async () => {
     const fresh = await newWorkspace();
     const ids: string[] = [];
-    for (const name of ['a', 'b', 'c']) ids.push((await call('POST', '/api/v1/access-keys', { token: fresh.apiKey, body: { name } })).body.data.id);
+    for (const name of ['a', 'b', 'c'])
+      ids.push((await call('POST', '/api/v1/access-keys', { token: fresh.apiKey, body: { name } })).body.data.id);
     const first = await call('GET', '/api/v1/access-keys?limit=2', { token: fresh.apiKey });
-    const second = await call('GET', `/api/v1/access-keys?limit=2&cursor=${encodeURIComponent(first.body.meta.page.nextCursor)}`, { token: fresh.apiKey });
+    const second = await call('GET', `/api/v1/access-keys?limit=2&cursor=${encodeURIComponent(first.body.meta.page.nextCursor)}`, {
+      token: fresh.apiKey,
+    });
     expect([...first.body.data, ...second.body.data].map((k: { id: string }) => k.id)).toEqual(ids.reverse());
   });
 

@@ -69,17 +69,24 @@ describe('authentication', () => {
     const at = 8 + 20;
     const mistyped = `${ws.apiKey.slice(0, at)}${ws.apiKey[at] === 'A' ? 'B' : 'A'}${ws.apiKey.slice(at + 1)}`;
     const random = () => issueTokenRandom();
-    const base62 = (n: number) => Array.from({ length: 6 }, (_, i) => '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'[Math.floor(n / 62 ** (5 - i)) % 62]).join('');
+    const base62 = (n: number) =>
+      Array.from(
+        { length: 6 },
+        (_, i) => '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'[Math.floor(n / 62 ** (5 - i)) % 62],
+      ).join('');
     const withoutChecksum = await machineToken(ws.workspaceId, {}, `st_${random()}${ws.workspaceId.slice(3)}`);
     const crcRandom = random();
     const unkeyed = await machineToken(ws.workspaceId, {}, `st_${crcRandom}${base62(crc32(crcRandom))}${ws.workspaceId.slice(3)}`);
     const current = await machineToken(ws.workspaceId);
     // Act
-    const answers = await Promise.all([mistyped, withoutChecksum, unkeyed, current].map((token) => call('GET', '/api/v1/projects', { token })));
+    const answers = await Promise.all(
+      [mistyped, withoutChecksum, unkeyed, current].map((token) => call('GET', '/api/v1/projects', { token })),
+    );
     // Assess
     expect([withoutChecksum.length, unkeyed.length, current.length]).toEqual([3 + 43 + 26, 3 + 43 + 6 + 26, 3 + 43 + 8 + 26]);
     expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 200]);
-    for (const refused of answers.slice(0, 3)) expect(refused.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the token is not valid' });
+    for (const refused of answers.slice(0, 3))
+      expect(refused.body.error).toEqual({ code: 'AUTH_REQUIRED', message: 'Authorization: the token is not valid' });
   });
 
   it('refuses a revoked API key on its next request', async () => {

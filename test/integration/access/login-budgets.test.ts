@@ -24,13 +24,18 @@ const ROLE = 'arn:aws:iam::123456789012:role/budget-workload';
 const REFUSED = { url: 'https://sts.amazonaws.com/', method: 'POST', headers: {}, body: '' };
 
 const createKey = async () => {
-  const answer = await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'budget', auth: { type: 'aws_iam', principalArns: [ROLE] } } });
+  const answer = await call('POST', '/api/v1/access-keys', {
+    token: ws.apiKey,
+    body: { name: 'budget', auth: { type: 'aws_iam', principalArns: [ROLE] } },
+  });
   expect(answer.status).toBe(201);
   return answer.body.data as { id: string; identityId: string };
 };
 
 const auditOf = async (target: string, action: string) =>
-  (await call('GET', `/api/v1/audit?target=${target}&action=${action}&limit=200`, { token: ws.apiKey })).body.data as { metadata: Record<string, unknown> }[];
+  (await call('GET', `/api/v1/audit?target=${target}&action=${action}&limit=200`, { token: ws.apiKey })).body.data as {
+    metadata: Record<string, unknown>;
+  }[];
 
 /**
  * A clock minute's window must not end mid-test (it would make every budget whole again): starts in the first 40
@@ -66,7 +71,8 @@ describe('refused logins: 10 per access key and source address a minute', () => 
     const here = await iamLoginFrom('127.0.0.2', key.id, await signedRequest(workload));
     // Assess
     expect(refused.slice(0, 10).map((answer) => [answer.status, answer.body.error?.code])).toEqual(Array(10).fill([401, 'AUTH_REQUIRED']));
-    for (const answer of refused.slice(10)) expectRateLimited(answer, /at most 10 refused logins per access key and source address per minute/);
+    for (const answer of refused.slice(10))
+      expectRateLimited(answer, /at most 10 refused logins per access key and source address per minute/);
     const denied = await auditOf(key.id, 'access_key.login_denied');
     expect(denied).toHaveLength(REFUSED_LOGINS_PER_MINUTE);
     expect(denied.every((entry) => entry.metadata.reason === 'endpoint')).toBe(true);
@@ -115,9 +121,17 @@ describe('the counts are conditional writes: exact when the read before any chec
   const { doc, tableName, store } = localStore();
   const window = (): LoginWindow => ({ minute: Math.floor(Date.now() / 60_000), source: '127.0.0.9' });
   const setCount = (key: { PK: string; SK: string }, count: number) =>
-    doc.send(new UpdateCommand({ TableName: tableName, Key: key, UpdateExpression: 'SET #count = :count', ExpressionAttributeNames: { '#count': 'count' }, ExpressionAttributeValues: { ':count': count } }));
+    doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: 'SET #count = :count',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':count': count },
+      }),
+    );
 
-  it('a refusal past the address\'s budget is neither counted nor audited', async () => {
+  it("a refusal past the address's budget is neither counted nor audited", async () => {
     // Prepare: the budget spent by requests the read did not see yet
     const key = await createKey();
     const target = (await store.findLoginTarget(key.id))!;
@@ -134,7 +148,7 @@ describe('the counts are conditional writes: exact when the read before any chec
     expect(await auditOf(key.id, 'access_key.login_denied')).toEqual([]);
   });
 
-  it('a login past the key\'s budget issues no token and writes no entry: its count is in the transaction', async () => {
+  it("a login past the key's budget issues no token and writes no entry: its count is in the transaction", async () => {
     // Prepare
     const key = await createKey();
     const target = (await store.findLoginTarget(key.id))!;
@@ -149,7 +163,16 @@ describe('the counts are conditional writes: exact when the read before any chec
       record: target.record,
       revision: target.revision,
       tokenHash,
-      token: { kind: 'machine', workspaceId: ws.workspaceId, credentialId: key.id, actorSub: key.identityId, expiresAt, revokedAt: null, lastUsedAt: null, keyRevision: 0 },
+      token: {
+        kind: 'machine',
+        workspaceId: ws.workspaceId,
+        credentialId: key.id,
+        actorSub: key.identityId,
+        expiresAt,
+        revokedAt: null,
+        lastUsedAt: null,
+        keyRevision: 0,
+      },
       audit: auditEntry(actor, 'access_key.login', key.id, { accessKeyId: key.id, method: 'aws_iam', principal: ROLE }, Date.now()),
       createdAt: new Date().toISOString(),
       window: at,

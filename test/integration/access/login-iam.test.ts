@@ -39,16 +39,27 @@ const auditOf = async (target: string, action: string) =>
 beforeAll(async () => {
   ws = await newWorkspace();
   env = await newEnvironment(ws.apiKey, { project: 'payments', environment: 'prod' });
-  const put = await call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, { token: ws.apiKey, body: { key: 'DB_PASSWORD', value: 'hunter2' } });
+  const put = await call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, {
+    token: ws.apiKey,
+    body: { key: 'DB_PASSWORD', value: 'hunter2' },
+  });
   expect(put.status).toBeLessThan(300);
   payments = await stsIdentity(ROLE);
   other = await stsIdentity('arn:aws:iam::123456789012:role/billing-api');
 });
 
 describe('AWS IAM login', () => {
-  it('trades a signed GetCallerIdentity for a short-lived token with the key\'s permissions, audited with the role', async () => {
-    const key = await createKey({ tokenTtlSeconds: 600, permissions: [{ projects: ['payments'], environments: ['prod'], keys: ['DB_*'], actions: ['reveal'] }] });
-    expect(key).toMatchObject({ token: null, tokenPrefix: null, tokenTtlSeconds: 600, auth: { type: 'aws_iam', principalArns: ['arn:aws:iam::123456789012:role/payments-*'] } });
+  it("trades a signed GetCallerIdentity for a short-lived token with the key's permissions, audited with the role", async () => {
+    const key = await createKey({
+      tokenTtlSeconds: 600,
+      permissions: [{ projects: ['payments'], environments: ['prod'], keys: ['DB_*'], actions: ['reveal'] }],
+    });
+    expect(key).toMatchObject({
+      token: null,
+      tokenPrefix: null,
+      tokenTtlSeconds: 600,
+      auth: { type: 'aws_iam', principalArns: ['arn:aws:iam::123456789012:role/payments-*'] },
+    });
     const before = Date.now();
     const login = await iamLogin(key.id, await signedRequest(payments));
     expect(login.status).toBe(200);
@@ -76,9 +87,17 @@ describe('AWS IAM login', () => {
       ['server_id', await signedRequest(payments, { unsigned: ['x-service-server-id'] }), /x-service-server-id must be signed/],
       ['endpoint', { ...stack, url: 'https://sts.amazonaws.com/' }, /must be the configured STS endpoint/],
       ['action', await signedRequest(payments, { body: 'Action=GetCallerIdentity&Version=2011-06-15&Extra=1' }), /must be exactly/],
-      ['header', await signedRequest(payments, { extraHeaders: { 'x-forwarded-host': 'evil.example.com' } }), /x-forwarded-host is not allowed/],
+      [
+        'header',
+        await signedRequest(payments, { extraHeaders: { 'x-forwarded-host': 'evil.example.com' } }),
+        /x-forwarded-host is not allowed/,
+      ],
       ['date', await signedRequest(payments, { date: new Date(Date.now() - 6 * 60_000) }), /more than 5 minutes/],
-      ['sts_refused', await signedRequest({ ...payments, secretAccessKey: 'wrong' }), /STS refused the signed request \(SignatureDoesNotMatch\)/],
+      [
+        'sts_refused',
+        await signedRequest({ ...payments, secretAccessKey: 'wrong' }),
+        /STS refused the signed request \(SignatureDoesNotMatch\)/,
+      ],
     ];
     for (const [reason, request, message] of refusals) {
       const answer = await iamLogin(key.id, request);
@@ -112,7 +131,10 @@ describe('AWS IAM login', () => {
     const second = (await iamLogin(key.id, await signedRequest(payments))).body.data.token as string;
     const path = { path: 'payments/prod/DB_PASSWORD' };
     expect((await call('POST', '/api/v1/reveal', { token: first, body: path })).status).toBe(200);
-    const narrowed = await call('PATCH', `/api/v1/access-keys/${key.id}`, { token: ws.apiKey, body: { permissions: [{ keys: ['OTHER_*'], actions: ['reveal'] }] } });
+    const narrowed = await call('PATCH', `/api/v1/access-keys/${key.id}`, {
+      token: ws.apiKey,
+      body: { permissions: [{ keys: ['OTHER_*'], actions: ['reveal'] }] },
+    });
     expect(narrowed.status).toBe(200);
     expect((await call('POST', '/api/v1/reveal', { token: first, body: path })).status).toBe(404);
     expect((await call('POST', '/api/v1/reveal', { token: second, body: path })).status).toBe(404);
@@ -130,8 +152,22 @@ describe('AWS IAM login', () => {
     const changed = (await iamLogin(key.id, await signedRequest(payments))).body.data.token as string;
     const { doc, tableName } = localStore();
     const unreach = (token: string, update: string, values?: Record<string, unknown>) =>
-      doc.send(new UpdateCommand({ TableName: tableName, Key: keys.token(hashToken(token)), UpdateExpression: update, ...(values && { ExpressionAttributeValues: values }) }));
-    expect((await call('PATCH', `/api/v1/access-keys/${key.id}`, { token: ws.apiKey, body: { permissions: [{ keys: ['OTHER_*'], actions: ['reveal'] }] } })).status).toBe(200);
+      doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.token(hashToken(token)),
+          UpdateExpression: update,
+          ...(values && { ExpressionAttributeValues: values }),
+        }),
+      );
+    expect(
+      (
+        await call('PATCH', `/api/v1/access-keys/${key.id}`, {
+          token: ws.apiKey,
+          body: { permissions: [{ keys: ['OTHER_*'], actions: ['reveal'] }] },
+        })
+      ).status,
+    ).toBe(200);
     // The token item as it was before the change reached it (a function that stopped half-way, a huge fleet).
     await unreach(changed, 'SET keyRevision = :zero', { ':zero': 0 });
     const stale = await call('GET', '/api/v1/projects', { token: changed });
@@ -147,7 +183,7 @@ describe('AWS IAM login', () => {
     expect(revoked.body.error.message).toMatch(/revoked/);
   });
 
-  it("a token never outlives its key, and allowedCidrs apply to the login", async () => {
+  it('a token never outlives its key, and allowedCidrs apply to the login', async () => {
     const short = await createKey({ expiresInDays: 1, tokenTtlSeconds: 43_200 });
     const login = await iamLogin(short.id, await signedRequest(payments));
     expect(Date.parse(login.body.data.expiresAt)).toBeLessThanOrEqual(Date.parse(short.expiresAt));
@@ -161,7 +197,8 @@ describe('AWS IAM login', () => {
 describe('access keys with auth: validation', () => {
   it('takes tokenTtlSeconds 60 and 43200 and refuses 59 and 43201, and tokenTtlSeconds on a token key', async () => {
     const auth = { type: 'aws_iam', principalArns: [ROLE] };
-    const create = (body: Record<string, unknown>) => call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'ttl', ...body } });
+    const create = (body: Record<string, unknown>) =>
+      call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'ttl', ...body } });
     expect((await create({ auth, tokenTtlSeconds: 60 })).status).toBe(201);
     expect((await create({ auth, tokenTtlSeconds: 43_200 })).status).toBe(201);
     expect((await create({ auth })).body.data.tokenTtlSeconds).toBe(900);
@@ -173,13 +210,24 @@ describe('access keys with auth: validation', () => {
     const plain = await create({ tokenTtlSeconds: 600 });
     expect(plain.status).toBe(400);
     expect(plain.body.error.message).toMatch(/^tokenTtlSeconds: only a key with auth aws_iam or oidc/);
-    expect((await create({})).body.data).toMatchObject({ auth: { type: 'token' }, tokenTtlSeconds: null, token: expect.stringMatching(/^st_/) });
+    expect((await create({})).body.data).toMatchObject({
+      auth: { type: 'token' },
+      tokenTtlSeconds: null,
+      token: expect.stringMatching(/^st_/),
+    });
   });
 
   it('takes 1 to 20 principalArns with a 12-digit account, and refuses a globbed account', async () => {
-    const create = (principalArns: unknown) => call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'arns', auth: { type: 'aws_iam', principalArns } } });
+    const create = (principalArns: unknown) =>
+      call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'arns', auth: { type: 'aws_iam', principalArns } } });
     expect((await create(Array.from({ length: 20 }, (_, i) => `arn:aws:iam::123456789012:role/r${i}`))).status).toBe(201);
-    for (const bad of [[], Array.from({ length: 21 }, (_, i) => `arn:aws:iam::123456789012:role/r${i}`), ['arn:aws:iam::*:role/deploy'], ['arn:aws:s3:::bucket'], ['arn:aws:iam::123456789012:role/service-role/deploy']]) {
+    for (const bad of [
+      [],
+      Array.from({ length: 21 }, (_, i) => `arn:aws:iam::123456789012:role/r${i}`),
+      ['arn:aws:iam::*:role/deploy'],
+      ['arn:aws:s3:::bucket'],
+      ['arn:aws:iam::123456789012:role/service-role/deploy'],
+    ]) {
       const answer = await create(bad);
       expect(answer.status).toBe(400);
       expect(answer.body.error.message).toMatch(/^auth\.principalArns/);

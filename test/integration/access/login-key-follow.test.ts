@@ -23,20 +23,29 @@ const SECRETS = { DB_PASSWORD: 'hunter2', API_KEY: 'not-for-ci' };
 const REVEALS = {
   byId: (token: string, key: keyof typeof SECRETS) => call('POST', `/api/v1/secrets/${ids[key]}/reveal`, { token }),
   byPath: (token: string, key: keyof typeof SECRETS) => call('POST', '/api/v1/reveal', { token, body: { path: `payments/prod/${key}` } }),
-  bulk: (token: string, key: keyof typeof SECRETS) => call('POST', `/api/v1/environments/${envId}/secrets/reveal`, { token, body: { keys: [key] } }),
+  bulk: (token: string, key: keyof typeof SECRETS) =>
+    call('POST', `/api/v1/environments/${envId}/secrets/reveal`, { token, body: { keys: [key] } }),
 };
 type Route = keyof typeof REVEALS;
 const ROUTES = Object.keys(REVEALS) as Route[];
 
 /** The values a reveal answered: one for by id and by path, those of the page for a bulk reveal; its error code else. */
 const valuesOf = (answer: { status: number; body: any }) =>
-  answer.status !== 200 ? answer.body.error?.code : Array.isArray(answer.body.data) ? answer.body.data.map((secret: { value: string }) => secret.value) : [answer.body.data.value];
+  answer.status !== 200
+    ? answer.body.error?.code
+    : Array.isArray(answer.body.data)
+      ? answer.body.data.map((secret: { value: string }) => secret.value)
+      : [answer.body.data.value];
 
 /** An access key of the workload revealing `keys` alone, and one login token per reveal route, each unused. */
 async function keyWithTokens(keys: string[]) {
   const key = await call('POST', '/api/v1/access-keys', {
     token: ws.apiKey,
-    body: { name: 'follow', auth: { type: 'aws_iam', principalArns: [ROLE] }, permissions: [{ projects: ['payments'], environments: ['prod'], keys, actions: ['reveal'] }] },
+    body: {
+      name: 'follow',
+      auth: { type: 'aws_iam', principalArns: [ROLE] },
+      permissions: [{ projects: ['payments'], environments: ['prod'], keys, actions: ['reveal'] }],
+    },
   });
   expect(key.status).toBe(201);
   const tokens = {} as Record<Route, string>;
@@ -65,13 +74,23 @@ describe('a login token on the reveal routes, on its first request after its key
     // Prepare: tokens of a key that may reveal DB_* alone, then the key changed to API_* alone
     const asksNew = await keyWithTokens(['DB_*']);
     const asksOld = await keyWithTokens(['DB_*']);
-    const patched = await call('PATCH', `/api/v1/access-keys/${asksNew.id}`, { token: ws.apiKey, body: { permissions: [{ projects: ['payments'], environments: ['prod'], keys: ['API_*'], actions: ['reveal'] }] } });
+    const patched = await call('PATCH', `/api/v1/access-keys/${asksNew.id}`, {
+      token: ws.apiKey,
+      body: { permissions: [{ projects: ['payments'], environments: ['prod'], keys: ['API_*'], actions: ['reveal'] }] },
+    });
     expect(patched.status).toBe(200);
-    const patchedToo = await call('PATCH', `/api/v1/access-keys/${asksOld.id}`, { token: ws.apiKey, body: { permissions: [{ projects: ['payments'], environments: ['prod'], keys: ['API_*'], actions: ['reveal'] }] } });
+    const patchedToo = await call('PATCH', `/api/v1/access-keys/${asksOld.id}`, {
+      token: ws.apiKey,
+      body: { permissions: [{ projects: ['payments'], environments: ['prod'], keys: ['API_*'], actions: ['reveal'] }] },
+    });
     expect(patchedToo.status).toBe(200);
     // Act: each token's first request, one reveal route each
-    const allowedNow = Object.fromEntries(await Promise.all(ROUTES.map(async (route) => [route, valuesOf(await REVEALS[route](asksNew.tokens[route], 'API_KEY'))])));
-    const allowedBefore = Object.fromEntries(await Promise.all(ROUTES.map(async (route) => [route, valuesOf(await REVEALS[route](asksOld.tokens[route], 'DB_PASSWORD'))])));
+    const allowedNow = Object.fromEntries(
+      await Promise.all(ROUTES.map(async (route) => [route, valuesOf(await REVEALS[route](asksNew.tokens[route], 'API_KEY'))])),
+    );
+    const allowedBefore = Object.fromEntries(
+      await Promise.all(ROUTES.map(async (route) => [route, valuesOf(await REVEALS[route](asksOld.tokens[route], 'DB_PASSWORD'))])),
+    );
     // Assess
     expect(allowedNow).toEqual({ byId: ['not-for-ci'], byPath: ['not-for-ci'], bulk: ['not-for-ci'] });
     // Outside the rules now: not found by id or path; the bulk reveal answers only what the key may reveal.
@@ -84,7 +103,9 @@ describe('a login token on the reveal routes, on its first request after its key
     const fenced = await call('PATCH', `/api/v1/access-keys/${key.id}`, { token: ws.apiKey, body: { allowedCidrs: ['203.0.113.0/24'] } });
     expect(fenced.status).toBe(200);
     // Act
-    const answers = Object.fromEntries(await Promise.all(ROUTES.map(async (route) => [route, valuesOf(await REVEALS[route](key.tokens[route], 'DB_PASSWORD'))])));
+    const answers = Object.fromEntries(
+      await Promise.all(ROUTES.map(async (route) => [route, valuesOf(await REVEALS[route](key.tokens[route], 'DB_PASSWORD'))])),
+    );
     // Assess
     expect(answers).toEqual({ byId: 'FORBIDDEN', byPath: 'FORBIDDEN', bulk: 'FORBIDDEN' });
   });

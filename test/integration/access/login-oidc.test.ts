@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call } from '../../support/api.ts';
 import { loginFrom } from '../../support/login.ts';
 import { startOidcIssuer, type OidcIssuer } from '../../support/oidc-issuer.ts';
-import { auditEntries, epochSeconds, forgedJwt, loginKey, oidcLogin, revokeKey, tamperedJwt, workloadPlace } from '../../support/workload.ts';
+import {
+  auditEntries,
+  epochSeconds,
+  forgedJwt,
+  loginKey,
+  oidcLogin,
+  revokeKey,
+  tamperedJwt,
+  workloadPlace,
+} from '../../support/workload.ts';
 
 /**
  * Workload identity with OIDC (decisions.md, "Workload identity"), end to end on the local stack: a real OpenID
@@ -48,7 +57,10 @@ describe('OIDC login', () => {
     // Act
     const login = await oidcLogin(key.id, jwt);
     // Assess
-    expect(key).toMatchObject({ token: null, auth: { type: 'oidc', issuer: issuer.issuer, audience: AUDIENCE, subject: SUBJECT, claims: CLAIMS } });
+    expect(key).toMatchObject({
+      token: null,
+      auth: { type: 'oidc', issuer: issuer.issuer, audience: AUDIENCE, subject: SUBJECT, claims: CLAIMS },
+    });
     expect(login.status).toBe(200);
     expect(login.body.data).toMatchObject({ accessKeyId: key.id, identityId: key.identityId, token: expect.stringMatching(/^st_/) });
     const token = login.body.data.token as string;
@@ -58,7 +70,10 @@ describe('OIDC login', () => {
     expect([outside.status, outside.body.error?.code]).toEqual([404, 'NOT_FOUND']);
     const entries = await auditEntries(apiKey, { action: 'access_key.login', target: key.id });
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ actorSub: key.identityId, metadata: { accessKeyId: key.id, method: 'oidc', principal: MAIN, issuer: issuer.issuer } });
+    expect(entries[0]).toMatchObject({
+      actorSub: key.identityId,
+      metadata: { accessKeyId: key.id, method: 'oidc', principal: MAIN, issuer: issuer.issuer },
+    });
     expect(JSON.stringify(entries)).not.toContain(jwt.split('.')[2]!.slice(0, 20));
   });
 

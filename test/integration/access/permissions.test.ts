@@ -17,20 +17,34 @@ const ids: Record<string, string> = {};
 /** Keys scoped to api/staging: every action, read only; and one scoped to another project. */
 const tokens = { may: '', readOnly: '', noRead: '', dbOnly: '' };
 
-const put = (token: string, envId: string, key: string, value = 'v') => call('PUT', `/api/v1/environments/${envId}/secrets`, { token, body: { key, value } });
+const put = (token: string, envId: string, key: string, value = 'v') =>
+  call('PUT', `/api/v1/environments/${envId}/secrets`, { token, body: { key, value } });
 const accessKey = async (name: string, permissions?: unknown[], extra: Record<string, unknown> = {}) => {
-  const answer = await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name, ...(permissions && { permissions }), ...extra } });
+  const answer = await call('POST', '/api/v1/access-keys', {
+    token: ws.apiKey,
+    body: { name, ...(permissions && { permissions }), ...extra },
+  });
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return answer.body.data as { id: string; token: string; permissions: unknown[] };
 };
-const deniedEntries = async () => (await call('GET', '/api/v1/audit?action=access.denied&limit=200', { token: ws.apiKey })).body.data as { target: string; metadata: Record<string, unknown> }[];
+const deniedEntries = async () =>
+  (await call('GET', '/api/v1/audit?action=access.denied&limit=200', { token: ws.apiKey })).body.data as {
+    target: string;
+    metadata: Record<string, unknown>;
+  }[];
 
 beforeAll(async () => {
   ws = await newWorkspace();
   staging = await newEnvironment(ws.apiKey, { project: 'api', environment: 'staging' });
-  prod = (await call('POST', `/api/v1/projects/${staging.project.id}/environments`, { token: ws.apiKey, body: { name: 'prod' } })).body.data;
+  prod = (await call('POST', `/api/v1/projects/${staging.project.id}/environments`, { token: ws.apiKey, body: { name: 'prod' } })).body
+    .data;
   const web = await newEnvironment(ws.apiKey, { project: 'web', environment: 'prod' });
-  for (const [name, envId] of [['DB_URL', staging.environment.id], ['DEPLOY_TOKEN', staging.environment.id], ['DB_PASSWORD', prod.id], ['WEB_KEY', web.environment.id]] as const) {
+  for (const [name, envId] of [
+    ['DB_URL', staging.environment.id],
+    ['DEPLOY_TOKEN', staging.environment.id],
+    ['DB_PASSWORD', prod.id],
+    ['WEB_KEY', web.environment.id],
+  ] as const) {
     ids[name] = (await put(ws.apiKey, envId, name, `value-of-${name}`)).body.data.id;
   }
   const scope = { projects: ['api'], environments: ['staging'] };
@@ -42,16 +56,21 @@ beforeAll(async () => {
 
 describe('permissions: projects and environments', () => {
   it('lists, finds and hides projects and environments by the rules', async () => {
-    const slugs = async (token: string) => (await call('GET', '/api/v1/projects', { token })).body.data.map((p: { slug: string }) => p.slug);
+    const slugs = async (token: string) =>
+      (await call('GET', '/api/v1/projects', { token })).body.data.map((p: { slug: string }) => p.slug);
     expect(await slugs(tokens.may)).toEqual(['api']);
     expect(await slugs(tokens.noRead)).toEqual(['web']);
     expect((await call('GET', '/api/v1/projects/by-slug/api', { token: tokens.readOnly })).status).toBe(200);
     expect((await call('GET', '/api/v1/projects/by-slug/api', { token: tokens.noRead })).body.error.code).toBe('NOT_FOUND');
     const envs = await call('GET', `/api/v1/projects/${staging.project.id}/environments`, { token: tokens.readOnly });
     expect(envs.body.data.map((e: { slug: string }) => e.slug)).toEqual(['staging']);
-    expect((await call('GET', `/api/v1/projects/${staging.project.id}/environments`, { token: tokens.noRead })).body.error.code).toBe('NOT_FOUND');
+    expect((await call('GET', `/api/v1/projects/${staging.project.id}/environments`, { token: tokens.noRead })).body.error.code).toBe(
+      'NOT_FOUND',
+    );
     expect((await call('GET', '/api/v1/projects/by-slug/api/environments/staging', { token: tokens.readOnly })).status).toBe(200);
-    expect((await call('GET', '/api/v1/projects/by-slug/api/environments/prod', { token: tokens.readOnly })).body.error.code).toBe('NOT_FOUND');
+    expect((await call('GET', '/api/v1/projects/by-slug/api/environments/prod', { token: tokens.readOnly })).body.error.code).toBe(
+      'NOT_FOUND',
+    );
   });
 });
 
@@ -61,7 +80,9 @@ describe('permissions: secret routes', () => {
     expect(await keysOf(`/api/v1/environments/${staging.environment.id}/secrets`, tokens.readOnly)).toEqual(['DB_URL', 'DEPLOY_TOKEN']);
     expect(await keysOf(`/api/v1/environments/${staging.environment.id}/secrets`, tokens.dbOnly)).toEqual(['DB_URL']);
     expect((await call('GET', `/api/v1/environments/${prod.id}/secrets`, { token: tokens.readOnly })).body.error.code).toBe('NOT_FOUND');
-    expect((await call('GET', `/api/v1/environments/${staging.environment.id}/secrets`, { token: tokens.noRead })).body.error.code).toBe('NOT_FOUND');
+    expect((await call('GET', `/api/v1/environments/${staging.environment.id}/secrets`, { token: tokens.noRead })).body.error.code).toBe(
+      'NOT_FOUND',
+    );
     expect(await keysOf('/api/v1/search/secrets?q=DB', tokens.readOnly)).toEqual(['DB_URL']);
     expect(await keysOf('/api/v1/search/secrets', tokens.noRead)).toEqual(['WEB_KEY']);
     expect((await keysOf('/api/v1/search/secrets', ws.apiKey)).sort()).toEqual(['DB_PASSWORD', 'DB_URL', 'DEPLOY_TOKEN', 'WEB_KEY']);
@@ -77,11 +98,24 @@ describe('permissions: secret routes', () => {
       expect(answer.body.error.code).toBe('FORBIDDEN');
       expect(JSON.stringify(answer.body)).not.toContain('value-of');
     }
-    for (const answer of [await byId(tokens.noRead), await byPath(tokens.noRead), await byId(tokens.dbOnly, 'DEPLOY_TOKEN'), await byId(tokens.may, 'DB_PASSWORD')]) {
+    for (const answer of [
+      await byId(tokens.noRead),
+      await byPath(tokens.noRead),
+      await byId(tokens.dbOnly, 'DEPLOY_TOKEN'),
+      await byId(tokens.may, 'DB_PASSWORD'),
+    ]) {
       expect(answer.body.error.code).toBe('NOT_FOUND');
     }
     const denied = (await deniedEntries()).filter((entry) => entry.target === ids.DB_URL);
-    expect(denied[0]).toMatchObject({ metadata: { attemptedAction: 'reveal', key: 'DB_URL', projectId: staging.project.id, environmentId: staging.environment.id, credentialKind: 'machine' } });
+    expect(denied[0]).toMatchObject({
+      metadata: {
+        attemptedAction: 'reveal',
+        key: 'DB_URL',
+        projectId: staging.project.id,
+        environmentId: staging.environment.id,
+        credentialKind: 'machine',
+      },
+    });
   });
 
   it('writes only with write: FORBIDDEN whether the key exists or not, NOT_FOUND for an environment it cannot see', async () => {
@@ -118,7 +152,9 @@ describe('permissions: secret routes', () => {
     const load = (token: string) => call('POST', `/api/v1/environments/${staging.environment.id}/secrets/reveal`, { token, body: {} });
     const keys = (await load(tokens.dbOnly)).body.data.map((s: { key: string }) => s.key);
     expect(keys).toEqual(['DB_URL']);
-    expect((await load(tokens.may)).body.data.map((s: { key: string }) => s.key)).toEqual(expect.arrayContaining(['DB_URL', 'DEPLOY_TOKEN']));
+    expect((await load(tokens.may)).body.data.map((s: { key: string }) => s.key)).toEqual(
+      expect.arrayContaining(['DB_URL', 'DEPLOY_TOKEN']),
+    );
     expect((await load(tokens.readOnly)).body.error.code).toBe('FORBIDDEN');
     expect((await load(tokens.noRead)).body.error.code).toBe('NOT_FOUND');
     const bulkDenied = (await deniedEntries()).filter((entry) => entry.target === staging.environment.id);
@@ -126,7 +162,13 @@ describe('permissions: secret routes', () => {
   });
 
   it('hides an environment from a key whose deny rule covers all of it, and denies actions a deny rule names', async () => {
-    const noProd = (await accessKey('all-but-prod', [{ actions: ['read', 'reveal', 'write', 'delete'] }, { effect: 'deny', environments: ['prod'], actions: ['read'] }, { effect: 'deny', keys: ['DEPLOY_*'], actions: ['reveal'] }])).token;
+    const noProd = (
+      await accessKey('all-but-prod', [
+        { actions: ['read', 'reveal', 'write', 'delete'] },
+        { effect: 'deny', environments: ['prod'], actions: ['read'] },
+        { effect: 'deny', keys: ['DEPLOY_*'], actions: ['reveal'] },
+      ])
+    ).token;
     expect((await call('GET', `/api/v1/environments/${prod.id}/secrets`, { token: noProd })).body.error.code).toBe('NOT_FOUND');
     const envs = await call('GET', `/api/v1/projects/${staging.project.id}/environments`, { token: noProd });
     expect(envs.body.data.map((e: { slug: string }) => e.slug)).toEqual(['staging']);

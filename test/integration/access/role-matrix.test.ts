@@ -52,63 +52,167 @@ const secretsOf = (envId: string) => `/api/v1/environments/${envId}/secrets`;
 const MATRIX: Record<RouteKey, Row> = {
   'GET /api/v1/projects': { ok: 200, may: EVERYONE, send: (token) => call('GET', '/api/v1/projects', { token }) },
   'POST /api/v1/projects': { ok: 201, may: ADMINS, send: (token) => call('POST', '/api/v1/projects', { token, body: { name: 'made' } }) },
-  'GET /api/v1/projects/by-slug/{projectSlug}': { ok: 200, may: EVERYONE, send: (token) => call('GET', `/api/v1/projects/by-slug/${project.slug}`, { token }) },
+  'GET /api/v1/projects/by-slug/{projectSlug}': {
+    ok: 200,
+    may: EVERYONE,
+    send: (token) => call('GET', `/api/v1/projects/by-slug/${project.slug}`, { token }),
+  },
   'GET /api/v1/projects/{projectId}/environments': {
-    ok: 200, may: EVERYONE, send: (token) => call('GET', `/api/v1/projects/${project.id}/environments`, { token }),
+    ok: 200,
+    may: EVERYONE,
+    send: (token) => call('GET', `/api/v1/projects/${project.id}/environments`, { token }),
   },
   'POST /api/v1/projects/{projectId}/environments': {
-    ok: 201, may: ADMINS, send: (token) => call('POST', `/api/v1/projects/${project.id}/environments`, { token, body: { name: 'made' } }),
+    ok: 201,
+    may: ADMINS,
+    send: (token) => call('POST', `/api/v1/projects/${project.id}/environments`, { token, body: { name: 'made' } }),
   },
   'GET /api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}': {
-    ok: 200, may: EVERYONE, send: (token) => call('GET', `/api/v1/projects/by-slug/${project.slug}/environments/${environment.slug}`, { token }),
+    ok: 200,
+    may: EVERYONE,
+    send: (token) => call('GET', `/api/v1/projects/by-slug/${project.slug}/environments/${environment.slug}`, { token }),
   },
-  'GET /api/v1/environments/{envId}/secrets': { ok: 200, may: EVERYONE, send: (token) => call('GET', secretsOf(environment.id), { token }) },
+  'GET /api/v1/environments/{envId}/secrets': {
+    ok: 200,
+    may: EVERYONE,
+    send: (token) => call('GET', secretsOf(environment.id), { token }),
+  },
   'PUT /api/v1/environments/{envId}/secrets': {
-    ok: 200, may: SECRET_ACTORS, fresh: 'secret', send: (token, s) => call('PUT', secretsOf(environment.id), { token, body: { key: s.key, value: 'three' } }),
+    ok: 200,
+    may: SECRET_ACTORS,
+    fresh: 'secret',
+    send: (token, s) => call('PUT', secretsOf(environment.id), { token, body: { key: s.key, value: 'three' } }),
   },
-  'POST /api/v1/secrets/{secretId}/reveal': { ok: 200, may: SECRET_ACTORS, fresh: 'secret', send: (token, s) => call('POST', `/api/v1/secrets/${s.id}/reveal`, { token }) },
+  'POST /api/v1/secrets/{secretId}/reveal': {
+    ok: 200,
+    may: SECRET_ACTORS,
+    fresh: 'secret',
+    send: (token, s) => call('POST', `/api/v1/secrets/${s.id}/reveal`, { token }),
+  },
   'POST /api/v1/reveal': {
-    ok: 200, may: SECRET_ACTORS, fresh: 'secret', send: (token, s) => call('POST', '/api/v1/reveal', { token, body: { path: `${project.slug}/${environment.slug}/${s.key}` } }),
+    ok: 200,
+    may: SECRET_ACTORS,
+    fresh: 'secret',
+    send: (token, s) => call('POST', '/api/v1/reveal', { token, body: { path: `${project.slug}/${environment.slug}/${s.key}` } }),
   },
   'POST /api/v1/environments/{envId}/secrets/reveal': {
-    ok: 200, may: SECRET_ACTORS, fresh: 'secret', send: (token, s) => call('POST', `${secretsOf(environment.id)}/reveal`, { token, body: { keys: [s.key] } }),
+    ok: 200,
+    may: SECRET_ACTORS,
+    fresh: 'secret',
+    send: (token, s) => call('POST', `${secretsOf(environment.id)}/reveal`, { token, body: { keys: [s.key] } }),
   },
-  'GET /api/v1/secrets/{secretId}/versions': { ok: 200, may: EVERYONE, fresh: 'secret', send: (token, s) => call('GET', `/api/v1/secrets/${s.id}/versions`, { token }) },
+  'GET /api/v1/secrets/{secretId}/versions': {
+    ok: 200,
+    may: EVERYONE,
+    fresh: 'secret',
+    send: (token, s) => call('GET', `/api/v1/secrets/${s.id}/versions`, { token }),
+  },
   'POST /api/v1/secrets/{secretId}/rollback': {
-    ok: 200, may: SECRET_ACTORS, fresh: 'secret', send: (token, s) => call('POST', `/api/v1/secrets/${s.id}/rollback`, { token, body: { version: 1 } }),
+    ok: 200,
+    may: SECRET_ACTORS,
+    fresh: 'secret',
+    send: (token, s) => call('POST', `/api/v1/secrets/${s.id}/rollback`, { token, body: { version: 1 } }),
   },
-  'DELETE /api/v1/secrets/{secretId}': { ok: 200, may: SECRET_ACTORS, fresh: 'secret', send: (token, s) => call('DELETE', `/api/v1/secrets/${s.id}`, { token }) },
-  'GET /api/v1/search/secrets': { ok: 200, may: EVERYONE, fresh: 'secret', send: (token, s) => call('GET', `/api/v1/search/secrets?q=${s.key}`, { token }) },
-  'GET /api/v1/environments/{envId}/secrets/deleted': { ok: 200, may: EVERYONE, send: (token) => call('GET', `${secretsOf(environment.id)}/deleted`, { token }) },
-  'POST /api/v1/secrets/{secretId}/restore': { ok: 200, may: SECRET_ACTORS, fresh: 'deletedSecret', send: (token, s) => call('POST', `/api/v1/secrets/${s.id}/restore`, { token }) },
+  'DELETE /api/v1/secrets/{secretId}': {
+    ok: 200,
+    may: SECRET_ACTORS,
+    fresh: 'secret',
+    send: (token, s) => call('DELETE', `/api/v1/secrets/${s.id}`, { token }),
+  },
+  'GET /api/v1/search/secrets': {
+    ok: 200,
+    may: EVERYONE,
+    fresh: 'secret',
+    send: (token, s) => call('GET', `/api/v1/search/secrets?q=${s.key}`, { token }),
+  },
+  'GET /api/v1/environments/{envId}/secrets/deleted': {
+    ok: 200,
+    may: EVERYONE,
+    send: (token) => call('GET', `${secretsOf(environment.id)}/deleted`, { token }),
+  },
+  'POST /api/v1/secrets/{secretId}/restore': {
+    ok: 200,
+    may: SECRET_ACTORS,
+    fresh: 'deletedSecret',
+    send: (token, s) => call('POST', `/api/v1/secrets/${s.id}/restore`, { token }),
+  },
   'GET /api/v1/access-keys': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/access-keys', { token }) },
-  'POST /api/v1/access-keys': { ok: 201, may: ADMINS, send: (token) => call('POST', '/api/v1/access-keys', { token, body: { name: 'made' } }) },
-  'PATCH /api/v1/access-keys/{id}': {
-    ok: 200, may: ADMINS, fresh: 'accessKey', send: (token, k) => call('PATCH', `/api/v1/access-keys/${k.id}`, { token, body: { name: 'renamed' } }),
+  'POST /api/v1/access-keys': {
+    ok: 201,
+    may: ADMINS,
+    send: (token) => call('POST', '/api/v1/access-keys', { token, body: { name: 'made' } }),
   },
-  'POST /api/v1/access-keys/{id}/revoke': { ok: 200, may: ADMINS, fresh: 'accessKey', send: (token, k) => call('POST', `/api/v1/access-keys/${k.id}/revoke`, { token }) },
+  'PATCH /api/v1/access-keys/{id}': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'accessKey',
+    send: (token, k) => call('PATCH', `/api/v1/access-keys/${k.id}`, { token, body: { name: 'renamed' } }),
+  },
+  'POST /api/v1/access-keys/{id}/revoke': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'accessKey',
+    send: (token, k) => call('POST', `/api/v1/access-keys/${k.id}/revoke`, { token }),
+  },
   'GET /api/v1/webhooks': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/webhooks', { token }) },
   'POST /api/v1/webhooks': {
-    ok: 201, may: ADMINS, send: (token) => call('POST', '/api/v1/webhooks', { token, body: { url: `${receiver.origin}/made`, events: ['service.webhook_endpoint.disabled'] } }),
+    ok: 201,
+    may: ADMINS,
+    send: (token) =>
+      call('POST', '/api/v1/webhooks', { token, body: { url: `${receiver.origin}/made`, events: ['service.webhook_endpoint.disabled'] } }),
   },
   'PATCH /api/v1/webhooks/{id}': {
-    ok: 200, may: ADMINS, fresh: 'endpoint', send: (token, e) => call('PATCH', `/api/v1/webhooks/${e.id}`, { token, body: { description: 'patched' } }),
+    ok: 200,
+    may: ADMINS,
+    fresh: 'endpoint',
+    send: (token, e) => call('PATCH', `/api/v1/webhooks/${e.id}`, { token, body: { description: 'patched' } }),
   },
-  'DELETE /api/v1/webhooks/{id}': { ok: 200, may: ADMINS, fresh: 'endpoint', send: (token, e) => call('DELETE', `/api/v1/webhooks/${e.id}`, { token }) },
-  'GET /api/v1/webhooks/{id}/deliveries': { ok: 200, may: ADMINS, send: (token) => call('GET', `/api/v1/webhooks/${endpointId}/deliveries`, { token }) },
+  'DELETE /api/v1/webhooks/{id}': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'endpoint',
+    send: (token, e) => call('DELETE', `/api/v1/webhooks/${e.id}`, { token }),
+  },
+  'GET /api/v1/webhooks/{id}/deliveries': {
+    ok: 200,
+    may: ADMINS,
+    send: (token) => call('GET', `/api/v1/webhooks/${endpointId}/deliveries`, { token }),
+  },
   'GET /api/v1/webhooks/event-types': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/webhooks/event-types', { token }) },
   'GET /api/v1/webhook-deliveries': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/webhook-deliveries', { token }) },
-  'GET /api/v1/webhook-deliveries/{id}': { ok: 200, may: ADMINS, fresh: 'delivery', send: (token, d) => call('GET', `/api/v1/webhook-deliveries/${d.id}`, { token }) },
-  'POST /api/v1/webhooks/{id}/test': { ok: 202, may: ADMINS, send: (token) => call('POST', `/api/v1/webhooks/${endpointId}/test`, { token }) },
+  'GET /api/v1/webhook-deliveries/{id}': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'delivery',
+    send: (token, d) => call('GET', `/api/v1/webhook-deliveries/${d.id}`, { token }),
+  },
+  'POST /api/v1/webhooks/{id}/test': {
+    ok: 202,
+    may: ADMINS,
+    send: (token) => call('POST', `/api/v1/webhooks/${endpointId}/test`, { token }),
+  },
   'POST /api/v1/webhooks/{id}/recover': {
-    ok: 202, may: ADMINS, send: (token) => call('POST', `/api/v1/webhooks/${endpointId}/recover`, { token, body: { since: new Date(Date.now() - 3_600_000).toISOString() } }),
+    ok: 202,
+    may: ADMINS,
+    send: (token) =>
+      call('POST', `/api/v1/webhooks/${endpointId}/recover`, { token, body: { since: new Date(Date.now() - 3_600_000).toISOString() } }),
   },
   'POST /api/v1/webhooks/{id}/rotate-secret': {
-    ok: 200, may: ADMINS, fresh: 'endpoint', send: (token, e) => call('POST', `/api/v1/webhooks/${e.id}/rotate-secret`, { token, body: { expireCurrentInHours: 1 } }),
+    ok: 200,
+    may: ADMINS,
+    fresh: 'endpoint',
+    send: (token, e) => call('POST', `/api/v1/webhooks/${e.id}/rotate-secret`, { token, body: { expireCurrentInHours: 1 } }),
   },
-  'GET /api/v1/webhooks/{id}/stats': { ok: 200, may: ADMINS, send: (token) => call('GET', `/api/v1/webhooks/${endpointId}/stats`, { token }) },
+  'GET /api/v1/webhooks/{id}/stats': {
+    ok: 200,
+    may: ADMINS,
+    send: (token) => call('GET', `/api/v1/webhooks/${endpointId}/stats`, { token }),
+  },
   'POST /api/v1/webhook-deliveries/{id}/retry': {
-    ok: 202, may: ADMINS, fresh: 'delivery', send: (token, d) => call('POST', `/api/v1/webhook-deliveries/${d.id}/retry`, { token }),
+    ok: 202,
+    may: ADMINS,
+    fresh: 'delivery',
+    send: (token, d) => call('POST', `/api/v1/webhook-deliveries/${d.id}/retry`, { token }),
   },
   'GET /api/v1/audit': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/audit', { token }) },
 };
@@ -170,7 +274,9 @@ afterAll(() => receiver.close());
 
 describe('role × route matrix', () => {
   it('has one row for every route but the API description', () => {
-    const routes = Object.values(ROUTE_GROUPS).flat().filter((route) => !(PUBLIC_ROUTES as readonly string[]).includes(route));
+    const routes = Object.values(ROUTE_GROUPS)
+      .flat()
+      .filter((route) => !(PUBLIC_ROUTES as readonly string[]).includes(route));
     expect(Object.keys(MATRIX).sort()).toEqual([...routes].sort());
   });
 
@@ -183,7 +289,8 @@ describe('role × route matrix', () => {
       // Assess
       const expected = row.may.includes(column) ? [row.ok, null] : [403, 'FORBIDDEN'];
       expect([answer.status, answer.body.error?.code ?? null], JSON.stringify(answer.body)).toEqual(expected);
-      if (answer.status === 403) expect(answer.body).toMatchObject({ data: null, error: { code: 'FORBIDDEN', message: expect.any(String) } });
+      if (answer.status === 403)
+        expect(answer.body).toMatchObject({ data: null, error: { code: 'FORBIDDEN', message: expect.any(String) } });
     });
   });
 });

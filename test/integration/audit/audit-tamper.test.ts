@@ -14,11 +14,28 @@ describe('a changed audit entry', () => {
     const entry = (await localStore().store.listAudit(ws.workspaceId, { limit: 1 }, { target: project.id })).items[0]!;
     const { doc, tableName } = localStore();
     // Act
-    await doc.send(new PutCommand({ TableName: tableName, Item: { ...keys.audit(ws.workspaceId, entry.id), type: 'AuditEntry', action: 'project.create', secretNote: 'rewritten' } }));
+    await doc.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { ...keys.audit(ws.workspaceId, entry.id), type: 'AuditEntry', action: 'project.create', secretNote: 'rewritten' },
+      }),
+    );
     // Assess
     const log = () => readFileSync(join(inject('localDir'), 'stack.log'), 'utf8');
-    const line = await waitFor(async () => log().split('\n').find((l) => l.includes('audit entry changed on the table') && l.includes(entry.id)), 20_000, 'the fan-out to report the change');
-    expect(JSON.parse(line!)).toMatchObject({ level: 'ERROR', change: 'overwritten', partition: keys.audit(ws.workspaceId, entry.id).PK, auditId: entry.id });
+    const line = await waitFor(
+      async () =>
+        log()
+          .split('\n')
+          .find((l) => l.includes('audit entry changed on the table') && l.includes(entry.id)),
+      20_000,
+      'the fan-out to report the change',
+    );
+    expect(JSON.parse(line!)).toMatchObject({
+      level: 'ERROR',
+      change: 'overwritten',
+      partition: keys.audit(ws.workspaceId, entry.id).PK,
+      auditId: entry.id,
+    });
     expect(line).not.toContain('rewritten');
   });
 });

@@ -9,7 +9,8 @@ describe('GET /api/v1/audit', () => {
   beforeAll(async () => {
     ws = await newWorkspace();
     const { environment } = await newEnvironment(ws.apiKey);
-    secretId = (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: 'A', value: 'x' } })).body.data.id;
+    secretId = (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: 'A', value: 'x' } }))
+      .body.data.id;
     await new Promise((resolve) => setTimeout(resolve, 5));
     middle = new Date().toISOString();
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -44,7 +45,10 @@ describe('GET /api/v1/audit', () => {
     expect((await get(`target=${secretId}`)).data.map((e: { action: string }) => e.action)).toEqual(['secret.reveal', 'secret.create']);
     expect((await get(`actorSub=${ws.apiKeyId}`)).data).toHaveLength(5);
     expect((await get('actorSub=usr_nobody')).data).toEqual([]);
-    expect((await get(`since=${encodeURIComponent(middle)}`)).data.map((e: { action: string }) => e.action)).toEqual(['secret.create', 'secret.reveal']);
+    expect((await get(`since=${encodeURIComponent(middle)}`)).data.map((e: { action: string }) => e.action)).toEqual([
+      'secret.create',
+      'secret.reveal',
+    ]);
     expect((await get(`until=${encodeURIComponent(middle)}`)).data).toHaveLength(3);
     const first = await get('limit=2&action=secret.create');
     expect(first.data).toHaveLength(2);
@@ -52,7 +56,11 @@ describe('GET /api/v1/audit', () => {
     const paged = await get('limit=2');
     const next = await get(`limit=2&cursor=${encodeURIComponent(paged.meta.page.nextCursor)}`);
     expect(next.data.map((e: { action: string }) => e.action)).toEqual(['secret.create', 'environment.create']);
-    const crossFilter = await call('GET', `/api/v1/audit?limit=2&action=secret.create&cursor=${encodeURIComponent(paged.meta.page.nextCursor)}`, { token: ws.apiKey });
+    const crossFilter = await call(
+      'GET',
+      `/api/v1/audit?limit=2&action=secret.create&cursor=${encodeURIComponent(paged.meta.page.nextCursor)}`,
+      { token: ws.apiKey },
+    );
     expect(crossFilter.body.error.code).toBe('VALIDATION_ERROR');
   });
 

@@ -14,7 +14,11 @@ import { ensureBootstrapWorkspace } from '../../../bin/local/stack.ts';
 describe('local stack', () => {
   it('writes stack.json with the base URL and the bootstrap workspace key, which works', async () => {
     const stackJson = JSON.parse(readFileSync(join(inject('localDir'), 'stack.json'), 'utf8'));
-    expect(stackJson).toMatchObject({ baseUrl: inject('stack').baseUrl, workspaceId: expect.stringMatching(/^ws_/), apiKey: expect.stringMatching(/^sk_live_/) });
+    expect(stackJson).toMatchObject({
+      baseUrl: inject('stack').baseUrl,
+      workspaceId: expect.stringMatching(/^ws_/),
+      apiKey: expect.stringMatching(/^sk_live_/),
+    });
     expect((await call('GET', '/api/v1/projects', { token: stackJson.apiKey })).status).toBe(200);
   });
 
@@ -46,19 +50,39 @@ describe('local stack', () => {
     const endpoint = inject('stack').dynamodbEndpoint;
     const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     const tableName = `upgrade-${Date.now()}`;
-    const key = (name: string) => [{ AttributeName: `${name}PK`, KeyType: 'HASH' as const }, { AttributeName: `${name}SK`, KeyType: 'RANGE' as const }];
+    const key = (name: string) => [
+      { AttributeName: `${name}PK`, KeyType: 'HASH' as const },
+      { AttributeName: `${name}SK`, KeyType: 'RANGE' as const },
+    ];
     // The table as the stack made it before GSI3.
-    await client.send(new CreateTableCommand({
-      TableName: tableName,
-      BillingMode: 'PAY_PER_REQUEST',
-      KeySchema: [{ AttributeName: 'PK', KeyType: 'HASH' }, { AttributeName: 'SK', KeyType: 'RANGE' }],
-      AttributeDefinitions: ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK'].map((AttributeName) => ({ AttributeName, AttributeType: 'S' })),
-      GlobalSecondaryIndexes: ['GSI1', 'GSI2'].map((IndexName) => ({ IndexName, KeySchema: key(IndexName), Projection: { ProjectionType: 'ALL' } })),
-    }));
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: 'PK', KeyType: 'HASH' },
+          { AttributeName: 'SK', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK'].map((AttributeName) => ({
+          AttributeName,
+          AttributeType: 'S',
+        })),
+        GlobalSecondaryIndexes: ['GSI1', 'GSI2'].map((IndexName) => ({
+          IndexName,
+          KeySchema: key(IndexName),
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      }),
+    );
     const doc = makeDocumentClient({ endpoint });
     const old = { PK: 'WS#ws_1#WHD', SK: 'whd_1', GSI1PK: 'WHE#we_1', GSI1SK: 'whd_1', type: 'WebhookDelivery', status: 'pending' };
     await doc.send(new PutCommand({ TableName: tableName, Item: old }));
-    await doc.send(new PutCommand({ TableName: tableName, Item: { PK: 'WS#ws_1', SK: 'EKEY#env#A', GSI1PK: 'SECRETS#ws_1', GSI1SK: 'sec_1', type: 'EnvironmentSecret' } }));
+    await doc.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: { PK: 'WS#ws_1', SK: 'EKEY#env#A', GSI1PK: 'SECRETS#ws_1', GSI1SK: 'sec_1', type: 'EnvironmentSecret' },
+      }),
+    );
 
     expect(await ensureTable(client, tableName)).toEqual(['GSI3', 'GSI4']);
     expect(await ensureTable(client, tableName)).toEqual([]);

@@ -16,10 +16,18 @@ describe('local STS stand-in', () => {
       hostname: url.hostname,
       port: Number(url.port),
       path: '/',
-      headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', 'x-service-server-id': stack.iamServerId },
+      headers: {
+        host: url.host,
+        'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
+        'x-service-server-id': stack.iamServerId,
+      },
       body: GET_CALLER_IDENTITY_BODY,
     });
-    const response = await fetch(stack.awsStsEndpoint, { method: 'POST', headers: request.headers as Record<string, string>, body: GET_CALLER_IDENTITY_BODY });
+    const response = await fetch(stack.awsStsEndpoint, {
+      method: 'POST',
+      headers: request.headers as Record<string, string>,
+      body: GET_CALLER_IDENTITY_BODY,
+    });
     return { status: response.status, body: await response.text() };
   };
 
@@ -34,7 +42,7 @@ describe('local STS stand-in', () => {
     expect(refused.body).toContain('<Code>SignatureDoesNotMatch</Code>');
   });
 
-  it("names its endpoint and the server id (the host and port of baseUrl) in stack.json", () => {
+  it('names its endpoint and the server id (the host and port of baseUrl) in stack.json', () => {
     const stack = inject('stack');
     expect(stack.iamServerId).toBe(new URL(stack.baseUrl).host);
     expect(stack.awsStsEndpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);

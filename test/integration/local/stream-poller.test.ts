@@ -79,7 +79,14 @@ describe('local DynamoDB Streams event source mapping', () => {
     const table = await newTable();
     const before = Date.now();
     await put(table.tableName, 'A', { n: { N: '1' }, blob: { B: new Uint8Array([1, 2, 3]) } });
-    await db.send(new UpdateItemCommand({ TableName: table.tableName, Key: { PK: { S: 'A' }, SK: { S: '#' } }, UpdateExpression: 'SET n = :n', ExpressionAttributeValues: { ':n': { N: '2' } } }));
+    await db.send(
+      new UpdateItemCommand({
+        TableName: table.tableName,
+        Key: { PK: { S: 'A' }, SK: { S: '#' } },
+        UpdateExpression: 'SET n = :n',
+        ExpressionAttributeValues: { ':n': { N: '2' } },
+      }),
+    );
     await db.send(new DeleteItemCommand({ TableName: table.tableName, Key: { PK: { S: 'A' }, SK: { S: '#' } } }));
     await put(table.tableName, 'B');
 
@@ -91,8 +98,17 @@ describe('local DynamoDB Streams event source mapping', () => {
     const [insert, modify, remove, second] = records();
     expect(records().map((record) => record.eventName)).toEqual(['INSERT', 'MODIFY', 'REMOVE', 'INSERT']);
     expect(pks(records())).toEqual(['A', 'A', 'A', 'B']);
-    expect(insert).toMatchObject({ eventVersion: '1.1', eventSource: 'aws:dynamodb', eventSourceARN: table.streamArn, eventID: expect.any(String) });
-    expect(insert!.dynamodb).toMatchObject({ Keys: { PK: { S: 'A' }, SK: { S: '#' } }, StreamViewType: 'NEW_AND_OLD_IMAGES', SizeBytes: expect.any(Number) });
+    expect(insert).toMatchObject({
+      eventVersion: '1.1',
+      eventSource: 'aws:dynamodb',
+      eventSourceARN: table.streamArn,
+      eventID: expect.any(String),
+    });
+    expect(insert!.dynamodb).toMatchObject({
+      Keys: { PK: { S: 'A' }, SK: { S: '#' } },
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+      SizeBytes: expect.any(Number),
+    });
     expect(insert!.dynamodb!.NewImage).toEqual({ PK: { S: 'A' }, SK: { S: '#' }, n: { N: '1' }, blob: { B: 'AQID' } });
     expect(insert!.dynamodb!.OldImage).toBeUndefined();
     expect([modify!.dynamodb!.OldImage!.n, modify!.dynamodb!.NewImage!.n]).toEqual([{ N: '1' }, { N: '2' }]);
@@ -143,7 +159,10 @@ describe('local DynamoDB Streams event source mapping', () => {
     await waitFor(() => lastSequence(table.checkpointFile) !== undefined, 'the checkpoint');
 
     // Assess
-    expect(invocations.map((records) => records.map((record) => record.eventID))).toEqual([[invocations[0]![0]!.eventID], [invocations[0]![0]!.eventID]]);
+    expect(invocations.map((records) => records.map((record) => record.eventID))).toEqual([
+      [invocations[0]![0]!.eventID],
+      [invocations[0]![0]!.eventID],
+    ]);
     expect(lastSequence(table.checkpointFile)).toBe(seq(invocations[0]![0]));
   });
 

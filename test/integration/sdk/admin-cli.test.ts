@@ -37,7 +37,12 @@ describe('admin CLI against the local stack', () => {
     await admin('allowlist', 'remove', '--workspace', created.workspaceId);
     await admin('allowlist', 'add', '--workspace', created.workspaceId);
     // Assess: newest first; the repeated revoke wrote nothing
-    const log = (await call('GET', '/api/v1/audit', { token: created.apiKey })).body.data as { action: string; actorSub: string; target: string; metadata: Record<string, unknown> }[];
+    const log = (await call('GET', '/api/v1/audit', { token: created.apiKey })).body.data as {
+      action: string;
+      actorSub: string;
+      target: string;
+      metadata: Record<string, unknown>;
+    }[];
     expect(log.map((entry) => [entry.action, entry.target])).toEqual([
       ['workspace.allowlist_add', created.workspaceId],
       ['workspace.allowlist_remove', created.workspaceId],
@@ -55,7 +60,9 @@ describe('admin CLI against the local stack', () => {
     await expect(admin('workspace', 'create')).rejects.toMatchObject({ code: 2 });
     await expect(admin('frobnicate')).rejects.toMatchObject({ code: 2 });
     const created = await admin('workspace', 'create', '--name', 'Other');
-    await expect(admin('api-key', 'revoke', '--workspace', created.workspaceId, '--key', 'key_01JZZZZZZZZZZZZZZZZZZZZZZZ')).rejects.toMatchObject({
+    await expect(
+      admin('api-key', 'revoke', '--workspace', created.workspaceId, '--key', 'key_01JZZZZZZZZZZZZZZZZZZZZZZZ'),
+    ).rejects.toMatchObject({
       code: 1,
     });
   });

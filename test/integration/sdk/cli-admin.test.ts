@@ -16,7 +16,14 @@ describe('the secrets CLI: projects, environments and access keys', () => {
 
   /** Runs `secrets …` in the test folder with the workspace's API key unless told otherwise; answers stdout, stderr and the exit status. */
   async function secrets(args: string[], env: Record<string, string | undefined> = {}) {
-    const base = { ...process.env, SECRETS_API_URL: inject('stack').baseUrl, SECRETS_TOKEN: apiKey, SECRETS_PROJECT: undefined, SECRETS_ENV: undefined, XDG_CACHE_HOME: cache };
+    const base = {
+      ...process.env,
+      SECRETS_API_URL: inject('stack').baseUrl,
+      SECRETS_TOKEN: apiKey,
+      SECRETS_PROJECT: undefined,
+      SECRETS_ENV: undefined,
+      XDG_CACHE_HOME: cache,
+    };
     return runCli(args, { cwd: folder, env: { ...base, ...env } });
   }
 
@@ -65,12 +72,21 @@ describe('the secrets CLI: projects, environments and access keys', () => {
     const filled = { projects: ['*'], environments: ['*'], keys: ['**'] };
     // Act: create (human output), then list, update and revoke
     const created = await secrets([
-      'access-keys', 'create', 'ci deploy',
-      '--allow', 'projects=admin-cli,web;environments=staging;keys=DB_*;actions=read,reveal',
-      '--deny', 'keys=DB_ROOT;actions=read',
-      '--allow', 'actions=read',
-      '--allowed-cidr', '203.0.113.0/24', '--allowed-cidr', '2001:db8::/32',
-      '--expires-in-days', '30',
+      'access-keys',
+      'create',
+      'ci deploy',
+      '--allow',
+      'projects=admin-cli,web;environments=staging;keys=DB_*;actions=read,reveal',
+      '--deny',
+      'keys=DB_ROOT;actions=read',
+      '--allow',
+      'actions=read',
+      '--allowed-cidr',
+      '203.0.113.0/24',
+      '--allowed-cidr',
+      '2001:db8::/32',
+      '--expires-in-days',
+      '30',
     ]);
     const token = created.stdout.trimEnd().split('\n').at(-1)!;
     const listed = await secrets(['access-keys', 'list']);
@@ -89,13 +105,17 @@ describe('the secrets CLI: projects, environments and access keys', () => {
     expect(created.stdout).toMatch(/^id: +ak_\w+$/m);
     expect(created.stdout).toMatch(/^name: +ci deploy$/m);
     expect(created.stdout).toMatch(/^status: +active$/m);
-    expect(created.stdout).toMatch(/^permissions: +allow projects=admin-cli,web;environments=staging;keys=DB_\*;actions=read,reveal\n +deny projects=\*;environments=\*;keys=DB_ROOT;actions=read\n +allow projects=\*;environments=\*;keys=\*\*;actions=read$/m);
+    expect(created.stdout).toMatch(
+      /^permissions: +allow projects=admin-cli,web;environments=staging;keys=DB_\*;actions=read,reveal\n +deny projects=\*;environments=\*;keys=DB_ROOT;actions=read\n +allow projects=\*;environments=\*;keys=\*\*;actions=read$/m,
+    );
     expect(created.stdout).toMatch(/^allowed CIDRs: +203\.0\.113\.0\/24, 2001:db8::\/32$/m);
     expect(created.stdout).toMatch(/^expires: +\d{4}-\d\d-\d\dT/m);
     expect(created.stdout).toContain('shown only this once');
     // the list: a table and JSON records, never the token
     expect(listed.stdout).toMatch(/^ID +NAME +STATUS +PREFIX +LAST USED +EXPIRES +RULES +CIDRS\n/);
-    expect(listed.stdout).toMatch(new RegExp(`^${id} +ci deploy +active +${token.slice(0, 10)} +- +\\d{4}-\\S+ +3 +203\\.0\\.113\\.0/24,2001:db8::/32$`, 'm'));
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${id} +ci deploy +active +${token.slice(0, 10)} +- +\\d{4}-\\S+ +3 +203\\.0\\.113\\.0/24,2001:db8::/32$`, 'm'),
+    );
     for (const output of [listed.stdout, JSON.stringify(listedJson)]) expect(output).not.toContain(token);
     expect(listedJson.filter((k: object) => 'token' in k)).toEqual([]);
     expect(record).toMatchObject({
@@ -109,7 +129,14 @@ describe('the secrets CLI: projects, environments and access keys', () => {
     });
     // update: only the given fields change; --permissions and --deny replace the rules, the file's first
     expect(renamed).toMatchObject({ id, name: 'ci', allowedCidrs: [], permissions: record.permissions });
-    expect(rescoped).toMatchObject({ name: 'ci', allowedCidrs: [], permissions: [{ ...filled, effect: 'allow', environments: ['dev'], actions: ['write'] }, { ...filled, effect: 'deny', projects: ['web'], actions: ['read'] }] });
+    expect(rescoped).toMatchObject({
+      name: 'ci',
+      allowedCidrs: [],
+      permissions: [
+        { ...filled, effect: 'allow', environments: ['dev'], actions: ['write'] },
+        { ...filled, effect: 'deny', projects: ['web'], actions: ['read'] },
+      ],
+    });
     expect([human.code, human.stdout]).toEqual([0, expect.stringMatching(/^allowed CIDRs: +198\.51\.100\.7\/32$/m)]);
     expect(human.stdout).not.toContain(token);
     // revoke, and a revoked key cannot be changed
@@ -123,14 +150,25 @@ describe('the secrets CLI: projects, environments and access keys', () => {
     // Act
     const created = await json(['access-keys', 'create', 'scripted', '--allow', 'actions=read']);
     // Assess
-    expect(created).toMatchObject({ id: expect.stringMatching(/^ak_/), name: 'scripted', status: 'active', token: expect.stringMatching(/^st_/), allowedCidrs: [], expiresAt: null });
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^ak_/),
+      name: 'scripted',
+      status: 'active',
+      token: expect.stringMatching(/^st_/),
+      allowedCidrs: [],
+      expiresAt: null,
+    });
     expect(created.tokenPrefix).toBe(created.token.slice(0, 10));
     await secrets(['access-keys', 'revoke', created.id]);
   });
 
   it('a key allowed read and reveal in one environment gets a value there, is FORBIDDEN to set one, and sees no other environment', async () => {
     // Prepare: a project with a secret in staging and one in prod, made and written with the API key
-    for (const args of [['projects', 'create', 'Scoped'], ['environments', 'create', 'Staging', '--project', 'scoped'], ['environments', 'create', 'Prod', '--project', 'scoped']]) {
+    for (const args of [
+      ['projects', 'create', 'Scoped'],
+      ['environments', 'create', 'Staging', '--project', 'scoped'],
+      ['environments', 'create', 'Prod', '--project', 'scoped'],
+    ]) {
       expect((await secrets(args)).code).toBe(0);
     }
     const target = ['--project', 'scoped', '--env', 'staging'];
@@ -160,7 +198,10 @@ describe('the secrets CLI: projects, environments and access keys', () => {
     const unknownField = await secrets(['access-keys', 'create', 'k', '--deny', 'project=x;actions=read'], offline);
     const emptyValue = await secrets(['access-keys', 'create', 'k', '--allow', 'keys=;actions=read'], offline);
     const noChange = await secrets(['access-keys', 'update', 'ak_01J0000000000000000000000'], offline);
-    const both = await secrets(['access-keys', 'update', 'ak_01J0000000000000000000000', '--allowed-cidr', '10.0.0.0/8', '--no-allowed-cidrs'], offline);
+    const both = await secrets(
+      ['access-keys', 'update', 'ak_01J0000000000000000000000', '--allowed-cidr', '10.0.0.0/8', '--no-allowed-cidrs'],
+      offline,
+    );
     const badDays = await secrets(['access-keys', 'create', 'k', '--expires-in-days', 'soon'], offline);
     const reached = await secrets(['access-keys', 'list'], offline);
     // Assess
@@ -168,40 +209,85 @@ describe('the secrets CLI: projects, environments and access keys', () => {
     expect([unknownField.code, unknownField.stderr]).toEqual([2, expect.stringContaining('unknown field "project"')]);
     expect([emptyValue.code, emptyValue.stderr]).toEqual([2, expect.stringContaining('keys: empty value')]);
     expect([noChange.code, noChange.stderr]).toEqual([2, expect.stringContaining('update needs a change')]);
-    expect([both.code, both.stderr]).toEqual([2, expect.stringContaining("'--no-allowed-cidrs' cannot be used with option '--allowed-cidr")]);
+    expect([both.code, both.stderr]).toEqual([
+      2,
+      expect.stringContaining("'--no-allowed-cidrs' cannot be used with option '--allowed-cidr"),
+    ]);
     expect([badDays.code, badDays.stderr]).toEqual([2, expect.stringContaining('whole number of days')]);
     expect(reached.code).toBe(4);
   });
 
   it('prints help with an example for every workspace command, and exits 2 for a group without its command', async () => {
     // Prepare
-    const groups = { projects: ['list', 'create'], environments: ['list', 'create'], 'access-keys': ['create', 'list', 'update', 'revoke'] };
+    const groups = {
+      projects: ['list', 'create'],
+      environments: ['list', 'create'],
+      'access-keys': ['create', 'list', 'update', 'revoke'],
+    };
     const commands = Object.entries(groups).flatMap(([group, names]) => [[group], ...names.map((name) => [group, name])]);
     // Act
     const helps = await Promise.all(commands.map((command) => secrets([...command, '--help'])));
     const bare = await secrets(['access-keys']);
     // Assess
-    for (const [i, help] of helps.entries()) expect([help.code, help.stdout], commands[i]!.join(' ')).toEqual([0, expect.stringMatching(/Example/)]);
-    expect(helps[commands.findIndex((c) => c.join(' ') === 'access-keys create')]!.stdout).toContain('actions (read, reveal, write, delete) is required');
+    for (const [i, help] of helps.entries())
+      expect([help.code, help.stdout], commands[i]!.join(' ')).toEqual([0, expect.stringMatching(/Example/)]);
+    expect(helps[commands.findIndex((c) => c.join(' ') === 'access-keys create')]!.stdout).toContain(
+      'actions (read, reveal, write, delete) is required',
+    );
     expect(bare.code).toBe(2);
   });
   it('creates keys whose workloads log in: --principal-arn (AWS IAM) or --oidc-issuer with --audience, --subject and --claim; refuses a mix', async () => {
     // Act
-    const iam = await json(['access-keys', 'create', 'lambda', '--principal-arn', 'arn:aws:iam::123456789012:role/app-*', '--token-ttl', '600']);
+    const iam = await json([
+      'access-keys',
+      'create',
+      'lambda',
+      '--principal-arn',
+      'arn:aws:iam::123456789012:role/app-*',
+      '--token-ttl',
+      '600',
+    ]);
     const oidc = await json([
-      'access-keys', 'create', 'gha', '--oidc-issuer', 'https://token.actions.githubusercontent.com', '--audience', 'secrets-service',
-      '--subject', 'repo:acme/app:environment:production', '--claim', 'repository_owner=acme',
+      'access-keys',
+      'create',
+      'gha',
+      '--oidc-issuer',
+      'https://token.actions.githubusercontent.com',
+      '--audience',
+      'secrets-service',
+      '--subject',
+      'repo:acme/app:environment:production',
+      '--claim',
+      'repository_owner=acme',
     ]);
     const printed = await secrets(['access-keys', 'create', 'printed', '--principal-arn', 'arn:aws:iam::123456789012:role/app']);
-    const mixed = await secrets(['access-keys', 'create', 'mixed', '--principal-arn', 'arn:aws:iam::123456789012:role/app', '--subject', 'x']);
+    const mixed = await secrets([
+      'access-keys',
+      'create',
+      'mixed',
+      '--principal-arn',
+      'arn:aws:iam::123456789012:role/app',
+      '--subject',
+      'x',
+    ]);
     const ttlAlone = await secrets(['access-keys', 'create', 'ttl', '--token-ttl', '600']);
     const globbedAccount = await secrets(['access-keys', 'create', 'any', '--principal-arn', 'arn:aws:iam::*:role/app']);
     // Assess
-    expect(iam).toMatchObject({ token: null, tokenTtlSeconds: 600, auth: { type: 'aws_iam', principalArns: ['arn:aws:iam::123456789012:role/app-*'] } });
+    expect(iam).toMatchObject({
+      token: null,
+      tokenTtlSeconds: 600,
+      auth: { type: 'aws_iam', principalArns: ['arn:aws:iam::123456789012:role/app-*'] },
+    });
     expect(oidc).toMatchObject({
       token: null,
       tokenTtlSeconds: 900,
-      auth: { type: 'oidc', issuer: 'https://token.actions.githubusercontent.com', audience: 'secrets-service', subject: 'repo:acme/app:environment:production', claims: { repository_owner: 'acme' } },
+      auth: {
+        type: 'oidc',
+        issuer: 'https://token.actions.githubusercontent.com',
+        audience: 'secrets-service',
+        subject: 'repo:acme/app:environment:production',
+        claims: { repository_owner: 'acme' },
+      },
     });
     expect(printed).toMatchObject({ code: 0, stdout: expect.stringContaining('This key has no token: its workloads log in') });
     expect(mixed).toMatchObject({ code: 2, stderr: expect.stringContaining('cannot be mixed') });

@@ -33,7 +33,14 @@ afterAll(async () => {
 /** The CLI's environment: no credential of the caller's own, this test's config folder, the provider's CA trusted. */
 function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SECRETS_')));
-  return { ...env, XDG_CONFIG_HOME: config, XDG_CACHE_HOME: join(config, 'cache'), NODE_EXTRA_CA_CERTS: sso.caFile, SECRETS_API_URL: sso.stack.baseUrl, ...extra };
+  return {
+    ...env,
+    XDG_CONFIG_HOME: config,
+    XDG_CACHE_HOME: join(config, 'cache'),
+    NODE_EXTRA_CA_CERTS: sso.caFile,
+    SECRETS_API_URL: sso.stack.baseUrl,
+    ...extra,
+  };
 }
 
 /** Starts `secrets …`; its output so far, and its end. */
@@ -46,11 +53,22 @@ const sessionFile = () => join(config, 'secrets', 'session.json');
 
 describe('secrets login --sso', () => {
   it('signs a person in through the browser, keeps the session with mode 600, and every command uses it until it expires; logout forgets it', async () => {
-    const ssoEnv = cliEnv({ SECRETS_SSO_ISSUER: sso.provider.issuer, SECRETS_SSO_CLIENT_ID: sso.cliClientId, SECRETS_SSO_RESOURCE: sso.resource });
+    const ssoEnv = cliEnv({
+      SECRETS_SSO_ISSUER: sso.provider.issuer,
+      SECRETS_SSO_CLIENT_ID: sso.cliClientId,
+      SECRETS_SSO_RESOURCE: sso.resource,
+    });
     const login = start(['login', '--sso'], ssoEnv);
-    const url = await vi.waitFor(() => /^\s+(https:\/\/\S+)$/m.exec(login.out.stderr)?.[1] ?? Promise.reject(new Error('no address yet')), { timeout: 15_000 });
+    const url = await vi.waitFor(() => /^\s+(https:\/\/\S+)$/m.exec(login.out.stderr)?.[1] ?? Promise.reject(new Error('no address yet')), {
+      timeout: 15_000,
+    });
     const query = Object.fromEntries(new URL(url).searchParams);
-    expect(query).toMatchObject({ response_type: 'code', client_id: sso.cliClientId, code_challenge_method: 'S256', resource: sso.resource });
+    expect(query).toMatchObject({
+      response_type: 'code',
+      client_id: sso.cliClientId,
+      code_challenge_method: 'S256',
+      resource: sso.resource,
+    });
     expect(query.redirect_uri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     // A callback without this login's state is refused, and the login goes on waiting for its own.
     const forged = await fetch(`${query.redirect_uri}?code=forged&state=forged`);
@@ -121,14 +139,25 @@ describe('secrets login --sso', () => {
     expect(noIssuer.stderr).toContain('--sso needs the identity provider: --issuer or SECRETS_SSO_ISSUER');
     const noClient = await secrets(['login', '--sso', '--issuer', sso.provider.issuer]);
     expect(noClient.stderr).toContain('--client-id or SECRETS_SSO_CLIENT_ID');
-    const both = await secrets(['login', '--sso', '--issuer', sso.provider.issuer, '--client-id', sso.cliClientId, '--access-key-id', 'ak_x']);
+    const both = await secrets([
+      'login',
+      '--sso',
+      '--issuer',
+      sso.provider.issuer,
+      '--client-id',
+      sso.cliClientId,
+      '--access-key-id',
+      'ak_x',
+    ]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('--sso signs a person in: it takes no --access-key-id');
   });
 
   it('reports a sign-in the person cancels at the provider, and keeps no session', async () => {
     const login = start(['login', '--sso', '--issuer', sso.provider.issuer, '--client-id', sso.cliClientId, '--resource', sso.resource]);
-    const url = await vi.waitFor(() => /^\s+(https:\/\/\S+)$/m.exec(login.out.stderr)?.[1] ?? Promise.reject(new Error('no address yet')), { timeout: 15_000 });
+    const url = await vi.waitFor(() => /^\s+(https:\/\/\S+)$/m.exec(login.out.stderr)?.[1] ?? Promise.reject(new Error('no address yet')), {
+      timeout: 15_000,
+    });
     const context = await browser.newContext({ ignoreHTTPSErrors: true });
     const page = await context.newPage();
     await page.goto(url);
@@ -137,7 +166,9 @@ describe('secrets login --sso', () => {
     await context.close();
     const result = await login.done;
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`sign-in with ${sso.provider.issuer} failed: the identity provider refused the sign-in: access_denied (the person cancelled the sign-in)`);
+    expect(result.stderr).toContain(
+      `sign-in with ${sso.provider.issuer} failed: the identity provider refused the sign-in: access_denied (the person cancelled the sign-in)`,
+    );
     expect(existsSync(sessionFile())).toBe(false);
   });
 });

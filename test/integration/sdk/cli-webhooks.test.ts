@@ -22,7 +22,14 @@ describe('the secrets CLI: webhooks', () => {
 
   /** Runs `secrets …` with the workspace's API key unless told otherwise; answers stdout, stderr and the exit status. */
   async function secrets(args: string[], env: Record<string, string | undefined> = {}) {
-    const base = { ...process.env, SECRETS_API_URL: inject('stack').baseUrl, SECRETS_TOKEN: ws.apiKey, SECRETS_PROJECT: undefined, SECRETS_ENV: undefined, XDG_CACHE_HOME: cache };
+    const base = {
+      ...process.env,
+      SECRETS_API_URL: inject('stack').baseUrl,
+      SECRETS_TOKEN: ws.apiKey,
+      SECRETS_PROJECT: undefined,
+      SECRETS_ENV: undefined,
+      XDG_CACHE_HOME: cache,
+    };
     return runCli(args, { cwd: folder, env: { ...base, ...env } });
   }
 
@@ -65,8 +72,12 @@ describe('the secrets CLI: webhooks', () => {
     // Assess
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/^ID +URL +EVENTS +ENABLED +FAILURES +SECRET\n/);
-    expect(table.stdout).toMatch(new RegExp(`^${listed.id} +${listed.url} +service\\.secret\\.delete +yes +0 +whsec_…${listed.secret.slice(-4)}$`, 'm'));
-    expect(records).toContainEqual(expect.objectContaining({ id: listed.id, url: listed.url, enabled: true, consecutiveFailures: 0, previousSecretExpiresAt: null }));
+    expect(table.stdout).toMatch(
+      new RegExp(`^${listed.id} +${listed.url} +service\\.secret\\.delete +yes +0 +whsec_…${listed.secret.slice(-4)}$`, 'm'),
+    );
+    expect(records).toContainEqual(
+      expect.objectContaining({ id: listed.id, url: listed.url, enabled: true, consecutiveFailures: 0, previousSecretExpiresAt: null }),
+    );
     expect(table.stdout.includes(listed.secret) || JSON.stringify(records).includes(listed.secret), 'a secret in the list').toBe(false);
   });
 
@@ -100,9 +111,16 @@ describe('the secrets CLI: webhooks', () => {
     expect(/^whsec_[\w-]{43}\n$/.test(rotated.stdout), 'stdout is the new secret alone').toBe(true);
     expect(secret === rotating.secret, 'the new secret is the old one').toBe(false);
     expect(rotated.stderr.includes(secret) || rotated.stderr.includes(rotating.secret), 'a secret on stderr').toBe(false);
-    expect(rotated.stderr).toMatch(new RegExp(`^${rotating.id}: new signing secret whsec_…${secret.slice(-4)}, shown only this once; the old secret keeps signing until \\d{4}-\\d\\d-\\d\\dT`));
+    expect(rotated.stderr).toMatch(
+      new RegExp(
+        `^${rotating.id}: new signing secret whsec_…${secret.slice(-4)}, shown only this once; the old secret keeps signing until \\d{4}-\\d\\d-\\d\\dT`,
+      ),
+    );
     expect(table.stdout).toMatch(new RegExp(`^${rotating.id} .* whsec_…${secret.slice(-4)}$`, 'm'));
-    expect([verifies(request!, secret), verifies(request!, rotating.secret)], 'the ping verifies with the new and the old secret').toEqual([true, true]);
+    expect([verifies(request!, secret), verifies(request!, rotating.secret)], 'the ping verifies with the new and the old secret').toEqual([
+      true,
+      true,
+    ]);
   });
 
   it('stats prints labelled fields ("n/a" with nothing to count), and --json parses', async () => {
@@ -117,11 +135,23 @@ describe('the secrets CLI: webhooks', () => {
     const parsed = await json(['webhooks', 'stats', busy.id]);
     // Assess
     expect(empty.code, empty.stderr).toBe(0);
-    expect(empty.stdout).toMatch(/^deliveries: +0\nsucceeded: +0\nfailed: +0\npending: +0\nsuccess rate: +n\/a\np50 duration: +n\/a\np95 duration: +n\/a\nlast success: +never\nlast failure: +never$/m);
+    expect(empty.stdout).toMatch(
+      /^deliveries: +0\nsucceeded: +0\nfailed: +0\npending: +0\nsuccess rate: +n\/a\np50 duration: +n\/a\np95 duration: +n\/a\nlast success: +never\nlast failure: +never$/m,
+    );
     expect(counted.code, counted.stderr).toBe(0);
     expect(counted.stdout).toMatch(/^since: +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/m);
-    expect(counted.stdout).toMatch(/^deliveries: +1\nsucceeded: +1\nfailed: +0\npending: +0\nsuccess rate: +100%\np50 duration: +\d+ ms\np95 duration: +\d+ ms\nlast success: +\d{4}-\S+\nlast failure: +never$/m);
-    expect(parsed).toMatchObject({ deliveries: 1, succeeded: 1, failed: 0, pending: 0, successRate: 1, p50DurationMs: expect.any(Number), lastFailureAt: null });
+    expect(counted.stdout).toMatch(
+      /^deliveries: +1\nsucceeded: +1\nfailed: +0\npending: +0\nsuccess rate: +100%\np50 duration: +\d+ ms\np95 duration: +\d+ ms\nlast success: +\d{4}-\S+\nlast failure: +never$/m,
+    );
+    expect(parsed).toMatchObject({
+      deliveries: 1,
+      succeeded: 1,
+      failed: 0,
+      pending: 0,
+      successRate: 1,
+      p50DurationMs: expect.any(Number),
+      lastFailureAt: null,
+    });
   });
 
   it('recover --since 1h queues the failed deliveries of the last hour again, then none', async () => {
@@ -179,10 +209,16 @@ describe('the secrets CLI: webhooks', () => {
 
   it('has an example in the --help of the group and of each command', async () => {
     // Act
-    const helps = await Promise.all([[], ['list'], ['test'], ['recover'], ['rotate-secret'], ['stats']].map((command) => secrets(['webhooks', ...command, '--help'])));
+    const helps = await Promise.all(
+      [[], ['list'], ['test'], ['recover'], ['rotate-secret'], ['stats']].map((command) => secrets(['webhooks', ...command, '--help'])),
+    );
     const root = await secrets(['--help']);
     // Assess
-    for (const help of helps) expect([help.code, help.stdout]).toEqual([0, expect.stringMatching(/\nExamples?: secrets webhooks |\nExamples: NEW=\$\(secrets webhooks rotate-secret/)]);
+    for (const help of helps)
+      expect([help.code, help.stdout]).toEqual([
+        0,
+        expect.stringMatching(/\nExamples?: secrets webhooks |\nExamples: NEW=\$\(secrets webhooks rotate-secret/),
+      ]);
     expect(root.stdout).toMatch(/^ +webhooks /m);
   });
 });

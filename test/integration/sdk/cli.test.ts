@@ -37,7 +37,7 @@ describe('the secrets CLI against the local stack', () => {
     expect((await secrets(['setup', '--project', 'cli', '--env', 'prod'])).code).toBe(0);
     expect(JSON.parse(readFileSync(join(folder, '.secrets.json'), 'utf8'))).toEqual({ project: 'cli', env: 'prod' });
     expect((await secrets(['set', 'API_KEY=abc', 'MULTI=line1'])).code).toBe(0);
-    const tricky = "it's \"quoted\"\nsecond line $HOME `tick`";
+    const tricky = 'it\'s "quoted"\nsecond line $HOME `tick`';
     expect((await secrets(['set', 'TRICKY'], { stdin: `${tricky}\n` })).code).toBe(0);
     expect((await secrets(['get', 'TRICKY'])).stdout).toBe(`${tricky}\n`);
     expect((await secrets(['list'])).stdout).toMatch(/^API_KEY\tv1\t/m);
@@ -74,7 +74,15 @@ describe('the secrets CLI against the local stack', () => {
     const killed = await secrets(['run', '--', 'sh', '-c', 'kill -KILL $$']);
     const hungUp = await secrets(['run', '--', 'sh', '-c', 'kill -HUP $$']);
     const missing = await secrets(['run', '--', 'no-such-command-here']);
-    const readOnly = await secrets(['run', '--fallback', '/proc/secrets.snapshot', '--', process.execPath, '-e', 'process.stdout.write(process.env.API_KEY)']);
+    const readOnly = await secrets([
+      'run',
+      '--fallback',
+      '/proc/secrets.snapshot',
+      '--',
+      process.execPath,
+      '-e',
+      'process.stdout.write(process.env.API_KEY)',
+    ]);
     // Assess: dotenv reads back exactly what it was given, without the key it cannot carry
     expect(parseDotenv(dotenv.stdout)).toMatchObject({ 'db.host': 'h' });
     expect(dotenv.stdout).not.toContain('db/url');
@@ -92,7 +100,12 @@ describe('the secrets CLI against the local stack', () => {
   it('never lets a secret set NODE_OPTIONS or PATH unless --allow-env names it, and names each one skipped on stderr', async () => {
     // Prepare: secrets that would change how every command starts; the command prints what it got
     expect((await secrets(['set', 'NODE_OPTIONS=--no-deprecation', 'PATH=/nowhere'])).code).toBe(0);
-    const show = ['--', process.execPath, '-e', 'process.stdout.write(JSON.stringify([process.env.NODE_OPTIONS ?? null, process.env.PATH ?? null]))'];
+    const show = [
+      '--',
+      process.execPath,
+      '-e',
+      'process.stdout.write(JSON.stringify([process.env.NODE_OPTIONS ?? null, process.env.PATH ?? null]))',
+    ];
     const own = [process.env.NODE_OPTIONS ?? null, process.env.PATH ?? null];
     // Act
     const guarded = await secrets(['run', ...show]);
@@ -100,13 +113,19 @@ describe('the secrets CLI against the local stack', () => {
     const both = await secrets(['run', '--allow-env', 'NODE_OPTIONS', '--allow-env', 'PATH', ...show]);
     // Assess: without --allow-env the command keeps the parent's own values, and stderr names each (never its value)
     expect([guarded.code, JSON.parse(guarded.stdout)]).toEqual([0, own]);
-    expect(guarded.stderr).toContain('secrets: skipped NODE_OPTIONS: a secret may not set it (it changes how the command starts); pass --allow-env NODE_OPTIONS to allow it');
+    expect(guarded.stderr).toContain(
+      'secrets: skipped NODE_OPTIONS: a secret may not set it (it changes how the command starts); pass --allow-env NODE_OPTIONS to allow it',
+    );
     expect(guarded.stderr).toContain('secrets: skipped PATH: a secret may not set it');
     expect(guarded.stderr).not.toMatch(/nowhere|no-deprecation/);
     expect(JSON.parse(allowed.stdout)).toEqual(['--no-deprecation', own[1]]);
     expect(allowed.stderr).not.toContain('skipped NODE_OPTIONS');
     expect(allowed.stderr).toContain('skipped PATH');
-    expect([both.code, JSON.parse(both.stdout), both.stderr]).toEqual([0, ['--no-deprecation', '/nowhere'], expect.not.stringContaining('skipped')]);
+    expect([both.code, JSON.parse(both.stdout), both.stderr]).toEqual([
+      0,
+      ['--no-deprecation', '/nowhere'],
+      expect.not.stringContaining('skipped'),
+    ]);
     await secrets(['delete', 'NODE_OPTIONS']);
     await secrets(['delete', 'PATH']);
   });
@@ -123,7 +142,9 @@ describe('the secrets CLI against the local stack', () => {
     const named = await secrets(['list', '--api-url', viaLocalhost.origin]);
     // Assess
     expect([remote.code, remote.stdout]).toEqual([2, '']);
-    expect(remote.stderr).toContain('refused base URL http://example.com: the base URL must use https:// (http:// is allowed only to a loopback host');
+    expect(remote.stderr).toContain(
+      'refused base URL http://example.com: the base URL must use https:// (http:// is allowed only to a loopback host',
+    );
     expect([fromEnv.code, fromEnv.stderr]).toEqual([2, expect.stringContaining('refused base URL http://example.com:8080:')]);
     expect(fromEnv.stderr).not.toContain('hunter2');
     expect([stack.hostname, numeric.code, numeric.stdout]).toEqual(['127.0.0.1', 0, expect.stringMatching(/^API_KEY\tv1\t/m)]);
@@ -170,8 +191,12 @@ describe('the secrets CLI against the local stack', () => {
     expect(statSync(snapshot).mode & 0o777).toBe(0o600);
     expect(readFileSync(snapshot, 'utf8')).not.toContain('abc');
     // Act: the API unreachable (a closed port), then the token revoked
-    const offline = await secrets(['run', '--', process.execPath, '-e', 'process.stdout.write(process.env.API_KEY)'], { env: { SECRETS_API_URL: 'http://127.0.0.1:9' } });
-    const keyId = (await call('GET', '/api/v1/access-keys', { token: apiKey })).body.data.find((k: { name: string }) => k.name === 'cli').id;
+    const offline = await secrets(['run', '--', process.execPath, '-e', 'process.stdout.write(process.env.API_KEY)'], {
+      env: { SECRETS_API_URL: 'http://127.0.0.1:9' },
+    });
+    const keyId = (await call('GET', '/api/v1/access-keys', { token: apiKey })).body.data.find(
+      (k: { name: string }) => k.name === 'cli',
+    ).id;
     await call('POST', `/api/v1/access-keys/${keyId}/revoke`, { token: apiKey });
     const revoked = await secrets(['run', '--', process.execPath, '-e', 'process.stdout.write(process.env.API_KEY ?? "none")']);
     // Assess
@@ -190,7 +215,12 @@ describe('the secrets CLI against the local stack', () => {
     const deleted = await admin(['delete', 'KEEP_ME', '--recovery-window-days', '30']);
     expect(deleted).toMatchObject({ code: 0, stderr: 'KEEP_ME: deleted; restorable for 30 days (secrets restore KEEP_ME)\n' });
     expect((await admin(['get', 'KEEP_ME'])).code).not.toBe(0);
-    const listed = JSON.parse((await admin(['deleted', '--json'])).stdout) as { key: string; currentVersion: number; deletedAt: string; purgeAt: string }[];
+    const listed = JSON.parse((await admin(['deleted', '--json'])).stdout) as {
+      key: string;
+      currentVersion: number;
+      deletedAt: string;
+      purgeAt: string;
+    }[];
     const entry = listed.find((s) => s.key === 'KEEP_ME')!;
     expect(entry.currentVersion).toBe(2);
     expect(Date.parse(entry.purgeAt) - Date.parse(entry.deletedAt)).toBe(30 * 86_400_000);
@@ -206,7 +236,20 @@ describe('the secrets CLI against the local stack', () => {
 
   it('prints help with an example for every command, and exits 2 on a usage error', async () => {
     expect((await secrets(['--help'])).stdout).toContain('Exit status');
-    for (const command of ['setup', 'run', 'export', 'get', 'set', 'import', 'list', 'history', 'rollback', 'delete', 'deleted', 'restore']) {
+    for (const command of [
+      'setup',
+      'run',
+      'export',
+      'get',
+      'set',
+      'import',
+      'list',
+      'history',
+      'rollback',
+      'delete',
+      'deleted',
+      'restore',
+    ]) {
       expect((await secrets([command, '--help'])).stdout, command).toMatch(/Example/);
     }
     expect((await secrets(['frobnicate'])).code).toBe(2);

@@ -30,7 +30,10 @@ let role: StsIdentity;
 /** A fresh workspace holding SECRETS in payments/prod, and an access key of `method` allowed to read them. */
 async function keyed(method: 'aws_iam' | 'oidc') {
   const place = await workloadPlace(SECRETS);
-  const auth = method === 'aws_iam' ? { type: 'aws_iam', principalArns: [ROLE] } : { type: 'oidc', issuer: issuer.issuer, audience: AUDIENCE, subject: SUBJECT };
+  const auth =
+    method === 'aws_iam'
+      ? { type: 'aws_iam', principalArns: [ROLE] }
+      : { type: 'oidc', issuer: issuer.issuer, audience: AUDIENCE, subject: SUBJECT };
   return { ...place, key: await loginKey(place.apiKey, { auth, permissions: PROD }) };
 }
 
@@ -43,7 +46,8 @@ function awsCredentialsInEnv(): void {
 }
 
 const mint = () => issuer.mint({ subject: SUBJECT, audience: AUDIENCE });
-const logins = async (apiKey: string, accessKeyId: string) => (await auditEntries(apiKey, { action: 'access_key.login', target: accessKeyId })).length;
+const logins = async (apiKey: string, accessKeyId: string) =>
+  (await auditEntries(apiKey, { action: 'access_key.login', target: accessKeyId })).length;
 
 beforeAll(async () => {
   issuer = await startOidcIssuer(inject('tls'));
@@ -84,7 +88,10 @@ describe('the SDK logs in', () => {
     // Prepare
     const { apiKey, key } = await keyed('oidc');
     let minted = 0;
-    const client = createClient({ baseUrl: inject('stack').baseUrl, auth: { accessKeyId: key.id, method: 'oidc', jwt: () => (minted++, mint()) } });
+    const client = createClient({
+      baseUrl: inject('stack').baseUrl,
+      auth: { accessKeyId: key.id, method: 'oidc', jwt: () => (minted++, mint()) },
+    });
     // Act
     const first = await client.loadEnvironment(TARGET);
     const second = await client.loadEnvironment({ ...TARGET, forceFetch: true });
@@ -178,13 +185,22 @@ describe('the CLI logs in', () => {
     const { key } = await keyed('oidc');
     const file = join(mkdtempSync(join(tmpdir(), 'oidc-token-')), 'token');
     writeFileSync(file, `${await mint()}\n`);
-    const env = { SECRETS_API_URL: inject('stack').baseUrl, SECRETS_ACCESS_KEY_ID: key.id, SECRETS_AUTH: 'oidc', SECRETS_OIDC_TOKEN_FILE: file };
+    const env = {
+      SECRETS_API_URL: inject('stack').baseUrl,
+      SECRETS_ACCESS_KEY_ID: key.id,
+      SECRETS_AUTH: 'oidc',
+      SECRETS_OIDC_TOKEN_FILE: file,
+    };
     // Act
     const login = await runSecrets(['login', '--format', 'json'], env);
     const exported = await runSecrets(['export', '--format', 'json', '--project', 'payments', '--env', 'prod'], env);
     // Assess
     expect([login.code, login.stderr]).toEqual([0, '']);
-    expect(JSON.parse(login.stdout)).toMatchObject({ accessKeyId: key.id, identityId: key.identityId, token: expect.stringMatching(/^st_/) });
+    expect(JSON.parse(login.stdout)).toMatchObject({
+      accessKeyId: key.id,
+      identityId: key.identityId,
+      token: expect.stringMatching(/^st_/),
+    });
     expect([exported.code, exported.stderr]).toEqual([0, '']);
     expect(JSON.parse(exported.stdout)).toEqual(SECRETS);
   });

@@ -15,7 +15,14 @@ describe('SDK against the local stack', () => {
     ws = await newWorkspace();
     envId = (await newEnvironment(ws.apiKey, { project: 'sdk', environment: 'prod' })).environment.id;
     for (let i = 0; i < 130; i += 26) {
-      await Promise.all(Array.from({ length: 26 }, (_, j) => call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key: `SDK_${String(i + j).padStart(3, '0')}`, value: `v${i + j}` } })));
+      await Promise.all(
+        Array.from({ length: 26 }, (_, j) =>
+          call('PUT', `/api/v1/environments/${envId}/secrets`, {
+            token: ws.apiKey,
+            body: { key: `SDK_${String(i + j).padStart(3, '0')}`, value: `v${i + j}` },
+          }),
+        ),
+      );
     }
   });
 
@@ -35,11 +42,24 @@ describe('SDK against the local stack', () => {
     const fetcher: typeof fetch = async (input, init) => {
       fetches++;
       if (mode === 'down') throw new TypeError('fetch failed');
-      if (mode === '503') return new Response(JSON.stringify({ data: null, error: { code: 'SERVICE_UNAVAILABLE', message: 'down' }, meta: {} }), { status: 503 });
-      if (mode === '429') return new Response(JSON.stringify({ data: null, error: { code: 'RATE_LIMITED', message: 'slow down' }, meta: {} }), { status: 429 });
+      if (mode === '503')
+        return new Response(JSON.stringify({ data: null, error: { code: 'SERVICE_UNAVAILABLE', message: 'down' }, meta: {} }), {
+          status: 503,
+        });
+      if (mode === '429')
+        return new Response(JSON.stringify({ data: null, error: { code: 'RATE_LIMITED', message: 'slow down' }, meta: {} }), {
+          status: 429,
+        });
       return fetch(input, init);
     };
-    const client = createClient({ baseUrl: inject('stack').baseUrl, token: ws.apiKey, fetch: fetcher, now: () => now, maxRetries: 0, cacheTtlSeconds: 60 });
+    const client = createClient({
+      baseUrl: inject('stack').baseUrl,
+      token: ws.apiKey,
+      fetch: fetcher,
+      now: () => now,
+      maxRetries: 0,
+      cacheTtlSeconds: 60,
+    });
     const first = await client.loadEnvironment({ project: 'sdk', environment: 'prod', keys: ['SDK_002'] });
     // Act / Assess: inside the TTL nothing is fetched
     const before = fetches;
@@ -56,7 +76,10 @@ describe('SDK against the local stack', () => {
     // Another last character (an API key ending in X would otherwise stay itself, one run in 64).
     const altered = `${ws.apiKey.slice(0, -1)}${ws.apiKey.endsWith('X') ? 'Y' : 'X'}`;
     const revoked = createClient({ baseUrl: inject('stack').baseUrl, token: altered, now: () => now });
-    await expect(revoked.loadEnvironment({ project: 'sdk', environment: 'prod' })).rejects.toMatchObject({ status: 401, code: 'AUTH_REQUIRED' });
+    await expect(revoked.loadEnvironment({ project: 'sdk', environment: 'prod' })).rejects.toMatchObject({
+      status: 401,
+      code: 'AUTH_REQUIRED',
+    });
     await expect(client.loadEnvironment({ project: 'sdk', environment: 'nope' })).rejects.toBeInstanceOf(ApiError);
   });
 
@@ -69,7 +92,9 @@ describe('SDK against the local stack', () => {
     const local = createClient({ baseUrl: viaLocalhost.origin, token: ws.apiKey });
     // Assess
     expect(refuse).toThrow(TypeError);
-    expect(refuse).toThrow('refused base URL http://example.com: the base URL must use https:// (http:// is allowed only to a loopback host: 127.0.0.0/8, [::1] or localhost)');
+    expect(refuse).toThrow(
+      'refused base URL http://example.com: the base URL must use https:// (http:// is allowed only to a loopback host: 127.0.0.0/8, [::1] or localhost)',
+    );
     expect(await local.loadEnvironment({ project: 'sdk', environment: 'prod', keys: ['SDK_001'] })).toEqual({ SDK_001: 'v1' });
   });
 
@@ -83,10 +108,16 @@ describe('SDK against the local stack', () => {
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
       if (attempts === 1) {
-        response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' }).end(JSON.stringify({ data: null, error: { code: 'SERVICE_UNAVAILABLE', message: 'x' }, meta: {} }));
+        response
+          .writeHead(503, { 'content-type': 'application/json', 'retry-after': '0' })
+          .end(JSON.stringify({ data: null, error: { code: 'SERVICE_UNAVAILABLE', message: 'x' }, meta: {} }));
         return;
       }
-      const real = await fetch(`${inject('stack').baseUrl}${request.url}`, { method: request.method, headers: request.headers as Record<string, string>, body: Buffer.concat(chunks) });
+      const real = await fetch(`${inject('stack').baseUrl}${request.url}`, {
+        method: request.method,
+        headers: request.headers as Record<string, string>,
+        body: Buffer.concat(chunks),
+      });
       response.writeHead(real.status, { 'content-type': 'application/json' }).end(await real.text());
     });
     stub.listen(0, '127.0.0.1');
@@ -94,7 +125,10 @@ describe('SDK against the local stack', () => {
     try {
       const client = createClient({ baseUrl: `http://127.0.0.1:${(stub.address() as AddressInfo).port}`, token: ws.apiKey });
       // Act
-      const written = await client.api.PUT('/api/v1/environments/{envId}/secrets', { params: { path: { envId } }, body: { key: 'RETRIED', value: 'once' } });
+      const written = await client.api.PUT('/api/v1/environments/{envId}/secrets', {
+        params: { path: { envId } },
+        body: { key: 'RETRIED', value: 'once' },
+      });
       // Assess
       expect(written.data?.data.version).toBe(1);
       expect(attempts).toBe(2);

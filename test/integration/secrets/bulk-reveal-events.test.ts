@@ -15,7 +15,14 @@ describe('loading an environment: events', () => {
     const ws = await newWorkspace();
     const envId = (await newEnvironment(ws.apiKey, { project: 'burst', environment: 'prod' })).environment.id;
     for (let i = 0; i < 100; i += 20) {
-      await Promise.all(Array.from({ length: 20 }, (_, j) => call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key: `BURST_${String(i + j).padStart(3, '0')}`, value: 'v' } })));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) =>
+          call('PUT', `/api/v1/environments/${envId}/secrets`, {
+            token: ws.apiKey,
+            body: { key: `BURST_${String(i + j).padStart(3, '0')}`, value: 'v' },
+          }),
+        ),
+      );
     }
     const receiver = await startReceiver({ status: 204 });
     receivers.push(receiver);

@@ -12,7 +12,10 @@ describe('loading an environment (bulk reveal)', () => {
   let ws: Ws;
   let envId: string;
   const load = (body?: unknown, query = '', token?: string) =>
-    call('POST', `/api/v1/environments/${envId}/secrets/reveal${query}`, { token: token ?? ws.apiKey, ...(body === undefined ? {} : { body }) });
+    call('POST', `/api/v1/environments/${envId}/secrets/reveal${query}`, {
+      token: token ?? ws.apiKey,
+      ...(body === undefined ? {} : { body }),
+    });
 
   beforeAll(async () => {
     ws = await newWorkspace();
@@ -29,11 +32,16 @@ describe('loading an environment (bulk reveal)', () => {
     const old = (await newEnvironment(ws.apiKey, { project: 'bulk-old', environment: 'prod' })).environment.id;
     const written: Record<string, string> = {};
     for (const key of ['A', 'B', 'C', 'GONE']) {
-      written[key] = (await call('PUT', `/api/v1/environments/${old}/secrets`, { token: ws.apiKey, body: { key, value: `v-${key}` } })).body.data.id;
+      written[key] = (
+        await call('PUT', `/api/v1/environments/${old}/secrets`, { token: ws.apiKey, body: { key, value: `v-${key}` } })
+      ).body.data.id;
     }
     await call('PUT', `/api/v1/environments/${old}/secrets`, { token: ws.apiKey, body: { key: 'B', value: 'v-B2' } });
-    for (const key of Object.keys(written)) await doc.send(new DeleteCommand({ TableName: tableName, Key: keys.environmentValue(ws.workspaceId, old, key) }));
-    await doc.send(new UpdateCommand({ TableName: tableName, Key: keys.environment(ws.workspaceId, old), UpdateExpression: 'REMOVE valuesIndexed' }));
+    for (const key of Object.keys(written))
+      await doc.send(new DeleteCommand({ TableName: tableName, Key: keys.environmentValue(ws.workspaceId, old, key) }));
+    await doc.send(
+      new UpdateCommand({ TableName: tableName, Key: keys.environment(ws.workspaceId, old), UpdateExpression: 'REMOVE valuesIndexed' }),
+    );
     await call('DELETE', `/api/v1/secrets/${written.GONE}`, { token: ws.apiKey });
     // Act
     const first = await call('POST', `/api/v1/environments/${old}/secrets/reveal`, { token: ws.apiKey });
@@ -79,13 +87,15 @@ describe('loading an environment (bulk reveal)', () => {
     // Prepare
     const fresh = await newWorkspace();
     const env = (await newEnvironment(fresh.apiKey, { project: 'audited', environment: 'prod' })).environment.id;
-    for (const key of ['A', 'B', 'C']) await call('PUT', `/api/v1/environments/${env}/secrets`, { token: fresh.apiKey, body: { key, value: key } });
+    for (const key of ['A', 'B', 'C'])
+      await call('PUT', `/api/v1/environments/${env}/secrets`, { token: fresh.apiKey, body: { key, value: key } });
     // Act
     await call('POST', `/api/v1/environments/${env}/secrets/reveal`, { token: fresh.apiKey, body: { keys: ['A', 'C'] } });
     // Assess
     const entries = (await localStore().store.listAudit(fresh.workspaceId, { limit: 50 }, { action: 'secret.reveal' })).items;
     expect(entries.map((e) => e.metadata.key).sort()).toEqual(['A', 'C']);
-    for (const entry of entries) expect(entry.metadata).toMatchObject({ bulk: true, version: 1, environmentId: env, credentialKind: 'api_key' });
+    for (const entry of entries)
+      expect(entry.metadata).toMatchObject({ bulk: true, version: 1, environmentId: env, credentialKind: 'api_key' });
   });
 
   it('ends a page before its values pass 4 MiB: 80 values of 64 KiB come as 64 and 16', async () => {
@@ -93,10 +103,21 @@ describe('loading an environment (bulk reveal)', () => {
     const env = (await newEnvironment(fresh.apiKey, { project: 'large', environment: 'prod' })).environment.id;
     const value = 'x'.repeat(65_536);
     for (let i = 0; i < 80; i += 10) {
-      await Promise.all(Array.from({ length: 10 }, (_, j) => call('PUT', `/api/v1/environments/${env}/secrets`, { token: fresh.apiKey, body: { key: `BIG_${String(i + j).padStart(2, '0')}`, value } })));
+      await Promise.all(
+        Array.from({ length: 10 }, (_, j) =>
+          call('PUT', `/api/v1/environments/${env}/secrets`, {
+            token: fresh.apiKey,
+            body: { key: `BIG_${String(i + j).padStart(2, '0')}`, value },
+          }),
+        ),
+      );
     }
     const first = await call('POST', `/api/v1/environments/${env}/secrets/reveal`, { token: fresh.apiKey });
-    const second = await call('POST', `/api/v1/environments/${env}/secrets/reveal?cursor=${encodeURIComponent(first.body.meta.page.nextCursor)}`, { token: fresh.apiKey });
+    const second = await call(
+      'POST',
+      `/api/v1/environments/${env}/secrets/reveal?cursor=${encodeURIComponent(first.body.meta.page.nextCursor)}`,
+      { token: fresh.apiKey },
+    );
     expect([first.body.data.length, second.body.data.length]).toEqual([64, 16]);
     expect(first.body.data.at(-1).key).toBe('BIG_63');
     expect(second.body.data[0].key).toBe('BIG_64');
@@ -111,7 +132,9 @@ describe('loading an environment (bulk reveal)', () => {
     await expect(limited.revealEnvironment(principal, envId, {}, { limit: 100 })).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     let decrypted = false;
     const failing = secretServiceWith({ writeAuditEntries: async () => Promise.reject(new ServiceUnavailableError()) });
-    const answer = failing.revealEnvironment({ ...principal, credentialId: 'key_other' }, envId, {}, { limit: 5 }).then((page) => ((decrypted = true), page));
+    const answer = failing
+      .revealEnvironment({ ...principal, credentialId: 'key_other' }, envId, {}, { limit: 5 })
+      .then((page) => ((decrypted = true), page));
     await expect(answer).rejects.toBeInstanceOf(ServiceUnavailableError);
     expect(decrypted).toBe(false);
     expect(workspace).toBeDefined();
@@ -121,7 +144,11 @@ describe('loading an environment (bulk reveal)', () => {
     const message = 'Idempotency-Key: is not accepted on a reveal route (a value is never replayed from storage)';
     const headers = { 'idempotency-key': 'k1' };
     const secretId = (await load({ keys: ['KEY_001'] })).body.data[0].id;
-    for (const [path, body] of [[`/api/v1/environments/${envId}/secrets/reveal`, {}], [`/api/v1/secrets/${secretId}/reveal`, undefined], ['/api/v1/reveal', { path: 'bulk/prod/KEY_001' }]] as const) {
+    for (const [path, body] of [
+      [`/api/v1/environments/${envId}/secrets/reveal`, {}],
+      [`/api/v1/secrets/${secretId}/reveal`, undefined],
+      ['/api/v1/reveal', { path: 'bulk/prod/KEY_001' }],
+    ] as const) {
       const answer = await call('POST', path, { token: ws.apiKey, headers, ...(body === undefined ? {} : { body }) });
       expect(answer.body.error, path).toEqual({ code: 'VALIDATION_ERROR', message });
     }
@@ -135,5 +162,15 @@ describe('loading an environment (bulk reveal)', () => {
 
 async function principalOf(ws: Ws) {
   const workspace = await localStore().store.getWorkspace(ws.workspaceId);
-  return { workspace, principal: { workspaceId: ws.workspaceId, accountId: workspace!.accountId, kind: 'api_key' as const, actorSub: ws.apiKeyId, credentialId: `${ws.apiKeyId}-bulk`, authority: API_KEY_AUTHORITY } };
+  return {
+    workspace,
+    principal: {
+      workspaceId: ws.workspaceId,
+      accountId: workspace!.accountId,
+      kind: 'api_key' as const,
+      actorSub: ws.apiKeyId,
+      credentialId: `${ws.apiKeyId}-bulk`,
+      authority: API_KEY_AUTHORITY,
+    },
+  };
 }

@@ -49,9 +49,22 @@ describe('filtered lists under random rules (fast-check, fixed seed)', () => {
     await fc.assert(
       fc.asyncProperty(scenario, async ({ rules, states, limit }) => {
         const workspaceId = newId('workspace');
-        const admin: Principal = { workspaceId, accountId: 'acc_prop', kind: 'api_key', actorSub: 'key_prop', credentialId: 'key_prop', authority: API_KEY_AUTHORITY };
+        const admin: Principal = {
+          workspaceId,
+          accountId: 'acc_prop',
+          kind: 'api_key',
+          actorSub: 'key_prop',
+          credentialId: 'key_prop',
+          authority: API_KEY_AUTHORITY,
+        };
         const policy = compilePolicy(rules.map((r) => withDefaults(r as unknown as PermissionRuleInput)));
-        const caller: Principal = { ...admin, kind: 'machine', actorSub: 'mid_prop', credentialId: 'ak_prop', authority: { policy, admin: false } };
+        const caller: Principal = {
+          ...admin,
+          kind: 'machine',
+          actorSub: 'mid_prop',
+          credentialId: 'ak_prop',
+          authority: { policy, admin: false },
+        };
         // An environment it cannot see is NOT_FOUND, not a list (tested elsewhere).
         fc.pre(policy.environmentVisible('app', 'dev'));
         const project = await projects.createProject(admin, { name: 'app' });
@@ -72,7 +85,11 @@ describe('filtered lists under random rules (fast-check, fixed seed)', () => {
           let cursor: string | undefined;
           do {
             const page = await read(cursor);
-            answers.push({ keys: page.items.map((item) => item.key), hasMore: page.hasMore, position: page.nextCursor && codec.decode(scope, page.nextCursor) });
+            answers.push({
+              keys: page.items.map((item) => item.key),
+              hasMore: page.hasMore,
+              position: page.nextCursor && codec.decode(scope, page.nextCursor),
+            });
             expect(page.hasMore).toBe(page.nextCursor !== null);
             cursor = page.nextCursor ?? undefined;
           } while (cursor);

@@ -24,7 +24,11 @@ describe('version history and rollback', () => {
     for (let v = 1; v <= 12; v++) id = (await put('LONG_HISTORY', `value-${v}`)).body.data.id;
     // Act
     const first = await call('GET', `/api/v1/secrets/${id}/versions?limit=5`, { token: ws.apiKey });
-    const rest = await call('GET', `/api/v1/secrets/${id}/versions?limit=200&cursor=${encodeURIComponent(first.body.meta.page.nextCursor)}`, { token: ws.apiKey });
+    const rest = await call(
+      'GET',
+      `/api/v1/secrets/${id}/versions?limit=200&cursor=${encodeURIComponent(first.body.meta.page.nextCursor)}`,
+      { token: ws.apiKey },
+    );
     // Assess
     const versions = [...first.body.data, ...rest.body.data].map((entry: { version: number }) => entry.version);
     expect(versions).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
@@ -35,7 +39,7 @@ describe('version history and rollback', () => {
     expect([sk(9) < sk(10), sk(99) < sk(100), sk(999) < sk(1000)]).toEqual([true, true, true]);
   });
 
-  it('rolls back: version N\'s value becomes the next version, audited as secret.rotate with rolledBackFrom, no value in the answer', async () => {
+  it("rolls back: version N's value becomes the next version, audited as secret.rotate with rolledBackFrom, no value in the answer", async () => {
     // Prepare
     const id = (await put('DB_PASSWORD', 'good')).body.data.id;
     await put('DB_PASSWORD', 'bad');
@@ -47,13 +51,17 @@ describe('version history and rollback', () => {
     expect(JSON.stringify(answer.body)).not.toContain('good');
     expect(await reveal(id)).toMatchObject({ version: 3, value: 'good' });
     const history = (await call('GET', `/api/v1/secrets/${id}/versions`, { token: ws.apiKey })).body.data;
-    expect(history.map((entry: { version: number; rolledBackFrom: number | null }) => [entry.version, entry.rolledBackFrom])).toEqual([[3, 1], [2, null], [1, null]]);
+    expect(history.map((entry: { version: number; rolledBackFrom: number | null }) => [entry.version, entry.rolledBackFrom])).toEqual([
+      [3, 1],
+      [2, null],
+      [1, null],
+    ]);
     const audit = (await localStore().store.listAudit(ws.workspaceId, { limit: 10 }, { target: id, action: 'secret.rotate' })).items[0]!;
     expect(audit.metadata).toMatchObject({ version: 3, rolledBackFrom: 1, key: 'DB_PASSWORD' });
     expect(JSON.stringify(audit)).not.toContain('good');
   });
 
-  it('is NOT_FOUND for a version that does not exist or another workspace\'s secret, CONFLICT for a stale If-Match, VALIDATION_ERROR for a bad version', async () => {
+  it("is NOT_FOUND for a version that does not exist or another workspace's secret, CONFLICT for a stale If-Match, VALIDATION_ERROR for a bad version", async () => {
     const id = (await put('ROLL_EDGES', 'a')).body.data.id;
     await put('ROLL_EDGES', 'b');
     expect((await rollback(id, 3)).body.error.code).toBe('NOT_FOUND');
@@ -62,7 +70,9 @@ describe('version history and rollback', () => {
     expect((await rollback(id, 0)).body.error).toEqual({ code: 'VALIDATION_ERROR', message: 'version: must be at least 1' });
     expect((await rollback(id, '1')).body.error.code).toBe('VALIDATION_ERROR');
     const other = await newWorkspace();
-    expect((await call('POST', `/api/v1/secrets/${id}/rollback`, { token: other.apiKey, body: { version: 1 } })).body.error.code).toBe('NOT_FOUND');
+    expect((await call('POST', `/api/v1/secrets/${id}/rollback`, { token: other.apiKey, body: { version: 1 } })).body.error.code).toBe(
+      'NOT_FOUND',
+    );
     expect((await call('GET', `/api/v1/secrets/${id}/versions`, { token: other.apiKey })).body.error.code).toBe('NOT_FOUND');
   });
 

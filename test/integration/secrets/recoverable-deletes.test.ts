@@ -26,7 +26,14 @@ async function twoVersions(token = ws.apiKey) {
 }
 const versionItems = async (secretId: string) => {
   const { doc, tableName } = localStore();
-  const out = await doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}#SEC#${secretId}` }, ConsistentRead: true }));
+  const out = await doc.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}#SEC#${secretId}` },
+      ConsistentRead: true,
+    }),
+  );
   return out.Items ?? [];
 };
 
@@ -39,7 +46,10 @@ describe('recoverable deletes', () => {
   it('hides a deleted secret from every lookup at once, lists it with purgeAt, and restores it whole', async () => {
     const secret = await twoVersions();
     const before = Date.now();
-    expect((await call('DELETE', `/api/v1/secrets/${secret.id}`, { token: ws.apiKey })).body.data).toEqual({ id: secret.id, deleted: true });
+    expect((await call('DELETE', `/api/v1/secrets/${secret.id}`, { token: ws.apiKey })).body.data).toEqual({
+      id: secret.id,
+      deleted: true,
+    });
     for (const [method, path, body] of [
       ['POST', `/api/v1/secrets/${secret.id}/reveal`, undefined],
       ['POST', '/api/v1/reveal', { path: `recovery/prod/${secret.key}` }],
@@ -51,8 +61,17 @@ describe('recoverable deletes', () => {
     }
     expect((await call('GET', secretsPath(), { token: ws.apiKey })).body.data.map((s: { key: string }) => s.key)).not.toContain(secret.key);
     expect((await call('GET', `/api/v1/search/secrets?q=${secret.key}`, { token: ws.apiKey })).body.data).toEqual([]);
-    const listed = (await call('GET', `${secretsPath()}/deleted`, { token: ws.apiKey })).body.data.find((s: { id: string }) => s.id === secret.id);
-    expect(listed).toEqual({ id: secret.id, key: secret.key, currentVersion: 2, deletedAt: expect.any(String), deletedBy: ws.apiKeyId, purgeAt: expect.any(String) });
+    const listed = (await call('GET', `${secretsPath()}/deleted`, { token: ws.apiKey })).body.data.find(
+      (s: { id: string }) => s.id === secret.id,
+    );
+    expect(listed).toEqual({
+      id: secret.id,
+      key: secret.key,
+      currentVersion: 2,
+      deletedAt: expect.any(String),
+      deletedBy: ws.apiKeyId,
+      purgeAt: expect.any(String),
+    });
     const window = Date.parse(listed.purgeAt) - Date.parse(listed.deletedAt);
     expect(window).toBe(7 * 86_400_000);
     expect(Date.parse(listed.deletedAt)).toBeGreaterThanOrEqual(before - 1000);
@@ -60,11 +79,19 @@ describe('recoverable deletes', () => {
     const restored = await call('POST', `/api/v1/secrets/${secret.id}/restore`, { token: ws.apiKey });
     expect(restored).toMatchObject({ status: 200, body: { data: { id: secret.id, key: secret.key, version: 2 } } });
     expect((await call('POST', `/api/v1/secrets/${secret.id}/reveal`, { token: ws.apiKey })).body.data.value).toBe('second');
-    expect((await call('GET', `/api/v1/secrets/${secret.id}/versions`, { token: ws.apiKey })).body.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
-    expect((await call('GET', `${secretsPath()}/deleted`, { token: ws.apiKey })).body.data.map((s: { id: string }) => s.id)).not.toContain(secret.id);
+    expect(
+      (await call('GET', `/api/v1/secrets/${secret.id}/versions`, { token: ws.apiKey })).body.data.map(
+        (v: { version: number }) => v.version,
+      ),
+    ).toEqual([2, 1]);
+    expect((await call('GET', `${secretsPath()}/deleted`, { token: ws.apiKey })).body.data.map((s: { id: string }) => s.id)).not.toContain(
+      secret.id,
+    );
     expect((await call('POST', `/api/v1/secrets/${secret.id}/restore`, { token: ws.apiKey })).status).toBe(404);
     const audit = (await call('GET', `/api/v1/audit?target=${secret.id}&action=secret.restore`, { token: ws.apiKey })).body.data;
-    expect(audit).toEqual([expect.objectContaining({ action: 'secret.restore', metadata: expect.objectContaining({ key: secret.key, version: 2 }) })]);
+    expect(audit).toEqual([
+      expect.objectContaining({ action: 'secret.restore', metadata: expect.objectContaining({ key: secret.key, version: 2 }) }),
+    ]);
   });
 
   it('frees the key at once: a new secret of it is written, and a restore is then CONFLICT until that one goes', async () => {
@@ -84,14 +111,19 @@ describe('recoverable deletes', () => {
     const secret = await twoVersions();
     expect((await call('DELETE', `/api/v1/secrets/${secret.id}?recoveryWindowDays=0`, { token: ws.apiKey })).status).toBe(200);
     expect(await versionItems(secret.id)).toEqual([]);
-    expect((await call('GET', `${secretsPath()}/deleted`, { token: ws.apiKey })).body.data.map((s: { id: string }) => s.id)).not.toContain(secret.id);
+    expect((await call('GET', `${secretsPath()}/deleted`, { token: ws.apiKey })).body.data.map((s: { id: string }) => s.id)).not.toContain(
+      secret.id,
+    );
     expect((await call('POST', `/api/v1/secrets/${secret.id}/restore`, { token: ws.apiKey })).status).toBe(404);
   });
 
   it('takes recoveryWindowDays 0 and 7 to 30, and refuses 1 to 6, 31 and what is not an integer', async () => {
     for (const days of ['0', '7', '30']) {
       const secret = await twoVersions();
-      expect({ days, status: (await call('DELETE', `/api/v1/secrets/${secret.id}?recoveryWindowDays=${days}`, { token: ws.apiKey })).status }).toEqual({ days, status: 200 });
+      expect({
+        days,
+        status: (await call('DELETE', `/api/v1/secrets/${secret.id}?recoveryWindowDays=${days}`, { token: ws.apiKey })).status,
+      }).toEqual({ days, status: 200 });
     }
     const secret = await twoVersions();
     for (const days of ['1', '6', '31', '7.5', '-7', 'seven', '']) {
@@ -106,19 +138,32 @@ describe('recoverable deletes', () => {
     const secret = await twoVersions();
     await call('DELETE', `/api/v1/secrets/${secret.id}`, { token: ws.apiKey });
     const { store } = localStore();
-    const principal = { workspaceId: ws.workspaceId, accountId: 'acc_x', kind: 'api_key' as const, actorSub: ws.apiKeyId, credentialId: ws.apiKeyId };
+    const principal = {
+      workspaceId: ws.workspaceId,
+      accountId: 'acc_x',
+      kind: 'api_key' as const,
+      actorSub: ws.apiKeyId,
+      credentialId: ws.apiKeyId,
+    };
     const { API_KEY_AUTHORITY } = await import('../../../shared/access/permissions.ts');
     const later = makeDeletedSecretService({ store, clock: { now: () => Date.now() + 7 * 86_400_000 + 60_000 } });
     await expect(later.restore({ ...principal, authority: API_KEY_AUTHORITY }, secret.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect((await later.list({ ...principal, authority: API_KEY_AUTHORITY }, env.environment.id, { limit: 200 })).items.map((s) => s.id)).not.toContain(secret.id);
+    expect(
+      (await later.list({ ...principal, authority: API_KEY_AUTHORITY }, env.environment.id, { limit: 200 })).items.map((s) => s.id),
+    ).not.toContain(secret.id);
     expect((await versionItems(secret.id)).length).toBe(3);
     // The sweeper's query finds it once its window has ended, and the purge removes every item of it.
     const due = await store.pendingPurges(new Date(Date.now() + 8 * 86_400_000).toISOString(), 10_000);
     expect(due).toContainEqual({ workspaceId: ws.workspaceId, secretId: secret.id });
-    expect(await store.pendingPurges(new Date().toISOString(), 10_000)).not.toContainEqual({ workspaceId: ws.workspaceId, secretId: secret.id });
+    expect(await store.pendingPurges(new Date().toISOString(), 10_000)).not.toContainEqual({
+      workspaceId: ws.workspaceId,
+      secretId: secret.id,
+    });
     expect(await store.purgeSecretVersions(ws.workspaceId, secret.id)).toBe(2);
     expect(await versionItems(secret.id)).toEqual([]);
-    expect((await call('GET', `${secretsPath()}/deleted`, { token: ws.apiKey })).body.data.map((s: { id: string }) => s.id)).not.toContain(secret.id);
+    expect((await call('GET', `${secretsPath()}/deleted`, { token: ws.apiKey })).body.data.map((s: { id: string }) => s.id)).not.toContain(
+      secret.id,
+    );
   });
 
   it("answers NOT_FOUND for another workspace's deleted secret, and FORBIDDEN to a key that may read but not delete", async () => {
@@ -127,10 +172,17 @@ describe('recoverable deletes', () => {
     const other = await newWorkspace();
     expect((await call('POST', `/api/v1/secrets/${secret.id}/restore`, { token: other.apiKey })).status).toBe(404);
     expect((await call('POST', `/api/v1/secrets/${newId('secret')}/restore`, { token: ws.apiKey })).status).toBe(404);
-    const reader = (await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'reader', permissions: [{ actions: ['read'] }] } })).body.data.token;
+    const reader = (
+      await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'reader', permissions: [{ actions: ['read'] }] } })
+    ).body.data.token;
     const forbidden = await call('POST', `/api/v1/secrets/${secret.id}/restore`, { token: reader });
     expect(forbidden.status).toBe(403);
-    const blind = (await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'blind', permissions: [{ keys: ['NONE_*'], actions: ['delete'] }] } })).body.data.token;
+    const blind = (
+      await call('POST', '/api/v1/access-keys', {
+        token: ws.apiKey,
+        body: { name: 'blind', permissions: [{ keys: ['NONE_*'], actions: ['delete'] }] },
+      })
+    ).body.data.token;
     expect((await call('POST', `/api/v1/secrets/${secret.id}/restore`, { token: blind })).status).toBe(404);
     expect((await call('GET', `${secretsPath()}/deleted`, { token: blind })).body.data).toEqual([]);
   });

@@ -14,7 +14,14 @@ import { API_KEY_AUTHORITY } from '../../../shared/access/permissions.ts';
 
 const principalOf = async (ws: Awaited<ReturnType<typeof newWorkspace>>): Promise<Principal> => {
   const workspace = await localStore().store.getWorkspace(ws.workspaceId);
-  return { workspaceId: ws.workspaceId, accountId: workspace!.accountId, kind: 'api_key', actorSub: ws.apiKeyId, credentialId: ws.apiKeyId, authority: API_KEY_AUTHORITY };
+  return {
+    workspaceId: ws.workspaceId,
+    accountId: workspace!.accountId,
+    kind: 'api_key',
+    actorSub: ws.apiKeyId,
+    credentialId: ws.apiKeyId,
+    authority: API_KEY_AUTHORITY,
+  };
 };
 
 describe('encryption at rest', () => {
@@ -24,12 +31,19 @@ describe('encryption at rest', () => {
     const values = ['plain-canary-3f9a1c7e', 'ünïcödé-canary-✓-42', `long-canary-${'z'.repeat(5000)}`];
     for (const [i, value] of values.entries()) {
       await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: `CANARY_${i}`, value } });
-      await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: `CANARY_${i}`, value: `${value}-v2` } });
+      await call('PUT', `/api/v1/environments/${environment.id}/secrets`, {
+        token: ws.apiKey,
+        body: { key: `CANARY_${i}`, value: `${value}-v2` },
+      });
     }
     const texts = (await scanTable()).flatMap(textsOf);
     expect(texts.length).toBeGreaterThan(100);
     for (const value of values) {
-      const needles = [value.slice(0, 20), Buffer.from(value).toString('base64').slice(0, 20), Buffer.from(value).toString('hex').slice(0, 20)];
+      const needles = [
+        value.slice(0, 20),
+        Buffer.from(value).toString('base64').slice(0, 20),
+        Buffer.from(value).toString('hex').slice(0, 20),
+      ];
       for (const needle of needles) expect(texts.filter((text) => text.includes(needle))).toEqual([]);
     }
   });
@@ -37,15 +51,31 @@ describe('encryption at rest', () => {
   it('refuses to decrypt a ciphertext moved to another secret, and answers no value', async () => {
     const ws = await newWorkspace();
     const { project, environment } = await newEnvironment(ws.apiKey);
-    const put = (key: string, value: string) => call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value } });
+    const put = (key: string, value: string) =>
+      call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value } });
     const a = (await put('A', 'value-of-a')).body.data;
     const b = (await put('B', 'value-of-b')).body.data;
     const { doc, tableName } = localStore();
     const head = await localStore().store.getSecretHead(ws.workspaceId, a.id);
-    const stolen = (await doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND SK = :sk', ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}`, ':sk': `SEC#${a.id}` } }))).Items![0]!.sealed;
+    const stolen = (
+      await doc.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND SK = :sk',
+          ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}`, ':sk': `SEC#${a.id}` },
+        }),
+      )
+    ).Items![0]!.sealed;
     expect(head?.currentVersion).toBe(1);
     for (const key of [keys.secretHead(ws.workspaceId, b.id), keys.secretPath(ws.workspaceId, `${project.slug}/${environment.slug}/B`)]) {
-      await doc.send(new UpdateCommand({ TableName: tableName, Key: key, UpdateExpression: 'SET sealed = :s', ExpressionAttributeValues: { ':s': stolen } }));
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET sealed = :s',
+          ExpressionAttributeValues: { ':s': stolen },
+        }),
+      );
     }
     for (const answer of [
       await call('POST', `/api/v1/secrets/${b.id}/reveal`, { token: ws.apiKey }),
@@ -63,7 +93,9 @@ describe('failure injection', () => {
   it('returns no value and writes nothing when the reveal audit write fails', async () => {
     const ws = await newWorkspace();
     const { environment } = await newEnvironment(ws.apiKey);
-    const id = (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: 'K', value: 'guarded' } })).body.data.id;
+    const id = (
+      await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: 'K', value: 'guarded' } })
+    ).body.data.id;
     const service = secretServiceWith({ recordReveal: async () => Promise.reject(new Error('audit table unavailable')) });
     const principal = await principalOf(ws);
     await expect(service.revealById(principal, id, undefined)).rejects.toThrow('audit table unavailable');
@@ -76,7 +108,8 @@ describe('failure injection', () => {
   it('leaves no secret that lists but cannot be revealed when a delete crashes between its two steps', async () => {
     const ws = await newWorkspace();
     const { environment } = await newEnvironment(ws.apiKey);
-    const put = (value: string) => call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: 'DOOMED', value } });
+    const put = (value: string) =>
+      call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: 'DOOMED', value } });
     const id = (await put('v1')).body.data.id;
     await put('v2');
     await put('v3');
@@ -89,8 +122,17 @@ describe('failure injection', () => {
       expect((await call('POST', `/api/v1/secrets/${id}/reveal${version}`, { token: ws.apiKey })).status).toBe(404);
     }
     const { doc, tableName } = localStore();
-    const partition = { TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}#SEC#${id}` } };
-    expect((await doc.send(new QueryCommand(partition))).Items?.map((i) => i.type).sort()).toEqual(['SecretPurge', 'SecretVersion', 'SecretVersion', 'SecretVersion']);
+    const partition = {
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}#SEC#${id}` },
+    };
+    expect((await doc.send(new QueryCommand(partition))).Items?.map((i) => i.type).sort()).toEqual([
+      'SecretPurge',
+      'SecretVersion',
+      'SecretVersion',
+      'SecretVersion',
+    ]);
     // The sweeper finishes the interrupted purge (only its purge half here: deliveries are other tests' business).
     const sweep = makeSweeper({
       store: { ...localStore().store, dueDeliveries: async () => [] },
@@ -113,9 +155,18 @@ describe('failure injection', () => {
     for (let v = 1; v <= 1000; v++) id = (await service.write(principal, environment.id, { key: 'MANY', value: `v${v}` })).id;
     expect((await call('POST', `/api/v1/secrets/${id}/reveal?version=1000`, { token: ws.apiKey })).body.data.value).toBe('v1000');
     expect((await call('POST', `/api/v1/secrets/${id}/reveal?version=1`, { token: ws.apiKey })).body.data.value).toBe('v1');
-    expect((await call('DELETE', `/api/v1/secrets/${id}?recoveryWindowDays=0`, { token: ws.apiKey })).body.data).toEqual({ id, deleted: true });
+    expect((await call('DELETE', `/api/v1/secrets/${id}?recoveryWindowDays=0`, { token: ws.apiKey })).body.data).toEqual({
+      id,
+      deleted: true,
+    });
     const { doc, tableName } = localStore();
-    const left = await doc.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}#SEC#${id}` } }));
+    const left = await doc.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}#SEC#${id}` },
+      }),
+    );
     expect(left.Items).toEqual([]);
     expect((await call('POST', `/api/v1/secrets/${id}/reveal?version=500`, { token: ws.apiKey })).status).toBe(404);
   }, 120_000);
@@ -125,12 +176,16 @@ describe('reveal rate limit', () => {
   it('answers RATE_LIMITED with Retry-After past the per-minute limit, across both reveal routes, per credential', async () => {
     const ws = await newWorkspace();
     const { environment } = await newEnvironment(ws.apiKey, { project: 'rl', environment: 'prod' });
-    const id = (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: 'K', value: 'v' } })).body.data.id;
+    const id = (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: 'K', value: 'v' } }))
+      .body.data.id;
     const statuses: number[] = [];
     let limited: ApiAnswer | undefined;
     // The local stack runs with the default 120 per minute; a minute boundary may reset the window once.
     for (let i = 0; i < 250 && !limited; i++) {
-      const answer = i % 2 ? await call('POST', `/api/v1/secrets/${id}/reveal`, { token: ws.apiKey }) : await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path: 'rl/prod/K' } });
+      const answer =
+        i % 2
+          ? await call('POST', `/api/v1/secrets/${id}/reveal`, { token: ws.apiKey })
+          : await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path: 'rl/prod/K' } });
       statuses.push(answer.status);
       if (answer.status === 429) limited = answer;
     }
@@ -145,7 +200,11 @@ describe('reveal rate limit', () => {
     let audited = 0;
     let cursor: string | undefined;
     do {
-      const page = await localStore().store.listAudit(ws.workspaceId, { limit: 200, cursor }, { action: 'secret.reveal', actorSub: ws.apiKeyId });
+      const page = await localStore().store.listAudit(
+        ws.workspaceId,
+        { limit: 200, cursor },
+        { action: 'secret.reveal', actorSub: ws.apiKeyId },
+      );
       audited += page.items.length;
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
@@ -159,11 +218,21 @@ describe('machine tokens on secrets routes', () => {
     const { environment } = await newEnvironment(ws.apiKey);
     const { doc, tableName } = localStore();
     const token = issueToken(await stackMacs(), 'machine', ws.workspaceId);
-    await doc.send(new PutCommand({
-      TableName: tableName,
-      Item: { ...keys.token(hashToken(token)), type: ENTITY.token, kind: 'machine', workspaceId: ws.workspaceId, credentialId: 'ak_01JCCCCCCCCCCCCCCCCCCCCCCC', actorSub: 'mid_01JCCCCCCCCCCCCCCCCCCCCCCC' },
-    }));
-    const id = (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token, body: { key: 'CI', value: 'for-ci' } })).body.data.id;
+    await doc.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...keys.token(hashToken(token)),
+          type: ENTITY.token,
+          kind: 'machine',
+          workspaceId: ws.workspaceId,
+          credentialId: 'ak_01JCCCCCCCCCCCCCCCCCCCCCCC',
+          actorSub: 'mid_01JCCCCCCCCCCCCCCCCCCCCCCC',
+        },
+      }),
+    );
+    const id = (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token, body: { key: 'CI', value: 'for-ci' } })).body
+      .data.id;
     expect((await call('POST', `/api/v1/secrets/${id}/reveal`, { token })).body.data.value).toBe('for-ci');
     expect((await call('GET', '/api/v1/audit', { token })).body.error.code).toBe('FORBIDDEN');
     const audit = await localStore().store.listAudit(ws.workspaceId, { limit: 10 }, { target: id });
@@ -178,7 +247,8 @@ describe('table stream', () => {
   it('carries, for every secret create, rotate, reveal and delete, what the webhook fan-out needs and no value', async () => {
     const ws = await newWorkspace();
     const { project, environment } = await newEnvironment(ws.apiKey, { project: 'streamed', environment: 'prod' });
-    const put = (value: string) => call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: 'S', value } });
+    const put = (value: string) =>
+      call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: 'S', value } });
     const id = (await put('stream-canary-1')).body.data.id;
     await put('stream-canary-2');
     await call('POST', `/api/v1/secrets/${id}/reveal`, { token: ws.apiKey });
@@ -192,7 +262,15 @@ describe('table stream', () => {
     const images: Record<string, unknown>[] = [];
     const texts: string[] = [];
     for (const shard of stream.StreamDescription!.Shards!) {
-      let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: table.Table!.LatestStreamArn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+      let iterator = (
+        await streams.send(
+          new GetShardIteratorCommand({
+            StreamArn: table.Table!.LatestStreamArn,
+            ShardId: shard.ShardId,
+            ShardIteratorType: 'TRIM_HORIZON',
+          }),
+        )
+      ).ShardIterator;
       // The whole stream of a busy test run (other files write thousands of items): read on until this test's four
       // entries are found, then one page more; an empty page ends the shard only once nothing is left to find (a
       // stream can answer empty pages before later records).
@@ -213,10 +291,14 @@ describe('table stream', () => {
     }
     expect(images.map((i) => i.action).sort()).toEqual(['secret.create', 'secret.delete', 'secret.reveal', 'secret.rotate']);
     for (const image of images) {
-      expect(image).toMatchObject({ workspaceId: ws.workspaceId, actorSub: ws.apiKeyId, target: id, metadata: { key: 'S', projectId: project.id, environmentId: environment.id } });
+      expect(image).toMatchObject({
+        workspaceId: ws.workspaceId,
+        actorSub: ws.apiKeyId,
+        target: id,
+        metadata: { key: 'S', projectId: project.id, environmentId: environment.id },
+      });
     }
     expect(images.find((i) => i.action === 'secret.rotate')!.metadata).toMatchObject({ version: 2 });
     expect(texts.filter((t) => t.includes('stream-canary'))).toEqual([]);
   }, 60_000);
 });
-

@@ -18,7 +18,8 @@ describe('secret lifecycle', () => {
   });
 
   it('creates, rotates, reveals every version by id and by path, lists, searches, deletes, then NOT_FOUND', async () => {
-    const put = (value: string) => call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, { token: ws.apiKey, body: { key: 'STRIPE_KEY', value } });
+    const put = (value: string) =>
+      call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, { token: ws.apiKey, body: { key: 'STRIPE_KEY', value } });
     const created = await put('v1-value');
     expect(created.status).toBe(200);
     expect(created.body.data).toEqual({ id: expect.stringMatching(/^sec_/), key: 'STRIPE_KEY', version: 1 });
@@ -31,17 +32,32 @@ describe('secret lifecycle', () => {
       expect((await call('POST', `/api/v1/secrets/${id}/reveal?version=${v}`, { token: ws.apiKey })).body.data.value).toBe(`v${v}-value`);
     }
     const path = `billing-api/production/STRIPE_KEY`;
-    expect((await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path } })).body.data).toEqual({ id, key: 'STRIPE_KEY', version: 5, value: 'v5-value' });
+    expect((await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path } })).body.data).toEqual({
+      id,
+      key: 'STRIPE_KEY',
+      version: 5,
+      value: 'v5-value',
+    });
     expect((await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path, version: 2 } })).body.data.value).toBe('v2-value');
     expect((await call('POST', `/api/v1/secrets/${id}/reveal?version=6`, { token: ws.apiKey })).status).toBe(404);
     expect((await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path, version: 6 } })).status).toBe(404);
 
     const list = await call('GET', `/api/v1/environments/${env.environment.id}/secrets`, { token: ws.apiKey });
-    expect(list.body.data).toEqual([{ id, key: 'STRIPE_KEY', currentVersion: 5, createdAt: expect.any(String), updatedAt: expect.any(String) }]);
+    expect(list.body.data).toEqual([
+      { id, key: 'STRIPE_KEY', currentVersion: 5, createdAt: expect.any(String), updatedAt: expect.any(String) },
+    ]);
     expect(JSON.stringify(list.body)).not.toContain('value');
     const search = await call('GET', '/api/v1/search/secrets?q=stripe', { token: ws.apiKey });
     expect(search.body.data).toEqual([
-      expect.objectContaining({ id, key: 'STRIPE_KEY', projectSlug: 'billing-api', envSlug: 'production', path, projectId: env.project.id, environmentId: env.environment.id }),
+      expect.objectContaining({
+        id,
+        key: 'STRIPE_KEY',
+        projectSlug: 'billing-api',
+        envSlug: 'production',
+        path,
+        projectId: env.project.id,
+        environmentId: env.environment.id,
+      }),
     ]);
 
     const deleted = await call('DELETE', `/api/v1/secrets/${id}`, { token: ws.apiKey });
@@ -64,14 +80,29 @@ describe('secret lifecycle', () => {
 
   it('audits create, rotate, every reveal exactly once, and delete, with metadata and never a value', async () => {
     const key = 'AUDITED';
-    const w1 = (await call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'first-secret-value' } })).body.data;
-    await call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'second-secret-value' } });
+    const w1 = (
+      await call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, {
+        token: ws.apiKey,
+        body: { key, value: 'first-secret-value' },
+      })
+    ).body.data;
+    await call('PUT', `/api/v1/environments/${env.environment.id}/secrets`, {
+      token: ws.apiKey,
+      body: { key, value: 'second-secret-value' },
+    });
     await call('POST', `/api/v1/secrets/${w1.id}/reveal`, { token: ws.apiKey });
     await call('POST', `/api/v1/secrets/${w1.id}/reveal?version=1`, { token: ws.apiKey });
     await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path: `billing-api/production/${key}` } });
     await call('DELETE', `/api/v1/secrets/${w1.id}`, { token: ws.apiKey });
     const entries = await auditFor(ws, w1.id);
-    expect(entries.map((e) => e.action)).toEqual(['secret.delete', 'secret.reveal', 'secret.reveal', 'secret.reveal', 'secret.rotate', 'secret.create']);
+    expect(entries.map((e) => e.action)).toEqual([
+      'secret.delete',
+      'secret.reveal',
+      'secret.reveal',
+      'secret.reveal',
+      'secret.rotate',
+      'secret.create',
+    ]);
     const meta = { key, projectId: env.project.id, environmentId: env.environment.id, credentialKind: 'api_key' };
     expect(entries[3]).toMatchObject({ actorSub: ws.apiKeyId, metadata: { ...meta, version: 2 } });
     expect(entries[2]!.metadata).toEqual({ ...meta, version: 1 });
@@ -171,7 +202,9 @@ describe('secret limits and validation', () => {
   });
 
   it('takes paths of 3 to 600 characters: 2 and 601 are refused, 3 and 600 are looked up', async () => {
-    expect((await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path: 'p/' } })).body.error.message).toBe('path: must be at least 3 characters');
+    expect((await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path: 'p/' } })).body.error.message).toBe(
+      'path: must be at least 3 characters',
+    );
     expect((await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path: 'x'.repeat(601) } })).body.error.message).toBe(
       'path: must be at most 600 characters',
     );
@@ -183,11 +216,15 @@ describe('secret limits and validation', () => {
   });
 
   it('refuses malformed ids, answers NOT_FOUND for unknown ones and for writes to unknown environments', async () => {
-    expect((await call('POST', '/api/v1/secrets/nope/reveal', { token: ws.apiKey })).body.error.message).toBe('secretId: must be a sec_ id');
+    expect((await call('POST', '/api/v1/secrets/nope/reveal', { token: ws.apiKey })).body.error.message).toBe(
+      'secretId: must be a sec_ id',
+    );
     expect((await call('POST', '/api/v1/secrets/sec_01JZZZZZZZZZZZZZZZZZZZZZZZ/reveal', { token: ws.apiKey })).status).toBe(404);
     expect((await call('DELETE', '/api/v1/secrets/sec_01JZZZZZZZZZZZZZZZZZZZZZZZ', { token: ws.apiKey })).status).toBe(404);
     const unknownEnv = 'env_01JZZZZZZZZZZZZZZZZZZZZZZZ';
-    expect((await call('PUT', `/api/v1/environments/${unknownEnv}/secrets`, { token: ws.apiKey, body: { key: 'A', value: 'b' } })).status).toBe(404);
+    expect(
+      (await call('PUT', `/api/v1/environments/${unknownEnv}/secrets`, { token: ws.apiKey, body: { key: 'A', value: 'b' } })).status,
+    ).toBe(404);
     expect((await call('GET', `/api/v1/environments/${unknownEnv}/secrets`, { token: ws.apiKey })).status).toBe(404);
   });
 });
@@ -198,13 +235,20 @@ describe('secrets across workspaces and credentials', () => {
     const intruder = await newWorkspace();
     const { environment } = await newEnvironment(owner.apiKey, { project: 'shared-name', environment: 'prod' });
     await newEnvironment(intruder.apiKey, { project: 'shared-name', environment: 'prod' });
-    const id = (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: owner.apiKey, body: { key: 'TOKEN', value: 'owner-only' } })).body.data.id;
+    const id = (
+      await call('PUT', `/api/v1/environments/${environment.id}/secrets`, {
+        token: owner.apiKey,
+        body: { key: 'TOKEN', value: 'owner-only' },
+      })
+    ).body.data.id;
     const token = intruder.apiKey;
     expect((await call('POST', `/api/v1/secrets/${id}/reveal`, { token })).status).toBe(404);
     expect((await call('POST', '/api/v1/reveal', { token, body: { path: 'shared-name/prod/TOKEN' } })).status).toBe(404);
     expect((await call('DELETE', `/api/v1/secrets/${id}`, { token })).status).toBe(404);
     expect((await call('GET', `/api/v1/environments/${environment.id}/secrets`, { token })).status).toBe(404);
-    expect((await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token, body: { key: 'TOKEN', value: 'x' } })).status).toBe(404);
+    expect(
+      (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token, body: { key: 'TOKEN', value: 'x' } })).status,
+    ).toBe(404);
     expect((await call('GET', '/api/v1/search/secrets?q=token', { token })).body.data).toEqual([]);
     expect((await call('POST', `/api/v1/secrets/${id}/reveal`, { token: owner.apiKey })).body.data.value).toBe('owner-only');
   });
@@ -213,7 +257,8 @@ describe('secrets across workspaces and credentials', () => {
     const ws = await newWorkspace();
     const { environment } = await newEnvironment(ws.apiKey);
     const token = await userToken({ sub: 'usr_01JBBBBBBBBBBBBBBBBBBBBBBB', workspace_id: ws.workspaceId, roles: 'developer' });
-    const id = (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token, body: { key: 'K', value: 'by-user' } })).body.data.id;
+    const id = (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token, body: { key: 'K', value: 'by-user' } })).body
+      .data.id;
     expect((await call('POST', `/api/v1/secrets/${id}/reveal`, { token })).body.data.value).toBe('by-user');
     const [reveal] = await auditFor(ws, id, 'secret.reveal');
     expect(reveal).toMatchObject({ actorSub: 'usr_01JBBBBBBBBBBBBBBBBBBBBBBB', metadata: { credentialKind: 'user' } });
@@ -225,7 +270,12 @@ describe('search', () => {
     const ws = await newWorkspace();
     const a = await newEnvironment(ws.apiKey, { project: 'api', environment: 'dev' });
     const b = await newEnvironment(ws.apiKey, { project: 'web', environment: 'prod' });
-    for (const [envId, key] of [[a.environment.id, 'DATABASE_URL'], [b.environment.id, 'database_password'], [a.environment.id, 'REDIS_URL'], [b.environment.id, 'DbPoolSize']]) {
+    for (const [envId, key] of [
+      [a.environment.id, 'DATABASE_URL'],
+      [b.environment.id, 'database_password'],
+      [a.environment.id, 'REDIS_URL'],
+      [b.environment.id, 'DbPoolSize'],
+    ]) {
       await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } });
     }
     const hits = await call('GET', '/api/v1/search/secrets?q=DATABASE', { token: ws.apiKey });
@@ -233,9 +283,13 @@ describe('search', () => {
     const all = await call('GET', '/api/v1/search/secrets?limit=3', { token: ws.apiKey });
     expect(all.body.data).toHaveLength(3);
     expect(all.body.meta.page.hasMore).toBe(true);
-    const rest = await call('GET', `/api/v1/search/secrets?limit=3&cursor=${encodeURIComponent(all.body.meta.page.nextCursor)}`, { token: ws.apiKey });
+    const rest = await call('GET', `/api/v1/search/secrets?limit=3&cursor=${encodeURIComponent(all.body.meta.page.nextCursor)}`, {
+      token: ws.apiKey,
+    });
     expect(rest.body.data.map((s: { key: string }) => s.key)).toEqual(['DATABASE_URL']);
-    const otherQuery = await call('GET', `/api/v1/search/secrets?q=url&cursor=${encodeURIComponent(all.body.meta.page.nextCursor)}`, { token: ws.apiKey });
+    const otherQuery = await call('GET', `/api/v1/search/secrets?q=url&cursor=${encodeURIComponent(all.body.meta.page.nextCursor)}`, {
+      token: ws.apiKey,
+    });
     expect(otherQuery.status).toBe(400);
     expect((await call('GET', '/api/v1/search/secrets?q=', { token: ws.apiKey })).status).toBe(400);
     expect((await call('GET', `/api/v1/search/secrets?q=${'q'.repeat(257)}`, { token: ws.apiKey })).status).toBe(400);

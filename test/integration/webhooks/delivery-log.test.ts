@@ -16,10 +16,19 @@ const { doc, tableName, store } = localStore();
 /** A delivery as the fan-out wrote them before the log moved to GSI3: GSI1 keys, no GSI3 keys. */
 async function putLegacyDelivery(workspaceId: string, endpointId: string, index: number) {
   const legacy = storedDelivery(endpointId, index);
-  await doc.send(new PutCommand({
-    TableName: tableName,
-    Item: { ...keys.delivery(workspaceId, legacy.id), GSI1PK: `WHE#${endpointId}`, GSI1SK: legacy.id, type: ENTITY.delivery, workspaceId, ...legacy },
-  }));
+  await doc.send(
+    new PutCommand({
+      TableName: tableName,
+      Item: {
+        ...keys.delivery(workspaceId, legacy.id),
+        GSI1PK: `WHE#${endpointId}`,
+        GSI1SK: legacy.id,
+        type: ENTITY.delivery,
+        workspaceId,
+        ...legacy,
+      },
+    }),
+  );
   return legacy;
 }
 
@@ -35,7 +44,8 @@ async function seededLog() {
   const endpointId = newId('webhookEndpoint');
   const made = Array.from({ length: 7 }, (_, i) => storedDelivery(endpointId, i, i === 6 ? 'service.secret.delete' : undefined));
   for (const d of made) expect(await store.createDelivery(ws.workspaceId, d, Date.parse(d.createdAt))).toBe(true);
-  for (const d of made.filter((_, i) => i % 2 === 1)) expect(await store.failPending(ws.workspaceId, d.id, 'endpoint paused', d.createdAt)).toBeDefined();
+  for (const d of made.filter((_, i) => i % 2 === 1))
+    expect(await store.failPending(ws.workspaceId, d.id, 'endpoint paused', d.createdAt)).toBeDefined();
   return { ws, endpointId, made, newestFirst: made.map((d) => d.id).reverse() };
 }
 
@@ -53,7 +63,7 @@ async function allPages(workspaceId: string, filter: Parameters<typeof store.lis
 }
 
 describe('the endpoint delivery log (GSI3)', () => {
-  it('lists an endpoint\'s deliveries newest first with their current status, page by page, with exact hasMore', async () => {
+  it("lists an endpoint's deliveries newest first with their current status, page by page, with exact hasMore", async () => {
     const { ws, endpointId, newestFirst } = await seededLog();
     const listed = await store.listDeliveries(ws.workspaceId, { endpointId }, { limit: 10 });
     expect(listed.items.map((d) => d.id)).toEqual(newestFirst);
@@ -62,7 +72,11 @@ describe('the endpoint delivery log (GSI3)', () => {
     // At the page size and one past it: exactly 7 fit in a page of 7; a page of 6 leaves one for the next.
     expect(await allPages(ws.workspaceId, { endpointId }, 7)).toEqual([newestFirst]);
     expect(await allPages(ws.workspaceId, { endpointId }, 6)).toEqual([newestFirst.slice(0, 6), newestFirst.slice(6)]);
-    expect(await allPages(ws.workspaceId, { endpointId }, 3)).toEqual([newestFirst.slice(0, 3), newestFirst.slice(3, 6), newestFirst.slice(6)]);
+    expect(await allPages(ws.workspaceId, { endpointId }, 3)).toEqual([
+      newestFirst.slice(0, 3),
+      newestFirst.slice(3, 6),
+      newestFirst.slice(6),
+    ]);
   });
 
   it('filters by status on the records (the index has none) and by event type on the index, across pages', async () => {
@@ -70,13 +84,15 @@ describe('the endpoint delivery log (GSI3)', () => {
     const failed = newestFirst.filter((_, i) => i % 2 === 1);
     expect((await allPages(ws.workspaceId, { endpointId, status: 'failed' }, 2)).flat()).toEqual(failed);
     expect(await allPages(ws.workspaceId, { endpointId, status: 'failed' }, 3)).toEqual([failed]);
-    expect((await allPages(ws.workspaceId, { endpointId, status: 'pending' }, 1)).flat()).toEqual(newestFirst.filter((_, i) => i % 2 === 0));
+    expect((await allPages(ws.workspaceId, { endpointId, status: 'pending' }, 1)).flat()).toEqual(
+      newestFirst.filter((_, i) => i % 2 === 0),
+    );
     expect(await allPages(ws.workspaceId, { endpointId, status: 'success' }, 5)).toEqual([[]]);
     expect(await allPages(ws.workspaceId, { endpointId, eventType: 'service.secret.delete' }, 5)).toEqual([[newestFirst[0]]]);
     expect(await allPages(ws.workspaceId, { endpointId, eventType: 'service.secret.delete', status: 'failed' }, 5)).toEqual([[]]);
   });
 
-  it('never reads another workspace\'s record through the log, even under the same endpoint id', async () => {
+  it("never reads another workspace's record through the log, even under the same endpoint id", async () => {
     const { ws, endpointId, made } = await seededLog();
     const other = await newWorkspace();
     const stray = storedDelivery(endpointId, 30);
@@ -99,43 +115,70 @@ describe('the endpoint delivery log (GSI3)', () => {
     expect(await store.pendingDeliveryIds(endpointId)).toEqual([]);
   });
 
-  it('lists deliveries made before GSI3 once `admin deliveries migrate-log` has moved their keys, and a second run moves none', async () => {
-    const { ws, endpointId, newestFirst } = await seededLog();
-    const legacy = await putLegacyDelivery(ws.workspaceId, endpointId, 50);
-    const listed = async () => (await store.listDeliveries(ws.workspaceId, { endpointId }, { limit: 50 })).items.map((d) => d.id);
-    expect(await listed()).toEqual(newestFirst);
-    const first = await admin('deliveries', 'migrate-log');
-    expect(first.moved).toBeGreaterThanOrEqual(1);
-    expect(await listed()).toEqual([legacy.id, ...newestFirst]);
-    const raw = await doc.send(new GetCommand({ TableName: tableName, Key: keys.delivery(ws.workspaceId, legacy.id) }));
-    expect(raw.Item).toMatchObject({ GSI3PK: `WHE#${endpointId}`, GSI3SK: legacy.id });
-    expect(raw.Item!.GSI1PK).toBeUndefined();
-    // Only this file writes deliveries the old way, and its tests run one after another.
-    expect((await admin('deliveries', 'migrate-log')).moved).toBe(0);
-  }, ADMIN_SCAN_TIMEOUT_MS);
+  it(
+    'lists deliveries made before GSI3 once `admin deliveries migrate-log` has moved their keys, and a second run moves none',
+    async () => {
+      const { ws, endpointId, newestFirst } = await seededLog();
+      const legacy = await putLegacyDelivery(ws.workspaceId, endpointId, 50);
+      const listed = async () => (await store.listDeliveries(ws.workspaceId, { endpointId }, { limit: 50 })).items.map((d) => d.id);
+      expect(await listed()).toEqual(newestFirst);
+      const first = await admin('deliveries', 'migrate-log');
+      expect(first.moved).toBeGreaterThanOrEqual(1);
+      expect(await listed()).toEqual([legacy.id, ...newestFirst]);
+      const raw = await doc.send(new GetCommand({ TableName: tableName, Key: keys.delivery(ws.workspaceId, legacy.id) }));
+      expect(raw.Item).toMatchObject({ GSI3PK: `WHE#${endpointId}`, GSI3SK: legacy.id });
+      expect(raw.Item!.GSI1PK).toBeUndefined();
+      // Only this file writes deliveries the old way, and its tests run one after another.
+      expect((await admin('deliveries', 'migrate-log')).moved).toBe(0);
+    },
+    ADMIN_SCAN_TIMEOUT_MS,
+  );
 
-  it('lists every failed delivery in its endpoint\'s failed list (GSI4), and `admin deliveries index-failed` adds those failed before it', async () => {
-    const { ws, endpointId, made } = await seededLog();
-    const failedList = async () => {
-      const out = await doc.send(new QueryCommand({ TableName: tableName, IndexName: 'GSI4', KeyConditionExpression: 'GSI4PK = :pk', ExpressionAttributeValues: { ':pk': endpointId } }));
-      return (out.Items ?? []).map((item) => item.SK as string);
-    };
-    expect(await failedList()).toEqual(made.filter((_, i) => i % 2 === 1).map((d) => d.id));
-    // A delivery that failed before the list existed: failed, without GSI4 keys.
-    const old = { ...storedDelivery(endpointId, 20), status: 'failed' as const };
-    await doc.send(new PutCommand({ TableName: tableName, Item: { ...keys.delivery(ws.workspaceId, old.id), type: ENTITY.delivery, workspaceId: ws.workspaceId, ...old } }));
-    expect(await failedList()).not.toContain(old.id);
-    expect((await admin('deliveries', 'index-failed')).indexed).toBeGreaterThanOrEqual(1);
-    expect(await failedList()).toContain(old.id);
-    // Every failed delivery the service made is listed already: a second run lists none.
-    expect((await admin('deliveries', 'index-failed')).indexed).toBe(0);
-  }, ADMIN_SCAN_TIMEOUT_MS);
+  it(
+    "lists every failed delivery in its endpoint's failed list (GSI4), and `admin deliveries index-failed` adds those failed before it",
+    async () => {
+      const { ws, endpointId, made } = await seededLog();
+      const failedList = async () => {
+        const out = await doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: 'GSI4',
+            KeyConditionExpression: 'GSI4PK = :pk',
+            ExpressionAttributeValues: { ':pk': endpointId },
+          }),
+        );
+        return (out.Items ?? []).map((item) => item.SK as string);
+      };
+      expect(await failedList()).toEqual(made.filter((_, i) => i % 2 === 1).map((d) => d.id));
+      // A delivery that failed before the list existed: failed, without GSI4 keys.
+      const old = { ...storedDelivery(endpointId, 20), status: 'failed' as const };
+      await doc.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...keys.delivery(ws.workspaceId, old.id), type: ENTITY.delivery, workspaceId: ws.workspaceId, ...old },
+        }),
+      );
+      expect(await failedList()).not.toContain(old.id);
+      expect((await admin('deliveries', 'index-failed')).indexed).toBeGreaterThanOrEqual(1);
+      expect(await failedList()).toContain(old.id);
+      // Every failed delivery the service made is listed already: a second run lists none.
+      expect((await admin('deliveries', 'index-failed')).indexed).toBe(0);
+    },
+    ADMIN_SCAN_TIMEOUT_MS,
+  );
 
   it('a manual retry moves a delivery only from the status its caller read (the count it leaves), and only once', async () => {
     const { ws, made } = await seededLog();
     const failed = made[1]!;
     const audit = () => systemAuditEntry('acc_test', 'webhook_delivery.retry', failed.id, {}, Date.now());
-    const retry = (status: 'success' | 'failed') => store.retryNow(ws.workspaceId, { id: failed.id, endpointId: failed.endpointId, createdAt: failed.createdAt, status }, `tok-${status}`, new Date().toISOString(), audit());
+    const retry = (status: 'success' | 'failed') =>
+      store.retryNow(
+        ws.workspaceId,
+        { id: failed.id, endpointId: failed.endpointId, createdAt: failed.createdAt, status },
+        `tok-${status}`,
+        new Date().toISOString(),
+        audit(),
+      );
     expect(await retry('success')).toBe(false);
     expect(await retry('failed')).toBe(true);
     // Pending now: a concurrent retry that read it failed finds it moved on.

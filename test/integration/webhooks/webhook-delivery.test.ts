@@ -17,7 +17,8 @@ async function setup(behaviour: Parameters<typeof startReceiver>[0] = {}, events
   const { project, environment } = await newEnvironment(ws.apiKey, { project: 'hooks', environment: 'prod' });
   const receiver = await startReceiver(behaviour);
   const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/hook`, events);
-  const write = (key: string, value = 'v') => call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value } });
+  const write = (key: string, value = 'v') =>
+    call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value } });
   return { ws, project, environment, receiver, endpoint, write };
 }
 
@@ -27,12 +28,16 @@ describe('webhook delivery', () => {
     await Promise.all(receivers.map((r) => r.close()));
   });
 
-  it('delivers a signed event that Stripe\'s verifier accepts, with all six headers and no value', async () => {
+  it("delivers a signed event that Stripe's verifier accepts, with all six headers and no value", async () => {
     const { ws, project, environment, receiver, endpoint, write } = await setup();
     receivers.push(receiver);
     const secretId = (await write('API_TOKEN', 'never-in-an-event')).body.data.id;
     const request = await waitFor(async () => receiver.requests[0], 20_000, 'the delivery');
-    const event = stripe.webhooks.constructEvent(request.body, request.headers['service-signature'] as string, endpoint.secret) as unknown as Record<string, any>;
+    const event = stripe.webhooks.constructEvent(
+      request.body,
+      request.headers['service-signature'] as string,
+      endpoint.secret,
+    ) as unknown as Record<string, any>;
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     checkWebhookEvent(event as { type: string });
     // The SDK's verifier accepts a real delivery, headers as Node gives them (issue 14).
@@ -58,9 +63,20 @@ describe('webhook delivery', () => {
       const list = await deliveriesOf(ws.apiKey, endpoint.id);
       return list[0]?.status === 'success' ? list : undefined;
     });
-    expect(delivery).toMatchObject({ id: request.headers['service-delivery-id'], eventId: event.id, attempts: 1, statusCode: 200, lastError: null, nextRetryAt: null });
-    expect(delivery!.attemptLog).toEqual([{ attempt: 1, at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null }]);
-    const raw = await localStore().doc.send(new GetCommand({ TableName: localStore().tableName, Key: keys.delivery(ws.workspaceId, delivery!.id) }));
+    expect(delivery).toMatchObject({
+      id: request.headers['service-delivery-id'],
+      eventId: event.id,
+      attempts: 1,
+      statusCode: 200,
+      lastError: null,
+      nextRetryAt: null,
+    });
+    expect(delivery!.attemptLog).toEqual([
+      { attempt: 1, at: expect.any(String), statusCode: 200, durationMs: expect.any(Number), error: null },
+    ]);
+    const raw = await localStore().doc.send(
+      new GetCommand({ TableName: localStore().tableName, Key: keys.delivery(ws.workspaceId, delivery!.id) }),
+    );
     expect(raw.Item!.ttl).toBe(Math.floor(Date.parse(raw.Item!.createdAt) / 1000) + 30 * 86_400);
     // The write-unit budget of a delivery: one write unit per write (1 KB), in the endpoint's log, not the sweeper's.
     expect(itemSize(raw.Item!)).toBeLessThanOrEqual(1024);
@@ -87,7 +103,11 @@ describe('webhook delivery', () => {
     const secretId = (await write('FOR_CI')).body.data.id;
     expect((await call('POST', `/api/v1/secrets/${secretId}/reveal`, { token: key.token })).status).toBe(200);
     const request = await waitFor(async () => receiver.requests[0]);
-    const event = stripe.webhooks.constructEvent(request.body, request.headers['service-signature'] as string, endpoint.secret) as unknown as Record<string, any>;
+    const event = stripe.webhooks.constructEvent(
+      request.body,
+      request.headers['service-signature'] as string,
+      endpoint.secret,
+    ) as unknown as Record<string, any>;
     expect(event.type).toBe('service.secret.reveal');
     expect(event.data).toMatchObject({ secretId, key: 'FOR_CI', version: 1, actorSub: key.identityId });
     expect(event.data.actorSub).toMatch(/^mid_/);
@@ -97,10 +117,16 @@ describe('webhook delivery', () => {
     const { ws, receiver, endpoint, write } = await setup({ status: 500, body: 'boom' });
     receivers.push(receiver);
     await write('FLAKY');
-    const pending = await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.attempts >= 1 && d.status === 'pending'));
+    const pending = await waitFor(async () =>
+      (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.attempts >= 1 && d.status === 'pending'),
+    );
     expect(pending.nextRetryAt).not.toBeNull();
     expect(pending.lastError).toBe('HTTP 500');
-    const failed = await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.status === 'failed'), 40_000, 'six attempts');
+    const failed = await waitFor(
+      async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.status === 'failed'),
+      40_000,
+      'six attempts',
+    );
     expect(failed).toMatchObject({ attempts: 6, statusCode: 500, lastError: 'HTTP 500', nextRetryAt: null });
     expect(failed.attemptLog.map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
     const times = failed.attemptLog.map((a) => Date.parse(a.at));
@@ -119,7 +145,9 @@ describe('webhook delivery', () => {
     expect(retried.body.data).toMatchObject({ id: failed.id, status: 'pending' });
     const again = await call('POST', `/api/v1/webhook-deliveries/${failed.id}/retry`, { token: ws.apiKey });
     if (again.status !== 202) expect(again.body.error.code).toBe('ALREADY_QUEUED');
-    const succeeded = await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.id === failed.id && d.status === 'success'));
+    const succeeded = await waitFor(async () =>
+      (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.id === failed.id && d.status === 'success'),
+    );
     expect(succeeded.attempts).toBeGreaterThanOrEqual(7);
     expect(succeeded.attemptLog.at(-1)).toMatchObject({ statusCode: 204, error: null });
     const audit = await localStore().store.listAudit(ws.workspaceId, { limit: 5 }, { action: 'webhook_delivery.retry', target: failed.id });
@@ -136,7 +164,9 @@ describe('webhook delivery', () => {
     const redirecting = await setup({ status: 302, headers: { Location: `${target.origin}/elsewhere` } });
     receivers.push(target, redirecting.receiver);
     await redirecting.write('REDIRECTED');
-    const redirected = await waitFor(async () => (await deliveriesOf(redirecting.ws.apiKey, redirecting.endpoint.id)).find((d) => d.attempts >= 1));
+    const redirected = await waitFor(async () =>
+      (await deliveriesOf(redirecting.ws.apiKey, redirecting.endpoint.id)).find((d) => d.attempts >= 1),
+    );
     expect(redirected.lastError).toBe(`redirect (302) to ${target.origin}/elsewhere not followed`);
     expect(redirected.statusCode).toBe(302);
     expect(target.connections()).toBe(0);

@@ -33,7 +33,8 @@ afterAll(async () => {
 async function workspaceWithEnvironment() {
   const ws = await newWorkspace();
   const { environment } = await newEnvironment(ws.apiKey, { project: 'life', environment: 'prod' });
-  const write = (key: string) => call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } });
+  const write = (key: string) =>
+    call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } });
   return { ws, write };
 }
 
@@ -48,8 +49,24 @@ function stackQueue() {
 }
 
 /** A secret.rotate audit record the table never had, as its stream INSERT: only the test's own fan-out sees it. */
-function auditRecord(ws: { workspaceId: string; apiKeyId: string }, accountId: string, id: string, createdAt: string, metadata: Record<string, unknown> = { key: 'K', version: 2 }) {
-  const image = { type: 'AuditEntry', id, action: 'secret.rotate', actorSub: ws.apiKeyId, target: 'sec_x', createdAt, workspaceId: ws.workspaceId, accountId, metadata };
+function auditRecord(
+  ws: { workspaceId: string; apiKeyId: string },
+  accountId: string,
+  id: string,
+  createdAt: string,
+  metadata: Record<string, unknown> = { key: 'K', version: 2 },
+) {
+  const image = {
+    type: 'AuditEntry',
+    id,
+    action: 'secret.rotate',
+    actorSub: ws.apiKeyId,
+    target: 'sec_x',
+    createdAt,
+    workspaceId: ws.workspaceId,
+    accountId,
+    metadata,
+  };
   return { eventName: 'INSERT', dynamodb: { SequenceNumber: '1', NewImage: marshall(image) } } as unknown as DynamoDBRecord;
 }
 
@@ -85,29 +102,58 @@ describe('endpoint switch-off and pause', () => {
     })();
 
     // A short outage never switches off: 20 failures within the window leave the endpoint on.
-    const streak = await waitFor(async () => {
-      const endpoint = await localStore().store.getEndpoint(ws.workspaceId, bad.id);
-      return endpoint && endpoint.consecutiveFailures >= 20 ? endpoint : undefined;
-    }, 30_000, '20 failures');
+    const streak = await waitFor(
+      async () => {
+        const endpoint = await localStore().store.getEndpoint(ws.workspaceId, bad.id);
+        return endpoint && endpoint.consecutiveFailures >= 20 ? endpoint : undefined;
+      },
+      30_000,
+      '20 failures',
+    );
     if (Date.now() - Date.parse(streak.failingSince!) < 0.8 * 86_400_000 * 0.0001) expect(streak.enabled).toBe(true);
 
-    const off = await waitFor(async () => {
-      const list = (await call('GET', '/api/v1/webhooks', { token: ws.apiKey })).body.data as { id: string; enabled: boolean }[];
-      return list.find((e) => e.id === bad.id && !e.enabled);
-    }, 40_000, 'the switch-off');
+    const off = await waitFor(
+      async () => {
+        const list = (await call('GET', '/api/v1/webhooks', { token: ws.apiKey })).body.data as { id: string; enabled: boolean }[];
+        return list.find((e) => e.id === bad.id && !e.enabled);
+      },
+      40_000,
+      'the switch-off',
+    );
     await writing;
-    expect(off).toMatchObject({ enabled: false, disabledAt: expect.any(String), disabledReason: expect.stringMatching(/failed attempts in a row/) });
+    expect(off).toMatchObject({
+      enabled: false,
+      disabledAt: expect.any(String),
+      disabledReason: expect.stringMatching(/failed attempts in a row/),
+    });
     expect((off as unknown as { consecutiveFailures: number }).consecutiveFailures).toBeGreaterThanOrEqual(20);
-    expect(Date.parse((off as unknown as { disabledAt: string }).disabledAt) - Date.parse((off as unknown as { failingSince: string }).failingSince)).toBeGreaterThanOrEqual(86_400_000 * 0.0001);
+    expect(
+      Date.parse((off as unknown as { disabledAt: string }).disabledAt) -
+        Date.parse((off as unknown as { failingSince: string }).failingSince),
+    ).toBeGreaterThanOrEqual(86_400_000 * 0.0001);
 
     const notice = await waitFor(async () => watcher.requests[0], 20_000, 'the disabled event');
-    const event = stripe.webhooks.constructEvent(notice.body, notice.headers['service-signature'] as string, good.secret) as unknown as Record<string, any>;
+    const event = stripe.webhooks.constructEvent(
+      notice.body,
+      notice.headers['service-signature'] as string,
+      good.secret,
+    ) as unknown as Record<string, any>;
     expect(event.type).toBe('service.webhook_endpoint.disabled');
-    expect(event.data).toMatchObject({ endpointId: bad.id, url: bad.url, disabledReason: expect.any(String), consecutiveFailures: expect.any(Number), failingSince: expect.any(String) });
-    const deliveries = await waitFor(async () => {
-      const list = await deliveriesOf(ws.apiKey, bad.id);
-      return list.every((d) => d.status === 'failed') ? list : undefined;
-    }, 10_000, 'the queue to fail');
+    expect(event.data).toMatchObject({
+      endpointId: bad.id,
+      url: bad.url,
+      disabledReason: expect.any(String),
+      consecutiveFailures: expect.any(Number),
+      failingSince: expect.any(String),
+    });
+    const deliveries = await waitFor(
+      async () => {
+        const list = await deliveriesOf(ws.apiKey, bad.id);
+        return list.every((d) => d.status === 'failed') ? list : undefined;
+      },
+      10_000,
+      'the queue to fail',
+    );
     // Writes fanned out after the switch-off make no delivery for it.
     expect(deliveries.length).toBeGreaterThanOrEqual(1);
     expect(deliveries.length).toBeLessThanOrEqual(writes);
@@ -116,7 +162,13 @@ describe('endpoint switch-off and pause', () => {
 
     // Enabling again clears the streak; no event went to the switched-off endpoint itself.
     const enabled = await call('PATCH', `/api/v1/webhooks/${bad.id}`, { token: ws.apiKey, body: { enabled: true } });
-    expect(enabled.body.data).toMatchObject({ enabled: true, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null });
+    expect(enabled.body.data).toMatchObject({
+      enabled: true,
+      disabledAt: null,
+      disabledReason: null,
+      consecutiveFailures: 0,
+      failingSince: null,
+    });
     expect(failing.requests.every((r) => r.headers['service-event-type'] === 'service.secret.create')).toBe(true);
   }, 90_000);
 
@@ -168,7 +220,9 @@ async function streamRecords(): Promise<DynamoDBRecord[]> {
   const streams = new DynamoDBStreamsClient(config);
   const records: DynamoDBRecord[] = [];
   for (const shard of (await streams.send(new DescribeStreamCommand({ StreamArn: arn }))).StreamDescription!.Shards!) {
-    let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }))).ShardIterator;
+    let iterator = (
+      await streams.send(new GetShardIteratorCommand({ StreamArn: arn, ShardId: shard.ShardId, ShardIteratorType: 'TRIM_HORIZON' }))
+    ).ShardIterator;
     for (let page = 0; iterator && page < 500; page++) {
       const out = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
       records.push(...(out.Records ?? []).map((record) => toLambdaRecord(record, arn)));
@@ -206,7 +260,12 @@ describe('at-least-once bookkeeping', () => {
     await registerEndpoint(ws.apiKey, `${receiver.origin}/s`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     // An audit record the table never had, so only these fan-outs see it; SQS refuses the first run's message.
-    const record = auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ0000000000000000SWEP', new Date().toISOString(), { key: 'LOST', version: 2, projectId: 'proj_x', environmentId: 'env_x' });
+    const record = auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ0000000000000000SWEP', new Date().toISOString(), {
+      key: 'LOST',
+      version: 2,
+      projectId: 'proj_x',
+      environmentId: 'env_x',
+    });
     const refused = localFanout(refusingSqs);
     expect(await refused([record])).toEqual({ batchItemFailures: [{ itemIdentifier: '1' }] });
     const [lost] = (await call('GET', '/api/v1/webhook-deliveries', { token: ws.apiKey })).body.data;
@@ -231,20 +290,33 @@ describe('at-least-once bookkeeping', () => {
     receivers.push(receiver);
     const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/handoff`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
-    const record = auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ00000000000000HANDOF', new Date().toISOString(), { key: 'HANDOFF', version: 2, projectId: 'proj_x', environmentId: 'env_x' });
+    const record = auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ00000000000000HANDOF', new Date().toISOString(), {
+      key: 'HANDOFF',
+      version: 2,
+      projectId: 'proj_x',
+      environmentId: 'env_x',
+    });
     const refused = localFanout(refusingSqs);
     expect(await refused([record])).toEqual({ batchItemFailures: [{ itemIdentifier: '1' }] });
     // Queued, it is already in its endpoint's log
     const [lost] = await deliveriesOf(ws.apiKey, endpoint.id);
     expect(lost).toMatchObject({ status: 'pending', attempts: 0 });
     // Act: the endpoint stops subscribing before the stream retry, which then queues nothing; the sweeper runs
-    expect((await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { events: ['service.secret.create'] } })).status).toBe(200);
+    expect(
+      (await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { events: ['service.secret.create'] } })).status,
+    ).toBe(200);
     const queue = stackQueue();
     const retried = localFanout((messages) => queue.enqueueAllNow(messages));
     expect(await retried([record])).toEqual({ batchItemFailures: [] });
     const { store } = localStore();
     // (No grace period here: the hand-off made it due at once.)
-    const sweep = makeSweeper({ store, clock: { now: () => Date.now() }, graceMs: 0, enqueue: (m, o) => queue.enqueue(m, o), enqueueRecovery: (m) => queue.enqueueRecovery(m) });
+    const sweep = makeSweeper({
+      store,
+      clock: { now: () => Date.now() },
+      graceMs: 0,
+      enqueue: (m, o) => queue.enqueue(m, o),
+      enqueueRecovery: (m) => queue.enqueueRecovery(m),
+    });
     expect((await sweep()).requeued).toBeGreaterThanOrEqual(1);
     // Assess: the delivery created for the event is sent once, not left pending for its 30 days
     const request = await waitFor(async () => receiver.requests[0], 20_000, 'the handed-off delivery');
@@ -259,7 +331,9 @@ describe('at-least-once bookkeeping', () => {
     const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/r`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     const { queued, fanout } = collectingFanout();
-    await fanout([auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000RETRY', new Date(Date.now() - 20 * 60_000).toISOString())]);
+    await fanout([
+      auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000RETRY', new Date(Date.now() - 20 * 60_000).toISOString()),
+    ]);
     // A first attempt failed and scheduled its retry 10 minutes ago, and the retry's message was lost.
     const { store } = localStore();
     const [first] = queued;
@@ -267,10 +341,22 @@ describe('at-least-once bookkeeping', () => {
     const past = new Date(Date.now() - 10 * 60_000).toISOString();
     await store.claimAttempt(ws.workspaceId, first!.deliveryId, first!.attemptToken, claim, past, { redelivered: false });
     const entry = { attempt: 1, at: past, statusCode: 503, durationMs: 5, error: 'HTTP 503' };
-    expect(await store.recordAttempt(ws.workspaceId, first!.deliveryId, claim, entry, { status: 'pending', nextRetryAt: past, attemptToken: newAttemptToken() })).toBeDefined();
+    expect(
+      await store.recordAttempt(ws.workspaceId, first!.deliveryId, claim, entry, {
+        status: 'pending',
+        nextRetryAt: past,
+        attemptToken: newAttemptToken(),
+      }),
+    ).toBeDefined();
 
     const queue = stackQueue();
-    const sweep = makeSweeper({ store, clock: { now: () => Date.now() }, graceMs: 5 * 60_000, enqueue: (m, o) => queue.enqueue(m, o), enqueueRecovery: (m) => queue.enqueueRecovery(m) });
+    const sweep = makeSweeper({
+      store,
+      clock: { now: () => Date.now() },
+      graceMs: 5 * 60_000,
+      enqueue: (m, o) => queue.enqueue(m, o),
+      enqueueRecovery: (m) => queue.enqueueRecovery(m),
+    });
     expect((await sweep()).requeued).toBeGreaterThanOrEqual(1);
     const request = await waitFor(async () => receiver.requests[0], 20_000, 'the swept delivery');
     expect(request.headers).toMatchObject({ 'service-delivery-id': first!.deliveryId, 'service-delivery-attempt': '2' });
@@ -297,7 +383,14 @@ describe('at-least-once bookkeeping', () => {
     expect(message!.attemptToken).toBe(firstAttemptToken(message!.deliveryId));
     const overdue = async () => (await store.dueDeliveries(new Date(Date.now() - 5 * 60_000).toISOString(), 1000)).map((d) => d.id);
     const claimAt = (minutesAgo: number, redelivered: boolean, random: string) =>
-      store.claimAttempt(ws.workspaceId, message!.deliveryId, message!.attemptToken, claimOf(message!.attemptToken, random), new Date(Date.now() - minutesAgo * 60_000).toISOString(), { redelivered });
+      store.claimAttempt(
+        ws.workspaceId,
+        message!.deliveryId,
+        message!.attemptToken,
+        claimOf(message!.attemptToken, random),
+        new Date(Date.now() - minutesAgo * 60_000).toISOString(),
+        { redelivered },
+      );
 
     // The worker that claims it first dies; its claim is in the endpoint's log, and not the sweeper's.
     expect(await claimAt(3, false, 'dead')).toBeDefined();
@@ -319,9 +412,7 @@ describe('at-least-once bookkeeping', () => {
     const endpoint = await registerEndpoint(ws.apiKey, `https://localhost:${receiver.port}/h`, ['service.secret.rotate']);
     const workspace = await localStore().store.getWorkspace(ws.workspaceId);
     const { queued, fanout } = collectingFanout();
-    await fanout([
-      auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000BLOCK', new Date().toISOString()),
-    ]);
+    await fanout([auditRecord(ws, workspace!.accountId, 'aud_01M7ZJ000000000000000BLOCK', new Date().toISOString())]);
     expect(queued).toHaveLength(1);
     const later: unknown[] = [];
     const worker = makeWorker({
@@ -336,7 +427,12 @@ describe('at-least-once bookkeeping', () => {
     });
     expect(await worker(queued[0]!)).toBe('retry');
     const [delivery] = await deliveriesOf(ws.apiKey, endpoint.id);
-    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, statusCode: null, lastError: 'blocked: localhost resolves to 127.0.0.1 (loopback)' });
+    expect(delivery).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      statusCode: null,
+      lastError: 'blocked: localhost resolves to 127.0.0.1 (loopback)',
+    });
     expect(receiver.connections()).toBe(0);
     expect(later).toHaveLength(1);
     // The old message no longer matches the delivery: a second copy is dropped without a send.
@@ -354,8 +450,15 @@ describe('delivery log API', () => {
     const b = await registerEndpoint(ws.apiKey, `${bad.origin}/b`, ['service.secret.create']);
     await write('ONE');
     await write('ONE');
-    await waitFor(async () => (await call('GET', '/api/v1/webhook-deliveries?status=success', { token: ws.apiKey })).body.data.length === 2);
-    const all = (await call('GET', '/api/v1/webhook-deliveries', { token: ws.apiKey })).body.data as { id: string; endpointId: string; eventType: string; attemptLog: unknown[] }[];
+    await waitFor(
+      async () => (await call('GET', '/api/v1/webhook-deliveries?status=success', { token: ws.apiKey })).body.data.length === 2,
+    );
+    const all = (await call('GET', '/api/v1/webhook-deliveries', { token: ws.apiKey })).body.data as {
+      id: string;
+      endpointId: string;
+      eventType: string;
+      attemptLog: unknown[];
+    }[];
     expect(all).toHaveLength(3);
     expect(all.map((d) => d.id)).toEqual([...all.map((d) => d.id)].sort().reverse());
     expect(all.every((d) => Array.isArray(d.attemptLog))).toBe(true);
@@ -365,7 +468,9 @@ describe('delivery log API', () => {
     expect(rotations.body.data).toHaveLength(1);
     expect(rotations.body.data[0].endpointId).toBe(a.id);
     const page = await call('GET', '/api/v1/webhook-deliveries?limit=2', { token: ws.apiKey });
-    const next = await call('GET', `/api/v1/webhook-deliveries?limit=2&cursor=${encodeURIComponent(page.body.meta.page.nextCursor)}`, { token: ws.apiKey });
+    const next = await call('GET', `/api/v1/webhook-deliveries?limit=2&cursor=${encodeURIComponent(page.body.meta.page.nextCursor)}`, {
+      token: ws.apiKey,
+    });
     expect([...page.body.data, ...next.body.data].map((d: { id: string }) => d.id)).toEqual(all.map((d) => d.id));
     for (const query of ['limit=0', 'limit=201', 'status=done', 'endpointId=x', 'eventType=']) {
       expect((await call('GET', `/api/v1/webhook-deliveries?${query}`, { token: ws.apiKey })).status, query).toBe(400);

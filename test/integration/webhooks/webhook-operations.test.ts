@@ -28,25 +28,48 @@ async function machineToken(apiKey: string): Promise<string> {
 }
 
 const auditOf = async (apiKey: string, action: string) =>
-  ((await call('GET', `/api/v1/audit?action=${action}&limit=10`, { token: apiKey })).body.data as { id: string; action: string; target: string; metadata: Record<string, unknown> }[]);
+  (await call('GET', `/api/v1/audit?action=${action}&limit=10`, { token: apiKey })).body.data as {
+    id: string;
+    action: string;
+    target: string;
+    metadata: Record<string, unknown>;
+  }[];
 
 describe('test events', () => {
   it('sends a signed service.ping to that endpoint alone, whatever it subscribes to, and logs it as a delivery', async () => {
     const { ws, receiver, endpoint } = await setup();
     const answer = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { token: ws.apiKey });
     expect(answer.status).toBe(202);
-    expect(answer.body.data).toMatchObject({ endpointId: endpoint.id, eventType: 'service.ping', status: 'pending', attempts: 0, attemptLog: [] });
+    expect(answer.body.data).toMatchObject({
+      endpointId: endpoint.id,
+      eventType: 'service.ping',
+      status: 'pending',
+      attempts: 0,
+      attemptLog: [],
+    });
     const request = await waitFor(async () => receiver.requests[0], 20_000, 'the test event');
-    const event = stripe.webhooks.constructEvent(request.body, request.headers['service-signature'] as string, endpoint.secret) as unknown as Record<string, unknown>;
+    const event = stripe.webhooks.constructEvent(
+      request.body,
+      request.headers['service-signature'] as string,
+      endpoint.secret,
+    ) as unknown as Record<string, unknown>;
     expect(event).toMatchObject({ id: answer.body.data.eventId, type: 'service.ping', data: { endpointId: endpoint.id } });
-    expect(request.headers).toMatchObject({ 'service-event-type': 'service.ping', 'service-delivery-id': answer.body.data.id, 'service-delivery-attempt': '1' });
+    expect(request.headers).toMatchObject({
+      'service-event-type': 'service.ping',
+      'service-delivery-id': answer.body.data.id,
+      'service-delivery-attempt': '1',
+    });
     const [delivery] = await waitFor(async () => {
       const list = await deliveriesOf(ws.apiKey, endpoint.id);
       return list[0]?.status === 'success' ? list : undefined;
     });
     expect(delivery).toMatchObject({ id: answer.body.data.id, attempts: 1, statusCode: 200 });
     const [entry] = await auditOf(ws.apiKey, 'webhook_endpoint.test');
-    expect(entry).toMatchObject({ action: 'webhook_endpoint.test', target: endpoint.id, metadata: { deliveryId: delivery!.id, eventId: event.id } });
+    expect(entry).toMatchObject({
+      action: 'webhook_endpoint.test',
+      target: endpoint.id,
+      metadata: { deliveryId: delivery!.id, eventId: event.id },
+    });
   });
 
   it('retries a test event that fails, like any delivery', async () => {
@@ -55,12 +78,16 @@ describe('test events', () => {
     let seen = 0;
     receiver.respond(() => ({ status: seen++ === 0 ? 500 : 204 }));
     const answer = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { token: ws.apiKey });
-    const done = await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.id === answer.body.data.id && d.status === 'success'), 20_000, 'the retry');
+    const done = await waitFor(
+      async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.id === answer.body.data.id && d.status === 'success'),
+      20_000,
+      'the retry',
+    );
     expect(done.attempts).toBe(2);
     expect(done.attemptLog.map((a) => a.statusCode)).toEqual([500, 204]);
   });
 
-  it('refuses a disabled endpoint, another workspace\'s, and a machine token', async () => {
+  it("refuses a disabled endpoint, another workspace's, and a machine token", async () => {
     const { ws, endpoint } = await setup();
     await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: false } });
     const disabled = await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { token: ws.apiKey });
@@ -86,13 +113,18 @@ describe('recovery of failed deliveries', () => {
 
     expect(answer.status).toBe(202);
     expect(answer.body.data).toEqual({ queued: 1000 });
-    await waitFor(async () => new Set(receiver.requests.map((r) => r.headers['service-delivery-id'])).size >= 1000, 120_000, 'every recovered delivery');
+    await waitFor(
+      async () => new Set(receiver.requests.map((r) => r.headers['service-delivery-id'])).size >= 1000,
+      120_000,
+      'every recovered delivery',
+    );
     const ids = receiver.requests.map((r) => r.headers['service-delivery-id'] as string);
     expect(new Set(ids).size).toBe(ids.length);
     expect(new Set(ids)).toEqual(new Set(failed.map((d) => d.id)));
     expect(new Set(receiver.requests.map((r) => r.headers['service-delivery-attempt']))).toEqual(new Set(['7']));
     const { doc, tableName } = localStore();
-    const read = async (id: string) => (await doc.send(new GetCommand({ TableName: tableName, Key: keys.delivery(ws.workspaceId, id) }))).Item!;
+    const read = async (id: string) =>
+      (await doc.send(new GetCommand({ TableName: tableName, Key: keys.delivery(ws.workspaceId, id) }))).Item!;
     await waitFor(async () => (await read(failed.at(-1)!.id)).status === 'success', 20_000, 'the last attempt recorded');
     for (const delivery of [failed[0]!, failed[499]!, failed.at(-1)!]) {
       const item = await read(delivery.id);
@@ -103,25 +135,42 @@ describe('recovery of failed deliveries', () => {
     expect((await read(older!.id)).status).toBe('failed');
     const [entry] = await auditOf(ws.apiKey, 'webhook_endpoint.recover');
     expect(entry).toMatchObject({ target: endpoint.id, metadata: { since, queued: 1000, until: expect.any(String) } });
-    const recovery = await waitFor(async () => {
-      const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.deliveryRecovery(ws.workspaceId, entry!.id) }))).Item;
-      return item?.status === 'done' ? item : undefined;
-    }, 20_000, 'the recovery to finish');
+    const recovery = await waitFor(
+      async () => {
+        const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.deliveryRecovery(ws.workspaceId, entry!.id) }))).Item;
+        return item?.status === 'done' ? item : undefined;
+      },
+      20_000,
+      'the recovery to finish',
+    );
     expect(recovery).toMatchObject({ queued: 1000, expected: 1000 });
     expect(recovery.GSI2PK).toBeUndefined();
     // Nothing is left to recover: a second call queues none.
-    expect((await call('POST', `/api/v1/webhooks/${endpoint.id}/recover`, { token: ws.apiKey, body: { since } })).body.data).toEqual({ queued: 0 });
+    expect((await call('POST', `/api/v1/webhooks/${endpoint.id}/recover`, { token: ws.apiKey, body: { since } })).body.data).toEqual({
+      queued: 0,
+    });
   }, 180_000);
 
   it('finds a delivery that failed all its attempts through the pipeline, and its seventh attempt succeeds', async () => {
     const { ws, receiver, endpoint } = await setup({ status: 503 });
     const ping = (await call('POST', `/api/v1/webhooks/${endpoint.id}/test`, { token: ws.apiKey })).body.data;
     // Six attempts, retries scaled down to milliseconds but for the last (12 h scaled: about 4 s).
-    await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.id === ping.id && d.status === 'failed'), 30_000, 'the delivery to fail');
+    await waitFor(
+      async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.id === ping.id && d.status === 'failed'),
+      30_000,
+      'the delivery to fail',
+    );
     receiver.respond({ status: 204 });
-    const answer = await call('POST', `/api/v1/webhooks/${endpoint.id}/recover`, { token: ws.apiKey, body: { since: new Date(Date.now() - 60_000).toISOString() } });
+    const answer = await call('POST', `/api/v1/webhooks/${endpoint.id}/recover`, {
+      token: ws.apiKey,
+      body: { since: new Date(Date.now() - 60_000).toISOString() },
+    });
     expect(answer.body.data).toEqual({ queued: 1 });
-    const done = await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.id === ping.id && d.status === 'success'), 20_000, 'the recovered attempt');
+    const done = await waitFor(
+      async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.id === ping.id && d.status === 'success'),
+      20_000,
+      'the recovered attempt',
+    );
     expect(done.attempts).toBe(7);
     expect(done.attemptLog.map((a) => a.statusCode)).toEqual([503, 503, 503, 503, 503, 503, 204]);
     expect(receiver.requests.at(-1)!.headers['service-delivery-attempt']).toBe('7');
@@ -150,7 +199,7 @@ describe('recovery of failed deliveries', () => {
     }
   });
 
-  it('refuses a disabled endpoint, another workspace\'s, and a machine token', async () => {
+  it("refuses a disabled endpoint, another workspace's, and a machine token", async () => {
     const { ws, endpoint } = await setup();
     const body = { since: new Date(Date.now() - 3_600_000).toISOString() };
     await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: false } });

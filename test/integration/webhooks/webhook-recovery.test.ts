@@ -33,8 +33,18 @@ async function recoverable(count: number) {
   const now = Date.now();
   const audit = systemAuditEntry('acc_test', 'webhook_endpoint.recover', endpoint.id, {}, now);
   const recovery: Recovery = {
-    id: audit.id, endpointId: endpoint.id, ...deliveryIdSpan(now - 2 * 3_600_000, now), since: iso(now - 2 * 3_600_000), until: iso(now),
-    expected: count, queued: 0, cursor: null, step: 0, status: 'running', createdAt: iso(now), updatedAt: iso(now),
+    id: audit.id,
+    endpointId: endpoint.id,
+    ...deliveryIdSpan(now - 2 * 3_600_000, now),
+    since: iso(now - 2 * 3_600_000),
+    until: iso(now),
+    expected: count,
+    queued: 0,
+    cursor: null,
+    step: 0,
+    status: 'running',
+    createdAt: iso(now),
+    updatedAt: iso(now),
   };
   const { store } = localStore();
   await store.startRecovery(ws.workspaceId, recovery, audit);
@@ -83,11 +93,16 @@ describe('recovery runner', () => {
     expect(outcomes).toEqual(['continued', 'continued', 'continued', 'continued', 'done']);
     expect(r.sent.map((m) => m.deliveryId).sort()).toEqual(failed.map((d) => d.id).sort());
     expect(r.uncounted.reduce((a, b) => a + b, 0)).toBe(230);
-    expect(await recoveryItem(ws.workspaceId, first.recoveryId)).toMatchObject({ status: 'done', queued: 230, step: 5, cursor: failed.at(-1)!.id });
+    expect(await recoveryItem(ws.workspaceId, first.recoveryId)).toMatchObject({
+      status: 'done',
+      queued: 230,
+      step: 5,
+      cursor: failed.at(-1)!.id,
+    });
     expect((await recoveryItem(ws.workspaceId, first.recoveryId)).GSI2PK).toBeUndefined();
   });
 
-  it('a step\'s message seen twice at once queues nothing twice: one runner moves it on, the other stops', async () => {
+  it("a step's message seen twice at once queues nothing twice: one runner moves it on, the other stops", async () => {
     const { failed, first } = await recoverable(120);
     const [a, b] = [runner(), runner()];
     const outcomes = await Promise.all([a.run(first), b.run(first)]);
@@ -109,7 +124,11 @@ describe('recovery runner', () => {
 
   it('a runner that dies after queueing a page and before moving on: the message again finds nothing left there', async () => {
     const { ws, failed, first } = await recoverable(80);
-    const dying = runner({ advanceRecovery: async () => { throw new Error('killed'); } });
+    const dying = runner({
+      advanceRecovery: async () => {
+        throw new Error('killed');
+      },
+    });
     await expect(dying.run(first)).rejects.toThrow('killed');
     expect(dying.sent).toHaveLength(50);
     const again = runner();

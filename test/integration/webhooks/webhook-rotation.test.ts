@@ -120,7 +120,9 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret', () => {
         store,
         cipher: makeCipher({ keys: makeLocalKeyring({ keyFile: join(inject('localDir'), LOCAL_MASTER_KEY_FILE) }) }),
         clock: { now: () => now },
-        send: async (request) => (sent.push(request.headers['Service-Signature']!), { ok: true, statusCode: 204, durationMs: 1, error: null }),
+        send: async (request) => (
+          sent.push(request.headers['Service-Signature']!), { ok: true, statusCode: 204, durationMs: 1, error: null }
+        ),
         enqueue: async () => undefined,
         timeScale: 1,
         metrics: makeDeliveryMetrics(),
@@ -130,7 +132,9 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret', () => {
     for (const delivery of [during, after]) await store.createDelivery(ws.workspaceId, delivery, Date.now());
     const later = Date.now() + 24 * HOUR + 60_000;
     // Act
-    expect(await workerAt(Date.now())({ workspaceId: ws.workspaceId, deliveryId: during.id, attemptToken: during.attemptToken! })).toBe('success');
+    expect(await workerAt(Date.now())({ workspaceId: ws.workspaceId, deliveryId: during.id, attemptToken: during.attemptToken! })).toBe(
+      'success',
+    );
     expect(await workerAt(later)({ workspaceId: ws.workspaceId, deliveryId: after.id, attemptToken: after.attemptToken! })).toBe('success');
     // Assess
     const [both, newOnly] = sent.map((signature) => ({ body: during.body, signature }));
@@ -155,16 +159,19 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret', () => {
     expect(replay.body.data).toEqual(first.body.data);
     const listed = (await call('GET', '/api/v1/webhooks', { token: ws.apiKey })).body.data as { secretHint: string }[];
     expect(listed[0]!.secretHint).toBe(first.body.data.secretHint);
-    const audit = (await call('GET', `/api/v1/audit?action=webhook_endpoint.secret_rotate&target=${endpoint.id}`, { token: ws.apiKey })).body.data;
+    const audit = (await call('GET', `/api/v1/audit?action=webhook_endpoint.secret_rotate&target=${endpoint.id}`, { token: ws.apiKey }))
+      .body.data;
     expect(audit).toHaveLength(1);
     const texts = textsOf(await scanTable());
-    for (const secret of [first.body.data.secret as string, endpoint.secret]) expect(texts.some((text) => text.includes(secret.slice('whsec_'.length)))).toBe(false);
+    for (const secret of [first.body.data.secret as string, endpoint.secret])
+      expect(texts.some((text) => text.includes(secret.slice('whsec_'.length)))).toBe(false);
   });
 
   it('is audited as webhook_endpoint.secret_rotate with the endpoint as target, without either secret or hint', async () => {
     const { ws, endpoint, rotate } = await setup();
     const rotated = (await rotate({ expireCurrentInHours: 6 })).body.data;
-    const audit = (await call('GET', `/api/v1/audit?action=webhook_endpoint.secret_rotate&target=${endpoint.id}`, { token: ws.apiKey })).body.data;
+    const audit = (await call('GET', `/api/v1/audit?action=webhook_endpoint.secret_rotate&target=${endpoint.id}`, { token: ws.apiKey }))
+      .body.data;
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({
       action: 'webhook_endpoint.secret_rotate',
@@ -173,7 +180,14 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret', () => {
       metadata: { expireCurrentInHours: 6, previousSecretExpiresAt: rotated.previousSecretExpiresAt, credentialKind: 'api_key' },
     });
     const entry = JSON.stringify(audit[0]);
-    for (const material of [rotated.secret, endpoint.secret, rotated.secretHint, endpoint.secretHint, rotated.secret.slice(-4), endpoint.secret.slice(-4)]) {
+    for (const material of [
+      rotated.secret,
+      endpoint.secret,
+      rotated.secretHint,
+      endpoint.secretHint,
+      rotated.secret.slice(-4),
+      endpoint.secret.slice(-4),
+    ]) {
       expect(entry).not.toContain(material);
     }
   });
@@ -184,13 +198,16 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret', () => {
     for (const hours of [-1, 49, 1.5, '24', null]) {
       const refused = await rotate({ expireCurrentInHours: hours });
       expect(refused.status, JSON.stringify(hours)).toBe(400);
-      expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'expireCurrentInHours: must be an integer from 0 to 48' });
+      expect(refused.body.error).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        message: 'expireCurrentInHours: must be an integer from 0 to 48',
+      });
     }
     const unknown = await rotate({ expireCurrentInHours: 1, expiresInHours: 1 });
     expect(unknown.body.error).toMatchObject({ code: 'VALIDATION_ERROR', message: 'expiresInHours: is not a known field' });
   });
 
-  it('rotates a paused endpoint; another workspace\'s endpoint is NOT_FOUND; a machine token is FORBIDDEN', async () => {
+  it("rotates a paused endpoint; another workspace's endpoint is NOT_FOUND; a machine token is FORBIDDEN", async () => {
     const { ws, endpoint, rotate } = await setup();
     expect((await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: false } })).status).toBe(200);
     const paused = await rotate({ expireCurrentInHours: 0 });
@@ -213,12 +230,25 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret', () => {
     const { ws, endpoint, rotate } = await setup();
     const { store } = localStore();
     const read = (await store.getEndpoint(ws.workspaceId, endpoint.id))!;
-    expect((await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { description: 'changed meanwhile' } })).status).toBe(200);
+    expect(
+      (await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { description: 'changed meanwhile' } })).status,
+    ).toBe(200);
     const principal = { actorSub: ws.apiKeyId, kind: 'api_key' as const, accountId: read.accountId };
     const stale = () => {
       const now = Date.now();
-      const next = { ...read, secretHint: 'whsec_…lost', updatedAt: iso(now), previousSealedSecret: read.sealedSecret, previousSecretExpiresAt: iso(now + HOUR) };
-      return store.rotateEndpointSecret(ws.workspaceId, next, { updatedAt: read.updatedAt, secret: read.sealedSecret }, auditEntry(principal, 'webhook_endpoint.secret_rotate', endpoint.id, {}, now));
+      const next = {
+        ...read,
+        secretHint: 'whsec_…lost',
+        updatedAt: iso(now),
+        previousSealedSecret: read.sealedSecret,
+        previousSecretExpiresAt: iso(now + HOUR),
+      };
+      return store.rotateEndpointSecret(
+        ws.workspaceId,
+        next,
+        { updatedAt: read.updatedAt, secret: read.sealedSecret },
+        auditEntry(principal, 'webhook_endpoint.secret_rotate', endpoint.id, {}, now),
+      );
     };
     // Act / Assess: the write from the stale read is refused, and the PATCH stands
     await expect(stale()).rejects.toMatchObject({ code: 'CONFLICT' });
@@ -228,10 +258,16 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret', () => {
     const rotated = (await rotate()).body.data;
     const current = (await store.getEndpoint(ws.workspaceId, endpoint.id))!;
     const sameInstant = { ...current, updatedAt: current.updatedAt, secretHint: 'whsec_…lost' };
-    const raced = store.rotateEndpointSecret(ws.workspaceId, sameInstant, { updatedAt: current.updatedAt, secret: read.sealedSecret }, auditEntry(principal, 'webhook_endpoint.secret_rotate', endpoint.id, {}, Date.now()));
+    const raced = store.rotateEndpointSecret(
+      ws.workspaceId,
+      sameInstant,
+      { updatedAt: current.updatedAt, secret: read.sealedSecret },
+      auditEntry(principal, 'webhook_endpoint.secret_rotate', endpoint.id, {}, Date.now()),
+    );
     await expect(raced).rejects.toMatchObject({ code: 'CONFLICT' });
     expect((await store.getEndpoint(ws.workspaceId, endpoint.id))!.secretHint).toBe(rotated.secretHint);
-    const audit = (await call('GET', `/api/v1/audit?action=webhook_endpoint.secret_rotate&target=${endpoint.id}`, { token: ws.apiKey })).body.data;
+    const audit = (await call('GET', `/api/v1/audit?action=webhook_endpoint.secret_rotate&target=${endpoint.id}`, { token: ws.apiKey }))
+      .body.data;
     expect(audit).toHaveLength(1);
     const unknown = await rotate(undefined, { id: 'we_01JZZZZZZZZZZZZZZZZZZZZZZZ' });
     expect(unknown.body.error.code).toBe('NOT_FOUND');

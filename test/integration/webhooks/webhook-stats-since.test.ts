@@ -28,11 +28,20 @@ function deliveryAt(endpointId: string, at: number) {
 }
 
 const statsOf = async (token: string, endpointId: string, since?: number) =>
-  (await call('GET', `/api/v1/webhooks/${endpointId}/stats${since === undefined ? '' : `?since=${encodeURIComponent(iso(since))}`}`, { token })).body.data as Stats;
+  (
+    await call('GET', `/api/v1/webhooks/${endpointId}/stats${since === undefined ? '' : `?since=${encodeURIComponent(iso(since))}`}`, {
+      token,
+    })
+  ).body.data as Stats;
 
 /** The workspace's statistics rolled up as far as they go at once, by a rollup whose clock is `ahead` on. */
 async function rollUpNow(workspaceId: string, ahead = 2 * HOUR) {
-  const rollUp = makeStatsRollup({ store: localStore().store, continueRollup: async () => undefined, clock: { now: () => Date.now() + ahead }, log: logger });
+  const rollUp = makeStatsRollup({
+    store: localStore().store,
+    continueRollup: async () => undefined,
+    clock: { now: () => Date.now() + ahead },
+    log: logger,
+  });
   return rollUp({ workspaceId, rollupUntil: Date.now() + ahead });
 }
 
@@ -44,11 +53,19 @@ async function setup(receivers: HttpsReceiver[]) {
   receivers.push(receiver);
   receiver.respond({ status: 200 });
   const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/hook`, ['service.secret.create']);
-  const write = async (key: string) => expect((await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } })).status).toBe(200);
-  const delivered = (count: number) => waitFor(async () => {
-    const list = await deliveriesOf(ws.apiKey, endpoint.id);
-    return list.length === count && list.every((d) => d.status === 'success') && list;
-  }, 30_000, `${count} deliveries`);
+  const write = async (key: string) =>
+    expect(
+      (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } })).status,
+    ).toBe(200);
+  const delivered = (count: number) =>
+    waitFor(
+      async () => {
+        const list = await deliveriesOf(ws.apiKey, endpoint.id);
+        return list.length === count && list.every((d) => d.status === 'success') && list;
+      },
+      30_000,
+      `${count} deliveries`,
+    );
   return { ws, endpoint, write, delivered };
 }
 
@@ -70,7 +87,12 @@ describe('webhook statistics since an instant', () => {
     await write('AFTER_2');
     await write('AFTER_3');
     const all = await delivered(5);
-    const created = new Map((await Promise.all(all.map((d) => localStore().store.getDelivery(ws.workspaceId, d.id)))).map((d) => [d!.id, Date.parse(d!.createdAt)]));
+    const created = new Map(
+      (await Promise.all(all.map((d) => localStore().store.getDelivery(ws.workspaceId, d.id)))).map((d) => [
+        d!.id,
+        Date.parse(d!.createdAt),
+      ]),
+    );
     const after = [...created.values()].filter((at) => at >= since).length;
     const first = Math.min(...created.values());
     // Act: counted one by one, then from the rolled-up buckets (the rollup's clock two hours on)
@@ -123,17 +145,23 @@ describe('webhook statistics since an instant', () => {
     const { store } = localStore();
     const delivery = deliveryAt(endpoint.id, Date.now() - 10 * MINUTE);
     expect(await store.createDelivery(ws.workspaceId, delivery, Date.parse(delivery.createdAt))).toBe(true);
-    expect(await store.failPending(ws.workspaceId, delivery.id, 'endpoint paused', iso(Date.parse(delivery.createdAt) + 1000))).toBeDefined();
+    expect(
+      await store.failPending(ws.workspaceId, delivery.id, 'endpoint paused', iso(Date.parse(delivery.createdAt) + 1000)),
+    ).toBeDefined();
     expect(await rollUpNow(ws.workspaceId, 0)).toBe('rolled');
     const rolled = await statsOf(ws.apiKey, endpoint.id);
     // Act: a manual retry, which the receiver takes
     expect((await call('POST', `/api/v1/webhook-deliveries/${delivery.id}/retry`, { token: ws.apiKey })).status).toBe(202);
     const during = await statsOf(ws.apiKey, endpoint.id);
     await waitFor(async () => (await store.getDelivery(ws.workspaceId, delivery.id))?.status === 'success');
-    const after = await waitFor(async () => {
-      const stats = await statsOf(ws.apiKey, endpoint.id);
-      return stats.succeeded === 1 && stats;
-    }, 20_000, 'the success counted');
+    const after = await waitFor(
+      async () => {
+        const stats = await statsOf(ws.apiKey, endpoint.id);
+        return stats.succeeded === 1 && stats;
+      },
+      20_000,
+      'the success counted',
+    );
     // Assess: one delivery throughout; failed, then out of failed while it is pending again, then succeeded
     expect(rolled).toMatchObject({ deliveries: 1, failed: 1, succeeded: 0, pending: 0 });
     expect(during.deliveries).toBe(1);

@@ -37,10 +37,14 @@ const statsOf = (token: string, endpointId: string, query = '') => call('GET', `
 
 /** Waits until the endpoint's statistics match `expected` (their writes follow the deliveries' own by a moment). */
 async function statsMatching(token: string, endpointId: string, expected: Partial<Stats>): Promise<Stats> {
-  return waitFor(async () => {
-    const stats = (await statsOf(token, endpointId)).body.data as Stats;
-    return Object.entries(expected).every(([field, value]) => stats[field as keyof Stats] === value) && stats;
-  }, 20_000, `statistics ${JSON.stringify(expected)}`);
+  return waitFor(
+    async () => {
+      const stats = (await statsOf(token, endpointId)).body.data as Stats;
+      return Object.entries(expected).every(([field, value]) => stats[field as keyof Stats] === value) && stats;
+    },
+    20_000,
+    `statistics ${JSON.stringify(expected)}`,
+  );
 }
 
 /** A workspace with an endpoint on a receiver that fails every event about a key starting with FAIL_. */
@@ -50,7 +54,8 @@ async function setup() {
   const receiver = await startReceiver();
   receiver.respond((request) => (request.body.includes('"key":"FAIL_') ? { status: 500 } : { status: 200 }));
   const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/hook`, ['service.secret.create']);
-  const write = (key: string) => call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } });
+  const write = (key: string) =>
+    call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } });
   return { ws, receiver, endpoint, write };
 }
 
@@ -65,10 +70,14 @@ describe('webhook endpoint statistics', () => {
     const { ws, receiver, endpoint, write } = await setup();
     receivers.push(receiver);
     for (const key of ['OK_1', 'FAIL_1', 'OK_2', 'FAIL_2', 'OK_3']) expect((await write(key)).status).toBe(200);
-    const finished = await waitFor(async () => {
-      const list = await deliveriesOf(ws.apiKey, endpoint.id);
-      return list.length === 5 && list.every((d) => d.status !== 'pending') && list;
-    }, 45_000, 'five finished deliveries');
+    const finished = await waitFor(
+      async () => {
+        const list = await deliveriesOf(ws.apiKey, endpoint.id);
+        return list.length === 5 && list.every((d) => d.status !== 'pending') && list;
+      },
+      45_000,
+      'five finished deliveries',
+    );
     // Act
     const asked = Date.now();
     const stats = await statsMatching(ws.apiKey, endpoint.id, { succeeded: 3, failed: 2 });
@@ -89,8 +98,14 @@ describe('webhook endpoint statistics', () => {
     expect(stats.p50DurationMs).toBeGreaterThanOrEqual(binRange(Math.min(...bins)).lower);
     expect(stats.p95DurationMs).toBeLessThanOrEqual(Math.ceil(binRange(Math.max(...bins)).upper));
     // The last success and failure are attempt times (the latest, give or take attempts finishing together)
-    const successes = attempts.filter((a) => a.error === null).map((a) => a.at).sort();
-    const failures = attempts.filter((a) => a.error !== null).map((a) => a.at).sort();
+    const successes = attempts
+      .filter((a) => a.error === null)
+      .map((a) => a.at)
+      .sort();
+    const failures = attempts
+      .filter((a) => a.error !== null)
+      .map((a) => a.at)
+      .sort();
     expect(successes).toContain(stats.lastSuccessAt);
     expect(failures).toContain(stats.lastFailureAt);
     expect(Date.parse(successes.at(-1)!) - Date.parse(stats.lastSuccessAt!)).toBeLessThan(2_000);
@@ -122,14 +137,29 @@ describe('webhook endpoint statistics', () => {
     expect(await store.createDelivery(ws.workspaceId, delivery, Date.parse(createdAt))).toBe(true);
     // Assess: one delivery, pending; no attempt, so no rate and no percentiles
     const stats = (await statsOf(ws.apiKey, endpoint.id)).body.data as Stats;
-    expect(stats).toMatchObject({ deliveries: 1, succeeded: 0, failed: 0, pending: 1, successRate: null, p50DurationMs: null, p95DurationMs: null, lastSuccessAt: null });
+    expect(stats).toMatchObject({
+      deliveries: 1,
+      succeeded: 0,
+      failed: 0,
+      pending: 1,
+      successRate: null,
+      p50DurationMs: null,
+      p95DurationMs: null,
+      lastSuccessAt: null,
+    });
     expect((await deliveriesOf(ws.apiKey, endpoint.id)).map((d) => d.status)).toEqual(['pending']);
     // Rolled up (here at once, by a rollup whose clock is two hours on), its hour's item counts it once, expires two
     // days after the deliveries it counts, and never shows in the workspace's list; the answer stays the same
-    const rollUp = makeStatsRollup({ store, continueRollup: async () => undefined, clock: { now: () => Date.now() + 2 * 60 * MINUTE }, log: logger });
+    const rollUp = makeStatsRollup({
+      store,
+      continueRollup: async () => undefined,
+      clock: { now: () => Date.now() + 2 * 60 * MINUTE },
+      log: logger,
+    });
     expect(await rollUp({ workspaceId: ws.workspaceId, rollupUntil: Date.now() + 60 * MINUTE })).toBe('rolled');
     const hour = statsHour(createdAt);
-    const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.deliveryStats(ws.workspaceId, endpoint.id, hour) }))).Item!;
+    const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.deliveryStats(ws.workspaceId, endpoint.id, hour) })))
+      .Item!;
     expect(item).toMatchObject({ type: 'WebhookDeliveryStats', n: 1, ttl: Date.parse(`${hour}:00:00.000Z`) / 1000 + 32 * 86_400 });
     expect((await statsOf(ws.apiKey, endpoint.id)).body.data).toMatchObject({ deliveries: 1, pending: 1 });
     const listed = (await call('GET', '/api/v1/webhook-deliveries?limit=200', { token: ws.apiKey })).body.data as { id: string }[];
@@ -165,7 +195,12 @@ describe('webhook endpoint statistics', () => {
       ['?since=', 'since: must be an ISO 8601 timestamp'],
     ] as const) {
       const refused = await statsOf(ws.apiKey, endpoint.id, query);
-      expect({ query, status: refused.status, code: refused.body.error.code, message: refused.body.error.message }).toEqual({ query, status: 400, code: 'VALIDATION_ERROR', message });
+      expect({ query, status: refused.status, code: refused.body.error.code, message: refused.body.error.message }).toEqual({
+        query,
+        status: 400,
+        code: 'VALIDATION_ERROR',
+        message,
+      });
     }
     expect((await statsOf(ws.apiKey, endpoint.id, '?until=2026-01-01T00:00:00Z')).body.error.code).toBe('VALIDATION_ERROR');
     expect((await statsOf(ws.apiKey, endpoint.id)).status).toBe(200);

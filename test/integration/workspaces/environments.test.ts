@@ -18,7 +18,10 @@ describe('environments', () => {
     expect(first.body.data.id).toMatch(/^env_/);
     expect(second.body.data.slug).toBe('production-2');
     const otherProject = (await call('POST', '/api/v1/projects', { token: ws.apiKey, body: { name: 'Other' } })).body.data;
-    const elsewhere = await call('POST', `/api/v1/projects/${otherProject.id}/environments`, { token: ws.apiKey, body: { name: 'Production' } });
+    const elsewhere = await call('POST', `/api/v1/projects/${otherProject.id}/environments`, {
+      token: ws.apiKey,
+      body: { name: 'Production' },
+    });
     expect(elsewhere.body.data.slug).toBe('production');
     const audit = await localStore().store.listAudit(ws.workspaceId, { limit: 50 });
     expect(audit.items.find((e) => e.target === first.body.data.id)).toMatchObject({
@@ -27,7 +30,7 @@ describe('environments', () => {
     });
   });
 
-  it('lists a project\'s environments newest first, paginated', async () => {
+  it("lists a project's environments newest first, paginated", async () => {
     const fresh = (await call('POST', '/api/v1/projects', { token: ws.apiKey, body: { name: 'Listing' } })).body.data;
     const path = `/api/v1/projects/${fresh.id}/environments`;
     const empty = await call('GET', path, { token: ws.apiKey });
@@ -46,7 +49,8 @@ describe('environments', () => {
   });
 
   it('finds an environment by project and environment slug, the same object as the list', async () => {
-    const created = (await call('POST', `/api/v1/projects/${project.id}/environments`, { token: ws.apiKey, body: { name: 'QA' } })).body.data;
+    const created = (await call('POST', `/api/v1/projects/${project.id}/environments`, { token: ws.apiKey, body: { name: 'QA' } })).body
+      .data;
     const found = await call('GET', `/api/v1/projects/by-slug/${project.slug}/environments/qa`, { token: ws.apiKey });
     expect(found.status).toBe(200);
     expect(found.body.data).toEqual(created);
@@ -58,7 +62,9 @@ describe('environments', () => {
     const path = `/api/v1/projects/${project.id}/environments`;
     expect((await call('POST', path, { token: ws.apiKey, body: { name: 'e' } })).status).toBe(201);
     expect((await call('POST', path, { token: ws.apiKey, body: { name: 'e'.repeat(120) } })).status).toBe(201);
-    expect((await call('POST', path, { token: ws.apiKey, body: { name: '' } })).body.error.message).toBe('name: must be at least 1 character');
+    expect((await call('POST', path, { token: ws.apiKey, body: { name: '' } })).body.error.message).toBe(
+      'name: must be at least 1 character',
+    );
     expect((await call('POST', path, { token: ws.apiKey, body: { name: 'e'.repeat(121) } })).body.error.message).toBe(
       'name: must be at most 120 characters',
     );
@@ -89,6 +95,8 @@ describe('environments', () => {
     expect(audit.items).toEqual([]);
     const mine = await call('GET', `${path}?limit=200`, { token: ws.apiKey });
     expect(mine.body.data.map((e: { name: string }) => e.name)).not.toContain('intruder');
-    expect((await call('GET', `/api/v1/projects/by-slug/${project.slug}/environments/production`, { token: other.apiKey })).status).toBe(404);
+    expect((await call('GET', `/api/v1/projects/by-slug/${project.slug}/environments/production`, { token: other.apiKey })).status).toBe(
+      404,
+    );
   });
 });

@@ -49,7 +49,10 @@ describe('projects', () => {
 
   it('refuses a body over 256 KiB with PAYLOAD_TOO_LARGE and writes nothing', async () => {
     const before = (await call('GET', '/api/v1/projects?limit=200', { token: ws.apiKey })).body.data.length;
-    const answer = await call('POST', '/api/v1/projects', { token: ws.apiKey, rawBody: JSON.stringify({ name: 'x', pad: 'p'.repeat(256 * 1024) }) });
+    const answer = await call('POST', '/api/v1/projects', {
+      token: ws.apiKey,
+      rawBody: JSON.stringify({ name: 'x', pad: 'p'.repeat(256 * 1024) }),
+    });
     expect(answer.status).toBe(413);
     expect(answer.body.error.code).toBe('PAYLOAD_TOO_LARGE');
     expect((await call('GET', '/api/v1/projects?limit=200', { token: ws.apiKey })).body.data.length).toBe(before);
@@ -105,8 +108,12 @@ describe('project list pagination', () => {
   it('pages newest first with limit, nextCursor and hasMore, and the last page has no cursor', async () => {
     const first = await call('GET', '/api/v1/projects?limit=2', { token: ws.apiKey });
     expect(first.body.meta.page).toMatchObject({ limit: 2, hasMore: true });
-    const second = await call('GET', `/api/v1/projects?limit=2&cursor=${encodeURIComponent(first.body.meta.page.nextCursor)}`, { token: ws.apiKey });
-    const third = await call('GET', `/api/v1/projects?limit=2&cursor=${encodeURIComponent(second.body.meta.page.nextCursor)}`, { token: ws.apiKey });
+    const second = await call('GET', `/api/v1/projects?limit=2&cursor=${encodeURIComponent(first.body.meta.page.nextCursor)}`, {
+      token: ws.apiKey,
+    });
+    const third = await call('GET', `/api/v1/projects?limit=2&cursor=${encodeURIComponent(second.body.meta.page.nextCursor)}`, {
+      token: ws.apiKey,
+    });
     expect(third.body.meta.page).toEqual({ limit: 2, nextCursor: null, hasMore: false });
     const ids = [...first.body.data, ...second.body.data, ...third.body.data].map((p: { id: string }) => p.id);
     expect(ids).toEqual([...created].reverse());
@@ -145,7 +152,11 @@ describe('project list pagination', () => {
   it('stores the project, its slug claim and the audit entry, and nothing for refused requests', async () => {
     const { doc, tableName } = localStore();
     const items = await doc.send(
-      new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}` } }),
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}` },
+      }),
     );
     const types = (items.Items ?? []).map((item) => item.type);
     expect(types.filter((t) => t === 'Project')).toHaveLength(5);

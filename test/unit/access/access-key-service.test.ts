@@ -24,7 +24,11 @@ function harness() {
       return key && { ...structuredClone(key), revision: undefined };
     },
     expiredLoginKeyStates: async () => [],
-    listAccessKeys: async () => ({ items: [...keys.values()].map(({ tokenHash: _hash, ...record }) => record), nextCursor: null, hasMore: false }),
+    listAccessKeys: async () => ({
+      items: [...keys.values()].map(({ tokenHash: _hash, ...record }) => record),
+      nextCursor: null,
+      hasMore: false,
+    }),
     async updateAccessKey(_ws, record, tokenHash, changes, audit) {
       const key = keys.get(record.id);
       if (!key || key.revokedAt || key.tokenHash !== tokenHash) return false;
@@ -46,7 +50,16 @@ function harness() {
     },
   };
   const clock = fakeClock();
-  return { service: makeAccessKeyService({ store, clock, macs: testMacs }), store, keys, audits, revokeWrites, reached, clock, caller: principal({ kind: 'user', actorSub: 'usr_alice' }) };
+  return {
+    service: makeAccessKeyService({ store, clock, macs: testMacs }),
+    store,
+    keys,
+    audits,
+    revokeWrites,
+    reached,
+    clock,
+    caller: principal({ kind: 'user', actorSub: 'usr_alice' }),
+  };
 }
 
 describe('access-key service: create', () => {
@@ -143,9 +156,13 @@ describe('access-key service: permissions and update', () => {
     const h = harness();
     const scoped = await h.service.create(h.caller, { name: 'deploy', permissions: [deploy], allowedCidrs: ['10.0.0.0/8'] });
     const open = await h.service.create(h.caller, { name: 'ops' });
-    expect(scoped.permissions).toEqual([{ effect: 'allow', projects: ['api'], environments: ['staging'], keys: ['**'], actions: ['read', 'reveal'] }]);
+    expect(scoped.permissions).toEqual([
+      { effect: 'allow', projects: ['api'], environments: ['staging'], keys: ['**'], actions: ['read', 'reveal'] },
+    ]);
     expect(scoped.allowedCidrs).toEqual(['10.0.0.0/8']);
-    expect(open.permissions).toEqual([{ effect: 'allow', projects: ['*'], environments: ['*'], keys: ['**'], actions: ['read', 'reveal', 'write', 'delete'] }]);
+    expect(open.permissions).toEqual([
+      { effect: 'allow', projects: ['*'], environments: ['*'], keys: ['**'], actions: ['read', 'reveal', 'write', 'delete'] },
+    ]);
     expect(open.allowedCidrs).toEqual([]);
     expect(h.audits[0]!.metadata).toMatchObject({ permissions: scoped.permissions, allowedCidrs: ['10.0.0.0/8'] });
   });
@@ -153,9 +170,21 @@ describe('access-key service: permissions and update', () => {
   it('audits the changed fields with their new values, and writes nothing for a change that changes nothing', async () => {
     const h = harness();
     const key = await h.service.create(h.caller, { name: 'deploy', permissions: [deploy] });
-    const updated = await h.service.update(h.caller, key.id, { name: 'deploy', permissions: [{ ...deploy, actions: ['read'] }], allowedCidrs: ['203.0.113.0/24'] });
-    expect(updated).toMatchObject({ name: 'deploy', allowedCidrs: ['203.0.113.0/24'], permissions: [expect.objectContaining({ actions: ['read'] })] });
-    expect(h.audits.at(-1)).toMatchObject({ action: 'access_key.update', target: key.id, metadata: { changed: ['permissions', 'allowedCidrs'], allowedCidrs: ['203.0.113.0/24'] } });
+    const updated = await h.service.update(h.caller, key.id, {
+      name: 'deploy',
+      permissions: [{ ...deploy, actions: ['read'] }],
+      allowedCidrs: ['203.0.113.0/24'],
+    });
+    expect(updated).toMatchObject({
+      name: 'deploy',
+      allowedCidrs: ['203.0.113.0/24'],
+      permissions: [expect.objectContaining({ actions: ['read'] })],
+    });
+    expect(h.audits.at(-1)).toMatchObject({
+      action: 'access_key.update',
+      target: key.id,
+      metadata: { changed: ['permissions', 'allowedCidrs'], allowedCidrs: ['203.0.113.0/24'] },
+    });
     expect(h.audits.at(-1)!.metadata).not.toHaveProperty('name');
     const before = h.audits.length;
     await h.service.update(h.caller, key.id, { name: 'deploy' });
@@ -167,6 +196,8 @@ describe('access-key service: permissions and update', () => {
     const key = await h.service.create(h.caller, { name: 'ci' });
     await h.service.revoke(h.caller, key.id);
     expect(await caught(() => h.service.update(h.caller, key.id, { name: 'x' }))).toMatchObject({ code: 'CONFLICT' });
-    expect(await caught(() => h.service.update(h.caller, 'ak_01J00000000000000000000000', { name: 'x' }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await caught(() => h.service.update(h.caller, 'ak_01J00000000000000000000000', { name: 'x' }))).toMatchObject({
+      code: 'NOT_FOUND',
+    });
   });
 });

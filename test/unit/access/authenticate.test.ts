@@ -18,7 +18,15 @@ import { roleAuthority } from '../../../shared/access/permissions.ts';
 const WS = 'ws_01JABCDEFGHJKMNPQRSTVWXYZ0';
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 const workspace: WorkspaceItem = { id: WS, name: 'w', accountId: 'acc_1', allowlisted: true, createdAt: '', updatedAt: '' };
-const record: TokenItem = { kind: 'api_key', workspaceId: WS, credentialId: 'key_1', actorSub: 'key_1', expiresAt: null, revokedAt: null, lastUsedAt: null };
+const record: TokenItem = {
+  kind: 'api_key',
+  workspaceId: WS,
+  credentialId: 'key_1',
+  actorSub: 'key_1',
+  expiresAt: null,
+  revokedAt: null,
+  lastUsedAt: null,
+};
 
 function setup(token: Partial<TokenItem> | undefined, ws: Partial<WorkspaceItem> | null = {}, jwtClaims?: Record<string, unknown>) {
   const getCredentialContext = vi.fn(async (tokenHash: string | undefined) => ({
@@ -31,14 +39,19 @@ function setup(token: Partial<TokenItem> | undefined, ws: Partial<WorkspaceItem>
     return jwtClaims;
   });
   const touchCredential = vi.fn(async () => undefined);
-  const deps: AuthenticatorDeps = { store: { getCredentialContext, touchCredential }, clock: { now: () => NOW }, macs: testMacs, jwt: { verify, workspaceClaim: 'workspace_id', roleClaim: 'roles', defaultRole: 'viewer' } };
+  const deps: AuthenticatorDeps = {
+    store: { getCredentialContext, touchCredential },
+    clock: { now: () => NOW },
+    macs: testMacs,
+    jwt: { verify, workspaceClaim: 'workspace_id', roleClaim: 'roles', defaultRole: 'viewer' },
+  };
   const authenticator = makeAuthenticator(deps);
   const authenticate = async (header: string | undefined) => (await authenticator(header)).principal;
   return { authenticator, authenticate, getCredentialContext, verify, touchCredential };
 }
 
 describe('authenticate', () => {
-  it('looks up an API key by hash together with its workspace and the route\'s prefetch keys, in one store call', async () => {
+  it("looks up an API key by hash together with its workspace and the route's prefetch keys, in one store call", async () => {
     const token = issueToken(TEST_MACS, 'apiKey', WS);
     const { authenticator, getCredentialContext } = setup({});
     const extra = [{ PK: 'X', SK: 'Y' }];
@@ -51,7 +64,7 @@ describe('authenticate', () => {
     expect(getCredentialContext).toHaveBeenCalledExactlyOnceWith(hashToken(token), WS, extra, { consistentWorkspace: false });
   });
 
-  it('asks for the workspace item strongly consistent with an st_ token: a login key\'s state is on it', async () => {
+  it("asks for the workspace item strongly consistent with an st_ token: a login key's state is on it", async () => {
     // Prepare
     const token = issueToken(TEST_MACS, 'machine', WS);
     const { authenticator, getCredentialContext } = setup({ kind: 'machine', keyRevision: 0 });
@@ -73,7 +86,9 @@ describe('authenticate', () => {
       code: 'FORBIDDEN',
       message: 'This credential may not call GET /v1/audit: it needs an API key or a person with the admin role',
     });
-    await expect(setup({ kind: 'machine', keyRevision: 0 }).authenticator(machine, undefined, {}, workspaceRoute)).resolves.toMatchObject({ principal: { kind: 'machine' } });
+    await expect(setup({ kind: 'machine', keyRevision: 0 }).authenticator(machine, undefined, {}, workspaceRoute)).resolves.toMatchObject({
+      principal: { kind: 'machine' },
+    });
     await expect(setup({}).authenticator(apiKey, undefined, {}, adminRoute)).resolves.toMatchObject({ principal: { kind: 'api_key' } });
   });
 
@@ -94,13 +109,20 @@ describe('authenticate', () => {
     await expect(setup(undefined).authenticate(token)).rejects.toMatchObject({ code: 'AUTH_REQUIRED' });
     await expect(setup({ revokedAt: '2026-01-01T00:00:00Z' }).authenticate(token)).rejects.toMatchObject({ message: /revoked/ });
     await expect(setup({ expiresAt: new Date(NOW).toISOString() }).authenticate(token)).rejects.toMatchObject({ message: /expired/ });
-    await expect(setup({ expiresAt: new Date(NOW + 1).toISOString(), kind: 'machine' }).authenticate(token)).resolves.toMatchObject({ kind: 'machine' });
-    await expect(setup({ workspaceId: 'ws_01JZZZZZZZZZZZZZZZZZZZZZZZ' }).authenticate(token)).rejects.toMatchObject({ code: 'AUTH_REQUIRED' });
+    await expect(setup({ expiresAt: new Date(NOW + 1).toISOString(), kind: 'machine' }).authenticate(token)).resolves.toMatchObject({
+      kind: 'machine',
+    });
+    await expect(setup({ workspaceId: 'ws_01JZZZZZZZZZZZZZZZZZZZZZZZ' }).authenticate(token)).rejects.toMatchObject({
+      code: 'AUTH_REQUIRED',
+    });
   });
 
   it('answers WORKSPACE_NOT_ALLOWLISTED for a workspace that is missing or off the allowlist', async () => {
     const token = `Bearer ${issueToken(TEST_MACS, 'apiKey', WS)}`;
-    await expect(setup({}, { allowlisted: false }).authenticate(token)).rejects.toMatchObject({ code: 'WORKSPACE_NOT_ALLOWLISTED', status: 403 });
+    await expect(setup({}, { allowlisted: false }).authenticate(token)).rejects.toMatchObject({
+      code: 'WORKSPACE_NOT_ALLOWLISTED',
+      status: 403,
+    });
     await expect(setup({}, null).authenticate(token)).rejects.toMatchObject({ code: 'WORKSPACE_NOT_ALLOWLISTED' });
   });
 
@@ -117,16 +139,20 @@ describe('authenticate', () => {
     });
     expect(getCredentialContext).toHaveBeenCalledWith(undefined, WS, []);
     // An IdP subject that merely starts with usr_ is not one of our ids: it may not become the actor of subject `x`.
-    await expect(setup({}, {}, { sub: 'usr_x', workspace_id: WS }).authenticate('Bearer a.b.c')).resolves.toMatchObject({ actorSub: 'usr_~usr_x' });
+    await expect(setup({}, {}, { sub: 'usr_x', workspace_id: WS }).authenticate('Bearer a.b.c')).resolves.toMatchObject({
+      actorSub: 'usr_~usr_x',
+    });
   });
 
   it('refuses a JWT that fails verification without repeating the verifier message', async () => {
-    const error = await setup({}).authenticate('Bearer a.b.c').catch((e: Error) => e);
+    const error = await setup({})
+      .authenticate('Bearer a.b.c')
+      .catch((e: Error) => e);
     expect(error).toMatchObject({ code: 'AUTH_REQUIRED', message: 'Authorization: the access token is invalid or expired' });
     expect(String((error as Error).message)).not.toContain('leak');
   });
 
-  it('answers SERVICE_UNAVAILABLE when the IdP\'s keys cannot be had, AUTH_REQUIRED when the token is at fault', async () => {
+  it("answers SERVICE_UNAVAILABLE when the IdP's keys cannot be had, AUTH_REQUIRED when the token is at fault", async () => {
     // Prepare: the verifier's own error classes, as aws-jwt-verify throws them
     const idpDown = [
       new FetchError('https://idp/jwks', 'connect ECONNREFUSED'),
@@ -151,17 +177,23 @@ describe('authenticate', () => {
     };
     // Act / Assess
     for (const error of idpDown) {
-      expect(await outcome(error), error.message).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503, headers: { 'Retry-After': '1' } });
+      expect(await outcome(error), error.message).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        status: 503,
+        headers: { 'Retry-After': '1' },
+      });
     }
     for (const error of tokenBad) expect(await outcome(error), error.message).toMatchObject({ code: 'AUTH_REQUIRED', status: 401 });
   });
 
   it('refuses a JWT without a valid workspace claim', async () => {
     await expect(setup({}, {}, { sub: 'x' }).authenticate('Bearer a.b.c')).rejects.toMatchObject({ message: /workspace_id claim/ });
-    await expect(setup({}, {}, { sub: 'x', workspace_id: 'acme' }).authenticate('Bearer a.b.c')).rejects.toMatchObject({ code: 'AUTH_REQUIRED' });
+    await expect(setup({}, {}, { sub: 'x', workspace_id: 'acme' }).authenticate('Bearer a.b.c')).rejects.toMatchObject({
+      code: 'AUTH_REQUIRED',
+    });
   });
 
-  it('records a machine token\'s use at most once a minute, and never blocks on or fails for it', async () => {
+  it("records a machine token's use at most once a minute, and never blocks on or fails for it", async () => {
     const token = `Bearer ${issueToken(TEST_MACS, 'machine', WS)}`;
     const machine = { kind: 'machine' as const, credentialId: 'ak_1', actorSub: 'mid_1' };
     const fresh = setup({ ...machine, lastUsedAt: new Date(NOW - 59_000).toISOString() });
@@ -169,13 +201,23 @@ describe('authenticate', () => {
     expect(fresh.touchCredential).not.toHaveBeenCalled();
     const stale = setup({ ...machine, lastUsedAt: new Date(NOW - 60_000).toISOString() });
     await (await stale.authenticator(token)).pending;
-    expect(stale.touchCredential).toHaveBeenCalledWith(expect.objectContaining({ kind: 'machine', workspaceId: WS, credentialId: 'ak_1' }), expect.any(String), new Date(NOW).toISOString(), new Date(NOW - 60_000).toISOString());
+    expect(stale.touchCredential).toHaveBeenCalledWith(
+      expect.objectContaining({ kind: 'machine', workspaceId: WS, credentialId: 'ak_1' }),
+      expect.any(String),
+      new Date(NOW).toISOString(),
+      new Date(NOW - 60_000).toISOString(),
+    );
     const never = setup({ ...machine });
     never.touchCredential.mockRejectedValueOnce(new Error('throttled'));
     await expect((await never.authenticator(token)).pending).resolves.toBeUndefined();
     // Workspace API keys get lastUsedAt too (issue 11), by the same once-a-minute rule.
     const apiKey = setup({});
     await (await apiKey.authenticator(`Bearer ${issueToken(TEST_MACS, 'apiKey', WS)}`)).pending;
-    expect(apiKey.touchCredential).toHaveBeenCalledWith(expect.objectContaining({ kind: 'api_key', credentialId: 'key_1' }), expect.any(String), expect.any(String), expect.any(String));
+    expect(apiKey.touchCredential).toHaveBeenCalledWith(
+      expect.objectContaining({ kind: 'api_key', credentialId: 'key_1' }),
+      expect.any(String),
+      expect.any(String),
+      expect.any(String),
+    );
   });
 });

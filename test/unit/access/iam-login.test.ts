@@ -45,7 +45,10 @@ const refusal = (r: SignedRequest, settings = SETTINGS) => {
 
 describe('IAM login: the signed request', () => {
   it('takes the request the signer makes, and answers its headers lower-cased', () => {
-    expect(checkSignedRequest(request(), SETTINGS)).toMatchObject({ host: 'sts.eu-west-1.amazonaws.com', 'x-service-server-id': 'secrets.example.com' });
+    expect(checkSignedRequest(request(), SETTINGS)).toMatchObject({
+      host: 'sts.eu-west-1.amazonaws.com',
+      'x-service-server-id': 'secrets.example.com',
+    });
     // The same endpoint spelled otherwise is the same endpoint.
     expect(refusal(request((r) => (r.url = 'HTTPS://STS.eu-west-1.amazonaws.com:443/')))).toBeUndefined();
     expect(refusal(request((r) => (r.headers['X-Amz-Date'] = '20261125T120459Z')))).toBeUndefined();
@@ -61,13 +64,28 @@ describe('IAM login: the signed request', () => {
     ['an extra parameter', (r) => (r.body = `${GET_CALLER_IDENTITY_BODY}&RoleArn=x`), 'action', /body/],
     ['a header off the list', (r) => (r.headers['X-Forwarded-Host'] = 'evil'), 'header', /x-forwarded-host is not allowed/],
     ['a header twice in two cases', (r) => (r.headers.host = 'sts.eu-west-1.amazonaws.com'), 'header', /host is given twice/],
-    ['a line break in a header value', (r) => (r.headers['User-Agent'] = 'sdk\r\nx-evil: 1'), 'header', /user-agent has a character a header cannot carry/],
+    [
+      'a line break in a header value',
+      (r) => (r.headers['User-Agent'] = 'sdk\r\nx-evil: 1'),
+      'header',
+      /user-agent has a character a header cannot carry/,
+    ],
     ['no server id', (r) => delete r.headers['X-Service-Server-Id'], 'server_id', /x-service-server-id is required/],
     ['another server id', (r) => (r.headers['X-Service-Server-Id'] = 'other.example.com'), 'server_id', /is not this service's id/],
-    ['an unsigned server id', (r) => (r.headers.Authorization = authorization('content-type;host;x-amz-date')), 'server_id', /must be signed/],
+    [
+      'an unsigned server id',
+      (r) => (r.headers.Authorization = authorization('content-type;host;x-amz-date')),
+      'server_id',
+      /must be signed/,
+    ],
     ['no SigV4 authorization', (r) => (r.headers.Authorization = 'Bearer x'), 'signature', /Signature Version 4/],
     ['no date', (r) => delete r.headers['X-Amz-Date'], 'date', /x-amz-date is required/],
-    ['an unsigned date', (r) => (r.headers.Authorization = authorization('content-type;host;x-service-server-id')), 'date', /x-amz-date must be signed/],
+    [
+      'an unsigned date',
+      (r) => (r.headers.Authorization = authorization('content-type;host;x-service-server-id')),
+      'date',
+      /x-amz-date must be signed/,
+    ],
     ['a date over 5 minutes old', (r) => (r.headers['X-Amz-Date'] = '20261125T115459Z'), 'date', /more than 5 minutes/],
     ['a date over 5 minutes ahead', (r) => (r.headers['X-Amz-Date'] = '20261125T120501Z'), 'date', /more than 5 minutes/],
     ['an impossible date', (r) => (r.headers['X-Amz-Date'] = '20261131T120000Z'), 'date', /x-amz-date is required/],
@@ -84,12 +102,18 @@ describe('IAM login: the caller', () => {
     `<GetCallerIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><GetCallerIdentityResult><Arn>${arn}</Arn><UserId>AROA:x</UserId><Account>123456789012</Account></GetCallerIdentityResult><ResponseMetadata><RequestId>r</RequestId></ResponseMetadata></GetCallerIdentityResponse>`;
 
   it('reads the one ARN of an answer, strictly', () => {
-    expect(callerArnOf(answer('arn:aws:sts::123456789012:assumed-role/payments-api/lambda-session'))).toBe('arn:aws:sts::123456789012:assumed-role/payments-api/lambda-session');
+    expect(callerArnOf(answer('arn:aws:sts::123456789012:assumed-role/payments-api/lambda-session'))).toBe(
+      'arn:aws:sts::123456789012:assumed-role/payments-api/lambda-session',
+    );
     expect(callerArnOf(answer('arn:aws:iam::123456789012:user/ci'))).toBe('arn:aws:iam::123456789012:user/ci');
     expect(callerArnOf(answer('arn:aws:iam::123456789012:root'))).toBeUndefined();
     expect(callerArnOf(answer('arn:aws:sts::12345:assumed-role/r/s'))).toBeUndefined();
     expect(callerArnOf(`${answer('arn:aws:iam::123456789012:user/a')}${answer('arn:aws:iam::123456789012:user/b')}`)).toBeUndefined();
-    expect(callerArnOf('<GetCallerIdentityResult><Arn>arn:aws:iam::123456789012:user/a</Arn><Arn>arn:aws:iam::123456789012:user/b</Arn></GetCallerIdentityResult>')).toBeUndefined();
+    expect(
+      callerArnOf(
+        '<GetCallerIdentityResult><Arn>arn:aws:iam::123456789012:user/a</Arn><Arn>arn:aws:iam::123456789012:user/b</Arn></GetCallerIdentityResult>',
+      ),
+    ).toBeUndefined();
     expect(callerArnOf('<ErrorResponse><Error><Code>SignatureDoesNotMatch</Code></Error></ErrorResponse>')).toBeUndefined();
   });
 
@@ -108,7 +132,11 @@ describe('IAM login: the caller', () => {
   });
 
   it('matches any of the patterns: literals, `?` for one character other than `/`, and `**` across paths', () => {
-    const patterns = ['arn:aws:iam::123456789012:user/ci', 'arn:aws:iam::123456789012:role/app-??', 'arn:aws:iam::123456789012:role/team/**'];
+    const patterns = [
+      'arn:aws:iam::123456789012:user/ci',
+      'arn:aws:iam::123456789012:role/app-??',
+      'arn:aws:iam::123456789012:role/team/**',
+    ];
     expect(principalMatches('arn:aws:iam::123456789012:user/ci', patterns)).toBe(true);
     expect(principalMatches('arn:aws:iam::123456789012:user/cd', patterns)).toBe(false);
     expect(principalMatches('arn:aws:iam::123456789012:role/app-eu', patterns)).toBe(true);

@@ -13,7 +13,16 @@ const ISSUER = 'https://idp.example.test/';
 describe('IdP subjects', () => {
   it('map one to one: no two subjects share an actor', () => {
     // Prepare: subjects that collided before (alice and usr_alice), our own ids, bare ids, and escapes
-    const subjects = ['alice', 'usr_alice', '~alice', 'usr_~alice', 'usr_01JAAAAAAAAAAAAAAAAAAAAAAA', '01JAAAAAAAAAAAAAAAAAAAAAAA', 'auth0|123', 'usr_'];
+    const subjects = [
+      'alice',
+      'usr_alice',
+      '~alice',
+      'usr_~alice',
+      'usr_01JAAAAAAAAAAAAAAAAAAAAAAA',
+      '01JAAAAAAAAAAAAAAAAAAAAAAA',
+      'auth0|123',
+      'usr_',
+    ];
     // Act
     const actors = subjects.map(personActor);
     // Assess
@@ -26,8 +35,10 @@ describe('IdP subjects', () => {
 
 describe('access token headers', () => {
   it('with a required type, take at+jwt (any case, with or without application/) and refuse an ID token', () => {
-    for (const typ of ['at+jwt', 'AT+JWT', 'application/at+jwt']) expect(() => checkAccessTokenHeader({ alg: 'RS256', typ }, 'at+jwt')).not.toThrow();
-    for (const typ of ['JWT', undefined, 'id+jwt']) expect(() => checkAccessTokenHeader({ alg: 'RS256', typ }, 'at+jwt')).toThrow('wrong token type');
+    for (const typ of ['at+jwt', 'AT+JWT', 'application/at+jwt'])
+      expect(() => checkAccessTokenHeader({ alg: 'RS256', typ }, 'at+jwt')).not.toThrow();
+    for (const typ of ['JWT', undefined, 'id+jwt'])
+      expect(() => checkAccessTokenHeader({ alg: 'RS256', typ }, 'at+jwt')).toThrow('wrong token type');
     expect(() => checkAccessTokenHeader({ alg: 'RS256', typ: 'JWT' }, undefined)).not.toThrow();
     expect(() => checkAccessTokenHeader({ alg: 'HS256', typ: 'at+jwt' }, 'at+jwt')).toThrow('unsupported algorithm');
   });
@@ -42,12 +53,27 @@ describe('an unreachable JWKS', () => {
     const jwksUri = `https://127.0.0.1:${(closed.address() as AddressInfo).port}/jwks`;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const { privateKey } = await generateKeyPair('RS256');
-    const token = await new SignJWT({ sub: 'alice', workspace_id: WS }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience('api').setExpirationTime('5m').sign(privateKey);
+    const token = await new SignJWT({ sub: 'alice', workspace_id: WS })
+      .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+      .setIssuer(ISSUER)
+      .setAudience('api')
+      .setExpirationTime('5m')
+      .sign(privateKey);
     const authenticate = makeAuthenticator({
-      store: { getCredentialContext: async () => { throw new Error('not reached'); }, touchCredential: async () => undefined },
+      store: {
+        getCredentialContext: async () => {
+          throw new Error('not reached');
+        },
+        touchCredential: async () => undefined,
+      },
       clock: { now: () => Date.now() },
       macs: testMacs,
-      jwt: { verify: makeAccessTokenVerifier({ issuer: ISSUER, audience: 'api', jwksUri }), workspaceClaim: 'workspace_id', roleClaim: 'roles', defaultRole: 'viewer' },
+      jwt: {
+        verify: makeAccessTokenVerifier({ issuer: ISSUER, audience: 'api', jwksUri }),
+        workspaceClaim: 'workspace_id',
+        roleClaim: 'roles',
+        defaultRole: 'viewer',
+      },
     });
     // Act / Assess
     await expect(authenticate(`Bearer ${token}`)).rejects.toBeInstanceOf(ServiceUnavailableError);

@@ -69,10 +69,12 @@ function workspaceReads(): string[] {
   const reads: string[] = [];
   for (const call of dynamodb.commandCalls(BatchGetCommand)) {
     const request = call.args[0].input.RequestItems!.T!;
-    if ((request.Keys as ItemKey[]).some((key) => itemKeyString(key) === workspace)) reads.push(request.ConsistentRead ? 'strong' : 'eventual');
+    if ((request.Keys as ItemKey[]).some((key) => itemKeyString(key) === workspace))
+      reads.push(request.ConsistentRead ? 'strong' : 'eventual');
   }
   for (const call of dynamodb.commandCalls(GetCommand)) {
-    if (itemKeyString(call.args[0].input.Key as ItemKey) === workspace) reads.push(call.args[0].input.ConsistentRead ? 'strong' : 'eventual');
+    if (itemKeyString(call.args[0].input.Key as ItemKey) === workspace)
+      reads.push(call.args[0].input.ConsistentRead ? 'strong' : 'eventual');
   }
   return reads;
 }
@@ -82,25 +84,28 @@ beforeEach(() => {
   clock.set(T0);
 });
 
-describe('the workspace item, where a login key\'s state is, read with the credential on the reveal routes', () => {
-  it.each(REVEALS)('%s: strongly consistent with the st_ token, in the same request, beside the eventual read of the route\'s items', async (routeKey, input) => {
-    // Prepare
-    const token = issueToken(TEST_MACS, 'machine', WS);
-    answerReads({ ...tokenItem('machine'), tokenHash: hashToken(token) });
-    const prefetch = (workspaceId: string) => routes[routeKey].prefetch!({ workspaceId, ...input });
-    // Act
-    const { principal } = await authenticate(`Bearer ${token}`, prefetch);
-    // Assess: the route's items are eventually consistent (the check is not vacuous), the workspace is not
-    expect(principal).toMatchObject({ kind: 'machine', credentialId: ACCESS_KEY });
-    expect(prefetch(WS).every((key) => key.eventual)).toBe(true);
-    expect(workspaceReads()).toEqual(['strong']);
-    const strong = dynamodb.commandCalls(BatchGetCommand).find((call) => call.args[0].input.RequestItems!.T!.ConsistentRead);
-    expect(strong?.args[0].input.RequestItems!.T!.Keys).toEqual([keys.token(hashToken(token)), keys.workspace(WS)]);
-    // Two requests in parallel, as with any other token: no round trip is added.
-    expect(dynamodb.calls()).toHaveLength(2);
-  });
+describe("the workspace item, where a login key's state is, read with the credential on the reveal routes", () => {
+  it.each(REVEALS)(
+    "%s: strongly consistent with the st_ token, in the same request, beside the eventual read of the route's items",
+    async (routeKey, input) => {
+      // Prepare
+      const token = issueToken(TEST_MACS, 'machine', WS);
+      answerReads({ ...tokenItem('machine'), tokenHash: hashToken(token) });
+      const prefetch = (workspaceId: string) => routes[routeKey].prefetch!({ workspaceId, ...input });
+      // Act
+      const { principal } = await authenticate(`Bearer ${token}`, prefetch);
+      // Assess: the route's items are eventually consistent (the check is not vacuous), the workspace is not
+      expect(principal).toMatchObject({ kind: 'machine', credentialId: ACCESS_KEY });
+      expect(prefetch(WS).every((key) => key.eventual)).toBe(true);
+      expect(workspaceReads()).toEqual(['strong']);
+      const strong = dynamodb.commandCalls(BatchGetCommand).find((call) => call.args[0].input.RequestItems!.T!.ConsistentRead);
+      expect(strong?.args[0].input.RequestItems!.T!.Keys).toEqual([keys.token(hashToken(token)), keys.workspace(WS)]);
+      // Two requests in parallel, as with any other token: no round trip is added.
+      expect(dynamodb.calls()).toHaveLength(2);
+    },
+  );
 
-  it('keeps the API key\'s reads as they were: its token strongly consistent alone, the workspace with the route\'s items', async () => {
+  it("keeps the API key's reads as they were: its token strongly consistent alone, the workspace with the route's items", async () => {
     // Prepare
     const token = issueToken(TEST_MACS, 'apiKey', WS);
     answerReads({ ...tokenItem('api_key'), tokenHash: hashToken(token) });
@@ -109,7 +114,9 @@ describe('the workspace item, where a login key\'s state is, read with the crede
     await authenticate(`Bearer ${token}`, (workspaceId) => routes[routeKey].prefetch!({ workspaceId, ...input }));
     // Assess
     expect(workspaceReads()).toEqual(['eventual']);
-    expect(dynamodb.commandCalls(GetCommand).map((call) => [call.args[0].input.Key, call.args[0].input.ConsistentRead])).toEqual([[keys.token(hashToken(token)), true]]);
+    expect(dynamodb.commandCalls(GetCommand).map((call) => [call.args[0].input.Key, call.args[0].input.ConsistentRead])).toEqual([
+      [keys.token(hashToken(token)), true],
+    ]);
     expect(dynamodb.calls()).toHaveLength(2);
   });
 });

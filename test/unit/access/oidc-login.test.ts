@@ -23,9 +23,21 @@ type Pair = { privateKey: KeyObject; publicKey: KeyObject };
 const rsa = (): Pair => generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ec = (): Pair => generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const keys = { a: { rsa: rsa(), ec: ec(), rsaBare: rsa(), ecBare: ec() }, b: { rsa: rsa() } };
-const jwk = (pair: Pair, kid: string, alg?: string) => ({ ...pair.publicKey.export({ format: 'jwk' }), kid, use: 'sig', ...(alg && { alg }) });
+const jwk = (pair: Pair, kid: string, alg?: string) => ({
+  ...pair.publicKey.export({ format: 'jwk' }),
+  kid,
+  use: 'sig',
+  ...(alg && { alg }),
+});
 const JWKS: Record<string, object> = {
-  a: { keys: [jwk(keys.a.rsa, 'rsa-1', 'RS256'), jwk(keys.a.ec, 'ec-1', 'ES256'), jwk(keys.a.rsaBare, 'rsa-bare'), jwk(keys.a.ecBare, 'ec-bare')] },
+  a: {
+    keys: [
+      jwk(keys.a.rsa, 'rsa-1', 'RS256'),
+      jwk(keys.a.ec, 'ec-1', 'ES256'),
+      jwk(keys.a.rsaBare, 'rsa-bare'),
+      jwk(keys.a.ecBare, 'ec-bare'),
+    ],
+  },
   b: { keys: [jwk(keys.b.rsa, 'rsa-1', 'RS256')] },
 };
 
@@ -36,7 +48,8 @@ const hits = new Map<string, number>();
 const seen: { host?: string; servername?: string }[] = [];
 let overrides = new Map<string, Handler>();
 
-const json = (response: ServerResponse, body: unknown): void => void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+const json = (response: ServerResponse, body: unknown): void =>
+  void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
 function route(request: IncomingMessage, response: ServerResponse): void {
   const path = request.url ?? '';
@@ -49,7 +62,8 @@ function route(request: IncomingMessage, response: ServerResponse): void {
 function answer(request: IncomingMessage, response: ServerResponse): void {
   const [, name, rest] = /^\/(\w+)(\/.*)$/.exec(request.url ?? '') ?? [];
   if (name === undefined || !(name in JWKS)) return void response.writeHead(404).end();
-  if (rest === '/.well-known/openid-configuration') return json(response, { issuer: `https://${request.headers.host}/${name}`, jwks_uri: `https://${request.headers.host}/${name}/jwks` });
+  if (rest === '/.well-known/openid-configuration')
+    return json(response, { issuer: `https://${request.headers.host}/${name}`, jwks_uri: `https://${request.headers.host}/${name}/jwks` });
   if (rest === '/jwks') return json(response, JWKS[name]);
   response.writeHead(404).end();
 }
@@ -70,15 +84,31 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-const auth = (change: Partial<OidcKeyAuth> = {}): OidcKeyAuth => ({ type: 'oidc', issuer: ISSUER, audience: 'secrets-api', subject: 'repo:acme/app:ref:refs/heads/*', ...change });
-const claims = (change: Record<string, unknown> = {}) => ({ iss: ISSUER, aud: 'secrets-api', sub: 'repo:acme/app:ref:refs/heads/main', iat: NOW_S, exp: NOW_S + 300, ...change });
+const auth = (change: Partial<OidcKeyAuth> = {}): OidcKeyAuth => ({
+  type: 'oidc',
+  issuer: ISSUER,
+  audience: 'secrets-api',
+  subject: 'repo:acme/app:ref:refs/heads/*',
+  ...change,
+});
+const claims = (change: Record<string, unknown> = {}) => ({
+  iss: ISSUER,
+  aud: 'secrets-api',
+  sub: 'repo:acme/app:ref:refs/heads/main',
+  iat: NOW_S,
+  exp: NOW_S + 300,
+  ...change,
+});
 const login = (options: { allow?: ReturnType<typeof parseAllowedCidrs>; lookup?: LookupAll } = {}) =>
   makeOidcLogin({ allowPrivateCidrs: options.allow ?? LOOPBACK, now: () => NOW, ...(options.lookup && { lookup: options.lookup }) });
 const discoveries = (name = 'a') => hits.get(`/${name}/.well-known/openid-configuration`) ?? 0;
 const fetches = () => [...hits.values()].reduce((sum, count) => sum + count, 0);
 
 /** A token signed with jose; the header is `{alg, kid}` unless given. */
-async function token(payload: Record<string, unknown> = claims(), options: { key?: KeyObject | Uint8Array; alg?: string; kid?: string; header?: Record<string, unknown> } = {}): Promise<string> {
+async function token(
+  payload: Record<string, unknown> = claims(),
+  options: { key?: KeyObject | Uint8Array; alg?: string; kid?: string; header?: Record<string, unknown> } = {},
+): Promise<string> {
   const { key = keys.a.rsa.privateKey, alg = 'RS256', kid = 'rsa-1' } = options;
   return new SignJWT(payload).setProtectedHeader({ alg, kid, ...options.header }).sign(key);
 }
@@ -162,7 +192,10 @@ describe('OIDC login: size and form', () => {
 describe('OIDC login: algorithm', () => {
   it.each([
     ['HS256', async () => token(claims(), { key: new TextEncoder().encode('a shared secret of thirty-two bytes!'), alg: 'HS256' })],
-    ['RS384 (the JWK names no alg, so only the login refuses it)', async () => token(claims(), { alg: 'RS384', kid: 'rsa-bare', key: keys.a.rsaBare.privateKey })],
+    [
+      'RS384 (the JWK names no alg, so only the login refuses it)',
+      async () => token(claims(), { alg: 'RS384', kid: 'rsa-bare', key: keys.a.rsaBare.privateKey }),
+    ],
     ['none', async () => handmade({ alg: 'none', kid: 'rsa-1' }, claims())],
   ])('refuses %s before any fetch', async (_name, make) => {
     const jwt = await make();
@@ -171,7 +204,9 @@ describe('OIDC login: algorithm', () => {
   });
 
   it("refuses a token labelled RS256 whose signature is made with the kid's EC key", async () => {
-    const jwt = handmade({ alg: 'RS256', kid: 'ec-bare' }, claims(), (input) => cryptoSign('sha256', input, { key: keys.a.ecBare.privateKey, dsaEncoding: 'ieee-p1363' }));
+    const jwt = handmade({ alg: 'RS256', kid: 'ec-bare' }, claims(), (input) =>
+      cryptoSign('sha256', input, { key: keys.a.ecBare.privateKey, dsaEncoding: 'ieee-p1363' }),
+    );
     expectRefused(await login()(auth(), jwt), jwt, 'algorithm', /alg does not fit the type of the issuer's key/);
   });
 });
@@ -219,7 +254,7 @@ describe('OIDC login: claims', () => {
     const past = await token(claims({ exp: NOW_S - 61 }));
     expectRefused(await check(auth(), missing), missing, 'expired', /exp is required/);
     expectRefused(await check(auth(), past), past, 'expired', /has expired/);
-    expect((await check(auth(), await token(claims({ exp: NOW_S - 30 }))))).toMatchObject({ ok: true });
+    expect(await check(auth(), await token(claims({ exp: NOW_S - 30 })))).toMatchObject({ ok: true });
   });
 
   it('refuses nbf in the future past the leeway, and accepts it within', async () => {
@@ -243,7 +278,11 @@ describe('OIDC login: claims', () => {
     expect(await check(auth(), await token())).toMatchObject({ ok: true });
     expectRefused(await check(auth(), feature), feature, 'subject', /^jwt: sub does not match the access key's subject pattern/);
     expectRefused(await check(auth(), missing), missing, 'subject', /sub is required/);
-    expect(await check(auth({ subject: 'repo:acme/**' }), feature)).toEqual({ ok: true, subject: 'repo:acme/app:ref:refs/heads/feature/x', issuer: ISSUER });
+    expect(await check(auth({ subject: 'repo:acme/**' }), feature)).toEqual({
+      ok: true,
+      subject: 'repo:acme/app:ref:refs/heads/feature/x',
+      issuer: ISSUER,
+    });
     expectRefused(await check(auth({ subject: 'repo:acme/app:ref:refs/heads/main' }), feature), feature, 'subject');
   });
 
@@ -283,7 +322,9 @@ describe('OIDC login: claims', () => {
 
 describe('OIDC login: discovery through the SSRF guard', () => {
   it('refuses a jwks_uri that is not https, without unavailable', async () => {
-    overrides.set('/a/.well-known/openid-configuration', (_req, res) => json(res, { issuer: ISSUER, jwks_uri: `http://127.0.0.1:1/a/jwks` }));
+    overrides.set('/a/.well-known/openid-configuration', (_req, res) =>
+      json(res, { issuer: ISSUER, jwks_uri: `http://127.0.0.1:1/a/jwks` }),
+    );
     const jwt = await token();
     expectRefused(await login()(auth(), jwt), jwt, 'discovery', /jwks_uri must be https/);
   });
@@ -297,8 +338,16 @@ describe('OIDC login: discovery through the SSRF guard', () => {
   it('refuses a host name with one private address among public ones', async () => {
     const named = `https://issuer.test:${new URL(origin).port}/a`;
     const jwt = await token(claims({ iss: named }));
-    const lookup: LookupAll = async () => [{ address: '93.184.215.14', family: 4 }, { address: '10.0.0.7', family: 4 }];
-    expectRefused(await login({ allow: [], lookup })(auth({ issuer: named }), jwt), jwt, 'discovery', /^(?!.*10\.0\.0\.7).*refused by the SSRF guard/);
+    const lookup: LookupAll = async () => [
+      { address: '93.184.215.14', family: 4 },
+      { address: '10.0.0.7', family: 4 },
+    ];
+    expectRefused(
+      await login({ allow: [], lookup })(auth({ issuer: named }), jwt),
+      jwt,
+      'discovery',
+      /^(?!.*10\.0\.0\.7).*refused by the SSRF guard/,
+    );
     expect(fetches()).toBe(0);
   });
 
@@ -319,20 +368,45 @@ describe('OIDC login: discovery through the SSRF guard', () => {
   it('answers unavailable when the issuer cannot be reached', async () => {
     const unreachable = 'https://127.0.0.1:1/a';
     const jwt = await token(claims({ iss: unreachable }));
-    expect(await login()(auth({ issuer: unreachable }), jwt)).toEqual({ ok: false, unavailable: true, reason: 'discovery', message: expect.stringMatching(/could not be fetched \(network error: ECONNREFUSED\)/) });
+    expect(await login()(auth({ issuer: unreachable }), jwt)).toEqual({
+      ok: false,
+      unavailable: true,
+      reason: 'discovery',
+      message: expect.stringMatching(/could not be fetched \(network error: ECONNREFUSED\)/),
+    });
   });
 
   it.each<[string, string, Handler, RegExp]>([
-    ['discovery answers 500', '/a/.well-known/openid-configuration', (_req, res) => void res.writeHead(500).end(), /discovery document could not be fetched \(HTTP 500\)/],
+    [
+      'discovery answers 500',
+      '/a/.well-known/openid-configuration',
+      (_req, res) => void res.writeHead(500).end(),
+      /discovery document could not be fetched \(HTTP 500\)/,
+    ],
     ['discovery is not JSON', '/a/.well-known/openid-configuration', (_req, res) => void res.writeHead(200).end('<html>'), /not JSON/],
-    ['discovery is over 64 KiB', '/a/.well-known/openid-configuration', (_req, res) => json(res, { jwks_uri: `${ISSUER}/jwks`, pad: 'x'.repeat(70_000) }), /larger than 65536 bytes/],
-    ['discovery redirects', '/a/.well-known/openid-configuration', (_req, res) => void res.writeHead(302, { location: '/b/.well-known/openid-configuration' }).end(), /HTTP 302, redirects are not followed/],
+    [
+      'discovery is over 64 KiB',
+      '/a/.well-known/openid-configuration',
+      (_req, res) => json(res, { jwks_uri: `${ISSUER}/jwks`, pad: 'x'.repeat(70_000) }),
+      /larger than 65536 bytes/,
+    ],
+    [
+      'discovery redirects',
+      '/a/.well-known/openid-configuration',
+      (_req, res) => void res.writeHead(302, { location: '/b/.well-known/openid-configuration' }).end(),
+      /HTTP 302, redirects are not followed/,
+    ],
     ['the JWKS answers 503', '/a/jwks', (_req, res) => void res.writeHead(503).end(), /JWKS could not be fetched \(HTTP 503\)/],
     ['the JWKS is not a key set', '/a/jwks', (_req, res) => json(res, { keys: 'none' }), /JWKS is not a JSON key set/],
   ])('answers unavailable when %s', async (_name, path, handler, message) => {
     overrides.set(path, handler);
     const jwt = await token();
-    expect(await login()(auth(), jwt)).toEqual({ ok: false, unavailable: true, reason: 'discovery', message: expect.stringMatching(message) });
+    expect(await login()(auth(), jwt)).toEqual({
+      ok: false,
+      unavailable: true,
+      reason: 'discovery',
+      message: expect.stringMatching(message),
+    });
     expect(discoveries('b')).toBe(0);
   });
 
@@ -364,7 +438,11 @@ describe('OIDC login against a real OpenID provider (oidc-provider)', () => {
     trustCertificate(certificate.cert);
     const provider = await startOidcIssuer(certificate);
     try {
-      const jwt = await provider.mint({ subject: 'repo:acme/app:ref:refs/heads/main', audience: 'secrets-api', claims: { repository: 'acme/app' } });
+      const jwt = await provider.mint({
+        subject: 'repo:acme/app:ref:refs/heads/main',
+        audience: 'secrets-api',
+        claims: { repository: 'acme/app' },
+      });
       const keyed = auth({ issuer: provider.issuer, claims: { repository: 'acme/app' } });
       // Act
       const check = makeOidcLogin({ allowPrivateCidrs: parseAllowedCidrs('127.0.0.0/8') });

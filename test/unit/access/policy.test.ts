@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { compilePolicy, DEFAULT_RULES, withDefaults, type PermissionRule, type PermissionRuleInput, type PolicyAction } from '../../../shared/access/access-policy.ts';
+import {
+  compilePolicy,
+  DEFAULT_RULES,
+  withDefaults,
+  type PermissionRule,
+  type PermissionRuleInput,
+  type PolicyAction,
+} from '../../../shared/access/access-policy.ts';
 
 const policyOf = (...rules: PermissionRuleInput[]) => compilePolicy(rules.map(withDefaults));
 const secret = (project: string, environment: string, key: string) => ({ project, environment, key });
@@ -60,7 +67,13 @@ describe('policy: globs', () => {
 
 describe('policy: rules', () => {
   it('fills the defaults of decisions.md: allow, every project and environment, every key', () => {
-    expect(withDefaults({ actions: ['read'] })).toEqual({ effect: 'allow', projects: ['*'], environments: ['*'], keys: ['**'], actions: ['read'] });
+    expect(withDefaults({ actions: ['read'] })).toEqual({
+      effect: 'allow',
+      projects: ['*'],
+      environments: ['*'],
+      keys: ['**'],
+      actions: ['read'],
+    });
     const everything = compilePolicy(DEFAULT_RULES);
     for (const action of ALL) expect(everything.allows(action, secret('p', 'e', 'a/b/c'))).toBe(true);
   });
@@ -84,7 +97,9 @@ describe('policy: rules', () => {
   });
 
   it('allows nothing without an allow rule, and nothing at all with no rules', () => {
-    expect(policyOf({ effect: 'deny', environments: ['prod'], actions: ['write'] }).allows('read', secret('p', 'staging', 'K'))).toBe(false);
+    expect(policyOf({ effect: 'deny', environments: ['prod'], actions: ['write'] }).allows('read', secret('p', 'staging', 'K'))).toBe(
+      false,
+    );
     expect(compilePolicy([]).allows('read', secret('p', 'e', 'K'))).toBe(false);
   });
 });
@@ -107,7 +122,10 @@ describe('policy: visibility', () => {
   });
 
   it('shows an environment an allow rule matches with its project, and a write deny hides nothing', () => {
-    const policy = policyOf({ projects: ['p'], environments: ['staging', 'dev-*'], actions: ['write'] }, { effect: 'deny', environments: ['*'], actions: ['write'] });
+    const policy = policyOf(
+      { projects: ['p'], environments: ['staging', 'dev-*'], actions: ['write'] },
+      { effect: 'deny', environments: ['*'], actions: ['write'] },
+    );
     expect(['staging', 'dev-a', 'prod'].filter((e) => policy.environmentVisible('p', e))).toEqual(['staging', 'dev-a']);
     expect(policy.projectVisible('p')).toBe(true);
     expect(policy.allows('write', secret('p', 'staging', 'K'))).toBe(false);
@@ -115,7 +133,10 @@ describe('policy: visibility', () => {
   });
 
   it('tells whether any rule could allow an action somewhere in an environment (the bulk reveal refuses when none could)', () => {
-    const policy = policyOf({ environments: ['prod'], keys: ['PUBLIC_*'], actions: ['reveal'] }, { environments: ['staging'], actions: ['read'] });
+    const policy = policyOf(
+      { environments: ['prod'], keys: ['PUBLIC_*'], actions: ['reveal'] },
+      { environments: ['staging'], actions: ['read'] },
+    );
     expect(policy.mayAnywhere('reveal', 'p', 'prod')).toBe(true);
     expect(policy.mayAnywhere('reveal', 'p', 'staging')).toBe(false);
     expect(policy.mayAnywhere('read', 'p', 'staging')).toBe(true);
@@ -154,13 +175,24 @@ describe('policy: what lists and search may skip', () => {
   });
 
   it('names the projects and environments of literal allow rules (null: every environment), or nothing for a pattern', () => {
-    const scope = compilePolicy([rule({ projects: ['api'], environments: ['dev', 'staging'] }), rule({ projects: ['api'], environments: ['prod'] }), rule({ projects: ['web'] })]).literalScope;
-    expect(scope && Object.fromEntries([...scope].map(([p, e]) => [p, e && [...e].sort()]))).toEqual({ api: ['dev', 'prod', 'staging'], web: null });
-    expect(compilePolicy([rule({ projects: ['api'] }), rule({ projects: ['api'], environments: ['dev'] })]).literalScope?.get('api')).toBeNull();
+    const scope = compilePolicy([
+      rule({ projects: ['api'], environments: ['dev', 'staging'] }),
+      rule({ projects: ['api'], environments: ['prod'] }),
+      rule({ projects: ['web'] }),
+    ]).literalScope;
+    expect(scope && Object.fromEntries([...scope].map(([p, e]) => [p, e && [...e].sort()]))).toEqual({
+      api: ['dev', 'prod', 'staging'],
+      web: null,
+    });
+    expect(
+      compilePolicy([rule({ projects: ['api'] }), rule({ projects: ['api'], environments: ['dev'] })]).literalScope?.get('api'),
+    ).toBeNull();
     expect(compilePolicy([rule({ projects: ['api-*'] })]).literalScope).toBeUndefined();
     expect(compilePolicy([rule({ projects: ['api'], environments: ['d?v'] })]).literalScope).toBeUndefined();
     expect(compilePolicy([rule({})]).literalScope).toBeUndefined();
     // Deny rules only narrow: they do not widen the scope.
-    expect([...compilePolicy([rule({ projects: ['api'] }), rule({ effect: 'deny', projects: ['*'], keys: ['X'] })]).literalScope!.keys()]).toEqual(['api']);
+    expect([
+      ...compilePolicy([rule({ projects: ['api'] }), rule({ effect: 'deny', projects: ['*'], keys: ['X'] })]).literalScope!.keys(),
+    ]).toEqual(['api']);
   });
 });

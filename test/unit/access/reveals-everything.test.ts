@@ -3,7 +3,12 @@ import { compilePolicy, withDefaults, type PermissionRuleInput } from '../../../
 
 /** The bulk reveal skips its per-key filter only for a policy that reveals everything (decisions.md, Hardening v1.3). */
 const policyOf = (rules: PermissionRuleInput[]) => compilePolicy(rules.map(withDefaults));
-const narrowReveal = { projects: ['app'], environments: ['dev'], keys: ['PUBLIC_URL'], actions: ['reveal'] } as const satisfies PermissionRuleInput;
+const narrowReveal = {
+  projects: ['app'],
+  environments: ['dev'],
+  keys: ['PUBLIC_URL'],
+  actions: ['reveal'],
+} as const satisfies PermissionRuleInput;
 
 describe('revealsEverything', () => {
   it.each(['read', 'write', 'delete'] as const)('is false for %s everywhere with a narrow reveal, though it sees everything', (action) => {

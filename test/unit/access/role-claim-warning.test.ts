@@ -11,7 +11,19 @@ const JWT_ENVIRONMENT = {
 };
 
 /** Every setting read here, so that the shell's own cannot change the outcome. */
-const READ = ['TABLE_NAME', 'KMS_KEY_ID', 'LOCAL_KEYRING_FILE', 'DYNAMODB_ENDPOINT', 'JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_JWKS_URI', 'JWT_ROLE_CLAIM', 'JWT_REQUIRED_TYPE', 'JWT_WORKSPACE_CLAIM', 'JWT_DEFAULT_ROLE'];
+const READ = [
+  'TABLE_NAME',
+  'KMS_KEY_ID',
+  'LOCAL_KEYRING_FILE',
+  'DYNAMODB_ENDPOINT',
+  'JWT_ISSUER',
+  'JWT_AUDIENCE',
+  'JWT_JWKS_URI',
+  'JWT_ROLE_CLAIM',
+  'JWT_REQUIRED_TYPE',
+  'JWT_WORKSPACE_CLAIM',
+  'JWT_DEFAULT_ROLE',
+];
 
 /**
  * A cold start of an API function in `env`: fresh modules (the runtime and the logger are made once per container),
@@ -33,7 +45,10 @@ async function coldStart(env: Record<string, string>): Promise<Record<string, un
   } finally {
     stderr.mockRestore();
   }
-  return written.flatMap((text) => text.split('\n')).filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return written
+    .flatMap((text) => text.split('\n'))
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 const isRoleClaimWarning = (line: Record<string, unknown>) => String(line.message).includes('JWT_ROLE_CLAIM');

@@ -14,7 +14,9 @@ const WS = 'ws_01JABCDEFGHJKMNPQRSTVWXYZ0';
 describe('forged tokens cost nothing', () => {
   /** The real store over a document client that records every request, and an authenticator over it. */
   function setup() {
-    const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
+    const doc = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
+    );
     const dynamodb = mockClient(doc);
     dynamodb.onAnyCommand().resolves({ Responses: { T: [] } });
     return { dynamodb, authenticate: makeAuthenticator({ store: makeStore(doc, 'T'), clock: { now: () => Date.now() }, macs: testMacs }) };
@@ -35,7 +37,9 @@ describe('forged tokens cost nothing', () => {
     ];
     // Act / Assess
     for (const forged of refused) {
-      await expect(authenticate(`Bearer ${forged}`), forged).rejects.toEqual(new AuthRequiredError('Authorization: the token is not valid'));
+      await expect(authenticate(`Bearer ${forged}`), forged).rejects.toEqual(
+        new AuthRequiredError('Authorization: the token is not valid'),
+      );
     }
     expect(dynamodb.calls()).toHaveLength(0);
   });

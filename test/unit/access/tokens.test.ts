@@ -27,7 +27,14 @@ describe('issued tokens', () => {
 
   it('refuse anything malformed', () => {
     const token = issueToken(TEST_MACS, 'apiKey', WS);
-    for (const bad of ['', 'sk_live_', `${token}x`, token.slice(0, -1), token.replace('sk_live_', 'sk_test_'), `sk_live_${'a'.repeat(51)}${'I'.repeat(26)}`]) {
+    for (const bad of [
+      '',
+      'sk_live_',
+      `${token}x`,
+      token.slice(0, -1),
+      token.replace('sk_live_', 'sk_test_'),
+      `sk_live_${'a'.repeat(51)}${'I'.repeat(26)}`,
+    ]) {
       expect(issuedTokenShape(bad)).toBeUndefined();
     }
   });
@@ -73,7 +80,10 @@ describe('issued tokens', () => {
     const apiKey = issueToken(TEST_MACS, 'apiKey', WS);
     const machine = issueToken(TEST_MACS, 'machine', WS);
     // Assess
-    for (const [name, token] of [['API key', apiKey], ['machine token', machine]] as const) {
+    for (const [name, token] of [
+      ['API key', apiKey],
+      ['machine token', machine],
+    ] as const) {
       expect(published(name).pattern.exec(`token=${token}\n`)?.[0]).toBe(token);
       expect(token).toHaveLength(published(name).length);
     }

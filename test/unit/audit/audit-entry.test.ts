@@ -10,7 +10,14 @@ const NOW = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
 describe('audit entries', () => {
   it('by a principal name its subject, account and credential kind', () => {
     // Prepare
-    const principal: Principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'machine', actorSub: 'mid_1', credentialId: 'ak_1', authority: machineAuthority(undefined) };
+    const principal: Principal = {
+      workspaceId: 'ws_1',
+      accountId: 'acc_1',
+      kind: 'machine',
+      actorSub: 'mid_1',
+      credentialId: 'ak_1',
+      authority: machineAuthority(undefined),
+    };
 
     // Act
     const entry = auditEntry(principal, 'secret.reveal', 'sec_1', { key: 'K' }, NOW);

@@ -14,7 +14,9 @@ describe('local API Gateway route matching', () => {
   ].map(compile);
 
   it('prefers a literal segment over a parameter, as API Gateway does', () => {
-    expect(matchRoute(routes, 'GET', '/api/v1/projects/by-slug/environments')?.route.routeKey).toBe('GET /api/v1/projects/by-slug/{projectSlug}');
+    expect(matchRoute(routes, 'GET', '/api/v1/projects/by-slug/environments')?.route.routeKey).toBe(
+      'GET /api/v1/projects/by-slug/{projectSlug}',
+    );
     expect(matchRoute(routes, 'GET', '/api/v1/projects/proj_1/environments')?.params).toEqual({ projectId: 'proj_1' });
   });
 

@@ -37,7 +37,8 @@ const start = async (file: string) => {
   schedulers.push(scheduler);
   return scheduler;
 };
-const saved = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as { version: number; schedules: Record<string, { at: number; messageBody: string }> };
+const saved = (file: string) =>
+  JSON.parse(readFileSync(file, 'utf8')) as { version: number; schedules: Record<string, { at: number; messageBody: string }> };
 const queued = () => local.server.inspectQueue(LOCAL_DELIVERY_QUEUE)!.messages.ready.map((message) => message.body);
 
 describe('local one-time scheduler', { timeout: 15_000 }, () => {
@@ -109,7 +110,10 @@ describe('local one-time scheduler', { timeout: 15_000 }, () => {
     await scheduler.schedule({ name: 'whd_D-tok1', at, messageBody: 'once' });
     await scheduler.schedule({ name: 'whd_D-tok1', at, messageBody: 'once' });
     await scheduler.schedule({ name: 'whd_D-tok1', at: at + 100, messageBody: 'a different body' });
-    const refused = await scheduler.schedule({ name: 'bad name', at, messageBody: 'x' }).then(() => 'accepted', (error: unknown) => String(error));
+    const refused = await scheduler.schedule({ name: 'bad name', at, messageBody: 'x' }).then(
+      () => 'accepted',
+      (error: unknown) => String(error),
+    );
     const received = await receiveFor(sqs, local.queueUrl, 1_200);
 
     // Assess

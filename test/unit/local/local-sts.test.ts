@@ -10,7 +10,10 @@ const NOW = Date.parse('2026-11-25T12:00:00Z');
 const BODY = 'Action=GetCallerIdentity&Version=2011-06-15';
 
 /** A GetCallerIdentity request signed by the AWS SDK's signer, as a workload's SDK signs it. */
-async function signed(identity: Pick<LocalIamIdentity, 'accessKeyId' | 'secretAccessKey'>, options: { date?: number; region?: string; body?: string } = {}) {
+async function signed(
+  identity: Pick<LocalIamIdentity, 'accessKeyId' | 'secretAccessKey'>,
+  options: { date?: number; region?: string; body?: string } = {},
+) {
   const signer = new SignatureV4({ service: 'sts', region: options.region ?? 'us-east-1', credentials: identity, sha256: NodeSha256 });
   const request = await signer.sign(
     {
@@ -19,7 +22,11 @@ async function signed(identity: Pick<LocalIamIdentity, 'accessKeyId' | 'secretAc
       hostname: '127.0.0.1',
       port: 4566,
       path: '/',
-      headers: { host: '127.0.0.1:4566', 'content-type': 'application/x-www-form-urlencoded; charset=utf-8', 'x-service-server-id': '127.0.0.1:3000' },
+      headers: {
+        host: '127.0.0.1:4566',
+        'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
+        'x-service-server-id': '127.0.0.1:3000',
+      },
       body: options.body ?? BODY,
     },
     { signingDate: new Date(options.date ?? NOW) },
@@ -54,8 +61,16 @@ describe('local STS stand-in', () => {
     };
     const good = await signed(role);
     expect(await code({ ...good, body: 'Action=AssumeRole&Version=2011-06-15' })).toEqual([403, 'SignatureDoesNotMatch']);
-    expect(await code({ ...good, headers: { ...good.headers, 'x-service-server-id': 'elsewhere' } })).toEqual([403, 'SignatureDoesNotMatch']);
-    expect(await code({ ...good, headers: { ...good.headers, authorization: good.headers.authorization!.replace(/.$/, (c) => (c === '0' ? '1' : '0')) } })).toEqual([403, 'SignatureDoesNotMatch']);
+    expect(await code({ ...good, headers: { ...good.headers, 'x-service-server-id': 'elsewhere' } })).toEqual([
+      403,
+      'SignatureDoesNotMatch',
+    ]);
+    expect(
+      await code({
+        ...good,
+        headers: { ...good.headers, authorization: good.headers.authorization!.replace(/.$/, (c) => (c === '0' ? '1' : '0')) },
+      }),
+    ).toEqual([403, 'SignatureDoesNotMatch']);
     expect(await code(await signed({ ...role, secretAccessKey: 'wrong' }))).toEqual([403, 'SignatureDoesNotMatch']);
     expect(await code(await signed({ accessKeyId: 'AKIAUNKNOWN000000000', secretAccessKey: 'x' }))).toEqual([403, 'InvalidClientTokenId']);
     expect(await code(await signed(role, { region: 'eu-west-1' }))).toEqual([403, 'SignatureDoesNotMatch']);

@@ -41,7 +41,13 @@ async function setup(handler: Handler, options: { maxReceiveCount?: number; conc
 }
 
 const send = (sqs: SQSClient, local: LocalSqs, body: string) =>
-  sqs.send(new SendMessageCommand({ QueueUrl: local.queueUrl, MessageBody: body, MessageAttributes: { kind: { DataType: 'String', StringValue: 'test' } } }));
+  sqs.send(
+    new SendMessageCommand({
+      QueueUrl: local.queueUrl,
+      MessageBody: body,
+      MessageAttributes: { kind: { DataType: 'String', StringValue: 'test' } },
+    }),
+  );
 const bodies = (records: SQSRecord[]) => records.map((record) => record.body);
 const queueIsEmpty = (local: LocalSqs) => {
   const { ready, delayed, inflight } = local.server.inspectQueue(LOCAL_DELIVERY_QUEUE)!.messages;
@@ -55,7 +61,9 @@ describe('local SQS event source mapping', { timeout: 15_000 }, () => {
     const { local, sqs, seen, start } = await setup(async (event) => {
       if (!first) return;
       first = false;
-      return { batchItemFailures: event.Records.filter((record) => record.body === 'b').map((record) => ({ itemIdentifier: record.messageId })) };
+      return {
+        batchItemFailures: event.Records.filter((record) => record.body === 'b').map((record) => ({ itemIdentifier: record.messageId })),
+      };
     });
     for (const body of ['a', 'b', 'c']) await send(sqs, local, body);
 
@@ -73,7 +81,12 @@ describe('local SQS event source mapping', { timeout: 15_000 }, () => {
       awsRegion: 'local',
       md5OfBody: expect.stringMatching(/^[0-9a-f]{32}$/),
       messageAttributes: { kind: { dataType: 'String', stringValue: 'test', stringListValues: [], binaryListValues: [] } },
-      attributes: { ApproximateReceiveCount: '1', SentTimestamp: expect.any(String), ApproximateFirstReceiveTimestamp: expect.any(String), SenderId: expect.any(String) },
+      attributes: {
+        ApproximateReceiveCount: '1',
+        SentTimestamp: expect.any(String),
+        ApproximateFirstReceiveTimestamp: expect.any(String),
+        SenderId: expect.any(String),
+      },
     });
   });
 
@@ -93,14 +106,23 @@ describe('local SQS event source mapping', { timeout: 15_000 }, () => {
 
     // Assess
     expect(bodies(seen).sort()).toEqual(['x', 'x', 'x', 'y', 'y', 'y']);
-    expect(seen.filter((record) => record.body === 'x').map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['1', '2', '3']);
+    expect(seen.filter((record) => record.body === 'x').map((record) => record.attributes.ApproximateReceiveCount)).toEqual([
+      '1',
+      '2',
+      '3',
+    ]);
   });
 
   it('delivers a delayed message only after its delay', async () => {
     // Prepare
     const arrivals: number[] = [];
     const { local, sqs, start } = await setup(async () => void arrivals.push(Date.now()));
-    const queue = makeDeliveryQueue({ sqs, queueUrl: local.queueUrl, scheduler: { schedule: async () => undefined }, clock: { now: () => Date.now() } });
+    const queue = makeDeliveryQueue({
+      sqs,
+      queueUrl: local.queueUrl,
+      scheduler: { schedule: async () => undefined },
+      clock: { now: () => Date.now() },
+    });
     start();
     const sentAt = Date.now();
 

@@ -40,7 +40,13 @@ const record = (sequence: string): _Record => ({
   eventVersion: '1.1',
   eventSource: 'aws:dynamodb',
   awsRegion: 'ddblocal',
-  dynamodb: { Keys: { PK: { S: sequence } }, NewImage: { PK: { S: sequence } }, SequenceNumber: sequence, SizeBytes: 10, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+  dynamodb: {
+    Keys: { PK: { S: sequence } },
+    NewImage: { PK: { S: sequence } },
+    SequenceNumber: sequence,
+    SizeBytes: 10,
+    StreamViewType: 'NEW_AND_OLD_IMAGES',
+  },
 });
 
 /**
@@ -49,8 +55,12 @@ const record = (sequence: string): _Record => ({
  */
 function scriptStream() {
   tableMock.on(DescribeTableCommand).resolves({ Table: { LatestStreamArn: STREAM } });
-  streamsMock.on(DescribeStreamCommand).resolves({ StreamDescription: { Shards: [{ ShardId: 'c', ParentShardId: 'p' }, { ShardId: 'p' }] } });
-  streamsMock.on(GetShardIteratorCommand).callsFake((input) => ({ ShardIterator: `${input.ShardId}:${input.ShardIteratorType}:${input.SequenceNumber ?? ''}` }));
+  streamsMock
+    .on(DescribeStreamCommand)
+    .resolves({ StreamDescription: { Shards: [{ ShardId: 'c', ParentShardId: 'p' }, { ShardId: 'p' }] } });
+  streamsMock
+    .on(GetShardIteratorCommand)
+    .callsFake((input) => ({ ShardIterator: `${input.ShardId}:${input.ShardIteratorType}:${input.SequenceNumber ?? ''}` }));
   let expired = false;
   const pages: Record<string, () => { Records: _Record[]; NextShardIterator?: string }> = {
     'p:TRIM_HORIZON:': () => ({ Records: [record('01'), record('02')], NextShardIterator: 'p-end' }),
@@ -108,7 +118,11 @@ describe('local stream poller shards', () => {
     // Prepare
     scriptStream();
     const file = join(dir, 'old-stream.json');
-    const old: StreamCheckpoints = { version: 1, streamArn: `${STREAM}-old`, shards: { p: { sequenceNumber: '01' }, gone: { finished: true } } };
+    const old: StreamCheckpoints = {
+      version: 1,
+      streamArn: `${STREAM}-old`,
+      shards: { p: { sequenceNumber: '01' }, gone: { finished: true } },
+    };
     writeFileSync(file, JSON.stringify(old));
 
     // Act

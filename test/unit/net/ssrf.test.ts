@@ -242,13 +242,21 @@ describe('parseAllowedCidrs', () => {
     expect(allow.map(([network, bits]) => `${network.toString()}/${bits}`)).toEqual([expected]);
   });
 
-  it.each(['010.0.0.0/8', '10.0.0.00/8', '0x7f.0.0.0/8', '127.1/8', '127.0.0.0 /8', '127.0.0.0/ 8', '127.0.0.0/+8', '::1/0129', '1::2::3/64', '[::1]/128'])(
-    'refuses the entry %s, which is not four-part decimal IPv4 or IPv6 with a prefix in range',
-    (entry) => {
-      // Prepare / Act / Assess
-      expect(() => parseAllowedCidrs(entry)).toThrow(`WEBHOOK_ALLOW_PRIVATE_CIDRS: "${entry}" is not a CIDR such as 127.0.0.0/8 or ::1/128`);
-    },
-  );
+  it.each([
+    '010.0.0.0/8',
+    '10.0.0.00/8',
+    '0x7f.0.0.0/8',
+    '127.1/8',
+    '127.0.0.0 /8',
+    '127.0.0.0/ 8',
+    '127.0.0.0/+8',
+    '::1/0129',
+    '1::2::3/64',
+    '[::1]/128',
+  ])('refuses the entry %s, which is not four-part decimal IPv4 or IPv6 with a prefix in range', (entry) => {
+    // Prepare / Act / Assess
+    expect(() => parseAllowedCidrs(entry)).toThrow(`WEBHOOK_ALLOW_PRIVATE_CIDRS: "${entry}" is not a CIDR such as 127.0.0.0/8 or ::1/128`);
+  });
 });
 
 describe('checkWebhookUrl', () => {

@@ -8,8 +8,18 @@ import { deliveryAnswer, webhookEndpointAnswer } from '../../../shared/webhooks/
 const T = '2026-11-23T12:00:00.000Z';
 const listItem = { id: 'sec_01ABC', key: 'DATABASE_URL', currentVersion: 2, createdAt: T, updatedAt: T };
 const delivery = {
-  id: 'whd_01A', endpointId: 'we_01B', eventId: 'evt_01C', eventType: 'service.secret.create', status: 'failed', attempts: 1, statusCode: null,
-  lastError: 'timeout', nextRetryAt: null, createdAt: T, updatedAt: T, attemptLog: [{ attempt: 1, at: T, statusCode: 500, durationMs: 12.5, error: null }],
+  id: 'whd_01A',
+  endpointId: 'we_01B',
+  eventId: 'evt_01C',
+  eventType: 'service.secret.create',
+  status: 'failed',
+  attempts: 1,
+  statusCode: null,
+  lastError: 'timeout',
+  nextRetryAt: null,
+  createdAt: T,
+  updatedAt: T,
+  attemptLog: [{ attempt: 1, at: T, statusCode: 500, durationMs: 12.5, error: null }],
 };
 
 /** The error z.parse throws for `data`, or undefined. */
@@ -45,9 +55,39 @@ describe('compiled answers', () => {
       [z.array(secretListItem()), [listItem, { ...listItem, extra: 1 }]],
       [deliveryAnswer(), delivery],
       [secretWriteResult(), { id: 'sec_01', key: 'K', version: 3 }],
-      [webhookEndpointAnswer(), { id: 'we_1', url: 'https://x', events: ['a'], description: null, enabled: true, secretHint: 'whsec_ab', createdAt: T, updatedAt: T, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null, previousSecretExpiresAt: T, sealedSecret: 's', previousSealedSecret: 's' }],
+      [
+        webhookEndpointAnswer(),
+        {
+          id: 'we_1',
+          url: 'https://x',
+          events: ['a'],
+          description: null,
+          enabled: true,
+          secretHint: 'whsec_ab',
+          createdAt: T,
+          updatedAt: T,
+          disabledAt: null,
+          disabledReason: null,
+          consecutiveFailures: 0,
+          failingSince: null,
+          previousSecretExpiresAt: T,
+          sealedSecret: 's',
+          previousSealedSecret: 's',
+        },
+      ],
       // A record is left to zod: the answer is zod's own.
-      [auditEntryAnswer(), { id: 'aud_1', action: 'secret.reveal', actorSub: 'key_1', target: 'sec_1', metadata: { bulk: true }, createdAt: T, workspaceId: 'ws_1' }],
+      [
+        auditEntryAnswer(),
+        {
+          id: 'aud_1',
+          action: 'secret.reveal',
+          actorSub: 'key_1',
+          target: 'sec_1',
+          metadata: { bulk: true },
+          createdAt: T,
+          workspaceId: 'ws_1',
+        },
+      ],
     ];
     for (const [schema, data] of cases) expect(JSON.stringify(compileAnswer(schema)(data))).toBe(JSON.stringify(z.parse(schema, data)));
   });

@@ -10,7 +10,14 @@ describe('loadConfig', () => {
 
   it('names every variable that breaks its rule, and the rule, in one message', () => {
     // Act
-    const failure = () => loadConfig({ TABLE_NAME: 't', DYNAMODB_ENDPOINT: 'x', REVEAL_RATE_LIMIT_PER_MINUTE: '1.5', WEBHOOK_TIME_SCALE: '0', KMS_KEY_ID: ' ' });
+    const failure = () =>
+      loadConfig({
+        TABLE_NAME: 't',
+        DYNAMODB_ENDPOINT: 'x',
+        REVEAL_RATE_LIMIT_PER_MINUTE: '1.5',
+        WEBHOOK_TIME_SCALE: '0',
+        KMS_KEY_ID: ' ',
+      });
     // Assess
     expect(failure).toThrow(
       'Invalid configuration: DYNAMODB_ENDPOINT: must be a URL; REVEAL_RATE_LIMIT_PER_MINUTE: must be an integer from 1 to 1000000; ' +
@@ -32,23 +39,52 @@ describe('loadConfig', () => {
       DELIVERY_QUEUE_URL: ' https://sqs/q ',
     });
     // Assess
-    expect(defaults).toMatchObject({ serviceName: 'secrets-service', revealsPerMinute: 120, workspaceRevealsPerMinute: 1200, webhooks: { timeScale: 1, sweepGraceMs: 300_000 } });
-    expect(set).toMatchObject({ revealsPerMinute: 12, workspaceRevealsPerMinute: 120, webhooks: { timeScale: 0.01, sweepGraceMs: 60_000, sqsEndpoint: 'http://localhost:9324', queueUrl: 'https://sqs/q' } });
+    expect(defaults).toMatchObject({
+      serviceName: 'secrets-service',
+      revealsPerMinute: 120,
+      workspaceRevealsPerMinute: 1200,
+      webhooks: { timeScale: 1, sweepGraceMs: 300_000 },
+    });
+    expect(set).toMatchObject({
+      revealsPerMinute: 12,
+      workspaceRevealsPerMinute: 120,
+      webhooks: { timeScale: 0.01, sweepGraceMs: 60_000, sqsEndpoint: 'http://localhost:9324', queueUrl: 'https://sqs/q' },
+    });
   });
 
   it('takes JWT settings all together or not at all, with workspace_id, roles and viewer as the defaults', () => {
     expect(loadConfig({ TABLE_NAME: 't' }).jwt).toBeUndefined();
     expect(() => loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/' })).toThrow(/together/);
     const config = loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/', JWT_AUDIENCE: 'api', JWT_JWKS_URI: 'https://idp/jwks.json' });
-    expect(config.jwt).toEqual({ issuer: 'https://idp/', audience: 'api', jwksUri: 'https://idp/jwks.json', workspaceClaim: 'workspace_id', roleClaim: 'roles', defaultRole: 'viewer' });
-    const roles = loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/', JWT_AUDIENCE: 'api', JWT_JWKS_URI: 'https://idp/jwks.json', JWT_ROLE_CLAIM: 'groups', JWT_DEFAULT_ROLE: 'developer' });
+    expect(config.jwt).toEqual({
+      issuer: 'https://idp/',
+      audience: 'api',
+      jwksUri: 'https://idp/jwks.json',
+      workspaceClaim: 'workspace_id',
+      roleClaim: 'roles',
+      defaultRole: 'viewer',
+    });
+    const roles = loadConfig({
+      TABLE_NAME: 't',
+      JWT_ISSUER: 'https://idp/',
+      JWT_AUDIENCE: 'api',
+      JWT_JWKS_URI: 'https://idp/jwks.json',
+      JWT_ROLE_CLAIM: 'groups',
+      JWT_DEFAULT_ROLE: 'developer',
+    });
     expect(roles.jwt).toMatchObject({ roleClaim: 'groups', defaultRole: 'developer' });
-    expect(() => loadConfig({ TABLE_NAME: 't', JWT_DEFAULT_ROLE: 'owner' })).toThrow('JWT_DEFAULT_ROLE: must be one of viewer, developer, admin');
+    expect(() => loadConfig({ TABLE_NAME: 't', JWT_DEFAULT_ROLE: 'owner' })).toThrow(
+      'JWT_DEFAULT_ROLE: must be one of viewer, developer, admin',
+    );
   });
 
   it('refuses a JWKS URL that is not https, which the verifier could never fetch', () => {
-    expect(() => loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/', JWT_AUDIENCE: 'api', JWT_JWKS_URI: 'http://idp/jwks.json' })).toThrow(/JWT_JWKS_URI.*https/);
-    expect(loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/', JWT_AUDIENCE: 'api', JWT_JWKS_URI: ' HTTPS://idp/jwks.json' }).jwt?.jwksUri).toBe('HTTPS://idp/jwks.json');
+    expect(() =>
+      loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/', JWT_AUDIENCE: 'api', JWT_JWKS_URI: 'http://idp/jwks.json' }),
+    ).toThrow(/JWT_JWKS_URI.*https/);
+    expect(
+      loadConfig({ TABLE_NAME: 't', JWT_ISSUER: 'https://idp/', JWT_AUDIENCE: 'api', JWT_JWKS_URI: ' HTTPS://idp/jwks.json' }).jwt?.jwksUri,
+    ).toBe('HTTPS://idp/jwks.json');
   });
 
   it('names KMS or the local keyring, never both, and the key provider follows it', () => {
@@ -63,7 +99,9 @@ describe('loadConfig', () => {
   });
 
   it('refuses a webhook function without its queue at cold start, naming the variable', () => {
-    expect(() => requiredSetting(undefined, 'DELIVERY_QUEUE_URL')).toThrow('Invalid configuration: DELIVERY_QUEUE_URL is required for webhook delivery');
+    expect(() => requiredSetting(undefined, 'DELIVERY_QUEUE_URL')).toThrow(
+      'Invalid configuration: DELIVERY_QUEUE_URL is required for webhook delivery',
+    );
     expect(() => requiredSetting('', 'DELIVERY_QUEUE_URL')).toThrow(/DELIVERY_QUEUE_URL/);
     expect(requiredSetting('https://sqs.example/q', 'DELIVERY_QUEUE_URL')).toBe('https://sqs.example/q');
   });

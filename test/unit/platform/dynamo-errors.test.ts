@@ -4,11 +4,17 @@ import { conditionFailedAt } from '../../../shared/platform/store/conditional.ts
 import { TransactionContentionError, translateError } from '../../../shared/platform/store/send.ts';
 
 const cancelled = (...codes: string[]) =>
-  Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: codes.map((Code) => ({ Code })) });
+  Object.assign(new Error('Transaction cancelled'), {
+    name: 'TransactionCanceledException',
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
 
 describe('translateError', () => {
   it('maps throttling and network failures to SERVICE_UNAVAILABLE', () => {
-    for (const error of [Object.assign(new Error('x'), { name: 'ThrottlingException' }), Object.assign(new Error('x'), { code: 'ECONNREFUSED' })]) {
+    for (const error of [
+      Object.assign(new Error('x'), { name: 'ThrottlingException' }),
+      Object.assign(new Error('x'), { code: 'ECONNREFUSED' }),
+    ]) {
       expect(() => translateError(error)).toThrow(ServiceUnavailableError);
     }
   });

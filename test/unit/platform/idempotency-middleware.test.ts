@@ -14,11 +14,26 @@ import { API_KEY_AUTHORITY } from '../../../shared/access/permissions.ts';
 /** A table whose transactions are all cancelled by the condition of their first item (a lost race). */
 const losingDb = {
   tableName: 't',
-  doc: { send: async () => Promise.reject(Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'ConditionalCheckFailed' }] })) },
+  doc: {
+    send: async () =>
+      Promise.reject(
+        Object.assign(new Error('cancelled'), {
+          name: 'TransactionCanceledException',
+          CancellationReasons: [{ Code: 'ConditionalCheckFailed' }],
+        }),
+      ),
+  },
 } as never;
 
 const NOW = 1_000_000;
-const principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'api_key' as const, actorSub: 'key_1', credentialId: 'key_1', authority: API_KEY_AUTHORITY };
+const principal = {
+  workspaceId: 'ws_1',
+  accountId: 'acc_1',
+  kind: 'api_key' as const,
+  actorSub: 'key_1',
+  credentialId: 'key_1',
+  authority: API_KEY_AUTHORITY,
+};
 const context = lambdaContext();
 /** A request to `routeKey`, with `key` as its Idempotency-Key when given. */
 const event = (routeKey: string, key?: string) => apiEvent(routeKey, { token: 't', headers: { 'idempotency-key': key } });
@@ -31,10 +46,20 @@ function setup() {
     completeIdempotency: vi.fn(async () => undefined),
     releaseIdempotency: vi.fn(async () => undefined),
   };
-  const docs = { operationId: 'x', summary: 'x', response: z.object({ ok: z.boolean() }), access: 'workspace' as const, idempotent: true as const };
+  const docs = {
+    operationId: 'x',
+    summary: 'x',
+    response: z.object({ ok: z.boolean() }),
+    access: 'workspace' as const,
+    idempotent: true as const,
+  };
   const routes = {
     'POST /ok': defineRoute({ ...docs, handler: async () => ({ data: { ok: true } }) }),
-    'POST /put': defineRoute({ ...docs, body: z.strictObject({ key: z.string(), value: z.string() }), handler: async () => ({ data: { ok: true } }) }),
+    'POST /put': defineRoute({
+      ...docs,
+      body: z.strictObject({ key: z.string(), value: z.string() }),
+      handler: async () => ({ data: { ok: true } }),
+    }),
     'POST /missing': defineRoute({ ...docs, handler: async () => Promise.reject(new NotFoundError('thing x was not found')) }),
     'POST /boom': defineRoute({ ...docs, handler: async () => Promise.reject(new Error('unexpected')) }),
     'POST /lost-race': defineRoute({
@@ -59,7 +84,11 @@ describe('idempotency middleware', () => {
     const { store, handle } = setup();
     const result = await handle(event('POST /ok', 'k1'), context);
     expect(store.claimIdempotency).toHaveBeenCalledOnce();
-    expect(store.completeIdempotency).toHaveBeenCalledWith({ workspaceId: 'ws_1', credentialId: 'key_1', record: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) }, expect.any(String), { status: 200, body: result.body });
+    expect(store.completeIdempotency).toHaveBeenCalledWith(
+      { workspaceId: 'ws_1', credentialId: 'key_1', record: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+      expect.any(String),
+      { status: 200, body: result.body },
+    );
   });
 
   it('records a refusal (4xx), and gives the key back after a 5xx so the client may retry', async () => {
@@ -77,7 +106,10 @@ describe('idempotency middleware', () => {
     await handle(event('POST /ok'), context);
     expect(store.claimIdempotency).not.toHaveBeenCalled();
     const bad = await handle(event('POST /ok', 'naïve'), context);
-    expect(JSON.parse(bad.body!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'Idempotency-Key: must be 1 to 255 printable ASCII characters' });
+    expect(JSON.parse(bad.body!).error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: 'Idempotency-Key: must be 1 to 255 printable ASCII characters',
+    });
   });
 
   it('replays a finished answer without running the handler, and refuses a running twin (Retry-After: its lease left) or another request', async () => {
@@ -88,10 +120,18 @@ describe('idempotency middleware', () => {
     await first.handle(event('POST /ok', 'k4'), context);
     const requestHash = first.store.claimIdempotency.mock.calls[0]![1].requestHash;
     const keyed = (record: Partial<IdempotencyRecord>) => (ref: IdempotencyRef) =>
-      Promise.resolve(ref.legacy ? undefined : ({ requestHash, answer: undefined, leaseUntil: undefined, ttl: undefined, state: 'done', ...record } as IdempotencyRecord));
+      Promise.resolve(
+        ref.legacy
+          ? undefined
+          : ({ requestHash, answer: undefined, leaseUntil: undefined, ttl: undefined, state: 'done', ...record } as IdempotencyRecord),
+      );
     // Act / Assess
     store.getIdempotency.mockImplementation(keyed({ answer: { status: 201, body: '{"recorded":true}' } }));
-    expect(await handle(event('POST /ok', 'k4'), context)).toMatchObject({ statusCode: 201, body: '{"recorded":true}', headers: { 'idempotent-replayed': 'true' } });
+    expect(await handle(event('POST /ok', 'k4'), context)).toMatchObject({
+      statusCode: 201,
+      body: '{"recorded":true}',
+      headers: { 'idempotent-replayed': 'true' },
+    });
     store.getIdempotency.mockImplementation(keyed({ state: 'running', leaseUntil: NOW + 42_300 }));
     const running = await handle(event('POST /ok', 'k4'), context);
     expect([JSON.parse(running.body!).error.code, running.headers?.['Retry-After']]).toEqual(['CONFLICT', '43']);
@@ -104,7 +144,9 @@ describe('idempotency middleware', () => {
     const { store, handle } = setup();
     const body = { key: 'PIN', value: '1234' };
     const request = { ...event('POST /put', 'client-key-1'), body: JSON.stringify(body) };
-    const unkeyed = createHash('sha256').update(JSON.stringify(['POST /put', {}, {}, body, null])).digest();
+    const unkeyed = createHash('sha256')
+      .update(JSON.stringify(['POST /put', {}, {}, body, null]))
+      .digest();
     // Act
     await handle(request, context);
     // Assess
@@ -118,10 +160,18 @@ describe('idempotency middleware', () => {
   it('honours a record of the old form (raw key, unkeyed SHA-256) written before the upgrade: replays it and gives its own claim back', async () => {
     // Prepare: a finished record under the key itself, with the unkeyed digest the old code stored
     const { store, handle } = setup();
-    const legacyHash = createHash('sha256').update(JSON.stringify(['POST /ok', {}, {}, null, null])).digest('hex');
+    const legacyHash = createHash('sha256')
+      .update(JSON.stringify(['POST /ok', {}, {}, null, null]))
+      .digest('hex');
     store.getIdempotency.mockImplementation(async (ref: IdempotencyRef) =>
       ref.legacy && ref.record === 'k6'
-        ? { requestHash: legacyHash, state: 'done', answer: { status: 200, body: '{"first":true}' }, leaseUntil: undefined, ttl: Math.floor(NOW / 1000) + 3600 }
+        ? {
+            requestHash: legacyHash,
+            state: 'done',
+            answer: { status: 200, body: '{"first":true}' },
+            leaseUntil: undefined,
+            ttl: Math.floor(NOW / 1000) + 3600,
+          }
         : undefined,
     );
     // Act
@@ -135,14 +185,19 @@ describe('idempotency middleware', () => {
   it('ignores an old-form record past its 24 hours, or given back, and runs the request', async () => {
     // Prepare
     const { store, handle } = setup();
-    const legacyHash = createHash('sha256').update(JSON.stringify(['POST /ok', {}, {}, null, null])).digest('hex');
+    const legacyHash = createHash('sha256')
+      .update(JSON.stringify(['POST /ok', {}, {}, null, null]))
+      .digest('hex');
     const old = { requestHash: legacyHash, answer: { status: 200, body: '{"first":true}' }, leaseUntil: undefined };
     store.getIdempotency.mockResolvedValueOnce({ ...old, state: 'done', ttl: Math.floor(NOW / 1000) - 1 });
     store.getIdempotency.mockResolvedValueOnce({ ...old, state: 'released', ttl: undefined });
     // Act
     const answers = [await handle(event('POST /ok', 'k7'), context), await handle(event('POST /ok', 'k8'), context)];
     // Assess
-    expect(answers.map((answer) => [answer.statusCode, JSON.parse(answer.body!).data])).toEqual([[200, { ok: true }], [200, { ok: true }]]);
+    expect(answers.map((answer) => [answer.statusCode, JSON.parse(answer.body!).data])).toEqual([
+      [200, { ok: true }],
+      [200, { ok: true }],
+    ]);
     expect(store.releaseIdempotency).not.toHaveBeenCalled();
   });
 

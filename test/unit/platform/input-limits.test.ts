@@ -37,7 +37,7 @@ const LIMITS: [string, 'body' | 'query', string, number, number, Record<string, 
   ['GET /api/v1/projects', 'query', 'cursor', 1, 2048, {}],
 ];
 
-describe('string length limits count UTF-16 code units, as JavaScript\'s length', () => {
+describe("string length limits count UTF-16 code units, as JavaScript's length", () => {
   it.each(LIMITS)('%s %s.%s: %i to %i units, astral characters counted as two', (routeKey, where, field, min, max, rest) => {
     // Prepare
     const schema = routes[routeKey]![where]!;
@@ -46,7 +46,8 @@ describe('string length limits count UTF-16 code units, as JavaScript\'s length'
     expect(outcome(schema, withField(units(max)))).toBe('ok');
     expect(outcome(schema, withField(units(max + 1)))).toBe(`${field}: must be at most ${max} characters`);
     expect(outcome(schema, withField(units(min)))).toBe('ok');
-    if (min > 0) expect(outcome(schema, withField(units(min - 1)))).toBe(`${field}: must be at least ${min} character${min === 1 ? '' : 's'}`);
+    if (min > 0)
+      expect(outcome(schema, withField(units(min - 1)))).toBe(`${field}: must be at least ${min} character${min === 1 ? '' : 's'}`);
   });
 
   it('refuses a secret value of 40,000 emoji: 80,000 units, though only 40,000 code points', () => {
@@ -54,11 +55,15 @@ describe('string length limits count UTF-16 code units, as JavaScript\'s length'
     expect(outcome(schema, { key: 'K', value: '😀'.repeat(40_000) })).toBe('value: must be at most 65536 characters');
   });
 
-  it('leaves no string of any route to zod\'s own length checks, which count code points', () => {
+  it("leaves no string of any route to zod's own length checks, which count code points", () => {
     // Prepare: every string schema reachable from a route's params, query, body and headers
-    const strings = Object.values(routes).flatMap((route) => [route.params, route.query, route.body, route.headers].flatMap((schema) => (schema ? stringSchemasOf(schema) : [])));
+    const strings = Object.values(routes).flatMap((route) =>
+      [route.params, route.query, route.body, route.headers].flatMap((schema) => (schema ? stringSchemasOf(schema) : [])),
+    );
     // Act
-    const counted = strings.flatMap((schema) => (schema._zod.def as { checks?: $ZodType[] }).checks ?? []).filter((check) => /length/.test((check._zod.def as { check?: string }).check ?? ''));
+    const counted = strings
+      .flatMap((schema) => (schema._zod.def as { checks?: $ZodType[] }).checks ?? [])
+      .filter((check) => /length/.test((check._zod.def as { check?: string }).check ?? ''));
     // Assess
     expect(counted.length).toBeGreaterThan(10);
     expect(counted.filter((check) => !check._zod.traits.has('$MaxUnits') && !check._zod.traits.has('$MinUnits'))).toEqual([]);
@@ -70,8 +75,18 @@ function stringSchemasOf(schema: $ZodType, seen = new Set<$ZodType>()): $ZodType
   if (seen.has(schema)) return [];
   seen.add(schema);
   const def = schema._zod.def as unknown as Record<string, unknown>;
-  const named = Object.entries(def).flatMap(([name, value]) => (name === 'checks' ? [] : Array.isArray(value) ? value : value && typeof value === 'object' && !('_zod' in value) ? Object.values(value) : [value]));
-  const children = named.filter((value): value is $ZodType => typeof value === 'object' && value !== null && '_zod' in value && 'type' in (value as $ZodType)._zod.def);
+  const named = Object.entries(def).flatMap(([name, value]) =>
+    name === 'checks'
+      ? []
+      : Array.isArray(value)
+        ? value
+        : value && typeof value === 'object' && !('_zod' in value)
+          ? Object.values(value)
+          : [value],
+  );
+  const children = named.filter(
+    (value): value is $ZodType => typeof value === 'object' && value !== null && '_zod' in value && 'type' in (value as $ZodType)._zod.def,
+  );
   return [...(def.type === 'string' ? [schema] : []), ...children.flatMap((child) => stringSchemasOf(child, seen))];
 }
 
@@ -93,7 +108,9 @@ describe('nesting depth', () => {
   });
 
   it('still names the first ill-formed string or key by its path, depth first in field order', () => {
-    expect(outcome(body, { key: 'K', value: 'v', a: [1, { b: 'x\ud800' }], c: 'y\udc00' })).toBe('a.1.b: must be well-formed Unicode (a lone surrogate is not)');
+    expect(outcome(body, { key: 'K', value: 'v', a: [1, { b: 'x\ud800' }], c: 'y\udc00' })).toBe(
+      'a.1.b: must be well-formed Unicode (a lone surrogate is not)',
+    );
     expect(outcome(body, { key: 'K', ['k\ud800']: 2 })).toBe('k\ufffd: must be well-formed Unicode (a lone surrogate is not)');
   });
 });

@@ -11,7 +11,12 @@ function capture(work: () => void): Record<string, unknown>[] {
   } finally {
     spies.forEach((spy) => spy.mockRestore());
   }
-  return written.join('').trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  return written
+    .join('')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
 }
 
 describe('request logger', () => {
@@ -69,8 +74,22 @@ describe('container logger', () => {
     // Act
     const [line] = capture(() => logger.info('sweeper found lost work', { requeued: 2, purged: 0, skipped: undefined, none: null }));
     // Assess
-    expect(Object.keys(line!)).toEqual(['level', 'message', 'timestamp', 'service', 'sampling_rate', 'xray_trace_id', 'requeued', 'purged']);
-    expect(line).toMatchObject({ level: 'INFO', message: 'sweeper found lost work', service: 'secrets-service', xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793' });
+    expect(Object.keys(line!)).toEqual([
+      'level',
+      'message',
+      'timestamp',
+      'service',
+      'sampling_rate',
+      'xray_trace_id',
+      'requeued',
+      'purged',
+    ]);
+    expect(line).toMatchObject({
+      level: 'INFO',
+      message: 'sweeper found lost work',
+      service: 'secrets-service',
+      xray_trace_id: '1-5759e988-bd862e3fe1be46a994272793',
+    });
     expect(new Date(line!.timestamp as string).toISOString()).toBe(line!.timestamp);
   });
 
@@ -79,7 +98,9 @@ describe('container logger', () => {
     logger.setLogLevel('INFO');
     const error = new TypeError('value sk_live_123 is not valid');
     // Act
-    const [line] = capture(() => logger.child({ component: 'poller' }).error('failed', { message: 'x', level: 'DEBUG', error, count: 10n }));
+    const [line] = capture(() =>
+      logger.child({ component: 'poller' }).error('failed', { message: 'x', level: 'DEBUG', error, count: 10n }),
+    );
     // Assess
     expect(line).toMatchObject({ level: 'ERROR', message: 'failed', component: 'poller', count: '10', error: { name: 'TypeError' } });
     expect((line!.error as { frames: string }).frames).toMatch(/^\s+at /);

@@ -18,7 +18,14 @@ import type { ProjectService } from '../../../shared/workspaces/project-service.
 import { apiEvent, lambdaContext } from '../../support/api-event.ts';
 import { machineAuthority, mayCall } from '../../../shared/access/permissions.ts';
 
-const principal: Principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'machine', actorSub: 'mid_1', credentialId: 'ak_1', authority: machineAuthority(undefined) };
+const principal: Principal = {
+  workspaceId: 'ws_1',
+  accountId: 'acc_1',
+  kind: 'machine',
+  actorSub: 'mid_1',
+  credentialId: 'ak_1',
+  authority: machineAuthority(undefined),
+};
 const context = lambdaContext();
 
 const secretValue = 'sk_live_SHOULD_NOT_LEAK';
@@ -33,9 +40,21 @@ const routes = {
     handler: async ({ body }) => ({ data: { echoed: body.name } }),
   }),
   'GET /people-only': defineRoute({ ...docs('peopleOnly', z.number()), access: 'admin', handler: async () => ({ data: 1 }) }),
-  'GET /missing': defineRoute({ ...docs('missing', z.unknown()), access: 'workspace', handler: async () => Promise.reject(new NotFoundError('thing x was not found')) }),
-  'GET /limited': defineRoute({ ...docs('limited', z.unknown()), access: 'workspace', handler: async () => Promise.reject(new RateLimitedError('slow down', 7)) }),
-  'GET /boom': defineRoute({ ...docs('boom', z.unknown()), access: 'workspace', handler: async () => Promise.reject(new Error(`internal detail ${secretValue}`)) }),
+  'GET /missing': defineRoute({
+    ...docs('missing', z.unknown()),
+    access: 'workspace',
+    handler: async () => Promise.reject(new NotFoundError('thing x was not found')),
+  }),
+  'GET /limited': defineRoute({
+    ...docs('limited', z.unknown()),
+    access: 'workspace',
+    handler: async () => Promise.reject(new RateLimitedError('slow down', 7)),
+  }),
+  'GET /boom': defineRoute({
+    ...docs('boom', z.unknown()),
+    access: 'workspace',
+    handler: async () => Promise.reject(new Error(`internal detail ${secretValue}`)),
+  }),
 };
 
 /** A stand-in for the access feature's authenticator: the fixed principal, refused where the permissions refuse it. */
@@ -54,15 +73,27 @@ describe('route group handler', () => {
     const result = await handle(apiEvent('POST /things', { token: 't', body: '{"name":"abc"}' }), context);
     const body = JSON.parse(result.body!);
     expect(result.statusCode).toBe(201);
-    expect(body).toEqual({ data: { echoed: 'abc' }, error: null, meta: { requestId: expect.stringMatching(/^req_[0-9A-HJKMNP-TV-Z]{26}$/), timestamp: expect.any(String) } });
+    expect(body).toEqual({
+      data: { echoed: 'abc' },
+      error: null,
+      meta: { requestId: expect.stringMatching(/^req_[0-9A-HJKMNP-TV-Z]{26}$/), timestamp: expect.any(String) },
+    });
     expect(result.headers).toMatchObject({ 'x-request-id': body.meta.requestId, 'cache-control': 'no-store' });
-    expect(authenticate).toHaveBeenCalledWith('Bearer t', undefined, { sourceIp: expect.any(String) }, { routeKey: 'POST /things', access: 'workspace' });
+    expect(authenticate).toHaveBeenCalledWith(
+      'Bearer t',
+      undefined,
+      { sourceIp: expect.any(String) },
+      { routeKey: 'POST /things', access: 'workspace' },
+    );
   });
 
   it('reads headers whatever their case (API Gateway passes them as the client sent them over HTTP/1.1)', async () => {
     // Prepare
     const { authenticate, handle } = handler();
-    const event = { ...apiEvent('POST /things', { body: JSON.stringify({ name: 'abc' }) }), headers: { Authorization: 'Bearer t', 'Content-Type': 'application/json' } };
+    const event = {
+      ...apiEvent('POST /things', { body: JSON.stringify({ name: 'abc' }) }),
+      headers: { Authorization: 'Bearer t', 'Content-Type': 'application/json' },
+    };
     // Act
     const result = await handle(event, context);
     // Assess
@@ -72,7 +103,10 @@ describe('route group handler', () => {
 
   it('decodes base64 bodies and maps validation and JSON errors to VALIDATION_ERROR', async () => {
     const { handle } = handler();
-    const ok = await handle(apiEvent('POST /things', { token: 't', body: Buffer.from('{"name":"ab"}').toString('base64'), isBase64Encoded: true }), context);
+    const ok = await handle(
+      apiEvent('POST /things', { token: 't', body: Buffer.from('{"name":"ab"}').toString('base64'), isBase64Encoded: true }),
+      context,
+    );
     expect(ok.statusCode).toBe(201);
     const long = await handle(apiEvent('POST /things', { token: 't', body: '{"name":"abcd"}' }), context);
     expect(JSON.parse(long.body!).error).toEqual({ code: 'VALIDATION_ERROR', message: 'name: must be at most 3 characters' });
@@ -97,7 +131,10 @@ describe('route group handler', () => {
     const body = (bytes: number) => 'x'.repeat(bytes);
     // Act
     const over = await handle(apiEvent('GET /missing', { token: 't', body: body(300 * 1024) }), context);
-    const overBase64 = await handle(apiEvent('GET /missing', { token: 't', body: Buffer.alloc(256 * 1024 + 1).toString('base64'), isBase64Encoded: true }), context);
+    const overBase64 = await handle(
+      apiEvent('GET /missing', { token: 't', body: Buffer.alloc(256 * 1024 + 1).toString('base64'), isBase64Encoded: true }),
+      context,
+    );
     const under = await handle(apiEvent('GET /missing', { token: 't', body: body(256 * 1024) }), context);
     // Assess
     expect(over.statusCode).toBe(413);
@@ -158,7 +195,10 @@ describe('route group handler', () => {
       written.push(String(chunk));
       return true;
     };
-    const spies = [vi.spyOn(process.stdout, 'write').mockImplementation(capture), vi.spyOn(process.stderr, 'write').mockImplementation(capture)];
+    const spies = [
+      vi.spyOn(process.stdout, 'write').mockImplementation(capture),
+      vi.spyOn(process.stderr, 'write').mockImplementation(capture),
+    ];
     const result = await handle(apiEvent('GET /boom', { token: 't' }), context).finally(() => spies.forEach((spy) => spy.mockRestore()));
     expect(written.join('')).toContain('unhandled error');
     expect(written.join('')).not.toContain(secretValue);
@@ -177,13 +217,24 @@ describe('route group handler', () => {
 
 describe('public routes', () => {
   const open = {
-    'POST /login': defineRoute({ ...docs('login', z.object({ who: z.string() })), access: 'public', body: z.strictObject({ who: z.string() }), handler: async ({ body, sourceIp }) => ({ data: { who: `${body.who}@${sourceIp}` } }) }),
+    'POST /login': defineRoute({
+      ...docs('login', z.object({ who: z.string() })),
+      access: 'public',
+      body: z.strictObject({ who: z.string() }),
+      handler: async ({ body, sourceIp }) => ({ data: { who: `${body.who}@${sourceIp}` } }),
+    }),
     'GET /closed': defineRoute({ ...docs('closed', z.number()), access: 'workspace', handler: async () => ({ data: 1 }) }),
   };
 
   it('serves a public route without a bearer token or an authenticator, with the source address API Gateway saw', async () => {
     const handle = makeRouteGroupHandler(open, { timeoutEarlyInMillis: 0 });
-    const result = await handle({ ...apiEvent('POST /login', { body: JSON.stringify({ who: 'w' }) }), requestContext: { http: { sourceIp: '203.0.113.9' } } } as never, context);
+    const result = await handle(
+      {
+        ...apiEvent('POST /login', { body: JSON.stringify({ who: 'w' }) }),
+        requestContext: { http: { sourceIp: '203.0.113.9' } },
+      } as never,
+      context,
+    );
     expect(result).toMatchObject({ statusCode: 200 });
     expect(JSON.parse((result as { body: string }).body).data).toEqual({ who: 'w@203.0.113.9' });
   });
@@ -199,7 +250,9 @@ describe('public routes', () => {
   it('declares access public for the login alone, which takes no Idempotency-Key', async () => {
     const { makeAuthRoutes } = await import('../../../functions/auth/routes.ts');
     const { allRouteDefinitions } = await import('../../../bin/openapi/routes.ts');
-    const publicRoutes = Object.entries(allRouteDefinitions()).filter(([, route]) => route.access === 'public').map(([key]) => key);
+    const publicRoutes = Object.entries(allRouteDefinitions())
+      .filter(([, route]) => route.access === 'public')
+      .map(([key]) => key);
     expect(publicRoutes).toEqual(['POST /api/v1/auth/login']);
     const login = makeAuthRoutes({} as never)['POST /api/v1/auth/login'];
     expect(login.idempotent).toBeUndefined();
@@ -213,9 +266,11 @@ describe('route groups', () => {
     expect(Object.keys(makeEnvironmentRoutes(service)).sort()).toEqual([...ROUTE_GROUPS.environments].sort());
     expect(Object.keys(makeSecretRoutes({} as SecretService, {} as never)).sort()).toEqual([...ROUTE_GROUPS.secrets].sort());
     expect(Object.keys(makeAccessKeyRoutes({} as AccessKeyService)).sort()).toEqual([...ROUTE_GROUPS['access-keys']].sort());
-    expect(Object.keys(makeAuditRoutes(makeAuditService({ store: { listAudit: async () => ({ items: [], nextCursor: null, hasMore: false }) } }))).sort()).toEqual(
-      [...ROUTE_GROUPS.audit].sort(),
-    );
+    expect(
+      Object.keys(
+        makeAuditRoutes(makeAuditService({ store: { listAudit: async () => ({ items: [], nextCursor: null, hasMore: false }) } })),
+      ).sort(),
+    ).toEqual([...ROUTE_GROUPS.audit].sort());
   });
 });
 

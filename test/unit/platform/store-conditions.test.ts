@@ -1,6 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { iso } from '../../../shared/platform/clock.ts';
 import { newId } from '../../../shared/platform/ids.ts';
@@ -23,14 +31,66 @@ const store = makeStore(doc, 'T');
 const WS = newId('workspace');
 const NOW = iso(Date.parse('2026-01-01T00:00:00Z'));
 const SEALED = { ciphertext: 'AA==', iv: 'AA==', tag: 'AA==', encryptedDataKey: 'AA==' };
-const audit = (): AuditEntry => ({ id: newId('audit'), action: 'secret.reveal', actorSub: 'key_actor', target: 'sec_x', metadata: {}, createdAt: NOW, accountId: 'acc_x' });
-const secret = { id: newId('secret'), key: 'K', projectId: 'proj_x', projectSlug: 'p', environmentId: newId('environment'), envSlug: 'e', currentVersion: 1, createdAt: NOW, updatedAt: NOW };
-const endpoint = {
-  id: newId('webhookEndpoint'), url: 'https://example.com/', events: ['service.secret.create'], description: null, enabled: true, secretHint: 'whsec_…abcd',
-  createdAt: NOW, updatedAt: NOW, disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null, accountId: 'acc_x', sealedSecret: SEALED,
+const audit = (): AuditEntry => ({
+  id: newId('audit'),
+  action: 'secret.reveal',
+  actorSub: 'key_actor',
+  target: 'sec_x',
+  metadata: {},
+  createdAt: NOW,
+  accountId: 'acc_x',
+});
+const secret = {
+  id: newId('secret'),
+  key: 'K',
+  projectId: 'proj_x',
+  projectSlug: 'p',
+  environmentId: newId('environment'),
+  envSlug: 'e',
+  currentVersion: 1,
+  createdAt: NOW,
+  updatedAt: NOW,
 };
-const apiKey = { id: newId('apiKey'), name: 'k', tokenPrefix: 'sk_live_ab', tokenHash: 'a'.repeat(64), createdAt: NOW, revokedAt: null, lastUsedAt: null };
-const accessKey = { id: newId('accessKey'), name: 'k', identityId: newId('machineIdentity'), tokenPrefix: 'st_abcdefg', createdAt: NOW, createdBy: 'key_x', expiresAt: null, revokedAt: null, lastUsedAt: null, permissions: [], allowedCidrs: [], auth: { type: 'token' as const }, tokenTtlSeconds: null };
+const endpoint = {
+  id: newId('webhookEndpoint'),
+  url: 'https://example.com/',
+  events: ['service.secret.create'],
+  description: null,
+  enabled: true,
+  secretHint: 'whsec_…abcd',
+  createdAt: NOW,
+  updatedAt: NOW,
+  disabledAt: null,
+  disabledReason: null,
+  consecutiveFailures: 0,
+  failingSince: null,
+  accountId: 'acc_x',
+  sealedSecret: SEALED,
+};
+const apiKey = {
+  id: newId('apiKey'),
+  name: 'k',
+  tokenPrefix: 'sk_live_ab',
+  tokenHash: 'a'.repeat(64),
+  createdAt: NOW,
+  revokedAt: null,
+  lastUsedAt: null,
+};
+const accessKey = {
+  id: newId('accessKey'),
+  name: 'k',
+  identityId: newId('machineIdentity'),
+  tokenPrefix: 'st_abcdefg',
+  createdAt: NOW,
+  createdBy: 'key_x',
+  expiresAt: null,
+  revokedAt: null,
+  lastUsedAt: null,
+  permissions: [],
+  allowedCidrs: [],
+  auth: { type: 'token' as const },
+  tokenTtlSeconds: null,
+};
 
 /** Every store method that writes an audit entry or a credential item, run once (twice where it has two shapes). */
 const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
@@ -45,12 +105,25 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
     await store.touchCredential({ kind: 'machine', workspaceId: WS, credentialId: accessKey.id }, 'b'.repeat(64), NOW, NOW);
   },
   createProject: () => store.createProject(WS, { id: newId('project'), name: 'P', slug: 'p', createdAt: NOW, createdBy: 'key_x' }, audit()),
-  createEnvironment: () => store.createEnvironment(WS, { id: newId('environment'), projectId: newId('project'), name: 'E', slug: 'e', createdAt: NOW }, 'p', audit()),
+  createEnvironment: () =>
+    store.createEnvironment(
+      WS,
+      { id: newId('environment'), projectId: newId('project'), name: 'E', slug: 'e', createdAt: NOW },
+      'p',
+      audit(),
+    ),
   writeSecretVersion: async () => {
     await store.writeSecretVersion(WS, { ...secret, sealed: SEALED }, 0, { createdBy: 'key_x' }, audit());
-    await store.writeSecretVersion(WS, { ...secret, currentVersion: 2, sealed: SEALED }, 1, { createdBy: 'key_x', rolledBackFrom: 1 }, audit());
+    await store.writeSecretVersion(
+      WS,
+      { ...secret, currentVersion: 2, sealed: SEALED },
+      1,
+      { createdBy: 'key_x', rolledBackFrom: 1 },
+      audit(),
+    );
   },
-  recordReveal: () => store.recordReveal(WS, audit(), { credentialId: apiKey.id, perMinute: 100, workspacePerMinute: 1000, now: Date.parse(NOW) }),
+  recordReveal: () =>
+    store.recordReveal(WS, audit(), { credentialId: apiKey.id, perMinute: 100, workspacePerMinute: 1000, now: Date.parse(NOW) }),
   deleteSecret: () => store.deleteSecret(WS, { ...secret, sealed: SEALED }, audit(), { deletedBy: 'key_x', purgeAt: NOW }),
   restoreSecret: () => {
     const deleted = { ...secret, sealed: SEALED, deletedAt: NOW, deletedBy: 'key_x', purgeAt: '2999-01-01T00:00:00.000Z' };
@@ -60,7 +133,17 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
   createAccessKey: async () => {
     await store.createAccessKey(WS, accessKey, 'c'.repeat(64), audit());
     // A key whose tokens come from logins: no token item, the same lookup of its workspace.
-    await store.createAccessKey(WS, { ...accessKey, tokenPrefix: null, auth: { type: 'aws_iam', principalArns: ['arn:aws:iam::123456789012:role/x'] }, tokenTtlSeconds: 900 }, undefined, audit());
+    await store.createAccessKey(
+      WS,
+      {
+        ...accessKey,
+        tokenPrefix: null,
+        auth: { type: 'aws_iam', principalArns: ['arn:aws:iam::123456789012:role/x'] },
+        tokenTtlSeconds: 900,
+      },
+      undefined,
+      audit(),
+    );
   },
   revokeAccessKey: async () => {
     await store.revokeAccessKey(WS, accessKey.id, 'c'.repeat(64), NOW, audit());
@@ -71,20 +154,35 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
   createEndpoint: () => store.createEndpoint(WS, endpoint, audit()),
   updateEndpoint: () => store.updateEndpoint(WS, endpoint, NOW, true, audit()),
   rotateEndpointSecret: async () => {
-    await store.rotateEndpointSecret(WS, { ...endpoint, previousSealedSecret: SEALED, previousSecretExpiresAt: NOW }, { updatedAt: NOW, secret: SEALED }, audit());
+    await store.rotateEndpointSecret(
+      WS,
+      { ...endpoint, previousSealedSecret: SEALED, previousSecretExpiresAt: NOW },
+      { updatedAt: NOW, secret: SEALED },
+      audit(),
+    );
     // No overlap: the previous secret's attributes are removed.
     await store.rotateEndpointSecret(WS, endpoint, { updatedAt: NOW, secret: SEALED }, audit());
   },
   deleteEndpoint: () => store.deleteEndpoint(WS, endpoint.id, audit()),
   autoDisableEndpoint: () => store.autoDisableEndpoint(WS, endpoint.id, NOW, 'failing', audit()),
-  retryNow: () => store.retryNow(WS, { id: newId('delivery'), endpointId: endpoint.id, createdAt: NOW, status: 'failed' }, 'token', NOW, audit()),
+  retryNow: () =>
+    store.retryNow(WS, { id: newId('delivery'), endpointId: endpoint.id, createdAt: NOW, status: 'failed' }, 'token', NOW, audit()),
   issueLoginToken: () =>
     store.issueLoginToken({
       workspaceId: WS,
       record: accessKey,
       revision: 2,
       tokenHash: 'e'.repeat(64),
-      token: { kind: 'machine', workspaceId: WS, credentialId: accessKey.id, actorSub: accessKey.identityId, expiresAt: NOW, revokedAt: null, lastUsedAt: null, allowedCidrs: [] },
+      token: {
+        kind: 'machine',
+        workspaceId: WS,
+        credentialId: accessKey.id,
+        actorSub: accessKey.identityId,
+        expiresAt: NOW,
+        revokedAt: null,
+        lastUsedAt: null,
+        allowedCidrs: [],
+      },
       audit: audit(),
       createdAt: NOW,
       window: { minute: 29_000_000, source: '203.0.113.7' },
@@ -92,41 +190,145 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
     }),
   recordLoginRefusal: () => store.recordLoginRefusal(WS, accessKey.id, { minute: 29_000_000, source: '203.0.113.7' }, 10, audit()),
   startRecovery: () =>
-    store.startRecovery(WS, {
-      id: newId('audit'), endpointId: endpoint.id, fromId: newId('delivery'), toId: newId('delivery'), since: NOW, until: NOW, expected: 3, queued: 0,
-      cursor: null, step: 0, status: 'running', createdAt: NOW, updatedAt: NOW,
-    }, audit()),
+    store.startRecovery(
+      WS,
+      {
+        id: newId('audit'),
+        endpointId: endpoint.id,
+        fromId: newId('delivery'),
+        toId: newId('delivery'),
+        since: NOW,
+        until: NOW,
+        expected: 3,
+        queued: 0,
+        cursor: null,
+        step: 0,
+        status: 'running',
+        createdAt: NOW,
+        updatedAt: NOW,
+      },
+      audit(),
+    ),
   createTestDelivery: () =>
-    store.createTestDelivery(WS, {
-      id: newId('delivery'), endpointId: endpoint.id, eventId: newId('event'), eventType: 'service.ping', status: 'pending', attempts: 0, statusCode: null, lastError: null,
-      nextRetryAt: NOW, createdAt: NOW, updatedAt: NOW, attemptLog: [], body: '{}', attemptToken: 'tok', manual: false,
-    }, audit()),
+    store.createTestDelivery(
+      WS,
+      {
+        id: newId('delivery'),
+        endpointId: endpoint.id,
+        eventId: newId('event'),
+        eventType: 'service.ping',
+        status: 'pending',
+        attempts: 0,
+        statusCode: null,
+        lastError: null,
+        nextRetryAt: NOW,
+        createdAt: NOW,
+        updatedAt: NOW,
+        attemptLog: [],
+        body: '{}',
+        attemptToken: 'tok',
+        manual: false,
+      },
+      audit(),
+    ),
   reachLoginTokens: () => {
     dynamodb.on(QueryCommand).resolves({ Items: [{ tokenHash: 'd'.repeat(64) }] });
     return store.reachLoginTokens(WS, accessKey.id, NOW, { revokedAt: NOW });
   },
-  recordDenial: () => store.recordDenial(WS, accessKey.id, `reveal#${secret.environmentId}#K`, () => ({ ...audit(), action: 'access.denied' }), Date.parse(NOW)),
+  recordDenial: () =>
+    store.recordDenial(
+      WS,
+      accessKey.id,
+      `reveal#${secret.environmentId}#K`,
+      () => ({ ...audit(), action: 'access.denied' }),
+      Date.parse(NOW),
+    ),
 };
 
 /** The store's other methods: reads, and writes of neither audit entries nor credential items. */
 const OTHERS: readonly (keyof Store)[] = [
-  'getCredentialContext', 'getToken', 'getWorkspace', 'putWorkspace', 'getApiKey', 'listAllowlisted',
-  'listProjects', 'getProject', 'getProjectBySlug', 'projectSlugsStartingWith', 'listEnvironments', 'getEnvironment', 'getEnvironmentBySlug', 'environmentSlugsStartingWith',
+  'getCredentialContext',
+  'getToken',
+  'getWorkspace',
+  'putWorkspace',
+  'getApiKey',
+  'listAllowlisted',
+  'listProjects',
+  'getProject',
+  'getProjectBySlug',
+  'projectSlugsStartingWith',
+  'listEnvironments',
+  'getEnvironment',
+  'getEnvironmentBySlug',
+  'environmentSlugsStartingWith',
   'listAudit',
-  'secretByIdKeys', 'secretByPathKeys', 'secretWriteKeys', 'getSecretHead', 'getSecretByPath', 'getEnvironmentSecret', 'getSecretVersion', 'purgeSecretVersions', 'pendingPurges', 'listSecretVersions', 'listSecrets', 'searchSecrets',
-  'environmentKeys', 'listEnvironmentValues', 'indexEnvironmentValues', 'countRevealPage',
-  'environmentsOfProjects', 'searchEnvironments', 'indexEnvironmentSearch',
-  'getAccessKey', 'listAccessKeys', 'getDeletedSecret', 'listDeletedSecrets', 'findLoginTarget', 'workspaceOfAccessKey', 'readLoginTarget', 'readLoginAttempt', 'expiredLoginKeyStates',
-  'listEndpoints', 'listEndpointPage', 'getEndpoint', 'recordEndpointFailure', 'recordEndpointSuccess',
-  'createDelivery', 'markDeliveryDue', 'getDelivery', 'claimAttempt', 'recordAttempt', 'failPending', 'requeue', 'listDeliveries', 'pendingDeliveryIds', 'dueDeliveries', 'deleteEndpointDeliveries',
-  'recordDeliveryStats', 'statsWatermark', 'statsHours', 'statsBuckets', 'countEndpointDeliveries',
-  'rollupWatermark', 'oldestDeliveryAt', 'advanceWatermark', 'deliveriesCreated', 'writeRollup', 'rolledBuckets',
-  'countFailedDeliveries', 'getRecovery', 'failedPage', 'requeueFailed', 'advanceRecovery', 'stalledRecoveries',
+  'secretByIdKeys',
+  'secretByPathKeys',
+  'secretWriteKeys',
+  'getSecretHead',
+  'getSecretByPath',
+  'getEnvironmentSecret',
+  'getSecretVersion',
+  'purgeSecretVersions',
+  'pendingPurges',
+  'listSecretVersions',
+  'listSecrets',
+  'searchSecrets',
+  'environmentKeys',
+  'listEnvironmentValues',
+  'indexEnvironmentValues',
+  'countRevealPage',
+  'environmentsOfProjects',
+  'searchEnvironments',
+  'indexEnvironmentSearch',
+  'getAccessKey',
+  'listAccessKeys',
+  'getDeletedSecret',
+  'listDeletedSecrets',
+  'findLoginTarget',
+  'workspaceOfAccessKey',
+  'readLoginTarget',
+  'readLoginAttempt',
+  'expiredLoginKeyStates',
+  'listEndpoints',
+  'listEndpointPage',
+  'getEndpoint',
+  'recordEndpointFailure',
+  'recordEndpointSuccess',
+  'createDelivery',
+  'markDeliveryDue',
+  'getDelivery',
+  'claimAttempt',
+  'recordAttempt',
+  'failPending',
+  'requeue',
+  'listDeliveries',
+  'pendingDeliveryIds',
+  'dueDeliveries',
+  'deleteEndpointDeliveries',
+  'recordDeliveryStats',
+  'statsWatermark',
+  'statsHours',
+  'statsBuckets',
+  'countEndpointDeliveries',
+  'rollupWatermark',
+  'oldestDeliveryAt',
+  'advanceWatermark',
+  'deliveriesCreated',
+  'writeRollup',
+  'rolledBuckets',
+  'countFailedDeliveries',
+  'getRecovery',
+  'failedPage',
+  'requeueFailed',
+  'advanceRecovery',
+  'stalledRecoveries',
 ];
 
 type Key = { PK?: string; SK?: string };
 const isAudit = (key: Key) => /^WS#[^#]+#AUDIT$/.test(key.PK ?? '');
-const isCredential = (key: Key) => (key.PK ?? '').startsWith('TOKEN#') || (/^WS#[^#]+$/.test(key.PK ?? '') && /^(APIKEY|AK)#/.test(key.SK ?? ''));
+const isCredential = (key: Key) =>
+  (key.PK ?? '').startsWith('TOKEN#') || (/^WS#[^#]+$/.test(key.PK ?? '') && /^(APIKEY|AK)#/.test(key.SK ?? ''));
 
 /** One write as sent: what it does, to which item, under which condition. */
 type Write = { kind: 'put' | 'update' | 'delete' | 'batch-put' | 'batch-delete'; key: Key; condition: string | undefined };
@@ -164,7 +366,8 @@ function refusal(write: Write): string | undefined {
   if (write.kind === 'batch-put' || write.kind === 'batch-delete') return 'batch-written (a batch cannot carry a condition)';
   if (write.kind === 'put' && write.condition !== 'attribute_not_exists(PK)') return `put with condition ${String(write.condition)}`;
   if (isAudit(write.key) && write.kind !== 'put') return `${write.kind} of an audit entry`;
-  if (write.kind === 'update' && !write.condition?.startsWith('attribute_exists(PK) AND ')) return `update that could create it (${String(write.condition)})`;
+  if (write.kind === 'update' && !write.condition?.startsWith('attribute_exists(PK) AND '))
+    return `update that could create it (${String(write.condition)})`;
   if (write.kind === 'delete') return 'delete of a credential item';
   return undefined;
 }
@@ -175,14 +378,17 @@ beforeEach(() => {
 });
 
 describe('audit and credential items are only ever created, never written over', () => {
-  it.each(Object.keys(WRITERS))('%s puts them only with attribute_not_exists(PK), and never batches, updates or deletes an audit entry', async (name) => {
-    // Act
-    await WRITERS[name as keyof Store]!();
-    // Assess: it did write such an item (the check is not vacuous), and every one of them passes
-    const writes = writesSent();
-    expect(writes.filter((write) => isAudit(write.key) || isCredential(write.key)).length).toBeGreaterThan(0);
-    expect(writes.flatMap((write) => (refusal(write) ? [{ ...write, refusal: refusal(write) }] : []))).toEqual([]);
-  });
+  it.each(Object.keys(WRITERS))(
+    '%s puts them only with attribute_not_exists(PK), and never batches, updates or deletes an audit entry',
+    async (name) => {
+      // Act
+      await WRITERS[name as keyof Store]!();
+      // Assess: it did write such an item (the check is not vacuous), and every one of them passes
+      const writes = writesSent();
+      expect(writes.filter((write) => isAudit(write.key) || isCredential(write.key)).length).toBeGreaterThan(0);
+      expect(writes.flatMap((write) => (refusal(write) ? [{ ...write, refusal: refusal(write) }] : []))).toEqual([]);
+    },
+  );
 
   it('writes a page of reveal entries as conditional PutItems, never as a BatchWriteItem', async () => {
     await store.writeAuditEntries(WS, Array.from({ length: 30 }, audit));
@@ -197,7 +403,9 @@ describe('audit and credential items are only ever created, never written over',
     expect(refusal({ kind: 'put', key: token, condition: 'attribute_not_exists(PK) OR revokedAt = :x' })).toBeDefined();
     expect(refusal({ kind: 'batch-put', key: entry, condition: undefined })).toBeDefined();
     expect(refusal({ kind: 'update', key: entry, condition: 'attribute_exists(PK) AND (x)' })).toBeDefined();
-    expect(refusal({ kind: 'update', key: { PK: `WS#${WS}`, SK: `AK#${newId('accessKey')}` }, condition: 'lastUsedAt < :since' })).toBeDefined();
+    expect(
+      refusal({ kind: 'update', key: { PK: `WS#${WS}`, SK: `AK#${newId('accessKey')}` }, condition: 'lastUsedAt < :since' }),
+    ).toBeDefined();
     expect(refusal({ kind: 'put', key: { PK: `WS#${WS}`, SK: `PROJ#${newId('project')}` }, condition: undefined })).toBeUndefined();
   });
 

@@ -10,7 +10,10 @@ import { queryAll, queryInput } from '../../../shared/platform/store/query.ts';
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
 const db = { doc, tableName: 'T' };
 const cancelled = (...codes: string[]) =>
-  Object.assign(new Error('Transaction cancelled'), { name: 'TransactionCanceledException', CancellationReasons: codes.map((Code) => ({ Code })) });
+  Object.assign(new Error('Transaction cancelled'), {
+    name: 'TransactionCanceledException',
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
 const put = { Put: { TableName: 'T', Item: { PK: 'a', SK: 'b' } } };
 
 describe('transact', () => {
@@ -36,7 +39,10 @@ describe('transact', () => {
 describe('sendConditional', () => {
   it('answers the output, or undefined when the condition failed; other failures are thrown', async () => {
     const mock = mockClient(doc);
-    mock.on(PutCommand).resolvesOnce({ Attributes: { x: 1 } }).rejectsOnce(Object.assign(new Error('no'), { name: 'ConditionalCheckFailedException' }));
+    mock
+      .on(PutCommand)
+      .resolvesOnce({ Attributes: { x: 1 } })
+      .rejectsOnce(Object.assign(new Error('no'), { name: 'ConditionalCheckFailedException' }));
     expect(await sendConditional(db, new PutCommand({ TableName: 'T', Item: {} }))).toEqual({ Attributes: { x: 1 } });
     expect(await sendConditional(db, new PutCommand({ TableName: 'T', Item: {} }))).toBeUndefined();
     mock.on(PutCommand).rejects(Object.assign(new Error('bad'), { name: 'ValidationException' }));
@@ -65,7 +71,10 @@ describe('queries of named patterns', () => {
 
   it('queryAll follows every page, and stops at maxItems', async () => {
     const mock = mockClient(doc);
-    mock.on(QueryCommand).resolvesOnce({ Items: [{ n: 1 }], LastEvaluatedKey: { PK: 'k' } }).resolvesOnce({ Items: [{ n: 2 }] });
+    mock
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [{ n: 1 }], LastEvaluatedKey: { PK: 'k' } })
+      .resolvesOnce({ Items: [{ n: 2 }] });
     expect(await queryAll(db, patterns.allowlistedWorkspaces())).toEqual([{ n: 1 }, { n: 2 }]);
     mock.reset();
     mock.on(QueryCommand).resolves({ Items: [{ n: 1 }], LastEvaluatedKey: { PK: 'k' } });

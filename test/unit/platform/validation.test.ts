@@ -5,7 +5,11 @@ import { ValidationError } from '../../../shared/platform/errors.ts';
 import { idSchema, nameSchema, pageQuerySchema } from '../../../shared/platform/http/schemas.ts';
 import { parseInput } from '../../../shared/platform/http/validation.ts';
 
-const body = z.strictObject({ name: nameSchema(), tags: z.array(z.string().max(3)).max(2).optional(), mode: z.enum(['a', 'b']).optional() });
+const body = z.strictObject({
+  name: nameSchema(),
+  tags: z.array(z.string().max(3)).max(2).optional(),
+  mode: z.enum(['a', 'b']).optional(),
+});
 
 function messageOf(schema: $ZodType, input: unknown): string {
   try {

@@ -6,7 +6,15 @@ const client = (baseUrl: string) => createClient({ baseUrl, token: 't', fetch: a
 describe('the base URL rule of createClient', () => {
   it('refuses http:// to a host that is not loopback, naming the rule and never the user info', () => {
     // Prepare
-    const refused = ['http://example.com', 'http://10.0.0.5:3000', 'http://127.0.0.1.example.com', 'http://localhost.example.com', 'http://[::2]', 'http://user:hunter2@example.com/x', 'ftp://example.com'];
+    const refused = [
+      'http://example.com',
+      'http://10.0.0.5:3000',
+      'http://127.0.0.1.example.com',
+      'http://localhost.example.com',
+      'http://[::2]',
+      'http://user:hunter2@example.com/x',
+      'ftp://example.com',
+    ];
     // Act
     const errors = refused.map((baseUrl) => {
       try {
@@ -27,7 +35,16 @@ describe('the base URL rule of createClient', () => {
 
   it('accepts https:// anywhere and http:// to 127.0.0.0/8, [::1] and localhost', () => {
     // Prepare
-    const accepted = ['https://example.com', 'https://api.example.com:8443/prefix/', 'http://127.0.0.1:3000', 'http://127.8.9.10', 'http://localhost:3000', 'http://LOCALHOST', 'http://[::1]:3000', 'http://2130706433'];
+    const accepted = [
+      'https://example.com',
+      'https://api.example.com:8443/prefix/',
+      'http://127.0.0.1:3000',
+      'http://127.8.9.10',
+      'http://localhost:3000',
+      'http://LOCALHOST',
+      'http://[::1]:3000',
+      'http://2130706433',
+    ];
     // Act
     const refused = accepted.filter((baseUrl) => {
       try {

@@ -24,6 +24,10 @@ describe('the SDK client entry for browsers', () => {
     expect(inputs).toContain('sdk/dist/client.js');
     // The package's `browser` field swaps the IAM login for a module that refuses it: no AWS signer, no credential chain.
     expect(inputs).toContain('sdk/dist/aws-iam-browser.js');
-    expect(inputs.some((input) => input.includes('@smithy/signature-v4') || input.includes('credential-providers') || input.endsWith('aws-iam.js'))).toBe(false);
+    expect(
+      inputs.some(
+        (input) => input.includes('@smithy/signature-v4') || input.includes('credential-providers') || input.endsWith('aws-iam.js'),
+      ),
+    ).toBe(false);
   });
 });

@@ -13,7 +13,14 @@ function build(values: Record<string, string>, allowed: string[] = [], nameCase:
 describe('the environment of `secrets run`', () => {
   it('never lets a secret set NODE_OPTIONS, PATH or any other protected name: the parent keeps its own value, and each is named', () => {
     // Prepare
-    const values = { NODE_OPTIONS: '--require=/tmp/evil.js', PATH: '/tmp/evil', LD_PRELOAD: '/tmp/evil.so', DYLD_INSERT_LIBRARIES: '/tmp/evil.dylib', BASH_ENV: '/tmp/evil.sh', API_KEY: 'abc' };
+    const values = {
+      NODE_OPTIONS: '--require=/tmp/evil.js',
+      PATH: '/tmp/evil',
+      LD_PRELOAD: '/tmp/evil.so',
+      DYLD_INSERT_LIBRARIES: '/tmp/evil.dylib',
+      BASH_ENV: '/tmp/evil.sh',
+      API_KEY: 'abc',
+    };
     // Act
     const { env, lines } = build(values);
     // Assess
@@ -22,7 +29,9 @@ describe('the environment of `secrets run`', () => {
     expect(env.DYLD_INSERT_LIBRARIES).toBeUndefined();
     expect(env.BASH_ENV).toBeUndefined();
     expect(lines).toHaveLength(5);
-    expect(lines).toContain('skipped NODE_OPTIONS: a secret may not set it (it changes how the command starts); pass --allow-env NODE_OPTIONS to allow it');
+    expect(lines).toContain(
+      'skipped NODE_OPTIONS: a secret may not set it (it changes how the command starts); pass --allow-env NODE_OPTIONS to allow it',
+    );
     expect(lines.join('\n')).not.toContain('evil');
   });
 
@@ -51,7 +60,21 @@ describe('the environment of `secrets run`', () => {
 
   it('names every protected variable of the contract, DYLD_ as a prefix, and nothing that merely resembles one', () => {
     // Prepare
-    const named = ['PATH', 'NODE_OPTIONS', 'LD_PRELOAD', 'LD_LIBRARY_PATH', 'DYLD_INSERT_LIBRARIES', 'DYLD_FALLBACK_LIBRARY_PATH', 'BASH_ENV', 'ENV', 'PYTHONPATH', 'PYTHONSTARTUP', 'PERL5OPT', 'RUBYOPT', 'JAVA_TOOL_OPTIONS'];
+    const named = [
+      'PATH',
+      'NODE_OPTIONS',
+      'LD_PRELOAD',
+      'LD_LIBRARY_PATH',
+      'DYLD_INSERT_LIBRARIES',
+      'DYLD_FALLBACK_LIBRARY_PATH',
+      'BASH_ENV',
+      'ENV',
+      'PYTHONPATH',
+      'PYTHONSTARTUP',
+      'PERL5OPT',
+      'RUBYOPT',
+      'JAVA_TOOL_OPTIONS',
+    ];
     const ordinary = ['DATABASE_URL', 'MY_PATH', 'PATH_PREFIX', 'ENVIRONMENT', 'XDYLD_X'];
     // Act / Assess
     expect(named.filter((name) => !isProtectedEnvName(name))).toEqual([]);
@@ -62,11 +85,24 @@ describe('the environment of `secrets run`', () => {
     // Prepare: the contract's prefixes; the prefix itself and one more letter are protected, one letter less is not
     const prefixes = ['LD_', 'DYLD_', 'BASH_', 'PYTHON', 'PERL', 'RUBY', 'NODE_', 'JAVA_', '_JAVA_', 'JDK_', 'GIT_'];
     const inside = prefixes.flatMap((prefix) => [prefix, `${prefix}X`]);
-    const outside = [...prefixes.map((prefix) => prefix.slice(0, -1)), ...prefixes.map((prefix) => `X${prefix}X`), 'LDX', 'PYTHO', 'JAVAX', 'GITHUB_TOKEN', 'RUBX', 'PERX'];
+    const outside = [
+      ...prefixes.map((prefix) => prefix.slice(0, -1)),
+      ...prefixes.map((prefix) => `X${prefix}X`),
+      'LDX',
+      'PYTHO',
+      'JAVAX',
+      'GITHUB_TOKEN',
+      'RUBX',
+      'PERX',
+    ];
     // Act / Assess
     expect(inside.filter((name) => !isProtectedEnvName(name))).toEqual([]);
     expect(outside.filter((name) => isProtectedEnvName(name))).toEqual([]);
-    expect(['LD_AUDIT', 'PYTHONWARNINGS', 'GIT_SSH_COMMAND', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'NODE_ENV', 'BASH_FUNC_X'].filter((name) => !isProtectedEnvName(name))).toEqual([]);
+    expect(
+      ['LD_AUDIT', 'PYTHONWARNINGS', 'GIT_SSH_COMMAND', 'JDK_JAVA_OPTIONS', '_JAVA_OPTIONS', 'NODE_ENV', 'BASH_FUNC_X'].filter(
+        (name) => !isProtectedEnvName(name),
+      ),
+    ).toEqual([]);
   });
 
   it('names every v1.3 whole name, and neither a longer nor a shorter one', () => {
@@ -111,7 +147,11 @@ describe('the values of `secrets export --format shell|dotenv`', () => {
     const { kept, lines } = guard(values, ['PS4']);
     // Assess
     expect(kept).toEqual({ PS4: 'x', API_KEY: 'a', 'db.host': 'h', 'db/url': 'u' });
-    expect(lines).toEqual(['PATH', 'LD_PRELOAD', 'GIT_SSH_COMMAND'].map((key) => `skipped ${key}: a secret may not set it (it changes how the command starts); pass --allow-env ${key} to allow it`));
+    expect(lines).toEqual(
+      ['PATH', 'LD_PRELOAD', 'GIT_SSH_COMMAND'].map(
+        (key) => `skipped ${key}: a secret may not set it (it changes how the command starts); pass --allow-env ${key} to allow it`,
+      ),
+    );
   });
 
   it('compares names and --allow-env without case on Windows', () => {

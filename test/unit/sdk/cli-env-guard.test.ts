@@ -16,7 +16,8 @@ const GUARDED = ['PS4', 'SHELLOPTS', 'PYTHONWARNINGS', 'BROWSER', 'LD_AUDIT', 'G
 const EXPORT_GUARDED = [...GUARDED, 'PATH', 'LD_PRELOAD'];
 /** Inert values: the test proves they never arrive, not what they would do. */
 const valueOf = (name: string) => `value-of-${name}`;
-const skipLine = (name: string) => `secrets: skipped ${name}: a secret may not set it (it changes how the command starts); pass --allow-env ${name} to allow it\n`;
+const skipLine = (name: string) =>
+  `secrets: skipped ${name}: a secret may not set it (it changes how the command starts); pass --allow-env ${name} to allow it\n`;
 
 describe('`secrets run` and `secrets export` keep the protected variables out', () => {
   let stdout: string[];
@@ -29,7 +30,12 @@ describe('`secrets run` and `secrets export` keep the protected variables out', 
     stderr = [];
     folder = mkdtempSync(join(tmpdir(), 'secrets-env-guard-'));
     values = { API_KEY: 'abc', ...Object.fromEntries(EXPORT_GUARDED.map((name) => [name, valueOf(name)])) };
-    const reveal = () => ok(Object.entries(values).map(([key, value]) => ({ key, value })), 200, { page: { nextCursor: null } });
+    const reveal = () =>
+      ok(
+        Object.entries(values).map(([key, value]) => ({ key, value })),
+        200,
+        { page: { nextCursor: null } },
+      );
     vi.stubGlobal('fetch', fakeApi({ api: (request) => (request.path.endsWith('/secrets/reveal') ? reveal() : undefined) }).fetch);
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
     vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
@@ -51,7 +57,15 @@ describe('`secrets run` and `secrets export` keep the protected variables out', 
   /** `secrets run [flags] -- node`, whose command writes the environment it was given to a file; answers it. */
   async function runAndReadEnv(...flags: string[]): Promise<Record<string, string>> {
     const file = join(folder, `env-${flags.length}.json`);
-    await secrets('run', ...flags, '--', process.execPath, '-e', 'require("node:fs").writeFileSync(process.argv[1], JSON.stringify(process.env))', file);
+    await secrets(
+      'run',
+      ...flags,
+      '--',
+      process.execPath,
+      '-e',
+      'require("node:fs").writeFileSync(process.argv[1], JSON.stringify(process.env))',
+      file,
+    );
     expect(process.exitCode).toBe(0);
     return JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
   }
@@ -99,7 +113,11 @@ describe('`secrets run` and `secrets export` keep the protected variables out', 
     const written = format === 'shell' ? shellNames(text) : Object.keys(parseDotenv(text));
     expect(written).toEqual(['API_KEY', 'GIT_SSH_COMMAND']);
     expect(text).toContain(valueOf('GIT_SSH_COMMAND'));
-    expect(stderr.toSorted()).toEqual(EXPORT_GUARDED.filter((name) => name !== 'GIT_SSH_COMMAND').map(skipLine).toSorted());
+    expect(stderr.toSorted()).toEqual(
+      EXPORT_GUARDED.filter((name) => name !== 'GIT_SSH_COMMAND')
+        .map(skipLine)
+        .toSorted(),
+    );
   });
 
   const readers: Record<string, (text: string) => unknown> = { json: (text) => JSON.parse(text), yaml: (text) => parseYaml(text) };

@@ -11,13 +11,43 @@ import { fakeApi, ok } from './fake-api.ts';
 
 describe('the CLI credential: flags before environment variables', () => {
   it.each<[string, AuthFlags, Record<string, string>, unknown]>([
-    ['--token over SECRETS_ACCESS_KEY_ID', { token: 'st_flag' }, { SECRETS_ACCESS_KEY_ID: 'ak_env', SECRETS_AUTH: 'oidc' }, { token: 'st_flag' }],
-    ['--access-key-id over SECRETS_TOKEN', { accessKeyId: 'ak_flag', auth: 'aws-iam' }, { SECRETS_TOKEN: 'st_env' }, { auth: { accessKeyId: 'ak_flag', method: 'aws_iam' } }],
-    ['--access-key-id over SECRETS_ACCESS_KEY_ID', { accessKeyId: 'ak_flag' }, { SECRETS_ACCESS_KEY_ID: 'ak_env', SECRETS_AUTH: 'aws-iam' }, { auth: { accessKeyId: 'ak_flag', method: 'aws_iam' } }],
-    ['--auth over SECRETS_AUTH', { auth: 'oidc' }, { SECRETS_ACCESS_KEY_ID: 'ak_env', SECRETS_AUTH: 'aws-iam', SECRETS_OIDC_TOKEN: 'jwt' }, { auth: { accessKeyId: 'ak_env', method: 'oidc', jwt: 'jwt' } }],
+    [
+      '--token over SECRETS_ACCESS_KEY_ID',
+      { token: 'st_flag' },
+      { SECRETS_ACCESS_KEY_ID: 'ak_env', SECRETS_AUTH: 'oidc' },
+      { token: 'st_flag' },
+    ],
+    [
+      '--access-key-id over SECRETS_TOKEN',
+      { accessKeyId: 'ak_flag', auth: 'aws-iam' },
+      { SECRETS_TOKEN: 'st_env' },
+      { auth: { accessKeyId: 'ak_flag', method: 'aws_iam' } },
+    ],
+    [
+      '--access-key-id over SECRETS_ACCESS_KEY_ID',
+      { accessKeyId: 'ak_flag' },
+      { SECRETS_ACCESS_KEY_ID: 'ak_env', SECRETS_AUTH: 'aws-iam' },
+      { auth: { accessKeyId: 'ak_flag', method: 'aws_iam' } },
+    ],
+    [
+      '--auth over SECRETS_AUTH',
+      { auth: 'oidc' },
+      { SECRETS_ACCESS_KEY_ID: 'ak_env', SECRETS_AUTH: 'aws-iam', SECRETS_OIDC_TOKEN: 'jwt' },
+      { auth: { accessKeyId: 'ak_env', method: 'oidc', jwt: 'jwt' } },
+    ],
     ['SECRETS_TOKEN alone', {}, { SECRETS_TOKEN: 'st_env', SECRETS_AUTH: 'oidc' }, { token: 'st_env' }],
-    ['--server-id over SECRETS_SERVER_ID', { serverId: 'flag:443' }, { SECRETS_ACCESS_KEY_ID: 'ak_env', SECRETS_AUTH: 'aws-iam', SECRETS_SERVER_ID: 'env:443' }, { auth: { accessKeyId: 'ak_env', method: 'aws_iam', serverId: 'flag:443' } }],
-    ['SECRETS_SERVER_ID', {}, { SECRETS_ACCESS_KEY_ID: 'ak_env', SECRETS_AUTH: 'aws-iam', SECRETS_SERVER_ID: 'env:443' }, { auth: { accessKeyId: 'ak_env', method: 'aws_iam', serverId: 'env:443' } }],
+    [
+      '--server-id over SECRETS_SERVER_ID',
+      { serverId: 'flag:443' },
+      { SECRETS_ACCESS_KEY_ID: 'ak_env', SECRETS_AUTH: 'aws-iam', SECRETS_SERVER_ID: 'env:443' },
+      { auth: { accessKeyId: 'ak_env', method: 'aws_iam', serverId: 'flag:443' } },
+    ],
+    [
+      'SECRETS_SERVER_ID',
+      {},
+      { SECRETS_ACCESS_KEY_ID: 'ak_env', SECRETS_AUTH: 'aws-iam', SECRETS_SERVER_ID: 'env:443' },
+      { auth: { accessKeyId: 'ak_env', method: 'aws_iam', serverId: 'env:443' } },
+    ],
   ])('%s', (_name, flags, env, expected) => {
     // Act
     const credential = resolveCredential(flags, env);
@@ -29,13 +59,33 @@ describe('the CLI credential: flags before environment variables', () => {
     ['--token with --access-key-id', { token: 'st', accessKeyId: 'ak' }, {}, /--token conflicts with --access-key-id and --auth/],
     ['--token with --auth', { token: 'st', auth: 'oidc' }, {}, /--token conflicts/],
     ['--auth without an access key', { auth: 'aws-iam' }, {}, /^--auth needs --access-key-id \(or SECRETS_ACCESS_KEY_ID\)$/],
-    ['an access key without a method', { accessKeyId: 'ak' }, {}, /--access-key-id needs --auth aws-iam or --auth oidc \(or SECRETS_AUTH\)/],
+    [
+      'an access key without a method',
+      { accessKeyId: 'ak' },
+      {},
+      /--access-key-id needs --auth aws-iam or --auth oidc \(or SECRETS_AUTH\)/,
+    ],
     ['an unknown SECRETS_AUTH', { accessKeyId: 'ak' }, { SECRETS_AUTH: 'aws_iam' }, /SECRETS_AUTH must be aws-iam or oidc/],
-    ['SECRETS_TOKEN and SECRETS_ACCESS_KEY_ID both', {}, { SECRETS_TOKEN: 'st', SECRETS_ACCESS_KEY_ID: 'ak', SECRETS_AUTH: 'oidc' }, /both set/],
+    [
+      'SECRETS_TOKEN and SECRETS_ACCESS_KEY_ID both',
+      {},
+      { SECRETS_TOKEN: 'st', SECRETS_ACCESS_KEY_ID: 'ak', SECRETS_AUTH: 'oidc' },
+      /both set/,
+    ],
     ['nothing', {}, {}, /a credential is required: --token or SECRETS_TOKEN, or --access-key-id with --auth/],
     ['--oidc-token-file with aws-iam', { accessKeyId: 'ak', auth: 'aws-iam', oidcTokenFile: '/t' }, {}, /go with --auth oidc/],
-    ['--server-id with oidc', { accessKeyId: 'ak', auth: 'oidc', serverId: 'x' }, { SECRETS_OIDC_TOKEN: 'jwt' }, /--server-id goes with --auth aws-iam/],
-    ['oidc without a token', { accessKeyId: 'ak', auth: 'oidc' }, {}, /--auth oidc needs a token: --oidc-token-file, SECRETS_OIDC_TOKEN_FILE, SECRETS_OIDC_TOKEN, or GitHub Actions/],
+    [
+      '--server-id with oidc',
+      { accessKeyId: 'ak', auth: 'oidc', serverId: 'x' },
+      { SECRETS_OIDC_TOKEN: 'jwt' },
+      /--server-id goes with --auth aws-iam/,
+    ],
+    [
+      'oidc without a token',
+      { accessKeyId: 'ak', auth: 'oidc' },
+      {},
+      /--auth oidc needs a token: --oidc-token-file, SECRETS_OIDC_TOKEN_FILE, SECRETS_OIDC_TOKEN, or GitHub Actions/,
+    ],
   ])('refuses %s', (_name, flags, env, message) => {
     // Act
     const resolve = () => resolveCredential(flags, env);
@@ -46,10 +96,16 @@ describe('the CLI credential: flags before environment variables', () => {
 
   it('for `secrets login`, counts only the access key: SECRETS_TOKEN is ignored, --token refused', () => {
     // Act
-    const login = resolveCredential({}, { SECRETS_TOKEN: 'st', SECRETS_ACCESS_KEY_ID: 'ak', SECRETS_AUTH: 'oidc', SECRETS_OIDC_TOKEN: 'jwt' }, { accessKeyOnly: true });
+    const login = resolveCredential(
+      {},
+      { SECRETS_TOKEN: 'st', SECRETS_ACCESS_KEY_ID: 'ak', SECRETS_AUTH: 'oidc', SECRETS_OIDC_TOKEN: 'jwt' },
+      { accessKeyOnly: true },
+    );
     // Assess
     expect(login).toEqual({ auth: { accessKeyId: 'ak', method: 'oidc', jwt: 'jwt' } });
-    expect(() => resolveCredential({ token: 'st' }, {}, { accessKeyOnly: true })).toThrow(/login takes --access-key-id with --auth, not --token/);
+    expect(() => resolveCredential({ token: 'st' }, {}, { accessKeyOnly: true })).toThrow(
+      /login takes --access-key-id with --auth, not --token/,
+    );
   });
 });
 
@@ -65,7 +121,12 @@ describe('the OIDC token of the CLI', () => {
   it('comes from --oidc-token-file first, then SECRETS_OIDC_TOKEN_FILE, then SECRETS_OIDC_TOKEN, read at each login', async () => {
     // Prepare
     const flagged = file('flag.jwt', 'jwt-from-flag\n');
-    const env = { SECRETS_OIDC_TOKEN_FILE: file('env.jwt', 'jwt-from-env-file'), SECRETS_OIDC_TOKEN: 'jwt-from-env', ACTIONS_ID_TOKEN_REQUEST_URL: 'https://gh/x?a=1', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'r' };
+    const env = {
+      SECRETS_OIDC_TOKEN_FILE: file('env.jwt', 'jwt-from-env-file'),
+      SECRETS_OIDC_TOKEN: 'jwt-from-env',
+      ACTIONS_ID_TOKEN_REQUEST_URL: 'https://gh/x?a=1',
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'r',
+    };
     // Act
     const fromFlag = oidcTokenSource({ oidcTokenFile: flagged }, env) as () => Promise<string>;
     const first = await fromFlag();
@@ -85,21 +146,31 @@ describe('the OIDC token of the CLI', () => {
       asked.push({ url: request.url, authorization: request.headers.get('authorization') });
       return Response.json({ count: 1, value: 'jwt-from-github' });
     });
-    const env = { ACTIONS_ID_TOKEN_REQUEST_URL: 'https://token.actions.example/id?api-version=2.0', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'runner-request-token', SECRETS_OIDC_AUDIENCE: 'env-audience' };
+    const env = {
+      ACTIONS_ID_TOKEN_REQUEST_URL: 'https://token.actions.example/id?api-version=2.0',
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'runner-request-token',
+      SECRETS_OIDC_AUDIENCE: 'env-audience',
+    };
     // Act
     const token = await (oidcTokenSource({ oidcAudience: 'secrets service' }, env) as () => Promise<string>)();
     // Assess
     expect(token).toBe('jwt-from-github');
-    expect(asked).toEqual([{ url: 'https://token.actions.example/id?api-version=2.0&audience=secrets%20service', authorization: 'bearer runner-request-token' }]);
+    expect(asked).toEqual([
+      { url: 'https://token.actions.example/id?api-version=2.0&audience=secrets%20service', authorization: 'bearer runner-request-token' },
+    ]);
   });
 
   it("names GitHub's refusal by its status, never the request token", async () => {
     // Prepare
     vi.stubGlobal('fetch', async () => new Response('nope', { status: 403 }));
     // Act
-    const failure = await githubActionsToken('https://token.actions.example/id?x=1', 'runner-request-token', 'aud').catch((error: Error) => error);
+    const failure = await githubActionsToken('https://token.actions.example/id?x=1', 'runner-request-token', 'aud').catch(
+      (error: Error) => error,
+    );
     // Assess
-    expect((failure as Error).message).toBe('GitHub Actions refused the OIDC token request (HTTP 403); does the job have permissions: id-token: write?');
+    expect((failure as Error).message).toBe(
+      'GitHub Actions refused the OIDC token request (HTTP 403); does the job have permissions: id-token: write?',
+    );
   });
 });
 
@@ -110,11 +181,25 @@ describe('`secrets login` and commands that log in', () => {
   beforeEach(() => {
     stdout = [];
     stderr = [];
-    api = fakeApi({ login: (n, body) => ok({ token: `st_login_${n}`, expiresAt: '2030-01-01T00:00:00.000Z', accessKeyId: body.accessKeyId, identityId: 'mid_1' }) });
+    api = fakeApi({
+      login: (n, body) =>
+        ok({ token: `st_login_${n}`, expiresAt: '2030-01-01T00:00:00.000Z', accessKeyId: body.accessKeyId, identityId: 'mid_1' }),
+    });
     vi.stubGlobal('fetch', api.fetch);
     vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
     vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
-    for (const name of ['SECRETS_API_URL', 'SECRETS_TOKEN', 'SECRETS_ACCESS_KEY_ID', 'SECRETS_AUTH', 'SECRETS_OIDC_TOKEN_FILE', 'SECRETS_OIDC_TOKEN', 'SECRETS_PROJECT', 'SECRETS_ENV', 'ACTIONS_ID_TOKEN_REQUEST_URL']) vi.stubEnv(name, undefined);
+    for (const name of [
+      'SECRETS_API_URL',
+      'SECRETS_TOKEN',
+      'SECRETS_ACCESS_KEY_ID',
+      'SECRETS_AUTH',
+      'SECRETS_OIDC_TOKEN_FILE',
+      'SECRETS_OIDC_TOKEN',
+      'SECRETS_PROJECT',
+      'SECRETS_ENV',
+      'ACTIONS_ID_TOKEN_REQUEST_URL',
+    ])
+      vi.stubEnv(name, undefined);
     vi.stubEnv('SECRETS_API_URL', 'http://127.0.0.1:3000');
     vi.stubEnv('SECRETS_OIDC_TOKEN', 'eyJ.cli.jwt');
   });
@@ -131,7 +216,9 @@ describe('`secrets login` and commands that log in', () => {
     await secrets('login', '--access-key-id', 'ak_ci', '--auth', 'oidc', '--format', 'env');
     // Assess
     expect([stdout.join(''), stderr.join(''), process.exitCode ?? 0]).toEqual(['SECRETS_TOKEN=st_login_1\n', '', 0]);
-    expect(api.logins.map((l) => [l.body, l.authorization])).toEqual([[{ accessKeyId: 'ak_ci', method: 'oidc', jwt: 'eyJ.cli.jwt' }, null]]);
+    expect(api.logins.map((l) => [l.body, l.authorization])).toEqual([
+      [{ accessKeyId: 'ak_ci', method: 'oidc', jwt: 'eyJ.cli.jwt' }, null],
+    ]);
   });
 
   it('prints the bare token by default and the whole answer with --format json; the access key may come from the environment', async () => {
@@ -144,7 +231,12 @@ describe('`secrets login` and commands that log in', () => {
     await secrets('login', '--format', 'json');
     // Assess
     expect(bare).toBe('st_login_1\n');
-    expect(JSON.parse(stdout.join(''))).toEqual({ token: 'st_login_2', expiresAt: '2030-01-01T00:00:00.000Z', accessKeyId: 'ak_env', identityId: 'mid_1' });
+    expect(JSON.parse(stdout.join(''))).toEqual({
+      token: 'st_login_2',
+      expiresAt: '2030-01-01T00:00:00.000Z',
+      accessKeyId: 'ak_env',
+      identityId: 'mid_1',
+    });
   });
 
   it('is a usage error (exit status 2) with --auth but no access key, before any request', async () => {
@@ -161,7 +253,19 @@ describe('`secrets login` and commands that log in', () => {
     // Prepare
     vi.stubEnv('SECRETS_TOKEN', 'st_ignored_for_the_flag');
     // Act
-    await secrets('export', '--format', 'json', '--project', 'payments', '--env', 'production', '--access-key-id', 'ak_ci', '--auth', 'oidc');
+    await secrets(
+      'export',
+      '--format',
+      'json',
+      '--project',
+      'payments',
+      '--env',
+      'production',
+      '--access-key-id',
+      'ak_ci',
+      '--auth',
+      'oidc',
+    );
     // Assess
     expect(process.exitCode ?? 0).toBe(0);
     expect(JSON.parse(stdout.join(''))).toEqual({ DATABASE_URL: 'postgres://db' });

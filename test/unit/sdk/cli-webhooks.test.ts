@@ -25,13 +25,16 @@ describe('instant: --since and --until', () => {
     expect(at).toBe(expected);
   });
 
-  it.each(['yesterday', '1w', '1h30m', '0h', '-3d', '2026-13-45', '2026-05-01 08:30', ''])('refuses %j as a usage error naming both forms', (text) => {
-    // Act
-    const read = () => instant(text, NOW);
-    // Assess
-    expect(read).toThrow(InvalidArgumentError);
-    expect(read).toThrow(/^expected an ISO time \(2026-05-01T12:00:00Z\) or a duration ago: a positive whole number/);
-  });
+  it.each(['yesterday', '1w', '1h30m', '0h', '-3d', '2026-13-45', '2026-05-01 08:30', ''])(
+    'refuses %j as a usage error naming both forms',
+    (text) => {
+      // Act
+      const read = () => instant(text, NOW);
+      // Assess
+      expect(read).toThrow(InvalidArgumentError);
+      expect(read).toThrow(/^expected an ISO time \(2026-05-01T12:00:00Z\) or a duration ago: a positive whole number/);
+    },
+  );
 });
 
 describe('`secrets webhooks` output', () => {
@@ -59,7 +62,20 @@ describe('`secrets webhooks` output', () => {
     process.exitCode = undefined;
   });
   const secrets = (...args: string[]) => main(['node', 'secrets', 'webhooks', ...args]);
-  const endpoint = { id: 'we_1', url: 'https://hooks.example/in', events: ['service.secret.create'], description: null, enabled: true, secretHint: 'whsec_…1234', createdAt: '2026-05-01T00:00:00.000Z', updatedAt: '2026-05-01T00:00:00.000Z', disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null };
+  const endpoint = {
+    id: 'we_1',
+    url: 'https://hooks.example/in',
+    events: ['service.secret.create'],
+    description: null,
+    enabled: true,
+    secretHint: 'whsec_…1234',
+    createdAt: '2026-05-01T00:00:00.000Z',
+    updatedAt: '2026-05-01T00:00:00.000Z',
+    disabledAt: null,
+    disabledReason: null,
+    consecutiveFailures: 0,
+    failingSince: null,
+  };
 
   it('rotate-secret sends the hours asked and prints the secret alone on stdout, the overlap on stderr', async () => {
     // Prepare
@@ -68,9 +84,13 @@ describe('`secrets webhooks` output', () => {
     await secrets('rotate-secret', 'we_1', '--expire-current-in-hours', '0');
     // Assess
     expect(process.exitCode ?? 0).toBe(0);
-    expect(api.requests.map((r) => [r.method, r.path, JSON.parse(r.body)])).toEqual([['POST', '/api/v1/webhooks/we_1/rotate-secret', { expireCurrentInHours: 0 }]]);
+    expect(api.requests.map((r) => [r.method, r.path, JSON.parse(r.body)])).toEqual([
+      ['POST', '/api/v1/webhooks/we_1/rotate-secret', { expireCurrentInHours: 0 }],
+    ]);
     expect(stdout.join('') === `${SECRET}\n`, 'stdout is the secret alone').toBe(true);
-    expect(stderr.join('')).toBe('we_1: new signing secret whsec_…1234, shown only this once; the old secret keeps signing until 2999-01-01T00:00:00.000Z\n');
+    expect(stderr.join('')).toBe(
+      'we_1: new signing secret whsec_…1234, shown only this once; the old secret keeps signing until 2999-01-01T00:00:00.000Z\n',
+    );
   });
 
   it('rotate-secret without the flag leaves the hours to the API, and says when the old secret has stopped', async () => {
@@ -85,16 +105,39 @@ describe('`secrets webhooks` output', () => {
 
   it('stats prints the rate as a percentage and the percentiles in ms, or n/a and never', async () => {
     // Prepare
-    const stats = { since: '2026-05-09T12:00:00.000Z', deliveries: 41, succeeded: 39, failed: 1, pending: 1, successRate: 39 / 40, p50DurationMs: 120, p95DurationMs: 480, lastSuccessAt: '2026-05-10T11:59:00.000Z', lastFailureAt: null };
+    const stats = {
+      since: '2026-05-09T12:00:00.000Z',
+      deliveries: 41,
+      succeeded: 39,
+      failed: 1,
+      pending: 1,
+      successRate: 39 / 40,
+      p50DurationMs: 120,
+      p95DurationMs: 480,
+      lastSuccessAt: '2026-05-10T11:59:00.000Z',
+      lastFailureAt: null,
+    };
     answer = () => ok(stats);
     // Act
     await secrets('stats', 'we_1', '--since', '2026-05-09T12:30:00Z');
     const counted = stdout.splice(0).join('');
-    answer = () => ok({ ...stats, deliveries: 1, succeeded: 0, failed: 0, successRate: null, p50DurationMs: null, p95DurationMs: null, lastSuccessAt: null });
+    answer = () =>
+      ok({
+        ...stats,
+        deliveries: 1,
+        succeeded: 0,
+        failed: 0,
+        successRate: null,
+        p50DurationMs: null,
+        p95DurationMs: null,
+        lastSuccessAt: null,
+      });
     await secrets('stats', 'we_1');
     // Assess
     expect(api.requests.map((r) => r.path)).toEqual(['/api/v1/webhooks/we_1/stats', '/api/v1/webhooks/we_1/stats']);
-    expect(counted).toMatch(/^success rate: +97\.5%\np50 duration: +120 ms\np95 duration: +480 ms\nlast success: +2026-05-10T11:59:00\.000Z\nlast failure: +never$/m);
+    expect(counted).toMatch(
+      /^success rate: +97\.5%\np50 duration: +120 ms\np95 duration: +480 ms\nlast success: +2026-05-10T11:59:00\.000Z\nlast failure: +never$/m,
+    );
     expect(stdout.join('')).toMatch(/^success rate: +n\/a\np50 duration: +n\/a\np95 duration: +n\/a\nlast success: +never\n/m);
   });
 

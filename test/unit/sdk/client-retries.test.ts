@@ -2,13 +2,20 @@ import { describe, expect, it, vi } from 'vitest';
 import { createClient } from '../../../sdk/src/client.ts';
 
 const answer = (status: number, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify({ data: null, error: { code: status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE', message: 'x' }, meta: {} }), { status, headers });
+  new Response(
+    JSON.stringify({ data: null, error: { code: status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE', message: 'x' }, meta: {} }),
+    { status, headers },
+  );
 
 describe('the SDK client retries', () => {
   it('gives a Retry-After longer than a minute back to the caller instead of sleeping through it', async () => {
     // Prepare
     let calls = 0;
-    const client = createClient({ baseUrl: 'https://api.test', token: 't', fetch: async () => (calls++, answer(429, { 'retry-after': '61' })) });
+    const client = createClient({
+      baseUrl: 'https://api.test',
+      token: 't',
+      fetch: async () => (calls++, answer(429, { 'retry-after': '61' })),
+    });
     // Act
     const result = await client.api.GET('/api/v1/projects');
     // Assess
@@ -23,7 +30,9 @@ describe('the SDK client retries', () => {
       token: 't',
       fetch: async (input) => {
         keys.push((input as Request).headers.get('idempotency-key'));
-        return keys.length === 1 ? answer(503, { 'retry-after': '0.01' }) : new Response(JSON.stringify({ data: { id: 'proj_1' }, error: null, meta: {} }), { status: 201 });
+        return keys.length === 1
+          ? answer(503, { 'retry-after': '0.01' })
+          : new Response(JSON.stringify({ data: { id: 'proj_1' }, error: null, meta: {} }), { status: 201 });
       },
     });
     // Act
@@ -38,7 +47,11 @@ describe('the SDK client retries', () => {
   it("waits out a write's 409 that names a Retry-After (its key's first request still running), with the same key", async () => {
     // Prepare
     const keys: (string | null)[] = [];
-    const inUse = () => new Response(JSON.stringify({ data: null, error: { code: 'CONFLICT', message: 'still running' }, meta: {} }), { status: 409, headers: { 'retry-after': '0.01' } });
+    const inUse = () =>
+      new Response(JSON.stringify({ data: null, error: { code: 'CONFLICT', message: 'still running' }, meta: {} }), {
+        status: 409,
+        headers: { 'retry-after': '0.01' },
+      });
     const client = createClient({
       baseUrl: 'https://api.test',
       token: 't',
@@ -59,11 +72,16 @@ describe('the SDK client retries', () => {
     // Prepare: the first request holds the key's 60-second lease for two more asks
     vi.useFakeTimers();
     let calls = 0;
-    const inUse = () => new Response(JSON.stringify({ data: null, error: { code: 'CONFLICT', message: 'still running' }, meta: {} }), { status: 409, headers: { 'retry-after': '58' } });
+    const inUse = () =>
+      new Response(JSON.stringify({ data: null, error: { code: 'CONFLICT', message: 'still running' }, meta: {} }), {
+        status: 409,
+        headers: { 'retry-after': '58' },
+      });
     const client = createClient({
       baseUrl: 'https://api.test',
       token: 't',
-      fetch: async () => (++calls < 3 ? inUse() : new Response(JSON.stringify({ data: { id: 'proj_1' }, error: null, meta: {} }), { status: 201 })),
+      fetch: async () =>
+        ++calls < 3 ? inUse() : new Response(JSON.stringify({ data: { id: 'proj_1' }, error: null, meta: {} }), { status: 201 }),
     });
     try {
       // Act
@@ -81,7 +99,10 @@ describe('the SDK client retries', () => {
   it('gives any other 409 to the caller at once: a conflict without Retry-After, or one on a request without a key', async () => {
     // Prepare
     let calls = 0;
-    const conflict = (headers: Record<string, string>) => async () => (calls++, new Response(JSON.stringify({ data: null, error: { code: 'CONFLICT', message: 'slug taken' }, meta: {} }), { status: 409, headers }));
+    const conflict = (headers: Record<string, string>) => async () => (
+      calls++,
+      new Response(JSON.stringify({ data: null, error: { code: 'CONFLICT', message: 'slug taken' }, meta: {} }), { status: 409, headers })
+    );
     const plain = createClient({ baseUrl: 'https://api.test', token: 't', fetch: conflict({}) });
     const keyless = createClient({ baseUrl: 'https://api.test', token: 't', fetch: conflict({ 'retry-after': '0.01' }) });
     // Act

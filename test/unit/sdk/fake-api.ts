@@ -25,16 +25,22 @@ export interface FakeApiOptions {
 }
 
 /** A success in the API's envelope. */
-export const ok = (data: unknown, status = 200, meta: Record<string, unknown> = {}) => new Response(JSON.stringify({ data, error: null, meta }), { status, headers: { 'content-type': 'application/json' } });
+export const ok = (data: unknown, status = 200, meta: Record<string, unknown> = {}) =>
+  new Response(JSON.stringify({ data, error: null, meta }), { status, headers: { 'content-type': 'application/json' } });
 
 /** A refusal in the API's envelope. */
 export const refusal = (status: number, code: string, message: string) =>
-  new Response(JSON.stringify({ data: null, error: { code, message }, meta: { requestId: 'req_1' } }), { status, headers: { 'content-type': 'application/json' } });
+  new Response(JSON.stringify({ data: null, error: { code, message }, meta: { requestId: 'req_1' } }), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
 
 /** The default answers of a route that is not the login. */
 function defaultAnswer(request: SeenRequest): Response {
-  if (request.path.startsWith('/api/v1/projects/by-slug/')) return ok({ id: 'env_1', projectId: 'proj_1', name: 'Production', slug: 'production' });
-  if (request.path.endsWith('/secrets/reveal')) return ok([{ key: 'DATABASE_URL', value: 'postgres://db' }], 200, { page: { nextCursor: null } });
+  if (request.path.startsWith('/api/v1/projects/by-slug/'))
+    return ok({ id: 'env_1', projectId: 'proj_1', name: 'Production', slug: 'production' });
+  if (request.path.endsWith('/secrets/reveal'))
+    return ok([{ key: 'DATABASE_URL', value: 'postgres://db' }], 200, { page: { nextCursor: null } });
   return ok([], 200, { page: { nextCursor: null } });
 }
 
@@ -51,7 +57,12 @@ export function fakeApi(options: FakeApiOptions = {}) {
       logins.push({ body: parsed, authorization: request.headers.get('authorization') });
       const n = logins.length;
       if (options.login) return options.login(n, parsed);
-      return ok({ token: `st_${n}`, expiresAt: new Date(now() + (options.lifeMs ?? 900_000)).toISOString(), accessKeyId: parsed.accessKeyId, identityId: 'mid_1' });
+      return ok({
+        token: `st_${n}`,
+        expiresAt: new Date(now() + (options.lifeMs ?? 900_000)).toISOString(),
+        accessKeyId: parsed.accessKeyId,
+        identityId: 'mid_1',
+      });
     }
     const seen = { method: request.method, path, authorization: request.headers.get('authorization'), body };
     requests.push(seen);

@@ -66,7 +66,8 @@ describe('the fallback snapshot', () => {
   it('uses no predictable temporary name: links planted at the names a writer might guess are left alone', () => {
     // Prepare
     const file = join(folder, 'p.snapshot');
-    for (const guess of [`${file}.tmp`, `${file}.${process.pid}.tmp`, `${file}~`, join(folder, '.p.snapshot.tmp')]) symlinkSync(victim, guess);
+    for (const guess of [`${file}.tmp`, `${file}.${process.pid}.tmp`, `${file}~`, join(folder, '.p.snapshot.tmp')])
+      symlinkSync(victim, guess);
     // Act
     writeSnapshot(file, token, target, values);
     // Assess
@@ -124,7 +125,14 @@ describe('the fallback snapshot', () => {
 describe('--fallback-max-age durations', () => {
   it('reads a whole number with one unit d, h, m or s, or plain seconds', () => {
     // Prepare / Act / Assess
-    expect(['7d', '12h', '30m', '3600s', '3600', ' 2d '].map(parseDuration)).toEqual([WEEK, 43_200_000, 1_800_000, 3_600_000, 3_600_000, 172_800_000]);
+    expect(['7d', '12h', '30m', '3600s', '3600', ' 2d '].map(parseDuration)).toEqual([
+      WEEK,
+      43_200_000,
+      1_800_000,
+      3_600_000,
+      3_600_000,
+      172_800_000,
+    ]);
   });
 
   it('refuses anything else, and zero, naming the grammar', () => {

@@ -15,7 +15,16 @@ const BASE = 'http://127.0.0.1:3000';
 
 /** The AWS SDK's default chain reads these first; nothing of the machine's own AWS setup may count. */
 function awsEnvironment(extra: Record<string, string | undefined> = {}): void {
-  const env = { AWS_ACCESS_KEY_ID: AWS.accessKeyId, AWS_SECRET_ACCESS_KEY: AWS.secretAccessKey, AWS_SESSION_TOKEN: undefined, AWS_PROFILE: undefined, AWS_REGION: undefined, AWS_DEFAULT_REGION: undefined, SECRETS_AWS_STS_ENDPOINT: undefined, ...extra };
+  const env = {
+    AWS_ACCESS_KEY_ID: AWS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: AWS.secretAccessKey,
+    AWS_SESSION_TOKEN: undefined,
+    AWS_PROFILE: undefined,
+    AWS_REGION: undefined,
+    AWS_DEFAULT_REGION: undefined,
+    SECRETS_AWS_STS_ENDPOINT: undefined,
+    ...extra,
+  };
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
 }
 
@@ -42,7 +51,9 @@ describe('the SDK logs in with AWS IAM', () => {
     expect(signed).toMatchObject({ url: STS, method: 'POST', body: 'Action=GetCallerIdentity&Version=2011-06-15' });
     expect(signed.headers['content-type']).toBe('application/x-www-form-urlencoded; charset=utf-8');
     expect(signed.headers['x-service-server-id']).toBe('127.0.0.1:3000');
-    const auth = /^AWS4-HMAC-SHA256 Credential=([^,]+), SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(signed.headers.authorization!)!;
+    const auth = /^AWS4-HMAC-SHA256 Credential=([^,]+), SignedHeaders=([^,]+), Signature=([0-9a-f]{64})$/.exec(
+      signed.headers.authorization!,
+    )!;
     expect(auth[1]).toMatch(new RegExp(`^${AWS.accessKeyId}/\\d{8}/us-east-1/sts/aws4_request$`));
     expect(auth[2]!.split(';')).toEqual(expect.arrayContaining(['content-type', 'host', 'x-amz-date', 'x-service-server-id']));
     // Assess: the signature recomputes with the AWS SDK's signer over the headers it names
@@ -50,11 +61,27 @@ describe('the SDK logs in with AWS IAM', () => {
     const { authorization: _, ...unsigned } = signed.headers;
     const date = signed.headers['x-amz-date']!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z');
     const signer = new SignatureV4({ service: 'sts', region: 'us-east-1', credentials: AWS, sha256: NodeSha256 });
-    const again = await signer.sign({ method: 'POST', protocol: url.protocol, hostname: url.hostname, port: Number(url.port), path: url.pathname, query: {}, headers: unsigned, body: signed.body }, { signingDate: new Date(date) });
+    const again = await signer.sign(
+      {
+        method: 'POST',
+        protocol: url.protocol,
+        hostname: url.hostname,
+        port: Number(url.port),
+        path: url.pathname,
+        query: {},
+        headers: unsigned,
+        body: signed.body,
+      },
+      { signingDate: new Date(date) },
+    );
     expect(again.headers.authorization).toBe(signed.headers.authorization);
     // Assess: the service's own checks and the local STS stand-in accept it; the API call went with the login's token
     expect(() => checkSignedRequest(signed, { stsEndpoint: STS, serverId: '127.0.0.1:3000', now: Date.now() })).not.toThrow();
-    const sts = await answerSts({ method: 'POST', path: url.pathname, headers: signed.headers, body: signed.body }, [{ ...AWS, arn: 'arn:aws:iam::123456789012:role/unit' }], Date.now());
+    const sts = await answerSts(
+      { method: 'POST', path: url.pathname, headers: signed.headers, body: signed.body },
+      [{ ...AWS, arn: 'arn:aws:iam::123456789012:role/unit' }],
+      Date.now(),
+    );
     expect(sts.status).toBe(200);
     expect(api.requests.map((r) => r.authorization)).toEqual(['Bearer st_1']);
   });
@@ -63,7 +90,11 @@ describe('the SDK logs in with AWS IAM', () => {
     // Prepare
     awsEnvironment({ AWS_SESSION_TOKEN: 'unit-session-token' });
     const api = fakeApi();
-    const client = createClient({ baseUrl: BASE, auth: { accessKeyId: 'ak_1', method: 'aws_iam', stsEndpoint: STS, serverId: 'secrets.example.com' }, fetch: api.fetch });
+    const client = createClient({
+      baseUrl: BASE,
+      auth: { accessKeyId: 'ak_1', method: 'aws_iam', stsEndpoint: STS, serverId: 'secrets.example.com' },
+      fetch: api.fetch,
+    });
     // Act
     await client.api.GET('/api/v1/projects');
     // Assess
@@ -74,14 +105,56 @@ describe('the SDK logs in with AWS IAM', () => {
   });
 
   it.each([
-    ['the option first', { stsEndpoint: 'https://sts.eu-west-2.amazonaws.com/' }, { SECRETS_AWS_STS_ENDPOINT: STS, AWS_REGION: 'eu-central-1' }, 'https://sts.eu-west-2.amazonaws.com/', 'eu-west-2'],
-    ['then SECRETS_AWS_STS_ENDPOINT, us-east-1 for a host that names no region whatever AWS_REGION says', {}, { SECRETS_AWS_STS_ENDPOINT: STS, AWS_REGION: 'eu-central-1' }, STS, 'us-east-1'],
-    ['then the regional endpoint of AWS_REGION', {}, { AWS_REGION: 'eu-central-1' }, 'https://sts.eu-central-1.amazonaws.com/', 'eu-central-1'],
+    [
+      'the option first',
+      { stsEndpoint: 'https://sts.eu-west-2.amazonaws.com/' },
+      { SECRETS_AWS_STS_ENDPOINT: STS, AWS_REGION: 'eu-central-1' },
+      'https://sts.eu-west-2.amazonaws.com/',
+      'eu-west-2',
+    ],
+    [
+      'then SECRETS_AWS_STS_ENDPOINT, us-east-1 for a host that names no region whatever AWS_REGION says',
+      {},
+      { SECRETS_AWS_STS_ENDPOINT: STS, AWS_REGION: 'eu-central-1' },
+      STS,
+      'us-east-1',
+    ],
+    [
+      'then the regional endpoint of AWS_REGION',
+      {},
+      { AWS_REGION: 'eu-central-1' },
+      'https://sts.eu-central-1.amazonaws.com/',
+      'eu-central-1',
+    ],
     ['us-east-1 for a host that names no region', { stsEndpoint: STS }, {}, STS, 'us-east-1'],
-    ['auth.region for a host that names no region', { stsEndpoint: STS, region: 'ap-south-1' }, { AWS_REGION: 'eu-central-1' }, STS, 'ap-south-1'],
-    ['the region of an interface VPC endpoint', { stsEndpoint: 'https://vpce-0a1b2c-d3e4.sts.ca-central-1.vpce.amazonaws.com/' }, { AWS_REGION: 'eu-central-1' }, 'https://vpce-0a1b2c-d3e4.sts.ca-central-1.vpce.amazonaws.com/', 'ca-central-1'],
-    ['AWS_DEFAULT_REGION without AWS_REGION, and China\'s own domain', {}, { AWS_DEFAULT_REGION: 'cn-north-1' }, 'https://sts.cn-north-1.amazonaws.com.cn/', 'cn-north-1'],
-    ['us-east-1 for the global endpoint', { stsEndpoint: 'https://sts.amazonaws.com/' }, { AWS_REGION: 'eu-central-1' }, 'https://sts.amazonaws.com/', 'us-east-1'],
+    [
+      'auth.region for a host that names no region',
+      { stsEndpoint: STS, region: 'ap-south-1' },
+      { AWS_REGION: 'eu-central-1' },
+      STS,
+      'ap-south-1',
+    ],
+    [
+      'the region of an interface VPC endpoint',
+      { stsEndpoint: 'https://vpce-0a1b2c-d3e4.sts.ca-central-1.vpce.amazonaws.com/' },
+      { AWS_REGION: 'eu-central-1' },
+      'https://vpce-0a1b2c-d3e4.sts.ca-central-1.vpce.amazonaws.com/',
+      'ca-central-1',
+    ],
+    [
+      "AWS_DEFAULT_REGION without AWS_REGION, and China's own domain",
+      {},
+      { AWS_DEFAULT_REGION: 'cn-north-1' },
+      'https://sts.cn-north-1.amazonaws.com.cn/',
+      'cn-north-1',
+    ],
+    [
+      'us-east-1 for the global endpoint',
+      { stsEndpoint: 'https://sts.amazonaws.com/' },
+      { AWS_REGION: 'eu-central-1' },
+      'https://sts.amazonaws.com/',
+      'us-east-1',
+    ],
   ])('settles the STS endpoint and region: %s', (_name, place, env, endpoint, region) => {
     // Act
     const settings = awsIamSettings(place, 'https://api.example.com:8443/prod', env);
@@ -93,8 +166,12 @@ describe('the SDK logs in with AWS IAM', () => {
     // Prepare
     const base = { baseUrl: BASE, fetch: fakeApi().fetch };
     // Act / Assess
-    expect(() => createClient({ ...base, auth: { accessKeyId: 'ak_1', method: 'aws_iam' } })).toThrow(/STS endpoint: auth.stsEndpoint, SECRETS_AWS_STS_ENDPOINT or AWS_REGION/);
-    expect(() => createClient({ ...base, token: 't', auth: { accessKeyId: 'ak_1', method: 'oidc', jwt: 'j' } } as never)).toThrow(/token or auth, not both/);
+    expect(() => createClient({ ...base, auth: { accessKeyId: 'ak_1', method: 'aws_iam' } })).toThrow(
+      /STS endpoint: auth.stsEndpoint, SECRETS_AWS_STS_ENDPOINT or AWS_REGION/,
+    );
+    expect(() => createClient({ ...base, token: 't', auth: { accessKeyId: 'ak_1', method: 'oidc', jwt: 'j' } } as never)).toThrow(
+      /token or auth, not both/,
+    );
     expect(() => createClient({ ...base } as never)).toThrow(/token or auth is required/);
   });
 });
@@ -115,7 +192,12 @@ describe('the SDK logs in with OIDC', () => {
     let now = 1_000_000;
     let asked = 0;
     const api = fakeApi({ now: () => now, lifeMs: 60_000 });
-    const client = createClient({ baseUrl: BASE, auth: { accessKeyId: 'ak_2', method: 'oidc', jwt: async () => `jwt-${++asked}` }, fetch: api.fetch, now: () => now });
+    const client = createClient({
+      baseUrl: BASE,
+      auth: { accessKeyId: 'ak_2', method: 'oidc', jwt: async () => `jwt-${++asked}` },
+      fetch: api.fetch,
+      now: () => now,
+    });
     // Act
     await client.api.GET('/api/v1/projects');
     now += 60_000;
@@ -127,12 +209,20 @@ describe('the SDK logs in with OIDC', () => {
   it('rejects with ApiError AUTH_REQUIRED when the jwt function fails, never quoting a token', async () => {
     // Prepare
     const api = fakeApi();
-    const client = createClient({ baseUrl: BASE, auth: { accessKeyId: 'ak_2', method: 'oidc', jwt: () => Promise.reject(new Error('no token file')) }, fetch: api.fetch });
+    const client = createClient({
+      baseUrl: BASE,
+      auth: { accessKeyId: 'ak_2', method: 'oidc', jwt: () => Promise.reject(new Error('no token file')) },
+      fetch: api.fetch,
+    });
     // Act
     const failure = await client.api.GET('/api/v1/projects').catch((error: unknown) => error);
     // Assess
     expect(failure).toBeInstanceOf(ApiError);
-    expect(failure).toMatchObject({ status: 401, code: 'AUTH_REQUIRED', message: 'AUTH_REQUIRED: oidc login: the jwt function failed: no token file' });
+    expect(failure).toMatchObject({
+      status: 401,
+      code: 'AUTH_REQUIRED',
+      message: 'AUTH_REQUIRED: oidc login: the jwt function failed: no token file',
+    });
     expect(api.logins).toHaveLength(0);
   });
 });
@@ -143,10 +233,19 @@ describe('the tokens of logins', () => {
   it('are shared: concurrent calls wait for one login', async () => {
     // Prepare
     const gate = deferred();
-    const api = fakeApi({ login: async (n) => (await gate.promise, ok({ token: `st_${n}`, expiresAt: new Date(Date.now() + 900_000).toISOString(), accessKeyId: 'ak_3', identityId: 'mid_1' })) });
+    const api = fakeApi({
+      login: async (n) => (
+        await gate.promise,
+        ok({ token: `st_${n}`, expiresAt: new Date(Date.now() + 900_000).toISOString(), accessKeyId: 'ak_3', identityId: 'mid_1' })
+      ),
+    });
     const client = createClient({ baseUrl: BASE, auth: oidc, fetch: api.fetch });
     // Act
-    const calls = [client.api.GET('/api/v1/projects'), client.api.GET('/api/v1/projects'), client.loadEnvironment({ project: 'payments', environment: 'production' })];
+    const calls = [
+      client.api.GET('/api/v1/projects'),
+      client.api.GET('/api/v1/projects'),
+      client.loadEnvironment({ project: 'payments', environment: 'production' }),
+    ];
     await new Promise((resolve) => setTimeout(resolve, 10));
     gate.resolve();
     await Promise.all(calls);
@@ -189,7 +288,9 @@ describe('the tokens of logins', () => {
 
   it('are replaced after a 401: one new login, and the call (its body intact) sent once more', async () => {
     // Prepare
-    const api = fakeApi({ api: (request) => (request.authorization === 'Bearer st_1' ? refusal(401, 'AUTH_REQUIRED', 'revoked') : ok({ id: 'proj_1' }, 201)) });
+    const api = fakeApi({
+      api: (request) => (request.authorization === 'Bearer st_1' ? refusal(401, 'AUTH_REQUIRED', 'revoked') : ok({ id: 'proj_1' }, 201)),
+    });
     const client = createClient({ baseUrl: BASE, auth: oidc, fetch: api.fetch });
     // Act
     const result = await client.api.POST('/api/v1/projects', { body: { name: 'Payments' } });
@@ -215,7 +316,12 @@ describe('the tokens of logins', () => {
 
   it('reject every call waiting on a refused login with ApiError, and the next call logs in again', async () => {
     // Prepare
-    const api = fakeApi({ login: (n) => (n === 1 ? refusal(401, 'AUTH_REQUIRED', 'oidc: aud does not match') : ok({ token: 'st_ok', expiresAt: new Date(Date.now() + 900_000).toISOString(), accessKeyId: 'ak_3', identityId: 'mid_1' })) });
+    const api = fakeApi({
+      login: (n) =>
+        n === 1
+          ? refusal(401, 'AUTH_REQUIRED', 'oidc: aud does not match')
+          : ok({ token: 'st_ok', expiresAt: new Date(Date.now() + 900_000).toISOString(), accessKeyId: 'ak_3', identityId: 'mid_1' }),
+    });
     const client = createClient({ baseUrl: BASE, auth: oidc, fetch: api.fetch });
     // Act
     const waiting = await Promise.allSettled([client.api.GET('/api/v1/projects'), client.api.GET('/api/v1/projects')]);
@@ -254,6 +360,8 @@ describe('the SDK entry module', () => {
     // Assess
     expect(reached).toContain('aws-iam.ts');
     expect([...outside].sort()).toEqual(['node:crypto', 'openapi-fetch']);
-    expect(readFileSync(join(src, 'aws-iam.ts'), 'utf8')).toMatch(/import\('@smithy\/signature-v4'\), import\('@aws-sdk\/credential-providers'\)/);
+    expect(readFileSync(join(src, 'aws-iam.ts'), 'utf8')).toMatch(
+      /import\('@smithy\/signature-v4'\), import\('@aws-sdk\/credential-providers'\)/,
+    );
   });
 });

@@ -34,7 +34,12 @@ describe('the secretsService middy middleware', () => {
   it('puts the environment in context.secrets and reuses it until cacheExpiry has passed', async () => {
     // Prepare
     const api = fakeApi();
-    const handler = handlerWith({ project: 'payments', environment: 'production', client: createClient({ baseUrl: BASE, token: 'st_unit', fetch: api.fetch }), cacheExpiry: 60_000 });
+    const handler = handlerWith({
+      project: 'payments',
+      environment: 'production',
+      client: createClient({ baseUrl: BASE, token: 'st_unit', fetch: api.fetch }),
+      cacheExpiry: 60_000,
+    });
     // Act
     const first = await handler({}, context());
     vi.advanceTimersByTime(59_000);
@@ -52,7 +57,12 @@ describe('the secretsService middy middleware', () => {
     // Prepare
     const apis = [fakeApi(), fakeApi(), fakeApi()];
     const handlers = [0, -1, Infinity].map((cacheExpiry, i) =>
-      handlerWith({ project: 'payments', environment: 'production', client: createClient({ baseUrl: BASE, token: 'st_unit', fetch: apis[i]!.fetch }), cacheExpiry }),
+      handlerWith({
+        project: 'payments',
+        environment: 'production',
+        client: createClient({ baseUrl: BASE, token: 'st_unit', fetch: apis[i]!.fetch }),
+        cacheExpiry,
+      }),
     );
     // Act
     for (const handler of handlers) {
@@ -67,8 +77,14 @@ describe('the secretsService middy middleware', () => {
   it('fails the invocation when the environment cannot be loaded, and tries again at the next one', async () => {
     // Prepare
     let refuse = true;
-    const api = fakeApi({ api: (request) => (refuse && request.path.endsWith('/reveal') ? refusal(403, 'FORBIDDEN', 'reveal is not allowed') : undefined) });
-    const handler = handlerWith({ project: 'payments', environment: 'production', client: createClient({ baseUrl: BASE, token: 'st_unit', fetch: api.fetch }) });
+    const api = fakeApi({
+      api: (request) => (refuse && request.path.endsWith('/reveal') ? refusal(403, 'FORBIDDEN', 'reveal is not allowed') : undefined),
+    });
+    const handler = handlerWith({
+      project: 'payments',
+      environment: 'production',
+      client: createClient({ baseUrl: BASE, token: 'st_unit', fetch: api.fetch }),
+    });
     // Act
     const failure = await handler({}, context()).catch((error: unknown) => error);
     refuse = false;
@@ -84,7 +100,14 @@ describe('the secretsService middy middleware', () => {
     const api = fakeApi();
     let internal: unknown;
     const handler = middy({ timeoutEarlyInMillis: 0 })
-      .use(secretsService({ project: 'payments', environment: 'production', client: createClient({ baseUrl: BASE, token: 'st_unit', fetch: api.fetch }), setToContext: false }))
+      .use(
+        secretsService({
+          project: 'payments',
+          environment: 'production',
+          client: createClient({ baseUrl: BASE, token: 'st_unit', fetch: api.fetch }),
+          setToContext: false,
+        }),
+      )
       .before((request) => {
         internal = request.internal.secrets;
       })
@@ -114,13 +137,24 @@ describe('the secretsService middy middleware', () => {
     // Prepare
     const api = fakeApi();
     vi.stubGlobal('fetch', api.fetch);
-    const env = { SECRETS_API_URL: BASE, SECRETS_ACCESS_KEY_ID: 'ak_lambda', SECRETS_TOKEN: undefined, SECRETS_AWS_STS_ENDPOINT: 'https://sts.eu-west-1.amazonaws.com/', AWS_ACCESS_KEY_ID: 'AKIAUNITTEST00000002', AWS_SECRET_ACCESS_KEY: 'unit-secret', AWS_SESSION_TOKEN: undefined, AWS_PROFILE: undefined };
+    const env = {
+      SECRETS_API_URL: BASE,
+      SECRETS_ACCESS_KEY_ID: 'ak_lambda',
+      SECRETS_TOKEN: undefined,
+      SECRETS_AWS_STS_ENDPOINT: 'https://sts.eu-west-1.amazonaws.com/',
+      AWS_ACCESS_KEY_ID: 'AKIAUNITTEST00000002',
+      AWS_SECRET_ACCESS_KEY: 'unit-secret',
+      AWS_SESSION_TOKEN: undefined,
+      AWS_PROFILE: undefined,
+    };
     for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
     // Act
     const secrets = await handlerWith({ project: 'payments', environment: 'production' })({}, context());
     // Assess
     expect(secrets).toEqual({ DATABASE_URL: 'postgres://db' });
-    expect(api.logins.map((l) => [l.body.accessKeyId, l.body.method, l.body.signedRequest?.headers['x-service-server-id']])).toEqual([['ak_lambda', 'aws_iam', 'api.example.com']]);
+    expect(api.logins.map((l) => [l.body.accessKeyId, l.body.method, l.body.signedRequest?.headers['x-service-server-id']])).toEqual([
+      ['ak_lambda', 'aws_iam', 'api.example.com'],
+    ]);
     expect(new Set(api.requests.map((r) => r.authorization))).toEqual(new Set(['Bearer st_1']));
   });
 

@@ -20,7 +20,13 @@ describe('the rule spec of `secrets access-keys … --allow / --deny`', () => {
     const allow = parseRuleSpec('projects=api,web;environments=staging;keys=DB_*,db/**;actions=read,reveal', 'allow');
     const deny = parseRuleSpec('actions=write;keys=ROOT_?', 'deny');
     // Assess
-    expect(allow).toEqual({ effect: 'allow', projects: ['api', 'web'], environments: ['staging'], keys: ['DB_*', 'db/**'], actions: ['read', 'reveal'] });
+    expect(allow).toEqual({
+      effect: 'allow',
+      projects: ['api', 'web'],
+      environments: ['staging'],
+      keys: ['DB_*', 'db/**'],
+      actions: ['read', 'reveal'],
+    });
     expect(deny).toEqual({ effect: 'deny', keys: ['ROOT_?'], actions: ['write'] });
   });
 
@@ -68,7 +74,13 @@ describe('the rule spec of `secrets access-keys … --allow / --deny`', () => {
 
   it('prints an answered rule in the shorthand, which parses back to the same rule', () => {
     // Prepare
-    const answered = { effect: 'deny' as const, projects: ['api', 'w*'], environments: ['*'], keys: ['**'], actions: ['read' as const, 'write' as const] };
+    const answered = {
+      effect: 'deny' as const,
+      projects: ['api', 'w*'],
+      environments: ['*'],
+      keys: ['**'],
+      actions: ['read' as const, 'write' as const],
+    };
     // Act
     const line = formatRule(answered);
     // Assess

@@ -4,10 +4,20 @@ import { verifyWebhook, WebhookVerificationError } from '@secrets-service/sdk';
 
 const stripe = new Stripe('sk_test_unused');
 const secret = 'whsec_test_secret_for_unit_tests_0123456789abc';
-const event = { id: 'evt_1', type: 'service.secret.rotate', account: 'acc_1', occurredAt: '2026-06-01T00:00:00.000Z', data: { secretId: 'sec_1', key: 'K', version: 2, projectId: 'proj_1', environmentId: 'env_1', actorSub: 'key_1' } };
+const event = {
+  id: 'evt_1',
+  type: 'service.secret.rotate',
+  account: 'acc_1',
+  occurredAt: '2026-06-01T00:00:00.000Z',
+  data: { secretId: 'sec_1', key: 'K', version: 2, projectId: 'proj_1', environmentId: 'env_1', actorSub: 'key_1' },
+};
 const body = JSON.stringify(event);
 const header = (options: { payload?: string; secret?: string; timestamp?: number } = {}) =>
-  stripe.webhooks.generateTestHeaderString({ payload: options.payload ?? body, secret: options.secret ?? secret, ...(options.timestamp ? { timestamp: options.timestamp } : {}) });
+  stripe.webhooks.generateTestHeaderString({
+    payload: options.payload ?? body,
+    secret: options.secret ?? secret,
+    ...(options.timestamp ? { timestamp: options.timestamp } : {}),
+  });
 
 describe('verifyWebhook', () => {
   it("accepts the raw body with a signature made by Stripe's own test header, as a string or a Buffer, and answers the event", () => {
@@ -42,8 +52,15 @@ describe('verifyWebhook', () => {
     const refuse = (run: () => unknown, message: RegExp) => expect(run).toThrow(message);
     refuse(() => verifyWebhook(body.replace('"K"', '"L"'), { 'service-signature': header() }, secret), /No signature matches/);
     refuse(() => verifyWebhook(body, { 'service-signature': header({ secret: 'whsec_other' }) }, secret), /No signature matches/);
-    refuse(() => verifyWebhook(body, { 'service-signature': header({ timestamp: Math.floor(Date.now() / 1000) - 301 }) }, secret), /outside the tolerance/);
-    expect(verifyWebhook(body, { 'service-signature': header({ timestamp: Math.floor(Date.now() / 1000) - 600 }) }, secret, { toleranceSeconds: 900 }).id).toBe('evt_1');
+    refuse(
+      () => verifyWebhook(body, { 'service-signature': header({ timestamp: Math.floor(Date.now() / 1000) - 301 }) }, secret),
+      /outside the tolerance/,
+    );
+    expect(
+      verifyWebhook(body, { 'service-signature': header({ timestamp: Math.floor(Date.now() / 1000) - 600 }) }, secret, {
+        toleranceSeconds: 900,
+      }).id,
+    ).toBe('evt_1');
     refuse(() => verifyWebhook(event as never, { 'service-signature': header() }, secret), /raw request body/);
     refuse(() => verifyWebhook(body, {}, secret), /header is missing/);
     refuse(() => verifyWebhook(body, { 'service-signature': 'v1=abc' }, secret), /malformed/);

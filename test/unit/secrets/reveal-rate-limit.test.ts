@@ -26,7 +26,11 @@ function fakeTable() {
         counterWrites.push({ key, n });
         // As DynamoDB answers with ReturnValuesOnConditionCheckFailure: ALL_OLD, the item that refused (marshalled).
         const count = counters.get(key) ?? 0;
-        if (count > room) throw Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException', Item: { count: { N: String(count) } } });
+        if (count > room)
+          throw Object.assign(new Error('The conditional request failed'), {
+            name: 'ConditionalCheckFailedException',
+            Item: { count: { N: String(count) } },
+          });
         counters.set(key, (counters.get(key) ?? 0) + n);
         return {};
       }
@@ -43,7 +47,14 @@ function fakeTable() {
 }
 
 let auditIds = 0;
-const audit = (): AuditEntry => ({ id: `aud_${++auditIds}`, action: 'secret.reveal', actorSub: 'key_a', target: 'sec_01', metadata: {}, createdAt: iso(T0) });
+const audit = (): AuditEntry => ({
+  id: `aud_${++auditIds}`,
+  action: 'secret.reveal',
+  actorSub: 'key_a',
+  target: 'sec_01',
+  metadata: {},
+  createdAt: iso(T0),
+});
 
 type Store = ReturnType<ReturnType<typeof fakeTable>['container']>;
 
@@ -96,7 +107,10 @@ describe('reveal rate limit (per credential and minute)', () => {
     // Act: 200 attempts, round robin
     const outcomes: string[] = [];
     for (let n = 0; n < 200; n++) {
-      const error = await reveal(containers[n % 3]!, T0 + n).then(() => undefined, (e: { code?: string }) => e);
+      const error = await reveal(containers[n % 3]!, T0 + n).then(
+        () => undefined,
+        (e: { code?: string }) => e,
+      );
       outcomes.push(error ? error.code! : 'ok');
     }
     // Assess: the counter is exactly at the limit, never past it, and no more reveals passed than it counts

@@ -22,8 +22,12 @@ function bulkHarness(options: { revealsPerMinute?: number } = {}) {
   const values = new Map<string, EnvironmentValue>();
   h.store.listEnvironmentValues = async (_ws, _env, page, onlyKeys) => {
     h.events.push('listEnvironmentValues');
-    for (const head of h.heads.values()) values.set(head.key, { id: head.id, key: head.key, version: head.currentVersion, sealed: head.sealed });
-    const items = [...values.values()].filter((v) => !onlyKeys || onlyKeys.includes(v.key)).sort((a, b) => a.key.localeCompare(b.key)).slice(0, page.limit);
+    for (const head of h.heads.values())
+      values.set(head.key, { id: head.id, key: head.key, version: head.currentVersion, sealed: head.sealed });
+    const items = [...values.values()]
+      .filter((v) => !onlyKeys || onlyKeys.includes(v.key))
+      .sort((a, b) => a.key.localeCompare(b.key))
+      .slice(0, page.limit);
     const cursorAfter = async (index: number) => {
       cursors.push(index);
       return `after:${items[index]!.key}`;
@@ -44,7 +48,10 @@ function bulkHarness(options: { revealsPerMinute?: number } = {}) {
 
 /** A value whose fake ciphertext is `bytes` long (the page cut measures the ciphertext). */
 const sized = (key: string, bytes: number): EnvironmentValue => ({
-  id: `secret_${key}`, key, version: 1, sealed: { ciphertext: Buffer.alloc(bytes).toString('base64'), iv: 'iv', tag: 'tag', encryptedDataKey: 'never opened' },
+  id: `secret_${key}`,
+  key,
+  version: 1,
+  sealed: { ciphertext: Buffer.alloc(bytes).toString('base64'), iv: 'iv', tag: 'tag', encryptedDataKey: 'never opened' },
 });
 
 describe('secret service: bulk reveal order', () => {
@@ -56,7 +63,10 @@ describe('secret service: bulk reveal order', () => {
     // Act
     const page = await h.reveal();
     // Assess
-    expect(page.items.map(({ key, value }) => ({ key, value }))).toEqual([{ key: 'A_KEY', value: 'one' }, { key: 'B_KEY', value: 'two' }]);
+    expect(page.items.map(({ key, value }) => ({ key, value }))).toEqual([
+      { key: 'A_KEY', value: 'one' },
+      { key: 'B_KEY', value: 'two' },
+    ]);
     expect(h.events).toEqual(['listEnvironmentValues', 'countRevealPage', 'writeAuditEntries', 'decrypt', 'decrypt']);
     expect(h.counted).toEqual([{ credentialId: h.caller.credentialId, perMinute: 7, workspacePerMinute: 70, now: T0 }]);
   });
@@ -72,8 +82,16 @@ describe('secret service: bulk reveal order', () => {
     // Assess
     expect(h.audited).toHaveLength(1);
     expect(h.audited[0]).toMatchObject([
-      { action: 'secret.reveal', target: a.id, metadata: { key: 'A_KEY', version: 2, projectId: ENV.projectId, environmentId: ENV.id, bulk: true } },
-      { action: 'secret.reveal', target: b.id, metadata: { key: 'B_KEY', version: 1, projectId: ENV.projectId, environmentId: ENV.id, bulk: true } },
+      {
+        action: 'secret.reveal',
+        target: a.id,
+        metadata: { key: 'A_KEY', version: 2, projectId: ENV.projectId, environmentId: ENV.id, bulk: true },
+      },
+      {
+        action: 'secret.reveal',
+        target: b.id,
+        metadata: { key: 'B_KEY', version: 1, projectId: ENV.projectId, environmentId: ENV.id, bulk: true },
+      },
     ]);
   });
 
@@ -81,7 +99,13 @@ describe('secret service: bulk reveal order', () => {
     // Prepare
     const h = bulkHarness();
     await h.write('A_KEY', 'one');
-    const service = makeSecretService({ store: h.store, cipher: h.cipher, clock: fakeClock(), revealsPerMinute: 7, workspaceRevealsPerMinute: 9 });
+    const service = makeSecretService({
+      store: h.store,
+      cipher: h.cipher,
+      clock: fakeClock(),
+      revealsPerMinute: 7,
+      workspaceRevealsPerMinute: 9,
+    });
     // Act
     await service.revealEnvironment(h.caller, ENV.id, {}, { limit: 100 });
     // Assess

@@ -21,9 +21,17 @@ describe('secret service: writes', () => {
     // Assess
     expect([first.version, second.version]).toEqual([1, 2]);
     expect(second.id).toBe(first.id);
-    expect(h.writes.map((w) => [w.previousVersion, w.audit.action])).toEqual([[0, 'secret.create'], [1, 'secret.rotate']]);
+    expect(h.writes.map((w) => [w.previousVersion, w.audit.action])).toEqual([
+      [0, 'secret.create'],
+      [1, 'secret.rotate'],
+    ]);
     expect(h.cipher.encrypted).toEqual([1, 2].map((version) => ({ workspaceId: 'ws_test', secretId: first.id, version: String(version) })));
-    expect(h.writes[1]!.audit.metadata).toMatchObject({ key: 'DB_PASSWORD', version: 2, projectId: ENV.projectId, credentialKind: 'api_key' });
+    expect(h.writes[1]!.audit.metadata).toMatchObject({
+      key: 'DB_PASSWORD',
+      version: 2,
+      projectId: ENV.projectId,
+      credentialKind: 'api_key',
+    });
   });
 
   it('a writer that loses the version race reads again and writes the next version: no update is lost', async () => {
@@ -64,9 +72,11 @@ describe('secret service: writes', () => {
   it('an If-Match write refused by a concurrent transaction is CONFLICT at once, even when the version it read is still current', async () => {
     // Prepare: the second write is cancelled by contention; the version it read (1) is still the current one.
     let attempts = 0;
-    const h = secretHarness({ beforeWrite: (n) => {
-      if (n === 1 && ++attempts === 1) throw new VersionConflictError();
-    } });
+    const h = secretHarness({
+      beforeWrite: (n) => {
+        if (n === 1 && ++attempts === 1) throw new VersionConflictError();
+      },
+    });
     await h.write('DB_PASSWORD', 'one');
     // Act
     const error = await caught(() => h.write('DB_PASSWORD', 'two', 1));
@@ -78,10 +88,12 @@ describe('secret service: writes', () => {
 
   it('a store failure that is not a version conflict is not retried', async () => {
     let attempts = 0;
-    const h = secretHarness({ beforeWrite: () => {
-      attempts++;
-      throw new Error('throttled');
-    } });
+    const h = secretHarness({
+      beforeWrite: () => {
+        attempts++;
+        throw new Error('throttled');
+      },
+    });
     await expect(h.write('DB_PASSWORD', 'one')).rejects.toThrow('throttled');
     expect(attempts).toBe(1);
   });

@@ -11,7 +11,13 @@ import { fakeCipher, fakeClock, principal } from '../support/fakes.ts';
  */
 
 export const ENV: EnvironmentItem & { projectSlug: string; valuesIndexed: boolean } = {
-  id: 'env_01', projectId: 'proj_01', name: 'Production', slug: 'prod', createdAt: '2026-01-01T00:00:00.000Z', projectSlug: 'app', valuesIndexed: true,
+  id: 'env_01',
+  projectId: 'proj_01',
+  name: 'Production',
+  slug: 'prod',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  projectSlug: 'app',
+  valuesIndexed: true,
 };
 
 /** The store model; `beforeWrite` runs inside each write, before its condition is checked (to stage a race). */
@@ -26,7 +32,7 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
     throw new Error('not used by these tests');
   };
 
-  const store = ({
+  const store = {
     getEnvironment: async (_ws, id) => (id === ENV.id ? ENV : undefined),
     getEnvironmentSecret: async (_ws, _env, key) => byKey(key),
     getSecretHead: async (_ws, id) => heads.get(id),
@@ -38,7 +44,13 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
       writes.push({ previousVersion, audit, secret });
       if ((byKey(secret.key)?.currentVersion ?? 0) !== previousVersion) throw new VersionConflictError();
       heads.set(secret.id, structuredClone(secret));
-      versions.set(`${secret.id}#${secret.currentVersion}`, { version: secret.currentVersion, sealed: secret.sealed, createdAt: secret.updatedAt, createdBy, rolledBackFrom: null });
+      versions.set(`${secret.id}#${secret.currentVersion}`, {
+        version: secret.currentVersion,
+        sealed: secret.sealed,
+        createdAt: secret.updatedAt,
+        createdBy,
+        rolledBackFrom: null,
+      });
     },
     async recordReveal(_ws, audit, limit) {
       events.push('recordReveal');
@@ -48,7 +60,7 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
     purgeSecretVersions: async () => 0,
     listSecrets: async () => ({ items: [], nextCursor: null, hasMore: false }),
     searchSecrets: notUsed,
-  } satisfies Partial<SecretServiceStore>) as unknown as SecretServiceStore;
+  } satisfies Partial<SecretServiceStore> as unknown as SecretServiceStore;
   return { store, heads, writes, reveals, events };
 }
 
@@ -72,4 +84,3 @@ export function secretHarness(options: Parameters<typeof secretStore>[0] & { rev
   const write = (key: string, value: string, ifMatch?: number) => service.write(principal(), ENV.id, { key, value }, { ifMatch });
   return { ...model, cipher, service, write, purgeFailures, caller: principal() };
 }
-

@@ -37,7 +37,15 @@ export function fakeClock(start = T0): FakeClock {
 
 /** A caller of workspace `ws_test` holding one credential. */
 export function principal(overrides: Partial<Principal> = {}): Principal {
-  return { workspaceId: 'ws_test', accountId: 'acc_test', kind: 'api_key', actorSub: 'key_actor', credentialId: 'key_actor', authority: API_KEY_AUTHORITY, ...overrides };
+  return {
+    workspaceId: 'ws_test',
+    accountId: 'acc_test',
+    kind: 'api_key',
+    actorSub: 'key_actor',
+    credentialId: 'key_actor',
+    authority: API_KEY_AUTHORITY,
+    ...overrides,
+  };
 }
 
 /** A cipher without KMS that still binds each value to its context: decrypting under another context rejects. */
@@ -105,7 +113,9 @@ export function fakeMetrics(): DeliveryMetrics & { counts: Record<string, number
 export function fakeLogger(): Logger & { lines: { level: string; message: string }[] } {
   const lines: { level: string; message: string }[] = [];
   const at = (level: string) => (message: string) => void lines.push({ level, message });
-  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as unknown as Logger & { lines: typeof lines };
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as unknown as Logger & {
+    lines: typeof lines;
+  };
 }
 
 /** Runs `act` and answers the error it threw (fails the test if it did not throw). */

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { newId } from '../../../shared/platform/ids.ts';
-import { formatDeliveryMessage, MAX_ATTEMPT_TOKEN_LENGTH, newAttemptToken, parseDeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
+import {
+  formatDeliveryMessage,
+  MAX_ATTEMPT_TOKEN_LENGTH,
+  newAttemptToken,
+  parseDeliveryMessage,
+} from '../../../shared/webhooks/delivery-message.ts';
 import { assertScheduleName } from '../../../shared/webhooks/scheduler.ts';
 
 describe('attempt tokens', () => {

@@ -117,8 +117,15 @@ describe('delivery queue: first attempts, ten to a request', () => {
 
   it('sends 23 messages in three SendMessageBatch requests and answers the indexes SQS refused', async () => {
     // Prepare: SQS refuses one entry of the second request, and the third request fails as a whole.
-    const messages = Array.from({ length: 23 }, (_, i) => ({ ...MESSAGE, deliveryId: `whd_01J000000000000000000000${String(i).padStart(2, '0')}` }));
-    sqsMock.on(SendMessageBatchCommand).resolvesOnce({ Successful: [], Failed: [] }).resolvesOnce({ Failed: [{ Id: '13', SenderFault: false, Code: 'InternalError' }] }).rejectsOnce(new Error('throttled'));
+    const messages = Array.from({ length: 23 }, (_, i) => ({
+      ...MESSAGE,
+      deliveryId: `whd_01J000000000000000000000${String(i).padStart(2, '0')}`,
+    }));
+    sqsMock
+      .on(SendMessageBatchCommand)
+      .resolvesOnce({ Successful: [], Failed: [] })
+      .resolvesOnce({ Failed: [{ Id: '13', SenderFault: false, Code: 'InternalError' }] })
+      .rejectsOnce(new Error('throttled'));
     // Act
     const refused = await queue.enqueueAllNow(messages);
     // Assess
@@ -135,4 +142,5 @@ describe('delivery queue: first attempts, ten to a request', () => {
   });
 });
 
-const formatBody = (message: DeliveryMessage) => JSON.stringify({ workspaceId: message.workspaceId, deliveryId: message.deliveryId, attemptToken: message.attemptToken });
+const formatBody = (message: DeliveryMessage) =>
+  JSON.stringify({ workspaceId: message.workspaceId, deliveryId: message.deliveryId, attemptToken: message.attemptToken });

@@ -7,7 +7,8 @@ import { makeDeliveryService, type DeliveryServiceDeps } from '../../../shared/w
 import { caught, fakeClock, fakeQueue, principal, T0 } from '../support/fakes.ts';
 import { delivery, endpoint } from './pipeline-support.ts';
 
-const finished = (overrides: Partial<StoredDelivery> = {}) => delivery({ status: 'failed', attempts: 6, attemptToken: null, nextRetryAt: null, ...overrides });
+const finished = (overrides: Partial<StoredDelivery> = {}) =>
+  delivery({ status: 'failed', attempts: 6, attemptToken: null, nextRetryAt: null, ...overrides });
 
 /** A delivery service over one endpoint and its deliveries; `retryNow` keeps the real condition (the status read only). */
 function harness(deliveries: StoredDelivery[], endpoints: StoredEndpoint[] = [endpoint()]) {
@@ -48,18 +49,27 @@ describe('delivery service: manual retry', () => {
     const token = h.stored.get('whd_01')!.attemptToken!;
     expect(h.queue.sent).toEqual([{ message: { workspaceId: 'ws_test', deliveryId: 'whd_01', attemptToken: token } }]);
     expect(h.stored.get('whd_01')).toMatchObject({ status: 'pending', manual: true, nextRetryAt: iso(T0) });
-    expect(h.audits).toEqual([expect.objectContaining({ action: 'webhook_delivery.retry', target: 'whd_01', metadata: expect.objectContaining({ endpointId: 'we_01' }) })]);
+    expect(h.audits).toEqual([
+      expect.objectContaining({
+        action: 'webhook_delivery.retry',
+        target: 'whd_01',
+        metadata: expect.objectContaining({ endpointId: 'we_01' }),
+      }),
+    ]);
     expect(answer.status).toBe('pending');
   });
 
-  it.each(['failed', 'success'] as const)('a %s delivery is retried from the status it was read in, which names the count its hour gives up', async (status) => {
-    // Prepare
-    const h = harness([finished({ status, createdAt: iso(T0 - 3_600_000) })]);
-    // Act
-    await h.service.retry(h.caller, 'whd_01');
-    // Assess: the store's write holds only from that status and takes the delivery out of its count
-    expect(h.retried).toEqual([{ id: 'whd_01', endpointId: 'we_01', createdAt: iso(T0 - 3_600_000), status }]);
-  });
+  it.each(['failed', 'success'] as const)(
+    'a %s delivery is retried from the status it was read in, which names the count its hour gives up',
+    async (status) => {
+      // Prepare
+      const h = harness([finished({ status, createdAt: iso(T0 - 3_600_000) })]);
+      // Act
+      await h.service.retry(h.caller, 'whd_01');
+      // Assess: the store's write holds only from that status and takes the delivery out of its count
+      expect(h.retried).toEqual([{ id: 'whd_01', endpointId: 'we_01', createdAt: iso(T0 - 3_600_000), status }]);
+    },
+  );
 
   it('a delivery that is still pending is ALREADY_QUEUED before any write, and nothing is queued', async () => {
     const h = harness([delivery()]);
@@ -102,7 +112,7 @@ describe('delivery service: reads', () => {
     for (const field of ['body', 'attemptToken', 'manual']) expect(shown).not.toHaveProperty(field);
   });
 
-  it("an endpointId filter naming an endpoint the workspace does not have is NOT_FOUND; no filter reads no endpoint", async () => {
+  it('an endpointId filter naming an endpoint the workspace does not have is NOT_FOUND; no filter reads no endpoint', async () => {
     const h = harness([]);
     expect((await caught(() => h.service.listDeliveries(h.caller, { endpointId: 'we_other' }, { limit: 10 }))).code).toBe('NOT_FOUND');
     await h.service.listDeliveries(h.caller, {}, { limit: 10 });

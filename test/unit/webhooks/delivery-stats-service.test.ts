@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { iso } from '../../../shared/platform/clock.ts';
-import { makeDeliveryStatsService, MAX_COUNTED_DELIVERIES, planSpan, statsAnswer, type DeliveryStatsServiceDeps } from '../../../shared/webhooks/delivery-stats-service.ts';
+import {
+  makeDeliveryStatsService,
+  MAX_COUNTED_DELIVERIES,
+  planSpan,
+  statsAnswer,
+  type DeliveryStatsServiceDeps,
+} from '../../../shared/webhooks/delivery-stats-service.ts';
 import { DURATION_BINS } from '../../../shared/webhooks/stats-histogram.ts';
 import type { StatsBucket } from '../../../shared/webhooks/delivery-stats-store.ts';
 import { caught, fakeClock, HOUR, MINUTE, principal, T0 } from '../support/fakes.ts';
@@ -11,7 +17,16 @@ const SINCE = '2026-03-01T09:00:00.000Z';
 
 /** An hour's statistics: nothing counted unless given. */
 function bucket(overrides: Partial<StatsBucket> = {}): StatsBucket {
-  return { hour: '2026-03-01T09', created: 0, succeeded: 0, failed: 0, durations: new Array(DURATION_BINS).fill(0), lastSuccessAt: null, lastFailureAt: null, ...overrides };
+  return {
+    hour: '2026-03-01T09',
+    created: 0,
+    succeeded: 0,
+    failed: 0,
+    durations: new Array(DURATION_BINS).fill(0),
+    lastSuccessAt: null,
+    lastFailureAt: null,
+    ...overrides,
+  };
 }
 
 /** Durations with `count` in `bin`. */
@@ -42,9 +57,24 @@ describe('delivery statistics: the answer from hourly buckets', () => {
   });
 
   it('answers nulls when nothing finished and no attempt ran, and zeros for no hour at all', () => {
-    expect(statsAnswer([bucket({ created: 2 })], SINCE)).toMatchObject({ deliveries: 2, pending: 2, successRate: null, p50DurationMs: null, p95DurationMs: null });
+    expect(statsAnswer([bucket({ created: 2 })], SINCE)).toMatchObject({
+      deliveries: 2,
+      pending: 2,
+      successRate: null,
+      p50DurationMs: null,
+      p95DurationMs: null,
+    });
     expect(statsAnswer([], SINCE)).toEqual({
-      since: SINCE, deliveries: 0, succeeded: 0, failed: 0, pending: 0, successRate: null, p50DurationMs: null, p95DurationMs: null, lastSuccessAt: null, lastFailureAt: null,
+      since: SINCE,
+      deliveries: 0,
+      succeeded: 0,
+      failed: 0,
+      pending: 0,
+      successRate: null,
+      p50DurationMs: null,
+      p95DurationMs: null,
+      lastSuccessAt: null,
+      lastFailureAt: null,
     });
   });
 
@@ -53,7 +83,7 @@ describe('delivery statistics: the answer from hourly buckets', () => {
     expect(statsAnswer([bucket({ created: 2, succeeded: 2 })], SINCE).successRate).toBe(1);
   });
 
-  it('clamps each hour on its own: a lost count leaves no negative pending, and cannot shrink another hour\'s pending', () => {
+  it("clamps each hour on its own: a lost count leaves no negative pending, and cannot shrink another hour's pending", () => {
     // Prepare: hour 9 lost its `created` (more finished than created); hour 10 has one still pending.
     const hours = [bucket({ created: 1, succeeded: 2, failed: 1 }), bucket({ hour: '2026-03-01T10', created: 3, succeeded: 2 })];
     // Act
@@ -69,7 +99,13 @@ describe('delivery statistics: the answer from hourly buckets', () => {
 
   it('takes the latest success and failure over every hour, and rounds percentiles to whole milliseconds', () => {
     const hours = [
-      bucket({ created: 1, succeeded: 1, lastSuccessAt: '2026-03-01T09:59:00.000Z', lastFailureAt: '2026-03-01T10:30:00.000Z', durations: durations({ 3: 10 }) }),
+      bucket({
+        created: 1,
+        succeeded: 1,
+        lastSuccessAt: '2026-03-01T09:59:00.000Z',
+        lastFailureAt: '2026-03-01T10:30:00.000Z',
+        durations: durations({ 3: 10 }),
+      }),
       bucket({ hour: '2026-03-01T10', created: 1, succeeded: 1, lastSuccessAt: '2026-03-01T10:05:00.000Z' }),
     ];
     const answer = statsAnswer(hours, SINCE);
@@ -80,7 +116,14 @@ describe('delivery statistics: the answer from hourly buckets', () => {
 });
 
 /** The service over one endpoint `we_01` of `ws_test` whose workspace is rolled up to `rolledTo`; what it read is recorded. */
-function harness(options: { now?: number; rolledTo?: number; parts?: Partial<Record<'hours' | 'buckets' | 'counted', StatsBucket>>; tooMany?: boolean } = {}) {
+function harness(
+  options: {
+    now?: number;
+    rolledTo?: number;
+    parts?: Partial<Record<'hours' | 'buckets' | 'counted', StatsBucket>>;
+    tooMany?: boolean;
+  } = {},
+) {
   const read: string[] = [];
   const rollups: string[] = [];
   const span = (from: number, to: number) => `${iso(from)}..${iso(to)}`;
@@ -101,7 +144,12 @@ function harness(options: { now?: number; rolledTo?: number; parts?: Partial<Rec
     },
   };
   const requestRollup = async (message: { workspaceId: string }) => void rollups.push(message.workspaceId);
-  return { service: makeDeliveryStatsService({ store, clock: fakeClock(options.now ?? T0), requestRollup }), read, rollups, caller: principal() };
+  return {
+    service: makeDeliveryStatsService({ store, clock: fakeClock(options.now ?? T0), requestRollup }),
+    read,
+    rollups,
+    caller: principal(),
+  };
 }
 
 describe('delivery statistics: the service', () => {
@@ -127,7 +175,11 @@ describe('delivery statistics: the service', () => {
     const h = harness({
       now: T0 + 7 * MINUTE,
       rolledTo: T0 + 6 * MINUTE,
-      parts: { hours: bucket({ created: 5, succeeded: 4, failed: 1 }), buckets: bucket({ created: 2, succeeded: 1 }), counted: bucket({ created: 1 }) },
+      parts: {
+        hours: bucket({ created: 5, succeeded: 4, failed: 1 }),
+        buckets: bucket({ created: 2, succeeded: 1 }),
+        counted: bucket({ created: 1 }),
+      },
     });
     // Act
     const answer = await h.service.stats(h.caller, 'we_01', Date.parse('2026-03-01T09:13:30.000Z'));
@@ -147,7 +199,11 @@ describe('delivery statistics: the service', () => {
     await h.service.stats(h.caller, 'we_01', T0 - 30 * DAY - 5_000);
     await h.service.stats(h.caller, 'we_01', T0);
     await h.service.stats(h.caller, 'we_01', T0 + 5_000);
-    expect(h.read.map((line) => line.split(' ')[1]!.split('..')[0])).toEqual(['2026-01-31T09:59:55.000Z', '2026-03-02T10:00:00.000Z', '2026-03-02T10:00:05.000Z']);
+    expect(h.read.map((line) => line.split(' ')[1]!.split('..')[0])).toEqual([
+      '2026-01-31T09:59:55.000Z',
+      '2026-03-02T10:00:00.000Z',
+      '2026-03-02T10:00:05.000Z',
+    ]);
   });
 
   it.each([
@@ -179,9 +235,19 @@ describe('delivery statistics: which part of a span is read how', () => {
   const at = (time: string) => Date.parse(`2026-03-02T${time}Z`);
 
   it('counts everything one by one before the first rollup, or when no whole bucket lies before the watermark', () => {
-    expect(planSpan(at('09:00:00.000'), at('10:00:00.000'), undefined)).toEqual({ counted: [[at('09:00:00.000'), at('10:02:00.000')]], buckets: [], hours: undefined });
-    expect(planSpan(at('09:59:00.000'), at('10:05:00.000'), at('10:00:00.000'))).toEqual({ counted: [[at('09:59:00.000'), at('10:07:00.000')]], buckets: [], hours: undefined });
-    expect(planSpan(at('09:30:00.000'), at('10:05:00.000'), at('09:00:00.000')).counted).toEqual([[at('09:30:00.000'), at('10:07:00.000')]]);
+    expect(planSpan(at('09:00:00.000'), at('10:00:00.000'), undefined)).toEqual({
+      counted: [[at('09:00:00.000'), at('10:02:00.000')]],
+      buckets: [],
+      hours: undefined,
+    });
+    expect(planSpan(at('09:59:00.000'), at('10:05:00.000'), at('10:00:00.000'))).toEqual({
+      counted: [[at('09:59:00.000'), at('10:07:00.000')]],
+      buckets: [],
+      hours: undefined,
+    });
+    expect(planSpan(at('09:30:00.000'), at('10:05:00.000'), at('09:00:00.000')).counted).toEqual([
+      [at('09:30:00.000'), at('10:07:00.000')],
+    ]);
   });
 
   it('reads whole buckets within an hour, and a since on a bucket edge counts nothing one by one before them', () => {
@@ -193,12 +259,17 @@ describe('delivery statistics: which part of a span is read how', () => {
   });
 
   it('never trusts a watermark ahead of its own clock past the current bucket', () => {
-    expect(planSpan(at('09:02:00.000'), at('09:21:00.000'), at('11:00:00.000')).counted).toEqual([[at('09:20:00.000'), at('09:23:00.000')]]);
+    expect(planSpan(at('09:02:00.000'), at('09:21:00.000'), at('11:00:00.000')).counted).toEqual([
+      [at('09:20:00.000'), at('09:23:00.000')],
+    ]);
   });
 
   it('reads whole hours between the buckets at the edges', () => {
     expect(planSpan(at('07:59:59.999'), at('10:07:00.000'), at('10:04:00.000'))).toEqual({
-      counted: [[at('07:59:59.999'), at('08:00:00.000')], [at('10:04:00.000'), at('10:09:00.000')]],
+      counted: [
+        [at('07:59:59.999'), at('08:00:00.000')],
+        [at('10:04:00.000'), at('10:09:00.000')],
+      ],
       buckets: [[at('10:00:00.000'), at('10:04:00.000')]],
       hours: [at('08:00:00.000'), at('10:00:00.000')],
     });

@@ -3,7 +3,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ulid } from 'ulid';
-import { isLate, lateStatsChange, recordLateStats, rollableUntil, statsHour, STATS_RETENTION_SECONDS } from '../../../shared/webhooks/delivery-stats-store.ts';
+import {
+  isLate,
+  lateStatsChange,
+  recordLateStats,
+  rollableUntil,
+  statsHour,
+  STATS_RETENTION_SECONDS,
+} from '../../../shared/webhooks/delivery-stats-store.ts';
 import { baseUpdate } from '../../../shared/webhooks/delivery-rollup.ts';
 import { makeDeliveryStatsReader } from '../../../shared/webhooks/delivery-stats-read.ts';
 import { makeDeliveryApiStore, makeDeliveryWorkerStore } from '../../../shared/webhooks/delivery-store.ts';
@@ -55,7 +62,11 @@ describe('delivery statistics in the store', () => {
     });
     expect(bucket!.Update).toMatchObject({
       Key: { PK: `WS#${WS}#WHD`, SK: `STATB#${WE}#2026-11-26T09:40` },
-      ExpressionAttributeValues: { ':type': ENTITY.deliveryStatsBucket, ':ttl': Date.parse('2026-11-26T09:40:00.000Z') / 1000 + STATS_RETENTION_SECONDS, ':created': 1 },
+      ExpressionAttributeValues: {
+        ':type': ENTITY.deliveryStatsBucket,
+        ':ttl': Date.parse('2026-11-26T09:40:00.000Z') / 1000 + STATS_RETENTION_SECONDS,
+        ':created': 1,
+      },
     });
     expect([hour!.Update!.ConditionExpression, bucket!.Update!.ConditionExpression]).toEqual([undefined, undefined]);
   });
@@ -68,7 +79,12 @@ describe('delivery statistics in the store', () => {
     expect(inputs.map((input) => input.Key!.SK)).toEqual([`STATB#${WE}#2026-11-26T09:40`, `STAT#${WE}#2026-11-26T09`]);
     for (const input of inputs) {
       expect(input.UpdateExpression).toBe('ADD xs :succeeded, xf :failed, xd4 :d4 SET #type = :type, #ttl = :ttl, xsAt = :successAt');
-      expect(input.ExpressionAttributeValues).toMatchObject({ ':succeeded': 1, ':failed': -2, ':d4': 1, ':successAt': '2026-11-28T10:00:00.000Z' });
+      expect(input.ExpressionAttributeValues).toMatchObject({
+        ':succeeded': 1,
+        ':failed': -2,
+        ':d4': 1,
+        ':successAt': '2026-11-28T10:00:00.000Z',
+      });
       expect(input.ConditionExpression).toBeUndefined();
     }
   });
@@ -77,7 +93,14 @@ describe('delivery statistics in the store', () => {
     // Act
     const durations = new Array<number>(DURATION_BINS).fill(0);
     durations[3] = 4;
-    const input = baseUpdate(db, WS, WE, CREATED, { hour: '', created: 5, succeeded: 4, failed: 1, durations, lastSuccessAt: '2026-11-26T09:41:08.000Z', lastFailureAt: null }, 'hour').input;
+    const input = baseUpdate(
+      db,
+      WS,
+      WE,
+      CREATED,
+      { hour: '', created: 5, succeeded: 4, failed: 1, durations, lastSuccessAt: '2026-11-26T09:41:08.000Z', lastFailureAt: null },
+      'hour',
+    ).input;
     // Assess
     expect(input.Key).toEqual({ PK: `WS#${WS}#WHD`, SK: `STAT#${WE}#2026-11-26T09` });
     expect(input.UpdateExpression).toBe(
@@ -92,10 +115,27 @@ describe('delivery statistics in the store', () => {
   it("reads an endpoint's hours in a span with one Query, adding the late changes to what the rollup counted", async () => {
     // Prepare
     dynamodb.on(QueryCommand).resolves({
-      Items: [{ PK: `WS#${WS}#WHD`, SK: `STAT#${WE}#2026-11-26T09`, n: 2, s: 1, d0: 2, fAt: '2026-11-26T09:30:00.000Z', xs: 1, xd0: 1, xfAt: '2026-11-26T11:00:00.000Z' }],
+      Items: [
+        {
+          PK: `WS#${WS}#WHD`,
+          SK: `STAT#${WE}#2026-11-26T09`,
+          n: 2,
+          s: 1,
+          d0: 2,
+          fAt: '2026-11-26T09:30:00.000Z',
+          xs: 1,
+          xd0: 1,
+          xfAt: '2026-11-26T11:00:00.000Z',
+        },
+      ],
     });
     // Act
-    const hours = await makeDeliveryStatsReader(db).statsHours(WS, WE, Date.parse('2026-11-26T08:00:00.000Z'), Date.parse('2026-11-26T12:00:00.000Z'));
+    const hours = await makeDeliveryStatsReader(db).statsHours(
+      WS,
+      WE,
+      Date.parse('2026-11-26T08:00:00.000Z'),
+      Date.parse('2026-11-26T12:00:00.000Z'),
+    );
     // Assess
     expect(dynamodb.commandCalls(QueryCommand)).toHaveLength(1);
     expect(dynamodb.commandCalls(QueryCommand)[0]!.args[0].input).toMatchObject({
@@ -103,30 +143,66 @@ describe('delivery statistics in the store', () => {
       ExpressionAttributeValues: { ':pk': `WS#${WS}#WHD`, ':sklo': `STAT#${WE}#2026-11-26T08`, ':skhi': `STAT#${WE}#2026-11-26T11` },
     });
     expect(hours).toEqual([
-      { hour: '2026-11-26T09', created: 2, succeeded: 2, failed: 0, durations: [3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], lastSuccessAt: null, lastFailureAt: '2026-11-26T11:00:00.000Z' },
+      {
+        hour: '2026-11-26T09',
+        created: 2,
+        succeeded: 2,
+        failed: 0,
+        durations: [3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        lastSuccessAt: null,
+        lastFailureAt: '2026-11-26T11:00:00.000Z',
+      },
     ]);
   });
 });
 
 describe('delivery statistics: what each change of a delivery writes', () => {
-  const audit = { id: 'aud_01', action: 'webhook_delivery.retry' as const, actorSub: 'key_x', target: DELIVERY, metadata: {}, createdAt: '2026-11-28T10:00:00.000Z', accountId: 'acc_x' };
+  const audit = {
+    id: 'aud_01',
+    action: 'webhook_delivery.retry' as const,
+    actorSub: 'key_x',
+    target: DELIVERY,
+    metadata: {},
+    createdAt: '2026-11-28T10:00:00.000Z',
+    accountId: 'acc_x',
+  };
   const retry = (status: 'success' | 'failed', now: number) =>
-    makeDeliveryApiStore(db, {} as Pager).retryNow(WS, { id: DELIVERY, endpointId: WE, createdAt: new Date(CREATED).toISOString(), status }, 'tok', new Date(now).toISOString(), audit);
+    makeDeliveryApiStore(db, {} as Pager).retryNow(
+      WS,
+      { id: DELIVERY, endpointId: WE, createdAt: new Date(CREATED).toISOString(), status },
+      'tok',
+      new Date(now).toISOString(),
+      audit,
+    );
 
   it.each([
     ['failed', { ':failed': -1 }],
     ['success', { ':succeeded': -1 }],
-  ] as const)('a late manual retry of a %s delivery holds only from that status, and takes it out of that count in the same transaction', async (status, change) => {
-    // Act
-    expect(await retry(status, CUTOFF)).toBe(true);
-    // Assess: the delivery (its state before the retry left for the rollup), its hour, its bucket, the audit entry
-    const items = dynamodb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
-    expect(items).toHaveLength(4);
-    expect(items[0]!.Update).toMatchObject({ ConditionExpression: '#status = :observed', ExpressionAttributeValues: expect.objectContaining({ ':observed': status }) });
-    expect(items[0]!.Update!.UpdateExpression).toContain('rollupStatus = if_not_exists(rollupStatus, #status), rollupAttempts = if_not_exists(rollupAttempts, attempts)');
-    expect(items[1]!.Update).toMatchObject({ Key: { PK: `WS#${WS}#WHD`, SK: `STAT#${WE}#2026-11-26T09` }, ExpressionAttributeValues: expect.objectContaining(change) });
-    expect(items[2]!.Update).toMatchObject({ Key: { PK: `WS#${WS}#WHD`, SK: `STATB#${WE}#2026-11-26T09:40` }, ExpressionAttributeValues: expect.objectContaining(change) });
-  });
+  ] as const)(
+    'a late manual retry of a %s delivery holds only from that status, and takes it out of that count in the same transaction',
+    async (status, change) => {
+      // Act
+      expect(await retry(status, CUTOFF)).toBe(true);
+      // Assess: the delivery (its state before the retry left for the rollup), its hour, its bucket, the audit entry
+      const items = dynamodb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems!;
+      expect(items).toHaveLength(4);
+      expect(items[0]!.Update).toMatchObject({
+        ConditionExpression: '#status = :observed',
+        ExpressionAttributeValues: expect.objectContaining({ ':observed': status }),
+      });
+      expect(items[0]!.Update!.UpdateExpression).toContain(
+        'rollupStatus = if_not_exists(rollupStatus, #status), rollupAttempts = if_not_exists(rollupAttempts, attempts)',
+      );
+      expect(items[1]!.Update).toMatchObject({
+        Key: { PK: `WS#${WS}#WHD`, SK: `STAT#${WE}#2026-11-26T09` },
+        ExpressionAttributeValues: expect.objectContaining(change),
+      });
+      expect(items[2]!.Update).toMatchObject({
+        Key: { PK: `WS#${WS}#WHD`, SK: `STATB#${WE}#2026-11-26T09:40` },
+        ExpressionAttributeValues: expect.objectContaining(change),
+      });
+    },
+  );
 
   it("an early manual retry writes no count (the bucket's rollup sees how it ends up), and only while no change was counted late", async () => {
     expect(await retry('failed', CUTOFF - 1)).toBe(true);
@@ -138,7 +214,15 @@ describe('delivery statistics: what each change of a delivery writes', () => {
 
   it('an early manual retry of a delivery already counted late is counted late too', async () => {
     // Prepare: the early transaction fails on its condition; the late one holds
-    dynamodb.on(TransactWriteCommand).rejectsOnce(Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] })).resolves({});
+    dynamodb
+      .on(TransactWriteCommand)
+      .rejectsOnce(
+        Object.assign(new Error('cancelled'), {
+          name: 'TransactionCanceledException',
+          CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }],
+        }),
+      )
+      .resolves({});
     // Act
     expect(await retry('failed', CUTOFF - 1)).toBe(true);
     // Assess
@@ -148,7 +232,23 @@ describe('delivery statistics: what each change of a delivery writes', () => {
 
   it('a delivery made after its bucket was over is left out of the rollup and counted as a late change; one made in time writes only itself', async () => {
     const store = makeDeliveryFanoutStore(db);
-    const delivery = { id: DELIVERY, endpointId: WE, eventId: 'evt_x', eventType: 'service.secret.create', status: 'pending' as const, attempts: 0, statusCode: null, lastError: null, nextRetryAt: null, createdAt: new Date(CREATED).toISOString(), updatedAt: new Date(CREATED).toISOString(), attemptLog: [], body: '{}', attemptToken: 't', manual: false };
+    const delivery = {
+      id: DELIVERY,
+      endpointId: WE,
+      eventId: 'evt_x',
+      eventType: 'service.secret.create',
+      status: 'pending' as const,
+      attempts: 0,
+      statusCode: null,
+      lastError: null,
+      nextRetryAt: null,
+      createdAt: new Date(CREATED).toISOString(),
+      updatedAt: new Date(CREATED).toISOString(),
+      attemptLog: [],
+      body: '{}',
+      attemptToken: 't',
+      manual: false,
+    };
     expect(await store.createDelivery(WS, delivery, CREATED, CUTOFF - 1)).toBe(true);
     expect(dynamodb.commandCalls(PutCommand)[0]!.args[0].input.Item!.rollupStatus).toBeUndefined();
     expect(dynamodb.commandCalls(UpdateCommand)).toHaveLength(0);
@@ -163,12 +263,20 @@ describe('delivery statistics: what each change of a delivery writes', () => {
 
   it("an attempt that ends after the cutoff leaves the delivery's state for the rollup in its own write; one that ends before does not", async () => {
     const store = makeDeliveryWorkerStore(db);
-    const entry = (endsAt: number) => ({ attempt: 1, at: new Date(endsAt - 40).toISOString(), statusCode: 200, durationMs: 40, error: null });
+    const entry = (endsAt: number) => ({
+      attempt: 1,
+      at: new Date(endsAt - 40).toISOString(),
+      statusCode: 200,
+      durationMs: 40,
+      error: null,
+    });
     await store.recordAttempt(WS, DELIVERY, 'claim', entry(CUTOFF - 1), { status: 'success' });
     await store.recordAttempt(WS, DELIVERY, 'claim', entry(CUTOFF), { status: 'success' });
     const [early, late] = dynamodb.commandCalls(UpdateCommand).map((call) => call.args[0].input.UpdateExpression!);
     expect(early).not.toContain('rollupStatus');
-    expect(late).toMatch(/^SET rollupStatus = if_not_exists\(rollupStatus, #status\), rollupAttempts = if_not_exists\(rollupAttempts, attempts\), #status = :status/);
+    expect(late).toMatch(
+      /^SET rollupStatus = if_not_exists\(rollupStatus, #status\), rollupAttempts = if_not_exists\(rollupAttempts, attempts\), #status = :status/,
+    );
   });
 
   it('an attempt is counted apart only when its delivery is counted late, in the bucket of the id it names', async () => {
@@ -176,7 +284,10 @@ describe('delivery statistics: what each change of a delivery writes', () => {
     await store.recordDeliveryStats(WS, WE, 'ignored', { succeeded: 1 }, { late: false, deliveryId: DELIVERY });
     expect(dynamodb.commandCalls(UpdateCommand)).toHaveLength(0);
     await store.recordDeliveryStats(WS, WE, 'ignored', { succeeded: 1 }, { late: true, deliveryId: DELIVERY });
-    expect(dynamodb.commandCalls(UpdateCommand).map((call) => call.args[0].input.Key!.SK)).toEqual([`STATB#${WE}#2026-11-26T09:40`, `STAT#${WE}#2026-11-26T09`]);
+    expect(dynamodb.commandCalls(UpdateCommand).map((call) => call.args[0].input.Key!.SK)).toEqual([
+      `STATB#${WE}#2026-11-26T09:40`,
+      `STAT#${WE}#2026-11-26T09`,
+    ]);
   });
 
   it('a pending delivery failed after the cutoff is counted failed as a late change; failed before, the rollup counts it', async () => {
@@ -186,7 +297,10 @@ describe('delivery statistics: what each change of a delivery writes', () => {
     expect(dynamodb.commandCalls(UpdateCommand)).toHaveLength(1);
     expect(dynamodb.commandCalls(UpdateCommand)[0]!.args[0].input.UpdateExpression).not.toContain('rollupStatus');
     dynamodb.resetHistory();
-    dynamodb.on(UpdateCommand).resolvesOnce({ Attributes: { id: DELIVERY, endpointId: WE, status: 'failed', createdAt: 'x', rollupStatus: 'pending' } }).resolves({});
+    dynamodb
+      .on(UpdateCommand)
+      .resolvesOnce({ Attributes: { id: DELIVERY, endpointId: WE, status: 'failed', createdAt: 'x', rollupStatus: 'pending' } })
+      .resolves({});
     await store.failPending(WS, DELIVERY, 'endpoint paused', new Date(CUTOFF).toISOString());
     const inputs = dynamodb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
     expect(inputs[0]!.UpdateExpression).toContain('rollupStatus = if_not_exists');

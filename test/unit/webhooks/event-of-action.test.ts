@@ -36,9 +36,15 @@ describe('the map from audit actions to events', () => {
 
   it('announces a restored secret as created again, with its current version (decisions.md, "Recoverable deletes")', () => {
     // Act
-    const event = eventFromAudit({ ...record('secret.restore'), metadata: { key: 'DB_URL', projectId: 'proj_1', environmentId: 'env_1', version: 3 } });
+    const event = eventFromAudit({
+      ...record('secret.restore'),
+      metadata: { key: 'DB_URL', projectId: 'proj_1', environmentId: 'env_1', version: 3 },
+    });
     // Assess
-    expect(event).toMatchObject({ type: 'service.secret.create', data: { secretId: 'sec_1', key: 'DB_URL', version: 3, projectId: 'proj_1', environmentId: 'env_1' } });
+    expect(event).toMatchObject({
+      type: 'service.secret.create',
+      data: { secretId: 'sec_1', key: 'DB_URL', version: 3, projectId: 'proj_1', environmentId: 'env_1' },
+    });
   });
 
   it('reads a stream record\'s action as data: inherited names such as "constructor" are no event', () => {

@@ -21,7 +21,14 @@ describe('events from audit records', () => {
       type: 'service.secret.reveal',
       account: 'acc_1',
       occurredAt: '2026-01-01T00:00:00.123Z',
-      data: { secretId: 'sec_01JABCDEFGHJKMNPQRSTVWXYZ0', key: 'K', version: 3, projectId: 'proj_1', environmentId: 'env_1', actorSub: 'mid_01JABCDEFGHJKMNPQRSTVWXYZ0' },
+      data: {
+        secretId: 'sec_01JABCDEFGHJKMNPQRSTVWXYZ0',
+        key: 'K',
+        version: 3,
+        projectId: 'proj_1',
+        environmentId: 'env_1',
+        actorSub: 'mid_01JABCDEFGHJKMNPQRSTVWXYZ0',
+      },
     });
     expect(eventFromAudit(audit('secret.delete'))!.data).not.toHaveProperty('version');
     expect(eventFromAudit(audit('secret.create'))!.type).toBe('service.secret.create');
@@ -36,10 +43,23 @@ describe('events from audit records', () => {
 
   it('carry the switched-off endpoint in the disabled event', () => {
     const event = eventFromAudit({
-      ...audit('webhook_endpoint.disabled', { url: 'https://x', disabledAt: 't', disabledReason: 'r', consecutiveFailures: 20, failingSince: 's' }),
+      ...audit('webhook_endpoint.disabled', {
+        url: 'https://x',
+        disabledAt: 't',
+        disabledReason: 'r',
+        consecutiveFailures: 20,
+        failingSince: 's',
+      }),
       target: 'we_1',
     });
-    expect(event?.data).toEqual({ endpointId: 'we_1', url: 'https://x', disabledAt: 't', disabledReason: 'r', consecutiveFailures: 20, failingSince: 's' });
+    expect(event?.data).toEqual({
+      endpointId: 'we_1',
+      url: 'https://x',
+      disabledAt: 't',
+      disabledReason: 'r',
+      consecutiveFailures: 20,
+      failingSince: 's',
+    });
   });
 });
 

@@ -40,7 +40,10 @@ function audit(overrides: Record<string, unknown> = {}) {
  * A fan-out over `endpoints`; `exists` lists delivery ids an earlier run already created and whose first attempt
  * started, `waiting` those it created but whose first message it never sent; SQS refuses messages of `refuse`.
  */
-function harness(endpoints: StoredEndpoint[], options: { exists?: string[]; waiting?: string[]; failOn?: string; refuse?: string[]; sqsDown?: boolean } = {}) {
+function harness(
+  endpoints: StoredEndpoint[],
+  options: { exists?: string[]; waiting?: string[]; failOn?: string; refuse?: string[]; sqsDown?: boolean } = {},
+) {
   const created: StoredDelivery[] = [];
   const markedDue: { deliveryId: string; token: string }[] = [];
   const listed: string[] = [];
@@ -81,7 +84,11 @@ const subscribed = (id: string, events = ['service.secret.rotate', 'service.webh
 describe('fan-out: who gets a delivery', () => {
   it('one pending delivery per enabled, subscribed endpoint, due at the audit time, queued under the token it was created with', async () => {
     // Prepare
-    const h = harness([subscribed('we_01'), subscribed('we_02', ['service.secret.create']), endpoint({ id: 'we_03', enabled: false, events: ['service.secret.rotate'] })]);
+    const h = harness([
+      subscribed('we_01'),
+      subscribed('we_02', ['service.secret.create']),
+      endpoint({ id: 'we_03', enabled: false, events: ['service.secret.rotate'] }),
+    ]);
     const entry = audit();
     // Act
     const result = await h.fanout([inserted(entry)]);
@@ -89,14 +96,28 @@ describe('fan-out: who gets a delivery', () => {
     expect(result).toEqual({ batchItemFailures: [] });
     const eventId = `evt_${entry.id.slice(4)}`;
     expect(h.created.map((d) => d.endpointId)).toEqual(['we_01']);
-    expect(h.created[0]).toMatchObject({ id: deliveryIdFor(eventId, 'we_01'), eventId, status: 'pending', attempts: 0, nextRetryAt: iso(T0), manual: false });
+    expect(h.created[0]).toMatchObject({
+      id: deliveryIdFor(eventId, 'we_01'),
+      eventId,
+      status: 'pending',
+      attempts: 0,
+      nextRetryAt: iso(T0),
+      manual: false,
+    });
     expect(h.created[0]!.attemptToken).toBe(firstAttemptToken(h.created[0]!.id));
-    expect(h.queue.sent).toEqual([{ message: { workspaceId: WS, deliveryId: h.created[0]!.id, attemptToken: h.created[0]!.attemptToken } }]);
+    expect(h.queue.sent).toEqual([
+      { message: { workspaceId: WS, deliveryId: h.created[0]!.id, attemptToken: h.created[0]!.attemptToken } },
+    ]);
   });
 
   it('the endpoint-disabled event never goes to the endpoint it is about', async () => {
     const h = harness([subscribed('we_01'), subscribed('we_02')]);
-    const entry = audit({ action: 'webhook_endpoint.disabled', actorSub: 'system', target: 'we_01', metadata: { url: 'https://x', consecutiveFailures: 20 } });
+    const entry = audit({
+      action: 'webhook_endpoint.disabled',
+      actorSub: 'system',
+      target: 'we_01',
+      metadata: { url: 'https://x', consecutiveFailures: 20 },
+    });
     await h.fanout([inserted(entry)]);
     expect(h.created.map((d) => d.endpointId)).toEqual(['we_02']);
   });
@@ -232,7 +253,10 @@ function changed(old: Record<string, unknown>, eventName: 'MODIFY' | 'REMOVE', o
 /** A logger that keeps each line's attributes too, to see what a line carries. */
 function attributeLogger() {
   const lines: { level: string; message: string; attributes: Record<string, unknown> }[] = [];
-  const at = (level: string) => (message: string, attributes: Record<string, unknown> = {}) => void lines.push({ level, message, attributes });
+  const at =
+    (level: string) =>
+    (message: string, attributes: Record<string, unknown> = {}) =>
+      void lines.push({ level, message, attributes });
   return { lines, log: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as unknown as FanoutDeps['log'] };
 }
 
@@ -242,7 +266,13 @@ describe('fan-out: audit entries changed on the table', () => {
     const h = harness([subscribed('we_01')]);
     const { lines, log } = attributeLogger();
     const entry = audit();
-    const fanout = makeFanout({ store: { listEndpoints: async () => [], createDelivery: async () => true, markDeliveryDue: async () => true }, enqueueAll: async () => [], log, clock: fakeClock(), metrics: h.metrics });
+    const fanout = makeFanout({
+      store: { listEndpoints: async () => [], createDelivery: async () => true, markDeliveryDue: async () => true },
+      enqueueAll: async () => [],
+      log,
+      clock: fakeClock(),
+      metrics: h.metrics,
+    });
     const record = changed(entry, 'MODIFY');
     // Act
     const result = await fanout([record]);
@@ -253,7 +283,12 @@ describe('fan-out: audit entries changed on the table', () => {
       {
         level: 'error',
         message: 'audit entry changed on the table',
-        attributes: { change: 'overwritten', partition: keys.audit(WS, entry.id).PK, auditId: entry.id, sequenceNumber: record.dynamodb!.SequenceNumber },
+        attributes: {
+          change: 'overwritten',
+          partition: keys.audit(WS, entry.id).PK,
+          auditId: entry.id,
+          sequenceNumber: record.dynamodb!.SequenceNumber,
+        },
       },
     ]);
     expect(JSON.stringify(lines)).not.toContain('DB_PASSWORD');

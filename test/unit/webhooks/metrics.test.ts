@@ -32,16 +32,31 @@ describe('delivery metrics', () => {
     metrics.exhausted();
     metrics.autoDisabled();
     metrics.flush();
-    const documents = lines.flatMap((line) => line.split('\n')).filter((line) => line.includes('_aws')).map((line) => JSON.parse(line));
-    const names = documents.flatMap((d) => d._aws.CloudWatchMetrics.flatMap((m: { Metrics: { Name: string }[] }) => m.Metrics.map((x) => x.Name)));
-    expect(names).toEqual(expect.arrayContaining(['DeliveryAttempts', 'AttemptLatency', 'DeliverySuccesses', 'DeliveryFailures', 'RetriesScheduled', 'DeliveriesExhausted', 'EndpointsAutoDisabled']));
+    const documents = lines
+      .flatMap((line) => line.split('\n'))
+      .filter((line) => line.includes('_aws'))
+      .map((line) => JSON.parse(line));
+    const names = documents.flatMap((d) =>
+      d._aws.CloudWatchMetrics.flatMap((m: { Metrics: { Name: string }[] }) => m.Metrics.map((x) => x.Name)),
+    );
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'DeliveryAttempts',
+        'AttemptLatency',
+        'DeliverySuccesses',
+        'DeliveryFailures',
+        'RetriesScheduled',
+        'DeliveriesExhausted',
+        'EndpointsAutoDisabled',
+      ]),
+    );
     const failure = documents.find((d) => 'DeliveryFailures' in d);
     expect(failure).toMatchObject({ Reason: 'timeout', DeliveryFailures: 1 });
     expect(documents.every((d) => d._aws.CloudWatchMetrics[0].Namespace === 'SecretsService')).toBe(true);
     expect(documents.find((d) => 'AttemptLatency' in d)?.AttemptLatency).toEqual([120, 10_000]);
   });
 
-  it('write the documents CloudWatch reads: Powertools\' shape, arrays for repeated values, nothing when empty or switched off', () => {
+  it("write the documents CloudWatch reads: Powertools' shape, arrays for repeated values, nothing when empty or switched off", () => {
     const lines: string[] = [];
     const metrics = makeDeliveryMetrics({ write: (line) => lines.push(line), env: {} });
     metrics.flush();
@@ -51,7 +66,12 @@ describe('delivery metrics', () => {
     expect(lines).toHaveLength(1);
     const failure = JSON.parse(lines[0]!);
     expect(failure).toEqual({
-      _aws: { Timestamp: expect.any(Number), CloudWatchMetrics: [{ Namespace: 'SecretsService', Dimensions: [['service', 'Reason']], Metrics: [{ Name: 'DeliveryFailures', Unit: 'Count' }] }] },
+      _aws: {
+        Timestamp: expect.any(Number),
+        CloudWatchMetrics: [
+          { Namespace: 'SecretsService', Dimensions: [['service', 'Reason']], Metrics: [{ Name: 'DeliveryFailures', Unit: 'Count' }] },
+        ],
+      },
       service: 'webhook-delivery',
       Reason: 'http_5xx',
       DeliveryFailures: 1,
@@ -63,11 +83,17 @@ describe('delivery metrics', () => {
     expect(JSON.parse(lines[1]!)).toEqual({
       _aws: {
         Timestamp: expect.any(Number),
-        CloudWatchMetrics: [{
-          Namespace: 'SecretsService',
-          Dimensions: [['service']],
-          Metrics: [{ Name: 'DeliveryAttempts', Unit: 'Count' }, { Name: 'AttemptLatency', Unit: 'Milliseconds' }, { Name: 'DeliverySuccesses', Unit: 'Count' }],
-        }],
+        CloudWatchMetrics: [
+          {
+            Namespace: 'SecretsService',
+            Dimensions: [['service']],
+            Metrics: [
+              { Name: 'DeliveryAttempts', Unit: 'Count' },
+              { Name: 'AttemptLatency', Unit: 'Milliseconds' },
+              { Name: 'DeliverySuccesses', Unit: 'Count' },
+            ],
+          },
+        ],
       },
       service: 'webhook-delivery',
       DeliveryAttempts: [1, 1],
@@ -83,13 +109,16 @@ describe('delivery metrics', () => {
     }
     // POWERTOOLS_METRICS_DISABLED set to false wins over POWERTOOLS_DEV.
     const on: string[] = [];
-    const enabled = makeDeliveryMetrics({ write: (line) => on.push(line), env: { POWERTOOLS_METRICS_DISABLED: 'false', POWERTOOLS_DEV: 'true' } });
+    const enabled = makeDeliveryMetrics({
+      write: (line) => on.push(line),
+      env: { POWERTOOLS_METRICS_DISABLED: 'false', POWERTOOLS_DEV: 'true' },
+    });
     enabled.exhausted();
     enabled.flush();
     expect(on.map((line) => JSON.parse(line).DeliveriesExhausted)).toEqual([1]);
   });
 
-  it('write a metric\'s values early at CloudWatch\'s limit of 100 values a document', () => {
+  it("write a metric's values early at CloudWatch's limit of 100 values a document", () => {
     const lines: string[] = [];
     const metrics = makeDeliveryMetrics({ write: (line) => lines.push(line), env: {} });
     for (let i = 0; i < 99; i++) metrics.dropped();

@@ -95,7 +95,13 @@ export function memoryStore(seed: { deliveries?: StoredDelivery[]; endpoints?: S
       calls.push(`recordAttempt:${outcome.status}`);
       const d = deliveries.get(id);
       if (!d || d.attemptToken !== claim) return undefined;
-      Object.assign(d, { status: outcome.status, attempts: d.attempts + 1, statusCode: entry.statusCode, lastError: entry.error, updatedAt: entry.at });
+      Object.assign(d, {
+        status: outcome.status,
+        attempts: d.attempts + 1,
+        statusCode: entry.statusCode,
+        lastError: entry.error,
+        updatedAt: entry.at,
+      });
       d.attemptLog.push(entry);
       if (outcome.status === 'pending') Object.assign(d, { nextRetryAt: outcome.nextRetryAt, attemptToken: outcome.attemptToken });
       else finish(d);
@@ -145,7 +151,10 @@ export const answers = {
 } as const satisfies Record<string, AttemptResult>;
 
 /** A worker over the in-memory model; `onSend` runs during the POST, where a test stages a concurrent change. */
-export function workerHarness(seed: Parameters<typeof memoryStore>[0], options: { result?: AttemptResult; timeScale?: number; now?: number; onSend?: () => void } = {}) {
+export function workerHarness(
+  seed: Parameters<typeof memoryStore>[0],
+  options: { result?: AttemptResult; timeScale?: number; now?: number; onSend?: () => void } = {},
+) {
   const model = memoryStore(seed);
   const clock = fakeClock(options.now ?? T0);
   const queue = fakeQueue();

@@ -23,7 +23,7 @@ describe('the time slices of a recovery span', () => {
     }
   });
 
-  it('keep exact ids as the span\'s ends (the first and the last failed delivery, not a whole millisecond)', () => {
+  it("keep exact ids as the span's ends (the first and the last failed delivery, not a whole millisecond)", () => {
     const first = `whd_${ulid(T0)}`;
     const last = `whd_${ulid(T0 + 5000)}`;
     const slices = slicesOf(first, last, 8);

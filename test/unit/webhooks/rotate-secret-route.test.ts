@@ -15,7 +15,11 @@ function rotationRoute() {
   const route: RouteDefinition = makeWebhookRoutes(service as unknown as WebhookService)['POST /api/v1/webhooks/{id}/rotate-secret'];
   /** Validates `body` as the route does (undefined: no body at all) and runs the handler with it. */
   const run = async (body: unknown) => {
-    const input = { principal: principal(), params: parseInput(route.params!, { id: ENDPOINT }), body: parseInput(route.body!, body) } as RouteInput<unknown, unknown, unknown>;
+    const input = {
+      principal: principal(),
+      params: parseInput(route.params!, { id: ENDPOINT }),
+      body: parseInput(route.body!, body),
+    } as RouteInput<unknown, unknown, unknown>;
     await route.handler(input);
     return asked.at(-1);
   };
@@ -63,6 +67,12 @@ describe('POST /api/v1/webhooks/{id}/rotate-secret: its input', () => {
 
   it('is an admin route that records its answer sealed under an Idempotency-Key', () => {
     const { route } = rotationRoute();
-    expect(route).toMatchObject({ operationId: 'rotateWebhookSecret', access: 'admin', idempotent: true, oneTimeSecret: true, errors: ['NOT_FOUND', 'CONFLICT'] });
+    expect(route).toMatchObject({
+      operationId: 'rotateWebhookSecret',
+      access: 'admin',
+      idempotent: true,
+      oneTimeSecret: true,
+      errors: ['NOT_FOUND', 'CONFLICT'],
+    });
   });
 });

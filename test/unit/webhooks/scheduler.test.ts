@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mockClient } from 'aws-sdk-client-mock';
-import { ConflictException, CreateScheduleCommand, SchedulerClient, ThrottlingException, ValidationException } from '@aws-sdk/client-scheduler';
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  SchedulerClient,
+  ThrottlingException,
+  ValidationException,
+} from '@aws-sdk/client-scheduler';
 import { ServiceUnavailableError } from '../../../shared/platform/errors.ts';
 import { atExpression, makeEventBridgeScheduler } from '../../../shared/webhooks/scheduler.ts';
 
@@ -89,7 +95,9 @@ describe('EventBridge one-time scheduler', () => {
       expect(result.status).toBe('rejected');
       expect(String((result as PromiseRejectedResult).reason)).toMatch(/Invalid schedule name/);
     }
-    await expect(scheduler.schedule({ name: `A-z_0.9${'x'.repeat(57)}`, at: Date.UTC(2026, 0, 1), messageBody: 'x' })).resolves.toBeUndefined();
+    await expect(
+      scheduler.schedule({ name: `A-z_0.9${'x'.repeat(57)}`, at: Date.UTC(2026, 0, 1), messageBody: 'x' }),
+    ).resolves.toBeUndefined();
     expect(schedulerMock.commandCalls(CreateScheduleCommand)).toHaveLength(1);
   });
 

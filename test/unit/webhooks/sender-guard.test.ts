@@ -61,7 +61,9 @@ describe('sendWebhook SSRF guard', () => {
     // Prepare
     const target = await receiver();
     // A rebinding resolver: the first answer passes the check, any later one would point elsewhere.
-    const lookup = vi.fn<LookupAll>().mockResolvedValueOnce([{ address: '127.0.0.1', family: 4 }])
+    const lookup = vi
+      .fn<LookupAll>()
+      .mockResolvedValueOnce([{ address: '127.0.0.1', family: 4 }])
       .mockResolvedValue([{ address: '10.0.0.1', family: 4 }]);
 
     // Act

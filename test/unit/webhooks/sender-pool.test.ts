@@ -13,7 +13,7 @@ async function eventually(probe: () => boolean, timeoutMs = 2000): Promise<boole
   return probe();
 }
 
-describe('sendWebhook over one invocation\'s connection pool', () => {
+describe("sendWebhook over one invocation's connection pool", () => {
   it('two attempts to one endpoint share one TLS connection, and closing the pool leaves no socket open', async () => {
     // Prepare
     const target = await receiver({ status: 204 });
@@ -77,7 +77,7 @@ describe('sendWebhook over one invocation\'s connection pool', () => {
     pool.close();
   });
 
-  it('the wait for a pooled connection does not count against the receiver\'s deadline', async () => {
+  it("the wait for a pooled connection does not count against the receiver's deadline", async () => {
     // Prepare: 300 ms answers, a 400 ms deadline; the second attempt waits for the first one's connection.
     const target = await receiver({ status: 204, delayMs: 300 });
     const connections = openConnectionPool({ stallMs: 1000 });
@@ -114,7 +114,11 @@ describe('sendWebhook over one invocation\'s connection pool', () => {
 
     // Assess: the second attempt is blocked before any request, though an open connection to the first address idled.
     expect(first.ok).toBe(true);
-    expect(second).toMatchObject({ ok: false, statusCode: null, error: expect.stringMatching(/^blocked: rebind.test resolves to 169.254.169.254/) });
+    expect(second).toMatchObject({
+      ok: false,
+      statusCode: null,
+      error: expect.stringMatching(/^blocked: rebind.test resolves to 169.254.169.254/),
+    });
     expect(target.requests).toHaveLength(1);
   });
 

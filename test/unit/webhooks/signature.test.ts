@@ -101,7 +101,9 @@ describe('signatureHeader during a rotation (two secrets)', () => {
     const header = signatureHeader(secrets, BODY, timestamp);
 
     // Assess
-    const stripeSignatures = secrets.map((secret) => stripe.webhooks.generateTestHeaderString({ payload: BODY, secret, timestamp }).split(',')[1]);
+    const stripeSignatures = secrets.map(
+      (secret) => stripe.webhooks.generateTestHeaderString({ payload: BODY, secret, timestamp }).split(',')[1],
+    );
     expect(header).toBe(`t=${timestamp},${stripeSignatures.join(',')}`);
   });
 

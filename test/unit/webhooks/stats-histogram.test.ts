@@ -57,7 +57,7 @@ describe('duration histogram: percentiles', () => {
     expect(percentileOf(histogram({ 2: 10, 8: 10 }), 0.95)).toBe(600 + 400 * 0.9);
   });
 
-  it('skips empty bins, and a rank on a bin boundary is that bin\'s upper bound', () => {
+  it("skips empty bins, and a rank on a bin boundary is that bin's upper bound", () => {
     expect(percentileOf(histogram({ 1: 2, 9: 2 }), 0.5)).toBe(25);
     expect(percentileOf(histogram({ 1: 2, 9: 2 }), 1)).toBe(1_500);
   });

@@ -14,18 +14,28 @@ const IDS = [newId('delivery'), newId('delivery'), newId('delivery')];
 
 /** The SQS record of a queued first attempt of `deliveryId`, received `receives` times. */
 const record = (deliveryId: string, receives: number): SQSRecord =>
-  ({ messageId: `m-${deliveryId}`, body: formatDeliveryMessage({ workspaceId: WS, deliveryId, attemptToken: 'tok-1' }), attributes: { ApproximateReceiveCount: String(receives) } }) as unknown as SQSRecord;
+  ({
+    messageId: `m-${deliveryId}`,
+    body: formatDeliveryMessage({ workspaceId: WS, deliveryId, attemptToken: 'tok-1' }),
+    attributes: { ApproximateReceiveCount: String(receives) },
+  }) as unknown as SQSRecord;
 
 describe('statistics: a worker batch handed over again', () => {
   it('counts each attempt once when SQS hands the same batch over again (its messages are then dropped)', async () => {
     // Prepare: three queued deliveries; the receiver takes the first two and fails the third (a retry is scheduled)
-    const model = memoryStore({ deliveries: IDS.map((id) => delivery({ id })), endpoints: [endpoint({ sealedSecret: sealedFor(SIGNING_SECRET, { workspaceId: WS, endpointId: 'we_01' }) })] });
+    const model = memoryStore({
+      deliveries: IDS.map((id) => delivery({ id })),
+      endpoints: [endpoint({ sealedSecret: sealedFor(SIGNING_SECRET, { workspaceId: WS, endpointId: 'we_01' }) })],
+    });
     const sent: string[] = [];
     const batch = makeWorkerBatch({
       store: model.store,
       cipher: fakeCipher(),
       clock: fakeClock(T0),
-      send: async (request) => (sent.push(request.headers['Service-Delivery-Id']!), request.headers['Service-Delivery-Id'] === IDS[2] ? answers.serverError : answers.ok),
+      send: async (request) => (
+        sent.push(request.headers['Service-Delivery-Id']!),
+        request.headers['Service-Delivery-Id'] === IDS[2] ? answers.serverError : answers.ok
+      ),
       enqueue: fakeQueue().enqueue,
       timeScale: 1,
       metrics: fakeMetrics(),
@@ -54,7 +64,12 @@ describe('statistics: a worker batch handed over again', () => {
       deliveryItem('we_b', at('09:41:30.000'), 'success', [40]),
     ];
     const model = rollupModel(deliveries);
-    const rollUp = makeStatsRollup({ store: model.store, continueRollup: async () => undefined, clock: fakeClock(Date.parse(at('09:43:00.000'))), log: fakeLogger() });
+    const rollUp = makeStatsRollup({
+      store: model.store,
+      continueRollup: async () => undefined,
+      clock: fakeClock(Date.parse(at('09:43:00.000'))),
+      log: fakeLogger(),
+    });
     const body = formatStatsRollupMessage({ workspaceId: ROLLUP_WS, rollupUntil: Date.parse(at('09:42:00.000')) });
     const batch = makeWorkerBatch({
       store: memoryStore({ deliveries: [], endpoints: [] }).store,
@@ -68,14 +83,18 @@ describe('statistics: a worker batch handed over again', () => {
       recover: async () => undefined,
       rollUp,
     });
-    const rollupRecord = (receives: number) => ({ messageId: 'm-rollup', body, attributes: { ApproximateReceiveCount: String(receives) } }) as unknown as SQSRecord;
+    const rollupRecord = (receives: number) =>
+      ({ messageId: 'm-rollup', body, attributes: { ApproximateReceiveCount: String(receives) } }) as unknown as SQSRecord;
     // Act: the batch, then the same batch again
     const first = await batch([rollupRecord(1)]);
     const counted = [model.counts('bucket', 'we_a', at('09:40:00.000')), model.counts('bucket', 'we_b', at('09:40:00.000'))];
     const again = await batch([rollupRecord(2)]);
     // Assess: the same counts after both, each delivery once
     expect([first, again]).toEqual([{ batchItemFailures: [] }, { batchItemFailures: [] }]);
-    expect(counted).toEqual([{ created: 2, succeeded: 1, failed: 1 }, { created: 1, succeeded: 1, failed: 0 }]);
+    expect(counted).toEqual([
+      { created: 2, succeeded: 1, failed: 1 },
+      { created: 1, succeeded: 1, failed: 0 },
+    ]);
     expect([model.counts('bucket', 'we_a', at('09:40:00.000')), model.counts('bucket', 'we_b', at('09:40:00.000'))]).toEqual(counted);
     expect(model.watermark()?.rolledTo).toBe(Date.parse(at('09:42:00.000')));
   });

@@ -14,7 +14,13 @@ const rollable = (end: string) => ms(end) + 30_000;
 function rollup(model: ReturnType<typeof rollupModel>, now: number, options: Partial<StatsRollupDeps> = {}) {
   const continued: StatsRollupMessage[] = [];
   const clock = fakeClock(now);
-  const run = makeStatsRollup({ store: model.store, continueRollup: async (m) => void continued.push(m), clock, log: fakeLogger(), ...options });
+  const run = makeStatsRollup({
+    store: model.store,
+    continueRollup: async (m) => void continued.push(m),
+    clock,
+    log: fakeLogger(),
+    ...options,
+  });
   return { run: (until: string) => run({ workspaceId: WS, rollupUntil: ms(until) }), continued, clock };
 }
 
@@ -115,36 +121,56 @@ describe('statistics rollup: run again, twice at once, cut short', () => {
     await rollup(once, rollable('09:48:00.000')).run('09:48:00.000');
     // Act
     const model = rollupModel(deliveries());
-    const outcomes = await Promise.all([rollup(model, rollable('09:48:00.000')).run('09:48:00.000'), rollup(model, rollable('09:48:00.000')).run('09:48:00.000')]);
+    const outcomes = await Promise.all([
+      rollup(model, rollable('09:48:00.000')).run('09:48:00.000'),
+      rollup(model, rollable('09:48:00.000')).run('09:48:00.000'),
+    ]);
     // Assess
     expect(outcomes.sort()).toEqual(['lost', 'rolled']);
     for (const start of ['09:40:00.000', '09:42:00.000', '09:44:00.000', '09:46:00.000']) {
-      for (const endpoint of ['we_a', 'we_b']) expect(model.totals('bucket', endpoint, at(start))).toEqual(once.totals('bucket', endpoint, at(start)));
+      for (const endpoint of ['we_a', 'we_b'])
+        expect(model.totals('bucket', endpoint, at(start))).toEqual(once.totals('bucket', endpoint, at(start)));
     }
     expect(model.watermark()).toEqual(once.watermark());
   });
 
   it('steps an hour at most at a time: a rollup of a long span counts the same as rollups of its hours', async () => {
     // Prepare: deliveries over three hours, rolled up at once, and hour by hour
-    const spread = () => ['08:10:00.000', '08:50:00.000', '09:10:00.000', '09:59:59.999', '10:00:00.000', '10:20:00.000'].map((t) => deliveryItem('we_a', at(t), 'success', [30]));
+    const spread = () =>
+      ['08:10:00.000', '08:50:00.000', '09:10:00.000', '09:59:59.999', '10:00:00.000', '10:20:00.000'].map((t) =>
+        deliveryItem('we_a', at(t), 'success', [30]),
+      );
     const atOnce = rollupModel(spread());
     const hourly = rollupModel(spread());
     // Act
     await rollup(atOnce, rollable('10:30:00.000')).run('10:30:00.000');
     for (const end of ['09:00:00.000', '10:00:00.000', '10:30:00.000']) await rollup(hourly, rollable(end)).run(end);
     // Assess: three reads, each within an hour; the same items either way
-    expect(atOnce.reads).toEqual([`${at('08:10:00.000')}..${at('09:00:00.000')}`, `${at('09:00:00.000')}..${at('10:00:00.000')}`, `${at('10:00:00.000')}..${at('10:30:00.000')}`]);
-    for (const hour of ['08:00:00.000', '09:00:00.000']) expect(atOnce.totals('hour', 'we_a', at(hour))).toEqual(hourly.totals('hour', 'we_a', at(hour)));
+    expect(atOnce.reads).toEqual([
+      `${at('08:10:00.000')}..${at('09:00:00.000')}`,
+      `${at('09:00:00.000')}..${at('10:00:00.000')}`,
+      `${at('10:00:00.000')}..${at('10:30:00.000')}`,
+    ]);
+    for (const hour of ['08:00:00.000', '09:00:00.000'])
+      expect(atOnce.totals('hour', 'we_a', at(hour))).toEqual(hourly.totals('hour', 'we_a', at(hour)));
     expect(atOnce.counts('hour', 'we_a', at('09:00:00.000'))).toEqual({ created: 2, succeeded: 2, failed: 0 });
     expect(atOnce.watermark()).toEqual(hourly.watermark());
   });
 
   it('skips the hours of a quiet workspace: from an empty hour straight to the hour of its next delivery', async () => {
     // Prepare: a delivery at 08:10 on March 2nd, the next at 10:20 on March 4th
-    const model = rollupModel([deliveryItem('we_a', at('08:10:00.000'), 'success', [30]), deliveryItem('we_a', '2026-03-04T10:20:00.000Z', 'failed', [30])]);
+    const model = rollupModel([
+      deliveryItem('we_a', at('08:10:00.000'), 'success', [30]),
+      deliveryItem('we_a', '2026-03-04T10:20:00.000Z', 'failed', [30]),
+    ]);
     const now = Date.parse('2026-03-04T10:30:00.000Z');
     // Act
-    const outcome = await makeStatsRollup({ store: model.store, continueRollup: async () => undefined, clock: fakeClock(now), log: fakeLogger() })({ workspaceId: WS, rollupUntil: now });
+    const outcome = await makeStatsRollup({
+      store: model.store,
+      continueRollup: async () => undefined,
+      clock: fakeClock(now),
+      log: fakeLogger(),
+    })({ workspaceId: WS, rollupUntil: now });
     // Assess: the quiet hours were never read, and each delivery was counted in its own hour
     expect(outcome).toBe('rolled');
     expect(model.reads).toEqual([

@@ -13,13 +13,25 @@ import { DURATION_BINS } from '../../../shared/webhooks/stats-histogram.ts';
 export const WS = 'ws_01JX0000000000000000000000';
 
 /** A delivery item created at `at` (ISO) to `endpointId`, `status` now, with attempts of these durations (ms). */
-export function deliveryItem(endpointId: string, at: string, status: 'pending' | 'success' | 'failed', attempts: number[] = [], extra: Record<string, unknown> = {}) {
+export function deliveryItem(
+  endpointId: string,
+  at: string,
+  status: 'pending' | 'success' | 'failed',
+  attempts: number[] = [],
+  extra: Record<string, unknown> = {},
+) {
   const created = Date.parse(at);
   return {
     id: `whd_${ulid(created)}`,
     endpointId,
     status,
-    attemptLog: attempts.map((durationMs, i) => ({ attempt: i + 1, at: new Date(created + 1000 * (i + 1)).toISOString(), statusCode: null, durationMs, error: i === attempts.length - 1 && status === 'success' ? null : 'HTTP 503' })),
+    attemptLog: attempts.map((durationMs, i) => ({
+      attempt: i + 1,
+      at: new Date(created + 1000 * (i + 1)).toISOString(),
+      statusCode: null,
+      durationMs,
+      error: i === attempts.length - 1 && status === 'success' ? null : 'HTTP 503',
+    })),
     ...extra,
   };
 }
@@ -51,14 +63,24 @@ export function rollupModel(deliveries: Item[]) {
     },
     async deliveriesCreated(_ws, from, to) {
       reads.push(`${new Date(from).toISOString()}..${new Date(to).toISOString()}`);
-      return sorted().filter((d) => creationOf(d.id) >= from && creationOf(d.id) < to).map((d) => structuredClone(d) as Record<string, unknown>);
+      return sorted()
+        .filter((d) => creationOf(d.id) >= from && creationOf(d.id) < to)
+        .map((d) => structuredClone(d) as Record<string, unknown>);
     },
     async writeRollup(_ws, endpointId, start, totals, level) {
       writes.push(name(level, endpointId, start));
       written.set(name(level, endpointId, start), structuredClone(totals));
     },
     async rolledBuckets(_ws, endpointId, from, to) {
-      const sum: StatsBucket = { hour: '', created: 0, succeeded: 0, failed: 0, durations: new Array(DURATION_BINS).fill(0), lastSuccessAt: null, lastFailureAt: null };
+      const sum: StatsBucket = {
+        hour: '',
+        created: 0,
+        succeeded: 0,
+        failed: 0,
+        durations: new Array(DURATION_BINS).fill(0),
+        lastSuccessAt: null,
+        lastFailureAt: null,
+      };
       for (const [key, t] of written) {
         const [level, endpoint, at] = key.split(' ');
         if (level !== 'bucket' || endpoint !== endpointId || Date.parse(at!) < from || Date.parse(at!) >= to) continue;

@@ -60,7 +60,9 @@ describe('statistics rollup trigger (the fan-out)', () => {
   it("watches a store's createDelivery: each delivery it is asked to make is noted under its id's time", async () => {
     const h = harness();
     const made: string[] = [];
-    const store = h.trigger.watch({ createDelivery: async (_ws: string, delivery: { id: string }) => (made.push(delivery.id), true) } as never) as { createDelivery: (...args: unknown[]) => Promise<boolean> };
+    const store = h.trigger.watch({
+      createDelivery: async (_ws: string, delivery: { id: string }) => (made.push(delivery.id), true),
+    } as never) as { createDelivery: (...args: unknown[]) => Promise<boolean> };
     const id = `whd_${ulid(ms('09:43:00.000'))}`;
     expect(await store.createDelivery(WS, { id, createdAt: 'not used' }, 0, 0)).toBe(true);
     await h.trigger.flush();
@@ -88,13 +90,18 @@ describe('statistics rollup message', () => {
       JSON.stringify({ workspaceId: WS, rollupUntil: 1, step: 0 }),
       'not json',
       JSON.stringify({ workspaceId: WS, rollupUntil: 1, pad: 'x'.repeat(1024) }),
-    ]) expect(parseStatsRollupMessage(body)).toBeUndefined();
+    ])
+      expect(parseStatsRollupMessage(body)).toBeUndefined();
     expect(() => formatStatsRollupMessage({ workspaceId: 'ws_x', rollupUntil: 1 })).toThrow();
   });
 
   it('is sent with the delay to its time, in whole seconds rounded up', async () => {
     const now = ms('09:42:00.000');
-    const queue = makeDeliveryQueue({ sqs: new SQSClient({ region: 'eu-west-1' }), queueUrl: 'https://sqs.example/q', clock: { now: () => now } });
+    const queue = makeDeliveryQueue({
+      sqs: new SQSClient({ region: 'eu-west-1' }),
+      queueUrl: 'https://sqs.example/q',
+      clock: { now: () => now },
+    });
     await queue.enqueueStatsRollup({ workspaceId: WS, rollupUntil: now }, now + 30_500);
     expect(sqsMock.commandCalls(SendMessageCommand)[0]!.args[0].input).toEqual({
       QueueUrl: 'https://sqs.example/q',

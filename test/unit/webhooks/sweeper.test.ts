@@ -8,7 +8,12 @@ import { delivery, WS } from './pipeline-support.ts';
 type Due = { workspaceId: string; id: string; attemptToken: string };
 
 /** A sweeper over lists of due deliveries and purge markers; `moved` names deliveries that changed since the read. */
-function harness(input: { due?: Due[]; purges?: { workspaceId: string; secretId: string }[]; moved?: string[]; stalled?: { workspaceId: string; id: string; step: number }[] }) {
+function harness(input: {
+  due?: Due[];
+  purges?: { workspaceId: string; secretId: string }[];
+  moved?: string[];
+  stalled?: { workspaceId: string; id: string; step: number }[];
+}) {
   const asked: { dueBefore?: string; purgesBefore?: string; stalledBefore?: string } = {};
   const restarted: RecoveryMessage[] = [];
   const requeued: { id: string; observed: string; token: string; now: string }[] = [];
@@ -37,7 +42,13 @@ function harness(input: { due?: Due[]; purges?: { workspaceId: string; secretId:
       return input.stalled ?? [];
     },
   };
-  const sweep = makeSweeper({ store, enqueue: (m, o) => queue.enqueue(m, o), enqueueRecovery: async (m) => void restarted.push(m), clock: fakeClock(), graceMs: 2 * MINUTE });
+  const sweep = makeSweeper({
+    store,
+    enqueue: (m, o) => queue.enqueue(m, o),
+    enqueueRecovery: async (m) => void restarted.push(m),
+    clock: fakeClock(),
+    graceMs: 2 * MINUTE,
+  });
   return { sweep, asked, requeued, purged, queue, restarted };
 }
 
@@ -58,7 +69,9 @@ describe('sweeper', () => {
     const [swap] = h.requeued;
     expect(swap).toMatchObject({ id: 'whd_01', observed: 'tok-lost', now: iso(T0) });
     expect(swap!.token).not.toBe('tok-lost');
-    expect(h.queue.sent).toEqual([{ message: { workspaceId: WS, deliveryId: 'whd_01', attemptToken: swap!.token }, at: T0, viaScheduler: false }]);
+    expect(h.queue.sent).toEqual([
+      { message: { workspaceId: WS, deliveryId: 'whd_01', attemptToken: swap!.token }, at: T0, viaScheduler: false },
+    ]);
   });
 
   it('gives every re-queued delivery its own token', async () => {
@@ -68,19 +81,30 @@ describe('sweeper', () => {
   });
 
   it('a delivery that moved on since it was read (its worker or a manual retry got there) is neither queued nor counted', async () => {
-    const h = harness({ due: [{ workspaceId: WS, id: 'whd_01', attemptToken: 'tok-a' }, { workspaceId: WS, id: 'whd_02', attemptToken: 'tok-b' }], moved: ['whd_01'] });
+    const h = harness({
+      due: [
+        { workspaceId: WS, id: 'whd_01', attemptToken: 'tok-a' },
+        { workspaceId: WS, id: 'whd_02', attemptToken: 'tok-b' },
+      ],
+      moved: ['whd_01'],
+    });
     const result = await h.sweep();
     expect(result.requeued).toBe(1);
     expect(h.queue.sent.map((s) => s.message.deliveryId)).toEqual(['whd_02']);
   });
 
   it('finishes every interrupted secret purge it finds and counts them', async () => {
-    const h = harness({ purges: [{ workspaceId: WS, secretId: 'sec_01' }, { workspaceId: WS, secretId: 'sec_02' }] });
+    const h = harness({
+      purges: [
+        { workspaceId: WS, secretId: 'sec_01' },
+        { workspaceId: WS, secretId: 'sec_02' },
+      ],
+    });
     expect(await h.sweep()).toEqual({ requeued: 0, purged: 2, recoveriesRestarted: 0 });
     expect(h.purged).toEqual(['sec_01', 'sec_02']);
   });
 
-  it('sends a stalled recovery\'s step again, the step it is at', async () => {
+  it("sends a stalled recovery's step again, the step it is at", async () => {
     const h = harness({ stalled: [{ workspaceId: WS, id: 'aud_01', step: 4 }] });
     expect(await h.sweep()).toEqual({ requeued: 0, purged: 0, recoveriesRestarted: 1 });
     expect(h.restarted).toEqual([{ workspaceId: WS, recoveryId: 'aud_01', step: 4 }]);

@@ -64,7 +64,10 @@ describe('webhook service: register', () => {
     // Prepare
     const h = harness();
     // Act
-    const registered = await h.service.register(h.caller, { url: 'https://hooks.example.com/in', events: ['service.secret.create', 'service.secret.create'] });
+    const registered = await h.service.register(h.caller, {
+      url: 'https://hooks.example.com/in',
+      events: ['service.secret.create', 'service.secret.create'],
+    });
     const listed = await h.service.list(h.caller, { limit: 10 });
     // Assess
     expect(registered.secret).toMatch(/^whsec_/);
@@ -86,7 +89,10 @@ describe('webhook service: update', () => {
     const paused = await h.service.update(h.caller, 'we_01', { enabled: false });
     // Assess
     expect(paused).toMatchObject({ enabled: false, disabledAt: iso(T0 + 60_000), disabledReason: 'paused' });
-    expect(h.failed).toEqual([{ id: 'whd_01', reason: 'endpoint paused' }, { id: 'whd_02', reason: 'endpoint paused' }]);
+    expect(h.failed).toEqual([
+      { id: 'whd_01', reason: 'endpoint paused' },
+      { id: 'whd_02', reason: 'endpoint paused' },
+    ]);
     expect(h.updates[0]).toMatchObject({ readUpdatedAt: iso(T0), resetStreak: false });
     expect(h.updates[0]!.audit).toMatchObject({ action: 'webhook_endpoint.update', metadata: { changed: ['enabled'], enabled: false } });
   });
@@ -154,9 +160,14 @@ describe('webhook service: rotateSecret', () => {
     expect(write!.read).toEqual({ updatedAt: old.updatedAt, secret: old.sealedSecret });
     expect(write!.endpoint.previousSealedSecret).toEqual(old.sealedSecret);
     expect(write!.endpoint.sealedSecret).not.toEqual(old.sealedSecret);
-    expect(write!.audit).toMatchObject({ action: 'webhook_endpoint.secret_rotate', target: 'we_01', metadata: { expireCurrentInHours: 24, previousSecretExpiresAt: iso(NOW + 24 * HOUR) } });
+    expect(write!.audit).toMatchObject({
+      action: 'webhook_endpoint.secret_rotate',
+      target: 'we_01',
+      metadata: { expireCurrentInHours: 24, previousSecretExpiresAt: iso(NOW + 24 * HOUR) },
+    });
     const entry = JSON.stringify(write!.audit);
-    for (const material of [rotated.secret, rotated.secretHint, old.secretHint, rotated.secret.slice(-4)]) expect(entry).not.toContain(material);
+    for (const material of [rotated.secret, rotated.secretHint, old.secretHint, rotated.secret.slice(-4)])
+      expect(entry).not.toContain(material);
     const answered = z.parse(webhookEndpointCreated(), rotated);
     expect(answered).not.toHaveProperty('sealedSecret');
     expect(answered).not.toHaveProperty('previousSealedSecret');
@@ -190,7 +201,7 @@ describe('webhook service: rotateSecret', () => {
     expect(other.cipher.encrypted).toEqual([]);
   });
 
-  it('reads show the previous secret\'s expiry until it passes, then null', async () => {
+  it("reads show the previous secret's expiry until it passes, then null", async () => {
     const h = harness([endpoint()]);
     await h.service.rotateSecret(h.caller, 'we_01', 1);
     expect((await h.service.list(h.caller, { limit: 10 })).items[0]!.previousSecretExpiresAt).toBe(iso(NOW + HOUR));

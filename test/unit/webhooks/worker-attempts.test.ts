@@ -57,9 +57,12 @@ describe('worker: which messages may start an attempt', () => {
   it('an attempt in flight holds a claim token, so pausing the endpoint meanwhile does not fail it under the sender', async () => {
     // Prepare: the endpoint is paused (failPending of its queued deliveries) while the POST is under way.
     let paused: unknown = 'not run';
-    const h = workerHarness({ deliveries: [delivery()], endpoints: [endpoint()] }, {
-      onSend: () => void (paused = h.store.failPending(WS, 'whd_01', 'endpoint paused', iso(T0))),
-    });
+    const h = workerHarness(
+      { deliveries: [delivery()], endpoints: [endpoint()] },
+      {
+        onSend: () => void (paused = h.store.failPending(WS, 'whd_01', 'endpoint paused', iso(T0))),
+      },
+    );
     // Act
     const outcome = await h.work(message());
     // Assess: the pause skipped the claimed delivery, and the attempt recorded its own result.
@@ -72,7 +75,10 @@ describe('worker: which messages may start an attempt', () => {
 describe('worker: a message seen again after its worker died', () => {
   it('takes over its own claim once the lease ran out, and sends once', async () => {
     // Prepare: a worker claimed the attempt for tok-1 two minutes ago and died; SQS shows the message again.
-    const h = workerHarness({ deliveries: [delivery({ attemptToken: claimOf('tok-1', 'dead'), updatedAt: iso(T0 - 2 * MINUTE) })], endpoints: [endpoint()] });
+    const h = workerHarness({
+      deliveries: [delivery({ attemptToken: claimOf('tok-1', 'dead'), updatedAt: iso(T0 - 2 * MINUTE) })],
+      endpoints: [endpoint()],
+    });
     // Act
     const outcome = await h.work(message('tok-1'), { redelivered: true });
     // Assess
@@ -96,21 +102,30 @@ describe('worker: a message seen again after its worker died', () => {
   });
 
   it('a duplicate of a message whose attempt is in flight (a fresh claim) is dropped', async () => {
-    const h = workerHarness({ deliveries: [delivery({ attemptToken: claimOf('tok-1', 'alive'), updatedAt: iso(T0 - 5_000) })], endpoints: [endpoint()] });
+    const h = workerHarness({
+      deliveries: [delivery({ attemptToken: claimOf('tok-1', 'alive'), updatedAt: iso(T0 - 5_000) })],
+      endpoints: [endpoint()],
+    });
     expect(await h.work(message('tok-1'), { redelivered: true })).toBe('dropped');
     expect(h.calls).not.toContain('claimAttempt');
     expect(h.requests).toHaveLength(0);
   });
 
   it("never takes over another message's claim, however old", async () => {
-    const h = workerHarness({ deliveries: [delivery({ attemptToken: claimOf('tok-2', 'dead'), updatedAt: iso(T0 - HOUR) })], endpoints: [endpoint()] });
+    const h = workerHarness({
+      deliveries: [delivery({ attemptToken: claimOf('tok-2', 'dead'), updatedAt: iso(T0 - HOUR) })],
+      endpoints: [endpoint()],
+    });
     expect(await h.work(message('tok-1'), { redelivered: true })).toBe('dropped');
     expect(h.requests).toHaveLength(0);
   });
 
   it('a lease that runs out between the read and the claim is still only taken once', async () => {
     // Prepare: two copies of the message race for the same stale claim.
-    const h = workerHarness({ deliveries: [delivery({ attemptToken: claimOf('tok-1', 'dead'), updatedAt: iso(T0 - 2 * MINUTE) })], endpoints: [endpoint()] });
+    const h = workerHarness({
+      deliveries: [delivery({ attemptToken: claimOf('tok-1', 'dead'), updatedAt: iso(T0 - 2 * MINUTE) })],
+      endpoints: [endpoint()],
+    });
     // Act
     const outcomes = await Promise.all([h.work(message('tok-1'), { redelivered: true }), h.work(message('tok-1'), { redelivered: true })]);
     // Assess
@@ -131,7 +146,10 @@ describe('worker: one attempt', () => {
   });
 
   it('a success finishes the delivery and ends the endpoint failure streak, with no write when there was none', async () => {
-    const streak = workerHarness({ deliveries: [delivery()], endpoints: [endpoint({ consecutiveFailures: 3, failingSince: iso(T0 - HOUR) })] });
+    const streak = workerHarness({
+      deliveries: [delivery()],
+      endpoints: [endpoint({ consecutiveFailures: 3, failingSince: iso(T0 - HOUR) })],
+    });
     const clean = workerHarness({ deliveries: [delivery()], endpoints: [endpoint()] });
     expect(await streak.work(message())).toBe('success');
     expect(await clean.work(message())).toBe('success');
@@ -149,22 +167,28 @@ describe('worker: retry schedule', () => {
     [2, 25 * MINUTE, true],
     [3, 2 * HOUR, true],
     [4, 12 * HOUR, true],
-  ])('after failed attempt %i+1 the next is due %i ms later (via the scheduler: %s) under a fresh token', async (made, delay, viaScheduler) => {
-    // Prepare
-    const h = workerHarness({ deliveries: [delivery({ attempts: made })], endpoints: [endpoint()] }, { result: answers.serverError });
-    // Act
-    const outcome = await h.work(message());
-    // Assess: the queued message carries the token the delivery now holds, due when the delivery says.
-    expect(outcome).toBe('retry');
-    const stored = h.deliveries.get('whd_01')!;
-    expect(h.queue.sent).toEqual([{ message: message(stored.attemptToken!), at: T0 + delay, viaScheduler }]);
-    expect(stored).toMatchObject({ status: 'pending', attempts: made + 1, nextRetryAt: iso(T0 + delay) });
-    expect(stored.attemptToken).not.toBe('tok-1');
-    expect(h.metrics.counts[`retry:${viaScheduler ? 'scheduler' : 'sqs'}`]).toBe(1);
-  });
+  ])(
+    'after failed attempt %i+1 the next is due %i ms later (via the scheduler: %s) under a fresh token',
+    async (made, delay, viaScheduler) => {
+      // Prepare
+      const h = workerHarness({ deliveries: [delivery({ attempts: made })], endpoints: [endpoint()] }, { result: answers.serverError });
+      // Act
+      const outcome = await h.work(message());
+      // Assess: the queued message carries the token the delivery now holds, due when the delivery says.
+      expect(outcome).toBe('retry');
+      const stored = h.deliveries.get('whd_01')!;
+      expect(h.queue.sent).toEqual([{ message: message(stored.attemptToken!), at: T0 + delay, viaScheduler }]);
+      expect(stored).toMatchObject({ status: 'pending', attempts: made + 1, nextRetryAt: iso(T0 + delay) });
+      expect(stored.attemptToken).not.toBe('tok-1');
+      expect(h.metrics.counts[`retry:${viaScheduler ? 'scheduler' : 'sqs'}`]).toBe(1);
+    },
+  );
 
   it('WEBHOOK_TIME_SCALE shrinks the wait but not the channel', async () => {
-    const h = workerHarness({ deliveries: [delivery({ attempts: 4 })], endpoints: [endpoint()] }, { result: answers.serverError, timeScale: 0.001 });
+    const h = workerHarness(
+      { deliveries: [delivery({ attempts: 4 })], endpoints: [endpoint()] },
+      { result: answers.serverError, timeScale: 0.001 },
+    );
     await h.work(message());
     expect(h.queue.sent[0]).toMatchObject({ at: T0 + 43_200, viaScheduler: true });
   });
@@ -178,7 +202,10 @@ describe('worker: retry schedule', () => {
   });
 
   it('a manual retry is one attempt: its failure fails the delivery at once and is not counted exhausted', async () => {
-    const h = workerHarness({ deliveries: [delivery({ attempts: 1, manual: true })], endpoints: [endpoint()] }, { result: answers.serverError });
+    const h = workerHarness(
+      { deliveries: [delivery({ attempts: 1, manual: true })], endpoints: [endpoint()] },
+      { result: answers.serverError },
+    );
     expect(await h.work(message())).toBe('failed');
     expect(h.queue.sent).toEqual([]);
     expect(h.metrics.counts.exhausted).toBeUndefined();
@@ -186,10 +213,13 @@ describe('worker: retry schedule', () => {
 
   it('a failed attempt whose claim was taken back meanwhile schedules nothing', async () => {
     // Prepare: the sweeper took the attempt back (new token) while the POST was under way.
-    const h = workerHarness({ deliveries: [delivery()], endpoints: [endpoint()] }, {
-      result: answers.serverError,
-      onSend: () => void (h.deliveries.get('whd_01')!.attemptToken = 'tok-sweeper'),
-    });
+    const h = workerHarness(
+      { deliveries: [delivery()], endpoints: [endpoint()] },
+      {
+        result: answers.serverError,
+        onSend: () => void (h.deliveries.get('whd_01')!.attemptToken = 'tok-sweeper'),
+      },
+    );
     // Act / Assess
     expect(await h.work(message())).toBe('dropped');
     expect(h.queue.sent).toEqual([]);

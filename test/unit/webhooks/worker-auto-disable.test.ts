@@ -8,7 +8,10 @@ const message = { workspaceId: WS, deliveryId: 'whd_01', attemptToken: 'tok-1' }
 /** An endpoint that has failed `before` times in a row since T0, and a worker whose attempt fails `hoursLater`. */
 function failingFor(before: number, hoursLater: number, extra: { timeScale?: number; deliveries?: ReturnType<typeof delivery>[] } = {}) {
   return workerHarness(
-    { deliveries: [delivery(), ...(extra.deliveries ?? [])], endpoints: [endpoint({ consecutiveFailures: before, failingSince: iso(T0) }), endpoint({ id: 'we_02' })] },
+    {
+      deliveries: [delivery(), ...(extra.deliveries ?? [])],
+      endpoints: [endpoint({ consecutiveFailures: before, failingSince: iso(T0) }), endpoint({ id: 'we_02' })],
+    },
     { result: answers.serverError, now: T0 + hoursLater * HOUR, timeScale: extra.timeScale ?? 1 },
   );
 }
@@ -32,7 +35,10 @@ describe('worker: automatic switch-off', () => {
   it("names the endpoint's url in the entry (and so in the disabled event) without its query string", async () => {
     // Prepare: a receiver that takes a token in its query string
     const h = workerHarness(
-      { deliveries: [delivery()], endpoints: [endpoint({ url: 'https://hooks.example.com/in?token=abc', consecutiveFailures: 19, failingSince: iso(T0) })] },
+      {
+        deliveries: [delivery()],
+        endpoints: [endpoint({ url: 'https://hooks.example.com/in?token=abc', consecutiveFailures: 19, failingSince: iso(T0) })],
+      },
       { result: answers.serverError, now: T0 + 24 * HOUR, timeScale: 1 },
     );
     // Act
@@ -67,7 +73,9 @@ describe('worker: automatic switch-off', () => {
 
   it("switching off fails the endpoint's queued deliveries (the retry just queued too) and no other endpoint's", async () => {
     // Prepare
-    const h = failingFor(19, 24, { deliveries: [delivery({ id: 'whd_02', attemptToken: 'tok-2' }), delivery({ id: 'whd_03', endpointId: 'we_02' })] });
+    const h = failingFor(19, 24, {
+      deliveries: [delivery({ id: 'whd_02', attemptToken: 'tok-2' }), delivery({ id: 'whd_03', endpointId: 'we_02' })],
+    });
     // Act
     await h.work(message);
     // Assess

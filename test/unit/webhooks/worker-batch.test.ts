@@ -21,11 +21,17 @@ afterEach(async () => {
 
 /** The SQS record of a queued attempt of `deliveryId` (or `body` as is). */
 const record = (deliveryId: string, body?: string): SQSRecord =>
-  ({ messageId: `m-${deliveryId}`, body: body ?? formatDeliveryMessage({ workspaceId: WS, deliveryId, attemptToken: 'tok-1' }) }) as SQSRecord;
+  ({
+    messageId: `m-${deliveryId}`,
+    body: body ?? formatDeliveryMessage({ workspaceId: WS, deliveryId, attemptToken: 'tok-1' }),
+  }) as SQSRecord;
 
 /** A worker invocation over the in-memory model, sending for real to `url` with loopback allowed. */
 function batchHarness(url: string, deliveryIds: string[]) {
-  const model = memoryStore({ deliveries: deliveryIds.map((id) => delivery({ id })), endpoints: [endpoint({ url, sealedSecret: sealedFor(SIGNING_SECRET, { workspaceId: WS, endpointId: 'we_01' }) })] });
+  const model = memoryStore({
+    deliveries: deliveryIds.map((id) => delivery({ id })),
+    endpoints: [endpoint({ url, sealedSecret: sealedFor(SIGNING_SECRET, { workspaceId: WS, endpointId: 'we_01' }) })],
+  });
   const recovered: RecoveryMessage[] = [];
   const batch = makeWorkerBatch({
     store: model.store,
@@ -82,7 +88,7 @@ describe('worker invocation: connections', () => {
     expect(receiver.requests).toHaveLength(1);
   });
 
-  it('a recovery step\'s message goes to the recovery runner, beside attempts in the same batch', async () => {
+  it("a recovery step's message goes to the recovery runner, beside attempts in the same batch", async () => {
     receiver = await startHttpsReceiver({ status: 204 });
     const h = batchHarness(`${receiver.origin}/hook`, [D1]);
     const step = { workspaceId: WS, recoveryId: newId('audit'), step: 3 };

@@ -15,16 +15,29 @@ function harness(deliveries: number, endpoints: number, missing = 0) {
   const endpointIds = Array.from({ length: endpoints }, (_, i) => `we_0${i}`);
   const model = memoryStore({
     deliveries: ids.map((id, i) => delivery({ id, endpointId: endpointIds[i % endpoints]! })),
-    endpoints: endpointIds.slice(missing).map((id) => endpoint({ id, sealedSecret: sealedFor(SIGNING_SECRET, { workspaceId: WS, endpointId: id }) })),
+    endpoints: endpointIds
+      .slice(missing)
+      .map((id) => endpoint({ id, sealedSecret: sealedFor(SIGNING_SECRET, { workspaceId: WS, endpointId: id }) })),
   });
   const endpointReads: string[] = [];
   const getEndpoint = model.store.getEndpoint;
   model.store.getEndpoint = (ws, id) => (endpointReads.push(id), getEndpoint(ws, id));
   const batch = makeWorkerBatch({
-    store: model.store, cipher: fakeCipher(), clock: fakeClock(T0), send: async () => answers.ok, enqueue: fakeQueue().enqueue, timeScale: 1,
-    metrics: fakeMetrics(), log: fakeLogger(), recover: async () => undefined, rollUp: async () => undefined,
+    store: model.store,
+    cipher: fakeCipher(),
+    clock: fakeClock(T0),
+    send: async () => answers.ok,
+    enqueue: fakeQueue().enqueue,
+    timeScale: 1,
+    metrics: fakeMetrics(),
+    log: fakeLogger(),
+    recover: async () => undefined,
+    rollUp: async () => undefined,
   });
-  const records = ids.map((id) => ({ messageId: `m-${id}`, body: formatDeliveryMessage({ workspaceId: WS, deliveryId: id, attemptToken: 'tok-1' }) }) as SQSRecord);
+  const records = ids.map(
+    (id) =>
+      ({ messageId: `m-${id}`, body: formatDeliveryMessage({ workspaceId: WS, deliveryId: id, attemptToken: 'tok-1' }) }) as SQSRecord,
+  );
   return { model, batch, records, endpointReads };
 }
 

@@ -22,7 +22,9 @@ describe('worker: how it reads the delivery', () => {
     const h = workerHarness({ deliveries: [delivery()], endpoints: [endpoint()] });
     const reads: (boolean | undefined)[] = [];
     const read = h.store.getDelivery;
-    h.store.getDelivery = async (ws, id, options) => (reads.push(options?.consistent), options?.consistent === false ? undefined : read(ws, id, options));
+    h.store.getDelivery = async (ws, id, options) => (
+      reads.push(options?.consistent), options?.consistent === false ? undefined : read(ws, id, options)
+    );
     // Act
     const outcome = await h.work(message);
     // Assess: sent once, after the second read

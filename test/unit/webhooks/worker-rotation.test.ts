@@ -40,7 +40,9 @@ describe('worker: signing during a secret rotation', () => {
     const header = request!.headers['Service-Signature']!;
     expect(header).toBe(signatureHeader([SIGNING_SECRET], request!.body, T0 / 1000));
     expect(h.cipher.decrypted).toEqual([context]);
-    expect(() => stripe.webhooks.constructEvent(request!.body, header, PREVIOUS, 300, undefined, T0)).toThrow(Stripe.errors.StripeSignatureVerificationError);
+    expect(() => stripe.webhooks.constructEvent(request!.body, header, PREVIOUS, 300, undefined, T0)).toThrow(
+      Stripe.errors.StripeSignatureVerificationError,
+    );
   });
 
   it('ignores an expiry without a sealed previous secret (a rotation with no overlap leaves neither)', async () => {

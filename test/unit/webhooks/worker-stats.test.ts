@@ -12,7 +12,9 @@ describe('worker: the endpoint statistics of each attempt', () => {
     // Act
     await h.work(message);
     // Assess
-    expect(h.stats).toEqual([{ endpointId: 'we_01', createdAt: iso(T0 - 5 * HOUR), change: { succeeded: 1, successAt: iso(T0), durationMs: 12 } }]);
+    expect(h.stats).toEqual([
+      { endpointId: 'we_01', createdAt: iso(T0 - 5 * HOUR), change: { succeeded: 1, successAt: iso(T0), durationMs: 12 } },
+    ]);
     expect(h.calls.indexOf('recordDeliveryStats')).toBeGreaterThan(h.calls.indexOf('recordAttempt:success'));
   });
 
@@ -29,7 +31,10 @@ describe('worker: the endpoint statistics of each attempt', () => {
   });
 
   it('a manual retry is final either way: failed or succeeded', async () => {
-    const failing = workerHarness({ deliveries: [delivery({ attempts: 6, manual: true })], endpoints: [endpoint()] }, { result: answers.serverError });
+    const failing = workerHarness(
+      { deliveries: [delivery({ attempts: 6, manual: true })], endpoints: [endpoint()] },
+      { result: answers.serverError },
+    );
     const passing = workerHarness({ deliveries: [delivery({ attempts: 6, manual: true })], endpoints: [endpoint()] });
     expect(await failing.work(message)).toBe('failed');
     expect(await passing.work(message)).toBe('success');
@@ -39,7 +44,10 @@ describe('worker: the endpoint statistics of each attempt', () => {
 
   it('an attempt whose result was not recorded (its claim lost) counts nothing', async () => {
     // Prepare: the claim is swapped away while the POST is under way
-    const h = workerHarness({ deliveries: [delivery()], endpoints: [endpoint()] }, { onSend: () => void (h.deliveries.get('whd_01')!.attemptToken = 'tok-other') });
+    const h = workerHarness(
+      { deliveries: [delivery()], endpoints: [endpoint()] },
+      { onSend: () => void (h.deliveries.get('whd_01')!.attemptToken = 'tok-other') },
+    );
     // Act
     await h.work(message);
     // Assess

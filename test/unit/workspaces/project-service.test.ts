@@ -46,7 +46,9 @@ describe('project service: slugs', () => {
     const h = harness();
     const project = await h.service.createProject(h.caller, { name: 'My App' });
     expect(project.slug).toBe('my-app');
-    expect(h.audits).toEqual([expect.objectContaining({ action: 'project.create', target: project.id, metadata: expect.objectContaining({ slug: 'my-app' }) })]);
+    expect(h.audits).toEqual([
+      expect.objectContaining({ action: 'project.create', target: project.id, metadata: expect.objectContaining({ slug: 'my-app' }) }),
+    ]);
   });
 
   it('slug clash appends -2, then -3', async () => {
@@ -105,7 +107,7 @@ describe('project service: lookups', () => {
     expect(h.audits).toEqual([]);
   });
 
-  it("an empty environment list is NOT_FOUND for an unknown project and [] for a known one", async () => {
+  it('an empty environment list is NOT_FOUND for an unknown project and [] for a known one', async () => {
     const h = harness();
     expect((await h.service.listEnvironments(h.caller, 'proj_01', { limit: 10 })).items).toEqual([]);
     expect((await caught(() => h.service.listEnvironments(h.caller, 'proj_missing', { limit: 10 }))).code).toBe('NOT_FOUND');

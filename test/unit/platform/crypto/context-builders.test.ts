@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SECRET_VALUE_CONTEXT, secretContext, SIGNING_SECRET_CONTEXT, signingSecretContext } from '../../../../shared/platform/crypto/context.ts';
+import {
+  SECRET_VALUE_CONTEXT,
+  secretContext,
+  SIGNING_SECRET_CONTEXT,
+  signingSecretContext,
+} from '../../../../shared/platform/crypto/context.ts';
 
 describe('encryption contexts', () => {
   it('bind a secret value to its workspace, secret and version, with exactly the keys the IAM grant names', () => {

@@ -112,7 +112,10 @@ describe.each(providers)('envelope cipher over %s', (_label, makeProvider) => {
     ['a flipped tag bit', (s) => ({ ...s, tag: flip(s.tag) })],
     ['a flipped IV bit', (s) => ({ ...s, iv: flip(s.iv) })],
     ['a truncated tag', (s) => ({ ...s, tag: Buffer.from(s.tag, 'base64').subarray(0, 12).toString('base64') })],
-    ['an appended ciphertext byte', (s) => ({ ...s, ciphertext: Buffer.concat([Buffer.from(s.ciphertext, 'base64'), Buffer.of(0)]).toString('base64') })],
+    [
+      'an appended ciphertext byte',
+      (s) => ({ ...s, ciphertext: Buffer.concat([Buffer.from(s.ciphertext, 'base64'), Buffer.of(0)]).toString('base64') }),
+    ],
   ])('refuses %s with a fixed message', async (_label, tamper) => {
     const cipher = makeCipher({ keys });
     const sealed = await cipher.encrypt('a value to protect', secretContext());

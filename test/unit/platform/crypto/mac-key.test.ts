@@ -82,7 +82,10 @@ describe('service MAC key', () => {
     const keys = keyring();
     const store = memoryStore();
     const theirs = await ensureOperatorMacs(store, keys);
-    const racing: MacKeyStore = { getMacKey: vi.fn().mockResolvedValueOnce(undefined).mockImplementation(store.getMacKey), createMacKey: store.createMacKey };
+    const racing: MacKeyStore = {
+      getMacKey: vi.fn().mockResolvedValueOnce(undefined).mockImplementation(store.getMacKey),
+      createMacKey: store.createMacKey,
+    };
     // Act
     const ours = await ensureOperatorMacs(racing, keys);
     // Assess
