@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * index.ts; nothing imports in a cycle.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
-const FEATURES = ['access', 'audit', 'secrets', 'webhooks', 'workspaces'] as const;
+const FEATURES = ['access', 'audit', 'aws', 'secrets', 'webhooks', 'workspaces'] as const;
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })

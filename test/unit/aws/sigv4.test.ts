@@ -1,0 +1,145 @@
+import { SignatureV4 } from '@smithy/signature-v4';
+import { describe, expect, it } from 'vitest';
+import {
+  checkScope,
+  isRefusal,
+  parseAuthorization,
+  signatureHolds,
+  type SignedRequest,
+  type SigV4Authorization,
+} from '../../../shared/aws/sigv4.ts';
+import { NodeSha256 } from '../../../sdk/src/node-sha256.ts';
+
+const NOW = Date.parse('2026-11-28T06:00:00Z');
+const KEY = { accessKeyId: 'AKSMTESTTESTTESTTEST', secretAccessKey: 'a'.repeat(40) };
+const REGION = 'us-east-1';
+
+/** Signs a request as the AWS SDK does (the same signer class a client uses). */
+async function signed(
+  body: string,
+  options: {
+    at?: number;
+    region?: string;
+    service?: string;
+    credentials?: typeof KEY & { sessionToken?: string };
+    payloadHeader?: boolean;
+  } = {},
+): Promise<SignedRequest> {
+  const signer = new SignatureV4({
+    service: options.service ?? 'secretsmanager',
+    region: options.region ?? REGION,
+    credentials: options.credentials ?? KEY,
+    sha256: NodeSha256,
+    // boto3 and the AWS CLI send no x-amz-content-sha256 outside S3; the JavaScript SDK does.
+    applyChecksum: options.payloadHeader ?? true,
+  });
+  const request = await signer.sign(
+    {
+      method: 'POST',
+      protocol: 'http:',
+      hostname: '127.0.0.1',
+      port: 3000,
+      path: '/',
+      headers: {
+        host: '127.0.0.1:3000',
+        'content-type': 'application/x-amz-json-1.1',
+        'x-amz-target': 'secretsmanager.GetSecretValue',
+      },
+      body,
+    },
+    { signingDate: new Date(options.at ?? NOW) },
+  );
+  const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
+  return { method: 'POST', path: '/', query: {}, headers, body: Buffer.from(body) };
+}
+
+async function verify(request: SignedRequest, secret = KEY.secretAccessKey, sessionToken?: string) {
+  const auth = parseAuthorization(request.headers.authorization);
+  if (isRefusal(auth)) return auth;
+  const date = checkScope(request, auth, { region: REGION, now: NOW });
+  if (!(date instanceof Date)) return date;
+  return (await signatureHolds(request, auth as SigV4Authorization, { secretAccessKey: secret, sessionToken }, date))
+    ? 'ok'
+    : 'bad signature';
+}
+
+describe('SigV4 verification', () => {
+  it('accepts what the AWS SDK signs, with and without a session token', async () => {
+    expect(await verify(await signed('{"SecretId":"a/b/C"}'))).toBe('ok');
+    const temporary = { ...KEY, sessionToken: 'st_session' };
+    expect(await verify(await signed('{}', { credentials: temporary }), KEY.secretAccessKey, 'st_session')).toBe('ok');
+  });
+
+  it('refuses another secret, a changed body, header or session token', async () => {
+    const request = await signed('{"SecretId":"a/b/C"}');
+    expect(await verify(request, 'b'.repeat(40))).toBe('bad signature');
+    expect(await verify({ ...request, body: Buffer.from('{"SecretId":"a/b/D"}') })).toMatchObject({ type: 'InvalidSignatureException' });
+    const unhashed = await signed('{"SecretId":"a/b/C"}', { payloadHeader: false });
+    expect(unhashed.headers['x-amz-content-sha256']).toBeUndefined();
+    expect(await verify(unhashed)).toBe('ok');
+    expect(await verify({ ...unhashed, body: Buffer.from('{"SecretId":"a/b/D"}') })).toBe('bad signature');
+    expect(await verify({ ...request, headers: { ...request.headers, 'x-amz-target': 'secretsmanager.DeleteSecret' } })).toBe(
+      'bad signature',
+    );
+    const temporary = await signed('{}', { credentials: { ...KEY, sessionToken: 'st_session' } });
+    const swapped = { ...temporary, headers: { ...temporary.headers, 'x-amz-security-token': 'st_other' } };
+    expect(await verify(swapped, KEY.secretAccessKey, 'st_other')).toBe('bad signature');
+  });
+
+  it('refuses a date 5 minutes and 1 second off either way, and accepts one 5 minutes off', async () => {
+    expect(await verify(await signed('{}', { at: NOW - 300_000 }))).toBe('ok');
+    expect(await verify(await signed('{}', { at: NOW + 300_000 }))).toBe('ok');
+    for (const at of [NOW - 301_000, NOW + 301_000, NOW - 6 * 60_000]) {
+      expect(await verify(await signed('{}', { at }))).toMatchObject({
+        type: 'InvalidSignatureException',
+        message: expect.stringMatching(/5 minutes/),
+      });
+    }
+  });
+
+  it('refuses another region or service', async () => {
+    expect(await verify(await signed('{}', { region: 'eu-west-1' }))).toMatchObject({
+      type: 'InvalidSignatureException',
+      message: expect.stringMatching(/region/),
+    });
+    expect(await verify(await signed('{}', { service: 'sts' }))).toMatchObject({
+      type: 'InvalidSignatureException',
+      message: expect.stringMatching(/service/),
+    });
+  });
+
+  it('refuses a payload hash that is not the body', async () => {
+    const request = await signed('{}');
+    const lying = { ...request, headers: { ...request.headers, 'x-amz-content-sha256': '0'.repeat(64) } };
+    expect(await verify(lying)).toMatchObject({
+      type: 'InvalidSignatureException',
+      message: expect.stringMatching(/x-amz-content-sha256/),
+    });
+  });
+
+  it('names a missing and a malformed Authorization header as AWS does', () => {
+    expect(parseAuthorization(undefined)).toMatchObject({ type: 'MissingAuthenticationToken' });
+    expect(parseAuthorization('Bearer st_abc')).toMatchObject({ type: 'IncompleteSignature' });
+    expect(parseAuthorization('AWS4-HMAC-SHA256 Credential=AK/20261128/us-east-1/secretsmanager/aws4_request')).toMatchObject({
+      type: 'IncompleteSignature',
+    });
+  });
+
+  it('refuses a request whose host or date is not signed, and a session token sent but not signed', async () => {
+    const request = await signed('{}');
+    const auth = parseAuthorization(request.headers.authorization) as SigV4Authorization;
+    const withoutHost = { ...auth, signedHeaders: auth.signedHeaders.filter((name) => name !== 'host') };
+    expect(checkScope(request, withoutHost, { region: REGION, now: NOW })).toMatchObject({ message: 'The host header must be signed.' });
+    const unsignedToken = { ...request, headers: { ...request.headers, 'x-amz-security-token': 'st_x' } };
+    expect(checkScope(unsignedToken, auth, { region: REGION, now: NOW })).toMatchObject({
+      message: 'The x-amz-security-token header must be signed.',
+    });
+  });
+
+  it('never puts the signature it computed in a message', async () => {
+    const request = await signed('{"SecretId":"a/b/C"}');
+    const answers = [await verify(request, 'b'.repeat(40)), await verify(await signed('{}', { region: 'eu-west-1' }))];
+    const good = (parseAuthorization(request.headers.authorization) as SigV4Authorization).signature;
+    expect(JSON.stringify(answers)).not.toContain(good);
+  });
+});
