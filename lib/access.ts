@@ -1,6 +1,7 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
+  AWS_KEY_CONTEXT,
   IDEMPOTENT_ANSWER_CONTEXT,
   MAC_KEY_CONTEXT,
   MAC_KEY_PURPOSES,
@@ -158,7 +159,8 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       createsCredentials: true,
       changesCredentials: true,
     }),
-    keys: [IDEMPOTENT_ANSWER_KEY, MAC_KEY],
+    // Creating a key with auth aws_sigv4 seals its secret access key (never opens one: the AWS API's function does).
+    keys: [{ actions: ['kms:GenerateDataKey'], contextKeys: AWS_KEY_CONTEXT }, IDEMPOTENT_ANSWER_KEY, MAC_KEY],
   },
   // Endpoints live in the workspace partition (put, update, delete, under the endpoint counter); pausing fails the
   // endpoint's queued deliveries and deleting removes its log: found on GSI3 (and GSI1 for deliveries made before

@@ -178,7 +178,7 @@ export interface paths {
     get: operations["listAccessKeys"];
     /**
      * Create an access key (a machine identity and its token)
-     * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`. `permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret. `allowedCidrs` (0 to 20) limits where it may be used from (API Gateway's source address). `auth` `{"type":"aws_iam","principalArns":[…]}` or `{"type":"oidc",…}` makes a key whose workloads log in (`POST /api/v1/auth/login`) for tokens of `tokenTtlSeconds` (60 to 43200, default 900) instead of holding one: its answer has `token: null`.
+     * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`. `permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret. `allowedCidrs` (0 to 20) limits where it may be used from (API Gateway's source address). `auth` `{"type":"aws_iam","principalArns":[…]}` or `{"type":"oidc",…}` makes a key whose workloads log in (`POST /api/v1/auth/login`) for tokens of `tokenTtlSeconds` (60 to 43200, default 900) instead of holding one: its answer has `token: null`. `auth` `{"type":"aws_sigv4"}` makes a key that signs requests to the AWS Secrets Manager API (`POST /`) with an AWS key pair: its answer has `token: null` and `awsSecretAccessKey` (40 characters, shown this once), and the record shows `auth.awsAccessKeyId`.
      *
      * API keys and people with the admin role (others get FORBIDDEN).
      */
@@ -474,6 +474,10 @@ export interface components {
         principalArns: string[];
       }, {
         /** @constant */
+        type: "aws_sigv4";
+        awsAccessKeyId: string;
+      }, {
+        /** @constant */
         type: "oidc";
         issuer: string;
         audience: string;
@@ -515,6 +519,10 @@ export interface components {
         principalArns: string[];
       }, {
         /** @constant */
+        type: "aws_sigv4";
+        awsAccessKeyId: string;
+      }, {
+        /** @constant */
         type: "oidc";
         issuer: string;
         audience: string;
@@ -525,6 +533,7 @@ export interface components {
       }]>;
       tokenTtlSeconds: number | null;
       token: string | null;
+      awsSecretAccessKey?: string;
     };
     WebhookEndpoint: {
       id: string;
@@ -2809,7 +2818,7 @@ export interface operations {
   };
   /**
    * Create an access key (a machine identity and its token)
-   * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`. `permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret. `allowedCidrs` (0 to 20) limits where it may be used from (API Gateway's source address). `auth` `{"type":"aws_iam","principalArns":[…]}` or `{"type":"oidc",…}` makes a key whose workloads log in (`POST /api/v1/auth/login`) for tokens of `tokenTtlSeconds` (60 to 43200, default 900) instead of holding one: its answer has `token: null`.
+   * @description The answer carries the `st_` token, the only time it is shown. At most 100 unrevoked keys per workspace. Audited as `access_key.create`. `permissions` (1 to 50 rules) scopes what the token may do; without it the key may read, reveal, write and delete every secret. `allowedCidrs` (0 to 20) limits where it may be used from (API Gateway's source address). `auth` `{"type":"aws_iam","principalArns":[…]}` or `{"type":"oidc",…}` makes a key whose workloads log in (`POST /api/v1/auth/login`) for tokens of `tokenTtlSeconds` (60 to 43200, default 900) instead of holding one: its answer has `token: null`. `auth` `{"type":"aws_sigv4"}` makes a key that signs requests to the AWS Secrets Manager API (`POST /`) with an AWS key pair: its answer has `token: null` and `awsSecretAccessKey` (40 characters, shown this once), and the record shows `auth.awsAccessKeyId`.
    *
    * API keys and people with the admin role (others get FORBIDDEN).
    */
@@ -2841,6 +2850,9 @@ export interface operations {
             /** @constant */
             type: "aws_iam";
             principalArns: string[];
+          }, {
+            /** @constant */
+            type: "aws_sigv4";
           }, {
             /** @constant */
             type: "oidc";

@@ -28,5 +28,10 @@ export const accessKeyAnswer = once(() =>
   }),
 );
 
-/** The creation answer: the record and the token, shown this once (null for keys that log in with AWS IAM or OIDC). */
-export const accessKeyCreated = once(() => z.extend(accessKeyAnswer(), { token: z.nullable(z.string()) }));
+/**
+ * The creation answer: the record and the token, shown this once (null for keys that log in with AWS IAM or OIDC,
+ * and for AWS key pairs), and an AWS key pair's secret half, shown this once too.
+ */
+export const accessKeyCreated = once(() =>
+  z.extend(accessKeyAnswer(), { token: z.nullable(z.string()), awsSecretAccessKey: z.optional(z.string()) }),
+);

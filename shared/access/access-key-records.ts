@@ -16,11 +16,16 @@ export interface StoredRule {
   actions: string[];
 }
 
-/** How a key's workload proves itself: its one long-lived token, or a login with AWS IAM or OIDC (shared/auth). */
+/** How a key's workload proves itself: its one long-lived token, a login with AWS IAM or OIDC, or an AWS key pair. */
 export type StoredAuth =
   | { type: 'token' }
   | { type: 'aws_iam'; principalArns: string[] }
+  /** AWS Signature Version 4 with a key pair of its own (the AWS API adapter): the secret half is on its token item, sealed. */
+  | { type: 'aws_sigv4'; awsAccessKeyId: string }
   | { type: 'oidc'; issuer: string; audience: string; subject: string; claims?: Record<string, string> | undefined };
+
+/** `auth` as a create asks for it: an AWS key pair is made by the service, so its request names only the type. */
+export type AuthRequest = Exclude<StoredAuth, { type: 'aws_sigv4' }> | { type: 'aws_sigv4' };
 
 /** The stored access key record (decisions.md fields, less the derived `status`). */
 export interface AccessKeyItem {
@@ -118,3 +123,6 @@ export function toAccessKey(item: Record<string, unknown> | undefined): AccessKe
     }
   );
 }
+
+/** Whether a key's workloads log in for short-lived tokens (AWS IAM or OIDC) rather than hold one credential. */
+export const logsIn = (auth: StoredAuth | AuthRequest): boolean => auth.type === 'aws_iam' || auth.type === 'oidc';

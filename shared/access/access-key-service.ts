@@ -6,7 +6,19 @@ import { iso, type Clock } from '../platform/clock.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { DEFAULT_RULES, withDefaults, type PermissionRule, type PermissionRuleInput } from './access-policy.ts';
 import { newId } from '../platform/ids.ts';
-import { tokenScope, type AccessKeyChanges, type AccessKeyItem, type LoginKeyState, type StoredAuth } from './access-key-records.ts';
+import {
+  logsIn,
+  tokenScope,
+  type AccessKeyChanges,
+  type AuthRequest,
+  type AccessKeyItem,
+  type LoginKeyState,
+  type StoredAuth,
+} from './access-key-records.ts';
+import { newAwsKeyPair } from './aws-keys.ts';
+import { awsKeyContext } from '../platform/crypto/context.ts';
+import type { Cipher } from '../platform/crypto/envelope.ts';
+import type { EncryptionContext } from '../platform/crypto/key-provider.ts';
 import { ValidationError } from '../platform/errors.ts';
 import { DEFAULT_TOKEN_TTL_SECONDS } from './login-schemas.ts';
 import type { Store } from '../store.ts';
@@ -53,7 +65,7 @@ function withStatus<R extends AccessKeyItem>(
 type CreateInput = {
   name: string;
   expiresInDays?: number | undefined;
-  auth?: StoredAuth | undefined;
+  auth?: AuthRequest | undefined;
   tokenTtlSeconds?: number | undefined;
 } & ScopeInput;
 
@@ -62,26 +74,32 @@ export function makeAccessKeyService({
   store,
   clock,
   macs,
+  cipher,
 }: {
   store: AccessKeyServiceStore;
   clock: Clock;
   macs: () => Promise<ServiceMacs>;
+  /** Seals the secret half of an AWS key pair (only keys with auth `aws_sigv4` need it). */
+  cipher?: Pick<Cipher, 'encrypt'> | undefined;
 }) {
+  const sealAwsSecret = (secret: string, context: EncryptionContext) => {
+    if (!cipher) throw new Error('an AWS key pair needs the envelope cipher');
+    return cipher.encrypt(secret, context);
+  };
   /**
    * A key's rules and networks, with its revision, onto every live login token of it (keys without logins have none:
    * no query), so they keep working under the key as it is now. Until a token is reached, authentication refuses it
    * (the key's state on the workspace item is ahead of the token's revision) and its workload logs in again.
    */
   const reachLoginTokens = async (ws: string, record: AccessKeyItem, revision: number, now: number) => {
-    if (record.auth.type !== 'token')
-      await store.reachLoginTokens(ws, record.id, iso(now), { ...tokenScope(record), keyRevision: revision });
+    if (logsIn(record.auth)) await store.reachLoginTokens(ws, record.id, iso(now), { ...tokenScope(record), keyRevision: revision });
   };
   const revokeLoginTokens = async (ws: string, record: AccessKeyItem, revokedAt: string, now: number) => {
-    if (record.auth.type !== 'token') await store.reachLoginTokens(ws, record.id, iso(now), { revokedAt });
+    if (logsIn(record.auth)) await store.reachLoginTokens(ws, record.id, iso(now), { revokedAt });
   };
   /** The state a change of a login key writes on its workspace, with the entries of long-revoked keys removed. */
   const loginState = async (ws: string, record: AccessKeyItem, value: number, now: number): Promise<LoginKeyState | undefined> =>
-    record.auth.type === 'token'
+    !logsIn(record.auth)
       ? undefined
       : { accessKeyId: record.id, value, prune: await store.expiredLoginKeyStates(ws, Math.floor(now / 1000)) };
   return {
@@ -92,13 +110,17 @@ export function makeAccessKeyService({
     async create(principal: Principal, input: CreateInput) {
       assertMayManageAccessKeys(principal);
       const now = clock.now();
-      const auth: StoredAuth = input.auth ?? { type: 'token' };
-      if (auth.type === 'token' && input.tokenTtlSeconds !== undefined) {
+      const requested: AuthRequest = input.auth ?? { type: 'token' };
+      if (!logsIn(requested) && input.tokenTtlSeconds !== undefined) {
         throw new ValidationError('tokenTtlSeconds: only a key with auth aws_iam or oidc has login tokens');
       }
-      const token = auth.type === 'token' ? issueToken(await macs(), 'machine', principal.workspaceId) : null;
+      const id = newId('accessKey', now);
+      const token = requested.type === 'token' ? issueToken(await macs(), 'machine', principal.workspaceId) : null;
+      // An AWS key pair: the secret half leaves in this answer only and is kept sealed under the service's KMS key.
+      const aws = requested.type === 'aws_sigv4' ? newAwsKeyPair() : undefined;
+      const auth: StoredAuth = requested.type === 'aws_sigv4' ? { type: 'aws_sigv4', awsAccessKeyId: aws!.accessKeyId } : requested;
       const record: AccessKeyItem = {
-        id: newId('accessKey', now),
+        id,
         name: input.name,
         identityId: newId('machineIdentity', now),
         tokenPrefix: token && tokenPrefix(token),
@@ -110,7 +132,7 @@ export function makeAccessKeyService({
         permissions: rulesOf(input.permissions),
         allowedCidrs: input.allowedCidrs ?? [],
         auth,
-        tokenTtlSeconds: auth.type === 'token' ? null : (input.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS),
+        tokenTtlSeconds: logsIn(auth) ? (input.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS) : null,
       };
       const { name, identityId, expiresAt, permissions, allowedCidrs, tokenTtlSeconds } = record;
       const audit = auditEntry(
@@ -120,8 +142,14 @@ export function makeAccessKeyService({
         { name, identityId, expiresAt, permissions, allowedCidrs, auth, tokenTtlSeconds },
         now,
       );
-      const answer = announceAnswer({ ...withStatus(record, now), token });
-      await store.createAccessKey(principal.workspaceId, record, token === null ? undefined : hashToken(token), audit);
+      const credential = token
+        ? { tokenHash: hashToken(token) }
+        : aws && {
+            tokenHash: hashToken(aws.accessKeyId),
+            awsSecret: await sealAwsSecret(aws.secretAccessKey, awsKeyContext(principal.workspaceId, id)),
+          };
+      const answer = announceAnswer({ ...withStatus(record, now), token, ...(aws && { awsSecretAccessKey: aws.secretAccessKey }) });
+      await store.createAccessKey(principal.workspaceId, record, credential, audit);
       return answer;
     },
 

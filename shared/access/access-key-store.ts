@@ -1,5 +1,6 @@
 import { type AuditEntry, auditPut } from '../audit/index.ts';
 import type { ItemKey } from '../platform/prefetch.ts';
+import type { SealedValue } from '../platform/crypto/envelope.ts';
 import { LimitExceededError } from '../platform/errors.ts';
 import { countBy, transact, updateIf, type TransactItem } from '../platform/store/conditional.ts';
 import type { Pager } from '../platform/store/pager.ts';
@@ -43,7 +44,13 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
      * The record, its token item (only the token's hash; none for a key whose tokens come from logins), the lookup of
      * its workspace by its id (what a login reads first) and the audit entry, all or nothing.
      */
-    async createAccessKey(workspaceId: string, record: AccessKeyItem, tokenHash: string | undefined, audit: AuditEntry): Promise<void> {
+    async createAccessKey(
+      workspaceId: string,
+      record: AccessKeyItem,
+      credential: { tokenHash: string; awsSecret?: SealedValue | undefined } | undefined,
+      audit: AuditEntry,
+    ): Promise<void> {
+      const tokenHash = credential?.tokenHash;
       const token: TokenItem = {
         kind: 'machine',
         workspaceId,
@@ -53,6 +60,7 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
         revokedAt: null,
         lastUsedAt: null,
         ...tokenScope(record),
+        ...(credential?.awsSecret && { awsSecret: credential.awsSecret }),
       };
       // Only the cap is an outcome: fresh ids and 256 random bits cannot clash.
       const failed = await transact(

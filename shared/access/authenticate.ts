@@ -125,7 +125,9 @@ async function authenticateIssuedToken(
     workspace,
     prefetched,
   } = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId), { consistentWorkspace });
-  if (!record || record.workspaceId !== workspaceId) throw new AuthRequiredError('Authorization: the token is not valid');
+  // An AWS key pair's item authenticates SigV4 signatures only (shared/access/sigv4-credentials.ts), never a bearer.
+  if (!record || record.workspaceId !== workspaceId || record.awsSecret)
+    throw new AuthRequiredError('Authorization: the token is not valid');
   if (record.revokedAt) throw new AuthRequiredError('Authorization: the token has been revoked');
   if (record.expiresAt && Date.parse(record.expiresAt) <= deps.clock.now()) {
     throw new AuthRequiredError('Authorization: the token has expired');

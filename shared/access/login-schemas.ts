@@ -59,6 +59,7 @@ export const accessKeyAuthSchema = once(() =>
       type: z.literal('aws_iam'),
       principalArns: z.array(principalArnSchema()).check(z.minLength(1), z.maxLength(MAX_PRINCIPAL_ARNS)),
     }),
+    z.strictObject({ type: z.literal('aws_sigv4') }),
     z.strictObject({
       type: z.literal('oidc'),
       issuer: issuerSchema(),
@@ -114,6 +115,7 @@ export const accessKeyAuthAnswer = once(() =>
   z.discriminatedUnion('type', [
     z.object({ type: z.literal('token') }),
     z.object({ type: z.literal('aws_iam'), principalArns: z.array(z.string()) }),
+    z.object({ type: z.literal('aws_sigv4'), awsAccessKeyId: z.string() }),
     z.object({
       type: z.literal('oidc'),
       issuer: z.string(),

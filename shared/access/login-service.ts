@@ -106,6 +106,8 @@ export function makeLoginService(deps: LoginDeps) {
     if (record.revokedAt) throw refused('revoked', 'login: the access key has been revoked');
     if (record.expiresAt && Date.parse(record.expiresAt) <= now) throw refused('expired', 'login: the access key has expired');
     if (record.auth.type === 'token') throw refused('method', 'login: this access key has a token of its own and does not log in');
+    if (record.auth.type === 'aws_sigv4')
+      throw refused('method', 'login: this access key signs its requests with its own AWS key pair and does not log in');
     if (record.auth.type !== method) throw refused('method', `login: this access key logs in with ${record.auth.type}, not ${method}`);
     if (!workspace?.allowlisted) throw new Refusal('workspace_not_allowlisted', new WorkspaceNotAllowlistedError());
     if (!fromAllowedAddress(sourceIp, record.allowedCidrs)) {

@@ -1,3 +1,4 @@
+import type { SealedValue } from '../platform/crypto/envelope.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { itemKeyString, type ItemKey, type Prefetched } from '../platform/prefetch.ts';
 import { mustExist, transact, updateIf, type TransactItem } from '../platform/store/conditional.ts';
@@ -53,6 +54,11 @@ export interface TokenItem {
   allowedCidrs?: string[] | undefined;
   /** A login's token: the revision of its access key it was issued at (absent: the key's own long-lived token). */
   keyRevision?: number | undefined;
+  /**
+   * An AWS key pair's secret half, sealed (access keys with auth `aws_sigv4`): the item is then found by the hash of
+   * the key id, and only a SigV4 signature made with this secret authenticates through it, never a bearer token.
+   */
+  awsSecret?: SealedValue | undefined;
 }
 
 export interface ApiKeyItem {
@@ -78,6 +84,7 @@ const TOKEN_FIELDS: (keyof TokenItem)[] = [
   'rulesId',
   'allowedCidrs',
   'keyRevision',
+  'awsSecret',
 ];
 const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt', 'lastUsedAt'];
 

@@ -39,6 +39,14 @@ export function signingSecretContext(workspaceId: string, endpointId: string): C
   return { workspaceId, endpointId };
 }
 
+/** The keys of an access key's AWS secret access key's context (decisions.md, "The AWS Secrets Manager API"). */
+export const AWS_KEY_CONTEXT = ['workspaceId', 'accessKeyId'] as const;
+
+/** Binds an access key's AWS secret access key to its workspace and key (KMS encryption context and GCM data). */
+export function awsKeyContext(workspaceId: string, accessKeyId: string): ContextOf<typeof AWS_KEY_CONTEXT> {
+  return { workspaceId, accessKeyId };
+}
+
 /** The keys of a stored idempotent answer's context (an answer that carries a one-time token or signing secret). */
 export const IDEMPOTENT_ANSWER_CONTEXT = ['workspaceId', 'idempotencyRecord'] as const;
 

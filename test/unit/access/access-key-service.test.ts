@@ -10,13 +10,20 @@ const DAY = 86_400_000;
 
 /** An access-key store in memory; a revoke is conditional on the key being active and on its token hash. */
 function harness() {
-  const keys = new Map<string, AccessKeyItem & { tokenHash: string | undefined }>();
+  const keys = new Map<string, AccessKeyItem & { tokenHash: string | undefined; awsSecret?: unknown }>();
+  const sealed: { plaintext: string; context: Record<string, string> }[] = [];
+  const cipher = {
+    encrypt: async (plaintext: string, context: Record<string, string>) => {
+      sealed.push({ plaintext, context });
+      return { v: 1, alg: 'test', ciphertext: Buffer.from(`sealed:${sealed.length}`).toString('base64') } as never;
+    },
+  };
   const reached: { id: string; fields: Record<string, unknown> }[] = [];
   const audits: AuditEntry[] = [];
   const revokeWrites: string[] = [];
   const store: AccessKeyServiceStore = {
-    async createAccessKey(_ws, record, tokenHash, audit) {
-      keys.set(record.id, { ...record, tokenHash });
+    async createAccessKey(_ws, record, credential, audit) {
+      keys.set(record.id, { ...record, tokenHash: credential?.tokenHash, awsSecret: credential?.awsSecret });
       audits.push(audit);
     },
     getAccessKey: async (_ws, id) => {
@@ -51,7 +58,8 @@ function harness() {
   };
   const clock = fakeClock();
   return {
-    service: makeAccessKeyService({ store, clock, macs: testMacs }),
+    service: makeAccessKeyService({ store, clock, macs: testMacs, cipher }),
+    sealed,
     store,
     keys,
     audits,
@@ -63,6 +71,54 @@ function harness() {
 }
 
 describe('access-key service: create', () => {
+  it("an aws_sigv4 key: a key pair, its secret in the answer only and sealed under the key's context, no token", async () => {
+    // Prepare
+    const h = harness();
+    // Act
+    const created = await h.service.create(h.caller, { name: 'eso', auth: { type: 'aws_sigv4' } });
+    // Assess: AWS's forms, the id in the record, the secret shown once
+    const { awsAccessKeyId } = created.auth as { awsAccessKeyId: string };
+    expect(awsAccessKeyId).toMatch(/^AKSM[A-Z2-7]{16}$/);
+    expect(created.awsSecretAccessKey).toMatch(/^[A-Za-z0-9+/]{40}$/);
+    expect(created.token).toBeNull();
+    expect(created.tokenPrefix).toBeNull();
+    expect(created.tokenTtlSeconds).toBeNull();
+    // The token item is found by the key id's hash and carries the secret sealed under {workspaceId, accessKeyId}
+    const stored = h.keys.get(created.id)!;
+    expect(stored.tokenHash).toBe(hashToken(awsAccessKeyId));
+    expect(h.sealed).toEqual([
+      { plaintext: created.awsSecretAccessKey, context: { workspaceId: h.caller.workspaceId, accessKeyId: created.id } },
+    ]);
+    expect(stored.awsSecret).toBeDefined();
+    // Neither the record nor the audit entry holds the secret
+    expect(JSON.stringify(stored)).not.toContain(created.awsSecretAccessKey);
+    expect(JSON.stringify(h.audits)).not.toContain(created.awsSecretAccessKey);
+    expect(h.audits[0]!.metadata).toMatchObject({ auth: { type: 'aws_sigv4', awsAccessKeyId } });
+  });
+
+  it('refuses tokenTtlSeconds for an aws_sigv4 key, and two keys never share a key id', async () => {
+    const h = harness();
+    await expect(h.service.create(h.caller, { name: 'x', auth: { type: 'aws_sigv4' }, tokenTtlSeconds: 900 })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'tokenTtlSeconds: only a key with auth aws_iam or oidc has login tokens',
+    });
+    const ids = new Set<string>();
+    for (let i = 0; i < 20; i++)
+      ids.add(
+        ((await h.service.create(h.caller, { name: `k${i}`, auth: { type: 'aws_sigv4' } })).auth as { awsAccessKeyId: string })
+          .awsAccessKeyId,
+      );
+    expect(ids.size).toBe(20);
+  });
+
+  it('an aws_sigv4 key is no login key: a PATCH and a revoke reach no login tokens', async () => {
+    const h = harness();
+    const created = await h.service.create(h.caller, { name: 'eso', auth: { type: 'aws_sigv4' } });
+    await h.service.update(h.caller, created.id, { allowedCidrs: ['10.0.0.0/8'] });
+    await h.service.revoke(h.caller, created.id);
+    expect(h.reached).toEqual([]);
+  });
+
   it('the token is in the create answer only: the store keeps its SHA-256, the audit entry names neither', async () => {
     // Prepare
     const h = harness();

@@ -104,6 +104,13 @@ describe('authenticate', () => {
     expect(getCredentialContext).not.toHaveBeenCalled();
   });
 
+  it("refuses a bearer token whose item is an AWS key pair's (those authenticate SigV4 signatures only)", async () => {
+    const token = `Bearer ${issueToken(TEST_MACS, 'machine', WS)}`;
+    const awsSecret = { v: 1, alg: 'test', ciphertext: 'x' } as never;
+    await expect(setup({ kind: 'machine', awsSecret }).authenticate(token)).rejects.toMatchObject({ code: 'AUTH_REQUIRED' });
+    await expect(setup({ kind: 'machine' }).authenticate(token)).resolves.toMatchObject({ kind: 'machine' });
+  });
+
   it('refuses unknown, revoked, expired and cross-workspace tokens', async () => {
     const token = `Bearer ${issueToken(TEST_MACS, 'machine', WS)}`;
     await expect(setup(undefined).authenticate(token)).rejects.toMatchObject({ code: 'AUTH_REQUIRED' });

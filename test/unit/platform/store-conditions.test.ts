@@ -131,7 +131,7 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
   },
   writeAuditEntries: () => store.writeAuditEntries(WS, Array.from({ length: 30 }, audit)),
   createAccessKey: async () => {
-    await store.createAccessKey(WS, accessKey, 'c'.repeat(64), audit());
+    await store.createAccessKey(WS, accessKey, { tokenHash: 'c'.repeat(64) }, audit());
     // A key whose tokens come from logins: no token item, the same lookup of its workspace.
     await store.createAccessKey(
       WS,
