@@ -52,6 +52,8 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   auth: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   // The API description makes no AWS call: its floor is an empty handler.
   openapi: {},
+  // The AWS API: the secrets store's calls (a reveal, a write, a delete's batches) and the signing key's lookup.
+  aws: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
   'webhook-fanout': { dynamodb: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], sqs: QUEUE_SENDS },
   'delivery-worker': {
     dynamodb: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'],

@@ -13,8 +13,11 @@ import { PROJECT_ROOT } from '../lib/lambda-bundle.ts';
  */
 export const MANDATED_PACKAGES = ['zod', '@middy/core', 'aws-jwt-verify'] as const;
 
-/** The API functions that authenticate no bearer token (the login's): no pipeline floor of authentication for them. */
-export const UNAUTHENTICATED: readonly string[] = ['auth'];
+/**
+ * The API functions that authenticate no bearer token (the login's, and the AWS API's, which checks SigV4 signatures
+ * in a chain of its own): no pipeline floor of the REST chain's authentication for them.
+ */
+export const UNAUTHENTICATED: readonly string[] = ['auth', 'aws'];
 
 /** What a function's own code uses of the mandated packages, read from the sources its bundle was built from. */
 export interface MandatedUse {

@@ -1,5 +1,3 @@
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   AWS_KEY_CONTEXT,
   IDEMPOTENT_ANSWER_CONTEXT,
@@ -10,10 +8,9 @@ import {
 } from '../shared/platform/crypto/context.ts';
 import type { PipelineFunction } from '../shared/platform/functions.ts';
 import type { RouteGroup } from '../shared/platform/routes.ts';
-import type { KeyAccess, ServiceFunction } from './service-function.ts';
+import type { KeyAccess } from './service-function.ts';
 import {
   type AttributeUpdate,
-  checkAccess,
   INDEX_PARTITIONS as INDEX,
   PARTITIONS as P,
   type TableAccess,
@@ -40,10 +37,9 @@ export interface FunctionAccess {
 type Items = Partial<Record<TableAction, readonly string[]>>;
 
 /**
- * Authentication, in every API function: one BatchGetItem of the token item and the workspace record (the route's
- * prefetch keys ride along: see each function), or on the reveal routes the token alone (GetItem; with an `st_` token,
- * the token and the workspace record: BatchGetItem) beside an eventually consistent batch; and the sealed MAC roots
- * (GetItem, once per container) that check an issued token's checksum before any of that and name idempotency records.
+ * Authentication, in every API function: one BatchGetItem of the token item and workspace record (with the route's
+ * prefetch keys), or on the reveal routes the token alone (GetItem; an `st_` token: with the workspace, BatchGetItem)
+ * beside an eventual batch; and the sealed MAC roots (GetItem, once per container): token checksums, idempotency.
  */
 const AUTHENTICATION: Items = { BatchGetItem: [P.token, P.workspace], GetItem: [P.token, P.macKey] };
 
@@ -74,9 +70,11 @@ function merge(...parts: Items[]): Items {
  * An API function's table access: its own, plus authentication, cursors, idempotency records (unless it has no
  * route that changes state) and lastUsedAt (on the partitions it may not already update in full).
  */
-function api(own: Omit<TableAccess, 'items'> & { items: Items; idempotent?: false }): TableAccess {
-  const { idempotent, ...access } = own;
-  const items = merge(AUTHENTICATION, CURSORS, ...(idempotent === false ? [] : [IDEMPOTENCY]), own.items);
+function api(own: Omit<TableAccess, 'items'> & { items: Items; idempotent?: false; issuedTokens?: false }): TableAccess {
+  const { idempotent, issuedTokens, ...access } = own;
+  // The AWS API checks SigV4 signatures, never an issued token's checksum: no MAC roots.
+  const authentication = issuedTokens === false ? { ...AUTHENTICATION, GetItem: [P.token] } : AUTHENTICATION;
+  const items = merge(authentication, CURSORS, ...(idempotent === false ? [] : [IDEMPOTENCY]), own.items);
   const lastUsed = LAST_USED.partitions.filter((partition) => !items.UpdateItem?.includes(partition));
   const attributeUpdates = [...(lastUsed.length > 0 ? [{ ...LAST_USED, partitions: lastUsed }] : []), ...(own.attributeUpdates ?? [])];
   return { ...access, items, attributeUpdates };
@@ -146,7 +144,7 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // Creates credentials: an access key's record (AK#, in the workspace partition), its token item, the lookup of its
   // workspace by its id (AKID#) and the audit entry, under the workspace's key counter; revoke and PATCH update record,
   // token and counter, then the key's live login tokens (found by a Query of LOGINS#). A replayed creation answers
-  // the token again: its recorded answer is sealed and opened.
+  // the token again: its recorded answer is sealed and opened. An AWS key pair's secret is sealed, never opened here.
   'access-keys': {
     table: api({
       items: {
@@ -159,7 +157,6 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       createsCredentials: true,
       changesCredentials: true,
     }),
-    // Creating a key with auth aws_sigv4 seals its secret access key (never opens one: the AWS API's function does).
     keys: [{ actions: ['kms:GenerateDataKey'], contextKeys: AWS_KEY_CONTEXT }, IDEMPOTENT_ANSWER_KEY, MAC_KEY],
   },
   // Endpoints live in the workspace partition (put, update, delete, under the endpoint counter); pausing fails the
@@ -224,6 +221,21 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   },
   // Serves the API description bundled into it: no table, no key, no queue.
   openapi: {},
+  // The AWS API: a signing key's token item by its key id's hash (GetItem), then authentication as everywhere; reads
+  // and reveals as the REST reveal by path does. Opens values and the keys' secret halves; encrypts nothing yet.
+  aws: {
+    table: api({
+      items: {
+        GetItem: [P.workspace, P.secretVersions],
+        PutItem: [P.audit],
+        UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter, P.deniedAttempts],
+      },
+      idempotent: false,
+      issuedTokens: false,
+      writesAudit: true,
+    }),
+    keys: [SECRET_VALUE_CONTEXT, AWS_KEY_CONTEXT].map((contextKeys) => ({ actions: ['kms:Decrypt'], contextKeys })),
+  },
 };
 
 export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
@@ -267,22 +279,3 @@ export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
     sendsDeliveries: true,
   },
 };
-
-/** What `applyAccess` grants on: the table, the KMS key and the delivery queue. */
-export interface AccessTargets {
-  readonly table: ITable;
-  readonly key: IKey;
-  readonly deliveries: { bindSender(fn: ServiceFunction): void };
-}
-
-/** Grants `fn` exactly what `access` lists, and sets the environment variables that go with each grant. */
-export function applyAccess(fn: ServiceFunction, access: FunctionAccess, targets: AccessTargets): void {
-  // Every role, with table access or not, carries the table's Denies: a grant added later cannot forget them.
-  fn.denyTableChanges(targets.table, access.table);
-  if (access.table) {
-    checkAccess(fn.node.id, access.table);
-    fn.bindTable(targets.table, access.table);
-  }
-  for (const keyAccess of access.keys ?? []) fn.bindKey(targets.key, keyAccess);
-  if (access.sendsDeliveries) targets.deliveries.bindSender(fn);
-}

@@ -18,7 +18,8 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { API_FUNCTION, handlerEntry } from '../shared/platform/functions.ts';
 import { ROUTE_GROUPS, type RouteGroup } from '../shared/platform/routes.ts';
-import { type AccessTargets, applyAccess, ROUTE_GROUP_ACCESS } from './access.ts';
+import { ROUTE_GROUP_ACCESS } from './access.ts';
+import { type AccessTargets, applyAccess } from './apply-access.ts';
 import { pascalCase, ServiceFunction } from './service-function.ts';
 import { REVEAL_ROUTE_KEYS } from './service-metrics.ts';
 
@@ -211,21 +212,28 @@ function consoleCors(origin: string): CorsPreflightOptions {
 /** The route a caller reaches without a token: throttled on its own. */
 const LOGIN_ROUTE_KEY = 'POST /api/v1/auth/login';
 
-/** Every API function but the login's authenticates, so each gets the JWT settings; only the secrets group reveals. */
+/** Every API function but the login's and the AWS API's takes JWTs, so each gets the JWT settings; two groups reveal. */
 function functionEnvironment(group: RouteGroup, props: ApiConstructProps): Record<string, string> {
+  // The AWS API authenticates SigV4 signatures only (no JWT), reveals, and names the stack's account in its ARNs.
+  if (group === 'aws') return { ...revealLimits(props), AWS_ACCOUNT_ID: Stack.of(props.table).account };
   const jwt = props.jwt;
-  const reveals = group === 'secrets' && props.revealsPerMinute !== undefined;
   return {
     ...(jwt && { JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience, JWT_JWKS_URI: jwt.jwksUri }),
     ...(jwt?.workspaceClaim && { JWT_WORKSPACE_CLAIM: jwt.workspaceClaim }),
     ...(jwt?.requiredType && { JWT_REQUIRED_TYPE: jwt.requiredType }),
     ...(jwt?.roleClaim && { JWT_ROLE_CLAIM: jwt.roleClaim }),
     ...(jwt?.defaultRole && { JWT_DEFAULT_ROLE: jwt.defaultRole }),
-    ...(reveals && { REVEAL_RATE_LIMIT_PER_MINUTE: String(props.revealsPerMinute) }),
-    ...(group === 'secrets' &&
-      props.workspaceRevealsPerMinute !== undefined && {
-        REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE: String(props.workspaceRevealsPerMinute),
-      }),
+    ...(group === 'secrets' && revealLimits(props)),
+  };
+}
+
+/** The reveal limits of a function that reveals (the secrets group and the AWS API share the same leases). */
+function revealLimits(props: ApiConstructProps): Record<string, string> {
+  return {
+    ...(props.revealsPerMinute !== undefined && { REVEAL_RATE_LIMIT_PER_MINUTE: String(props.revealsPerMinute) }),
+    ...(props.workspaceRevealsPerMinute !== undefined && {
+      REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE: String(props.workspaceRevealsPerMinute),
+    }),
   };
 }
 

@@ -12,7 +12,8 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENTITY } from '../shared/platform/store/keys.ts';
 import { DELIVERY_QUEUE, PIPELINE_FUNCTIONS, type PipelineFunction } from '../shared/platform/functions.ts';
-import { applyAccess, PIPELINE_ACCESS } from './access.ts';
+import { PIPELINE_ACCESS } from './access.ts';
+import { applyAccess } from './apply-access.ts';
 import { acknowledgeWildcardResource } from './nag.ts';
 import { pascalCase, ServiceFunction } from './service-function.ts';
 

@@ -101,6 +101,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       LOCAL_KEYRING_FILE: keyFile,
       AWS_REGION: process.env.AWS_REGION ?? 'local',
+      // The AWS Secrets Manager API answers as us-east-1 with account 000000000000 (decisions.md), whatever the
+      // local clients' own region is.
+      AWS_API_REGION: 'us-east-1',
       DELIVERY_QUEUE_URL: delivery.queueUrl,
       DELIVERY_QUEUE_ARN: delivery.queueArn,
       SQS_ENDPOINT: delivery.sqsEndpoint,

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { components } from './api.js';
+import type { components, operations } from './api.js';
 import { connectionOptions, UsageError, type ApiContext } from './cli-context.js';
 import { printFields, printJson, printTable } from './cli-output.js';
 import { formatRule, parseRuleSpec, readPermissionsFile, RuleSpecError, type PermissionRule } from './cli-rules.js';
@@ -64,7 +64,11 @@ function printKey(key: AccessKey): void {
     ['id', key.id],
     ['name', key.name],
     ['status', key.status],
-    ['token prefix', key.tokenPrefix ?? '- (its workloads log in: secrets login)'],
+    [
+      'token prefix',
+      key.tokenPrefix ?? (key.auth.type === 'aws_sigv4' ? '- (an AWS key pair)' : '- (its workloads log in: secrets login)'),
+    ],
+    ...(key.auth.type === 'aws_sigv4' ? [['AWS access key id', key.auth.awsAccessKeyId] as [string, string]] : []),
     ['permissions', key.permissions.map(formatRule)],
     ['allowed CIDRs', key.allowedCidrs.length ? key.allowedCidrs.join(', ') : 'anywhere'],
     ['expires', key.expiresAt ?? 'never'],
@@ -72,7 +76,15 @@ function printKey(key: AccessKey): void {
   ]);
 }
 
-type AuthFlags = { principalArn?: string[]; oidcIssuer?: string; audience?: string; subject?: string; claim?: string[]; tokenTtl?: number };
+type AuthFlags = {
+  auth?: 'aws-sigv4';
+  principalArn?: string[];
+  oidcIssuer?: string;
+  audience?: string;
+  subject?: string;
+  claim?: string[];
+  tokenTtl?: number;
+};
 
 /** A whole number of seconds, for --token-ttl (the API sets the bounds: 60 to 43200). */
 function seconds(text: string): number {
@@ -80,12 +92,21 @@ function seconds(text: string): number {
   return Number(text);
 }
 
+/** `auth` as a create sends it. */
+type CreateAuth = NonNullable<NonNullable<operations['createAccessKey']['requestBody']>['content']['application/json']['auth']>;
+
 /**
- * How the key's workloads prove themselves, from the flags: --principal-arn (AWS IAM), or --oidc-issuer with
- * --audience and --subject (and --claim); neither, a key with its own token. Mixing the two is a usage error.
+ * How the key's workloads prove themselves, from the flags: --auth aws-sigv4 (an AWS key pair), --principal-arn
+ * (AWS IAM), or --oidc-issuer with --audience and --subject (and --claim); none, a key with its own token. Mixing
+ * them is a usage error.
  */
-function authOf(flags: AuthFlags): components['schemas']['AccessKey']['auth'] | undefined {
+function authOf(flags: AuthFlags): CreateAuth | undefined {
   const oidc = flags.oidcIssuer !== undefined || flags.audience !== undefined || flags.subject !== undefined || flags.claim !== undefined;
+  if (flags.auth === 'aws-sigv4') {
+    if (flags.principalArn || oidc || flags.tokenTtl !== undefined)
+      throw new UsageError('--auth aws-sigv4 makes an AWS key pair: it takes no --principal-arn, --oidc-issuer or --token-ttl');
+    return { type: 'aws_sigv4' };
+  }
   if (flags.principalArn && oidc)
     throw new UsageError('--principal-arn (AWS IAM) and --oidc-issuer/--audience/--subject/--claim (OIDC) cannot be mixed');
   if (flags.principalArn) return { type: 'aws_iam', principalArns: flags.principalArn };
@@ -124,8 +145,14 @@ function registerCreate(keys: Command, api: () => ApiContext): void {
     .option('--subject <pattern>', "the OIDC token's sub, a glob (e.g. repo:acme/app:ref:refs/heads/main)")
     .option('--claim <name=value>', 'a claim the OIDC token must carry with this value; repeatable', append)
     .option('--token-ttl <seconds>', 'life of each login token, 60 to 43200 (default 900)', seconds)
+    .addOption(
+      new Option(
+        '--auth <type>',
+        'aws-sigv4: no token: an AWS key pair for the AWS Secrets Manager API (POST /), its secret shown once',
+      ).choices(['aws-sigv4']),
+    )
     .option('--json', 'the whole answer as JSON, token included');
-  connectionOptions(create)
+  connectionOptions(create, { login: false })
     .addHelpText(
       'after',
       `${RULES_HELP}\n\nWithout rules the key may read, reveal, write and delete every secret.\n\nExamples: secrets access-keys create ci-staging --allow 'environments=staging;actions=read,reveal' --allowed-cidr 203.0.113.0/24\n          secrets access-keys create deploy --permissions rules.json --deny 'keys=ROOT_*;actions=read' --expires-in-days 90\n          secrets access-keys create payments-lambda --principal-arn 'arn:aws:iam::123456789012:role/payments-*' --allow 'projects=payments;actions=reveal'\n          secrets access-keys create gha-deploy --oidc-issuer https://token.actions.githubusercontent.com --audience secrets-service --subject 'repo:acme/app:environment:production' --claim repository_owner=acme`,
@@ -144,8 +171,14 @@ function registerCreate(keys: Command, api: () => ApiContext): void {
       };
       const created = unwrap(await c.client.api.POST('/api/v1/access-keys', { body }));
       if (flags.json) return printJson(created);
-      const { token, ...record } = created;
+      const { token, awsSecretAccessKey, ...record } = created;
       printKey(record);
+      if (awsSecretAccessKey !== undefined && record.auth.type === 'aws_sigv4') {
+        process.stdout.write(
+          `\nThe secret access key is shown only this once: store it now, it cannot be shown again.\nAWS_ACCESS_KEY_ID=${record.auth.awsAccessKeyId}\nAWS_SECRET_ACCESS_KEY=${awsSecretAccessKey}\n`,
+        );
+        return;
+      }
       process.stdout.write(
         token === null
           ? `\nThis key has no token: its workloads log in (secrets login --access-key-id ${record.id} --auth …).\n`

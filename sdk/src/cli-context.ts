@@ -24,9 +24,34 @@ export interface Connection extends AuthFlags {
  * login needs; `token: false` leaves out `--token`, for `secrets login`) and the target options it uses: a command
  * takes them after its name (`secrets get KEY --env prod`), the root before it (`secrets --env prod get KEY`).
  */
-export function connectionOptions(command: Command, target: { project?: boolean; env?: boolean; token?: boolean } = {}): Command {
+export function connectionOptions(
+  command: Command,
+  target: { project?: boolean; env?: boolean; token?: boolean; login?: boolean } = {},
+): Command {
   command.option('--api-url <url>', 'the API base URL (SECRETS_API_URL)');
   if (target.token !== false) command.option('--token <token>', 'an API key, machine token or access token (SECRETS_TOKEN)');
+  if (target.login === false) {
+    // A command whose own --auth names something else (the kind of key `access-keys create` makes): it is run with a
+    // token, never by an access key that logs in (those may not manage keys), and its --auth is not the connection's.
+    OWN_AUTH.add(command);
+  } else addLoginOptions(command);
+  if (target.project) command.option('--project <slug>', 'the project (SECRETS_PROJECT, or .secrets.json)');
+  if (target.env) command.option('--env <slug>', 'the environment (SECRETS_ENV, or .secrets.json)');
+  return command;
+}
+
+/** Commands whose `--auth` is their own, not how the CLI logs in (left out of the connection's options). */
+const OWN_AUTH = new WeakSet<Command>();
+
+/** A command's options as connection options: its own `--auth`, if it has one, is not the connection's. */
+export function connectionOptsOf(command: Command): Connection {
+  const opts = command.opts<Connection>();
+  if (!OWN_AUTH.has(command)) return opts;
+  const { auth: _own, ...rest } = opts;
+  return rest as Connection;
+}
+
+function addLoginOptions(command: Command): void {
   command
     .option('--access-key-id <id>', 'instead of --token: an access key (ak_…) that logs in with --auth (SECRETS_ACCESS_KEY_ID)')
     .addOption(
@@ -40,9 +65,6 @@ export function connectionOptions(command: Command, target: { project?: boolean;
     )
     .option('--oidc-audience <aud>', "with --auth oidc in GitHub Actions: the token's audience (SECRETS_OIDC_AUDIENCE)")
     .option('--server-id <id>', "with --auth aws-iam: the service's server id (SECRETS_SERVER_ID; default the API URL's host and port)");
-  if (target.project) command.option('--project <slug>', 'the project (SECRETS_PROJECT, or .secrets.json)');
-  if (target.env) command.option('--env <slug>', 'the environment (SECRETS_ENV, or .secrets.json)');
-  return command;
 }
 
 /** The nearest `.secrets.json` ({project, env}) in this folder or a parent, as `secrets setup` writes it. */

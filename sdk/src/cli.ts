@@ -6,6 +6,7 @@ import { registerAdmin } from './cli-admin.js';
 import { registerDeleted } from './cli-deleted.js';
 import {
   connectionOptions,
+  connectionOptsOf,
   environmentId,
   EXIT,
   listSecrets,
@@ -62,7 +63,7 @@ export function program(): Command {
   const connection = () => {
     const chain: Command[] = [];
     for (let command: Command | null = running; command; command = command.parent) chain.unshift(command);
-    return Object.assign({}, ...chain.map((command) => command.opts<Connection>())) as Connection;
+    return Object.assign({}, ...chain.map(connectionOptsOf)) as Connection;
   };
   const ctx = () => resolveConnection(connection());
   register(cli, ctx, connection);

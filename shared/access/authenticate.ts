@@ -2,12 +2,14 @@ import { AuthRequiredError, ForbiddenError, ServiceUnavailableError, WorkspaceNo
 import { isId } from '../platform/ids.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Store } from '../store.ts';
+import { admitCredential, LAST_USED_GRANULARITY_MS, checkLoginKey } from './admit-credential.ts';
 import type { Authenticated, Authenticator, PrefetchKeys, RequestOrigin, RouteCall } from '../platform/http/authentication.ts';
-import type { Principal } from '../platform/principal.ts';
 import { checksumHolds, hashToken, issuedTokenShape, type IssuedTokenShape } from './tokens.ts';
 import { MacKeyMissingError, type ServiceMacs } from '../platform/crypto/mac-key.ts';
 import { loadOnce } from '../platform/on-first-use.ts';
-import { API_KEY_AUTHORITY, machineAuthority, mayCall, roleAuthority, roleFromClaims, type Role } from './permissions.ts';
+import { mayCall, roleAuthority, roleFromClaims, type Role } from './permissions.ts';
+
+export { checkLoginKey, LAST_USED_GRANULARITY_MS };
 
 /** Verifies an IdP access token and answers its claims; throws for anything invalid or expired. */
 export type AccessTokenVerifier = (token: string) => Promise<Record<string, unknown>>;
@@ -54,12 +56,6 @@ export interface AuthenticatorDeps {
   onTouchFailure?: (error: unknown) => void;
   jwt?: { verify: AccessTokenVerifier; workspaceClaim: string; roleClaim: string; defaultRole: Role } | undefined;
 }
-
-/** The source-address check, loaded by the first token that has allowedCidrs (most have none: no bytes at cold start). */
-const sourceAddresses = loadOnce(() => import('./source-address.ts'));
-
-/** `lastUsedAt` is written at most once per key and this many milliseconds, not on every request. */
-export const LAST_USED_GRANULARITY_MS = 60_000;
 
 /** Turns an `Authorization` header into a principal, or throws AUTH_REQUIRED / WORKSPACE_NOT_ALLOWLISTED. */
 export function makeAuthenticator(deps: AuthenticatorDeps): Authenticator {
@@ -128,51 +124,7 @@ async function authenticateIssuedToken(
   // An AWS key pair's item authenticates SigV4 signatures only (shared/access/sigv4-credentials.ts), never a bearer.
   if (!record || record.workspaceId !== workspaceId || record.awsSecret)
     throw new AuthRequiredError('Authorization: the token is not valid');
-  if (record.revokedAt) throw new AuthRequiredError('Authorization: the token has been revoked');
-  if (record.expiresAt && Date.parse(record.expiresAt) <= deps.clock.now()) {
-    throw new AuthRequiredError('Authorization: the token has expired');
-  }
-  // A login's token: its key revoked or changed since (the workspace item, read with the token, says so at once,
-  // whether or not the change has reached this token item yet).
-  if (record.keyRevision !== undefined) checkLoginKey(record.keyRevision, workspace?.loginKeys?.[record.credentialId]);
-  // Outside the key's networks: refused before it counts as use (no lastUsedAt, no rate-limit count).
-  if (
-    record.allowedCidrs &&
-    record.allowedCidrs.length > 0 &&
-    !(await sourceAddresses()).fromAllowedAddress(origin.sourceIp, record.allowedCidrs)
-  ) {
-    throw new ForbiddenError('Authorization: this access key may not be used from this address (allowedCidrs)');
-  }
-  if (!workspace?.allowlisted) throw new WorkspaceNotAllowlistedError();
-  const authority =
-    record.kind === 'machine' ? machineAuthority(record.rules ?? undefined, record.rulesId ?? undefined) : API_KEY_AUTHORITY;
-  const principal: Principal = {
-    workspaceId,
-    accountId: workspace.accountId,
-    kind: record.kind,
-    actorSub: record.actorSub,
-    credentialId: record.credentialId,
-    authority,
-  };
-  const now = deps.clock.now();
-  const due = !record.lastUsedAt || now - Date.parse(record.lastUsedAt) >= LAST_USED_GRANULARITY_MS;
-  if (!due) return { principal, prefetched };
-  const pending = deps.store
-    .touchCredential(record, tokenHash, new Date(now).toISOString(), new Date(now - LAST_USED_GRANULARITY_MS).toISOString())
-    .catch((error: unknown) => deps.onTouchFailure?.(error));
-  return { principal, prefetched, pending };
-}
-
-/**
- * A login token against its key's state on the workspace item: below 0, the key is revoked; above the token's
- * revision, the key's permissions or networks changed after the login and have not reached this token (the token
- * items are updated after the key): refused, and the workload logs in again for a token with the key as it is now.
- */
-export function checkLoginKey(tokenRevision: number, keyState: number | undefined): void {
-  if (keyState === undefined) return;
-  if (keyState < 0) throw new AuthRequiredError('Authorization: the token has been revoked');
-  if (keyState > tokenRevision)
-    throw new AuthRequiredError('Authorization: the access key changed after this token was issued; log in again');
+  return admitCredential(deps, { tokenHash, record, workspace, prefetched }, origin);
 }
 
 async function authenticateAccessToken(

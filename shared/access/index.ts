@@ -15,3 +15,12 @@ export {
   type AccessScope,
 } from './refusals.ts';
 export { hashToken, issueToken, tokenPrefix } from './tokens.ts';
+export {
+  makeSigV4Authenticator,
+  SignatureMismatchError,
+  UnrecognizedKeyError,
+  type SigV4Authenticator,
+  type SignedBy,
+} from './sigv4-credentials.ts';
+/** The counter of denied attempts, which every store that refuses writes through (the secrets store's wiring). */
+export { makeDenialStore } from './denial-store.ts';

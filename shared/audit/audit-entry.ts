@@ -2,9 +2,13 @@ import { OPERATOR_ACTOR, SYSTEM_ACTOR, type AuditAction } from './audit-actions.
 import type { Principal } from '../platform/principal.ts';
 import { iso } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
+import { requestInterface } from '../platform/request-interface.ts';
 import type { AuditEntry } from './audit-store.ts';
 
-/** An audit entry by `principal`; metadata always names the credential kind, and never carries a value. */
+/**
+ * An audit entry by `principal`; metadata always names the credential kind (and the interface, for an entry made
+ * through the AWS API), and never carries a value.
+ */
 export function auditEntry(
   principal: Pick<Principal, 'actorSub' | 'kind' | 'accountId'>,
   action: AuditAction,
@@ -12,12 +16,13 @@ export function auditEntry(
   metadata: Record<string, unknown>,
   now: number,
 ): AuditEntry {
+  const through = requestInterface();
   return {
     id: newId('audit', now),
     action,
     actorSub: principal.actorSub,
     target,
-    metadata: { ...metadata, credentialKind: principal.kind },
+    metadata: { ...metadata, credentialKind: principal.kind, ...(through && { interface: through }) },
     createdAt: iso(now),
     accountId: principal.accountId,
   };

@@ -14,6 +14,7 @@ const trimmed: Check<string> = (raw) => (raw.trim() ? { value: raw.trim() } : { 
 /** A non-empty string, as given. */
 const nonEmpty: Check<string> = (raw) => (raw ? { value: raw } : { rule: 'must not be empty' });
 /** A URL the WHATWG parser accepts, trimmed (and without tabs or line breaks, which the parser ignores). */
+const accountId: Check<string> = (raw) => (/^\d{12}$/.test(raw.trim()) ? { value: raw.trim() } : { rule: 'must be 12 digits' });
 const url: Check<string> = (raw) => (URL.canParse(raw.trim()) ? { value: raw.trim().replace(/[\t\n\r]/g, '') } : { rule: 'must be a URL' });
 /** An https URL: aws-jwt-verify fetches keys over https only, so anything else would refuse every JWT as invalid. */
 const httpsUrl: Check<string> = (raw) => {
@@ -79,6 +80,8 @@ export type Config = {
   };
   /** Which key provider wraps data keys; undefined where a function encrypts nothing. */
   encryption: { kind: 'kms'; keyId: string } | { kind: 'local'; keyFile: string } | undefined;
+  /** Where the AWS Secrets Manager API answers: the region requests are signed for, the account of its ARNs. */
+  aws: { region: string; account: string };
 };
 
 /**
@@ -140,6 +143,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     AWS_STS_ENDPOINT: read('AWS_STS_ENDPOINT', url),
     /** Set by Lambda: the regional STS endpoint is derived from it when AWS_STS_ENDPOINT is not set. */
     AWS_REGION: read('AWS_REGION', trimmed),
+    /** The stack's AWS account (set by the CDK stack): the account of the AWS API's secret ARNs; locally 000000000000. */
+    AWS_ACCOUNT_ID: read('AWS_ACCOUNT_ID', accountId),
+    /** The region AWS API requests are signed for, where it is not Lambda's AWS_REGION (the local stack: us-east-1). */
+    AWS_API_REGION: read('AWS_API_REGION', trimmed),
     /** The server id an IAM login must sign (`x-service-server-id`): the API's host by default in the CDK stack. */
     IAM_SERVER_ID: read('IAM_SERVER_ID', trimmed),
     /** CIDRs exempted from the SSRF guard for OIDC discovery and keys: local stack and tests only. */
@@ -184,6 +191,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       oidcAllowPrivateCidrs: c.OIDC_ALLOW_PRIVATE_CIDRS,
     },
     encryption: encryptionOf(c.KMS_KEY_ID, c.LOCAL_KEYRING_FILE),
+    /** Where the AWS Secrets Manager API answers: the region requests are signed for, the account of its ARNs. */
+    aws: { region: c.AWS_API_REGION ?? c.AWS_REGION ?? 'us-east-1', account: c.AWS_ACCOUNT_ID ?? '000000000000' },
   };
 }
 

@@ -42,6 +42,11 @@ export const ROUTE_GROUPS = {
   openapi: ['GET /api/v1/openapi.json'],
   /** A workload's login with AWS IAM or OIDC: the other route without a bearer token (it is how a workload gets one). */
   auth: ['POST /api/v1/auth/login'],
+  /**
+   * The AWS Secrets Manager API (AWS JSON 1.1, SigV4; decisions.md v1.3): one route, the operation named by the
+   * X-Amz-Target header. Not in the OpenAPI document: AWS's own service model describes it.
+   */
+  aws: ['POST /'],
   'webhook-deliveries': [
     'GET /api/v1/webhook-deliveries',
     'GET /api/v1/webhook-deliveries/{id}',

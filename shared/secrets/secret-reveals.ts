@@ -59,19 +59,23 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
   const workspaceLimit = () => deps.workspaceRevealsPerMinute ?? deps.revealsPerMinute * 10;
 
   /** The sealed value of version `version` of the secret: the head's own, or its version item; NOT_FOUND for none. */
+  /** The sealed value of version `version` and when it was written: the head's own, or its version item; NOT_FOUND for none. */
   async function sealedAt(workspaceId: string, head: StoredSecret, version: number, prefetched?: Prefetched) {
-    if (version === head.currentVersion) return head.sealed;
+    if (version === head.currentVersion) return { sealed: head.sealed, createdAt: head.updatedAt };
     const stored = version < head.currentVersion ? await store.getSecretVersion(workspaceId, head.id, version, prefetched) : undefined;
     if (!stored) throw new NotFoundError(`secret ${head.id} has no version ${version}`);
-    return stored.sealed;
+    return { sealed: stored.sealed, createdAt: stored.createdAt };
   }
 
-  /** Audits first (with the rate limit), then decrypts; no value leaves without its audit entry. */
+  /**
+   * Audits first (with the rate limit), then decrypts; no value leaves without its audit entry. Answers the value
+   * with its version, when that version was written, and the secret it is of (the AWS API names them all).
+   */
   async function reveal(principal: Principal, head: StoredSecret, version: number | undefined, prefetched?: Prefetched) {
     await permit(principal, 'reveal', head);
     const ws = principal.workspaceId;
     const wanted = version ?? head.currentVersion;
-    const sealed = await sealedAt(ws, head, wanted, prefetched);
+    const { sealed, createdAt } = await sealedAt(ws, head, wanted, prefetched);
     const now = clock.now();
     const audit = auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: wanted }, now);
     await store.recordReveal(ws, audit, {
@@ -81,7 +85,14 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
       now,
     });
     const value = await cipher.decrypt(sealed, secretContext(ws, head.id, wanted));
-    return { key: head.key, version: wanted, value };
+    const { sealed: _sealed, ...secret } = head;
+    return { key: head.key, version: wanted, value, versionCreatedAt: createdAt, secret };
+  }
+
+  /** The head at `path` if the caller may read it; NOT_FOUND (as for a secret that does not exist) otherwise. */
+  async function readableAt(principal: Principal, path: string, prefetched?: Prefetched) {
+    const found = SECRET_PATH.test(path) ? await store.getSecretByPath(principal.workspaceId, path, prefetched) : undefined;
+    return readable(principal, found, path, `no secret at path ${JSON.stringify(path)}`);
   }
 
   return {
@@ -146,8 +157,33 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
 
     /** `path` is `<projectSlug>/<envSlug>/<key>`; a path that cannot name a secret is simply not found. */
     async revealByPath(principal: Principal, path: string, version: number | undefined, prefetched?: Prefetched) {
-      const found = SECRET_PATH.test(path) ? await store.getSecretByPath(principal.workspaceId, path, prefetched) : undefined;
-      const head = await readable(principal, found, path, `no secret at path ${JSON.stringify(path)}`);
+      const head = await readableAt(principal, path, prefetched);
+      return { id: head.id, ...(await reveal(principal, head, version, prefetched)) };
+    },
+
+    /**
+     * The secret at `path` as the caller may read it (NOT_FOUND otherwise), never its value: what the AWS API's
+     * DescribeSecret and a reveal by name check before anything is revealed.
+     */
+    async readByPath(principal: Principal, path: string, prefetched?: Prefetched) {
+      const { sealed: _sealed, ...secret } = await readableAt(principal, path, prefetched);
+      return secret;
+    },
+
+    /**
+     * Reveals the secret at `path` at the version `select` chooses once the secret is known (the AWS API's
+     * GetSecretValue: a VersionId or staging label names a version only of its own secret); `select` answering
+     * undefined is NOT_FOUND, and nothing is revealed or audited.
+     */
+    async revealSelected(
+      principal: Principal,
+      path: string,
+      select: (secret: SecretRecord) => number | undefined,
+      prefetched?: Prefetched,
+    ) {
+      const head = await readableAt(principal, path, prefetched);
+      const version = select(head);
+      if (version === undefined) throw new NotFoundError(`secret ${JSON.stringify(path)} has no such version`);
       return { id: head.id, ...(await reveal(principal, head, version, prefetched)) };
     },
   };

@@ -185,7 +185,10 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const head = await readable(principal, await store.getSecretHead(ws, secretId, options.prefetched), secretId);
       await permit(principal, 'write', head);
-      const value = await cipher.decrypt(await sealedAt(ws, head, version, options.prefetched), secretContext(ws, secretId, version));
+      const value = await cipher.decrypt(
+        (await sealedAt(ws, head, version, options.prefetched)).sealed,
+        secretContext(ws, secretId, version),
+      );
       // The head carries its environment's ids and slugs (neither changes), so no environment read is needed.
       const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
       return writeNext(

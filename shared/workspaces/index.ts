@@ -3,3 +3,5 @@
  * access key or login writes with it in one transaction.
  */
 export { tokenPut, type TokenItem, type WorkspaceItem } from './workspace-store.ts';
+/** Projects and environments, which the secrets store reads (its wiring, secret-wiring.ts). */
+export { makeProjectStore } from './project-store.ts';

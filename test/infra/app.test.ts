@@ -69,9 +69,10 @@ describe('bin/app.ts', () => {
     expect(table?.DeletionPolicy).toBe('Delete');
     const functions = resources.filter((resource) => resource.Type === 'AWS::Lambda::Function');
     const apiFunctions = functions.filter((fn) => fn.Properties.Environment?.Variables.JWT_JWKS_URI === JWT.jwtJwksUri);
-    // Every route group's function but the login's, which authenticates no bearer token.
-    expect(apiFunctions).toHaveLength(Object.keys(ROUTE_GROUPS).length - 1);
-    expect(functions.filter((fn) => fn.Properties.Environment?.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(1);
+    // Every route group's function but the login's and the AWS API's, which authenticate no bearer token.
+    expect(apiFunctions).toHaveLength(Object.keys(ROUTE_GROUPS).length - 2);
+    // The two that reveal: the secrets group and the AWS API.
+    expect(functions.filter((fn) => fn.Properties.Environment?.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(2);
     expect(functions.filter((fn) => fn.Properties.Environment?.Variables.IAM_SERVER_ID === 'secrets.example.com')).toHaveLength(1);
     const logGroups = resources.filter((r) => r.Type === 'AWS::Logs::LogGroup');
     // One per function (each route group, the three of the webhook pipeline, the console's deployment), plus the API access log.

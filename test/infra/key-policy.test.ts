@@ -136,10 +136,16 @@ describe('the secrets key can be used only by the service', () => {
       secrets: [{ actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'secretId', 'version'] }, macRoots],
       audit: [macRoots],
       webhooks: [{ actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'endpointId'] }, answers, macRoots],
-      'access-keys': [answers, macRoots],
+      // Creating a key with auth aws_sigv4 seals its secret access key.
+      'access-keys': [{ actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'accessKeyId'] }, answers, macRoots],
       'webhook-deliveries': [macRoots],
       // A login signs its token's checksum with the MAC roots.
       auth: [macRoots],
+      // The AWS API opens values and the signing keys' secret halves; it checks no issued token (no MAC roots).
+      aws: [
+        { actions: ['kms:Decrypt'], context: ['workspaceId', 'secretId', 'version'] },
+        { actions: ['kms:Decrypt'], context: ['workspaceId', 'accessKeyId'] },
+      ],
       'delivery-worker': [{ actions: ['kms:Decrypt'], context: ['workspaceId', 'endpointId'] }],
     };
     for (const name of FUNCTION_NAMES) {
@@ -171,6 +177,7 @@ describe('the secrets key can be used only by the service', () => {
       'webhooks',
       'webhook-deliveries',
       'auth',
+      'aws',
       'delivery-worker',
     ];
     for (const name of FUNCTION_NAMES) {

@@ -34,6 +34,7 @@ const LOGIN_TOKENS = `LOGINS#ws_${ANY_ID}#ak_${ANY_ID}`;
 const SECRET_VALUE_CONTEXT = ['workspaceId', 'secretId', 'version'];
 const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'];
 const IDEMPOTENT_ANSWER_CONTEXT = ['workspaceId', 'idempotencyRecord'];
+const AWS_KEY_CONTEXT = ['workspaceId', 'accessKeyId'];
 
 type Items = Record<string, string[]>;
 
@@ -172,6 +173,8 @@ function expectations(): (name: FunctionName) => Statement[] {
     // it updates token items in full (revoke), so it needs no lastUsedAt-only grant.
     'access-keys': [
       ...table(api({ GetItem: [WS], Query: [WS, LOGIN_TOKENS], PutItem: [WS, ACCESS_KEY_BY_ID, TOKEN, AUDIT], UpdateItem: [WS, TOKEN] })),
+      // Creating a key with auth aws_sigv4 seals its secret access key; it never opens one.
+      kms(['kms:GenerateDataKey'], AWS_KEY_CONTEXT),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], IDEMPOTENT_ANSWER_CONTEXT),
       macKey,
     ],
@@ -226,6 +229,19 @@ function expectations(): (name: FunctionName) => Statement[] {
     ],
     // Serves a static document (issue 12): its logs, and the Denies every role carries.
     openapi: [],
+    // The AWS API: reads a secret by path (and an older version), counts and audits a reveal as the REST reveal does,
+    // and opens values and the signing keys' secret halves; no idempotency records, no MAC key.
+    aws: [
+      ...table(
+        merge(
+          { BatchGetItem: [TOKEN, WS], GetItem: [TOKEN, CURSOR_KEY], PutItem: [CURSOR_KEY] },
+          { GetItem: [WS, VERSIONS], PutItem: [AUDIT], UpdateItem: [...RATE, `DENIED#ws_${ANY_ID}#*`] },
+        ),
+      ),
+      lastUsed([TOKEN, WS]),
+      kms(['kms:Decrypt'], SECRET_VALUE_CONTEXT),
+      kms(['kms:Decrypt'], AWS_KEY_CONTEXT),
+    ],
     'webhook-fanout': [
       // UpdateItem: a first attempt whose message could not be queued is handed to the sweeper.
       ...table({ Query: [WS], PutItem: [DELIVERIES], UpdateItem: [DELIVERIES] }),
@@ -281,6 +297,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     'webhooks',
     'webhook-deliveries',
     'auth',
+    'aws',
     'delivery-worker',
   ];
   const deny = (Sid: string, actions: string[], partition: string, more: Record<string, unknown> = {}): Statement => ({

@@ -44,7 +44,7 @@ describe('ServiceStack with settings', () => {
     alarmEmail: 'oncall@example.com',
   };
 
-  it('gives every API function but the login the JWT settings, only the secrets function the reveal limit, and the login its STS endpoint and server id', () => {
+  it('gives every API function but the login and the AWS API the JWT settings, the two that reveal the reveal limit, and the login its STS endpoint and server id', () => {
     // Act
     const { stack, template } = synth(outdir.dir, settings);
 
@@ -52,7 +52,7 @@ describe('ServiceStack with settings', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     const env = (name: FunctionName) =>
       functions[idOf(stack, functionsOf(stack)[name].function)]!.Properties.Environment.Variables as Record<string, unknown>;
-    for (const group of GROUPS.filter((name) => name !== 'auth')) {
+    for (const group of GROUPS.filter((name) => name !== 'auth' && name !== 'aws')) {
       expect(env(group)).toMatchObject({
         JWT_ISSUER: JWT.issuer,
         JWT_AUDIENCE: JWT.audience,
@@ -62,14 +62,17 @@ describe('ServiceStack with settings', () => {
         JWT_DEFAULT_ROLE: 'developer',
       });
     }
-    for (const name of [...PIPELINE, 'auth' as const]) expect(Object.keys(env(name)).filter((key) => key.startsWith('JWT_'))).toEqual([]);
+    // The login authenticates nobody; the AWS API takes SigV4 signatures only.
+    for (const name of [...PIPELINE, 'auth' as const, 'aws' as const])
+      expect(Object.keys(env(name)).filter((key) => key.startsWith('JWT_'))).toEqual([]);
     // The stack's own region's STS endpoint, and by default this API's host name as the server id.
     const login = env('auth');
     expect(JSON.stringify(login.AWS_STS_ENDPOINT)).toContain('https://sts.');
     expect(JSON.stringify(login.IAM_SERVER_ID)).toContain('.execute-api.');
     for (const name of FUNCTION_NAMES.filter((n) => n !== 'auth')) expect(env(name).IAM_SERVER_ID).toBeUndefined();
-    expect(env('secrets').REVEAL_RATE_LIMIT_PER_MINUTE).toBe('30');
-    for (const name of FUNCTION_NAMES.filter((n) => n !== 'secrets')) expect(env(name).REVEAL_RATE_LIMIT_PER_MINUTE).toBeUndefined();
+    for (const name of ['secrets', 'aws'] as const) expect(env(name).REVEAL_RATE_LIMIT_PER_MINUTE).toBe('30');
+    for (const name of FUNCTION_NAMES.filter((n) => n !== 'secrets' && n !== 'aws'))
+      expect(env(name).REVEAL_RATE_LIMIT_PER_MINUTE).toBeUndefined();
     for (const fn of Object.values(functions) as Resource[]) {
       for (const setting of LOCAL_ONLY_SETTINGS) expect(fn.Properties.Environment?.Variables ?? {}).not.toHaveProperty(setting);
     }

@@ -166,6 +166,8 @@ describe('ServiceStack with defaults', () => {
       webhooks: [...common, ...key],
       'webhook-deliveries': [...common, ...queue, ...key],
       openapi: common.filter((name) => name !== 'TABLE_NAME'),
+      // The AWS API: SigV4 only (no JWT settings), the reveal limit, and the account of its ARNs.
+      aws: [...common, ...key, 'REVEAL_RATE_LIMIT_PER_MINUTE', 'AWS_ACCOUNT_ID'],
       'webhook-fanout': [...common, ...queue],
       'delivery-worker': [...common, ...queue, ...scheduler, 'KMS_KEY_ID'],
       'delivery-sweeper': [...common, ...queue],

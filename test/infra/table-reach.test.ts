@@ -86,6 +86,7 @@ const AUDIT_WRITERS: FunctionName[] = [
   'access-keys',
   'webhooks',
   'auth',
+  'aws',
   'webhook-deliveries',
   'delivery-worker',
 ];
@@ -203,6 +204,15 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('PutItem', PK.audit),
     ],
     openapi: [],
+    // The AWS API: a signing key's item by its key id's hash, then what the REST reveal by path and a read by path do.
+    aws: [
+      ...authentication.filter((need) => need.leadingKeys[0] !== PK.macKey),
+      request('GetItem', PK.workspace),
+      request('GetItem', PK.version),
+      request('PutItem', PK.audit),
+      request('UpdateItem', PK.apiKeyCounter),
+      request('UpdateItem', PK.workspaceCounter),
+    ],
     'webhook-fanout': [request('Query', PK.workspace), request('PutItem', PK.delivery), request('UpdateItem', PK.delivery)],
     'delivery-worker': [
       request('GetItem', PK.delivery),
@@ -354,10 +364,11 @@ describe('the service MAC key', () => {
     }
   });
 
-  it('lets the API functions, and only them, read it and unseal it under its two purposes alone', () => {
+  it('lets the API functions that check issued tokens, and only them, read it and unseal it under its two purposes alone', () => {
     const [keyId] = only(template, 'AWS::KMS::Key');
     for (const name of FUNCTION_NAMES) {
-      const api = API_FUNCTIONS.includes(name as never);
+      // The AWS API checks SigV4 signatures, never an issued token's checksum.
+      const api = API_FUNCTIONS.includes(name as never) && name !== 'aws';
       expect({ name, reads: can(name, request('GetItem', PK.macKey)) }).toEqual({ name, reads: api });
       const unseal = statements[name].filter((s) => JSON.stringify(s.Condition ?? {}).includes('kms:EncryptionContext:purpose'));
       expect({ name, unseal }).toEqual({

@@ -74,7 +74,13 @@ describe('the OpenAPI document', () => {
     const described = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
     );
-    expect(described.sort()).toEqual(Object.values(ROUTE_GROUPS).flat().sort());
+    // Every REST route; the AWS API's `POST /` is described by AWS's own service model.
+    expect(described.sort()).toEqual(
+      Object.entries(ROUTE_GROUPS)
+        .filter(([group]) => group !== 'aws')
+        .flatMap(([, routes]) => routes)
+        .sort(),
+    );
     const ids = Object.values(document.paths).flatMap((methods) => Object.values(methods).map((operation) => operation.operationId));
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z0-9]+$/);

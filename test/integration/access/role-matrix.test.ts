@@ -25,7 +25,9 @@ import { registerEndpoint, startReceiver, storedDelivery } from '../../support/w
 const COLUMNS = ['viewer', 'developer', 'admin', 'apiKey', 'machine', 'noRole'] as const;
 type Column = (typeof COLUMNS)[number];
 /** The routes that take no credential: the API description and the login (test/integration/login-*.test.ts). */
-const PUBLIC_ROUTES = ['GET /api/v1/openapi.json', 'POST /api/v1/auth/login'] as const;
+// Routes that take no bearer token: the API description, the login, and the AWS API (SigV4 only; a bearer token is
+// refused there, test/integration/aws/).
+const PUBLIC_ROUTES = ['GET /api/v1/openapi.json', 'POST /api/v1/auth/login', 'POST /'] as const;
 type RouteKey = Exclude<(typeof ROUTE_GROUPS)[keyof typeof ROUTE_GROUPS][number], (typeof PUBLIC_ROUTES)[number]>;
 
 /** Who may call a route: every credential; whoever may act on secrets; the workspace's administrators. */

@@ -236,6 +236,32 @@ describe('the secrets CLI: projects, environments and access keys', () => {
     );
     expect(bare.code).toBe(2);
   });
+  it('creates an AWS key pair with --auth aws-sigv4, printing the secret access key once; refuses it with login flags', async () => {
+    // Act
+    const created = await json(['access-keys', 'create', 'eso', '--auth', 'aws-sigv4']);
+    const printed = await secrets(['access-keys', 'create', 'eso-printed', '--auth', 'aws-sigv4']);
+    const mixed = await secrets([
+      'access-keys',
+      'create',
+      'x',
+      '--auth',
+      'aws-sigv4',
+      '--principal-arn',
+      'arn:aws:iam::123456789012:role/app',
+    ]);
+    // Assess
+    expect(created).toMatchObject({
+      token: null,
+      auth: { type: 'aws_sigv4', awsAccessKeyId: expect.stringMatching(/^AKSM[A-Z2-7]{16}$/) },
+    });
+    expect(created.awsSecretAccessKey).toHaveLength(40);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(/^AWS_ACCESS_KEY_ID=AKSM[A-Z2-7]{16}$/m);
+    expect(printed.stdout).toMatch(/^AWS_SECRET_ACCESS_KEY=[A-Za-z0-9+/]{40}$/m);
+    expect(printed.stdout).toMatch(/AWS access key id:\s+AKSM/);
+    expect([mixed.code, mixed.stderr]).toEqual([2, expect.stringMatching(/--auth aws-sigv4 makes an AWS key pair/)]);
+  });
+
   it('creates keys whose workloads log in: --principal-arn (AWS IAM) or --oidc-issuer with --audience, --subject and --claim; refuses a mix', async () => {
     // Act
     const iam = await json([

@@ -113,7 +113,15 @@ describe('secret service: reveals', () => {
     // Act
     const revealed = await h.service.revealById(h.caller, id, undefined);
     // Assess
-    expect(revealed).toEqual({ key: 'DB_PASSWORD', version: 1, value: 'one' });
+    // The value with its version, when it was written and the secret it is of (the AWS API names them), never sealed.
+    expect(revealed).toEqual({
+      key: 'DB_PASSWORD',
+      version: 1,
+      value: 'one',
+      versionCreatedAt: expect.any(String),
+      secret: expect.objectContaining({ key: 'DB_PASSWORD', currentVersion: 1 }),
+    });
+    expect(revealed.secret).not.toHaveProperty('sealed');
     expect(h.events).toEqual(['recordReveal', 'decrypt']);
     // The workspace ceiling (issue 11) defaults to ten times the per-credential limit.
     expect(h.reveals[0]!.limit).toEqual({ credentialId: h.caller.credentialId, perMinute: 7, workspacePerMinute: 70, now: T0 });

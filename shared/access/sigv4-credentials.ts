@@ -1,0 +1,97 @@
+import { AuthRequiredError } from '../platform/errors.ts';
+import { awsKeyContext } from '../platform/crypto/context.ts';
+import type { Cipher, SealedValue } from '../platform/crypto/envelope.ts';
+import type { Authenticated, PrefetchKeys, RequestOrigin } from '../platform/http/authentication.ts';
+import { admitCredential, type AdmissionDeps } from './admit-credential.ts';
+import { AWS_KEY_ID } from './aws-keys.ts';
+import { hashToken } from './tokens.ts';
+import type { Store } from '../store.ts';
+
+/**
+ * Who signed a request to the AWS API adapter (decisions.md, "The AWS Secrets Manager API"): the access key with
+ * auth `aws_sigv4` whose key id the signature names. Its token item (found by the key id's hash) carries the secret
+ * half, sealed; the signature is checked by the adapter's verifier (shared/aws/sigv4.ts) with it, and the key then
+ * passes what every credential passes (admitCredential: revoked, expired, networks, workspace).
+ *
+ * Per container, a key id's workspace and its opened secret are kept for at most 15 minutes, so that a steady stream
+ * of signed calls reads the token item, the workspace and the route's items in one round trip (as a bearer token
+ * does, whose form names its workspace) and costs no KMS request; a changed secret (its sealed form differs) is
+ * opened again, and revocation and every change of the key are read on every request.
+ */
+
+/** A key id that names no key, or a revoked or expired one: AWS answers UnrecognizedClientException. */
+export class UnrecognizedKeyError extends AuthRequiredError {}
+
+/** A signature that is not the one the key's secret makes: AWS answers InvalidSignatureException. */
+export class SignatureMismatchError extends AuthRequiredError {}
+
+/** How long a container keeps an opened secret access key. */
+export const SECRET_CACHE_MS = 15 * 60_000;
+
+export interface SigV4AuthenticatorDeps extends AdmissionDeps {
+  store: AdmissionDeps['store'] & Pick<Store, 'getToken' | 'getCredentialContext'>;
+  cipher: Pick<Cipher, 'decrypt'>;
+}
+
+/** What the adapter knows of the request: the key id it names, and a check of the signature with a secret. */
+export interface SignedBy {
+  accessKeyId: string;
+  /** True when the request's signature is the one `secretAccessKey` makes. */
+  signedWith(secretAccessKey: string): Promise<boolean>;
+}
+
+interface KnownKey {
+  workspaceId: string;
+  /** The sealed secret's ciphertext, to tell whether the secret opened is still this key's. */
+  sealed?: string;
+  secret?: string;
+  until: number;
+}
+
+export function makeSigV4Authenticator(deps: SigV4AuthenticatorDeps) {
+  const known = new Map<string, KnownKey>();
+
+  const secretOf = async (entry: KnownKey, accessKeyId: string, sealed: SealedValue, now: number): Promise<string> => {
+    if (entry.secret !== undefined && entry.sealed === sealed.ciphertext && entry.until > now) return entry.secret;
+    const secret = await deps.cipher.decrypt(sealed, awsKeyContext(entry.workspaceId, accessKeyId));
+    Object.assign(entry, { sealed: sealed.ciphertext, secret, until: now + SECRET_CACHE_MS });
+    return secret;
+  };
+
+  return async (signed: SignedBy, prefetch: PrefetchKeys = () => [], origin: RequestOrigin = {}): Promise<Authenticated> => {
+    const unrecognized = () => new UnrecognizedKeyError('The security token included in the request is invalid.');
+    if (!AWS_KEY_ID.test(signed.accessKeyId)) throw unrecognized();
+    const tokenHash = hashToken(signed.accessKeyId);
+    const now = deps.clock.now();
+    let entry = known.get(signed.accessKeyId);
+    if (!entry || entry.until <= now) {
+      // The first request of this key in this container: its workspace is on its token item.
+      const found = await deps.store.getToken(tokenHash);
+      if (!found?.awsSecret) throw unrecognized();
+      entry = { workspaceId: found.workspaceId, until: now + SECRET_CACHE_MS };
+      known.set(signed.accessKeyId, entry);
+    }
+    const { workspaceId } = entry;
+    const read = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId), { consistentWorkspace: true });
+    const record = read.token;
+    if (!record?.awsSecret || record.workspaceId !== workspaceId) {
+      known.delete(signed.accessKeyId);
+      throw unrecognized();
+    }
+    const accessKeyId = record.credentialId;
+    if (!(await signed.signedWith(await secretOf(entry, accessKeyId, record.awsSecret, now)))) {
+      throw new SignatureMismatchError(
+        'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
+      );
+    }
+    try {
+      return await admitCredential(deps, { tokenHash, record, workspace: read.workspace, prefetched: read.prefetched }, origin);
+    } catch (error) {
+      // A revoked or expired key is one AWS no longer knows.
+      if (error instanceof AuthRequiredError && !(error instanceof UnrecognizedKeyError)) throw unrecognized();
+      throw error;
+    }
+  };
+}
+
+export type SigV4Authenticator = ReturnType<typeof makeSigV4Authenticator>;

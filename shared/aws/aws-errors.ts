@@ -1,0 +1,48 @@
+import { SignatureMismatchError, UnrecognizedKeyError } from '../access/index.ts';
+import { ApiError } from '../platform/errors.ts';
+
+/**
+ * The one table from the service's errors to AWS's error types and statuses (decisions.md, "The AWS Secrets Manager
+ * API"; AWS's Common Errors and each operation's Errors): the services throw what they throw for REST, and only
+ * this file says what an AWS client sees. As MinIO's `cmd/api-errors.go` does for S3.
+ */
+
+/** An error in AWS's form: its `__type`, its HTTP status and a message (never a value, a token or a signature). */
+export class AwsError extends Error {
+  readonly type: string;
+  readonly status: number;
+
+  constructor(type: string, message: string, status = 400) {
+    super(message);
+    this.name = 'AwsError';
+    this.type = type;
+    this.status = status;
+  }
+}
+
+/** The AWS type of each of the service's error codes (an ApiError's `code`). */
+const BY_CODE: Readonly<Record<string, { type: string; status: number }>> = {
+  AUTH_REQUIRED: { type: 'UnrecognizedClientException', status: 400 },
+  FORBIDDEN: { type: 'AccessDeniedException', status: 400 },
+  WORKSPACE_NOT_ALLOWLISTED: { type: 'AccessDeniedException', status: 400 },
+  NOT_FOUND: { type: 'ResourceNotFoundException', status: 400 },
+  VALIDATION_ERROR: { type: 'InvalidParameterException', status: 400 },
+  PAYLOAD_TOO_LARGE: { type: 'InvalidRequestException', status: 400 },
+  CONFLICT: { type: 'InvalidRequestException', status: 400 },
+  LIMIT_EXCEEDED: { type: 'LimitExceededException', status: 400 },
+  RATE_LIMITED: { type: 'ThrottlingException', status: 400 },
+  SERVICE_UNAVAILABLE: { type: 'InternalServiceError', status: 500 },
+};
+
+/** What an AWS client is told for anything thrown while handling its request. */
+export function toAwsError(error: unknown): AwsError {
+  if (error instanceof AwsError) return error;
+  if (error instanceof SignatureMismatchError) return new AwsError('InvalidSignatureException', error.message);
+  if (error instanceof UnrecognizedKeyError) return new AwsError('UnrecognizedClientException', error.message);
+  if (error instanceof ApiError) {
+    const mapped = BY_CODE[error.code];
+    if (mapped) return new AwsError(mapped.type, error.message, mapped.status);
+  }
+  // Anything else is ours, and says nothing of itself (it is logged by name and stack frames only).
+  return new AwsError('InternalServiceError', 'An error occurred on the server side.', 500);
+}

@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type * as core from 'zod/v4/core';
+import type { SigV4Authenticator } from '../access/index.ts';
+import { requestLogger, type RequestLog } from '../platform/logger.ts';
+import { parseInput } from '../platform/http/validation.ts';
+import type { Principal } from '../platform/principal.ts';
+import { runThroughInterface } from '../platform/request-interface.ts';
+import { AwsError, toAwsError } from './aws-errors.ts';
+import { checkScope, isRefusal, parseAuthorization, signatureHolds, type SignedRequest } from './sigv4.ts';
+
+/**
+ * The AWS Secrets Manager API's one route, `POST /` (decisions.md, "The AWS Secrets Manager API"): AWS JSON 1.1 in
+ * and out. A request is read (its body base64-decoded as API Gateway hands this content type over), its SigV4
+ * signature checked (shared/aws/sigv4.ts) against the access key it names (shared/access/sigv4-credentials.ts), and
+ * its operation (`X-Amz-Target: secretsmanager.<Operation>`) run with the caller's principal through the same
+ * services as REST, marked as made through the AWS interface (its audit entries say so). Every error leaves through
+ * one table (aws-errors.ts) with `x-amzn-RequestId` and `x-amzn-ErrorType`, as AWS sends them.
+ */
+
+type ApiEvent = APIGatewayProxyEventV2;
+type ApiResult = APIGatewayProxyStructuredResultV2;
+
+/** One operation: its input schema (AWS's field names) and what it does for a principal. */
+export interface AwsOperation<S extends core.$ZodType = core.$ZodType> {
+  input: S;
+  handle(principal: Principal, input: core.output<S>, log: RequestLog): Promise<object>;
+}
+
+/** Defines an operation, its input's type inferred from its schema. */
+export const defineOperation = <S extends core.$ZodType>(operation: AwsOperation<S>): AwsOperation => operation as unknown as AwsOperation;
+
+/** Operations of AWS's API this service does not serve: InvalidRequestException, naming it. */
+export const UNSUPPORTED_OPERATIONS = new Set([
+  'DeleteResourcePolicy',
+  'GetResourcePolicy',
+  'PutResourcePolicy',
+  'ValidateResourcePolicy',
+  'ReplicateSecretToRegions',
+  'RemoveRegionsFromReplication',
+  'StopReplicationToReplica',
+]);
+
+const MAX_BODY_BYTES = 256 * 1024;
+const CONTENT_TYPE = 'application/x-amz-json-1.1';
+
+export interface AwsHandlerDeps {
+  authenticate: SigV4Authenticator;
+  operations: Readonly<Record<string, AwsOperation>>;
+  /** The region requests must be signed for. */
+  region: string;
+  now: () => number;
+}
+
+function answer(requestId: string, status: number, body: object, errorType?: string): ApiResult {
+  return {
+    statusCode: status,
+    headers: {
+      'content-type': CONTENT_TYPE,
+      'x-amzn-requestid': requestId,
+      'cache-control': 'no-store',
+      ...(errorType && { 'x-amzn-errortype': errorType }),
+    },
+    body: JSON.stringify(body),
+  };
+}
+
+/** The request as it was signed: lower-case header names, the body's bytes as the client sent them. */
+function signedRequestOf(event: ApiEvent): SignedRequest {
+  const raw = event.body ?? '';
+  const body = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+  if (body.length > MAX_BODY_BYTES)
+    throw new AwsError('InvalidRequestException', `The request body must be at most ${MAX_BODY_BYTES} bytes.`);
+  const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value ?? '']));
+  const query = Object.fromEntries(new URLSearchParams(event.rawQueryString ?? ''));
+  return { method: event.requestContext.http.method, path: event.rawPath || '/', query, headers, body };
+}
+
+/** The operation the target names, or the error AWS answers for it. */
+function operationOf(target: string | undefined, operations: AwsHandlerDeps['operations']): [string, AwsOperation] {
+  const name = /^secretsmanager\.([A-Za-z]{1,64})$/.exec(target ?? '')?.[1];
+  if (name !== undefined && Object.hasOwn(operations, name)) return [name, operations[name]!];
+  if (name !== undefined && UNSUPPORTED_OPERATIONS.has(name)) {
+    throw new AwsError('InvalidRequestException', `${name} is not supported by this service.`);
+  }
+  throw new AwsError('UnknownOperationException', `The operation ${JSON.stringify(target ?? '')} is not known.`);
+}
+
+/** The JSON object of the body (an empty body is `{}`, as the SDKs send for operations without input). */
+function inputOf(body: Buffer): unknown {
+  if (body.length === 0) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+  } catch {
+    throw new AwsError('SerializationException', 'The request body is not valid JSON.');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new AwsError('SerializationException', 'The request body must be a JSON object.');
+  }
+  return parsed;
+}
+
+export function makeAwsHandler(deps: AwsHandlerDeps) {
+  return middy<ApiEvent, ApiResult>().handler(async (event) => {
+    const requestId = randomUUID();
+    const log = requestLogger(requestId);
+    const started = Date.now();
+    let operation = 'unknown';
+    let result: ApiResult;
+    let pending: Promise<void> | undefined;
+    try {
+      const request = signedRequestOf(event);
+      const auth = parseAuthorization(request.headers.authorization);
+      if (isRefusal(auth)) throw new AwsError(auth.type, auth.message, auth.type === 'MissingAuthenticationToken' ? 403 : 400);
+      const signingDate = checkScope(request, auth, { region: deps.region, now: deps.now() });
+      if (!(signingDate instanceof Date)) throw new AwsError(signingDate.type, signingDate.message);
+      const sessionToken = request.headers['x-amz-security-token'];
+      const authenticated = await deps.authenticate(
+        {
+          accessKeyId: auth.accessKeyId,
+          signedWith: (secretAccessKey) => signatureHolds(request, auth, { secretAccessKey, sessionToken }, signingDate),
+        },
+        undefined,
+        { sourceIp: event.requestContext.http.sourceIp },
+      );
+      pending = authenticated.pending;
+      const [name, chosen] = operationOf(request.headers['x-amz-target'], deps.operations);
+      operation = name;
+      const input = parseInput(chosen.input, inputOf(request.body));
+      const output = await runThroughInterface('aws', () => chosen.handle(authenticated.principal, input, log));
+      result = answer(requestId, 200, output);
+    } catch (thrown) {
+      const error = toAwsError(thrown);
+      if (error.status >= 500)
+        log.error('unhandled error', {
+          errorName: (thrown as Error | undefined)?.name,
+          frames: (thrown as Error | undefined)?.stack?.split('\n').slice(1).join('\n'),
+        });
+      result = answer(requestId, error.status, { __type: error.type, message: error.message }, error.type);
+    }
+    // Lambda freezes the container once the handler returns: started work (a key's lastUsedAt) must end first.
+    await pending;
+    log[result.statusCode! >= 500 ? 'error' : 'info']('request completed', {
+      routeKey: event.routeKey,
+      operation,
+      status: result.statusCode,
+      durationMs: Date.now() - started,
+      ...(result.headers?.['x-amzn-errortype'] ? { errorType: result.headers['x-amzn-errortype'] } : {}),
+    });
+    return result;
+  });
+}

@@ -1,0 +1,45 @@
+import type { Clock } from '../platform/clock.ts';
+import type { Config } from '../platform/config.ts';
+import type { Cipher } from '../platform/crypto/envelope.ts';
+import { logger } from '../platform/logger.ts';
+import type { Pager } from '../platform/store/pager.ts';
+import type { Db } from '../platform/store/send.ts';
+import { makeDenialStore } from '../access/index.ts';
+import { makeProjectStore } from '../workspaces/index.ts';
+import { makeDeletedSecretStore } from './deleted-secret-store.ts';
+import { makeEnvironmentSearchStore } from './environment-search-store.ts';
+import { makeEnvironmentValueStore } from './environment-value-store.ts';
+import { makeRevealLimiter } from './reveal-limit-store.ts';
+import { makeSecretService } from './secret-service.ts';
+import { makeSecretStore } from './secret-store.ts';
+
+/**
+ * The secrets service as a function builds it once per container: the REST secrets group and the AWS API, so both
+ * reveal through one limiter (the same rate-limit leases) and log the same warnings.
+ */
+export function secretsStore(db: Db, pager: Pager) {
+  // One limiter for both reveal routes and the bulk reveal: they spend the same rate-limit leases.
+  const limiter = makeRevealLimiter(db);
+  return {
+    ...makeProjectStore(db, pager),
+    ...makeSecretStore(db, pager, limiter),
+    ...makeDeletedSecretStore(db, pager),
+    ...makeEnvironmentValueStore(db, pager, limiter),
+    ...makeDenialStore(db),
+    ...makeEnvironmentSearchStore(db, pager),
+  };
+}
+
+const errorName = (error: unknown) => (error as { name?: string } | null)?.name;
+
+export function secretServiceOf(deps: { config: Config; store: ReturnType<typeof secretsStore>; cipher: Cipher; clock: Clock }) {
+  return makeSecretService({
+    store: deps.store,
+    cipher: deps.cipher,
+    clock: deps.clock,
+    revealsPerMinute: deps.config.revealsPerMinute,
+    workspaceRevealsPerMinute: deps.config.workspaceRevealsPerMinute,
+    onPurgeFailure: (secretId, error) => logger.warn('secret versions left to purge', { secretId, errorName: errorName(error) }),
+    onDenialAuditFailure: (error) => logger.warn('could not audit a denied attempt', { errorName: errorName(error) }),
+  });
+}

@@ -1,0 +1,219 @@
+import {
+  DescribeSecretCommand,
+  GetRandomPasswordCommand,
+  GetResourcePolicyCommand,
+  GetSecretValueCommand,
+  ListSecretVersionIdsCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { arnSuffix, derivedVersionId } from '../../../shared/aws/names.ts';
+import { call, localStore, newWorkspace } from '../../support/api.ts';
+import { newEnvironment } from '../../support/secrets.ts';
+
+type Ws = Awaited<ReturnType<typeof newWorkspace>>;
+
+/** The AWS SDK for JavaScript, pointed at the local stack as decisions.md says: the endpoint is the base URL. */
+function client(credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }, region = 'us-east-1') {
+  return new SecretsManagerClient({ endpoint: inject('stack').baseUrl, region, credentials, maxAttempts: 1 });
+}
+
+/** An access key with auth aws_sigv4, made through the REST API; answers its key pair and id. */
+async function awsKey(ws: Ws, body: Record<string, unknown> = {}) {
+  const created = await call('POST', '/api/v1/access-keys', {
+    token: ws.apiKey,
+    body: { name: 'eso', auth: { type: 'aws_sigv4' }, ...body },
+  });
+  expect(created.status).toBe(201);
+  const key = created.body.data;
+  return {
+    id: key.id as string,
+    identityId: key.identityId as string,
+    accessKeyId: key.auth.awsAccessKeyId as string,
+    secretAccessKey: key.awsSecretAccessKey as string,
+  };
+}
+
+describe('the AWS Secrets Manager API (POST /) through the AWS SDK for JavaScript', () => {
+  let ws: Ws;
+  let envId: string;
+  let secretId: string;
+  let key: Awaited<ReturnType<typeof awsKey>>;
+  beforeAll(async () => {
+    ws = await newWorkspace();
+    envId = (await newEnvironment(ws.apiKey, { project: 'payments-api', environment: 'production' })).environment.id;
+    const put = (value: string) =>
+      call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key: 'DB_URL', value } });
+    secretId = (await put('postgres://one')).body.data.id;
+    await put('postgres://two');
+    key = await awsKey(ws);
+  });
+
+  it('creates a key pair in AWS form, the secret shown once and the id on the record', async () => {
+    expect(key.accessKeyId).toMatch(/^AKSM[A-Z2-7]{16}$/);
+    expect(key.secretAccessKey).toHaveLength(40);
+    const listed = (await call('GET', '/api/v1/access-keys', { token: ws.apiKey })).body.data.find(
+      (item: { id: string }) => item.id === key.id,
+    );
+    expect(listed.auth).toEqual({ type: 'aws_sigv4', awsAccessKeyId: key.accessKeyId });
+    expect(JSON.stringify(listed)).not.toContain(key.secretAccessKey);
+  });
+
+  it('GetSecretValue by name, ARN and partial ARN, and by stage and VersionId; audited with interface aws', async () => {
+    const sm = client(key);
+    const current = await sm.send(new GetSecretValueCommand({ SecretId: 'payments-api/production/DB_URL' }));
+    const arn = `arn:aws:secretsmanager:us-east-1:000000000000:secret:payments-api/production/DB_URL-${arnSuffix(secretId)}`;
+    expect(current).toMatchObject({
+      ARN: arn,
+      Name: 'payments-api/production/DB_URL',
+      SecretString: 'postgres://two',
+      VersionId: derivedVersionId(secretId, 2),
+      VersionStages: ['AWSCURRENT'],
+    });
+    expect(current.CreatedDate).toBeInstanceOf(Date);
+    expect((await sm.send(new GetSecretValueCommand({ SecretId: arn }))).SecretString).toBe('postgres://two');
+    expect((await sm.send(new GetSecretValueCommand({ SecretId: arn.slice(0, -7) }))).SecretString).toBe('postgres://two');
+    const previous = await sm.send(new GetSecretValueCommand({ SecretId: arn, VersionStage: 'AWSPREVIOUS' }));
+    expect(previous).toMatchObject({
+      SecretString: 'postgres://one',
+      VersionStages: ['AWSPREVIOUS'],
+      VersionId: derivedVersionId(secretId, 1),
+    });
+    const byId = await sm.send(new GetSecretValueCommand({ SecretId: arn, VersionId: derivedVersionId(secretId, 1) }));
+    expect(byId.SecretString).toBe('postgres://one');
+    // Every value answered is a secret.reveal entry by the key's identity, made through the AWS interface.
+    const audit = await localStore().store.listAudit(ws.workspaceId, { limit: 10 }, { target: secretId, action: 'secret.reveal' });
+    expect(audit.items).toHaveLength(5);
+    expect(
+      audit.items.every((entry) => entry.actorSub === key.identityId && (entry.metadata as { interface?: string }).interface === 'aws'),
+    ).toBe(true);
+  });
+
+  it('DescribeSecret shows the names, dates and the two staged versions, and never a value', async () => {
+    const described = await client(key).send(new DescribeSecretCommand({ SecretId: 'payments-api/production/DB_URL' }));
+    expect(described).toMatchObject({
+      Name: 'payments-api/production/DB_URL',
+      RotationEnabled: false,
+      VersionIdsToStages: { [derivedVersionId(secretId, 2)]: ['AWSCURRENT'], [derivedVersionId(secretId, 1)]: ['AWSPREVIOUS'] },
+    });
+    expect(JSON.stringify(described)).not.toContain('postgres://');
+  });
+
+  it('ListSecretVersionIds: the staged versions by default, every version page by page with IncludeDeprecated', async () => {
+    const sm = client(key);
+    await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key: 'ROTATED', value: 'a' } });
+    for (const value of ['b', 'c'])
+      await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key: 'ROTATED', value } });
+    const staged = await sm.send(new ListSecretVersionIdsCommand({ SecretId: 'payments-api/production/ROTATED' }));
+    expect(staged.Versions?.map((v) => v.VersionStages)).toEqual([['AWSCURRENT'], ['AWSPREVIOUS']]);
+    const first = await sm.send(
+      new ListSecretVersionIdsCommand({ SecretId: 'payments-api/production/ROTATED', IncludeDeprecated: true, MaxResults: 2 }),
+    );
+    expect(first.Versions).toHaveLength(2);
+    expect(first.NextToken).toEqual(expect.any(String));
+    const second = await sm.send(
+      new ListSecretVersionIdsCommand({
+        SecretId: 'payments-api/production/ROTATED',
+        IncludeDeprecated: true,
+        MaxResults: 2,
+        NextToken: first.NextToken,
+      }),
+    );
+    expect(second.Versions?.map((v) => v.VersionStages)).toEqual([[]]);
+    expect(second.NextToken).toBeUndefined();
+    await expect(
+      sm.send(new ListSecretVersionIdsCommand({ SecretId: 'payments-api/production/ROTATED', IncludeDeprecated: true, NextToken: 'nope' })),
+    ).rejects.toMatchObject({ name: 'InvalidNextTokenException' });
+  });
+
+  it("answers AWS error types: a missing secret, a wrong suffix, another region's ARN, an unknown version", async () => {
+    const sm = client(key);
+    const notFound = { name: 'ResourceNotFoundException', $metadata: expect.objectContaining({ httpStatusCode: 400 }) };
+    await expect(sm.send(new GetSecretValueCommand({ SecretId: 'payments-api/production/NOPE' }))).rejects.toMatchObject(notFound);
+    await expect(
+      sm.send(
+        new GetSecretValueCommand({
+          SecretId: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:payments-api/production/DB_URL-zzzzzz',
+        }),
+      ),
+    ).rejects.toMatchObject(notFound);
+    await expect(
+      sm.send(
+        new GetSecretValueCommand({ SecretId: 'arn:aws:secretsmanager:eu-west-1:000000000000:secret:payments-api/production/DB_URL' }),
+      ),
+    ).rejects.toMatchObject(notFound);
+    await expect(
+      sm.send(new GetSecretValueCommand({ SecretId: 'payments-api/production/DB_URL', VersionStage: 'AWSPENDING' })),
+    ).rejects.toMatchObject(notFound);
+    await expect(sm.send(new GetResourcePolicyCommand({ SecretId: 'x' }))).rejects.toMatchObject({
+      name: 'InvalidRequestException',
+      message: 'GetResourcePolicy is not supported by this service.',
+    });
+  });
+
+  it("refuses a wrong secret, an unknown key id, another region, a revoked key and a bearer token, with AWS's types", async () => {
+    const get = new GetSecretValueCommand({ SecretId: 'payments-api/production/DB_URL' });
+    await expect(client({ ...key, secretAccessKey: 'x'.repeat(40) }).send(get)).rejects.toMatchObject({
+      name: 'InvalidSignatureException',
+    });
+    await expect(client({ ...key, accessKeyId: 'AKSMAAAAAAAAAAAAAAAA' }).send(get)).rejects.toMatchObject({
+      name: 'UnrecognizedClientException',
+    });
+    await expect(client(key, 'eu-west-1').send(get)).rejects.toMatchObject({ name: 'InvalidSignatureException' });
+    const bearer = await fetch(`${inject('stack').baseUrl}/`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${ws.apiKey}`,
+        'content-type': 'application/x-amz-json-1.1',
+        'x-amz-target': 'secretsmanager.GetSecretValue',
+      },
+      body: '{"SecretId":"payments-api/production/DB_URL"}',
+    });
+    expect([bearer.status, bearer.headers.get('x-amzn-errortype'), ((await bearer.json()) as { __type: string }).__type]).toEqual([
+      400,
+      'IncompleteSignature',
+      'IncompleteSignature',
+    ]);
+    const unsigned = await fetch(`${inject('stack').baseUrl}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-amz-json-1.1' },
+      body: '{}',
+    });
+    expect([unsigned.status, unsigned.headers.get('x-amzn-errortype')]).toEqual([403, 'MissingAuthenticationToken']);
+    const revoked = await awsKey(ws);
+    expect((await call('POST', `/api/v1/access-keys/${revoked.id}/revoke`, { token: ws.apiKey })).status).toBe(200);
+    await expect(client(revoked).send(get)).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+  });
+
+  it('a scoped key sees only its rules: what it may not read is ResourceNotFoundException, what it may read but not reveal is AccessDeniedException', async () => {
+    const other = (await newEnvironment(ws.apiKey, { project: 'billing', environment: 'production' })).environment.id;
+    await call('PUT', `/api/v1/environments/${other}/secrets`, { token: ws.apiKey, body: { key: 'TOKEN', value: 'billing-token' } });
+    const readOnly = await awsKey(ws, { permissions: [{ projects: ['payments-api'], actions: ['read'] }] });
+    const sm = client(readOnly);
+    await expect(sm.send(new GetSecretValueCommand({ SecretId: 'billing/production/TOKEN' }))).rejects.toMatchObject({
+      name: 'ResourceNotFoundException',
+    });
+    await expect(sm.send(new GetSecretValueCommand({ SecretId: 'payments-api/production/DB_URL' }))).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+    });
+    expect((await sm.send(new DescribeSecretCommand({ SecretId: 'payments-api/production/DB_URL' }))).Name).toBe(
+      'payments-api/production/DB_URL',
+    );
+  });
+
+  it('refuses a key used from outside its allowedCidrs with AccessDeniedException', async () => {
+    const fenced = await awsKey(ws, { allowedCidrs: ['10.9.9.0/24'] });
+    await expect(client(fenced).send(new GetSecretValueCommand({ SecretId: 'payments-api/production/DB_URL' }))).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+    });
+  });
+
+  it('GetRandomPassword answers a password of the asked length and classes', async () => {
+    const { RandomPassword } = await client(key).send(new GetRandomPasswordCommand({ PasswordLength: 24, ExcludePunctuation: true }));
+    expect(RandomPassword).toMatch(/^[A-Za-z0-9]{24}$/);
+    expect(RandomPassword).toMatch(/[A-Z]/);
+    expect(RandomPassword).toMatch(/[a-z]/);
+    expect(RandomPassword).toMatch(/[0-9]/);
+  });
+});
