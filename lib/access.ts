@@ -229,7 +229,13 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
         GetItem: [P.workspace, P.secretVersions],
         PutItem: [P.audit],
         UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter, P.deniedAttempts],
+        // ListSecretVersionIds pages a secret's versions; ListSecrets by a key scoped to a few projects finds their
+        // environments (and, for one never searched, indexes its key items: GSI4 keys, searchIndexed).
+        Query: [P.workspace, P.secretVersions],
       },
+      attributeUpdates: [{ partitions: [P.workspace], attributes: ['searchIndexed', 'GSI4PK', 'GSI4SK'] }],
+      // ListSecrets reads the workspace's search index, or a scoped key's environments' GSI4 partitions.
+      indexQueries: { GSI1: [INDEX.workspaceSecrets], GSI4: [INDEX.environmentSecrets] },
       idempotent: false,
       issuedTokens: false,
       writesAudit: true,

@@ -1,5 +1,6 @@
 import { makeSigV4Authenticator } from '../../shared/access/index.ts';
 import { makeAwsHandler } from '../../shared/aws/aws-handler.ts';
+import { makeListSecrets } from '../../shared/aws/list-secrets.ts';
 import { getRandomPassword } from '../../shared/aws/random-password.ts';
 import { makeSecretOperations } from '../../shared/aws/secret-operations.ts';
 import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
@@ -26,7 +27,11 @@ const authenticate = makeSigV4Authenticator({
 /** Lambda entry of the AWS Secrets Manager API (`POST /`). */
 export const handler = makeAwsHandler({
   authenticate,
-  operations: { ...makeSecretOperations(secrets, config.aws), GetRandomPassword: getRandomPassword },
+  operations: {
+    ...makeSecretOperations(secrets, config.aws),
+    ListSecrets: makeListSecrets(secrets, config.aws),
+    GetRandomPassword: getRandomPassword,
+  },
   region: config.aws.region,
   now: clock.now,
 });

@@ -14,10 +14,19 @@ export type SecretSearchStore = Pick<Store, 'searchSecrets' | 'searchEnvironment
  * reading on past what it may not see.
  */
 export function makeSecretSearch(store: SecretSearchStore) {
-  return async function search(principal: Principal, q: string | undefined, page: PageRequest) {
+  /**
+   * `matching` (the AWS API's ListSecrets filters) keeps only the secrets it accepts, read on past the others as a
+   * scoped caller's rules are; it reads the workspace's index.
+   */
+  return async function search(
+    principal: Principal,
+    q: string | undefined,
+    page: PageRequest,
+    matching?: (record: SecretRecord) => boolean,
+  ) {
     const ws = principal.workspaceId;
     const { policy } = principal.authority;
-    const scope = policy.seesEverything ? undefined : policy.literalScope;
+    const scope = policy.seesEverything || matching ? undefined : policy.literalScope;
     let result;
     if (scope && scope.size <= MAX_SEARCHED_PROJECTS) {
       const environments = (await store.environmentsOfProjects(ws, [...scope.keys()])).filter((e) => {
@@ -29,7 +38,8 @@ export function makeSecretSearch(store: SecretSearchStore) {
         policy.allows('read', { project: e.projectSlug, environment: e.slug, key }),
       );
     } else {
-      const keep = policy.seesEverything ? undefined : (record: SecretRecord) => policy.allows('read', targetOf(record));
+      const readable = policy.seesEverything ? undefined : (record: SecretRecord) => policy.allows('read', targetOf(record));
+      const keep = matching && readable ? (record: SecretRecord) => readable(record) && matching(record) : (matching ?? readable);
       result = await store.searchSecrets(ws, q, page, keep);
     }
     return { ...result, items: result.items.map((record) => ({ ...record, path: secretPath(record) })) };

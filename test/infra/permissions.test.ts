@@ -235,9 +235,12 @@ function expectations(): (name: FunctionName) => Statement[] {
       ...table(
         merge(
           { BatchGetItem: [TOKEN, WS], GetItem: [TOKEN, CURSOR_KEY], PutItem: [CURSOR_KEY] },
-          { GetItem: [WS, VERSIONS], PutItem: [AUDIT], UpdateItem: [...RATE, `DENIED#ws_${ANY_ID}#*`] },
+          { GetItem: [WS, VERSIONS], PutItem: [AUDIT], UpdateItem: [...RATE, `DENIED#ws_${ANY_ID}#*`], Query: [WS, VERSIONS] },
         ),
       ),
+      updatesOnly([WS], ['searchIndexed', 'GSI4PK', 'GSI4SK']),
+      index('GSI1', [`SECRETS#ws_${ANY_ID}`]),
+      index('GSI4', [`ESEC#ws_${ANY_ID}#*`]),
       lastUsed([TOKEN, WS]),
       kms(['kms:Decrypt'], SECRET_VALUE_CONTEXT),
       kms(['kms:Decrypt'], AWS_KEY_CONTEXT),

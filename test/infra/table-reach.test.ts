@@ -212,6 +212,10 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('PutItem', PK.audit),
       request('UpdateItem', PK.apiKeyCounter),
       request('UpdateItem', PK.workspaceCounter),
+      request('Query', PK.workspace),
+      request('Query', PK.version),
+      { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'searchIndexed'] },
+      query('GSI1', GSI.workspaceSecrets),
     ],
     'webhook-fanout': [request('Query', PK.workspace), request('PutItem', PK.delivery), request('UpdateItem', PK.delivery)],
     'delivery-worker': [

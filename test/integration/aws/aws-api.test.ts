@@ -4,6 +4,8 @@ import {
   GetResourcePolicyCommand,
   GetSecretValueCommand,
   ListSecretVersionIdsCommand,
+  ListSecretsCommand,
+  paginateListSecrets,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -125,6 +127,35 @@ describe('the AWS Secrets Manager API (POST /) through the AWS SDK for JavaScrip
     await expect(
       sm.send(new ListSecretVersionIdsCommand({ SecretId: 'payments-api/production/ROTATED', IncludeDeprecated: true, NextToken: 'nope' })),
     ).rejects.toMatchObject({ name: 'InvalidNextTokenException' });
+  });
+
+  it("ListSecrets: newest first, pages with NextToken (and the SDK paginator), name filters and their negation, a scoped key's view", async () => {
+    const listing = (await newEnvironment(ws.apiKey, { project: 'listing', environment: 'dev' })).environment.id;
+    for (const name of ['A_ONE', 'B_TWO', 'C_THREE']) {
+      await call('PUT', `/api/v1/environments/${listing}/secrets`, { token: ws.apiKey, body: { key: name, value: 'v' } });
+    }
+    const sm = client(key);
+    const mine = [{ Key: 'name' as const, Values: ['listing/dev/'] }];
+    const first = await sm.send(new ListSecretsCommand({ Filters: mine, MaxResults: 2 }));
+    expect(first.SecretList?.map((s) => s.Name)).toEqual(['listing/dev/C_THREE', 'listing/dev/B_TWO']);
+    const second = await sm.send(new ListSecretsCommand({ Filters: mine, MaxResults: 2, NextToken: first.NextToken }));
+    expect(second.SecretList?.map((s) => s.Name)).toEqual(['listing/dev/A_ONE']);
+    expect(second.NextToken).toBeUndefined();
+    const paged: string[] = [];
+    for await (const page of paginateListSecrets({ client: sm, pageSize: 1 }, { Filters: mine }))
+      paged.push(...(page.SecretList ?? []).map((s) => s.Name!));
+    expect(paged).toEqual(['listing/dev/C_THREE', 'listing/dev/B_TWO', 'listing/dev/A_ONE']);
+    const negated = await sm.send(new ListSecretsCommand({ Filters: [...mine, { Key: 'name', Values: ['!listing/dev/B'] }] }));
+    expect(negated.SecretList?.map((s) => s.Name)).toEqual(['listing/dev/C_THREE', 'listing/dev/A_ONE']);
+    expect(first.SecretList?.[0]).toMatchObject({
+      ARN: expect.stringMatching(/:secret:listing\/dev\/C_THREE-[A-Za-z0-9]{6}$/),
+      RotationEnabled: false,
+    });
+    // A key scoped to one project lists that project's secrets only.
+    const scoped = await awsKey(ws, { permissions: [{ projects: ['listing'], actions: ['read'] }] });
+    const seen = (await client(scoped).send(new ListSecretsCommand({}))).SecretList?.map((s) => s.Name);
+    expect(seen).toEqual(['listing/dev/C_THREE', 'listing/dev/B_TWO', 'listing/dev/A_ONE']);
+    await expect(sm.send(new ListSecretsCommand({ NextToken: 'nope' }))).rejects.toMatchObject({ name: 'InvalidNextTokenException' });
   });
 
   it("answers AWS error types: a missing secret, a wrong suffix, another region's ARN, an unknown version", async () => {

@@ -1,0 +1,87 @@
+import * as z from 'zod/mini';
+import { ValidationError } from '../platform/errors.ts';
+import type { SecretRecord, SecretService } from '../secrets/index.ts';
+import { AwsError } from './aws-errors.ts';
+import { defineOperation } from './aws-handler.ts';
+import { derivedVersionId, epochSeconds, secretArn, secretName, type AwsPlace } from './names.ts';
+
+/**
+ * ListSecrets as AWS documents it, over the secrets service's search (what the caller may read, newest first, read on
+ * past the rest): `MaxResults` 1 to 100, `NextToken` (the sealed cursor), and `Filters`: each a key and 1 to 10
+ * values; values of one filter are alternatives, filters all apply; a value starting with `!` negates. `name` and
+ * `description` match as prefixes, `tag-key` and `tag-value` as prefixes of a tag's key or value, `all` any of them.
+ * Secrets carry no description or tag yet, so only `name` (and `all` through it) can match.
+ */
+
+const FILTER_KEYS = ['description', 'name', 'tag-key', 'tag-value', 'primary-region', 'owning-service', 'all'] as const;
+
+const input = z.object({
+  MaxResults: z.optional(z.int().check(z.minimum(1), z.maximum(100))),
+  NextToken: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
+  Filters: z.optional(
+    z
+      .array(
+        z.object({
+          Key: z.enum(FILTER_KEYS),
+          Values: z.array(z.string().check(z.minLength(1), z.maxLength(512))).check(z.minLength(1), z.maxLength(10)),
+        }),
+      )
+      .check(z.maxLength(10)),
+  ),
+  IncludePlannedDeletion: z.optional(z.boolean()),
+  SortOrder: z.optional(z.enum(['asc', 'desc'])),
+});
+
+type Filter = NonNullable<z.infer<typeof input>['Filters']>[number];
+
+/** The texts of a secret a filter key looks at (no description or tags yet). */
+function fieldsOf(key: Filter['Key'], name: string): string[] {
+  if (key === 'name' || key === 'all') return [name];
+  return [];
+}
+
+/** Whether a secret passes one filter: any of its plain values matches, and none of its negated values does. */
+function passes(filter: Filter, name: string): boolean {
+  const fields = fieldsOf(filter.Key, name);
+  const hit = (value: string) => fields.some((field) => field.startsWith(value));
+  const plain = filter.Values.filter((value) => !value.startsWith('!'));
+  const negated = filter.Values.filter((value) => value.startsWith('!')).map((value) => value.slice(1));
+  return (plain.length === 0 || plain.some(hit)) && !negated.some(hit);
+}
+
+export function makeListSecrets(secrets: SecretService, place: AwsPlace) {
+  return defineOperation({
+    input,
+    handle: async (principal, request) => {
+      if (request.IncludePlannedDeletion)
+        throw new AwsError('InvalidRequestException', 'IncludePlannedDeletion is not supported by this service yet.');
+      if (request.SortOrder === 'asc') throw new AwsError('InvalidRequestException', 'SortOrder asc is not supported by this service yet.');
+      const filters = request.Filters ?? [];
+      const matching =
+        filters.length === 0 ? undefined : (record: SecretRecord) => filters.every((filter) => passes(filter, secretName(record)));
+      let page;
+      try {
+        page = await secrets.search(principal, undefined, { limit: request.MaxResults ?? 100, cursor: request.NextToken }, matching);
+      } catch (error) {
+        if (error instanceof ValidationError && error.message.startsWith('cursor:'))
+          throw new AwsError('InvalidNextTokenException', 'The NextToken value is invalid.');
+        throw error;
+      }
+      return {
+        SecretList: page.items.map((secret) => ({
+          ARN: secretArn(place, secret),
+          Name: secretName(secret),
+          LastChangedDate: epochSeconds(secret.updatedAt),
+          CreatedDate: epochSeconds(secret.createdAt),
+          RotationEnabled: false,
+          Tags: [],
+          SecretVersionsToStages: {
+            [derivedVersionId(secret.id, secret.currentVersion)]: ['AWSCURRENT'],
+            ...(secret.currentVersion > 1 && { [derivedVersionId(secret.id, secret.currentVersion - 1)]: ['AWSPREVIOUS'] }),
+          },
+        })),
+        ...(page.nextCursor !== null && { NextToken: page.nextCursor }),
+      };
+    },
+  });
+}
