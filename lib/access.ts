@@ -55,6 +55,22 @@ const IDEMPOTENCY: Items = { GetItem: [P.idempotency], PutItem: [P.idempotency],
  */
 const LAST_USED: AttributeUpdate = { partitions: [P.token, P.workspace], attributes: [TOKEN_LAST_USED] };
 
+/**
+ * What secrets' routes do to the table, REST's and the AWS API's alike: heads, paths, key and value items in the
+ * workspace partition, versions (and VersionId items, the deleted record) in the secret's own, the audit entry.
+ */
+const SECRET_ITEMS: Items = {
+  BatchGetItem: [P.secretVersions],
+  GetItem: [P.workspace, P.secretVersions],
+  PutItem: [P.workspace, P.secretVersions, P.audit],
+  UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter, P.deniedAttempts],
+  // A restore removes the deleted record beside the versions (and the list item in the workspace partition).
+  DeleteItem: [P.workspace, P.secretVersions],
+  ConditionCheckItem: [P.workspace],
+  BatchWriteItem: [P.secretVersions],
+  Query: [P.workspace, P.secretVersions],
+};
+
 /** Action by action, the partitions of every part (no repeats, in order). */
 function merge(...parts: Items[]): Items {
   const merged: Partial<Record<TableAction, string[]>> = {};
@@ -120,17 +136,7 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   // A search by a credential scoped to a few projects reads their environments' GSI4 partitions instead.
   secrets: {
     table: api({
-      items: {
-        BatchGetItem: [P.secretVersions],
-        GetItem: [P.workspace, P.secretVersions],
-        PutItem: [P.workspace, P.secretVersions, P.audit],
-        UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter, P.deniedAttempts],
-        // A restore removes the deleted record beside the versions (and the list item in the workspace partition).
-        DeleteItem: [P.workspace, P.secretVersions],
-        ConditionCheckItem: [P.workspace],
-        BatchWriteItem: [P.secretVersions],
-        Query: [P.workspace, P.secretVersions],
-      },
+      items: SECRET_ITEMS,
       // The first load of an old environment marks it (valuesIndexed); the first scoped search of one gives its key
       // items their GSI4 keys and marks it (searchIndexed).
       attributeUpdates: [{ partitions: [P.workspace], attributes: ['valuesIndexed', 'searchIndexed', 'GSI4PK', 'GSI4SK'] }],
@@ -221,18 +227,12 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   },
   // Serves the API description bundled into it: no table, no key, no queue.
   openapi: {},
-  // The AWS API: a signing key's token item by its key id's hash (GetItem), then authentication as everywhere; reads
-  // and reveals as the REST reveal by path does. Opens values and the keys' secret halves; encrypts nothing yet.
+  // The AWS API: a signing key's token item by its key id's hash (GetItem), then authentication as everywhere; then
+  // what the REST secrets group does to secrets, with their description and tags (UpdateItem of head, path and key
+  // items), the VersionId items beside the versions and the deleted-secret path items. Opens the keys' secret halves.
   aws: {
     table: api({
-      items: {
-        GetItem: [P.workspace, P.secretVersions],
-        PutItem: [P.audit],
-        UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter, P.deniedAttempts],
-        // ListSecretVersionIds pages a secret's versions; ListSecrets by a key scoped to a few projects finds their
-        // environments (and, for one never searched, indexes its key items: GSI4 keys, searchIndexed).
-        Query: [P.workspace, P.secretVersions],
-      },
+      items: SECRET_ITEMS,
       attributeUpdates: [{ partitions: [P.workspace], attributes: ['searchIndexed', 'GSI4PK', 'GSI4SK'] }],
       // ListSecrets reads the workspace's search index, or a scoped key's environments' GSI4 partitions.
       indexQueries: { GSI1: [INDEX.workspaceSecrets], GSI4: [INDEX.environmentSecrets] },
@@ -240,7 +240,10 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       issuedTokens: false,
       writesAudit: true,
     }),
-    keys: [SECRET_VALUE_CONTEXT, AWS_KEY_CONTEXT].map((contextKeys) => ({ actions: ['kms:Decrypt'], contextKeys })),
+    keys: [
+      { actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT },
+      { actions: ['kms:Decrypt'], contextKeys: AWS_KEY_CONTEXT },
+    ],
   },
 };
 

@@ -17,6 +17,7 @@ import type { Db } from './platform/store/send.ts';
 import { makeProjectStore } from './workspaces/project-store.ts';
 import { makeRevealLimiter } from './secrets/reveal-limit-store.ts';
 import { makeSecretStore } from './secrets/secret-store.ts';
+import { makeSecretMetadataStore } from './secrets/secret-metadata-store.ts';
 import { makeDeletedSecretStore } from './secrets/deleted-secret-store.ts';
 import { makeDenialStore } from './access/denial-store.ts';
 import { makeEnvironmentSearchStore } from './secrets/environment-search-store.ts';
@@ -33,6 +34,7 @@ export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {
     ...makeProjectStore(db, pager),
     ...makeAuditStore(pager),
     ...makeSecretStore(db, pager, limiter),
+    ...makeSecretMetadataStore(db),
     ...makeDeletedSecretStore(db, pager),
     ...makeDenialStore(db),
     ...makeEnvironmentSearchStore(db, pager),

@@ -11,6 +11,8 @@ export const AUDIT_ACTIONS = [
   'secret.delete',
   // A deleted secret put back whole within its recovery window (decisions.md v1.2).
   'secret.restore',
+  // A secret's description or tags changed through the AWS API (decisions.md v1.3): metadata names what, never a value.
+  'secret.tag',
   'access_key.create',
   'access_key.revoke',
   'access_key.update',

@@ -1,5 +1,6 @@
 import { SignatureMismatchError, UnrecognizedKeyError } from '../access/index.ts';
 import { ApiError } from '../platform/errors.ts';
+import { SecretExistsError, VersionIdExistsError } from '../secrets/index.ts';
 
 /**
  * The one table from the service's errors to AWS's error types and statuses (decisions.md, "The AWS Secrets Manager
@@ -39,6 +40,9 @@ export function toAwsError(error: unknown): AwsError {
   if (error instanceof AwsError) return error;
   if (error instanceof SignatureMismatchError) return new AwsError('InvalidSignatureException', error.message);
   if (error instanceof UnrecognizedKeyError) return new AwsError('UnrecognizedClientException', error.message);
+  if (error instanceof SecretExistsError) return new AwsError('ResourceExistsException', 'A secret with this name already exists.');
+  if (error instanceof VersionIdExistsError)
+    return new AwsError('ResourceExistsException', 'A version with this ClientRequestToken already exists with a different value.');
   if (error instanceof ApiError) {
     const mapped = BY_CODE[error.code];
     if (mapped) return new AwsError(mapped.type, error.message, mapped.status);

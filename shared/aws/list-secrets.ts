@@ -1,16 +1,16 @@
 import * as z from 'zod/mini';
-import { ValidationError } from '../platform/errors.ts';
 import type { SecretRecord, SecretService } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
 import { defineOperation } from './aws-handler.ts';
-import { derivedVersionId, epochSeconds, secretArn, secretName, type AwsPlace } from './names.ts';
+import { epochSeconds, secretArn, secretName, versionIdsToStages, type AwsPlace } from './names.ts';
+import { withNextToken } from './secret-lookup.ts';
+import { tagList } from './secret-operations.ts';
 
 /**
  * ListSecrets as AWS documents it, over the secrets service's search (what the caller may read, newest first, read on
  * past the rest): `MaxResults` 1 to 100, `NextToken` (the sealed cursor), and `Filters`: each a key and 1 to 10
  * values; values of one filter are alternatives, filters all apply; a value starting with `!` negates. `name` and
  * `description` match as prefixes, `tag-key` and `tag-value` as prefixes of a tag's key or value, `all` any of them.
- * Secrets carry no description or tag yet, so only `name` (and `all` through it) can match.
  */
 
 const FILTER_KEYS = ['description', 'name', 'tag-key', 'tag-value', 'primary-region', 'owning-service', 'all'] as const;
@@ -34,15 +34,30 @@ const input = z.object({
 
 type Filter = NonNullable<z.infer<typeof input>['Filters']>[number];
 
-/** The texts of a secret a filter key looks at (no description or tags yet). */
-function fieldsOf(key: Filter['Key'], name: string): string[] {
-  if (key === 'name' || key === 'all') return [name];
-  return [];
+/** The texts of a secret a filter key looks at. */
+function fieldsOf(key: Filter['Key'], secret: SecretRecord): string[] {
+  const tags = Object.entries(secret.tags ?? {});
+  const description = secret.description === undefined ? [] : [secret.description];
+  switch (key) {
+    case 'name':
+      return [secretName(secret)];
+    case 'description':
+      return description;
+    case 'tag-key':
+      return tags.map(([tagKey]) => tagKey);
+    case 'tag-value':
+      return tags.map(([, value]) => value);
+    case 'all':
+      return [secretName(secret), ...description, ...tags.flat()];
+    default:
+      // primary-region and owning-service: no secret here is a replica or owned by another service.
+      return [];
+  }
 }
 
 /** Whether a secret passes one filter: any of its plain values matches, and none of its negated values does. */
-function passes(filter: Filter, name: string): boolean {
-  const fields = fieldsOf(filter.Key, name);
+function passes(filter: Filter, secret: SecretRecord): boolean {
+  const fields = fieldsOf(filter.Key, secret);
   const hit = (value: string) => fields.some((field) => field.startsWith(value));
   const plain = filter.Values.filter((value) => !value.startsWith('!'));
   const negated = filter.Values.filter((value) => value.startsWith('!')).map((value) => value.slice(1));
@@ -57,28 +72,20 @@ export function makeListSecrets(secrets: SecretService, place: AwsPlace) {
         throw new AwsError('InvalidRequestException', 'IncludePlannedDeletion is not supported by this service yet.');
       if (request.SortOrder === 'asc') throw new AwsError('InvalidRequestException', 'SortOrder asc is not supported by this service yet.');
       const filters = request.Filters ?? [];
-      const matching =
-        filters.length === 0 ? undefined : (record: SecretRecord) => filters.every((filter) => passes(filter, secretName(record)));
-      let page;
-      try {
-        page = await secrets.search(principal, undefined, { limit: request.MaxResults ?? 100, cursor: request.NextToken }, matching);
-      } catch (error) {
-        if (error instanceof ValidationError && error.message.startsWith('cursor:'))
-          throw new AwsError('InvalidNextTokenException', 'The NextToken value is invalid.');
-        throw error;
-      }
+      const matching = filters.length === 0 ? undefined : (record: SecretRecord) => filters.every((filter) => passes(filter, record));
+      const page = await withNextToken(() =>
+        secrets.search(principal, undefined, { limit: request.MaxResults ?? 100, cursor: request.NextToken }, matching),
+      );
       return {
         SecretList: page.items.map((secret) => ({
           ARN: secretArn(place, secret),
           Name: secretName(secret),
           LastChangedDate: epochSeconds(secret.updatedAt),
           CreatedDate: epochSeconds(secret.createdAt),
+          ...(secret.description !== undefined && { Description: secret.description }),
           RotationEnabled: false,
-          Tags: [],
-          SecretVersionsToStages: {
-            [derivedVersionId(secret.id, secret.currentVersion)]: ['AWSCURRENT'],
-            ...(secret.currentVersion > 1 && { [derivedVersionId(secret.id, secret.currentVersion - 1)]: ['AWSPREVIOUS'] }),
-          },
+          Tags: tagList(secret),
+          SecretVersionsToStages: versionIdsToStages(secret),
         })),
         ...(page.nextCursor !== null && { NextToken: page.nextCursor }),
       };

@@ -71,6 +71,23 @@ export function versionOfDerivedId(secretId: string, versionId: string): number 
   return version >= 1 && derivedVersionId(secretId, version) === versionId ? version : undefined;
 }
 
+/** The VersionId of a version of the secret: the one its write named (kept on the head for labelled ones), else derived. */
+export const versionIdOf = (secret: { id: string; versionIds?: Record<string, string> | undefined }, version: number) =>
+  secret.versionIds?.[String(version)] ?? derivedVersionId(secret.id, version);
+
+/** The VersionIds of the labelled versions and their labels, as DescribeSecret and ListSecrets answer them. */
+export function versionIdsToStages(secret: { id: string; currentVersion: number; versionIds?: Record<string, string> | undefined }) {
+  const stages: Record<string, string[]> = { [versionIdOf(secret, secret.currentVersion)]: ['AWSCURRENT'] };
+  if (secret.currentVersion > 1) stages[versionIdOf(secret, secret.currentVersion - 1)] = ['AWSPREVIOUS'];
+  return stages;
+}
+
+/** The path a `Name` of a new secret gives (`<projectSlug>/<envSlug>/<KEY>`), or undefined when it is not one. */
+export function pathOfName(name: string): { projectSlug: string; envSlug: string; key: string } | undefined {
+  const match = /^([a-z0-9]+(?:-[a-z0-9]+)*)\/([a-z0-9]+(?:-[a-z0-9]+)*)\/(.+)$/.exec(name);
+  return match ? { projectSlug: match[1]!, envSlug: match[2]!, key: match[3]! } : undefined;
+}
+
 /** The staging labels of a version: AWSCURRENT on the current one, AWSPREVIOUS on the one before it. */
 export function stagesOf(version: number, currentVersion: number): string[] {
   if (version === currentVersion) return ['AWSCURRENT'];

@@ -1,20 +1,20 @@
 import * as z from 'zod/mini';
-import { NotFoundError, ValidationError } from '../platform/errors.ts';
 import type { SecretRecord, SecretService } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
 import {
-  derivedVersionId,
   epochSeconds,
   matchesReference,
   parseSecretId,
   secretArn,
   secretName,
   stagesOf,
+  versionIdOf,
+  versionIdsToStages,
   versionOfDerivedId,
   type AwsPlace,
-  type SecretReference,
 } from './names.ts';
+import { firstFound, withNextToken, type SecretLookup } from './secret-lookup.ts';
 
 /**
  * The reads of the AWS API over the secrets service (decisions.md, "The AWS Secrets Manager API"): each calls the
@@ -22,25 +22,35 @@ import {
  * counts reveals against the rate limits. Only AWS's shapes are made here.
  */
 
-const secretId = () => z.string().check(z.minLength(1), z.maxLength(2048));
+export const secretIdSchema = () => z.string().check(z.minLength(1), z.maxLength(2048));
 
-/** Tries each reference a SecretId may be (names.ts) in order; the first that names a secret answers. */
-async function firstFound<T>(references: readonly SecretReference[], attempt: (reference: SecretReference) => Promise<T>): Promise<T> {
-  for (const reference of references) {
-    try {
-      return await attempt(reference);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
-  }
-  throw new AwsError('ResourceNotFoundException', "Secrets Manager can't find the specified secret.");
-}
+/** A secret's tags as AWS lists them, by key (the table keeps a map, which has no order). */
+export const tagList = (secret: Pick<SecretRecord, 'tags'>) =>
+  Object.entries(secret.tags ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([Key, Value]) => ({ Key, Value }));
 
-/** The version a VersionId and a VersionStage name of a secret (both, if given, must name the same one). */
-function versionNamed(secret: SecretRecord, versionId: string | undefined, stage: string | undefined): number | undefined {
+/**
+ * The version a VersionId and a VersionStage name of a secret (both, if given, must name the same one): a VersionId
+ * is one the head keeps, one derived from the secret's id, or one a write's token stored (`versionOfId` reads it).
+ */
+async function versionNamed(
+  secret: SecretRecord,
+  versionId: string | undefined,
+  stage: string | undefined,
+  versionOfId: (versionId: string) => Promise<number | undefined>,
+): Promise<number | undefined> {
   let version = secret.currentVersion;
   if (versionId !== undefined) {
-    const named = versionOfDerivedId(secret.id, versionId);
+    const kept = Object.entries(secret.versionIds ?? {}).find(([, id]) => id === versionId)?.[0];
+    const derived = versionOfDerivedId(secret.id, versionId);
+    // A derived id names its version unless a write's token replaced it there (the head keeps those of labelled ones).
+    const named =
+      kept !== undefined
+        ? Number(kept)
+        : derived !== undefined && versionIdOf(secret, derived) === versionId
+          ? derived
+          : await versionOfId(versionId);
     if (named === undefined || named > secret.currentVersion) return undefined;
     version = named;
   } else if (stage === 'AWSPREVIOUS') {
@@ -53,32 +63,24 @@ function versionNamed(secret: SecretRecord, versionId: string | undefined, stage
   return version;
 }
 
-export function makeSecretOperations(secrets: SecretService, place: AwsPlace): Record<string, AwsOperation> {
-  /** The secret a SecretId names, as the caller may read it (`read`), never its value. */
-  const describedSecret = (principal: Parameters<SecretService['readByPath']>[0], id: string) =>
-    firstFound(parseSecretId(id, place), async (reference) => {
-      const found = await secrets.readByPath(principal, reference.name);
-      if (!matchesReference(reference, found.id)) throw new NotFoundError('no such secret');
-      return found;
-    });
-
+export function makeSecretOperations(secrets: SecretService, lookup: SecretLookup, place: AwsPlace): Record<string, AwsOperation> {
   return {
     GetSecretValue: defineOperation({
       input: z.object({
-        SecretId: secretId(),
+        SecretId: secretIdSchema(),
         VersionId: z.optional(z.string().check(z.minLength(32), z.maxLength(64))),
         VersionStage: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
       }),
       handle: async (principal, input) => {
         const revealed = await firstFound(parseSecretId(input.SecretId, place), (reference) =>
-          secrets.revealSelected(principal, reference.name, (secret) =>
-            matchesReference(reference, secret.id) ? versionNamed(secret, input.VersionId, input.VersionStage) : undefined,
+          secrets.revealSelected(principal, reference.name, async (secret, versionOfId) =>
+            matchesReference(reference, secret.id) ? versionNamed(secret, input.VersionId, input.VersionStage, versionOfId) : undefined,
           ),
-        );
+        ).catch((error) => lookup.missed(principal, input.SecretId, error));
         return {
           ARN: secretArn(place, revealed.secret),
           Name: secretName(revealed.secret),
-          VersionId: derivedVersionId(revealed.id, revealed.version),
+          VersionId: versionIdOf(revealed.secret, revealed.version),
           SecretString: revealed.value,
           VersionStages: stagesOf(revealed.version, revealed.secret.currentVersion),
           CreatedDate: epochSeconds(revealed.versionCreatedAt),
@@ -88,60 +90,51 @@ export function makeSecretOperations(secrets: SecretService, place: AwsPlace): R
 
     ListSecretVersionIds: defineOperation({
       input: z.object({
-        SecretId: secretId(),
+        SecretId: secretIdSchema(),
         MaxResults: z.optional(z.int().check(z.minimum(1), z.maximum(100))),
         NextToken: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
         IncludeDeprecated: z.optional(z.boolean()),
       }),
       handle: async (principal, input) => {
-        const secret = await describedSecret(principal, input.SecretId);
+        const secret = await lookup.liveSecret(principal, input.SecretId);
         const named = { ARN: secretArn(place, secret), Name: secretName(secret) };
-        const version = (number: number, createdAt: string) => ({
-          VersionId: derivedVersionId(secret.id, number),
-          VersionStages: stagesOf(number, secret.currentVersion),
-          CreatedDate: epochSeconds(createdAt),
+        const version = (item: { version: number; createdAt: string; versionId: string | null }) => ({
+          VersionId: item.versionId ?? versionIdOf(secret, item.version),
+          VersionStages: stagesOf(item.version, secret.currentVersion),
+          CreatedDate: epochSeconds(item.createdAt),
         });
         // By default only the versions with a staging label, as AWS lists them: the current one and the one before.
         if (!input.IncludeDeprecated) {
           if (input.NextToken !== undefined) throw new AwsError('InvalidNextTokenException', 'The NextToken value is invalid.');
           const page = await secrets.versions(principal, secret.id, { limit: 2 });
-          return {
-            ...named,
-            Versions: page.items
-              .filter((item) => item.version >= secret.currentVersion - 1)
-              .map((item) => version(item.version, item.createdAt)),
-          };
+          return { ...named, Versions: page.items.filter((item) => item.version >= secret.currentVersion - 1).map(version) };
         }
-        let page;
-        try {
-          page = await secrets.versions(principal, secret.id, { limit: input.MaxResults ?? 100, cursor: input.NextToken });
-        } catch (error) {
-          if (error instanceof ValidationError && error.message.startsWith('cursor:'))
-            throw new AwsError('InvalidNextTokenException', 'The NextToken value is invalid.');
-          throw error;
-        }
+        const page = await withNextToken(() =>
+          secrets.versions(principal, secret.id, { limit: input.MaxResults ?? 100, cursor: input.NextToken }),
+        );
         return {
           ...named,
-          Versions: page.items.map((item) => version(item.version, item.createdAt)),
+          Versions: page.items.map(version),
           ...(page.nextCursor !== null && { NextToken: page.nextCursor }),
         };
       },
     }),
 
     DescribeSecret: defineOperation({
-      input: z.object({ SecretId: secretId() }),
+      input: z.object({ SecretId: secretIdSchema() }),
       handle: async (principal, input) => {
-        const secret = await describedSecret(principal, input.SecretId);
-        const versions: Record<string, string[]> = { [derivedVersionId(secret.id, secret.currentVersion)]: ['AWSCURRENT'] };
-        if (secret.currentVersion > 1) versions[derivedVersionId(secret.id, secret.currentVersion - 1)] = ['AWSPREVIOUS'];
+        const found = await lookup.anySecret(principal, input.SecretId);
+        const secret = found.live ?? found.deleted;
         return {
           ARN: secretArn(place, secret),
           Name: secretName(secret),
+          ...(secret.description !== undefined && { Description: secret.description }),
           RotationEnabled: false,
           LastChangedDate: epochSeconds(secret.updatedAt),
           CreatedDate: epochSeconds(secret.createdAt),
-          Tags: [],
-          VersionIdsToStages: versions,
+          ...(found.deleted && { DeletedDate: epochSeconds(found.deleted.deletedAt) }),
+          Tags: tagList(secret),
+          VersionIdsToStages: versionIdsToStages(secret),
         };
       },
     }),

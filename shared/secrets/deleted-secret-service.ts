@@ -6,10 +6,17 @@ import type { DeletedSecret } from './deleted-secret-store.ts';
 import type { Store } from '../store.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import { makeSecretGuard, targetOf } from './secret-guard.ts';
+import { SECRET_PATH } from './secret-reveals.ts';
 
 export type DeletedSecretServiceStore = Pick<
   Store,
-  'getEnvironment' | 'listDeletedSecrets' | 'getDeletedSecret' | 'restoreSecret' | 'recordDenial'
+  | 'getEnvironment'
+  | 'listDeletedSecrets'
+  | 'getDeletedSecret'
+  | 'getDeletedSecretByPath'
+  | 'getSecretByPath'
+  | 'restoreSecret'
+  | 'recordDenial'
 >;
 
 /**
@@ -33,6 +40,16 @@ export function makeDeletedSecretService({ store, clock }: { store: DeletedSecre
         clock.now(),
         policy.seesEverything ? undefined : (item) => policy.allows('read', targetOf(item)),
       );
+    },
+
+    /**
+     * The secret last deleted at `path` and still restorable, as the caller may read it (NOT_FOUND otherwise); never
+     * its value. The AWS API names a secret in its recovery window by its name.
+     */
+    async readByPath(principal: Principal, path: string): Promise<DeletedSecret> {
+      const found = SECRET_PATH.test(path) ? await store.getDeletedSecretByPath(principal.workspaceId, path, clock.now()) : undefined;
+      const { sealed: _sealed, ...deleted } = await readable(principal, found, path, `no deleted secret at path ${JSON.stringify(path)}`);
+      return deleted;
     },
 
     /**

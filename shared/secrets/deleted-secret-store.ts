@@ -9,7 +9,7 @@ import type { Pager } from '../platform/store/pager.ts';
 import { queryAll, type Page, type PageRequest } from '../platform/store/query.ts';
 import { batchDelete, getItem } from '../platform/store/reads.ts';
 import { fromStored } from '../platform/store/sealed.ts';
-import { secretItems, type SecretRecord, type StoredSecret } from './secret-store.ts';
+import { secretItems, toRecord, type SecretRecord, type StoredSecret } from './secret-store.ts';
 import type { Db } from '../platform/store/send.ts';
 
 /**
@@ -48,7 +48,7 @@ const DELETED_FIELDS: readonly (keyof DeletedSecret)[] = [
 const epochSeconds = (at: string) => Math.ceil(Date.parse(at) / 1000);
 
 export function makeDeletedSecretStore(db: Db, pager: Pager) {
-  return {
+  const store = {
     /**
      * Removes the secret from every lookup (head, path and key item must exist), puts its deleted record and list
      * item, and the audit entry, all or nothing. With `purgeAt` equal to `deletedAt` the caller purges at once.
@@ -103,6 +103,17 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
               },
             },
           },
+          {
+            Put: {
+              TableName: db.tableName,
+              Item: {
+                ...keys.deletedSecretPath(workspaceId, path),
+                type: ENTITY.deletedSecretPath,
+                secretId: secret.id,
+                ttl: epochSeconds(deletion.purgeAt),
+              },
+            },
+          },
           auditPut(db, workspaceId, audit),
         ],
         [0, 1, 2],
@@ -122,16 +133,26 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
       const item = await getItem(db, keys.secretPurge(workspaceId, secretId));
       const head = item?.head as Record<string, unknown> | undefined;
       if (!item || !head || typeof item.purgeAt !== 'string' || Date.parse(item.purgeAt) <= now) return undefined;
-      const deleted = pick<DeletedSecret>(
-        { ...head, deletedAt: item.deletedAt, deletedBy: item.deletedBy, purgeAt: item.purgeAt },
-        DELETED_FIELDS,
-      )!;
+      // The whole record (description, tags and VersionIds too): a restore puts it back as it was.
+      const deleted: DeletedSecret = {
+        ...toRecord(head)!,
+        ...pick<DeletedSecret>({ deletedAt: item.deletedAt, deletedBy: item.deletedBy, purgeAt: item.purgeAt }, [
+          'deletedAt',
+          'deletedBy',
+          'purgeAt',
+        ])!,
+      };
       const version = await getItem(db, keys.secretVersion(workspaceId, secretId, deleted.currentVersion));
       if (!version) return undefined;
       return { ...deleted, sealed: fromStored(version.sealed as Record<string, unknown>) };
     },
 
-    /** An environment's deleted secrets, newest deletion first, those past `purgeAt` left out. */
+    /** The secret last deleted at `path`, as `getDeletedSecret` reads it; undefined when none is restorable. */
+    async getDeletedSecretByPath(workspaceId: string, path: string, now: number) {
+      const item = await getItem(db, keys.deletedSecretPath(workspaceId, path));
+      return typeof item?.secretId === 'string' ? store.getDeletedSecret(workspaceId, item.secretId, now) : undefined;
+    },
+
     /** Deleted secrets still within their window and, with `visible`, only those the caller may read (as it pages). */
     async listDeletedSecrets(
       workspaceId: string,
@@ -201,10 +222,13 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
     /** Deletes every version of a deleted secret, its list item, then its deleted record; safe to run again. */
     async purgeSecretVersions(workspaceId: string, secretId: string): Promise<number> {
       const record = await getItem(db, keys.secretPurge(workspaceId, secretId));
-      const versions = await queryAll<ItemKey>(db, patterns.secretVersions(workspaceId, secretId), {
+      // The versions and their VersionId items, in one Query of the secret's partition; the record goes last.
+      const items = await queryAll<ItemKey>(db, patterns.secretPartition(workspaceId, secretId), {
         projection: ['PK', 'SK'],
         consistent: true,
       });
+      const purge = keys.secretPurge(workspaceId, secretId).SK;
+      const versions = items.filter((item) => item.SK !== purge);
       await batchDelete(db, versions);
       const head = record?.head as { environmentId?: string } | undefined;
       const listed =
@@ -212,7 +236,7 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
           ? [keys.deletedSecret(workspaceId, head.environmentId, record.deletedAt, secretId)]
           : [];
       await batchDelete(db, [...listed, keys.secretPurge(workspaceId, secretId)]);
-      return versions.length;
+      return versions.filter((item) => item.SK.startsWith('V#')).length;
     },
 
     /** Deleted secrets whose window ended before `before` (ISO), purges a crash left unfinished among them. */
@@ -220,4 +244,5 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
       return queryAll(db, patterns.pendingPurges(), { skBefore: before, projection: ['workspaceId', 'secretId'], maxItems: limit });
     },
   };
+  return store;
 }

@@ -1,6 +1,10 @@
 /**
- * What other features use of secrets: the service's type, which the AWS API adapter (shared/aws/) calls as the REST
- * routes do, and the secret record it names. The service itself is made by the functions that serve it.
+ * What other features use of secrets: the services' types, which the AWS API adapter (shared/aws/) calls as the REST
+ * routes do, the records they answer, and the errors it tells apart. The services themselves are made by the
+ * functions that serve them.
  */
-export type { SecretService } from './secret-service.ts';
+export type { SecretService, SecretMetadata, WriteAnswer } from './secret-service.ts';
+export { SecretExistsError, VersionIdExistsError } from './secret-service.ts';
+export type { DeletedSecretService } from './deleted-secret-service.ts';
+export type { DeletedSecret } from './deleted-secret-store.ts';
 export type { SecretRecord } from './secret-store.ts';

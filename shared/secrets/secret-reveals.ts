@@ -21,6 +21,7 @@ export interface SecretRevealDeps {
     | 'getSecretHead'
     | 'getSecretByPath'
     | 'getSecretVersion'
+    | 'getVersionNumberOf'
     | 'recordReveal'
     | 'indexEnvironmentValues'
     | 'listEnvironmentValues'
@@ -178,11 +179,11 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
     async revealSelected(
       principal: Principal,
       path: string,
-      select: (secret: SecretRecord) => number | undefined,
+      select: (secret: SecretRecord, versionOfId: (versionId: string) => Promise<number | undefined>) => Promise<number | undefined>,
       prefetched?: Prefetched,
     ) {
       const head = await readableAt(principal, path, prefetched);
-      const version = select(head);
+      const version = await select(head, (versionId) => store.getVersionNumberOf(principal.workspaceId, head.id, versionId));
       if (version === undefined) throw new NotFoundError(`secret ${JSON.stringify(path)} has no such version`);
       return { id: head.id, ...(await reveal(principal, head, version, prefetched)) };
     },

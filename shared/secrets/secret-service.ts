@@ -2,11 +2,11 @@ import type { Principal } from '../platform/principal.ts';
 import { iso, type Clock } from '../platform/clock.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { secretContext } from '../platform/crypto/context.ts';
-import { ConflictError, NotFoundError } from '../platform/errors.ts';
-import { makeSecretGuard, targetOf, type EnvironmentRef } from './secret-guard.ts';
+import { ConflictError } from '../platform/errors.ts';
+import { makeSecretGuard, targetOf } from './secret-guard.ts';
 import { makeSecretSearch } from './secret-search-service.ts';
 import { makeSecretReveals, metadataOf } from './secret-reveals.ts';
-import { newId } from '../platform/ids.ts';
+import { makeSecretWriter, WRITE_ATTEMPTS, type SecretMetadata, type WriteOptions } from './secret-writer.ts';
 import { eventually, type Prefetched } from '../platform/prefetch.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { Store } from '../store.ts';
@@ -17,7 +17,11 @@ import { announceAnswer } from '../platform/http/idempotency-scope.ts';
 export type SecretServiceStore = Pick<
   Store,
   | 'getEnvironment'
+  | 'getProjectBySlug'
+  | 'getEnvironmentBySlug'
   | 'getEnvironmentSecret'
+  | 'getVersionNumberOf'
+  | 'updateSecretMetadata'
   | 'getSecretHead'
   | 'getSecretByPath'
   | 'getSecretVersion'
@@ -56,14 +60,12 @@ export interface SecretServiceDeps {
   onDenialAuditFailure?: (error: unknown) => void;
 }
 
-/** Concurrent writers of one key retry until each has its own version; this bounds a pathological pile-up. */
-const WRITE_ATTEMPTS = 100;
-
 /** How long a deleted secret can be restored by default (decisions.md: 0, or 7 to 30 days). */
 export const DEFAULT_RECOVERY_WINDOW_DAYS = 7;
 const DAY_MS = 86_400_000;
 
 export { BULK_PAGE_VALUE_BYTES, SECRET_PATH } from './secret-reveals.ts';
+export { SecretExistsError, VersionIdExistsError, type SecretMetadata, type WriteAnswer, type WriteOptions } from './secret-writer.ts';
 
 /** Secrets: versioned writes, audited reveals (secret-reveals.ts), listing, search and delete. */
 export function makeSecretService(deps: SecretServiceDeps) {
@@ -72,61 +74,14 @@ export function makeSecretService(deps: SecretServiceDeps) {
   const guard = makeSecretGuard(store, clock, deps.onDenialAuditFailure);
   const { readable, visibleEnvironment, permit } = guard;
   const { sealedAt, ...reveals } = makeSecretReveals(deps, guard);
+  const writeNext = makeSecretWriter(deps);
 
-  /**
-   * The write loop shared by write and rollback: read the key's current version, check If-Match, seal the value
-   * under the next version's context, and commit conditionally; a lost race reads again (with jitter). A rollback
-   * must find its own secret still there (a delete in between makes it NOT_FOUND, never a new secret).
-   */
-  async function writeNext(
-    principal: Principal,
-    environment: EnvironmentRef,
-    input: { key: string; value: string },
-    options: { ifMatch?: number | undefined; prefetched?: Prefetched | undefined; rollback?: { secretId: string; from: number } },
-  ) {
+  /** An environment by its project's and its own slug, if the caller may see it; NOT_FOUND otherwise. */
+  async function environmentAt(principal: Principal, projectSlug: string, envSlug: string) {
     const ws = principal.workspaceId;
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await store.getEnvironmentSecret(ws, environment.id, input.key, attempt === 0 ? options.prefetched : undefined);
-      if (options.rollback && current?.id !== options.rollback.secretId)
-        throw new NotFoundError(`secret ${options.rollback.secretId} was not found`);
-      const currentVersion = current?.currentVersion ?? 0;
-      if (options.ifMatch !== undefined && options.ifMatch !== currentVersion) {
-        throw new ConflictError(`If-Match: the current version of ${input.key} is ${currentVersion}, not ${options.ifMatch}`);
-      }
-      const now = clock.now();
-      const record: SecretRecord = {
-        id: current?.id ?? newId('secret', now),
-        key: input.key,
-        projectId: environment.projectId,
-        projectSlug: environment.projectSlug,
-        environmentId: environment.id,
-        envSlug: environment.slug,
-        currentVersion: currentVersion + 1,
-        createdAt: current?.createdAt ?? iso(now),
-        updatedAt: iso(now),
-      };
-      const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, record.currentVersion));
-      const action = record.currentVersion === 1 ? 'secret.create' : 'secret.rotate';
-      const rolledBackFrom = options.rollback?.from;
-      const metadata = { ...metadataOf(record), version: record.currentVersion, ...(rolledBackFrom !== undefined && { rolledBackFrom }) };
-      const answer = announceAnswer({ id: record.id, key: record.key, version: record.currentVersion });
-      try {
-        await store.writeSecretVersion(
-          ws,
-          { ...record, sealed },
-          currentVersion,
-          { createdBy: principal.actorSub, rolledBackFrom },
-          auditEntry(principal, action, record.id, metadata, now),
-        );
-        return answer;
-      } catch (error) {
-        if (!(error instanceof VersionConflictError)) throw error;
-        if (options.ifMatch !== undefined) throw new ConflictError(`If-Match: ${input.key} was changed by another write; read it again`);
-        // Full jitter, growing: losers spread out instead of colliding again in lock-step.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** Math.min(attempt, 6))));
-      }
-    }
-    throw new ConflictError(`key: too many concurrent writes of ${input.key}; retry`);
+    const project = await store.getProjectBySlug(ws, projectSlug);
+    const found = project && (await store.getEnvironmentBySlug(ws, project.id, envSlug));
+    return visibleEnvironment(principal, found && { ...found, projectSlug: project.slug }, `${projectSlug}/${envSlug}`);
   }
 
   return {
@@ -149,12 +104,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
      * share a version: each transaction is conditional on the version it read, and a loser reads and tries again.
      * With `ifMatch` (0 = must not exist) there is no retry: a different current version is CONFLICT.
      */
-    async write(
-      principal: Principal,
-      environmentId: string,
-      input: { key: string; value: string },
-      options: { ifMatch?: number | undefined; prefetched?: Prefetched } = {},
-    ) {
+    async write(principal: Principal, environmentId: string, input: { key: string; value: string }, options: WriteOptions = {}) {
       const environment = await visibleEnvironment(
         principal,
         await store.getEnvironment(principal.workspaceId, environmentId, options.prefetched),
@@ -169,6 +119,77 @@ export function makeSecretService(deps: SecretServiceDeps) {
         key: input.key,
       });
       return writeNext(principal, environment, input, options);
+    },
+
+    /**
+     * A write by path `<projectSlug>/<envSlug>/<key>` (the AWS API's CreateSecret, PutSecretValue and UpdateSecret):
+     * the project and environment must exist (it never makes them); otherwise as `write`.
+     */
+    async writeAtPath(
+      principal: Principal,
+      path: { projectSlug: string; envSlug: string; key: string },
+      value: string,
+      options: WriteOptions = {},
+    ) {
+      const environment = await environmentAt(principal, path.projectSlug, path.envSlug);
+      await permit(principal, 'write', {
+        projectId: environment.projectId,
+        environmentId: environment.id,
+        projectSlug: environment.projectSlug,
+        envSlug: environment.slug,
+        key: path.key,
+      });
+      return writeNext(principal, environment, { key: path.key, value }, options);
+    },
+
+    /** The next version of an existing secret, named by id (the AWS API's PutSecretValue and UpdateSecret). */
+    async writeExisting(principal: Principal, secretId: string, value: string, options: WriteOptions = {}) {
+      const head = await readable(principal, await store.getSecretHead(principal.workspaceId, secretId), secretId);
+      await permit(principal, 'write', head);
+      const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
+      return writeNext(principal, environment, { key: head.key, value }, { ...options, secretId });
+    },
+
+    /**
+     * Changes the secret's description or tags (not its value, so no version and no event), under `write`; audited
+     * `secret.tag` with what changed (tag keys, never values). `change` maps what the head has now to the change, so
+     * a concurrent change is merged, never lost: a lost race reads again.
+     */
+    async updateMetadata(
+      principal: Principal,
+      secretId: string,
+      change: (secret: SecretRecord) => SecretMetadata,
+      describe: (secret: SecretRecord) => Record<string, unknown>,
+    ) {
+      const ws = principal.workspaceId;
+      for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+        const head = await readable(principal, await store.getSecretHead(ws, secretId), secretId);
+        await permit(principal, 'write', head);
+        const { sealed: _sealed, ...secret } = head;
+        const changed = change(secret);
+        const now = clock.now();
+        // Forward even within one millisecond: the next change's condition must tell the two apart.
+        const updatedAt = iso(Math.max(now, Date.parse(secret.updatedAt) + 1));
+        const next = { ...secret, updatedAt };
+        for (const field of ['description', 'tags'] as const) {
+          if (changed[field] === null) delete next[field];
+          else if (changed[field] !== undefined) Object.assign(next, { [field]: changed[field] });
+        }
+        try {
+          await store.updateSecretMetadata(
+            ws,
+            next,
+            { currentVersion: secret.currentVersion, updatedAt: secret.updatedAt },
+            changed,
+            auditEntry(principal, 'secret.tag', secretId, { ...metadataOf(secret), ...describe(secret) }, now),
+          );
+          return next;
+        } catch (error) {
+          if (!(error instanceof VersionConflictError)) throw error;
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** Math.min(attempt, 6))));
+        }
+      }
+      throw new ConflictError(`secret ${secretId}: too many concurrent changes; retry`);
     },
 
     /**
@@ -221,13 +242,13 @@ export function makeSecretService(deps: SecretServiceDeps) {
         },
       );
       // A window of 0 purges at once; any other leaves the versions sealed until the sweeper purges them at purgeAt.
-      if (recoveryWindowDays > 0) return answer;
+      if (recoveryWindowDays > 0) return { ...answer, purgeAt };
       try {
         await store.purgeSecretVersions(ws, secretId);
       } catch (error) {
         deps.onPurgeFailure?.(secretId, error);
       }
-      return answer;
+      return { ...answer, purgeAt };
     },
 
     /** A secret's versions, newest first; NOT_FOUND for a secret the workspace does not have. Never a value. */

@@ -23,6 +23,14 @@ export interface SecretRecord {
   currentVersion: number;
   createdAt: string;
   updatedAt: string;
+  /** The AWS API's description and tags of the secret (decisions.md v1.3); absent when it has none. */
+  description?: string;
+  tags?: Record<string, string>;
+  /**
+   * The VersionIds of the current and previous versions, by number, when an AWS write's `ClientRequestToken` named
+   * them (any other version's is derived from the secret id and number: shared/aws/names.ts).
+   */
+  versionIds?: Record<string, string>;
 }
 
 /**
@@ -54,6 +62,8 @@ export interface StoredVersion {
   createdBy: string;
   /** The version whose value this one restored (a rollback), or null. */
   rolledBackFrom: number | null;
+  /** The `ClientRequestToken` of the AWS write that made it, or null (its VersionId is then derived). */
+  versionId: string | null;
 }
 
 /** A version as the history lists it: never its value. */
@@ -64,10 +74,14 @@ const toVersionRecord = (item: Record<string, unknown>): VersionRecord => ({
   createdAt: item.createdAt as string,
   createdBy: item.createdBy as string,
   rolledBackFrom: (item.rolledBackFrom as number | undefined) ?? null,
+  versionId: (item.versionId as string | undefined) ?? null,
 });
 
 /** The condition of a head, path or key item failed: another write or a delete got there first. */
 export class VersionConflictError extends Error {}
+
+/** The write's VersionId (an AWS `ClientRequestToken`) already names a version of the secret. */
+export class VersionIdTakenError extends Error {}
 
 const RECORD_FIELDS: readonly (keyof SecretRecord)[] = [
   'id',
@@ -81,7 +95,16 @@ const RECORD_FIELDS: readonly (keyof SecretRecord)[] = [
   'updatedAt',
 ];
 
-export const toRecord = (item: Record<string, unknown> | undefined) => pick<SecretRecord>(item, RECORD_FIELDS);
+/** The head's fields that only some secrets have: copied when present, never written as null. */
+const OPTIONAL_FIELDS = ['description', 'tags', 'versionIds'] as const;
+
+export const toRecord = (item: Record<string, unknown> | undefined): SecretRecord | undefined => {
+  const record = pick<SecretRecord>(item, RECORD_FIELDS);
+  if (!record) return undefined;
+  for (const field of OPTIONAL_FIELDS)
+    if (item![field] !== undefined && item![field] !== null) Object.assign(record, { [field]: item![field] });
+  return record;
+};
 const toSecret = (item: Record<string, unknown> | undefined): StoredSecret | undefined =>
   item && { ...toRecord(item)!, sealed: fromStored(item.sealed as Record<string, unknown>) };
 
@@ -139,7 +162,7 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
       workspaceId: string,
       secret: StoredSecret,
       previousVersion: number,
-      version: { createdBy: string; rolledBackFrom?: number | undefined },
+      version: { createdBy: string; rolledBackFrom?: number | undefined; versionId?: string | undefined },
       audit: AuditEntry,
     ): Promise<void> {
       const { sealed, ...record } = secret;
@@ -180,16 +203,34 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
                 createdAt: record.updatedAt,
                 createdBy: version.createdBy,
                 ...(version.rolledBackFrom !== undefined && { rolledBackFrom: version.rolledBackFrom }),
+                ...(version.versionId !== undefined && { versionId: version.versionId }),
               },
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },
           auditPut(db, workspaceId, audit),
+          // A VersionId named by the write is claimed with it: a retry with the same token fails here.
+          ...(version.versionId === undefined
+            ? []
+            : [
+                {
+                  Put: {
+                    TableName: db.tableName,
+                    Item: {
+                      ...keys.secretVersionId(workspaceId, record.id, version.versionId),
+                      type: ENTITY.secretVersionId,
+                      version: record.currentVersion,
+                    },
+                    ConditionExpression: 'attribute_not_exists(PK)',
+                  },
+                },
+              ]),
         ],
-        [0, 1, 2, 3],
+        [0, 1, 2, 3, 6],
         // A concurrent transaction on the same items is the same race as a failed version condition.
         { contention: 'handled' },
       );
+      if (failed === 6) throw new VersionIdTakenError();
       if (failed !== undefined) throw new VersionConflictError();
     },
 

@@ -10,8 +10,10 @@ import { makeDeletedSecretStore } from './deleted-secret-store.ts';
 import { makeEnvironmentSearchStore } from './environment-search-store.ts';
 import { makeEnvironmentValueStore } from './environment-value-store.ts';
 import { makeRevealLimiter } from './reveal-limit-store.ts';
+import { makeDeletedSecretService } from './deleted-secret-service.ts';
 import { makeSecretService } from './secret-service.ts';
 import { makeSecretStore } from './secret-store.ts';
+import { makeSecretMetadataStore } from './secret-metadata-store.ts';
 
 /**
  * The secrets service as a function builds it once per container: the REST secrets group and the AWS API, so both
@@ -23,6 +25,7 @@ export function secretsStore(db: Db, pager: Pager) {
   return {
     ...makeProjectStore(db, pager),
     ...makeSecretStore(db, pager, limiter),
+    ...makeSecretMetadataStore(db),
     ...makeDeletedSecretStore(db, pager),
     ...makeEnvironmentValueStore(db, pager, limiter),
     ...makeDenialStore(db),
@@ -30,7 +33,12 @@ export function secretsStore(db: Db, pager: Pager) {
   };
 }
 
-const errorName = (error: unknown) => (error as { name?: string } | null)?.name;
+/** An error's name, all a warning says of it (never its message, which may quote input). */
+export const errorName = (error: unknown) => (error as { name?: string } | null)?.name;
+
+export function deletedSecretServiceOf(deps: { store: ReturnType<typeof secretsStore>; clock: Clock }) {
+  return makeDeletedSecretService(deps);
+}
 
 export function secretServiceOf(deps: { config: Config; store: ReturnType<typeof secretsStore>; cipher: Cipher; clock: Clock }) {
   return makeSecretService({

@@ -68,8 +68,11 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // function serves, so its ratio says nothing; pinned so it cannot grow. It was 116,094 B (703.6) while it carried
   // the compact JSON as a string; it now carries it gzipped as base64 (13,402 B of it; import 1.13 -> 1.05 of the floor).
   // The AWS API (issue 36): its own chain (SigV4, AWS JSON 1.1, the error table), the secrets service and stores,
-  // the SigV4 signer, and what GetSecretValue, DescribeSecret, ListSecretVersionIds and GetRandomPassword need.
-  aws: 1.46,
+  // the SigV4 signer, and what GetSecretValue, DescribeSecret, ListSecretVersionIds and GetRandomPassword need
+  // (1.43). The writes (CreateSecret to UntagResource: the secret writer, the deleted-secrets service and store, the
+  // project lookups by slug, tags and their checks) took it to 1.541, beside the REST secrets group's 1.618.
+  aws: 1.57, // 1.541: 367,972 B over its floor
+
   openapi: 115, // 112.40: 18,546 B over 165 B (100.89 before webhook operations; 96.84 before recoverable deletes; 87.21 before workload identity)
 };
 const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_GOAL;

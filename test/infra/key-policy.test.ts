@@ -141,9 +141,9 @@ describe('the secrets key can be used only by the service', () => {
       'webhook-deliveries': [macRoots],
       // A login signs its token's checksum with the MAC roots.
       auth: [macRoots],
-      // The AWS API opens values and the signing keys' secret halves; it checks no issued token (no MAC roots).
+      // The AWS API seals and opens values and opens the signing keys' secret halves; it checks no issued token (no MAC roots).
       aws: [
-        { actions: ['kms:Decrypt'], context: ['workspaceId', 'secretId', 'version'] },
+        { actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'secretId', 'version'] },
         { actions: ['kms:Decrypt'], context: ['workspaceId', 'accessKeyId'] },
       ],
       'delivery-worker': [{ actions: ['kms:Decrypt'], context: ['workspaceId', 'endpointId'] }],

@@ -138,6 +138,18 @@ function expectations(): (name: FunctionName) => Statement[] {
       ],
     ],
   };
+  // What the REST secrets group and the AWS API do to secrets; UpdateItem: the reveal counters, and the counters of
+  // denied attempts between their access.denied entries.
+  const secretItems = {
+    BatchGetItem: [VERSIONS],
+    GetItem: [WS, VERSIONS],
+    PutItem: [WS, VERSIONS, AUDIT],
+    UpdateItem: [...RATE, `DENIED#ws_${ANY_ID}#*`],
+    DeleteItem: [WS, VERSIONS],
+    ConditionCheckItem: [WS],
+    BatchWriteItem: [VERSIONS],
+    Query: [WS, VERSIONS],
+  };
   const own: Record<FunctionName, Statement[]> = {
     projects: [...table(api({ Query: [WS], GetItem: [WS], PutItem: [WS, AUDIT] })), lastUsed([TOKEN, WS]), macKey],
     environments: [
@@ -146,19 +158,7 @@ function expectations(): (name: FunctionName) => Statement[] {
       macKey,
     ],
     secrets: [
-      ...table(
-        api({
-          BatchGetItem: [VERSIONS],
-          GetItem: [WS, VERSIONS],
-          PutItem: [WS, VERSIONS, AUDIT],
-          // The reveal counters, and the counters of denied attempts between their access.denied entries.
-          UpdateItem: [...RATE, `DENIED#ws_${ANY_ID}#*`],
-          DeleteItem: [WS, VERSIONS],
-          ConditionCheckItem: [WS],
-          BatchWriteItem: [VERSIONS],
-          Query: [WS, VERSIONS],
-        }),
-      ),
+      ...table(api(secretItems)),
       lastUsed([TOKEN, WS]),
       // The first load of an old environment marks it, and the first scoped search of one indexes its key items and
       // marks it; they may change nothing else of the workspace partition.
@@ -229,20 +229,16 @@ function expectations(): (name: FunctionName) => Statement[] {
     ],
     // Serves a static document (issue 12): its logs, and the Denies every role carries.
     openapi: [],
-    // The AWS API: reads a secret by path (and an older version), counts and audits a reveal as the REST reveal does,
-    // and opens values and the signing keys' secret halves; no idempotency records, no MAC key.
+    // The AWS API: what the REST secrets group does to secrets (reads, reveals counted and audited, writes, deletes,
+    // restores; its VersionId and deleted-path items are in the same partitions), and opens the signing keys' secret
+    // halves; no idempotency records, no MAC key.
     aws: [
-      ...table(
-        merge(
-          { BatchGetItem: [TOKEN, WS], GetItem: [TOKEN, CURSOR_KEY], PutItem: [CURSOR_KEY] },
-          { GetItem: [WS, VERSIONS], PutItem: [AUDIT], UpdateItem: [...RATE, `DENIED#ws_${ANY_ID}#*`], Query: [WS, VERSIONS] },
-        ),
-      ),
+      ...table(merge({ BatchGetItem: [TOKEN, WS], GetItem: [TOKEN, CURSOR_KEY], PutItem: [CURSOR_KEY] }, secretItems)),
       updatesOnly([WS], ['searchIndexed', 'GSI4PK', 'GSI4SK']),
       index('GSI1', [`SECRETS#ws_${ANY_ID}`]),
       index('GSI4', [`ESEC#ws_${ANY_ID}#*`]),
       lastUsed([TOKEN, WS]),
-      kms(['kms:Decrypt'], SECRET_VALUE_CONTEXT),
+      kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),
       kms(['kms:Decrypt'], AWS_KEY_CONTEXT),
     ],
     'webhook-fanout': [

@@ -14,10 +14,7 @@ export const keys = {
   accessKey: (workspaceId: string, accessKeyId: string): ItemKey => ({ PK: ws(workspaceId), SK: `AK#${accessKeyId}` }),
   /** An access key's workspace, by the key's id alone: a login names only the `ak_` id (written with the key). */
   accessKeyById: (accessKeyId: string): ItemKey => ({ PK: `AKID#${accessKeyId}`, SK: '#AK' }),
-  /**
-   * A live login token of an access key (its hash, never the token), by when it expires: revoking or changing the
-   * key finds the key's live tokens here with one strongly consistent Query (expires with TTL with its token).
-   */
+  /** A key's live login token (its hash) by expiry: revoke and PATCH find them with one consistent Query (TTL). */
   loginToken: (workspaceId: string, accessKeyId: string, expiresAt: string, tokenHash: string): ItemKey => ({
     PK: `LOGINS#${workspaceId}#${accessKeyId}`,
     SK: `${expiresAt}#${tokenHash}`,
@@ -27,10 +24,7 @@ export const keys = {
     PK: `RATE#${workspaceId}#${accessKeyId}`,
     SK: `LOGIN#${minute}`,
   }),
-  /**
-   * Refused logins of an access key from one source address, counted per minute (fixed window) in the same partition,
-   * so the key's login reads both counters with its record in one request.
-   */
+  /** Refused logins of a key from one source address per minute, beside its login counter (read with its record). */
   loginRefusalCounter: (workspaceId: string, accessKeyId: string, source: string, minute: number): ItemKey => ({
     PK: `RATE#${workspaceId}#${accessKeyId}`,
     SK: `LOGINREFUSED#${minute}#${source}`,
@@ -67,6 +61,13 @@ export const keys = {
     PK: `${ws(workspaceId)}#SEC#${secretId}`,
     SK: `V#${String(version).padStart(10, '0')}`,
   }),
+  /** A VersionId an AWS write's `ClientRequestToken` named, beside the versions: claims it, and names its version. */
+  secretVersionId: (workspaceId: string, secretId: string, versionId: string): ItemKey => ({
+    PK: `${ws(workspaceId)}#SEC#${secretId}`,
+    SK: `VID#${versionId}`,
+  }),
+  /** The secret last deleted at a path (read through its #PURGE record; expires with TTL): AWS names it by its name. */
+  deletedSecretPath: (workspaceId: string, path: string): ItemKey => ({ PK: ws(workspaceId), SK: `DPATH#${path}` }),
   /** A deleted secret in its environment's list of them, newest deletion first (expires with TTL at its purgeAt). */
   deletedSecret: (workspaceId: string, environmentId: string, deletedAt: string, secretId: string): ItemKey => ({
     PK: ws(workspaceId),
@@ -251,6 +252,8 @@ export const patterns = {
   /** An environment's deleted secrets, by deletion time (read newest first). */
   deletedSecretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `DEL#${environmentId}#` }),
   secretVersions: (workspaceId: string, secretId: string) => ({ pk: `${ws(workspaceId)}#SEC#${secretId}`, skPrefix: 'V#' }),
+  /** Everything in a secret's own partition (versions, VersionId items, the deleted record): what a purge removes. */
+  secretPartition: (workspaceId: string, secretId: string) => ({ pk: `${ws(workspaceId)}#SEC#${secretId}` }),
   /** GSI1: every allowlisted workspace (admin CLI only). */
   allowlistedWorkspaces: () => ({ pk: 'ALLOWLIST', indexName: 'GSI1' as const }),
 } satisfies Record<string, (...args: never[]) => QueryPattern | QueryPattern[]>;
@@ -273,6 +276,8 @@ export const ENTITY = {
   environmentValue: 'EnvironmentValue',
   secretVersion: 'SecretVersion',
   secretPurge: 'SecretPurge',
+  secretVersionId: 'SecretVersionId',
+  deletedSecretPath: 'DeletedSecretPath',
   deletedSecret: 'DeletedSecret',
   revealCounter: 'RevealCounter',
   deniedAttempts: 'DeniedAttempts',

@@ -6,36 +6,14 @@ import {
   ListSecretVersionIdsCommand,
   ListSecretsCommand,
   paginateListSecrets,
-  SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { arnSuffix, derivedVersionId } from '../../../shared/aws/names.ts';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
+import { awsKey, client } from './support.ts';
 import { newEnvironment } from '../../support/secrets.ts';
 
 type Ws = Awaited<ReturnType<typeof newWorkspace>>;
-
-/** The AWS SDK for JavaScript, pointed at the local stack as decisions.md says: the endpoint is the base URL. */
-function client(credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }, region = 'us-east-1') {
-  return new SecretsManagerClient({ endpoint: inject('stack').baseUrl, region, credentials, maxAttempts: 1 });
-}
-
-/** An access key with auth aws_sigv4, made through the REST API; answers its key pair and id. */
-async function awsKey(ws: Ws, body: Record<string, unknown> = {}) {
-  const created = await call('POST', '/api/v1/access-keys', {
-    token: ws.apiKey,
-    body: { name: 'eso', auth: { type: 'aws_sigv4' }, ...body },
-  });
-  expect(created.status).toBe(201);
-  const key = created.body.data;
-  return {
-    id: key.id as string,
-    identityId: key.identityId as string,
-    accessKeyId: key.auth.awsAccessKeyId as string,
-    secretAccessKey: key.awsSecretAccessKey as string,
-  };
-}
 
 describe('the AWS Secrets Manager API (POST /) through the AWS SDK for JavaScript', () => {
   let ws: Ws;

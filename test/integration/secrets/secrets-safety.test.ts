@@ -115,7 +115,7 @@ describe('failure injection', () => {
     await put('v3');
     const crashing = secretServiceWith({ purgeSecretVersions: async () => Promise.reject(new Error('crash after the first step')) });
     // A purge at once (no recovery window) that crashes after its first step.
-    await expect(crashing.delete(await principalOf(ws), id, 0)).resolves.toEqual({ id, deleted: true });
+    await expect(crashing.delete(await principalOf(ws), id, 0)).resolves.toEqual({ id, deleted: true, purgeAt: expect.any(String) });
     expect((await call('GET', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey })).body.data).toEqual([]);
     expect((await call('GET', '/api/v1/search/secrets?q=doomed', { token: ws.apiKey })).body.data).toEqual([]);
     for (const version of ['', '?version=1', '?version=3']) {

@@ -121,7 +121,23 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
       { createdBy: 'key_x', rolledBackFrom: 1 },
       audit(),
     );
+    // An AWS write's ClientRequestToken claims its VersionId in the same transaction.
+    await store.writeSecretVersion(
+      WS,
+      { ...secret, currentVersion: 3, sealed: SEALED },
+      2,
+      { createdBy: 'key_x', versionId: '00000000-1111-4111-8111-111111111111' },
+      audit(),
+    );
   },
+  updateSecretMetadata: () =>
+    store.updateSecretMetadata(
+      WS,
+      { ...secret, currentVersion: 3, updatedAt: NOW, tags: { team: 'payments' } },
+      { currentVersion: 3, updatedAt: secret.updatedAt },
+      { tags: { team: 'payments' } },
+      audit(),
+    ),
   recordReveal: () =>
     store.recordReveal(WS, audit(), { credentialId: apiKey.id, perMinute: 100, workspacePerMinute: 1000, now: Date.parse(NOW) }),
   deleteSecret: () => store.deleteSecret(WS, { ...secret, sealed: SEALED }, audit(), { deletedBy: 'key_x', purgeAt: NOW }),
@@ -284,6 +300,8 @@ const OTHERS: readonly (keyof Store)[] = [
   'getAccessKey',
   'listAccessKeys',
   'getDeletedSecret',
+  'getDeletedSecretByPath',
+  'getVersionNumberOf',
   'listDeletedSecrets',
   'findLoginTarget',
   'workspaceOfAccessKey',

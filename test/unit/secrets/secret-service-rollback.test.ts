@@ -29,7 +29,7 @@ describe('secret service: rollback', () => {
     // Act
     const answer = await h.service.rollback(h.caller, id, 1);
     // Assess
-    expect(answer).toEqual({ id, key: 'DB_PASSWORD', version: 3 });
+    expect(answer).toMatchObject({ id, key: 'DB_PASSWORD', version: 3, versionId: null });
     expect(h.cipher.encrypted.at(-1)).toEqual(secretContext(h.caller.workspaceId, id, 3));
     expect(h.writes.at(-1)!.audit).toMatchObject({ action: 'secret.rotate', target: id, metadata: { version: 3, rolledBackFrom: 1 } });
     expect(h.by.at(-1)).toEqual({ createdBy: h.caller.actorSub, rolledBackFrom: 1 });

@@ -168,7 +168,7 @@ describe('secret service: delete and list', () => {
     h.store.purgeSecretVersions = async () => {
       throw new Error('throttled');
     };
-    expect(await h.service.delete(h.caller, id, 0)).toEqual({ id, deleted: true });
+    expect(await h.service.delete(h.caller, id, 0)).toEqual({ id, deleted: true, purgeAt: expect.any(String) });
     expect(h.purgeFailures).toEqual([id]);
     expect(h.heads.has(id)).toBe(false);
   });

@@ -50,6 +50,7 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
         createdAt: secret.updatedAt,
         createdBy,
         rolledBackFrom: null,
+        versionId: by.versionId ?? null,
       });
     },
     async recordReveal(_ws, audit, limit) {

@@ -1,0 +1,224 @@
+import * as z from 'zod/mini';
+import { secretKeySchema } from '../platform/http/schemas.ts';
+import type { DeletedSecretService, SecretRecord, SecretService, WriteAnswer } from '../secrets/index.ts';
+import { AwsError } from './aws-errors.ts';
+import { defineOperation, type AwsOperation } from './aws-handler.ts';
+import { epochSeconds, pathOfName, secretArn, secretName, stagesOf, versionIdOf, type AwsPlace } from './names.ts';
+import { markedForDeletion, type SecretLookup } from './secret-lookup.ts';
+import { secretIdSchema } from './secret-operations.ts';
+
+/**
+ * The writes of the AWS API (decisions.md, "The AWS Secrets Manager API"): CreateSecret, PutSecretValue,
+ * UpdateSecret, DeleteSecret, RestoreSecret, TagResource and UntagResource, each through the secrets service's
+ * method REST uses (which asks the policy: `write`, or `delete` for a delete and a restore), so audit entries and
+ * events are REST's. A `ClientRequestToken` becomes the new version's VersionId; the same token with the same value
+ * makes no new version, with another value it is ResourceExistsException.
+ */
+
+const MAX_TAGS = 50;
+const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+
+const clientRequestToken = () =>
+  z.optional(z.string().check(z.regex(/^[\x21-\x7e]{32,64}$/, 'must be 32 to 64 printable ASCII characters')));
+const secretString = () => z.optional(z.string().check(z.maxLength(65536)));
+const description = () => z.optional(z.string().check(z.maxLength(2048)));
+/** A field of AWS's request that this service does not serve: refused by name when present (see `refuseFields`). */
+const unsupported = () => z.optional(z.unknown());
+
+const tagKey = () =>
+  z.string().check(
+    z.minLength(1),
+    z.maxLength(128),
+    z.regex(TAG_TEXT, 'may contain only letters, digits, spaces and _ . : / = + - @'),
+    z.refine((key) => !key.toLowerCase().startsWith('aws:'), { error: 'must not begin with "aws:" (reserved by AWS)' }),
+  );
+const tagValue = () =>
+  z.string().check(z.maxLength(256), z.regex(TAG_TEXT, 'may contain only letters, digits, spaces and _ . : / = + - @'));
+const tagsSchema = () => z.array(z.object({ Key: tagKey(), Value: tagValue() })).check(z.maxLength(MAX_TAGS));
+
+/** InvalidParameterException naming the first field of `fields` the request has: a feature this service does not serve. */
+function refuseFields(input: Record<string, unknown>, fields: readonly string[]) {
+  const given = fields.find((field) => input[field] !== undefined && input[field] !== null);
+  if (given === undefined) return;
+  const why: Record<string, string> = {
+    SecretBinary: 'binary values are not supported by this service: use SecretString',
+    KmsKeyId: "values are sealed under the service's own KMS key",
+    AddReplicaRegions: 'replica regions are not supported by this service',
+    ForceOverwriteReplicaSecret: 'replica regions are not supported by this service',
+  };
+  throw new AwsError('InvalidParameterException', `${given}: ${why[given] ?? 'not supported by this service'}.`);
+}
+
+/** The value a write needs: this service keeps a secret's versions as text, so SecretString is required. */
+function valueOf(input: { SecretString?: string | undefined }): string {
+  if (input.SecretString === undefined) throw new AwsError('InvalidParameterException', 'SecretString: required (a version is its value).');
+  return input.SecretString;
+}
+
+const tagsOf = (tags: readonly { Key: string; Value: string }[]) => Object.fromEntries(tags.map((tag) => [tag.Key, tag.Value]));
+
+/** The tags after a change, at most 50. */
+function tagsWithin(tags: Record<string, string>): Record<string, string> | null {
+  if (Object.keys(tags).length > MAX_TAGS) throw new AwsError('InvalidParameterException', `Tags: a secret has at most ${MAX_TAGS} tags.`);
+  return Object.keys(tags).length === 0 ? null : tags;
+}
+
+export function makeSecretWrites(
+  secrets: SecretService,
+  deletedSecrets: DeletedSecretService,
+  lookup: SecretLookup,
+  place: AwsPlace,
+): Record<string, AwsOperation> {
+  const named = (secret: Pick<SecretRecord, 'id' | 'projectSlug' | 'envSlug' | 'key'>) => ({
+    ARN: secretArn(place, secret),
+    Name: secretName(secret),
+  });
+  const written = (answer: WriteAnswer) => ({
+    ...named(answer.secret),
+    VersionId: answer.versionId ?? versionIdOf(answer.secret, answer.version),
+  });
+  const describeChange = (change: string, keys?: string[]) => () => ({ changed: change, ...(keys && { tagKeys: keys }) });
+
+  return {
+    CreateSecret: defineOperation({
+      input: z.object({
+        Name: z.string().check(z.minLength(1), z.maxLength(512)),
+        ClientRequestToken: clientRequestToken(),
+        Description: description(),
+        SecretString: secretString(),
+        Tags: z.optional(tagsSchema()),
+        SecretBinary: unsupported(),
+        KmsKeyId: unsupported(),
+        AddReplicaRegions: unsupported(),
+        ForceOverwriteReplicaSecret: z.optional(z.boolean()),
+      }),
+      handle: async (principal, input) => {
+        refuseFields(input, ['SecretBinary', 'KmsKeyId', 'AddReplicaRegions']);
+        const path = pathOfName(input.Name);
+        if (!path)
+          throw new AwsError(
+            'InvalidParameterException',
+            'Name: must be <projectSlug>/<envSlug>/<KEY> of an existing project and environment.',
+          );
+        const key = secretKeySchema().safeParse(path.key);
+        if (!key.success)
+          throw new AwsError('InvalidParameterException', `Name: its key ${key.error.issues[0]?.message ?? 'is not valid'}.`);
+        const value = valueOf(input);
+        // A name in its recovery window is taken, as AWS has it (REST frees the key at once).
+        const deleted = await lookup.deleted(principal, input.Name).catch(() => undefined);
+        if (deleted)
+          throw new AwsError(
+            'InvalidRequestException',
+            "You can't create this secret because a secret with this name is already scheduled for deletion.",
+          );
+        const answer = await secrets.writeAtPath(principal, path, value, {
+          ifMatch: 0,
+          versionId: input.ClientRequestToken,
+          metadata: { description: input.Description || null, tags: input.Tags?.length ? tagsOf(input.Tags) : null },
+        });
+        return written(answer);
+      },
+    }),
+
+    PutSecretValue: defineOperation({
+      input: z.object({
+        SecretId: secretIdSchema(),
+        ClientRequestToken: clientRequestToken(),
+        SecretString: secretString(),
+        VersionStages: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.minLength(1), z.maxLength(20))),
+        SecretBinary: unsupported(),
+      }),
+      handle: async (principal, input) => {
+        refuseFields(input, ['SecretBinary']);
+        if (input.VersionStages && (input.VersionStages.length !== 1 || input.VersionStages[0] !== 'AWSCURRENT'))
+          throw new AwsError('InvalidRequestException', 'VersionStages: only ["AWSCURRENT"] is supported by this service yet.');
+        const value = valueOf(input);
+        const secret = await lookup.liveSecret(principal, input.SecretId);
+        const answer = await secrets.writeExisting(principal, secret.id, value, { versionId: input.ClientRequestToken });
+        return { ...written(answer), VersionStages: stagesOf(answer.version, answer.secret.currentVersion) };
+      },
+    }),
+
+    UpdateSecret: defineOperation({
+      input: z.object({
+        SecretId: secretIdSchema(),
+        ClientRequestToken: clientRequestToken(),
+        Description: description(),
+        SecretString: secretString(),
+        SecretBinary: unsupported(),
+        KmsKeyId: unsupported(),
+      }),
+      handle: async (principal, input) => {
+        refuseFields(input, ['SecretBinary', 'KmsKeyId']);
+        let secret = await lookup.liveSecret(principal, input.SecretId);
+        if (input.Description !== undefined && input.Description !== (secret.description ?? '')) {
+          const description = input.Description === '' ? null : input.Description;
+          secret = await secrets.updateMetadata(principal, secret.id, () => ({ description }), describeChange('description'));
+        }
+        if (input.SecretString === undefined) return named(secret);
+        return written(await secrets.writeExisting(principal, secret.id, input.SecretString, { versionId: input.ClientRequestToken }));
+      },
+    }),
+
+    DeleteSecret: defineOperation({
+      input: z.object({
+        SecretId: secretIdSchema(),
+        RecoveryWindowInDays: z.optional(z.int().check(z.minimum(7), z.maximum(30))),
+        ForceDeleteWithoutRecovery: z.optional(z.boolean()),
+      }),
+      handle: async (principal, input) => {
+        if (input.ForceDeleteWithoutRecovery && input.RecoveryWindowInDays !== undefined)
+          throw new AwsError('InvalidParameterException', "RecoveryWindowInDays: can't be given with ForceDeleteWithoutRecovery.");
+        const found = await lookup.anySecret(principal, input.SecretId);
+        if (found.deleted) throw markedForDeletion();
+        const days = input.ForceDeleteWithoutRecovery ? 0 : (input.RecoveryWindowInDays ?? 30);
+        const deleted = await secrets.delete(principal, found.live.id, days);
+        return { ...named(found.live), DeletionDate: epochSeconds(deleted.purgeAt) };
+      },
+    }),
+
+    RestoreSecret: defineOperation({
+      input: z.object({ SecretId: secretIdSchema() }),
+      handle: async (principal, input) => {
+        const found = await lookup.anySecret(principal, input.SecretId);
+        if (found.live) throw new AwsError('InvalidRequestException', 'The secret is not scheduled for deletion.');
+        await deletedSecrets.restore(principal, found.deleted.id);
+        return named(found.deleted);
+      },
+    }),
+
+    TagResource: defineOperation({
+      input: z.object({ SecretId: secretIdSchema(), Tags: tagsSchema() }),
+      handle: async (principal, input) => {
+        const secret = await lookup.liveSecret(principal, input.SecretId);
+        const added = tagsOf(input.Tags);
+        await secrets.updateMetadata(
+          principal,
+          secret.id,
+          (current) => ({ tags: tagsWithin({ ...current.tags, ...added }) }),
+          describeChange('tags', Object.keys(added)),
+        );
+        return {};
+      },
+    }),
+
+    UntagResource: defineOperation({
+      input: z.object({
+        SecretId: secretIdSchema(),
+        TagKeys: z.array(z.string().check(z.minLength(1), z.maxLength(128))).check(z.maxLength(MAX_TAGS)),
+      }),
+      handle: async (principal, input) => {
+        const secret = await lookup.liveSecret(principal, input.SecretId);
+        await secrets.updateMetadata(
+          principal,
+          secret.id,
+          (current) => ({
+            tags: tagsWithin(Object.fromEntries(Object.entries(current.tags ?? {}).filter(([key]) => !input.TagKeys.includes(key)))),
+          }),
+          describeChange('tags', input.TagKeys),
+        );
+        return {};
+      },
+    }),
+  };
+}

@@ -1,0 +1,163 @@
+import { auditEntry } from '../audit/index.ts';
+import { iso, type Clock } from '../platform/clock.ts';
+import { secretContext } from '../platform/crypto/context.ts';
+import type { Cipher } from '../platform/crypto/envelope.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { announceAnswer } from '../platform/http/idempotency-scope.ts';
+import { newId } from '../platform/ids.ts';
+import type { Prefetched } from '../platform/prefetch.ts';
+import type { Principal } from '../platform/principal.ts';
+import type { Store } from '../store.ts';
+import type { EnvironmentRef } from './secret-guard.ts';
+import { metadataOf } from './secret-reveals.ts';
+import { VersionConflictError, VersionIdTakenError, type SecretRecord } from './secret-store.ts';
+
+/**
+ * How a secret's next version is written (shared by write, rollback and the AWS API's writes), once the caller's
+ * access was decided by the service method: read the key's current version, check If-Match, seal the value under
+ * the next version's context, commit conditionally, and on a lost race read again. A write's VersionId (an AWS
+ * `ClientRequestToken`) is claimed with its version; a retry with it answers the version it made.
+ */
+
+/** A write that must create its key (`If-Match: 0`, the AWS API's CreateSecret) found the key taken. */
+export class SecretExistsError extends ConflictError {}
+
+/** A write's VersionId (an AWS `ClientRequestToken`) already names a version of the secret with another value. */
+export class VersionIdExistsError extends ConflictError {}
+
+/** What the head says of a secret besides its value (the AWS API's description and tags); null removes one. */
+export interface SecretMetadata {
+  description?: string | null;
+  tags?: Record<string, string> | null;
+}
+
+/** The VersionIds the head keeps (shared/secrets/secret-store.ts): the new version's token, and the previous one's. */
+function versionIdsAfter(current: SecretRecord | undefined, next: number, versionId: string | undefined) {
+  const previous = current?.versionIds?.[String(next - 1)];
+  if (versionId === undefined && previous === undefined) return undefined;
+  return { ...(previous !== undefined && { [String(next - 1)]: previous }), ...(versionId !== undefined && { [String(next)]: versionId }) };
+}
+
+/** Concurrent writers of one key retry until each has its own version; this bounds a pathological pile-up. */
+export const WRITE_ATTEMPTS = 100;
+
+export interface WriteOptions {
+  /** The version the write expects to follow (0 = the key must not exist); a different one is CONFLICT. */
+  ifMatch?: number | undefined;
+  prefetched?: Prefetched | undefined;
+  /** The new version's VersionId (an AWS write's `ClientRequestToken`); a retry with it makes no new version. */
+  versionId?: string | undefined;
+  /** The secret the write must add to (NOT_FOUND when it is gone: never a new secret of its key). */
+  secretId?: string | undefined;
+  /** The description and tags the secret gets with this version (the AWS API's CreateSecret and UpdateSecret). */
+  metadata?: SecretMetadata | undefined;
+}
+
+/** What a write answers: the version it made (or, retried with its VersionId, made before) and the secret after it. */
+export interface WriteAnswer {
+  id: string;
+  key: string;
+  version: number;
+  versionId: string | null;
+  secret: SecretRecord;
+  /** A retry of an earlier write with the same VersionId and value: nothing was written. */
+  repeated?: true;
+}
+
+export interface SecretWriterDeps {
+  store: Pick<Store, 'getEnvironmentSecret' | 'getSecretHead' | 'getSecretVersion' | 'getVersionNumberOf' | 'writeSecretVersion'>;
+  cipher: Cipher;
+  clock: Clock;
+}
+
+export function makeSecretWriter({ store, cipher, clock }: SecretWriterDeps) {
+  /**
+   * The write loop shared by write and rollback: read the key's current version, check If-Match, seal the value
+   * under the next version's context, and commit conditionally; a lost race reads again (with jitter). A rollback
+   * must find its own secret still there (a delete in between makes it NOT_FOUND, never a new secret).
+   */
+  async function writeNext(
+    principal: Principal,
+    environment: EnvironmentRef,
+    input: { key: string; value: string },
+    options: WriteOptions & { rollback?: { secretId: string; from: number } },
+  ): Promise<WriteAnswer> {
+    const ws = principal.workspaceId;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const current = await store.getEnvironmentSecret(ws, environment.id, input.key, attempt === 0 ? options.prefetched : undefined);
+      const mustBe = options.rollback?.secretId ?? options.secretId;
+      if (mustBe !== undefined && current?.id !== mustBe) throw new NotFoundError(`secret ${mustBe} was not found`);
+      const currentVersion = current?.currentVersion ?? 0;
+      if (options.ifMatch !== undefined && options.ifMatch !== currentVersion) {
+        // A retry of the write that made the key (the same token) answers what it made.
+        const repeated =
+          current && options.versionId !== undefined ? await repeatedWrite(ws, current, options.versionId, input.value) : undefined;
+        if (repeated) return repeated;
+        const message = `If-Match: the current version of ${input.key} is ${currentVersion}, not ${options.ifMatch}`;
+        throw options.ifMatch === 0 ? new SecretExistsError(message) : new ConflictError(message);
+      }
+      const now = clock.now();
+      const versionIds = versionIdsAfter(current, currentVersion + 1, options.versionId);
+      const description = options.metadata?.description === undefined ? current?.description : options.metadata.description;
+      const tags = options.metadata?.tags === undefined ? current?.tags : options.metadata.tags;
+      const record: SecretRecord = {
+        id: current?.id ?? newId('secret', now),
+        key: input.key,
+        projectId: environment.projectId,
+        projectSlug: environment.projectSlug,
+        environmentId: environment.id,
+        envSlug: environment.slug,
+        currentVersion: currentVersion + 1,
+        createdAt: current?.createdAt ?? iso(now),
+        updatedAt: iso(now),
+        ...(description != null && { description }),
+        ...(tags != null && { tags }),
+        ...(versionIds && { versionIds }),
+      };
+      const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, record.currentVersion));
+      const action = record.currentVersion === 1 ? 'secret.create' : 'secret.rotate';
+      const rolledBackFrom = options.rollback?.from;
+      const metadata = { ...metadataOf(record), version: record.currentVersion, ...(rolledBackFrom !== undefined && { rolledBackFrom }) };
+      const answer = announceAnswer({ id: record.id, key: record.key, version: record.currentVersion });
+      try {
+        await store.writeSecretVersion(
+          ws,
+          { ...record, sealed },
+          currentVersion,
+          { createdBy: principal.actorSub, rolledBackFrom, versionId: options.versionId },
+          auditEntry(principal, action, record.id, metadata, now),
+        );
+        return { ...answer, versionId: options.versionId ?? null, secret: record };
+      } catch (error) {
+        if (error instanceof VersionIdTakenError) {
+          const repeated = await repeatedWrite(ws, record, options.versionId!, input.value);
+          if (repeated) return repeated;
+          continue;
+        }
+        if (!(error instanceof VersionConflictError)) throw error;
+        if (options.ifMatch !== undefined) throw new ConflictError(`If-Match: ${input.key} was changed by another write; read it again`);
+        // Full jitter, growing: losers spread out instead of colliding again in lock-step.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** Math.min(attempt, 6))));
+      }
+    }
+    throw new ConflictError(`key: too many concurrent writes of ${input.key}; retry`);
+  }
+
+  /**
+   * A write whose VersionId already names a version of the secret: with the same value it is a retry and answers
+   * that version (no new one, as AWS documents `ClientRequestToken`); with another value, VersionIdExistsError. The
+   * stored value is opened to compare, never answered. Undefined when the token names no version (yet).
+   */
+  async function repeatedWrite(ws: string, secret: SecretRecord, versionId: string, value: string): Promise<WriteAnswer | undefined> {
+    const version = await store.getVersionNumberOf(ws, secret.id, versionId);
+    const stored = version === undefined ? undefined : await store.getSecretVersion(ws, secret.id, version);
+    if (version === undefined || !stored) return undefined;
+    const same = (await cipher.decrypt(stored.sealed, secretContext(ws, secret.id, version))) === value;
+    if (!same) throw new VersionIdExistsError(`ClientRequestToken: a version of ${secret.key} with this token has another value`);
+    const head = await store.getSecretHead(ws, secret.id);
+    const { sealed: _sealed, ...record } = head ?? { ...secret, sealed: undefined };
+    return { id: secret.id, key: secret.key, version, versionId, secret: record, repeated: true };
+  }
+
+  return writeNext;
+}

@@ -1,0 +1,26 @@
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { expect, inject } from 'vitest';
+import { call, type newWorkspace } from '../../support/api.ts';
+
+type Ws = Awaited<ReturnType<typeof newWorkspace>>;
+
+/** The AWS SDK for JavaScript, pointed at the local stack as decisions.md says: the endpoint is the base URL. */
+export function client(credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }, region = 'us-east-1') {
+  return new SecretsManagerClient({ endpoint: inject('stack').baseUrl, region, credentials, maxAttempts: 1 });
+}
+
+/** An access key with auth aws_sigv4, made through the REST API; answers its key pair and id. */
+export async function awsKey(ws: Ws, body: Record<string, unknown> = {}) {
+  const created = await call('POST', '/api/v1/access-keys', {
+    token: ws.apiKey,
+    body: { name: 'eso', auth: { type: 'aws_sigv4' }, ...body },
+  });
+  expect(created.status).toBe(201);
+  const key = created.body.data;
+  return {
+    id: key.id as string,
+    identityId: key.identityId as string,
+    accessKeyId: key.auth.awsAccessKeyId as string,
+    secretAccessKey: key.awsSecretAccessKey as string,
+  };
+}
