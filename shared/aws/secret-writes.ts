@@ -105,7 +105,10 @@ export function makeSecretWrites(
           throw new AwsError('InvalidParameterException', `Name: its key ${key.error.issues[0]?.message ?? 'is not valid'}.`);
         const value = valueOf(input);
         // A name in its recovery window is taken, as AWS has it (REST frees the key at once).
-        const deleted = await lookup.deleted(principal, input.Name).catch(() => undefined);
+        const deleted = await lookup.deleted(principal, input.Name).catch((error: unknown) => {
+          if (error instanceof AwsError && error.type === 'ResourceNotFoundException') return undefined;
+          throw error;
+        });
         if (deleted)
           throw new AwsError(
             'InvalidRequestException',
