@@ -1,5 +1,6 @@
 import { makeSigV4Authenticator } from '../../shared/access/index.ts';
 import { makeAwsHandler } from '../../shared/aws/aws-handler.ts';
+import { makeBatchGetSecretValue } from '../../shared/aws/batch-get.ts';
 import { makeListSecrets } from '../../shared/aws/list-secrets.ts';
 import { getRandomPassword } from '../../shared/aws/random-password.ts';
 import { makeSecretLookup } from '../../shared/aws/secret-lookup.ts';
@@ -35,6 +36,7 @@ export const handler = makeAwsHandler({
     ...makeSecretOperations(secrets, lookup, config.aws),
     ...makeSecretWrites(secrets, deletedSecrets, lookup, config.aws),
     ListSecrets: makeListSecrets(secrets, config.aws),
+    BatchGetSecretValue: makeBatchGetSecretValue(secrets, config.aws),
     GetRandomPassword: getRandomPassword,
   },
   region: config.aws.region,

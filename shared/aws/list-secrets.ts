@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { SecretRecord, SecretService } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
 import { defineOperation } from './aws-handler.ts';
-import { epochSeconds, secretArn, secretName, versionIdsToStages, type AwsPlace } from './names.ts';
+import { epochSeconds, lastChanged, secretArn, secretName, versionIdsToStages, type AwsPlace } from './names.ts';
 import { withNextToken } from './secret-lookup.ts';
 import { tagList } from './secret-operations.ts';
 
@@ -15,19 +15,21 @@ import { tagList } from './secret-operations.ts';
 
 const FILTER_KEYS = ['description', 'name', 'tag-key', 'tag-value', 'primary-region', 'owning-service', 'all'] as const;
 
+/** ListSecrets' and BatchGetSecretValue's `Filters`. */
+export const listFiltersSchema = () =>
+  z
+    .array(
+      z.object({
+        Key: z.enum(FILTER_KEYS),
+        Values: z.array(z.string().check(z.minLength(1), z.maxLength(512))).check(z.minLength(1), z.maxLength(10)),
+      }),
+    )
+    .check(z.maxLength(10));
+
 const input = z.object({
   MaxResults: z.optional(z.int().check(z.minimum(1), z.maximum(100))),
   NextToken: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
-  Filters: z.optional(
-    z
-      .array(
-        z.object({
-          Key: z.enum(FILTER_KEYS),
-          Values: z.array(z.string().check(z.minLength(1), z.maxLength(512))).check(z.minLength(1), z.maxLength(10)),
-        }),
-      )
-      .check(z.maxLength(10)),
-  ),
+  Filters: z.optional(listFiltersSchema()),
   IncludePlannedDeletion: z.optional(z.boolean()),
   SortOrder: z.optional(z.enum(['asc', 'desc'])),
 });
@@ -64,6 +66,10 @@ function passes(filter: Filter, secret: SecretRecord): boolean {
   return (plain.length === 0 || plain.some(hit)) && !negated.some(hit);
 }
 
+/** The predicate of a list of filters (all must pass), or undefined for none. */
+export const matchingFilters = (filters: readonly Filter[]) =>
+  filters.length === 0 ? undefined : (record: SecretRecord) => filters.every((filter) => passes(filter, record));
+
 export function makeListSecrets(secrets: SecretService, place: AwsPlace) {
   return defineOperation({
     input,
@@ -71,8 +77,7 @@ export function makeListSecrets(secrets: SecretService, place: AwsPlace) {
       if (request.IncludePlannedDeletion)
         throw new AwsError('InvalidRequestException', 'IncludePlannedDeletion is not supported by this service yet.');
       if (request.SortOrder === 'asc') throw new AwsError('InvalidRequestException', 'SortOrder asc is not supported by this service yet.');
-      const filters = request.Filters ?? [];
-      const matching = filters.length === 0 ? undefined : (record: SecretRecord) => filters.every((filter) => passes(filter, record));
+      const matching = matchingFilters(request.Filters ?? []);
       const page = await withNextToken(() =>
         secrets.search(principal, undefined, { limit: request.MaxResults ?? 100, cursor: request.NextToken }, matching),
       );
@@ -80,7 +85,7 @@ export function makeListSecrets(secrets: SecretService, place: AwsPlace) {
         SecretList: page.items.map((secret) => ({
           ARN: secretArn(place, secret),
           Name: secretName(secret),
-          LastChangedDate: epochSeconds(secret.updatedAt),
+          LastChangedDate: lastChanged(secret),
           CreatedDate: epochSeconds(secret.createdAt),
           ...(secret.description !== undefined && { Description: secret.description }),
           RotationEnabled: false,

@@ -28,6 +28,9 @@ export function arnSuffix(secretId: string): string {
 export const secretName = (secret: { projectSlug: string; envSlug: string; key: string }) =>
   `${secret.projectSlug}/${secret.envSlug}/${secret.key}`;
 
+/** The path the services name a secret by: its `Name`. */
+export const secretPath = secretName;
+
 export function secretArn(place: AwsPlace, secret: { id: string; projectSlug: string; envSlug: string; key: string }): string {
   return `arn:aws:secretsmanager:${place.region}:${place.account}:secret:${secretName(secret)}-${arnSuffix(secret.id)}`;
 }
@@ -97,3 +100,7 @@ export function stagesOf(version: number, currentVersion: number): string[] {
 
 /** Epoch seconds with milliseconds, as AWS's JSON protocol writes a timestamp. */
 export const epochSeconds = (iso: string) => Date.parse(iso) / 1000;
+
+/** LastChangedDate: the later of the current version's write and the last change of description or tags. */
+export const lastChanged = (secret: { updatedAt: string; changedAt?: string | undefined }) =>
+  epochSeconds(secret.changedAt !== undefined && secret.changedAt > secret.updatedAt ? secret.changedAt : secret.updatedAt);

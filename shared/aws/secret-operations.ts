@@ -4,6 +4,7 @@ import { AwsError } from './aws-errors.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
 import {
   epochSeconds,
+  lastChanged,
   matchesReference,
   parseSecretId,
   secretArn,
@@ -130,7 +131,7 @@ export function makeSecretOperations(secrets: SecretService, lookup: SecretLooku
           Name: secretName(secret),
           ...(secret.description !== undefined && { Description: secret.description }),
           RotationEnabled: false,
-          LastChangedDate: epochSeconds(secret.updatedAt),
+          LastChangedDate: lastChanged(secret),
           CreatedDate: epochSeconds(secret.createdAt),
           ...(found.deleted && { DeletedDate: epochSeconds(found.deleted.deletedAt) }),
           Tags: tagList(secret),

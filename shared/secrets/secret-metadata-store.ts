@@ -1,18 +1,31 @@
 import { type AuditEntry, auditPut } from '../audit/index.ts';
-import type { ItemKey } from '../platform/prefetch.ts';
+import { itemKeyString, type ItemKey } from '../platform/prefetch.ts';
 import { transact } from '../platform/store/conditional.ts';
 import { keys } from '../platform/store/keys.ts';
-import { getItem } from '../platform/store/reads.ts';
+import { batchRead, getItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
-import { secretPath, VersionConflictError, type SecretRecord } from './secret-store.ts';
+import { secretPath, toSecret, VersionConflictError, type SecretRecord, type StoredSecret } from './secret-store.ts';
 
 /**
  * What the AWS API keeps of a secret besides its values (decisions.md v1.3): the VersionIds its writes' tokens named
  * (`VID#` items beside the versions, claimed in each version's own transaction) and its description and tags (on
- * the head, its path copy and its key item, which lists and search read).
+ * the head, its path copy and its key item, which lists and search read); and its batched read of secrets by path.
  */
 export function makeSecretMetadataStore(db: Db) {
   return {
+    /**
+     * The secrets at these paths, with their current sealed values, in one BatchGetItem (eventually consistent, at
+     * half the read units, as reveals read): BatchGetSecretValue. Absent ones are undefined.
+     */
+    async getSecretsByPaths(workspaceId: string, paths: readonly string[]): Promise<Map<string, StoredSecret | undefined>> {
+      const found = await batchRead(
+        db,
+        paths.map((path) => keys.secretPath(workspaceId, path)),
+        { consistent: false },
+      );
+      return new Map(paths.map((path) => [path, toSecret(found.get(itemKeyString(keys.secretPath(workspaceId, path))))]));
+    },
+
     /** The version a VersionId given as a `ClientRequestToken` names in the secret, or undefined. */
     async getVersionNumberOf(workspaceId: string, secretId: string, versionId: string): Promise<number | undefined> {
       const item = await getItem(db, keys.secretVersionId(workspaceId, secretId, versionId));
@@ -21,22 +34,23 @@ export function makeSecretMetadataStore(db: Db) {
 
     /**
      * Changes what the head says of the secret besides its value (description, tags), on the head, its path copy and
-     * its key item, with the audit entry, when the secret is still at `expected.currentVersion` and `updatedAt`; else
-     * a VersionConflictError (the caller reads again). `updatedAt` moves forward: LastChangedDate in the AWS API.
+     * its key item, with the audit entry, when the secret is still at `expected.currentVersion` and `changedAt`; else
+     * a VersionConflictError (the caller reads again). `changedAt` (when they last changed) only moves forward;
+     * `updatedAt` stays when the current version was written.
      */
     async updateSecretMetadata(
       workspaceId: string,
       record: SecretRecord,
-      expected: { currentVersion: number; updatedAt: string },
+      expected: { currentVersion: number; changedAt: string | undefined },
       change: { description?: string | null; tags?: Record<string, string> | null },
       audit: AuditEntry,
     ): Promise<void> {
-      const sets = ['updatedAt = :updatedAt'];
+      const sets = ['changedAt = :changedAt'];
       const removes: string[] = [];
       const values: Record<string, unknown> = {
-        ':updatedAt': record.updatedAt,
+        ':changedAt': record.changedAt,
         ':version': expected.currentVersion,
-        ':previous': expected.updatedAt,
+        ...(expected.changedAt !== undefined && { ':previous': expected.changedAt }),
       };
       for (const field of ['description', 'tags'] as const) {
         const value = change[field];
@@ -52,7 +66,7 @@ export function makeSecretMetadataStore(db: Db) {
           TableName: db.tableName,
           Key: key,
           UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ConditionExpression: 'currentVersion = :version AND updatedAt = :previous',
+          ConditionExpression: `currentVersion = :version AND ${expected.changedAt === undefined ? 'attribute_not_exists(changedAt)' : 'changedAt = :previous'}`,
           ExpressionAttributeValues: values,
         },
       });

@@ -22,6 +22,7 @@ export interface SecretRevealDeps {
     | 'getSecretByPath'
     | 'getSecretVersion'
     | 'getVersionNumberOf'
+    | 'getSecretsByPaths'
     | 'recordReveal'
     | 'indexEnvironmentValues'
     | 'listEnvironmentValues'
@@ -96,8 +97,69 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
     return readable(principal, found, path, `no secret at path ${JSON.stringify(path)}`);
   }
 
+  /**
+   * Reveals the current versions of several secrets (the AWS API's BatchGetSecretValue), each wanted as the first of
+   * its candidate paths whose secret the caller may read and `accepts`: one BatchGetItem of every candidate, each
+   * decided by the policy as a reveal by path is (NOT_FOUND; FORBIDDEN, audited), one count against the reveal limits
+   * for the batch, the audit entries written together before any value is opened. Answers each wanted one's value
+   * or its error, in order; a refused batch (the rate limit, an audit that cannot be written) throws.
+   */
+  async function revealBatch(
+    principal: Principal,
+    wanted: readonly { paths: readonly string[]; accepts: (secret: SecretRecord) => boolean }[],
+  ) {
+    const ws = principal.workspaceId;
+    const paths = [...new Set(wanted.flatMap((one) => one.paths.filter((path) => SECRET_PATH.test(path))))];
+    const found = paths.length === 0 ? new Map<string, StoredSecret | undefined>() : await store.getSecretsByPaths(ws, paths);
+    const decided = await Promise.all(
+      wanted.map(async (one) => {
+        try {
+          let head: StoredSecret | undefined;
+          for (const path of one.paths) {
+            const candidate = found.get(path);
+            if (!candidate) continue;
+            const visible = await readable(principal, candidate, path).catch((error) => {
+              if (error instanceof NotFoundError) return undefined;
+              throw error;
+            });
+            if (visible && one.accepts(visible)) {
+              head = visible;
+              break;
+            }
+          }
+          if (!head) throw new NotFoundError('no such secret');
+          await permit(principal, 'reveal', head);
+          return { head };
+        } catch (error) {
+          return { error };
+        }
+      }),
+    );
+    const heads = decided.flatMap((one) => (one.head ? [one.head] : []));
+    if (heads.length > 0) {
+      const now = clock.now();
+      const limit = { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute: workspaceLimit(), now };
+      await store.countRevealPage(ws, limit);
+      await store.writeAuditEntries(
+        ws,
+        heads.map((head) =>
+          auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: head.currentVersion, bulk: true }, now),
+        ),
+      );
+    }
+    return Promise.all(
+      decided.map(async (one) => {
+        if (!one.head) return { error: one.error };
+        const { sealed, ...secret } = one.head;
+        const value = await cipher.decrypt(sealed, secretContext(ws, secret.id, secret.currentVersion));
+        return { value, version: secret.currentVersion, versionCreatedAt: secret.updatedAt, secret };
+      }),
+    );
+  }
+
   return {
     sealedAt,
+    revealBatch,
 
     /**
      * Loads an environment: its current values a page at a time (by key, A→Z; only `keys` when given). One Query

@@ -44,6 +44,7 @@ export type SecretServiceStore = Pick<
   | 'secretByIdKeys'
   | 'secretByPathKeys'
   | 'secretWriteKeys'
+  | 'getSecretsByPaths'
 >;
 
 export interface SecretServiceDeps {
@@ -169,8 +170,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
         const changed = change(secret);
         const now = clock.now();
         // Forward even within one millisecond: the next change's condition must tell the two apart.
-        const updatedAt = iso(Math.max(now, Date.parse(secret.updatedAt) + 1));
-        const next = { ...secret, updatedAt };
+        const changedAt = iso(Math.max(now, Date.parse(secret.changedAt ?? secret.updatedAt) + 1));
+        const next = { ...secret, changedAt };
         for (const field of ['description', 'tags'] as const) {
           if (changed[field] === null) delete next[field];
           else if (changed[field] !== undefined) Object.assign(next, { [field]: changed[field] });
@@ -179,7 +180,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
           await store.updateSecretMetadata(
             ws,
             next,
-            { currentVersion: secret.currentVersion, updatedAt: secret.updatedAt },
+            { currentVersion: secret.currentVersion, changedAt: secret.changedAt },
             changed,
             auditEntry(principal, 'secret.tag', secretId, { ...metadataOf(secret), ...describe(secret) }, now),
           );

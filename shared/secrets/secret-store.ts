@@ -26,6 +26,8 @@ export interface SecretRecord {
   /** The AWS API's description and tags of the secret (decisions.md v1.3); absent when it has none. */
   description?: string;
   tags?: Record<string, string>;
+  /** When the description or tags last changed (`updatedAt` is when the current version was written). */
+  changedAt?: string;
   /**
    * The VersionIds of the current and previous versions, by number, when an AWS write's `ClientRequestToken` named
    * them (any other version's is derived from the secret id and number: shared/aws/names.ts).
@@ -96,7 +98,7 @@ const RECORD_FIELDS: readonly (keyof SecretRecord)[] = [
 ];
 
 /** The head's fields that only some secrets have: copied when present, never written as null. */
-const OPTIONAL_FIELDS = ['description', 'tags', 'versionIds'] as const;
+const OPTIONAL_FIELDS = ['description', 'tags', 'changedAt', 'versionIds'] as const;
 
 export const toRecord = (item: Record<string, unknown> | undefined): SecretRecord | undefined => {
   const record = pick<SecretRecord>(item, RECORD_FIELDS);
@@ -105,7 +107,7 @@ export const toRecord = (item: Record<string, unknown> | undefined): SecretRecor
     if (item![field] !== undefined && item![field] !== null) Object.assign(record, { [field]: item![field] });
   return record;
 };
-const toSecret = (item: Record<string, unknown> | undefined): StoredSecret | undefined =>
+export const toSecret = (item: Record<string, unknown> | undefined): StoredSecret | undefined =>
   item && { ...toRecord(item)!, sealed: fromStored(item.sealed as Record<string, unknown>) };
 
 /** The path of a secret: `<projectSlug>/<envSlug>/<key>`. */

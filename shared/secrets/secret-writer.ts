@@ -112,6 +112,7 @@ export function makeSecretWriter({ store, cipher, clock }: SecretWriterDeps) {
         updatedAt: iso(now),
         ...(description != null && { description }),
         ...(tags != null && { tags }),
+        ...(current?.changedAt !== undefined && { changedAt: current.changedAt }),
         ...(versionIds && { versionIds }),
       };
       const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, record.currentVersion));

@@ -1,4 +1,5 @@
 import {
+  BatchGetSecretValueCommand,
   DescribeSecretCommand,
   GetRandomPasswordCommand,
   GetResourcePolicyCommand,
@@ -224,5 +225,59 @@ describe('the AWS Secrets Manager API (POST /) through the AWS SDK for JavaScrip
     expect(RandomPassword).toMatch(/[A-Z]/);
     expect(RandomPassword).toMatch(/[a-z]/);
     expect(RandomPassword).toMatch(/[0-9]/);
+  });
+
+  it('BatchGetSecretValue: by SecretIdList (Errors for what fails, one audit entry per value) and by Filters, page by page', async () => {
+    const env = (await newEnvironment(ws.apiKey, { project: 'batch', environment: 'prod' })).environment.id;
+    const ids: Record<string, string> = {};
+    for (const name of ['ONE', 'TWO', 'THREE']) {
+      const put = await call('PUT', `/api/v1/environments/${env}/secrets`, { token: ws.apiKey, body: { key: name, value: `v-${name}` } });
+      ids[name] = put.body.data.id;
+    }
+    const sm = client(key);
+    const byList = await sm.send(
+      new BatchGetSecretValueCommand({
+        SecretIdList: [
+          'batch/prod/ONE',
+          `batch/prod/TWO`,
+          'batch/prod/MISSING',
+          'arn:aws:secretsmanager:eu-west-1:000000000000:secret:batch/prod/ONE',
+        ],
+      }),
+    );
+    expect(byList.SecretValues?.map((value) => [value.Name, value.SecretString, value.VersionStages])).toEqual([
+      ['batch/prod/ONE', 'v-ONE', ['AWSCURRENT']],
+      ['batch/prod/TWO', 'v-TWO', ['AWSCURRENT']],
+    ]);
+    expect(byList.Errors?.map((error) => [error.SecretId, error.ErrorCode])).toEqual([
+      ['batch/prod/MISSING', 'ResourceNotFoundException'],
+      ['arn:aws:secretsmanager:eu-west-1:000000000000:secret:batch/prod/ONE', 'ResourceNotFoundException'],
+    ]);
+    const audit = await localStore().store.listAudit(ws.workspaceId, { limit: 10 }, { target: ids.ONE!, action: 'secret.reveal' });
+    expect(audit.items).toHaveLength(1);
+    expect(audit.items[0]!.metadata).toMatchObject({ interface: 'aws', bulk: true, version: 1 });
+    // Filters: the matching secrets a page at a time, NextToken carrying on.
+    const first = await sm.send(new BatchGetSecretValueCommand({ Filters: [{ Key: 'name', Values: ['batch/'] }], MaxResults: 2 }));
+    expect(first.SecretValues).toHaveLength(2);
+    expect(first.NextToken).toBeDefined();
+    const second = await sm.send(
+      new BatchGetSecretValueCommand({ Filters: [{ Key: 'name', Values: ['batch/'] }], MaxResults: 2, NextToken: first.NextToken }),
+    );
+    expect([...first.SecretValues!, ...second.SecretValues!].map((value) => value.SecretString).sort()).toEqual([
+      'v-ONE',
+      'v-THREE',
+      'v-TWO',
+    ]);
+    await expect(sm.send(new BatchGetSecretValueCommand({}))).rejects.toMatchObject({ name: 'InvalidParameterException' });
+    await expect(
+      sm.send(new BatchGetSecretValueCommand({ SecretIdList: Array.from({ length: 21 }, (_, i) => `batch/prod/K${i}`) })),
+    ).rejects.toMatchObject({ name: 'InvalidParameterException' });
+    // A key that may read but not reveal gets AccessDeniedException for each, and nothing revealed.
+    const reader = client(await awsKey(ws, { permissions: [{ projects: ['batch'], actions: ['read'] }] }));
+    const denied = await reader.send(
+      new BatchGetSecretValueCommand({ SecretIdList: ['batch/prod/ONE', 'payments-api/production/DB_URL'] }),
+    );
+    expect(denied.SecretValues).toEqual([]);
+    expect(denied.Errors?.map((error) => error.ErrorCode)).toEqual(['AccessDeniedException', 'ResourceNotFoundException']);
   });
 });

@@ -133,8 +133,8 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
   updateSecretMetadata: () =>
     store.updateSecretMetadata(
       WS,
-      { ...secret, currentVersion: 3, updatedAt: NOW, tags: { team: 'payments' } },
-      { currentVersion: 3, updatedAt: secret.updatedAt },
+      { ...secret, currentVersion: 3, changedAt: NOW, tags: { team: 'payments' } },
+      { currentVersion: 3, changedAt: undefined },
       { tags: { team: 'payments' } },
       audit(),
     ),
@@ -302,6 +302,7 @@ const OTHERS: readonly (keyof Store)[] = [
   'getDeletedSecret',
   'getDeletedSecretByPath',
   'getVersionNumberOf',
+  'getSecretsByPaths',
   'listDeletedSecrets',
   'findLoginTarget',
   'workspaceOfAccessKey',
