@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { AWS_BATCH_SECRETS, awsApiCalls } from './aws-api.ts';
 import { bundleTable, measureBundles } from './bundles.ts';
 import { measureCpu } from './cpu.ts';
 import { measureMandatedFloor } from './mandated.ts';
@@ -20,15 +21,17 @@ import { priceWorkload, workloadTable } from './workload.ts';
  * the deterministic budgets (request counts, bundle sizes) are asserted by the tests. `BENCH_ONLY=scope` runs only
  * what access keys' permissions cost (bench/scope.ts), `BENCH_ONLY=login` what a workload-identity login costs
  * (bench/login.ts), `BENCH_ONLY=webhook-ops` what test events, recoveries and statistics cost (bench/webhook-operations.ts),
- * `BENCH_ONLY=delivery` what a webhook delivery costs at 10 endpoints an event and at one (bench/webhooks.ts);
- * each printed, and written only to BENCH_OUT if set.
+ * `BENCH_ONLY=delivery` what a webhook delivery costs at 10 endpoints an event and at one (bench/webhooks.ts),
+ * `BENCH_ONLY=aws` the calls of the AWS API's GetSecretValue and BatchGetSecretValue beside the REST reveals they
+ * match (bench/aws-api.ts); each printed, and written only to BENCH_OUT if set.
  */
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 3000);
 const SCOPE_ONLY = process.env.BENCH_ONLY === 'scope';
 const LOGIN_ONLY = process.env.BENCH_ONLY === 'login';
 const OPS_ONLY = process.env.BENCH_ONLY === 'webhook-ops';
 const DELIVERY_ONLY = process.env.BENCH_ONLY === 'delivery';
-const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY;
+const AWS_ONLY = process.env.BENCH_ONLY === 'aws';
+const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY || AWS_ONLY;
 
 async function main(): Promise<void> {
   const out = resolve(process.env.BENCH_OUT ?? 'bench/results.json');
@@ -66,6 +69,16 @@ async function main(): Promise<void> {
       };
       if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), delivery }, null, 2)}\n`);
       process.stdout.write(`${JSON.stringify(delivery, null, 2)}\n`);
+      return;
+    }
+    if (AWS_ONLY) {
+      process.stdout.write('the AWS API…\n');
+      const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
+      const all = await countCalls(api, await prepare(api), recorder);
+      const { revealByPath, loadEnvironment, awsGetSecretValue, awsBatchGetSecretValue } = all;
+      const awsCalls = { revealByPath, loadEnvironment, awsGetSecretValue, awsBatchGetSecretValue };
+      if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), awsCalls }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(awsCalls, null, 2)}\n`);
       return;
     }
     if (LOGIN_ONLY) {
@@ -139,6 +152,7 @@ async function prepare(api: Api) {
     secretId: secret.data.id as string,
     path: 'bench/prod/DATABASE_URL',
     loadPath: `${loadPath}/reveal`,
+    loadNames: Array.from({ length: LOAD_SECRETS }, (_, i) => `bench/load/SERVICE_SECRET_${i}`),
   };
 }
 
@@ -158,6 +172,7 @@ async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof makeCa
   };
   let n = 0;
   const put = 'PUT /api/v1/environments/{envId}/secrets';
+  const aws = await awsApiCalls(api, s);
   const created: string[] = [];
   return {
     createSecret: await recorder.measure(route(put), async () =>
@@ -188,6 +203,9 @@ async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof makeCa
       () => request(api, 'POST', s.loadPath, {}),
       10,
     ),
+    // The AWS API (POST /, signed with SigV4 by the AWS SDK): the same reveal by path, and 20 of the loaded secrets.
+    awsGetSecretValue: await warmRun(route('POST /'), aws.getSecretValue, REVEAL_RUNS),
+    awsBatchGetSecretValue: await warmRun(route('POST /'), aws.batchGetSecretValue, 10),
   };
 }
 
@@ -195,6 +213,7 @@ async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof makeCa
 async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: string) {
   const raw = rawStorageCalls(endpoint, tableName);
   await raw.seed();
+  const aws = await awsApiCalls(api, s);
   const keys = Array.from({ length: 64 }, (_, i) => `LOAD_${i}`);
   const ops = {
     revealById: { run: () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`), raw: raw.reveal },
@@ -204,6 +223,8 @@ async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: stri
     },
     listSecrets: { run: () => request(api, 'GET', s.secretsPath), raw: raw.list },
     loadEnvironment: { run: () => request(api, 'POST', s.loadPath, {}), raw: raw.list },
+    awsGetSecretValue: { run: aws.getSecretValue, raw: raw.reveal },
+    awsBatchGetSecretValue: { run: aws.batchGetSecretValue, raw: raw.list },
   };
   const results: Record<
     string,
@@ -258,6 +279,7 @@ function assemble(
       cpuFloorRatio: cpu[name]?.cpuFloorRatio ?? null,
       ...(cpu[name]?.ownCpuMsPerRequest !== undefined ? { ownCpuMsPerRequest: cpu[name]!.ownCpuMsPerRequest } : {}),
       ...(cpu[name] ? {} : { cpuNull: 'CPU is measured for revealById and listSecrets only (bench/cpu.ts)' }),
+      ...(name.startsWith('aws') && { api: 'the AWS Secrets Manager API: POST / signed with SigV4 by the AWS SDK for JavaScript' }),
       p50Ms: round2(l?.c1.p50 ?? null),
       p95Ms: round2(l?.c1.p95 ?? null),
       p99Ms: round2(l?.c1.p99 ?? null),
@@ -267,13 +289,11 @@ function assemble(
       overheadRatio: l ? round2(l.c1.p50! / l.rawP50) : null,
       ...(l ? {} : { timingsNull: 'not load-tested; its Lambda duration is that of the closest measured operation' }),
     };
-    if (name === 'loadEnvironment') {
-      // One page delivers the whole environment: the cost that matters is per secret delivered.
+    const perCall = { loadEnvironment: LOAD_SECRETS, awsBatchGetSecretValue: AWS_BATCH_SECRETS }[name];
+    if (perCall !== undefined) {
+      // One call delivers many secrets: the cost that matters is per secret delivered.
       const perPage = operations[name].costPerMillionUsd as number;
-      Object.assign(operations[name], {
-        secrets: LOAD_SECRETS,
-        costPerMillionSecretsUsd: Math.round((perPage / LOAD_SECRETS) * 1000) / 1000,
-      });
+      Object.assign(operations[name], { secrets: perCall, costPerMillionSecretsUsd: Math.round((perPage / perCall) * 1000) / 1000 });
     }
   }
   // Per delivery with 10 endpoints per event (a full worker batch: what the pipeline is built for), with 1 endpoint

@@ -28,6 +28,9 @@ export class SignatureMismatchError extends AuthRequiredError {}
 /** How long a container keeps an opened secret access key. */
 export const SECRET_CACHE_MS = 15 * 60_000;
 
+/** The most keys a container remembers: past it, the one remembered longest ago is dropped (read again if it returns). */
+export const MAX_KNOWN_KEYS = 1000;
+
 export interface SigV4AuthenticatorDeps extends AdmissionDeps {
   store: AdmissionDeps['store'] & Pick<Store, 'getToken' | 'getCredentialContext'>;
   cipher: Pick<Cipher, 'decrypt'>;
@@ -69,10 +72,15 @@ export function makeSigV4Authenticator(deps: SigV4AuthenticatorDeps) {
       const found = await deps.store.getToken(tokenHash);
       if (!found?.awsSecret) throw unrecognized();
       entry = { workspaceId: found.workspaceId, until: now + SECRET_CACHE_MS };
+      // Newest last, so the first is the one remembered longest ago; a bounded map, whatever the number of keys.
+      known.delete(signed.accessKeyId);
+      if (known.size >= MAX_KNOWN_KEYS) known.delete(known.keys().next().value!);
       known.set(signed.accessKeyId, entry);
     }
     const { workspaceId } = entry;
-    const read = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId), { consistentWorkspace: true });
+    // The key's state (revoked, rules, CIDRs) is on its own item, read strongly consistent; the workspace and what the
+    // operation reads ahead are read as REST's reveal reads them (eventually consistent beside it, in parallel).
+    const read = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId));
     const record = read.token;
     if (!record?.awsSecret || record.workspaceId !== workspaceId) {
       known.delete(signed.accessKeyId);

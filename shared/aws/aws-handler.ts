@@ -5,6 +5,7 @@ import type * as core from 'zod/v4/core';
 import type { SigV4Authenticator } from '../access/index.ts';
 import { requestLogger, type RequestLog } from '../platform/logger.ts';
 import { parseInput } from '../platform/http/validation.ts';
+import type { ItemKey, Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
 import { runThroughInterface } from '../platform/request-interface.ts';
 import { AwsError, toAwsError } from './aws-errors.ts';
@@ -25,7 +26,12 @@ type ApiResult = APIGatewayProxyStructuredResultV2;
 /** One operation: its input schema (AWS's field names) and what it does for a principal. */
 export interface AwsOperation<S extends core.$ZodType = core.$ZodType> {
   input: S;
-  handle(principal: Principal, input: core.output<S>, log: RequestLog): Promise<object>;
+  /**
+   * Items to read with the credential, from the request's JSON before it is checked (a reveal's secret, read
+   * eventually consistently beside the key, as REST's reveal does): never trusted, only read.
+   */
+  prefetch?(workspaceId: string, raw: Record<string, unknown>): readonly ItemKey[];
+  handle(principal: Principal, input: core.output<S>, log: RequestLog, prefetched?: Prefetched): Promise<object>;
 }
 
 /** Defines an operation, its input's type inferred from its schema. */
@@ -102,6 +108,18 @@ function inputOf(body: Buffer): unknown {
   return parsed;
 }
 
+/** The keys the request's operation reads ahead, if it is one that does and its body is a JSON object; else none. */
+function prefetchOf(request: SignedRequest, operations: AwsHandlerDeps['operations']) {
+  return (workspaceId: string): readonly ItemKey[] => {
+    try {
+      const [, chosen] = operationOf(request.headers['x-amz-target'], operations);
+      return chosen.prefetch ? chosen.prefetch(workspaceId, inputOf(request.body) as Record<string, unknown>) : [];
+    } catch {
+      return [];
+    }
+  };
+}
+
 export function makeAwsHandler(deps: AwsHandlerDeps) {
   return middy<ApiEvent, ApiResult>().handler(async (event) => {
     const requestId = randomUUID();
@@ -117,19 +135,21 @@ export function makeAwsHandler(deps: AwsHandlerDeps) {
       const signingDate = checkScope(request, auth, { region: deps.region, now: deps.now() });
       if (!(signingDate instanceof Date)) throw new AwsError(signingDate.type, signingDate.message);
       const sessionToken = request.headers['x-amz-security-token'];
+      // What the operation reads ahead comes along with the key's read; its errors wait until the key is checked.
+      const early = prefetchOf(request, deps.operations);
       const authenticated = await deps.authenticate(
         {
           accessKeyId: auth.accessKeyId,
           signedWith: (secretAccessKey) => signatureHolds(request, auth, { secretAccessKey, sessionToken }, signingDate),
         },
-        undefined,
+        early,
         { sourceIp: event.requestContext.http.sourceIp },
       );
       pending = authenticated.pending;
       const [name, chosen] = operationOf(request.headers['x-amz-target'], deps.operations);
       operation = name;
       const input = parseInput(chosen.input, inputOf(request.body));
-      const output = await runThroughInterface('aws', () => chosen.handle(authenticated.principal, input, log));
+      const output = await runThroughInterface('aws', () => chosen.handle(authenticated.principal, input, log, authenticated.prefetched));
       result = answer(requestId, 200, output);
     } catch (thrown) {
       const error = toAwsError(thrown);

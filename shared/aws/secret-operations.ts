@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { SecretRecord, SecretService } from '../secrets/index.ts';
+import { SECRET_PATH, type SecretRecord, type SecretService } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
 import {
@@ -72,10 +72,19 @@ export function makeSecretOperations(secrets: SecretService, lookup: SecretLooku
         VersionId: z.optional(z.string().check(z.minLength(32), z.maxLength(64))),
         VersionStage: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
       }),
-      handle: async (principal, input) => {
+      // The secret a plain name or whole ARN names is read with the key, eventually consistently, as REST's reveal.
+      prefetch: (workspaceId, raw) => {
+        const first = typeof raw.SecretId === 'string' ? parseSecretId(raw.SecretId, place)[0] : undefined;
+        return first && SECRET_PATH.test(first.name) ? secrets.prefetch.revealByPath(workspaceId, first.name) : [];
+      },
+      handle: async (principal, input, _log, prefetched) => {
         const revealed = await firstFound(parseSecretId(input.SecretId, place), (reference) =>
-          secrets.revealSelected(principal, reference.name, async (secret, versionOfId) =>
-            matchesReference(reference, secret.id) ? versionNamed(secret, input.VersionId, input.VersionStage, versionOfId) : undefined,
+          secrets.revealSelected(
+            principal,
+            reference.name,
+            async (secret, versionOfId) =>
+              matchesReference(reference, secret.id) ? versionNamed(secret, input.VersionId, input.VersionStage, versionOfId) : undefined,
+            prefetched,
           ),
         ).catch((error) => lookup.missed(principal, input.SecretId, error));
         return {

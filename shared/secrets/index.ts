@@ -4,7 +4,7 @@
  * functions that serve them.
  */
 export type { SecretService, SecretMetadata, WriteAnswer } from './secret-service.ts';
-export { SecretExistsError, VersionIdExistsError } from './secret-service.ts';
+export { SECRET_PATH, SecretExistsError, VersionIdExistsError } from './secret-service.ts';
 export type { DeletedSecretService } from './deleted-secret-service.ts';
 export type { DeletedSecret } from './deleted-secret-store.ts';
 export type { SecretRecord } from './secret-store.ts';

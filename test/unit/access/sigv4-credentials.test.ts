@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import {
+  MAX_KNOWN_KEYS,
   makeSigV4Authenticator,
   SECRET_CACHE_MS,
   SignatureMismatchError,
@@ -89,5 +90,35 @@ describe('SigV4 credentials', () => {
     await expect(fenced.authenticate(fenced.signedBy(), undefined, { sourceIp: '192.0.2.1' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     const closed = setup({}, { allowlisted: false });
     await expect(closed.authenticate(closed.signedBy())).rejects.toMatchObject({ code: 'WORKSPACE_NOT_ALLOWLISTED' });
+  });
+
+  it(`remembers at most ${MAX_KNOWN_KEYS} keys a container: past it, the one remembered longest ago is read again`, async () => {
+    // Every key id of the AWS form is a key here, with its own item.
+    const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+    const keyIdOf = (n: number) =>
+      `AKSM${[...n.toString(32).padStart(16, '0')].map((digit) => BASE32[Number.parseInt(digit, 32)]).join('')}`;
+    const recordOf = () => ({ ...item, lastUsedAt: new Date(Date.parse('2026-11-28T06:00:00Z')).toISOString() });
+    const getToken = vi.fn(async () => recordOf());
+    const authenticate = makeSigV4Authenticator({
+      store: {
+        getToken,
+        getCredentialContext: async () => ({ token: recordOf(), workspace, prefetched: new Map() }),
+        touchCredential: async () => undefined,
+      },
+      clock: { now: () => Date.parse('2026-11-28T06:00:00Z') },
+      cipher: { decrypt: async () => SECRET },
+    });
+    const sign = (accessKeyId: string) => authenticate({ accessKeyId, signedWith: async (secret) => secret === SECRET });
+    const ids = Array.from({ length: MAX_KNOWN_KEYS + 1 }, (_, n) => keyIdOf(n));
+    await sign(ids[0]!);
+    await sign(ids[0]!);
+    expect(getToken).toHaveBeenCalledTimes(1);
+    for (const id of ids.slice(1)) await sign(id);
+    expect(getToken).toHaveBeenCalledTimes(MAX_KNOWN_KEYS + 1);
+    // The first key was dropped for the last one: read again. The last is still known.
+    await sign(ids[0]!);
+    expect(getToken).toHaveBeenCalledTimes(MAX_KNOWN_KEYS + 2);
+    await sign(ids.at(-1)!);
+    expect(getToken).toHaveBeenCalledTimes(MAX_KNOWN_KEYS + 2);
   });
 });
