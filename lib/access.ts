@@ -86,11 +86,9 @@ function merge(...parts: Items[]): Items {
  * An API function's table access: its own, plus authentication, cursors, idempotency records (unless it has no
  * route that changes state) and lastUsedAt (on the partitions it may not already update in full).
  */
-function api(own: Omit<TableAccess, 'items'> & { items: Items; idempotent?: false; issuedTokens?: false }): TableAccess {
-  const { idempotent, issuedTokens, ...access } = own;
-  // The AWS API checks SigV4 signatures, never an issued token's checksum: no MAC roots.
-  const authentication = issuedTokens === false ? { ...AUTHENTICATION, GetItem: [P.token] } : AUTHENTICATION;
-  const items = merge(authentication, CURSORS, ...(idempotent === false ? [] : [IDEMPOTENCY]), own.items);
+function api(own: Omit<TableAccess, 'items'> & { items: Items; idempotent?: false }): TableAccess {
+  const { idempotent, ...access } = own;
+  const items = merge(AUTHENTICATION, CURSORS, ...(idempotent === false ? [] : [IDEMPOTENCY]), own.items);
   const lastUsed = LAST_USED.partitions.filter((partition) => !items.UpdateItem?.includes(partition));
   const attributeUpdates = [...(lastUsed.length > 0 ? [{ ...LAST_USED, partitions: lastUsed }] : []), ...(own.attributeUpdates ?? [])];
   return { ...access, items, attributeUpdates };
@@ -227,7 +225,8 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   },
   // Serves the API description bundled into it: no table, no key, no queue.
   openapi: {},
-  // The AWS API: a signing key's token item by its key id's hash (GetItem), then authentication as everywhere; then
+  // The AWS API: a signing key's token item by its key id's hash (GetItem), then authentication as everywhere (a
+  // session token of temporary credentials is a login's token: its checksum and key pair need the MAC roots); then
   // what the REST secrets group does to secrets, with their description and tags (UpdateItem of head, path and key
   // items), the VersionId items beside the versions and the deleted-secret path items. Opens the keys' secret halves.
   aws: {
@@ -237,12 +236,12 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       // ListSecrets reads the workspace's search index, or a scoped key's environments' GSI4 partitions.
       indexQueries: { GSI1: [INDEX.workspaceSecrets], GSI4: [INDEX.environmentSecrets] },
       idempotent: false,
-      issuedTokens: false,
       writesAudit: true,
     }),
     keys: [
       { actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT },
       { actions: ['kms:Decrypt'], contextKeys: AWS_KEY_CONTEXT },
+      MAC_KEY,
     ],
   },
 };

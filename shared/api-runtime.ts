@@ -4,11 +4,8 @@ import { runtime, type Runtime } from './platform/runtime.ts';
 import type { IdempotencyDeps } from './platform/http/idempotency.ts';
 import { makeIdempotencyStore } from './platform/store/idempotency-store.ts';
 import { makeWorkspaceStore } from './workspaces/workspace-store.ts';
-import { makeMacKeyStore } from './platform/store/mac-key-store.ts';
-import { loadServiceMacs, type ServiceMacs } from './platform/crypto/mac-key.ts';
-import { configuredEncryption, type Config } from './platform/config.ts';
-import { loadOnce } from './platform/on-first-use.ts';
-import type { Db } from './platform/store/send.ts';
+import { serviceMacsOnFirstUse } from './platform/crypto/macs-on-first-use.ts';
+import type { Config } from './platform/config.ts';
 
 type ApiRuntime = Runtime & { authenticate: ReturnType<typeof makeAuthenticator>; idempotency: IdempotencyDeps };
 
@@ -53,18 +50,4 @@ function warnOfRoleClaimWithoutType(jwt: Config['jwt']): void {
     reason:
       'ID tokens pass too, and may carry claims their user can write (Cognito custom:): use a claim only the IdP sets, and JWT_REQUIRED_TYPE (e.g. at+jwt)',
   });
-}
-
-/**
- * The service MACs of an API function, read and unsealed on the first issued token or Idempotency-Key and then
- * kept for the container's life (one GetItem and one KMS Decrypt per container). The key provider, with the KMS
- * client, loads with them (a chunk of its own): a request with a JWT and no Idempotency-Key never needs them.
- */
-export function serviceMacsOnFirstUse(config: Config, db: Db): () => Promise<ServiceMacs> {
-  configuredEncryption(config);
-  return loadOnce(async () =>
-    loadServiceMacs(makeMacKeyStore(db), async () =>
-      (await import('./platform/crypto/key-provider-from-config.ts')).keyProviderFromConfig(config),
-    ),
-  );
 }

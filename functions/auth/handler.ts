@@ -1,4 +1,4 @@
-import { serviceMacsOnFirstUse } from '../../shared/api-runtime.ts';
+import { serviceMacsOnFirstUse } from '../../shared/platform/crypto/macs-on-first-use.ts';
 import type { OidcKeyAuth } from '../../shared/access/oidc-login.ts';
 import { replayToSts } from '../../shared/access/sts-replay.ts';
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';

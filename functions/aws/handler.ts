@@ -7,6 +7,7 @@ import { makeSecretLookup } from '../../shared/aws/secret-lookup.ts';
 import { makeSecretOperations } from '../../shared/aws/secret-operations.ts';
 import { makeSecretWrites } from '../../shared/aws/secret-writes.ts';
 import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
+import { serviceMacsOnFirstUse } from '../../shared/platform/crypto/macs-on-first-use.ts';
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 import { deletedSecretServiceOf, errorName, secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
@@ -26,6 +27,8 @@ const authenticate = makeSigV4Authenticator({
   store,
   clock,
   cipher,
+  // Temporary credentials: a session token's checksum and its derived key pair (one GetItem and one KMS Decrypt a container).
+  macs: serviceMacsOnFirstUse(config, db),
   onTouchFailure: (error) => logger.warn('could not record lastUsedAt', { errorName: errorName(error) }),
 });
 

@@ -4780,11 +4780,15 @@ export interface operations {
             };
             body: string;
           };
+          /** @enum {string} */
+          format?: "token" | "aws";
         }, {
           accessKeyId: string;
           /** @constant */
           method: "oidc";
           jwt: string;
+          /** @enum {string} */
+          format?: "token" | "aws";
         }]>;
       };
     };
@@ -4794,10 +4798,16 @@ export interface operations {
         content: {
           "application/json": {
             data: {
-              token: string;
+              token: string | null;
               expiresAt: string;
               accessKeyId: string;
               identityId: string;
+              awsCredentials?: {
+                accessKeyId: string;
+                secretAccessKey: string;
+                sessionToken: string;
+                expiration: string;
+              };
             };
             error: null;
             meta: components["schemas"]["Meta"];

@@ -117,6 +117,8 @@ export function loginTokens(login: () => Promise<LoginAnswer>, now: () => number
   const renew = (): Promise<string> => {
     pending ??= login()
       .then((answer) => {
+        // A login of the default format answers its token (`format: "aws"` answers AWS credentials instead).
+        if (answer.token === null) throw new Error('login: the answer carries no token');
         const expiresAt = Date.parse(answer.expiresAt);
         const life = expiresAt - now();
         current = { token: answer.token, renewAt: expiresAt - Math.min(60_000, Math.max(life, 0) / 10) };

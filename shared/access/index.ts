@@ -16,6 +16,7 @@ export {
 } from './refusals.ts';
 export { hashToken, issueToken, tokenPrefix } from './tokens.ts';
 export {
+  ExpiredSessionError,
   makeSigV4Authenticator,
   SignatureMismatchError,
   UnrecognizedKeyError,

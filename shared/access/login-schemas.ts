@@ -98,16 +98,38 @@ const signedRequestSchema = once(() =>
  */
 export const loginBodySchema = once(() =>
   z.discriminatedUnion('method', [
-    z.strictObject({ accessKeyId: idSchema('accessKey'), method: z.literal('aws_iam'), signedRequest: signedRequestSchema() }),
-    z.strictObject({ accessKeyId: idSchema('accessKey'), method: z.literal('oidc'), jwt: z.string().check(minUnits(1)) }),
+    z.strictObject({
+      accessKeyId: idSchema('accessKey'),
+      method: z.literal('aws_iam'),
+      signedRequest: signedRequestSchema(),
+      format: z.optional(loginFormatSchema()),
+    }),
+    z.strictObject({
+      accessKeyId: idSchema('accessKey'),
+      method: z.literal('oidc'),
+      jwt: z.string().check(minUnits(1)),
+      format: z.optional(loginFormatSchema()),
+    }),
   ]),
 );
+
+/** `token` (the default): the `st_` token; `aws`: temporary AWS credentials for the AWS API (decisions.md v1.3). */
+const loginFormatSchema = once(() => z.enum(['token', 'aws']));
 
 export type LoginBody = z.infer<ReturnType<typeof loginBodySchema>>;
 
 /** The login answer: a short-lived `st_` token with its key's permissions. */
 export const loginAnswer = once(() =>
-  z.object({ token: z.string(), expiresAt: z.string(), accessKeyId: z.string(), identityId: z.string() }),
+  z.object({
+    token: z.nullable(z.string()),
+    expiresAt: z.string(),
+    accessKeyId: z.string(),
+    identityId: z.string(),
+    // With `"format": "aws"`: the token as temporary AWS credentials, and `token` null.
+    awsCredentials: z.optional(
+      z.object({ accessKeyId: z.string(), secretAccessKey: z.string(), sessionToken: z.string(), expiration: z.string() }),
+    ),
+  }),
 );
 
 /** `auth` as the record shows it (what the create body took, `{"type":"token"}` for keys made before). */

@@ -4,6 +4,7 @@ import { IamLoginRefused, checkSignedRequest, principalArnOf, principalMatches }
 import type { OidcKeyAuth, OidcVerdict } from './oidc-login.ts';
 import { fromAllowedAddress } from './source-address.ts';
 import type { StsVerdict } from './sts-replay.ts';
+import { awsSessionCredentials } from './aws-session.ts';
 import { hashToken, issueToken } from './tokens.ts';
 import type { ServiceMacs } from '../platform/crypto/mac-key.ts';
 import {
@@ -202,7 +203,13 @@ export function makeLoginService(deps: LoginDeps) {
         window,
         maxLogins: LOGINS_PER_MINUTE,
       });
-      if (issued === 'issued') return { token, expiresAt, accessKeyId: record.id, identityId: record.identityId };
+      if (issued === 'issued') {
+        const answer = { expiresAt, accessKeyId: record.id, identityId: record.identityId };
+        if (body.format !== 'aws') return { token, ...answer };
+        // The same token as temporary AWS credentials: the session token, and the key pair derived from it.
+        const awsCredentials = { ...awsSessionCredentials(macs, token), sessionToken: token, expiration: expiresAt };
+        return { token: null, ...answer, awsCredentials };
+      }
       if (issued === 'limited') throw loginsSpent(now);
       // Another transaction on the key's record got in the way (a fleet logging in at once, its lastUsedAt): a short,
       // random wait, then the same key again; a revoke or a PATCH: the key read again.

@@ -4,7 +4,9 @@ import type { Cipher, SealedValue } from '../platform/crypto/envelope.ts';
 import type { Authenticated, PrefetchKeys, RequestOrigin } from '../platform/http/authentication.ts';
 import { admitCredential, type AdmissionDeps } from './admit-credential.ts';
 import { AWS_KEY_ID } from './aws-keys.ts';
-import { hashToken } from './tokens.ts';
+import { AWS_SESSION_KEY_ID, awsSessionCredentials } from './aws-session.ts';
+import { MacKeyMissingError, type ServiceMacs } from '../platform/crypto/mac-key.ts';
+import { checksumHolds, hashToken, issuedTokenShape } from './tokens.ts';
 import type { Store } from '../store.ts';
 
 /**
@@ -22,6 +24,9 @@ import type { Store } from '../store.ts';
 /** A key id that names no key, or a revoked or expired one: AWS answers UnrecognizedClientException. */
 export class UnrecognizedKeyError extends AuthRequiredError {}
 
+/** Temporary credentials past their expiry: AWS answers ExpiredTokenException. */
+export class ExpiredSessionError extends AuthRequiredError {}
+
 /** A signature that is not the one the key's secret makes: AWS answers InvalidSignatureException. */
 export class SignatureMismatchError extends AuthRequiredError {}
 
@@ -34,11 +39,15 @@ export const MAX_KNOWN_KEYS = 1000;
 export interface SigV4AuthenticatorDeps extends AdmissionDeps {
   store: AdmissionDeps['store'] & Pick<Store, 'getToken' | 'getCredentialContext'>;
   cipher: Pick<Cipher, 'decrypt'>;
+  /** The service MAC keys: token checksums, and the key pairs of temporary credentials (shared/access/aws-session.ts). */
+  macs: () => Promise<ServiceMacs>;
 }
 
 /** What the adapter knows of the request: the key id it names, and a check of the signature with a secret. */
 export interface SignedBy {
   accessKeyId: string;
+  /** `X-Amz-Security-Token`: the session token of temporary credentials (a login's `st_` token). */
+  sessionToken?: string | undefined;
   /** True when the request's signature is the one `secretAccessKey` makes. */
   signedWith(secretAccessKey: string): Promise<boolean>;
 }
@@ -61,8 +70,52 @@ export function makeSigV4Authenticator(deps: SigV4AuthenticatorDeps) {
     return secret;
   };
 
+  const unrecognized = () => new UnrecognizedKeyError('The security token included in the request is invalid.');
+  const mismatch = () =>
+    new SignatureMismatchError(
+      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
+    );
+
+  /** Admits a credential whose signature held; a revoked or expired one is one AWS no longer knows. */
+  const admit = async (...args: Parameters<typeof admitCredential>) => {
+    try {
+      return await admitCredential(...args);
+    } catch (error) {
+      if (error instanceof AuthRequiredError && !(error instanceof UnrecognizedKeyError)) throw unrecognized();
+      throw error;
+    }
+  };
+
+  /**
+   * Temporary credentials: the session token is a login's `st_` token, checked as a bearer token is (its checksum
+   * before any read, its item strongly consistent with its key's state), and the key pair is derived from it again.
+   */
+  async function authenticateSession(signed: SignedBy, sessionToken: string, prefetch: PrefetchKeys, origin: RequestOrigin) {
+    const shape = issuedTokenShape(sessionToken);
+    if (!shape || shape.kind !== 'machine' || !AWS_SESSION_KEY_ID.test(signed.accessKeyId)) throw unrecognized();
+    let macs: ServiceMacs;
+    try {
+      macs = await deps.macs();
+    } catch (error) {
+      if (error instanceof MacKeyMissingError) throw unrecognized();
+      throw error;
+    }
+    if (!checksumHolds(macs, shape)) throw unrecognized();
+    const pair = awsSessionCredentials(macs, sessionToken);
+    if (pair.accessKeyId !== signed.accessKeyId) throw unrecognized();
+    const tokenHash = hashToken(sessionToken);
+    const { workspaceId } = shape;
+    const read = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId), { consistentWorkspace: true });
+    const record = read.token;
+    if (!record || record.workspaceId !== workspaceId || record.awsSecret) throw unrecognized();
+    if (!(await signed.signedWith(pair.secretAccessKey))) throw mismatch();
+    if (record.expiresAt && Date.parse(record.expiresAt) <= deps.clock.now())
+      throw new ExpiredSessionError('The security token included in the request is expired');
+    return admit(deps, { tokenHash, record, workspace: read.workspace, prefetched: read.prefetched }, origin);
+  }
+
   return async (signed: SignedBy, prefetch: PrefetchKeys = () => [], origin: RequestOrigin = {}): Promise<Authenticated> => {
-    const unrecognized = () => new UnrecognizedKeyError('The security token included in the request is invalid.');
+    if (signed.sessionToken !== undefined) return authenticateSession(signed, signed.sessionToken, prefetch, origin);
     if (!AWS_KEY_ID.test(signed.accessKeyId)) throw unrecognized();
     const tokenHash = hashToken(signed.accessKeyId);
     const now = deps.clock.now();
@@ -87,18 +140,8 @@ export function makeSigV4Authenticator(deps: SigV4AuthenticatorDeps) {
       throw unrecognized();
     }
     const accessKeyId = record.credentialId;
-    if (!(await signed.signedWith(await secretOf(entry, accessKeyId, record.awsSecret, now)))) {
-      throw new SignatureMismatchError(
-        'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method.',
-      );
-    }
-    try {
-      return await admitCredential(deps, { tokenHash, record, workspace: read.workspace, prefetched: read.prefetched }, origin);
-    } catch (error) {
-      // A revoked or expired key is one AWS no longer knows.
-      if (error instanceof AuthRequiredError && !(error instanceof UnrecognizedKeyError)) throw unrecognized();
-      throw error;
-    }
+    if (!(await signed.signedWith(await secretOf(entry, accessKeyId, record.awsSecret, now)))) throw mismatch();
+    return admit(deps, { tokenHash, record, workspace: read.workspace, prefetched: read.prefetched }, origin);
   };
 }
 

@@ -1,4 +1,4 @@
-import { SignatureMismatchError, UnrecognizedKeyError } from '../access/index.ts';
+import { ExpiredSessionError, SignatureMismatchError, UnrecognizedKeyError } from '../access/index.ts';
 import { ApiError } from '../platform/errors.ts';
 import { SecretExistsError, VersionIdExistsError } from '../secrets/index.ts';
 
@@ -40,6 +40,7 @@ export function toAwsError(error: unknown): AwsError {
   if (error instanceof AwsError) return error;
   if (error instanceof SignatureMismatchError) return new AwsError('InvalidSignatureException', error.message);
   if (error instanceof UnrecognizedKeyError) return new AwsError('UnrecognizedClientException', error.message);
+  if (error instanceof ExpiredSessionError) return new AwsError('ExpiredTokenException', error.message);
   if (error instanceof SecretExistsError) return new AwsError('ResourceExistsException', 'A secret with this name already exists.');
   if (error instanceof VersionIdExistsError)
     return new AwsError('ResourceExistsException', 'A version with this ClientRequestToken already exists with a different value.');

@@ -140,6 +140,7 @@ export function makeAwsHandler(deps: AwsHandlerDeps) {
       const authenticated = await deps.authenticate(
         {
           accessKeyId: auth.accessKeyId,
+          sessionToken,
           signedWith: (secretAccessKey) => signatureHolds(request, auth, { secretAccessKey, sessionToken }, signingDate),
         },
         early,

@@ -141,10 +141,11 @@ describe('the secrets key can be used only by the service', () => {
       'webhook-deliveries': [macRoots],
       // A login signs its token's checksum with the MAC roots.
       auth: [macRoots],
-      // The AWS API seals and opens values and opens the signing keys' secret halves; it checks no issued token (no MAC roots).
+      // The AWS API seals and opens values, opens the signing keys' secret halves, and checks session tokens (MAC roots).
       aws: [
         { actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'secretId', 'version'] },
         { actions: ['kms:Decrypt'], context: ['workspaceId', 'accessKeyId'] },
+        macRoots,
       ],
       'delivery-worker': [{ actions: ['kms:Decrypt'], context: ['workspaceId', 'endpointId'] }],
     };

@@ -231,15 +231,16 @@ function expectations(): (name: FunctionName) => Statement[] {
     openapi: [],
     // The AWS API: what the REST secrets group does to secrets (reads, reveals counted and audited, writes, deletes,
     // restores; its VersionId and deleted-path items are in the same partitions), and opens the signing keys' secret
-    // halves; no idempotency records, no MAC key.
+    // halves; no idempotency records. Session tokens of temporary credentials are checked with the MAC roots.
     aws: [
-      ...table(merge({ BatchGetItem: [TOKEN, WS], GetItem: [TOKEN, CURSOR_KEY], PutItem: [CURSOR_KEY] }, secretItems)),
+      ...table(merge({ BatchGetItem: [TOKEN, WS], GetItem: [TOKEN, MAC_KEY, CURSOR_KEY], PutItem: [CURSOR_KEY] }, secretItems)),
       updatesOnly([WS], ['searchIndexed', 'GSI4PK', 'GSI4SK']),
       index('GSI1', [`SECRETS#ws_${ANY_ID}`]),
       index('GSI4', [`ESEC#ws_${ANY_ID}#*`]),
       lastUsed([TOKEN, WS]),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),
       kms(['kms:Decrypt'], AWS_KEY_CONTEXT),
+      macKey,
     ],
     'webhook-fanout': [
       // UpdateItem: a first attempt whose message could not be queued is handed to the sweeper.

@@ -23,6 +23,8 @@ const PURPOSES = {
   idempotencyRequest: { root: 'service', label: 'secrets-service/v1/idempotency-request' },
   /** The identifier of an idempotency record: which credential sent which key. */
   idempotencyRecord: { root: 'service', label: 'secrets-service/v1/idempotency-record' },
+  /** The AWS key pair of a login's token in AWS form (shared/access/aws-session.ts): only the service derives it. */
+  awsSession: { root: 'service', label: 'secrets-service/v1/aws-session-credentials' },
 } as const satisfies Record<string, { root: MacKeyRoot; label: string }>;
 
 export type MacPurpose = keyof typeof PURPOSES;

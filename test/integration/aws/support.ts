@@ -6,7 +6,13 @@ type Ws = Awaited<ReturnType<typeof newWorkspace>>;
 
 /** The AWS SDK for JavaScript, pointed at the local stack as decisions.md says: the endpoint is the base URL. */
 export function client(credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }, region = 'us-east-1') {
-  return new SecretsManagerClient({ endpoint: inject('stack').baseUrl, region, credentials, maxAttempts: 1 });
+  const { accessKeyId, secretAccessKey, sessionToken } = credentials;
+  return new SecretsManagerClient({
+    endpoint: inject('stack').baseUrl,
+    region,
+    credentials: { accessKeyId, secretAccessKey, ...(sessionToken !== undefined && { sessionToken }) },
+    maxAttempts: 1,
+  });
 }
 
 /** An access key with auth aws_sigv4, made through the REST API; answers its key pair and id. */

@@ -39,6 +39,9 @@ function setup(token: Partial<TokenItem> | undefined = {}, ws: Partial<Workspace
     store: { getToken, getCredentialContext, touchCredential: async () => undefined },
     clock: { now: () => now },
     cipher: { decrypt },
+    macs: async () => {
+      throw new Error('no temporary credentials in these tests');
+    },
   });
   const signedBy = (accessKeyId = AKID, secret = SECRET) => ({
     accessKeyId,
@@ -107,6 +110,9 @@ describe('SigV4 credentials', () => {
       },
       clock: { now: () => Date.parse('2026-11-28T06:00:00Z') },
       cipher: { decrypt: async () => SECRET },
+      macs: async () => {
+        throw new Error('no temporary credentials in these tests');
+      },
     });
     const sign = (accessKeyId: string) => authenticate({ accessKeyId, signedWith: async (secret) => secret === SECRET });
     const ids = Array.from({ length: MAX_KNOWN_KEYS + 1 }, (_, n) => keyIdOf(n));

@@ -1,0 +1,101 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../../../shared/access/tokens.ts';
+import { keys } from '../../../shared/platform/store/keys.ts';
+import { call, localStore, newWorkspace } from '../../support/api.ts';
+import { iamLogin, signedRequest, stsIdentity } from '../../support/login.ts';
+import { newEnvironment } from '../../support/secrets.ts';
+import { client } from './support.ts';
+
+type Ws = Awaited<ReturnType<typeof newWorkspace>>;
+
+/**
+ * Temporary credentials (decisions.md, "Credentials"): a login with `"format": "aws"` answers the login's token as a
+ * session token with a key pair derived from it; the AWS API takes them as AWS's temporary credentials, and the
+ * token's revocation, expiry and the key's rules reach them.
+ */
+describe('temporary AWS credentials from a login with format aws', () => {
+  let ws: Ws;
+  let keyId: string;
+  let identity: Awaited<ReturnType<typeof stsIdentity>>;
+  beforeAll(async () => {
+    ws = await newWorkspace();
+    const envId = (await newEnvironment(ws.apiKey, { project: 'temp-app', environment: 'prod' })).environment.id;
+    await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key: 'API_KEY', value: 'temp-value' } });
+    const arn = `arn:aws:iam::123456789012:role/temp-${Date.now()}`;
+    identity = await stsIdentity(arn);
+    const created = await call('POST', '/api/v1/access-keys', {
+      token: ws.apiKey,
+      body: {
+        name: 'lambda',
+        auth: { type: 'aws_iam', principalArns: [arn] },
+        permissions: [{ projects: ['temp-app'], actions: ['read', 'reveal'] }],
+      },
+    });
+    expect(created.status).toBe(201);
+    keyId = created.body.data.id;
+  });
+
+  const login = async () => {
+    const answer = await call('POST', '/api/v1/auth/login', {
+      body: { accessKeyId: keyId, method: 'aws_iam', signedRequest: await signedRequest(identity), format: 'aws' },
+    });
+    expect(answer.status).toBe(200);
+    return answer.body.data as {
+      token: null;
+      expiresAt: string;
+      awsCredentials: { accessKeyId: string; secretAccessKey: string; sessionToken: string; expiration: string };
+    };
+  };
+
+  it('answers AWS credentials instead of the token, which sign AWS API calls under the key', async () => {
+    const answer = await login();
+    expect(answer.token).toBeNull();
+    expect(answer.awsCredentials.accessKeyId).toMatch(/^ASSM[A-Z2-7]{16}$/);
+    expect(answer.awsCredentials.secretAccessKey).toHaveLength(40);
+    expect(answer.awsCredentials.expiration).toBe(answer.expiresAt);
+    const got = await client(answer.awsCredentials).send(new GetSecretValueCommand({ SecretId: 'temp-app/prod/API_KEY' }));
+    expect(got.SecretString).toBe('temp-value');
+    // Without format, the login answers its token as before.
+    const plain = await iamLogin(keyId, await signedRequest(identity));
+    expect(plain.body.data.token).toMatch(/^st_/);
+    expect(plain.body.data.awsCredentials).toBeUndefined();
+  });
+
+  it('refuses a tampered session token, another key id, a wrong secret and the pair without its token', async () => {
+    const { awsCredentials: creds } = await login();
+    const get = new GetSecretValueCommand({ SecretId: 'temp-app/prod/API_KEY' });
+    const tampered = `${creds.sessionToken.slice(0, 10)}${creds.sessionToken[10] === 'A' ? 'B' : 'A'}${creds.sessionToken.slice(11)}`;
+    await expect(client({ ...creds, sessionToken: tampered }).send(get)).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+    const other = await login();
+    await expect(client({ ...creds, accessKeyId: other.awsCredentials.accessKeyId }).send(get)).rejects.toMatchObject({
+      name: 'UnrecognizedClientException',
+    });
+    await expect(client({ ...creds, secretAccessKey: 'x'.repeat(40) }).send(get)).rejects.toMatchObject({
+      name: 'InvalidSignatureException',
+    });
+    const { sessionToken: _dropped, ...pairAlone } = creds;
+    await expect(client(pairAlone).send(get)).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+  });
+
+  it('follows the token: expired is ExpiredTokenException, a revoked key UnrecognizedClientException', async () => {
+    const { awsCredentials: creds } = await login();
+    const get = new GetSecretValueCommand({ SecretId: 'temp-app/prod/API_KEY' });
+    // The token item's expiry moved into the past, as time would move it.
+    const { doc, tableName } = localStore();
+    await doc.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: keys.token(hashToken(creds.sessionToken)),
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+      }),
+    );
+    await expect(client(creds).send(get)).rejects.toMatchObject({ name: 'ExpiredTokenException' });
+    const fresh = (await login()).awsCredentials;
+    expect((await client(fresh).send(get)).SecretString).toBe('temp-value');
+    expect((await call('POST', `/api/v1/access-keys/${keyId}/revoke`, { token: ws.apiKey })).status).toBe(200);
+    await expect(client(fresh).send(get)).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+  });
+});
