@@ -4,7 +4,7 @@ import { logInWithSso, ssoOptions } from './cli-sso.js';
 import { loginBodies, postLogin, type LoginAnswer } from './login.js';
 
 /** The output forms of `secrets login`. */
-export const LOGIN_FORMATS = ['token', 'env', 'json'] as const;
+export const LOGIN_FORMATS = ['token', 'env', 'json', 'aws'] as const;
 type LoginFormat = (typeof LOGIN_FORMATS)[number];
 
 /** One attempt of the login, bounded like the client's (10 s). */
@@ -14,7 +14,7 @@ const timedFetch: typeof fetch = (input, init) => fetch(input, { ...init, signal
  * Logs in once with the access key of the flags and environment (`--access-key-id`, `--auth`, …) and answers the
  * API's answer; every missing or conflicting option is a usage error before any request.
  */
-export async function logIn(flags: Connection): Promise<LoginAnswer> {
+export async function logIn(flags: Connection, format: 'token' | 'aws' = 'token'): Promise<LoginAnswer> {
   const apiUrl = flags.apiUrl ?? process.env.SECRETS_API_URL;
   if (!apiUrl) throw new UsageError('the API URL is required: --api-url or SECRETS_API_URL');
   checkApiUrl(apiUrl);
@@ -25,12 +25,27 @@ export async function logIn(flags: Connection): Promise<LoginAnswer> {
   } catch (error) {
     throw error instanceof TypeError ? new UsageError(error.message) : error;
   }
-  return postLogin(apiUrl, await bodies(), timedFetch);
+  const body = await bodies();
+  return postLogin(apiUrl, format === 'aws' ? { ...body, format } : body, timedFetch);
 }
 
-/** The answer in the chosen form: the bare token, a `SECRETS_TOKEN=…` line, or the whole answer as JSON. */
+/**
+ * The answer in the chosen form: the bare token, a `SECRETS_TOKEN=…` line, the whole answer as JSON, or (`aws`) the
+ * temporary AWS credentials as AWS's `credential_process` prints them.
+ */
 export function formatLogin(answer: LoginAnswer, format: LoginFormat): string {
   if (format === 'json') return `${JSON.stringify(answer, null, 2)}\n`;
+  if (format === 'aws') {
+    const aws = answer.awsCredentials!;
+    const process = {
+      Version: 1,
+      AccessKeyId: aws.accessKeyId,
+      SecretAccessKey: aws.secretAccessKey,
+      SessionToken: aws.sessionToken,
+      Expiration: aws.expiration,
+    };
+    return `${JSON.stringify(process)}\n`;
+  }
   return format === 'env' ? `SECRETS_TOKEN=${answer.token}\n` : `${answer.token}\n`;
 }
 
@@ -46,7 +61,7 @@ export function registerLogin(cli: Command, connection: () => Connection): void 
     .addOption(
       new Option(
         '--format <format>',
-        'token: the bare token; env: SECRETS_TOKEN=…; json: the whole answer (token, expiresAt, accessKeyId, identityId)',
+        "token: the bare token; env: SECRETS_TOKEN=…; json: the whole answer (token, expiresAt, accessKeyId, identityId); aws: temporary AWS credentials for the service's AWS API, as AWS's credential_process prints them",
       )
         .choices([...LOGIN_FORMATS])
         .default('token'),
@@ -61,6 +76,8 @@ export function registerLogin(cli: Command, connection: () => Connection): void 
         '\nWith --sso a person signs in in a browser (authorization code + PKCE, redirected to 127.0.0.1): the access',
         'token is kept in $XDG_CONFIG_HOME/secrets/session.json (default ~/.config; mode 600), and every command without',
         'a credential of its own uses it for that API until it expires. Nothing is printed on stdout. `secrets logout` forgets it.',
+        "\nWith --format aws the AWS CLI and SDKs can use it as a profile's credential_process, e.g. in ~/.aws/config:",
+        '  credential_process = npx secrets login --api-url https://… --access-key-id ak_… --auth oidc --format aws',
         '\nExamples: secrets login --access-key-id ak_… --auth aws-iam',
         '          secrets login --access-key-id ak_… --auth oidc --oidc-audience secrets --format env >> "$GITHUB_ENV"',
         '          secrets login --sso --issuer https://login.example.com --client-id secrets-cli --open',
@@ -68,6 +85,6 @@ export function registerLogin(cli: Command, connection: () => Connection): void 
     )
     .action(async (flags: { format: LoginFormat; sso?: boolean }) => {
       if (flags.sso) return logInWithSso(connection());
-      process.stdout.write(formatLogin(await logIn(connection()), flags.format));
+      process.stdout.write(formatLogin(await logIn(connection(), flags.format === 'aws' ? 'aws' : 'token'), flags.format));
     });
 }

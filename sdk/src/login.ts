@@ -81,13 +81,20 @@ async function localStep<T>(method: string, step: string, run: () => Promise<T>)
   }
 }
 
-/** One login: POSTs the body (no Authorization) and answers the `data` of the envelope, or throws ApiError. */
+/** Temporary AWS credentials of a login with `format: "aws"` (decisions.md v1.3). */
+export type AwsLoginCredentials = NonNullable<LoginAnswer['awsCredentials']>;
+
+/**
+ * One login: POSTs the body (no Authorization) and answers the `data` of the envelope, or throws ApiError. With
+ * `format: "aws"` in the body the answer carries `awsCredentials` instead of the token.
+ */
 export async function postLogin(baseUrl: string, body: LoginBody, fetcher: typeof fetch): Promise<LoginAnswer> {
   const api = createFetchClient<paths>({ baseUrl: baseUrl.replace(/\/+$/, ''), fetch: fetcher });
   const result = await api.POST('/api/v1/auth/login', { body });
   const answer = unwrap(result);
+  const issued = body.format === 'aws' ? typeof answer.awsCredentials?.secretAccessKey === 'string' : typeof answer.token === 'string';
   // A token without a readable expiry would be renewed at every call: refuse it once, here.
-  if (typeof answer.token !== 'string' || !Number.isFinite(Date.parse(answer.expiresAt))) {
+  if (!issued || !Number.isFinite(Date.parse(answer.expiresAt))) {
     throw new ApiError(
       result.response.status,
       'HTTP_ERROR',

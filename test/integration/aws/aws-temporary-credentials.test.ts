@@ -1,11 +1,13 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { fromSecretsService } from '@secrets-service/sdk/aws';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { hashToken } from '../../../shared/access/tokens.ts';
 import { keys } from '../../../shared/platform/store/keys.ts';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
 import { iamLogin, signedRequest, stsIdentity } from '../../support/login.ts';
 import { newEnvironment } from '../../support/secrets.ts';
+import { runSecrets } from '../../support/workload.ts';
 import { client } from './support.ts';
 
 type Ws = Awaited<ReturnType<typeof newWorkspace>>;
@@ -97,5 +99,68 @@ describe('temporary AWS credentials from a login with format aws', () => {
     expect((await client(fresh).send(get)).SecretString).toBe('temp-value');
     expect((await call('POST', `/api/v1/access-keys/${keyId}/revoke`, { token: ws.apiKey })).status).toBe(200);
     await expect(client(fresh).send(get)).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+  });
+
+  it('@secrets-service/sdk/aws fromSecretsService: an AWS SDK client that logs in by itself, once for many calls', async () => {
+    const created = await call('POST', '/api/v1/access-keys', {
+      token: ws.apiKey,
+      body: {
+        name: 'sdk',
+        auth: { type: 'aws_iam', principalArns: [identity.arn] },
+        permissions: [{ projects: ['temp-app'], actions: ['reveal'] }],
+      },
+    });
+    // The AWS IAM login signs with the AWS SDK's default credentials: the role's, from the environment.
+    vi.stubEnv('AWS_ACCESS_KEY_ID', identity.accessKeyId);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', identity.secretAccessKey);
+    vi.stubEnv('AWS_SESSION_TOKEN', undefined);
+    vi.stubEnv('AWS_PROFILE', undefined);
+    try {
+      const { baseUrl, awsStsEndpoint } = inject('stack');
+      const credentials = fromSecretsService({
+        baseUrl,
+        accessKeyId: created.body.data.id,
+        method: 'aws_iam',
+        stsEndpoint: awsStsEndpoint,
+      });
+      const sm = new SecretsManagerClient({ endpoint: baseUrl, region: 'us-east-1', credentials, maxAttempts: 1 });
+      for (let i = 0; i < 3; i++)
+        expect((await sm.send(new GetSecretValueCommand({ SecretId: 'temp-app/prod/API_KEY' }))).SecretString).toBe('temp-value');
+      const logins = await localStore().store.listAudit(
+        ws.workspaceId,
+        { limit: 10 },
+        { target: created.body.data.id, action: 'access_key.login' },
+      );
+      expect(logins.items).toHaveLength(1);
+      expect((await credentials()).expiration).toBeInstanceOf(Date);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("secrets login --format aws prints AWS's credential_process JSON, which signs calls", async () => {
+    const created = await call('POST', '/api/v1/access-keys', {
+      token: ws.apiKey,
+      body: {
+        name: 'cli',
+        auth: { type: 'aws_iam', principalArns: [identity.arn] },
+        permissions: [{ projects: ['temp-app'], actions: ['reveal'] }],
+      },
+    });
+    const { baseUrl, awsStsEndpoint } = inject('stack');
+    const printed = await runSecrets(['login', '--format', 'aws'], {
+      SECRETS_API_URL: baseUrl,
+      SECRETS_AWS_STS_ENDPOINT: awsStsEndpoint,
+      SECRETS_ACCESS_KEY_ID: created.body.data.id,
+      SECRETS_AUTH: 'aws-iam',
+      AWS_ACCESS_KEY_ID: identity.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: identity.secretAccessKey,
+    });
+    expect(printed.code).toBe(0);
+    const process = JSON.parse(printed.stdout);
+    expect(Object.keys(process).sort()).toEqual(['AccessKeyId', 'Expiration', 'SecretAccessKey', 'SessionToken', 'Version']);
+    expect(process.Version).toBe(1);
+    const sm = client({ accessKeyId: process.AccessKeyId, secretAccessKey: process.SecretAccessKey, sessionToken: process.SessionToken });
+    expect((await sm.send(new GetSecretValueCommand({ SecretId: 'temp-app/prod/API_KEY' }))).SecretString).toBe('temp-value');
   });
 });
