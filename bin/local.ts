@@ -19,6 +19,7 @@ async function main(): Promise<void> {
       `Bootstrap workspace: ${stack.workspaceId} (allowlisted)`,
       `API key: ${stack.apiKey}`,
       `DynamoDB Local: ${stack.dynamodbEndpoint} (table ${stack.tableName}); details in ${localDir}/stack.json`,
+      `A shell's settings (the API URL, the API key, an AWS key pair for the AWS API): source ${localDir}/env`,
       '',
       `Try: curl -s -H "Authorization: Bearer ${stack.apiKey}" ${stack.baseUrl}/api/v1/projects`,
       '',

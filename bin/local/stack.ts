@@ -27,6 +27,7 @@ import { startSqsPoller } from './sqs-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { localOperator } from '../operator.ts';
 import { startLocalSts } from './sts.ts';
+import { writeLocalEnv } from './local-credentials.ts';
 
 export const PROJECT_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const LOCAL_TABLE = 'secrets-local';
@@ -160,6 +161,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       awsStsEndpoint: process.env.AWS_STS_ENDPOINT!,
       iamServerId: process.env.IAM_SERVER_ID!,
     };
+    // A shell's credentials (the AWS key pair made through the API, now that it answers), before stack.json tells
+    // whoever waits for it that the stack is up.
+    await writeLocalEnv(localDir, { baseUrl: front.url, apiKey: bootstrap.apiKey, region: 'us-east-1' }, store);
     // Atomic, so whoever waits for the file never reads half of it.
     await writeJsonAtomic(join(localDir, 'stack.json'), info);
     return { ...info, stop: stopAll };

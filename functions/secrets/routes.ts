@@ -5,6 +5,7 @@ import {
   environmentValueAnswer,
   revealByPathResult,
   revealResult,
+  secretDetail,
   secretListItem,
   secretSearchItem,
   secretWriteResult,
@@ -168,11 +169,25 @@ export function makeSecretRoutes(service: SecretService, deleted: DeletedSecretS
           data: await service.revealByPath(principal, body.path, body.version, prefetched),
         }),
       }),
+    'GET /api/v1/secrets/{secretId}': () =>
+      defineRoute({
+        operationId: 'getSecret',
+        summary: 'Get a secret by id',
+        description:
+          'The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, and its rotation (null when none). Needs `read`. Never a value.',
+        response: secretDetail(),
+        errors: ['NOT_FOUND'],
+        access: 'workspace',
+        params: secretParams(),
+        prefetch: secretPrefetch,
+        handler: async ({ principal, params, prefetched }) => ({ data: await service.read(principal, params.secretId, prefetched) }),
+      }),
     'GET /api/v1/secrets/{secretId}/versions': () =>
       defineRoute({
         operationId: 'listSecretVersions',
         summary: "List a secret's versions",
-        description: 'Newest first: who wrote each version when, and which version a rollback restored. Never a value.',
+        description:
+          'Newest first: who wrote each version when, which version a rollback restored, its `versionId` (as the AWS API names it) and its staging labels (`stages`). Never a value.',
         response: z.array(versionAnswer()),
         paged: true,
         errors: ['NOT_FOUND'],

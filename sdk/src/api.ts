@@ -85,6 +85,13 @@ export interface paths {
   };
   "/api/v1/secrets/{secretId}": {
     /**
+     * Get a secret by id
+     * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, and its rotation (null when none). Needs `read`. Never a value.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    get: operations["getSecret"];
+    /**
      * Delete a secret, restorable for a recovery window
      * @description Gone at once from every lookup (its key is free for a new secret); `recoveryWindowDays` (0, or 7 to 30; default 7) keeps it restorable (`POST /api/v1/secrets/{secretId}/restore`) until then, 0 purges every version at once. Audited as `secret.delete`; fires `service.secret.delete`.
      *
@@ -124,7 +131,7 @@ export interface paths {
   "/api/v1/secrets/{secretId}/versions": {
     /**
      * List a secret's versions
-     * @description Newest first: who wrote each version when, and which version a rollback restored. Never a value.
+     * @description Newest first: who wrote each version when, which version a rollback restored, its `versionId` (as the AWS API names it) and its staging labels (`stages`). Never a value.
      *
      * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
@@ -604,6 +611,8 @@ export interface components {
       createdAt: string;
       createdBy: string;
       rolledBackFrom: number | null;
+      versionId: string;
+      stages: string[];
     };
     EnvironmentValue: {
       id: string;
@@ -1671,6 +1680,132 @@ export interface operations {
     };
   };
   /**
+   * Get a secret by id
+   * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, and its rotation (null when none). Needs `read`. Never a value.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  getSecret: {
+    parameters: {
+      path: {
+        secretId: string;
+      };
+    };
+    responses: {
+      /** @description Get a secret by id */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              key: string;
+              currentVersion: number;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              projectId: string;
+              environmentId: string;
+              path: string;
+              arn: string;
+              description: string | null;
+              tags: {
+                [key: string]: string;
+              };
+              rotation: ({
+                enabled: boolean;
+                function: string | null;
+                schedule: string;
+                duration: string | null;
+                lastRotatedAt: string | null;
+                nextRotationAt: string | null;
+              }) | null;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
    * Delete a secret, restorable for a recovery window
    * @description Gone at once from every lookup (its key is free for a new secret); `recoveryWindowDays` (0, or 7 to 30; default 7) keeps it restorable (`POST /api/v1/secrets/{secretId}/restore`) until then, 0 purges every version at once. Audited as `secret.delete`; fires `service.secret.delete`.
    *
@@ -2168,7 +2303,7 @@ export interface operations {
   };
   /**
    * List a secret's versions
-   * @description Newest first: who wrote each version when, and which version a rollback restored. Never a value.
+   * @description Newest first: who wrote each version when, which version a rollback restored, its `versionId` (as the AWS API names it) and its staging labels (`stages`). Never a value.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */

@@ -41,19 +41,36 @@ function registerProjects(cli: Command, api: () => ReturnType<typeof resolveApi>
   connectionOptions(
     projects
       .command('create')
-      .description('create a project (its slug comes from the name) and print its id and slug')
+      .description('create a project (its slug comes from the name) and print its id and slug; --env adds environments')
       .argument('<name>')
-      .option('--json', 'the whole project as JSON'),
+      .option('--env <name>', 'also create an environment of this name in it; repeatable', (value: string, all: string[] = []) => [
+        ...all,
+        value,
+      ])
+      .option('--json', 'the whole project as JSON (with --env: {project, environments})'),
   )
     .addHelpText(
       'after',
-      '\nExample: secrets projects create "Payments API"   (slug payments-api)\nNeeds an API key or an admin; a machine token is FORBIDDEN.',
+      '\nExamples: secrets projects create "Payments API"   (slug payments-api)\n          secrets projects create "Payments API" --env Staging --env Production\nNeeds an API key or an admin; a machine token is FORBIDDEN.',
     )
-    .action(async (name: string, flags: { json?: boolean }) => {
+    .action(async (name: string, flags: { json?: boolean; env?: string[] }) => {
       const c = api();
       const project = unwrap(await c.client.api.POST('/api/v1/projects', { body: { name } }));
-      if (flags.json) return printJson(project);
+      // One at a time, in the order given: each environment's slug is unique within the project.
+      const environments = [];
+      for (const env of flags.env ?? []) {
+        environments.push(
+          unwrap(
+            await c.client.api.POST('/api/v1/projects/{projectId}/environments', {
+              params: { path: { projectId: project.id } },
+              body: { name: env },
+            }),
+          ),
+        );
+      }
+      if (flags.json) return printJson(flags.env ? { project, environments } : project);
       process.stdout.write(`${project.id}\t${project.slug}\n`);
+      for (const environment of environments) process.stdout.write(`${environment.id}\t${project.slug}/${environment.slug}\n`);
     });
 }
 

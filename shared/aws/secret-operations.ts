@@ -108,9 +108,9 @@ export function makeSecretOperations(secrets: SecretService, lookup: SecretLooku
       handle: async (principal, input) => {
         const secret = await lookup.liveSecret(principal, input.SecretId);
         const named = { ARN: secretArn(place, secret), Name: secretName(secret) };
-        const version = (item: { version: number; createdAt: string; versionId: string | null }) => ({
-          VersionId: item.versionId ?? versionIdOf(secret, item.version),
-          VersionStages: stagesOf(item.version, secret.currentVersion),
+        const version = (item: { createdAt: string; versionId: string; stages: string[] }) => ({
+          VersionId: item.versionId,
+          VersionStages: item.stages,
           CreatedDate: epochSeconds(item.createdAt),
         });
         // By default only the versions with a staging label, as AWS lists them: the current one and the one before.

@@ -16,6 +16,7 @@ export const ROUTE_GROUPS = {
     'DELETE /api/v1/secrets/{secretId}',
     'POST /api/v1/reveal',
     'GET /api/v1/search/secrets',
+    'GET /api/v1/secrets/{secretId}',
     'GET /api/v1/secrets/{secretId}/versions',
     'POST /api/v1/environments/{envId}/secrets/reveal',
     'POST /api/v1/secrets/{secretId}/rollback',

@@ -8,3 +8,14 @@ export { SECRET_PATH, SecretExistsError, VersionIdExistsError } from './secret-s
 export type { DeletedSecretService } from './deleted-secret-service.ts';
 export type { DeletedSecret } from './deleted-secret-store.ts';
 export type { SecretRecord } from './secret-store.ts';
+export {
+  arnSuffix,
+  derivedVersionId,
+  secretArn,
+  secretName,
+  stagesOf,
+  versionIdOf,
+  versionIdsToStages,
+  versionOfDerivedId,
+  type AwsPlace,
+} from './secret-names.ts';

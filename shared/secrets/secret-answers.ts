@@ -26,9 +26,41 @@ export const secretSearchItem = once(() =>
 /** What a write (PUT, rollback) answers: the version it made. */
 export const secretWriteResult = once(() => z.object({ id: id('sec'), key: z.string(), version: z.int() }));
 
-/** One version in a secret's history: who wrote it when, and what it restored. Never a value. */
+/** One version in a secret's history: who wrote it when, what it restored, its VersionId and labels. Never a value. */
 export const versionAnswer = once(() =>
-  z.object({ version: z.int(), createdAt: timestamp(), createdBy: z.string(), rolledBackFrom: z.nullable(z.int()) }),
+  z.object({
+    version: z.int(),
+    createdAt: timestamp(),
+    createdBy: z.string(),
+    rolledBackFrom: z.nullable(z.int()),
+    versionId: z.string(),
+    stages: z.array(z.string()),
+  }),
+);
+
+/**
+ * One secret by id (decisions.md, "REST sees the same objects"): the list item plus where it lives, its ARN, the
+ * AWS API's description and tags, and its rotation (null when none is configured). Never a value.
+ */
+export const secretDetail = once(() =>
+  z.extend(secretListItem(), {
+    projectId: id('proj'),
+    environmentId: id('env'),
+    path: z.string(),
+    arn: z.string(),
+    description: z.nullable(z.string()),
+    tags: z.record(z.string(), z.string()),
+    rotation: z.nullable(
+      z.object({
+        enabled: z.boolean(),
+        function: z.nullable(z.string()),
+        schedule: z.string(),
+        duration: z.nullable(z.string()),
+        lastRotatedAt: z.nullable(timestamp()),
+        nextRotationAt: z.nullable(timestamp()),
+      }),
+    ),
+  }),
 );
 
 /** A revealed value. */

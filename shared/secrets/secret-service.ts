@@ -2,15 +2,15 @@ import type { Principal } from '../platform/principal.ts';
 import { iso, type Clock } from '../platform/clock.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { secretContext } from '../platform/crypto/context.ts';
-import { ConflictError } from '../platform/errors.ts';
 import { makeSecretGuard, targetOf } from './secret-guard.ts';
 import { makeSecretSearch } from './secret-search-service.ts';
 import { makeSecretReveals, metadataOf } from './secret-reveals.ts';
-import { makeSecretWriter, WRITE_ATTEMPTS, type SecretMetadata, type WriteOptions } from './secret-writer.ts';
+import { LOCAL_PLACE, secretArn, secretName, stagesOf, versionIdOf, type AwsPlace } from './secret-names.ts';
+import { makeSecretWriter, type WriteOptions } from './secret-writer.ts';
 import { eventually, type Prefetched } from '../platform/prefetch.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { Store } from '../store.ts';
-import { VersionConflictError, type SecretRecord } from './secret-store.ts';
+import type { SecretRecord } from './secret-store.ts';
 import { auditEntry } from '../audit/index.ts';
 import { announceAnswer } from '../platform/http/idempotency-scope.ts';
 
@@ -51,6 +51,8 @@ export interface SecretServiceDeps {
   store: SecretServiceStore;
   cipher: Cipher;
   clock: Clock;
+  /** The stack's region and account, which a secret's ARN names (default: the local stack's). */
+  place?: AwsPlace;
   /** Reveals per minute per credential, both reveal routes together. */
   revealsPerMinute: number;
   /** Reveals per minute of the whole workspace (default 10 times `revealsPerMinute`). */
@@ -75,7 +77,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
   const guard = makeSecretGuard(store, clock, deps.onDenialAuditFailure);
   const { readable, visibleEnvironment, permit } = guard;
   const { sealedAt, ...reveals } = makeSecretReveals(deps, guard);
-  const writeNext = makeSecretWriter(deps);
+  const { writeNext, changeMetadata } = makeSecretWriter({ ...deps, guard });
 
   /** An environment by its project's and its own slug, if the caller may see it; NOT_FOUND otherwise. */
   async function environmentAt(principal: Principal, projectSlug: string, envSlug: string) {
@@ -152,46 +154,10 @@ export function makeSecretService(deps: SecretServiceDeps) {
     },
 
     /**
-     * Changes the secret's description or tags (not its value, so no version and no event), under `write`; audited
-     * `secret.tag` with what changed (tag keys, never values). `change` maps what the head has now to the change, so
-     * a concurrent change is merged, never lost: a lost race reads again.
+     * Changes the secret's description or tags (not its value, so no version and no event), under `write`: the
+     * policy is asked on every read of the head (secret-writer.ts, `changeMetadata`).
      */
-    async updateMetadata(
-      principal: Principal,
-      secretId: string,
-      change: (secret: SecretRecord) => SecretMetadata,
-      describe: (secret: SecretRecord) => Record<string, unknown>,
-    ) {
-      const ws = principal.workspaceId;
-      for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-        const head = await readable(principal, await store.getSecretHead(ws, secretId), secretId);
-        await permit(principal, 'write', head);
-        const { sealed: _sealed, ...secret } = head;
-        const changed = change(secret);
-        const now = clock.now();
-        // Forward even within one millisecond: the next change's condition must tell the two apart.
-        const changedAt = iso(Math.max(now, Date.parse(secret.changedAt ?? secret.updatedAt) + 1));
-        const next = { ...secret, changedAt };
-        for (const field of ['description', 'tags'] as const) {
-          if (changed[field] === null) delete next[field];
-          else if (changed[field] !== undefined) Object.assign(next, { [field]: changed[field] });
-        }
-        try {
-          await store.updateSecretMetadata(
-            ws,
-            next,
-            { currentVersion: secret.currentVersion, changedAt: secret.changedAt },
-            changed,
-            auditEntry(principal, 'secret.tag', secretId, { ...metadataOf(secret), ...describe(secret) }, now),
-          );
-          return next;
-        } catch (error) {
-          if (!(error instanceof VersionConflictError)) throw error;
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** Math.min(attempt, 6))));
-        }
-      }
-      throw new ConflictError(`secret ${secretId}: too many concurrent changes; retry`);
-    },
+    updateMetadata: changeMetadata,
 
     /**
      * Writes version N's value again as the next version, under a fresh data key and the new version's encryption
@@ -252,10 +218,42 @@ export function makeSecretService(deps: SecretServiceDeps) {
       return { ...answer, purgeAt };
     },
 
-    /** A secret's versions, newest first; NOT_FOUND for a secret the workspace does not have. Never a value. */
+    /**
+     * A secret's versions, newest first, each with its VersionId and staging labels (secret-names.ts); NOT_FOUND for a
+     * secret the caller may not read. Never a value.
+     */
     async versions(principal: Principal, secretId: string, page: PageRequest, prefetched?: Prefetched) {
-      await readable(principal, await store.getSecretHead(principal.workspaceId, secretId, prefetched), secretId);
-      return store.listSecretVersions(principal.workspaceId, secretId, page);
+      const head = await readable(principal, await store.getSecretHead(principal.workspaceId, secretId, prefetched), secretId);
+      const listed = await store.listSecretVersions(principal.workspaceId, secretId, page);
+      return {
+        ...listed,
+        items: listed.items.map((item) => ({
+          ...item,
+          versionId: item.versionId ?? versionIdOf(head, item.version),
+          stages: stagesOf(item.version, head.currentVersion),
+        })),
+      };
+    },
+
+    /**
+     * One secret as `GET /api/v1/secrets/{secretId}` answers it (decisions.md, "REST sees the same objects"): its
+     * record with its path, its ARN, description and tags; NOT_FOUND for one the caller may not read. Never a value.
+     */
+    async read(principal: Principal, secretId: string, prefetched?: Prefetched) {
+      const { sealed: _sealed, ...secret } = await readable(
+        principal,
+        await store.getSecretHead(principal.workspaceId, secretId, prefetched),
+        secretId,
+      );
+      return {
+        ...secret,
+        path: secretName(secret),
+        arn: secretArn(deps.place ?? LOCAL_PLACE, secret),
+        description: secret.description ?? null,
+        tags: secret.tags ?? {},
+        // Rotation is configured by issue "Rotation": none yet.
+        rotation: null,
+      };
     },
 
     /**

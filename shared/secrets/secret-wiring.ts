@@ -45,6 +45,7 @@ export function secretServiceOf(deps: { config: Config; store: ReturnType<typeof
     store: deps.store,
     cipher: deps.cipher,
     clock: deps.clock,
+    place: deps.config.aws,
     revealsPerMinute: deps.config.revealsPerMinute,
     workspaceRevealsPerMinute: deps.config.workspaceRevealsPerMinute,
     onPurgeFailure: (secretId, error) => logger.warn('secret versions left to purge', { secretId, errorName: errorName(error) }),

@@ -8,7 +8,7 @@ import { newId } from '../platform/ids.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';
-import type { EnvironmentRef } from './secret-guard.ts';
+import type { EnvironmentRef, makeSecretGuard } from './secret-guard.ts';
 import { metadataOf } from './secret-reveals.ts';
 import { VersionConflictError, VersionIdTakenError, type SecretRecord } from './secret-store.ts';
 
@@ -39,7 +39,7 @@ function versionIdsAfter(current: SecretRecord | undefined, next: number, versio
 }
 
 /** Concurrent writers of one key retry until each has its own version; this bounds a pathological pile-up. */
-export const WRITE_ATTEMPTS = 100;
+const WRITE_ATTEMPTS = 100;
 
 export interface WriteOptions {
   /** The version the write expects to follow (0 = the key must not exist); a different one is CONFLICT. */
@@ -65,12 +65,18 @@ export interface WriteAnswer {
 }
 
 export interface SecretWriterDeps {
-  store: Pick<Store, 'getEnvironmentSecret' | 'getSecretHead' | 'getSecretVersion' | 'getVersionNumberOf' | 'writeSecretVersion'>;
+  store: Pick<
+    Store,
+    'getEnvironmentSecret' | 'getSecretHead' | 'getSecretVersion' | 'getVersionNumberOf' | 'writeSecretVersion' | 'updateSecretMetadata'
+  >;
   cipher: Cipher;
   clock: Clock;
+  /** The service's guard: `changeMetadata` asks the policy on each read of the head. */
+  guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>;
 }
 
-export function makeSecretWriter({ store, cipher, clock }: SecretWriterDeps) {
+export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDeps) {
+  const { readable, permit } = guard;
   /**
    * The write loop shared by write and rollback: read the key's current version, check If-Match, seal the value
    * under the next version's context, and commit conditionally; a lost race reads again (with jitter). A rollback
@@ -160,5 +166,47 @@ export function makeSecretWriter({ store, cipher, clock }: SecretWriterDeps) {
     return { id: secret.id, key: secret.key, version, versionId, secret: record, repeated: true };
   }
 
-  return writeNext;
+  /**
+   * Changes the secret's description or tags (not its value, so no version and no event), under `write`; audited
+   * `secret.tag` with what changed (tag keys, never values). `change` maps what the head has now to the change, so
+   * a concurrent change is merged, never lost: a lost race reads again.
+   */
+  async function changeMetadata(
+    principal: Principal,
+    secretId: string,
+    change: (secret: SecretRecord) => SecretMetadata,
+    describe: (secret: SecretRecord) => Record<string, unknown>,
+  ) {
+    const ws = principal.workspaceId;
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const head = await readable(principal, await store.getSecretHead(ws, secretId), secretId);
+      await permit(principal, 'write', head);
+      const { sealed: _sealed, ...secret } = head;
+      const changed = change(secret);
+      const now = clock.now();
+      // Forward even within one millisecond: the next change's condition must tell the two apart.
+      const changedAt = iso(Math.max(now, Date.parse(secret.changedAt ?? secret.updatedAt) + 1));
+      const next = { ...secret, changedAt };
+      for (const field of ['description', 'tags'] as const) {
+        if (changed[field] === null) delete next[field];
+        else if (changed[field] !== undefined) Object.assign(next, { [field]: changed[field] });
+      }
+      try {
+        await store.updateSecretMetadata(
+          ws,
+          next,
+          { currentVersion: secret.currentVersion, changedAt: secret.changedAt },
+          changed,
+          auditEntry(principal, 'secret.tag', secretId, { ...metadataOf(secret), ...describe(secret) }, now),
+        );
+        return next;
+      } catch (error) {
+        if (!(error instanceof VersionConflictError)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** Math.min(attempt, 6))));
+      }
+    }
+    throw new ConflictError(`secret ${secretId}: too many concurrent changes; retry`);
+  }
+
+  return { writeNext, changeMetadata };
 }

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { verifyWebhook } from '@secrets-service/sdk';
 import { newId } from '../../shared/platform/ids.ts';
@@ -193,6 +194,42 @@ describe('access keys', () => {
       .waitFor();
     expect(await page.getByRole('button', { name: 'Revoke payments-reader-2' }).count()).toBe(0);
     expect((await reveal('payments/prod/DB_PASSWORD')).status).toBe(401);
+    await context.close();
+  });
+
+  it('creates AWS credentials: the secret access key shown once, the key id on the row, and the pair signs AWS API calls', async () => {
+    const ws = await newWorkspace();
+    const { environment } = await newEnvironment(ws.apiKey, { project: 'ledger', environment: 'prod' });
+    expect(
+      (await call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key: 'K', value: 'v' } })).status,
+    ).toBe(200);
+    const { context, page } = await signedIn(browser, ws.apiKey, '/console/access-keys');
+    await page.getByRole('button', { name: 'New access key' }).click();
+    const form = page.getByRole('form', { name: 'New access key' });
+    await form.getByLabel('Name').fill('external-secrets');
+    await form.getByLabel('Authentication').selectOption('aws_sigv4');
+    // A key pair has no login tokens: no token lifetime to set.
+    expect(await form.getByLabel('Token lifetime (seconds)').count()).toBe(0);
+    await form.getByRole('group', { name: 'Rule 1' }).getByLabel('reveal', { exact: true }).check();
+    await form.getByRole('button', { name: 'Create access key' }).click();
+    const once = page.getByRole('region', { name: 'AWS secret access key' });
+    expect(await once.textContent()).toContain('will not be shown again');
+    const secret = (await once.locator('code.secret-value').textContent()) ?? '';
+    expect(secret).toHaveLength(40);
+    const accessKeyId = /AKSM[A-Z2-7]{16}/.exec((await once.textContent()) ?? '')?.[0] ?? '';
+    expect(accessKeyId).not.toBe('');
+    await expectKeptNowhere(page, secret);
+    const sm = new SecretsManagerClient({
+      endpoint: inject('stack').baseUrl,
+      region: 'us-east-1',
+      credentials: { accessKeyId, secretAccessKey: secret },
+      maxAttempts: 1,
+    });
+    expect((await sm.send(new GetSecretValueCommand({ SecretId: 'ledger/prod/K' }))).SecretString).toBe('v');
+    await once.getByRole('button', { name: 'Done' }).click();
+    await once.waitFor({ state: 'detached' });
+    expect((await page.content()).includes(secret), 'the secret left the page').toBe(false);
+    expect(await page.getByRole('row', { name: /external-secrets/ }).textContent()).toContain(`AWS credentials: ${accessKeyId}`);
     await context.close();
   });
 });

@@ -229,12 +229,27 @@ describe('compare, history and search', () => {
     const rows = page.locator('table.history tbody tr');
     await rows.first().waitFor();
     expect(await rows.count()).toBe(2);
+    // The secret was read by id in one request: its ARN (the AWS API's name for it), no description or tags yet.
+    const facts = page.locator('dl.secret-facts');
+    expect(await facts.textContent()).toMatch(
+      /ARNarn:aws:secretsmanager:us-east-1:000000000000:secret:ledger\/production\/SIGNING_KEY-[A-Za-z0-9]{6}/,
+    );
+    expect(await facts.textContent()).toContain('Descriptionnone');
+    // Each version's labels and VersionId, as the AWS API names them.
+    expect((await rows.nth(0).locator('td').allTextContents()).slice(0, 3)).toEqual([
+      '2',
+      'AWSCURRENT',
+      expect.stringMatching(/^[0-9a-f-]{36}$/),
+    ]);
+    expect((await rows.nth(1).locator('td').allTextContents()).slice(0, 2)).toEqual(['1', 'AWSPREVIOUS']);
     expect(await rows.nth(0).getByRole('button', { name: 'Roll back' }).count()).toBe(0);
     await rows.nth(1).getByRole('button', { name: 'Roll back' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
     await page.locator('table.history tbody tr').nth(2).waitFor();
     expect(await rows.nth(0).locator('td').allTextContents()).toEqual([
-      expect.stringMatching(/^3/),
+      '3',
+      'AWSCURRENT',
+      expect.any(String),
       expect.any(String),
       expect.any(String),
       'version 1',

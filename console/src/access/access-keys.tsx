@@ -70,6 +70,17 @@ export function AccessKeys() {
 
 /** What a new key's creator must take away now: its token, once; or, for a workload key, how its workloads log in. */
 function Created({ created, onDismiss }: { created: Schemas['AccessKeyCreated']; onDismiss: () => void }) {
+  if (created.auth.type === 'aws_sigv4' && created.awsSecretAccessKey) {
+    return (
+      <OnceSecret label="AWS secret access key" value={created.awsSecretAccessKey} onDismiss={onDismiss}>
+        <p>
+          The AWS key pair of <strong>{created.name}</strong> ({created.id}), for the AWS Secrets Manager API at <code>POST /</code> of the
+          API's base URL: access key id <code>{created.auth.awsAccessKeyId}</code> and the secret below. The secret is kept sealed and never
+          shown again: if it is lost, make a new key.
+        </p>
+      </OnceSecret>
+    );
+  }
   if (created.token === null) {
     return (
       <div class="once" role="status">
@@ -177,6 +188,13 @@ function AuthSummary({ accessKey }: { accessKey: AccessKey }) {
         OIDC: <code>{auth.issuer}</code> aud <code>{auth.audience}</code> sub <code>{auth.subject}</code>
         {auth.claims && Object.entries(auth.claims).map(([name, value]) => <code key={name}>{`${name}=${value}`}</code>)}
         {ttl}
+      </>
+    );
+  }
+  if (auth.type === 'aws_sigv4') {
+    return (
+      <>
+        AWS credentials: <code>{auth.awsAccessKeyId}</code>
       </>
     );
   }

@@ -5,7 +5,7 @@ import { ErrorBox, useAction } from '../ui/components.tsx';
 import { ACTIONS, draftOf, newRule, ruleOf, RulesEditor, type Rule, type RuleDraft } from './admin-rules.tsx';
 import { splitList, valueOf, type Schemas } from '../ui/admin-ui.tsx';
 
-type AuthType = 'token' | 'aws_iam' | 'oidc';
+type AuthType = 'token' | 'aws_sigv4' | 'aws_iam' | 'oidc';
 type CreateBody = paths['/api/v1/access-keys']['post']['requestBody']['content']['application/json'];
 
 /** The rules a request sends; none in the editor means the API's default rule (every action on every secret). */
@@ -37,6 +37,7 @@ function claimsOf(text: string): Record<string, string> {
 
 /** `auth` of a create request: how the key's workloads authenticate (decisions.md, "Workload identity"). */
 function authOf(type: AuthType, fields: Record<string, string>): CreateBody['auth'] {
+  if (type === 'aws_sigv4') return { type };
   if (type === 'aws_iam') return { type, principalArns: splitList(fields.principalArns ?? '') };
   if (type === 'oidc') {
     const claims = claimsOf(fields.claims ?? '');
@@ -68,6 +69,8 @@ export function NewKeyForm({ onCreated }: { onCreated: (created: Schemas['Access
     setFields((current) => ({ ...current, [name]: value }));
   };
   const type = fields.auth as AuthType;
+  // Keys whose workloads log in have tokens of a chosen life; a token and an AWS key pair do not.
+  const loginType = type === 'aws_iam' || type === 'oidc';
   const submit = async (event: Event) => {
     event.preventDefault();
     const auth = authOf(type, fields);
@@ -76,7 +79,7 @@ export function NewKeyForm({ onCreated }: { onCreated: (created: Schemas['Access
       ...(fields.expiresInDays ? { expiresInDays: Number(fields.expiresInDays) } : {}),
       ...(rules.length > 0 ? { permissions: rules.map(ruleOf) } : {}),
       ...(splitList(fields.cidrs ?? '').length ? { allowedCidrs: splitList(fields.cidrs ?? '') } : {}),
-      ...(auth ? { auth, ...(fields.tokenTtlSeconds ? { tokenTtlSeconds: Number(fields.tokenTtlSeconds) } : {}) } : {}),
+      ...(auth ? { auth, ...(fields.tokenTtlSeconds && loginType ? { tokenTtlSeconds: Number(fields.tokenTtlSeconds) } : {}) } : {}),
     };
     const created = await create.run(async () => unwrap(await client.api.POST('/api/v1/access-keys', { body })));
     if (!created) return;
@@ -99,11 +102,12 @@ export function NewKeyForm({ onCreated }: { onCreated: (created: Schemas['Access
           Authentication
           <select value={type} onChange={field('auth')}>
             <option value="token">Token (shown once)</option>
+            <option value="aws_sigv4">AWS credentials (for the AWS Secrets Manager API; secret shown once)</option>
             <option value="aws_iam">AWS IAM login</option>
             <option value="oidc">OIDC login</option>
           </select>
         </label>
-        {type !== 'token' && (
+        {loginType && (
           <label>
             Token lifetime (seconds)
             <input type="number" min={60} max={43200} value={fields.tokenTtlSeconds} onInput={field('tokenTtlSeconds')} placeholder="900" />

@@ -16,6 +16,7 @@ const ACTION_SET = {
   'secret.reveal': 1,
   'secret.delete': 1,
   'secret.restore': 1,
+  'secret.tag': 1,
   'access_key.create': 1,
   'access_key.revoke': 1,
   'access_key.update': 1,

@@ -4,18 +4,28 @@ import { unwrap, useSession } from '../api.ts';
 import { ConfirmDialog, ErrorBox, Time, useAction } from '../ui/components.tsx';
 import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
-import { findSecret } from './secrets-context.ts';
+import { remember } from './secrets-context.ts';
 import { DeleteDialog } from './secrets-ui.tsx';
 
 /**
- * `/console/secrets/{secretId}`: the secret's history, newest first (who wrote each version when, and which version
- * a rollback restored; never a value), `Roll back` on each older version, and delete.
+ * `/console/secrets/{secretId}`: the secret, read in one request (`GET /api/v1/secrets/{secretId}`: its place, its
+ * ARN in the AWS API, its description, tags and rotation), and its history, newest first (who wrote each version
+ * when, which version a rollback restored, its VersionId and staging labels; never a value), `Roll back` on each
+ * older version, and delete.
  */
 export function Secret() {
   const { params } = useRoute();
   const secretId = params.secretId ?? '';
   const { client, credential } = useSession();
-  const place = useLoaded(() => findSecret(client, secretId), [secretId]);
+  const place = useLoaded(async () => {
+    const found = unwrap(await client.api.GET('/api/v1/secrets/{secretId}', { params: { path: { secretId } } }));
+    const [projectSlug = '', envSlug = ''] = found.path.split('/');
+    // Other views name it from memory from here on.
+    remember({
+      secrets: [{ id: found.id, key: found.key, environmentId: found.environmentId, envSlug, projectId: found.projectId, projectSlug }],
+    });
+    return { ...found, projectSlug, envSlug };
+  }, [secretId]);
   const paged = usePaged(
     (cursor) => client.api.GET('/api/v1/secrets/{secretId}/versions', { params: { path: { secretId }, query: pageQuery(cursor, '50') } }),
     [secretId],
@@ -56,6 +66,37 @@ export function Secret() {
       <h1>
         <code>{key}</code>
       </h1>
+      <ErrorBox error={place.error} />
+      {secret && (
+        <dl class="secret-facts">
+          <dt>ARN</dt>
+          <dd>
+            <code>{secret.arn}</code>
+          </dd>
+          <dt>Description</dt>
+          <dd>{secret.description ?? <span class="muted">none</span>}</dd>
+          <dt>Tags</dt>
+          <dd>
+            {Object.keys(secret.tags).length === 0 ? (
+              <span class="muted">none</span>
+            ) : (
+              Object.entries(secret.tags).map(([tag, value]) => (
+                <span class="tag" key={tag}>
+                  <code>{tag}</code>
+                  {value !== '' && (
+                    <>
+                      {' = '}
+                      <code>{value}</code>
+                    </>
+                  )}
+                </span>
+              ))
+            )}
+          </dd>
+          <dt>Rotation</dt>
+          <dd>{secret.rotation ? secret.rotation.schedule : <span class="muted">not configured</span>}</dd>
+        </dl>
+      )}
       <p class="muted">History: every version, newest first. Values are never shown here.</p>
       {deleted ? (
         <p role="status">
@@ -82,15 +123,26 @@ export function Secret() {
         paged={paged}
         what="history"
         empty="No versions."
-        head={['Version', 'Created', 'Created by', 'Rolled back from']}
+        head={['Version', 'Labels', 'Version id', 'Created', 'Created by', 'Rolled back from']}
         actions
         tableClass="history"
         gone={deleted}
         row={(item) => (
           <tr key={item.version}>
+            <td>{item.version}</td>
             <td>
-              {item.version}
-              {item.version === current && <span class="badge">current</span>}
+              {item.stages.length === 0 ? (
+                <span class="muted">—</span>
+              ) : (
+                item.stages.map((stage) => (
+                  <span class="badge" key={stage}>
+                    {stage}
+                  </span>
+                ))
+              )}
+            </td>
+            <td>
+              <code class="version-id">{item.versionId}</code>
             </td>
             <td>
               <Time at={item.createdAt} />

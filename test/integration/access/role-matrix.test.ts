@@ -103,6 +103,12 @@ const MATRIX: Record<RouteKey, Row> = {
     fresh: 'secret',
     send: (token, s) => call('POST', `${secretsOf(environment.id)}/reveal`, { token, body: { keys: [s.key] } }),
   },
+  'GET /api/v1/secrets/{secretId}': {
+    ok: 200,
+    may: EVERYONE,
+    fresh: 'secret',
+    send: (token, s) => call('GET', `/api/v1/secrets/${s.id}`, { token }),
+  },
   'GET /api/v1/secrets/{secretId}/versions': {
     ok: 200,
     may: EVERYONE,

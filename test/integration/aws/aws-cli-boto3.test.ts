@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, newWorkspace } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
+import { runSecrets } from '../../support/workload.ts';
 import { awsKey } from './support.ts';
 
 /**
@@ -112,5 +113,32 @@ print(json.dumps(out))
     expect(out.put).toEqual(['b0b0b0b0-0000-4000-8000-000000000001', 'b0b0b0b0-0000-4000-8000-000000000001']);
     expect(out.describe).toMatchObject({ 'b0b0b0b0-0000-4000-8000-000000000001': ['AWSCURRENT'] });
     expect(out.error).toBe('ResourceNotFoundException');
+  });
+
+  it("the README's five commands: npm start, source .local/env, projects create --env, set, aws get-secret-value", async () => {
+    // `npm start` wrote LOCAL_DIR/env: what `source .local/env` sets, read here as the shell would.
+    const file = readFileSync(join(inject('localDir'), 'env'), 'utf8');
+    const sourced = Object.fromEntries([...file.matchAll(/^export ([A-Z_]+)=(.*)$/gm)].map((match) => [match[1]!, match[2]!]));
+    expect(Object.keys(sourced)).toEqual(
+      expect.arrayContaining(['SECRETS_API_URL', 'SECRETS_TOKEN', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_DEFAULT_REGION']),
+    );
+    const shell = {
+      ...sourced,
+      HOME: env.HOME!,
+      AWS_CONFIG_FILE: env.AWS_CONFIG_FILE!,
+      AWS_SHARED_CREDENTIALS_FILE: env.AWS_SHARED_CREDENTIALS_FILE!,
+    };
+    const project = `readme-${Date.now()}`;
+    const created = await runSecrets(['projects', 'create', project, '--env', 'Production'], shell);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(`${project}/production`);
+    const set = await runSecrets(['set', 'DB_URL=postgres://db.internal/payments', '--project', project, '--env', 'production'], shell);
+    expect(set.code).toBe(0);
+    const { stdout } = await run(
+      AWS_CLI,
+      ['--endpoint-url', sourced.SECRETS_API_URL!, 'secretsmanager', 'get-secret-value', '--secret-id', `${project}/production/DB_URL`],
+      { env: { PATH: process.env.PATH, AWS_EC2_METADATA_DISABLED: 'true', AWS_PAGER: '', ...shell } },
+    );
+    expect(JSON.parse(stdout)).toMatchObject({ Name: `${project}/production/DB_URL`, SecretString: 'postgres://db.internal/payments' });
   });
 });

@@ -12,6 +12,7 @@ import {
   UpdateSecretCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { derivedVersionId } from '../../../shared/aws/names.ts';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
 import { awsKey, client } from './support.ts';
@@ -67,6 +68,25 @@ describe('the AWS API writes: CreateSecret, PutSecretValue, UpdateSecret, tags, 
       ],
       VersionIdsToStages: { [token(1)]: ['AWSCURRENT'] },
     });
+    // REST sees the same object: GET /api/v1/secrets/{secretId} and the history's VersionIds and labels.
+    const detail = await call('GET', `/api/v1/secrets/${item.id}`, { token: ws.apiKey });
+    expect(detail.status).toBe(200);
+    expect(detail.body.data).toEqual({
+      id: item.id,
+      key: 'STRIPE_KEY',
+      currentVersion: 1,
+      createdAt: item.createdAt,
+      updatedAt: item.updatedAt,
+      projectId: expect.stringMatching(/^proj_/),
+      environmentId: envId,
+      path: 'shop/staging/STRIPE_KEY',
+      arn: created.ARN,
+      description: 'Stripe, test mode',
+      tags: { team: 'payments', tier: '' },
+      rotation: null,
+    });
+    const history = await call('GET', `/api/v1/secrets/${item.id}/versions`, { token: ws.apiKey });
+    expect(history.body.data).toEqual([expect.objectContaining({ version: 1, versionId: token(1), stages: ['AWSCURRENT'] })]);
     const got = await sm.send(new GetSecretValueCommand({ SecretId: created.ARN, VersionId: token(1) }));
     expect(got).toMatchObject({ SecretString: 'sk_test_1', VersionId: token(1), VersionStages: ['AWSCURRENT'] });
     const entries = await audited(ws, item.id, 'secret.create');
@@ -261,6 +281,27 @@ describe('the AWS API writes: CreateSecret, PutSecretValue, UpdateSecret, tags, 
     // The name is free again at once, for a new secret with a new ARN.
     const again = await sm.send(new CreateSecretCommand({ Name: 'shop/staging/TEMP', SecretString: 't2' }));
     expect(again.ARN).not.toBe(ARN);
+  });
+
+  it('GET /api/v1/secrets/{secretId}: a secret without description or tags, written by REST, with derived VersionIds; NOT_FOUND for a key that may not read it', async () => {
+    const put = await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key: 'PLAIN', value: 'p1' } });
+    const id = put.body.data.id as string;
+    await call('PUT', `/api/v1/environments/${envId}/secrets`, { token: ws.apiKey, body: { key: 'PLAIN', value: 'p2' } });
+    const detail = (await call('GET', `/api/v1/secrets/${id}`, { token: ws.apiKey })).body.data;
+    expect(detail).toMatchObject({ currentVersion: 2, description: null, tags: {}, rotation: null, path: 'shop/staging/PLAIN' });
+    // The ARN REST answers is the one the AWS API names the secret by.
+    expect((await client(key).send(new DescribeSecretCommand({ SecretId: detail.arn }))).Name).toBe('shop/staging/PLAIN');
+    const history = (await call('GET', `/api/v1/secrets/${id}/versions`, { token: ws.apiKey })).body.data;
+    expect(history.map((item: { version: number; stages: string[] }) => [item.version, item.stages])).toEqual([
+      [2, ['AWSCURRENT']],
+      [1, ['AWSPREVIOUS']],
+    ]);
+    expect(history[0].versionId).toBe(derivedVersionId(id, 2));
+    const other = await call('POST', '/api/v1/access-keys', {
+      token: ws.apiKey,
+      body: { name: 'elsewhere', permissions: [{ projects: ['other'], actions: ['read'] }] },
+    });
+    expect((await call('GET', `/api/v1/secrets/${id}`, { token: other.body.data.token })).status).toBe(404);
   });
 
   it("a key's rules apply to writes: what it may read but not write is AccessDeniedException, and nothing changes", async () => {
