@@ -7,6 +7,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+    // Two test files at a time. By default vitest runs one fewer than the cores, one on this kind of 2-core machine,
+    // and the integration files mostly wait on the local stack, a process of its own: one at a time took CI past 15
+    // minutes.
+    maxWorkers: 2,
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { POWERTOOLS_LOG_LEVEL: 'ERROR' } } },
       {

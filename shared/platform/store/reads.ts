@@ -71,13 +71,14 @@ export async function batchRead(
 }
 
 /**
- * Sends write requests (PutRequest, DeleteRequest) 25 at a time, sending unprocessed ones again with backoff until
- * none is left; gives up with SERVICE_UNAVAILABLE. Not conditional: for items nothing else writes (fresh audit
+ * Sends write requests (PutRequest, DeleteRequest) 25 at a time, four requests in flight, sending unprocessed ones
+ * again with backoff until none is left; gives up with SERVICE_UNAVAILABLE (the others may have been written). Not conditional: for items nothing else writes (fresh audit
  * entries, versions of a deleted secret).
  */
 export async function batchWrite(db: Db, requests: readonly Record<string, unknown>[]): Promise<void> {
-  for (let start = 0; start < requests.length; start += 25) {
-    let pending = requests.slice(start, start + 25);
+  let stopped = false;
+  const writeChunk = async (chunk: Record<string, unknown>[]) => {
+    let pending = chunk;
     for (let round = 0; pending.length > 0; round++) {
       await backOff(round);
       const out = await send<{ UnprocessedItems?: Record<string, Record<string, unknown>[]> }>(
@@ -86,7 +87,24 @@ export async function batchWrite(db: Db, requests: readonly Record<string, unkno
       );
       pending = out.UnprocessedItems?.[db.tableName] ?? [];
     }
-  }
+  };
+  const chunks: Record<string, unknown>[][] = [];
+  for (let start = 0; start < requests.length; start += 25) chunks.push(requests.slice(start, start + 25));
+  // A few requests in flight at once, as reads go (a purge of 1,000 versions is 40 batches: a Lambda's time matters).
+  const lanes = Array.from({ length: Math.min(BATCH_READS_IN_FLIGHT, chunks.length) }, async () => {
+    for (let chunk = chunks.shift(); chunk && !stopped; chunk = chunks.shift()) {
+      try {
+        await writeChunk(chunk);
+      } catch (error) {
+        stopped = true;
+        throw error;
+      }
+    }
+  });
+  // Every lane ends before the call does (a failed one stops taking chunks with the others): nothing runs on after it.
+  const ended = await Promise.allSettled(lanes);
+  const failed = ended.find((lane): lane is PromiseRejectedResult => lane.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** Deletes items 25 at a time (see `batchWrite`). */

@@ -32,7 +32,15 @@ describe('version history and rollback', () => {
     // Assess
     const versions = [...first.body.data, ...rest.body.data].map((entry: { version: number }) => entry.version);
     expect(versions).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
-    expect(first.body.data[0]).toEqual({ version: 12, createdAt: expect.any(String), createdBy: ws.apiKeyId, rolledBackFrom: null });
+    expect(first.body.data[0]).toEqual({
+      version: 12,
+      createdAt: expect.any(String),
+      createdBy: ws.apiKeyId,
+      rolledBackFrom: null,
+      // As the AWS API names the version: derived from the secret id and number, and its staging label.
+      versionId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-00000000000c$/),
+      stages: ['AWSCURRENT'],
+    });
     expect(JSON.stringify([first.body, rest.body])).not.toContain('value-');
     const { keys } = await import('../../../shared/platform/store/keys.ts');
     const sk = (version: number) => keys.secretVersion('w', 's', version).SK;
