@@ -3,17 +3,8 @@ import type { SecretService } from '../secrets/index.ts';
 import { AwsError, toAwsError } from './aws-errors.ts';
 import { defineOperation } from './aws-handler.ts';
 import { listFiltersSchema, matchingFilters } from './list-secrets.ts';
-import {
-  epochSeconds,
-  matchesReference,
-  parseSecretId,
-  secretArn,
-  secretName,
-  secretPath,
-  stagesOf,
-  versionIdOf,
-  type AwsPlace,
-} from './names.ts';
+import { epochSeconds, matchesReference, parseSecretId } from './names.ts';
+import { secretArn, secretPath, stagesOf, versionIdOf, type AwsPlace } from '../secrets/index.ts';
 import { withNextToken } from './secret-lookup.ts';
 import { secretIdSchema } from './secret-operations.ts';
 
@@ -78,7 +69,7 @@ export function makeBatchGetSecretValue(secrets: SecretService, place: AwsPlace)
         if ('value' in result && result.value !== undefined) {
           values.push({
             ARN: secretArn(place, result.secret),
-            Name: secretName(result.secret),
+            Name: secretPath(result.secret),
             VersionId: versionIdOf(result.secret, result.version),
             SecretString: result.value,
             VersionStages: stagesOf(result.version, result.secret.currentVersion),

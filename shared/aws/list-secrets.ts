@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import type { SecretRecord, SecretService } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
 import { defineOperation } from './aws-handler.ts';
-import { epochSeconds, lastChanged, secretArn, secretName, versionIdsToStages, type AwsPlace } from './names.ts';
+import { epochSeconds, lastChanged } from './names.ts';
+import { secretArn, secretPath, versionIdsToStages, type AwsPlace } from '../secrets/index.ts';
 import { withNextToken } from './secret-lookup.ts';
 import { tagList } from './secret-operations.ts';
 
@@ -42,7 +43,7 @@ function fieldsOf(key: Filter['Key'], secret: SecretRecord): string[] {
   const description = secret.description === undefined ? [] : [secret.description];
   switch (key) {
     case 'name':
-      return [secretName(secret)];
+      return [secretPath(secret)];
     case 'description':
       return description;
     case 'tag-key':
@@ -50,7 +51,7 @@ function fieldsOf(key: Filter['Key'], secret: SecretRecord): string[] {
     case 'tag-value':
       return tags.map(([, value]) => value);
     case 'all':
-      return [secretName(secret), ...description, ...tags.flat()];
+      return [secretPath(secret), ...description, ...tags.flat()];
     default:
       // primary-region and owning-service: no secret here is a replica or owned by another service.
       return [];
@@ -84,7 +85,7 @@ export function makeListSecrets(secrets: SecretService, place: AwsPlace) {
       return {
         SecretList: page.items.map((secret) => ({
           ARN: secretArn(place, secret),
-          Name: secretName(secret),
+          Name: secretPath(secret),
           LastChangedDate: lastChanged(secret),
           CreatedDate: epochSeconds(secret.createdAt),
           ...(secret.description !== undefined && { Description: secret.description }),

@@ -1,26 +1,10 @@
-import type { AwsPlace } from '../secrets/index.ts';
-import { arnSuffix, secretName } from '../secrets/index.ts';
-
-export {
-  arnSuffix,
-  derivedVersionId,
-  secretArn,
-  secretName,
-  stagesOf,
-  versionIdOf,
-  versionIdsToStages,
-  versionOfDerivedId,
-  type AwsPlace,
-} from '../secrets/index.ts';
+import { arnSuffix, type AwsPlace } from '../secrets/index.ts';
 
 /**
  * A secret's names in the AWS API (decisions.md, "The AWS Secrets Manager API"): its `Name` is its path
  * `<projectSlug>/<envSlug>/<KEY>`, and a `SecretId` is the name, the ARN, or the ARN without its suffix. The ARN and
- * the VersionIds are the secrets feature's (shared/secrets/secret-names.ts: REST answers them too), re-exported here.
+ * the VersionIds are the secrets feature's (shared/secrets/secret-names.ts: REST answers them too).
  */
-
-/** The path the services name a secret by: its `Name`. */
-export const secretPath = secretName;
 
 /** What a `SecretId` names: a secret's name, and when it was a whole ARN, the suffix the secret must have. */
 export interface SecretReference {

@@ -2,7 +2,8 @@ import { NotFoundError, ValidationError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { DeletedSecret, DeletedSecretService, SecretRecord, SecretService } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
-import { matchesReference, parseSecretId, type AwsPlace, type SecretReference } from './names.ts';
+import { matchesReference, parseSecretId, type SecretReference } from './names.ts';
+import { type AwsPlace } from '../secrets/index.ts';
 
 /**
  * How the AWS API's operations find the secret a `SecretId` names (decisions.md, "Names"): through the services'

@@ -2,19 +2,8 @@ import * as z from 'zod/mini';
 import { SECRET_PATH, type SecretRecord, type SecretService } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
-import {
-  epochSeconds,
-  lastChanged,
-  matchesReference,
-  parseSecretId,
-  secretArn,
-  secretName,
-  stagesOf,
-  versionIdOf,
-  versionIdsToStages,
-  versionOfDerivedId,
-  type AwsPlace,
-} from './names.ts';
+import { epochSeconds, lastChanged, matchesReference, parseSecretId } from './names.ts';
+import { secretArn, secretPath, stagesOf, versionIdOf, versionIdsToStages, versionOfDerivedId, type AwsPlace } from '../secrets/index.ts';
 import { firstFound, withNextToken, type SecretLookup } from './secret-lookup.ts';
 
 /**
@@ -89,7 +78,7 @@ export function makeSecretOperations(secrets: SecretService, lookup: SecretLooku
         ).catch((error) => lookup.missed(principal, input.SecretId, error));
         return {
           ARN: secretArn(place, revealed.secret),
-          Name: secretName(revealed.secret),
+          Name: secretPath(revealed.secret),
           VersionId: versionIdOf(revealed.secret, revealed.version),
           SecretString: revealed.value,
           VersionStages: stagesOf(revealed.version, revealed.secret.currentVersion),
@@ -107,7 +96,7 @@ export function makeSecretOperations(secrets: SecretService, lookup: SecretLooku
       }),
       handle: async (principal, input) => {
         const secret = await lookup.liveSecret(principal, input.SecretId);
-        const named = { ARN: secretArn(place, secret), Name: secretName(secret) };
+        const named = { ARN: secretArn(place, secret), Name: secretPath(secret) };
         const version = (item: { createdAt: string; versionId: string; stages: string[] }) => ({
           VersionId: item.versionId,
           VersionStages: item.stages,
@@ -137,7 +126,7 @@ export function makeSecretOperations(secrets: SecretService, lookup: SecretLooku
         const secret = found.live ?? found.deleted;
         return {
           ARN: secretArn(place, secret),
-          Name: secretName(secret),
+          Name: secretPath(secret),
           ...(secret.description !== undefined && { Description: secret.description }),
           RotationEnabled: false,
           LastChangedDate: lastChanged(secret),

@@ -3,7 +3,8 @@ import { secretKeySchema } from '../platform/http/schemas.ts';
 import type { DeletedSecretService, SecretRecord, SecretService, WriteAnswer } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
-import { epochSeconds, pathOfName, secretArn, secretName, stagesOf, versionIdOf, type AwsPlace } from './names.ts';
+import { epochSeconds, pathOfName } from './names.ts';
+import { secretArn, secretPath, stagesOf, versionIdOf, type AwsPlace } from '../secrets/index.ts';
 import { markedForDeletion, type SecretLookup } from './secret-lookup.ts';
 import { secretIdSchema } from './secret-operations.ts';
 
@@ -71,7 +72,7 @@ export function makeSecretWrites(
 ): Record<string, AwsOperation> {
   const named = (secret: Pick<SecretRecord, 'id' | 'projectSlug' | 'envSlug' | 'key'>) => ({
     ARN: secretArn(place, secret),
-    Name: secretName(secret),
+    Name: secretPath(secret),
   });
   const written = (answer: WriteAnswer) => ({
     ...named(answer.secret),

@@ -84,6 +84,16 @@ export class ServiceUnavailableError extends ApiError {
   }
 }
 
+/**
+ * The request ran out of its Lambda's time and was answered early (middy's `timeoutEarlyResponse`). Its handler may
+ * still be running and may yet commit: an Idempotency-Key it holds stays held (shared/platform/http/idempotency.ts).
+ */
+export class OutOfTimeError extends ServiceUnavailableError {
+  constructor() {
+    super('the request ran out of time; retry shortly');
+  }
+}
+
 /** A delivery retry while the delivery is still pending. */
 export class AlreadyQueuedError extends ApiError {
   override readonly code = 'ALREADY_QUEUED';

@@ -9,7 +9,8 @@ import type { Pager } from '../platform/store/pager.ts';
 import { queryAll, type Page, type PageRequest } from '../platform/store/query.ts';
 import { batchDelete, getItem } from '../platform/store/reads.ts';
 import { fromStored } from '../platform/store/sealed.ts';
-import { secretItems, toRecord, type SecretRecord, type StoredSecret } from './secret-store.ts';
+import { RECORD_FIELDS, toRecord, type SecretRecord, type StoredSecret } from './secret-record.ts';
+import { secretItems } from './secret-store.ts';
 import type { Db } from '../platform/store/send.ts';
 
 /**
@@ -30,20 +31,7 @@ export interface DeletedSecret extends SecretRecord {
   purgeAt: string;
 }
 
-const DELETED_FIELDS: readonly (keyof DeletedSecret)[] = [
-  'id',
-  'key',
-  'projectId',
-  'projectSlug',
-  'environmentId',
-  'envSlug',
-  'currentVersion',
-  'createdAt',
-  'updatedAt',
-  'deletedAt',
-  'deletedBy',
-  'purgeAt',
-];
+const DELETED_FIELDS: readonly (keyof DeletedSecret)[] = [...RECORD_FIELDS, 'deletedAt', 'deletedBy', 'purgeAt'];
 
 const epochSeconds = (at: string) => Math.ceil(Date.parse(at) / 1000);
 

@@ -6,7 +6,7 @@ import { itemKeyString } from '../platform/prefetch.ts';
 import { queryAll, queryInput, type Page, type PageRequest } from '../platform/store/query.ts';
 import { batchRead, getItem } from '../platform/store/reads.ts';
 import { send, type Db } from '../platform/store/send.ts';
-import { toRecord, type SecretRecord } from './secret-store.ts';
+import { toRecord, type SecretRecord } from './secret-record.ts';
 
 /** An environment a search reads, as much of it as the search needs. */
 export interface SearchedEnvironment {

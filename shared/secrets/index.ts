@@ -7,12 +7,12 @@ export type { SecretService, SecretMetadata, WriteAnswer } from './secret-servic
 export { SECRET_PATH, SecretExistsError, VersionIdExistsError } from './secret-service.ts';
 export type { DeletedSecretService } from './deleted-secret-service.ts';
 export type { DeletedSecret } from './deleted-secret-store.ts';
-export type { SecretRecord } from './secret-store.ts';
+export type { SecretRecord } from './secret-record.ts';
+export { secretPath } from './secret-record.ts';
 export {
   arnSuffix,
   derivedVersionId,
   secretArn,
-  secretName,
   stagesOf,
   versionIdOf,
   versionIdsToStages,

@@ -3,7 +3,7 @@ import type { PolicyAction, PolicyTarget } from '../platform/principal.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type AccessScope, requireAccess } from '../access/index.ts';
 import type { Store } from '../store.ts';
-import type { StoredSecret } from './secret-store.ts';
+import type { StoredSecret } from './secret-record.ts';
 import { auditEntry } from '../audit/index.ts';
 
 /** A secret (or a key about to be one) where the policy looks: its project and environment slugs and its key. */

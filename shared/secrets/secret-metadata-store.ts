@@ -4,7 +4,7 @@ import { transact } from '../platform/store/conditional.ts';
 import { keys } from '../platform/store/keys.ts';
 import { batchRead, getItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
-import { secretPath, toSecret, VersionConflictError, type SecretRecord, type StoredSecret } from './secret-store.ts';
+import { secretPath, toSecret, VersionConflictError, type SecretRecord, type StoredSecret } from './secret-record.ts';
 
 /**
  * What the AWS API keeps of a secret besides its values (decisions.md v1.3): the VersionIds its writes' tokens named

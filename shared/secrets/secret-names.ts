@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { secretPath } from './secret-record.ts';
 
 /**
  * What the AWS API and REST both call a secret and its versions (decisions.md, "Names" and "Versions"): its ARN,
@@ -27,11 +28,8 @@ export function arnSuffix(secretId: string): string {
   return suffix;
 }
 
-export const secretName = (secret: { projectSlug: string; envSlug: string; key: string }) =>
-  `${secret.projectSlug}/${secret.envSlug}/${secret.key}`;
-
 export function secretArn(place: AwsPlace, secret: { id: string; projectSlug: string; envSlug: string; key: string }): string {
-  return `arn:aws:secretsmanager:${place.region}:${place.account}:secret:${secretName(secret)}-${arnSuffix(secret.id)}`;
+  return `arn:aws:secretsmanager:${place.region}:${place.account}:secret:${secretPath(secret)}-${arnSuffix(secret.id)}`;
 }
 
 /** The 12 hex digits at a derived VersionId's end hold the version's number; the rest is a digest of both. */

@@ -8,7 +8,7 @@ import type { Principal } from '../platform/principal.ts';
 import type { PageRequest } from '../platform/store/query.ts';
 import type { Store } from '../store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
-import type { SecretRecord, StoredSecret } from './secret-store.ts';
+import type { SecretRecord, StoredSecret } from './secret-record.ts';
 
 /**
  * The secrets service's reveals (by id, by path, an environment's values a page at a time), over the store methods

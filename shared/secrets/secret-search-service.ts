@@ -2,7 +2,7 @@ import type { Principal } from '../platform/principal.ts';
 import { MAX_SEARCHED_PROJECTS } from './environment-search-store.ts';
 import type { Store } from '../store.ts';
 import type { PageRequest } from '../platform/store/query.ts';
-import { secretPath, type SecretRecord } from './secret-store.ts';
+import { secretPath, type SecretRecord } from './secret-record.ts';
 import { targetOf } from './secret-guard.ts';
 
 export type SecretSearchStore = Pick<Store, 'searchSecrets' | 'searchEnvironments' | 'environmentsOfProjects' | 'indexEnvironmentSearch'>;

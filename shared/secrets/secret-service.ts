@@ -5,12 +5,12 @@ import { secretContext } from '../platform/crypto/context.ts';
 import { makeSecretGuard, targetOf } from './secret-guard.ts';
 import { makeSecretSearch } from './secret-search-service.ts';
 import { makeSecretReveals, metadataOf } from './secret-reveals.ts';
-import { LOCAL_PLACE, secretArn, secretName, stagesOf, versionIdOf, type AwsPlace } from './secret-names.ts';
+import { LOCAL_PLACE, secretArn, stagesOf, versionIdOf, type AwsPlace } from './secret-names.ts';
 import { makeSecretWriter, type WriteOptions } from './secret-writer.ts';
 import { eventually, type Prefetched } from '../platform/prefetch.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { Store } from '../store.ts';
-import type { SecretRecord } from './secret-store.ts';
+import { secretPath, type SecretRecord } from './secret-record.ts';
 import { auditEntry } from '../audit/index.ts';
 import { announceAnswer } from '../platform/http/idempotency-scope.ts';
 
@@ -247,7 +247,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       );
       return {
         ...secret,
-        path: secretName(secret),
+        path: secretPath(secret),
         arn: secretArn(deps.place ?? LOCAL_PLACE, secret),
         description: secret.description ?? null,
         tags: secret.tags ?? {},

@@ -1,9 +1,19 @@
-import type { SealedValue } from '../platform/crypto/envelope.ts';
 import type { ItemKey, Prefetched } from '../platform/prefetch.ts';
 import { type AuditEntry, auditPut, putAuditEntries } from '../audit/index.ts';
-import { transact } from '../platform/store/conditional.ts';
-import { pick } from '../platform/store/items.ts';
+import { oldItemAt, transact } from '../platform/store/conditional.ts';
 import { fromStored, toStored } from '../platform/store/sealed.ts';
+import {
+  secretPath,
+  toRecord,
+  toSecret,
+  toVersionRecord,
+  VersionConflictError,
+  VersionIdTakenError,
+  type SecretRecord,
+  type StoredSecret,
+  type StoredVersion,
+  type VersionRecord,
+} from './secret-record.ts';
 import { environmentValuePut } from './environment-value-store.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limit-store.ts';
 import type { Pager } from '../platform/store/pager.ts';
@@ -11,29 +21,6 @@ import type { Page, PageRequest } from '../platform/store/query.ts';
 import { readItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
 import { ENTITY, gsi1, gsi4, keys, patterns } from '../platform/store/keys.ts';
-
-/** A secret's state without its value: what lists and search show, plus where it lives. */
-export interface SecretRecord {
-  id: string;
-  key: string;
-  projectId: string;
-  projectSlug: string;
-  environmentId: string;
-  envSlug: string;
-  currentVersion: number;
-  createdAt: string;
-  updatedAt: string;
-  /** The AWS API's description and tags of the secret (decisions.md v1.3); absent when it has none. */
-  description?: string;
-  tags?: Record<string, string>;
-  /** When the description or tags last changed (`updatedAt` is when the current version was written). */
-  changedAt?: string;
-  /**
-   * The VersionIds of the current and previous versions, by number, when an AWS write's `ClientRequestToken` named
-   * them (any other version's is derived from the secret id and number: shared/aws/names.ts).
-   */
-  versionIds?: Record<string, string>;
-}
 
 /**
  * What a secret's current state is stored as: the head (under its id and its path), the environment's key item (in
@@ -51,68 +38,6 @@ export function secretItems(workspaceId: string, secret: StoredSecret) {
   };
   return { stored, head: { ...record, workspaceId, sealed: stored }, listed, path: secretPath(record) };
 }
-
-/** The head of a secret: its record and the sealed value of its current version. */
-export interface StoredSecret extends SecretRecord {
-  sealed: SealedValue;
-}
-
-export interface StoredVersion {
-  version: number;
-  sealed: SealedValue;
-  createdAt: string;
-  createdBy: string;
-  /** The version whose value this one restored (a rollback), or null. */
-  rolledBackFrom: number | null;
-  /** The `ClientRequestToken` of the AWS write that made it, or null (its VersionId is then derived). */
-  versionId: string | null;
-}
-
-/** A version as the history lists it: never its value. */
-export type VersionRecord = Omit<StoredVersion, 'sealed'>;
-
-const toVersionRecord = (item: Record<string, unknown>): VersionRecord => ({
-  version: item.version as number,
-  createdAt: item.createdAt as string,
-  createdBy: item.createdBy as string,
-  rolledBackFrom: (item.rolledBackFrom as number | undefined) ?? null,
-  versionId: (item.versionId as string | undefined) ?? null,
-});
-
-/** The condition of a head, path or key item failed: another write or a delete got there first. */
-export class VersionConflictError extends Error {}
-
-/** The write's VersionId (an AWS `ClientRequestToken`) already names a version of the secret. */
-export class VersionIdTakenError extends Error {}
-
-const RECORD_FIELDS: readonly (keyof SecretRecord)[] = [
-  'id',
-  'key',
-  'projectId',
-  'projectSlug',
-  'environmentId',
-  'envSlug',
-  'currentVersion',
-  'createdAt',
-  'updatedAt',
-];
-
-/** The head's fields that only some secrets have: copied when present, never written as null. */
-const OPTIONAL_FIELDS = ['description', 'tags', 'changedAt', 'versionIds'] as const;
-
-export const toRecord = (item: Record<string, unknown> | undefined): SecretRecord | undefined => {
-  const record = pick<SecretRecord>(item, RECORD_FIELDS);
-  if (!record) return undefined;
-  for (const field of OPTIONAL_FIELDS)
-    if (item![field] !== undefined && item![field] !== null) Object.assign(record, { [field]: item![field] });
-  return record;
-};
-export const toSecret = (item: Record<string, unknown> | undefined): StoredSecret | undefined =>
-  item && { ...toRecord(item)!, sealed: fromStored(item.sealed as Record<string, unknown>) };
-
-/** The path of a secret: `<projectSlug>/<envSlug>/<key>`. */
-export const secretPath = (record: Pick<SecretRecord, 'projectSlug' | 'envSlug' | 'key'>) =>
-  `${record.projectSlug}/${record.envSlug}/${record.key}`;
 
 /** Secrets: heads (by id and by path), per-environment key items, immutable versions, reveal counters. */
 export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = makeRevealLimiter(db)) {
@@ -180,12 +105,17 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
                 ExpressionAttributeValues: { ':previous': previousVersion },
               },
             };
+      const keyItem = write(keys.environmentSecret(workspaceId, record.environmentId, record.key), ENTITY.environmentSecret, listed);
+      // A lost race learns the key's current version from its failed condition (no read, nothing billed); when the
+      // key is gone (no item) the writer reads again.
+      Object.assign(keyItem.Put, { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
+      let found: Record<string, unknown> | null | undefined;
       const failed = await transact(
         db,
         [
           write(keys.secretHead(workspaceId, record.id), ENTITY.secretHead, head),
           write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
-          write(keys.environmentSecret(workspaceId, record.environmentId, record.key), ENTITY.environmentSecret, listed),
+          keyItem,
           environmentValuePut(db, workspaceId, {
             id: record.id,
             key: record.key,
@@ -230,10 +160,10 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
         ],
         [0, 1, 2, 3, 6],
         // A concurrent transaction on the same items is the same race as a failed version condition.
-        { contention: 'handled' },
+        { contention: 'handled', cancelled: (error) => (found = oldItemAt(error, 2)) },
       );
       if (failed === 6) throw new VersionIdTakenError();
-      if (failed !== undefined) throw new VersionConflictError();
+      if (failed !== undefined) throw new VersionConflictError(found ? { current: toRecord(found) } : undefined);
     },
 
     /**

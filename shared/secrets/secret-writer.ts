@@ -10,7 +10,7 @@ import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';
 import type { EnvironmentRef, makeSecretGuard } from './secret-guard.ts';
 import { metadataOf } from './secret-reveals.ts';
-import { VersionConflictError, VersionIdTakenError, type SecretRecord } from './secret-store.ts';
+import { VersionConflictError, VersionIdTakenError, type SecretRecord } from './secret-record.ts';
 
 /**
  * How a secret's next version is written (shared by write, rollback and the AWS API's writes), once the caller's
@@ -89,8 +89,14 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
     options: WriteOptions & { rollback?: { secretId: string; from: number } },
   ): Promise<WriteAnswer> {
     const ws = principal.workspaceId;
+    // What a lost race found (the key as the winner left it), so the next attempt need not read it.
+    let found: { current: SecretRecord | undefined } | undefined;
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const current = await store.getEnvironmentSecret(ws, environment.id, input.key, attempt === 0 ? options.prefetched : undefined);
+      const started = Date.now();
+      const current = found
+        ? found.current
+        : await store.getEnvironmentSecret(ws, environment.id, input.key, attempt === 0 ? options.prefetched : undefined);
+      found = undefined;
       const mustBe = options.rollback?.secretId ?? options.secretId;
       if (mustBe !== undefined && current?.id !== mustBe) throw new NotFoundError(`secret ${mustBe} was not found`);
       const currentVersion = current?.currentVersion ?? 0;
@@ -139,12 +145,16 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
         if (error instanceof VersionIdTakenError) {
           const repeated = await repeatedWrite(ws, record, options.versionId!, input.value);
           if (repeated) return repeated;
-          continue;
+          // The token is claimed but names no version that can be read (a purge in between): no retry can win.
+          throw new VersionIdExistsError(`ClientRequestToken: already names a version of ${input.key} that is gone`);
         }
         if (!(error instanceof VersionConflictError)) throw error;
         if (options.ifMatch !== undefined) throw new ConflictError(`If-Match: ${input.key} was changed by another write; read it again`);
-        // Full jitter, growing: losers spread out instead of colliding again in lock-step.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** Math.min(attempt, 6))));
+        found = error.found;
+        // Full jitter over a window that grows with the attempts and with how long this one took (the table's
+        // latency under this contention): losers spread out instead of colliding again in lock-step.
+        const window = Math.min(2000, Math.max(4, Date.now() - started) * 2 ** Math.min(attempt + 1, 4));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * window));
       }
     }
     throw new ConflictError(`key: too many concurrent writes of ${input.key}; retry`);

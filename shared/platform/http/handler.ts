@@ -4,6 +4,7 @@ import type { Context } from 'aws-lambda';
 import type { Authenticator } from './authentication.ts';
 import { runInIdempotencyScope } from './idempotency-scope.ts';
 import { buildAnswer } from './build-answer.ts';
+import { OutOfTimeError } from '../errors.ts';
 import { recordedResponse, successResponse } from './envelope.ts';
 import { idempotency, type IdempotencyDeps } from './idempotency.ts';
 import {
@@ -34,7 +35,13 @@ export interface RouteGroupOptions {
  * JSON body → authentication (with the route's prefetch) and permission → validation → the route's handler.
  */
 export function makeRouteGroupHandler(routes: Readonly<Record<string, RouteDefinition>>, options: RouteGroupOptions) {
-  const plugin = options.timeoutEarlyInMillis === undefined ? {} : { timeoutEarlyInMillis: options.timeoutEarlyInMillis };
+  const plugin = {
+    ...(options.timeoutEarlyInMillis !== undefined && { timeoutEarlyInMillis: options.timeoutEarlyInMillis }),
+    // Out of time (a dependency too slow, or a pile-up of writers on one key) is worth a retry, not a 500.
+    timeoutEarlyResponse: () => {
+      throw new OutOfTimeError();
+    },
+  };
   const chain = middy<ApiEvent, ApiResult>(plugin)
     .use(requestContext())
     .use(errorMapper())

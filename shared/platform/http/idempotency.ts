@@ -3,7 +3,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { Clock } from '../clock.ts';
 import { idempotentAnswerContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
-import { ApiError, IdempotencyKeyInUseError, IdempotencyKeyReusedError, ValidationError } from '../errors.ts';
+import { ApiError, IdempotencyKeyInUseError, OutOfTimeError, IdempotencyKeyReusedError, ValidationError } from '../errors.ts';
 import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRef, StoredAnswer } from './idempotency-scope.ts';
 import type { ServiceMacs } from '../crypto/mac-key.ts';
 import { buildAnswer } from './build-answer.ts';
@@ -83,7 +83,8 @@ function leaseSecondsLeft(record: IdempotencyRecord, now: number): number {
  * answer (2xx or 4xx) is recorded, in the change's own transaction where the change is one; a repeat with the same
  * request answers the recorded status and body with `Idempotent-Replayed: true` and changes nothing; a different
  * request with the key is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first runs is 409 CONFLICT with
- * `Retry-After` the seconds left of its lease. A 5xx gives the key back, so the client may retry with it. Other routes ignore the header (the
+ * `Retry-After` the seconds left of its lease. A 5xx gives the key back, so the client may retry with it, except
+ * running out of time: the handler may still commit, so the key stays held. Other routes ignore the header (the
  * reveal routes refuse it earlier).
  */
 export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiResult> {
@@ -169,8 +170,13 @@ export function idempotency(deps: IdempotencyDeps): MiddlewareObj<ApiEvent, ApiR
       const state = stateOf(request);
       const claim = state.idempotency;
       if (!claim) return;
-      claim.scope.closed = true;
       const error = request.error;
+      // Answered early, out of time, while the handler still runs: it may yet commit, recording its answer in its
+      // change's transaction (which holds only while this lease does). Giving the key back now would let a retry
+      // make the change a second time, so a retry gets 409 with Retry-After until the answer is recorded or the
+      // lease runs out.
+      if (error instanceof OutOfTimeError) return;
+      claim.scope.closed = true;
       if (claim.scope.committed || !(error instanceof ApiError) || error.status >= 500) {
         // Nothing a client saw was recorded: give the key back (a committed change with a failed answer keeps it).
         if (!claim.scope.committed) await deps.store.releaseIdempotency(claim.ref, claim.lease);

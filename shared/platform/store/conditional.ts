@@ -22,16 +22,27 @@ export function conditionFailedAt(error: unknown, index: number): boolean {
 }
 
 /**
+ * What a transaction's item `index` found when its condition failed and it asked for it
+ * (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`): the item, null when there was none, undefined when its
+ * condition did not fail (or the transaction was not cancelled by conditions).
+ */
+export function oldItemAt(error: unknown, index: number): Record<string, unknown> | null | undefined {
+  if (!conditionFailedAt(error, index)) return undefined;
+  const item = (error as { CancellationReasons: { Item?: Record<string, NativeAttributeValue> }[] }).CancellationReasons[index]!.Item;
+  return item ? unmarshall(item as never) : null;
+}
+
+/**
  * Runs one write transaction. Answers undefined when it committed, or the index of the item whose condition failed
  * when it is one of `handled`. With `contention: 'handled'`, a transaction cancelled by a concurrent one answers
  * CONTENTION instead of throwing SERVICE_UNAVAILABLE: for writers that read again and retry (secret versions). Any
- * other failure is thrown as it is.
+ * other failure is thrown as it is. `cancelled` sees the failure first (to read what a failed item found: oldItemAt).
  */
 export async function transact(
   db: Db,
   items: TransactItem[],
   handled: readonly number[],
-  options: { contention?: 'handled' } = {},
+  options: { contention?: 'handled'; cancelled?: (error: unknown) => void } = {},
 ): Promise<number | undefined> {
   // A request with an Idempotency-Key records its answer in the same transaction as its change.
   const scope = idempotencyScope();
@@ -41,6 +52,7 @@ export async function transact(
     if (completion) Object.assign(scope!, { committed: true, recordedBody: completion.body });
     return undefined;
   } catch (error) {
+    options.cancelled?.(error);
     if (options.contention === 'handled' && error instanceof TransactionContentionError) return CONTENTION;
     const index = handled.find((i) => conditionFailedAt(error, i));
     if (index === undefined) throw error;

@@ -9,7 +9,7 @@ import {
   paginateListSecrets,
 } from '@aws-sdk/client-secrets-manager';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { arnSuffix, derivedVersionId } from '../../../shared/aws/names.ts';
+import { arnSuffix, derivedVersionId } from '../../../shared/secrets/index.ts';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
 import { awsKey, client } from './support.ts';
 import { newEnvironment } from '../../support/secrets.ts';

@@ -12,7 +12,7 @@ import {
   UpdateSecretCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { derivedVersionId } from '../../../shared/aws/names.ts';
+import { derivedVersionId } from '../../../shared/secrets/index.ts';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
 import { awsKey, client } from './support.ts';

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  arnSuffix,
-  derivedVersionId,
-  matchesReference,
-  parseSecretId,
-  secretArn,
-  stagesOf,
-  versionOfDerivedId,
-} from '../../../shared/aws/names.ts';
+import { matchesReference, parseSecretId } from '../../../shared/aws/names.ts';
+import { arnSuffix, derivedVersionId, secretArn, stagesOf, versionOfDerivedId } from '../../../shared/secrets/index.ts';
 
 const PLACE = { region: 'us-east-1', account: '000000000000' };
 const SECRET = { id: 'sec_01JABCDEFGHJKMNPQRSTVWXYZ0', projectSlug: 'payments-api', envSlug: 'production', key: 'DB_URL' };

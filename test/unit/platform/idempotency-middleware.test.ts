@@ -38,7 +38,15 @@ const context = lambdaContext();
 /** A request to `routeKey`, with `key` as its Idempotency-Key when given. */
 const event = (routeKey: string, key?: string) => apiEvent(routeKey, { token: 't', headers: { 'idempotency-key': key } });
 
-function setup() {
+/** A table whose transactions all commit, keeping what they carried. */
+const sentTransactions: unknown[] = [];
+const committingDb = {
+  tableName: 't',
+  doc: { send: async (command: { input: unknown }) => void sentTransactions.push(command.input) },
+} as never;
+
+/** `timeoutEarlyInMillis`: middy's margin (0: no early answer). */
+function setup(timeoutEarlyInMillis = 0) {
   const store = {
     claimIdempotency: vi.fn(async (_ref: IdempotencyRef, _claim: { requestHash: string }) => true),
     getIdempotency: vi.fn(async (_ref: IdempotencyRef): Promise<IdempotencyRecord | undefined> => undefined),
@@ -70,13 +78,24 @@ function setup() {
         return { data: { ok: failed === undefined } };
       },
     }),
+    'POST /slow': defineRoute({
+      ...docs,
+      // Commits once the test lets it, long after its Lambda ran out of time.
+      handler: async () => {
+        await new Promise<void>((resolve) => (finishSlow = resolve));
+        announceAnswer({ ok: true });
+        await transact(committingDb, [{ ConditionCheck: { TableName: 't', Key: {}, ConditionExpression: 'x' } }], [0]);
+        return { data: { ok: true } };
+      },
+    }),
   };
+  let finishSlow = () => undefined as void;
   const handle = makeRouteGroupHandler(routes, {
     authenticate: async () => ({ principal, prefetched: new Map() }),
-    timeoutEarlyInMillis: 0,
+    timeoutEarlyInMillis,
     idempotency: { store, clock: { now: () => NOW }, macs: testMacs },
   });
-  return { store, handle };
+  return { store, handle, finishSlow: () => finishSlow() };
 }
 
 describe('idempotency middleware', () => {
@@ -99,6 +118,20 @@ describe('idempotency middleware', () => {
     const failed = await handle(event('POST /boom', 'k3'), context);
     expect(failed.statusCode).toBe(500);
     expect(store.releaseIdempotency).toHaveBeenCalledOnce();
+  });
+
+  it('keeps the key of a request answered early out of time: its handler may still commit, recording its answer', async () => {
+    const { store, handle, finishSlow } = setup(950);
+    // 1 s left and a 950 ms margin: middy answers 503 after 50 ms while the handler waits.
+    const result = await handle(event('POST /slow', 'k-slow'), { ...context, getRemainingTimeInMillis: () => 1000 });
+    expect(result.statusCode).toBe(503);
+    expect(store.releaseIdempotency).not.toHaveBeenCalled();
+    sentTransactions.length = 0;
+    finishSlow();
+    await vi.waitFor(() => expect(sentTransactions).toHaveLength(1));
+    // The late change still carries its answer's record (guarded by the lease it holds).
+    expect((sentTransactions[0] as { TransactItems: unknown[] }).TransactItems).toHaveLength(2);
+    expect(store.idempotencyCompletion).toHaveBeenCalledOnce();
   });
 
   it('does nothing without the header, and refuses a key that is not printable ASCII', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RateLimitedError } from '../../../shared/platform/errors.ts';
-import { VersionConflictError } from '../../../shared/secrets/secret-store.ts';
+import { VersionConflictError } from '../../../shared/secrets/secret-record.ts';
 import { caught, T0 } from '../support/fakes.ts';
 import { ENV, secretHarness } from './support.ts';
 

@@ -1,6 +1,6 @@
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
 import type { EnvironmentItem } from '../../../shared/workspaces/project-store.ts';
-import { VersionConflictError, type StoredSecret, type StoredVersion } from '../../../shared/secrets/secret-store.ts';
+import { VersionConflictError, type StoredSecret, type StoredVersion } from '../../../shared/secrets/secret-record.ts';
 import { makeSecretService, type SecretServiceStore } from '../../../shared/secrets/secret-service.ts';
 import { fakeCipher, fakeClock, principal } from '../support/fakes.ts';
 

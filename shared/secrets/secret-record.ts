@@ -1,0 +1,103 @@
+import type { SealedValue } from '../platform/crypto/envelope.ts';
+import { pick } from '../platform/store/items.ts';
+import { fromStored } from '../platform/store/sealed.ts';
+
+/**
+ * A secret as the secrets feature reads and writes it: its record (what lists show), its head with the sealed value,
+ * its versions, how they are read from items, and the races a write can lose.
+ */
+
+/** A secret's state without its value: what lists and search show, plus where it lives. */
+export interface SecretRecord {
+  id: string;
+  key: string;
+  projectId: string;
+  projectSlug: string;
+  environmentId: string;
+  envSlug: string;
+  currentVersion: number;
+  createdAt: string;
+  updatedAt: string;
+  /** The AWS API's description and tags of the secret (decisions.md v1.3); absent when it has none. */
+  description?: string;
+  tags?: Record<string, string>;
+  /** When the description or tags last changed (`updatedAt` is when the current version was written). */
+  changedAt?: string;
+  /**
+   * The VersionIds of the current and previous versions, by number, when an AWS write's `ClientRequestToken` named
+   * them (any other version's is derived from the secret id and number: shared/secrets/secret-names.ts).
+   */
+  versionIds?: Record<string, string>;
+}
+
+/** The head of a secret: its record and the sealed value of its current version. */
+export interface StoredSecret extends SecretRecord {
+  sealed: SealedValue;
+}
+
+export interface StoredVersion {
+  version: number;
+  sealed: SealedValue;
+  createdAt: string;
+  createdBy: string;
+  /** The version whose value this one restored (a rollback), or null. */
+  rolledBackFrom: number | null;
+  /** The `ClientRequestToken` of the AWS write that made it, or null (its VersionId is then derived). */
+  versionId: string | null;
+}
+
+/** A version as the history lists it: never its value. */
+export type VersionRecord = Omit<StoredVersion, 'sealed'>;
+
+export const toVersionRecord = (item: Record<string, unknown>): VersionRecord => ({
+  version: item.version as number,
+  createdAt: item.createdAt as string,
+  createdBy: item.createdBy as string,
+  rolledBackFrom: (item.rolledBackFrom as number | undefined) ?? null,
+  versionId: (item.versionId as string | undefined) ?? null,
+});
+
+/**
+ * The condition of a head, path or key item failed: another write or a delete got there first. `found` is the key
+ * as the failed write found it, when the transaction could tell, so a retry need not read it.
+ */
+export class VersionConflictError extends Error {
+  readonly found: { current: SecretRecord | undefined } | undefined;
+  constructor(found?: { current: SecretRecord | undefined }) {
+    super();
+    this.found = found;
+  }
+}
+
+/** The write's VersionId (an AWS `ClientRequestToken`) already names a version of the secret. */
+export class VersionIdTakenError extends Error {}
+
+/** The fields every secret's record has. */
+export const RECORD_FIELDS: readonly (keyof SecretRecord)[] = [
+  'id',
+  'key',
+  'projectId',
+  'projectSlug',
+  'environmentId',
+  'envSlug',
+  'currentVersion',
+  'createdAt',
+  'updatedAt',
+];
+
+/** The head's fields that only some secrets have: copied when present, never written as null. */
+const OPTIONAL_FIELDS = ['description', 'tags', 'changedAt', 'versionIds'] as const;
+
+export const toRecord = (item: Record<string, unknown> | undefined): SecretRecord | undefined => {
+  const record = pick<SecretRecord>(item, RECORD_FIELDS);
+  if (!record) return undefined;
+  for (const field of OPTIONAL_FIELDS)
+    if (item![field] !== undefined && item![field] !== null) Object.assign(record, { [field]: item![field] });
+  return record;
+};
+export const toSecret = (item: Record<string, unknown> | undefined): StoredSecret | undefined =>
+  item && { ...toRecord(item)!, sealed: fromStored(item.sealed as Record<string, unknown>) };
+
+/** The path of a secret: `<projectSlug>/<envSlug>/<key>`. */
+export const secretPath = (record: Pick<SecretRecord, 'projectSlug' | 'envSlug' | 'key'>) =>
+  `${record.projectSlug}/${record.envSlug}/${record.key}`;
