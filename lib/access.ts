@@ -232,9 +232,15 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   aws: {
     table: api({
       items: SECRET_ITEMS,
-      attributeUpdates: [{ partitions: [P.workspace], attributes: ['searchIndexed', 'GSI4PK', 'GSI4SK'] }],
-      // ListSecrets reads the workspace's search index, or a scoped key's environments' GSI4 partitions.
-      indexQueries: { GSI1: [INDEX.workspaceSecrets], GSI4: [INDEX.environmentSecrets] },
+      attributeUpdates: [
+        { partitions: [P.workspace], attributes: ['searchIndexed', 'GSI4PK', 'GSI4SK', 'deletedSecretsIndexed'] },
+        // The first ListSecrets with IncludePlannedDeletion of a workspace puts on GSI1 the deleted records of deletes
+        // made before they went there (and marks the workspace: deletedSecretsIndexed).
+        { partitions: [P.secretVersions], attributes: ['GSI1PK', 'GSI1SK'] },
+      ],
+      // ListSecrets reads the workspace's search index, or a scoped key's environments' GSI4 partitions; with
+      // IncludePlannedDeletion, the search index and the deleted secrets' records on GSI1.
+      indexQueries: { GSI1: [INDEX.workspaceSecrets, INDEX.deletedSecrets], GSI4: [INDEX.environmentSecrets] },
       idempotent: false,
       writesAudit: true,
     }),

@@ -96,6 +96,8 @@ export const PARTITIONS = {
 export const INDEX_PARTITIONS = {
   /** GSI1 `SECRETS#<ws>`: search. */
   workspaceSecrets: patterns.secretsByWorkspace(WS).pk,
+  /** GSI1 `DELETED#<ws>`: the deleted secrets still restorable (ListSecrets with IncludePlannedDeletion). */
+  deletedSecrets: patterns.deletedSecretsByWorkspace(WS).pk,
   /** GSI4 `ESEC#<ws>#<env>`: an environment's secrets, newest first (search by a scoped credential). */
   environmentSecrets: patterns.secretsOfEnvironment(WS, '*').pk,
   /** GSI3 `WHE#<we>`: an endpoint's delivery log. */

@@ -1,27 +1,40 @@
 import { makeSigV4Authenticator } from '../../shared/access/index.ts';
-import { makeAwsHandler } from '../../shared/aws/aws-handler.ts';
-import { makeBatchGetSecretValue } from '../../shared/aws/batch-get.ts';
-import { makeListSecrets } from '../../shared/aws/list-secrets.ts';
-import { getRandomPassword } from '../../shared/aws/random-password.ts';
-import { makeSecretLookup } from '../../shared/aws/secret-lookup.ts';
-import { makeSecretOperations } from '../../shared/aws/secret-operations.ts';
-import { makeSecretWrites } from '../../shared/aws/secret-writes.ts';
+import { makeAwsHandler, type LazyOperation } from '../../shared/aws/aws-handler.ts';
+import { makeGetSecretValue } from '../../shared/aws/get-secret-value.ts';
 import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
 import { serviceMacsOnFirstUse } from '../../shared/platform/crypto/macs-on-first-use.ts';
 import { logger } from '../../shared/platform/logger.ts';
+import { loadOnce } from '../../shared/platform/on-first-use.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
-import { deletedSecretServiceOf, errorName, secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
+import { makeRevealLimiter } from '../../shared/secrets/reveal-limit-store.ts';
+import { errorName, revealStore, secretRevealsOf } from '../../shared/secrets/reveal-wiring.ts';
 import { makeWorkspaceStore } from '../../shared/workspaces/workspace-store.ts';
+import { LATER_OPERATIONS } from './later-operations.ts';
 
 const { config, db, pager, clock } = runtime();
-// The secrets store as the REST secrets group builds it (the same reveal limiter), and the signing keys' items.
-const store = { ...makeWorkspaceStore(db), ...secretsStore(db, pager) };
+// One limiter for GetSecretValue and the operations loaded later (BatchGetSecretValue): the same rate-limit leases.
+const limiter = makeRevealLimiter(db);
+const store = { ...makeWorkspaceStore(db), ...revealStore(db, pager, limiter) };
 // Values and the keys' secret halves: a warm container opens each data key once (5 minutes), each key's secret once
 // (15 minutes), so a steady stream of signed reveals costs no more KMS than REST reveals.
 const cipher = cipherOnFirstUse(config, 1000);
-const secrets = secretServiceOf({ config, store, cipher, clock });
-const deletedSecrets = deletedSecretServiceOf({ store, clock });
-const lookup = makeSecretLookup(secrets, deletedSecrets, config.aws);
+const reveals = secretRevealsOf({ config, store, cipher, clock });
+
+// Every operation but GetSecretValue, built once per container on the first call of one (a chunk of its own).
+const more = loadOnce(async () => (await import('./more-operations.ts')).moreOperations({ config, db, pager, clock, cipher, limiter }));
+
+const later = Object.fromEntries(
+  LATER_OPERATIONS.map((name): [string, LazyOperation] => [
+    name,
+    {
+      load: async () => {
+        const operation = (await more()).operations[name];
+        if (!operation) throw new Error(`Invalid configuration: more-operations.ts has no ${name}`);
+        return operation;
+      },
+    },
+  ]),
+);
 
 const authenticate = makeSigV4Authenticator({
   store,
@@ -36,11 +49,13 @@ const authenticate = makeSigV4Authenticator({
 export const handler = makeAwsHandler({
   authenticate,
   operations: {
-    ...makeSecretOperations(secrets, lookup, config.aws),
-    ...makeSecretWrites(secrets, deletedSecrets, lookup, config.aws),
-    ListSecrets: makeListSecrets(secrets, config.aws),
-    BatchGetSecretValue: makeBatchGetSecretValue(secrets, config.aws),
-    GetRandomPassword: getRandomPassword,
+    // A GetSecretValue of a deleted secret's name is InvalidRequestException: telling so loads the lookups.
+    GetSecretValue: makeGetSecretValue(
+      reveals,
+      async (principal, id, error) => (await more()).lookup.missed(principal, id, error),
+      config.aws,
+    ),
+    ...later,
   },
   region: config.aws.region,
   now: clock.now,

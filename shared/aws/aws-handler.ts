@@ -34,6 +34,14 @@ export interface AwsOperation<S extends core.$ZodType = core.$ZodType> {
   handle(principal: Principal, input: core.output<S>, log: RequestLog, prefetched?: Prefetched): Promise<object>;
 }
 
+/**
+ * An operation loaded on its first call: its code sits in a chunk of its own that a cold start does not read
+ * (functions/aws/handler.ts keeps only GetSecretValue in the first one). It reads nothing ahead with the key.
+ */
+export interface LazyOperation {
+  load(): Promise<AwsOperation>;
+}
+
 /** Defines an operation, its input's type inferred from its schema. */
 export const defineOperation = <S extends core.$ZodType>(operation: AwsOperation<S>): AwsOperation => operation as unknown as AwsOperation;
 
@@ -53,7 +61,7 @@ const CONTENT_TYPE = 'application/x-amz-json-1.1';
 
 export interface AwsHandlerDeps {
   authenticate: SigV4Authenticator;
-  operations: Readonly<Record<string, AwsOperation>>;
+  operations: Readonly<Record<string, AwsOperation | LazyOperation>>;
   /** The region requests must be signed for. */
   region: string;
   now: () => number;
@@ -84,7 +92,7 @@ function signedRequestOf(event: ApiEvent): SignedRequest {
 }
 
 /** The operation the target names, or the error AWS answers for it. */
-function operationOf(target: string | undefined, operations: AwsHandlerDeps['operations']): [string, AwsOperation] {
+function operationOf(target: string | undefined, operations: AwsHandlerDeps['operations']): [string, AwsOperation | LazyOperation] {
   const name = /^secretsmanager\.([A-Za-z]{1,64})$/.exec(target ?? '')?.[1];
   if (name !== undefined && Object.hasOwn(operations, name)) return [name, operations[name]!];
   if (name !== undefined && UNSUPPORTED_OPERATIONS.has(name)) {
@@ -113,7 +121,7 @@ function prefetchOf(request: SignedRequest, operations: AwsHandlerDeps['operatio
   return (workspaceId: string): readonly ItemKey[] => {
     try {
       const [, chosen] = operationOf(request.headers['x-amz-target'], operations);
-      return chosen.prefetch ? chosen.prefetch(workspaceId, inputOf(request.body) as Record<string, unknown>) : [];
+      return 'prefetch' in chosen && chosen.prefetch ? chosen.prefetch(workspaceId, inputOf(request.body) as Record<string, unknown>) : [];
     } catch {
       return [];
     }
@@ -147,8 +155,9 @@ export function makeAwsHandler(deps: AwsHandlerDeps) {
         { sourceIp: event.requestContext.http.sourceIp },
       );
       pending = authenticated.pending;
-      const [name, chosen] = operationOf(request.headers['x-amz-target'], deps.operations);
+      const [name, named] = operationOf(request.headers['x-amz-target'], deps.operations);
       operation = name;
+      const chosen = 'load' in named ? await named.load() : named;
       const input = parseInput(chosen.input, inputOf(request.body));
       const output = await runThroughInterface('aws', () => chosen.handle(authenticated.principal, input, log, authenticated.prefetched));
       result = answer(requestId, 200, output);

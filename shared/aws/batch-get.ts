@@ -6,7 +6,7 @@ import { listFiltersSchema, matchingFilters } from './list-secrets.ts';
 import { epochSeconds, matchesReference, parseSecretId } from './names.ts';
 import { secretArn, secretPath, stagesOf, versionIdOf, type AwsPlace } from '../secrets/index.ts';
 import { withNextToken } from './secret-lookup.ts';
-import { secretIdSchema } from './secret-operations.ts';
+import { secretIdSchema } from './get-secret-value.ts';
 
 /**
  * BatchGetSecretValue as AWS documents it (decisions.md: `SecretIdList` of 1 to 20, or `Filters`; `Errors` for what
@@ -52,7 +52,7 @@ export function makeBatchGetSecretValue(secrets: SecretService, place: AwsPlace)
             principal,
             undefined,
             { limit: request.MaxResults ?? MAX_SECRETS, cursor: request.NextToken },
-            matchingFilters(request.Filters ?? []),
+            { matching: matchingFilters(request.Filters ?? []) },
           ),
         );
         nextToken = page.nextCursor;

@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import type { SecretRecord, SecretService } from '../secrets/index.ts';
-import { AwsError } from './aws-errors.ts';
+import type { DeletedSecret, DeletedSecretService, SecretRecord, SecretService } from '../secrets/index.ts';
 import { defineOperation } from './aws-handler.ts';
 import { epochSeconds, lastChanged } from './names.ts';
 import { secretArn, secretPath, versionIdsToStages, type AwsPlace } from '../secrets/index.ts';
@@ -8,10 +7,14 @@ import { withNextToken } from './secret-lookup.ts';
 import { tagList } from './secret-operations.ts';
 
 /**
- * ListSecrets as AWS documents it, over the secrets service's search (what the caller may read, newest first, read on
- * past the rest): `MaxResults` 1 to 100, `NextToken` (the sealed cursor), and `Filters`: each a key and 1 to 10
- * values; values of one filter are alternatives, filters all apply; a value starting with `!` negates. `name` and
- * `description` match as prefixes, `tag-key` and `tag-value` as prefixes of a tag's key or value, `all` any of them.
+ * ListSecrets as AWS documents it, over the secrets service's search (what the caller may read, read on past the
+ * rest): `MaxResults` 1 to 100, `NextToken` (the sealed cursor), and `Filters`: each a key and 1 to 10 values; values
+ * of one filter are alternatives, filters all apply; a value starting with `!` negates. `name` and `description`
+ * match as prefixes, `tag-key` and `tag-value` as prefixes of a tag's key or value, `all` any of them. AWS sorts by
+ * CreatedDate: secret ids sort by creation, and the search goes by id, so `SortOrder` `desc` (the default) reads its
+ * index down and `asc` up, from the same position a NextToken seals (bound to its order). `IncludePlannedDeletion`
+ * lists, beside them, the secrets in their recovery window the caller may read, with `DeletedDate`, through the
+ * deleted-secrets service (its records carry the same ids: shared/secrets/deleted-secret-index-store.ts).
  */
 
 const FILTER_KEYS = ['description', 'name', 'tag-key', 'tag-value', 'primary-region', 'owning-service', 'all'] as const;
@@ -71,16 +74,16 @@ function passes(filter: Filter, secret: SecretRecord): boolean {
 export const matchingFilters = (filters: readonly Filter[]) =>
   filters.length === 0 ? undefined : (record: SecretRecord) => filters.every((filter) => passes(filter, record));
 
-export function makeListSecrets(secrets: SecretService, place: AwsPlace) {
+export function makeListSecrets(secrets: SecretService, deletedSecrets: DeletedSecretService, place: AwsPlace) {
   return defineOperation({
     input,
     handle: async (principal, request) => {
-      if (request.IncludePlannedDeletion)
-        throw new AwsError('InvalidRequestException', 'IncludePlannedDeletion is not supported by this service yet.');
-      if (request.SortOrder === 'asc') throw new AwsError('InvalidRequestException', 'SortOrder asc is not supported by this service yet.');
-      const matching = matchingFilters(request.Filters ?? []);
-      const page = await withNextToken(() =>
-        secrets.search(principal, undefined, { limit: request.MaxResults ?? 100, cursor: request.NextToken }, matching),
+      const options = { matching: matchingFilters(request.Filters ?? []), newestFirst: request.SortOrder !== 'asc' };
+      const wanted = { limit: request.MaxResults ?? 100, cursor: request.NextToken };
+      const page = await withNextToken<{ items: (SecretRecord | DeletedSecret)[]; nextCursor: string | null }>(() =>
+        request.IncludePlannedDeletion
+          ? deletedSecrets.listWithLive(principal, wanted, options)
+          : secrets.search(principal, undefined, wanted, options),
       );
       return {
         SecretList: page.items.map((secret) => ({
@@ -88,6 +91,8 @@ export function makeListSecrets(secrets: SecretService, place: AwsPlace) {
           Name: secretPath(secret),
           LastChangedDate: lastChanged(secret),
           CreatedDate: epochSeconds(secret.createdAt),
+          // As DescribeSecret shows a secret in its recovery window.
+          ...('deletedAt' in secret && { DeletedDate: epochSeconds(secret.deletedAt) }),
           ...(secret.description !== undefined && { Description: secret.description }),
           RotationEnabled: false,
           Tags: tagList(secret),

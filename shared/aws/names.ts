@@ -1,4 +1,6 @@
+import { NotFoundError } from '../platform/errors.ts';
 import { arnSuffix, type AwsPlace } from '../secrets/index.ts';
+import { AwsError } from './aws-errors.ts';
 
 /**
  * A secret's names in the AWS API (decisions.md, "The AWS Secrets Manager API"): its `Name` is its path
@@ -43,3 +45,20 @@ export const epochSeconds = (iso: string) => Date.parse(iso) / 1000;
 /** LastChangedDate: the later of the current version's write and the last change of description or tags. */
 export const lastChanged = (secret: { updatedAt: string; changedAt?: string | undefined }) =>
   epochSeconds(secret.changedAt !== undefined && secret.changedAt > secret.updatedAt ? secret.changedAt : secret.updatedAt);
+
+export const NOT_FOUND_MESSAGE = "Secrets Manager can't find the specified secret.";
+
+/** Tries each reference a SecretId may be (names.ts) in order; the first that names a secret answers. */
+export async function firstFound<T>(
+  references: readonly SecretReference[],
+  attempt: (reference: SecretReference) => Promise<T>,
+): Promise<T> {
+  for (const reference of references) {
+    try {
+      return await attempt(reference);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+  }
+  throw new AwsError('ResourceNotFoundException', NOT_FOUND_MESSAGE);
+}

@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { DeletedSecret, DeletedSecretService, SecretRecord, SecretService } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
-import { matchesReference, parseSecretId, type SecretReference } from './names.ts';
+import { firstFound, matchesReference, parseSecretId } from './names.ts';
 import { type AwsPlace } from '../secrets/index.ts';
 
 /**
@@ -11,26 +11,9 @@ import { type AwsPlace } from '../secrets/index.ts';
  * operation can answer for it as AWS does (DescribeSecret shows it; a reveal or a write is InvalidRequestException).
  */
 
-export const NOT_FOUND_MESSAGE = "Secrets Manager can't find the specified secret.";
-
 /** AWS's answer to a read or write of a secret in its recovery window. */
 export const markedForDeletion = () =>
   new AwsError('InvalidRequestException', "You can't perform this operation on the secret because it was marked for deletion.");
-
-/** Tries each reference a SecretId may be (names.ts) in order; the first that names a secret answers. */
-export async function firstFound<T>(
-  references: readonly SecretReference[],
-  attempt: (reference: SecretReference) => Promise<T>,
-): Promise<T> {
-  for (const reference of references) {
-    try {
-      return await attempt(reference);
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-    }
-  }
-  throw new AwsError('ResourceNotFoundException', NOT_FOUND_MESSAGE);
-}
 
 /** A paged read whose bad cursor is AWS's InvalidNextTokenException. */
 export async function withNextToken<T>(read: () => Promise<T>): Promise<T> {

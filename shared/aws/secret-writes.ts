@@ -6,7 +6,7 @@ import { defineOperation, type AwsOperation } from './aws-handler.ts';
 import { epochSeconds, pathOfName } from './names.ts';
 import { secretArn, secretPath, stagesOf, versionIdOf, type AwsPlace } from '../secrets/index.ts';
 import { markedForDeletion, type SecretLookup } from './secret-lookup.ts';
-import { secretIdSchema } from './secret-operations.ts';
+import { secretIdSchema } from './get-secret-value.ts';
 
 /**
  * The writes of the AWS API (decisions.md, "The AWS Secrets Manager API"): CreateSecret, PutSecretValue,

@@ -2,7 +2,7 @@ import { auditEntry } from '../audit/index.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Clock } from '../platform/clock.ts';
 import { announceAnswer } from '../platform/http/idempotency-scope.ts';
-import type { DeletedSecret } from './deleted-secret-store.ts';
+import type { DeletedSecret, SecretRecord } from './secret-record.ts';
 import type { Store } from '../store.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import { makeSecretGuard, targetOf } from './secret-guard.ts';
@@ -17,6 +17,8 @@ export type DeletedSecretServiceStore = Pick<
   | 'getSecretByPath'
   | 'restoreSecret'
   | 'recordDenial'
+  | 'listSecretsWithDeleted'
+  | 'indexDeletedSecrets'
 >;
 
 /**
@@ -40,6 +42,25 @@ export function makeDeletedSecretService({ store, clock }: { store: DeletedSecre
         clock.now(),
         policy.seesEverything ? undefined : (item) => policy.allows('read', targetOf(item)),
       );
+    },
+
+    /**
+     * The workspace's secrets the caller may read, live ones and those in their recovery window together, by creation,
+     * newest first unless told otherwise (the AWS API's ListSecrets with IncludePlannedDeletion; the deleted ones carry
+     * `deletedAt`); `matching` keeps only those it accepts. Filtered while paging, as `list`. Never a value.
+     */
+    async listWithLive(
+      principal: Principal,
+      page: PageRequest,
+      options: { newestFirst: boolean; matching?: ((record: SecretRecord) => boolean) | undefined },
+    ): Promise<Page<SecretRecord | DeletedSecret>> {
+      const ws = principal.workspaceId;
+      const { policy } = principal.authority;
+      const { matching } = options;
+      await store.indexDeletedSecrets(ws);
+      const readable = policy.seesEverything ? undefined : (record: SecretRecord) => policy.allows('read', targetOf(record));
+      const keep = readable && matching ? (record: SecretRecord) => readable(record) && matching(record) : (readable ?? matching);
+      return store.listSecretsWithDeleted(ws, page, { newestFirst: options.newestFirst, now: clock.now(), keep });
     },
 
     /**

@@ -2,14 +2,15 @@ import { NotFoundError, ConflictError } from '../platform/errors.ts';
 import type { ItemKey } from '../platform/prefetch.ts';
 import { type AuditEntry, auditPut } from '../audit/index.ts';
 import { transact } from '../platform/store/conditional.ts';
-import { environmentValueDelete, environmentValuePut } from './environment-value-store.ts';
+import { environmentValueDelete, environmentValuePut } from './environment-value-items.ts';
 import { pick } from '../platform/store/items.ts';
-import { ENTITY, gsi2, keys, patterns } from '../platform/store/keys.ts';
+import { ENTITY, gsi1, gsi2, keys, patterns } from '../platform/store/keys.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import { queryAll, type Page, type PageRequest } from '../platform/store/query.ts';
 import { batchDelete, getItem } from '../platform/store/reads.ts';
 import { fromStored } from '../platform/store/sealed.ts';
-import { RECORD_FIELDS, toRecord, type SecretRecord, type StoredSecret } from './secret-record.ts';
+import { deletedOf, RECORD_FIELDS, type DeletedSecret, type SecretRecord, type StoredSecret } from './secret-record.ts';
+import { makeDeletedSecretIndexStore } from './deleted-secret-index-store.ts';
 import { secretItems } from './secret-store.ts';
 import type { Db } from '../platform/store/send.ts';
 
@@ -18,18 +19,12 @@ import type { Db } from '../platform/store/send.ts';
  * (head, path, key item, value item: its key is free for a new secret) and leaves two items:
  * - the **deleted record** in the secret's own partition (`#PURGE`, beside its versions): the head as it was, who
  *   deleted it, when, and `purgeAt`; on GSI2 `PURGE` by `purgeAt`, where the sweeper finds it when the window ends;
+ *   with a window, on GSI1 `DELETED#<ws>` by its id too, where ListSecrets finds it (deleted-secret-index-store.ts);
  * - the **list item** in the workspace partition (`DEL#<env>#<deletedAt>#<id>`): the environment's deleted secrets,
  *   newest deletion first, with a TTL at `purgeAt`.
  * Reads treat anything past `purgeAt` as gone, whether or not the sweeper or TTL has got to it. A restore puts the
  * head, path, key and value items back from the record and removes both, in one transaction.
  */
-
-/** A deleted secret as the list shows it. */
-export interface DeletedSecret extends SecretRecord {
-  deletedAt: string;
-  deletedBy: string;
-  purgeAt: string;
-}
 
 const DELETED_FIELDS: readonly (keyof DeletedSecret)[] = [...RECORD_FIELDS, 'deletedAt', 'deletedBy', 'purgeAt'];
 
@@ -66,6 +61,8 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
               Item: {
                 ...keys.secretPurge(workspaceId, secret.id),
                 ...gsi2.purge(workspaceId, secret.id, deletion.purgeAt),
+                // Listed only while it may be restored: a delete without a window purges it at once.
+                ...(deletion.purgeAt > deletedAt && gsi1.deletedSecret(workspaceId, secret.id)),
                 type: ENTITY.secretPurge,
                 workspaceId,
                 secretId: secret.id,
@@ -118,18 +115,9 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
       secretId: string,
       now: number,
     ): Promise<(DeletedSecret & { sealed: StoredSecret['sealed'] }) | undefined> {
-      const item = await getItem(db, keys.secretPurge(workspaceId, secretId));
-      const head = item?.head as Record<string, unknown> | undefined;
-      if (!item || !head || typeof item.purgeAt !== 'string' || Date.parse(item.purgeAt) <= now) return undefined;
       // The whole record (description, tags and VersionIds too): a restore puts it back as it was.
-      const deleted: DeletedSecret = {
-        ...toRecord(head)!,
-        ...pick<DeletedSecret>({ deletedAt: item.deletedAt, deletedBy: item.deletedBy, purgeAt: item.purgeAt }, [
-          'deletedAt',
-          'deletedBy',
-          'purgeAt',
-        ])!,
-      };
+      const deleted = deletedOf(await getItem(db, keys.secretPurge(workspaceId, secretId)), now);
+      if (!deleted) return undefined;
       const version = await getItem(db, keys.secretVersion(workspaceId, secretId, deleted.currentVersion));
       if (!version) return undefined;
       return { ...deleted, sealed: fromStored(version.sealed as Record<string, unknown>) };
@@ -232,5 +220,5 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
       return queryAll(db, patterns.pendingPurges(), { skBefore: before, projection: ['workspaceId', 'secretId'], maxItems: limit });
     },
   };
-  return store;
+  return { ...store, ...makeDeletedSecretIndexStore(db, pager) };
 }

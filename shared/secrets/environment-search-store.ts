@@ -1,11 +1,12 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { sendConditional } from '../platform/store/conditional.ts';
 import { gsi4, keys, patterns } from '../platform/store/keys.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import { itemKeyString } from '../platform/prefetch.ts';
-import { queryAll, queryInput, type Page, type PageRequest } from '../platform/store/query.ts';
+import { mergedPage } from '../platform/store/merged-page.ts';
+import { queryAll, type Page, type PageRequest } from '../platform/store/query.ts';
 import { batchRead, getItem } from '../platform/store/reads.ts';
-import { send, type Db } from '../platform/store/send.ts';
+import type { Db } from '../platform/store/send.ts';
 import { toRecord, type SecretRecord } from './secret-record.ts';
 
 /** An environment a search reads, as much of it as the search needs. */
@@ -22,61 +23,18 @@ export type KeepKey = (environment: SearchedEnvironment, key: string) => boolean
 /** Scoped searches read the environments of at most this many projects; a wider scope searches the workspace. */
 export const MAX_SEARCHED_PROJECTS = 5;
 
-/** A search reads on past what it does not keep for at most this long, and this many Query pages per environment. */
-const BUDGET_MS = 3_000;
+/** A search reads at most this many Query pages per environment (and for at most 3 seconds: merged-page.ts). */
 const MAX_READS = 20;
 /** Index updates the first scoped search of an old environment keeps in flight. */
 const UPDATES_IN_FLIGHT = 16;
 
-/** One environment's newest matches, read down from `before`. */
-interface Frontier {
-  kept: Record<string, unknown>[];
-  /** Where reading stopped short of the end and of `limit + 1` kept items: nothing older than this was seen. */
-  stoppedAt: string | undefined;
-}
-
 /**
- * Search within some environments (a credential scoped to them), newest first, through each environment's GSI4
- * partition instead of the workspace's: every environment is read down from the cursor's position until it has
- * `limit + 1` kept matches or ends, and the newest `limit` of all of them make the page. An environment cut short
- * by the time budget bounds the page: only what is newer than where it stopped is answered, and the cursor resumes
- * there. Each page then reads the answered records from the table (the index holds only keys).
+ * Search within some environments (a credential scoped to them), through each environment's GSI4 partition instead
+ * of the workspace's, newest first or oldest first: the environments' lists merged by secret id
+ * (shared/platform/store/merged-page.ts). Each page then reads the answered records from the table (the index holds
+ * only keys).
  */
 export function makeEnvironmentSearchStore(db: Db, pager: Pager) {
-  async function readEnvironment(
-    workspaceId: string,
-    environment: SearchedEnvironment,
-    q: string | undefined,
-    limit: number,
-    before: string | undefined,
-    keep: KeepKey | undefined,
-    started: number,
-  ): Promise<Frontier> {
-    const input = queryInput(db, patterns.secretsOfEnvironment(workspaceId, environment.id), {
-      newestFirst: true,
-      ...(before !== undefined && { skBefore: before }),
-      ...(q && { filter: { FilterExpression: 'contains(keyLower, :q)', ExpressionAttributeValues: { ':q': q.toLowerCase() } } }),
-    });
-    const kept: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    let reads = 0;
-    do {
-      const out = await send<{ Items?: Record<string, unknown>[]; LastEvaluatedKey?: Record<string, unknown> }>(
-        db,
-        new QueryCommand({
-          ...input,
-          ExclusiveStartKey: startKey,
-          Limit: Math.min(1000, (limit + 1 - kept.length) * (reads === 0 ? 1 : 4)),
-        }),
-      );
-      for (const item of out.Items ?? []) if (!keep || keep(environment, item.key as string)) kept.push(item);
-      startKey = out.LastEvaluatedKey;
-      reads++;
-    } while (startKey && kept.length <= limit && reads < MAX_READS && Date.now() - started < BUDGET_MS);
-    const stoppedAt = startKey && kept.length <= limit ? (startKey.GSI4SK as string) : undefined;
-    return { kept, stoppedAt };
-  }
-
   return {
     /**
      * The environments of the projects named by their slugs (projects that do not exist are left out), with whether
@@ -110,38 +68,29 @@ export function makeEnvironmentSearchStore(db: Db, pager: Pager) {
       q: string | undefined,
       page: PageRequest,
       keep?: KeepKey,
+      newestFirst = true,
     ): Promise<Page<SecretRecord>> {
       const scope = `search-environments:${workspaceId}:${q ?? ''}:${environments
         .map((e) => e.id)
         .sort()
         .join(',')}`;
-      const codec = await pager.codec();
-      const before = page.cursor ? codec.decode(scope, page.cursor).before : undefined;
-      if (before !== undefined && typeof before !== 'string') codec.reject();
-      const started = Date.now();
-      const frontiers = await Promise.all(
-        environments.map((e) => readEnvironment(workspaceId, e, q, page.limit, before as string | undefined, keep, started)),
-      );
-      const cutoff = frontiers.reduce<string | undefined>(
-        (max, f) => (f.stoppedAt !== undefined && (max === undefined || f.stoppedAt > max) ? f.stoppedAt : max),
-        undefined,
-      );
-      const merged = frontiers
-        .flatMap((f) => f.kept)
-        .filter((item) => cutoff === undefined || (item.GSI4SK as string) > cutoff)
-        .sort((a, b) => ((a.GSI4SK as string) < (b.GSI4SK as string) ? 1 : -1));
-      const items = merged.slice(0, page.limit);
-      const next = merged.length > page.limit ? (items.at(-1)!.GSI4SK as string) : cutoff;
-      const records = await batchRead(
-        db,
-        items.map((item) => ({ PK: item.PK as string, SK: item.SK as string })),
-        { consistent: false },
-      );
+      const filter = q ? { FilterExpression: 'contains(keyLower, :q)', ExpressionAttributeValues: { ':q': q.toLowerCase() } } : undefined;
+      const merged = await mergedPage(db, () => pager.codec(), {
+        scope,
+        ...page,
+        newestFirst,
+        maxReads: MAX_READS,
+        lists: environments.map((e) => ({
+          pattern: patterns.secretsOfEnvironment(workspaceId, e.id),
+          ...(filter && { filter }),
+          ...(keep && { keep: (item: Record<string, unknown>) => keep(e, item.key as string) }),
+        })),
+      });
+      const itemKeys = merged.items.map(({ item }) => ({ PK: item.PK as string, SK: item.SK as string }));
+      const records = await batchRead(db, itemKeys, { consistent: false });
       // A secret deleted between the index read and this one is left out.
-      const found = items
-        .map((item) => toRecord(records.get(itemKeyString({ PK: item.PK as string, SK: item.SK as string }))!))
-        .filter((r): r is SecretRecord => r !== undefined);
-      return { items: found, hasMore: next !== undefined, nextCursor: next === undefined ? null : codec.encode(scope, { before: next }) };
+      const found = itemKeys.map((key) => toRecord(records.get(itemKeyString(key)))).filter((r): r is SecretRecord => r !== undefined);
+      return { items: found, hasMore: merged.hasMore, nextCursor: merged.nextCursor };
     },
 
     /**

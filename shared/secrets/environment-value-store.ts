@@ -1,47 +1,14 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SealedValue } from '../platform/crypto/envelope.ts';
 import { type AuditEntry, putAuditEntries } from '../audit/index.ts';
-import { transact, type TransactItem } from '../platform/store/conditional.ts';
-import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
+import { transact } from '../platform/store/conditional.ts';
+import { keys, patterns } from '../platform/store/keys.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import { queryAll, type Page, type PageRequest } from '../platform/store/query.ts';
 import { batchRead } from '../platform/store/reads.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limit-store.ts';
-import { fromStored, toStored } from '../platform/store/sealed.ts';
+import { fromStored } from '../platform/store/sealed.ts';
 import { send, type Db } from '../platform/store/send.ts';
-
-/** A secret's current value as loading an environment reads it. */
-export interface EnvironmentValue {
-  id: string;
-  key: string;
-  version: number;
-  sealed: SealedValue;
-}
-
-/**
- * The transaction item that keeps an environment's value item in step with a write. Unconditional: the head's
- * condition in the same transaction already settles the race. Secrets written before these items existed get
- * theirs when their environment is first loaded (`indexEnvironmentValues`).
- */
-export function environmentValuePut(db: Db, workspaceId: string, value: EnvironmentValue & { environmentId: string }): TransactItem {
-  const { environmentId, sealed, ...rest } = value;
-  return {
-    Put: {
-      TableName: db.tableName,
-      Item: {
-        ...keys.environmentValue(workspaceId, environmentId, value.key),
-        type: ENTITY.environmentValue,
-        ...rest,
-        sealed: toStored(sealed),
-      },
-    },
-  };
-}
-
-/** The transaction item that removes it with the secret. */
-export function environmentValueDelete(db: Db, workspaceId: string, environmentId: string, key: string): TransactItem {
-  return { Delete: { TableName: db.tableName, Key: keys.environmentValue(workspaceId, environmentId, key) } };
-}
+import { environmentValuePut, type EnvironmentValue } from './environment-value-items.ts';
 
 /** Loading an environment: its values a page at a time, the page's reveals counted once and audited in batches. */
 export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealLimiter = makeRevealLimiter(db)) {

@@ -4,10 +4,11 @@
  * functions that serve them.
  */
 export type { SecretService, SecretMetadata, WriteAnswer } from './secret-service.ts';
-export { SECRET_PATH, SecretExistsError, VersionIdExistsError } from './secret-service.ts';
+export { SECRET_PATH } from './secret-reveals.ts';
+export { SecretExistsError, VersionIdExistsError } from './secret-record.ts';
 export type { DeletedSecretService } from './deleted-secret-service.ts';
-export type { DeletedSecret } from './deleted-secret-store.ts';
-export type { SecretRecord } from './secret-record.ts';
+export type { DeletedSecret, SecretRecord } from './secret-record.ts';
+export type { SecretReveals } from './reveal-wiring.ts';
 export { secretPath } from './secret-record.ts';
 export {
   arnSuffix,

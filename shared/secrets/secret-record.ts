@@ -1,4 +1,5 @@
 import type { SealedValue } from '../platform/crypto/envelope.ts';
+import { ConflictError } from '../platform/errors.ts';
 import { pick } from '../platform/store/items.ts';
 import { fromStored } from '../platform/store/sealed.ts';
 
@@ -69,6 +70,12 @@ export class VersionConflictError extends Error {
   }
 }
 
+/** A write that must create its key (`If-Match: 0`, the AWS API's CreateSecret) found the key taken. */
+export class SecretExistsError extends ConflictError {}
+
+/** A write's VersionId (an AWS `ClientRequestToken`) already names a version of the secret with another value. */
+export class VersionIdExistsError extends ConflictError {}
+
 /** The write's VersionId (an AWS `ClientRequestToken`) already names a version of the secret. */
 export class VersionIdTakenError extends Error {}
 
@@ -101,3 +108,24 @@ export const toSecret = (item: Record<string, unknown> | undefined): StoredSecre
 /** The path of a secret: `<projectSlug>/<envSlug>/<key>`. */
 export const secretPath = (record: Pick<SecretRecord, 'projectSlug' | 'envSlug' | 'key'>) =>
   `${record.projectSlug}/${record.envSlug}/${record.key}`;
+
+/** A deleted secret in its recovery window: its record as it was, who deleted it, when, and until when it may come back. */
+export interface DeletedSecret extends SecretRecord {
+  deletedAt: string;
+  deletedBy: string;
+  purgeAt: string;
+}
+
+/**
+ * A deleted secret from its deleted record (the head as it was, less its value: deleted-secret-store.ts), whole
+ * (description, tags and VersionIds too); undefined unless it is one and still before its `purgeAt` (past it, a
+ * secret is gone for every read, whether or not the sweeper has got to it).
+ */
+export function deletedOf(item: Record<string, unknown> | undefined, now: number): DeletedSecret | undefined {
+  const head = item?.head as Record<string, unknown> | undefined;
+  if (!item || !head || typeof item.purgeAt !== 'string' || Date.parse(item.purgeAt) <= now) return undefined;
+  const record = toRecord(head);
+  if (!record) return undefined;
+  const deletion = pick<Pick<DeletedSecret, 'deletedAt' | 'deletedBy' | 'purgeAt'>>(item, ['deletedAt', 'deletedBy', 'purgeAt'])!;
+  return { ...record, ...deletion };
+}

@@ -7,25 +7,25 @@ import { targetOf } from './secret-guard.ts';
 
 export type SecretSearchStore = Pick<Store, 'searchSecrets' | 'searchEnvironments' | 'environmentsOfProjects' | 'indexEnvironmentSearch'>;
 
+/** What a search may also be asked (the AWS API's ListSecrets and BatchGetSecretValue). */
+export interface SearchOptions {
+  /** ListSecrets' filters: only the secrets it accepts, read on past the others as a scoped caller's rules are. */
+  matching?: ((record: SecretRecord) => boolean) | undefined;
+  /** By creation, newest first (the default), or oldest first. */
+  newestFirst?: boolean | undefined;
+}
+
 /**
- * Search by key, newest first, of what the caller may read. An unscoped caller reads the workspace's search index
- * (GSI1) a page at a time. A caller whose rules name a few projects (and maybe environments) by their slugs reads
- * only those environments (GSI4), never the whole workspace; any other scoped caller reads the workspace's index,
- * reading on past what it may not see.
+ * Search by key, by creation (secret ids sort by it), of what the caller may read. An unscoped caller reads the
+ * workspace's search index (GSI1) a page at a time, in either order. A caller whose rules name a few projects (and
+ * maybe environments) by their slugs reads only those environments (GSI4, merged), never the whole workspace; any
+ * other scoped caller, or a search with `matching`, reads the workspace's index, reading on past what it may not see.
  */
 export function makeSecretSearch(store: SecretSearchStore) {
-  /**
-   * `matching` (the AWS API's ListSecrets filters) keeps only the secrets it accepts, read on past the others as a
-   * scoped caller's rules are; it reads the workspace's index.
-   */
-  return async function search(
-    principal: Principal,
-    q: string | undefined,
-    page: PageRequest,
-    matching?: (record: SecretRecord) => boolean,
-  ) {
+  return async function search(principal: Principal, q: string | undefined, page: PageRequest, options: SearchOptions = {}) {
     const ws = principal.workspaceId;
     const { policy } = principal.authority;
+    const { matching, newestFirst = true } = options;
     const scope = policy.seesEverything || matching ? undefined : policy.literalScope;
     let result;
     if (scope && scope.size <= MAX_SEARCHED_PROJECTS) {
@@ -34,13 +34,13 @@ export function makeSecretSearch(store: SecretSearchStore) {
         return (named === null || named?.has(e.slug)) && policy.environmentVisible(e.projectSlug, e.slug);
       });
       await Promise.all(environments.filter((e) => !e.searchIndexed).map((e) => store.indexEnvironmentSearch(ws, e)));
-      result = await store.searchEnvironments(ws, environments, q, page, (e, key) =>
-        policy.allows('read', { project: e.projectSlug, environment: e.slug, key }),
-      );
+      const readable = (e: { projectSlug: string; slug: string }, key: string) =>
+        policy.allows('read', { project: e.projectSlug, environment: e.slug, key });
+      result = await store.searchEnvironments(ws, environments, q, page, readable, newestFirst);
     } else {
       const readable = policy.seesEverything ? undefined : (record: SecretRecord) => policy.allows('read', targetOf(record));
       const keep = matching && readable ? (record: SecretRecord) => readable(record) && matching(record) : (matching ?? readable);
-      result = await store.searchSecrets(ws, q, page, keep);
+      result = await store.searchSecrets(ws, q, page, keep, newestFirst);
     }
     return { ...result, items: result.items.map((record) => ({ ...record, path: secretPath(record) })) };
   };

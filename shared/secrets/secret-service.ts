@@ -5,6 +5,7 @@ import { secretContext } from '../platform/crypto/context.ts';
 import { makeSecretGuard, targetOf } from './secret-guard.ts';
 import { makeSecretSearch } from './secret-search-service.ts';
 import { makeSecretReveals, metadataOf } from './secret-reveals.ts';
+import { makeSecretBulkReveals } from './secret-bulk-reveals.ts';
 import { LOCAL_PLACE, secretArn, stagesOf, versionIdOf, type AwsPlace } from './secret-names.ts';
 import { makeSecretWriter, type WriteOptions } from './secret-writer.ts';
 import { eventually, type Prefetched } from '../platform/prefetch.ts';
@@ -67,7 +68,8 @@ export interface SecretServiceDeps {
 export const DEFAULT_RECOVERY_WINDOW_DAYS = 7;
 const DAY_MS = 86_400_000;
 
-export { BULK_PAGE_VALUE_BYTES, SECRET_PATH } from './secret-reveals.ts';
+export { SECRET_PATH } from './secret-reveals.ts';
+export { BULK_PAGE_VALUE_BYTES } from './secret-bulk-reveals.ts';
 export { SecretExistsError, VersionIdExistsError, type SecretMetadata, type WriteAnswer, type WriteOptions } from './secret-writer.ts';
 
 /** Secrets: versioned writes, audited reveals (secret-reveals.ts), listing, search and delete. */
@@ -77,6 +79,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
   const guard = makeSecretGuard(store, clock, deps.onDenialAuditFailure);
   const { readable, visibleEnvironment, permit } = guard;
   const { sealedAt, ...reveals } = makeSecretReveals(deps, guard);
+  const bulkReveals = makeSecretBulkReveals(deps, guard);
   const { writeNext, changeMetadata } = makeSecretWriter({ ...deps, guard });
 
   /** An environment by its project's and its own slug, if the caller may see it; NOT_FOUND otherwise. */
@@ -89,6 +92,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
 
   return {
     ...reveals,
+    ...bulkReveals,
 
     /** The items each secrets route can read ahead with the credential; the store alone knows the table's keys. */
     prefetch: {

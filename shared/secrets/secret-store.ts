@@ -14,7 +14,7 @@ import {
   type StoredVersion,
   type VersionRecord,
 } from './secret-record.ts';
-import { environmentValuePut } from './environment-value-store.ts';
+import { environmentValuePut } from './environment-value-items.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limit-store.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
@@ -203,16 +203,22 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
       return { ...result, items: result.items.map((item) => toRecord(item)!) };
     },
 
-    /** The workspace's secrets, newest first, whose key contains `q` (case-insensitive); all of them without `q`. */
+    /**
+     * The workspace's secrets by id, so by creation (newest first unless told otherwise), whose key contains `q`
+     * (case-insensitive); all of them without `q`.
+     */
     async searchSecrets(
       workspaceId: string,
       q: string | undefined,
       page: PageRequest,
       keep?: (record: SecretRecord) => boolean,
+      newestFirst = true,
     ): Promise<Page<SecretRecord>> {
       const result = await pager.queryPage({
-        scope: `search:${workspaceId}:${q ?? ''}`,
+        // A cursor resumes the order it was made in only.
+        scope: `search${newestFirst ? '' : '-oldest-first'}:${workspaceId}:${q ?? ''}`,
         ...patterns.secretsByWorkspace(workspaceId),
+        newestFirst,
         ...(q ? { filter: { FilterExpression: 'contains(keyLower, :q)', ExpressionAttributeValues: { ':q': q.toLowerCase() } } } : {}),
         ...(keep && { keep: (item: Record<string, unknown>) => keep(toRecord(item)!) }),
         ...page,

@@ -4,37 +4,30 @@ import type { Cipher } from '../platform/crypto/envelope.ts';
 import { logger } from '../platform/logger.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import type { Db } from '../platform/store/send.ts';
-import { makeDenialStore } from '../access/index.ts';
 import { makeProjectStore } from '../workspaces/index.ts';
 import { makeDeletedSecretStore } from './deleted-secret-store.ts';
-import { makeEnvironmentSearchStore } from './environment-search-store.ts';
 import { makeEnvironmentValueStore } from './environment-value-store.ts';
-import { makeRevealLimiter } from './reveal-limit-store.ts';
+import { makeEnvironmentSearchStore } from './environment-search-store.ts';
+import { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
+import { errorName, onDenialAuditFailure, revealStore } from './reveal-wiring.ts';
 import { makeDeletedSecretService } from './deleted-secret-service.ts';
 import { makeSecretService } from './secret-service.ts';
-import { makeSecretStore } from './secret-store.ts';
-import { makeSecretMetadataStore } from './secret-metadata-store.ts';
+
+export { errorName } from './reveal-wiring.ts';
 
 /**
  * The secrets service as a function builds it once per container: the REST secrets group and the AWS API, so both
  * reveal through one limiter (the same rate-limit leases) and log the same warnings.
  */
-export function secretsStore(db: Db, pager: Pager) {
-  // One limiter for both reveal routes and the bulk reveal: they spend the same rate-limit leases.
-  const limiter = makeRevealLimiter(db);
+export function secretsStore(db: Db, pager: Pager, limiter: RevealLimiter = makeRevealLimiter(db)) {
   return {
+    ...revealStore(db, pager, limiter),
     ...makeProjectStore(db, pager),
-    ...makeSecretStore(db, pager, limiter),
-    ...makeSecretMetadataStore(db),
-    ...makeDeletedSecretStore(db, pager),
     ...makeEnvironmentValueStore(db, pager, limiter),
-    ...makeDenialStore(db),
+    ...makeDeletedSecretStore(db, pager),
     ...makeEnvironmentSearchStore(db, pager),
   };
 }
-
-/** An error's name, all a warning says of it (never its message, which may quote input). */
-export const errorName = (error: unknown) => (error as { name?: string } | null)?.name;
 
 export function deletedSecretServiceOf(deps: { store: ReturnType<typeof secretsStore>; clock: Clock }) {
   return makeDeletedSecretService(deps);
@@ -49,6 +42,6 @@ export function secretServiceOf(deps: { config: Config; store: ReturnType<typeof
     revealsPerMinute: deps.config.revealsPerMinute,
     workspaceRevealsPerMinute: deps.config.workspaceRevealsPerMinute,
     onPurgeFailure: (secretId, error) => logger.warn('secret versions left to purge', { secretId, errorName: errorName(error) }),
-    onDenialAuditFailure: (error) => logger.warn('could not audit a denied attempt', { errorName: errorName(error) }),
+    onDenialAuditFailure,
   });
 }

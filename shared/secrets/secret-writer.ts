@@ -10,7 +10,9 @@ import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';
 import type { EnvironmentRef, makeSecretGuard } from './secret-guard.ts';
 import { metadataOf } from './secret-reveals.ts';
-import { VersionConflictError, VersionIdTakenError, type SecretRecord } from './secret-record.ts';
+import { SecretExistsError, VersionConflictError, VersionIdExistsError, VersionIdTakenError, type SecretRecord } from './secret-record.ts';
+
+export { SecretExistsError, VersionIdExistsError } from './secret-record.ts';
 
 /**
  * How a secret's next version is written (shared by write, rollback and the AWS API's writes), once the caller's
@@ -18,12 +20,6 @@ import { VersionConflictError, VersionIdTakenError, type SecretRecord } from './
  * the next version's context, commit conditionally, and on a lost race read again. A write's VersionId (an AWS
  * `ClientRequestToken`) is claimed with its version; a retry with it answers the version it made.
  */
-
-/** A write that must create its key (`If-Match: 0`, the AWS API's CreateSecret) found the key taken. */
-export class SecretExistsError extends ConflictError {}
-
-/** A write's VersionId (an AWS `ClientRequestToken`) already names a version of the secret with another value. */
-export class VersionIdExistsError extends ConflictError {}
 
 /** What the head says of a secret besides its value (the AWS API's description and tags); null removes one. */
 export interface SecretMetadata {

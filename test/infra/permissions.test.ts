@@ -234,8 +234,10 @@ function expectations(): (name: FunctionName) => Statement[] {
     // halves; no idempotency records. Session tokens of temporary credentials are checked with the MAC roots.
     aws: [
       ...table(merge({ BatchGetItem: [TOKEN, WS], GetItem: [TOKEN, MAC_KEY, CURSOR_KEY], PutItem: [CURSOR_KEY] }, secretItems)),
-      updatesOnly([WS], ['searchIndexed', 'GSI4PK', 'GSI4SK']),
-      index('GSI1', [`SECRETS#ws_${ANY_ID}`]),
+      updatesOnly([WS], ['searchIndexed', 'GSI4PK', 'GSI4SK', 'deletedSecretsIndexed']),
+      // ListSecrets with IncludePlannedDeletion: deleted records of before their GSI1 keys get them, once per workspace.
+      updatesOnly([VERSIONS], ['GSI1PK', 'GSI1SK']),
+      index('GSI1', [`DELETED#ws_${ANY_ID}`, `SECRETS#ws_${ANY_ID}`]),
       index('GSI4', [`ESEC#ws_${ANY_ID}#*`]),
       lastUsed([TOKEN, WS]),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),

@@ -69,6 +69,7 @@ const PK = {
 };
 const GSI = {
   workspaceSecrets: gsi1.workspaceSecret(WS, SECRET).GSI1PK,
+  deletedSecrets: gsi1.deletedSecret(WS, SECRET).GSI1PK,
   endpointLog: gsi3.endpointDelivery(ENDPOINT, DELIVERY).GSI3PK,
   dueShards: ['whd_A', 'whd_B', 'whd_C', 'whd_D', 'whd_E', 'whd_F', DELIVERY].map(
     (id) => gsi2.dueDelivery(id, '2026-01-01T00:00:00.000Z').GSI2PK,
@@ -216,6 +217,10 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('Query', PK.version),
       { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'searchIndexed'] },
       query('GSI1', GSI.workspaceSecrets),
+      // ListSecrets with IncludePlannedDeletion: the deleted records on GSI1, and indexing those of before.
+      query('GSI1', GSI.deletedSecrets),
+      { action: 'UpdateItem', leadingKeys: [PK.purge], attributes: ['PK', 'SK', 'GSI1PK', 'GSI1SK'] },
+      { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'deletedSecretsIndexed'] },
     ],
     'webhook-fanout': [request('Query', PK.workspace), request('PutItem', PK.delivery), request('UpdateItem', PK.delivery)],
     'delivery-worker': [

@@ -37,13 +37,14 @@ function leadingReadsSorted(operations: string[]): string[] {
  * Write units at AWS billing (transactions count twice; index writes included), measured 2026-11-26: a delete that
  * purges at once (the transaction with the deleted record, list item and path item, then the deletes of two versions,
  * the list item and the record), a delete that keeps the secret restorable (the transaction alone: the path item, by
- * which the AWS API names a deleted secret, is 2 of its units), and a restore (head, path,
+ * which the AWS API names a deleted secret, is 2 of its units, and the record's GSI1 copy, by which ListSecrets lists
+ * it with IncludePlannedDeletion, 1 more since 2026-11-28), and a restore (head, path,
  * key and value items put back, the record and list item removed, the audit entry, with the key item's GSI1/GSI4 and
- * the record's GSI2 writes).
+ * the record's GSI2 and GSI1 writes).
  */
 const DELETE_AT_ONCE_WRU = 24;
-const DELETE_KEPT_WRU = 19;
-const RESTORE_WRU = 17;
+const DELETE_KEPT_WRU = 20;
+const RESTORE_WRU = 18;
 
 describe('AWS calls per operation', () => {
   const events: AwsCallEvent[] = [];

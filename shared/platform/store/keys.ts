@@ -1,9 +1,12 @@
 /**
- * Every partition and sort key of the single table is built here, and nowhere else. The README's
- * "Single-table design" section lists the same items and patterns.
+ * Every partition and sort key of the single table is built here (the index keys in index-keys.ts, re-exported
+ * here), and nowhere else. The README's "Single-table design" section lists the same items and patterns.
  */
 import type { ItemKey } from '../prefetch.ts';
 import type { QueryPattern } from './query.ts';
+import { DUE_SHARDS } from './index-keys.ts';
+
+export { FAILED_DELIVERY_INDEX, gsi1, gsi2, gsi3, gsi4 } from './index-keys.ts';
 
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
 
@@ -144,61 +147,6 @@ export const keys = {
   }),
 };
 
-/** GSI1 keys that items carry to appear in an index pattern (sparse: absent means "not in it"). */
-export const gsi1 = {
-  allowlistedWorkspace: (workspaceId: string) => ({ GSI1PK: 'ALLOWLIST', GSI1SK: workspaceId }),
-  /** Every secret of a workspace, newest first, for search. */
-  workspaceSecret: (workspaceId: string, secretId: string) => ({ GSI1PK: `SECRETS#${workspaceId}`, GSI1SK: secretId }),
-};
-
-/** GSI4 keys: an environment's secrets, newest first (on the environment's key item; keys and `key` only). */
-export const gsi4 = {
-  environmentSecret: (workspaceId: string, environmentId: string, secretId: string) => ({
-    GSI4PK: `ESEC#${workspaceId}#${environmentId}`,
-    GSI4SK: secretId,
-  }),
-};
-
-/** GSI3 keys: the endpoint delivery log, which copies only keys and `eventType` (see TABLE_DEFINITION). */
-export const gsi3 = {
-  /** Every delivery of an endpoint, newest first. */
-  endpointDelivery: (endpointId: string, deliveryId: string) => ({ GSI3PK: `WHE#${endpointId}`, GSI3SK: deliveryId }),
-};
-
-/**
- * GSI4 keys of a failed delivery: its endpoint's failed list, oldest first, what a recovery counts and pages through
- * (sparse: a delivery is in it only while `failed`). The keys are the delivery's own `endpointId` and `id`, so that
- * every update that fails a delivery can copy them in (`FAILED_DELIVERY_INDEX.set`) without reading it first.
- */
-export const FAILED_DELIVERY_INDEX = {
-  keys: (endpointId: string, deliveryId: string) => ({ GSI4PK: endpointId, GSI4SK: deliveryId }),
-  /** The SET clause that puts a delivery item into the list, from its own attributes. */
-  set: 'GSI4PK = endpointId, GSI4SK = id',
-  /** The REMOVE clause that takes it out. */
-  remove: 'GSI4PK, GSI4SK',
-} as const;
-
-/** Pending deliveries are spread over this many GSI2 partitions, so no single one runs hot. */
-const DUE_SHARDS = 4;
-
-/** GSI2 keys: pending deliveries by due time, and unfinished secret purges. */
-export const gsi2 = {
-  dueDelivery: (deliveryId: string, nextRetryAt: string) => ({
-    GSI2PK: `DUE#${[...deliveryId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % DUE_SHARDS}`,
-    GSI2SK: `${nextRetryAt}#${deliveryId}`,
-  }),
-  /** A recovery still running, by when it last moved on (its `updatedAt`). */
-  runningRecovery: (workspaceId: string, recoveryId: string, updatedAt: string) => ({
-    GSI2PK: 'RECOVERY',
-    GSI2SK: `${updatedAt}#${workspaceId}#${recoveryId}`,
-  }),
-  /** A deleted secret, by when its versions are to be purged (its purgeAt; before recovery windows, its deletion). */
-  purge: (workspaceId: string, secretId: string, deletedAt: string) => ({
-    GSI2PK: 'PURGE',
-    GSI2SK: `${deletedAt}#${workspaceId}#${secretId}`,
-  }),
-};
-
 /** The Query access patterns: partition key value, and a sort-key prefix or an index. Every Query reads one. */
 export const patterns = {
   workspaceApiKeys: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'APIKEY#' }),
@@ -223,6 +171,8 @@ export const patterns = {
   }),
   /** GSI1: the workspace's secrets, newest first. */
   secretsByWorkspace: (workspaceId: string) => ({ pk: `SECRETS#${workspaceId}`, indexName: 'GSI1' as const }),
+  /** GSI1: the workspace's deleted secrets that may still be restored (their records), by id as `secretsByWorkspace`. */
+  deletedSecretsByWorkspace: (workspaceId: string) => ({ pk: `DELETED#${workspaceId}`, indexName: 'GSI1' as const }),
   webhookEndpointsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'WHE#' }),
   deliveriesByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: 'whd_' }),
   /** One endpoint's hourly delivery statistics, oldest hour first. */
@@ -248,9 +198,11 @@ export const patterns = {
   pendingPurges: () => ({ pk: 'PURGE', indexName: 'GSI2' as const }),
   /** GSI2: pending deliveries by due time, one pattern per shard (read them all to see every due delivery). */
   dueDeliveryShards: () => Array.from({ length: DUE_SHARDS }, (_, shard) => ({ pk: `DUE#${shard}`, indexName: 'GSI2' as const })),
-  /** A deleted secret's versions (`V#…`; the purge marker `#PURGE` sorts apart from them). */
   /** An environment's deleted secrets, by deletion time (read newest first). */
   deletedSecretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `DEL#${environmentId}#` }),
+  /** Every environment's deleted secrets: where indexing the records of deletes made before `gsi1.deletedSecret` looks. */
+  deletedSecretsOfWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'DEL#' }),
+  /** A deleted secret's versions (`V#…`; the purge marker `#PURGE` sorts apart from them). */
   secretVersions: (workspaceId: string, secretId: string) => ({ pk: `${ws(workspaceId)}#SEC#${secretId}`, skPrefix: 'V#' }),
   /** Everything in a secret's own partition (versions, VersionId items, the deleted record): what a purge removes. */
   secretPartition: (workspaceId: string, secretId: string) => ({ pk: `${ws(workspaceId)}#SEC#${secretId}` }),

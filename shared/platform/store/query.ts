@@ -26,6 +26,8 @@ export interface Page<T> {
 export interface QueryOptions {
   /** Only sort keys below this value (exclusive): "due before", "deleted before". */
   skBefore?: string;
+  /** Only sort keys above this value (exclusive): a merged list read oldest first from its position. */
+  skAfter?: string;
   skBetween?: [string, string];
   filter?: Pick<QueryCommandInput, 'FilterExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'>;
   projection?: readonly string[];
@@ -47,7 +49,8 @@ export function queryInput(db: Db, pattern: QueryPattern, options: QueryOptions 
   const names: Record<string, string> = { '#pk': pkName, ...(options.filter?.ExpressionAttributeNames ?? {}) };
   const values: Record<string, unknown> = { ':pk': pattern.pk, ...(options.filter?.ExpressionAttributeValues ?? {}) };
   let condition = '#pk = :pk';
-  if (pattern.skPrefix !== undefined || options.skBefore !== undefined || options.skBetween) names['#sk'] = skName;
+  if (pattern.skPrefix !== undefined || options.skBefore !== undefined || options.skAfter !== undefined || options.skBetween)
+    names['#sk'] = skName;
   // A range narrows the pattern further, so it takes the place of the pattern's prefix (its bounds carry it).
   if (options.skBetween) {
     values[':sklo'] = options.skBetween[0];
@@ -56,6 +59,9 @@ export function queryInput(db: Db, pattern: QueryPattern, options: QueryOptions 
   } else if (options.skBefore !== undefined) {
     values[':skbefore'] = options.skBefore;
     condition += ' AND #sk < :skbefore';
+  } else if (options.skAfter !== undefined) {
+    values[':skafter'] = options.skAfter;
+    condition += ' AND #sk > :skafter';
   } else if (pattern.skPrefix !== undefined) {
     values[':skp'] = pattern.skPrefix;
     condition += ' AND begins_with(#sk, :skp)';

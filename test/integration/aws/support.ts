@@ -1,4 +1,9 @@
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  ListSecretsCommand,
+  type ListSecretsCommandInput,
+  type SecretListEntry,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { expect, inject } from 'vitest';
 import { call, type newWorkspace } from '../../support/api.ts';
 
@@ -29,4 +34,19 @@ export async function awsKey(ws: Ws, body: Record<string, unknown> = {}) {
     accessKeyId: key.auth.awsAccessKeyId as string,
     secretAccessKey: key.awsSecretAccessKey as string,
   };
+}
+
+/** A ListSecrets followed by its NextToken to the end: the names of each page, and every entry in order. */
+export async function listPages(sm: SecretsManagerClient, input: ListSecretsCommandInput = {}) {
+  const pages: string[][] = [];
+  const entries: SecretListEntry[] = [];
+  let token: string | undefined;
+  do {
+    const page = await sm.send(new ListSecretsCommand({ ...input, ...(token !== undefined && { NextToken: token }) }));
+    pages.push((page.SecretList ?? []).map((entry) => entry.Name!));
+    entries.push(...(page.SecretList ?? []));
+    token = page.NextToken;
+    expect(pages.length).toBeLessThan(50);
+  } while (token !== undefined);
+  return { pages, names: pages.flat(), entries };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Principal } from '../../../shared/platform/principal.ts';
@@ -148,18 +148,41 @@ describe('failure injection', () => {
 
   it('deletes a secret with 1,000 versions completely', async () => {
     const ws = await newWorkspace();
-    const { environment } = await newEnvironment(ws.apiKey);
+    const { project, environment } = await newEnvironment(ws.apiKey);
     const service = secretServiceWith();
     const principal = await principalOf(ws);
-    let id = '';
-    for (let v = 1; v <= 1000; v++) id = (await service.write(principal, environment.id, { key: 'MANY', value: `v${v}` })).id;
+    // Versions 2 to 999 are copies of version 1's item put in batches (never revealed: only 1, 1000 and a purged 500
+    // are), and the key's three current-state items moved to 999, so version 1000 is a real write on top: a thousand
+    // writes one at a time took 50-80 s of this test on two cores.
+    const { doc, tableName } = localStore();
+    const id = (await service.write(principal, environment.id, { key: 'MANY', value: 'v1' })).id;
+    const first = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.secretVersion(ws.workspaceId, id, 1) }))).Item!;
+    const copies = Array.from({ length: 998 }, (_, i) => ({
+      PutRequest: { Item: { ...first, ...keys.secretVersion(ws.workspaceId, id, i + 2), version: i + 2 } },
+    }));
+    for (let i = 0; i < copies.length; i += 25)
+      await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: copies.slice(i, i + 25) } }));
+    for (const key of [
+      keys.secretHead(ws.workspaceId, id),
+      keys.secretPath(ws.workspaceId, `${project.slug}/${environment.slug}/MANY`),
+      keys.environmentSecret(ws.workspaceId, environment.id, 'MANY'),
+    ])
+      await doc.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: key,
+          UpdateExpression: 'SET currentVersion = :v',
+          ConditionExpression: 'currentVersion = :one',
+          ExpressionAttributeValues: { ':v': 999, ':one': 1 },
+        }),
+      );
+    await service.write(principal, environment.id, { key: 'MANY', value: 'v1000' });
     expect((await call('POST', `/api/v1/secrets/${id}/reveal?version=1000`, { token: ws.apiKey })).body.data.value).toBe('v1000');
     expect((await call('POST', `/api/v1/secrets/${id}/reveal?version=1`, { token: ws.apiKey })).body.data.value).toBe('v1');
     expect((await call('DELETE', `/api/v1/secrets/${id}?recoveryWindowDays=0`, { token: ws.apiKey })).body.data).toEqual({
       id,
       deleted: true,
     });
-    const { doc, tableName } = localStore();
     const left = await doc.send(
       new QueryCommand({
         TableName: tableName,

@@ -16,17 +16,29 @@ const record = (key: string): SecretRecord => ({
 });
 const ALL = [record('DB_URL'), record('DB_USER'), record('API_KEY')];
 
-/** The operation over a search that applies the filter it is given to three secrets. */
+type Options = { matching?: (r: SecretRecord) => boolean; newestFirst?: boolean };
+type Listed = { SecretList: { Name: string; DeletedDate?: number }[]; NextToken?: string };
+
+/**
+ * The operation over a search that applies the filter it is given to three secrets, and a list with the deleted
+ * ones that adds a fourth, deleted, secret.
+ */
 function harness() {
-  const search = vi.fn(async (_principal: unknown, _q: unknown, _page: unknown, matching?: (r: SecretRecord) => boolean) => ({
-    items: ALL.filter((r) => !matching || matching(r)),
+  const search = vi.fn(async (_principal: unknown, _q: unknown, _page: unknown, options: Options = {}) => ({
+    items: ALL.filter((r) => !options.matching || options.matching(r)),
     nextCursor: null,
     hasMore: false,
   }));
-  const op = makeListSecrets({ search } as never, PLACE);
-  const names = async (input: object) =>
-    ((await op.handle({} as never, input as never, {} as never)) as { SecretList: { Name: string }[] }).SecretList.map((s) => s.Name);
-  return { names, op, search };
+  const gone = { ...record('OLD_KEY'), deletedAt: '2026-11-03T00:00:00.500Z', deletedBy: 'key_x', purgeAt: '2026-12-03T00:00:00.000Z' };
+  const listWithLive = vi.fn(async (_principal: unknown, _page: unknown, options: Options) => ({
+    items: [...ALL, gone].filter((r) => !options.matching || options.matching(r)),
+    nextCursor: 'c2',
+    hasMore: true,
+  }));
+  const op = makeListSecrets({ search } as never, { listWithLive } as never, PLACE);
+  const list = async (input: object) => (await op.handle({} as never, input as never, {} as never)) as Listed;
+  const names = async (input: object) => (await list(input)).SecretList.map((s) => s.Name);
+  return { names, list, op, search, listWithLive };
 }
 
 describe('ListSecrets filters', () => {
@@ -54,12 +66,38 @@ describe('ListSecrets filters', () => {
     expect(await names({ Filters: [{ Key: 'tag-key', Values: ['!env'] }] })).toHaveLength(3);
   });
 
-  it('passes MaxResults and NextToken to the search as its page, and says what it does not support yet', async () => {
-    const { op, search, names } = harness();
+  it('passes MaxResults and NextToken to the search as its page, newest first unless SortOrder is asc', async () => {
+    const { search, names } = harness();
     await names({ MaxResults: 7, NextToken: 'c1' });
     expect(search.mock.calls[0]![2]).toEqual({ limit: 7, cursor: 'c1' });
-    await expect(op.handle({} as never, { IncludePlannedDeletion: true } as never, {} as never)).rejects.toMatchObject({
-      type: 'InvalidRequestException',
-    });
+    expect(search.mock.calls[0]![3]).toMatchObject({ newestFirst: true });
+    await names({ SortOrder: 'desc' });
+    expect(search.mock.calls[1]![3]).toMatchObject({ newestFirst: true });
+    await names({ SortOrder: 'asc' });
+    expect(search.mock.calls[2]![3]).toMatchObject({ newestFirst: false });
+  });
+
+  it('IncludePlannedDeletion lists through the deleted-secrets service, with DeletedDate on the deleted ones only', async () => {
+    const { search, list, listWithLive } = harness();
+    const listed = await list({ IncludePlannedDeletion: true, SortOrder: 'asc', MaxResults: 3, NextToken: 'c1' });
+    expect(search).not.toHaveBeenCalled();
+    expect(listWithLive.mock.calls[0]![1]).toEqual({ limit: 3, cursor: 'c1' });
+    expect(listWithLive.mock.calls[0]![2]).toMatchObject({ newestFirst: false });
+    expect(listed.SecretList.map((s) => [s.Name, s.DeletedDate])).toEqual([
+      ['app/prod/DB_URL', undefined],
+      ['app/prod/DB_USER', undefined],
+      ['app/prod/API_KEY', undefined],
+      ['app/prod/OLD_KEY', Date.parse('2026-11-03T00:00:00.500Z') / 1000],
+    ]);
+    expect(listed.NextToken).toBe('c2');
+    // Filters apply to the deleted ones as to the others.
+    const filtered = await list({ IncludePlannedDeletion: true, Filters: [{ Key: 'name', Values: ['app/prod/OLD'] }] });
+    expect(filtered.SecretList.map((s) => s.Name)).toEqual(['app/prod/OLD_KEY']);
+  });
+
+  it('leaves the deleted-secrets service alone without IncludePlannedDeletion (or with it false)', async () => {
+    const { names, listWithLive } = harness();
+    expect(await names({ IncludePlannedDeletion: false })).not.toContain('app/prod/OLD_KEY');
+    expect(listWithLive).not.toHaveBeenCalled();
   });
 });

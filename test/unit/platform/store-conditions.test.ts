@@ -304,6 +304,8 @@ const OTHERS: readonly (keyof Store)[] = [
   'getVersionNumberOf',
   'getSecretsByPaths',
   'listDeletedSecrets',
+  'listSecretsWithDeleted',
+  'indexDeletedSecrets',
   'findLoginTarget',
   'workspaceOfAccessKey',
   'readLoginTarget',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimitedError, ServiceUnavailableError } from '../../../shared/platform/errors.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
-import type { EnvironmentValue } from '../../../shared/secrets/environment-value-store.ts';
+import type { EnvironmentValue } from '../../../shared/secrets/environment-value-items.ts';
 import type { RevealLimit } from '../../../shared/secrets/reveal-limit-store.ts';
 import { BULK_PAGE_VALUE_BYTES, makeSecretService } from '../../../shared/secrets/secret-service.ts';
 import { caught, fakeClock, T0 } from '../support/fakes.ts';

@@ -1,0 +1,89 @@
+import * as z from 'zod/mini';
+import type { Principal } from '../platform/principal.ts';
+import { SECRET_PATH, type SecretRecord } from '../secrets/index.ts';
+import type { SecretReveals } from '../secrets/index.ts';
+import { secretArn, secretPath, stagesOf, versionIdOf, versionOfDerivedId, type AwsPlace } from '../secrets/index.ts';
+import { defineOperation, type AwsOperation } from './aws-handler.ts';
+import { epochSeconds, firstFound, matchesReference, parseSecretId } from './names.ts';
+
+/**
+ * GetSecretValue (decisions.md, "The AWS Secrets Manager API"): the one operation a cold start of the AWS API's
+ * function reads, over the secrets feature's reveals alone (the policy asked, `reveal`, audited before the value
+ * leaves, counted against the reveal limits), the secret read ahead with the key as REST's reveal by path does.
+ */
+
+export const secretIdSchema = () => z.string().check(z.minLength(1), z.maxLength(2048));
+
+/**
+ * The version a VersionId and a VersionStage name of a secret (both, if given, must name the same one): a VersionId
+ * is one the head keeps, one derived from the secret's id, or one a write's token stored (`versionOfId` reads it).
+ */
+async function versionNamed(
+  secret: SecretRecord,
+  versionId: string | undefined,
+  stage: string | undefined,
+  versionOfId: (versionId: string) => Promise<number | undefined>,
+): Promise<number | undefined> {
+  let version = secret.currentVersion;
+  if (versionId !== undefined) {
+    const kept = Object.entries(secret.versionIds ?? {}).find(([, id]) => id === versionId)?.[0];
+    const derived = versionOfDerivedId(secret.id, versionId);
+    // A derived id names its version unless a write's token replaced it there (the head keeps those of labelled ones).
+    const named =
+      kept !== undefined
+        ? Number(kept)
+        : derived !== undefined && versionIdOf(secret, derived) === versionId
+          ? derived
+          : await versionOfId(versionId);
+    if (named === undefined || named > secret.currentVersion) return undefined;
+    version = named;
+  } else if (stage === 'AWSPREVIOUS') {
+    version = secret.currentVersion - 1;
+  } else if (stage !== undefined && stage !== 'AWSCURRENT') {
+    return undefined;
+  }
+  if (version < 1) return undefined;
+  if (stage !== undefined && !stagesOf(version, secret.currentVersion).includes(stage)) return undefined;
+  return version;
+}
+
+/** After a lookup by name missed: what the SecretId names instead (a deleted secret's InvalidRequestException), or `error`. */
+export type Missed = (principal: Principal, secretId: string, error: unknown) => Promise<never>;
+
+export function makeGetSecretValue(
+  secrets: Pick<SecretReveals, 'revealSelected' | 'prefetch'>,
+  missed: Missed,
+  place: AwsPlace,
+): AwsOperation {
+  return defineOperation({
+    input: z.object({
+      SecretId: secretIdSchema(),
+      VersionId: z.optional(z.string().check(z.minLength(32), z.maxLength(64))),
+      VersionStage: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    }),
+    // The secret a plain name or whole ARN names is read with the key, eventually consistently, as REST's reveal.
+    prefetch: (workspaceId, raw) => {
+      const first = typeof raw.SecretId === 'string' ? parseSecretId(raw.SecretId, place)[0] : undefined;
+      return first && SECRET_PATH.test(first.name) ? secrets.prefetch.revealByPath(workspaceId, first.name) : [];
+    },
+    handle: async (principal, input, _log, prefetched) => {
+      const revealed = await firstFound(parseSecretId(input.SecretId, place), (reference) =>
+        secrets.revealSelected(
+          principal,
+          reference.name,
+          async (secret, versionOfId) =>
+            matchesReference(reference, secret.id) ? versionNamed(secret, input.VersionId, input.VersionStage, versionOfId) : undefined,
+          prefetched,
+        ),
+      ).catch((error) => missed(principal, input.SecretId, error));
+      return {
+        ARN: secretArn(place, revealed.secret),
+        Name: secretPath(revealed.secret),
+        VersionId: versionIdOf(revealed.secret, revealed.version),
+        SecretString: revealed.value,
+        VersionStages: stagesOf(revealed.version, revealed.secret.currentVersion),
+        CreatedDate: epochSeconds(revealed.versionCreatedAt),
+      };
+    },
+  });
+}

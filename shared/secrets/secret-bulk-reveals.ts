@@ -1,0 +1,150 @@
+import { auditEntry } from '../audit/index.ts';
+import { secretContext } from '../platform/crypto/context.ts';
+import { NotFoundError } from '../platform/errors.ts';
+import type { Prefetched } from '../platform/prefetch.ts';
+import type { Principal } from '../platform/principal.ts';
+import type { PageRequest } from '../platform/store/query.ts';
+import type { Store } from '../store.ts';
+import type { makeSecretGuard } from './secret-guard.ts';
+import type { SecretRecord, StoredSecret } from './secret-record.ts';
+import { metadataOf, SECRET_PATH, workspaceRevealLimit, type SecretRevealDeps } from './secret-reveals.ts';
+
+/**
+ * The secrets service's reveals of several secrets at once: an environment's values a page at a time (REST's bulk
+ * reveal) and a list of secrets by name (the AWS API's BatchGetSecretValue). Each page or batch counts once against
+ * the reveal limits and writes its audit entries together, before any value is opened.
+ */
+export interface SecretBulkRevealDeps extends Omit<SecretRevealDeps, 'store'> {
+  store: Pick<
+    Store,
+    'getEnvironment' | 'getSecretsByPaths' | 'indexEnvironmentValues' | 'listEnvironmentValues' | 'countRevealPage' | 'writeAuditEntries'
+  >;
+}
+
+/** A bulk-reveal page ends before its values pass this many bytes, so an answer always fits Lambda's 6 MB. */
+export const BULK_PAGE_VALUE_BYTES = 4 * 1024 * 1024;
+
+/** How many of a page's values (their byte sizes, in order) fit under the 4 MiB cut; at least one. */
+function pageCut(sizes: readonly number[]): number {
+  let total = 0;
+  for (let i = 0; i < sizes.length; i++) {
+    total += sizes[i]!;
+    if (total > BULK_PAGE_VALUE_BYTES) return Math.max(1, i);
+  }
+  return sizes.length;
+}
+
+export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnType<typeof makeSecretGuard>) {
+  const { store, cipher, clock } = deps;
+  const { readable, permit, permitAnywhere } = guard;
+  const workspaceLimit = () => workspaceRevealLimit(deps);
+
+  /**
+   * Reveals the current versions of several secrets (the AWS API's BatchGetSecretValue), each wanted as the first of
+   * its candidate paths whose secret the caller may read and `accepts`: one BatchGetItem of every candidate, each
+   * decided by the policy as a reveal by path is (NOT_FOUND; FORBIDDEN, audited), one count against the reveal limits
+   * for the batch, the audit entries written together before any value is opened. Answers each wanted one's value
+   * or its error, in order; a refused batch (the rate limit, an audit that cannot be written) throws.
+   */
+  async function revealBatch(
+    principal: Principal,
+    wanted: readonly { paths: readonly string[]; accepts: (secret: SecretRecord) => boolean }[],
+  ) {
+    const ws = principal.workspaceId;
+    const paths = [...new Set(wanted.flatMap((one) => one.paths.filter((path) => SECRET_PATH.test(path))))];
+    const found = paths.length === 0 ? new Map<string, StoredSecret | undefined>() : await store.getSecretsByPaths(ws, paths);
+    const decided = await Promise.all(
+      wanted.map(async (one) => {
+        try {
+          let head: StoredSecret | undefined;
+          for (const path of one.paths) {
+            const candidate = found.get(path);
+            if (!candidate) continue;
+            const visible = await readable(principal, candidate, path).catch((error) => {
+              if (error instanceof NotFoundError) return undefined;
+              throw error;
+            });
+            if (visible && one.accepts(visible)) {
+              head = visible;
+              break;
+            }
+          }
+          if (!head) throw new NotFoundError('no such secret');
+          await permit(principal, 'reveal', head);
+          return { head };
+        } catch (error) {
+          return { error };
+        }
+      }),
+    );
+    const heads = decided.flatMap((one) => (one.head ? [one.head] : []));
+    if (heads.length > 0) {
+      const now = clock.now();
+      const limit = { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute: workspaceLimit(), now };
+      await store.countRevealPage(ws, limit);
+      await store.writeAuditEntries(
+        ws,
+        heads.map((head) =>
+          auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: head.currentVersion, bulk: true }, now),
+        ),
+      );
+    }
+    return Promise.all(
+      decided.map(async (one) => {
+        if (!one.head) return { error: one.error };
+        const { sealed, ...secret } = one.head;
+        const value = await cipher.decrypt(sealed, secretContext(ws, secret.id, secret.currentVersion));
+        return { value, version: secret.currentVersion, versionCreatedAt: secret.updatedAt, secret };
+      }),
+    );
+  }
+
+  /**
+   * Loads an environment: its current values a page at a time (by key, A→Z; only `keys` when given). One Query
+   * reads the page; the page counts once against the reveal limits; its audit entries (one `secret.reveal` per
+   * secret, `bulk: true`) are durable before any value is decrypted; then one KMS request per data key the
+   * container has not cached. A page ends early before its values pass 4 MiB, its cursor continuing there.
+   */
+  async function revealEnvironment(
+    principal: Principal,
+    environmentId: string,
+    input: { keys?: string[] | undefined },
+    page: PageRequest,
+    prefetched?: Prefetched,
+  ) {
+    const ws = principal.workspaceId;
+    // FORBIDDEN when no rule could allow `reveal` of any key here, rather than an empty page.
+    const environment = await permitAnywhere(principal, 'reveal', await store.getEnvironment(ws, environmentId, prefetched), environmentId);
+    const { policy } = principal.authority;
+    if (!environment.valuesIndexed) await store.indexEnvironmentValues(ws, environmentId);
+    // Only what the caller may reveal; the rest is left out, as if it did not exist.
+    const mayReveal = policy.revealsEverything
+      ? undefined
+      : (key: string) => policy.allows('reveal', { project: environment.projectSlug, environment: environment.slug, key });
+    const result = await store.listEnvironmentValues(ws, environmentId, page, input.keys, mayReveal);
+    const cut = pageCut(result.items.map((item) => Buffer.byteLength(item.sealed.ciphertext, 'base64')));
+    const items = result.items.slice(0, cut);
+    const nextCursor = cut < result.items.length ? await result.cursorAfter(cut - 1) : result.nextCursor;
+    if (items.length === 0) return { items: [], nextCursor, hasMore: nextCursor !== null };
+    const now = clock.now();
+    await store.countRevealPage(ws, {
+      credentialId: principal.credentialId,
+      perMinute: deps.revealsPerMinute,
+      workspacePerMinute: workspaceLimit(),
+      now,
+    });
+    const metadata = { projectId: environment.projectId, environmentId, bulk: true };
+    await store.writeAuditEntries(
+      ws,
+      items.map((item) => auditEntry(principal, 'secret.reveal', item.id, { key: item.key, version: item.version, ...metadata }, now)),
+    );
+    const values = await Promise.all(items.map((item) => cipher.decrypt(item.sealed, secretContext(ws, item.id, item.version))));
+    return {
+      items: items.map((item, i) => ({ id: item.id, key: item.key, version: item.version, value: values[i]! })),
+      nextCursor,
+      hasMore: nextCursor !== null,
+    };
+  }
+
+  return { revealBatch, revealEnvironment };
+}
