@@ -2,32 +2,39 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { apiEvent, lambdaContext } from './cpu-events.ts';
+import { lambdaContext } from './cpu-events.ts';
 import { floorRefusals, makeFloor, recordSteps, stubSends, type Recording } from './cpu-floor.ts';
 import { invoke, median, pass, round3, timed } from './cpu-passes.ts';
-import { seedWorkspace } from './cpu-seed.ts';
+import { OPERATIONS, subjectsOf, type Operation, type Subject } from './cpu-subjects.ts';
+
+export type { Operation } from './cpu-subjects.ts';
 
 /**
  * The child process of bench/cpu.ts: nothing runs here but the handler (or its floor) and this loop, so the process
  * CPU counters (process.cpuUsage: user + system) measure the handler's own work. DynamoDB Local is another process.
  *
- * It imports the real handler module of the secrets route group, functions/secrets/handler.ts, exactly as Lambda
- * does, configured from the environment the parent sets: the table on DynamoDB Local and LOCAL_KEYRING_FILE, the
- * local keyring standing in for KMS (as under `npm start`). Nothing else is loaded in the process before it: no AWS
- * call observer (bin/local/instrumentation.ts) and no HTTP front, so the handler runs as it does in Lambda.
+ * It imports the real handler modules, exactly as Lambda does: the secrets route group's, functions/secrets/handler.ts
+ * (and, when an AWS operation is measured, the AWS API's, functions/aws/handler.ts: bench/cpu-aws.ts), configured
+ * from the environment the parent sets: the table on DynamoDB Local and LOCAL_KEYRING_FILE, the local keyring
+ * standing in for KMS (as under `npm start`). Nothing else is loaded in the process before them: no AWS call
+ * observer (bin/local/instrumentation.ts) and no HTTP front, so the handlers run as they do in Lambda. The events
+ * of a pass are made before its clock starts (an AWS one is signed then, bench/cpu-subjects.ts `ready`).
  */
 
 export interface ChildOptions {
+  /** Measured requests per round and side, and warm-up requests (an operation runs its `share` of them). */
   requests: number;
   warmup: number;
   rounds: number;
   /** Secrets in the listed environment (the page a list answers). */
   listSize: number;
+  /** Secrets a BatchGetSecretValue asks for. */
+  batchSecrets: number;
+  /** What to measure (default: every operation of bench/cpu-subjects.ts). */
+  operations?: Operation[];
   /** Profile mode: only this operation's handler (or floor) for `requests` requests, profiled into `file`. */
   profile?: { operation: Operation; side: 'handler' | 'floor' | 'stub'; file: string };
 }
-
-export type Operation = 'revealById' | 'listSecrets';
 
 /** One round of an operation: CPU ms per request of the handler and of the floor, idle CPU already subtracted. */
 interface Round {
@@ -38,15 +45,18 @@ interface Round {
   floorWallMs: number;
 }
 
-/** The seeded workspace and the events of each operation. */
-async function seed(listSize: number) {
-  const { handler, doc, apiKey, environment, secret } = await seedWorkspace(listSize);
-  const events: Record<Operation, () => APIGatewayProxyEventV2> = {
-    revealById: () => apiEvent('POST /api/v1/secrets/{secretId}/reveal', apiKey, { pathParameters: { secretId: secret.id } }),
-    listSecrets: () => apiEvent('GET /api/v1/environments/{envId}/secrets', apiKey, { pathParameters: { envId: environment.id } }),
-  };
-  return { handler, doc, events };
-}
+/** An operation's requests per round and its warm-up: its share of the options' (bench/cpu-subjects.ts `share`). */
+const countsOf = (subject: Subject, options: ChildOptions) => ({
+  requests: Math.max(BLOCK, Math.round(options.requests * subject.share)),
+  warmup: Math.max(BLOCK, Math.round(options.warmup * subject.share)),
+  rounds: options.rounds,
+});
+
+type Counts = ReturnType<typeof countsOf>;
+type Input = { event: APIGatewayProxyEventV2; context: Context };
+
+/** Events made ready at a time while recording (untimed). */
+const READY_AHEAD = 250;
 
 /** Requests per block when the handler and the floor take turns: small, so that a change of load around them hits both alike. */
 const BLOCK = 5;
@@ -91,53 +101,58 @@ async function main(options: ChildOptions): Promise<unknown> {
   const t0 = performance.now();
   const mark = (what: string) =>
     process.env.CPU_BENCH_VERBOSE && process.stderr.write(`${what}: ${Math.round(performance.now() - t0)} ms\n`);
-  const { handler, doc, events } = await seed(options.listSize);
+  const operations: Operation[] = options.profile ? [options.profile.operation] : (options.operations ?? [...OPERATIONS]);
+  const { doc, subjects } = await subjectsOf(operations, options);
   mark('seeded');
   const { makeDocumentClient } = await import('../shared/platform/clients/dynamodb.ts');
   const floorDoc = makeDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT });
-  const expected: Record<Operation, number> = { revealById: 200, listSecrets: 200 };
-  const callHandler = (op: Operation) => (input: { event: APIGatewayProxyEventV2; context: Context }) =>
-    invoke(handler, input.event, input.context, expected[op]);
-  const handlerInput = (op: Operation) => () => ({ event: events[op](), context: lambdaContext() });
+  const counts = Object.fromEntries(operations.map((op) => [op, countsOf(subjects[op], options)])) as Record<Operation, Counts>;
+  const callHandler = (op: Operation) => (input: Input) => invoke(subjects[op].handler, input.event, input.context, 200);
+  /** The inputs of `op`'s next `n` requests, made ready ahead (AWS's signed now): answers their maker. */
+  const handlerInput = async (op: Operation, n: number) => {
+    await subjects[op].ready(n);
+    return (): Input => ({ event: subjects[op].event(), context: lambdaContext() });
+  };
   const floors = {} as Record<Operation, ReturnType<typeof makeFloor>>;
   const recordings = {} as Record<Operation, Recording>;
-  const operations: Operation[] = options.profile ? [options.profile.operation] : ['revealById', 'listSecrets'];
   for (const op of operations) {
+    const { requests, warmup } = counts[op];
     // The warm-up is recorded: the floor replays exactly its calls, request by request, over as many requests as are
     // measured (so a call the operation makes only now and then weighs on the floor as often as on the handler).
+    // One more than is replayed: the first request (cold data-key cache, its unwrap) is left out of the floor.
+    const recorded = Math.max(warmup, requests + 1);
     const recording = await recordSteps(doc, async (next) => {
-      // One more than is replayed: the first request (cold data-key cache, its unwrap) is left out of the floor.
-      for (let i = 0; i < Math.max(options.warmup, options.requests + 1); i++) {
-        next();
-        await callHandler(op)(handlerInput(op)());
+      // Events made a few hundred at a time: signed ones must not outlive X-Amz-Date's 5 minutes on a slow machine.
+      for (let start = 0; start < recorded; start += READY_AHEAD) {
+        const n = Math.min(READY_AHEAD, recorded - start);
+        const make = await handlerInput(op, n);
+        for (let i = 0; i < n; i++) {
+          next();
+          await callHandler(op)(make());
+        }
       }
     });
-    recordings[op] = recording.slice(-options.requests);
+    recordings[op] = recording.slice(-requests);
     floors[op] = makeFloor(floorDoc, recordings[op]);
     mark(`${op} recorded`);
     // The floor runs the SDK code the handler has just warmed up: a shorter warm-up of its own is enough.
-    await pass(Math.ceil(options.warmup / 2), (i) => i, floors[op].request);
+    await pass(Math.ceil(warmup / 2), (i) => i, floors[op].request);
   }
-  if (options.profile?.side === 'stub') {
-    // The handler's own work alone: every DynamoDB request answered from the recording, in memory.
-    const restore = stubSends(doc, recordings[options.profile.operation], options.warmup);
-    await pass(options.warmup, handlerInput(options.profile.operation), callHandler(options.profile.operation));
-    restore();
-    stubSends(doc, recordings[options.profile.operation], options.requests);
-  }
-  if (options.profile) return profile(options.profile, options.requests, handlerInput, callHandler, floors);
-  const rounds: Record<Operation, Round[]> = { revealById: [], listSecrets: [] };
+  if (options.profile) return profile(options.profile, doc, recordings, counts, handlerInput, callHandler, floors);
+  const rounds = Object.fromEntries(operations.map((op) => [op, []])) as unknown as Record<Operation, Round[]>;
   for (let r = 0; r < options.rounds; r++) {
     // Idle CPU is under 1% of a core here; its rate over one second is subtracted for each pass's length.
     const idle = await idleCpuRate(1000);
     for (const op of operations) {
-      const { handler: h, floor: f } = await alternate(options.requests, handlerInput(op), callHandler(op), floors[op].request);
+      const { requests } = counts[op];
+      const make = await handlerInput(op, requests);
+      const { handler: h, floor: f } = await alternate(requests, make, callHandler(op), floors[op].request);
       mark(
-        `${op}: handler ${(h.cpuMs / options.requests).toFixed(3)} ms (system ${(h.systemMs / options.requests).toFixed(3)}), floor ${(f.cpuMs / options.requests).toFixed(3)} ms (system ${(f.systemMs / options.requests).toFixed(3)})`,
+        `${op}: handler ${(h.cpuMs / requests).toFixed(3)} ms (system ${(h.systemMs / requests).toFixed(3)}), floor ${(f.cpuMs / requests).toFixed(3)} ms (system ${(f.systemMs / requests).toFixed(3)})`,
       );
       rounds[op].push({
-        cpuMs: (h.cpuMs - idle * h.wallMs) / options.requests,
-        floorCpuMs: (f.cpuMs - idle * f.wallMs) / options.requests,
+        cpuMs: (h.cpuMs - idle * h.wallMs) / requests,
+        floorCpuMs: (f.cpuMs - idle * f.wallMs) / requests,
         idleCpuMsPerSecond: idle * 1000,
         handlerWallMs: h.wallMs,
         floorWallMs: f.wallMs,
@@ -146,10 +161,10 @@ async function main(options: ChildOptions): Promise<unknown> {
   }
   mark('measured');
   const own = {} as Record<Operation, number>;
-  for (const op of operations) own[op] = await ownWork(doc, recordings[op], options, handlerInput(op), callHandler(op));
+  for (const op of operations) own[op] = await ownWork(doc, recordings[op], counts[op], (n) => handlerInput(op, n), callHandler(op));
   mark('own work measured');
   return Object.fromEntries(
-    operations.map((op) => [op, { ...summarize(rounds[op], options.requests, floors[op].describe()), ownCpuMsPerRequest: own[op] }]),
+    operations.map((op) => [op, { ...summarize(rounds[op], counts[op].requests, floors[op].describe()), ownCpuMsPerRequest: own[op] }]),
   );
 }
 
@@ -158,18 +173,20 @@ async function main(options: ChildOptions): Promise<unknown> {
  * (no SDK, no network), the median of the rounds. What remains of the handler above the floor, without the noise
  * of the I/O around it.
  */
-async function ownWork<T>(
+async function ownWork(
   doc: Parameters<typeof stubSends>[0],
   recording: Recording,
-  options: ChildOptions,
-  make: () => T,
-  run: (input: T) => Promise<unknown>,
+  counts: Counts,
+  ready: (n: number) => Promise<() => Input>,
+  run: (input: Input) => Promise<unknown>,
 ) {
-  const restore = stubSends(doc, recording, options.warmup + options.rounds * options.requests);
+  const restore = stubSends(doc, recording, counts.warmup + counts.rounds * counts.requests);
   try {
-    await pass(options.warmup, make, run);
+    await pass(counts.warmup, await ready(counts.warmup), run);
     const rounds: number[] = [];
-    for (let r = 0; r < options.rounds; r++) rounds.push((await pass(options.requests, make, run)).cpuMs / options.requests);
+    for (let r = 0; r < counts.rounds; r++) {
+      rounds.push((await pass(counts.requests, await ready(counts.requests), run)).cpuMs / counts.requests);
+    }
     return round3(median(rounds));
   } finally {
     restore();
@@ -193,23 +210,37 @@ function summarize(rounds: Round[], requests: number, floorCalls: string[]) {
   };
 }
 
-/** Profile mode: the V8 sampling profiler over the measured requests only (not the start-up, seeding or warm-up). */
+/**
+ * Profile mode: the V8 sampling profiler over the measured requests only (not the start-up, seeding or warm-up).
+ * `stub` profiles the handler with every DynamoDB request answered from its recording, in memory: its own work.
+ */
 async function profile(
   target: NonNullable<ChildOptions['profile']>,
-  requests: number,
-  handlerInput: (op: Operation) => () => { event: APIGatewayProxyEventV2; context: Context },
-  callHandler: (op: Operation) => (input: { event: APIGatewayProxyEventV2; context: Context }) => Promise<unknown>,
+  doc: Parameters<typeof stubSends>[0],
+  recordings: Record<Operation, Recording>,
+  counts: Record<Operation, Counts>,
+  handlerInput: (op: Operation, n: number) => Promise<() => Input>,
+  callHandler: (op: Operation) => (input: Input) => Promise<unknown>,
   floors: Record<Operation, { request(i: number): Promise<void> }>,
 ) {
+  const { operation, side } = target;
+  const { requests, warmup } = counts[operation];
+  if (side === 'stub') {
+    const restore = stubSends(doc, recordings[operation], warmup);
+    await pass(warmup, await handlerInput(operation, warmup), callHandler(operation));
+    restore();
+    stubSends(doc, recordings[operation], requests);
+  }
+  const make = side === 'floor' ? (i: number) => i : await handlerInput(operation, requests);
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 100 });
   await session.post('Profiler.start');
   const measured =
-    target.side !== 'floor'
-      ? await pass(requests, handlerInput(target.operation), callHandler(target.operation))
-      : await pass(requests, (i) => i, floors[target.operation].request);
+    side !== 'floor'
+      ? await pass(requests, make as () => Input, callHandler(operation))
+      : await pass(requests, (i) => i, floors[operation].request);
   const { profile: cpuProfile } = await session.post('Profiler.stop');
   writeFileSync(target.file, JSON.stringify(cpuProfile));
   session.disconnect();

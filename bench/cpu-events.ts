@@ -2,18 +2,26 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 
+/** The host the bench's events are addressed to (a signed event signs it). */
+export const API_HOST = 'api.example.com';
+
+/** The headers API Gateway adds to a request it passes on (after the client signed it: they are never signed). */
+export const GATEWAY_HEADERS = () => ({
+  'x-amzn-trace-id': `Root=1-${randomUUID()}`,
+  'x-forwarded-for': '203.0.113.10',
+  'x-forwarded-port': '443',
+  'x-forwarded-proto': 'https',
+});
+
 /** The headers of an SDK request as API Gateway passes them on. */
 export const API_HEADERS = (token: string) => ({
   accept: 'application/json',
   'accept-encoding': 'gzip, deflate, br',
   authorization: `Bearer ${token}`,
   'content-length': '0',
-  host: 'api.example.com',
+  host: API_HOST,
   'user-agent': 'secrets-sdk/0.1.0 node/24',
-  'x-amzn-trace-id': `Root=1-${randomUUID()}`,
-  'x-forwarded-for': '203.0.113.10',
-  'x-forwarded-port': '443',
-  'x-forwarded-proto': 'https',
+  ...GATEWAY_HEADERS(),
 });
 
 /** The payload 2.0 event API Gateway sends, as the local front builds it. */
@@ -29,7 +37,7 @@ export function apiEvent(routeKey: string, token: string, extra: Partial<APIGate
     requestContext: {
       accountId: '000000000000',
       apiId: 'bench',
-      domainName: 'api.example.com',
+      domainName: API_HOST,
       domainPrefix: 'api',
       http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.10', userAgent: 'secrets-sdk/0.1.0 node/24' },
       requestId: randomUUID(),

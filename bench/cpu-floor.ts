@@ -7,13 +7,23 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 /**
  * The CPU floor of an operation: the same DynamoDB requests (same commands, same items, so the same sizes) and the
  * same AES-GCM work, made with plain @aws-sdk/lib-dynamodb calls and node:crypto, with nothing of the service
- * around them. The steps are recorded from the real handler while it runs, never written by hand, so the floor
- * follows the operation when its calls change.
+ * around them, and as many in flight together as the handler had. The steps are recorded from the real handler
+ * while it runs, never written by hand, so the floor follows the operation when its calls change.
  */
 
 /** One step of a recorded request: a document-client command, or one AES-GCM decryption or encryption. */
 export type Step =
-  | { kind: 'dynamodb'; command: string; input: Record<string, unknown>; output?: unknown }
+  | {
+      kind: 'dynamodb';
+      command: string;
+      input: Record<string, unknown>;
+      output?: unknown;
+      /**
+       * Commands sent while another was in flight share its wave (a token read beside its prefetch, a bulk
+       * reveal's audit puts); the floor sends a wave's commands together, as the handler did.
+       */
+      wave: number;
+    }
   | {
       kind: 'gcm';
       decrypt: boolean;
@@ -37,11 +47,20 @@ export async function recordSteps(doc: DynamoDBDocumentClient, work: (next: () =
   const recording: Recording = [];
   const push = (step: Step) => recording.at(-1)?.push(step);
   const send = doc.send;
+  let wave = 0;
+  let inFlight = 0;
   doc.send = ((command: { constructor: { name: string }; input: Record<string, unknown> }, ...rest: unknown[]) => {
-    const step: Step = { kind: 'dynamodb', command: command.constructor.name, input: structuredClone(command.input) };
+    if (inFlight++ === 0) wave++;
+    const step: Step = { kind: 'dynamodb', command: command.constructor.name, input: structuredClone(command.input), wave };
     push(step);
     const sent = (send as (...args: unknown[]) => Promise<unknown>).call(doc, command, ...rest);
-    return sent.then((output) => ((step.output = structuredClone(output)), output));
+    return sent.then(
+      (output) => (inFlight--, (step.output = structuredClone(output)), output),
+      (error: unknown) => {
+        inFlight--;
+        throw error;
+      },
+    );
   }) as typeof doc.send;
   const restoreCrypto = wrapGcm(push);
   try {
@@ -94,8 +113,9 @@ function wrapGcm(push: (step: Step) => void): () => void {
 /**
  * Replays a recording with a plain document client: request `i` replays recorded request `i mod n`. Reads are sent
  * as recorded (the same items); writes go to `FLOOR#` copies of their keys, each put under a fresh sort key so its
- * conditions hold as they did. AES-GCM steps run on prepared inputs of the recorded sizes with a key held in memory,
- * as a cached data key is.
+ * conditions hold as they did. The commands of one wave (sent while another was in flight) are sent together, and
+ * the next wave once they have all answered. AES-GCM steps run on prepared inputs of the recorded sizes with a key
+ * held in memory, as a cached data key is, where they were recorded.
  */
 export function makeFloor(doc: DynamoDBDocumentClient, recording: Recording) {
   const commands = lib as unknown as Record<string, new (input: unknown) => object>;
@@ -106,20 +126,45 @@ export function makeFloor(doc: DynamoDBDocumentClient, recording: Recording) {
     /** One floor request: the recorded steps of request `i`. */
     async request(i: number): Promise<void> {
       const n = floorSerial++;
+      let wave: Promise<void>[] = [];
+      let waveOf: number | undefined;
       for (const { step, gcm } of prepared[i % prepared.length]!) {
         if (gcm) gcm();
-        else if (step.kind === 'dynamodb') await sendFloor(doc, new commands[step.command]!(floorWrites(step.command, step.input, n)));
+        else if (step.kind === 'dynamodb') {
+          // A new wave starts once the last one has answered, as the handler's did.
+          if (step.wave !== waveOf) {
+            await Promise.all(wave);
+            wave = [];
+            waveOf = step.wave;
+          }
+          wave.push(sendFloor(doc, new commands[step.command]!(floorWrites(step.command, step.input, n))));
+        }
       }
+      await Promise.all(wave);
     },
     /**
      * What a recorded request does (by default the last, a warm one: the first reveal also unwraps its data key),
-     * e.g. `BatchGetCommand, TransactWriteCommand, decrypt aes-256-gcm 18 B`.
+     * e.g. `BatchGetCommand, TransactWriteCommand, decrypt aes-256-gcm 18 B`; a step repeated in a row is written
+     * once with its count (`decrypt aes-256-gcm 49 B ×20`).
      */
     describe: (i = recording.length - 1) =>
-      (recording[i] ?? []).map((s) =>
-        s.kind === 'dynamodb' ? s.command : `${s.decrypt ? 'decrypt' : 'encrypt'} ${s.algorithm} ${s.dataBytes} B`,
+      runs(
+        (recording[i] ?? []).map((s) =>
+          s.kind === 'dynamodb' ? s.command : `${s.decrypt ? 'decrypt' : 'encrypt'} ${s.algorithm} ${s.dataBytes} B`,
+        ),
       ),
   };
+}
+
+/** Consecutive equal entries as one, with `×n` when there are several. */
+function runs(steps: string[]): string[] {
+  const out: { step: string; n: number }[] = [];
+  for (const step of steps) {
+    const last = out.at(-1);
+    if (last?.step === step) last.n++;
+    else out.push({ step, n: 1 });
+  }
+  return out.map(({ step, n }) => (n > 1 ? `${step} ×${n}` : step));
 }
 
 /** Inputs of the recorded sizes and the work of one AES-GCM step over them (a decryption checks its tag). */

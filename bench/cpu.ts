@@ -7,22 +7,32 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { freePort, startDynamoDbLocal } from '../bin/local/dynamodb.ts';
 import { ensureTable } from '../bin/local/table.ts';
 import { loadOrCreateMasterKey } from '../shared/platform/crypto/local-keyring.ts';
+import { AWS_BATCH_SECRETS } from './aws-api.ts';
 import type { ChildOptions, Operation } from './cpu-child.ts';
+import { OPERATIONS } from './cpu-subjects.ts';
 import type { ScopeChildOptions } from './scope-cpu-child.ts';
 import type { CallLists } from './scope-calls.ts';
 
 /**
- * CPU per request of the secrets handler against its floor (issue "Performance"): Lambda bills wall time, and at
+ * CPU per request of the API's handlers against their floor (issue "Performance"): Lambda bills wall time, and at
  * 512 MB a function has under a third of a core, so every millisecond of CPU is about three of billed duration.
  *
- * A child Node process (bench/cpu-child.ts) imports the real handler module over DynamoDB Local, seeds a workspace,
+ * A child Node process (bench/cpu-child.ts) imports the real handler modules over DynamoDB Local, seeds a workspace,
  * warms up, and counts its own CPU (user + system) over N sequential invocations with API Gateway v2 events; then
  * the floor: the same DynamoDB requests and AES-GCM work as the handler made, recorded from it and replayed with
- * plain @aws-sdk/lib-dynamodb calls. Idle CPU of the child over as long is subtracted; the medians of the rounds
- * are reported. DynamoDB Local's process is not counted, nor anything of the parent.
+ * plain @aws-sdk/lib-dynamodb calls, as many requests in flight together as the handler had (bench/cpu-floor.ts).
+ * Idle CPU of the child over as long is subtracted; the medians of the rounds are reported. DynamoDB Local's process
+ * is not counted, nor anything of the parent.
+ *
+ * The operations (bench/cpu-subjects.ts): the secrets route group's reveal by id, list and reveal by path, and the
+ * AWS API's GetSecretValue (the same secret as the reveals) and BatchGetSecretValue of 20 secrets (its figures are
+ * per call), through functions/aws/handler.ts with events signed with SigV4 ahead of each pass (bench/cpu-aws.ts).
+ * Checking the signature is the handler's work; the floor holds no signature check, as REST's holds no token check.
  */
 export interface CpuOptions {
-  /** Measured requests per round and side (default 500). */
+  /** What to measure (default: every operation, bench/cpu-subjects.ts `OPERATIONS`). */
+  operations?: Operation[];
+  /** Measured requests per round and side (default 500; a batch runs a fifth as many calls). */
   requests?: number;
   /** Warm-up requests before measuring (default 200). */
   warmup?: number;
@@ -49,14 +59,14 @@ export interface CpuFigures {
   floorCalls: string[];
 }
 
-export type CpuResults = Record<Operation, CpuFigures>;
+export type CpuResults = Partial<Record<Operation, CpuFigures>>;
 
 const CHILD = fileURLToPath(new URL('./cpu-child.ts', import.meta.url));
 const SCOPE_CHILD = fileURLToPath(new URL('./scope-cpu-child.ts', import.meta.url));
 
-/** Measures the CPU per request of reveal and list and of their floors, in a child process. */
+/** Measures the CPU per request of `options.operations` (default all) and of their floors, in a child process. */
 export async function measureCpu(options: CpuOptions = {}): Promise<CpuResults> {
-  return (await inChild(options, {})) as CpuResults;
+  return (await inChild(options, { operations: options.operations ?? [...OPERATIONS] })) as CpuResults;
 }
 
 /** Own-work CPU per request and call lists of one operation with each key (bench/scope-cpu-child.ts). */
@@ -86,9 +96,10 @@ export async function measureScopeCpu(options: { dynamodbEndpoint?: string } & P
 }
 
 /**
- * Profiles `operation`'s handler (or its floor) over `requests` warm requests with V8's sampling profiler and
- * writes the .cpuprofile to `file` (open it in Chrome DevTools, or summarize it with bench/cpu-profile.ts). `stub`
- * profiles the handler with every DynamoDB request answered from memory: its own work alone, without the SDK.
+ * Profiles `operation`'s handler (or its floor) over `requests` warm requests (a batch: its share of them) with V8's
+ * sampling profiler and writes the .cpuprofile to `file` (open it in Chrome DevTools, or summarize it with
+ * bench/cpu-profile.ts). `stub` profiles the handler with every DynamoDB request answered from memory: its own work
+ * alone, without the SDK.
  */
 export async function profileCpu(operation: Operation, side: 'handler' | 'floor' | 'stub', file: string, options: CpuOptions = {}) {
   return inChild({ ...options, requests: options.requests ?? 3000 }, { profile: { operation, side, file } });
@@ -110,6 +121,7 @@ async function inChild(options: CpuOptions, extra: Partial<ChildOptions> | Scope
       warmup: options.warmup ?? 200,
       rounds: options.rounds ?? 3,
       listSize: options.listSize ?? 20,
+      batchSecrets: AWS_BATCH_SECRETS,
       ...extra,
     };
     return await runChild(path, childOptions, {
@@ -158,11 +170,12 @@ function runChild(path: string, options: ChildOptions | ScopeChildOptions, env: 
 }
 
 /**
- * `node bench/cpu.ts` prints the figures; `node bench/cpu.ts --scope` those of 50 rules against none;
- * `node bench/cpu.ts --profile revealById [handler|floor|stub] [file]` profiles.
+ * `node bench/cpu.ts [operation …]` prints the figures (of every operation by default); `node bench/cpu.ts --scope`
+ * those of 50 rules against none; `node bench/cpu.ts --profile revealById [handler|floor|stub] [file]` profiles.
  */
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [flag, operation = 'revealById', side = 'handler', file] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const [flag, operation = 'revealById', side = 'handler', file] = args;
   const run =
     flag === '--profile'
       ? profileCpu(
@@ -172,7 +185,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         )
       : flag === '--scope'
         ? measureScopeCpu()
-        : measureCpu();
+        : measureCpu(args.length ? { operations: args as Operation[] } : {});
   run.then(
     (result) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`),
     (error: unknown) => {

@@ -1,13 +1,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { AWS_BATCH_SECRETS, awsApiCalls } from './aws-api.ts';
 import { bundleTable, measureBundles } from './bundles.ts';
-import { measureCpu } from './cpu.ts';
+import { measureCpu, type CpuResults } from './cpu.ts';
 import { measureMandatedFloor } from './mandated.ts';
 import { makeAwsInspector, makeCallRecorder } from './calls.ts';
-import { rawStorageCalls, request, runLoad, sequentialP50, type Api } from './load.ts';
-import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
+import type { Api } from './load.ts';
+import { countCalls, measureLoad, operationsTable, prepare, priceOperations } from './operations.ts';
+import { PRICES, type OperationCalls } from './prices.ts';
 import { measureScope, scopeTable, type ScopeResults } from './scope.ts';
 import { loginTable, measureLogin, type LoginResults } from './login.ts';
 import { measureWebhookOperations, webhookOperationsTable, type WebhookOperationResults } from './webhook-operations.ts';
@@ -22,8 +22,9 @@ import { priceWorkload, workloadTable } from './workload.ts';
  * what access keys' permissions cost (bench/scope.ts), `BENCH_ONLY=login` what a workload-identity login costs
  * (bench/login.ts), `BENCH_ONLY=webhook-ops` what test events, recoveries and statistics cost (bench/webhook-operations.ts),
  * `BENCH_ONLY=delivery` what a webhook delivery costs at 10 endpoints an event and at one (bench/webhooks.ts),
- * `BENCH_ONLY=aws` the calls of the AWS API's GetSecretValue and BatchGetSecretValue beside the REST reveals they
- * match (bench/aws-api.ts); each printed, and written only to BENCH_OUT if set.
+ * `BENCH_ONLY=aws` the AWS API's GetSecretValue and BatchGetSecretValue beside the REST reveal by path and the
+ * environment load they match (bench/aws-api.ts): their calls, timings, CPU against the floor (bench/cpu.ts) and
+ * price, as `operations` of the full run; each printed, and written only to BENCH_OUT if set.
  */
 const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 3000);
 const SCOPE_ONLY = process.env.BENCH_ONLY === 'scope';
@@ -72,13 +73,9 @@ async function main(): Promise<void> {
       return;
     }
     if (AWS_ONLY) {
-      process.stdout.write('the AWS API…\n');
-      const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
-      const all = await countCalls(api, await prepare(api), recorder);
-      const { revealByPath, loadEnvironment, awsGetSecretValue, awsBatchGetSecretValue } = all;
-      const awsCalls = { revealByPath, loadEnvironment, awsGetSecretValue, awsBatchGetSecretValue };
-      if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), awsCalls }, null, 2)}\n`);
-      process.stdout.write(`${JSON.stringify(awsCalls, null, 2)}\n`);
+      const operations = await measureAws({ baseUrl: stack.baseUrl, apiKey: stack.apiKey }, stack, recorder);
+      if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), operations }, null, 2)}\n`);
+      process.stdout.write(`${operationsTable(operations).join('\n')}\n${JSON.stringify(operations, null, 2)}\n`);
       return;
     }
     if (LOGIN_ONLY) {
@@ -100,7 +97,7 @@ async function main(): Promise<void> {
     const setup = await prepare(api);
     const calls = await countCalls(api, setup, recorder);
     process.stdout.write('latency and throughput…\n');
-    const load = await measureLoad(api, setup, stack.dynamodbEndpoint, stack.tableName);
+    const load = await measureLoad(api, setup, { endpoint: stack.dynamodbEndpoint, tableName: stack.tableName }, LOAD_MS);
     process.stdout.write('webhooks…\n');
     const webhooks = await measureWebhooks(api, setup.environmentId, { latencySamples: 30, throughputWrites: 25 });
     const deliveries = {
@@ -128,123 +125,21 @@ async function main(): Promise<void> {
   }
 }
 
-/** Reveals averaged for the warm cost of a reveal (the rate-limit leases grow over the first few dozen). */
-const REVEAL_RUNS = 100;
-
-/** Secrets in the environment that `loadEnvironment` loads: a typical service's start-up set. */
-const LOAD_SECRETS = 30;
-
-/** A project, an environment and a secret with two versions to measure against, and an environment of 30 secrets. */
-async function prepare(api: Api) {
-  const project = await request(api, 'POST', '/api/v1/projects', { name: 'Bench' }, 201);
-  const environment = await request(api, 'POST', `/api/v1/projects/${project.data.id}/environments`, { name: 'prod' }, 201);
-  const environmentId = environment.data.id as string;
-  const secretsPath = `/api/v1/environments/${environmentId}/secrets`;
-  const secret = await request(api, 'PUT', secretsPath, { key: 'DATABASE_URL', value: 'postgres://bench' });
-  await request(api, 'PUT', secretsPath, { key: 'DATABASE_URL', value: 'postgres://bench-2' });
-  const loaded = await request(api, 'POST', `/api/v1/projects/${project.data.id}/environments`, { name: 'load' }, 201);
-  const loadPath = `/api/v1/environments/${loaded.data.id}/secrets`;
-  for (let i = 0; i < LOAD_SECRETS; i++)
-    await request(api, 'PUT', loadPath, { key: `SERVICE_SECRET_${i}`, value: `value-${i}-${'x'.repeat(40)}` });
-  return {
-    environmentId,
-    secretsPath,
-    secretId: secret.data.id as string,
-    path: 'bench/prod/DATABASE_URL',
-    loadPath: `${loadPath}/reveal`,
-    loadNames: Array.from({ length: LOAD_SECRETS }, (_, i) => `bench/load/SERVICE_SECRET_${i}`),
-  };
+/** The AWS API's reads beside the REST operations they match: calls, timings, CPU against the floor, price. */
+async function measureAws(api: Api, stack: { dynamodbEndpoint: string; tableName: string }, recorder: ReturnType<typeof makeCallRecorder>) {
+  const names = ['revealByPath', 'loadEnvironment', 'awsGetSecretValue', 'awsBatchGetSecretValue'] as const;
+  process.stdout.write('the AWS API: calls…\n');
+  const setup = await prepare(api);
+  const all = await countCalls(api, setup, recorder);
+  process.stdout.write('the AWS API: latency…\n');
+  const load = await measureLoad(api, setup, { endpoint: stack.dynamodbEndpoint, tableName: stack.tableName }, LOAD_MS, [...names]);
+  process.stdout.write('the AWS API: CPU per request against the floor…\n');
+  const cpu = await measureCpu({
+    dynamodbEndpoint: stack.dynamodbEndpoint,
+    operations: ['revealByPath', 'awsGetSecretValue', 'awsBatchGetSecretValue'],
+  });
+  return priceOperations(Object.fromEntries(names.map((name) => [name, all[name]])), load, cpu);
 }
-
-type Setup = Awaited<ReturnType<typeof prepare>>;
-const route = (key: string) => [key];
-
-/** Requests each operation makes, warm (the second of two identical calls, so caches are as in a busy function). */
-async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof makeCallRecorder>) {
-  const twice = async (scopes: string[], call: () => Promise<unknown>) => {
-    await recorder.measure(scopes, call);
-    return recorder.measure(scopes, call);
-  };
-  // Reveals spend rate-limit leases that grow as a container keeps revealing: priced as the mean of a warm run.
-  const warmRun = async (scopes: string[], call: () => Promise<unknown>, runs: number) => {
-    await recorder.measure(scopes, call);
-    return recorder.measure(scopes, call, 0, runs);
-  };
-  let n = 0;
-  const put = 'PUT /api/v1/environments/{envId}/secrets';
-  const aws = await awsApiCalls(api, s);
-  const created: string[] = [];
-  return {
-    createSecret: await recorder.measure(route(put), async () =>
-      created.push((await request(api, 'PUT', s.secretsPath, { key: `NEW_${n++}`, value: 'v' })).data.id),
-    ),
-    rotateSecret: await twice(route(put), () => request(api, 'PUT', s.secretsPath, { key: 'DATABASE_URL', value: `v${n++}` })),
-    revealById: await warmRun(
-      route('POST /api/v1/secrets/{secretId}/reveal'),
-      () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`),
-      REVEAL_RUNS,
-    ),
-    revealByPath: await warmRun(route('POST /api/v1/reveal'), () => request(api, 'POST', '/api/v1/reveal', { path: s.path }), REVEAL_RUNS),
-    listSecrets: await twice(route('GET /api/v1/environments/{envId}/secrets'), () => request(api, 'GET', s.secretsPath)),
-    searchSecrets: await twice(route('GET /api/v1/search/secrets'), () => request(api, 'GET', '/api/v1/search/secrets?q=database')),
-    // A delete keeps the secret restorable for 7 days by default; a restore brings it back; 0 purges at once.
-    deleteSecret: await recorder.measure(route('DELETE /api/v1/secrets/{secretId}'), () =>
-      request(api, 'DELETE', `/api/v1/secrets/${created[0]}`),
-    ),
-    restoreSecret: await recorder.measure(route('POST /api/v1/secrets/{secretId}/restore'), () =>
-      request(api, 'POST', `/api/v1/secrets/${created[0]}/restore`),
-    ),
-    deleteSecretAtOnce: await recorder.measure(route('DELETE /api/v1/secrets/{secretId}'), () =>
-      request(api, 'DELETE', `/api/v1/secrets/${created[0]}?recoveryWindowDays=0`),
-    ),
-    listAudit: await twice(route('GET /api/v1/audit'), () => request(api, 'GET', '/api/v1/audit')),
-    loadEnvironment: await warmRun(
-      route('POST /api/v1/environments/{envId}/secrets/reveal'),
-      () => request(api, 'POST', s.loadPath, {}),
-      10,
-    ),
-    // The AWS API (POST /, signed with SigV4 by the AWS SDK): the same reveal by path, and 20 of the loaded secrets.
-    awsGetSecretValue: await warmRun(route('POST /'), aws.getSecretValue, REVEAL_RUNS),
-    awsBatchGetSecretValue: await warmRun(route('POST /'), aws.batchGetSecretValue, 10),
-  };
-}
-
-/** Reveal, write and list at concurrency 1 and 16, and the raw storage floor of each at concurrency 1. */
-async function measureLoad(api: Api, s: Setup, endpoint: string, tableName: string) {
-  const raw = rawStorageCalls(endpoint, tableName);
-  await raw.seed();
-  const aws = await awsApiCalls(api, s);
-  const keys = Array.from({ length: 64 }, (_, i) => `LOAD_${i}`);
-  const ops = {
-    revealById: { run: () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`), raw: raw.reveal },
-    createSecret: {
-      run: (i: number) => request(api, 'PUT', s.secretsPath, { key: keys[i % keys.length], value: `v${i}` }),
-      raw: raw.write,
-    },
-    listSecrets: { run: () => request(api, 'GET', s.secretsPath), raw: raw.list },
-    loadEnvironment: { run: () => request(api, 'POST', s.loadPath, {}), raw: raw.list },
-    awsGetSecretValue: { run: aws.getSecretValue, raw: raw.reveal },
-    awsBatchGetSecretValue: { run: aws.batchGetSecretValue, raw: raw.list },
-  };
-  const results: Record<
-    string,
-    { c1: Awaited<ReturnType<typeof runLoad>>; c16: Awaited<ReturnType<typeof runLoad>>; rawP50: number; responseBytes: number }
-  > = {};
-  for (const [name, op] of Object.entries(ops)) {
-    // API Gateway meters in 512 KB steps: the answer's size (the request is far smaller) decides the steps.
-    const responseBytes = Buffer.byteLength(JSON.stringify(await op.run(0)));
-    const c1 = await runLoad(async (i) => void (await op.run(i)), 1, LOAD_MS);
-    const c16 = await runLoad(async (i) => void (await op.run(i)), 16, LOAD_MS);
-    const rawP50 = await sequentialP50(op.raw, 200);
-    results[name] = { c1, c16, rawP50, responseBytes };
-  }
-  return results;
-}
-
-/** CPU figures of the handler against its floor (bench/cpu.ts), per operation. */
-type CpuFigures = Partial<
-  Record<string, { cpuMsPerRequest: number; floorCpuMsPerRequest: number; cpuFloorRatio: number; ownCpuMsPerRequest?: number }>
->;
 
 function assemble(
   bundles: Awaited<ReturnType<typeof measureBundles>>,
@@ -252,50 +147,10 @@ function assemble(
   load: Awaited<ReturnType<typeof measureLoad>>,
   webhooks: Awaited<ReturnType<typeof measureWebhooks>>,
   deliveries: Record<'batch' | 'single' | 'singlesTogether', Awaited<ReturnType<typeof measureDelivery>>>,
-  cpu: CpuFigures = {},
+  cpu: CpuResults = {},
   scope?: ScopeResults,
 ) {
-  const operations: Record<string, Record<string, unknown>> = {};
-  for (const [name, c] of Object.entries(calls)) {
-    const l = load[name];
-    // Unmeasured operations take the closest measured one's time: writes a write's, reads a list's.
-    const wallMs =
-      l?.c1.p50 ??
-      (['rotateSecret', 'deleteSecret', 'restoreSecret', 'deleteSecretAtOnce'].includes(name)
-        ? load.createSecret?.c1.p50
-        : name === 'revealByPath'
-          ? load.revealById?.c1.p50
-          : load.listSecrets?.c1.p50) ??
-      30;
-    // A reveal by path runs the reveal's code: its CPU is taken to be the reveal by id's.
-    const cpuMs = (cpu[name] ?? (name === 'revealByPath' ? cpu.revealById : undefined))?.cpuMsPerRequest ?? null;
-    const durationMs = lambdaDurationMs(wallMs, cpuMs);
-    operations[name] = {
-      ...c,
-      costPerMillionUsd: costPerMillion(c, { apiBytes: l?.responseBytes ?? 1, lambdaInvocations: 1, durationMs }),
-      lambdaDurationMs: durationMs,
-      cpuMsPerRequest: cpu[name]?.cpuMsPerRequest ?? null,
-      floorCpuMsPerRequest: cpu[name]?.floorCpuMsPerRequest ?? null,
-      cpuFloorRatio: cpu[name]?.cpuFloorRatio ?? null,
-      ...(cpu[name]?.ownCpuMsPerRequest !== undefined ? { ownCpuMsPerRequest: cpu[name]!.ownCpuMsPerRequest } : {}),
-      ...(cpu[name] ? {} : { cpuNull: 'CPU is measured for revealById and listSecrets only (bench/cpu.ts)' }),
-      ...(name.startsWith('aws') && { api: 'the AWS Secrets Manager API: POST / signed with SigV4 by the AWS SDK for JavaScript' }),
-      p50Ms: round2(l?.c1.p50 ?? null),
-      p95Ms: round2(l?.c1.p95 ?? null),
-      p99Ms: round2(l?.c1.p99 ?? null),
-      rps: round2(l?.c1.rps ?? null),
-      concurrency16: l ? { p50Ms: round2(l.c16.p50), p95Ms: round2(l.c16.p95), p99Ms: round2(l.c16.p99), rps: round2(l.c16.rps) } : null,
-      rawStorageP50Ms: round2(l?.rawP50 ?? null),
-      overheadRatio: l ? round2(l.c1.p50! / l.rawP50) : null,
-      ...(l ? {} : { timingsNull: 'not load-tested; its Lambda duration is that of the closest measured operation' }),
-    };
-    const perCall = { loadEnvironment: LOAD_SECRETS, awsBatchGetSecretValue: AWS_BATCH_SECRETS }[name];
-    if (perCall !== undefined) {
-      // One call delivers many secrets: the cost that matters is per secret delivered.
-      const perPage = operations[name].costPerMillionUsd as number;
-      Object.assign(operations[name], { secrets: perCall, costPerMillionSecretsUsd: Math.round((perPage / perCall) * 1000) / 1000 });
-    }
-  }
+  const operations = priceOperations(calls, load, cpu);
   // Per delivery with 10 endpoints per event (a full worker batch: what the pipeline is built for), with 1 endpoint
   // for an event alone, and with 1 endpoint for 10 events written together (a busy moment).
   const batch = priceDelivery(deliveries.batch);
@@ -328,15 +183,7 @@ function assemble(
 }
 
 function table(results: ReturnType<typeof assemble> & { login?: LoginResults; webhookOperations?: WebhookOperationResults }): string {
-  const rows = [
-    '| operation | DynamoDB req | billed RRU | billed WRU (index) | KMS | SQS | Lambda ms | $/M ops (AWS billing) | CPU ms | floor CPU ms | CPU ratio | p50 ms (c1) | p95 | p99 | rps c1 | rps c16 | p50 c16 | raw p50 | ratio |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-  ];
-  for (const [name, o] of Object.entries(results.operations) as [string, any][]) {
-    rows.push(
-      `| ${name} | ${o.dynamodbRequests} | ${o.billedReadUnits} | ${o.billedWriteUnits} (${o.billedIndexWriteUnits}) | ${o.kmsRequests} | ${o.sqsRequests} | ${o.lambdaDurationMs} | ${o.costPerMillionUsd} | ${o.cpuMsPerRequest ?? '–'} | ${o.floorCpuMsPerRequest ?? '–'} | ${o.cpuFloorRatio ?? '–'} | ${o.p50Ms ?? '–'} | ${o.p95Ms ?? '–'} | ${o.p99Ms ?? '–'} | ${o.rps ?? '–'} | ${o.concurrency16?.rps ?? '–'} | ${o.concurrency16?.p50Ms ?? '–'} | ${o.rawStorageP50Ms ?? '–'} | ${o.overheadRatio ?? '–'} |`,
-    );
-  }
+  const rows = operationsTable(results.operations);
   const load = results.operations.loadEnvironment as any;
   rows.push(
     '',
