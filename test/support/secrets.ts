@@ -5,6 +5,8 @@ import { systemClock } from '../../shared/platform/clock.ts';
 import { makeCipher } from '../../shared/platform/crypto/envelope.ts';
 import { makeLocalKeyring } from '../../shared/platform/crypto/local-keyring.ts';
 import { makeSecretService, type SecretServiceStore } from '../../shared/secrets/secret-service.ts';
+import { API_KEY_AUTHORITY } from '../../shared/access/permissions.ts';
+import type { Principal } from '../../shared/platform/principal.ts';
 import { call, localStore } from './api.ts';
 
 /** A project and environment to hold a test's secrets. */
@@ -45,4 +47,16 @@ export function textsOf(value: unknown): string[] {
   if (Array.isArray(value) || value instanceof Set) return [...value].flatMap(textsOf);
   if (value && typeof value === 'object') return Object.values(value).flatMap(textsOf);
   return [];
+}
+
+/** The principal of a workspace's API key as the services see it, for tests that call a service directly. */
+export function apiKeyPrincipal(ws: { workspaceId: string; apiKeyId: string }, accountId = 'acc_x'): Principal {
+  return {
+    workspaceId: ws.workspaceId,
+    accountId,
+    kind: 'api_key',
+    actorSub: ws.apiKeyId,
+    credentialId: ws.apiKeyId,
+    authority: API_KEY_AUTHORITY,
+  };
 }

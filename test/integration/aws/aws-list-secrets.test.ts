@@ -7,13 +7,12 @@ import {
 } from '@aws-sdk/client-secrets-manager';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY_AUTHORITY } from '../../../shared/access/permissions.ts';
 import { systemClock } from '../../../shared/platform/clock.ts';
 import { keys } from '../../../shared/platform/store/keys.ts';
 import { makeDeletedSecretService } from '../../../shared/secrets/deleted-secret-service.ts';
 import { secretPath } from '../../../shared/secrets/index.ts';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
-import { newEnvironment } from '../../support/secrets.ts';
+import { apiKeyPrincipal, newEnvironment } from '../../support/secrets.ts';
 import { awsKey, client, listPages } from './support.ts';
 
 /**
@@ -189,14 +188,7 @@ describe('ListSecrets IncludePlannedDeletion: secrets in their recovery window',
 
   it('leaves a deleted secret out once past its purgeAt, before the sweeper has purged it', async () => {
     const { store } = localStore();
-    const principal = {
-      workspaceId: ws.workspaceId,
-      accountId: 'acc_x',
-      kind: 'api_key' as const,
-      actorSub: ws.apiKeyId,
-      credentialId: ws.apiKeyId,
-      authority: API_KEY_AUTHORITY,
-    };
+    const principal = apiKeyPrincipal(ws);
     const listed = async (now: () => number) =>
       (await makeDeletedSecretService({ store, clock: { now } }).listWithLive(principal, { limit: 10 }, { newestFirst: false })).items.map(
         (secret) => secretPath(secret),

@@ -3,7 +3,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '../../../shared/platform/ids.ts';
 import { makeDeletedSecretService } from '../../../shared/secrets/deleted-secret-service.ts';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
-import { newEnvironment } from '../../support/secrets.ts';
+import { apiKeyPrincipal, newEnvironment } from '../../support/secrets.ts';
 
 /**
  * Recoverable deletes (decisions.md, "Recoverable deletes") against DynamoDB Local: a delete hides the secret at once
@@ -138,19 +138,10 @@ describe('recoverable deletes', () => {
     const secret = await twoVersions();
     await call('DELETE', `/api/v1/secrets/${secret.id}`, { token: ws.apiKey });
     const { store } = localStore();
-    const principal = {
-      workspaceId: ws.workspaceId,
-      accountId: 'acc_x',
-      kind: 'api_key' as const,
-      actorSub: ws.apiKeyId,
-      credentialId: ws.apiKeyId,
-    };
-    const { API_KEY_AUTHORITY } = await import('../../../shared/access/permissions.ts');
+    const principal = apiKeyPrincipal(ws);
     const later = makeDeletedSecretService({ store, clock: { now: () => Date.now() + 7 * 86_400_000 + 60_000 } });
-    await expect(later.restore({ ...principal, authority: API_KEY_AUTHORITY }, secret.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    expect(
-      (await later.list({ ...principal, authority: API_KEY_AUTHORITY }, env.environment.id, { limit: 200 })).items.map((s) => s.id),
-    ).not.toContain(secret.id);
+    await expect(later.restore(principal, secret.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect((await later.list(principal, env.environment.id, { limit: 200 })).items.map((s) => s.id)).not.toContain(secret.id);
     expect((await versionItems(secret.id)).length).toBe(3);
     // The sweeper's query finds it once its window has ended, and the purge removes every item of it.
     const due = await store.pendingPurges(new Date(Date.now() + 8 * 86_400_000).toISOString(), 10_000);

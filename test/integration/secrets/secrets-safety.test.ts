@@ -9,19 +9,11 @@ import { hashToken, issueToken } from '../../../shared/access/tokens.ts';
 import { ENTITY, keys } from '../../../shared/platform/store/keys.ts';
 import { makeSweeper } from '../../../shared/webhooks/sweeper.ts';
 import { call, localStore, newWorkspace, stackMacs, type ApiAnswer } from '../../support/api.ts';
-import { newEnvironment, scanTable, secretServiceWith, textsOf } from '../../support/secrets.ts';
-import { API_KEY_AUTHORITY } from '../../../shared/access/permissions.ts';
+import { apiKeyPrincipal, newEnvironment, scanTable, secretServiceWith, textsOf } from '../../support/secrets.ts';
 
 const principalOf = async (ws: Awaited<ReturnType<typeof newWorkspace>>): Promise<Principal> => {
   const workspace = await localStore().store.getWorkspace(ws.workspaceId);
-  return {
-    workspaceId: ws.workspaceId,
-    accountId: workspace!.accountId,
-    kind: 'api_key',
-    actorSub: ws.apiKeyId,
-    credentialId: ws.apiKeyId,
-    authority: API_KEY_AUTHORITY,
-  };
+  return apiKeyPrincipal(ws, workspace!.accountId);
 };
 
 describe('encryption at rest', () => {
