@@ -26,15 +26,15 @@ const description = () => z.optional(z.string().check(z.maxLength(2048)));
 /** A field of AWS's request that this service does not serve: refused by name when present (see `refuseFields`). */
 const unsupported = () => z.optional(z.unknown());
 
+const tagText = () => z.regex(TAG_TEXT, 'may contain only letters, digits, spaces and _ . : / = + - @');
 const tagKey = () =>
   z.string().check(
     z.minLength(1),
     z.maxLength(128),
-    z.regex(TAG_TEXT, 'may contain only letters, digits, spaces and _ . : / = + - @'),
+    tagText(),
     z.refine((key) => !key.toLowerCase().startsWith('aws:'), { error: 'must not begin with "aws:" (reserved by AWS)' }),
   );
-const tagValue = () =>
-  z.string().check(z.maxLength(256), z.regex(TAG_TEXT, 'may contain only letters, digits, spaces and _ . : / = + - @'));
+const tagValue = () => z.string().check(z.maxLength(256), tagText());
 const tagsSchema = () => z.array(z.object({ Key: tagKey(), Value: tagValue() })).check(z.maxLength(MAX_TAGS));
 
 /** InvalidParameterException naming the first field of `fields` the request has: a feature this service does not serve. */
@@ -138,7 +138,7 @@ export function makeSecretWrites(
           throw new AwsError('InvalidRequestException', 'VersionStages: only ["AWSCURRENT"] is supported by this service yet.');
         const value = valueOf(input);
         const secret = await lookup.liveSecret(principal, input.SecretId);
-        const answer = await secrets.writeExisting(principal, secret.id, value, { versionId: input.ClientRequestToken });
+        const answer = await secrets.writeExisting(principal, secret, value, { versionId: input.ClientRequestToken });
         return { ...written(answer), VersionStages: stagesOf(answer.version, answer.secret.currentVersion) };
       },
     }),
@@ -160,7 +160,7 @@ export function makeSecretWrites(
           secret = await secrets.updateMetadata(principal, secret.id, () => ({ description }), describeChange('description'));
         }
         if (input.SecretString === undefined) return named(secret);
-        return written(await secrets.writeExisting(principal, secret.id, input.SecretString, { versionId: input.ClientRequestToken }));
+        return written(await secrets.writeExisting(principal, secret, input.SecretString, { versionId: input.ClientRequestToken }));
       },
     }),
 

@@ -3,7 +3,7 @@ import type { PolicyAction, PolicyTarget } from '../platform/principal.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type AccessScope, requireAccess } from '../access/index.ts';
 import type { Store } from '../store.ts';
-import type { StoredSecret } from './secret-record.ts';
+import type { SecretRecord } from './secret-record.ts';
 import { auditEntry } from '../audit/index.ts';
 
 /** A secret (or a key about to be one) where the policy looks: its project and environment slugs and its key. */
@@ -36,7 +36,7 @@ const environmentScope = (environment: EnvironmentRef): AccessScope => ({
  */
 export function makeSecretGuard(store: Pick<Store, 'recordDenial'>, clock: Clock, onDenialAuditFailure?: (error: unknown) => void) {
   /** The head of a secret the caller may read; NOT_FOUND for one it may not (it does not exist for the caller). */
-  function readable<T extends StoredSecret>(
+  function readable<T extends SecretRecord>(
     principal: Principal,
     head: T | undefined,
     secretId: string,

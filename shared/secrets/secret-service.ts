@@ -149,10 +149,14 @@ export function makeSecretService(deps: SecretServiceDeps) {
       return writeNext(principal, environment, { key: path.key, value }, options);
     },
 
-    /** The next version of an existing secret, named by id (the AWS API's PutSecretValue and UpdateSecret). */
-    async writeExisting(principal: Principal, secretId: string, value: string, options: WriteOptions = {}) {
-      const head = await readable(principal, await store.getSecretHead(principal.workspaceId, secretId), secretId);
+    /**
+     * The next version of an existing secret (the AWS API's PutSecretValue and UpdateSecret): the secret as the
+     * caller's lookup just read it (readByPath), so it is not read again; the policy is asked here all the same.
+     */
+    async writeExisting(principal: Principal, found: SecretRecord, value: string, options: WriteOptions = {}) {
+      const head = await readable(principal, found, found.id);
       await permit(principal, 'write', head);
+      const secretId = head.id;
       const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
       return writeNext(principal, environment, { key: head.key, value }, { ...options, secretId });
     },
