@@ -127,11 +127,13 @@ describe('local stream poller shards', () => {
 
     // Act
     const batches = await run(file);
-    await waitFor(() => batches.length >= 1, 3_000, 'the first batch');
+    // The checkpoint is saved after the handler returns, so wait for the save, not only for the batch.
+    const savedCheckpoints = () => JSON.parse(readFileSync(file, 'utf8')) as StreamCheckpoints;
+    await waitFor(() => batches.length >= 1 && savedCheckpoints().shards.p?.sequenceNumber === '02', 3_000, 'the first batch saved');
 
     // Assess
     expect(batches[0]).toEqual(['01', '02']);
-    const saved = JSON.parse(readFileSync(file, 'utf8')) as StreamCheckpoints;
+    const saved = savedCheckpoints();
     expect(saved.streamArn).toBe(STREAM);
     expect(Object.keys(saved.shards)).not.toContain('gone');
   });
