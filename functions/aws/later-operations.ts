@@ -15,4 +15,5 @@ export const LATER_OPERATIONS = [
   'TagResource',
   'UntagResource',
   'GetRandomPassword',
+  'UpdateSecretVersionStage',
 ] as const;

@@ -13,6 +13,13 @@ export const AUDIT_ACTIONS = [
   'secret.restore',
   // A secret's description or tags changed through the AWS API (decisions.md v1.3): metadata names what, never a value.
   'secret.tag',
+  // Staging labels changed without a new current version (decisions.md v1.3, "Rotation"): a version written without
+  // AWSCURRENT, or a label other than AWSCURRENT moved. No event: consumers still read the same current value.
+  'secret.stage',
+  // Rotation (decisions.md v1.3): its configuration changed, and how each rotation ended.
+  'secret.rotation_configure',
+  'secret.rotation_failed',
+  'secret.rotation_succeeded',
   'access_key.create',
   'access_key.revoke',
   'access_key.update',

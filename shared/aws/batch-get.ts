@@ -72,7 +72,7 @@ export function makeBatchGetSecretValue(secrets: SecretService, place: AwsPlace)
             Name: secretPath(result.secret),
             VersionId: versionIdOf(result.secret, result.version),
             SecretString: result.value,
-            VersionStages: stagesOf(result.version, result.secret.currentVersion),
+            VersionStages: stagesOf(result.secret, result.version),
             CreatedDate: epochSeconds(result.versionCreatedAt),
           });
         } else {

@@ -2,7 +2,16 @@ import * as z from 'zod/mini';
 import type { Principal } from '../platform/principal.ts';
 import { SECRET_PATH, type SecretRecord } from '../secrets/index.ts';
 import type { SecretReveals } from '../secrets/index.ts';
-import { secretArn, secretPath, stagesOf, versionIdOf, versionOfDerivedId, type AwsPlace } from '../secrets/index.ts';
+import {
+  labelsOf,
+  latestVersionOf,
+  secretArn,
+  secretPath,
+  stagesOf,
+  versionIdOf,
+  versionOfVersionId,
+  type AwsPlace,
+} from '../secrets/index.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
 import { epochSeconds, firstFound, matchesReference, parseSecretId } from './names.ts';
 
@@ -15,8 +24,8 @@ import { epochSeconds, firstFound, matchesReference, parseSecretId } from './nam
 export const secretIdSchema = () => z.string().check(z.minLength(1), z.maxLength(2048));
 
 /**
- * The version a VersionId and a VersionStage name of a secret (both, if given, must name the same one): a VersionId
- * is one the head keeps, one derived from the secret's id, or one a write's token stored (`versionOfId` reads it).
+ * The version a VersionId and a VersionStage name of a secret (both, if given, must name the same one; neither: the
+ * current one). A VersionId is resolved as secret-names.ts says (`versionOfId` reads a write's stored token).
  */
 async function versionNamed(
   secret: SecretRecord,
@@ -26,24 +35,16 @@ async function versionNamed(
 ): Promise<number | undefined> {
   let version = secret.currentVersion;
   if (versionId !== undefined) {
-    const kept = Object.entries(secret.versionIds ?? {}).find(([, id]) => id === versionId)?.[0];
-    const derived = versionOfDerivedId(secret.id, versionId);
-    // A derived id names its version unless a write's token replaced it there (the head keeps those of labelled ones).
-    const named =
-      kept !== undefined
-        ? Number(kept)
-        : derived !== undefined && versionIdOf(secret, derived) === versionId
-          ? derived
-          : await versionOfId(versionId);
-    if (named === undefined || named > secret.currentVersion) return undefined;
+    const named = await versionOfVersionId(secret, versionId, versionOfId);
+    if (named === undefined || named > latestVersionOf(secret)) return undefined;
     version = named;
-  } else if (stage === 'AWSPREVIOUS') {
-    version = secret.currentVersion - 1;
-  } else if (stage !== undefined && stage !== 'AWSCURRENT') {
-    return undefined;
+  } else if (stage !== undefined) {
+    const labelled = labelsOf(secret)[stage];
+    if (labelled === undefined) return undefined;
+    version = labelled;
   }
   if (version < 1) return undefined;
-  if (stage !== undefined && !stagesOf(version, secret.currentVersion).includes(stage)) return undefined;
+  if (stage !== undefined && !stagesOf(secret, version).includes(stage)) return undefined;
   return version;
 }
 
@@ -81,7 +82,7 @@ export function makeGetSecretValue(
         Name: secretPath(revealed.secret),
         VersionId: versionIdOf(revealed.secret, revealed.version),
         SecretString: revealed.value,
-        VersionStages: stagesOf(revealed.version, revealed.secret.currentVersion),
+        VersionStages: stagesOf(revealed.secret, revealed.version),
         CreatedDate: epochSeconds(revealed.versionCreatedAt),
       };
     },

@@ -4,7 +4,7 @@ import { AwsError } from './aws-errors.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
 import { secretIdSchema } from './get-secret-value.ts';
 import { epochSeconds, lastChanged } from './names.ts';
-import { secretArn, secretPath, versionIdsToStages, type AwsPlace } from '../secrets/index.ts';
+import { secretArn, secretPath, stagesOf, versionIdOf, versionIdsToStages, type AwsPlace } from '../secrets/index.ts';
 import { withNextToken, type SecretLookup } from './secret-lookup.ts';
 
 /**
@@ -19,7 +19,7 @@ export const tagList = (secret: Pick<SecretRecord, 'tags'>) =>
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([Key, Value]) => ({ Key, Value }));
 
-/** DescribeSecret and ListSecretVersionIds (GetSecretValue is get-secret-value.ts, read at a cold start). */
+/** DescribeSecret, ListSecretVersionIds and UpdateSecretVersionStage (GetSecretValue is get-secret-value.ts). */
 export function makeSecretOperations(secrets: SecretService, lookup: SecretLookup, place: AwsPlace): Record<string, AwsOperation> {
   return {
     ListSecretVersionIds: defineOperation({
@@ -37,20 +37,46 @@ export function makeSecretOperations(secrets: SecretService, lookup: SecretLooku
           VersionStages: item.stages,
           CreatedDate: epochSeconds(item.createdAt),
         });
-        // By default only the versions with a staging label, as AWS lists them: the current one and the one before.
+        // By default only the versions with a staging label, as AWS lists them (a reserved one without its date).
         if (!input.IncludeDeprecated) {
           if (input.NextToken !== undefined) throw new AwsError('InvalidNextTokenException', 'The NextToken value is invalid.');
-          const page = await secrets.versions(principal, secret.id, { limit: 2 });
-          return { ...named, Versions: page.items.filter((item) => item.version >= secret.currentVersion - 1).map(version) };
+          const labelled = await secrets.labelledVersions(principal, secret);
+          return {
+            ...named,
+            Versions: labelled.map((item) => ({
+              VersionId: item.versionId,
+              VersionStages: item.stages,
+              ...(item.createdAt !== null && { CreatedDate: epochSeconds(item.createdAt) }),
+            })),
+          };
         }
         const page = await withNextToken(() =>
           secrets.versions(principal, secret.id, { limit: input.MaxResults ?? 100, cursor: input.NextToken }),
         );
+        // A version a rotation reserved has no item yet: the first page names it, as DescribeSecret does.
+        const reserved = input.NextToken === undefined ? (secret.unfilled ?? []) : [];
         return {
           ...named,
-          Versions: page.items.map(version),
+          Versions: [
+            ...reserved.map((number) => ({ VersionId: versionIdOf(secret, number), VersionStages: stagesOf(secret, number) })),
+            ...page.items.map(version),
+          ],
           ...(page.nextCursor !== null && { NextToken: page.nextCursor }),
         };
+      },
+    }),
+
+    UpdateSecretVersionStage: defineOperation({
+      input: z.object({
+        SecretId: secretIdSchema(),
+        VersionStage: z.string().check(z.minLength(1), z.maxLength(256)),
+        MoveToVersionId: z.optional(z.string().check(z.minLength(32), z.maxLength(64))),
+        RemoveFromVersionId: z.optional(z.string().check(z.minLength(32), z.maxLength(64))),
+      }),
+      handle: async (principal, input) => {
+        const secret = await lookup.liveSecret(principal, input.SecretId);
+        await secrets.moveStage(principal, secret, input.VersionStage, input.MoveToVersionId, input.RemoveFromVersionId);
+        return { ARN: secretArn(place, secret), Name: secretPath(secret) };
       },
     }),
 

@@ -4,7 +4,7 @@ import type { DeletedSecretService, SecretRecord, SecretService, WriteAnswer } f
 import { AwsError } from './aws-errors.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
 import { epochSeconds, pathOfName } from './names.ts';
-import { secretArn, secretPath, stagesOf, versionIdOf, type AwsPlace } from '../secrets/index.ts';
+import { checkStages, secretArn, secretPath, stagesOf, versionIdOf, type AwsPlace } from '../secrets/index.ts';
 import { markedForDeletion, type SecretLookup } from './secret-lookup.ts';
 import { secretIdSchema } from './get-secret-value.ts';
 
@@ -134,12 +134,14 @@ export function makeSecretWrites(
       }),
       handle: async (principal, input) => {
         refuseFields(input, ['SecretBinary']);
-        if (input.VersionStages && (input.VersionStages.length !== 1 || input.VersionStages[0] !== 'AWSCURRENT'))
-          throw new AwsError('InvalidRequestException', 'VersionStages: only ["AWSCURRENT"] is supported by this service yet.');
+        if (input.VersionStages) checkStages(input.VersionStages, 'VersionStages');
         const value = valueOf(input);
         const secret = await lookup.liveSecret(principal, input.SecretId);
-        const answer = await secrets.writeExisting(principal, secret, value, { versionId: input.ClientRequestToken });
-        return { ...written(answer), VersionStages: stagesOf(answer.version, answer.secret.currentVersion) };
+        const answer = await secrets.writeExisting(principal, secret, value, {
+          versionId: input.ClientRequestToken,
+          stages: input.VersionStages,
+        });
+        return { ...written(answer), VersionStages: stagesOf(answer.secret, answer.version) };
       },
     }),
 

@@ -14,9 +14,20 @@ export {
   arnSuffix,
   derivedVersionId,
   secretArn,
-  stagesOf,
   versionIdOf,
   versionIdsToStages,
   versionOfDerivedId,
+  versionOfVersionId,
   type AwsPlace,
 } from './secret-names.ts';
+export {
+  AWSCURRENT,
+  AWSPENDING,
+  AWSPREVIOUS,
+  checkStages,
+  labelsOf,
+  latestVersionOf,
+  StageRuleError,
+  stagesByVersion,
+  stagesOf,
+} from './secret-labels.ts';

@@ -4,7 +4,17 @@ import { transact } from '../platform/store/conditional.ts';
 import { keys } from '../platform/store/keys.ts';
 import { batchRead, getItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
-import { secretPath, toSecret, VersionConflictError, type SecretRecord, type StoredSecret } from './secret-record.ts';
+import {
+  revisionAfter,
+  secretPath,
+  toSecret,
+  toVersionRecord,
+  unchangedSince,
+  VersionConflictError,
+  type SecretRecord,
+  type StoredSecret,
+  type VersionRecord,
+} from './secret-record.ts';
 
 /**
  * What the AWS API keeps of a secret besides its values (decisions.md v1.3): the VersionIds its writes' tokens named
@@ -26,6 +36,16 @@ export function makeSecretMetadataStore(db: Db) {
       return new Map(paths.map((path) => [path, toSecret(found.get(itemKeyString(keys.secretPath(workspaceId, path))))]));
     },
 
+    /** Some versions of a secret by number, without their values, in one BatchGetItem (absent ones left out). */
+    async getSecretVersionRecords(workspaceId: string, secretId: string, versions: readonly number[]): Promise<VersionRecord[]> {
+      const itemKeys = versions.map((version) => keys.secretVersion(workspaceId, secretId, version));
+      const found = await batchRead(db, itemKeys, { projection: ['version', 'createdAt', 'createdBy', 'rolledBackFrom', 'versionId'] });
+      return itemKeys.flatMap((key) => {
+        const item = found.get(itemKeyString(key));
+        return item ? [toVersionRecord(item)] : [];
+      });
+    },
+
     /** The version a VersionId given as a `ClientRequestToken` names in the secret, or undefined. */
     async getVersionNumberOf(workspaceId: string, secretId: string, versionId: string): Promise<number | undefined> {
       const item = await getItem(db, keys.secretVersionId(workspaceId, secretId, versionId));
@@ -34,23 +54,24 @@ export function makeSecretMetadataStore(db: Db) {
 
     /**
      * Changes what the head says of the secret besides its value (description, tags), on the head, its path copy and
-     * its key item, with the audit entry, when the secret is still at `expected.currentVersion` and `changedAt`; else
+     * its key item, with the audit entry, when the secret is still as `expected` was read (its revision); else
      * a VersionConflictError (the caller reads again). `changedAt` (when they last changed) only moves forward;
      * `updatedAt` stays when the current version was written.
      */
     async updateSecretMetadata(
       workspaceId: string,
       record: SecretRecord,
-      expected: { currentVersion: number; changedAt: string | undefined },
+      expected: SecretRecord,
       change: { description?: string | null; tags?: Record<string, string> | null },
       audit: AuditEntry,
     ): Promise<void> {
-      const sets = ['changedAt = :changedAt'];
+      const condition = unchangedSince(expected);
+      const sets = ['changedAt = :newChangedAt', '#revision = :nextRevision'];
       const removes: string[] = [];
       const values: Record<string, unknown> = {
-        ':changedAt': record.changedAt,
-        ':version': expected.currentVersion,
-        ...(expected.changedAt !== undefined && { ':previous': expected.changedAt }),
+        ...condition.ExpressionAttributeValues,
+        ':newChangedAt': record.changedAt,
+        ':nextRevision': revisionAfter(expected),
       };
       for (const field of ['description', 'tags'] as const) {
         const value = change[field];
@@ -66,7 +87,8 @@ export function makeSecretMetadataStore(db: Db) {
           TableName: db.tableName,
           Key: key,
           UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-          ConditionExpression: `currentVersion = :version AND ${expected.changedAt === undefined ? 'attribute_not_exists(changedAt)' : 'changedAt = :previous'}`,
+          ConditionExpression: condition.ConditionExpression,
+          ExpressionAttributeNames: condition.ExpressionAttributeNames,
           ExpressionAttributeValues: values,
         },
       });

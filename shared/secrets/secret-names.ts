@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { secretPath } from './secret-record.ts';
+import { stagesByVersion, type Labelled } from './secret-labels.ts';
 
 /**
  * What the AWS API and REST both call a secret and its versions (decisions.md, "Names" and "Versions"): its ARN,
@@ -51,15 +52,24 @@ export const versionIdOf = (secret: { id: string; versionIds?: Record<string, st
   secret.versionIds?.[String(version)] ?? derivedVersionId(secret.id, version);
 
 /** The VersionIds of the labelled versions and their labels, as DescribeSecret and ListSecrets answer them. */
-export function versionIdsToStages(secret: { id: string; currentVersion: number; versionIds?: Record<string, string> | undefined }) {
-  const stages: Record<string, string[]> = { [versionIdOf(secret, secret.currentVersion)]: ['AWSCURRENT'] };
-  if (secret.currentVersion > 1) stages[versionIdOf(secret, secret.currentVersion - 1)] = ['AWSPREVIOUS'];
+export function versionIdsToStages(secret: Labelled & { id: string; versionIds?: Record<string, string> | undefined }) {
+  const stages: Record<string, string[]> = {};
+  for (const [version, labels] of stagesByVersion(secret)) stages[versionIdOf(secret, version)] = labels;
   return stages;
 }
 
-/** The staging labels of a version: AWSCURRENT on the current one, AWSPREVIOUS on the one before it. */
-export function stagesOf(version: number, currentVersion: number): string[] {
-  if (version === currentVersion) return ['AWSCURRENT'];
-  if (version === currentVersion - 1) return ['AWSPREVIOUS'];
-  return [];
+/**
+ * The version a VersionId names in the secret: one the head keeps (labelled versions), one derived from the secret's
+ * id (unless a write's token replaced it there), or one a write's token stored (`stored` reads its `VID#` item).
+ */
+export async function versionOfVersionId(
+  secret: { id: string; versionIds?: Record<string, string> | undefined },
+  versionId: string,
+  stored: (versionId: string) => Promise<number | undefined>,
+): Promise<number | undefined> {
+  const kept = Object.entries(secret.versionIds ?? {}).find(([, id]) => id === versionId)?.[0];
+  if (kept !== undefined) return Number(kept);
+  const derived = versionOfDerivedId(secret.id, versionId);
+  if (derived !== undefined) return versionIdOf(secret, derived) === versionId ? derived : undefined;
+  return stored(versionId);
 }

@@ -29,6 +29,14 @@ export interface SecretRecord {
    * them (any other version's is derived from the secret id and number: shared/secrets/secret-names.ts).
    */
   versionIds?: Record<string, string>;
+  /** Every staging label but AWSCURRENT (which `currentVersion` is), by name: shared/secrets/secret-labels.ts. */
+  labels?: Record<string, number>;
+  /** The highest version number, pending ones included, when it is not `currentVersion`. */
+  latestVersion?: number;
+  /** Versions a rotation reserved under its token (labelled AWSPENDING) that have no value yet. */
+  unfilled?: number[];
+  /** Counts every change of the head and its copies: each write is conditional on the one it read. */
+  revision?: number;
 }
 
 /** The head of a secret: its record and the sealed value of its current version. */
@@ -93,7 +101,7 @@ export const RECORD_FIELDS: readonly (keyof SecretRecord)[] = [
 ];
 
 /** The head's fields that only some secrets have: copied when present, never written as null. */
-const OPTIONAL_FIELDS = ['description', 'tags', 'changedAt', 'versionIds'] as const;
+const OPTIONAL_FIELDS = ['description', 'tags', 'changedAt', 'versionIds', 'labels', 'latestVersion', 'unfilled', 'revision'] as const;
 
 export const toRecord = (item: Record<string, unknown> | undefined): SecretRecord | undefined => {
   const record = pick<SecretRecord>(item, RECORD_FIELDS);
@@ -129,3 +137,27 @@ export function deletedOf(item: Record<string, unknown> | undefined, now: number
   const deletion = pick<Pick<DeletedSecret, 'deletedAt' | 'deletedBy' | 'purgeAt'>>(item, ['deletedAt', 'deletedBy', 'purgeAt'])!;
   return { ...record, ...deletion };
 }
+
+/**
+ * The condition that a head item (or one of its copies) is still as `read` found it: its revision; for items
+ * written before revisions, its current version and when its description or tags last changed.
+ */
+export function unchangedSince(read: SecretRecord) {
+  if (read.revision !== undefined)
+    return {
+      ConditionExpression: '#revision = :revision',
+      ExpressionAttributeNames: { '#revision': 'revision' },
+      ExpressionAttributeValues: { ':revision': read.revision } as Record<string, unknown>,
+    };
+  return {
+    ConditionExpression: `attribute_not_exists(#revision) AND currentVersion = :previous AND ${read.changedAt === undefined ? 'attribute_not_exists(changedAt)' : 'changedAt = :changedAt'}`,
+    ExpressionAttributeNames: { '#revision': 'revision' },
+    ExpressionAttributeValues: {
+      ':previous': read.currentVersion,
+      ...(read.changedAt !== undefined && { ':changedAt': read.changedAt }),
+    } as Record<string, unknown>,
+  };
+}
+
+/** The revision a change of the head read as `read` writes. */
+export const revisionAfter = (read: SecretRecord | undefined) => (read?.revision ?? 0) + 1;

@@ -1,3 +1,4 @@
+import { latestVersionOf } from './secret-labels.ts';
 import { auditEntry } from '../audit/index.ts';
 import type { Clock } from '../platform/clock.ts';
 import { secretContext } from '../platform/crypto/context.ts';
@@ -41,7 +42,8 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
   /** The sealed value of version `version` and when it was written: the head's own, or its version item; NOT_FOUND for none. */
   async function sealedAt(workspaceId: string, head: StoredSecret, version: number, prefetched?: Prefetched) {
     if (version === head.currentVersion) return { sealed: head.sealed, createdAt: head.updatedAt };
-    const stored = version < head.currentVersion ? await store.getSecretVersion(workspaceId, head.id, version, prefetched) : undefined;
+    // Versions above the current one are those written without AWSCURRENT (a reserved one has no item until filled).
+    const stored = version <= latestVersionOf(head) ? await store.getSecretVersion(workspaceId, head.id, version, prefetched) : undefined;
     if (!stored) throw new NotFoundError(`secret ${head.id} has no version ${version}`);
     return { sealed: stored.sealed, createdAt: stored.createdAt };
   }

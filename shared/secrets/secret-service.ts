@@ -6,8 +6,10 @@ import { makeSecretGuard, targetOf } from './secret-guard.ts';
 import { makeSecretSearch } from './secret-search-service.ts';
 import { makeSecretReveals, metadataOf } from './secret-reveals.ts';
 import { makeSecretBulkReveals } from './secret-bulk-reveals.ts';
-import { LOCAL_PLACE, secretArn, stagesOf, versionIdOf, type AwsPlace } from './secret-names.ts';
+import { LOCAL_PLACE, secretArn, versionIdOf, type AwsPlace } from './secret-names.ts';
+import { stagesOf } from './secret-labels.ts';
 import { makeSecretWriter, type WriteOptions } from './secret-writer.ts';
+import { makeSecretStages } from './secret-stages.ts';
 import { eventually, type Prefetched } from '../platform/prefetch.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { Store } from '../store.ts';
@@ -22,6 +24,7 @@ export type SecretServiceStore = Pick<
   | 'getEnvironmentBySlug'
   | 'getEnvironmentSecret'
   | 'getVersionNumberOf'
+  | 'getSecretVersionRecords'
   | 'updateSecretMetadata'
   | 'getSecretHead'
   | 'getSecretByPath'
@@ -81,6 +84,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
   const { sealedAt, ...reveals } = makeSecretReveals(deps, guard);
   const bulkReveals = makeSecretBulkReveals(deps, guard);
   const { writeNext, changeMetadata } = makeSecretWriter({ ...deps, guard });
+  const stages = makeSecretStages(deps, guard);
 
   /** An environment by its project's and its own slug, if the caller may see it; NOT_FOUND otherwise. */
   async function environmentAt(principal: Principal, projectSlug: string, envSlug: string) {
@@ -93,6 +97,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
   return {
     ...reveals,
     ...bulkReveals,
+    ...stages,
 
     /** The items each secrets route can read ahead with the credential; the store alone knows the table's keys. */
     prefetch: {
@@ -238,7 +243,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
         items: listed.items.map((item) => ({
           ...item,
           versionId: item.versionId ?? versionIdOf(head, item.version),
-          stages: stagesOf(item.version, head.currentVersion),
+          stages: stagesOf(head, item.version),
         })),
       };
     },

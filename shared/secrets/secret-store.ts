@@ -5,6 +5,7 @@ import { fromStored, toStored } from '../platform/store/sealed.ts';
 import {
   secretPath,
   toRecord,
+  unchangedSince,
   toSecret,
   toVersionRecord,
   VersionConflictError,
@@ -14,6 +15,21 @@ import {
   type StoredVersion,
   type VersionRecord,
 } from './secret-record.ts';
+import type { SealedValue } from '../platform/crypto/envelope.ts';
+
+/** The immutable item of a version a write makes (`null` for a change of labels alone). */
+export interface NewVersion {
+  /** Its number; default the new head's `currentVersion`. */
+  number?: number;
+  /** Its sealed value; default the new head's (the current one's). */
+  sealed?: SealedValue;
+  createdAt?: string;
+  createdBy: string;
+  rolledBackFrom?: number | undefined;
+  versionId?: string | undefined;
+  /** False when its VersionId was claimed before (a rotation's reserved version being filled). */
+  claim?: boolean;
+}
 import { environmentValuePut } from './environment-value-items.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limit-store.ts';
 import type { Pager } from '../platform/store/pager.ts';
@@ -81,88 +97,98 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
     },
 
     /**
-     * Writes version `secret.currentVersion` in one transaction: the immutable version item, the head under its id
-     * and its path, the environment's key item, and the audit entry. A create claims the path and key (they must
-     * not exist); a rotate moves them only from `previousVersion`. Either condition failing is a version conflict.
+     * Writes a secret's new state in one transaction: the head under its id and its path, the environment's key item,
+     * the new version's immutable item (if any), the environment's value item when the current version moved, the
+     * audit entry, and the claim of the version's VersionId. A create claims the path and key (they must not exist);
+     * any other write holds only while the key is as `expected` was read (shared/secrets/secret-record.ts,
+     * `unchangedSince`). Either condition failing is a version conflict.
      */
     async writeSecretVersion(
       workspaceId: string,
       secret: StoredSecret,
-      previousVersion: number,
-      version: { createdBy: string; rolledBackFrom?: number | undefined; versionId?: string | undefined },
-      audit: AuditEntry,
+      expected: SecretRecord | undefined,
+      version: NewVersion | null,
+      audit: AuditEntry | undefined,
+      /** A VersionId to claim without a version item (a rotation reserving its token). */
+      reserve?: { versionId: string; number: number },
     ): Promise<void> {
       const { sealed, ...record } = secret;
-      const { stored, head, listed, path } = secretItems(workspaceId, secret);
+      const { head, listed, path } = secretItems(workspaceId, secret);
       const write = (key: { PK: string; SK: string }, type: string, item: Record<string, unknown>) =>
-        previousVersion === 0
+        expected === undefined
           ? { Put: { TableName: db.tableName, Item: { ...key, type, ...item }, ConditionExpression: 'attribute_not_exists(PK)' } }
-          : {
-              Put: {
-                TableName: db.tableName,
-                Item: { ...key, type, ...item },
-                ConditionExpression: 'currentVersion = :previous',
-                ExpressionAttributeValues: { ':previous': previousVersion },
-              },
-            };
+          : { Put: { TableName: db.tableName, Item: { ...key, type, ...item }, ...unchangedSince(expected) } };
       const keyItem = write(keys.environmentSecret(workspaceId, record.environmentId, record.key), ENTITY.environmentSecret, listed);
-      // A lost race learns the key's current version from its failed condition (no read, nothing billed); when the
+      // A lost race learns the key's current state from its failed condition (no read, nothing billed); when the
       // key is gone (no item) the writer reads again.
       Object.assign(keyItem.Put, { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
-      let found: Record<string, unknown> | null | undefined;
-      const failed = await transact(
-        db,
-        [
-          write(keys.secretHead(workspaceId, record.id), ENTITY.secretHead, head),
-          write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
-          keyItem,
-          environmentValuePut(db, workspaceId, {
-            id: record.id,
-            key: record.key,
-            version: record.currentVersion,
-            environmentId: record.environmentId,
-            sealed,
-          }),
-          {
-            Put: {
-              TableName: db.tableName,
-              Item: {
-                ...keys.secretVersion(workspaceId, record.id, record.currentVersion),
-                type: ENTITY.secretVersion,
-                secretId: record.id,
-                version: record.currentVersion,
-                sealed: stored,
-                createdAt: record.updatedAt,
-                createdBy: version.createdBy,
-                ...(version.rolledBackFrom !== undefined && { rolledBackFrom: version.rolledBackFrom }),
-                ...(version.versionId !== undefined && { versionId: version.versionId }),
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
+      const number = version?.number ?? record.currentVersion;
+      const versionItem = version && {
+        Put: {
+          TableName: db.tableName,
+          Item: {
+            ...keys.secretVersion(workspaceId, record.id, number),
+            type: ENTITY.secretVersion,
+            secretId: record.id,
+            version: number,
+            sealed: toStored(version.sealed ?? sealed),
+            createdAt: version.createdAt ?? record.updatedAt,
+            createdBy: version.createdBy,
+            ...(version.rolledBackFrom !== undefined && { rolledBackFrom: version.rolledBackFrom }),
+            ...(version.versionId !== undefined && { versionId: version.versionId }),
           },
-          auditPut(db, workspaceId, audit),
-          // A VersionId named by the write is claimed with it: a retry with the same token fails here.
-          ...(version.versionId === undefined
-            ? []
-            : [
-                {
-                  Put: {
-                    TableName: db.tableName,
-                    Item: {
-                      ...keys.secretVersionId(workspaceId, record.id, version.versionId),
-                      type: ENTITY.secretVersionId,
-                      version: record.currentVersion,
-                    },
-                    ConditionExpression: 'attribute_not_exists(PK)',
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      };
+      // A VersionId named by the write is claimed with it: a retry with the same token fails here.
+      const claim = version
+        ? version.versionId !== undefined && version.claim !== false
+          ? { versionId: version.versionId, number }
+          : undefined
+        : reserve;
+      const items = [
+        write(keys.secretHead(workspaceId, record.id), ENTITY.secretHead, head),
+        write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
+        keyItem,
+        ...(versionItem ? [versionItem] : []),
+        // The environment's value item follows the current version only.
+        ...(record.currentVersion !== expected?.currentVersion
+          ? [
+              environmentValuePut(db, workspaceId, {
+                id: record.id,
+                key: record.key,
+                version: record.currentVersion,
+                environmentId: record.environmentId,
+                sealed,
+              }),
+            ]
+          : []),
+        ...(audit ? [auditPut(db, workspaceId, audit)] : []),
+        ...(claim
+          ? [
+              {
+                Put: {
+                  TableName: db.tableName,
+                  Item: {
+                    ...keys.secretVersionId(workspaceId, record.id, claim.versionId),
+                    type: ENTITY.secretVersionId,
+                    version: claim.number,
                   },
+                  ConditionExpression: 'attribute_not_exists(PK)',
                 },
-              ]),
-        ],
-        [0, 1, 2, 3, 6],
-        // A concurrent transaction on the same items is the same race as a failed version condition.
-        { contention: 'handled', cancelled: (error) => (found = oldItemAt(error, 2)) },
-      );
-      if (failed === 6) throw new VersionIdTakenError();
+              },
+            ]
+          : []),
+      ];
+      const claimAt = claim ? items.length - 1 : -1;
+      const conditional = [0, 1, 2, ...(versionItem ? [3] : []), ...(claim ? [claimAt] : [])];
+      let found: Record<string, unknown> | null | undefined;
+      const failed = await transact(db, items, conditional, {
+        // A concurrent transaction on the same items is the same race as a failed condition.
+        contention: 'handled',
+        cancelled: (error) => (found = oldItemAt(error, 2)),
+      });
+      if (failed !== undefined && failed === claimAt) throw new VersionIdTakenError();
       if (failed !== undefined) throw new VersionConflictError(found ? { current: toRecord(found) } : undefined);
     },
 

@@ -10,7 +10,16 @@ import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';
 import type { EnvironmentRef, makeSecretGuard } from './secret-guard.ts';
 import { metadataOf } from './secret-reveals.ts';
-import { SecretExistsError, VersionConflictError, VersionIdExistsError, VersionIdTakenError, type SecretRecord } from './secret-record.ts';
+import {
+  revisionAfter,
+  SecretExistsError,
+  VersionConflictError,
+  VersionIdExistsError,
+  VersionIdTakenError,
+  type SecretRecord,
+  type StoredSecret,
+} from './secret-record.ts';
+import { AWSCURRENT, keepLabelled, labelsAfterWrite, latestVersionOf, StageRuleError } from './secret-labels.ts';
 
 export { SecretExistsError, VersionIdExistsError } from './secret-record.ts';
 
@@ -27,12 +36,27 @@ export interface SecretMetadata {
   tags?: Record<string, string> | null;
 }
 
-/** The VersionIds the head keeps (shared/secrets/secret-store.ts): the new version's token, and the previous one's. */
-function versionIdsAfter(current: SecretRecord | undefined, next: number, versionId: string | undefined) {
-  const previous = current?.versionIds?.[String(next - 1)];
-  if (versionId === undefined && previous === undefined) return undefined;
-  return { ...(previous !== undefined && { [String(next - 1)]: previous }), ...(versionId !== undefined && { [String(next)]: versionId }) };
+/**
+ * The labels part of the head after version `number` is written with `stages` (shared/secrets/secret-labels.ts):
+ * its VersionId kept with those of the other labelled versions, a reserved version it fills no longer unfilled.
+ */
+function labelledAfter(current: SecretRecord | undefined, number: number, stages: readonly string[], versionId: string | undefined) {
+  const state = labelsAfterWrite(current, number, stages);
+  const versionIds = keepLabelled({ ...current?.versionIds, ...(versionId !== undefined && { [String(number)]: versionId }) }, state);
+  const unfilled = (current?.unfilled ?? []).filter((version) => version !== number && keepLabelled({ [version]: true }, state));
+  const latestVersion = Math.max(latestVersionOf(current), number);
+  return {
+    currentVersion: state.currentVersion,
+    ...(Object.keys(state.labels).length > 0 && { labels: state.labels }),
+    ...(latestVersion > state.currentVersion && { latestVersion }),
+    ...(unfilled.length > 0 && { unfilled }),
+    ...(versionIds && { versionIds }),
+  };
 }
+
+/** The version a write with this VersionId fills: one a rotation reserved under it and that has no value yet. */
+const reservedFor = (current: SecretRecord | undefined, versionId: string | undefined) =>
+  versionId === undefined ? undefined : current?.unfilled?.find((version) => current.versionIds?.[String(version)] === versionId);
 
 /** Concurrent writers of one key retry until each has its own version; this bounds a pathological pile-up. */
 const WRITE_ATTEMPTS = 100;
@@ -47,6 +71,8 @@ export interface WriteOptions {
   secretId?: string | undefined;
   /** The description and tags the secret gets with this version (the AWS API's CreateSecret and UpdateSecret). */
   metadata?: SecretMetadata | undefined;
+  /** The staging labels of the new version (PutSecretValue's VersionStages); default AWSCURRENT alone. */
+  stages?: readonly string[] | undefined;
 }
 
 /** What a write answers: the version it made (or, retried with its VersionId, made before) and the secret after it. */
@@ -87,11 +113,18 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
     const ws = principal.workspaceId;
     // What a lost race found (the key as the winner left it), so the next attempt need not read it.
     let found: { current: SecretRecord | undefined } | undefined;
+    // A write of the current version reads the key item (read ahead with the credential, or what a lost race found);
+    // a version that will not be current keeps the head's sealed value, so it reads the head.
+    const readKey = async (attempt: number) =>
+      found ? found.current : store.getEnvironmentSecret(ws, environment.id, input.key, attempt === 0 ? options.prefetched : undefined);
+    const readHead = async (_attempt: number) => {
+      if (options.secretId === undefined) throw new StageRuleError('VersionStages: AWSCURRENT is required for a new secret');
+      return store.getSecretHead(ws, options.secretId);
+    };
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const started = Date.now();
-      const current = found
-        ? found.current
-        : await store.getEnvironmentSecret(ws, environment.id, input.key, attempt === 0 ? options.prefetched : undefined);
+      const stages = options.stages ?? [AWSCURRENT];
+      const current = stages.includes(AWSCURRENT) ? await readKey(attempt) : await readHead(attempt);
       found = undefined;
       const mustBe = options.rollback?.secretId ?? options.secretId;
       if (mustBe !== undefined && current?.id !== mustBe) throw new NotFoundError(`secret ${mustBe} was not found`);
@@ -105,7 +138,11 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
         throw options.ifMatch === 0 ? new SecretExistsError(message) : new ConflictError(message);
       }
       const now = clock.now();
-      const versionIds = versionIdsAfter(current, currentVersion + 1, options.versionId);
+      // A rotation's reserved version is filled under its token; any other write takes the number after the highest.
+      const reserved = reservedFor(current, options.versionId);
+      const number = reserved ?? latestVersionOf(current) + 1;
+      const labelled = labelledAfter(current, number, stages, options.versionId);
+      const becomesCurrent = labelled.currentVersion === number;
       const description = options.metadata?.description === undefined ? current?.description : options.metadata.description;
       const tags = options.metadata?.tags === undefined ? current?.tags : options.metadata.tags;
       const record: SecretRecord = {
@@ -115,25 +152,39 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
         projectSlug: environment.projectSlug,
         environmentId: environment.id,
         envSlug: environment.slug,
-        currentVersion: currentVersion + 1,
         createdAt: current?.createdAt ?? iso(now),
-        updatedAt: iso(now),
+        // When the current version was written: a version that is not current leaves it.
+        updatedAt: becomesCurrent || !current ? iso(now) : current.updatedAt,
         ...(description != null && { description }),
         ...(tags != null && { tags }),
         ...(current?.changedAt !== undefined && { changedAt: current.changedAt }),
-        ...(versionIds && { versionIds }),
+        ...labelled,
+        revision: revisionAfter(current),
       };
-      const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, record.currentVersion));
-      const action = record.currentVersion === 1 ? 'secret.create' : 'secret.rotate';
+      const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, number));
+      const action = !becomesCurrent ? 'secret.stage' : number === 1 ? 'secret.create' : 'secret.rotate';
       const rolledBackFrom = options.rollback?.from;
-      const metadata = { ...metadataOf(record), version: record.currentVersion, ...(rolledBackFrom !== undefined && { rolledBackFrom }) };
-      const answer = announceAnswer({ id: record.id, key: record.key, version: record.currentVersion });
+      const metadata = {
+        ...metadataOf(record),
+        version: number,
+        ...(rolledBackFrom !== undefined && { rolledBackFrom }),
+        ...(!becomesCurrent && { stages: [...stages] }),
+      };
+      const answer = announceAnswer({ id: record.id, key: record.key, version: number });
       try {
         await store.writeSecretVersion(
           ws,
-          { ...record, sealed },
-          currentVersion,
-          { createdBy: principal.actorSub, rolledBackFrom, versionId: options.versionId },
+          { ...record, sealed: becomesCurrent ? sealed : (current as StoredSecret).sealed },
+          current,
+          {
+            number,
+            sealed,
+            createdAt: iso(now),
+            createdBy: principal.actorSub,
+            rolledBackFrom,
+            versionId: options.versionId,
+            claim: reserved === undefined,
+          },
           auditEntry(principal, action, record.id, metadata, now),
         );
         return { ...answer, versionId: options.versionId ?? null, secret: record };
@@ -192,7 +243,7 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
       const now = clock.now();
       // Forward even within one millisecond: the next change's condition must tell the two apart.
       const changedAt = iso(Math.max(now, Date.parse(secret.changedAt ?? secret.updatedAt) + 1));
-      const next = { ...secret, changedAt };
+      const next = { ...secret, changedAt, revision: revisionAfter(secret) };
       for (const field of ['description', 'tags'] as const) {
         if (changed[field] === null) delete next[field];
         else if (changed[field] !== undefined) Object.assign(next, { [field]: changed[field] });
@@ -201,7 +252,7 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
         await store.updateSecretMetadata(
           ws,
           next,
-          { currentVersion: secret.currentVersion, changedAt: secret.changedAt },
+          secret,
           changed,
           auditEntry(principal, 'secret.tag', secretId, { ...metadataOf(secret), ...describe(secret) }, now),
         );

@@ -47,9 +47,9 @@ describe('AWS names of a secret', () => {
     expect(derivedVersionId(SECRET.id, 1)).not.toBe(derivedVersionId(SECRET.id, 2));
   });
 
-  it('stages: AWSCURRENT on the current version, AWSPREVIOUS on the one before, none on older ones', () => {
-    expect(stagesOf(5, 5)).toEqual(['AWSCURRENT']);
-    expect(stagesOf(4, 5)).toEqual(['AWSPREVIOUS']);
-    expect(stagesOf(3, 5)).toEqual([]);
+  it('stages of a head written before labels: AWSCURRENT on the current version, AWSPREVIOUS on the one before, none on older ones', () => {
+    expect(stagesOf({ currentVersion: 5 }, 5)).toEqual(['AWSCURRENT']);
+    expect(stagesOf({ currentVersion: 5 }, 4)).toEqual(['AWSPREVIOUS']);
+    expect(stagesOf({ currentVersion: 5 }, 3)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { randomPassword } from '../../../shared/aws/random-password.ts';
+import { randomPassword } from '../../../shared/platform/random-password.ts';
 
-describe('GetRandomPassword', () => {
+describe('random passwords (GetRandomPassword, rotation without a function)', () => {
   it('is 32 characters of the four classes by default, each class present', () => {
     for (let i = 0; i < 50; i++) {
       const password = randomPassword({});
@@ -12,17 +12,17 @@ describe('GetRandomPassword', () => {
   });
 
   it('honours the length at 1 and 4096, the exclusions, a space, and RequireEachIncludedType', () => {
-    expect(randomPassword({ PasswordLength: 4096 })).toHaveLength(4096);
-    expect(randomPassword({ PasswordLength: 1, RequireEachIncludedType: false })).toHaveLength(1);
-    expect(randomPassword({ PasswordLength: 64, ExcludePunctuation: true, ExcludeUppercase: true })).toMatch(/^[a-z0-9]{64}$/);
-    expect(randomPassword({ PasswordLength: 64, ExcludeCharacters: 'abcdefghijklmnopqrstuvwxyz' })).not.toMatch(/[a-z]/);
-    expect(randomPassword({ PasswordLength: 64, IncludeSpace: true })).toMatch(/ /);
+    expect(randomPassword({ length: 4096 })).toHaveLength(4096);
+    expect(randomPassword({ length: 1, requireEachIncludedType: false })).toHaveLength(1);
+    expect(randomPassword({ length: 64, excludePunctuation: true, excludeUppercase: true })).toMatch(/^[a-z0-9]{64}$/);
+    expect(randomPassword({ length: 64, excludeCharacters: 'abcdefghijklmnopqrstuvwxyz' })).not.toMatch(/[a-z]/);
+    expect(randomPassword({ length: 64, includeSpace: true })).toMatch(/ /);
   });
 
   it('refuses a length too short for one of each included type, and nothing left to draw from', () => {
-    expect(() => randomPassword({ PasswordLength: 3 })).toThrow(/at least 4/);
+    expect(() => randomPassword({ length: 3 })).toThrow(/at least 4/);
     expect(() =>
-      randomPassword({ ExcludeLowercase: true, ExcludeUppercase: true, ExcludeNumbers: true, ExcludePunctuation: true }),
+      randomPassword({ excludeLowercase: true, excludeUppercase: true, excludeNumbers: true, excludePunctuation: true }),
     ).toThrow(/at least one character/);
   });
 });

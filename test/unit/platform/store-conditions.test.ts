@@ -113,28 +113,44 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
       audit(),
     ),
   writeSecretVersion: async () => {
-    await store.writeSecretVersion(WS, { ...secret, sealed: SEALED }, 0, { createdBy: 'key_x' }, audit());
+    await store.writeSecretVersion(WS, { ...secret, sealed: SEALED }, undefined, { createdBy: 'key_x' }, audit());
     await store.writeSecretVersion(
       WS,
-      { ...secret, currentVersion: 2, sealed: SEALED },
-      1,
+      { ...secret, currentVersion: 2, revision: 2, sealed: SEALED },
+      secret,
       { createdBy: 'key_x', rolledBackFrom: 1 },
       audit(),
     );
     // An AWS write's ClientRequestToken claims its VersionId in the same transaction.
     await store.writeSecretVersion(
       WS,
-      { ...secret, currentVersion: 3, sealed: SEALED },
-      2,
+      { ...secret, currentVersion: 3, revision: 3, sealed: SEALED },
+      { ...secret, currentVersion: 2, revision: 2 },
       { createdBy: 'key_x', versionId: '00000000-1111-4111-8111-111111111111' },
       audit(),
+    );
+    // A version written without AWSCURRENT, and a rotation reserving its token without a version item.
+    await store.writeSecretVersion(
+      WS,
+      { ...secret, currentVersion: 3, latestVersion: 4, labels: { AWSPENDING: 4 }, revision: 4, sealed: SEALED },
+      { ...secret, currentVersion: 3, revision: 3 },
+      { number: 4, createdBy: 'key_x' },
+      audit(),
+    );
+    await store.writeSecretVersion(
+      WS,
+      { ...secret, currentVersion: 3, latestVersion: 5, labels: { AWSPENDING: 5 }, unfilled: [5], revision: 5, sealed: SEALED },
+      { ...secret, currentVersion: 3, latestVersion: 4, revision: 4 },
+      null,
+      undefined,
+      { versionId: '00000000-2222-4222-8222-222222222222', number: 5 },
     );
   },
   updateSecretMetadata: () =>
     store.updateSecretMetadata(
       WS,
       { ...secret, currentVersion: 3, changedAt: NOW, tags: { team: 'payments' } },
-      { currentVersion: 3, changedAt: undefined },
+      { ...secret, currentVersion: 3, revision: 5 },
       { tags: { team: 'payments' } },
       audit(),
     ),
@@ -302,6 +318,7 @@ const OTHERS: readonly (keyof Store)[] = [
   'getDeletedSecret',
   'getDeletedSecretByPath',
   'getVersionNumberOf',
+  'getSecretVersionRecords',
   'getSecretsByPaths',
   'listDeletedSecrets',
   'listSecretsWithDeleted',

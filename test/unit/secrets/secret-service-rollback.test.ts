@@ -11,7 +11,7 @@ import { secretHarness } from './support.ts';
 /** The secret harness with the `by` argument of each write kept (the version record's rolledBackFrom). */
 function rollbackHarness(options: Parameters<typeof secretHarness>[0] = {}) {
   const h = secretHarness(options);
-  const by: { createdBy: string; rolledBackFrom?: number | undefined }[] = [];
+  const by: ({ createdBy: string; rolledBackFrom?: number | undefined } | null)[] = [];
   const write = h.store.writeSecretVersion;
   h.store.writeSecretVersion = async (ws, secret, previous, version, audit) => {
     by.push(version);
@@ -32,7 +32,7 @@ describe('secret service: rollback', () => {
     expect(answer).toMatchObject({ id, key: 'DB_PASSWORD', version: 3, versionId: null });
     expect(h.cipher.encrypted.at(-1)).toEqual(secretContext(h.caller.workspaceId, id, 3));
     expect(h.writes.at(-1)!.audit).toMatchObject({ action: 'secret.rotate', target: id, metadata: { version: 3, rolledBackFrom: 1 } });
-    expect(h.by.at(-1)).toEqual({ createdBy: h.caller.actorSub, rolledBackFrom: 1 });
+    expect(h.by.at(-1)).toMatchObject({ number: 3, createdBy: h.caller.actorSub, rolledBackFrom: 1 });
     expect(await h.service.revealById(h.caller, id, undefined)).toMatchObject({ version: 3, value: 'one' });
   });
 
@@ -104,7 +104,7 @@ describe('secret service: rollback', () => {
         if (!raced || h.heads.size === 0) return;
         raced = false;
         const head = [...h.heads.values()][0]!;
-        h.heads.set(head.id, { ...head, currentVersion: head.currentVersion + 1 });
+        h.heads.set(head.id, { ...head, currentVersion: head.currentVersion + 1, revision: (head.revision ?? 0) + 1 });
       },
     });
     const { id } = await h.write('DB_PASSWORD', 'one');
@@ -115,6 +115,6 @@ describe('secret service: rollback', () => {
     // Assess
     expect(answer.version).toBe(4);
     expect(h.writes.slice(2).map((w) => w.previousVersion)).toEqual([2, 3]);
-    expect(h.by.slice(2).map((b) => b.rolledBackFrom)).toEqual([1, 1]);
+    expect(h.by.slice(2).map((b) => b?.rolledBackFrom)).toEqual([1, 1]);
   });
 });

@@ -39,7 +39,7 @@ describe('secret service: writes', () => {
     noJitter();
     const h = secretHarness({
       beforeWrite: (n) => {
-        if (n === 1) h.heads.forEach((head) => (head.currentVersion = 2));
+        if (n === 1) h.heads.forEach((head) => Object.assign(head, { currentVersion: 2, revision: (head.revision ?? 0) + 1 }));
       },
     });
     await h.write('DB_PASSWORD', 'one');
@@ -52,7 +52,10 @@ describe('secret service: writes', () => {
 
   it('gives up with CONFLICT after 100 lost races in a row', async () => {
     noJitter();
-    const h = secretHarness({ beforeWrite: () => h.heads.forEach((head) => head.currentVersion++) });
+    const h = secretHarness({
+      beforeWrite: () =>
+        h.heads.forEach((head) => Object.assign(head, { currentVersion: head.currentVersion + 1, revision: (head.revision ?? 0) + 1 })),
+    });
     await h.write('DB_PASSWORD', 'one');
     h.writes.length = 0;
     const error = await caught(() => h.write('DB_PASSWORD', 'two'));

@@ -47,7 +47,7 @@ describe('the secret writer', () => {
     const answer = await write();
     expect(answer.version).toBe(3);
     expect(store.getEnvironmentSecret).toHaveBeenCalledOnce();
-    expect(store.writeSecretVersion.mock.calls.map((call) => call[2])).toEqual([1, 2]);
+    expect(store.writeSecretVersion.mock.calls.map((call) => (call[2] as { currentVersion: number }).currentVersion)).toEqual([1, 2]);
   });
 
   it('reads again after a lost race that could not tell what it found (a concurrent transaction)', async () => {

@@ -6,7 +6,7 @@ import { fakeCipher, fakeClock, principal } from '../support/fakes.ts';
 
 /**
  * An in-memory secret store for the secret service tests: heads by id, versions, and the key item per environment.
- * `writeSecretVersion` keeps the real condition (the current version must be the one the writer read), and
+ * `writeSecretVersion` keeps the real condition (the head must be at the revision the writer read), and
  * `events` records the order of the calls that matter (audit before decrypt).
  */
 
@@ -34,21 +34,23 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
 
   const store = {
     getEnvironment: async (_ws, id) => (id === ENV.id ? ENV : undefined),
-    getEnvironmentSecret: async (_ws, _env, key) => byKey(key),
-    getSecretHead: async (_ws, id) => heads.get(id),
+    getEnvironmentSecret: async (_ws, _env, key) => structuredClone(byKey(key)),
+    getSecretHead: async (_ws, id) => structuredClone(heads.get(id)),
     getSecretByPath: async (_ws, path) => [...heads.values()].find((s) => `${s.projectSlug}/${s.envSlug}/${s.key}` === path),
     getSecretVersion: async (_ws, id, version) => versions.get(`${id}#${version}`),
-    async writeSecretVersion(_ws, secret, previousVersion, by, audit) {
-      const createdBy = by.createdBy;
+    async writeSecretVersion(_ws, secret, expected, by, audit) {
+      const previousVersion = expected?.currentVersion ?? 0;
       options.beforeWrite?.(writes.length);
-      writes.push({ previousVersion, audit, secret });
-      if ((byKey(secret.key)?.currentVersion ?? 0) !== previousVersion) throw new VersionConflictError();
+      writes.push({ previousVersion, audit: audit!, secret });
+      if ((byKey(secret.key)?.revision ?? 0) !== (expected?.revision ?? 0)) throw new VersionConflictError();
       heads.set(secret.id, structuredClone(secret));
-      versions.set(`${secret.id}#${secret.currentVersion}`, {
-        version: secret.currentVersion,
-        sealed: secret.sealed,
+      if (!by) return;
+      const version = by.number ?? secret.currentVersion;
+      versions.set(`${secret.id}#${version}`, {
+        version,
+        sealed: by.sealed ?? secret.sealed,
         createdAt: secret.updatedAt,
-        createdBy,
+        createdBy: by.createdBy,
         rolledBackFrom: null,
         versionId: by.versionId ?? null,
       });

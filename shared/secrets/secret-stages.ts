@@ -1,0 +1,122 @@
+import { auditEntry } from '../audit/index.ts';
+import { iso, type Clock } from '../platform/clock.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import type { Principal } from '../platform/principal.ts';
+import type { Store } from '../store.ts';
+import type { makeSecretGuard } from './secret-guard.ts';
+import { AWSCURRENT, keepLabelled, labelsAfterMove, latestVersionOf, stagesByVersion } from './secret-labels.ts';
+import { derivedVersionId, versionIdOf, versionOfVersionId } from './secret-names.ts';
+import { revisionAfter, VersionConflictError, type SecretRecord, type StoredSecret } from './secret-record.ts';
+import { metadataOf } from './secret-reveals.ts';
+
+/**
+ * Moving a staging label (the AWS API's UpdateSecretVersionStage; decisions.md, "Rotation"), under `write`: the labels
+ * change on the head by the rules of secret-labels.ts. Moving AWSCURRENT makes another version's value the current one
+ * (the head takes its sealed value, the environment's value item follows) and is audited `secret.rotate` with that
+ * version, so `service.secret.rotate` fires; any other move is audited `secret.stage` (no event). A concurrent write
+ * makes the move read again.
+ */
+
+const MOVE_ATTEMPTS = 20;
+
+export function makeSecretStages(
+  deps: {
+    store: Pick<Store, 'getSecretHead' | 'getSecretVersion' | 'getSecretVersionRecords' | 'getVersionNumberOf' | 'writeSecretVersion'>;
+    clock: Clock;
+  },
+  guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>,
+) {
+  const { store, clock } = deps;
+
+  /** The version a VersionId names in the secret (NOT_FOUND for none), with that VersionId. */
+  async function versionNamed(ws: string, head: StoredSecret, versionId: string | undefined, field: string) {
+    if (versionId === undefined) return undefined;
+    const number = await versionOfVersionId(head, versionId, (id) => store.getVersionNumberOf(ws, head.id, id));
+    if (number === undefined || number < 1 || number > latestVersionOf(head))
+      throw new NotFoundError(`${field}: secret ${head.id} has no version with this VersionId`);
+    return { number, versionId };
+  }
+
+  return {
+    /**
+     * The versions of the secret the caller's lookup found that carry a label, newest first, each with its VersionId,
+     * its labels and when it was written (null for one a rotation reserved that has no value yet): ListSecretVersionIds
+     * without IncludeDeprecated. One BatchGetItem of their items, values never read.
+     */
+    async labelledVersions(principal: Principal, found: SecretRecord) {
+      const head = await guard.readable(principal, found, found.id);
+      const byVersion = stagesByVersion(head);
+      const numbers = [...byVersion.keys()].sort((a, b) => b - a);
+      const written = numbers.filter((version) => !head.unfilled?.includes(version));
+      const records = await store.getSecretVersionRecords(principal.workspaceId, head.id, written);
+      const createdAt = new Map(records.map((record) => [record.version, record.createdAt]));
+      return numbers.map((version) => ({
+        version,
+        versionId: versionIdOf(head, version),
+        stages: byVersion.get(version)!,
+        createdAt: createdAt.get(version) ?? null,
+      }));
+    },
+
+    /**
+     * Moves `stage` to `moveTo` (or takes it off `removeFrom`) on the secret the caller's lookup found; answers the
+     * secret after the move. The head is read again strongly consistent, and the policy asked on it.
+     */
+    async moveStage(
+      principal: Principal,
+      found: SecretRecord,
+      stage: string,
+      moveToVersionId: string | undefined,
+      removeFromVersionId: string | undefined,
+    ): Promise<SecretRecord> {
+      const ws = principal.workspaceId;
+      for (let attempt = 0; attempt < MOVE_ATTEMPTS; attempt++) {
+        const head = await guard.readable(principal, await store.getSecretHead(ws, found.id), found.id);
+        await guard.permit(principal, 'write', head);
+        const to = await versionNamed(ws, head, moveToVersionId, 'MoveToVersionId');
+        const removeFrom = await versionNamed(ws, head, removeFromVersionId, 'RemoveFromVersionId');
+        // A version reserved by a rotation has no value until PutSecretValue fills it: it cannot become current.
+        if (to && stage === AWSCURRENT && head.unfilled?.includes(to.number))
+          throw new ConflictError('MoveToVersionId: that version has no value yet; PutSecretValue with its token first');
+        const state = labelsAfterMove(head, stage, to?.number, removeFrom?.number);
+        const now = clock.now();
+        const currentMoved = state.currentVersion !== head.currentVersion;
+        let sealed = head.sealed;
+        if (currentMoved) {
+          const version = await store.getSecretVersion(ws, head.id, state.currentVersion);
+          if (!version) throw new NotFoundError(`secret ${head.id} has no version ${state.currentVersion}`);
+          sealed = version.sealed;
+        }
+        const { sealed: _old, labels: _labels, versionIds: _ids, ...rest } = head;
+        const token = to && to.versionId !== derivedVersionId(head.id, to.number) ? { [String(to.number)]: to.versionId } : {};
+        const versionIds = keepLabelled<string>({ ...head.versionIds, ...token }, state);
+        const record: SecretRecord = {
+          ...rest,
+          currentVersion: state.currentVersion,
+          ...(Object.keys(state.labels).length > 0 && { labels: state.labels }),
+          ...(versionIds && { versionIds }),
+          updatedAt: currentMoved ? iso(now) : head.updatedAt,
+          revision: revisionAfter(head),
+        };
+        if (record.latestVersion !== undefined && record.latestVersion <= record.currentVersion) delete record.latestVersion;
+        const audit = currentMoved
+          ? auditEntry(principal, 'secret.rotate', head.id, { ...metadataOf(head), version: state.currentVersion, stage }, now)
+          : auditEntry(
+              principal,
+              'secret.stage',
+              head.id,
+              { ...metadataOf(head), stage, ...(to && { version: to.number }), ...(removeFrom && { removedFrom: removeFrom.number }) },
+              now,
+            );
+        try {
+          await store.writeSecretVersion(ws, { ...record, sealed }, head, null, audit);
+          return record;
+        } catch (error) {
+          if (!(error instanceof VersionConflictError)) throw error;
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 8 * 2 ** Math.min(attempt, 6))));
+        }
+      }
+      throw new ConflictError(`secret ${found.id}: too many concurrent changes; retry`);
+    },
+  };
+}
