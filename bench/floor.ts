@@ -42,7 +42,8 @@ const QUEUE_SENDS = ['SendMessage', 'SendMessageBatch'] as const;
 export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   projects: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   environments: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
-  secrets: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
+  // Starting a rotation queues its first step (SendMessage, loaded on the first start).
+  secrets: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS, sqs: ['SendMessage'] },
   audit: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   'access-keys': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   webhooks: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
@@ -53,7 +54,7 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   // The API description makes no AWS call: its floor is an empty handler.
   openapi: {},
   // The AWS API: the secrets store's calls (a reveal, a write, a delete's batches) and the signing key's lookup.
-  aws: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
+  aws: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS, sqs: ['SendMessage'] },
   'webhook-fanout': { dynamodb: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], sqs: QUEUE_SENDS },
   'delivery-worker': {
     dynamodb: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'],

@@ -16,6 +16,7 @@ import { loadOnce } from '../shared/platform/on-first-use.ts';
 import { makeMacKeyStore } from '../shared/platform/store/mac-key-store.ts';
 import { awsOperator, localOperator } from './operator.ts';
 import { createIdentity } from './local/sts.ts';
+import { InvalidFunctionError, runFunctionCommand } from './local/local-functions.ts';
 
 const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -33,6 +34,15 @@ Commands:
                                                   deliveries for POST /webhooks/{id}/recover (a Scan of the table)
   iam-identity create --arn ARN                   local stack only: credentials its STS stand-in answers for ARN
                                                   (an IAM role or user; a role answers as an assumed role)
+  function add --name NAME --handler FILE[#export] [--env K=V]...
+                                                  local stack only: a rotation function (export default: handler)
+                                                  answering for arn:aws:lambda:us-east-1:000000000000:function:NAME;
+                                                  each invocation runs it in a child Node process whose environment
+                                                  is only PATH, HOME, these variables, AWS_REGION=us-east-1 and
+                                                  SECRETS_MANAGER_ENDPOINT (the local API). Adding a NAME again replaces it.
+                                                  e.g. function add --name rotate-db --handler ./rotate.ts#rotate
+                                                       --env AWS_ACCESS_KEY_ID=AKIA... --env AWS_SECRET_ACCESS_KEY=...
+  function list                                   local stack only: the registered functions (names of variables only)
 
 Every change is audited in the workspace's own log (actorSub "operator", metadata.operator naming you: your AWS
 caller identity for a deployed table, your OS user for the local stack).
@@ -59,6 +69,8 @@ const OPTIONS = {
   'kms-key': { type: 'string' },
   'local-dir': { type: 'string' },
   arn: { type: 'string' },
+  handler: { type: 'string' },
+  env: { type: 'string', multiple: true },
   help: { type: 'boolean', default: false },
 } as const;
 
@@ -120,6 +132,16 @@ export async function runAdmin(argv: string[]): Promise<unknown> {
     if (values.table)
       throw new UsageError('iam-identity create: only for the local stack (its STS stand-in); on AWS, IAM makes identities');
     return createIdentity(localDirOf(values), required(values.arn, 'arn'));
+  }
+  if (positionals[0] === 'function') {
+    const command = positionals.slice(1).join(' ');
+    if (values.table)
+      throw new UsageError(
+        `function ${command}: only for the local stack; on AWS, list the function's ARN in the context rotationFunctionArns`,
+      );
+    return runFunctionCommand(localDirOf(values), command, values).catch((error: unknown) => {
+      throw error instanceof InvalidFunctionError ? new UsageError(error.message) : error;
+    });
   }
   const { doc, tableName, store, keys } = target(values);
   const command = positionals.join(' ');

@@ -24,6 +24,8 @@ import { startLocalScheduler, writeJsonAtomic } from './local-scheduler.ts';
 import { startSchedulerApi } from './scheduler-api.ts';
 import { startLocalSqs } from './sqs.ts';
 import { startSqsPoller } from './sqs-poller.ts';
+import { ensureRotationQueue, startRotationRunner } from './rotation.ts';
+import { makeLocalFunctionInvoker } from './local-functions.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { localOperator } from '../operator.ts';
 import { startLocalSts } from './sts.ts';
@@ -97,6 +99,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const keyFile = join(localDir, LOCAL_MASTER_KEY_FILE);
     await loadOrCreateMasterKey(keyFile);
     const delivery = await startDeliveryInfrastructure(localDir, options.persist !== false, stops);
+    const rotationQueue = await ensureRotationQueue(delivery.sqsClient);
     Object.assign(process.env, {
       TABLE_NAME: LOCAL_TABLE,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
@@ -107,6 +110,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       AWS_API_REGION: 'us-east-1',
       DELIVERY_QUEUE_URL: delivery.queueUrl,
       DELIVERY_QUEUE_ARN: delivery.queueArn,
+      ROTATION_QUEUE_URL: rotationQueue.queueUrl,
       SQS_ENDPOINT: delivery.sqsEndpoint,
       SCHEDULER_ENDPOINT: delivery.schedulerEndpoint,
       SCHEDULER_GROUP: 'local',
@@ -151,6 +155,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       { localDir, dynamoEndpoint: dynamo.endpoint, sqs: delivery.sqsClient, queueUrl: delivery.queueUrl, queueArn: delivery.queueArn },
       stops,
     );
+    const invoker = makeLocalFunctionInvoker({ localDir, baseUrl: front.url });
+    await startRotationRunner({ sqs: delivery.sqsClient, ...rotationQueue, projectRoot: PROJECT_ROOT, invoker }, stops);
     const { sqsClient: _client, ...deliveryInfo } = delivery;
     const info: StackInfo = {
       baseUrl: front.url,

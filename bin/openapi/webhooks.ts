@@ -3,7 +3,7 @@ import { toJSONSchema } from 'zod/v4/core';
 import { EVENT_TYPES, PING_EVENT_TYPE } from '../../shared/webhooks/events.ts';
 
 /**
- * The five webhook events and the test event, for the document's top-level `webhooks` section: each body, the `Service-*` headers,
+ * The six webhook events and the test event, for the document's top-level `webhooks` section: each body, the `Service-*` headers,
  * and how to verify the signature. The bodies are what shared/webhooks/events.ts builds (a test checks real
  * deliveries against them).
  */
@@ -22,6 +22,14 @@ const EVENT_DATA_SCHEMAS: Record<(typeof EVENT_TYPES)[number]['type'] | typeof P
   'service.secret.rotate': secretData,
   'service.secret.reveal': secretData,
   'service.secret.delete': z.omit(secretData, { version: true }),
+  'service.secret.rotation_failed': z.object({
+    secretId: z.string(),
+    key: z.string(),
+    projectId: z.string(),
+    environmentId: z.string(),
+    step: z.string(),
+    error: z.string(),
+  }),
   'service.webhook_endpoint.disabled': z.object({
     endpointId: z.string(),
     url: z.string(),

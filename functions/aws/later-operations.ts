@@ -16,4 +16,6 @@ export const LATER_OPERATIONS = [
   'UntagResource',
   'GetRandomPassword',
   'UpdateSecretVersionStage',
+  'RotateSecret',
+  'CancelRotateSecret',
 ] as const;

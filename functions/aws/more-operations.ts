@@ -4,6 +4,7 @@ import { getRandomPassword } from '../../shared/aws/random-password.ts';
 import { makeSecretLookup } from '../../shared/aws/secret-lookup.ts';
 import { makeSecretOperations } from '../../shared/aws/secret-operations.ts';
 import { makeSecretWrites } from '../../shared/aws/secret-writes.ts';
+import { makeRotationOperations } from '../../shared/aws/rotation-operations.ts';
 import type { AwsOperation } from '../../shared/aws/aws-handler.ts';
 import type { Clock } from '../../shared/platform/clock.ts';
 import type { Config } from '../../shared/platform/config.ts';
@@ -30,6 +31,7 @@ export function moreOperations(deps: { config: Config; db: Db; pager: Pager; clo
     ListSecrets: makeListSecrets(secrets, deletedSecrets, config.aws),
     BatchGetSecretValue: makeBatchGetSecretValue(secrets, config.aws),
     GetRandomPassword: getRandomPassword,
+    ...makeRotationOperations(secrets, lookup, config.aws),
   };
   return { lookup, operations };
 }

@@ -29,6 +29,7 @@ import { isId } from '../../shared/platform/ids.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import { SECRET_PATH, type SecretService } from '../../shared/secrets/secret-service.ts';
 import type { DeletedSecretService } from '../../shared/secrets/deleted-secret-service.ts';
+import { rotationRoutes } from './rotation-routes.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['secrets'][number];
 
@@ -50,6 +51,7 @@ export function makeSecretRoutes(service: SecretService, deleted: DeletedSecretS
     return (forReveal ? service.prefetch.revealById : service.prefetch.byId)(raw.workspaceId, secretId, rawVersion(raw.query.version));
   };
   return lazyRoutes({
+    ...rotationRoutes(service),
     'GET /api/v1/environments/{envId}/secrets': () =>
       defineRoute({
         operationId: 'listSecrets',

@@ -56,6 +56,31 @@ export interface paths {
      */
     get: operations["getEnvironmentBySlug"];
   };
+  "/api/v1/secrets/{secretId}/rotation": {
+    /**
+     * Configure a secret's rotation
+     * @description `function`: the ARN of an AWS-style rotation function (only those the stack may invoke), or null to have the service write a random value itself with `generator` (default: 32 characters of every class, without `"'`\\` or a space). `schedule`: `rate(N hours|days)` or `cron(…)`; `duration`: the window a scheduled start may take (1h to 24h). Needs `write`; audited `secret.rotation_configure`; starts no rotation.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    put: operations["configureRotation"];
+    /**
+     * Turn a secret's rotation off
+     * @description No scheduled rotation starts afterwards; one running now ends on its own. Needs `write`; audited `secret.rotation_configure`.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    delete: operations["cancelRotation"];
+  };
+  "/api/v1/secrets/{secretId}/rotate": {
+    /**
+     * Start a rotation now
+     * @description Records the rotation's token as a version labelled AWSPENDING and starts the steps; `versionId` names the version it makes. CONFLICT when rotation is not configured or one is running. Success is audited `secret.rotation_succeeded` (and the new value fires `service.secret.rotate`); failure `secret.rotation_failed` with `service.secret.rotation_failed`. Needs `write`.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    post: operations["rotateSecret"];
+  };
   "/api/v1/environments/{envId}/secrets": {
     /**
      * List an environment's secrets
@@ -364,6 +389,13 @@ export interface webhooks {
      * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
      */
     post: operations["onServiceSecretDelete"];
+  };
+  "service.secret.rotation_failed": {
+    /**
+     * A rotation of a secret failed at a step; its current value is unchanged.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServiceSecretRotationFailed"];
   };
   "service.webhook_endpoint.disabled": {
     /**
@@ -1279,6 +1311,358 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Configure a secret's rotation
+   * @description `function`: the ARN of an AWS-style rotation function (only those the stack may invoke), or null to have the service write a random value itself with `generator` (default: 32 characters of every class, without `"'`\\` or a space). `schedule`: `rate(N hours|days)` or `cron(…)`; `duration`: the window a scheduled start may take (1h to 24h). Needs `write`; audited `secret.rotation_configure`; starts no rotation.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  configureRotation: {
+    parameters: {
+      path: {
+        secretId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          function: string | null;
+          schedule: string;
+          duration?: string | null;
+          generator?: {
+            length?: number;
+            excludeCharacters?: string;
+            excludeNumbers?: boolean;
+            excludePunctuation?: boolean;
+            excludeUppercase?: boolean;
+            excludeLowercase?: boolean;
+            includeSpace?: boolean;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Configure a secret's rotation */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              enabled: boolean;
+              function: string | null;
+              schedule: string;
+              duration: string | null;
+              lastRotatedAt: string | null;
+              nextRotationAt: string | null;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Turn a secret's rotation off
+   * @description No scheduled rotation starts afterwards; one running now ends on its own. Needs `write`; audited `secret.rotation_configure`.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  cancelRotation: {
+    parameters: {
+      path: {
+        secretId: string;
+      };
+    };
+    responses: {
+      /** @description Turn a secret's rotation off */
+      200: {
+        content: {
+          "application/json": {
+            data: ({
+              enabled: boolean;
+              function: string | null;
+              schedule: string;
+              duration: string | null;
+              lastRotatedAt: string | null;
+              nextRotationAt: string | null;
+            }) | null;
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Start a rotation now
+   * @description Records the rotation's token as a version labelled AWSPENDING and starts the steps; `versionId` names the version it makes. CONFLICT when rotation is not configured or one is running. Success is audited `secret.rotation_succeeded` (and the new value fires `service.secret.rotate`); failure `secret.rotation_failed` with `service.secret.rotation_failed`. Needs `write`.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  rotateSecret: {
+    parameters: {
+      path: {
+        secretId: string;
+      };
+    };
+    responses: {
+      /** @description Start a rotation now */
+      202: {
+        content: {
+          "application/json": {
+            data: {
+              secretId: string;
+              versionId: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
             };
           } & components["schemas"]["ErrorEnvelope"];
         };
@@ -3484,7 +3868,7 @@ export interface operations {
       content: {
         "application/json": {
           url: string;
-          events: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.webhook_endpoint.disabled")[];
+          events: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.webhook_endpoint.disabled")[];
           description?: string;
         };
       };
@@ -3742,7 +4126,7 @@ export interface operations {
       content: {
         "application/json": {
           url?: string;
-          events?: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.webhook_endpoint.disabled")[];
+          events?: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.webhook_endpoint.disabled")[];
           description?: string | null;
           enabled?: boolean;
         };
@@ -5210,6 +5594,51 @@ export interface operations {
             projectId: string;
             environmentId: string;
             actorSub: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A rotation of a secret failed at a step; its current value is unchanged.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServiceSecretRotationFailed: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.secret.rotation_failed";
+          account: string;
+          occurredAt: string;
+          data: {
+            secretId: string;
+            key: string;
+            projectId: string;
+            environmentId: string;
+            step: string;
+            error: string;
           };
         };
       };

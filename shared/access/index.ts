@@ -25,3 +25,5 @@ export {
 } from './sigv4-credentials.ts';
 /** The counter of denied attempts, which every store that refuses writes through (the secrets store's wiring). */
 export { makeDenialStore } from './denial-store.ts';
+/** The glob of permissions, which also matches the rotation functions' ARNs against the stack's patterns. */
+export { globMatcher } from './glob.ts';

@@ -6,6 +6,7 @@ import { secretIdSchema } from './get-secret-value.ts';
 import { epochSeconds, lastChanged } from './names.ts';
 import { secretArn, secretPath, stagesOf, versionIdOf, versionIdsToStages, type AwsPlace } from '../secrets/index.ts';
 import { withNextToken, type SecretLookup } from './secret-lookup.ts';
+import { describedRotation } from './rotation-operations.ts';
 
 /**
  * The reads of the AWS API over the secrets service (decisions.md, "The AWS Secrets Manager API"): each calls the
@@ -89,7 +90,7 @@ export function makeSecretOperations(secrets: SecretService, lookup: SecretLooku
           ARN: secretArn(place, secret),
           Name: secretPath(secret),
           ...(secret.description !== undefined && { Description: secret.description }),
-          RotationEnabled: false,
+          ...describedRotation(await secrets.rotationRecord(principal, secret)),
           LastChangedDate: lastChanged(secret),
           CreatedDate: epochSeconds(secret.createdAt),
           ...(found.deleted && { DeletedDate: epochSeconds(found.deleted.deletedAt) }),

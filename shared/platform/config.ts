@@ -69,6 +69,8 @@ export type Config = {
     sqsEndpoint: string | undefined;
     schedulerEndpoint: string | undefined;
   };
+  /** Rotation (decisions.md v1.3): where a rotation's steps are queued. */
+  rotation: { queueUrl: string | undefined };
   /** Workload identity (decisions.md, "Workload identity"): where IAM logins are replayed and what they must be bound to. */
   login: {
     /** The STS endpoint a signed GetCallerIdentity must name: `AWS_STS_ENDPOINT`, else the regional endpoint of `AWS_REGION`. */
@@ -134,6 +136,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     WEBHOOK_SWEEP_GRACE_SECONDS: read('WEBHOOK_SWEEP_GRACE_SECONDS', integer(1, 86_400)) ?? 300,
     DELIVERY_QUEUE_URL: read('DELIVERY_QUEUE_URL', trimmed),
     DELIVERY_QUEUE_ARN: read('DELIVERY_QUEUE_ARN', trimmed),
+    /** The rotation queue: each message one step of one rotation (set by the CDK stack and the local stack). */
+    ROTATION_QUEUE_URL: read('ROTATION_QUEUE_URL', trimmed),
     SCHEDULER_GROUP: read('SCHEDULER_GROUP', trimmed),
     SCHEDULER_ROLE_ARN: read('SCHEDULER_ROLE_ARN', trimmed),
     /** Local stack only: the SQS emulator and the local Scheduler API. */
@@ -185,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sqsEndpoint: c.SQS_ENDPOINT,
       schedulerEndpoint: c.SCHEDULER_ENDPOINT,
     },
+    rotation: { queueUrl: c.ROTATION_QUEUE_URL },
     login: {
       stsEndpoint: c.AWS_STS_ENDPOINT ?? (c.AWS_REGION ? regionalStsEndpoint(c.AWS_REGION) : undefined),
       serverId: c.IAM_SERVER_ID,

@@ -41,6 +41,25 @@ export const PIPELINE_FUNCTIONS = {
 
 export type PipelineFunction = keyof typeof PIPELINE_FUNCTIONS;
 
+/**
+ * The rotation runner (decisions.md v1.3, "Rotation"): one step of one rotation per message of the rotation queue. A
+ * step invokes a rotation function for at most 5 minutes (AWS's step timeout), so the function gets 6.
+ */
+export const ROTATION_FUNCTION = {
+  entry: 'functions/rotation/handler.ts',
+  timeoutSeconds: 360,
+  memoryMb: 512,
+  batchSize: 1,
+  /** Rotations running at once, across every workspace. */
+  maxConcurrency: 5,
+} as const;
+
+/** The rotation queue the runner consumes: a step not run after 3 receives goes to its dead-letter queue. */
+export const ROTATION_QUEUE = {
+  visibilityTimeoutSeconds: ROTATION_FUNCTION.timeoutSeconds + 60,
+  maxReceiveCount: 3,
+} as const;
+
 /** The delivery queue the worker consumes. */
 export const DELIVERY_QUEUE = {
   /** AWS's guidance for SQS event sources: a visibility timeout of at least six times the function timeout. */

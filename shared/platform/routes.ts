@@ -22,6 +22,9 @@ export const ROUTE_GROUPS = {
     'POST /api/v1/secrets/{secretId}/rollback',
     'GET /api/v1/environments/{envId}/secrets/deleted',
     'POST /api/v1/secrets/{secretId}/restore',
+    'PUT /api/v1/secrets/{secretId}/rotation',
+    'DELETE /api/v1/secrets/{secretId}/rotation',
+    'POST /api/v1/secrets/{secretId}/rotate',
   ],
   audit: ['GET /api/v1/audit'],
   'access-keys': [

@@ -38,6 +38,18 @@ export const versionAnswer = once(() =>
   }),
 );
 
+/** A secret's rotation (decisions.md v1.3): on or off, its function (null: the service writes a random value), when. */
+export const rotationDetail = once(() =>
+  z.object({
+    enabled: z.boolean(),
+    function: z.nullable(z.string()),
+    schedule: z.string(),
+    duration: z.nullable(z.string()),
+    lastRotatedAt: z.nullable(timestamp()),
+    nextRotationAt: z.nullable(timestamp()),
+  }),
+);
+
 /**
  * One secret by id (decisions.md, "REST sees the same objects"): the list item plus where it lives, its ARN, the
  * AWS API's description and tags, and its rotation (null when none is configured). Never a value.
@@ -50,16 +62,7 @@ export const secretDetail = once(() =>
     arn: z.string(),
     description: z.nullable(z.string()),
     tags: z.record(z.string(), z.string()),
-    rotation: z.nullable(
-      z.object({
-        enabled: z.boolean(),
-        function: z.nullable(z.string()),
-        schedule: z.string(),
-        duration: z.nullable(z.string()),
-        lastRotatedAt: z.nullable(timestamp()),
-        nextRotationAt: z.nullable(timestamp()),
-      }),
-    ),
+    rotation: z.nullable(rotationDetail()),
   }),
 );
 

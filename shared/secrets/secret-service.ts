@@ -10,6 +10,8 @@ import { LOCAL_PLACE, secretArn, versionIdOf, type AwsPlace } from './secret-nam
 import { stagesOf } from './secret-labels.ts';
 import { makeSecretWriter, type WriteOptions } from './secret-writer.ts';
 import { makeSecretStages } from './secret-stages.ts';
+import { makeSecretRotation } from './secret-rotation.ts';
+import { rotationAnswer, type RotationQueue } from './rotation-records.ts';
 import { eventually, type Prefetched } from '../platform/prefetch.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { Store } from '../store.ts';
@@ -49,7 +51,8 @@ export type SecretServiceStore = Pick<
   | 'secretByPathKeys'
   | 'secretWriteKeys'
   | 'getSecretsByPaths'
->;
+> &
+  import('./rotation-store.ts').RotationStore;
 
 export interface SecretServiceDeps {
   store: SecretServiceStore;
@@ -65,6 +68,8 @@ export interface SecretServiceDeps {
   onPurgeFailure?: (secretId: string, error: unknown) => void;
   /** Called when a denied attempt could not be audited (the caller still gets FORBIDDEN). */
   onDenialAuditFailure?: (error: unknown) => void;
+  /** Where a rotation's steps are queued (absent in a function that starts none). */
+  rotationQueue?: RotationQueue | undefined;
 }
 
 /** How long a deleted secret can be restored by default (decisions.md: 0, or 7 to 30 days). */
@@ -78,13 +83,13 @@ export { SecretExistsError, VersionIdExistsError, type SecretMetadata, type Writ
 /** Secrets: versioned writes, audited reveals (secret-reveals.ts), listing, search and delete. */
 export function makeSecretService(deps: SecretServiceDeps) {
   const { store, cipher, clock } = deps;
-
   const guard = makeSecretGuard(store, clock, deps.onDenialAuditFailure);
   const { readable, visibleEnvironment, permit } = guard;
   const { sealedAt, ...reveals } = makeSecretReveals(deps, guard);
   const bulkReveals = makeSecretBulkReveals(deps, guard);
   const { writeNext, changeMetadata } = makeSecretWriter({ ...deps, guard });
   const stages = makeSecretStages(deps, guard);
+  const rotation = makeSecretRotation({ ...deps, queue: deps.rotationQueue, writeNext }, guard);
 
   /** An environment by its project's and its own slug, if the caller may see it; NOT_FOUND otherwise. */
   async function environmentAt(principal: Principal, projectSlug: string, envSlug: string) {
@@ -98,6 +103,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
     ...reveals,
     ...bulkReveals,
     ...stages,
+    ...rotation,
 
     /** The items each secrets route can read ahead with the credential; the store alone knows the table's keys. */
     prefetch: {
@@ -265,7 +271,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
         description: secret.description ?? null,
         tags: secret.tags ?? {},
         // Rotation is configured by issue "Rotation": none yet.
-        rotation: null,
+        rotation: rotationAnswer(await store.getRotation(principal.workspaceId, secret.id)),
       };
     },
 

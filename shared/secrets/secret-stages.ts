@@ -93,7 +93,8 @@ export function makeSecretStages(
         const record: SecretRecord = {
           ...rest,
           currentVersion: state.currentVersion,
-          ...(Object.keys(state.labels).length > 0 && { labels: state.labels }),
+          // Stored even when empty: a head without labels reads as one written before them (secret-labels.ts).
+          labels: state.labels,
           ...(versionIds && { versionIds }),
           updatedAt: currentMoved ? iso(now) : head.updatedAt,
           revision: revisionAfter(head),

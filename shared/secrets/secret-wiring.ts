@@ -12,6 +12,8 @@ import { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
 import { errorName, onDenialAuditFailure, revealStore } from './reveal-wiring.ts';
 import { makeDeletedSecretService } from './deleted-secret-service.ts';
 import { makeSecretService } from './secret-service.ts';
+import { makeRotationStore } from './rotation-store.ts';
+import { rotationQueueOf } from './rotation-queue.ts';
 
 export { errorName } from './reveal-wiring.ts';
 
@@ -26,6 +28,7 @@ export function secretsStore(db: Db, pager: Pager, limiter: RevealLimiter = make
     ...makeEnvironmentValueStore(db, pager, limiter),
     ...makeDeletedSecretStore(db, pager),
     ...makeEnvironmentSearchStore(db, pager),
+    ...makeRotationStore(db),
   };
 }
 
@@ -43,5 +46,6 @@ export function secretServiceOf(deps: { config: Config; store: ReturnType<typeof
     workspaceRevealsPerMinute: deps.config.workspaceRevealsPerMinute,
     onPurgeFailure: (secretId, error) => logger.warn('secret versions left to purge', { secretId, errorName: errorName(error) }),
     onDenialAuditFailure,
+    rotationQueue: rotationQueueOf(deps.config),
   });
 }

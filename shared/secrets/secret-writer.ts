@@ -47,7 +47,8 @@ function labelledAfter(current: SecretRecord | undefined, number: number, stages
   const latestVersion = Math.max(latestVersionOf(current), number);
   return {
     currentVersion: state.currentVersion,
-    ...(Object.keys(state.labels).length > 0 && { labels: state.labels }),
+    // Stored even when empty: a head without labels reads as one written before them (secret-labels.ts).
+    labels: state.labels,
     ...(latestVersion > state.currentVersion && { latestVersion }),
     ...(unfilled.length > 0 && { unfilled }),
     ...(versionIds && { versionIds }),

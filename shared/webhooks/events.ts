@@ -9,6 +9,10 @@ export const EVENT_TYPES = [
   { type: 'service.secret.reveal', description: "A secret's value was revealed by a person or a machine token." },
   { type: 'service.secret.delete', description: 'A secret and all of its versions were deleted.' },
   {
+    type: 'service.secret.rotation_failed',
+    description: 'A rotation of a secret failed at a step; its current value is unchanged.',
+  },
+  {
     type: 'service.webhook_endpoint.disabled',
     description: "The service switched off another of the workspace's endpoints because its deliveries kept failing.",
   },
@@ -28,6 +32,7 @@ export const EVENT_OF_ACTION = {
   'secret.delete': 'service.secret.delete',
   // A restored secret exists again, with its current version (decisions.md, "Recoverable deletes").
   'secret.restore': 'service.secret.create',
+  'secret.rotation_failed': 'service.secret.rotation_failed',
   'webhook_endpoint.disabled': 'service.webhook_endpoint.disabled',
 } as const satisfies Partial<Record<AuditAction, EventType>>;
 
@@ -69,6 +74,12 @@ function secretData(record: AuditRecord, withVersion: boolean): Record<string, u
   };
 }
 
+/** A failed rotation: the secret, where it lives, the step that failed and why (decisions.md v1.3). */
+function rotationFailureData(record: AuditRecord): Record<string, unknown> {
+  const m = record.metadata;
+  return { secretId: record.target, key: m.key, projectId: m.projectId, environmentId: m.environmentId, step: m.step, error: m.error };
+}
+
 /** The switched-off endpoint and why, as the worker recorded it. */
 function disabledEndpointData(record: AuditRecord): Record<string, unknown> {
   const { url, disabledAt, disabledReason, consecutiveFailures, failingSince } = record.metadata;
@@ -81,6 +92,7 @@ const EVENT_DATA: { readonly [T in EventType]: (record: AuditRecord) => Record<s
   'service.secret.rotate': (record) => secretData(record, true),
   'service.secret.reveal': (record) => secretData(record, true),
   'service.secret.delete': (record) => secretData(record, false),
+  'service.secret.rotation_failed': rotationFailureData,
   'service.webhook_endpoint.disabled': disabledEndpointData,
 };
 

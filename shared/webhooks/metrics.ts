@@ -1,3 +1,4 @@
+import { METRICS_NAMESPACE, metricsDisabled } from '../platform/metrics-env.ts';
 /** What the delivery-health dashboard counts, emitted as CloudWatch Embedded Metric Format by the worker. */
 export interface DeliveryMetrics {
   attempt(outcome: { ok: boolean; latencyMs: number; reason?: string }): void;
@@ -13,7 +14,7 @@ export interface DeliveryMetrics {
   flush(): void;
 }
 
-export const METRICS_NAMESPACE = 'SecretsService';
+export { METRICS_NAMESPACE } from '../platform/metrics-env.ts';
 
 /**
  * Why an attempt failed, as a low-cardinality dimension: `http_4xx`, `http_5xx`, `redirect`, `timeout`,
@@ -41,12 +42,6 @@ type Unit = 'Count' | 'Milliseconds';
 
 /** At most this many values of one metric in one EMF document (CloudWatch's limit); a fuller buffer is written early. */
 const MAX_VALUES = 100;
-
-/** Metrics off: POWERTOOLS_METRICS_DISABLED when set (1, y, yes, t, true, on), else POWERTOOLS_DEV, as Powertools read them. */
-function metricsDisabled(env: NodeJS.ProcessEnv): boolean {
-  const truthy = (value: string | undefined) => ['1', 'y', 'yes', 't', 'true', 'on'].includes((value ?? '').trim().toLowerCase());
-  return env.POWERTOOLS_METRICS_DISABLED !== undefined ? truthy(env.POWERTOOLS_METRICS_DISABLED) : truthy(env.POWERTOOLS_DEV);
-}
 
 /**
  * The worker's delivery-health metrics as CloudWatch Embedded Metric Format lines on stdout, the documents

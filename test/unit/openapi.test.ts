@@ -86,7 +86,7 @@ describe('the OpenAPI document', () => {
     for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z0-9]+$/);
   });
 
-  it('lists the five webhook events and the test event with their signature headers', () => {
+  it('lists the six webhook events and the test event with their signature headers', () => {
     const document = JSON.parse(committed) as { webhooks: Record<string, { post: { parameters: { name: string }[] } }> };
     expect(Object.keys(document.webhooks).sort()).toEqual([
       'service.ping',
@@ -94,6 +94,7 @@ describe('the OpenAPI document', () => {
       'service.secret.delete',
       'service.secret.reveal',
       'service.secret.rotate',
+      'service.secret.rotation_failed',
       'service.webhook_endpoint.disabled',
     ]);
     for (const event of Object.values(document.webhooks)) expect(event.post.parameters.map((p) => p.name)).toContain('Service-Signature');

@@ -69,6 +69,8 @@ export const keys = {
     PK: `${ws(workspaceId)}#SEC#${secretId}`,
     SK: `VID#${versionId}`,
   }),
+  /** A secret's rotation: its configuration, when it last and next rotates, and the lease of a running rotation. */
+  secretRotation: (workspaceId: string, secretId: string): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: 'ROT' }),
   /** The secret last deleted at a path (read through its #PURGE record; expires with TTL): AWS names it by its name. */
   deletedSecretPath: (workspaceId: string, path: string): ItemKey => ({ PK: ws(workspaceId), SK: `DPATH#${path}` }),
   /** A deleted secret in its environment's list of them, newest deletion first (expires with TTL at its purgeAt). */
@@ -229,6 +231,7 @@ export const ENTITY = {
   secretVersion: 'SecretVersion',
   secretPurge: 'SecretPurge',
   secretVersionId: 'SecretVersionId',
+  secretRotation: 'SecretRotation',
   deletedSecretPath: 'DeletedSecretPath',
   deletedSecret: 'DeletedSecret',
   revealCounter: 'RevealCounter',

@@ -121,6 +121,28 @@ const MATRIX: Record<RouteKey, Row> = {
     fresh: 'secret',
     send: (token, s) => call('POST', `/api/v1/secrets/${s.id}/rollback`, { token, body: { version: 1 } }),
   },
+  'PUT /api/v1/secrets/{secretId}/rotation': {
+    ok: 200,
+    may: SECRET_ACTORS,
+    fresh: 'secret',
+    send: (token, s) => call('PUT', `/api/v1/secrets/${s.id}/rotation`, { token, body: { function: null, schedule: 'rate(30 days)' } }),
+  },
+  'DELETE /api/v1/secrets/{secretId}/rotation': {
+    ok: 200,
+    may: SECRET_ACTORS,
+    fresh: 'secret',
+    send: (token, s) => call('DELETE', `/api/v1/secrets/${s.id}/rotation`, { token }),
+  },
+  'POST /api/v1/secrets/{secretId}/rotate': {
+    ok: 202,
+    may: SECRET_ACTORS,
+    fresh: 'secret',
+    // Configured by the same credential first: a caller that may not write is refused at both.
+    send: async (token, s) => {
+      await call('PUT', `/api/v1/secrets/${s.id}/rotation`, { token, body: { function: null, schedule: 'rate(30 days)' } });
+      return call('POST', `/api/v1/secrets/${s.id}/rotate`, { token });
+    },
+  },
   'DELETE /api/v1/secrets/{secretId}': {
     ok: 200,
     may: SECRET_ACTORS,

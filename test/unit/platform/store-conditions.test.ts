@@ -267,6 +267,23 @@ const WRITERS: Partial<Record<keyof Store, () => Promise<unknown>>> = {
     dynamodb.on(QueryCommand).resolves({ Items: [{ tokenHash: 'd'.repeat(64) }] });
     return store.reachLoginTokens(WS, accessKey.id, NOW, { revokedAt: NOW });
   },
+  putRotation: () =>
+    store.putRotation(
+      WS,
+      {
+        secretId: secret.id,
+        accountId: 'acc_x',
+        enabled: true,
+        functionArn: null,
+        schedule: 'rate(7 days)',
+        rules: { AutomaticallyAfterDays: 7 },
+        duration: null,
+        generator: null,
+        configuredAt: NOW,
+        nextRotationAt: null,
+      },
+      audit(),
+    ),
   recordDenial: () =>
     store.recordDenial(
       WS,
@@ -296,6 +313,10 @@ const OTHERS: readonly (keyof Store)[] = [
   'listAudit',
   'secretByIdKeys',
   'secretByPathKeys',
+  'getRotation',
+  'takeRotationLease',
+  'advanceRotationLease',
+  'endRotationLease',
   'secretWriteKeys',
   'getSecretHead',
   'getSecretByPath',

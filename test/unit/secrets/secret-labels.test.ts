@@ -26,6 +26,8 @@ describe('staging labels', () => {
   it('a head written before labels has AWSCURRENT on its current version and AWSPREVIOUS on the one before', () => {
     expect(labelsOf({ currentVersion: 3 })).toEqual({ AWSCURRENT: 3, AWSPREVIOUS: 2 });
     expect(labelsOf({ currentVersion: 1 })).toEqual({ AWSCURRENT: 1 });
+    // Stored labels, even none, are the labels: AWSPREVIOUS taken off does not come back.
+    expect(labelsOf({ currentVersion: 3, labels: {} })).toEqual({ AWSCURRENT: 3 });
   });
 
   it('a write without stages makes the new version AWSCURRENT and moves AWSPREVIOUS to the version that had it', () => {

@@ -35,6 +35,24 @@ describe('events from audit records', () => {
     expect(eventFromAudit(audit('secret.rotate'))!.type).toBe('service.secret.rotate');
   });
 
+  it('turn a failed rotation into service.secret.rotation_failed with the step and the error; the other rotation actions into none', () => {
+    const failed = eventFromAudit(audit('secret.rotation_failed', { step: 'testSecret', error: 'Error: could not connect' }));
+    expect(failed).toMatchObject({
+      type: 'service.secret.rotation_failed',
+      data: {
+        secretId: 'sec_01JABCDEFGHJKMNPQRSTVWXYZ0',
+        key: 'K',
+        projectId: 'proj_1',
+        environmentId: 'env_1',
+        step: 'testSecret',
+        error: 'Error: could not connect',
+      },
+    });
+    expect(eventFromAudit(audit('secret.rotation_succeeded'))).toBeUndefined();
+    expect(eventFromAudit(audit('secret.rotation_configure'))).toBeUndefined();
+    expect(eventFromAudit(audit('secret.stage'))).toBeUndefined();
+  });
+
   it('make none for other actions or without an account', () => {
     expect(eventFromAudit(audit('project.create'))).toBeUndefined();
     expect(eventFromAudit(audit('webhook_endpoint.update'))).toBeUndefined();

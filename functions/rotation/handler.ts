@@ -1,0 +1,54 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import * as z from 'zod/mini';
+import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
+import { logger } from '../../shared/platform/logger.ts';
+import { runtime } from '../../shared/platform/runtime.ts';
+import type { FunctionInvoker } from '../../shared/rotation/function-invoker.ts';
+import { makeRotationMetrics } from '../../shared/rotation/rotation-metrics.ts';
+import { makeRotationRunner } from '../../shared/rotation/rotation-runner.ts';
+import { makeLambdaInvoker, rotationFunctionPatterns } from '../../shared/rotation/lambda-invoker.ts';
+import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
+
+/**
+ * The rotation runner's function (decisions.md v1.3, "Rotation"): consumes the rotation queue, one step of one
+ * rotation per message (shared/rotation/rotation-runner.ts). A message it cannot run is reported failed, so SQS
+ * offers it again and, after its receives, moves it to the dead-letter queue; the lease's end then frees the secret.
+ */
+
+const { config, db, pager, clock } = runtime();
+const store = secretsStore(db, pager);
+const cipher = cipherOnFirstUse(config, 100);
+const secrets = secretServiceOf({ config, store, cipher, clock });
+const metrics = makeRotationMetrics();
+
+const message = z.object({
+  workspaceId: z.string().check(z.minLength(1), z.maxLength(64)),
+  secretId: z.string().check(z.minLength(1), z.maxLength(64)),
+  token: z.string().check(z.minLength(32), z.maxLength(64)),
+  step: z.string().check(z.minLength(1), z.maxLength(32)),
+});
+
+/** The handler over an invoker: Lambda's on AWS (below), the local stack's child processes (bin/local/rotation.ts). */
+export function rotationHandler(invoker: FunctionInvoker, stepTimeoutMs?: number) {
+  const runner = makeRotationRunner({ secrets, invoker, onFailure: (step) => metrics.failed(step), stepTimeoutMs });
+  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const batchItemFailures: { itemIdentifier: string }[] = [];
+    for (const record of event.Records) {
+      try {
+        const parsed = message.safeParse(JSON.parse(record.body));
+        if (!parsed.success) {
+          logger.error('rotation message not understood', { messageId: record.messageId });
+          continue;
+        }
+        await runner.run(parsed.data);
+      } catch (error) {
+        logger.error('rotation step failed to run', { messageId: record.messageId, errorName: (error as Error | null)?.name });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    return { batchItemFailures };
+  };
+}
+
+/** Lambda entry: rotation functions are invoked through Lambda, only those ROTATION_FUNCTION_ARNS allows. */
+export const handler = rotationHandler(makeLambdaInvoker({ patterns: rotationFunctionPatterns() }));

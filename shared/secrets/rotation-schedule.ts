@@ -1,0 +1,55 @@
+import { ValidationError } from '../platform/errors.ts';
+import type { PasswordRules } from '../platform/random-password.ts';
+
+/**
+ * The rules of a rotation's configuration (decisions.md v1.3, "Rotation"): its schedule (`rate(N hours|days)`,
+ * `cron(…)` in EventBridge's six fields, or AWS's `AutomaticallyAfterDays` 1 to 1000), the window a scheduled start
+ * may take (`Duration` 1h to 24h), the generator's defaults, and when the next rotation is due.
+ */
+
+/** A Lambda function's ARN (with an optional version or alias), as RotationLambdaARN and REST's `function` take it. */
+export const LAMBDA_ARN = /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9_$-]{1,128})?$/;
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** A rotation without a function by default: 32 characters of every class, without `"'\`\\` or a space. */
+export const DEFAULT_GENERATOR: PasswordRules = { length: 32, excludeCharacters: '"\'`\\', includeSpace: false };
+
+const RATE = /^rate\((\d{1,4}) (hour|hours|day|days)\)$/;
+// Minutes, hours, day of month, month, day of week, year: EventBridge's cron, checked for its shape.
+const CRON = /^cron\(([0-9*?,/LW#A-Z-]+ ){5}[0-9*?,/LW#A-Z-]+\)$/;
+
+/** The interval of a `rate(…)` schedule, or undefined for a `cron(…)`; refuses anything else, naming `field`. */
+export function intervalOf(schedule: string, field: string): number | undefined {
+  const rate = RATE.exec(schedule);
+  if (rate) {
+    const count = Number(rate[1]);
+    const hours = rate[2]!.startsWith('hour');
+    if (count < 1 || (hours && (count < 4 || count > 23)) || (!hours && count > 1000))
+      throw new ValidationError(`${field}: rate(N hours) takes 4 to 23 hours, rate(N days) 1 to 1000 days`);
+    if ((count === 1) === rate[2]!.endsWith('s'))
+      throw new ValidationError(
+        `${field}: the unit is singular for 1 and plural otherwise, as EventBridge has it (rate(1 day), rate(7 days))`,
+      );
+    return count * (hours ? HOUR_MS : DAY_MS);
+  }
+  if (CRON.test(schedule)) return undefined;
+  throw new ValidationError(`${field}: a schedule is rate(N hours|days) or cron(minutes hours day-of-month month day-of-week year)`);
+}
+
+/** Checks `Duration`: 1h to 24h, in whole hours. */
+export function checkDuration(duration: string | null | undefined, field: string): void {
+  if (duration == null) return;
+  const match = /^(\d{1,2})h$/.exec(duration);
+  if (!match || Number(match[1]) < 1 || Number(match[1]) > 24) throw new ValidationError(`${field}: 1h to 24h, in whole hours`);
+}
+
+/**
+ * When the next scheduled rotation is due: the interval after the last rotation (or after the configuration, before
+ * any), or null for a `cron(…)` schedule, whose next time the scheduler alone computes.
+ */
+export function nextRotationAt(schedule: string, since: string): string | null {
+  const interval = intervalOf(schedule, 'schedule');
+  return interval === undefined ? null : new Date(Date.parse(since) + interval).toISOString();
+}
