@@ -41,7 +41,9 @@ export async function startRotationRunner(
   const module = (await import(
     pathToFileURL(join(input.projectRoot, ROTATION_FUNCTION.entry)).href
   )) as typeof import('../../functions/rotation/handler.ts');
-  const handler = module.rotationHandler(input.invoker);
+  // Local stack and tests only: a shorter step timeout than AWS's 5 minutes (ROTATION_STEP_TIMEOUT_SECONDS).
+  const seconds = Number(process.env.ROTATION_STEP_TIMEOUT_SECONDS ?? '');
+  const handler = module.rotationHandler(input.invoker, Number.isInteger(seconds) && seconds > 0 ? seconds * 1000 : undefined);
   const poller = startSqsPoller({
     sqs: input.sqs,
     queueUrl: input.queueUrl,
