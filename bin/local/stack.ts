@@ -25,6 +25,7 @@ import { startSchedulerApi } from './scheduler-api.ts';
 import { startLocalSqs } from './sqs.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { ensureRotationQueue, startRotationRunner } from './rotation.ts';
+import { startRecurringScheduler } from './recurring-scheduler.ts';
 import { makeLocalFunctionInvoker } from './local-functions.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { localOperator } from '../operator.ts';
@@ -99,7 +100,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const keyFile = join(localDir, LOCAL_MASTER_KEY_FILE);
     await loadOrCreateMasterKey(keyFile);
     const delivery = await startDeliveryInfrastructure(localDir, options.persist !== false, stops);
-    const rotationQueue = await ensureRotationQueue(delivery.sqsClient);
+    const rotationQueue = delivery.rotation;
     Object.assign(process.env, {
       TABLE_NAME: LOCAL_TABLE,
       DYNAMODB_ENDPOINT: dynamo.endpoint,
@@ -111,6 +112,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       DELIVERY_QUEUE_URL: delivery.queueUrl,
       DELIVERY_QUEUE_ARN: delivery.queueArn,
       ROTATION_QUEUE_URL: rotationQueue.queueUrl,
+      ROTATION_QUEUE_ARN: rotationQueue.queueArn,
+      ROTATION_SCHEDULE_GROUP: 'rotations',
+      ROTATION_SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/local-rotation-scheduler',
       SQS_ENDPOINT: delivery.sqsEndpoint,
       SCHEDULER_ENDPOINT: delivery.schedulerEndpoint,
       SCHEDULER_GROUP: 'local',
@@ -157,7 +161,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     const invoker = makeLocalFunctionInvoker({ localDir, baseUrl: front.url });
     await startRotationRunner({ sqs: delivery.sqsClient, ...rotationQueue, projectRoot: PROJECT_ROOT, invoker }, stops);
-    const { sqsClient: _client, ...deliveryInfo } = delivery;
+    const { sqsClient: _client, rotation: _rotation, ...deliveryInfo } = delivery;
     const info: StackInfo = {
       baseUrl: front.url,
       ...bootstrap,
@@ -189,9 +193,14 @@ async function startDeliveryInfrastructure(localDir: string, persist: boolean, s
   const sqsClient = makeSqsClient({ endpoint: sqs.endpoint });
   const scheduler = await startLocalScheduler({ file: join(localDir, 'schedules.json'), sqs: sqsClient, queueUrl: sqs.queueUrl });
   stops.push(() => scheduler.stop());
-  const api = await startSchedulerApi({ scheduler, queueArn: sqs.queueArn });
+  // The rotation queue and its recurring schedules (bin/local/rotation.ts, recurring-scheduler.ts).
+  const rotation = await ensureRotationQueue(sqsClient);
+  const recurring = await startRecurringScheduler({ file: join(localDir, 'rotation-schedules.json'), sqs: sqsClient });
+  stops.push(() => recurring.stop());
+  const api = await startSchedulerApi({ scheduler, queueArn: sqs.queueArn, recurring: { scheduler: recurring, ...rotation } });
   stops.push(() => api.close());
-  return { sqsClient, sqsEndpoint: sqs.endpoint, queueUrl: sqs.queueUrl, queueArn: sqs.queueArn, schedulerEndpoint: api.endpoint };
+  const { queueUrl, queueArn } = sqs;
+  return { sqsClient, sqsEndpoint: sqs.endpoint, queueUrl, queueArn, schedulerEndpoint: api.endpoint, rotation };
 }
 
 /**

@@ -24,7 +24,8 @@ const metrics = makeRotationMetrics();
 const message = z.object({
   workspaceId: z.string().check(z.minLength(1), z.maxLength(64)),
   secretId: z.string().check(z.minLength(1), z.maxLength(64)),
-  token: z.string().check(z.minLength(32), z.maxLength(64)),
+  // A schedule's start has no token yet: the rotation it begins makes one.
+  token: z.optional(z.string().check(z.minLength(32), z.maxLength(64))),
   step: z.string().check(z.minLength(1), z.maxLength(32)),
 });
 
@@ -40,7 +41,12 @@ export function rotationHandler(invoker: FunctionInvoker, stepTimeoutMs?: number
           logger.error('rotation message not understood', { messageId: record.messageId });
           continue;
         }
-        await runner.run(parsed.data);
+        const { token = '', ...rest } = parsed.data;
+        if (rest.step !== 'start' && token === '') {
+          logger.error('rotation message not understood', { messageId: record.messageId });
+          continue;
+        }
+        await runner.run({ ...rest, token });
       } catch (error) {
         logger.error('rotation step failed to run', { messageId: record.messageId, errorName: (error as Error | null)?.name });
         batchItemFailures.push({ itemIdentifier: record.messageId });

@@ -19,6 +19,7 @@ import {
 } from './cli-context.js';
 import { registerRunAndExport } from './cli-env.js';
 import { registerLogin } from './cli-login.js';
+import { registerRotation } from './cli-rotation.js';
 import { registerLogout } from './cli-sso.js';
 import { unwrap } from './client.js';
 
@@ -41,7 +42,7 @@ export function program(): Command {
     .enablePositionalOptions()
     .version(version)
     .description(
-      'Get secrets into programs: run a command with them, export them, read and write them; log in with AWS IAM or OIDC; manage projects, environments and access keys.',
+      'Get secrets into programs: run a command with them, export them, read, write and rotate them; log in with AWS IAM or OIDC; manage projects, environments and access keys.',
     )
     .addHelpText(
       'after',
@@ -67,8 +68,10 @@ export function program(): Command {
   };
   const ctx = () => resolveConnection(connection());
   register(cli, ctx, connection);
-  // The connection options go before or after the command (`secrets --env prod get KEY`, `secrets get KEY --env prod`).
-  for (const command of [cli, ...cli.commands]) connectionOptions(command, { project: true, env: true });
+  // The connection options go before or after the command (`secrets --env prod get KEY`, `secrets get KEY --env prod`);
+  // a group's commands (`rotation set`) carry their own.
+  for (const command of [cli, ...cli.commands.filter((c) => c.commands.length === 0)])
+    connectionOptions(command, { project: true, env: true });
   // The command groups add to each of their commands the options it uses (environments need a project, nothing else does).
   registerAdmin(cli, connection);
   registerLogin(cli, connection);
@@ -215,6 +218,7 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
     });
 
   registerDeleted(cli, ctx);
+  registerRotation(cli, ctx);
 }
 
 /** Runs the command line `argv` (as `process.argv`) and sets `process.exitCode` (documented in `--help`). */

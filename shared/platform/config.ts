@@ -70,7 +70,12 @@ export type Config = {
     schedulerEndpoint: string | undefined;
   };
   /** Rotation (decisions.md v1.3): where a rotation's steps are queued. */
-  rotation: { queueUrl: string | undefined };
+  rotation: {
+    queueUrl: string | undefined;
+    queueArn: string | undefined;
+    scheduleGroup: string | undefined;
+    schedulerRoleArn: string | undefined;
+  };
   /** Workload identity (decisions.md, "Workload identity"): where IAM logins are replayed and what they must be bound to. */
   login: {
     /** The STS endpoint a signed GetCallerIdentity must name: `AWS_STS_ENDPOINT`, else the regional endpoint of `AWS_REGION`. */
@@ -138,6 +143,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     DELIVERY_QUEUE_ARN: read('DELIVERY_QUEUE_ARN', trimmed),
     /** The rotation queue: each message one step of one rotation (set by the CDK stack and the local stack). */
     ROTATION_QUEUE_URL: read('ROTATION_QUEUE_URL', trimmed),
+    /** Scheduled rotations: one EventBridge Scheduler schedule per secret in this group, sending to the rotation queue. */
+    ROTATION_QUEUE_ARN: read('ROTATION_QUEUE_ARN', trimmed),
+    ROTATION_SCHEDULE_GROUP: read('ROTATION_SCHEDULE_GROUP', trimmed),
+    ROTATION_SCHEDULER_ROLE_ARN: read('ROTATION_SCHEDULER_ROLE_ARN', trimmed),
     SCHEDULER_GROUP: read('SCHEDULER_GROUP', trimmed),
     SCHEDULER_ROLE_ARN: read('SCHEDULER_ROLE_ARN', trimmed),
     /** Local stack only: the SQS emulator and the local Scheduler API. */
@@ -189,7 +198,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       sqsEndpoint: c.SQS_ENDPOINT,
       schedulerEndpoint: c.SCHEDULER_ENDPOINT,
     },
-    rotation: { queueUrl: c.ROTATION_QUEUE_URL },
+    rotation: {
+      queueUrl: c.ROTATION_QUEUE_URL,
+      queueArn: c.ROTATION_QUEUE_ARN,
+      scheduleGroup: c.ROTATION_SCHEDULE_GROUP,
+      schedulerRoleArn: c.ROTATION_SCHEDULER_ROLE_ARN,
+    },
     login: {
       stsEndpoint: c.AWS_STS_ENDPOINT ?? (c.AWS_REGION ? regionalStsEndpoint(c.AWS_REGION) : undefined),
       serverId: c.IAM_SERVER_ID,

@@ -14,7 +14,10 @@ import { ROTATION_STEPS, STEP_TIMEOUT_MS, type FunctionInvoker, type RotationSte
  */
 
 export interface RotationRunnerDeps {
-  secrets: Pick<SecretService, 'rotationHeldBy' | 'rotationTarget' | 'writeRotatedValue' | 'nextRotationStep' | 'finishRotation'>;
+  secrets: Pick<
+    SecretService,
+    'rotationHeldBy' | 'rotationTarget' | 'writeRotatedValue' | 'nextRotationStep' | 'finishRotation' | 'startScheduledRotation'
+  >;
   invoker: FunctionInvoker;
   /** Counts a failed rotation (the RotationFailures metric). */
   onFailure?: (step: string) => void;
@@ -38,6 +41,11 @@ export function makeRotationRunner(deps: RotationRunnerDeps) {
 
   return {
     async run(message: RotationMessage): Promise<void> {
+      // A schedule's start: the rotation begins if it is still on and none is running (then the first step is queued).
+      if (message.step === 'start') {
+        await secrets.startScheduledRotation(message.workspaceId, message.secretId);
+        return;
+      }
       const rotation = await secrets.rotationHeldBy(message.workspaceId, message.secretId, message.token);
       if (!rotation) return;
       if (message.step === 'generate') {

@@ -27,3 +27,12 @@ export function rotationAnswer(rotation: StoredRotation | undefined) {
     nextRotationAt: rotation.enabled ? rotation.nextRotationAt : null,
   };
 }
+
+/** Where the recurring schedules that start rotations are kept (rotation-schedules.ts). */
+export interface RotationSchedules {
+  put(workspaceId: string, secretId: string, expression: string, duration: string | null): Promise<void>;
+  remove(secretId: string): Promise<void>;
+}
+
+/** A schedule's name: one per secret (secret ids are unique across workspaces), within EventBridge's 64 characters. */
+export const scheduleNameOf = (secretId: string) => `rotate-${secretId}`;

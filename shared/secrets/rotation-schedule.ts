@@ -1,3 +1,4 @@
+import { Cron } from 'croner';
 import { ValidationError } from '../platform/errors.ts';
 import type { PasswordRules } from '../platform/random-password.ts';
 
@@ -17,10 +18,28 @@ const DAY_MS = 24 * HOUR_MS;
 export const DEFAULT_GENERATOR: PasswordRules = { length: 32, excludeCharacters: '"\'`\\', includeSpace: false };
 
 const RATE = /^rate\((\d{1,4}) (hour|hours|day|days)\)$/;
-// Minutes, hours, day of month, month, day of week, year: EventBridge's cron, checked for its shape.
-const CRON = /^cron\(([0-9*?,/LW#A-Z-]+ ){5}[0-9*?,/LW#A-Z-]+\)$/;
 
-/** The interval of a `rate(…)` schedule, or undefined for a `cron(…)`; refuses anything else, naming `field`. */
+/**
+ * EventBridge's cron (minutes hours day-of-month month day-of-week year, days of the week 1-7 from Sunday) as croner
+ * reads it (seconds first, days of the week 0-7 from Sunday), in UTC, as EventBridge Scheduler runs it without a time
+ * zone. `#n` keeps its n (the n-th such day), so only the days before it shift.
+ */
+export function cronOf(schedule: string, field: string): Cron {
+  const fields = /^cron\((.+)\)$/.exec(schedule)?.[1]?.trim().split(/\s+/);
+  if (!fields || fields.length !== 6)
+    throw new ValidationError(`${field}: a schedule is rate(N hours|days) or cron(minutes hours day-of-month month day-of-week year)`);
+  const [minutes, hours, dayOfMonth, month, dayOfWeek, year] = fields as [string, string, string, string, string, string];
+  if ((dayOfMonth === '?') === (dayOfWeek === '?'))
+    throw new ValidationError(`${field}: cron takes ? in exactly one of day-of-month and day-of-week`);
+  const weekday = dayOfWeek.replace(/(?<![#\d])([1-7])(?!\d)/g, (day) => String(Number(day) - 1));
+  try {
+    return new Cron(`0 ${minutes} ${hours} ${dayOfMonth} ${month} ${weekday} ${year}`, { timezone: 'UTC', paused: true, domAndDow: true });
+  } catch {
+    throw new ValidationError(`${field}: not a cron expression EventBridge would take`);
+  }
+}
+
+/** The interval of a `rate(…)` schedule, or undefined for a valid `cron(…)`; refuses anything else, naming `field`. */
 export function intervalOf(schedule: string, field: string): number | undefined {
   const rate = RATE.exec(schedule);
   if (rate) {
@@ -34,7 +53,10 @@ export function intervalOf(schedule: string, field: string): number | undefined 
       );
     return count * (hours ? HOUR_MS : DAY_MS);
   }
-  if (CRON.test(schedule)) return undefined;
+  if (schedule.startsWith('cron(')) {
+    cronOf(schedule, field);
+    return undefined;
+  }
   throw new ValidationError(`${field}: a schedule is rate(N hours|days) or cron(minutes hours day-of-month month day-of-week year)`);
 }
 
@@ -47,9 +69,10 @@ export function checkDuration(duration: string | null | undefined, field: string
 
 /**
  * When the next scheduled rotation is due: the interval after the last rotation (or after the configuration, before
- * any), or null for a `cron(…)` schedule, whose next time the scheduler alone computes.
+ * any) for `rate(…)`; the next time after `now` the expression names for `cron(…)` (null when it names none).
  */
-export function nextRotationAt(schedule: string, since: string): string | null {
+export function nextRotationAt(schedule: string, since: string, now = Date.now()): string | null {
   const interval = intervalOf(schedule, 'schedule');
-  return interval === undefined ? null : new Date(Date.parse(since) + interval).toISOString();
+  if (interval !== undefined) return new Date(Date.parse(since) + interval).toISOString();
+  return cronOf(schedule, 'schedule').nextRun(new Date(now))?.toISOString() ?? null;
 }

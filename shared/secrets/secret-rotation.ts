@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { auditEntry, systemAuditEntry, SYSTEM_ACTOR, type AuditEntry } from '../audit/index.ts';
+import { auditEntry, SYSTEM_ACTOR } from '../audit/index.ts';
 import { iso, type Clock } from '../platform/clock.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { PasswordRules } from '../platform/random-password.ts';
 import type { Store } from '../store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
-import { AWSPENDING, keepLabelled, labelsAfterWrite, labelsWithout, latestVersionOf } from './secret-labels.ts';
-import { revisionAfter, VersionConflictError, VersionIdTakenError, VersionIdExistsError, type SecretRecord } from './secret-record.ts';
+import { latestVersionOf } from './secret-labels.ts';
+import type { SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
+import { makeRotationHead } from './rotation-head.ts';
 import { LOCAL_PLACE, secretArn, versionIdOf, type AwsPlace } from './secret-names.ts';
 import type { makeSecretWriter } from './secret-writer.ts';
 
 type SecretWriter = ReturnType<typeof makeSecretWriter>;
 import { rotationAnswer, type RotationMessage, type RotationQueue } from './rotation-records.ts';
+import type { RotationSchedules } from './rotation-schedules.ts';
 import { RotationBusyError, type RotationConfig, type RotationStore, type StoredRotation } from './rotation-store.ts';
 import { checkDuration, DEFAULT_GENERATOR, intervalOf, nextRotationAt } from './rotation-schedule.ts';
 
@@ -26,7 +28,6 @@ import { checkDuration, DEFAULT_GENERATOR, intervalOf, nextRotationAt } from './
 
 /** How long a step may hold the lease: AWS's 5 minutes a step, and a minute for the runner around it. */
 export const STEP_LEASE_MS = 6 * 60_000;
-const ATTEMPTS = 20;
 
 export interface SecretRotationDeps {
   store: Pick<Store, 'getSecretHead' | 'writeSecretVersion'> & RotationStore;
@@ -36,9 +37,10 @@ export interface SecretRotationDeps {
   writeNext: SecretWriter['writeNext'];
   /** Where the steps go; absent where no rotation can be started (the AWS API's GetSecretValue container). */
   queue?: RotationQueue | undefined;
+  /** The recurring schedules that start rotations (absent where schedules are not configured). */
+  schedules?: RotationSchedules | undefined;
 }
 
-const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 8 * 2 ** attempt)));
 export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>) {
   const { store, clock } = deps;
 
@@ -49,56 +51,7 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
     return head;
   }
 
-  /** Changes the head with `change` (reading again after a lost race), with `audit` in the same transaction. */
-  async function changeHead(
-    ws: string,
-    secretId: string,
-    change: (head: SecretRecord) => Partial<SecretRecord> | undefined,
-    audit: (head: SecretRecord) => AuditEntry | undefined,
-    reserve?: (head: SecretRecord) => { versionId: string; number: number },
-  ) {
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const head = await store.getSecretHead(ws, secretId);
-      if (!head) throw new NotFoundError(`secret ${secretId} was not found`);
-      const changed = change(head);
-      if (!changed) return head;
-      const { sealed, ...current } = head;
-      const next: SecretRecord = { ...current, ...changed, revision: revisionAfter(head) };
-      for (const field of ['labels', 'versionIds', 'unfilled', 'latestVersion'] as const) if (next[field] === undefined) delete next[field];
-      try {
-        await store.writeSecretVersion(ws, { ...next, sealed }, head, null, audit(head), reserve?.(head));
-        return next;
-      } catch (error) {
-        if (error instanceof VersionIdTakenError)
-          throw new VersionIdExistsError('ClientRequestToken: already names a version of this secret');
-        if (!(error instanceof VersionConflictError)) throw error;
-        await backOff(attempt);
-      }
-    }
-    throw new ConflictError(`secret ${secretId}: too many concurrent changes; retry`);
-  }
-
-  /** Records the token as a new version labelled AWSPENDING, with no value yet (the number after the highest). */
-  async function reservePending(ws: string, secretId: string, token: string) {
-    let number = 0;
-    await changeHead(
-      ws,
-      secretId,
-      (head) => {
-        number = latestVersionOf(head) + 1;
-        const state = labelsAfterWrite(head, number, [AWSPENDING]);
-        return {
-          labels: state.labels,
-          latestVersion: number,
-          unfilled: [...(head.unfilled ?? []).filter((version) => keepLabelled({ [version]: true }, state)), number],
-          versionIds: keepLabelled<string>({ ...head.versionIds, [String(number)]: token }, state),
-        };
-      },
-      () => undefined,
-      () => ({ versionId: token, number }),
-    );
-    return number;
-  }
+  const { reservePending, finish } = makeRotationHead(deps);
 
   /** Starts a rotation of the secret: the lease, the AWSPENDING version, the first step queued. */
   async function begin(ws: string, rotation: StoredRotation, token: string, startedBy: string) {
@@ -126,49 +79,6 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
       throw error;
     }
     return { versionId: token };
-  }
-
-  /**
-   * Ends the rotation `token` holds: AWSPENDING off its version (and the version gone if it never got a value), the
-   * outcome audited in the same transaction (`secret.rotation_succeeded`, or `secret.rotation_failed` with the step and
-   * the error cut to 500 characters, whose event is `service.secret.rotation_failed`), then the lease released.
-   */
-  async function finish(
-    ws: string,
-    rotation: StoredRotation,
-    token: string,
-    outcome: { ok: true } | { ok: false; step: string; error: string },
-  ): Promise<void> {
-    const now = clock.now();
-    await changeHead(
-      ws,
-      rotation.secretId,
-      (head) => {
-        const version = Object.entries(head.versionIds ?? {}).find(([, id]) => id === token)?.[0];
-        if (version === undefined) return {};
-        const state = labelsWithout(head, AWSPENDING, Number(version));
-        const unfilled = (head.unfilled ?? []).filter((number) => keepLabelled({ [number]: true }, state));
-        return {
-          // Stored even when empty: a head without labels reads as one written before them (secret-labels.ts).
-          labels: state.labels,
-          unfilled: unfilled.length ? unfilled : undefined,
-          versionIds: keepLabelled<string>(head.versionIds, state),
-        };
-      },
-      (head) =>
-        systemAuditEntry(
-          rotation.accountId,
-          outcome.ok ? 'secret.rotation_succeeded' : 'secret.rotation_failed',
-          rotation.secretId,
-          { ...metadataOf(head), versionId: token, ...(!outcome.ok && { step: outcome.step, error: outcome.error.slice(0, 500) }) },
-          now,
-        ),
-    );
-    const since = outcome.ok ? iso(now) : (rotation.lastRotatedAt ?? rotation.configuredAt);
-    await store.endRotationLease(ws, rotation.secretId, token, {
-      ...(outcome.ok && { lastRotatedAt: iso(now) }),
-      nextRotationAt: nextRotationAt(rotation.schedule, since),
-    });
   }
 
   return {
@@ -213,6 +123,8 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
         { ...metadataOf(head), enabled: true, function: config.functionArn, schedule: config.schedule, duration: config.duration },
         clock.now(),
       );
+      // The schedule first: a schedule whose configuration did not land starts nothing (the runner checks it is on).
+      await deps.schedules?.put(ws, head.id, config.schedule, config.duration);
       await store.putRotation(ws, rotation, audit);
       return rotationAnswer({ ...rotation, lastRotatedAt: existing?.lastRotatedAt ?? null, lease: null });
     },
@@ -226,6 +138,8 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
       const { lease: _lease, lastRotatedAt, ...rest } = existing;
       const audit = auditEntry(principal, 'secret.rotation_configure', head.id, { ...metadataOf(head), enabled: false }, clock.now());
       await store.putRotation(ws, { ...rest, enabled: false, nextRotationAt: null }, audit);
+      // Then the schedule: one left behind by a failure here starts nothing, as the rotation is off.
+      await deps.schedules?.remove(head.id);
       return rotationAnswer({ ...existing, enabled: false, nextRotationAt: null });
     },
 
@@ -244,7 +158,18 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
     async startScheduledRotation(workspaceId: string, secretId: string) {
       const rotation = await store.getRotation(workspaceId, secretId);
       if (!rotation?.enabled) return undefined;
-      return begin(workspaceId, rotation, randomUUID(), SYSTEM_ACTOR);
+      // A deleted secret's schedule goes with its first start after the delete.
+      if (!(await store.getSecretHead(workspaceId, secretId))) {
+        await deps.schedules?.remove(secretId);
+        return undefined;
+      }
+      try {
+        return await begin(workspaceId, rotation, randomUUID(), SYSTEM_ACTOR);
+      } catch (error) {
+        // A rotation already running (a rotate-now, or a slow one) is this start's rotation too.
+        if (error instanceof ConflictError) return undefined;
+        throw error;
+      }
     },
 
     /** The runner's side: the rotation a step's message belongs to, when its token still holds the lease. */

@@ -11,7 +11,7 @@ import { stagesOf } from './secret-labels.ts';
 import { makeSecretWriter, type WriteOptions } from './secret-writer.ts';
 import { makeSecretStages } from './secret-stages.ts';
 import { makeSecretRotation } from './secret-rotation.ts';
-import { rotationAnswer, type RotationQueue } from './rotation-records.ts';
+import { rotationAnswer, type RotationQueue, type RotationSchedules } from './rotation-records.ts';
 import { eventually, type Prefetched } from '../platform/prefetch.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { Store } from '../store.ts';
@@ -68,14 +68,14 @@ export interface SecretServiceDeps {
   onPurgeFailure?: (secretId: string, error: unknown) => void;
   /** Called when a denied attempt could not be audited (the caller still gets FORBIDDEN). */
   onDenialAuditFailure?: (error: unknown) => void;
-  /** Where a rotation's steps are queued (absent in a function that starts none). */
+  /** Where a rotation's steps are queued, and its schedules kept (absent in a function that starts none). */
   rotationQueue?: RotationQueue | undefined;
+  rotationSchedules?: RotationSchedules | undefined;
 }
 
 /** How long a deleted secret can be restored by default (decisions.md: 0, or 7 to 30 days). */
 export const DEFAULT_RECOVERY_WINDOW_DAYS = 7;
 const DAY_MS = 86_400_000;
-
 export { SECRET_PATH } from './secret-reveals.ts';
 export { BULK_PAGE_VALUE_BYTES } from './secret-bulk-reveals.ts';
 export { SecretExistsError, VersionIdExistsError, type SecretMetadata, type WriteAnswer, type WriteOptions } from './secret-writer.ts';
@@ -89,7 +89,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
   const bulkReveals = makeSecretBulkReveals(deps, guard);
   const { writeNext, changeMetadata } = makeSecretWriter({ ...deps, guard });
   const stages = makeSecretStages(deps, guard);
-  const rotation = makeSecretRotation({ ...deps, queue: deps.rotationQueue, writeNext }, guard);
+  const rotation = makeSecretRotation({ ...deps, queue: deps.rotationQueue, schedules: deps.rotationSchedules, writeNext }, guard);
 
   /** An environment by its project's and its own slug, if the caller may see it; NOT_FOUND otherwise. */
   async function environmentAt(principal: Principal, projectSlug: string, envSlug: string) {

@@ -14,6 +14,7 @@ import { makeDeletedSecretService } from './deleted-secret-service.ts';
 import { makeSecretService } from './secret-service.ts';
 import { makeRotationStore } from './rotation-store.ts';
 import { rotationQueueOf } from './rotation-queue.ts';
+import { rotationSchedulesOf } from './rotation-schedules.ts';
 
 export { errorName } from './reveal-wiring.ts';
 
@@ -47,5 +48,6 @@ export function secretServiceOf(deps: { config: Config; store: ReturnType<typeof
     onPurgeFailure: (secretId, error) => logger.warn('secret versions left to purge', { secretId, errorName: errorName(error) }),
     onDenialAuditFailure,
     rotationQueue: rotationQueueOf(deps.config),
+    rotationSchedules: rotationSchedulesOf(deps.config),
   });
 }

@@ -5,7 +5,12 @@ import {
   GetSecretValueCommand,
   RotateSecretCommand,
 } from '@aws-sdk/client-secrets-manager';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { GetQueueUrlCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { makeSqsClient } from '../../../shared/platform/clients/sqs.ts';
+import { LOCAL_ROTATION_QUEUE } from '../../../bin/local/rotation.ts';
 import { randomUUID } from 'node:crypto';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
@@ -207,5 +212,51 @@ describe('rotation without a function', () => {
       10_000,
       'a new start',
     );
+  });
+
+  it("keeps one recurring schedule per configured secret (gone when rotation is off), and a schedule's start rotates", async () => {
+    // Prepare
+    const { id } = await write('SCHEDULED', 'v');
+    const schedules = () => {
+      const file = join(inject('localDir'), 'rotation-schedules.json');
+      return existsSync(file)
+        ? (JSON.parse(readFileSync(file, 'utf8')) as { schedules: Record<string, { expression: string; messageBody: string }> }).schedules
+        : {};
+    };
+
+    // Act 1
+    await call('PUT', `/api/v1/secrets/${id}/rotation`, {
+      token: ws.apiKey,
+      body: { function: null, schedule: 'cron(0 4 ? * MON *)', duration: '3h' },
+    });
+
+    // Assess 1
+    expect(schedules()[`rotate-${id}`]).toMatchObject({ expression: 'cron(0 4 ? * MON *)' });
+    expect(JSON.parse(schedules()[`rotate-${id}`]!.messageBody)).toEqual({ workspaceId: ws.workspaceId, secretId: id, step: 'start' });
+    const next = (await call('GET', `/api/v1/secrets/${id}`, { token: ws.apiKey })).body.data.rotation.nextRotationAt as string;
+    expect(new Date(next).getUTCDay()).toBe(1);
+    expect(next).toMatch(/T04:00:00\.000Z$/);
+
+    // Act 2: what the schedule sends when it fires.
+    const { sqsEndpoint } = inject('stack');
+    const sqs = makeSqsClient({ endpoint: sqsEndpoint });
+    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: LOCAL_ROTATION_QUEUE }));
+    await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: schedules()[`rotate-${id}`]!.messageBody }));
+
+    // Assess 2
+    const rotated = await waitFor(
+      async () => (await audited(ws, id)).find((entry) => entry.action === 'secret.rotation_succeeded'),
+      20_000,
+      'the scheduled rotation',
+    );
+    expect(rotated.actorSub).toBe('system');
+    expect((await call('POST', `/api/v1/secrets/${id}/reveal`, { token: ws.apiKey })).body.data.version).toBe(2);
+
+    // Act 3
+    await call('DELETE', `/api/v1/secrets/${id}/rotation`, { token: ws.apiKey });
+
+    // Assess 3
+    expect(schedules()[`rotate-${id}`]).toBeUndefined();
+    sqs.destroy();
   });
 });
