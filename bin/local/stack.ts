@@ -26,7 +26,7 @@ import { startLocalSqs } from './sqs.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { ensureRotationQueue, startRotationRunner } from './rotation.ts';
 import { startRecurringScheduler } from './recurring-scheduler.ts';
-import { makeLocalFunctionInvoker } from './local-functions.ts';
+import { FUNCTIONS_FILE, makeLocalFunctionInvoker } from './local-functions.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { localOperator } from '../operator.ts';
 import { startLocalSts } from './sts.ts';
@@ -113,6 +113,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       DELIVERY_QUEUE_ARN: delivery.queueArn,
       ROTATION_QUEUE_URL: rotationQueue.queueUrl,
       ROTATION_QUEUE_ARN: rotationQueue.queueArn,
+      LOCAL_ROTATION_FUNCTIONS_FILE: join(localDir, FUNCTIONS_FILE),
       ROTATION_SCHEDULE_GROUP: 'rotations',
       ROTATION_SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/local-rotation-scheduler',
       SQS_ENDPOINT: delivery.sqsEndpoint,

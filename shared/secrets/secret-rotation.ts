@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { auditEntry, SYSTEM_ACTOR } from '../audit/index.ts';
 import { iso, type Clock } from '../platform/clock.ts';
-import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { PasswordRules } from '../platform/random-password.ts';
 import type { Store } from '../store.ts';
@@ -10,6 +10,7 @@ import { latestVersionOf } from './secret-labels.ts';
 import type { SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
 import { makeRotationHead } from './rotation-head.ts';
+import { rotationFunctionsAllowed } from './rotation-functions.ts';
 import { LOCAL_PLACE, secretArn, versionIdOf, type AwsPlace } from './secret-names.ts';
 import type { makeSecretWriter } from './secret-writer.ts';
 
@@ -39,6 +40,8 @@ export interface SecretRotationDeps {
   queue?: RotationQueue | undefined;
   /** The recurring schedules that start rotations (absent where schedules are not configured). */
   schedules?: RotationSchedules | undefined;
+  /** Whether the stack may invoke a rotation function (default: rotation-functions.ts over the environment). */
+  functionAllowed?: (arn: string) => Promise<boolean>;
 }
 
 export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>) {
@@ -52,6 +55,7 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
   }
 
   const { reservePending, finish } = makeRotationHead(deps);
+  const functionAllowed = deps.functionAllowed ?? rotationFunctionsAllowed();
 
   /** Starts a rotation of the secret: the lease, the AWSPENDING version, the first step queued. */
   async function begin(ws: string, rotation: StoredRotation, token: string, startedBy: string) {
@@ -103,6 +107,8 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
       const head = await writable(principal, secretId);
       intervalOf(config.schedule, 'schedule');
       checkDuration(config.duration, 'duration');
+      if (config.functionArn && !(await functionAllowed(config.functionArn)))
+        throw new ForbiddenError(`function: this stack may not invoke ${config.functionArn} (rotationFunctionArns)`);
       const ws = principal.workspaceId;
       const existing = await store.getRotation(ws, head.id);
       const configuredAt = iso(clock.now());

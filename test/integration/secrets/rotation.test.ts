@@ -6,13 +6,13 @@ import {
   RotateSecretCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { GetQueueUrlCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { makeSqsClient } from '../../../shared/platform/clients/sqs.ts';
 import { LOCAL_ROTATION_QUEUE } from '../../../bin/local/rotation.ts';
 import { randomUUID } from 'node:crypto';
-import { call, localStore, newWorkspace } from '../../support/api.ts';
+import { admin, call, localStore, newWorkspace } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
 import { waitFor } from '../../support/webhooks.ts';
 import { awsKey, client } from '../aws/support.ts';
@@ -186,10 +186,34 @@ describe('rotation without a function', () => {
     });
   });
 
-  it('a function the stack may not invoke fails the rotation: AWSCURRENT stays, AWSPENDING goes, rotation_failed is audited', async () => {
+  it('refuses a function the stack may not invoke (FORBIDDEN, AccessDeniedException), and fails a rotation whose function was withdrawn', async () => {
     const { id } = await write('UNINVOKABLE', 'stays');
-    const arn = 'arn:aws:lambda:us-east-1:000000000000:function:not-registered';
-    await call('PUT', `/api/v1/secrets/${id}/rotation`, { token: ws.apiKey, body: { function: arn, schedule: 'rate(7 days)' } });
+    const unknown = 'arn:aws:lambda:us-east-1:000000000000:function:not-registered';
+    const refused = await call('PUT', `/api/v1/secrets/${id}/rotation`, {
+      token: ws.apiKey,
+      body: { function: unknown, schedule: 'rate(7 days)' },
+    });
+    expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('rotationFunctionArns') });
+    await expect(
+      client(await awsKey(ws)).send(
+        new RotateSecretCommand({
+          SecretId: 'rot/prod/UNINVOKABLE',
+          RotationLambdaARN: unknown,
+          RotationRules: { AutomaticallyAfterDays: 7 },
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    // A registered function, configured, then withdrawn from the stand-ins before the rotation runs.
+    const name = `withdrawn-${randomUUID().slice(0, 8)}`;
+    await admin('function', 'add', '--name', name, '--handler', resolve('test/support/functions/succeeds.ts'));
+    const arn = `arn:aws:lambda:us-east-1:000000000000:function:${name}`;
+    expect(
+      (await call('PUT', `/api/v1/secrets/${id}/rotation`, { token: ws.apiKey, body: { function: arn, schedule: 'rate(7 days)' } })).status,
+    ).toBe(200);
+    const registry = join(inject('localDir'), 'functions.json');
+    const functions = JSON.parse(readFileSync(registry, 'utf8')) as { functions: Record<string, unknown> };
+    delete functions.functions[name];
+    writeFileSync(registry, JSON.stringify(functions));
     const token = (await call('POST', `/api/v1/secrets/${id}/rotate`, { token: ws.apiKey })).body.data.versionId as string;
     const failed = await waitFor(
       async () => (await audited(ws, id)).find((entry) => entry.action === 'secret.rotation_failed'),
