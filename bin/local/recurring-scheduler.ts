@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { logger } from '../../shared/platform/logger.ts';
-import { cronOf, intervalOf } from '../../shared/secrets/rotation-schedule.ts';
+import { cronOf } from '../../shared/secrets/rotation-cron.ts';
+import { intervalOf } from '../../shared/secrets/rotation-schedule.ts';
 import { writeJsonAtomic } from './local-scheduler.ts';
 import { describeError } from './sqs-poller.ts';
 

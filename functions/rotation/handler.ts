@@ -8,6 +8,7 @@ import { makeRotationMetrics } from '../../shared/rotation/rotation-metrics.ts';
 import { makeRotationRunner } from '../../shared/rotation/rotation-runner.ts';
 import { makeLambdaInvoker, rotationFunctionPatterns } from '../../shared/rotation/lambda-invoker.ts';
 import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
+import { rotationSchedulesOf } from '../../shared/secrets/rotation-schedules.ts';
 
 /**
  * The rotation runner's function (decisions.md v1.3, "Rotation"): consumes the rotation queue, one step of one
@@ -18,14 +19,14 @@ import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wirin
 const { config, db, pager, clock } = runtime();
 const store = secretsStore(db, pager);
 const cipher = cipherOnFirstUse(config, 100);
-const secrets = secretServiceOf({ config, store, cipher, clock });
+const secrets = secretServiceOf({ config, store, cipher, clock, schedules: rotationSchedulesOf(config) });
 const metrics = makeRotationMetrics();
 
 const message = z.object({
   workspaceId: z.string().check(z.minLength(1), z.maxLength(64)),
   secretId: z.string().check(z.minLength(1), z.maxLength(64)),
-  // A schedule's start has no token yet: the rotation it begins makes one.
-  token: z.optional(z.string().check(z.minLength(32), z.maxLength(64))),
+  // A schedule's start has no token yet (the rotation it begins makes one), nor has a request to sync a schedule.
+  token: z.optional(z.string().check(z.maxLength(64))),
   step: z.string().check(z.minLength(1), z.maxLength(32)),
 });
 
@@ -42,7 +43,7 @@ export function rotationHandler(invoker: FunctionInvoker, stepTimeoutMs?: number
           continue;
         }
         const { token = '', ...rest } = parsed.data;
-        if (rest.step !== 'start' && token === '') {
+        if (rest.step !== 'start' && rest.step !== 'schedule' && token.length < 32) {
           logger.error('rotation message not understood', { messageId: record.messageId });
           continue;
         }

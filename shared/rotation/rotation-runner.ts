@@ -1,6 +1,6 @@
 import { randomPassword } from '../platform/random-password.ts';
 import { logger } from '../platform/logger.ts';
-import { DEFAULT_GENERATOR, type RotationMessage, type SecretService } from '../secrets/index.ts';
+import type { RotationMessage, SecretService } from '../secrets/index.ts';
 import { ROTATION_STEPS, STEP_TIMEOUT_MS, type FunctionInvoker, type RotationStep } from './function-invoker.ts';
 
 /**
@@ -16,7 +16,13 @@ import { ROTATION_STEPS, STEP_TIMEOUT_MS, type FunctionInvoker, type RotationSte
 export interface RotationRunnerDeps {
   secrets: Pick<
     SecretService,
-    'rotationHeldBy' | 'rotationTarget' | 'writeRotatedValue' | 'nextRotationStep' | 'finishRotation' | 'startScheduledRotation'
+    | 'rotationHeldBy'
+    | 'rotationTarget'
+    | 'writeRotatedValue'
+    | 'nextRotationStep'
+    | 'finishRotation'
+    | 'startScheduledRotation'
+    | 'syncRotationSchedule'
   >;
   invoker: FunctionInvoker;
   /** Counts a failed rotation (the RotationFailures metric). */
@@ -46,11 +52,13 @@ export function makeRotationRunner(deps: RotationRunnerDeps) {
         await secrets.startScheduledRotation(message.workspaceId, message.secretId);
         return;
       }
+      // A configuration changed: the secret's schedule is made to match it.
+      if (message.step === 'schedule') return secrets.syncRotationSchedule(message.workspaceId, message.secretId);
       const rotation = await secrets.rotationHeldBy(message.workspaceId, message.secretId, message.token);
       if (!rotation) return;
       if (message.step === 'generate') {
         try {
-          const value = randomPassword(rotation.generator ?? DEFAULT_GENERATOR);
+          const value = randomPassword(rotation.generator ?? {});
           await secrets.writeRotatedValue(rotation, message.workspaceId, message.token, value);
         } catch (error) {
           return fail(message, rotation, errorText(error));

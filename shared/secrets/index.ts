@@ -31,6 +31,5 @@ export {
   stagesByVersion,
   stagesOf,
 } from './secret-labels.ts';
-export { DEFAULT_GENERATOR, LAMBDA_ARN } from './rotation-schedule.ts';
 export type { RotationMessage, RotationQueue } from './rotation-records.ts';
 export type { StoredRotation } from './rotation-store.ts';

@@ -110,7 +110,7 @@ export function makeRotationHead(deps: { store: Pick<Store, 'getSecretHead' | 'w
     const since = outcome.ok ? iso(now) : (rotation.lastRotatedAt ?? rotation.configuredAt);
     await store.endRotationLease(ws, rotation.secretId, token, {
       ...(outcome.ok && { lastRotatedAt: iso(now) }),
-      nextRotationAt: nextRotationAt(rotation.schedule, since),
+      nextRotationAt: await nextRotationAt(rotation.schedule, since),
     });
   }
 

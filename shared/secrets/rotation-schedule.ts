@@ -1,4 +1,3 @@
-import { Cron } from 'croner';
 import { ValidationError } from '../platform/errors.ts';
 import type { PasswordRules } from '../platform/random-password.ts';
 
@@ -8,9 +7,6 @@ import type { PasswordRules } from '../platform/random-password.ts';
  * may take (`Duration` 1h to 24h), the generator's defaults, and when the next rotation is due.
  */
 
-/** A Lambda function's ARN (with an optional version or alias), as RotationLambdaARN and REST's `function` take it. */
-export const LAMBDA_ARN = /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9_$-]{1,128})?$/;
-
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
@@ -19,27 +15,7 @@ export const DEFAULT_GENERATOR: PasswordRules = { length: 32, excludeCharacters:
 
 const RATE = /^rate\((\d{1,4}) (hour|hours|day|days)\)$/;
 
-/**
- * EventBridge's cron (minutes hours day-of-month month day-of-week year, days of the week 1-7 from Sunday) as croner
- * reads it (seconds first, days of the week 0-7 from Sunday), in UTC, as EventBridge Scheduler runs it without a time
- * zone. `#n` keeps its n (the n-th such day), so only the days before it shift.
- */
-export function cronOf(schedule: string, field: string): Cron {
-  const fields = /^cron\((.+)\)$/.exec(schedule)?.[1]?.trim().split(/\s+/);
-  if (!fields || fields.length !== 6)
-    throw new ValidationError(`${field}: a schedule is rate(N hours|days) or cron(minutes hours day-of-month month day-of-week year)`);
-  const [minutes, hours, dayOfMonth, month, dayOfWeek, year] = fields as [string, string, string, string, string, string];
-  if ((dayOfMonth === '?') === (dayOfWeek === '?'))
-    throw new ValidationError(`${field}: cron takes ? in exactly one of day-of-month and day-of-week`);
-  const weekday = dayOfWeek.replace(/(?<![#\d])([1-7])(?!\d)/g, (day) => String(Number(day) - 1));
-  try {
-    return new Cron(`0 ${minutes} ${hours} ${dayOfMonth} ${month} ${weekday} ${year}`, { timezone: 'UTC', paused: true, domAndDow: true });
-  } catch {
-    throw new ValidationError(`${field}: not a cron expression EventBridge would take`);
-  }
-}
-
-/** The interval of a `rate(…)` schedule, or undefined for a valid `cron(…)`; refuses anything else, naming `field`. */
+/** The interval of a `rate(…)` schedule, or undefined for a `cron(…)` (checkSchedule checks those); refuses anything else. */
 export function intervalOf(schedule: string, field: string): number | undefined {
   const rate = RATE.exec(schedule);
   if (rate) {
@@ -53,10 +29,7 @@ export function intervalOf(schedule: string, field: string): number | undefined 
       );
     return count * (hours ? HOUR_MS : DAY_MS);
   }
-  if (schedule.startsWith('cron(')) {
-    cronOf(schedule, field);
-    return undefined;
-  }
+  if (schedule.startsWith('cron(')) return undefined;
   throw new ValidationError(`${field}: a schedule is rate(N hours|days) or cron(minutes hours day-of-month month day-of-week year)`);
 }
 
@@ -67,12 +40,17 @@ export function checkDuration(duration: string | null | undefined, field: string
   if (!match || Number(match[1]) < 1 || Number(match[1]) > 24) throw new ValidationError(`${field}: 1h to 24h, in whole hours`);
 }
 
+/** Refuses a schedule EventBridge would not take (a cron expression's check loads the cron library, rotation-cron.ts). */
+export async function checkSchedule(schedule: string, field: string): Promise<void> {
+  if (intervalOf(schedule, field) === undefined) (await import('./rotation-cron.ts')).cronOf(schedule, field);
+}
+
 /**
  * When the next scheduled rotation is due: the interval after the last rotation (or after the configuration, before
  * any) for `rate(…)`; the next time after `now` the expression names for `cron(…)` (null when it names none).
  */
-export function nextRotationAt(schedule: string, since: string, now = Date.now()): string | null {
+export async function nextRotationAt(schedule: string, since: string, now = Date.now()): Promise<string | null> {
   const interval = intervalOf(schedule, 'schedule');
   if (interval !== undefined) return new Date(Date.parse(since) + interval).toISOString();
-  return cronOf(schedule, 'schedule').nextRun(new Date(now))?.toISOString() ?? null;
+  return (await import('./rotation-cron.ts')).cronOf(schedule, 'schedule').nextRun(new Date(now))?.toISOString() ?? null;
 }

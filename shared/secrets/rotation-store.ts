@@ -4,6 +4,7 @@ import { ENTITY, keys } from '../platform/store/keys.ts';
 import { getItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
 import type { PasswordRules } from '../platform/random-password.ts';
+import { DEFAULT_GENERATOR } from './rotation-schedule.ts';
 
 /**
  * A secret's rotation (decisions.md v1.3, "Rotation"), in one item beside its versions (so a purge removes it with
@@ -57,7 +58,8 @@ const toRotation = (item: Record<string, unknown> | undefined): StoredRotation |
     schedule: item.schedule as string,
     rules: (item.rules as RotationConfig['rules'] | undefined) ?? {},
     duration: (item.duration as string | null | undefined) ?? null,
-    generator: (item.generator as PasswordRules | null | undefined) ?? null,
+    // A rotation without a function always has its generator settings (the defaults when none were given).
+    generator: (item.generator as PasswordRules | null | undefined) ?? (item.functionArn ? null : DEFAULT_GENERATOR),
     configuredAt: item.configuredAt as string,
     lastRotatedAt: (item.lastRotatedAt as string | null | undefined) ?? null,
     nextRotationAt: (item.nextRotationAt as string | null | undefined) ?? null,

@@ -18,7 +18,7 @@ type SecretWriter = ReturnType<typeof makeSecretWriter>;
 import { rotationAnswer, type RotationMessage, type RotationQueue } from './rotation-records.ts';
 import type { RotationSchedules } from './rotation-schedules.ts';
 import { RotationBusyError, type RotationConfig, type RotationStore, type StoredRotation } from './rotation-store.ts';
-import { checkDuration, DEFAULT_GENERATOR, intervalOf, nextRotationAt } from './rotation-schedule.ts';
+import { checkDuration, checkSchedule, DEFAULT_GENERATOR, nextRotationAt } from './rotation-schedule.ts';
 
 /**
  * Rotation as the secrets feature keeps it (decisions.md v1.3, "Rotation"): configuring it and starting one, under
@@ -56,6 +56,15 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
 
   const { reservePending, finish } = makeRotationHead(deps);
   const functionAllowed = deps.functionAllowed ?? rotationFunctionsAllowed();
+
+  /**
+   * Asks the runner to make the secret's schedule match its rotation item (put while on, deleted when off): the API
+   * functions carry no Scheduler client, and a lost or repeated message converges all the same.
+   */
+  async function syncSchedule(workspaceId: string, secretId: string) {
+    if (!deps.queue) throw new Error('no rotation queue in this function');
+    await deps.queue.send({ workspaceId, secretId, token: '', step: 'schedule' });
+  }
 
   /** Starts a rotation of the secret: the lease, the AWSPENDING version, the first step queued. */
   async function begin(ws: string, rotation: StoredRotation, token: string, startedBy: string) {
@@ -105,7 +114,7 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
       config: Omit<RotationConfig, 'generator'> & { generator?: PasswordRules | null },
     ) {
       const head = await writable(principal, secretId);
-      intervalOf(config.schedule, 'schedule');
+      await checkSchedule(config.schedule, 'schedule');
       checkDuration(config.duration, 'duration');
       if (config.functionArn && !(await functionAllowed(config.functionArn)))
         throw new ForbiddenError(`function: this stack may not invoke ${config.functionArn} (rotationFunctionArns)`);
@@ -120,7 +129,7 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
         ...config,
         generator,
         configuredAt,
-        nextRotationAt: nextRotationAt(config.schedule, existing?.lastRotatedAt ?? configuredAt),
+        nextRotationAt: await nextRotationAt(config.schedule, existing?.lastRotatedAt ?? configuredAt),
       };
       const audit = auditEntry(
         principal,
@@ -129,9 +138,8 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
         { ...metadataOf(head), enabled: true, function: config.functionArn, schedule: config.schedule, duration: config.duration },
         clock.now(),
       );
-      // The schedule first: a schedule whose configuration did not land starts nothing (the runner checks it is on).
-      await deps.schedules?.put(ws, head.id, config.schedule, config.duration);
       await store.putRotation(ws, rotation, audit);
+      await syncSchedule(ws, head.id);
       return rotationAnswer({ ...rotation, lastRotatedAt: existing?.lastRotatedAt ?? null, lease: null });
     },
 
@@ -144,8 +152,7 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
       const { lease: _lease, lastRotatedAt, ...rest } = existing;
       const audit = auditEntry(principal, 'secret.rotation_configure', head.id, { ...metadataOf(head), enabled: false }, clock.now());
       await store.putRotation(ws, { ...rest, enabled: false, nextRotationAt: null }, audit);
-      // Then the schedule: one left behind by a failure here starts nothing, as the rotation is off.
-      await deps.schedules?.remove(head.id);
+      await syncSchedule(ws, head.id);
       return rotationAnswer({ ...existing, enabled: false, nextRotationAt: null });
     },
 
@@ -158,6 +165,15 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
       const rotation = await store.getRotation(principal.workspaceId, head.id);
       if (!rotation?.enabled) throw new ConflictError('rotation: not configured for this secret; PUT …/rotation first');
       return begin(principal.workspaceId, rotation, token, principal.actorSub);
+    },
+
+    /** The runner's side: makes the secret's schedule what its rotation item says (put while on, gone otherwise). */
+    async syncRotationSchedule(workspaceId: string, secretId: string) {
+      if (!deps.schedules) return;
+      const rotation = await store.getRotation(workspaceId, secretId);
+      const live = rotation?.enabled && (await store.getSecretHead(workspaceId, secretId));
+      if (live) await deps.schedules.put(workspaceId, secretId, rotation.schedule, rotation.duration);
+      else await deps.schedules.remove(secretId);
     },
 
     /** The runner's side: a scheduled start (the service acting on its own). */

@@ -14,7 +14,7 @@ import { makeDeletedSecretService } from './deleted-secret-service.ts';
 import { makeSecretService } from './secret-service.ts';
 import { makeRotationStore } from './rotation-store.ts';
 import { rotationQueueOf } from './rotation-queue.ts';
-import { rotationSchedulesOf } from './rotation-schedules.ts';
+import type { RotationSchedules } from './rotation-records.ts';
 
 export { errorName } from './reveal-wiring.ts';
 
@@ -37,7 +37,13 @@ export function deletedSecretServiceOf(deps: { store: ReturnType<typeof secretsS
   return makeDeletedSecretService(deps);
 }
 
-export function secretServiceOf(deps: { config: Config; store: ReturnType<typeof secretsStore>; cipher: Cipher; clock: Clock }) {
+export function secretServiceOf(deps: {
+  config: Config;
+  store: ReturnType<typeof secretsStore>;
+  cipher: Cipher;
+  clock: Clock;
+  schedules?: RotationSchedules | undefined;
+}) {
   return makeSecretService({
     store: deps.store,
     cipher: deps.cipher,
@@ -48,6 +54,7 @@ export function secretServiceOf(deps: { config: Config; store: ReturnType<typeof
     onPurgeFailure: (secretId, error) => logger.warn('secret versions left to purge', { secretId, errorName: errorName(error) }),
     onDenialAuditFailure,
     rotationQueue: rotationQueueOf(deps.config),
-    rotationSchedules: rotationSchedulesOf(deps.config),
+    // Only the runner keeps schedules (functions/rotation/handler.ts): the API functions ask it through the queue.
+    rotationSchedules: deps.schedules,
   });
 }

@@ -43,6 +43,8 @@ function harness(options: { functionArn?: string | null; held?: boolean; allowed
     writeRotatedValue: vi.fn(async (_rotation: StoredRotation, _ws: string, _token: string, value: string) => void written.push(value)),
     nextRotationStep: vi.fn(async (message: RotationMessage) => void queued.push(message)),
     finishRotation: vi.fn(async (_ws: string, _rotation: StoredRotation, _token: string, outcome: unknown) => void finished.push(outcome)),
+    startScheduledRotation: vi.fn(async () => undefined),
+    syncRotationSchedule: vi.fn(async () => undefined),
   };
   const invoker: FunctionInvoker = {
     allowed: async () => options.allowed ?? true,
@@ -54,7 +56,7 @@ function harness(options: { functionArn?: string | null; held?: boolean; allowed
   const failures: string[] = [];
   const runner = makeRotationRunner({ secrets: secrets as never, invoker, onFailure: (step) => void failures.push(step) });
   const message = (step: string): RotationMessage => ({ workspaceId: 'ws_1', secretId: 'sec_1', token: TOKEN, step });
-  return { runner, message, queued, finished, written, invoked, failures };
+  return { runner, message, queued, finished, written, invoked, failures, secrets };
 }
 
 describe('the rotation runner', () => {
@@ -110,5 +112,15 @@ describe('the rotation runner', () => {
     expect(h.written).toHaveLength(1);
     expect(h.written[0]).toMatch(/^[A-Za-z0-9]{12}$/);
     expect(h.finished).toEqual([{ ok: true }]);
+  });
+
+  it("hands a schedule's start and a configuration's schedule request to the service, and runs no step for them", async () => {
+    const h = harness();
+    await h.runner.run(h.message('start'));
+    await h.runner.run(h.message('schedule'));
+    expect(h.secrets.startScheduledRotation).toHaveBeenCalledWith('ws_1', 'sec_1');
+    expect(h.secrets.syncRotationSchedule).toHaveBeenCalledWith('ws_1', 'sec_1');
+    expect(h.invoked).toEqual([]);
+    expect(h.secrets.rotationHeldBy).not.toHaveBeenCalled();
   });
 });
