@@ -15,7 +15,9 @@ export interface FloorCalls {
   readonly dynamodb?: readonly DocumentCall[];
   readonly kms?: readonly ('Decrypt' | 'GenerateDataKey')[];
   readonly sqs?: readonly ('SendMessage' | 'SendMessageBatch')[];
-  readonly scheduler?: readonly 'CreateSchedule'[];
+  readonly scheduler?: readonly ('CreateSchedule' | 'DeleteSchedule' | 'UpdateSchedule')[];
+  /** Customers' rotation functions, invoked by the rotation runner. */
+  readonly lambda?: readonly 'Invoke'[];
 }
 
 type DocumentCall = 'BatchGetItem' | 'BatchWriteItem' | 'GetItem' | 'PutItem' | 'Query' | 'TransactWriteItems' | 'UpdateItem';
@@ -29,6 +31,12 @@ const API_READS_WRITES = ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'Transa
 const DATA_KEYS = ['Decrypt', 'GenerateDataKey'] as const;
 /** Deliveries are queued one at a time (retries, re-queues) or ten at a time (the fan-out's batches). */
 const QUEUE_SENDS = ['SendMessage', 'SendMessageBatch'] as const;
+/**
+ * A secret's recurring rotation schedule (shared/secrets/rotation-schedules-eventbridge.ts), updated or created when
+ * rotation is configured, deleted when it is turned off: in every function that builds the secrets service, in a chunk
+ * loaded on the first configuration.
+ */
+const ROTATION_SCHEDULES = ['CreateSchedule', 'DeleteSchedule', 'UpdateSchedule'] as const;
 
 /**
  * The kinds of AWS calls each function's bundle carries (one SDK command each). Update this table when a function
@@ -63,6 +71,16 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
     scheduler: ['CreateSchedule'],
   },
   'delivery-sweeper': { dynamodb: ['BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'], sqs: QUEUE_SENDS },
+  // The rotation runner: the secrets store it builds with the secrets service (the whole store, so every call of it),
+  // the rotation schedules it keeps (made, changed and deleted to match each rotation item), the cipher (a chunk loaded on the first value), the next step queued (a
+  // chunk loaded on the first), and the customer's rotation function invoked.
+  rotation: {
+    dynamodb: [...API_READS_WRITES, 'BatchWriteItem'],
+    kms: DATA_KEYS,
+    sqs: ['SendMessage'],
+    scheduler: ROTATION_SCHEDULES,
+    lambda: ['Invoke'],
+  },
 };
 
 /** lib-dynamodb's command class for each document-client call. */
@@ -77,7 +95,7 @@ const DOCUMENT_COMMANDS: Record<DocumentCall, string> = {
 };
 
 /** The clients a floor can create, by the variable its handler sends through. */
-export type FloorClient = 'dynamodb' | 'kms' | 'sqs' | 'scheduler';
+export type FloorClient = 'dynamodb' | 'kms' | 'sqs' | 'scheduler' | 'lambda';
 
 /** Per client: its package, how the floor creates it (as shared/platform/clients/*.ts do, options included) and its commands. */
 function clientsOf(calls: FloorCalls) {
@@ -115,6 +133,14 @@ function clientsOf(calls: FloorCalls) {
       client: 'scheduler' as const,
       extraImports: ['SchedulerClient'],
       commands: (calls.scheduler ?? []).map((call) => `${call}Command`),
+    },
+    {
+      module: '@aws-sdk/client-lambda',
+      imports: [],
+      setup: 'const lambda = new LambdaClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 3_000 } });',
+      client: 'lambda' as const,
+      extraImports: ['LambdaClient'],
+      commands: (calls.lambda ?? []).map((call) => `${call}Command`),
     },
   ].filter((client) => client.commands.length > 0);
 }

@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     revealsPerMinute: readPositiveInt(context, 'revealRateLimit'),
     removalPolicy: readRemovalPolicy(context),
     alarmEmail: readEmail(context, 'alarmEmail'),
+    rotationFunctionArns: readRotationFunctionArns(app.node.tryGetContext('rotationFunctionArns')),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: `Secrets management service (${stage})`,
   };
@@ -134,6 +135,19 @@ function readEmail(context: ContextReader, key: string): string | undefined {
   const raw = context(key);
   if (raw === undefined || EMAIL_PATTERN.test(raw)) return raw;
   throw new Error(`Context ${key} must be an e-mail address; got "${raw}"`);
+}
+
+/**
+ * The Lambda functions rotations may invoke: a list of ARN patterns, as a JSON array in cdk.json or comma-separated
+ * with `-c rotationFunctionArns=arn:…,arn:…`. Each pattern is checked by the stack (lib/secret-rotation.ts).
+ */
+function readRotationFunctionArns(value: unknown): string[] | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const list = typeof value === 'string' ? value.split(',') : value;
+  if (!Array.isArray(list) || !list.every((pattern) => typeof pattern === 'string')) {
+    throw new Error('Context rotationFunctionArns must be a list of Lambda function ARN patterns (a JSON array, or comma-separated)');
+  }
+  return list.map((pattern) => pattern.trim()).filter((pattern) => pattern !== '');
 }
 
 function readRemovalPolicy(context: ContextReader): ServiceStackProps['removalPolicy'] {

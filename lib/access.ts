@@ -32,6 +32,8 @@ export interface FunctionAccess {
   readonly keys?: readonly KeyAccess[];
   /** Queues delivery attempts: sqs:SendMessage on the delivery queue, whose URL goes into its environment. */
   readonly sendsDeliveries?: true;
+  /** Queues rotation steps: sqs:SendMessage on the rotation queue, whose URL goes into its environment. */
+  readonly sendsRotations?: true;
 }
 
 type Items = Partial<Record<TableAction, readonly string[]>>;
@@ -142,6 +144,7 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       writesAudit: true,
     }),
     keys: [{ actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT }, MAC_KEY],
+    sendsRotations: true, // POST …/rotate queues a rotation's first step
   },
   // Reads the audit log, nothing else; no route changes state, so no idempotency record either.
   audit: { table: api({ items: { Query: [P.audit] }, idempotent: false }), keys: [MAC_KEY] },
@@ -249,6 +252,8 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
       { actions: ['kms:Decrypt'], contextKeys: AWS_KEY_CONTEXT },
       MAC_KEY,
     ],
+    // RotateSecret queues a rotation's first step.
+    sendsRotations: true,
   },
 };
 

@@ -19,7 +19,7 @@ import { Construct } from 'constructs';
 import { API_FUNCTION, handlerEntry } from '../shared/platform/functions.ts';
 import { ROUTE_GROUPS, type RouteGroup } from '../shared/platform/routes.ts';
 import { ROUTE_GROUP_ACCESS } from './access.ts';
-import { type AccessTargets, applyAccess } from './apply-access.ts';
+import { applyAccess, type QueueSender } from './apply-access.ts';
 import { pascalCase, ServiceFunction } from './service-function.ts';
 import { REVEAL_ROUTE_KEYS } from './service-metrics.ts';
 
@@ -65,7 +65,9 @@ export interface ApiConstructProps {
   /** The key that wraps secret values and webhook signing secrets. */
   readonly key: IKey;
   /** Where the webhook-deliveries group queues manual retries. */
-  readonly deliveries: AccessTargets['deliveries'];
+  readonly deliveries: QueueSender;
+  /** Where the secrets group and the AWS API queue a rotation's first step. */
+  readonly rotations: QueueSender;
   /** Reveals per minute per credential. @default the functions' own default (120) */
   readonly revealsPerMinute?: number;
   /** Reveals per minute of a whole workspace. @default the functions' own default (10 times the above) */
@@ -180,7 +182,12 @@ export class ApiConstruct extends Construct {
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,
     });
-    applyAccess(fn, ROUTE_GROUP_ACCESS[group], { table: props.table, key: props.key, deliveries: props.deliveries });
+    applyAccess(fn, ROUTE_GROUP_ACCESS[group], {
+      table: props.table,
+      key: props.key,
+      deliveries: props.deliveries,
+      rotations: props.rotations,
+    });
     const integration = new HttpLambdaIntegration(`${pascalCase(group)}Integration`, fn.function, {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,
     });

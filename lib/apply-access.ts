@@ -4,11 +4,19 @@ import type { FunctionAccess } from './access.ts';
 import type { ServiceFunction } from './service-function.ts';
 import { checkAccess } from './table-access.ts';
 
-/** What `applyAccess` grants on: the table, the KMS key and the delivery queue. */
+/** A queue a function may be let to send to (its URL goes into the function's environment). */
+export interface QueueSender {
+  bindSender(fn: ServiceFunction): void;
+}
+
+/** What `applyAccess` grants on: the table, the KMS key, the delivery queue and the rotation queue. */
 export interface AccessTargets {
   readonly table: ITable;
   readonly key: IKey;
-  readonly deliveries: { bindSender(fn: ServiceFunction): void };
+  /** @default none: an access that sends deliveries is refused */
+  readonly deliveries?: QueueSender;
+  /** @default none: an access that sends rotation steps is refused */
+  readonly rotations?: QueueSender;
 }
 
 /** Grants `fn` exactly what `access` lists, and sets the environment variables that go with each grant. */
@@ -20,5 +28,11 @@ export function applyAccess(fn: ServiceFunction, access: FunctionAccess, targets
     fn.bindTable(targets.table, access.table);
   }
   for (const keyAccess of access.keys ?? []) fn.bindKey(targets.key, keyAccess);
-  if (access.sendsDeliveries) targets.deliveries.bindSender(fn);
+  if (access.sendsDeliveries) senderOf(targets.deliveries, fn, 'delivery').bindSender(fn);
+  if (access.sendsRotations) senderOf(targets.rotations, fn, 'rotation').bindSender(fn);
+}
+
+function senderOf(queue: QueueSender | undefined, fn: ServiceFunction, name: string): QueueSender {
+  if (!queue) throw new Error(`${fn.node.id}: its access sends to the ${name} queue, which was not given`);
+  return queue;
 }

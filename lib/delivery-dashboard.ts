@@ -13,12 +13,22 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import type { ServiceFunction } from './service-function.ts';
-import { deliveryMetric, deliveryMetricsBy, deliveryMetricTotal, deliverySuccessRate, type RevealMetrics } from './service-metrics.ts';
+import type { SecretRotationConstruct } from './secret-rotation.ts';
+import {
+  deliveryMetric,
+  deliveryMetricsBy,
+  deliveryMetricTotal,
+  deliverySuccessRate,
+  type RevealMetrics,
+  rotationFailures,
+  rotationFailuresByStep,
+} from './service-metrics.ts';
 import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
 
 export interface DeliveryHealthDashboardProps {
   readonly httpApi: HttpApi;
   readonly delivery: WebhookDeliveryConstruct;
+  readonly rotation: SecretRotationConstruct;
   readonly functions: Record<string, ServiceFunction>;
   readonly reveals: RevealMetrics;
   /** Logins answered 429 (lib/service-metrics.ts `loginsRateLimited`). */
@@ -30,8 +40,8 @@ const FIVE_MINUTES = Duration.minutes(5);
 
 /**
  * The "delivery health" dashboard, top to bottom: alarms; deliveries (outcomes, success rate, latency, failure
- * reasons, retries, give-ups, recoveries and test events); the queue and the stream; every function's errors and throttles; the API, reveals
- * and logins refused by their budgets.
+ * reasons, retries, give-ups, recoveries and test events); the queue and the stream; rotations (failures, their
+ * queue and dead-letter queue); every function's errors and throttles; the API, reveals and logins refused by their budgets.
  * docs/operations.md explains how to read it.
  */
 export class DeliveryHealthDashboard extends Construct {
@@ -45,7 +55,7 @@ export class DeliveryHealthDashboard extends Construct {
     });
     this.dashboard.addWidgets(
       new TextWidget({
-        markdown: `# Delivery health: ${Stack.of(this).stackName}\nWebhook deliveries, their queue and stream, every function and the API. How to read it: docs/operations.md.`,
+        markdown: `# Delivery health: ${Stack.of(this).stackName}\nWebhook deliveries, their queue and stream, rotations, every function and the API. How to read it: docs/operations.md.`,
         width: 24,
         height: 2,
       }),
@@ -53,6 +63,7 @@ export class DeliveryHealthDashboard extends Construct {
     this.dashboard.addWidgets(new AlarmStatusWidget({ title: 'Alarms', alarms: [...props.alarms], width: 24, height: 3 }));
     this.dashboard.addWidgets(...deliveryWidgets());
     this.dashboard.addWidgets(...pipelineWidgets(props.delivery));
+    this.dashboard.addWidgets(...rotationWidgets(props.rotation));
     this.dashboard.addWidgets(...functionWidgets(props.functions));
     this.dashboard.addWidgets(...apiWidgets(props.httpApi, props.reveals, props.loginsRateLimited));
   }
@@ -116,6 +127,28 @@ function pipelineWidgets(delivery: WebhookDeliveryConstruct): IWidget[] {
       'Fan-out iterator age (ms)',
       [delivery.functions['webhook-fanout'].function.metric('IteratorAge', { ...max, label: 'Iterator age' })],
       { width: 24 },
+    ),
+  ];
+}
+
+function rotationWidgets(rotation: SecretRotationConstruct): IWidget[] {
+  const max = { statistic: Stats.MAXIMUM, period: FIVE_MINUTES };
+  return [
+    graph(
+      'Rotation failures (all steps, and by step)',
+      [rotationFailures().with({ label: 'Failed rotations' }), rotationFailuresByStep()],
+      {
+        width: 12,
+      },
+    ),
+    graph(
+      'Rotation queue and dead-letter queue',
+      [
+        rotation.queue.metricApproximateNumberOfMessagesVisible({ ...max, label: 'Steps waiting' }),
+        rotation.queue.metricApproximateNumberOfMessagesNotVisible({ ...max, label: 'Steps running' }),
+        rotation.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...max, label: 'Rotation DLQ' }),
+      ],
+      { width: 12 },
     ),
   ];
 }

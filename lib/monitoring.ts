@@ -11,7 +11,15 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { DeliveryHealthDashboard } from './delivery-dashboard.ts';
 import { pascalCase, type ServiceFunction } from './service-function.ts';
-import { apiServerErrorRate, auditEntriesChanged, loginsRateLimited, RevealMetrics, unauthorizedAnswers } from './service-metrics.ts';
+import type { SecretRotationConstruct } from './secret-rotation.ts';
+import {
+  apiServerErrorRate,
+  auditEntriesChanged,
+  loginsRateLimited,
+  RevealMetrics,
+  rotationFailures,
+  unauthorizedAnswers,
+} from './service-metrics.ts';
 import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
 
 /** KMS calls on the secrets key that are reported the moment CloudTrail records them. */
@@ -35,13 +43,16 @@ export const ALARM_THRESHOLDS = {
    * script trying tokens (or a fleet that lost its credential) goes over.
    */
   unauthorizedPerFiveMinutes: 200,
+  /** Failed rotations in 5 minutes: each one left a secret's value where it was, and may need a person. */
+  rotationFailuresPerFiveMinutes: 1,
 } as const;
 
 export interface MonitoringConstructProps {
   readonly httpApi: HttpApi;
   readonly accessLogs: ILogGroup;
   readonly delivery: WebhookDeliveryConstruct;
-  /** Every function of the stack by its name (route group or pipeline function). */
+  readonly rotation: SecretRotationConstruct;
+  /** Every function of the stack by its name (route group, pipeline function or the rotation runner). */
   readonly functions: Record<string, ServiceFunction>;
   /** Subscribed to the alarm topic; the address must confirm the subscription. @default no subscription */
   readonly alarmEmail?: string | undefined;
@@ -69,6 +80,7 @@ export class MonitoringConstruct extends Construct {
     const reveals = new RevealMetrics(this, 'Reveals', { accessLogs: props.accessLogs, httpApi: props.httpApi });
     const logins = loginsRateLimited(this, { accessLogs: props.accessLogs, httpApi: props.httpApi });
     this.addPipelineAlarms(props.delivery);
+    this.addRotationAlarms(props.rotation);
     this.addAlarm('api-401-spike', {
       metric: unauthorizedAnswers(this, props),
       threshold: ALARM_THRESHOLDS.unauthorizedPerFiveMinutes,
@@ -97,6 +109,7 @@ export class MonitoringConstruct extends Construct {
     this.dashboard = new DeliveryHealthDashboard(this, 'Dashboard', {
       httpApi: props.httpApi,
       delivery: props.delivery,
+      rotation: props.rotation,
       functions: props.functions,
       reveals,
       loginsRateLimited: logins,
@@ -159,6 +172,24 @@ export class MonitoringConstruct extends Construct {
       }),
       threshold: ALARM_THRESHOLDS.fanoutIteratorAgeMs,
       description: `Stream records reach the fan-out over ${ALARM_THRESHOLDS.fanoutIteratorAgeMs / 60_000} minutes late: it is failing or throttled.`,
+    });
+  }
+
+  /**
+   * A failed rotation (the runner's `RotationFailures`, every step summed), and a rotation step the runner could not
+   * run 3 times (the rotation dead-letter queue), which leaves the secret's lease to run out instead of ending it.
+   */
+  private addRotationAlarms(rotation: SecretRotationConstruct): void {
+    this.addAlarm('rotation-failures', {
+      metric: rotationFailures(),
+      threshold: ALARM_THRESHOLDS.rotationFailuresPerFiveMinutes,
+      comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      description: 'A secret rotation failed in the last 5 minutes: AWSCURRENT stayed where it was (audited secret.rotation_failed).',
+    });
+    this.addAlarm('rotation-dlq-not-empty', {
+      metric: rotation.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) }),
+      threshold: 0,
+      description: 'Rotation steps failed 3 receives and moved to the dead-letter queue: their rotations did not finish.',
     });
   }
 

@@ -9,6 +9,8 @@ import { AUDIT_CHANGE_METRIC } from '../shared/webhooks/fanout.ts';
 /** The worker's EMF namespace and service dimension (shared/webhooks/metrics.ts `makeDeliveryMetrics`). */
 export const METRICS_NAMESPACE = 'SecretsService';
 export const DELIVERY_SERVICE = 'webhook-delivery';
+/** The rotation runner's service dimension (shared/rotation/rotation-metrics.ts `makeRotationMetrics`). */
+export const ROTATION_SERVICE = 'rotation';
 
 /** The reveal routes (shared/platform/routes.ts), as they appear in the access log's `routeKey`: by id, by path, and loading an environment. */
 export const REVEAL_ROUTE_KEYS = [
@@ -32,8 +34,13 @@ export function deliveryMetric(metricName: string, statistic: string = Stats.SUM
  * with a SEARCH (one line per value).
  */
 export function deliveryMetricsBy(metricName: string, dimension: string, period = Duration.minutes(5)): SearchExpression {
+  return serviceMetricsBy(DELIVERY_SERVICE, metricName, dimension, period);
+}
+
+/** `deliveryMetricsBy` for any service's EMF metric with one extra dimension: one line per value, found by SEARCH. */
+function serviceMetricsBy(service: string, metricName: string, dimension: string, period: Duration): SearchExpression {
   return new SearchExpression({
-    expression: `SEARCH('{${METRICS_NAMESPACE},${dimension},service} MetricName="${metricName}" service="${DELIVERY_SERVICE}"', 'Sum', ${period.toSeconds()})`,
+    expression: `SEARCH('{${METRICS_NAMESPACE},${dimension},service} MetricName="${metricName}" service="${service}"', 'Sum', ${period.toSeconds()})`,
     // A CloudWatch dynamic label: each line is named by its dimension value (`timeout`, `sqs`, ...).
     label: `\${PROP('Dim.${dimension}')}`,
     period,
@@ -57,6 +64,25 @@ export function deliveryMetricTotal(metricName: string, dimension: string, label
 export function auditEntriesChanged(period = Duration.minutes(5)): Metric {
   const { namespace, name, dimensions } = AUDIT_CHANGE_METRIC;
   return new Metric({ namespace, metricName: name, dimensionsMap: { ...dimensions }, statistic: Stats.SUM, period });
+}
+
+/**
+ * Failed rotations (decisions.md v1.3), summed over every step: the runner publishes `RotationFailures` under the
+ * dimension sets `[service]` and `[service, step]`, and this is the first, one metric to alarm on.
+ */
+export function rotationFailures(period = Duration.minutes(5)): Metric {
+  return new Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: 'RotationFailures',
+    dimensionsMap: { service: ROTATION_SERVICE },
+    statistic: Stats.SUM,
+    period,
+  });
+}
+
+/** Failed rotations by the step that failed (`generate`, `createSecret`, … `finishSecret`), one line each. */
+export function rotationFailuresByStep(period = Duration.minutes(5)): SearchExpression {
+  return serviceMetricsBy(ROTATION_SERVICE, 'RotationFailures', 'step', period);
 }
 
 /** Delivered / attempted, in percent; no point where nothing was attempted. */

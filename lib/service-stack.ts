@@ -6,6 +6,7 @@ import { ConsoleSiteConstruct } from './console-site.ts';
 import { DataConstruct } from './data.ts';
 import { EncryptionConstruct } from './encryption.ts';
 import { MonitoringConstruct } from './monitoring.ts';
+import { SecretRotationConstruct } from './secret-rotation.ts';
 import { WebhookDeliveryConstruct } from './webhook-delivery.ts';
 
 /** The stage whose data must outlive the stack: it cannot be given the destroy removal policy. */
@@ -42,16 +43,23 @@ export interface ServiceStackProps extends StackProps {
   readonly consoleDir?: string | undefined;
   /** The console's OAuth client id at the `jwt` identity provider. @default the console signs in with a pasted token */
   readonly consoleClientId?: string | undefined;
+  /**
+   * ARN patterns of the Lambda functions rotations may invoke (`*` and `?` wildcards), each
+   * `arn:aws:lambda:<region>:<account>:function:<name>`. @default none: only rotations without a function run
+   */
+  readonly rotationFunctionArns?: readonly string[] | undefined;
 }
 
 /**
  * The whole secrets service of one stage: the table, the KMS key, the HTTP API with one function per route group,
- * the webhook delivery pipeline, the dashboard and alarms that watch them, and (given a build) the web console.
+ * the webhook delivery pipeline, the rotation runner and its queue, the dashboard and alarms that watch them, and
+ * (given a build) the web console.
  */
 export class ServiceStack extends Stack {
   readonly data: DataConstruct;
   readonly encryption: EncryptionConstruct;
   readonly delivery: WebhookDeliveryConstruct;
+  readonly rotation: SecretRotationConstruct;
   readonly api: ApiConstruct;
   readonly monitoring: MonitoringConstruct;
   readonly consoleSite: ConsoleSiteConstruct | undefined;
@@ -76,9 +84,11 @@ export class ServiceStack extends Stack {
         ? undefined
         : new ConsoleSiteConstruct(this, 'ConsoleSite', { jwt: props.jwt, clientId: props.consoleClientId, removalPolicy, logRetention });
     this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', { stage, ...resources });
+    this.rotation = new SecretRotationConstruct(this, 'SecretRotation', { ...resources, functionArns: props.rotationFunctionArns });
     this.api = new ApiConstruct(this, 'Api', {
       ...resources,
       deliveries: this.delivery,
+      rotations: this.rotation,
       revealsPerMinute: props.revealsPerMinute ?? DEFAULT_REVEALS_PER_MINUTE,
       workspaceRevealsPerMinute: props.workspaceRevealsPerMinute,
       jwt: props.jwt,
@@ -95,7 +105,8 @@ export class ServiceStack extends Stack {
       httpApi: this.api.httpApi,
       accessLogs: this.api.accessLogs,
       delivery: this.delivery,
-      functions: { ...this.api.functions, ...this.delivery.functions },
+      rotation: this.rotation,
+      functions: { ...this.api.functions, ...this.delivery.functions, rotation: this.rotation.runner },
       key: this.encryption.key,
       alarmEmail: props.alarmEmail,
     });

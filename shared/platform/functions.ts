@@ -73,11 +73,12 @@ export function handlerEntry(group: RouteGroup): string {
   return `functions/${group}/handler.ts`;
 }
 
-/** Every function by name with its handler entry: the route groups and the pipeline. */
-export const FUNCTION_ENTRIES: Readonly<Record<RouteGroup | PipelineFunction, string>> = {
+/** Every function by name with its handler entry: the route groups, the pipeline and the rotation runner. */
+export const FUNCTION_ENTRIES: Readonly<Record<RouteGroup | PipelineFunction | 'rotation', string>> = {
   ...(Object.fromEntries((Object.keys(ROUTE_GROUPS) as RouteGroup[]).map((group) => [group, handlerEntry(group)])) as Record<
     RouteGroup,
     string
   >),
   ...(Object.fromEntries(Object.entries(PIPELINE_FUNCTIONS).map(([name, fn]) => [name, fn.entry])) as Record<PipelineFunction, string>),
+  rotation: ROTATION_FUNCTION.entry,
 };

@@ -96,6 +96,32 @@ describe('alarms', () => {
     });
   });
 
+  it('go off on a single failed rotation in 5 minutes, every step summed, as the runner publishes RotationFailures', () => {
+    expect(alarm('rotation-failures')).toMatchObject({
+      Namespace: 'SecretsService',
+      MetricName: 'RotationFailures',
+      // The runner's [service] dimension set: the total over every step (shared/rotation/rotation-metrics.ts).
+      Dimensions: [{ Name: 'service', Value: 'rotation' }],
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+    });
+  });
+
+  it('go off when the rotation dead-letter queue holds a step', () => {
+    expect(alarm('rotation-dlq-not-empty')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(stack, stack.rotation.deadLetterQueue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 60,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+    });
+  });
+
   it('go off on any error of any function, one alarm per function', () => {
     for (const name of FUNCTION_NAMES) {
       expect(alarm(`${name}-errors`)).toMatchObject({
@@ -113,8 +139,9 @@ describe('alarms', () => {
   it('notify the alarm topic when they go off and when they recover, and treat no data as fine', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
     const [topicId] = only(template, 'AWS::SNS::Topic');
-    // Seven service alarms (the 401 spike added by the hardening issue, the changed audit entry by the audit one) and one per function.
-    expect(alarms).toHaveLength(7 + FUNCTION_NAMES.length);
+    // Nine service alarms (the 401 spike added by the hardening issue, the changed audit entry by the audit one, the
+    // failed rotations and the rotation dead-letter queue by rotation) and one per function.
+    expect(alarms).toHaveLength(9 + FUNCTION_NAMES.length);
     for (const { Properties } of alarms) {
       expect(Properties).toMatchObject({
         AlarmActions: [{ Ref: topicId }],

@@ -14,10 +14,13 @@ const JWT = {
   jwtJwksUri: 'https://idp.example.com/.well-known/jwks.json',
 };
 
+/** A rotation function pattern as an operator lists it. */
+const ROTATION_PATTERN = 'arn:aws:lambda:eu-west-1:111122223333:function:rotate-*';
+
 let outdir: string;
 
 /** Runs bin/app.ts as `cdk synth` would, with `context` as the -c values and without bundling. */
-async function runApp(context: Record<string, string>, name: string) {
+async function runApp(context: Record<string, unknown>, name: string) {
   const env: NodeJS.ProcessEnv = { ...process.env, CDK_OUTDIR: join(outdir, name) };
   env.CDK_CONTEXT_JSON = JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] });
   delete env.CDK_DEFAULT_ACCOUNT;
@@ -52,6 +55,8 @@ describe('bin/app.ts', () => {
       loginRouteRateLimit: '3',
       loginRouteBurstLimit: '5',
       consoleClientId: 'secrets-console',
+      // As cdk.json holds it: a JSON array.
+      rotationFunctionArns: [ROTATION_PATTERN, 'arn:aws:lambda:eu-west-1:111122223333:function:pg-rotation'],
       ...JWT,
     };
 
@@ -75,8 +80,14 @@ describe('bin/app.ts', () => {
     expect(functions.filter((fn) => fn.Properties.Environment?.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(2);
     expect(functions.filter((fn) => fn.Properties.Environment?.Variables.IAM_SERVER_ID === 'secrets.example.com')).toHaveLength(1);
     const logGroups = resources.filter((r) => r.Type === 'AWS::Logs::LogGroup');
-    // One per function (each route group, the three of the webhook pipeline, the console's deployment), plus the API access log.
-    expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(Array(Object.keys(ROUTE_GROUPS).length + 3 + 1 + 1).fill(14));
+    // One per function (each route group, the three of the webhook pipeline, the rotation runner, the console's
+    // deployment), plus the API access log.
+    expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(Array(Object.keys(ROUTE_GROUPS).length + 3 + 1 + 1 + 1).fill(14));
+    // The runner, and the secrets group and the AWS API, which configure rotations.
+    const told = functions.filter((fn) => fn.Properties.Environment?.Variables.ROTATION_FUNCTION_ARNS !== undefined);
+    expect(told.map((fn) => fn.Properties.Environment.Variables.ROTATION_FUNCTION_ARNS)).toEqual(
+      Array(3).fill(`${ROTATION_PATTERN},arn:aws:lambda:eu-west-1:111122223333:function:pg-rotation`),
+    );
     const subscription = resources.find((resource) => resource.Type === 'AWS::SNS::Subscription');
     expect(subscription?.Properties).toMatchObject({ Protocol: 'email', Endpoint: 'oncall@example.com' });
     expect(resources.find((resource) => resource.Type === 'AWS::KMS::Alias')?.Properties.AliasName).toBe('alias/dev-secrets');
@@ -135,7 +146,18 @@ describe('bin/app.ts', () => {
       { ...JWT, jwtIssuer: 'http://idp.example.com/', consoleClientId: 'c' },
       /consoleClientId needs an https jwtIssuer/,
     ],
-  ])('fails with a clear message for %s', async (name, context, message) => {
+    [
+      'rotationFunctionArns of "*" alone',
+      { rotationFunctionArns: '*' },
+      /rotationFunctionArns: "\*" would let the runner invoke any function/,
+    ],
+    [
+      'rotationFunctionArns (comma-separated, as -c gives it) with a pattern of another service',
+      { rotationFunctionArns: `${ROTATION_PATTERN},arn:aws:s3:::bucket/*` },
+      /rotationFunctionArns: "arn:aws:s3:::bucket\/\*" is not a Lambda function ARN pattern/,
+    ],
+    ['rotationFunctionArns that is not a list', { rotationFunctionArns: { arn: ROTATION_PATTERN } }, /rotationFunctionArns must be a list/],
+  ] as [string, Record<string, unknown>, RegExp][])('fails with a clear message for %s', async (name, context, message) => {
     // Act
     const result = await runApp(context, name.replace(/\W/g, '-'));
 

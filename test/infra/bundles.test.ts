@@ -43,11 +43,11 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // Issue 36: the secrets service it shares with the AWS API carries the AWS-only methods too (writes by path and
   // by id with a VersionId, metadata changes, the batched reveal, the metadata store and ARNs), +11.7 KB. To mend:
   // make those a service of their own that only the AWS API function builds.
-  secrets: 1.71, // 1.706: 407,552 B over 238,827 B (1.667 before staging labels; 1.618 before issue 36; 1.575 before recoverable deletes and the SDK update)
+  secrets: 1.8, // 1.796 with rotation: its routes and service, the rotation queue's SQS chunk and croner's chunk (cron schedules only), over a floor that now holds SendMessage (1.711 while the floor also held the Scheduler client; 1.706 with staging labels alone, 1.667 before them; 1.618 before issue 36; 1.575 before recoverable deletes and the SDK update)
   audit: 1.5, // 1.471: 349,621 B over 237,611 B (1.441 before the MAC keys and least privilege)
   // Workload identity (issue 25) adds the schemas of `auth` and of logins and the login store's reach of live tokens
   // (+7 KB) to access-keys, and the AWS SDK went from 3.1166 to 3.1175 (every floor +28 KB, every function ~+0.03).
-  'access-keys': 1.59, // 1.558: 370,288 B over 237,645 B (1.494 before workload identity, 1.458 before least privilege)
+  'access-keys': 1.6, // 1.592 with the rotation settings in the shared config (1.558: 370,288 B over 237,645 B before; 1.494 before workload identity, 1.458 before least privilege)
   // The login: the pipeline, its schemas, the login store and service, the IAM checks and the STS replay; the OIDC
   // checks (aws-jwt-verify, the guarded GET) are a chunk loaded on the first OIDC login, counted here all the same.
   // Issue 36: the aws_sigv4 variant of `auth` in the schemas and its login refusal (+0.6 KB).
@@ -78,22 +78,49 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // Every operation but GetSecretValue then moved to a chunk loaded on first use (1.592 in all), so a cold start
   // reads 293,063 B (1.096 of the floor with the customer's libraries, 1.21 before); ListSecrets' SortOrder and
   // IncludePlannedDeletion (the merged page of live and deleted secrets) took it to 1.602, all in that chunk.
-  aws: 1.63, // 1.629: 389,177 B over its floor (1.602 before staging labels, 1.572 before the split, 1.541 before temporary credentials)
+  aws: 1.73, // 1.727 with rotation: RotateSecret, CancelRotateSecret, the rotation queue's SQS chunk and croner's (1.65 while the floor also held the Scheduler client; 1.629 with staging labels, 1.602 before them, 1.572 before the split, 1.541 before temporary credentials)
+
+  // The rotation runner (issue 37): the whole secrets store and service it builds with the REST group's wiring
+  // (shared/secrets, 42 KB above its floor; shared/platform, 30 KB), zod/mini for its message (13.7 KB), the access
+  // policy the service carries (8.5 KB) and the runner itself (3 KB); since scheduled rotations, the schedules' code
+  // and the Scheduler client the service carries (a chunk the runner never loads: only configuring loads it). To mend:
+  // a service of the runner's five methods alone, without the REST group's wiring.
+  rotation: 1.41, // 1.380: 510,906 B over 370,276 B (1.306: 462,677 B over 354,325 B before scheduled rotations)
 
   openapi: 126, // 125.52: 20,710 B over 165 B (117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
 };
 const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_GOAL;
 
-/** The API route groups: every function but the API description and the webhook pipeline's three. */
-const API_FUNCTIONS = FUNCTION_NAMES.filter((name) => name !== 'openapi' && !(name in PIPELINE_FUNCTIONS));
+/** The API route groups: every function but the API description, the webhook pipeline's three and the rotation runner. */
+const API_FUNCTIONS = FUNCTION_NAMES.filter((name) => name !== 'openapi' && name !== 'rotation' && !(name in PIPELINE_FUNCTIONS));
+/** The functions that use the customer's libraries: the API route groups, and the rotation runner (zod/mini, its messages). */
+const MANDATED_USERS: FunctionName[] = [...API_FUNCTIONS, 'rotation'];
 
 /** The functions that may carry each SDK client, and the packages no bundle may ever carry. */
 // Every API function unseals the service MAC keys (token checksums, idempotency digests) with KMS Decrypt on first
 // use; secrets, webhooks and access-keys also seal and open values; the worker opens signing secrets.
-const KMS_USERS: FunctionName[] = [...API_FUNCTIONS, 'delivery-worker'];
-// secrets and aws queue a rotation's first step (REST POST …/rotate, RotateSecret), in a chunk loaded on the first.
-const SQS_USERS: FunctionName[] = ['secrets', 'aws', 'webhook-deliveries', 'webhook-fanout', 'delivery-worker', 'delivery-sweeper'];
-const SCHEDULER_USERS: FunctionName[] = ['delivery-worker'];
+// The rotation runner seals the values it rotates.
+const KMS_USERS: FunctionName[] = [...API_FUNCTIONS, 'delivery-worker', 'rotation'];
+// secrets and aws queue a rotation's first step (REST POST …/rotate, RotateSecret), the runner each next one, in a
+// chunk loaded on the first.
+const SQS_USERS: FunctionName[] = [
+  'secrets',
+  'aws',
+  'webhook-deliveries',
+  'webhook-fanout',
+  'delivery-worker',
+  'delivery-sweeper',
+  'rotation',
+];
+// The worker schedules long retries; the rotation runner keeps the rotation schedules (the API functions ask it through
+// the rotation queue), in a chunk loaded on the first schedule it changes.
+const SCHEDULER_USERS: FunctionName[] = ['delivery-worker', 'rotation'];
+/** What a function that builds the secrets service loads on the first rotation it configures (its schedule). */
+const ROTATION_SCHEDULES_ON_FIRST_USE = [
+  '@aws-sdk/client-scheduler',
+  'shared/platform/clients/scheduler.ts',
+  'shared/secrets/rotation-schedules-eventbridge.ts',
+];
 const NEVER_BUNDLED = [
   'aws-cdk-lib',
   'constructs',
@@ -251,6 +278,17 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     ...CIPHER_ON_FIRST_USE,
     ...SOURCE_ADDRESS_ON_FIRST_USE,
   ],
+  // The rotation runner seals a value with the cipher (and its KMS client) on the first rotation without a function,
+  // queues a next step with the SQS client on the first rotation with one, and loads the schedules' client on the first
+  // schedule it changes. The secrets service it builds also carries the source-address check, which it never loads.
+  rotation: [
+    ...CIPHER_ON_FIRST_USE,
+    '@aws-sdk/client-sqs',
+    'shared/platform/clients/sqs.ts',
+    'shared/secrets/rotation-queue-sqs.ts',
+    ...SOURCE_ADDRESS_ON_FIRST_USE,
+    ...ROTATION_SCHEDULES_ON_FIRST_USE,
+  ],
   // The login loads the OIDC checks (aws-jwt-verify, the SSRF guard and its guarded GET) on the first OIDC login, and
   // the key provider on the first token it issues.
   auth: [
@@ -373,7 +411,7 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('puts the SQS client only where attempts are queued, and the Scheduler client only in the worker', () => {
+  it('puts the SQS client only where attempts or rotation steps are queued, and the Scheduler client only in the worker and where rotations are scheduled', () => {
     for (const name of FUNCTION_NAMES) {
       const sqs = SQS_USERS.includes(name);
       const scheduler = SCHEDULER_USERS.includes(name);
@@ -418,12 +456,12 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('puts zod only in the API route groups, and no Powertools package anywhere (issue 15: the logger and the metrics are hand-written)', () => {
+  it('puts zod only in the API route groups and the rotation runner, and no Powertools package anywhere (issue 15: the logger and the metrics are hand-written)', () => {
     for (const name of FUNCTION_NAMES) {
       const packages = [...packagesOf(bundles[name])];
       expect({ name, zod: packages.includes('zod'), powertools: packages.filter((p) => p.startsWith('@aws-lambda-powertools/')) }).toEqual({
         name,
-        zod: API_FUNCTIONS.includes(name),
+        zod: MANDATED_USERS.includes(name),
         powertools: [],
       });
     }
@@ -435,9 +473,9 @@ describe('Lambda bundles', () => {
       // Prepare
       const { fn, floor } = benchBuilds[name];
       const use = mandatedUseOf(fn);
-      const isApi = API_FUNCTIONS.includes(name);
-      expect({ name, uses: usesMandated(use) }).toEqual({ name, uses: isApi });
-      if (!isApi) return;
+      const uses = MANDATED_USERS.includes(name);
+      expect({ name, uses: usesMandated(use) }).toEqual({ name, uses });
+      if (!uses) return;
       // Act
       const built = await bundle(
         { contents: mandatedFloorSource(name, use), name: `mandated-${name}` },

@@ -45,7 +45,8 @@ describe('throttles and concurrency', () => {
       expect(functions()[idOf(stack, fn.function)]?.Properties.ReservedConcurrentExecutions).toBeUndefined();
     // Act
     const reserved = synth(outdir.dir, { apiReservedConcurrency: 20, revealRouteThrottle: { rateLimit: 5, burstLimit: 10 } });
-    // Assess: route groups only; the pipeline keeps its own limits (the worker's maximum concurrency)
+    // Assess: route groups only; the pipeline and the rotation runner keep their own limits (their queues' maximum
+    // concurrency)
     const all = reserved.template.findResources('AWS::Lambda::Function');
     for (const group of GROUPS)
       expect(all[idOf(reserved.stack, reserved.stack.api.functions[group].function)]?.Properties.ReservedConcurrentExecutions).toBe(20);
@@ -53,6 +54,7 @@ describe('throttles and concurrency', () => {
       expect(
         all[idOf(reserved.stack, reserved.stack.delivery.functions[name].function)]?.Properties.ReservedConcurrentExecutions,
       ).toBeUndefined();
+    expect(all[idOf(reserved.stack, reserved.stack.rotation.runner.function)]?.Properties.ReservedConcurrentExecutions).toBeUndefined();
     const [, stage] = only(reserved.template, 'AWS::ApiGatewayV2::Stage');
     expect(stage.Properties.RouteSettings['POST /api/v1/reveal']).toEqual({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 });
   });

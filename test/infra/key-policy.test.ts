@@ -148,6 +148,8 @@ describe('the secrets key can be used only by the service', () => {
         macRoots,
       ],
       'delivery-worker': [{ actions: ['kms:Decrypt'], context: ['workspaceId', 'endpointId'] }],
+      // The rotation runner seals a rotated value, and opens a redelivered step's to compare.
+      rotation: [{ actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'secretId', 'version'] }],
     };
     for (const name of FUNCTION_NAMES) {
       const role = { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].role), 'Arn'] };
@@ -180,6 +182,7 @@ describe('the secrets key can be used only by the service', () => {
       'auth',
       'aws',
       'delivery-worker',
+      'rotation',
     ];
     for (const name of FUNCTION_NAMES) {
       const denies = statementsOf(template, stack, functionsOf(stack)[name]).filter((s) => s.Effect === 'Deny');

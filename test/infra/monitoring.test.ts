@@ -2,6 +2,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
+import { makeRotationMetrics } from '../../shared/rotation/rotation-metrics.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
 import { dashboardBody, FUNCTION_NAMES, functionsOf, idOf, makeOutdir, only, type Resource, synth, type Widget } from './synth.ts';
 
@@ -113,6 +114,19 @@ describe('delivery health dashboard', () => {
     ]);
     const fanout = ref(idOf(stack, stack.delivery.functions['webhook-fanout'].function));
     expect(describeRows(graph('Fan-out iterator age (ms)'))).toEqual([`AWS/Lambda/IteratorAge FunctionName=${fanout} Maximum`]);
+  });
+
+  it('shows failed rotations (all steps, and one line per step), the rotation queue and its dead-letter queue', () => {
+    expect(describeRows(graph('Rotation failures (all steps, and by step)'))).toEqual([
+      'SecretsService/RotationFailures service=rotation Sum',
+      `= SEARCH('{SecretsService,step,service} MetricName="RotationFailures" service="rotation"', 'Sum', 300)`,
+    ]);
+    const queue = attr(idOf(stack, stack.rotation.queue), 'QueueName');
+    expect(describeRows(graph('Rotation queue and dead-letter queue'))).toEqual([
+      `AWS/SQS/ApproximateNumberOfMessagesVisible QueueName=${queue} Maximum`,
+      `AWS/SQS/ApproximateNumberOfMessagesNotVisible QueueName=${queue} Maximum`,
+      `AWS/SQS/ApproximateNumberOfMessagesVisible QueueName=${attr(idOf(stack, stack.rotation.deadLetterQueue), 'QueueName')} Maximum`,
+    ]);
   });
 
   it('shows the errors and the throttles of every function', () => {
@@ -256,7 +270,10 @@ describe('what the worker emits and what the dashboard reads', () => {
     expect(names).toContain(`SecretsService/RetriesScheduled Channel=scheduler ${service}`);
     // And the dashboard asks for exactly those: the plain metrics by `service`, the others by SEARCH on {dim, service}.
     const dashboard = widgets.flatMap((widget) => describeRows((widget.properties.metrics ?? []) as Row[]));
-    const plain = dashboard.filter((row) => row.startsWith('SecretsService/') && !row.includes('ApiId='));
+    // The rotation runner's metric is matched with what it emits below.
+    const plain = dashboard.filter(
+      (row) => row.startsWith('SecretsService/') && !row.includes('ApiId=') && !row.includes('service=rotation'),
+    );
     for (const row of plain) expect(names).toContain(row.replace(/ (Sum|p\d+)$/, ''));
     for (const [metric, dimension] of [
       ['DeliveryFailures', 'Reason'],
@@ -269,5 +286,52 @@ describe('what the worker emits and what the dashboard reads', () => {
           .every((name) => name.includes(`${dimension}=`) && name.endsWith(service)),
       ).toBe(true);
     }
+  });
+});
+
+describe('what the rotation runner emits and what the alarm and dashboard read', () => {
+  it('matches: namespace, name, the [service] total and the [service, step] lines', () => {
+    // Prepare: the runner's EMF writer, its lines caught
+    const lines: string[] = [];
+    const metrics = makeRotationMetrics({ write: (line) => lines.push(line), env: {} });
+
+    // Act
+    metrics.failed('testSecret');
+
+    // Assess: the document the runner prints
+    const [document] = lines.map(
+      (line) =>
+        JSON.parse(line) as {
+          _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+        } & Record<string, unknown>,
+    );
+    const [{ Namespace, Dimensions, Metrics }] = document!._aws.CloudWatchMetrics as [
+      { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] },
+    ];
+    expect({
+      Namespace,
+      Dimensions,
+      names: Metrics.map((metric) => metric.Name),
+      service: document!.service,
+      step: document!.step,
+    }).toEqual({
+      Namespace: 'SecretsService',
+      Dimensions: [['service'], ['service', 'step']],
+      names: ['RotationFailures'],
+      service: 'rotation',
+      step: 'testSecret',
+    });
+    // And what the alarm reads: the [service] set with that value; the dashboard's SEARCH: the [service, step] one.
+    const alarm = (Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[]).find(
+      (candidate) => candidate.Properties.AlarmName === 'SecretsService-test-rotation-failures',
+    );
+    expect(alarm?.Properties).toMatchObject({
+      Namespace,
+      MetricName: 'RotationFailures',
+      Dimensions: [{ Name: 'service', Value: document!.service }],
+    });
+    expect(describeRows(graph('Rotation failures (all steps, and by step)')).join('\n')).toContain(
+      `{${Namespace},step,service} MetricName="RotationFailures" service="${document!.service}"`,
+    );
   });
 });

@@ -122,6 +122,9 @@ function expectations(): (name: FunctionName) => Statement[] {
   // Unsealing the two MAC roots: Decrypt only under exactly {purpose}, one of their two purposes.
   const macKey = kms(['kms:Decrypt'], ['purpose'], { purpose: ['service-mac-key', 'token-checksum-key'] });
   const send = allow(['sqs:SendMessage'], queueArn);
+  const rotationQueueArn = { 'Fn::GetAtt': [idOf(stack, stack.rotation.queue), 'Arn'] };
+  // Queues a rotation step: the secrets group and the AWS API start rotations, the runner queues each next step.
+  const sendRotation = allow(['sqs:SendMessage'], rotationQueueArn);
   const logs = (name: FunctionName) =>
     allow(['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].logGroup), 'Arn'] });
   const schedules = {
@@ -167,6 +170,7 @@ function expectations(): (name: FunctionName) => Statement[] {
       index('GSI4', [`ESEC#ws_${ANY_ID}#*`]),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),
       macKey,
+      sendRotation,
     ],
     audit: [...table(api({ Query: [AUDIT] }, false)), lastUsed([TOKEN, WS]), macKey],
     // Recorded idempotent answers that carry the token are sealed and opened (issue 13). The one credential writer:
@@ -243,6 +247,7 @@ function expectations(): (name: FunctionName) => Statement[] {
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),
       kms(['kms:Decrypt'], AWS_KEY_CONTEXT),
       macKey,
+      sendRotation,
     ],
     'webhook-fanout': [
       // UpdateItem: a first attempt whose message could not be queued is handed to the sweeper.
@@ -289,6 +294,19 @@ function expectations(): (name: FunctionName) => Statement[] {
       index('GSI2', ['DUE#0', 'DUE#1', 'DUE#2', 'DUE#3', 'PURGE', 'RECOVERY']),
       send,
     ],
+    // The rotation runner: the rotation item (its lease) in the secret's partition, the head and the items a write
+    // puts beside it, the version and its VersionId, the audit entries; no Query, batch, delete or index. Seals the new
+    // value (and opens a redelivered step's to compare); consumes its queue and queues the next step. No
+    // lambda:InvokeFunction by default: rotationFunctionArns is empty.
+    rotation: [
+      ...table({ GetItem: [WS, VERSIONS], PutItem: [WS, VERSIONS, AUDIT], UpdateItem: [VERSIONS] }),
+      kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),
+      sendRotation,
+      allow(
+        ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
+        rotationQueueArn,
+      ),
+    ],
   };
   /** The audit writers, and the credential writers: everyone else is denied those puts outright. */
   const auditWriters: FunctionName[] = [
@@ -301,6 +319,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     'auth',
     'aws',
     'delivery-worker',
+    'rotation',
   ];
   const deny = (Sid: string, actions: string[], partition: string, more: Record<string, unknown> = {}): Statement => ({
     Sid,

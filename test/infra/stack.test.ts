@@ -134,7 +134,7 @@ describe('ServiceStack with defaults', () => {
     expect(template.findResources('Custom::LogRetention')).toEqual({});
   });
 
-  it('sizes the API functions at 512 MB and 10 s, the worker at 30 s, fan-out and sweeper at a minute', () => {
+  it('sizes the API functions at 512 MB and 10 s, the worker at 30 s, fan-out and sweeper at a minute, the rotation runner at 6 minutes', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     const sizing = (name: FunctionName) => {
       const { MemorySize, Timeout } = functions[idOf(stack, functionsOf(stack)[name].function)]!.Properties;
@@ -144,6 +144,8 @@ describe('ServiceStack with defaults', () => {
     expect(sizing('delivery-worker')).toEqual({ MemorySize: 512, Timeout: 30 });
     expect(sizing('webhook-fanout')).toEqual({ MemorySize: 512, Timeout: 60 });
     expect(sizing('delivery-sweeper')).toEqual({ MemorySize: 256, Timeout: 60 });
+    // A step invokes a rotation function for at most 5 minutes (AWS's step timeout).
+    expect(sizing('rotation')).toEqual({ MemorySize: 512, Timeout: 360 });
   });
 
   it('gives each function exactly the settings its code reads, and none of the local-only ones', () => {
@@ -155,10 +157,12 @@ describe('ServiceStack with defaults', () => {
     const scheduler = ['DELIVERY_QUEUE_ARN', 'SCHEDULER_GROUP', 'SCHEDULER_ROLE_ARN'];
     // Every API function unseals the service MAC keys (KMS_KEY_ID); the API description reads nothing.
     const key = ['KMS_KEY_ID'];
+    // The functions that queue rotation steps: the two that start rotations, and the runner.
+    const rotations = ['ROTATION_QUEUE_URL'];
     const expected: Record<FunctionName, string[]> = {
       projects: [...common, ...key],
       environments: [...common, ...key],
-      secrets: [...common, ...key, 'REVEAL_RATE_LIMIT_PER_MINUTE'],
+      secrets: [...common, ...key, ...rotations, 'REVEAL_RATE_LIMIT_PER_MINUTE'],
       audit: [...common, ...key],
       'access-keys': [...common, ...key],
       // The login: the regional STS endpoint and the server id; it authenticates no bearer token (no JWT settings).
@@ -167,10 +171,13 @@ describe('ServiceStack with defaults', () => {
       'webhook-deliveries': [...common, ...queue, ...key],
       openapi: common.filter((name) => name !== 'TABLE_NAME'),
       // The AWS API: SigV4 only (no JWT settings), the reveal limit, and the account of its ARNs.
-      aws: [...common, ...key, 'REVEAL_RATE_LIMIT_PER_MINUTE', 'AWS_ACCOUNT_ID'],
+      aws: [...common, ...key, ...rotations, 'REVEAL_RATE_LIMIT_PER_MINUTE', 'AWS_ACCOUNT_ID'],
       'webhook-fanout': [...common, ...queue],
       'delivery-worker': [...common, ...queue, ...scheduler, 'KMS_KEY_ID'],
       'delivery-sweeper': [...common, ...queue],
+      // The runner: the secret-value key, its queue, and the account of the secret ARNs its rotation events name; no
+      // ROTATION_FUNCTION_ARNS while rotationFunctionArns is empty.
+      rotation: [...common, ...key, ...rotations, 'AWS_ACCOUNT_ID'],
     };
     for (const name of FUNCTION_NAMES)
       expect({ name, variables: variables(name) }).toEqual({ name, variables: [...expected[name]].sort() });
@@ -187,6 +194,9 @@ describe('ServiceStack with defaults', () => {
     expect(env('secrets')).toMatchObject({ KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] }, REVEAL_RATE_LIMIT_PER_MINUTE: '120' });
     for (const name of ['webhook-deliveries', ...PIPELINE] as const)
       expect(env(name)).toMatchObject({ DELIVERY_QUEUE_URL: { Ref: queueId } });
+    for (const name of ['secrets', 'aws', 'rotation'] as const)
+      expect(env(name)).toMatchObject({ ROTATION_QUEUE_URL: { Ref: idOf(stack, stack.rotation.queue) } });
+    expect(env('rotation')).toMatchObject({ KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] }, AWS_ACCOUNT_ID: { Ref: 'AWS::AccountId' } });
     expect(env('delivery-worker')).toMatchObject({
       DELIVERY_QUEUE_ARN: { 'Fn::GetAtt': [queueId, 'Arn'] },
       SCHEDULER_GROUP: 'prod-webhook-retries',
@@ -244,6 +254,10 @@ describe('ServiceStack with defaults', () => {
         'DeliveryQueueUrl',
         'FanoutFunctionName',
         'RetryScheduleGroupName',
+        'RotationDeadLetterQueueArn',
+        'RotationDeadLetterQueueUrl',
+        'RotationFunctionName',
+        'RotationQueueUrl',
         'SecretsKeyArn',
         'StreamFailureQueueUrl',
         'SweeperFunctionName',

@@ -55,6 +55,9 @@ const PK = {
   accessKeyRecord: keys.accessKey(WS, newId('accessKey')).PK,
   audit: keys.audit(WS, newId('audit')).PK,
   version: keys.secretVersion(WS, SECRET, 12).PK,
+  /** A secret's rotation item (its configuration and lease), and a VersionId's claim: beside the versions. */
+  rotation: keys.secretRotation(WS, SECRET).PK,
+  versionId: keys.secretVersionId(WS, SECRET, '0f9c1b2e-6c3d-4f5a-8b7e-1d2c3b4a5f60').PK,
   purge: keys.secretPurge(WS, SECRET).PK,
   delivery: keys.delivery(WS, DELIVERY).PK,
   apiKeyCounter: keys.revealCounter(WS, newId('apiKey'), 29_000_000).PK,
@@ -90,6 +93,7 @@ const AUDIT_WRITERS: FunctionName[] = [
   'aws',
   'webhook-deliveries',
   'delivery-worker',
+  'rotation',
 ];
 /** The functions that create credential items: access keys (their tokens) and logins (theirs). */
 const CREDENTIAL_CREATORS: FunctionName[] = ['access-keys', 'auth'];
@@ -244,6 +248,22 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('Query', PK.version),
       request('BatchWriteItem', PK.version, PK.purge),
     ],
+    // The rotation runner (shared/secrets/secret-rotation.ts, secret-writer.ts, rotation-store.ts): the lease read,
+    // moved on and ended; the head and key item read; a value written (head, path, key and value items, the version
+    // and its VersionId claim, the audit entry, in one transaction) or a label change written (head, path, key item,
+    // audit entry); a redelivered step's version read by its VersionId. A scheduled start takes the lease and claims
+    // the token's VersionId the same way.
+    rotation: [
+      request('GetItem', PK.rotation),
+      request('GetItem', PK.workspace),
+      request('GetItem', PK.versionId),
+      request('GetItem', PK.version),
+      request('UpdateItem', PK.rotation),
+      request('PutItem', PK.workspace),
+      request('PutItem', PK.version),
+      request('PutItem', PK.versionId),
+      request('PutItem', PK.audit),
+    ],
   };
 })();
 
@@ -277,12 +297,43 @@ describe('what each role can reach on the table', () => {
 
   it("tells a workspace's partition from its audit, version and delivery partitions", () => {
     const reaching = (action: string, key: string) => FUNCTION_NAMES.filter((name) => can(name, request(action, key)));
-    // Secrets' versions are written by the REST secrets group and the AWS API (which writes and purges them too).
-    expect(reaching('PutItem', PK.version)).toEqual(['secrets', 'aws']);
+    // Secrets' versions are written by the REST secrets group, the AWS API (which writes and purges them too) and the
+    // rotation runner (a rotation without a function writes its value).
+    expect(reaching('PutItem', PK.version)).toEqual(['secrets', 'aws', 'rotation']);
     expect(reaching('BatchWriteItem', PK.version)).toEqual(['secrets', 'aws', 'delivery-sweeper']);
     expect(reaching('Query', PK.audit)).toEqual(['audit']);
     expect(reaching('PutItem', PK.delivery)).toEqual(['webhook-deliveries', 'webhook-fanout']);
     expect(reaching('BatchWriteItem', PK.delivery)).toEqual(['webhooks']);
+  });
+});
+
+describe('the rotation runner', () => {
+  it("reaches a secret's items only: no Query, batch, delete or index, no credential, delivery, counter or idempotency item", () => {
+    for (const action of ['Query', 'BatchGetItem', 'BatchWriteItem', 'DeleteItem', 'ConditionCheckItem']) {
+      for (const key of [PK.workspace, PK.version, PK.rotation]) {
+        expect({ action, key, allowed: can('rotation', request(action, key)) }).toEqual({ action, key, allowed: false });
+      }
+    }
+    const elsewhere = [
+      PK.token,
+      PK.delivery,
+      PK.apiKeyCounter,
+      PK.workspaceCounter,
+      PK.idempotency,
+      PK.cursorKey,
+      PK.macKey,
+      PK.accessKeyById,
+      PK.loginTokens,
+    ];
+    for (const key of elsewhere) {
+      for (const action of [...WRITES, 'GetItem']) {
+        expect({ action, key, allowed: can('rotation', request(action, key)) }).toEqual({ action, key, allowed: false });
+      }
+    }
+    // The head changes only through the writer's conditional puts; the audit log is written, never read.
+    expect(can('rotation', request('UpdateItem', PK.workspace))).toBe(false);
+    expect(can('rotation', request('GetItem', PK.audit))).toBe(false);
+    expect(can('rotation', query('GSI1', GSI.workspaceSecrets))).toBe(false);
   });
 });
 

@@ -51,7 +51,8 @@ describe('delivery queue', () => {
 
   it('encrypts every queue at rest and refuses any request that is not over TLS', () => {
     const queues = template.findResources('AWS::SQS::Queue');
-    expect(Object.keys(queues)).toHaveLength(3);
+    // The delivery queue, its dead-letter queue and the stream failure queue; the rotation queue and its dead-letter queue.
+    expect(Object.keys(queues)).toHaveLength(5);
     for (const [queueId, queue] of Object.entries(queues) as [string, Resource][]) {
       expect(queue.Properties.SqsManagedSseEnabled ?? queue.Properties.KmsMasterKeyId).toBeTruthy();
       const policies = (Object.values(template.findResources('AWS::SQS::QueuePolicy')) as Resource[]).filter((policy) =>
@@ -105,8 +106,11 @@ describe('delivery worker', () => {
     });
   });
 
-  it('has exactly the two event source mappings of the pipeline', () => {
-    expect(Object.keys(template.findResources('AWS::Lambda::EventSourceMapping'))).toHaveLength(2);
+  it('has exactly the two event source mappings of the pipeline, besides the rotation runner’s', () => {
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+    const runnerId = idOf(stack, stack.rotation.runner.function);
+    expect(mappings.filter((mapping) => mapping.Properties.FunctionName.Ref !== runnerId)).toHaveLength(2);
+    expect(mappings).toHaveLength(3);
   });
 });
 

@@ -1,0 +1,143 @@
+import { CfnOutput, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ROTATION_FUNCTION, ROTATION_QUEUE } from '../shared/platform/functions.ts';
+import { ROTATION_ACCESS } from './rotation-access.ts';
+import { applyAccess } from './apply-access.ts';
+import { acknowledgeWildcardResource } from './nag.ts';
+import { ServiceFunction } from './service-function.ts';
+
+/**
+ * A Lambda function ARN pattern as `rotationFunctionArns` takes it: `arn:<partition>:lambda:<region>:<account>:function:
+ * <name>[:<qualifier>]`, with `*` and `?` allowed inside the region, the account, the name and the qualifier (IAM's
+ * wildcards, which the runner's own matcher, shared/access/glob.ts, reads the same way on ARNs). No comma or space:
+ * the list reaches the runner comma-joined.
+ */
+const FUNCTION_ARN_PATTERN =
+  /^arn:aws(?:-[a-z]+)*:lambda:[a-z0-9*?-]{1,32}:[0-9*?]{1,12}:function:[A-Za-z0-9_*?-]{1,140}(?::[A-Za-z0-9_$*?-]{1,128})?$/;
+
+/**
+ * Checks the context `rotationFunctionArns` (decisions.md v1.3, "Where functions run"): every pattern names Lambda
+ * functions by ARN, so the runner's `lambda:InvokeFunction` grant names functions and nothing else; `*` alone (any
+ * function of any account) is refused outright. Throws naming the first bad pattern; answers the list as given.
+ */
+export function checkRotationFunctionArns(patterns: readonly string[]): readonly string[] {
+  for (const pattern of patterns) {
+    if (/^[*?]+$/.test(pattern.trim())) {
+      throw new Error(`rotationFunctionArns: "${pattern}" would let the runner invoke any function; list the rotation functions' ARNs`);
+    }
+    if (!FUNCTION_ARN_PATTERN.test(pattern)) {
+      throw new Error(
+        `rotationFunctionArns: "${pattern.slice(0, 200)}" is not a Lambda function ARN pattern ` +
+          '(arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>], * and ? allowed in region, account, name and qualifier)',
+      );
+    }
+  }
+  return patterns;
+}
+
+export interface SecretRotationConstructProps {
+  readonly table: ITable;
+  readonly key: IKey;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  /** The context `rotationFunctionArns`: the only functions the runner may invoke. @default none (rotations without a function only) */
+  readonly functionArns?: readonly string[] | undefined;
+}
+
+/**
+ * Rotation (decisions.md v1.3, "Rotation"): the rotation queue, one message per step of a rotation, and the runner
+ * that consumes it one message at a time (functions/rotation/handler.ts), queues each next step on the same queue,
+ * and invokes only the rotation functions `functionArns` lists. A step that fails 3 receives goes to the dead-letter
+ * queue; the lease's end (6 minutes a step) then frees the secret for another rotation.
+ */
+export class SecretRotationConstruct extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly runner: ServiceFunction;
+  /** The context `rotationFunctionArns`, checked. */
+  readonly functionArns: readonly string[];
+
+  constructor(scope: Construct, id: string, props: SecretRotationConstructProps) {
+    super(scope, id);
+    this.functionArns = checkRotationFunctionArns(props.functionArns ?? []);
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    // Messages carry ids, the step and the rotation's token (the new version's VersionId, never a value): SQS-managed
+    // encryption suffices, as for the delivery queue. Four days: a backlog behind the runner's concurrency drains.
+    this.queue = new Queue(this, 'Queue', {
+      visibilityTimeout: Duration.seconds(ROTATION_QUEUE.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.days(4),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: ROTATION_QUEUE.maxReceiveCount },
+    });
+    this.runner = new ServiceFunction(this, 'RotationFunction', {
+      entry: ROTATION_FUNCTION.entry,
+      timeout: Duration.seconds(ROTATION_FUNCTION.timeoutSeconds),
+      memorySize: ROTATION_FUNCTION.memoryMb,
+      // The rotation event's SecretId is the secret's ARN as the AWS API answers it: the same account.
+      environment: { AWS_ACCOUNT_ID: Stack.of(this).account },
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.removalPolicy,
+    });
+    applyAccess(this.runner, ROTATION_ACCESS, { table: props.table, key: props.key, rotations: this });
+    this.runner.function.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: ROTATION_FUNCTION.batchSize,
+        reportBatchItemFailures: true,
+        maxConcurrency: ROTATION_FUNCTION.maxConcurrency,
+      }),
+    );
+    this.allowInvoking();
+    this.addOutputs();
+  }
+
+  /**
+   * Lets `fn` queue rotation steps (sqs:SendMessage on the rotation queue) and tells it the queue's URL
+   * (`ROTATION_QUEUE_URL`) and the rotation functions the stack may invoke (`ROTATION_FUNCTION_ARNS`, comma-joined,
+   * unset when none): the functions that start rotations also configure them, and refuse a function outside the list
+   * then (shared/secrets/rotation-functions.ts); the runner refuses it again before each invocation.
+   */
+  bindSender(fn: ServiceFunction): void {
+    fn.function.addEnvironment('ROTATION_QUEUE_URL', this.queue.queueUrl);
+    if (this.functionArns.length > 0) fn.function.addEnvironment('ROTATION_FUNCTION_ARNS', this.functionArns.join(','));
+    fn.function.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
+  }
+
+  /** `lambda:InvokeFunction` for the runner on exactly the listed patterns. None listed: no grant at all. */
+  private allowInvoking(): void {
+    const functionArns = this.functionArns;
+    if (functionArns.length === 0) return;
+    this.runner.function.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [...functionArns] }));
+    // cdk-nag's AwsSolutions-IAM5 finds the `*` of a resource (a `?` is no finding).
+    for (const arn of functionArns.filter((pattern) => pattern.includes('*'))) {
+      acknowledgeWildcardResource(
+        this.runner.role,
+        arn,
+        'The operator listed this pattern in the context rotationFunctionArns: the rotation functions the runner may invoke.',
+      );
+    }
+  }
+
+  /** What the runbook in docs/operations.md needs to inspect or redrive the queues and read the runner's log. */
+  private addOutputs(): void {
+    const outputs: Record<string, [string, string]> = {
+      RotationQueueUrl: [this.queue.queueUrl, 'Rotation queue: one message per step of a rotation'],
+      RotationDeadLetterQueueUrl: [this.deadLetterQueue.queueUrl, 'Rotation steps that failed 3 receives'],
+      RotationDeadLetterQueueArn: [this.deadLetterQueue.queueArn, 'Source ARN for a redrive (start-message-move-task)'],
+      RotationFunctionName: [this.runner.function.functionName, 'Rotation runner'],
+    };
+    for (const [name, [value, description]] of Object.entries(outputs)) {
+      new CfnOutput(this, name, { value, description }).overrideLogicalId(name);
+    }
+  }
+}
