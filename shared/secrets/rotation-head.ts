@@ -2,7 +2,7 @@ import { systemAuditEntry, type AuditEntry } from '../audit/index.ts';
 import { iso, type Clock } from '../platform/clock.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import type { Store } from '../store.ts';
-import { AWSPENDING, keepLabelled, labelsAfterWrite, labelsWithout, latestVersionOf } from './secret-labels.ts';
+import { AWSPENDING, keepLabelled, labelsAfterWrite, labelsWithout, latestVersionOf, storedLabels } from './secret-labels.ts';
 import { revisionAfter, VersionConflictError, VersionIdTakenError, VersionIdExistsError, type SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
 import type { RotationStore, StoredRotation } from './rotation-store.ts';
@@ -59,7 +59,7 @@ export function makeRotationHead(deps: { store: Pick<Store, 'getSecretHead' | 'w
         number = latestVersionOf(head) + 1;
         const state = labelsAfterWrite(head, number, [AWSPENDING]);
         return {
-          labels: state.labels,
+          labels: storedLabels(state),
           latestVersion: number,
           unfilled: [...(head.unfilled ?? []).filter((version) => keepLabelled({ [version]: true }, state)), number],
           versionIds: keepLabelled<string>({ ...head.versionIds, [String(number)]: token }, state),
@@ -92,8 +92,8 @@ export function makeRotationHead(deps: { store: Pick<Store, 'getSecretHead' | 'w
         const state = labelsWithout(head, AWSPENDING, Number(version));
         const unfilled = (head.unfilled ?? []).filter((number) => keepLabelled({ [number]: true }, state));
         return {
-          // Stored even when empty: a head without labels reads as one written before them (secret-labels.ts).
-          labels: state.labels,
+          // Stored with AWSCURRENT, so never empty: a head without labels reads as one written before them (secret-labels.ts).
+          labels: storedLabels(state),
           unfilled: unfilled.length ? unfilled : undefined,
           versionIds: keepLabelled<string>(head.versionIds, state),
         };

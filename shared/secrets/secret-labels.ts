@@ -20,7 +20,7 @@ export const MAX_STAGES_PER_VERSION = 20;
 /** What the labels of a secret are read from: its head. */
 export interface Labelled {
   currentVersion: number;
-  /** Every label but AWSCURRENT, by name; absent on heads written before labels existed. */
+  /** Every label by name (AWSCURRENT too, which `currentVersion` decides); absent on heads written before labels existed. */
   labels?: Record<string, number> | undefined;
   /** The highest version number, pending ones included; absent when it is the current one. */
   latestVersion?: number | undefined;
@@ -67,6 +67,12 @@ export interface LabelState {
   currentVersion: number;
   labels: Record<string, number>;
 }
+
+/**
+ * The labels as the head stores them: every label, AWSCURRENT included, so the map is never empty (an empty map is
+ * what DynamoDB Local's stream cannot describe, and a head without one reads as written before labels existed).
+ */
+export const storedLabels = (state: LabelState): Record<string, number> => ({ ...state.labels, [AWSCURRENT]: state.currentVersion });
 
 function stateOf(all: Record<string, number>): LabelState {
   const { [AWSCURRENT]: currentVersion, ...labels } = all;

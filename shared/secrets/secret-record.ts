@@ -29,7 +29,7 @@ export interface SecretRecord {
    * them (any other version's is derived from the secret id and number: shared/secrets/secret-names.ts).
    */
   versionIds?: Record<string, string>;
-  /** Every staging label but AWSCURRENT (which `currentVersion` is), by name: shared/secrets/secret-labels.ts. */
+  /** Every staging label by name, AWSCURRENT (always `currentVersion`) included: shared/secrets/secret-labels.ts. */
   labels?: Record<string, number>;
   /** The highest version number, pending ones included, when it is not `currentVersion`. */
   latestVersion?: number;

@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
-import { AWSCURRENT, keepLabelled, labelsAfterMove, latestVersionOf, stagesByVersion } from './secret-labels.ts';
+import { AWSCURRENT, keepLabelled, labelsAfterMove, latestVersionOf, stagesByVersion, storedLabels } from './secret-labels.ts';
 import { derivedVersionId, versionIdOf, versionOfVersionId } from './secret-names.ts';
 import { revisionAfter, VersionConflictError, type SecretRecord, type StoredSecret } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
@@ -93,8 +93,8 @@ export function makeSecretStages(
         const record: SecretRecord = {
           ...rest,
           currentVersion: state.currentVersion,
-          // Stored even when empty: a head without labels reads as one written before them (secret-labels.ts).
-          labels: state.labels,
+          // Stored with AWSCURRENT, so never empty: a head without labels reads as one written before them (secret-labels.ts).
+          labels: storedLabels(state),
           ...(versionIds && { versionIds }),
           updatedAt: currentMoved ? iso(now) : head.updatedAt,
           revision: revisionAfter(head),

@@ -19,7 +19,7 @@ import {
   type SecretRecord,
   type StoredSecret,
 } from './secret-record.ts';
-import { AWSCURRENT, keepLabelled, labelsAfterWrite, latestVersionOf, StageRuleError } from './secret-labels.ts';
+import { AWSCURRENT, keepLabelled, labelsAfterWrite, latestVersionOf, StageRuleError, storedLabels } from './secret-labels.ts';
 
 export { SecretExistsError, VersionIdExistsError } from './secret-record.ts';
 
@@ -47,8 +47,8 @@ function labelledAfter(current: SecretRecord | undefined, number: number, stages
   const latestVersion = Math.max(latestVersionOf(current), number);
   return {
     currentVersion: state.currentVersion,
-    // Stored even when empty: a head without labels reads as one written before them (secret-labels.ts).
-    labels: state.labels,
+    // Stored with AWSCURRENT, so never empty: a head without labels reads as one written before them (secret-labels.ts).
+    labels: storedLabels(state),
     ...(latestVersion > state.currentVersion && { latestVersion }),
     ...(unfilled.length > 0 && { unfilled }),
     ...(versionIds && { versionIds }),

@@ -136,13 +136,14 @@ describe('webhook endpoints', () => {
     expect((await store.getEndpoint(ws.workspaceId, endpoint.id))?.enabled).toBe(false);
   });
 
-  it('lists the five event types', async () => {
+  it('lists the six event types', async () => {
     const answer = await call('GET', '/api/v1/webhooks/event-types', { token: ws.apiKey });
     expect(answer.body.data.map((e: { type: string }) => e.type)).toEqual([
       'service.secret.create',
       'service.secret.rotate',
       'service.secret.reveal',
       'service.secret.delete',
+      'service.secret.rotation_failed',
       'service.webhook_endpoint.disabled',
     ]);
   });
