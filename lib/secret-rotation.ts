@@ -1,9 +1,10 @@
-import { CfnOutput, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ROTATION_FUNCTION, ROTATION_QUEUE } from '../shared/platform/functions.ts';
@@ -42,6 +43,8 @@ export function checkRotationFunctionArns(patterns: readonly string[]): readonly
 }
 
 export interface SecretRotationConstructProps {
+  /** Names the schedule group `<stage>-rotations`. */
+  readonly stage: string;
   readonly table: ITable;
   readonly key: IKey;
   readonly logRetention: RetentionDays;
@@ -54,12 +57,18 @@ export interface SecretRotationConstructProps {
  * Rotation (decisions.md v1.3, "Rotation"): the rotation queue, one message per step of a rotation, and the runner
  * that consumes it one message at a time (functions/rotation/handler.ts), queues each next step on the same queue,
  * and invokes only the rotation functions `functionArns` lists. A step that fails 3 receives goes to the dead-letter
- * queue; the lease's end (6 minutes a step) then frees the secret for another rotation.
+ * queue; the lease's end (6 minutes a step) then frees the secret for another rotation. Scheduled rotations: the runner
+ * alone keeps one EventBridge Scheduler schedule per rotated secret in the stage's rotation group, which sends a start
+ * to the queue as the scheduler role (the API functions ask the runner through the queue: shared/secrets/secret-rotation.ts).
  */
 export class SecretRotationConstruct extends Construct {
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
   readonly runner: ServiceFunction;
+  /** The group of the rotation schedules, `rotate-<secretId>` each. */
+  readonly scheduleGroup: ScheduleGroup;
+  /** The role EventBridge Scheduler assumes to send a scheduled start to the rotation queue. */
+  readonly schedulerRole: Role;
   /** The context `rotationFunctionArns`, checked. */
   readonly functionArns: readonly string[];
 
@@ -97,6 +106,13 @@ export class SecretRotationConstruct extends Construct {
         maxConcurrency: ROTATION_FUNCTION.maxConcurrency,
       }),
     );
+    // Deleting the group deletes its schedules: each comes back when its rotation is configured again.
+    this.scheduleGroup = new ScheduleGroup(this, 'ScheduleGroup', {
+      scheduleGroupName: `${props.stage}-rotations`,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.schedulerRole = this.makeSchedulerRole();
+    this.allowScheduling();
     this.allowInvoking();
     this.addOutputs();
   }
@@ -111,6 +127,59 @@ export class SecretRotationConstruct extends Construct {
     fn.function.addEnvironment('ROTATION_QUEUE_URL', this.queue.queueUrl);
     if (this.functionArns.length > 0) fn.function.addEnvironment('ROTATION_FUNCTION_ARNS', this.functionArns.join(','));
     fn.function.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
+  }
+
+  /** The role Scheduler assumes, only for schedules of the rotation group in this account, and only to send to the queue. */
+  private makeSchedulerRole(): Role {
+    const role = new Role(this, 'SchedulerRole', {
+      description: 'Assumed by EventBridge Scheduler to send scheduled rotation starts to the rotation queue',
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: {
+          StringEquals: {
+            'aws:SourceAccount': Stack.of(this).account,
+            'aws:SourceArn': this.scheduleGroup.scheduleGroupArn,
+          },
+        },
+      }),
+    });
+    // The queue is SQS-managed encrypted: no KMS key to let the role use.
+    role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
+    return role;
+  }
+
+  /**
+   * The runner keeps the schedules (shared/secrets/rotation-schedules-eventbridge.ts): it updates a secret's schedule
+   * or creates it, and deletes it when rotation is off or the secret is gone, only `rotate-*` in the rotation group,
+   * passing the scheduler role to Scheduler alone. Without these three settings it keeps none.
+   */
+  private allowScheduling(): void {
+    const fn = this.runner.function;
+    fn.addEnvironment('ROTATION_QUEUE_ARN', this.queue.queueArn);
+    fn.addEnvironment('ROTATION_SCHEDULE_GROUP', this.scheduleGroup.scheduleGroupName);
+    fn.addEnvironment('ROTATION_SCHEDULER_ROLE_ARN', this.schedulerRole.roleArn);
+    const schedules = Stack.of(this).formatArn({
+      service: 'scheduler',
+      resource: 'schedule',
+      resourceName: `${this.scheduleGroup.scheduleGroupName}/rotate-*`,
+    });
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+        resources: [schedules],
+      }),
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['iam:PassRole'],
+        resources: [this.schedulerRole.roleArn],
+        conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+      }),
+    );
+    acknowledgeWildcardResource(
+      this.runner.role,
+      schedules,
+      "The wildcard is the secret id of each rotated secret's schedule (rotate-<secretId>), inside this stage's own rotation schedule group.",
+    );
   }
 
   /** `lambda:InvokeFunction` for the runner on exactly the listed patterns. None listed: no grant at all. */
@@ -135,6 +204,7 @@ export class SecretRotationConstruct extends Construct {
       RotationDeadLetterQueueUrl: [this.deadLetterQueue.queueUrl, 'Rotation steps that failed 3 receives'],
       RotationDeadLetterQueueArn: [this.deadLetterQueue.queueArn, 'Source ARN for a redrive (start-message-move-task)'],
       RotationFunctionName: [this.runner.function.functionName, 'Rotation runner'],
+      RotationScheduleGroupName: [this.scheduleGroup.scheduleGroupName, 'EventBridge Scheduler group of the rotation schedules'],
     };
     for (const [name, [value, description]] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value, description }).overrideLogicalId(name);

@@ -84,7 +84,7 @@ export class ServiceStack extends Stack {
         ? undefined
         : new ConsoleSiteConstruct(this, 'ConsoleSite', { jwt: props.jwt, clientId: props.consoleClientId, removalPolicy, logRetention });
     this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', { stage, ...resources });
-    this.rotation = new SecretRotationConstruct(this, 'SecretRotation', { ...resources, functionArns: props.rotationFunctionArns });
+    this.rotation = new SecretRotationConstruct(this, 'SecretRotation', { stage, ...resources, functionArns: props.rotationFunctionArns });
     this.api = new ApiConstruct(this, 'Api', {
       ...resources,
       deliveries: this.delivery,

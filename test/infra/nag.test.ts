@@ -12,6 +12,8 @@ const ACKNOWLEDGED = [
   'AwsSolutions-APIG4',
   'AwsSolutions-IAM5[Resource::*]',
   'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/prod-webhook-retries/*]',
+  // The rotation runner keeps one schedule per rotated secret (lib/secret-rotation.ts).
+  'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/prod-rotations/rotate-*]',
   'AwsSolutions-SQS3',
   // The rotation functions an operator lists by a pattern (lib/secret-rotation.ts): EVERYTHING lists one.
   'AwsSolutions-IAM5[Resource::arn:aws:lambda:eu-west-1:111122223333:function:rotate-*]',

@@ -127,20 +127,19 @@ function expectations(): (name: FunctionName) => Statement[] {
   const sendRotation = allow(['sqs:SendMessage'], rotationQueueArn);
   const logs = (name: FunctionName) =>
     allow(['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].logGroup), 'Arn'] });
-  const schedules = {
+  const schedulesIn = (names: string) => ({
     'Fn::Join': [
       '',
-      [
-        'arn:',
-        { Ref: 'AWS::Partition' },
-        ':scheduler:',
-        { Ref: 'AWS::Region' },
-        ':',
-        { Ref: 'AWS::AccountId' },
-        ':schedule/prod-webhook-retries/*',
-      ],
+      ['arn:', { Ref: 'AWS::Partition' }, ':scheduler:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:schedule/${names}`],
     ],
-  };
+  });
+  const schedules = schedulesIn('prod-webhook-retries/*');
+  const passRole = (role: Parameters<typeof idOf>[1]) =>
+    allow(
+      ['iam:PassRole'],
+      { 'Fn::GetAtt': [idOf(stack, role), 'Arn'] },
+      { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+    );
   // What the REST secrets group and the AWS API do to secrets; UpdateItem: the reveal counters, and the counters of
   // denied attempts between their access.denied entries.
   const secretItems = {
@@ -281,13 +280,7 @@ function expectations(): (name: FunctionName) => Statement[] {
         queueArn,
       ),
       allow(['scheduler:CreateSchedule'], schedules),
-      allow(
-        ['iam:PassRole'],
-        { 'Fn::GetAtt': [idOf(stack, stack.delivery.schedulerRole), 'Arn'] },
-        {
-          StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' },
-        },
-      ),
+      passRole(stack.delivery.schedulerRole),
     ],
     'delivery-sweeper': [
       ...table({ UpdateItem: [DELIVERIES], Query: [VERSIONS], BatchWriteItem: [VERSIONS] }),
@@ -297,7 +290,8 @@ function expectations(): (name: FunctionName) => Statement[] {
     // The rotation runner: the rotation item (its lease) in the secret's partition, the head and the items a write
     // puts beside it, the version and its VersionId, the audit entries; no Query, batch, delete or index. Seals the new
     // value (and opens a redelivered step's to compare); consumes its queue and queues the next step. No
-    // lambda:InvokeFunction by default: rotationFunctionArns is empty.
+    // lambda:InvokeFunction by default: rotationFunctionArns is empty. Keeps the rotation schedules: makes, changes and
+    // deletes `rotate-*` in the rotation group only, passing the rotation scheduler role to Scheduler alone.
     rotation: [
       ...table({ GetItem: [WS, VERSIONS], PutItem: [WS, VERSIONS, AUDIT], UpdateItem: [VERSIONS] }),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),
@@ -306,6 +300,8 @@ function expectations(): (name: FunctionName) => Statement[] {
         ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
         rotationQueueArn,
       ),
+      allow(['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'], schedulesIn('prod-rotations/rotate-*')),
+      passRole(stack.rotation.schedulerRole),
     ],
   };
   /** The audit writers, and the credential writers: everyone else is denied those puts outright. */
@@ -379,25 +375,35 @@ describe('IAM: least privilege per function', () => {
     expect(onEverything).toEqual([{ Effect: 'Allow', Action: 'dynamodb:ListStreams', Resource: '*' }]);
   });
 
-  it('allows iam:PassRole for the scheduler role only, and only to EventBridge Scheduler', () => {
-    const passRole = (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[])
-      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[])
-      .filter((s) => [s.Action].flat().some((action) => action.startsWith('iam:')));
-    expect(passRole).toEqual([
-      {
+  it('allows iam:PassRole for the two scheduler roles only, each to its one function, and only to EventBridge Scheduler', () => {
+    const passRole = (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[]).flatMap((policy) =>
+      (policy.Properties.PolicyDocument.Statement as { Action: string | string[] }[])
+        .filter((s) => [s.Action].flat().some((action) => action.startsWith('iam:')))
+        .map((statement) => ({ roles: policy.Properties.Roles, statement })),
+    );
+    const passing = (fn: { role: Parameters<typeof idOf>[1] }, schedulerRole: Parameters<typeof idOf>[1]) => ({
+      roles: [{ Ref: idOf(stack, fn.role) }],
+      statement: {
         Effect: 'Allow',
         Action: 'iam:PassRole',
-        Resource: { 'Fn::GetAtt': [idOf(stack, stack.delivery.schedulerRole), 'Arn'] },
+        Resource: { 'Fn::GetAtt': [idOf(stack, schedulerRole), 'Arn'] },
         Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
       },
-    ]);
+    });
+    expect(passRole).toHaveLength(2);
+    expect(passRole).toEqual(
+      expect.arrayContaining([
+        passing(stack.delivery.functions['delivery-worker'], stack.delivery.schedulerRole),
+        passing(stack.rotation.runner, stack.rotation.schedulerRole),
+      ]),
+    );
   });
 });
 
 describe('IAM: the role EventBridge Scheduler assumes', () => {
   it('is assumed only by scheduler.amazonaws.com for schedules of this account and schedule group', () => {
     const role = template.findResources('AWS::IAM::Role')[idOf(stack, stack.delivery.schedulerRole)] as Resource;
-    const [groupId] = only(template, 'AWS::Scheduler::ScheduleGroup');
+    const groupId = idOf(stack, stack.delivery.scheduleGroup);
     expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
       {
         Effect: 'Allow',

@@ -121,9 +121,12 @@ describe('who may send to the rotation queue', () => {
     }
   });
 
-  it('lets no other role of the stack send to it (no scheduler role, no console deployment)', () => {
+  it('lets no other role of the stack send to it (but the rotation scheduler role; not the delivery one, nor the console deployment)', () => {
     const senders = ['secrets', 'aws', 'rotation'] as const;
-    const roles = new Set(senders.map((name) => idOf(stack, functionsOf(stack)[name].role)));
+    const roles = new Set([
+      ...senders.map((name) => idOf(stack, functionsOf(stack)[name].role)),
+      idOf(stack, stack.rotation.schedulerRole),
+    ]);
     const queueId = idOf(stack, stack.rotation.queue);
     for (const policy of Object.values(template.findResources('AWS::IAM::Policy')) as Resource[]) {
       const naming = (policy.Properties.PolicyDocument.Statement as Statement[]).filter((s) =>
@@ -133,6 +136,104 @@ describe('who may send to the rotation queue', () => {
       const [role] = policy.Properties.Roles as { Ref: string }[];
       expect(roles.has(role!.Ref)).toBe(true);
     }
+  });
+});
+
+describe('rotation schedules (EventBridge Scheduler)', () => {
+  /** Every policy statement of the stack with the roles it is attached to. */
+  const attached = () =>
+    (Object.values(template.findResources('AWS::IAM::Policy')) as Resource[]).flatMap((policy) =>
+      (policy.Properties.PolicyDocument.Statement as Statement[]).map((statement) => ({
+        roles: policy.Properties.Roles as { Ref: string }[],
+        statement: { ...statement, Action: [statement.Action].flat().sort() },
+      })),
+    );
+  const groupArn = () => ({ 'Fn::GetAtt': [idOf(stack, stack.rotation.scheduleGroup), 'Arn'] });
+
+  it('keeps them in the stage’s own rotation group, which goes with the stack', () => {
+    const group = resource('AWS::Scheduler::ScheduleGroup', idOf(stack, stack.rotation.scheduleGroup));
+    expect(group.Properties).toEqual({ Name: 'prod-rotations' });
+    expect(group.DeletionPolicy).toBe('Delete');
+    expect(template.findOutputs('*').RotationScheduleGroupName?.Value).toBe('prod-rotations');
+  });
+
+  it('has Scheduler assume its role only for schedules of this account and of the rotation group', () => {
+    const role = resource('AWS::IAM::Role', idOf(stack, stack.rotation.schedulerRole));
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sts:AssumeRole',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' }, 'aws:SourceArn': groupArn() } },
+      },
+    ]);
+  });
+
+  it('lets the scheduler role only send messages to the rotation queue', () => {
+    const roleId = idOf(stack, stack.rotation.schedulerRole);
+    const statements = attached().filter(({ roles }) => roles.some((role) => role.Ref === roleId));
+    expect(statements).toEqual([
+      {
+        roles: [{ Ref: roleId }],
+        statement: { Effect: 'Allow', Action: ['sqs:SendMessage'], Resource: { 'Fn::GetAtt': [idOf(stack, stack.rotation.queue), 'Arn'] } },
+      },
+    ]);
+  });
+
+  it('lets the runner alone make, change and delete schedules, only rotate-* of the rotation group, passing only that role', () => {
+    // Prepare
+    const rotateSchedules = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':scheduler:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          ':schedule/prod-rotations/rotate-*',
+        ],
+      ],
+    };
+    const runnerRole = { Ref: idOf(stack, stack.rotation.runner.role) };
+    const naming = (text: string) => attached().filter(({ statement }) => JSON.stringify(statement).includes(text));
+
+    // Assess: whatever names the rotation group, or passes the rotation scheduler role, is the runner's
+    expect(naming('prod-rotations')).toEqual([
+      {
+        roles: [runnerRole],
+        statement: {
+          Effect: 'Allow',
+          Action: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'],
+          Resource: rotateSchedules,
+        },
+      },
+    ]);
+    expect(naming(`"${idOf(stack, stack.rotation.schedulerRole)}"`)).toEqual([
+      {
+        roles: [runnerRole],
+        statement: {
+          Effect: 'Allow',
+          Action: ['iam:PassRole'],
+          Resource: { 'Fn::GetAtt': [idOf(stack, stack.rotation.schedulerRole), 'Arn'] },
+          Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+        },
+      },
+    ]);
+    // No API function touches a schedule: secrets and aws ask the runner through the queue.
+    const scheduler = statementsNaming({ stack, template }, 'scheduler');
+    expect(FUNCTION_NAMES.filter((name) => scheduler[name]!.length > 0)).toEqual(['delivery-worker', 'rotation']);
+  });
+
+  it('tells the runner alone the queue ARN, the group and the role (the functions that skip schedules without them)', () => {
+    const told = FUNCTION_NAMES.filter((name) => envOf({ stack, template }, name).ROTATION_SCHEDULE_GROUP !== undefined);
+    expect(told).toEqual(['rotation']);
+    expect(envOf({ stack, template }, 'rotation')).toMatchObject({
+      ROTATION_QUEUE_ARN: { 'Fn::GetAtt': [idOf(stack, stack.rotation.queue), 'Arn'] },
+      ROTATION_SCHEDULE_GROUP: 'prod-rotations',
+      ROTATION_SCHEDULER_ROLE_ARN: { 'Fn::GetAtt': [idOf(stack, stack.rotation.schedulerRole), 'Arn'] },
+    });
   });
 });
 

@@ -159,6 +159,7 @@ describe('ServiceStack with defaults', () => {
     const key = ['KMS_KEY_ID'];
     // The functions that queue rotation steps: the two that start rotations, and the runner.
     const rotations = ['ROTATION_QUEUE_URL'];
+    const rotationSchedules = ['ROTATION_QUEUE_ARN', 'ROTATION_SCHEDULE_GROUP', 'ROTATION_SCHEDULER_ROLE_ARN'];
     const expected: Record<FunctionName, string[]> = {
       projects: [...common, ...key],
       environments: [...common, ...key],
@@ -177,7 +178,8 @@ describe('ServiceStack with defaults', () => {
       'delivery-sweeper': [...common, ...queue],
       // The runner: the secret-value key, its queue, and the account of the secret ARNs its rotation events name; no
       // ROTATION_FUNCTION_ARNS while rotationFunctionArns is empty.
-      rotation: [...common, ...key, ...rotations, 'AWS_ACCOUNT_ID'],
+      // The runner alone keeps the rotation schedules (the API functions ask it through the queue).
+      rotation: [...common, ...key, ...rotations, ...rotationSchedules, 'AWS_ACCOUNT_ID'],
     };
     for (const name of FUNCTION_NAMES)
       expect({ name, variables: variables(name) }).toEqual({ name, variables: [...expected[name]].sort() });
@@ -196,7 +198,13 @@ describe('ServiceStack with defaults', () => {
       expect(env(name)).toMatchObject({ DELIVERY_QUEUE_URL: { Ref: queueId } });
     for (const name of ['secrets', 'aws', 'rotation'] as const)
       expect(env(name)).toMatchObject({ ROTATION_QUEUE_URL: { Ref: idOf(stack, stack.rotation.queue) } });
-    expect(env('rotation')).toMatchObject({ KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] }, AWS_ACCOUNT_ID: { Ref: 'AWS::AccountId' } });
+    expect(env('rotation')).toMatchObject({
+      KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] },
+      AWS_ACCOUNT_ID: { Ref: 'AWS::AccountId' },
+      ROTATION_QUEUE_ARN: { 'Fn::GetAtt': [idOf(stack, stack.rotation.queue), 'Arn'] },
+      ROTATION_SCHEDULE_GROUP: 'prod-rotations',
+      ROTATION_SCHEDULER_ROLE_ARN: { 'Fn::GetAtt': [idOf(stack, stack.rotation.schedulerRole), 'Arn'] },
+    });
     expect(env('delivery-worker')).toMatchObject({
       DELIVERY_QUEUE_ARN: { 'Fn::GetAtt': [queueId, 'Arn'] },
       SCHEDULER_GROUP: 'prod-webhook-retries',
@@ -258,6 +266,7 @@ describe('ServiceStack with defaults', () => {
         'RotationDeadLetterQueueUrl',
         'RotationFunctionName',
         'RotationQueueUrl',
+        'RotationScheduleGroupName',
         'SecretsKeyArn',
         'StreamFailureQueueUrl',
         'SweeperFunctionName',

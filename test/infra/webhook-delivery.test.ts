@@ -116,7 +116,7 @@ describe('delivery worker', () => {
 
 describe('EventBridge Scheduler', () => {
   it('keeps retries in the stage’s own schedule group', () => {
-    const [, group] = only(template, 'AWS::Scheduler::ScheduleGroup');
+    const group = template.findResources('AWS::Scheduler::ScheduleGroup')[idOf(stack, stack.delivery.scheduleGroup)] as Resource;
     expect(group.Properties).toEqual({ Name: 'prod-webhook-retries' });
   });
 });
