@@ -12,6 +12,7 @@ import { PRICES, type OperationCalls } from './prices.ts';
 import { measureScope, scopeTable, type ScopeResults } from './scope.ts';
 import { loginTable, measureLogin, type LoginResults } from './login.ts';
 import { measureWebhookOperations, webhookOperationsTable, type WebhookOperationResults } from './webhook-operations.ts';
+import { measureRotation, type RotationResults, rotationTable } from './rotation.ts';
 import { round2 } from './stats.ts';
 import { measureDelivery, measureWebhooks, priceDelivery } from './webhooks.ts';
 import { priceWorkload, workloadTable } from './workload.ts';
@@ -23,6 +24,7 @@ import { priceWorkload, workloadTable } from './workload.ts';
  * what access keys' permissions cost (bench/scope.ts), `BENCH_ONLY=login` what a workload-identity login costs
  * (bench/login.ts), `BENCH_ONLY=webhook-ops` what test events, recoveries and statistics cost (bench/webhook-operations.ts),
  * `BENCH_ONLY=delivery` what a webhook delivery costs at 10 endpoints an event and at one (bench/webhooks.ts),
+ * `BENCH_ONLY=rotation` what one rotation costs with and without a function (bench/rotation.ts),
  * `BENCH_ONLY=aws` the AWS API's GetSecretValue and BatchGetSecretValue beside the REST reveal by path and the
  * environment load they match (bench/aws-api.ts): their calls, timings, CPU against the floor (bench/cpu.ts) and
  * price, as `operations` of the full run; each printed, and written only to BENCH_OUT if set.
@@ -33,7 +35,8 @@ const LOGIN_ONLY = process.env.BENCH_ONLY === 'login';
 const OPS_ONLY = process.env.BENCH_ONLY === 'webhook-ops';
 const DELIVERY_ONLY = process.env.BENCH_ONLY === 'delivery';
 const AWS_ONLY = process.env.BENCH_ONLY === 'aws';
-const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY || AWS_ONLY;
+const ROTATION_ONLY = process.env.BENCH_ONLY === 'rotation';
+const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY || AWS_ONLY || ROTATION_ONLY;
 
 async function main(): Promise<void> {
   const out = resolve(process.env.BENCH_OUT ?? 'bench/results.json');
@@ -79,6 +82,13 @@ async function main(): Promise<void> {
       process.stdout.write(`${operationsTable(operations).join('\n')}\n${JSON.stringify(operations, null, 2)}\n`);
       return;
     }
+    if (ROTATION_ONLY) {
+      process.stdout.write('rotation…\n');
+      const rotation = await measureRotation({ ...stack, localDir }, recorder);
+      if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), rotation }, null, 2)}\n`);
+      process.stdout.write(`${rotationTable(rotation)}\n${JSON.stringify(rotation, null, 2)}\n`);
+      return;
+    }
     if (LOGIN_ONLY) {
       process.stdout.write('workload identity…\n');
       const login = await measureLogin({ ...stack, localDir }, recorder);
@@ -114,8 +124,10 @@ async function main(): Promise<void> {
     const login = await measureLogin({ ...stack, localDir }, recorder);
     process.stdout.write('webhook operations…\n');
     const webhookOperations = await measureWebhookOperations(stack, recorder);
+    process.stdout.write('rotation…\n');
+    const rotation = await measureRotation({ ...stack, localDir }, recorder);
     process.stdout.write('reference workload…\n');
-    const results = { ...assemble(bundles, calls, load, webhooks, deliveries, cpu, scope), login, webhookOperations };
+    const results = { ...assemble(bundles, calls, load, webhooks, deliveries, cpu, scope), login, webhookOperations, rotation };
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${table(results)}\nwritten to ${out}\n`);
@@ -183,7 +195,9 @@ function assemble(
   };
 }
 
-function table(results: ReturnType<typeof assemble> & { login?: LoginResults; webhookOperations?: WebhookOperationResults }): string {
+function table(
+  results: ReturnType<typeof assemble> & { login?: LoginResults; webhookOperations?: WebhookOperationResults; rotation?: RotationResults },
+): string {
   const rows = operationsTable(results.operations);
   const load = results.operations.loadEnvironment as any;
   rows.push(
@@ -204,6 +218,7 @@ function table(results: ReturnType<typeof assemble> & { login?: LoginResults; we
   if (results.scope) rows.push('', scopeTable(results.scope));
   if (results.login) rows.push('', loginTable(results.login));
   if (results.webhookOperations) rows.push('', webhookOperationsTable(results.webhookOperations));
+  if (results.rotation) rows.push('', rotationTable(results.rotation));
   return rows.join('\n');
 }
 

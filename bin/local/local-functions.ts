@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { logger } from '../../shared/platform/logger.ts';
 import type { FunctionInvoker, InvokeOutcome, RotationEvent } from '../../shared/rotation/function-invoker.ts';
 import { failedOutcome, timedOutOutcome } from '../../shared/rotation/invoke-outcome.ts';
+import { attributeCalls } from './instrumentation.ts';
 import type { RunnerInvocation, RunnerReport } from './function-runner.ts';
 import { writeJsonAtomic } from './local-scheduler.ts';
 
@@ -40,6 +41,9 @@ interface FunctionsFile {
 export class InvalidFunctionError extends Error {}
 
 /** The ARN a registered function answers for. */
+/** The scope an invocation of a stand-in is reported under (instrumentation.ts): the bench bills its wall time apart. */
+export const LOCAL_FUNCTION_SCOPE = 'rotation-function';
+
 export const localFunctionArn = (name: string) => `${LOCAL_FUNCTION_ARN_PREFIX}${name}`;
 
 /** The registered functions of `localDir`, read afresh (none yet: an empty record). */
@@ -183,7 +187,7 @@ export function makeLocalFunctionInvoker(options: { localDir: string; baseUrl: s
       try {
         const found = await functionOf(options.localDir, arn);
         if (!found) return failedOutcome('ResourceNotFoundException', `Function not found: ${arn}`);
-        return await runInChild(found[0], found[1], event, timeoutMs, options.baseUrl);
+        return await attributeCalls(LOCAL_FUNCTION_SCOPE, () => runInChild(found[0], found[1], event, timeoutMs, options.baseUrl));
       } catch (error) {
         const e = error as { name?: unknown; message?: unknown } | null;
         return failedOutcome(String(e?.name ?? 'Error'), String(e?.message ?? error));

@@ -496,6 +496,9 @@ describe('Lambda bundles', () => {
         });
       }
       expect(Object.keys(built.inputs).filter((path) => /^(shared|functions)\//.test(path) && !(path in floor.inputs))).toEqual([]);
+      // Issue 36: the AWS API function's cold start reads at most 1.10× what this floor's does (measured 1.071:
+      // 299,449 B over 279,695 B; the floor makes its SQS client at cold start, as every floor makes its clients)
+      if (name === 'aws') expect(Math.round((fn.initBytes / built.initBytes) * 1000) / 1000).toBeLessThanOrEqual(1.1);
     },
   );
 
