@@ -6,7 +6,8 @@ import { runtime } from '../../shared/platform/runtime.ts';
 import type { FunctionInvoker } from '../../shared/rotation/function-invoker.ts';
 import { makeRotationMetrics } from '../../shared/rotation/rotation-metrics.ts';
 import { makeRotationRunner } from '../../shared/rotation/rotation-runner.ts';
-import { makeLambdaInvoker, rotationFunctionPatterns } from '../../shared/rotation/lambda-invoker.ts';
+import { makeLambdaInvoker } from '../../shared/rotation/lambda-invoker.ts';
+import { rotationFunctionPatterns } from '../../shared/platform/rotation-function-arns.ts';
 import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
 import { rotationSchedulesOf } from '../../shared/secrets/rotation-schedules.ts';
 

@@ -14,19 +14,6 @@ let containerClient: LambdaClient | undefined;
 /** The container's client, made on first use: a container that never invokes a function never makes one. */
 const lambdaClient = () => (containerClient ??= makeLambdaClient());
 
-const PATTERN = /^arn:\S{1,2044}$/;
-
-/** The patterns of ROTATION_FUNCTION_ARNS (comma-separated; unset or empty: none allowed); a malformed one throws. */
-export function rotationFunctionPatterns(env: NodeJS.ProcessEnv = process.env): string[] {
-  const patterns = (env.ROTATION_FUNCTION_ARNS ?? '')
-    .split(',')
-    .map((pattern) => pattern.trim())
-    .filter((pattern) => pattern !== '');
-  const malformed = patterns.find((pattern) => !PATTERN.test(pattern));
-  if (malformed !== undefined) throw new Error(`ROTATION_FUNCTION_ARNS: "${malformed.slice(0, 100)}" is not an ARN pattern`);
-  return patterns;
-}
-
 /**
  * What a function error comes to: the `errorType` and `errorMessage` of Lambda's error payload, or the FunctionError
  * alone when the payload is not one (never the function's output otherwise).

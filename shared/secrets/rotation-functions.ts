@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { globMatcher } from '../access/index.ts';
+import { rotationFunctionPatterns } from '../platform/rotation-function-arns.ts';
 
 /**
  * Which rotation functions the service may invoke (decisions.md v1.3, "Where functions run"), asked when a rotation
@@ -24,10 +25,7 @@ export function rotationFunctionsAllowed(env: NodeJS.ProcessEnv = process.env): 
       return Object.hasOwn(registered, name);
     };
   }
-  const patterns = (env.ROTATION_FUNCTION_ARNS ?? '')
-    .split(',')
-    .map((pattern) => pattern.trim())
-    .filter(Boolean);
+  const patterns = rotationFunctionPatterns(env);
   const matches = globMatcher(patterns);
   return async (arn) => patterns.length > 0 && matches(arn);
 }

@@ -2,7 +2,8 @@ import { InvokeCommand, LambdaClient, LambdaServiceException } from '@aws-sdk/cl
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RotationEvent } from '../../../shared/rotation/function-invoker.ts';
-import { makeLambdaInvoker, rotationFunctionPatterns } from '../../../shared/rotation/lambda-invoker.ts';
+import { makeLambdaInvoker } from '../../../shared/rotation/lambda-invoker.ts';
+import { rotationFunctionPatterns } from '../../../shared/platform/rotation-function-arns.ts';
 
 const lambdaMock = mockClient(LambdaClient);
 const ARN = 'arn:aws:lambda:eu-west-1:111122223333:function:rotate-db';
