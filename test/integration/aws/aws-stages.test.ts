@@ -4,6 +4,7 @@ import {
   GetSecretValueCommand,
   ListSecretVersionIdsCommand,
   PutSecretValueCommand,
+  TagResourceCommand,
   UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -144,5 +145,33 @@ describe('staging labels through the AWS API', () => {
     expect(await sm.send(new GetSecretValueCommand({ SecretId, VersionStage: 'blue' }))).toMatchObject({ SecretString: 'a' });
     await sm.send(new UpdateSecretVersionStageCommand({ SecretId, VersionStage: 'blue', RemoveFromVersionId: token(11) }));
     expect((await sm.send(new DescribeSecretCommand({ SecretId }))).VersionIdsToStages).toEqual(before.VersionIdsToStages);
+  });
+
+  it('loses neither a tag nor a version when tags and values are written at once (every head write is conditional on its revision)', async () => {
+    // Prepare
+    const SecretId = 'labels/prod/RACED';
+    await sm.send(new CreateSecretCommand({ Name: SecretId, SecretString: 'v0', ClientRequestToken: token(20) }));
+    const rounds = 8;
+    // Act: each round a tag and a value at the same moment, on the same head item
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: rounds }, (_, i) => [
+        sm.send(new TagResourceCommand({ SecretId, Tags: [{ Key: `k${i}`, Value: `${i}` }] })),
+        sm.send(new PutSecretValueCommand({ SecretId, SecretString: `v${i + 1}`, ClientRequestToken: token(21 + i) })),
+      ]).flat(),
+    );
+    // Assess: every call succeeded or was refused whole; what succeeded is all there
+    const refused = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [(outcome.reason as Error).name] : []));
+    expect(refused.filter((name) => name !== 'InvalidRequestException')).toEqual([]);
+    const tagged = outcomes.flatMap((outcome, i) => (i % 2 === 0 && outcome.status === 'fulfilled' ? [`k${i / 2}`] : []));
+    const written = outcomes.flatMap((outcome, i) => (i % 2 === 1 && outcome.status === 'fulfilled' ? [token(21 + (i - 1) / 2)] : []));
+    expect(tagged.length + written.length).toBeGreaterThan(0);
+    const described = await sm.send(new DescribeSecretCommand({ SecretId }));
+    expect((described.Tags ?? []).map((tag) => tag.Key).sort()).toEqual([...tagged].sort());
+    const versions = (await sm.send(new ListSecretVersionIdsCommand({ SecretId, IncludeDeprecated: true }))).Versions ?? [];
+    expect(versions.map((version) => version.VersionId).sort()).toEqual([token(20), ...written].sort());
+    const current = versions.filter((version) => version.VersionStages?.includes('AWSCURRENT'));
+    expect(current).toHaveLength(1);
+    const value = await sm.send(new GetSecretValueCommand({ SecretId }));
+    expect(value.VersionId).toBe(current[0]!.VersionId);
   });
 });
