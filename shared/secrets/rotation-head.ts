@@ -1,9 +1,10 @@
 import { systemAuditEntry, type AuditEntry } from '../audit/index.ts';
 import { iso, type Clock } from '../platform/clock.ts';
-import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { NotFoundError } from '../platform/errors.ts';
 import type { Store } from '../store.ts';
 import { AWSPENDING, keepLabelled, labelsAfterWrite, labelsWithout, latestVersionOf, storedLabels } from './secret-labels.ts';
-import { revisionAfter, VersionConflictError, VersionIdTakenError, VersionIdExistsError, type SecretRecord } from './secret-record.ts';
+import { untilHeadWritten } from './head-retries.ts';
+import { revisionAfter, VersionIdTakenError, VersionIdExistsError, type SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
 import type { RotationStore, StoredRotation } from './rotation-store.ts';
 import { nextRotationAt } from './rotation-schedule.ts';
@@ -14,8 +15,7 @@ import { nextRotationAt } from './rotation-schedule.ts';
  * in the same transaction; then the lease released with when it last and next rotates.
  */
 
-const ATTEMPTS = 20;
-const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 8 * 2 ** attempt)));
+const RETRIES = { attempts: 20, capMs: 500, stepMs: 8 };
 
 export function makeRotationHead(deps: { store: Pick<Store, 'getSecretHead' | 'writeSecretVersion'> & RotationStore; clock: Clock }) {
   const { store, clock } = deps;
@@ -28,7 +28,7 @@ export function makeRotationHead(deps: { store: Pick<Store, 'getSecretHead' | 'w
     audit: (head: SecretRecord) => AuditEntry | undefined,
     reserve?: (head: SecretRecord) => { versionId: string; number: number },
   ) {
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    return untilHeadWritten(secretId, RETRIES, async () => {
       const head = await store.getSecretHead(ws, secretId);
       if (!head) throw new NotFoundError(`secret ${secretId} was not found`);
       const changed = change(head);
@@ -38,15 +38,13 @@ export function makeRotationHead(deps: { store: Pick<Store, 'getSecretHead' | 'w
       for (const field of ['labels', 'versionIds', 'unfilled', 'latestVersion'] as const) if (next[field] === undefined) delete next[field];
       try {
         await store.writeSecretVersion(ws, { ...next, sealed }, head, null, audit(head), reserve?.(head));
-        return next;
       } catch (error) {
         if (error instanceof VersionIdTakenError)
           throw new VersionIdExistsError('ClientRequestToken: already names a version of this secret');
-        if (!(error instanceof VersionConflictError)) throw error;
-        await backOff(attempt);
+        throw error;
       }
-    }
-    throw new ConflictError(`secret ${secretId}: too many concurrent changes; retry`);
+      return next;
+    });
   }
 
   /** Records the token as a new version labelled AWSPENDING, with no value yet (the number after the highest). */

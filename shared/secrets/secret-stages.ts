@@ -6,7 +6,8 @@ import type { Store } from '../store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import { AWSCURRENT, keepLabelled, labelsAfterMove, latestVersionOf, stagesByVersion, storedLabels } from './secret-labels.ts';
 import { derivedVersionId, versionIdOf, versionOfVersionId } from './secret-names.ts';
-import { revisionAfter, VersionConflictError, type SecretRecord, type StoredSecret } from './secret-record.ts';
+import { untilHeadWritten } from './head-retries.ts';
+import { revisionAfter, type SecretRecord, type StoredSecret } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
 
 /**
@@ -17,7 +18,7 @@ import { metadataOf } from './secret-reveals.ts';
  * makes the move read again.
  */
 
-const MOVE_ATTEMPTS = 20;
+const MOVE_RETRIES = { attempts: 20, capMs: 500, stepMs: 8 };
 
 export function makeSecretStages(
   deps: {
@@ -70,7 +71,7 @@ export function makeSecretStages(
       removeFromVersionId: string | undefined,
     ): Promise<SecretRecord> {
       const ws = principal.workspaceId;
-      for (let attempt = 0; attempt < MOVE_ATTEMPTS; attempt++) {
+      return untilHeadWritten(found.id, MOVE_RETRIES, async () => {
         const head = await guard.readable(principal, await store.getSecretHead(ws, found.id), found.id);
         await guard.permit(principal, 'write', head);
         const to = await versionNamed(ws, head, moveToVersionId, 'MoveToVersionId');
@@ -109,15 +110,9 @@ export function makeSecretStages(
               { ...metadataOf(head), stage, ...(to && { version: to.number }), ...(removeFrom && { removedFrom: removeFrom.number }) },
               now,
             );
-        try {
-          await store.writeSecretVersion(ws, { ...record, sealed }, head, null, audit);
-          return record;
-        } catch (error) {
-          if (!(error instanceof VersionConflictError)) throw error;
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(500, 8 * 2 ** Math.min(attempt, 6))));
-        }
-      }
-      throw new ConflictError(`secret ${found.id}: too many concurrent changes; retry`);
+        await store.writeSecretVersion(ws, { ...record, sealed }, head, null, audit);
+        return record;
+      });
     },
   };
 }

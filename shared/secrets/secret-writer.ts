@@ -9,6 +9,7 @@ import type { Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';
 import type { EnvironmentRef, makeSecretGuard } from './secret-guard.ts';
+import { untilHeadWritten } from './head-retries.ts';
 import { metadataOf } from './secret-reveals.ts';
 import {
   revisionAfter,
@@ -61,6 +62,8 @@ const reservedFor = (current: SecretRecord | undefined, versionId: string | unde
 
 /** Concurrent writers of one key retry until each has its own version; this bounds a pathological pile-up. */
 const WRITE_ATTEMPTS = 100;
+/** A metadata change's lost races (tags, description) read again; as many as a write's, with shorter pauses. */
+const METADATA_RETRIES = { attempts: WRITE_ATTEMPTS, capMs: 250, stepMs: 4 };
 
 export interface WriteOptions {
   /** The version the write expects to follow (0 = the key must not exist); a different one is CONFLICT. */
@@ -236,7 +239,7 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
     describe: (secret: SecretRecord) => Record<string, unknown>,
   ) {
     const ws = principal.workspaceId;
-    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+    return untilHeadWritten(secretId, METADATA_RETRIES, async () => {
       const head = await readable(principal, await store.getSecretHead(ws, secretId), secretId);
       await permit(principal, 'write', head);
       const { sealed: _sealed, ...secret } = head;
@@ -249,21 +252,15 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
         if (changed[field] === null) delete next[field];
         else if (changed[field] !== undefined) Object.assign(next, { [field]: changed[field] });
       }
-      try {
-        await store.updateSecretMetadata(
-          ws,
-          next,
-          secret,
-          changed,
-          auditEntry(principal, 'secret.tag', secretId, { ...metadataOf(secret), ...describe(secret) }, now),
-        );
-        return next;
-      } catch (error) {
-        if (!(error instanceof VersionConflictError)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 4 * 2 ** Math.min(attempt, 6))));
-      }
-    }
-    throw new ConflictError(`secret ${secretId}: too many concurrent changes; retry`);
+      await store.updateSecretMetadata(
+        ws,
+        next,
+        secret,
+        changed,
+        auditEntry(principal, 'secret.tag', secretId, { ...metadataOf(secret), ...describe(secret) }, now),
+      );
+      return next;
+    });
   }
 
   return { writeNext, changeMetadata };

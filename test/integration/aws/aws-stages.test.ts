@@ -151,7 +151,7 @@ describe('staging labels through the AWS API', () => {
     // Prepare
     const SecretId = 'labels/prod/RACED';
     await sm.send(new CreateSecretCommand({ Name: SecretId, SecretString: 'v0', ClientRequestToken: token(20) }));
-    const rounds = 8;
+    const rounds = 4;
     // Act: each round a tag and a value at the same moment, on the same head item
     const outcomes = await Promise.allSettled(
       Array.from({ length: rounds }, (_, i) => [
