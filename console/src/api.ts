@@ -23,16 +23,21 @@ export function useSession(): Session {
 }
 
 /**
- * A client for `token`: the API at the configured origin, or the console's own. Every answer 401 (the token is not,
- * or no longer, one the API takes) also goes to `onRefused` as the API's error, whichever view asked.
+ * A client for `token`: the API at the configured origin, or the console's own. `token` may be a function: each
+ * request then carries the token it answers when the request leaves (a session renewed meanwhile sends its new one).
+ * Every answer 401 (the token is not, or no longer, one the API takes) also goes to `onRefused` as the API's error,
+ * whichever view asked.
  */
-export function clientFor(config: ConsoleConfig, token: string, onRefused?: (refusal: unknown) => void): SecretsClient {
+export function clientFor(config: ConsoleConfig, token: string | (() => string), onRefused?: (refusal: unknown) => void): SecretsClient {
+  const current = typeof token === 'string' ? () => token : token;
   const refusing: typeof fetch = async (input, init) => {
-    const response = await fetch(input, init);
+    const request = new Request(input, init);
+    request.headers.set('authorization', `Bearer ${current()}`);
+    const response = await fetch(request);
     if (response.status === 401 && onRefused) onRefused(await refusalOf(response.clone()));
     return response;
   };
-  return createClient({ baseUrl: config.apiUrl || location.origin, token, maxRetries: 1, fetch: refusing });
+  return createClient({ baseUrl: config.apiUrl || location.origin, token: current(), maxRetries: 1, fetch: refusing });
 }
 
 /** A 401 as the SDK reads every error answer: an ApiError with the API's code, message and request id. */

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso/router';
 import { clientFor, refusalOfToken, SessionContext, type Session } from './api.ts';
 import { loadConfig, type ConsoleConfig } from './config.ts';
-import { credentialOf, signIn, signOut, storedToken } from './session.ts';
+import { credentialOf, renew, sessionEpoch, signIn, signOut, storedToken, type RefreshGrant } from './session.ts';
 import { SignIn } from './shell/sign-in.tsx';
 import { Layout } from './shell/layout.tsx';
 import { Projects } from './secrets/projects.tsx';
@@ -16,7 +16,8 @@ import { Audit } from './audit/audit.tsx';
 import { AccessKeys } from './access/access-keys.tsx';
 import { Webhooks } from './webhooks/webhooks.tsx';
 import { Webhook } from './webhooks/webhook.tsx';
-import { completeIdpSignIn } from './oidc.ts';
+import { completeIdpSignIn, keepIdpSessionFresh } from './oidc.ts';
+import { useTitle } from './ui/title.ts';
 import './styles.css';
 
 /** `/console/` and anything unknown under it: the projects. */
@@ -27,6 +28,7 @@ function Home() {
 }
 
 function NotFound() {
+  useTitle('Not found');
   return (
     <section>
       <h1>Not found</h1>
@@ -61,29 +63,41 @@ function Routes() {
 /**
  * Signed in or not. A token is kept only once the API has taken it; when the API refuses one, at sign-in or later in
  * the session (revoked, expired), the person is back at sign-in with the API's code and message, and the token is
- * forgotten (decisions.md, "Console" and "Hardening v1.3").
+ * forgotten (decisions.md, "Console" and "Hardening v1.3"). A sign-in with the identity provider that came with a
+ * refresh token is renewed before its access token expires: every request reads the session's token as it is then,
+ * so the views never notice.
  */
 function App({ config }: { config: ConsoleConfig }) {
   const [token, setToken] = useState<string | null>(storedToken());
   const [refusal, setRefusal] = useState<unknown>(null);
   const end = (reason: unknown) => (signOut(), setToken(null), setRefusal(reason));
-  const begin = async (candidate: string) => {
+  const begin = async (candidate: string, refresh: RefreshGrant | null = null) => {
     setRefusal(null);
     const refused = await refusalOfToken(config, candidate);
     if (refused) return setRefusal(refused);
-    signIn(candidate);
+    signIn(candidate, refresh);
     setToken(candidate);
   };
   const session = useMemo<Session | null>(() => {
     if (!token) return null;
     // A 401 of a request this session sent ends it, unless another session has begun since.
-    const refused = (reason: unknown) => storedToken() === token && end(reason);
-    return { client: clientFor(config, token, refused), config, credential: credentialOf(token, config), signOut: () => end(null) };
+    const epoch = sessionEpoch();
+    const refused = (reason: unknown) => sessionEpoch() === epoch && end(reason);
+    const current = () => storedToken() ?? token;
+    return { client: clientFor(config, current, refused), config, credential: credentialOf(token, config), signOut: () => end(null) };
   }, [token]);
   useEffect(() => {
     // Back from the identity provider: the code is exchanged for a token, then the address is cleaned of it.
-    void completeIdpSignIn(config).then((received) => (received ? begin(received) : undefined));
+    void completeIdpSignIn(config).then((received) => (received ? begin(received.accessToken, received.refresh) : undefined));
   }, []);
+  useEffect(() => {
+    if (!token) return undefined;
+    return keepIdpSessionFresh(config, {
+      renewed: (tokens) => renew(tokens.accessToken, tokens.refresh),
+      // The provider refused the refresh token: the access token serves until the API refuses it.
+      refused: () => renew(storedToken() ?? token, null),
+    });
+  }, [token]);
   if (!session) return <SignIn config={config} refusal={refusal} onToken={begin} />;
   return (
     <SessionContext.Provider value={session}>

@@ -3,23 +3,58 @@ import type { ConsoleConfig } from './config.ts';
 /**
  * The signed-in person's token: in memory and in `sessionStorage` only (decisions.md, "Console"), never in
  * `localStorage`, a cookie or a URL. Sign-out clears both.
+ *
+ * A sign-in with the identity provider may come with a refresh token (oidc.ts): it is kept in memory alone, never in
+ * any storage, so a script that reads storage finds at most a short-lived access token, and a reload of the page
+ * ends the refreshing (the access token then lasts until it expires).
  */
 const TOKEN_KEY = 'secrets-console.token';
 
 let current: string | null = null;
+
+/** What renews the access token: the provider's refresh token and when the access token it has now expires. */
+export interface RefreshGrant {
+  refreshToken: string;
+  /** Milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+let grant: RefreshGrant | null = null;
+/** Counts sign-ins and sign-outs (not renewals): an answer to a request of an earlier session cannot end this one. */
+let epoch = 0;
 
 export function storedToken(): string | null {
   current ??= sessionStorage.getItem(TOKEN_KEY);
   return current;
 }
 
-export function signIn(token: string): void {
+/** A new session: its token, and the refresh grant that came with it (when the provider gave one). */
+export function signIn(token: string, refresh: RefreshGrant | null = null): void {
+  epoch += 1;
   current = token;
+  grant = refresh;
   sessionStorage.setItem(TOKEN_KEY, token);
 }
 
+/** The same session with a renewed access token (and the refresh token that renews it next). */
+export function renew(token: string, refresh: RefreshGrant | null): void {
+  current = token;
+  grant = refresh;
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+export function refreshGrant(): RefreshGrant | null {
+  return grant;
+}
+
+export function sessionEpoch(): number {
+  return epoch;
+}
+
 export function signOut(): void {
+  epoch += 1;
   current = null;
+  grant = null;
   sessionStorage.removeItem(TOKEN_KEY);
   // The sign-in with the identity provider keeps its own state under this prefix.
   for (const key of Object.keys(sessionStorage)) if (key.startsWith('secrets-console.')) sessionStorage.removeItem(key);

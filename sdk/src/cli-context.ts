@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import { refuseInsecureBaseUrl } from './base-url.js';
 import { AUTH_METHODS, CredentialError, resolveCredential, type AuthFlags, type Credential } from './cli-auth.js';
-import { sessionToken } from './cli-session.js';
+import { sessionFetch, sessionToken } from './cli-session.js';
 import { createClient } from './client.js';
 import { ApiError } from './errors.js';
 
@@ -87,12 +87,20 @@ export function checkApiUrl(apiUrl: string): void {
 
 /**
  * The credential of the flags and environment, as a usage error when it cannot be resolved; with `apiUrl`, the
- * session of `secrets login --sso` for that API is the last source.
+ * session of `secrets login --sso` for that API is the last source (`session.used` then says it was the one taken).
  */
-export function credentialOf(flags: Connection, options: { accessKeyOnly?: boolean; apiUrl?: string } = {}): Credential {
-  const { apiUrl, ...rest } = options;
+export function credentialOf(
+  flags: Connection,
+  options: { accessKeyOnly?: boolean; apiUrl?: string; session?: { used: boolean } } = {},
+): Credential {
+  const { apiUrl, session, ...rest } = options;
+  const stored = (url: string) => () => {
+    const token = sessionToken(url);
+    if (session) session.used = token !== undefined;
+    return token;
+  };
   try {
-    return resolveCredential(flags, process.env, { ...rest, ...(apiUrl ? { stored: () => sessionToken(apiUrl) } : {}) });
+    return resolveCredential(flags, process.env, { ...rest, ...(apiUrl ? { stored: stored(apiUrl) } : {}) });
   } catch (error) {
     throw error instanceof CredentialError ? new UsageError(error.message) : error;
   }
@@ -106,10 +114,12 @@ export function resolveApi(flags: Connection) {
   const apiUrl = flags.apiUrl ?? process.env.SECRETS_API_URL;
   if (!apiUrl) throw new UsageError('the API URL is required: --api-url or SECRETS_API_URL');
   checkApiUrl(apiUrl);
-  const credential = credentialOf(flags, { apiUrl });
+  const session = { used: false };
+  const credential = credentialOf(flags, { apiUrl, session });
   let client: ReturnType<typeof createClient>;
   try {
-    client = createClient({ baseUrl: apiUrl, ...credential });
+    // The session's token is renewed, when it can be, before a request would carry one about to expire.
+    client = createClient({ baseUrl: apiUrl, ...credential, ...(session.used ? { fetch: sessionFetch(apiUrl) } : {}) });
   } catch (error) {
     // The client's own refusals (an IAM login without an STS endpoint) are settings the user gave.
     throw error instanceof TypeError ? new UsageError(error.message) : error;
@@ -187,7 +197,8 @@ export function isUnreachable(error: unknown): error is Error {
 
 /** Prints a failure on stderr and answers the exit status: the API's code and message, or what went wrong. */
 export function report(error: unknown): number {
-  if (error instanceof UsageError) {
+  // A CredentialError reaching here is the SSO session's, found expired when a request was about to carry it.
+  if (error instanceof UsageError || error instanceof CredentialError) {
     process.stderr.write(`secrets: ${error.message}\nRun \`secrets --help\` for usage.\n`);
     return EXIT.usage;
   }

@@ -7,7 +7,8 @@ import { SsoError, ssoLogin } from './sso.js';
 /**
  * `secrets login --sso` and `secrets logout`: a person signs in with the identity provider through their browser
  * (authorization code + PKCE on a loopback redirect, sso.ts), and every later command uses the access token kept in
- * the user's config folder (cli-session.ts) until it expires.
+ * the user's config folder (cli-session.ts) until it expires, renewed with the refresh token when the provider gave
+ * one.
  */
 
 /** The flags of `secrets login` that the SSO sign-in reads. */
@@ -92,11 +93,13 @@ export async function logInWithSso(flags: Connection & SsoFlags): Promise<void> 
       subject: tokens.subject,
       accessToken: tokens.accessToken,
       expiresAt,
+      ...(tokens.refreshToken ? { refreshToken: tokens.refreshToken } : {}),
+      ...(settings.resource ? { resource: settings.resource } : {}),
     },
     file,
   );
   process.stderr.write(
-    `secrets: signed in${tokens.subject ? ` as ${tokens.subject}` : ''} until ${expiresAt}, for ${apiIdentity(settings.apiUrl)}; the session is kept in ${file}\n`,
+    `secrets: signed in${tokens.subject ? ` as ${tokens.subject}` : ''} until ${expiresAt}${tokens.refreshToken ? ' (renewed before then while the identity provider allows)' : ''}, for ${apiIdentity(settings.apiUrl)}; the session is kept in ${file}\n`,
   );
 }
 

@@ -8,6 +8,10 @@ import { isLoopbackHost } from './base-url.js';
  * for a native public client, the browser sent back to a loopback redirect on 127.0.0.1 with an ephemeral port
  * (RFC 8252 §7.3), the provider found through its discovery document. Nothing here prints or throws the code, the
  * verifier or a token: errors name the step and the provider's error code.
+ *
+ * The sign-in asks for `offline_access` too: a provider that answers a refresh token with the access token lets the
+ * CLI renew the access token later (refreshSsoTokens, the refresh_token grant of RFC 6749 §6), so a session outlives
+ * one access token.
  */
 
 export interface SsoLoginOptions {
@@ -29,10 +33,23 @@ export interface SsoTokens {
   expiresAt: number;
   /** The access token's `sub`, for messages. */
   subject?: string | undefined;
+  /** What renews the access token, when the provider gave one. */
+  refreshToken?: string | undefined;
 }
 
+/** What a renewal needs: the provider, the CLI's client id, the resource the tokens are for, and the refresh token. */
+export type SsoRefreshOptions = Pick<SsoLoginOptions, 'issuer' | 'clientId' | 'resource'> & { refreshToken: string };
+
 /** A sign-in that failed; its message never holds the code, the verifier or a token. */
-export class SsoError extends Error {}
+export class SsoError extends Error {
+  /** The provider refused the grant itself (`invalid_grant`: a refresh token revoked or expired): asking again is vain. */
+  readonly final: boolean;
+
+  constructor(message: string, final = false) {
+    super(message);
+    this.final = final;
+  }
+}
 
 const CALLBACK_PATH = '/callback';
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
@@ -62,7 +79,7 @@ export async function ssoLogin(options: SsoLoginOptions): Promise<SsoTokens> {
       response_type: 'code',
       client_id: options.clientId,
       redirect_uri: loopback.redirectUri,
-      scope: 'openid',
+      scope: 'openid offline_access',
       state,
       nonce,
       code_challenge: challenge,
@@ -83,10 +100,26 @@ export async function ssoLogin(options: SsoLoginOptions): Promise<SsoTokens> {
       code_verifier: verifier,
       ...resourceOf(options),
     };
-    return tokensOf(await exchange(provider.tokenEndpoint, grant, [callback.code, verifier]), nonce);
+    return tokensOf(await exchange(provider.tokenEndpoint, grant, [callback.code, verifier], 'the code exchange'), nonce);
   } finally {
     loopback.close();
   }
+}
+
+/**
+ * A new access token for a refresh token, at the provider's token endpoint (found again through discovery). The
+ * answer carries the refresh token to keep: the provider's new one when it rotates them, else the one given.
+ */
+export async function refreshSsoTokens(options: SsoRefreshOptions): Promise<SsoTokens> {
+  const provider = await discover(options.issuer);
+  const grant = {
+    grant_type: 'refresh_token',
+    refresh_token: options.refreshToken,
+    client_id: options.clientId,
+    ...resourceOf(options),
+  };
+  const tokens = tokensOf(await exchange(provider.tokenEndpoint, grant, [options.refreshToken], 'the renewal'), undefined);
+  return { ...tokens, refreshToken: tokens.refreshToken ?? options.refreshToken };
 }
 
 const resourceOf = (options: Pick<SsoLoginOptions, 'resource'>): Record<string, string> =>
@@ -208,10 +241,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-type TokenAnswer = { access_token: string; expires_in?: unknown; id_token?: unknown };
+type TokenAnswer = { access_token: string; expires_in?: unknown; id_token?: unknown; refresh_token?: unknown };
 
 /** The code exchange at the token endpoint: a public client, so no secret; PKCE's verifier proves the code is ours. */
-async function exchange(endpoint: string, grant: Record<string, string>, secrets: string[]): Promise<TokenAnswer> {
+async function exchange(endpoint: string, grant: Record<string, string>, secrets: string[], step: string): Promise<TokenAnswer> {
   const body = new URLSearchParams(grant);
   const response = await reach(endpoint, {
     method: 'POST',
@@ -222,7 +255,8 @@ async function exchange(endpoint: string, grant: Record<string, string>, secrets
   if (!response.ok) {
     const code = typeof answer.error === 'string' ? answer.error.slice(0, 100) : `HTTP ${response.status}`;
     throw new SsoError(
-      `the identity provider refused the code exchange: ${code}${describeError(typeof answer.error_description === 'string' ? answer.error_description : null, secrets)}`,
+      `the identity provider refused ${step}: ${code}${describeError(typeof answer.error_description === 'string' ? answer.error_description : null, secrets)}`,
+      answer.error === 'invalid_grant',
     );
   }
   if (typeof answer.access_token !== 'string' || answer.access_token === '')
@@ -241,11 +275,12 @@ export function jwtClaims(jwt: string): Record<string, unknown> | undefined {
 }
 
 /**
- * The token and its end (the earlier of `expires_in` and the JWT's `exp`). An ID token that came with it must carry
- * this login's nonce (OpenID Connect Core 3.1.3.7: from the token endpoint over TLS, its signature may go unchecked).
+ * The token and its end (the earlier of `expires_in` and the JWT's `exp`), and the refresh token if one came. An ID
+ * token that came with a sign-in must carry its nonce (OpenID Connect Core 3.1.3.7: from the token endpoint over TLS,
+ * its signature may go unchecked); a renewal has no nonce (Core 12.2: the ID token it may answer carries none).
  */
-function tokensOf(answer: TokenAnswer, nonce: string): SsoTokens {
-  if (typeof answer.id_token === 'string' && jwtClaims(answer.id_token)?.nonce !== nonce) {
+function tokensOf(answer: TokenAnswer, nonce: string | undefined): SsoTokens {
+  if (nonce !== undefined && typeof answer.id_token === 'string' && jwtClaims(answer.id_token)?.nonce !== nonce) {
     throw new SsoError("the ID token does not carry this login's nonce: not used");
   }
   const claims = jwtClaims(answer.access_token);
@@ -254,5 +289,10 @@ function tokensOf(answer: TokenAnswer, nonce: string): SsoTokens {
     typeof claims?.exp === 'number' ? claims.exp * 1000 : undefined,
   ].filter((end): end is number => end !== undefined);
   const expiresAt = ends.length ? Math.min(...ends) : Date.now() + DEFAULT_LIFETIME_MS;
-  return { accessToken: answer.access_token, expiresAt, subject: typeof claims?.sub === 'string' ? claims.sub : undefined };
+  return {
+    accessToken: answer.access_token,
+    expiresAt,
+    subject: typeof claims?.sub === 'string' ? claims.sub : undefined,
+    refreshToken: typeof answer.refresh_token === 'string' && answer.refresh_token ? answer.refresh_token : undefined,
+  };
 }

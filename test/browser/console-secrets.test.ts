@@ -308,6 +308,124 @@ describe('compare, history and search', () => {
   });
 });
 
+/** Whether the element `locator` finds has the page's focus. */
+const focused = (locator: ReturnType<Page['locator']>) =>
+  locator.evaluate(
+    (element: unknown) => (element as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement === element,
+  );
+
+describe('rotation, dialogs and titles', () => {
+  /** A secret of two versions with rotation configured (no function: the service generates the value), on its page. */
+  async function rotatedSecretPage(token = ws.apiKey) {
+    const { environment } = await newEnvironment(ws.apiKey, { project: 'Vault', environment: 'Production' });
+    for (const value of ['sample-value-1', 'sample-value-2']) await put(environment.id, 'DB_PASSWORD', value);
+    const id = (await listed(environment.id))[0]!.id;
+    const configured = await call('PUT', `/api/v1/secrets/${id}/rotation`, {
+      token: ws.apiKey,
+      body: { function: null, schedule: 'rate(30 days)', duration: '2h' },
+    });
+    expect(configured.status).toBe(200);
+    const { context, page } = await signedIn(browser, token, `/console/secrets/${id}`);
+    await page.getByRole('heading', { name: 'DB_PASSWORD' }).waitFor();
+    await page.locator('table.history tbody tr').nth(1).waitFor();
+    return { id, context, page, rotation: page.getByRole('region', { name: 'Rotation' }) };
+  }
+
+  it('shows the rotation as the API answers it, and Rotate now starts one: a new AWSCURRENT version, lastRotatedAt set', async () => {
+    const { id, context, page, rotation } = await rotatedSecretPage();
+    const facts = async () => (await rotation.locator('dd').allTextContents()).map((text) => text.trim());
+    expect((await facts()).slice(0, 5)).toEqual(['on', 'generated value (no rotation function)', 'rate(30 days)', '2h', '—']);
+    expect((await facts())[5]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+
+    await rotation.getByRole('button', { name: 'Rotate now' }).click();
+    await rotation.getByRole('status').filter({ hasText: 'Rotation started' }).waitFor();
+    await rotation.getByText('Rotated: a new version is current.').waitFor({ timeout: 30_000 });
+    const rows = page.locator('table.history tbody tr');
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(3);
+    expect((await rows.nth(0).locator('td').allTextContents()).slice(0, 2)).toEqual(['3', 'AWSCURRENT']);
+    expect((await rows.nth(1).locator('td').allTextContents()).slice(0, 2)).toEqual(['2', 'AWSPREVIOUS']);
+    const read = (await call('GET', `/api/v1/secrets/${id}`, { token: ws.apiKey })).body.data;
+    expect(read.rotation.lastRotatedAt).toEqual(expect.any(String));
+    expect((await facts())[4]).toBe(`${read.rotation.lastRotatedAt.replace('T', ' ').slice(0, 19)} UTC`);
+    expect((await revealed(id)).version).toBe(3);
+    expect(await page.content()).not.toContain((await revealed(id)).value);
+    await context.close();
+  });
+
+  it('shows a CONFLICT (a rotation already running) as the API says it', async () => {
+    const { context, page, rotation } = await rotatedSecretPage();
+    // The API's answer while another rotation of the secret runs (a generated rotation ends too fast to meet it here).
+    await page.route(/\/api\/v1\/secrets\/[^/]+\/rotate$/, (route) =>
+      route.fulfill({
+        status: 409,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          data: null,
+          error: { code: 'CONFLICT', message: 'rotation: this secret is rotating already; wait for it to end' },
+          meta: { requestId: 'req_test' },
+        }),
+      }),
+    );
+    await rotation.getByRole('button', { name: 'Rotate now' }).click();
+    const alert = rotation.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('CONFLICT rotation: this secret is rotating already; wait for it to end');
+    expect(await rotation.getByRole('status').count()).toBe(0);
+    await context.close();
+  });
+
+  it('offers a viewer the rotation to read, without Rotate now', async () => {
+    const viewer = await userToken({ sub: newId('user'), workspace_id: ws.workspaceId, roles: ['viewer'] });
+    const { context, rotation } = await rotatedSecretPage(viewer);
+    await rotation.getByText('rate(30 days)').waitFor();
+    expect(await rotation.getByRole('button', { name: 'Rotate now' }).count()).toBe(0);
+    await context.close();
+  });
+
+  it('moves focus into a dialog, closes it on Escape and gives focus back to the button that opened it', async () => {
+    const { id, context, page } = await rotatedSecretPage();
+    const rollBack = page.locator('table.history tbody tr').nth(1).getByRole('button', { name: 'Roll back' });
+    await rollBack.click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await focused(dialog.getByRole('button', { name: 'Confirm' }))).toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await focused(rollBack)).toBe(true);
+
+    // The delete dialog's first control is its recovery window; Cancel gives focus back as Escape does.
+    const remove = page.getByRole('button', { name: 'Delete' });
+    await remove.click();
+    expect(await focused(dialog.getByLabel('Recovery window (days)'))).toBe(true);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await focused(remove)).toBe(true);
+    await remove.click();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await focused(remove)).toBe(true);
+    // Nothing was rolled back or deleted.
+    expect((await revealed(id)).version).toBe(2);
+    await context.close();
+  });
+
+  it('names the view and its place in the document title', async () => {
+    const { project, environment, context, page } = await environmentPage({ TITLE_KEY: 'sample-value-1' });
+    const title = (text: string) => expect.poll(() => page.title()).toBe(`${text} — Secrets console`);
+    await title(`Secrets · ${project.slug} / ${environment.slug}`);
+    await page.getByRole('link', { name: 'TITLE_KEY' }).click();
+    await title(`History · ${project.slug} / ${environment.slug} / TITLE_KEY`);
+    await page.getByRole('link', { name: 'Search', exact: true }).click();
+    await title('Search');
+    await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
+    await title('Projects');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await title('Sign in');
+    expect(await page.title()).not.toContain('sample-value');
+    await context.close();
+  });
+});
+
 describe('an environment of 1,000 secrets', () => {
   it('lists every page and filters to one key (figures logged, correctness asserted)', { timeout: 240_000 }, async () => {
     const { environment } = await newEnvironment(ws.apiKey, { project: 'Large', environment: 'Production' });

@@ -1,19 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser, storages } from '../support/browser.ts';
 import { ssoCall, startSsoStack, type SsoStack } from '../support/sso-stack.ts';
 
 /**
  * The console's sign-in with the identity provider (issue 28): OpenID Connect authorization code + PKCE against a
- * real provider (oidc-provider), on a stack of its own that trusts that provider's access tokens.
+ * real provider (oidc-provider), on a stack of its own that trusts that provider's access tokens. The provider's
+ * access tokens last 20 s here, so that a session's renewal with its refresh token is seen within a test.
  */
+const ACCESS_TOKEN_TTL_SECONDS = 20;
 let sso: SsoStack;
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
 const PASSWORD = 'correct horse battery staple';
 
 beforeAll(async () => {
-  sso = await startSsoStack();
+  sso = await startSsoStack({ accessTokenTtlSeconds: ACCESS_TOKEN_TTL_SECONDS });
   sso.provider.addPerson('grace', PASSWORD, { workspace_id: sso.stack.workspaceId, roles: ['developer'] });
   expect((await ssoCall(sso.stack, 'POST', '/api/v1/projects', sso.stack.apiKey, { name: 'Ledger' })).status).toBe(201);
   ({ browser, close: closeBrowser } = await launchBrowser());
@@ -33,6 +35,18 @@ async function freshPage(): Promise<{ context: BrowserContext; page: Page; reque
 
 const host = () => new URL(sso.provider.issuer).host;
 
+/** Signs grace in through the provider, from the console's sign-in page to the projects. */
+async function signInAsGrace(page: Page): Promise<void> {
+  await page.goto(`${sso.stack.baseUrl}/console/`);
+  await page.getByRole('button', { name: `Sign in with ${host()}` }).click();
+  await page.getByLabel('Username').fill('grace');
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('link', { name: 'Ledger' }).waitFor();
+}
+
+const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number };
+
 describe('the console signs a person in with the identity provider', () => {
   it('goes through the provider and back signed in, lists projects with its token, keeps it out of URLs and localStorage, and signs out', async () => {
     const { context, page, requested } = await freshPage();
@@ -46,7 +60,7 @@ describe('the console signs a person in with the identity provider', () => {
       redirect_uri: `${sso.stack.baseUrl}/console/`,
       code_challenge_method: 'S256',
       resource: sso.resource,
-      scope: 'openid',
+      scope: 'openid offline_access',
     });
     await page.getByLabel('Username').fill('grace');
     await page.getByLabel('Password').fill(PASSWORD);
@@ -75,6 +89,52 @@ describe('the console signs a person in with the identity provider', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Token').waitFor();
     expect(await page.evaluate(() => Object.keys(sessionStorage).filter((key) => key.startsWith('secrets-console.')))).toEqual([]);
+    await context.close();
+  });
+
+  it('renews the access token with the refresh token before it expires, so the session outlives it; the refresh token is in no storage', async () => {
+    const { context, page } = await freshPage();
+    // Every answer of the provider's token endpoint: the code exchange, then each renewal.
+    const answers: { grantType: string | null; refreshToken?: string; accessToken?: string }[] = [];
+    page.on('response', async (response) => {
+      if (response.url() !== `${sso.provider.issuer}/token` || response.request().method() !== 'POST') return;
+      const grantType = new URLSearchParams(response.request().postData() ?? '').get('grant_type');
+      const body = (await response.json().catch(() => ({}))) as { refresh_token?: string; access_token?: string };
+      answers.push({ grantType, refreshToken: body.refresh_token, accessToken: body.access_token });
+    });
+    await signInAsGrace(page);
+    const first = (await page.evaluate(() => sessionStorage.getItem('secrets-console.token')))!;
+    expect(answers).toEqual([{ grantType: 'authorization_code', refreshToken: expect.any(String), accessToken: first }]);
+
+    // Renewed at three quarters of the token's life, without a reload or a sign-in.
+    const renewed = await vi.waitFor(
+      async () => {
+        const now = (await page.evaluate(() => sessionStorage.getItem('secrets-console.token')))!;
+        if (now === first) throw new Error('not renewed yet');
+        return now;
+      },
+      { timeout: ACCESS_TOKEN_TTL_SECONDS * 1000, interval: 500 },
+    );
+    expect(answers[1]).toMatchObject({ grantType: 'refresh_token', accessToken: renewed });
+    expect(claimsOf(renewed).exp).toBeGreaterThan(claimsOf(first).exp);
+
+    // Past the first token's end: the API refuses it, and the console goes on with the renewed one.
+    await vi.waitFor(() => expect(Date.now() / 1000).toBeGreaterThan(claimsOf(first).exp + 1), { timeout: 30_000, interval: 500 });
+    expect((await ssoCall(sso.stack, 'GET', '/api/v1/projects', first)).status).toBe(401);
+    const sent = page.waitForRequest((request) => request.url().includes('/api/v1/projects?'));
+    await page.getByRole('link', { name: 'Search', exact: true }).click();
+    await page.getByRole('link', { name: 'Projects', exact: true }).first().click();
+    const request = await sent;
+    await page.getByRole('link', { name: 'Ledger' }).waitFor();
+    const carried = (await request.allHeaders()).authorization!;
+    expect(carried).not.toBe(`Bearer ${first}`);
+    expect((await ssoCall(sso.stack, 'GET', '/api/v1/projects', carried.slice('Bearer '.length))).status).toBe(200);
+    expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
+
+    // No refresh token the provider gave is in any storage or address.
+    const kept = await storages(page);
+    for (const answer of answers) if (answer.refreshToken) expect(kept).not.toContain(answer.refreshToken);
+    expect(page.url()).toBe(`${sso.stack.baseUrl}/console/projects`);
     await context.close();
   });
 

@@ -13,6 +13,10 @@ import { memoryAdapter } from './oidc-issuer.ts';
  * resource indicator (RFC 8707), which is also their audience, with each person's claims on top (the workspace and
  * the role the API reads). Served over HTTPS on 127.0.0.1 with `certificate`, which whoever calls it must trust.
  *
+ * Refresh tokens go to the clients registered with `refreshTokens`, whatever scope they asked for (as Keycloak gives
+ * them): oidc-provider's own default gives one only for `offline_access`, which it honours only with
+ * `prompt=consent`. `accessTokenTtlSeconds` makes access tokens short-lived, for the tests of their renewal.
+ *
  * The sign-in page is this helper's own (labelled `Username` and `Password`, buttons `Continue` and `Cancel`), as
  * every deployment brings its own; consent is given at once, as a provider does for its own first-party clients.
  */
@@ -21,8 +25,11 @@ export interface LoginProvider {
   jwksUri: string;
   /** A person who may sign in with `password`; their access tokens carry `claims`. */
   addPerson(name: string, password: string, claims: Record<string, unknown>): void;
-  /** Registers a public client (no secret): a web client with exact redirect URIs, or a native one with loopback ones. */
-  registerClient(client: { clientId: string; redirectUris: string[]; native?: boolean }): void;
+  /**
+   * Registers a public client (no secret): a web client with exact redirect URIs, or a native one with loopback ones;
+   * with `refreshTokens`, it may use the refresh_token grant and is given a refresh token at every sign-in.
+   */
+  registerClient(client: { clientId: string; redirectUris: string[]; native?: boolean; refreshTokens?: boolean }): void;
   close(): Promise<void>;
 }
 
@@ -59,7 +66,7 @@ const TOKEN_TTL_SECONDS = 600;
 
 export async function startLoginProvider(
   certificate: { cert: string; key: string },
-  options: { resource: string },
+  options: { resource: string; accessTokenTtlSeconds?: number },
 ): Promise<LoginProvider> {
   let provider: Provider | undefined;
   let handle: Handler | undefined;
@@ -81,18 +88,21 @@ export async function startLoginProvider(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const Provider = OidcProvider as ProviderClass;
-  provider = new Provider(issuer, configuration(Provider, store, people, options.resource));
+  provider = new Provider(
+    issuer,
+    configuration(Provider, store, people, options.resource, options.accessTokenTtlSeconds ?? TOKEN_TTL_SECONDS),
+  );
   handle = provider.callback();
   return {
     issuer,
     jwksUri: `${issuer}/jwks`,
     addPerson: (name, password, claims) => void people.set(name, { password, claims }),
-    registerClient: ({ clientId, redirectUris, native }) =>
+    registerClient: ({ clientId, redirectUris, native, refreshTokens }) =>
       void store.set(`Client:${clientId}`, {
         client_id: clientId,
         application_type: native ? 'native' : 'web',
         redirect_uris: redirectUris,
-        grant_types: ['authorization_code'],
+        grant_types: refreshTokens ? ['authorization_code', 'refresh_token'] : ['authorization_code'],
         response_types: ['code'],
         token_endpoint_auth_method: 'none',
       }),
@@ -109,6 +119,7 @@ function configuration(
   store: Map<string, Record<string, unknown>>,
   people: Map<string, { claims: Record<string, unknown> }>,
   resource: string,
+  accessTokenTtl: number,
 ) {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   return {
@@ -118,10 +129,20 @@ function configuration(
     findAccount: async (_ctx: unknown, id: string) => (people.has(id) ? { accountId: id, claims: async () => ({ sub: id }) } : undefined),
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },
-    ttl: { AccessToken: TOKEN_TTL_SECONDS, AuthorizationCode: 60, IdToken: TOKEN_TTL_SECONDS, Interaction: 600, Session: 600, Grant: 600 },
+    ttl: {
+      RefreshToken: 600,
+      AccessToken: accessTokenTtl,
+      AuthorizationCode: 60,
+      IdToken: TOKEN_TTL_SECONDS,
+      Interaction: 600,
+      Session: 600,
+      Grant: 600,
+    },
     // What oidc-provider does by default for public clients, said here so that it does not warn: their redirect origins.
     clientBasedCORS: (_ctx: unknown, origin: string, client: { redirectUris: string[] }) =>
       client.redirectUris.some((uri) => new URL(uri).origin === origin),
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(type: string): boolean }) =>
+      client.grantTypeAllowed('refresh_token'),
     extraTokenClaims: async (_ctx: unknown, token: { accountId?: string }) =>
       token.accountId ? people.get(token.accountId)?.claims : undefined,
     renderError: (ctx: { type: string; body: string }, out: Record<string, string>) => {
@@ -138,7 +159,7 @@ function configuration(
             scope: '',
             audience: resource,
             accessTokenFormat: 'jwt',
-            accessTokenTTL: TOKEN_TTL_SECONDS,
+            accessTokenTTL: accessTokenTtl,
             jwt: { sign: { alg: 'RS256' } },
           };
         },

@@ -30,9 +30,12 @@ const RESOURCE = 'https://api.secrets.test/';
 const CONSOLE_CLIENT = 'secrets-console';
 const CLI_CLIENT = 'secrets-cli';
 
-/** Starts the provider, then the stack trusting it; registers the console and CLI clients; stops both on close. */
-export async function startSsoStack(): Promise<SsoStack> {
-  const provider = await startLoginProvider(inject('tls'), { resource: RESOURCE });
+/**
+ * Starts the provider, then the stack trusting it; registers the console and CLI clients; stops both on close. The
+ * console's client is given refresh tokens; `accessTokenTtlSeconds` shortens the access tokens' life (default 600 s).
+ */
+export async function startSsoStack(options: { accessTokenTtlSeconds?: number } = {}): Promise<SsoStack> {
+  const provider = await startLoginProvider(inject('tls'), { resource: RESOURCE, ...options });
   const localDir = mkdtempSync(join(tmpdir(), 'secrets-sso-'));
   const caFile = join(inject('localDir'), 'test-ca.pem');
   const log = openSync(join(localDir, 'stack.log'), 'a');
@@ -70,7 +73,7 @@ export async function startSsoStack(): Promise<SsoStack> {
     await stop();
     throw error;
   }
-  provider.registerClient({ clientId: CONSOLE_CLIENT, redirectUris: [`${stack.baseUrl}/console/`] });
+  provider.registerClient({ clientId: CONSOLE_CLIENT, redirectUris: [`${stack.baseUrl}/console/`], refreshTokens: true });
   provider.registerClient({ clientId: CLI_CLIENT, redirectUris: ['http://127.0.0.1/callback'], native: true });
   return { stack, provider, resource: RESOURCE, consoleClientId: CONSOLE_CLIENT, cliClientId: CLI_CLIENT, caFile, close: stop };
 }

@@ -6,11 +6,13 @@ import { ConfirmDialog, ErrorBox, Time, useAction } from '../ui/components.tsx';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import { EditKeyForm, NewKeyForm } from './admin-key-form.tsx';
 import { ruleSummary } from './admin-rules.tsx';
+import { useTitle } from '../ui/title.ts';
 
 type AccessKey = Schemas['AccessKey'];
 
 /** `/console/access-keys`: the workspace's access keys; create (the token shown once), change, revoke. */
 export function AccessKeys() {
+  useTitle('Access keys');
   const { client } = useSession();
   const paged = usePaged((cursor) => client.api.GET('/api/v1/access-keys', { params: { query: pageQuery(cursor, '50') } }), []);
   const [creating, setCreating] = useState(false);

@@ -4,6 +4,7 @@ import { useSession } from '../api.ts';
 import { AdminError, compactJson, fromUtcInput, toUtcInput, valueOf, type Schemas } from '../ui/admin-ui.tsx';
 import { Time } from '../ui/components.tsx';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
+import { useTitle } from '../ui/title.ts';
 
 type AuditAction = Schemas['AuditEntry']['action'];
 
@@ -71,6 +72,7 @@ function draftOf(filters: Filters): Record<Filter, string> {
 
 /** `/console/audit`: the workspace's audit log, newest first, filtered by action, target, actor and time. */
 export function Audit() {
+  useTitle('Audit log');
   const { client } = useSession();
   const { query, route } = useLocation();
   const applied = filtersOf(query);

@@ -6,6 +6,7 @@ import { Empty, ErrorBox, Loading } from '../ui/components.tsx';
 import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery } from '../ui/paged.tsx';
 import { environmentsOf, findProject, listAll, type EnvironmentItem, type SecretItem } from './secrets-context.ts';
+import { useTitle } from '../ui/title.ts';
 
 /** How two environments differ: keys only one has, and keys at different versions. Never a value. */
 export interface Comparison {
@@ -55,6 +56,7 @@ export function Compare() {
   const { project, envA, envB, comparison } = loaded.value ?? {};
   const nameA = envA?.name ?? a;
   const nameB = envB?.name ?? b;
+  useTitle('Compare', project?.slug, envA && envB ? `${envA.slug} ↔ ${envB.slug}` : undefined);
   return (
     <section>
       <nav class="crumbs" aria-label="Breadcrumbs">

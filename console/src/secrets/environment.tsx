@@ -8,6 +8,7 @@ import { findEnvironment, remember } from './secrets-context.ts';
 import { DeletedSecrets } from './secrets-deleted.tsx';
 import { SecretRow, type SecretRowItem } from './secrets-row.tsx';
 import { useProgressive } from './secrets-ui.tsx';
+import { useTitle } from '../ui/title.ts';
 
 /**
  * `/console/environments/{envId}`: the environment's secrets, one table row per key (never a value until a row's
@@ -51,6 +52,7 @@ export function Environment() {
   }, [paged.items, place.value]);
   const { offers } = credential;
   const { environment, project } = place.value ?? {};
+  useTitle('Secrets', project?.slug, environment?.slug);
 
   return (
     <section>

@@ -6,6 +6,7 @@ import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import { findProject, remember, type EnvironmentItem } from './secrets-context.ts';
 import { NameForm } from './secrets-ui.tsx';
+import { useTitle } from '../ui/title.ts';
 
 /** `/console/projects/{projectId}`: the project's environments, a new one (admins), and a comparison of two. */
 export function Project() {
@@ -13,6 +14,7 @@ export function Project() {
   const projectId = params.projectId ?? '';
   const { client, credential } = useSession();
   const project = useLoaded(() => findProject(client, projectId), [projectId]);
+  useTitle('Environments', project.value?.slug);
   const paged = usePaged(
     (cursor) => client.api.GET('/api/v1/projects/{projectId}/environments', { params: { path: { projectId }, query: pageQuery(cursor) } }),
     [projectId],

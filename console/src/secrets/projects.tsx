@@ -2,9 +2,11 @@ import { unwrap, useSession } from '../api.ts';
 import { Time } from '../ui/components.tsx';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import { NameForm } from './secrets-ui.tsx';
+import { useTitle } from '../ui/title.ts';
 
 /** `/console/projects`: the workspace's projects, and a new one (admins). */
 export function Projects() {
+  useTitle('Projects');
   const { client, credential } = useSession();
   const paged = usePaged((cursor) => client.api.GET('/api/v1/projects', { params: { query: pageQuery(cursor, '50') } }), []);
   const create = async (name: string) => {

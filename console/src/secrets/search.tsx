@@ -4,12 +4,14 @@ import { useSession } from '../api.ts';
 import { Time } from '../ui/components.tsx';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import { remember } from './secrets-context.ts';
+import { useTitle } from '../ui/title.ts';
 
 /**
  * `/console/search?q=`: the workspace's secrets whose key holds `q` (case-insensitive; every secret without it),
  * newest first, each linking to its history and its environment. Keys only: never a value.
  */
 export function Search() {
+  useTitle('Search');
   const { query, route } = useLocation();
   const q = query.q ?? '';
   const { client } = useSession();

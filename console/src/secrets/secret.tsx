@@ -4,7 +4,9 @@ import { unwrap, useSession } from '../api.ts';
 import { ConfirmDialog, ErrorBox, Time, useAction } from '../ui/components.tsx';
 import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
+import { useTitle } from '../ui/title.ts';
 import { remember } from './secrets-context.ts';
+import { SecretRotation } from './secret-rotation.tsx';
 import { DeleteDialog } from './secrets-ui.tsx';
 
 /**
@@ -17,15 +19,20 @@ export function Secret() {
   const { params } = useRoute();
   const secretId = params.secretId ?? '';
   const { client, credential } = useSession();
-  const place = useLoaded(async () => {
-    const found = unwrap(await client.api.GET('/api/v1/secrets/{secretId}', { params: { path: { secretId } } }));
-    const [projectSlug = '', envSlug = ''] = found.path.split('/');
-    // Other views name it from memory from here on.
-    remember({
-      secrets: [{ id: found.id, key: found.key, environmentId: found.environmentId, envSlug, projectId: found.projectId, projectSlug }],
-    });
-    return { ...found, projectSlug, envSlug };
-  }, [secretId]);
+  const place = useLoaded(
+    async () => {
+      const found = unwrap(await client.api.GET('/api/v1/secrets/{secretId}', { params: { path: { secretId } } }));
+      const [projectSlug = '', envSlug = ''] = found.path.split('/');
+      // Other views name it from memory from here on.
+      remember({
+        secrets: [{ id: found.id, key: found.key, environmentId: found.environmentId, envSlug, projectId: found.projectId, projectSlug }],
+      });
+      return { ...found, projectSlug, envSlug };
+    },
+    [secretId],
+    // Kept on screen while read again (after a rotation), so the rotation panel keeps what it said.
+    { keep: true },
+  );
   const paged = usePaged(
     (cursor) => client.api.GET('/api/v1/secrets/{secretId}/versions', { params: { path: { secretId }, query: pageQuery(cursor, '50') } }),
     [secretId],
@@ -38,6 +45,7 @@ export function Secret() {
   const canWrite = credential.offers.write;
   const secret = place.value;
   const key = secret?.key ?? secretId;
+  useTitle('History', secret?.projectSlug, secret?.envSlug, secret?.key);
 
   const rollBack = async (version: number) => {
     setAsking(null);
@@ -93,9 +101,16 @@ export function Secret() {
               ))
             )}
           </dd>
-          <dt>Rotation</dt>
-          <dd>{secret.rotation ? secret.rotation.schedule : <span class="muted">not configured</span>}</dd>
         </dl>
+      )}
+      {secret && (
+        <SecretRotation
+          secretId={secretId}
+          rotation={secret.rotation}
+          canWrite={canWrite && !deleted}
+          reload={place.reload}
+          onRotated={paged.reload}
+        />
       )}
       <p class="muted">History: every version, newest first. Values are never shown here.</p>
       {deleted ? (

@@ -1,6 +1,6 @@
 import { useLayoutEffect, useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
-import { ErrorBox, useAction } from '../ui/components.tsx';
+import { Dialog, ErrorBox, useAction } from '../ui/components.tsx';
 import { forgetSecret } from './secrets-context.ts';
 
 /**
@@ -84,7 +84,7 @@ export function DeleteDialog({
     if (done) forgetSecret(secret.id), onDeleted();
   };
   return (
-    <div class="dialog" role="dialog" aria-modal="true" aria-label={`Delete ${secret.key}`}>
+    <Dialog label={`Delete ${secret.key}`} onCancel={onCancel}>
       <p>
         Delete <code>{secret.key}</code> and every version?
       </p>
@@ -106,6 +106,6 @@ export function DeleteDialog({
       <button type="button" onClick={onCancel}>
         Cancel
       </button>
-    </div>
+    </Dialog>
   );
 }

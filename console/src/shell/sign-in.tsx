@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorBox } from '../ui/components.tsx';
 import type { ConsoleConfig } from '../config.ts';
 import { idpSignInAvailable, idpSignInError, idpSignInReturning, startIdpSignIn } from '../oidc.ts';
+import { useTitle } from '../ui/title.ts';
 
 interface SignInProps {
   config: ConsoleConfig;
@@ -13,6 +14,7 @@ interface SignInProps {
 
 /** Sign-in: a pasted token always (an API key, a machine token or a person's access token); the IdP when configured. */
 export function SignIn({ config, refusal, onToken }: SignInProps) {
+  useTitle('Sign in');
   const [token, setToken] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [checking, setChecking] = useState(false);

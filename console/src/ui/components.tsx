@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from '../api.ts';
 
 /**
@@ -28,10 +28,43 @@ export function Empty({ children }: { children: ComponentChildren }) {
   return <p class="muted empty">{children}</p>;
 }
 
+const CONTROLS = 'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), a[href]';
+
+/**
+ * A modal dialog: the native `<dialog>` shown with `showModal()`, so the page behind it is inert and Escape cancels
+ * it (`onCancel`, as its Cancel button does). Open, it moves focus to its first control; closed (unmounted), it
+ * gives focus back to whatever had it before, the button that opened it.
+ */
+export function Dialog({ label, onCancel, children }: { label: string; onCancel: () => void; children: ComponentChildren }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const cancel = useRef(onCancel);
+  cancel.current = onCancel;
+  useLayoutEffect(() => {
+    const dialog = ref.current!;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    // Escape closes it (the browser's own cancel): the view is told, as by its Cancel button.
+    const closed = () => cancel.current();
+    dialog.addEventListener('close', closed);
+    dialog.showModal();
+    dialog.querySelector<HTMLElement>(CONTROLS)?.focus();
+    return () => {
+      dialog.removeEventListener('close', closed);
+      // Closed first: while it is modal, everything outside it is inert and cannot take focus.
+      if (dialog.open) dialog.close();
+      if (opener?.isConnected) opener.focus();
+    };
+  }, []);
+  return (
+    <dialog ref={ref} class="dialog" aria-label={label}>
+      {children}
+    </dialog>
+  );
+}
+
 /** A destructive action asks first; its confirming button is named `Confirm` (decisions.md, "Console"). */
 export function ConfirmDialog({ text, onConfirm, onCancel }: { text: string; onConfirm: () => void; onCancel: () => void }) {
   return (
-    <div class="dialog" role="dialog" aria-modal="true" aria-label={text}>
+    <Dialog label={text} onCancel={onCancel}>
       <p>{text}</p>
       <button type="button" class="danger" onClick={onConfirm}>
         Confirm
@@ -39,7 +72,7 @@ export function ConfirmDialog({ text, onConfirm, onCancel }: { text: string; onC
       <button type="button" onClick={onCancel}>
         Cancel
       </button>
-    </div>
+    </Dialog>
   );
 }
 

@@ -9,6 +9,7 @@ import { pageQuery } from '../ui/paged.tsx';
 import { Deliveries } from './admin-deliveries.tsx';
 import { RecoverForm, RotateForm, Stats, TestEventButton } from './admin-webhook-ops.tsx';
 import { EndpointStatus } from './webhooks.tsx';
+import { useTitle } from '../ui/title.ts';
 
 /**
  * An endpoint by id. The API has no single-endpoint read, and a workspace holds at most 20 endpoints: the list's
@@ -39,6 +40,8 @@ export function Webhook() {
     setTimeout(reload, 3000);
   };
   const data = endpoint.value;
+  // The endpoint's host only: its address may carry a query string that is the receiver's secret.
+  useTitle('Webhook endpoint', data && new URL(data.url).host);
   return (
     <section class="webhook">
       <p>

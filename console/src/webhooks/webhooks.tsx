@@ -5,6 +5,7 @@ import { ConfirmDialog, ErrorBox, Loading, Time, useAction } from '../ui/compone
 import { AdminError, OnceSecret, valueOf, type Schemas } from '../ui/admin-ui.tsx';
 import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
+import { useTitle } from '../ui/title.ts';
 
 type Endpoint = Schemas['WebhookEndpoint'];
 /** An event type an endpoint can subscribe to (`service.ping` is not one: it goes to one endpoint on request). */
@@ -12,6 +13,7 @@ type Subscribable = paths['/api/v1/webhooks']['post']['requestBody']['content'][
 
 /** `/console/webhooks`: the workspace's endpoints; register one (its signing secret shown once), pause, resume, delete. */
 export function Webhooks() {
+  useTitle('Webhooks');
   const { client } = useSession();
   const paged = usePaged((cursor) => client.api.GET('/api/v1/webhooks', { params: { query: pageQuery(cursor, '50') } }), []);
   const [creating, setCreating] = useState(false);
