@@ -6,6 +6,7 @@ import { accessKeyAuthSchema, tokenTtlSchema } from '../../shared/access/login-s
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import type { AccessKeyService } from '../../shared/access/access-key-service.ts';
+import { isId } from '../../shared/platform/ids.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['access-keys'][number];
 
@@ -52,6 +53,19 @@ export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey,
           tokenTtlSeconds: z.optional(tokenTtlSchema()),
         }),
         handler: async ({ principal, body }) => ({ data: await service.create(principal, body) }),
+      }),
+    'GET /api/v1/access-keys/{id}': () =>
+      defineRoute({
+        operationId: 'getAccessKey',
+        summary: 'Get an access key by id',
+        description: 'The same record as the list. Never a token.',
+        response: accessKeyAnswer(),
+        errors: ['NOT_FOUND'],
+        access: 'admin',
+        params: z.object({ id: idSchema('accessKey') }),
+        // Read in the credential's own round trip: the lookup costs no request of its own.
+        prefetch: (raw) => (raw.params.id && isId('accessKey', raw.params.id) ? service.prefetch(raw.workspaceId, raw.params.id) : []),
+        handler: async ({ principal, params, prefetched }) => ({ data: await service.get(principal, params.id, prefetched) }),
       }),
     'PATCH /api/v1/access-keys/{id}': () =>
       defineRoute({

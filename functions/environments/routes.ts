@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { environmentAnswer } from '../../shared/workspaces/project-answers.ts';
+import { environmentAnswer, environmentDetail } from '../../shared/workspaces/project-answers.ts';
+import { isId } from '../../shared/platform/ids.ts';
 import { idSchema, nameSchema, pageQuerySchema, slugSchema } from '../../shared/platform/http/schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import { once } from '../../shared/platform/http/once.ts';
@@ -42,6 +43,21 @@ export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey,
         params: projectParams(),
         body: z.strictObject({ name: nameSchema() }),
         handler: async ({ principal, params, body }) => ({ data: await service.createEnvironment(principal, params.projectId, body) }),
+      }),
+    'GET /api/v1/environments/{envId}': () =>
+      defineRoute({
+        operationId: 'getEnvironment',
+        summary: 'Get an environment by id',
+        description:
+          "The same object as its project's list, plus `projectSlug`. What the credential may not see is NOT_FOUND, as an unknown id is.",
+        response: environmentDetail(),
+        errors: ['NOT_FOUND'],
+        access: 'workspace',
+        params: z.object({ envId: idSchema('environment') }),
+        // Read in the credential's own round trip: the lookup costs no request of its own.
+        prefetch: (raw) =>
+          raw.params.envId && isId('environment', raw.params.envId) ? service.prefetch.environment(raw.workspaceId, raw.params.envId) : [],
+        handler: async ({ principal, params, prefetched }) => ({ data: await service.getEnvironment(principal, params.envId, prefetched) }),
       }),
     'GET /api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}': () =>
       defineRoute({

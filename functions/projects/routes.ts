@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { projectAnswer } from '../../shared/workspaces/project-answers.ts';
-import { nameSchema, pageQuerySchema, slugSchema } from '../../shared/platform/http/schemas.ts';
+import { idSchema, nameSchema, pageQuerySchema, slugSchema } from '../../shared/platform/http/schemas.ts';
+import { isId } from '../../shared/platform/ids.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import type { ProjectService } from '../../shared/workspaces/project-service.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
@@ -36,6 +37,22 @@ export function makeProjectRoutes(service: ProjectService): Record<RouteKey, Rou
         status: 201,
         body: z.strictObject({ name: nameSchema() }),
         handler: async ({ principal, body }) => ({ data: await service.createProject(principal, body) }),
+      }),
+    'GET /api/v1/projects/{projectId}': () =>
+      defineRoute({
+        operationId: 'getProject',
+        summary: 'Get a project by id',
+        description: 'The same object as the list. What the credential may not see is NOT_FOUND, as an unknown id is.',
+        response: projectAnswer(),
+        errors: ['NOT_FOUND'],
+        access: 'workspace',
+        params: z.object({ projectId: idSchema('project') }),
+        // Read in the credential's own round trip: the lookup costs no request of its own.
+        prefetch: (raw) =>
+          raw.params.projectId && isId('project', raw.params.projectId)
+            ? service.prefetch.project(raw.workspaceId, raw.params.projectId)
+            : [],
+        handler: async ({ principal, params, prefetched }) => ({ data: await service.getProject(principal, params.projectId, prefetched) }),
       }),
     'GET /api/v1/projects/by-slug/{projectSlug}': () =>
       defineRoute({

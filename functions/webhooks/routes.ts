@@ -7,6 +7,7 @@ import { once } from '../../shared/platform/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import type { WebhookService } from '../../shared/webhooks/webhook-service.ts';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../shared/webhooks/events.ts';
+import { isId } from '../../shared/platform/ids.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhooks'][number];
 
@@ -75,6 +76,20 @@ export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, Rou
         status: 201,
         body: z.strictObject({ url: urlSchema(), events: eventsSchema(), description: z.optional(descriptionSchema()) }),
         handler: async ({ principal, body }) => ({ data: await service.register(principal, body) }),
+      }),
+    'GET /api/v1/webhooks/{id}': () =>
+      defineRoute({
+        operationId: 'getWebhookEndpoint',
+        summary: 'Get a webhook endpoint by id',
+        description: "The same object as the list: the signing secret's hint, never the secret.",
+        response: webhookEndpointAnswer(),
+        errors: ['NOT_FOUND'],
+        access: 'admin',
+        params: endpointParams(),
+        // Read in the credential's own round trip: the lookup costs no request of its own.
+        prefetch: (raw) =>
+          raw.params.id && isId('webhookEndpoint', raw.params.id) ? service.prefetch(raw.workspaceId, raw.params.id) : [],
+        handler: async ({ principal, params, prefetched }) => ({ data: await service.get(principal, params.id, prefetched) }),
       }),
     'PATCH /api/v1/webhooks/{id}': () =>
       defineRoute({

@@ -20,6 +20,7 @@ import {
 import { registerRunAndExport } from './cli-env.js';
 import { registerLogin } from './cli-login.js';
 import { registerRotation } from './cli-rotation.js';
+import { registerShow } from './cli-show.js';
 import { registerLogout } from './cli-sso.js';
 import { unwrap } from './client.js';
 
@@ -217,6 +218,7 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
       process.stderr.write(`${written.key}: version ${written.version} (the value of version ${flags.to})\n`);
     });
 
+  registerShow(cli, ctx);
   registerDeleted(cli, ctx);
   registerRotation(cli, ctx);
 }

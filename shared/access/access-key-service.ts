@@ -24,12 +24,14 @@ import { DEFAULT_TOKEN_TTL_SECONDS } from './login-schemas.ts';
 import type { Store } from '../store.ts';
 import { auditEntry } from '../audit/index.ts';
 import type { PageRequest } from '../platform/store/query.ts';
+import type { Prefetched } from '../platform/prefetch.ts';
 import { announceAnswer } from '../platform/http/idempotency-scope.ts';
 
 export type AccessKeyServiceStore = Pick<
   Store,
   | 'createAccessKey'
   | 'getAccessKey'
+  | 'accessKeyByIdKeys'
   | 'listAccessKeys'
   | 'updateAccessKey'
   | 'revokeAccessKey'
@@ -158,6 +160,18 @@ export function makeAccessKeyService({
       const result = await store.listAccessKeys(principal.workspaceId, page);
       const now = clock.now();
       return { ...result, items: result.items.map((record) => withStatus(record, now)) };
+    },
+
+    /** What a lookup by id reads ahead with the credential. */
+    prefetch: (workspaceId: string, accessKeyId: string) => store.accessKeyByIdKeys(workspaceId, accessKeyId),
+
+    /** One key as the list shows it (never a token); NOT_FOUND for an unknown id or another workspace's key. */
+    async get(principal: Principal, accessKeyId: string, prefetched?: Prefetched) {
+      assertMayManageAccessKeys(principal);
+      const found = await store.getAccessKey(principal.workspaceId, accessKeyId, prefetched);
+      if (!found) throw new NotFoundError(`access key ${accessKeyId} was not found`);
+      const { tokenHash: _hash, revision: _revision, ...record } = found;
+      return withStatus(record, clock.now());
     },
 
     /**

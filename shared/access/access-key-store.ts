@@ -1,11 +1,11 @@
 import { type AuditEntry, auditPut } from '../audit/index.ts';
-import type { ItemKey } from '../platform/prefetch.ts';
+import type { ItemKey, Prefetched } from '../platform/prefetch.ts';
 import type { SealedValue } from '../platform/crypto/envelope.ts';
 import { LimitExceededError } from '../platform/errors.ts';
 import { countBy, transact, updateIf, type TransactItem } from '../platform/store/conditional.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
-import { getItem } from '../platform/store/reads.ts';
+import { readItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
 import { compact } from '../platform/store/items.ts';
 import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
@@ -99,11 +99,17 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
       }
     },
 
+    /** What a read of an access key by id needs, to be read ahead with the credential: its record. */
+    accessKeyByIdKeys(workspaceId: string, accessKeyId: string): ItemKey[] {
+      return [keys.accessKey(workspaceId, accessKeyId)];
+    },
+
     async getAccessKey(
       workspaceId: string,
       accessKeyId: string,
+      prefetched?: Prefetched,
     ): Promise<(AccessKeyItem & { tokenHash: string | undefined; revision: number | undefined }) | undefined> {
-      const item = await getItem(db, keys.accessKey(workspaceId, accessKeyId));
+      const item = await readItem(db, keys.accessKey(workspaceId, accessKeyId), prefetched);
       return (
         item && { ...toAccessKey(item)!, tokenHash: item.tokenHash as string | undefined, revision: item.revision as number | undefined }
       );

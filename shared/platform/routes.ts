@@ -3,10 +3,16 @@
  * local HTTP front both read. Each group's handler module serves exactly these route keys (a test checks it).
  */
 export const ROUTE_GROUPS = {
-  projects: ['GET /api/v1/projects', 'POST /api/v1/projects', 'GET /api/v1/projects/by-slug/{projectSlug}'],
+  projects: [
+    'GET /api/v1/projects',
+    'POST /api/v1/projects',
+    'GET /api/v1/projects/{projectId}',
+    'GET /api/v1/projects/by-slug/{projectSlug}',
+  ],
   environments: [
     'GET /api/v1/projects/{projectId}/environments',
     'POST /api/v1/projects/{projectId}/environments',
+    'GET /api/v1/environments/{envId}',
     'GET /api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}',
   ],
   secrets: [
@@ -30,12 +36,14 @@ export const ROUTE_GROUPS = {
   'access-keys': [
     'GET /api/v1/access-keys',
     'POST /api/v1/access-keys',
+    'GET /api/v1/access-keys/{id}',
     'PATCH /api/v1/access-keys/{id}',
     'POST /api/v1/access-keys/{id}/revoke',
   ],
   webhooks: [
     'GET /api/v1/webhooks',
     'POST /api/v1/webhooks',
+    'GET /api/v1/webhooks/{id}',
     'PATCH /api/v1/webhooks/{id}',
     'DELETE /api/v1/webhooks/{id}',
     'GET /api/v1/webhooks/{id}/deliveries',

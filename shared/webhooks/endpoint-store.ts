@@ -4,7 +4,8 @@ import { type AuditEntry, auditPut } from '../audit/index.ts';
 import { countBy, transact } from '../platform/store/conditional.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import type { PageRequest } from '../platform/store/query.ts';
-import { getItem } from '../platform/store/reads.ts';
+import { getItem, readItem } from '../platform/store/reads.ts';
+import type { ItemKey, Prefetched } from '../platform/prefetch.ts';
 import type { Db } from '../platform/store/send.ts';
 import { compact, pick } from '../platform/store/items.ts';
 import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
@@ -87,8 +88,9 @@ async function changedOrGone(db: Db, workspaceId: string, endpointId: string, ch
 /** Reading one endpoint: the API (both route groups) and the worker do. */
 export function makeEndpointReader(db: Db) {
   return {
-    async getEndpoint(workspaceId: string, endpointId: string): Promise<StoredEndpoint | undefined> {
-      return toEndpoint(await getItem(db, keys.webhookEndpoint(workspaceId, endpointId)));
+    /** The endpoint, from `prefetched` when it was read ahead with the credential. */
+    async getEndpoint(workspaceId: string, endpointId: string, prefetched?: Prefetched): Promise<StoredEndpoint | undefined> {
+      return toEndpoint(await readItem(db, keys.webhookEndpoint(workspaceId, endpointId), prefetched));
     },
   };
 }
@@ -97,6 +99,11 @@ export function makeEndpointReader(db: Db) {
 export function makeEndpointApiStore(db: Db, pager: Pager) {
   return {
     ...makeEndpointReader(db),
+
+    /** What a read of an endpoint by id needs, to be read ahead with the credential: the endpoint. */
+    endpointByIdKeys(workspaceId: string, endpointId: string): ItemKey[] {
+      return [keys.webhookEndpoint(workspaceId, endpointId)];
+    },
 
     /** The workspace's endpoints, newest first, one page at a time. */
     async listEndpointPage(workspaceId: string, page: PageRequest) {

@@ -13,6 +13,7 @@ import { newAttemptToken, type DeliveryMessage } from './delivery-message.ts';
 import { newSigningSecret, previousSecretExpiry, secretHint } from './signature.ts';
 import { auditEntry } from '../audit/index.ts';
 import type { PageRequest } from '../platform/store/query.ts';
+import type { Prefetched } from '../platform/prefetch.ts';
 import { announceAnswer } from '../platform/http/idempotency-scope.ts';
 import { redactUrl } from './redact-url.ts';
 
@@ -20,6 +21,7 @@ export type WebhookServiceStore = Pick<
   Store,
   | 'listEndpointPage'
   | 'getEndpoint'
+  | 'endpointByIdKeys'
   | 'createEndpoint'
   | 'updateEndpoint'
   | 'rotateEndpointSecret'
@@ -51,8 +53,8 @@ const HOUR_MS = 3_600_000;
 /** Webhook endpoints and their delivery log, for people and API keys. */
 export function makeWebhookService(deps: WebhookServiceDeps) {
   const { store, clock } = deps;
-  const ownEndpoint = async (principal: Principal, endpointId: string): Promise<StoredEndpoint> => {
-    const endpoint = await store.getEndpoint(principal.workspaceId, endpointId);
+  const ownEndpoint = async (principal: Principal, endpointId: string, prefetched?: Prefetched): Promise<StoredEndpoint> => {
+    const endpoint = await store.getEndpoint(principal.workspaceId, endpointId, prefetched);
     if (!endpoint) throw new NotFoundError(`webhook endpoint ${endpointId} was not found`);
     return endpoint;
   };
@@ -107,6 +109,15 @@ export function makeWebhookService(deps: WebhookServiceDeps) {
       const result = await store.listEndpointPage(principal.workspaceId, page);
       const now = clock.now();
       return { ...result, items: result.items.map((endpoint) => shown(endpoint, now)) };
+    },
+
+    /** What a lookup by id reads ahead with the credential. */
+    prefetch: (workspaceId: string, endpointId: string) => store.endpointByIdKeys(workspaceId, endpointId),
+
+    /** One endpoint as the list shows it (the signing secret's hint, never the secret); NOT_FOUND unless ours. */
+    async get(principal: Principal, endpointId: string, prefetched?: Prefetched) {
+      assertMayManageWebhooks(principal);
+      return shown(await ownEndpoint(principal, endpointId, prefetched), clock.now());
     },
 
     /**

@@ -14,3 +14,6 @@ export const projectAnswer = once(() =>
 export const environmentAnswer = once(() =>
   z.object({ id: id('env'), projectId: id('proj'), name: z.string(), slug: z.string(), createdAt: timestamp() }),
 );
+
+/** One environment by id: the list item plus its project's slug (decisions.md, "Lookups by id"). */
+export const environmentDetail = once(() => z.extend(environmentAnswer(), { projectSlug: z.string() }));

@@ -4,6 +4,7 @@ import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { assertMayCreateEnvironments, assertMayCreateProjects, requireAccess } from '../access/index.ts';
 import { newId } from '../platform/ids.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
+import type { Prefetched } from '../platform/prefetch.ts';
 import type { Store } from '../store.ts';
 import { SlugTakenError, type EnvironmentItem, type ProjectItem } from './project-store.ts';
 import { auditEntry } from '../audit/index.ts';
@@ -29,10 +30,13 @@ export type ProjectServiceStore = Pick<
   Store,
   | 'listProjects'
   | 'getProject'
+  | 'projectByIdKeys'
   | 'getProjectBySlug'
   | 'projectSlugsStartingWith'
   | 'createProject'
   | 'listEnvironments'
+  | 'getEnvironment'
+  | 'environmentByIdKeys'
   | 'getEnvironmentBySlug'
   | 'environmentSlugsStartingWith'
   | 'createEnvironment'
@@ -50,6 +54,12 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
     requireAccess(principal, project, (found) => ({ project: found.slug }), { notFound: `project ${what} was not found` });
 
   return {
+    /** What each lookup by id reads ahead, in the credential's own BatchGetItem. */
+    prefetch: {
+      project: (workspaceId: string, projectId: string) => store.projectByIdKeys(workspaceId, projectId),
+      environment: (workspaceId: string, environmentId: string) => store.environmentByIdKeys(workspaceId, environmentId),
+    },
+
     /** The projects the caller may see: one Query a page for an unscoped caller, reading on past hidden ones otherwise. */
     listProjects(principal: Principal, page: PageRequest): Promise<Page<ProjectItem>> {
       const { policy } = principal.authority;
@@ -81,6 +91,11 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
           return project;
         },
       );
+    },
+
+    /** One project as the list shows it; NOT_FOUND for one the caller may not see, as for an unknown id. */
+    async getProject(principal: Principal, projectId: string, prefetched?: Prefetched): Promise<ProjectItem> {
+      return visibleProject(principal, await store.getProject(principal.workspaceId, projectId, prefetched), projectId);
     },
 
     async getProjectBySlug(principal: Principal, slug: string): Promise<ProjectItem> {
@@ -129,6 +144,22 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
       return requireAccess(principal, environment, (found) => ({ project: project.slug, environment: found.slug }), {
         notFound: `environment ${projectSlug}/${envSlug} was not found`,
       });
+    },
+
+    /**
+     * One environment as its project's list shows it, plus its project's slug, from the one item keyed by its id;
+     * NOT_FOUND for one the caller may not see (its project hidden included: what hides a project hides its
+     * environments, access-policy.ts), as for an unknown id.
+     */
+    async getEnvironment(principal: Principal, environmentId: string, prefetched?: Prefetched) {
+      const found = await store.getEnvironment(principal.workspaceId, environmentId, prefetched);
+      const { valuesIndexed: _indexed, ...environment } = await requireAccess(
+        principal,
+        found,
+        (e) => ({ project: e.projectSlug, environment: e.slug }),
+        { notFound: `environment ${environmentId} was not found` },
+      );
+      return environment;
     },
   };
 }

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../platform/errors.ts';
 import { type AuditEntry, auditPut } from '../audit/index.ts';
-import type { Prefetched } from '../platform/prefetch.ts';
+import type { ItemKey, Prefetched } from '../platform/prefetch.ts';
 import { mustExist, transact } from '../platform/store/conditional.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import { querySortKeys, type Page, type PageRequest } from '../platform/store/query.ts';
@@ -57,8 +57,13 @@ export function makeProjectStore(db: Db, pager: Pager) {
       return { ...result, items: result.items.map((item) => toProject(item)!) };
     },
 
-    async getProject(workspaceId: string, projectId: string): Promise<ProjectItem | undefined> {
-      return toProject(await getItem(db, keys.project(workspaceId, projectId)));
+    /** What a read of a project by id needs, to be read ahead with the credential: the project. */
+    projectByIdKeys(workspaceId: string, projectId: string): ItemKey[] {
+      return [keys.project(workspaceId, projectId)];
+    },
+
+    async getProject(workspaceId: string, projectId: string, prefetched?: Prefetched): Promise<ProjectItem | undefined> {
+      return toProject(await readItem(db, keys.project(workspaceId, projectId), prefetched));
     },
 
     async getProjectBySlug(workspaceId: string, slug: string): Promise<ProjectItem | undefined> {
@@ -98,6 +103,14 @@ export function makeProjectStore(db: Db, pager: Pager) {
         ...page,
       });
       return { ...result, items: result.items.map((item) => toEnvironment(item)!) };
+    },
+
+    /**
+     * What a read of an environment by id needs, to be read ahead with the credential: the environment (the same key
+     * as the secrets store's `environmentKeys`, which the project functions' bundles do not carry).
+     */
+    environmentByIdKeys(workspaceId: string, environmentId: string): ItemKey[] {
+      return [keys.environment(workspaceId, environmentId)];
     },
 
     /**

@@ -54,6 +54,7 @@ const secretsOf = (envId: string) => `/api/v1/environments/${envId}/secrets`;
 const MATRIX: Record<RouteKey, Row> = {
   'GET /api/v1/projects': { ok: 200, may: EVERYONE, send: (token) => call('GET', '/api/v1/projects', { token }) },
   'POST /api/v1/projects': { ok: 201, may: ADMINS, send: (token) => call('POST', '/api/v1/projects', { token, body: { name: 'made' } }) },
+  'GET /api/v1/projects/{projectId}': { ok: 200, may: EVERYONE, send: (token) => call('GET', `/api/v1/projects/${project.id}`, { token }) },
   'GET /api/v1/projects/by-slug/{projectSlug}': {
     ok: 200,
     may: EVERYONE,
@@ -73,6 +74,11 @@ const MATRIX: Record<RouteKey, Row> = {
     ok: 200,
     may: EVERYONE,
     send: (token) => call('GET', `/api/v1/projects/by-slug/${project.slug}/environments/${environment.slug}`, { token }),
+  },
+  'GET /api/v1/environments/{envId}': {
+    ok: 200,
+    may: EVERYONE,
+    send: (token) => call('GET', `/api/v1/environments/${environment.id}`, { token }),
   },
   'GET /api/v1/environments/{envId}/secrets': {
     ok: 200,
@@ -172,6 +178,12 @@ const MATRIX: Record<RouteKey, Row> = {
     may: ADMINS,
     send: (token) => call('POST', '/api/v1/access-keys', { token, body: { name: 'made' } }),
   },
+  'GET /api/v1/access-keys/{id}': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'accessKey',
+    send: (token, k) => call('GET', `/api/v1/access-keys/${k.id}`, { token }),
+  },
   'PATCH /api/v1/access-keys/{id}': {
     ok: 200,
     may: ADMINS,
@@ -190,6 +202,11 @@ const MATRIX: Record<RouteKey, Row> = {
     may: ADMINS,
     send: (token) =>
       call('POST', '/api/v1/webhooks', { token, body: { url: `${receiver.origin}/made`, events: ['service.webhook_endpoint.disabled'] } }),
+  },
+  'GET /api/v1/webhooks/{id}': {
+    ok: 200,
+    may: ADMINS,
+    send: (token) => call('GET', `/api/v1/webhooks/${endpointId}`, { token }),
   },
   'PATCH /api/v1/webhooks/{id}': {
     ok: 200,

@@ -26,6 +26,7 @@ function harness() {
       keys.set(record.id, { ...record, tokenHash: credential?.tokenHash, awsSecret: credential?.awsSecret });
       audits.push(audit);
     },
+    accessKeyByIdKeys: () => [],
     getAccessKey: async (_ws, id) => {
       const key = keys.get(id);
       return key && { ...structuredClone(key), revision: undefined };
@@ -255,5 +256,17 @@ describe('access-key service: permissions and update', () => {
     expect(await caught(() => h.service.update(h.caller, 'ak_01J00000000000000000000000', { name: 'x' }))).toMatchObject({
       code: 'NOT_FOUND',
     });
+  });
+});
+
+describe('access-key service: get', () => {
+  it('answers the list item of the key (its status too, never its token or hash); an unknown key is NOT_FOUND', async () => {
+    const h = harness();
+    const key = await h.service.create(h.caller, { name: 'ci', permissions: [{ projects: ['api'], actions: ['read'] }] });
+    await h.service.revoke(h.caller, key.id);
+    const listed = (await h.service.list(h.caller, { limit: 10 })).items[0];
+    expect(await h.service.get(h.caller, key.id)).toEqual(listed);
+    expect(await h.service.get(h.caller, key.id)).not.toHaveProperty('tokenHash');
+    expect((await caught(() => h.service.get(h.caller, 'ak_missing'))).code).toBe('NOT_FOUND');
   });
 });

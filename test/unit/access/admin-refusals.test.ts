@@ -42,6 +42,7 @@ const forbidden = (principal: Principal) => {
   const calls: Record<string, () => Promise<unknown>> = {
     'access keys: create': () => accessKeys.create(principal, { name: 'ci' }),
     'access keys: list': () => accessKeys.list(principal, page),
+    'access keys: get': () => accessKeys.get(principal, 'ak_01'),
     'access keys: update': () => accessKeys.update(principal, 'ak_01', { name: 'x' }),
     'access keys: revoke': () => accessKeys.revoke(principal, 'ak_01'),
     'audit: list': async () => audit.list(principal, page, {}),
@@ -49,6 +50,7 @@ const forbidden = (principal: Principal) => {
     'environments: create': () => projects.createEnvironment(principal, 'proj_01', { name: 'Dev' }),
     'webhooks: register': () => webhooks.register(principal, { url: 'https://example.com/hook', events: ['service.secret.create'] }),
     'webhooks: list': () => webhooks.list(principal, page),
+    'webhooks: get': () => webhooks.get(principal, 'wh_01'),
     'webhooks: update': () => webhooks.update(principal, 'wh_01', { enabled: false }),
     'webhooks: rotate secret': () => webhooks.rotateSecret(principal, 'wh_01', 24),
     'webhooks: delete': () => webhooks.delete(principal, 'wh_01'),

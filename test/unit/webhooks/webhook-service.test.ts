@@ -22,6 +22,7 @@ function harness(endpoints: StoredEndpoint[] = [], refused: string[] = []) {
   const store: WebhookServiceStore = {
     listEndpointPage: async () => ({ items: [...stored.values()], nextCursor: null, hasMore: false }),
     getEndpoint: async (_ws, id) => structuredClone(stored.get(id)),
+    endpointByIdKeys: () => [],
     createEndpoint: async (_ws, e) => void stored.set(e.id, e),
     async updateEndpoint(_ws, e, readUpdatedAt, resetStreak, audit) {
       updates.push({ endpoint: e, readUpdatedAt, resetStreak, audit });
@@ -210,5 +211,16 @@ describe('webhook service: rotateSecret', () => {
     expect(listed.previousSecretExpiresAt).toBeNull();
     expect(z.parse(webhookEndpointAnswer(), listed)).toMatchObject({ previousSecretExpiresAt: null });
     expect(await h.service.update(h.caller, 'we_01', { description: 'x' })).toMatchObject({ previousSecretExpiresAt: null });
+  });
+});
+
+describe('webhook service: get', () => {
+  it("answers the endpoint as the list does (the previous secret's expiry included); an unknown one is NOT_FOUND", async () => {
+    const h = harness([endpoint()]);
+    await h.service.rotateSecret(h.caller, 'we_01', 1);
+    expect(await h.service.get(h.caller, 'we_01')).toEqual((await h.service.list(h.caller, { limit: 10 })).items[0]);
+    h.clock.advance(HOUR);
+    expect(await h.service.get(h.caller, 'we_01')).toMatchObject({ previousSecretExpiresAt: null });
+    expect((await caught(() => h.service.get(h.caller, 'we_missing'))).code).toBe('NOT_FOUND');
   });
 });

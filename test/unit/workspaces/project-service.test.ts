@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
 import { SlugTakenError, type EnvironmentItem, type ProjectItem } from '../../../shared/workspaces/project-store.ts';
 import { makeProjectService, type ProjectServiceStore } from '../../../shared/workspaces/project-service.ts';
+import { compilePolicy, type PermissionRuleInput, withDefaults } from '../../../shared/access/access-policy.ts';
 import { caught, fakeClock, principal } from '../support/fakes.ts';
 
 /**
@@ -22,10 +23,12 @@ function harness(taken: { projects?: string[]; environments?: string[] } = {}, r
     slugs.add(slug);
     audits.push(audit);
   };
+  const environment = { id: 'env_01', projectId: 'proj_01', name: 'Prod', slug: 'prod', createdAt: project.createdAt };
   const startingWith = (slugs: Set<string>, base: string) => [...slugs].filter((slug) => slug.startsWith(base));
   const empty = { items: [], nextCursor: null, hasMore: false };
   const store: ProjectServiceStore = {
     listProjects: async () => empty,
+    projectByIdKeys: () => [],
     getProject: async (_ws, id) => (id === project.id ? project : undefined),
     getProjectBySlug: async (_ws, slug) => (slug === project.slug ? project : undefined),
     async projectSlugsStartingWith(_ws, base) {
@@ -34,11 +37,13 @@ function harness(taken: { projects?: string[]; environments?: string[] } = {}, r
     },
     createProject: async (_ws, p, audit) => claim(projectSlugs, p.slug, audit),
     listEnvironments: async () => empty,
+    environmentByIdKeys: () => [],
+    getEnvironment: async (_ws, id) => (id === environment.id ? { ...environment, projectSlug: 'app', valuesIndexed: true } : undefined),
     getEnvironmentBySlug: async () => undefined,
     environmentSlugsStartingWith: async (_ws, _project, base) => startingWith(environmentSlugs, base),
     createEnvironment: async (_ws, e: EnvironmentItem, _projectSlug, audit) => claim(environmentSlugs, e.slug, audit),
   };
-  return { service: makeProjectService({ store, clock: fakeClock() }), store, audits, reads, caller: principal() };
+  return { service: makeProjectService({ store, clock: fakeClock() }), store, audits, reads, caller: principal(), project, environment };
 }
 
 describe('project service: slugs', () => {
@@ -111,5 +116,51 @@ describe('project service: lookups', () => {
     const h = harness();
     expect((await h.service.listEnvironments(h.caller, 'proj_01', { limit: 10 })).items).toEqual([]);
     expect((await caught(() => h.service.listEnvironments(h.caller, 'proj_missing', { limit: 10 }))).code).toBe('NOT_FOUND');
+  });
+});
+
+/** A machine token whose rules are `rules` (defaults filled in as for a stored key). */
+const scoped = (...rules: PermissionRuleInput[]) =>
+  principal({
+    kind: 'machine',
+    actorSub: 'mid_01',
+    credentialId: 'ak_01',
+    authority: { policy: compilePolicy(rules.map(withDefaults)), admin: false },
+  });
+
+describe('project service: lookups by id', () => {
+  it('a project by id is the stored project; an unknown id is NOT_FOUND', async () => {
+    const h = harness();
+    expect(await h.service.getProject(h.caller, 'proj_01')).toEqual(h.project);
+    expect((await caught(() => h.service.getProject(h.caller, 'proj_missing'))).code).toBe('NOT_FOUND');
+  });
+
+  it("a project a scoped key's rules do not reach is NOT_FOUND, worded as an unknown one", async () => {
+    const h = harness();
+    const error = await caught(() => h.service.getProject(scoped({ projects: ['other'], actions: ['read'] }), 'proj_01'));
+    expect([error.code, error.message]).toEqual(['NOT_FOUND', 'project proj_01 was not found']);
+    expect(await h.service.getProject(scoped({ projects: ['app'], actions: ['read'] }), 'proj_01')).toEqual(h.project);
+  });
+
+  it("an environment by id is its list item plus its project's slug, nothing else", async () => {
+    const h = harness();
+    expect(await h.service.getEnvironment(h.caller, 'env_01')).toEqual({ ...h.environment, projectSlug: 'app' });
+    expect((await caught(() => h.service.getEnvironment(h.caller, 'env_missing'))).code).toBe('NOT_FOUND');
+  });
+
+  it.each<[string, PermissionRuleInput]>([
+    ['another environment only', { environments: ['dev'], actions: ['read'] }],
+    ['another project only', { projects: ['other'], actions: ['read'] }],
+  ])('an environment a scoped key sees %s of is NOT_FOUND', async (_what, rule) => {
+    const h = harness();
+    const error = await caught(() => h.service.getEnvironment(scoped(rule), 'env_01'));
+    expect([error.code, error.message]).toEqual(['NOT_FOUND', 'environment env_01 was not found']);
+  });
+
+  it('an environment of a project a deny rule hides is NOT_FOUND, though an allow rule names the environment', async () => {
+    const h = harness();
+    const caller = scoped({ environments: ['prod'], actions: ['read'] }, { effect: 'deny', projects: ['app'], actions: ['read'] });
+    expect((await caught(() => h.service.getEnvironment(caller, 'env_01'))).code).toBe('NOT_FOUND');
+    expect(await h.service.getEnvironment(scoped({ environments: ['prod'], actions: ['read'] }), 'env_01')).toMatchObject({ id: 'env_01' });
   });
 });
