@@ -13,11 +13,6 @@ import { environmentValuePut, type EnvironmentValue } from './environment-value-
 /** Loading an environment: its values a page at a time, the page's reveals counted once and audited in batches. */
 export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealLimiter = makeRevealLimiter(db)) {
   return {
-    /** What loading an environment reads ahead with the credential: the environment. */
-    environmentKeys(workspaceId: string, environmentId: string) {
-      return [keys.environment(workspaceId, environmentId)];
-    },
-
     /** One Query: the environment's current values by key (A→Z), only `keys` when given. */
     async listEnvironmentValues(
       workspaceId: string,

@@ -46,7 +46,7 @@ export type SecretServiceStore = Pick<
   | 'countRevealPage'
   | 'writeAuditEntries'
   | 'recordDenial'
-  | 'environmentKeys'
+  | 'environmentByIdKeys'
   | 'secretByIdKeys'
   | 'secretByPathKeys'
   | 'secretWriteKeys'
@@ -114,7 +114,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
         eventually(store.secretByIdKeys(workspaceId, secretId, version)),
       revealByPath: (workspaceId: string, path: string) => eventually(store.secretByPathKeys(workspaceId, path)),
       write: (workspaceId: string, environmentId: string, key: string) => store.secretWriteKeys(workspaceId, environmentId, key),
-      environment: (workspaceId: string, environmentId: string) => eventually(store.environmentKeys(workspaceId, environmentId)),
+      environment: (workspaceId: string, environmentId: string) => eventually(store.environmentByIdKeys(workspaceId, environmentId)),
     },
 
     /**

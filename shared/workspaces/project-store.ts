@@ -106,8 +106,8 @@ export function makeProjectStore(db: Db, pager: Pager) {
     },
 
     /**
-     * What a read of an environment by id needs, to be read ahead with the credential: the environment (the same key
-     * as the secrets store's `environmentKeys`, which the project functions' bundles do not carry).
+     * What a read of an environment by id needs, to be read ahead with the credential: the environment (its lookup
+     * by id, and the secrets service's load of an environment).
      */
     environmentByIdKeys(workspaceId: string, environmentId: string): ItemKey[] {
       return [keys.environment(workspaceId, environmentId)];

@@ -329,7 +329,6 @@ const OTHERS: readonly (keyof Store)[] = [
   'listSecretVersions',
   'listSecrets',
   'searchSecrets',
-  'environmentKeys',
   'listEnvironmentValues',
   'indexEnvironmentValues',
   'countRevealPage',
