@@ -48,8 +48,8 @@ export default async function setup(project: TestProject) {
       // The test OIDC issuer listens on loopback (test/support/oidc-issuer.ts).
       OIDC_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8,::1/128',
       WEBHOOK_TIME_SCALE: String(TEST_TIME_SCALE),
-      // A rotation step that never finishes fails after 20 s here (AWS: 5 minutes).
-      ROTATION_STEP_TIMEOUT_SECONDS: '20',
+      // A rotation step that never finishes fails after 10 s here (AWS: 5 minutes); a step of the stand-ins takes 1-3 s.
+      ROTATION_STEP_TIMEOUT_SECONDS: '10',
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR',
     },
     stdio: ['ignore', openSync(join(localDir, 'stack.log'), 'a'), openSync(join(localDir, 'stack.log'), 'a')],

@@ -13,7 +13,7 @@ import { awsKey } from '../aws/support.ts';
  * template (test/support/functions/generic-rotation.ts), registered with `npm run admin -- function add` and run by
  * the local stack in a child Node process, calling the service's AWS API with an aws_sigv4 key of its own. The four
  * steps in order; AWSCURRENT on the token's version and AWSPREVIOUS on the old one; a function that throws and one
- * that never finishes (the local stack's step timeout is 20 s) both fail with the current value kept; the next
+ * that never finishes (the local stack's step timeout is 10 s in the tests) both fail with the current value kept; the next
  * rotation after a failure succeeds.
  */
 
