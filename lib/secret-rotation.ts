@@ -1,6 +1,6 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -12,6 +12,7 @@ import { ROTATION_ACCESS } from './rotation-access.ts';
 import { applyAccess } from './apply-access.ts';
 import { acknowledgeWildcardResource } from './nag.ts';
 import { ServiceFunction } from './service-function.ts';
+import { schedulerSendRole } from './scheduler-role.ts';
 
 /**
  * A Lambda function ARN pattern as `rotationFunctionArns` takes it: `arn:<partition>:lambda:<region>:<account>:function:
@@ -111,7 +112,11 @@ export class SecretRotationConstruct extends Construct {
       scheduleGroupName: `${props.stage}-rotations`,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.schedulerRole = this.makeSchedulerRole();
+    this.schedulerRole = schedulerSendRole(this, {
+      description: 'Assumed by EventBridge Scheduler to send scheduled rotation starts to the rotation queue',
+      group: this.scheduleGroup,
+      queue: this.queue,
+    });
     this.allowScheduling();
     this.allowInvoking();
     this.addOutputs();
@@ -127,24 +132,6 @@ export class SecretRotationConstruct extends Construct {
     fn.function.addEnvironment('ROTATION_QUEUE_URL', this.queue.queueUrl);
     if (this.functionArns.length > 0) fn.function.addEnvironment('ROTATION_FUNCTION_ARNS', this.functionArns.join(','));
     fn.function.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
-  }
-
-  /** The role Scheduler assumes, only for schedules of the rotation group in this account, and only to send to the queue. */
-  private makeSchedulerRole(): Role {
-    const role = new Role(this, 'SchedulerRole', {
-      description: 'Assumed by EventBridge Scheduler to send scheduled rotation starts to the rotation queue',
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: {
-          StringEquals: {
-            'aws:SourceAccount': Stack.of(this).account,
-            'aws:SourceArn': this.scheduleGroup.scheduleGroupArn,
-          },
-        },
-      }),
-    });
-    // The queue is SQS-managed encrypted: no KMS key to let the role use.
-    role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
-    return role;
   }
 
   /**

@@ -2,7 +2,7 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -10,6 +10,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { schedulerSendRole } from './scheduler-role.ts';
 import { ENTITY } from '../shared/platform/store/keys.ts';
 import { DELIVERY_QUEUE, PIPELINE_FUNCTIONS, type PipelineFunction } from '../shared/platform/functions.ts';
 import { PIPELINE_ACCESS } from './access.ts';
@@ -71,7 +72,11 @@ export class WebhookDeliveryConstruct extends Construct {
       scheduleGroupName: `${props.stage}-webhook-retries`,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.schedulerRole = this.makeSchedulerRole();
+    this.schedulerRole = schedulerSendRole(this, {
+      description: 'Assumed by EventBridge Scheduler to send scheduled webhook attempts to the delivery queue',
+      group: this.scheduleGroup,
+      queue: this.queue,
+    });
 
     const names = Object.keys(PIPELINE_FUNCTIONS) as PipelineFunction[];
     const functions = Object.fromEntries(names.map((name) => [name, this.addFunction(name, props)])) as Record<
@@ -109,23 +114,6 @@ export class WebhookDeliveryConstruct extends Construct {
     for (const [name, [value, description]] of Object.entries(outputs)) {
       new CfnOutput(this, name, { value, description }).overrideLogicalId(name);
     }
-  }
-
-  /** The role Scheduler assumes, only for schedules of this group in this account, and only to send to the queue. */
-  private makeSchedulerRole(): Role {
-    const role = new Role(this, 'SchedulerRole', {
-      description: 'Assumed by EventBridge Scheduler to send scheduled webhook attempts to the delivery queue',
-      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
-        conditions: {
-          StringEquals: {
-            'aws:SourceAccount': Stack.of(this).account,
-            'aws:SourceArn': this.scheduleGroup.scheduleGroupArn,
-          },
-        },
-      }),
-    });
-    role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }));
-    return role;
   }
 
   private addFunction(name: PipelineFunction, props: WebhookDeliveryConstructProps): ServiceFunction {
