@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +8,7 @@ import type { FunctionInvoker, InvokeOutcome, RotationEvent } from '../../shared
 import { failedOutcome, timedOutOutcome } from '../../shared/rotation/invoke-outcome.ts';
 import { attributeCalls } from './instrumentation.ts';
 import type { RunnerInvocation, RunnerReport } from './function-runner.ts';
-import { writeJsonAtomic } from './local-scheduler.ts';
+import { readVersionedRecord, writeJsonAtomic } from './json-file.ts';
 
 /**
  * Rotation functions on the local stack (decisions.md v1.3, "Where functions run"): stand-ins registered with
@@ -48,19 +47,7 @@ export const localFunctionArn = (name: string) => `${LOCAL_FUNCTION_ARN_PREFIX}$
 
 /** The registered functions of `localDir`, read afresh (none yet: an empty record). */
 export async function readLocalFunctions(localDir: string): Promise<Record<string, LocalFunction>> {
-  const file = join(localDir, FUNCTIONS_FILE);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return {};
-    throw error;
-  }
-  const parsed = JSON.parse(text) as Partial<FunctionsFile>;
-  if (parsed.version !== 1 || typeof parsed.functions !== 'object' || parsed.functions === null) {
-    throw new Error(`${file} is not a local functions file (version 1)`);
-  }
-  return parsed.functions;
+  return readVersionedRecord<LocalFunction>(join(localDir, FUNCTIONS_FILE), 'functions', 'local functions file');
 }
 
 /** The name check of Lambda's function names. */

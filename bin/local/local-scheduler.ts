@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { systemClock, type Clock } from '../../shared/platform/clock.ts';
 import { logger } from '../../shared/platform/logger.ts';
 import { assertScheduleName, type OneTimeScheduler, type ScheduleInput } from '../../shared/webhooks/scheduler.ts';
 import { describeError } from './sqs-poller.ts';
+import { readVersionedRecord, writeJsonAtomic } from './json-file.ts';
 
 /** What the schedules file holds: every schedule not yet fired, by name. */
 interface SchedulesFile {
@@ -23,30 +21,12 @@ export interface LocalScheduler extends OneTimeScheduler {
   stop(): Promise<void>;
 }
 
-/** Writes through a temporary file and a rename, so a crash never leaves half a file behind. */
-export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.${randomUUID()}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(value, null, 2)}\n`, { mode: 0o600 });
-  await rename(temporary, file);
-}
-
 async function load(file: string): Promise<SchedulesFile['schedules']> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return {};
-    throw error;
-  }
-  const parsed = JSON.parse(text) as Partial<SchedulesFile>;
-  if (parsed.version !== 1 || typeof parsed.schedules !== 'object' || parsed.schedules === null) {
-    throw new Error(`${file} is not a local schedules file (version 1)`);
-  }
+  const stored = await readVersionedRecord<{ at?: unknown; messageBody?: unknown } | undefined>(file, 'schedules', 'local schedules file');
   const valid: SchedulesFile['schedules'] = {};
-  for (const [name, entry] of Object.entries(parsed.schedules)) {
+  for (const [name, entry] of Object.entries(stored)) {
     if (Number.isFinite(entry?.at) && typeof entry?.messageBody === 'string')
-      valid[name] = { at: entry.at, messageBody: entry.messageBody };
+      valid[name] = { at: entry.at as number, messageBody: entry.messageBody };
   }
   return valid;
 }

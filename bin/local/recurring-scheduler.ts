@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { logger } from '../../shared/platform/logger.ts';
 import { cronOf } from '../../shared/secrets/rotation-cron.ts';
 import { intervalOf } from '../../shared/secrets/rotation-schedule.ts';
-import { writeJsonAtomic } from './local-scheduler.ts';
+import { readVersionedRecord, writeJsonAtomic } from './json-file.ts';
 import { describeError } from './sqs-poller.ts';
 
 /**
@@ -40,10 +39,7 @@ export function nextFire(schedule: Pick<Recurring, 'expression' | 'since'>, afte
 }
 
 export async function startRecurringScheduler(options: { file: string; sqs: SQSClient }): Promise<RecurringScheduler> {
-  const schedules: Record<string, Recurring> = await readFile(options.file, 'utf8').then(
-    (text) => (JSON.parse(text) as { schedules: Record<string, Recurring> }).schedules,
-    () => ({}),
-  );
+  const schedules = await readVersionedRecord<Recurring>(options.file, 'schedules', 'local recurring schedules file');
   const timers = new Map<string, NodeJS.Timeout>();
   const log = logger.child({ component: 'local-recurring-scheduler' });
   let stopped = false;

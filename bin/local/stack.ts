@@ -20,7 +20,8 @@ import { startHttpFront, type FrontRoute, type LambdaHandler } from './http-fron
 import { buildConsole } from '../console-build.ts';
 import { ensureTable } from './table.ts';
 import { migrateDeliveryLog } from '../migrate-delivery-log.ts';
-import { startLocalScheduler, writeJsonAtomic } from './local-scheduler.ts';
+import { startLocalScheduler } from './local-scheduler.ts';
+import { writeJsonAtomic } from './json-file.ts';
 import { startSchedulerApi } from './scheduler-api.ts';
 import { startLocalSqs } from './sqs.ts';
 import { startSqsPoller } from './sqs-poller.ts';

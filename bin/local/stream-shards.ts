@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, GetShardIteratorCommand, type DynamoDBStreamsClient, type Shard } from '@aws-sdk/client-dynamodb-streams';
 import type { Logger } from '../../shared/platform/logger.ts';
-import { writeJsonAtomic } from './local-scheduler.ts';
+import { writeJsonAtomic } from './json-file.ts';
 
 /** The checkpoint file: per shard, the last record handled (or skipped), and whether the shard is closed and read. */
 export interface StreamCheckpoints {
