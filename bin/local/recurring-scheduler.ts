@@ -45,6 +45,8 @@ export async function startRecurringScheduler(options: { file: string; sqs: SQSC
   let stopped = false;
   const persist = () => writeJsonAtomic(options.file, { version: 1, schedules });
 
+  /** Fires under way (a send, then the file's write): stop() waits for them, so nothing writes after it. */
+  const inFlight = new Set<Promise<void>>();
   const arm = (name: string) => {
     clearTimeout(timers.get(name));
     const schedule = schedules[name];
@@ -54,7 +56,9 @@ export async function startRecurringScheduler(options: { file: string; sqs: SQSC
     const timer = setTimeout(
       () => {
         if (Date.now() < at) return arm(name);
-        void fire(name, at);
+        const firing = fire(name, at);
+        inFlight.add(firing);
+        void firing.finally(() => inFlight.delete(firing));
       },
       Math.min(MAX_TIMER_MS, Math.max(0, at - Date.now())),
     );
@@ -96,6 +100,7 @@ export async function startRecurringScheduler(options: { file: string; sqs: SQSC
       stopped = true;
       for (const timer of timers.values()) clearTimeout(timer);
       timers.clear();
+      await Promise.allSettled([...inFlight]);
     },
   };
 }
