@@ -11,7 +11,7 @@ import type { SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
 import { makeRotationHead } from './rotation-head.ts';
 import { rotationFunctionsAllowed } from './rotation-functions.ts';
-import { LOCAL_PLACE, secretArn, versionIdOf, type AwsPlace } from './secret-names.ts';
+import { secretArn, versionIdOf, type AwsPlace } from './secret-names.ts';
 import type { makeSecretWriter } from './secret-writer.ts';
 
 type SecretWriter = ReturnType<typeof makeSecretWriter>;
@@ -33,7 +33,7 @@ export const STEP_LEASE_MS = 6 * 60_000;
 export interface SecretRotationDeps {
   store: Pick<Store, 'getSecretHead' | 'writeSecretVersion'> & RotationStore;
   clock: Clock;
-  place?: AwsPlace | undefined;
+  place: AwsPlace;
   /** The writer's loop (secret-writer.ts): a rotation without a function writes its value through it. */
   writeNext: SecretWriter['writeNext'];
   /** Where the steps go; absent where no rotation can be started (the AWS API's GetSecretValue container). */
@@ -232,7 +232,7 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
     async rotationTarget(workspaceId: string, secretId: string) {
       const head = await store.getSecretHead(workspaceId, secretId);
       if (!head) return undefined;
-      return { arn: secretArn(deps.place ?? LOCAL_PLACE, head), currentVersionId: versionIdOf(head, head.currentVersion) };
+      return { arn: secretArn(deps.place, head), currentVersionId: versionIdOf(head, head.currentVersion) };
     },
   };
 }

@@ -6,7 +6,7 @@ import { makeSecretGuard, targetOf } from './secret-guard.ts';
 import { makeSecretSearch } from './secret-search-service.ts';
 import { makeSecretReveals, metadataOf } from './secret-reveals.ts';
 import { makeSecretBulkReveals } from './secret-bulk-reveals.ts';
-import { LOCAL_PLACE, secretArn, versionIdOf, type AwsPlace } from './secret-names.ts';
+import { secretArn, versionIdOf, type AwsPlace } from './secret-names.ts';
 import { stagesOf } from './secret-labels.ts';
 import { makeSecretWriter, type WriteOptions } from './secret-writer.ts';
 import { makeSecretStages } from './secret-stages.ts';
@@ -58,8 +58,8 @@ export interface SecretServiceDeps {
   store: SecretServiceStore;
   cipher: Cipher;
   clock: Clock;
-  /** The stack's region and account, which a secret's ARN names (default: the local stack's). */
-  place?: AwsPlace;
+  /** The stack's region and account, which a secret's ARN names (config.aws). */
+  place: AwsPlace;
   /** Reveals per minute per credential, both reveal routes together. */
   revealsPerMinute: number;
   /** Reveals per minute of the whole workspace (default 10 times `revealsPerMinute`). */
@@ -267,7 +267,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       return {
         ...secret,
         path: secretPath(secret),
-        arn: secretArn(deps.place ?? LOCAL_PLACE, secret),
+        arn: secretArn(deps.place, secret),
         description: secret.description ?? null,
         tags: secret.tags ?? {},
         // Rotation is configured by issue "Rotation": none yet.

@@ -1,3 +1,4 @@
+import { LOCAL_PLACE } from '../../shared/secrets/secret-names.ts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
@@ -64,7 +65,10 @@ describe('AWS calls per operation', () => {
     const authenticate = makeAuthenticator({ store, clock, macs: stackMacs });
     const cipher = makeCipher({ keys: makeLocalKeyring({ keyFile: join(inject('localDir'), 'master.key') }), dataKeyCache: {} });
     secrets = makeRouteGroupHandler(
-      makeSecretRoutes(makeSecretService({ store, cipher, clock, revealsPerMinute: 10_000 }), makeDeletedSecretService({ store, clock })),
+      makeSecretRoutes(
+        makeSecretService({ store, cipher, clock, place: LOCAL_PLACE, revealsPerMinute: 10_000 }),
+        makeDeletedSecretService({ store, clock }),
+      ),
       {
         authenticate,
         timeoutEarlyInMillis: 0,

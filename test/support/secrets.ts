@@ -1,3 +1,4 @@
+import { LOCAL_PLACE } from '../../shared/secrets/secret-names.ts';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -24,7 +25,7 @@ export async function newEnvironment(token: string, names = { project: 'Secrets'
 export function secretServiceWith(overrides: Partial<SecretServiceStore> = {}, revealsPerMinute = 1000) {
   const { store } = localStore();
   const cipher = makeCipher({ keys: makeLocalKeyring({ keyFile: join(inject('localDir'), 'master.key') }) });
-  return makeSecretService({ store: { ...store, ...overrides }, cipher, clock: systemClock, revealsPerMinute });
+  return makeSecretService({ store: { ...store, ...overrides }, cipher, clock: systemClock, place: LOCAL_PLACE, revealsPerMinute });
 }
 
 /** Every item of the table (test only: the service itself never scans). */

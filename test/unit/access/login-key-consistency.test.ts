@@ -1,3 +1,4 @@
+import { LOCAL_PLACE } from '../../../shared/secrets/secret-names.ts';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, type BatchGetCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -23,7 +24,10 @@ const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'local', cr
 const dynamodb = mockClient(doc);
 const store = makeStore(doc, 'T');
 const clock = fakeClock();
-const routes = makeSecretRoutes(makeSecretService({ store, cipher: fakeCipher(), clock, revealsPerMinute: 120 }), {} as never);
+const routes = makeSecretRoutes(
+  makeSecretService({ store, cipher: fakeCipher(), clock, place: LOCAL_PLACE, revealsPerMinute: 120 }),
+  {} as never,
+);
 const authenticate = makeAuthenticator({ store, clock, macs: testMacs });
 
 const WS = newId('workspace');

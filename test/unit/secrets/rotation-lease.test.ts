@@ -1,3 +1,4 @@
+import { LOCAL_PLACE } from '../../../shared/secrets/secret-names.ts';
 import { describe, expect, it } from 'vitest';
 import { ConflictError } from '../../../shared/platform/errors.ts';
 import type { RotationMessage } from '../../../shared/secrets/rotation-records.ts';
@@ -69,6 +70,7 @@ function harness() {
     {
       store: store as never,
       clock: fakeClock(),
+      place: LOCAL_PLACE,
       writeNext: (async () => {
         throw new Error('not used');
       }) as never,

@@ -1,3 +1,4 @@
+import { LOCAL_PLACE } from '../../../shared/secrets/secret-names.ts';
 import { describe, expect, it } from 'vitest';
 import { RateLimitedError, ServiceUnavailableError } from '../../../shared/platform/errors.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
@@ -103,6 +104,7 @@ describe('secret service: bulk reveal order', () => {
       store: h.store,
       cipher: h.cipher,
       clock: fakeClock(),
+      place: LOCAL_PLACE,
       revealsPerMinute: 7,
       workspaceRevealsPerMinute: 9,
     });

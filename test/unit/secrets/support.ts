@@ -1,3 +1,4 @@
+import { LOCAL_PLACE } from '../../../shared/secrets/secret-names.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
 import type { EnvironmentItem } from '../../../shared/workspaces/project-store.ts';
 import { VersionConflictError, type StoredSecret, type StoredVersion } from '../../../shared/secrets/secret-record.ts';
@@ -81,6 +82,7 @@ export function secretHarness(options: Parameters<typeof secretStore>[0] & { rev
     store: model.store,
     cipher,
     clock: fakeClock(),
+    place: LOCAL_PLACE,
     revealsPerMinute: options.revealsPerMinute ?? 120,
     onPurgeFailure: (secretId) => void purgeFailures.push(secretId),
   });
