@@ -4,7 +4,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { verifyWebhook } from '@secrets-service/sdk';
 import { newId } from '../../shared/platform/ids.ts';
 import { call, newWorkspace, userToken } from '../support/api.ts';
-import { launchBrowser, signedIn, storages } from '../support/browser.ts';
+import { launchBrowser, openedDirectly, signedIn, storages } from '../support/browser.ts';
 import type { HttpsReceiver } from '../support/https-receiver.ts';
 import { newEnvironment } from '../support/secrets.ts';
 import { deliveriesOf, failedDeliveries, registerEndpoint, startReceiver, waitFor } from '../support/webhooks.ts';
@@ -283,6 +283,25 @@ describe('webhooks', () => {
     await page.getByRole('link', { name: url }).click();
     await page.waitForURL(new RegExp(`/console/webhooks/${endpoint.id}$`));
     await page.getByRole('heading', { name: 'Webhook endpoint' }).waitFor();
+    await context.close();
+  });
+
+  it('opens a bookmarked endpoint with one request for it, walking no list of endpoints', async () => {
+    const ws = await newWorkspace();
+    const receiver = await startReceiver({ status: 200 });
+    receivers.push(receiver);
+    // Endpoints registered after it come first in the list: a page that walked the list would read them too.
+    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/bookmarked`);
+    for (const name of ['later-1', 'later-2']) await registerEndpoint(ws.apiKey, `${receiver.origin}/${name}`);
+    const { context, page, requests } = await openedDirectly(browser, ws.apiKey, `/console/webhooks/${endpoint.id}`);
+    await page.getByRole('table', { name: 'Endpoint' }).getByText(endpoint.url).waitFor();
+    await page.getByRole('heading', { name: 'Deliveries' }).waitFor();
+    console.info('bookmarked endpoint page:', requests);
+    const own = `/api/v1/webhooks/${endpoint.id}`;
+    expect(requests.filter((request) => request === `GET ${own}`)).toHaveLength(1);
+    // Besides it, only the endpoint's own statistics and deliveries: nothing of the list route.
+    expect(requests.filter((request) => !request.startsWith(`GET ${own}`))).toEqual([]);
+    expect(requests.filter((request) => /^GET \/api\/v1\/webhooks(\?|$)/.test(request))).toEqual([]);
     await context.close();
   });
 

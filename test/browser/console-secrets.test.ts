@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { newId } from '../../shared/platform/ids.ts';
 import { call, newWorkspace, userToken } from '../support/api.ts';
-import { launchBrowser, signedIn, storages } from '../support/browser.ts';
+import { launchBrowser, openedDirectly, signedIn, storages } from '../support/browser.ts';
 import { newEnvironment } from '../support/secrets.ts';
 
 /**
@@ -422,6 +422,72 @@ describe('rotation, dialogs and titles', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await title('Sign in');
     expect(await page.title()).not.toContain('sample-value');
+    await context.close();
+  });
+});
+
+describe('a bookmarked page', () => {
+  // Opened by its address in a fresh tab: one request for each object it shows, then the lists it shows, and no list
+  // walked to find the object (decisions.md, "Lookups by id"). The shell itself sends nothing on a page's load.
+  it('opens an environment with one request for it and its project', async () => {
+    const { project, environment } = await newEnvironment(ws.apiKey, { project: 'Bookmarks', environment: 'Staging' });
+    await put(environment.id, 'BOOKMARKED_KEY', 'sample-value-1');
+    const { context, page, requests } = await openedDirectly(browser, ws.apiKey, `/console/environments/${environment.id}`);
+    await page.getByRole('heading', { name: 'Staging' }).waitFor();
+    await rowOf(page, 'BOOKMARKED_KEY').waitFor();
+    await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: project.slug }).waitFor();
+    await page.getByText(`${project.slug}/${environment.slug}`).waitFor();
+    console.info('bookmarked environment page:', requests);
+    expect(requests.sort()).toEqual([
+      `GET /api/v1/environments/${environment.id}`,
+      `GET /api/v1/environments/${environment.id}/secrets/deleted?limit=50`,
+      `GET /api/v1/environments/${environment.id}/secrets?limit=200`,
+    ]);
+    await context.close();
+  });
+
+  it('opens a project with one request for it, then its environments', async () => {
+    const { project } = await newEnvironment(ws.apiKey, { project: 'Bookmarked project', environment: 'Production' });
+    const { context, page, requests } = await openedDirectly(browser, ws.apiKey, `/console/projects/${project.id}`);
+    await page.getByRole('heading', { name: 'Bookmarked project' }).waitFor();
+    await page.getByRole('link', { name: 'Production' }).waitFor();
+    console.info('bookmarked project page:', requests);
+    expect(requests.sort()).toEqual([`GET /api/v1/projects/${project.id}`, `GET /api/v1/projects/${project.id}/environments?limit=200`]);
+    await context.close();
+  });
+
+  it('opens a secret with one request for it, then its history', async () => {
+    const { project, environment } = await newEnvironment(ws.apiKey, { project: 'Bookmarked secret', environment: 'Production' });
+    const { id } = (await put(environment.id, 'HISTORY_KEY', 'sample-value-1')).body.data as { id: string };
+    const { context, page, requests } = await openedDirectly(browser, ws.apiKey, `/console/secrets/${id}`);
+    await page.getByRole('heading', { name: 'HISTORY_KEY' }).waitFor();
+    const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' });
+    await crumbs.getByRole('link', { name: project.slug }).waitFor();
+    await crumbs.getByRole('link', { name: environment.slug }).waitFor();
+    await page.locator('table.history tbody tr').first().waitFor();
+    console.info('bookmarked secret page:', requests);
+    expect(requests.sort()).toEqual([`GET /api/v1/secrets/${id}`, `GET /api/v1/secrets/${id}/versions?limit=50`]);
+    await context.close();
+  });
+
+  it('opens a comparison with one request for each environment, then their keys', async () => {
+    const { project, environment: production } = await newEnvironment(ws.apiKey, {
+      project: 'Bookmarked compare',
+      environment: 'Production',
+    });
+    const staging = (await call('POST', `/api/v1/projects/${project.id}/environments`, { token: ws.apiKey, body: { name: 'Staging' } }))
+      .body.data;
+    await put(production.id, 'ONLY_PRODUCTION', 'sample-value-1');
+    const path = `/console/projects/${project.id}/compare?a=${production.id}&b=${staging.id}`;
+    const { context, page, requests } = await openedDirectly(browser, ws.apiKey, path);
+    await page.getByRole('region', { name: 'Only in Production' }).getByText('ONLY_PRODUCTION').waitFor();
+    await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: project.slug }).waitFor();
+    console.info('bookmarked comparison:', requests);
+    expect(requests.sort()).toEqual(
+      [production.id, staging.id]
+        .flatMap((envId) => [`GET /api/v1/environments/${envId}`, `GET /api/v1/environments/${envId}/secrets?limit=200`])
+        .sort(),
+    );
     await context.close();
   });
 });

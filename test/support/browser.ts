@@ -48,3 +48,24 @@ export async function signedIn(
 export async function storages(page: Page): Promise<string> {
   return page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage } }));
 }
+
+/**
+ * A fresh page opening `path` directly, as a bookmark opens in a tab already signed in (the token in `sessionStorage`,
+ * where sign-in keeps it), with every API request it sends recorded from the start, as `METHOD /path?query`.
+ */
+export async function openedDirectly(
+  browser: Browser,
+  token: string,
+  path: string,
+): Promise<{ context: BrowserContext; page: Page; requests: string[] }> {
+  const context = await browser.newContext();
+  await context.addInitScript((kept) => sessionStorage.setItem('secrets-console.token', kept), token);
+  const page = await context.newPage();
+  const requests: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith('/api/')) requests.push(`${request.method()} ${url.pathname}${url.search}`);
+  });
+  await page.goto(consoleUrl(path));
+  return { context, page, requests };
+}

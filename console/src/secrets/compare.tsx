@@ -1,11 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import { useRoute } from 'preact-iso/router';
 import type { SecretsClient } from '@secrets-service/sdk/client';
-import { useSession } from '../api.ts';
+import { unwrap, useSession } from '../api.ts';
 import { Empty, ErrorBox, Loading } from '../ui/components.tsx';
 import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery } from '../ui/paged.tsx';
-import { environmentsOf, findProject, listAll, type EnvironmentItem, type SecretItem } from './secrets-context.ts';
+import { listAll, type SecretItem } from './secrets-context.ts';
 import { useTitle } from '../ui/title.ts';
 
 /** How two environments differ: keys only one has, and keys at different versions. Never a value. */
@@ -30,19 +30,16 @@ export function compareSecrets(a: SecretItem[], b: SecretItem[]): Comparison {
   return result;
 }
 
-async function loadComparison(client: SecretsClient, projectId: string, a: string, b: string) {
+/** Both environments (one request each: their names, and the project's slug) and both key lists, all at once. */
+async function loadComparison(client: SecretsClient, a: string, b: string) {
+  const environment = async (envId: string) =>
+    unwrap(await client.api.GET('/api/v1/environments/{envId}', { params: { path: { envId } } }));
   const secretsOf = (envId: string) =>
     listAll(client, (cursor) =>
       client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: pageQuery(cursor) } }),
     );
-  const [project, environments, left, right] = await Promise.all([
-    findProject(client, projectId),
-    environmentsOf(client, projectId),
-    secretsOf(a),
-    secretsOf(b),
-  ]);
-  const named = (id: string): EnvironmentItem | undefined => environments.find((e) => e.id === id);
-  return { project, envA: named(a), envB: named(b), comparison: compareSecrets(left, right) };
+  const [envA, envB, left, right] = await Promise.all([environment(a), environment(b), secretsOf(a), secretsOf(b)]);
+  return { envA, envB, comparison: compareSecrets(left, right) };
 }
 
 /** `/console/projects/{projectId}/compare?a=<envId>&b=<envId>`: what differs between two environments, by key and version. */
@@ -52,15 +49,15 @@ export function Compare() {
   const a = query.a ?? '';
   const b = query.b ?? '';
   const { client } = useSession();
-  const loaded = useLoaded(() => (a && b ? loadComparison(client, projectId, a, b) : Promise.resolve(undefined)), [projectId, a, b]);
-  const { project, envA, envB, comparison } = loaded.value ?? {};
+  const loaded = useLoaded(() => (a && b ? loadComparison(client, a, b) : Promise.resolve(undefined)), [a, b]);
+  const { envA, envB, comparison } = loaded.value ?? {};
   const nameA = envA?.name ?? a;
   const nameB = envB?.name ?? b;
-  useTitle('Compare', project?.slug, envA && envB ? `${envA.slug} ↔ ${envB.slug}` : undefined);
+  useTitle('Compare', envA?.projectSlug, envA && envB ? `${envA.slug} ↔ ${envB.slug}` : undefined);
   return (
     <section>
       <nav class="crumbs" aria-label="Breadcrumbs">
-        <a href="/console/projects">Projects</a> / <a href={`/console/projects/${projectId}`}>{project?.name ?? 'Project'}</a> /
+        <a href="/console/projects">Projects</a> / <a href={`/console/projects/${projectId}`}>{envA?.projectSlug ?? 'Project'}</a> /
       </nav>
       <h1>Compare environments</h1>
       {(!a || !b) && <Empty>Pick two environments on the project's page.</Empty>}

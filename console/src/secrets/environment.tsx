@@ -4,7 +4,6 @@ import { unwrap, useSession } from '../api.ts';
 import { ErrorBox, useAction } from '../ui/components.tsx';
 import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
-import { findEnvironment, remember } from './secrets-context.ts';
 import { DeletedSecrets } from './secrets-deleted.tsx';
 import { SecretRow, type SecretRowItem } from './secrets-row.tsx';
 import { useProgressive } from './secrets-ui.tsx';
@@ -12,13 +11,18 @@ import { useTitle } from '../ui/title.ts';
 
 /**
  * `/console/environments/{envId}`: the environment's secrets, one table row per key (never a value until a row's
- * `Reveal`), a filter over what is loaded with "Load more" for the rest, `New secret`, and the deleted secrets.
+ * `Reveal`), a filter over what is loaded with "Load more" for the rest, `New secret`, and the deleted secrets. The
+ * environment and its project's slug come in one request (`GET /api/v1/environments/{envId}`), so its project is named
+ * by slug, as the secret page names it.
  */
 export function Environment() {
   const { params } = useRoute();
   const envId = params.envId ?? '';
   const { client, credential } = useSession();
-  const place = useLoaded(() => findEnvironment(client, envId), [envId]);
+  const place = useLoaded(
+    async () => unwrap(await client.api.GET('/api/v1/environments/{envId}', { params: { path: { envId } } })),
+    [envId],
+  );
   const paged = usePaged(
     (cursor) => client.api.GET('/api/v1/environments/{envId}/secrets', { params: { path: { envId }, query: pageQuery(cursor) } }),
     [envId],
@@ -34,34 +38,20 @@ export function Environment() {
   const matching = useMemo(() => (needle ? rows.filter((row) => row.key.toLowerCase().includes(needle)) : rows), [rows, needle]);
   const shown = useProgressive(matching, needle);
   const change = (id: string, row: SecretRowItem | null) => setChanges((previous) => new Map(previous).set(id, row));
-  useEffect(() => {
-    // The history page names a secret listed here without searching for it.
-    const { environment, project } = place.value ?? {};
-    if (environment && project) {
-      remember({
-        secrets: paged.items.map((s) => ({
-          id: s.id,
-          key: s.key,
-          environmentId: environment.id,
-          envSlug: environment.slug,
-          projectId: project.id,
-          projectSlug: project.slug,
-        })),
-      });
-    }
-  }, [paged.items, place.value]);
   const { offers } = credential;
-  const { environment, project } = place.value ?? {};
-  useTitle('Secrets', project?.slug, environment?.slug);
+  const environment = place.value;
+  useTitle('Secrets', environment?.projectSlug, environment?.slug);
 
   return (
     <section>
       <nav class="crumbs" aria-label="Breadcrumbs">
         <a href="/console/projects">Projects</a> /{' '}
-        {project ? <a href={`/console/projects/${project.id}`}>{project.name}</a> : <span class="muted">…</span>} /
+        {environment ? <a href={`/console/projects/${environment.projectId}`}>{environment.projectSlug}</a> : <span class="muted">…</span>}{' '}
+        /
       </nav>
       <h1>{environment?.name ?? 'Environment'}</h1>
-      <p class="muted">{environment && project ? <code>{`${project.slug}/${environment.slug}`}</code> : <code>{envId}</code>}</p>
+      <p class="muted">{environment ? <code>{`${environment.projectSlug}/${environment.slug}`}</code> : <code>{envId}</code>}</p>
+      <ErrorBox error={place.error} />
       <div class="toolbar">
         <label>
           Filter

@@ -1,25 +1,30 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso/router';
 import { unwrap, useSession } from '../api.ts';
 import { ErrorBox, Time } from '../ui/components.tsx';
 import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
-import { findProject, remember, type EnvironmentItem } from './secrets-context.ts';
+import type { EnvironmentItem } from './secrets-context.ts';
 import { NameForm } from './secrets-ui.tsx';
 import { useTitle } from '../ui/title.ts';
 
-/** `/console/projects/{projectId}`: the project's environments, a new one (admins), and a comparison of two. */
+/**
+ * `/console/projects/{projectId}`: the project (`GET /api/v1/projects/{projectId}`), its environments, a new one
+ * (admins), and a comparison of two.
+ */
 export function Project() {
   const { params } = useRoute();
   const projectId = params.projectId ?? '';
   const { client, credential } = useSession();
-  const project = useLoaded(() => findProject(client, projectId), [projectId]);
+  const project = useLoaded(
+    async () => unwrap(await client.api.GET('/api/v1/projects/{projectId}', { params: { path: { projectId } } })),
+    [projectId],
+  );
   useTitle('Environments', project.value?.slug);
   const paged = usePaged(
     (cursor) => client.api.GET('/api/v1/projects/{projectId}/environments', { params: { path: { projectId }, query: pageQuery(cursor) } }),
     [projectId],
   );
-  useEffect(() => remember({ environments: paged.items }), [paged.items]);
   const create = async (name: string) => {
     const made = unwrap(
       await client.api.POST('/api/v1/projects/{projectId}/environments', { params: { path: { projectId } }, body: { name } }),

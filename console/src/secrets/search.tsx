@@ -3,7 +3,6 @@ import { useLocation } from 'preact-iso/router';
 import { useSession } from '../api.ts';
 import { Time } from '../ui/components.tsx';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
-import { remember } from './secrets-context.ts';
 import { useTitle } from '../ui/title.ts';
 
 /**
@@ -21,7 +20,6 @@ export function Search() {
     (cursor) => client.api.GET('/api/v1/search/secrets', { params: { query: { ...pageQuery(cursor, '50'), ...(q ? { q } : {}) } } }),
     [q],
   );
-  useEffect(() => remember({ secrets: paged.items }), [paged.items]);
   return (
     <section>
       <h1>Search</h1>

@@ -5,7 +5,6 @@ import { ConfirmDialog, ErrorBox, Time, useAction } from '../ui/components.tsx';
 import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import { useTitle } from '../ui/title.ts';
-import { remember } from './secrets-context.ts';
 import { SecretRotation } from './secret-rotation.tsx';
 import { DeleteDialog } from './secrets-ui.tsx';
 
@@ -23,10 +22,6 @@ export function Secret() {
     async () => {
       const found = unwrap(await client.api.GET('/api/v1/secrets/{secretId}', { params: { path: { secretId } } }));
       const [projectSlug = '', envSlug = ''] = found.path.split('/');
-      // Other views name it from memory from here on.
-      remember({
-        secrets: [{ id: found.id, key: found.key, environmentId: found.environmentId, envSlug, projectId: found.projectId, projectSlug }],
-      });
       return { ...found, projectSlug, envSlug };
     },
     [secretId],

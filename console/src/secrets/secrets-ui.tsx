@@ -1,7 +1,6 @@
 import { useLayoutEffect, useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
 import { Dialog, ErrorBox, useAction } from '../ui/components.tsx';
-import { forgetSecret } from './secrets-context.ts';
 
 /**
  * A long list put on screen a slice per frame: `first` items at once, then `step` more each animation frame, so a
@@ -81,7 +80,7 @@ export function DeleteDialog({
         }),
       ),
     );
-    if (done) forgetSecret(secret.id), onDeleted();
+    if (done) onDeleted();
   };
   return (
     <Dialog label={`Delete ${secret.key}`} onCancel={onCancel}>

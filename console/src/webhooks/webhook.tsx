@@ -1,34 +1,26 @@
 import { useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso/router';
-import { ApiError } from '@secrets-service/sdk/client';
-import { useSession, type Session } from '../api.ts';
+import { unwrap, useSession } from '../api.ts';
 import { AdminError, type Schemas } from '../ui/admin-ui.tsx';
 import { Loading, Time } from '../ui/components.tsx';
 import { useLoaded } from '../ui/loaded.ts';
-import { pageQuery } from '../ui/paged.tsx';
 import { Deliveries } from './admin-deliveries.tsx';
 import { RecoverForm, RotateForm, Stats, TestEventButton } from './admin-webhook-ops.tsx';
 import { EndpointStatus } from './webhooks.tsx';
 import { useTitle } from '../ui/title.ts';
 
 /**
- * An endpoint by id. The API has no single-endpoint read, and a workspace holds at most 20 endpoints: the list's
- * pages are read until it is found; another workspace's endpoint is not in it, so NOT_FOUND as the API would say.
+ * `/console/webhooks/{endpointId}`: one endpoint (`GET /api/v1/webhooks/{id}`; another workspace's is NOT_FOUND), its
+ * operations (test, recover, rotate), statistics and deliveries.
  */
-async function findEndpoint(client: Session['client'], id: string): Promise<Schemas['WebhookEndpoint']> {
-  for await (const endpoint of client.paginate((cursor) =>
-    client.api.GET('/api/v1/webhooks', { params: { query: pageQuery(cursor, '50') } }),
-  )) {
-    if (endpoint.id === id) return endpoint;
-  }
-  throw new ApiError(404, 'NOT_FOUND', 'webhook endpoint not found');
-}
-
-/** `/console/webhooks/{endpointId}`: one endpoint, its operations (test, recover, rotate), statistics and deliveries. */
 export function Webhook() {
   const { client } = useSession();
   const endpointId = useRoute().params.endpointId ?? '';
-  const endpoint = useLoaded(() => findEndpoint(client, endpointId), [endpointId], { keep: true });
+  const endpoint = useLoaded(
+    async () => unwrap(await client.api.GET('/api/v1/webhooks/{id}', { params: { path: { id: endpointId } } })),
+    [endpointId],
+    { keep: true },
+  );
   const [added, setAdded] = useState<Schemas['Delivery'][]>([]);
   const [deliveriesGeneration, setDeliveriesGeneration] = useState(0);
   const [statsGeneration, setStatsGeneration] = useState(0);
