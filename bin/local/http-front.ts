@@ -47,7 +47,8 @@ export function matchRoute(routes: readonly CompiledRoute[], method: string, pat
     (route) =>
       route.method === method &&
       route.segments.length === parts.length &&
-      route.segments.every((segment, i) => segment.startsWith('{') || segment === parts[i]),
+      // A {param} takes one segment that is not empty, as API Gateway's: `/projects/` is no `/projects/{projectId}`.
+      route.segments.every((segment, i) => (segment.startsWith('{') ? parts[i] !== '' : segment === parts[i])),
   );
   const rank = (route: CompiledRoute) => route.segments.map((s) => (s.startsWith('{') ? '1' : '0')).join('');
   const best = candidates.sort((a, b) => rank(a).localeCompare(rank(b)))[0];

@@ -26,4 +26,10 @@ describe('local API Gateway route matching', () => {
     expect(matchRoute(routes, 'GET', '/api/v1/projects/by-slug/x/')).toBeUndefined();
     expect(matchRoute(routes, 'GET', '/api/v1/projects/by-slug/%E0%A4%A')).toBeUndefined();
   });
+
+  it('gives a parameter no empty segment: a trailing slash is no lookup by id', () => {
+    const byId = [compile('GET /api/v1/projects/{projectId}')];
+    expect(matchRoute(byId, 'GET', '/api/v1/projects/proj_1')?.params).toEqual({ projectId: 'proj_1' });
+    expect(matchRoute(byId, 'GET', '/api/v1/projects/')).toBeUndefined();
+  });
 });
