@@ -505,7 +505,7 @@ export interface components {
     AuditEntry: {
       id: string;
       /** @enum {string} */
-      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
       actorSub: string;
       target: string;
       metadata: {
@@ -3401,7 +3401,7 @@ export interface operations {
       query?: {
         limit?: string;
         cursor?: string;
-        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
         target?: string;
         actorSub?: string;
         since?: string;

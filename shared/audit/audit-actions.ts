@@ -20,6 +20,12 @@ export const AUDIT_ACTIONS = [
   'secret.rotation_configure',
   'secret.rotation_failed',
   'secret.rotation_succeeded',
+  // A rotation started by a caller (decisions.md v1.4): POST …/rotate or RotateSecret that rotates now; metadata
+  // names no value. A scheduled start is audited by its outcome's `startedBy: "schedule"` alone.
+  'secret.rotation_start',
+  // An AWS write repeated a ClientRequestToken that names an existing version (decisions.md v1.4, Hardening):
+  // `matched` true, false, or null when the caller may not compare; counted against the reveal rate limit.
+  'secret.write_repeated',
   'access_key.create',
   'access_key.revoke',
   'access_key.update',
