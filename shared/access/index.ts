@@ -10,6 +10,7 @@ export {
   assertMayManageWebhooks,
   assertMayOperateDeliveries,
   assertMayReadAudit,
+  mayCompareRepeatedWrite,
   requireAccess,
   type AccessRequest,
   type AccessScope,

@@ -70,6 +70,20 @@ export async function requireAccess<T>(
   throw new ForbiddenError(`This credential may not ${action} ${placeOf(target)}`);
 }
 
+/**
+ * Whether a repeated AWS write may be compared with the value of the version its `ClientRequestToken` names
+ * (decisions.md v1.4, Hardening): only for a caller who may `reveal` the secret, or who wrote that version itself (an
+ * SDK's automatic retry of its own write). Anyone else would learn whether a guessed value is the stored one.
+ */
+export function mayCompareRepeatedWrite(
+  principal: Principal,
+  secret: { projectSlug: string; envSlug: string; key: string },
+  writtenBy: string,
+): boolean {
+  if (writtenBy === principal.actorSub) return true;
+  return principal.authority.policy.allows('reveal', { project: secret.projectSlug, environment: secret.envSlug, key: secret.key });
+}
+
 /** The parts of the workspace's administration, each refused by its own function below. */
 type AdminArea =
   | 'manage access keys'

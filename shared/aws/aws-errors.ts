@@ -42,8 +42,8 @@ export function toAwsError(error: unknown): AwsError {
   if (error instanceof UnrecognizedKeyError) return new AwsError('UnrecognizedClientException', error.message);
   if (error instanceof ExpiredSessionError) return new AwsError('ExpiredTokenException', error.message);
   if (error instanceof SecretExistsError) return new AwsError('ResourceExistsException', 'A secret with this name already exists.');
-  if (error instanceof VersionIdExistsError)
-    return new AwsError('ResourceExistsException', 'A version with this ClientRequestToken already exists with a different value.');
+  // Its message names the version and whether the value was compared, never the value (secret-writer.ts).
+  if (error instanceof VersionIdExistsError) return new AwsError('ResourceExistsException', error.message);
   if (error instanceof ApiError) {
     const mapped = BY_CODE[error.code];
     if (mapped) return new AwsError(mapped.type, error.message, mapped.status);

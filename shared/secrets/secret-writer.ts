@@ -1,8 +1,9 @@
+import { mayCompareRepeatedWrite } from '../access/index.ts';
 import { auditEntry } from '../audit/index.ts';
 import { iso, type Clock } from '../platform/clock.ts';
 import { secretContext } from '../platform/crypto/context.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
-import { ConflictError, NotFoundError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../platform/errors.ts';
 import { announceAnswer } from '../platform/http/idempotency-scope.ts';
 import { newId } from '../platform/ids.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
@@ -10,7 +11,8 @@ import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';
 import type { EnvironmentRef, makeSecretGuard } from './secret-guard.ts';
 import { untilHeadWritten } from './head-retries.ts';
-import { metadataOf } from './secret-reveals.ts';
+import { metadataOf, workspaceRevealLimit } from './secret-reveals.ts';
+import { versionOfDerivedId } from './secret-names.ts';
 import {
   revisionAfter,
   SecretExistsError,
@@ -93,15 +95,26 @@ export interface WriteAnswer {
 export interface SecretWriterDeps {
   store: Pick<
     Store,
-    'getEnvironmentSecret' | 'getSecretHead' | 'getSecretVersion' | 'getVersionNumberOf' | 'writeSecretVersion' | 'updateSecretMetadata'
+    | 'getEnvironmentSecret'
+    | 'getSecretHead'
+    | 'getSecretVersion'
+    | 'getVersionNumberOf'
+    | 'writeSecretVersion'
+    | 'updateSecretMetadata'
+    | 'countRevealPage'
+    | 'writeAuditEntries'
   >;
   cipher: Cipher;
   clock: Clock;
+  /** The reveal limits a repeated write counts against (a comparison with a stored value is a reveal's worth). */
+  revealsPerMinute: number;
+  workspaceRevealsPerMinute?: number | undefined;
   /** The service's guard: `changeMetadata` asks the policy on each read of the head. */
   guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>;
 }
 
-export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDeps) {
+export function makeSecretWriter(deps: SecretWriterDeps) {
+  const { store, cipher, clock, guard } = deps;
   const { readable, permit } = guard;
   /**
    * The write loop shared by write and rollback: read the key's current version, check If-Match, seal the value
@@ -136,7 +149,7 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
       if (options.ifMatch !== undefined && options.ifMatch !== currentVersion) {
         // A retry of the write that made the key (the same token) answers what it made.
         const repeated =
-          current && options.versionId !== undefined ? await repeatedWrite(ws, current, options.versionId, input.value) : undefined;
+          current && options.versionId !== undefined ? await repeatedWrite(principal, current, options.versionId, input.value) : undefined;
         if (repeated) return repeated;
         const message = `If-Match: the current version of ${input.key} is ${currentVersion}, not ${options.ifMatch}`;
         throw options.ifMatch === 0 ? new SecretExistsError(message) : new ConflictError(message);
@@ -145,6 +158,10 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
       // A rotation's reserved version is filled under its token; any other write takes the number after the highest.
       const reserved = reservedFor(current, options.versionId);
       const number = reserved ?? latestVersionOf(current) + 1;
+      if (current && options.versionId !== undefined && versionOfDerivedId(current.id, options.versionId) !== undefined) {
+        const repeated = await derivedTokenWrite(principal, current, options.versionId, number, input.value);
+        if (repeated) return repeated;
+      }
       const labelled = labelledAfter(current, number, stages, options.versionId);
       const becomesCurrent = labelled.currentVersion === number;
       const description = options.metadata?.description === undefined ? current?.description : options.metadata.description;
@@ -194,7 +211,7 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
         return { ...answer, versionId: options.versionId ?? null, secret: record };
       } catch (error) {
         if (error instanceof VersionIdTakenError) {
-          const repeated = await repeatedWrite(ws, record, options.versionId!, input.value);
+          const repeated = await repeatedWrite(principal, record, options.versionId!, input.value);
           if (repeated) return repeated;
           // The token is claimed but names no version that can be read (a purge in between): no retry can win.
           throw new VersionIdExistsError(`ClientRequestToken: already names a version of ${input.key} that is gone`);
@@ -212,16 +229,57 @@ export function makeSecretWriter({ store, cipher, clock, guard }: SecretWriterDe
   }
 
   /**
-   * A write whose VersionId already names a version of the secret: with the same value it is a retry and answers
-   * that version (no new one, as AWS documents `ClientRequestToken`); with another value, VersionIdExistsError. The
-   * stored value is opened to compare, never answered. Undefined when the token names no version (yet).
+   * A write whose token has the shape of this secret's derived VersionIds (secret-names.ts), which no claim item
+   * guards. It is a repeat of version `named` when that version was written without a token of its own (its
+   * VersionId is this one); undefined (write on) when it is the very version this write makes. Any other use would
+   * give one VersionId two meanings: refused.
    */
-  async function repeatedWrite(ws: string, secret: SecretRecord, versionId: string, value: string): Promise<WriteAnswer | undefined> {
-    const version = await store.getVersionNumberOf(ws, secret.id, versionId);
+  async function derivedTokenWrite(principal: Principal, current: SecretRecord, versionId: string, number: number, value: string) {
+    const named = versionOfDerivedId(current.id, versionId)!;
+    if (named === number) return undefined;
+    const repeated = named <= latestVersionOf(current) ? await repeatedWrite(principal, current, versionId, value) : undefined;
+    if (repeated) return repeated;
+    throw new ValidationError(
+      `ClientRequestToken: has the form of the VersionIds of ${current.key} (version ${named}); use a token of your own`,
+    );
+  }
+
+  /**
+   * A write whose VersionId already names a version of the secret (decisions.md v1.4, Hardening). The stored value
+   * is compared only for a caller who may reveal the secret or wrote that version itself (`mayCompareRepeatedWrite`):
+   * the same value answers that version (no new one, as AWS documents `ClientRequestToken`); another value, or any
+   * value from anyone else, is VersionIdExistsError. Every repeat counts against the caller's reveal limits before
+   * anything is opened, and is audited `secret.write_repeated` (`matched`: true, false, or null when not compared)
+   * before the answer. Undefined when the token names no version (yet).
+   */
+  async function repeatedWrite(
+    principal: Principal,
+    secret: SecretRecord,
+    versionId: string,
+    value: string,
+  ): Promise<WriteAnswer | undefined> {
+    const ws = principal.workspaceId;
+    const derived = versionOfDerivedId(secret.id, versionId);
+    const version = derived ?? (await store.getVersionNumberOf(ws, secret.id, versionId));
     const stored = version === undefined ? undefined : await store.getSecretVersion(ws, secret.id, version);
-    if (version === undefined || !stored) return undefined;
-    const same = (await cipher.decrypt(stored.sealed, secretContext(ws, secret.id, version))) === value;
-    if (!same) throw new VersionIdExistsError(`ClientRequestToken: a version of ${secret.key} with this token has another value`);
+    // A derived id names the version only while that version has no token of its own.
+    if (version === undefined || !stored || (derived !== undefined && stored.versionId !== null)) return undefined;
+    const now = clock.now();
+    const limit = {
+      credentialId: principal.credentialId,
+      perMinute: deps.revealsPerMinute,
+      workspacePerMinute: workspaceRevealLimit(deps),
+      now,
+    };
+    await store.countRevealPage(ws, limit);
+    const matched = mayCompareRepeatedWrite(principal, secret, stored.createdBy)
+      ? (await cipher.decrypt(stored.sealed, secretContext(ws, secret.id, version))) === value
+      : null;
+    await store.writeAuditEntries(ws, [
+      auditEntry(principal, 'secret.write_repeated', secret.id, { ...metadataOf(secret), version, matched }, now),
+    ]);
+    if (matched === null) throw new VersionIdExistsError(`ClientRequestToken: already names version ${version} of ${secret.key}`);
+    if (!matched) throw new VersionIdExistsError(`ClientRequestToken: a version of ${secret.key} with this token has another value`);
     const head = await store.getSecretHead(ws, secret.id);
     const { sealed: _sealed, ...record } = head ?? { ...secret, sealed: undefined };
     return { id: secret.id, key: secret.key, version, versionId, secret: record, repeated: true };
