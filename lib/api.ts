@@ -64,6 +64,8 @@ export interface ApiConstructProps {
   readonly table: ITable;
   /** The key that wraps secret values and webhook signing secrets. */
   readonly key: IKey;
+  /** The key's alias, which the AWS API accepts as a `KmsKeyId` naming the stack's own key. */
+  readonly keyAlias?: string | undefined;
   /** Where the webhook-deliveries group queues manual retries. */
   readonly deliveries: QueueSender;
   /** Where the secrets group and the AWS API queue a rotation's first step. */
@@ -222,7 +224,12 @@ const LOGIN_ROUTE_KEY = 'POST /api/v1/auth/login';
 /** Every API function but the login's and the AWS API's takes JWTs, so each gets the JWT settings; two groups reveal. */
 function functionEnvironment(group: RouteGroup, props: ApiConstructProps): Record<string, string> {
   // The AWS API authenticates SigV4 signatures only (no JWT), reveals, and names the stack's account in its ARNs.
-  if (group === 'aws') return { ...revealLimits(props), AWS_ACCOUNT_ID: Stack.of(props.table).account };
+  if (group === 'aws')
+    return {
+      ...revealLimits(props),
+      AWS_ACCOUNT_ID: Stack.of(props.table).account,
+      ...(props.keyAlias !== undefined && { KMS_KEY_ALIAS: props.keyAlias }),
+    };
   const jwt = props.jwt;
   return {
     ...(jwt && { JWT_ISSUER: jwt.issuer, JWT_AUDIENCE: jwt.audience, JWT_JWKS_URI: jwt.jwksUri }),

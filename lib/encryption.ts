@@ -72,6 +72,8 @@ function operatorMacKeyStatements(): PolicyStatement[] {
  */
 export class EncryptionConstruct extends Construct {
   readonly key: Key;
+  /** The key's alias, `alias/<stage>-secrets`: a name the AWS API accepts as `KmsKeyId` (decisions.md v1.4). */
+  readonly keyAlias: string;
 
   constructor(scope: Construct, id: string, props: EncryptionConstructProps) {
     super(scope, id);
@@ -87,9 +89,10 @@ export class EncryptionConstruct extends Construct {
         ...operatorMacKeyStatements(),
       ],
     });
+    this.keyAlias = `alias/${props.stage}-secrets`;
     this.key = new Key(this, 'SecretsKey', {
       description: `Wraps the data keys of the ${props.stage} secrets service`,
-      alias: `alias/${props.stage}-secrets`,
+      alias: this.keyAlias,
       enableKeyRotation: true,
       policy: keyPolicy,
       pendingWindow: Duration.days(30),

@@ -87,6 +87,7 @@ export class ServiceStack extends Stack {
     this.rotation = new SecretRotationConstruct(this, 'SecretRotation', { stage, ...resources, functionArns: props.rotationFunctionArns });
     this.api = new ApiConstruct(this, 'Api', {
       ...resources,
+      keyAlias: this.encryption.keyAlias,
       deliveries: this.delivery,
       rotations: this.rotation,
       revealsPerMinute: props.revealsPerMinute ?? DEFAULT_REVEALS_PER_MINUTE,

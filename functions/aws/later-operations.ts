@@ -18,4 +18,8 @@ export const LATER_OPERATIONS = [
   'UpdateSecretVersionStage',
   'RotateSecret',
   'CancelRotateSecret',
+  'GetResourcePolicy',
+  'DeleteResourcePolicy',
+  'PutResourcePolicy',
+  'ValidateResourcePolicy',
 ] as const;

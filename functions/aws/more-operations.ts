@@ -4,6 +4,8 @@ import { getRandomPassword } from '../../shared/aws/random-password.ts';
 import { makeSecretLookup } from '../../shared/aws/secret-lookup.ts';
 import { makeSecretOperations } from '../../shared/aws/secret-operations.ts';
 import { makeSecretWrites } from '../../shared/aws/secret-writes.ts';
+import { ownKeyNames } from '../../shared/aws/kms-key-id.ts';
+import { makeResourcePolicyOperations } from '../../shared/aws/resource-policies.ts';
 import { makeRotationOperations } from '../../shared/aws/rotation-operations.ts';
 import type { AwsOperation } from '../../shared/aws/aws-handler.ts';
 import type { Clock } from '../../shared/platform/clock.ts';
@@ -27,11 +29,12 @@ export function moreOperations(deps: { config: Config; db: Db; pager: Pager; clo
   const lookup = makeSecretLookup(secrets, deletedSecrets, config.aws);
   const operations: Record<string, AwsOperation> = {
     ...makeSecretOperations(secrets, lookup, config.aws),
-    ...makeSecretWrites(secrets, deletedSecrets, lookup, config.aws),
+    ...makeSecretWrites(secrets, deletedSecrets, lookup, config.aws, ownKeyNames(config.keyNames)),
     ListSecrets: makeListSecrets(secrets, deletedSecrets, config.aws),
     BatchGetSecretValue: makeBatchGetSecretValue(secrets, config.aws),
     GetRandomPassword: getRandomPassword,
     ...makeRotationOperations(secrets, lookup, config.aws),
+    ...makeResourcePolicyOperations(secrets, lookup, config.aws),
   };
   return { lookup, operations };
 }

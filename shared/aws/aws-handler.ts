@@ -46,15 +46,7 @@ export interface LazyOperation {
 export const defineOperation = <S extends core.$ZodType>(operation: AwsOperation<S>): AwsOperation => operation as unknown as AwsOperation;
 
 /** Operations of AWS's API this service does not serve: InvalidRequestException, naming it. */
-export const UNSUPPORTED_OPERATIONS = new Set([
-  'DeleteResourcePolicy',
-  'GetResourcePolicy',
-  'PutResourcePolicy',
-  'ValidateResourcePolicy',
-  'ReplicateSecretToRegions',
-  'RemoveRegionsFromReplication',
-  'StopReplicationToReplica',
-]);
+export const UNSUPPORTED_OPERATIONS = new Set(['ReplicateSecretToRegions', 'RemoveRegionsFromReplication', 'StopReplicationToReplica']);
 
 const MAX_BODY_BYTES = 256 * 1024;
 const CONTENT_TYPE = 'application/x-amz-json-1.1';

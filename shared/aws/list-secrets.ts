@@ -9,8 +9,9 @@ import { tagList } from './secret-operations.ts';
 /**
  * ListSecrets as AWS documents it, over the secrets service's search (what the caller may read, read on past the
  * rest): `MaxResults` 1 to 100, `NextToken` (the sealed cursor), and `Filters`: each a key and 1 to 10 values; values
- * of one filter are alternatives, filters all apply; a value starting with `!` negates. `name` and `description`
- * match as prefixes, `tag-key` and `tag-value` as prefixes of a tag's key or value, `all` any of them. AWS sorts by
+ * of one filter are alternatives, filters all apply; a value starting with `!` negates. `name` matches as a prefix,
+ * `description` as a prefix whatever the case, `tag-key` and `tag-value` as prefixes of a tag's key or value, and
+ * `all` word by word (`wordsOf`) over all of them (decisions.md v1.4, "Filters"). AWS sorts by
  * CreatedDate: secret ids sort by creation, and the search goes by id, so `SortOrder` `desc` (the default) reads its
  * index down and `asc` up, from the same position a NextToken seals (bound to its order). `IncludePlannedDeletion`
  * lists, beside them, the secrets in their recovery window the caller may read, with `DeletedDate`, through the
@@ -61,10 +62,34 @@ function fieldsOf(key: Filter['Key'], secret: SecretRecord): string[] {
   }
 }
 
+/**
+ * The words of a text as AWS's `all` filter splits it, in lower case: at spaces and punctuation, where lower case
+ * turns to upper case (`dbPassword`: db, password) and between letters and digits (`db2`: db, 2).
+ */
+export function wordsOf(text: string): string[] {
+  return text
+    .split(/[^\p{L}\p{N}]+/u)
+    .flatMap((part) => part.split(/(?<=\p{Ll})(?=\p{Lu})|(?<=\p{L})(?=\p{N})|(?<=\p{N})(?=\p{L})/u))
+    .filter((word) => word !== '')
+    .map((word) => word.toLowerCase());
+}
+
+/** Whether a filter value matches the texts a filter key looks at, as that key compares. */
+function matcherOf(key: Filter['Key'], fields: string[]): (value: string) => boolean {
+  if (key === 'description') {
+    const lower = fields.map((field) => field.toLowerCase());
+    return (value) => lower.some((field) => field.startsWith(value.toLowerCase()));
+  }
+  if (key === 'all') {
+    const words = fields.flatMap(wordsOf);
+    return (value) => wordsOf(value).some((wanted) => words.some((word) => word.startsWith(wanted)));
+  }
+  return (value) => fields.some((field) => field.startsWith(value));
+}
+
 /** Whether a secret passes one filter: any of its plain values matches, and none of its negated values does. */
 function passes(filter: Filter, secret: SecretRecord): boolean {
-  const fields = fieldsOf(filter.Key, secret);
-  const hit = (value: string) => fields.some((field) => field.startsWith(value));
+  const hit = matcherOf(filter.Key, fieldsOf(filter.Key, secret));
   const plain = filter.Values.filter((value) => !value.startsWith('!'));
   const negated = filter.Values.filter((value) => value.startsWith('!')).map((value) => value.slice(1));
   return (plain.length === 0 || plain.some(hit)) && !negated.some(hit);

@@ -7,6 +7,7 @@ import { epochSeconds, pathOfName } from './names.ts';
 import { checkStages, secretArn, secretPath, stagesOf, versionIdOf, type AwsPlace } from '../secrets/index.ts';
 import { markedForDeletion, type SecretLookup } from './secret-lookup.ts';
 import { secretIdSchema } from './get-secret-value.ts';
+import { checkKmsKeyId } from './kms-key-id.ts';
 
 /**
  * The writes of the AWS API (decisions.md, "The AWS Secrets Manager API"): CreateSecret, PutSecretValue,
@@ -23,6 +24,7 @@ const clientRequestToken = () =>
   z.optional(z.string().check(z.regex(/^[\x21-\x7e]{32,64}$/, 'must be 32 to 64 printable ASCII characters')));
 const secretString = () => z.optional(z.string().check(z.maxLength(65536)));
 const description = () => z.optional(z.string().check(z.maxLength(2048)));
+const kmsKeyId = () => z.optional(z.string().check(z.minLength(1), z.maxLength(2048)));
 /** A field of AWS's request that this service does not serve: refused by name when present (see `refuseFields`). */
 const unsupported = () => z.optional(z.unknown());
 
@@ -43,7 +45,6 @@ function refuseFields(input: Record<string, unknown>, fields: readonly string[])
   if (given === undefined) return;
   const why: Record<string, string> = {
     SecretBinary: 'binary values are not supported by this service: use SecretString',
-    KmsKeyId: "values are sealed under the service's own KMS key",
     AddReplicaRegions: 'replica regions are not supported by this service',
     ForceOverwriteReplicaSecret: 'replica regions are not supported by this service',
   };
@@ -69,6 +70,8 @@ export function makeSecretWrites(
   deletedSecrets: DeletedSecretService,
   lookup: SecretLookup,
   place: AwsPlace,
+  /** The names of the key values are sealed under (kms-key-id.ts, `ownKeyNames`). */
+  keyNames: readonly string[],
 ): Record<string, AwsOperation> {
   const named = (secret: Pick<SecretRecord, 'id' | 'projectSlug' | 'envSlug' | 'key'>) => ({
     ARN: secretArn(place, secret),
@@ -89,12 +92,13 @@ export function makeSecretWrites(
         SecretString: secretString(),
         Tags: z.optional(tagsSchema()),
         SecretBinary: unsupported(),
-        KmsKeyId: unsupported(),
+        KmsKeyId: kmsKeyId(),
         AddReplicaRegions: unsupported(),
         ForceOverwriteReplicaSecret: z.optional(z.boolean()),
       }),
       handle: async (principal, input) => {
-        refuseFields(input, ['SecretBinary', 'KmsKeyId', 'AddReplicaRegions']);
+        refuseFields(input, ['SecretBinary', 'AddReplicaRegions']);
+        checkKmsKeyId(input.KmsKeyId, keyNames);
         const path = pathOfName(input.Name);
         if (!path)
           throw new AwsError(
@@ -152,10 +156,11 @@ export function makeSecretWrites(
         Description: description(),
         SecretString: secretString(),
         SecretBinary: unsupported(),
-        KmsKeyId: unsupported(),
+        KmsKeyId: kmsKeyId(),
       }),
       handle: async (principal, input) => {
-        refuseFields(input, ['SecretBinary', 'KmsKeyId']);
+        refuseFields(input, ['SecretBinary']);
+        checkKmsKeyId(input.KmsKeyId, keyNames);
         let secret = await lookup.liveSecret(principal, input.SecretId);
         if (input.Description !== undefined && input.Description !== (secret.description ?? '')) {
           const description = input.Description === '' ? null : input.Description;

@@ -89,6 +89,8 @@ export type Config = {
   encryption: { kind: 'kms'; keyId: string } | { kind: 'local'; keyFile: string } | undefined;
   /** Where the AWS Secrets Manager API answers: the region requests are signed for, the account of its ARNs. */
   aws: { region: string; account: string };
+  /** The names of the key values are sealed under, as an AWS request may give them (`KmsKeyId`); locally none. */
+  keyNames: { keyArn: string | undefined; alias: string | undefined };
 };
 
 /**
@@ -131,6 +133,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE: read('REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE', integer(1, 10_000_000)),
     /** The customer-managed KMS key that wraps data keys (set by the CDK stack). */
     KMS_KEY_ID: read('KMS_KEY_ID', trimmed),
+    /** The KMS key's alias (`alias/<stage>-secrets`, set by the CDK stack for the AWS API): a `KmsKeyId` it accepts. */
+    KMS_KEY_ALIAS: read('KMS_KEY_ALIAS', trimmed),
     /** The local stack's keyring file, in place of KMS (never set by the CDK stack). */
     LOCAL_KEYRING_FILE: read('LOCAL_KEYRING_FILE', trimmed),
     /** CIDRs exempted from the webhook SSRF guard: local stack and tests only, never set by the CDK stack. */
@@ -212,6 +216,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryption: encryptionOf(c.KMS_KEY_ID, c.LOCAL_KEYRING_FILE),
     /** Where the AWS Secrets Manager API answers: the region requests are signed for, the account of its ARNs. */
     aws: { region: c.AWS_API_REGION ?? c.AWS_REGION ?? 'us-east-1', account: c.AWS_ACCOUNT_ID ?? '000000000000' },
+    /** The names of the key values are sealed under that a request may give (the AWS API's `KmsKeyId`). */
+    keyNames: { keyArn: c.KMS_KEY_ID?.startsWith('arn:') ? c.KMS_KEY_ID : undefined, alias: c.KMS_KEY_ALIAS },
   };
 }
 

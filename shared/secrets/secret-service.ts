@@ -1,4 +1,4 @@
-import type { Principal } from '../platform/principal.ts';
+import type { PolicyAction, Principal } from '../platform/principal.ts';
 import { iso, type Clock } from '../platform/clock.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { secretContext } from '../platform/crypto/context.ts';
@@ -270,7 +270,6 @@ export function makeSecretService(deps: SecretServiceDeps) {
         arn: secretArn(deps.place, secret),
         description: secret.description ?? null,
         tags: secret.tags ?? {},
-        // Rotation is configured by issue "Rotation": none yet.
         rotation: rotationAnswer(await store.getRotation(principal.workspaceId, secret.id)),
       };
     },
@@ -290,6 +289,15 @@ export function makeSecretService(deps: SecretServiceDeps) {
       }
       await visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
       return store.listSecrets(ws, environmentId, page, (record) => policy.allows('read', targetOf(record)));
+    },
+
+    /**
+     * Asks the policy whether the caller may do `action` on a secret it found (NOT_FOUND when it may not read it,
+     * FORBIDDEN, audited, when it may read but not do it), for an operation that changes nothing but must be allowed
+     * as if it did: the AWS API's DeleteResourcePolicy (`write`). Reads nothing.
+     */
+    async authorize(principal: Principal, action: PolicyAction, secret: SecretRecord): Promise<void> {
+      await permit(principal, action, await readable(principal, secret, secret.id));
     },
 
     /** Search by key, newest first, of what the caller may read (shared/secrets/secret-search-service.ts). */

@@ -171,8 +171,9 @@ describe('ServiceStack with defaults', () => {
       webhooks: [...common, ...key],
       'webhook-deliveries': [...common, ...queue, ...key],
       openapi: common.filter((name) => name !== 'TABLE_NAME'),
-      // The AWS API: SigV4 only (no JWT settings), the reveal limit, and the account of its ARNs.
-      aws: [...common, ...key, ...rotations, 'REVEAL_RATE_LIMIT_PER_MINUTE', 'AWS_ACCOUNT_ID'],
+      // The AWS API: SigV4 only (no JWT settings), the reveal limit, the account of its ARNs, and the key's alias (a
+      // KmsKeyId it accepts).
+      aws: [...common, ...key, ...rotations, 'REVEAL_RATE_LIMIT_PER_MINUTE', 'AWS_ACCOUNT_ID', 'KMS_KEY_ALIAS'],
       'webhook-fanout': [...common, ...queue],
       'delivery-worker': [...common, ...queue, ...scheduler, 'KMS_KEY_ID'],
       'delivery-sweeper': [...common, ...queue],
@@ -198,6 +199,7 @@ describe('ServiceStack with defaults', () => {
       expect(env(name)).toMatchObject({ DELIVERY_QUEUE_URL: { Ref: queueId } });
     for (const name of ['secrets', 'aws', 'rotation'] as const)
       expect(env(name)).toMatchObject({ ROTATION_QUEUE_URL: { Ref: idOf(stack, stack.rotation.queue) } });
+    expect(env('aws')).toMatchObject({ KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] }, KMS_KEY_ALIAS: 'alias/prod-secrets' });
     expect(env('rotation')).toMatchObject({
       KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] },
       AWS_ACCOUNT_ID: { Ref: 'AWS::AccountId' },

@@ -2,7 +2,7 @@ import {
   BatchGetSecretValueCommand,
   DescribeSecretCommand,
   GetRandomPasswordCommand,
-  GetResourcePolicyCommand,
+  ReplicateSecretToRegionsCommand,
   GetSecretValueCommand,
   ListSecretVersionIdsCommand,
   ListSecretsCommand,
@@ -156,9 +156,11 @@ describe('the AWS Secrets Manager API (POST /) through the AWS SDK for JavaScrip
     await expect(
       sm.send(new GetSecretValueCommand({ SecretId: 'payments-api/production/DB_URL', VersionStage: 'AWSPENDING' })),
     ).rejects.toMatchObject(notFound);
-    await expect(sm.send(new GetResourcePolicyCommand({ SecretId: 'x' }))).rejects.toMatchObject({
+    await expect(
+      sm.send(new ReplicateSecretToRegionsCommand({ SecretId: 'x', AddReplicaRegions: [{ Region: 'eu-west-1' }] })),
+    ).rejects.toMatchObject({
       name: 'InvalidRequestException',
-      message: 'GetResourcePolicy is not supported by this service.',
+      message: 'ReplicateSecretToRegions is not supported by this service.',
     });
   });
 

@@ -119,6 +119,12 @@ describe('the AWS API writes: CreateSecret, PutSecretValue, UpdateSecret, tags, 
     await expect(
       sm.send(new CreateSecretCommand({ Name: 'shop/staging/KMS', SecretString: 'v', KmsKeyId: 'alias/x' })),
     ).rejects.toMatchObject({ name: 'InvalidParameterException', message: expect.stringContaining('KmsKeyId') });
+    // AWS's default key (External Secrets Operator sends it) means the service's own: accepted (decisions.md v1.4).
+    const withDefault = { Name: 'shop/staging/KMS', SecretString: 'v', KmsKeyId: 'alias/aws/secretsmanager' };
+    expect((await sm.send(new CreateSecretCommand(withDefault))).Name).toBe('shop/staging/KMS');
+    await expect(
+      sm.send(new UpdateSecretCommand({ SecretId: 'shop/staging/KMS', SecretString: 'w', KmsKeyId: 'alias/other' })),
+    ).rejects.toMatchObject({ name: 'InvalidParameterException', message: expect.stringContaining('KmsKeyId') });
     await expect(sm.send(new CreateSecretCommand({ Name: 'shop/staging/EMPTY' }))).rejects.toMatchObject({
       name: 'InvalidParameterException',
       message: expect.stringContaining('SecretString'),

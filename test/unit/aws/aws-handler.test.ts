@@ -79,7 +79,7 @@ describe('the AWS API handler', () => {
     const cases = [
       ['secretsmanager.Nope', '{}', 'UnknownOperationException'],
       [undefined, '{}', 'UnknownOperationException'],
-      ['secretsmanager.PutResourcePolicy', '{}', 'InvalidRequestException'],
+      ['secretsmanager.ReplicateSecretToRegions', '{}', 'InvalidRequestException'],
       ['secretsmanager.Echo', '{not json', 'SerializationException'],
       ['secretsmanager.Echo', '[]', 'SerializationException'],
       ['secretsmanager.Echo', '{"SecretId":"123456789"}', 'InvalidParameterException'],

@@ -7,7 +7,7 @@ import { fakeCipher, fakeClock } from '../support/fakes.ts';
 describe('the AWS API operations loaded on first use', () => {
   it('are exactly the ones the handler names (a name missing from either would be UnknownOperationException or a 500)', () => {
     const { operations } = moreOperations({
-      config: { aws: LOCAL_PLACE, revealsPerMinute: 120 } as never,
+      config: { aws: LOCAL_PLACE, keyNames: { keyArn: undefined, alias: undefined }, revealsPerMinute: 120 } as never,
       db: { tableName: 't', doc: {} } as never,
       pager: {} as never,
       clock: fakeClock(),

@@ -23,9 +23,9 @@ type Listed = { SecretList: { Name: string; DeletedDate?: number }[]; NextToken?
  * The operation over a search that applies the filter it is given to three secrets, and a list with the deleted
  * ones that adds a fourth, deleted, secret.
  */
-function harness() {
+function harness(live: SecretRecord[] = ALL) {
   const search = vi.fn(async (_principal: unknown, _q: unknown, _page: unknown, options: Options = {}) => ({
-    items: ALL.filter((r) => !options.matching || options.matching(r)),
+    items: live.filter((r) => !options.matching || options.matching(r)),
     nextCursor: null,
     hasMore: false,
   }));
@@ -57,7 +57,33 @@ describe('ListSecrets filters', () => {
         ],
       }),
     ).toEqual(['app/prod/DB_URL']);
-    expect(await names({ Filters: [{ Key: 'all', Values: ['app/prod/API'] }] })).toEqual(['app/prod/API_KEY']);
+  });
+
+  it('description is a prefix whatever the case (decisions.md v1.4)', async () => {
+    const { names } = harness([{ ...record('DB_URL'), description: 'Legacy replica of the orders DB' }]);
+    expect(await names({ Filters: [{ Key: 'description', Values: ['legacy rep'] }] })).toEqual(['app/prod/DB_URL']);
+    expect(await names({ Filters: [{ Key: 'description', Values: ['LEGACY'] }] })).toEqual(['app/prod/DB_URL']);
+    // A prefix, not a word: the middle of the description matches nothing.
+    expect(await names({ Filters: [{ Key: 'description', Values: ['replica'] }] })).toEqual([]);
+  });
+
+  it('all matches word by word, whatever the case: spaces, punctuation, camelCase and digits split words', async () => {
+    const tagged = { ...record('ordersDb2Url'), description: 'legacy replica', tags: { 'cost-center': 'FinanceOps' } };
+    const { names } = harness([...ALL, tagged]);
+    const all = (value: string) => names({ Filters: [{ Key: 'all', Values: [value] }] });
+    expect(await all('rep')).toEqual(['app/prod/ordersDb2Url']);
+    expect(await all('API')).toEqual(['app/prod/API_KEY']);
+    expect(await all('ke')).toEqual(['app/prod/API_KEY']);
+    expect(await all('db')).toEqual(['app/prod/DB_URL', 'app/prod/DB_USER', 'app/prod/ordersDb2Url']);
+    expect(await all('2')).toEqual(['app/prod/ordersDb2Url']);
+    expect(await all('ops')).toEqual(['app/prod/ordersDb2Url']);
+    expect(await all('CENTER')).toEqual(['app/prod/ordersDb2Url']);
+    // Any word of the value: "zzz legacy" matches through "legacy".
+    expect(await all('zzz legacy')).toEqual(['app/prod/ordersDb2Url']);
+    // Not a word's prefix: "rl" is inside URL, "eplica" inside replica.
+    expect(await all('rl')).toEqual([]);
+    expect(await all('eplica')).toEqual([]);
+    expect(await all('!db')).toEqual(['app/prod/API_KEY']);
   });
 
   it('description and tags match nothing yet (secrets carry none), and their negation everything', async () => {
