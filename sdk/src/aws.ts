@@ -14,6 +14,7 @@
  * brings, calls it again before `expiration`. An AWS IAM login signs with the AWS SDK's default credentials, loaded
  * only then (aws-iam.ts).
  */
+import { refuseInsecureBaseUrl } from './base-url.js';
 import { loginBodies, postLogin, type AuthOptions } from './login.js';
 
 /** What an AWS SDK credential provider answers: the AWS SDK's `AwsCredentialIdentity`. */
@@ -37,11 +38,14 @@ const RENEW_BEFORE_MS = 60_000;
 /**
  * An AWS SDK credential provider that logs in (`format: "aws"`) and answers the login's temporary credentials,
  * logging in again once less than a minute (or a tenth of their life) remains; concurrent calls share one login.
- * A failed login rejects with the SDK's ApiError (never the JWT, token or a secret in its message).
+ * A failed login rejects with the SDK's ApiError (never the JWT, token or a secret in its message). A base URL that
+ * is `http://` to another machine is refused at once (TypeError), as `createClient` refuses it: the login carries a
+ * JWT or a signed STS request, and its answer is a secret key.
  */
 export function fromSecretsService(options: FromSecretsServiceOptions): () => Promise<AwsCredentialIdentity> {
   const { baseUrl, fetch: fetcher = (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(10_000) }), ...auth } = options;
   if (typeof baseUrl !== 'string' || baseUrl === '') throw new TypeError('baseUrl is required');
+  refuseInsecureBaseUrl(baseUrl);
   const bodies = loginBodies(auth as AuthOptions, baseUrl);
   let current: { identity: AwsCredentialIdentity; renewAt: number } | undefined;
   let pending: Promise<AwsCredentialIdentity> | undefined;

@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { type Command, Option } from 'commander';
 import { childEnvironment, NOT_A_NAME, platformNameCase, PROTECTED_ENV, withoutProtected } from './child-env.js';
-import type { Context } from './cli-context.js';
+import { type Context, UsageError } from './cli-context.js';
 import { fallbackOptions, loadWithFallback, type FallbackFlags } from './cli-fallback.js';
-import { formatValues, FORMATS, type Format } from './formats.js';
+import { formatValues, FORMATS, type Format, UnwritableValueError } from './formats.js';
 
 /** `secrets run` and `secrets export`: the environment's secrets into a child process or a format, guarded alike. */
 
@@ -49,6 +49,15 @@ async function runChild(values: Record<string, string>, command: string[], allow
   });
 }
 
+/** The export's text, whole or not at all; a value the format cannot carry is the user's choice of format: exit 2. */
+function formatted(values: Record<string, string>, format: Format): string {
+  try {
+    return formatValues(values, format, skipped);
+  } catch (error) {
+    throw error instanceof UnwritableValueError ? new UsageError(error.message) : error;
+  }
+}
+
 /** Registers `run` and `export` on the `secrets` command line. */
 export function registerRunAndExport(cli: Command, ctx: () => Context): void {
   fallbackOptions(cli.command('run').description('run a command with every secret as an environment variable').argument('<command...>'))
@@ -78,7 +87,13 @@ export function registerRunAndExport(cli: Command, ctx: () => Context): void {
         '\nshell and dotenv never carry these variables unless --allow-env names it, as',
         '`run` never sets them (NAME* is every name that begins with NAME):',
         ...protectedHelp(),
-        'Each one left out is named on stderr. json and yaml are data and carry every key.',
+        'Each one left out is named on stderr. json and yaml are data and carry every key;',
+        'shell and dotenv leave out (named on stderr) a key that is not a variable name',
+        '([A-Za-z_][A-Za-z0-9_]*: db/url, a.b).',
+        "\ndotenv writes a value in single quotes; one with a ' or a line break in double",
+        'quotes with each newline as \\n, if it holds no ", $, `, \\ or carriage return.',
+        'A value it cannot carry exactly (also one ending with \\) stops the export, naming',
+        'its key, with exit status 2 and nothing on stdout: use --format json or shell.',
         '\nExamples: secrets export --format json > secrets.json',
         '          eval "$(secrets export --format shell --allow-env NODE_ENV)"',
       ].join('\n'),
@@ -91,6 +106,6 @@ export function registerRunAndExport(cli: Command, ctx: () => Context): void {
         flags.format === 'shell' || flags.format === 'dotenv'
           ? withoutProtected(values, { allowed: flags.allowEnv ?? [], skip: skipped, nameCase: platformNameCase() })
           : values;
-      process.stdout.write(formatValues(carried, flags.format, skipped));
+      process.stdout.write(formatted(carried, flags.format));
     });
 }
