@@ -5,6 +5,7 @@ import type { Store } from '../store.ts';
 import { admitCredential, LAST_USED_GRANULARITY_MS, checkLoginKey } from './admit-credential.ts';
 import type { Authenticated, Authenticator, PrefetchKeys, RequestOrigin, RouteCall } from '../platform/http/authentication.ts';
 import { checksumHolds, hashToken, issuedTokenShape, type IssuedTokenShape } from './tokens.ts';
+import { tokenUseRefusal } from './token-use.ts';
 import { MacKeyMissingError, type ServiceMacs } from '../platform/crypto/mac-key.ts';
 import { loadOnce } from '../platform/on-first-use.ts';
 import { mayCall, roleAuthority, roleFromClaims, type Role } from './permissions.ts';
@@ -124,6 +125,9 @@ async function authenticateIssuedToken(
   // An AWS key pair's item authenticates SigV4 signatures only (shared/access/sigv4-credentials.ts), never a bearer.
   if (!record || record.workspaceId !== workspaceId || record.awsSecret)
     throw new AuthRequiredError('Authorization: the token is not valid');
+  // A login's token in AWS form is a session token only (token-use.ts).
+  const refusal = tokenUseRefusal(record, 'bearer');
+  if (refusal) throw new AuthRequiredError(`Authorization: ${refusal}`);
   return admitCredential(deps, { tokenHash, record, workspace, prefetched }, origin);
 }
 

@@ -197,6 +197,8 @@ export function makeLoginService(deps: LoginDeps) {
           lastUsedAt: null,
           ...tokenScope(record),
           keyRevision: target.revision ?? 0,
+          // The form answered, so the token works that way only (token-use.ts).
+          format: body.format ?? 'token',
         },
         audit,
         createdAt: iso(now),

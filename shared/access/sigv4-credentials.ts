@@ -7,6 +7,7 @@ import { AWS_KEY_ID } from './aws-keys.ts';
 import { AWS_SESSION_KEY_ID, awsSessionCredentials } from './aws-session.ts';
 import { MacKeyMissingError, type ServiceMacs } from '../platform/crypto/mac-key.ts';
 import { checksumHolds, hashToken, issuedTokenShape } from './tokens.ts';
+import { tokenUseRefusal } from './token-use.ts';
 import type { Store } from '../store.ts';
 
 /**
@@ -87,8 +88,9 @@ export function makeSigV4Authenticator(deps: SigV4AuthenticatorDeps) {
   };
 
   /**
-   * Temporary credentials: the session token is a login's `st_` token, checked as a bearer token is (its checksum
-   * before any read, its item strongly consistent with its key's state), and the key pair is derived from it again.
+   * Temporary credentials: the session token is a login's `st_` token in AWS form, checked as a bearer token is (its
+   * checksum before any read, its item strongly consistent with its key's state), and the key pair is derived from it
+   * again.
    */
   async function authenticateSession(signed: SignedBy, sessionToken: string, prefetch: PrefetchKeys, origin: RequestOrigin) {
     const shape = issuedTokenShape(sessionToken);
@@ -108,6 +110,8 @@ export function makeSigV4Authenticator(deps: SigV4AuthenticatorDeps) {
     const read = await deps.store.getCredentialContext(tokenHash, workspaceId, prefetch(workspaceId), { consistentWorkspace: true });
     const record = read.token;
     if (!record || record.workspaceId !== workspaceId || record.awsSecret) throw unrecognized();
+    // A login token of the default form is no session token (token-use.ts): AWS's answer for an invalid one.
+    if (tokenUseRefusal(record, 'aws_session')) throw unrecognized();
     if (!(await signed.signedWith(pair.secretAccessKey))) throw mismatch();
     if (record.expiresAt && Date.parse(record.expiresAt) <= deps.clock.now())
       throw new ExpiredSessionError('The security token included in the request is expired');

@@ -79,9 +79,23 @@ function amzDate(text: string | undefined): Date | undefined {
 const invalid = (message: string): SigV4Refusal => ({ type: 'InvalidSignatureException', message });
 
 /**
+ * The headers that say what a request does must be signed (decisions.md, "Hardening v1.4"): `X-Amz-Target` always,
+ * `Content-Type` when sent. The signature covers only the headers it names, so with the target left out a request
+ * captured within its 5 minutes could be sent again as another operation over the same signed body (a read replayed
+ * as a delete). Every AWS SDK and the AWS CLI sign both; a signature that leaves either out is AWS's
+ * IncompleteSignature. Answers the refusal, or undefined.
+ */
+export function checkOperationSigned(request: SignedRequest, auth: SigV4Authorization): SigV4Refusal | undefined {
+  const required = ['x-amz-target', ...(request.headers['content-type'] === undefined ? [] : ['content-type'])];
+  const unsigned = required.find((name) => !auth.signedHeaders.includes(name));
+  if (unsigned === undefined) return undefined;
+  return { type: 'IncompleteSignature', message: `The ${unsigned} header must be among the SignedHeaders.` };
+}
+
+/**
  * Checks everything the signature covers but the signature itself: the scope's region and service, the date and
- * its day, the payload hash, and that the host, the date and (when sent) the session token are signed. Answers the
- * signing date, or the refusal.
+ * its day, the payload hash, and that the operation (checkOperationSigned), the host, the date and (when sent) the
+ * session token are signed. Answers the signing date, or the refusal.
  */
 export function checkScope(
   request: SignedRequest,
@@ -97,6 +111,8 @@ export function checkScope(
   if (Math.abs(expected.now - date.getTime()) > MAX_SKEW_MS) {
     return invalid('Signature expired: the request date is more than 5 minutes from the current time.');
   }
+  const operation = checkOperationSigned(request, auth);
+  if (operation) return operation;
   for (const name of ['host', 'x-amz-date', ...(request.headers['x-amz-security-token'] === undefined ? [] : ['x-amz-security-token'])]) {
     if (!auth.signedHeaders.includes(name)) return invalid(`The ${name} header must be signed.`);
   }

@@ -55,6 +55,12 @@ export interface TokenItem {
   /** A login's token: the revision of its access key it was issued at (absent: the key's own long-lived token). */
   keyRevision?: number | undefined;
   /**
+   * A login's token: the form its login answered it in, `token` (a bearer token) or `aws` (the session token of
+   * temporary AWS credentials); each works only that way (shared/access/token-use.ts). Absent on other tokens and on
+   * login tokens issued before v1.4.
+   */
+  format?: 'token' | 'aws' | undefined;
+  /**
    * An AWS key pair's secret half, sealed (access keys with auth `aws_sigv4`): the item is then found by the hash of
    * the key id, and only a SigV4 signature made with this secret authenticates through it, never a bearer token.
    */
@@ -84,6 +90,7 @@ const TOKEN_FIELDS: (keyof TokenItem)[] = [
   'rulesId',
   'allowedCidrs',
   'keyRevision',
+  'format',
   'awsSecret',
 ];
 const API_KEY_FIELDS: (keyof ApiKeyItem)[] = ['id', 'name', 'tokenPrefix', 'tokenHash', 'createdAt', 'revokedAt', 'lastUsedAt'];

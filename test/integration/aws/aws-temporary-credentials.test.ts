@@ -1,8 +1,13 @@
+import { join } from 'node:path';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { fromSecretsService } from '@secrets-service/sdk/aws';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { awsSessionCredentials } from '../../../shared/access/aws-session.ts';
 import { hashToken } from '../../../shared/access/tokens.ts';
+import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../../../shared/platform/crypto/local-keyring.ts';
+import { loadServiceMacs } from '../../../shared/platform/crypto/mac-key.ts';
+import { makeMacKeyStore } from '../../../shared/platform/store/mac-key-store.ts';
 import { keys } from '../../../shared/platform/store/keys.ts';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
 import { iamLogin, signedRequest, stsIdentity } from '../../support/login.ts';
@@ -79,6 +84,27 @@ describe('temporary AWS credentials from a login with format aws', () => {
     });
     const { sessionToken: _dropped, ...pairAlone } = creds;
     await expect(client(pairAlone).send(get)).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+  });
+
+  it('the session token is no bearer token, and a login token of the default format is no session token (v1.4)', async () => {
+    const { awsCredentials: creds } = await login();
+    const get = new GetSecretValueCommand({ SecretId: 'temp-app/prod/API_KEY' });
+    // Whoever saw one signed request's headers holds the session token, not the secret key: REST refuses it.
+    const asBearer = await call('GET', '/api/v1/projects', { token: creds.sessionToken });
+    expect([asBearer.status, asBearer.body.error.code]).toEqual([401, 'AUTH_REQUIRED']);
+    expect(asBearer.body.error.message).toContain('X-Amz-Security-Token');
+    expect((await client(creds).send(get)).SecretString).toBe('temp-value');
+    // A default login's token still works as a bearer token, and not as a session token: even signed with the pair
+    // derived from it (only the service can derive it; this test unseals the local stack's MAC key to play the worst
+    // case), it is AWS's answer for an invalid security token.
+    const plain = (await iamLogin(keyId, await signedRequest(identity))).body.data.token as string;
+    expect((await call('GET', '/api/v1/projects', { token: plain })).status).toBe(200);
+    const { doc, tableName } = localStore();
+    const keyring = makeLocalKeyring({ keyFile: join(inject('localDir'), LOCAL_MASTER_KEY_FILE) });
+    const macs = await loadServiceMacs(makeMacKeyStore({ doc, tableName }), async () => keyring);
+    const derived = { ...awsSessionCredentials(macs, plain), sessionToken: plain };
+    await expect(client(derived).send(get)).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
+    await expect(client({ ...creds, sessionToken: plain }).send(get)).rejects.toMatchObject({ name: 'UnrecognizedClientException' });
   });
 
   it('follows the token: expired is ExpiredTokenException, a revoked key UnrecognizedClientException', async () => {

@@ -67,7 +67,7 @@ describe('authenticate', () => {
   it("asks for the workspace item strongly consistent with an st_ token: a login key's state is on it", async () => {
     // Prepare
     const token = issueToken(TEST_MACS, 'machine', WS);
-    const { authenticator, getCredentialContext } = setup({ kind: 'machine', keyRevision: 0 });
+    const { authenticator, getCredentialContext } = setup({ kind: 'machine', keyRevision: 0, format: 'token' });
     const extra = [{ PK: 'X', SK: 'Y', eventual: true as const }];
     // Act
     await authenticator(`Bearer ${token}`, () => extra);
@@ -82,11 +82,15 @@ describe('authenticate', () => {
     const adminRoute = { routeKey: 'GET /v1/audit', access: 'admin' as const };
     const workspaceRoute = { routeKey: 'GET /v1/projects', access: 'workspace' as const };
     // Act and assess
-    await expect(setup({ kind: 'machine', keyRevision: 0 }).authenticator(machine, undefined, {}, adminRoute)).rejects.toMatchObject({
+    await expect(
+      setup({ kind: 'machine', keyRevision: 0, format: 'token' }).authenticator(machine, undefined, {}, adminRoute),
+    ).rejects.toMatchObject({
       code: 'FORBIDDEN',
       message: 'This credential may not call GET /v1/audit: it needs an API key or a person with the admin role',
     });
-    await expect(setup({ kind: 'machine', keyRevision: 0 }).authenticator(machine, undefined, {}, workspaceRoute)).resolves.toMatchObject({
+    await expect(
+      setup({ kind: 'machine', keyRevision: 0, format: 'token' }).authenticator(machine, undefined, {}, workspaceRoute),
+    ).resolves.toMatchObject({
       principal: { kind: 'machine' },
     });
     await expect(setup({}).authenticator(apiKey, undefined, {}, adminRoute)).resolves.toMatchObject({ principal: { kind: 'api_key' } });

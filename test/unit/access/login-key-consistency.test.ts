@@ -50,7 +50,7 @@ const tokenItem = (kind: 'machine' | 'api_key') => ({
   expiresAt: null,
   revokedAt: null,
   lastUsedAt: lastMinute,
-  ...(kind === 'machine' && { keyRevision: 0 }),
+  ...(kind === 'machine' && { keyRevision: 0, format: 'token' }),
 });
 const workspaceItem = { ...keys.workspace(WS), id: WS, name: 'w', accountId: 'acc_1', allowlisted: true, createdAt: '', updatedAt: '' };
 

@@ -12,7 +12,7 @@ const KEY = { accessKeyId: 'AKSMABCDEFGHIJKLMNOP', secretAccessKey: 's'.repeat(4
 const principal = { workspaceId: 'ws_1', accountId: 'acc_1', kind: 'machine', actorSub: 'mid_1', credentialId: 'ak_1' } as never;
 
 /** An API Gateway event of a request the AWS SDK's signer signed, its body base64 as API Gateway hands it over. */
-async function event(target: string | undefined, body: string, options: { sign?: boolean } = {}) {
+async function event(target: string | undefined, body: string, options: { sign?: boolean; unsigned?: string[] } = {}) {
   const headers: Record<string, string> = {
     host: 'api.test',
     'content-type': 'application/x-amz-json-1.1',
@@ -23,7 +23,7 @@ async function event(target: string | undefined, body: string, options: { sign?:
       ? { headers }
       : await new SignatureV4({ service: 'secretsmanager', region: 'us-east-1', credentials: KEY, sha256: NodeSha256 }).sign(
           { method: 'POST', protocol: 'https:', hostname: 'api.test', path: '/', headers, body },
-          { signingDate: new Date(NOW) },
+          { signingDate: new Date(NOW), ...(options.unsigned && { unsignableHeaders: new Set(options.unsigned) }) },
         );
   return {
     version: '2.0',
@@ -78,7 +78,8 @@ describe('the AWS API handler', () => {
     const { handle } = handler();
     const cases = [
       ['secretsmanager.Nope', '{}', 'UnknownOperationException'],
-      [undefined, '{}', 'UnknownOperationException'],
+      // Without X-Amz-Target the signature cannot cover the operation (decisions.md, "Hardening v1.4").
+      [undefined, '{}', 'IncompleteSignature'],
       ['secretsmanager.ReplicateSecretToRegions', '{}', 'InvalidRequestException'],
       ['secretsmanager.Echo', '{not json', 'SerializationException'],
       ['secretsmanager.Echo', '[]', 'SerializationException'],
@@ -97,6 +98,14 @@ describe('the AWS API handler', () => {
     }
     const tooLong = parse(await handle(await event('secretsmanager.Echo', '{"SecretId":"123456789"}'), lambdaContext()));
     expect(tooLong.body.message).toMatch(/^SecretId: /);
+  });
+
+  it('refuses a signature without X-Amz-Target among its SignedHeaders (400 IncompleteSignature) before the key is read', async () => {
+    const { handle, seen } = handler();
+    const answer = parse(await handle(await event('secretsmanager.Echo', '{}', { unsigned: ['x-amz-target'] }), lambdaContext()));
+    expect([answer.status, answer.type, answer.body.__type]).toEqual([400, 'IncompleteSignature', 'IncompleteSignature']);
+    expect(answer.body.message).toMatch(/x-amz-target/);
+    expect(seen).toEqual([]);
   });
 
   it('refuses a request without a signature (403 MissingAuthenticationToken) before reading its operation', async () => {

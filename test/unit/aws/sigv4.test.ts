@@ -23,6 +23,10 @@ async function signed(
     service?: string;
     credentials?: typeof KEY & { sessionToken?: string };
     payloadHeader?: boolean;
+    /** Headers sent but left out of the signature. */
+    unsigned?: string[];
+    /** Headers not sent at all. */
+    omit?: string[];
   } = {},
 ): Promise<SignedRequest> {
   const signer = new SignatureV4({
@@ -40,14 +44,16 @@ async function signed(
       hostname: '127.0.0.1',
       port: 3000,
       path: '/',
-      headers: {
-        host: '127.0.0.1:3000',
-        'content-type': 'application/x-amz-json-1.1',
-        'x-amz-target': 'secretsmanager.GetSecretValue',
-      },
+      headers: Object.fromEntries(
+        Object.entries({
+          host: '127.0.0.1:3000',
+          'content-type': 'application/x-amz-json-1.1',
+          'x-amz-target': 'secretsmanager.GetSecretValue',
+        }).filter(([name]) => !options.omit?.includes(name)),
+      ),
       body,
     },
-    { signingDate: new Date(options.at ?? NOW) },
+    { signingDate: new Date(options.at ?? NOW), ...(options.unsigned && { unsignableHeaders: new Set(options.unsigned) }) },
   );
   const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
   return { method: 'POST', path: '/', query: {}, headers, body: Buffer.from(body) };
@@ -84,6 +90,25 @@ describe('SigV4 verification', () => {
     const temporary = await signed('{}', { credentials: { ...KEY, sessionToken: 'st_session' } });
     const swapped = { ...temporary, headers: { ...temporary.headers, 'x-amz-security-token': 'st_other' } };
     expect(await verify(swapped, KEY.secretAccessKey, 'st_other')).toBe('bad signature');
+  });
+
+  it('refuses a signature that leaves out X-Amz-Target, or the Content-Type sent (IncompleteSignature): no replay as another operation', async () => {
+    const untargeted = await signed('{"SecretId":"a/b/C"}', { unsigned: ['x-amz-target'] });
+    expect(untargeted.headers.authorization).not.toContain('x-amz-target');
+    expect(await verify(untargeted)).toEqual({
+      type: 'IncompleteSignature',
+      message: 'The x-amz-target header must be among the SignedHeaders.',
+    });
+    // Left unsigned, the target could be swapped and the signature would still hold: this is what the check stops.
+    const replayed = { ...untargeted, headers: { ...untargeted.headers, 'x-amz-target': 'secretsmanager.DeleteSecret' } };
+    expect(await verify(replayed)).toMatchObject({ type: 'IncompleteSignature' });
+    expect(await verify(await signed('{}', { omit: ['x-amz-target'] }))).toMatchObject({ type: 'IncompleteSignature' });
+    expect(await verify(await signed('{}', { unsigned: ['content-type'] }))).toEqual({
+      type: 'IncompleteSignature',
+      message: 'The content-type header must be among the SignedHeaders.',
+    });
+    // Content-Type need not be sent; when it is not, it need not be signed.
+    expect(await verify(await signed('{}', { omit: ['content-type'] }))).toBe('ok');
   });
 
   it('refuses a date 5 minutes and 1 second off either way, and accepts one 5 minutes off', async () => {
