@@ -96,7 +96,7 @@ export function makeSecretRoutes(service: SecretService, deleted: DeletedSecretS
         reveals: true,
         summary: "Reveal a secret's value",
         description:
-          'The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together).',
+          'The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written.',
         response: revealResult(),
         errors: ['NOT_FOUND', 'RATE_LIMITED'],
         access: 'workspace',
@@ -232,7 +232,8 @@ export function makeSecretRoutes(service: SecretService, deleted: DeletedSecretS
           'Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent.',
           'A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one',
           '`secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event;',
-          'the page counts as one reveal against the per-credential and per-workspace limits.',
+          'the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded,',
+          'with `encoding: "base64"`; a secret without a value yet (version 0) is left out.',
         ].join(' '),
         response: z.array(environmentValueAnswer()),
         paged: true,

@@ -118,7 +118,7 @@ export interface paths {
   "/api/v1/secrets/{secretId}/reveal": {
     /**
      * Reveal a secret's value
-     * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together).
+     * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written.
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
@@ -192,7 +192,7 @@ export interface paths {
   "/api/v1/environments/{envId}/secrets/reveal": {
     /**
      * Load an environment: every current value (or the listed keys), a page at a time
-     * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits.
+     * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out.
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
@@ -495,11 +495,15 @@ export interface components {
       key: string;
       version: number;
       value: string;
+      /** @constant */
+      encoding?: "base64";
     };
     RevealByPathResult: {
       key: string;
       version: number;
       value: string;
+      /** @constant */
+      encoding?: "base64";
       id: string;
     };
     AuditEntry: {
@@ -683,6 +687,8 @@ export interface components {
       key: string;
       version: number;
       value: string;
+      /** @constant */
+      encoding?: "base64";
     };
     PageMeta: {
       limit: number;
@@ -2191,7 +2197,7 @@ export interface operations {
   };
   /**
    * Reveal a secret's value
-   * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together).
+   * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written.
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
@@ -3173,7 +3179,7 @@ export interface operations {
   };
   /**
    * Load an environment: every current value (or the listed keys), a page at a time
-   * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits.
+   * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out.
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *

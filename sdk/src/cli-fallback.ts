@@ -52,6 +52,9 @@ function saveSnapshot(file: string, token: string, target: SnapshotTarget, value
 }
 
 /** The environment for `run` and `export`: from the API (saving the snapshot), else the snapshot when the API is down. */
+/** A binary value reaches a command or a file as its base64 text: said on stderr, naming the key (never the value). */
+const noteBinary = (key: string) => process.stderr.write(`secrets: ${key} is a binary value: passed base64-encoded\n`);
+
 export async function loadWithFallback(ctx: Context, flags: FallbackFlags): Promise<Record<string, string>> {
   const target = { project: ctx.project, env: ctx.env };
   const file = snapshotPath(target, typeof flags.fallback === 'string' ? flags.fallback : undefined);
@@ -60,7 +63,7 @@ export async function loadWithFallback(ctx: Context, flags: FallbackFlags): Prom
     // The snapshot is sealed with the token, and a login's token changes with every login: nothing could open it.
     if (flags.fallbackOnly || typeof flags.fallback === 'string')
       throw new UsageError('the fallback snapshot needs --token: a login (--access-key-id) has no lasting token to seal it with');
-    return ctx.client.loadEnvironment({ project: ctx.project, environment: ctx.env, forceFetch: true });
+    return ctx.client.loadEnvironment({ project: ctx.project, environment: ctx.env, forceFetch: true, onBinary: noteBinary });
   }
   if (flags.fallbackOnly) {
     const values = fromSnapshot(file, token, target, flags);
@@ -69,7 +72,7 @@ export async function loadWithFallback(ctx: Context, flags: FallbackFlags): Prom
   }
   let values: Record<string, string>;
   try {
-    values = await ctx.client.loadEnvironment({ project: ctx.project, environment: ctx.env, forceFetch: true });
+    values = await ctx.client.loadEnvironment({ project: ctx.project, environment: ctx.env, forceFetch: true, onBinary: noteBinary });
   } catch (error) {
     // Only an API that is down falls back: a refusal (401, 403, 404) must stop the command (a revoked token never
     // falls back), and so must anything that is not a network failure or a 5xx.

@@ -102,7 +102,9 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
     .action(async (key: string, flags: { version?: string }) => {
       const c = ctx();
       const body = { path: `${c.project}/${c.env}/${key}`, ...(flags.version ? { version: Number(flags.version) } : {}) };
-      process.stdout.write(`${unwrap(await c.client.api.POST('/api/v1/reveal', { body })).value}\n`);
+      const revealed = unwrap(await c.client.api.POST('/api/v1/reveal', { body }));
+      if (revealed.encoding === 'base64') process.stderr.write(`secrets: ${key} is a binary value: printed base64-encoded\n`);
+      process.stdout.write(`${revealed.value}\n`);
     });
 
   cli
@@ -171,7 +173,8 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
       process.stdout.write(
         flags.json
           ? `${JSON.stringify(secrets, null, 2)}\n`
-          : secrets.map((s) => `${s.key}\tv${s.currentVersion}\t${s.updatedAt}\n`).join(''),
+          : // A secret created without a value (through the AWS API) has version 0 until its first value.
+            secrets.map((s) => `${s.key}\t${s.currentVersion === 0 ? '(no value)' : `v${s.currentVersion}`}\t${s.updatedAt}\n`).join(''),
       );
     });
 

@@ -145,7 +145,9 @@ function authentication(
   return { fetch: authenticatingFetch(tokens, retrying), headers: {} };
 }
 
-type CacheEntry = { values: Record<string, string>; fetchedAt: number };
+/** An environment as loaded: its values, and the keys whose value is binary (answered base64-encoded). */
+type Loaded = { values: Record<string, string>; binary: string[] };
+type CacheEntry = Loaded & { fetchedAt: number };
 
 /**
  * A client of the API: `api` gives typed access to every route (types generated from docs/openapi.json), and
@@ -195,17 +197,21 @@ export function createClient(options: ClientOptions) {
     } while (cursor);
   }
 
-  async function fetchEnvironment(project: string, slug: string, keys: string[] | undefined): Promise<Record<string, string>> {
+  async function fetchEnvironment(project: string, slug: string, keys: string[] | undefined): Promise<Loaded> {
     const { id } = await environment(project, slug);
     const values: Record<string, string> = {};
+    const binary: string[] = [];
     const pages = paginate((cursor) =>
       api.POST('/api/v1/environments/{envId}/secrets/reveal', {
         params: { path: { envId: id }, query: cursor ? { cursor } : {} },
         body: keys ? { keys } : {},
       }),
     );
-    for await (const secret of pages) values[secret.key] = secret.value;
-    return values;
+    for await (const secret of pages) {
+      values[secret.key] = secret.value;
+      if (secret.encoding === 'base64') binary.push(secret.key);
+    }
+    return { values, binary };
   }
 
   return {
@@ -218,26 +224,32 @@ export function createClient(options: ClientOptions) {
      * Every secret of an environment (or only `keys`), by its project's and its own slug, following every page.
      * Answers from memory for `cacheTtlSeconds`; `forceFetch` skips that. When a refresh fails with a network error,
      * a 429 or a 5xx, the last good answer is served (stale-if-error); never when the API answers 401, 403 or 404,
-     * which also forget it.
+     * which also forget it. A binary value (the AWS API's SecretBinary) is its base64 text; `onBinary` is told
+     * each such key. A secret without a value yet is not in the answer.
      */
     async loadEnvironment(target: {
       project: string;
       environment: string;
       keys?: string[];
       forceFetch?: boolean;
+      onBinary?: (key: string) => void;
     }): Promise<Record<string, string>> {
       const cacheKey = JSON.stringify([target.project, target.environment, target.keys ?? null]);
+      const answer = (loaded: Loaded) => {
+        for (const key of loaded.binary) target.onBinary?.(key);
+        return { ...loaded.values };
+      };
       const cached = cache.get(cacheKey);
-      if (cached && !target.forceFetch && now() - cached.fetchedAt < ttlMs) return { ...cached.values };
+      if (cached && !target.forceFetch && now() - cached.fetchedAt < ttlMs) return answer(cached);
       try {
-        const values = await fetchEnvironment(target.project, target.environment, target.keys);
-        cache.set(cacheKey, { values, fetchedAt: now() });
-        return { ...values };
+        const loaded = await fetchEnvironment(target.project, target.environment, target.keys);
+        cache.set(cacheKey, { ...loaded, fetchedAt: now() });
+        return answer(loaded);
       } catch (error) {
         const status = error instanceof ApiError ? error.status : undefined;
         if (status === 401 || status === 403 || status === 404) cache.delete(cacheKey);
         const transient = status === undefined || status === 429 || status >= 500;
-        if (cached && transient) return { ...cached.values };
+        if (cached && transient) return answer(cached);
         throw error;
       }
     },

@@ -1,6 +1,6 @@
 import { ExpiredSessionError, SignatureMismatchError, UnrecognizedKeyError } from '../access/index.ts';
 import { ApiError } from '../platform/errors.ts';
-import { SecretExistsError, VersionIdExistsError } from '../secrets/index.ts';
+import { InRecoveryWindowError, SecretExistsError, VersionIdExistsError } from '../secrets/index.ts';
 
 /**
  * The one table from the service's errors to AWS's error types and statuses (decisions.md, "The AWS Secrets Manager
@@ -41,6 +41,12 @@ export function toAwsError(error: unknown): AwsError {
   if (error instanceof SignatureMismatchError) return new AwsError('InvalidSignatureException', error.message);
   if (error instanceof UnrecognizedKeyError) return new AwsError('UnrecognizedClientException', error.message);
   if (error instanceof ExpiredSessionError) return new AwsError('ExpiredTokenException', error.message);
+  // External Secrets Operator and Terraform match on these words (decisions.md v1.4, "Messages clients match on").
+  if (error instanceof InRecoveryWindowError)
+    return new AwsError(
+      'InvalidRequestException',
+      "You can't create this secret because a secret with this name is already scheduled for deletion.",
+    );
   if (error instanceof SecretExistsError) return new AwsError('ResourceExistsException', 'A secret with this name already exists.');
   // Its message names the version and whether the value was compared, never the value (secret-writer.ts).
   if (error instanceof VersionIdExistsError) return new AwsError('ResourceExistsException', error.message);

@@ -3,7 +3,7 @@ import type { SecretService } from '../secrets/index.ts';
 import { AwsError, toAwsError } from './aws-errors.ts';
 import { defineOperation } from './aws-handler.ts';
 import { listFiltersSchema, matchingFilters } from './list-secrets.ts';
-import { epochSeconds, matchesReference, parseSecretId } from './names.ts';
+import { epochSeconds, matchesReference, parseSecretId, valueField } from './names.ts';
 import { secretArn, secretPath, stagesOf, versionIdOf, type AwsPlace } from '../secrets/index.ts';
 import { withNextToken } from './secret-lookup.ts';
 import { secretIdSchema } from './get-secret-value.ts';
@@ -71,7 +71,7 @@ export function makeBatchGetSecretValue(secrets: SecretService, place: AwsPlace)
             ARN: secretArn(place, result.secret),
             Name: secretPath(result.secret),
             VersionId: versionIdOf(result.secret, result.version),
-            SecretString: result.value,
+            ...valueField(result),
             VersionStages: stagesOf(result.secret, result.version),
             CreatedDate: epochSeconds(result.versionCreatedAt),
           });

@@ -13,7 +13,7 @@ import {
   type AwsPlace,
 } from '../secrets/index.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
-import { epochSeconds, firstFound, matchesReference, parseSecretId } from './names.ts';
+import { epochSeconds, firstFound, matchesReference, parseSecretId, valueField } from './names.ts';
 
 /**
  * GetSecretValue (decisions.md, "The AWS Secrets Manager API"): the one operation a cold start of the AWS API's
@@ -81,7 +81,7 @@ export function makeGetSecretValue(
         ARN: secretArn(place, revealed.secret),
         Name: secretPath(revealed.secret),
         VersionId: versionIdOf(revealed.secret, revealed.version),
-        SecretString: revealed.value,
+        ...valueField(revealed),
         VersionStages: stagesOf(revealed.secret, revealed.version),
         CreatedDate: epochSeconds(revealed.versionCreatedAt),
       };

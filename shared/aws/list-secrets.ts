@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { DeletedSecret, DeletedSecretService, SecretRecord, SecretService } from '../secrets/index.ts';
 import { defineOperation } from './aws-handler.ts';
 import { epochSeconds, lastChanged } from './names.ts';
-import { secretArn, secretPath, versionIdsToStages, type AwsPlace } from '../secrets/index.ts';
+import { hasValue, secretArn, secretPath, versionIdsToStages, type AwsPlace } from '../secrets/index.ts';
 import { withNextToken } from './secret-lookup.ts';
 import { tagList } from './secret-operations.ts';
 
@@ -121,7 +121,7 @@ export function makeListSecrets(secrets: SecretService, deletedSecrets: DeletedS
           ...(secret.description !== undefined && { Description: secret.description }),
           RotationEnabled: false,
           Tags: tagList(secret),
-          SecretVersionsToStages: versionIdsToStages(secret),
+          ...(hasValue(secret) && { SecretVersionsToStages: versionIdsToStages(secret) }),
         })),
         ...(page.nextCursor !== null && { NextToken: page.nextCursor }),
       };

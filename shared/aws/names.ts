@@ -62,3 +62,10 @@ export async function firstFound<T>(
   }
   throw new AwsError('ResourceNotFoundException', NOT_FOUND_MESSAGE);
 }
+
+/**
+ * A revealed value as AWS answers it: SecretBinary (AWS's JSON protocol carries a blob as base64, which is how a
+ * binary value is kept) for a value with `encoding: 'base64'`, SecretString otherwise (decisions.md v1.4).
+ */
+export const valueField = (revealed: { value: string; encoding?: 'base64' | undefined }) =>
+  revealed.encoding === 'base64' ? { SecretBinary: revealed.value } : { SecretString: revealed.value };

@@ -4,7 +4,7 @@ import { AwsError } from './aws-errors.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
 import { secretIdSchema } from './get-secret-value.ts';
 import { epochSeconds, lastChanged } from './names.ts';
-import { secretArn, secretPath, stagesOf, versionIdOf, versionIdsToStages, type AwsPlace } from '../secrets/index.ts';
+import { hasValue, secretArn, secretPath, stagesOf, versionIdOf, versionIdsToStages, type AwsPlace } from '../secrets/index.ts';
 import { withNextToken, type SecretLookup } from './secret-lookup.ts';
 import { describedRotation } from './rotation-operations.ts';
 
@@ -95,7 +95,8 @@ export function makeSecretOperations(secrets: SecretService, lookup: SecretLooku
           CreatedDate: epochSeconds(secret.createdAt),
           ...(found.deleted && { DeletedDate: epochSeconds(found.deleted.deletedAt) }),
           Tags: tagList(secret),
-          VersionIdsToStages: versionIdsToStages(secret),
+          // A secret created without a value has no version: AWS leaves the field out.
+          ...(hasValue(secret) && { VersionIdsToStages: versionIdsToStages(secret) }),
         };
       },
     }),

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { secretKeySchema } from '../platform/http/schemas.ts';
-import type { DeletedSecretService, SecretRecord, SecretService, WriteAnswer } from '../secrets/index.ts';
+import type { DeletedSecretService, SecretRecord, SecretService, SecretValue, WriteAnswer } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
 import { epochSeconds, pathOfName } from './names.ts';
@@ -18,11 +18,14 @@ import { checkKmsKeyId } from './kms-key-id.ts';
  */
 
 const MAX_TAGS = 50;
+const MAX_BINARY_BYTES = 65_536;
 const TAG_TEXT = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
 
 const clientRequestToken = () =>
   z.optional(z.string().check(z.regex(/^[\x21-\x7e]{32,64}$/, 'must be 32 to 64 printable ASCII characters')));
 const secretString = () => z.optional(z.string().check(z.maxLength(65536)));
+/** SecretBinary as AWS's JSON protocol carries a blob: base64 text of 1 to 65,536 bytes (checked by `valueOf`). */
+const secretBinary = () => z.optional(z.string().check(z.minLength(1), z.maxLength(Math.ceil(MAX_BINARY_BYTES / 3) * 4)));
 const description = () => z.optional(z.string().check(z.maxLength(2048)));
 const kmsKeyId = () => z.optional(z.string().check(z.minLength(1), z.maxLength(2048)));
 /** A field of AWS's request that this service does not serve: refused by name when present (see `refuseFields`). */
@@ -44,17 +47,33 @@ function refuseFields(input: Record<string, unknown>, fields: readonly string[])
   const given = fields.find((field) => input[field] !== undefined && input[field] !== null);
   if (given === undefined) return;
   const why: Record<string, string> = {
-    SecretBinary: 'binary values are not supported by this service: use SecretString',
     AddReplicaRegions: 'replica regions are not supported by this service',
     ForceOverwriteReplicaSecret: 'replica regions are not supported by this service',
   };
   throw new AwsError('InvalidParameterException', `${given}: ${why[given] ?? 'not supported by this service'}.`);
 }
 
-/** The value a write needs: this service keeps a secret's versions as text, so SecretString is required. */
-function valueOf(input: { SecretString?: string | undefined }): string {
-  if (input.SecretString === undefined) throw new AwsError('InvalidParameterException', 'SecretString: required (a version is its value).');
-  return input.SecretString;
+/**
+ * The value a write carries (decisions.md v1.4): SecretString as text, or SecretBinary (1 to 65,536 bytes) kept as
+ * its base64 text with `encoding: 'base64'`, written back canonically so one value has one form; null for neither
+ * (CreateSecret makes a secret without a value). Both at once is InvalidParameterException, as AWS has it.
+ */
+export function valueOf(input: { SecretString?: string | undefined; SecretBinary?: string | undefined }): SecretValue | null {
+  if (input.SecretString !== undefined && input.SecretBinary !== undefined)
+    throw new AwsError('InvalidParameterException', 'SecretString and SecretBinary: give one of them, not both.');
+  if (input.SecretString !== undefined) return { value: input.SecretString };
+  if (input.SecretBinary === undefined) return null;
+  const bytes = /^[A-Za-z0-9+/]*={0,2}$/.test(input.SecretBinary) ? Buffer.from(input.SecretBinary, 'base64') : undefined;
+  if (!bytes || bytes.length < 1 || bytes.length > MAX_BINARY_BYTES)
+    throw new AwsError('InvalidParameterException', `SecretBinary: must be 1 to ${MAX_BINARY_BYTES} bytes, base64-encoded.`);
+  return { value: bytes.toString('base64'), encoding: 'base64' };
+}
+
+/** The value a PutSecretValue or UpdateSecret with a value needs: one of SecretString and SecretBinary. */
+function requiredValueOf(input: { SecretString?: string | undefined; SecretBinary?: string | undefined }): SecretValue {
+  const value = valueOf(input);
+  if (!value) throw new AwsError('InvalidParameterException', 'SecretString or SecretBinary: one is required (a version is its value).');
+  return value;
 }
 
 const tagsOf = (tags: readonly { Key: string; Value: string }[]) => Object.fromEntries(tags.map((tag) => [tag.Key, tag.Value]));
@@ -77,9 +96,10 @@ export function makeSecretWrites(
     ARN: secretArn(place, secret),
     Name: secretPath(secret),
   });
+  // A secret created without a value has no version, so no VersionId (as AWS answers it).
   const written = (answer: WriteAnswer) => ({
     ...named(answer.secret),
-    VersionId: answer.versionId ?? versionIdOf(answer.secret, answer.version),
+    ...(answer.version > 0 && { VersionId: answer.versionId ?? versionIdOf(answer.secret, answer.version) }),
   });
   const describeChange = (change: string, keys?: string[]) => () => ({ changed: change, ...(keys && { tagKeys: keys }) });
 
@@ -91,13 +111,13 @@ export function makeSecretWrites(
         Description: description(),
         SecretString: secretString(),
         Tags: z.optional(tagsSchema()),
-        SecretBinary: unsupported(),
+        SecretBinary: secretBinary(),
         KmsKeyId: kmsKeyId(),
         AddReplicaRegions: unsupported(),
         ForceOverwriteReplicaSecret: z.optional(z.boolean()),
       }),
       handle: async (principal, input) => {
-        refuseFields(input, ['SecretBinary', 'AddReplicaRegions']);
+        refuseFields(input, ['AddReplicaRegions']);
         checkKmsKeyId(input.KmsKeyId, keyNames);
         const path = pathOfName(input.Name);
         if (!path)
@@ -109,18 +129,10 @@ export function makeSecretWrites(
         if (!key.success)
           throw new AwsError('InvalidParameterException', `Name: its key ${key.error.issues[0]?.message ?? 'is not valid'}.`);
         const value = valueOf(input);
-        // A name in its recovery window is taken, as AWS has it (REST frees the key at once).
-        const deleted = await lookup.deleted(principal, input.Name).catch((error: unknown) => {
-          if (error instanceof AwsError && error.type === 'ResourceNotFoundException') return undefined;
-          throw error;
-        });
-        if (deleted)
-          throw new AwsError(
-            'InvalidRequestException',
-            "You can't create this secret because a secret with this name is already scheduled for deletion.",
-          );
+        // A name in its recovery window is taken, as AWS has it (REST frees the key at once): a condition of the write.
         const answer = await secrets.writeAtPath(principal, path, value, {
           ifMatch: 0,
+          notInRecoveryWindow: true,
           versionId: input.ClientRequestToken,
           metadata: { description: input.Description || null, tags: input.Tags?.length ? tagsOf(input.Tags) : null },
         });
@@ -134,12 +146,11 @@ export function makeSecretWrites(
         ClientRequestToken: clientRequestToken(),
         SecretString: secretString(),
         VersionStages: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.minLength(1), z.maxLength(20))),
-        SecretBinary: unsupported(),
+        SecretBinary: secretBinary(),
       }),
       handle: async (principal, input) => {
-        refuseFields(input, ['SecretBinary']);
         if (input.VersionStages) checkStages(input.VersionStages, 'VersionStages');
-        const value = valueOf(input);
+        const value = requiredValueOf(input);
         const secret = await lookup.liveSecret(principal, input.SecretId);
         const answer = await secrets.writeExisting(principal, secret, value, {
           versionId: input.ClientRequestToken,
@@ -155,19 +166,19 @@ export function makeSecretWrites(
         ClientRequestToken: clientRequestToken(),
         Description: description(),
         SecretString: secretString(),
-        SecretBinary: unsupported(),
+        SecretBinary: secretBinary(),
         KmsKeyId: kmsKeyId(),
       }),
       handle: async (principal, input) => {
-        refuseFields(input, ['SecretBinary']);
         checkKmsKeyId(input.KmsKeyId, keyNames);
+        const value = valueOf(input);
         let secret = await lookup.liveSecret(principal, input.SecretId);
         if (input.Description !== undefined && input.Description !== (secret.description ?? '')) {
           const description = input.Description === '' ? null : input.Description;
           secret = await secrets.updateMetadata(principal, secret.id, () => ({ description }), describeChange('description'));
         }
-        if (input.SecretString === undefined) return named(secret);
-        return written(await secrets.writeExisting(principal, secret, input.SecretString, { versionId: input.ClientRequestToken }));
+        if (value === null) return named(secret);
+        return written(await secrets.writeExisting(principal, secret, value, { versionId: input.ClientRequestToken }));
       },
     }),
 

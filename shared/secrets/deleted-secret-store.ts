@@ -118,6 +118,8 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
       // The whole record (description, tags and VersionIds too): a restore puts it back as it was.
       const deleted = deletedOf(await getItem(db, keys.secretPurge(workspaceId, secretId)), now);
       if (!deleted) return undefined;
+      // A secret deleted before it had a value has no version to read.
+      if (deleted.currentVersion === 0) return { ...deleted, sealed: undefined };
       const version = await getItem(db, keys.secretVersion(workspaceId, secretId, deleted.currentVersion));
       if (!version) return undefined;
       return { ...deleted, sealed: fromStored(version.sealed as Record<string, unknown>) };
@@ -178,13 +180,19 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
           put(keys.environmentSecret(workspaceId, secret.environmentId, secret.key), ENTITY.environmentSecret, listed),
           put(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
           put(keys.secretHead(workspaceId, secret.id), ENTITY.secretHead, head),
-          environmentValuePut(db, workspaceId, {
-            id: secret.id,
-            key: secret.key,
-            version: secret.currentVersion,
-            environmentId: secret.environmentId,
-            sealed: secret.sealed,
-          }),
+          // A secret without a value had no value item.
+          ...(secret.sealed
+            ? [
+                environmentValuePut(db, workspaceId, {
+                  id: secret.id,
+                  key: secret.key,
+                  version: secret.currentVersion,
+                  environmentId: secret.environmentId,
+                  sealed: secret.sealed,
+                  ...(secret.encoding && { encoding: secret.encoding }),
+                }),
+              ]
+            : []),
           { Delete: { TableName: db.tableName, Key: keys.deletedSecret(workspaceId, secret.environmentId, deletedAt, secret.id) } },
           auditPut(db, workspaceId, audit),
         ],

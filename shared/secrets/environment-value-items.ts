@@ -15,6 +15,8 @@ export interface EnvironmentValue {
   key: string;
   version: number;
   sealed: SealedValue;
+  /** `base64` for a binary value (shared/secrets/secret-record.ts). */
+  encoding?: 'base64';
 }
 
 /**

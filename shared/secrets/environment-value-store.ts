@@ -40,6 +40,7 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
         key: item.key as string,
         version: item.version as number,
         sealed: fromStored(item.sealed as Record<string, unknown>),
+        ...(item.encoding === 'base64' && { encoding: 'base64' as const }),
       }));
       return { ...result, items, cursorAfter: (index) => pager.cursorAfter(input, result.items[index]!) };
     },
@@ -63,7 +64,8 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
           listed.slice(start, start + 100).map(({ id }) => keys.secretHead(workspaceId, id)),
         );
         const writes = [...heads.values()]
-          .filter((head) => head !== undefined)
+          // A secret without a value has no value item.
+          .filter((head): head is Record<string, unknown> => head !== undefined && head.sealed !== undefined)
           .map((head) => {
             const version = head.currentVersion as number;
             const value = {
@@ -72,6 +74,7 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
               version,
               environmentId,
               sealed: fromStored(head.sealed as Record<string, unknown>),
+              ...(head.encoding === 'base64' && { encoding: 'base64' as const }),
             };
             const put = environmentValuePut(db, workspaceId, value).Put!;
             return transact(

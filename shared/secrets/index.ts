@@ -3,13 +3,13 @@
  * routes do, the records they answer, and the errors it tells apart. The services themselves are made by the
  * functions that serve them.
  */
-export type { SecretService, SecretMetadata, WriteAnswer } from './secret-service.ts';
+export type { SecretService, SecretMetadata, SecretValue, WriteAnswer } from './secret-service.ts';
 export { SECRET_PATH } from './secret-reveals.ts';
-export { SecretExistsError, VersionIdExistsError } from './secret-record.ts';
+export { InRecoveryWindowError, NoValueError, SecretExistsError, VersionIdExistsError } from './secret-record.ts';
 export type { DeletedSecretService } from './deleted-secret-service.ts';
 export type { DeletedSecret, SecretRecord } from './secret-record.ts';
 export type { SecretReveals } from './reveal-wiring.ts';
-export { secretPath } from './secret-record.ts';
+export { hasValue, secretPath } from './secret-record.ts';
 export {
   arnSuffix,
   derivedVersionId,

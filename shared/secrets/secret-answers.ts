@@ -66,11 +66,19 @@ export const secretDetail = once(() =>
   }),
 );
 
+/**
+ * How a binary value (the AWS API's SecretBinary) is answered: its base64 text in `value`, with `encoding: "base64"`
+ * beside it; a string value has no `encoding` (decisions.md v1.4).
+ */
+const encoding = () => z.optional(z.literal('base64'));
+
 /** A revealed value. */
-export const revealResult = once(() => z.object({ key: z.string(), version: z.int(), value: z.string() }));
+export const revealResult = once(() => z.object({ key: z.string(), version: z.int(), value: z.string(), encoding: encoding() }));
 
 /** One secret of a loaded environment: its current version and value. */
-export const environmentValueAnswer = once(() => z.object({ id: id('sec'), key: z.string(), version: z.int(), value: z.string() }));
+export const environmentValueAnswer = once(() =>
+  z.object({ id: id('sec'), key: z.string(), version: z.int(), value: z.string(), encoding: encoding() }),
+);
 
 /** A reveal by path also names the secret. */
 export const revealByPathResult = once(() => z.extend(revealResult(), { id: id('sec') }));

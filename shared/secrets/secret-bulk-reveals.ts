@@ -6,7 +6,7 @@ import type { Principal } from '../platform/principal.ts';
 import type { PageRequest } from '../platform/store/query.ts';
 import type { Store } from '../store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
-import type { SecretRecord, StoredSecret } from './secret-record.ts';
+import { NoValueError, type SecretRecord, type StoredSecret } from './secret-record.ts';
 import { metadataOf, SECRET_PATH, workspaceRevealLimit, type SecretRevealDeps } from './secret-reveals.ts';
 
 /**
@@ -71,7 +71,8 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
           }
           if (!head) throw new NotFoundError('no such secret');
           await permit(principal, 'reveal', head);
-          return { head };
+          if (!head.sealed) throw new NoValueError(`secret ${head.id} has no value yet`);
+          return { head: { ...head, sealed: head.sealed } };
         } catch (error) {
           return { error };
         }
@@ -94,7 +95,8 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
         if (!one.head) return { error: one.error };
         const { sealed, ...secret } = one.head;
         const value = await cipher.decrypt(sealed, secretContext(ws, secret.id, secret.currentVersion));
-        return { value, version: secret.currentVersion, versionCreatedAt: secret.updatedAt, secret };
+        const encoding = secret.encoding;
+        return { value, ...(encoding && { encoding }), version: secret.currentVersion, versionCreatedAt: secret.updatedAt, secret };
       }),
     );
   }
@@ -140,7 +142,13 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
     );
     const values = await Promise.all(items.map((item) => cipher.decrypt(item.sealed, secretContext(ws, item.id, item.version))));
     return {
-      items: items.map((item, i) => ({ id: item.id, key: item.key, version: item.version, value: values[i]! })),
+      items: items.map((item, i) => ({
+        id: item.id,
+        key: item.key,
+        version: item.version,
+        value: values[i]!,
+        ...(item.encoding && { encoding: item.encoding }),
+      })),
       nextCursor,
       hasMore: nextCursor !== null,
     };

@@ -31,6 +31,8 @@ export class StageRuleError extends ValidationError {}
 
 /** Every label of the secret and the version it is on, AWSCURRENT included. */
 export function labelsOf(secret: Labelled): Record<string, number> {
+  // A secret created without a value (decisions.md v1.4) has no version, so no label.
+  if (secret.currentVersion === 0) return {};
   const stored = secret.labels ?? (secret.currentVersion > 1 ? { [AWSPREVIOUS]: secret.currentVersion - 1 } : {});
   return { ...stored, [AWSCURRENT]: secret.currentVersion };
 }
@@ -107,7 +109,7 @@ function checkPerVersion(all: Record<string, number>, field: string): void {
  * A new secret (no `secret`) must take AWSCURRENT.
  */
 export function labelsAfterWrite(secret: Labelled | undefined, version: number, stages: readonly string[] = [AWSCURRENT]): LabelState {
-  if (!secret && !stages.includes(AWSCURRENT))
+  if ((!secret || secret.currentVersion === 0) && !stages.includes(AWSCURRENT))
     throw new StageRuleError('VersionStages: the first version of a secret must be labelled AWSCURRENT');
   const all = secret ? labelsOf(secret) : {};
   for (const stage of stages) place(all, stage, version);

@@ -1,5 +1,5 @@
 import type { SealedValue } from '../platform/crypto/envelope.ts';
-import { ConflictError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { pick } from '../platform/store/items.ts';
 import { fromStored } from '../platform/store/sealed.ts';
 
@@ -37,12 +37,26 @@ export interface SecretRecord {
   unfilled?: number[];
   /** Counts every change of the head and its copies: each write is conditional on the one it read. */
   revision?: number;
+  /** `base64` when the current version's value is binary (the AWS API's SecretBinary), kept as its base64 text. */
+  encoding?: ValueEncoding;
 }
 
-/** The head of a secret: its record and the sealed value of its current version. */
+/** How a value is kept: binary values (SecretBinary) as their base64 text; a string value has no encoding. */
+export type ValueEncoding = 'base64';
+
+/**
+ * The head of a secret: its record and the sealed value of its current version, none for a secret created without
+ * a value (decisions.md v1.4: `currentVersion` 0, no version, no labels).
+ */
 export interface StoredSecret extends SecretRecord {
-  sealed: SealedValue;
+  sealed: SealedValue | undefined;
 }
+
+/** Whether the secret has a value yet (one created without a value has version 0 and none). */
+export const hasValue = (secret: Pick<SecretRecord, 'currentVersion'>) => secret.currentVersion > 0;
+
+/** A secret created without a value, read for its value: NOT_FOUND, as for a version that does not exist. */
+export class NoValueError extends NotFoundError {}
 
 export interface StoredVersion {
   version: number;
@@ -53,6 +67,8 @@ export interface StoredVersion {
   rolledBackFrom: number | null;
   /** The `ClientRequestToken` of the AWS write that made it, or null (its VersionId is then derived). */
   versionId: string | null;
+  /** `base64` for a binary value. */
+  encoding?: ValueEncoding;
 }
 
 /** A version as the history lists it: never its value. */
@@ -64,6 +80,7 @@ export const toVersionRecord = (item: Record<string, unknown>): VersionRecord =>
   createdBy: item.createdBy as string,
   rolledBackFrom: (item.rolledBackFrom as number | undefined) ?? null,
   versionId: (item.versionId as string | undefined) ?? null,
+  ...(item.encoding === 'base64' && { encoding: 'base64' as const }),
 });
 
 /**
@@ -84,6 +101,9 @@ export class SecretExistsError extends ConflictError {}
 /** A write's VersionId (an AWS `ClientRequestToken`) already names a version of the secret with another value. */
 export class VersionIdExistsError extends ConflictError {}
 
+/** A create (the AWS API's CreateSecret) of a name whose deleted secret is still in its recovery window. */
+export class InRecoveryWindowError extends ConflictError {}
+
 /** The write's VersionId (an AWS `ClientRequestToken`) already names a version of the secret. */
 export class VersionIdTakenError extends Error {}
 
@@ -101,7 +121,17 @@ export const RECORD_FIELDS: readonly (keyof SecretRecord)[] = [
 ];
 
 /** The head's fields that only some secrets have: copied when present, never written as null. */
-const OPTIONAL_FIELDS = ['description', 'tags', 'changedAt', 'versionIds', 'labels', 'latestVersion', 'unfilled', 'revision'] as const;
+const OPTIONAL_FIELDS = [
+  'description',
+  'tags',
+  'changedAt',
+  'versionIds',
+  'labels',
+  'latestVersion',
+  'unfilled',
+  'revision',
+  'encoding',
+] as const;
 
 export const toRecord = (item: Record<string, unknown> | undefined): SecretRecord | undefined => {
   const record = pick<SecretRecord>(item, RECORD_FIELDS);
@@ -111,7 +141,7 @@ export const toRecord = (item: Record<string, unknown> | undefined): SecretRecor
   return record;
 };
 export const toSecret = (item: Record<string, unknown> | undefined): StoredSecret | undefined =>
-  item && { ...toRecord(item)!, sealed: fromStored(item.sealed as Record<string, unknown>) };
+  item && { ...toRecord(item)!, sealed: item.sealed === undefined ? undefined : fromStored(item.sealed as Record<string, unknown>) };
 
 /** The path of a secret: `<projectSlug>/<envSlug>/<key>`. */
 export const secretPath = (record: Pick<SecretRecord, 'projectSlug' | 'envSlug' | 'key'>) =>

@@ -8,7 +8,7 @@ import type { Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
-import type { SecretRecord, StoredSecret } from './secret-record.ts';
+import { NoValueError, type SecretRecord, type StoredSecret } from './secret-record.ts';
 
 /**
  * The secrets service's reveals of one secret (by id, by path, by name and version for the AWS API), over the store
@@ -38,14 +38,19 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
   const { readable, permit } = guard;
   const workspaceLimit = () => workspaceRevealLimit(deps);
 
-  /** The sealed value of version `version` of the secret: the head's own, or its version item; NOT_FOUND for none. */
-  /** The sealed value of version `version` and when it was written: the head's own, or its version item; NOT_FOUND for none. */
+  /**
+   * The sealed value of version `version`, its encoding and when it was written: the head's own, or its version
+   * item; NOT_FOUND for none (NoValueError for a secret created without a value).
+   */
   async function sealedAt(workspaceId: string, head: StoredSecret, version: number, prefetched?: Prefetched) {
-    if (version === head.currentVersion) return { sealed: head.sealed, createdAt: head.updatedAt };
+    if (version === head.currentVersion) {
+      if (!head.sealed) throw new NoValueError(`secret ${head.id} has no value yet`);
+      return { sealed: head.sealed, createdAt: head.updatedAt, encoding: head.encoding };
+    }
     // Versions above the current one are those written without AWSCURRENT (a reserved one has no item until filled).
     const stored = version <= latestVersionOf(head) ? await store.getSecretVersion(workspaceId, head.id, version, prefetched) : undefined;
     if (!stored) throw new NotFoundError(`secret ${head.id} has no version ${version}`);
-    return { sealed: stored.sealed, createdAt: stored.createdAt };
+    return { sealed: stored.sealed, createdAt: stored.createdAt, encoding: stored.encoding };
   }
 
   /**
@@ -56,7 +61,7 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
     await permit(principal, 'reveal', head);
     const ws = principal.workspaceId;
     const wanted = version ?? head.currentVersion;
-    const { sealed, createdAt } = await sealedAt(ws, head, wanted, prefetched);
+    const { sealed, createdAt, encoding } = await sealedAt(ws, head, wanted, prefetched);
     const now = clock.now();
     const audit = auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: wanted }, now);
     await store.recordReveal(ws, audit, {
@@ -67,7 +72,7 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
     });
     const value = await cipher.decrypt(sealed, secretContext(ws, head.id, wanted));
     const { sealed: _sealed, ...secret } = head;
-    return { key: head.key, version: wanted, value, versionCreatedAt: createdAt, secret };
+    return { key: head.key, version: wanted, value, ...(encoding && { encoding }), versionCreatedAt: createdAt, secret };
   }
 
   /** The head at `path` if the caller may read it; NOT_FOUND (as for a secret that does not exist) otherwise. */

@@ -1,4 +1,4 @@
-import type { PolicyAction, Principal } from '../platform/principal.ts';
+import type { Principal } from '../platform/principal.ts';
 import { iso, type Clock } from '../platform/clock.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { secretContext } from '../platform/crypto/context.ts';
@@ -10,6 +10,8 @@ import { secretArn, versionIdOf, type AwsPlace } from './secret-names.ts';
 import { stagesOf } from './secret-labels.ts';
 import { makeSecretWriter, type WriteOptions } from './secret-writer.ts';
 import { makeSecretStages } from './secret-stages.ts';
+import { makeSecretPathWrites } from './secret-path-writes.ts';
+import { makeValuelessCreate } from './secret-valueless.ts';
 import { makeSecretRotation } from './secret-rotation.ts';
 import { rotationAnswer, type RotationQueue, type RotationSchedules } from './rotation-records.ts';
 import { eventually, type Prefetched } from '../platform/prefetch.ts';
@@ -78,7 +80,14 @@ export const DEFAULT_RECOVERY_WINDOW_DAYS = 7;
 const DAY_MS = 86_400_000;
 export { SECRET_PATH } from './secret-reveals.ts';
 export { BULK_PAGE_VALUE_BYTES } from './secret-bulk-reveals.ts';
-export { SecretExistsError, VersionIdExistsError, type SecretMetadata, type WriteAnswer, type WriteOptions } from './secret-writer.ts';
+export {
+  SecretExistsError,
+  VersionIdExistsError,
+  type SecretMetadata,
+  type SecretValue,
+  type WriteAnswer,
+  type WriteOptions,
+} from './secret-writer.ts';
 
 /** Secrets: versioned writes, audited reveals (secret-reveals.ts), listing, search and delete. */
 export function makeSecretService(deps: SecretServiceDeps) {
@@ -88,22 +97,16 @@ export function makeSecretService(deps: SecretServiceDeps) {
   const { sealedAt, ...reveals } = makeSecretReveals(deps, guard);
   const bulkReveals = makeSecretBulkReveals(deps, guard);
   const { writeNext, changeMetadata } = makeSecretWriter({ ...deps, guard });
+  const { createWithoutValue } = makeValuelessCreate(deps);
   const stages = makeSecretStages(deps, guard);
   const rotation = makeSecretRotation({ ...deps, queue: deps.rotationQueue, schedules: deps.rotationSchedules, writeNext }, guard);
-
-  /** An environment by its project's and its own slug, if the caller may see it; NOT_FOUND otherwise. */
-  async function environmentAt(principal: Principal, projectSlug: string, envSlug: string) {
-    const ws = principal.workspaceId;
-    const project = await store.getProjectBySlug(ws, projectSlug);
-    const found = project && (await store.getEnvironmentBySlug(ws, project.id, envSlug));
-    return visibleEnvironment(principal, found && { ...found, projectSlug: project.slug }, `${projectSlug}/${envSlug}`);
-  }
 
   return {
     ...reveals,
     ...bulkReveals,
     ...stages,
     ...rotation,
+    ...makeSecretPathWrites({ store, guard, writeNext, createWithoutValue }),
 
     /** The items each secrets route can read ahead with the credential; the store alone knows the table's keys. */
     prefetch: {
@@ -140,39 +143,6 @@ export function makeSecretService(deps: SecretServiceDeps) {
     },
 
     /**
-     * A write by path `<projectSlug>/<envSlug>/<key>` (the AWS API's CreateSecret, PutSecretValue and UpdateSecret):
-     * the project and environment must exist (it never makes them); otherwise as `write`.
-     */
-    async writeAtPath(
-      principal: Principal,
-      path: { projectSlug: string; envSlug: string; key: string },
-      value: string,
-      options: WriteOptions = {},
-    ) {
-      const environment = await environmentAt(principal, path.projectSlug, path.envSlug);
-      await permit(principal, 'write', {
-        projectId: environment.projectId,
-        environmentId: environment.id,
-        projectSlug: environment.projectSlug,
-        envSlug: environment.slug,
-        key: path.key,
-      });
-      return writeNext(principal, environment, { key: path.key, value }, options);
-    },
-
-    /**
-     * The next version of an existing secret (the AWS API's PutSecretValue and UpdateSecret): the secret as the
-     * caller's lookup just read it (readByPath), so it is not read again; the policy is asked here all the same.
-     */
-    async writeExisting(principal: Principal, found: SecretRecord, value: string, options: WriteOptions = {}) {
-      const head = await readable(principal, found, found.id);
-      await permit(principal, 'write', head);
-      const secretId = head.id;
-      const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
-      return writeNext(principal, environment, { key: head.key, value }, { ...options, secretId });
-    },
-
-    /**
      * Changes the secret's description or tags (not its value, so no version and no event), under `write`: the
      * policy is asked on every read of the head (secret-writer.ts, `changeMetadata`).
      */
@@ -192,16 +162,14 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const head = await readable(principal, await store.getSecretHead(ws, secretId, options.prefetched), secretId);
       await permit(principal, 'write', head);
-      const value = await cipher.decrypt(
-        (await sealedAt(ws, head, version, options.prefetched)).sealed,
-        secretContext(ws, secretId, version),
-      );
+      const { sealed, encoding } = await sealedAt(ws, head, version, options.prefetched);
+      const value = await cipher.decrypt(sealed, secretContext(ws, secretId, version));
       // The head carries its environment's ids and slugs (neither changes), so no environment read is needed.
       const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
       return writeNext(
         principal,
         environment,
-        { key: head.key, value },
+        { key: head.key, value, encoding },
         { ...options, prefetched: undefined, rollback: { secretId, from: version } },
       );
     },
@@ -289,15 +257,6 @@ export function makeSecretService(deps: SecretServiceDeps) {
       }
       await visibleEnvironment(principal, await store.getEnvironment(ws, environmentId), environmentId);
       return store.listSecrets(ws, environmentId, page, (record) => policy.allows('read', targetOf(record)));
-    },
-
-    /**
-     * Asks the policy whether the caller may do `action` on a secret it found (NOT_FOUND when it may not read it,
-     * FORBIDDEN, audited, when it may read but not do it), for an operation that changes nothing but must be allowed
-     * as if it did: the AWS API's DeleteResourcePolicy (`write`). Reads nothing.
-     */
-    async authorize(principal: Principal, action: PolicyAction, secret: SecretRecord): Promise<void> {
-      await permit(principal, action, await readable(principal, secret, secret.id));
     },
 
     /** Search by key, newest first, of what the caller may read (shared/secrets/secret-search-service.ts). */

@@ -83,12 +83,15 @@ export function makeSecretStages(
         const now = clock.now();
         const currentMoved = state.currentVersion !== head.currentVersion;
         let sealed = head.sealed;
+        // The head's encoding is its current version's (a binary value's: secret-record.ts).
+        let encoding = head.encoding;
         if (currentMoved) {
           const version = await store.getSecretVersion(ws, head.id, state.currentVersion);
           if (!version) throw new NotFoundError(`secret ${head.id} has no version ${state.currentVersion}`);
           sealed = version.sealed;
+          encoding = version.encoding;
         }
-        const { sealed: _old, labels: _labels, versionIds: _ids, ...rest } = head;
+        const { sealed: _old, labels: _labels, versionIds: _ids, encoding: _encoding, ...rest } = head;
         const token = to && to.versionId !== derivedVersionId(head.id, to.number) ? { [String(to.number)]: to.versionId } : {};
         const versionIds = keepLabelled<string>({ ...head.versionIds, ...token }, state);
         const record: SecretRecord = {
@@ -99,6 +102,7 @@ export function makeSecretStages(
           ...(versionIds && { versionIds }),
           updatedAt: currentMoved ? iso(now) : head.updatedAt,
           revision: revisionAfter(head),
+          ...(encoding && { encoding }),
         };
         if (record.latestVersion !== undefined && record.latestVersion <= record.currentVersion) delete record.latestVersion;
         const audit = currentMoved

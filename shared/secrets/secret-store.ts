@@ -10,9 +10,11 @@ import {
   toVersionRecord,
   VersionConflictError,
   VersionIdTakenError,
+  InRecoveryWindowError,
   type SecretRecord,
   type StoredSecret,
   type StoredVersion,
+  type ValueEncoding,
   type VersionRecord,
 } from './secret-record.ts';
 import type { SealedValue } from '../platform/crypto/envelope.ts';
@@ -29,6 +31,8 @@ export interface NewVersion {
   versionId?: string | undefined;
   /** False when its VersionId was claimed before (a rotation's reserved version being filled). */
   claim?: boolean;
+  /** `base64` for a binary value; default the new head's encoding. */
+  encoding?: ValueEncoding | undefined;
 }
 import { environmentValuePut } from './environment-value-items.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limit-store.ts';
@@ -44,7 +48,7 @@ import { ENTITY, gsi1, gsi4, keys, patterns } from '../platform/store/keys.ts';
  */
 export function secretItems(workspaceId: string, secret: StoredSecret) {
   const { sealed, ...record } = secret;
-  const stored = toStored(sealed);
+  const stored = sealed === undefined ? undefined : toStored(sealed);
   const listed = {
     ...record,
     workspaceId,
@@ -52,7 +56,7 @@ export function secretItems(workspaceId: string, secret: StoredSecret) {
     ...gsi1.workspaceSecret(workspaceId, record.id),
     ...gsi4.environmentSecret(workspaceId, record.environmentId, record.id),
   };
-  return { stored, head: { ...record, workspaceId, sealed: stored }, listed, path: secretPath(record) };
+  return { stored, head: { ...record, workspaceId, ...(stored && { sealed: stored }) }, listed, path: secretPath(record) };
 }
 
 /** Secrets: heads (by id and by path), per-environment key items, immutable versions, reveal counters. */
@@ -111,6 +115,12 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
       audit: AuditEntry | undefined,
       /** A VersionId to claim without a version item (a rotation reserving its token). */
       reserve?: { versionId: string; number: number },
+      /**
+       * With `notInRecoveryWindow` (the AWS API's CreateSecret), the write also holds only while no secret deleted at
+       * its path is in its recovery window, AWS's rule (REST frees the key at once): a condition of the same
+       * transaction, so a delete in between cannot slip past it.
+       */
+      conditions: { notInRecoveryWindow?: boolean | undefined } = {},
     ): Promise<void> {
       const { sealed, ...record } = secret;
       const { head, listed, path } = secretItems(workspaceId, secret);
@@ -123,6 +133,9 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
       // key is gone (no item) the writer reads again.
       Object.assign(keyItem.Put, { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
       const number = version?.number ?? record.currentVersion;
+      const versionSealed = version?.sealed ?? sealed;
+      if (version && !versionSealed) throw new Error('a version needs its sealed value');
+      const encoding = version?.sealed ? version.encoding : record.encoding;
       const versionItem = version && {
         Put: {
           TableName: db.tableName,
@@ -131,11 +144,12 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
             type: ENTITY.secretVersion,
             secretId: record.id,
             version: number,
-            sealed: toStored(version.sealed ?? sealed),
+            sealed: toStored(versionSealed!),
             createdAt: version.createdAt ?? record.updatedAt,
             createdBy: version.createdBy,
             ...(version.rolledBackFrom !== undefined && { rolledBackFrom: version.rolledBackFrom }),
             ...(version.versionId !== undefined && { versionId: version.versionId }),
+            ...(encoding && { encoding }),
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
@@ -151,8 +165,8 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
         write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
         keyItem,
         ...(versionItem ? [versionItem] : []),
-        // The environment's value item follows the current version only.
-        ...(record.currentVersion !== expected?.currentVersion
+        // The environment's value item follows the current version only (a secret without a value has none).
+        ...(record.currentVersion !== expected?.currentVersion && sealed
           ? [
               environmentValuePut(db, workspaceId, {
                 id: record.id,
@@ -160,6 +174,7 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
                 version: record.currentVersion,
                 environmentId: record.environmentId,
                 sealed,
+                ...(record.encoding && { encoding: record.encoding }),
               }),
             ]
           : []),
@@ -181,7 +196,20 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
           : []),
       ];
       const claimAt = claim ? items.length - 1 : -1;
-      const conditional = [0, 1, 2, ...(versionItem ? [3] : []), ...(claim ? [claimAt] : [])];
+      if (conditions.notInRecoveryWindow)
+        items.push({
+          ConditionCheck: {
+            TableName: db.tableName,
+            Key: keys.deletedSecretPath(workspaceId, path),
+            // The path's deletion record expires (TTL, its window's end rounded up to the second) when its window
+            // ends; DynamoDB removes it late, so its time decides (a forced delete's name is free at once).
+            ConditionExpression: 'attribute_not_exists(PK) OR #ttl <= :now',
+            ExpressionAttributeNames: { '#ttl': 'ttl' },
+            ExpressionAttributeValues: { ':now': Math.ceil(Date.parse(record.updatedAt) / 1000) },
+          },
+        } as never);
+      const windowAt = conditions.notInRecoveryWindow ? items.length - 1 : -1;
+      const conditional = [0, 1, 2, ...(versionItem ? [3] : []), ...(claim ? [claimAt] : []), ...(windowAt >= 0 ? [windowAt] : [])];
       let found: Record<string, unknown> | null | undefined;
       const failed = await transact(db, items, conditional, {
         // A concurrent transaction on the same items is the same race as a failed condition.
@@ -189,6 +217,8 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
         cancelled: (error) => (found = oldItemAt(error, 2)),
       });
       if (failed !== undefined && failed === claimAt) throw new VersionIdTakenError();
+      if (failed !== undefined && failed === windowAt)
+        throw new InRecoveryWindowError(`a secret deleted at ${path} is in its recovery window`);
       if (failed !== undefined) throw new VersionConflictError(found ? { current: toRecord(found) } : undefined);
     },
 

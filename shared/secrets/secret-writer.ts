@@ -1,17 +1,16 @@
-import { mayCompareRepeatedWrite } from '../access/index.ts';
 import { auditEntry } from '../audit/index.ts';
 import { iso, type Clock } from '../platform/clock.ts';
 import { secretContext } from '../platform/crypto/context.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../platform/errors.ts';
+import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { announceAnswer } from '../platform/http/idempotency-scope.ts';
 import { newId } from '../platform/ids.ts';
-import type { Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';
 import type { EnvironmentRef, makeSecretGuard } from './secret-guard.ts';
 import { untilHeadWritten } from './head-retries.ts';
-import { metadataOf, workspaceRevealLimit } from './secret-reveals.ts';
+import { metadataOf } from './secret-reveals.ts';
+import { makeRepeatedWrites } from './secret-repeats.ts';
 import { versionOfDerivedId } from './secret-names.ts';
 import {
   revisionAfter,
@@ -32,12 +31,6 @@ export { SecretExistsError, VersionIdExistsError } from './secret-record.ts';
  * the next version's context, commit conditionally, and on a lost race read again. A write's VersionId (an AWS
  * `ClientRequestToken`) is claimed with its version; a retry with it answers the version it made.
  */
-
-/** What the head says of a secret besides its value (the AWS API's description and tags); null removes one. */
-export interface SecretMetadata {
-  description?: string | null;
-  tags?: Record<string, string> | null;
-}
 
 /**
  * The labels part of the head after version `number` is written with `stages` (shared/secrets/secret-labels.ts):
@@ -67,30 +60,8 @@ const WRITE_ATTEMPTS = 100;
 /** A metadata change's lost races (tags, description) read again; as many as a write's, with shorter pauses. */
 const METADATA_RETRIES = { attempts: WRITE_ATTEMPTS, capMs: 250, stepMs: 4 };
 
-export interface WriteOptions {
-  /** The version the write expects to follow (0 = the key must not exist); a different one is CONFLICT. */
-  ifMatch?: number | undefined;
-  prefetched?: Prefetched | undefined;
-  /** The new version's VersionId (an AWS write's `ClientRequestToken`); a retry with it makes no new version. */
-  versionId?: string | undefined;
-  /** The secret the write must add to (NOT_FOUND when it is gone: never a new secret of its key). */
-  secretId?: string | undefined;
-  /** The description and tags the secret gets with this version (the AWS API's CreateSecret and UpdateSecret). */
-  metadata?: SecretMetadata | undefined;
-  /** The staging labels of the new version (PutSecretValue's VersionStages); default AWSCURRENT alone. */
-  stages?: readonly string[] | undefined;
-}
-
-/** What a write answers: the version it made (or, retried with its VersionId, made before) and the secret after it. */
-export interface WriteAnswer {
-  id: string;
-  key: string;
-  version: number;
-  versionId: string | null;
-  secret: SecretRecord;
-  /** A retry of an earlier write with the same VersionId and value: nothing was written. */
-  repeated?: true;
-}
+import type { SecretMetadata, WriteAnswer, WriteInput, WriteOptions } from './secret-write-types.ts';
+export type { SecretMetadata, SecretValue, WriteAnswer, WriteInput, WriteOptions } from './secret-write-types.ts';
 
 export interface SecretWriterDeps {
   store: Pick<
@@ -116,6 +87,7 @@ export interface SecretWriterDeps {
 export function makeSecretWriter(deps: SecretWriterDeps) {
   const { store, cipher, clock, guard } = deps;
   const { readable, permit } = guard;
+  const { repeatedWrite, derivedTokenWrite } = makeRepeatedWrites(deps);
   /**
    * The write loop shared by write and rollback: read the key's current version, check If-Match, seal the value
    * under the next version's context, and commit conditionally; a lost race reads again (with jitter). A rollback
@@ -124,7 +96,7 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
   async function writeNext(
     principal: Principal,
     environment: EnvironmentRef,
-    input: { key: string; value: string },
+    input: WriteInput,
     options: WriteOptions & { rollback?: { secretId: string; from: number } },
   ): Promise<WriteAnswer> {
     const ws = principal.workspaceId;
@@ -149,7 +121,7 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
       if (options.ifMatch !== undefined && options.ifMatch !== currentVersion) {
         // A retry of the write that made the key (the same token) answers what it made.
         const repeated =
-          current && options.versionId !== undefined ? await repeatedWrite(principal, current, options.versionId, input.value) : undefined;
+          current && options.versionId !== undefined ? await repeatedWrite(principal, current, options.versionId, input) : undefined;
         if (repeated) return repeated;
         const message = `If-Match: the current version of ${input.key} is ${currentVersion}, not ${options.ifMatch}`;
         throw options.ifMatch === 0 ? new SecretExistsError(message) : new ConflictError(message);
@@ -159,12 +131,14 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
       const reserved = reservedFor(current, options.versionId);
       const number = reserved ?? latestVersionOf(current) + 1;
       if (current && options.versionId !== undefined && versionOfDerivedId(current.id, options.versionId) !== undefined) {
-        const repeated = await derivedTokenWrite(principal, current, options.versionId, number, input.value);
+        const repeated = await derivedTokenWrite(principal, current, options.versionId, number, input);
         if (repeated) return repeated;
       }
       const labelled = labelledAfter(current, number, stages, options.versionId);
       const becomesCurrent = labelled.currentVersion === number;
       const description = options.metadata?.description === undefined ? current?.description : options.metadata.description;
+      // The head's encoding is its current version's.
+      const encoding = becomesCurrent ? input.encoding : current?.encoding;
       const tags = options.metadata?.tags === undefined ? current?.tags : options.metadata.tags;
       const record: SecretRecord = {
         id: current?.id ?? newId('secret', now),
@@ -181,9 +155,11 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
         ...(current?.changedAt !== undefined && { changedAt: current.changedAt }),
         ...labelled,
         revision: revisionAfter(current),
+        ...(encoding && { encoding }),
       };
       const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, number));
-      const action = !becomesCurrent ? 'secret.stage' : number === 1 ? 'secret.create' : 'secret.rotate';
+      // A secret created without a value gets its first version as a new version of an existing secret.
+      const action = !becomesCurrent ? 'secret.stage' : current === undefined ? 'secret.create' : 'secret.rotate';
       const rolledBackFrom = options.rollback?.from;
       const metadata = {
         ...metadataOf(record),
@@ -205,13 +181,16 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
             rolledBackFrom,
             versionId: options.versionId,
             claim: reserved === undefined,
+            encoding: input.encoding,
           },
           auditEntry(principal, action, record.id, metadata, now),
+          undefined,
+          { notInRecoveryWindow: options.notInRecoveryWindow },
         );
         return { ...answer, versionId: options.versionId ?? null, secret: record };
       } catch (error) {
         if (error instanceof VersionIdTakenError) {
-          const repeated = await repeatedWrite(principal, record, options.versionId!, input.value);
+          const repeated = await repeatedWrite(principal, record, options.versionId!, input);
           if (repeated) return repeated;
           // The token is claimed but names no version that can be read (a purge in between): no retry can win.
           throw new VersionIdExistsError(`ClientRequestToken: already names a version of ${input.key} that is gone`);
@@ -226,63 +205,6 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
       }
     }
     throw new ConflictError(`key: too many concurrent writes of ${input.key}; retry`);
-  }
-
-  /**
-   * A write whose token has the shape of this secret's derived VersionIds (secret-names.ts), which no claim item
-   * guards. It is a repeat of version `named` when that version was written without a token of its own (its
-   * VersionId is this one); undefined (write on) when it is the very version this write makes. Any other use would
-   * give one VersionId two meanings: refused.
-   */
-  async function derivedTokenWrite(principal: Principal, current: SecretRecord, versionId: string, number: number, value: string) {
-    const named = versionOfDerivedId(current.id, versionId)!;
-    if (named === number) return undefined;
-    const repeated = named <= latestVersionOf(current) ? await repeatedWrite(principal, current, versionId, value) : undefined;
-    if (repeated) return repeated;
-    throw new ValidationError(
-      `ClientRequestToken: has the form of the VersionIds of ${current.key} (version ${named}); use a token of your own`,
-    );
-  }
-
-  /**
-   * A write whose VersionId already names a version of the secret (decisions.md v1.4, Hardening). The stored value
-   * is compared only for a caller who may reveal the secret or wrote that version itself (`mayCompareRepeatedWrite`):
-   * the same value answers that version (no new one, as AWS documents `ClientRequestToken`); another value, or any
-   * value from anyone else, is VersionIdExistsError. Every repeat counts against the caller's reveal limits before
-   * anything is opened, and is audited `secret.write_repeated` (`matched`: true, false, or null when not compared)
-   * before the answer. Undefined when the token names no version (yet).
-   */
-  async function repeatedWrite(
-    principal: Principal,
-    secret: SecretRecord,
-    versionId: string,
-    value: string,
-  ): Promise<WriteAnswer | undefined> {
-    const ws = principal.workspaceId;
-    const derived = versionOfDerivedId(secret.id, versionId);
-    const version = derived ?? (await store.getVersionNumberOf(ws, secret.id, versionId));
-    const stored = version === undefined ? undefined : await store.getSecretVersion(ws, secret.id, version);
-    // A derived id names the version only while that version has no token of its own.
-    if (version === undefined || !stored || (derived !== undefined && stored.versionId !== null)) return undefined;
-    const now = clock.now();
-    const limit = {
-      credentialId: principal.credentialId,
-      perMinute: deps.revealsPerMinute,
-      workspacePerMinute: workspaceRevealLimit(deps),
-      now,
-    };
-    await store.countRevealPage(ws, limit);
-    const matched = mayCompareRepeatedWrite(principal, secret, stored.createdBy)
-      ? (await cipher.decrypt(stored.sealed, secretContext(ws, secret.id, version))) === value
-      : null;
-    await store.writeAuditEntries(ws, [
-      auditEntry(principal, 'secret.write_repeated', secret.id, { ...metadataOf(secret), version, matched }, now),
-    ]);
-    if (matched === null) throw new VersionIdExistsError(`ClientRequestToken: already names version ${version} of ${secret.key}`);
-    if (!matched) throw new VersionIdExistsError(`ClientRequestToken: a version of ${secret.key} with this token has another value`);
-    const head = await store.getSecretHead(ws, secret.id);
-    const { sealed: _sealed, ...record } = head ?? { ...secret, sealed: undefined };
-    return { id: secret.id, key: secret.key, version, versionId, secret: record, repeated: true };
   }
 
   /**

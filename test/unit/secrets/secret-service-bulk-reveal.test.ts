@@ -24,7 +24,7 @@ function bulkHarness(options: { revealsPerMinute?: number } = {}) {
   h.store.listEnvironmentValues = async (_ws, _env, page, onlyKeys) => {
     h.events.push('listEnvironmentValues');
     for (const head of h.heads.values())
-      values.set(head.key, { id: head.id, key: head.key, version: head.currentVersion, sealed: head.sealed });
+      if (head.sealed) values.set(head.key, { id: head.id, key: head.key, version: head.currentVersion, sealed: head.sealed });
     const items = [...values.values()]
       .filter((v) => !onlyKeys || onlyKeys.includes(v.key))
       .sort((a, b) => a.key.localeCompare(b.key))

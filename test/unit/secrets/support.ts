@@ -49,7 +49,7 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
       const version = by.number ?? secret.currentVersion;
       versions.set(`${secret.id}#${version}`, {
         version,
-        sealed: by.sealed ?? secret.sealed,
+        sealed: (by.sealed ?? secret.sealed)!,
         createdAt: secret.updatedAt,
         createdBy: by.createdBy,
         rolledBackFrom: null,
