@@ -17,7 +17,7 @@ import type { makeSecretWriter } from './secret-writer.ts';
 type SecretWriter = ReturnType<typeof makeSecretWriter>;
 import { rotationAnswer, type RotationMessage, type RotationQueue } from './rotation-records.ts';
 import type { RotationSchedules } from './rotation-schedules.ts';
-import { RotationBusyError, type RotationConfig, type RotationStore, type StoredRotation } from './rotation-store.ts';
+import { RotationBusyError, SCHEDULED_START, type RotationConfig, type RotationStore, type StoredRotation } from './rotation-store.ts';
 import { checkDuration, checkSchedule, DEFAULT_GENERATOR, nextRotationAt } from './rotation-schedule.ts';
 
 /**
@@ -66,20 +66,31 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
     await deps.queue.send({ workspaceId, secretId, token: '', step: 'schedule' });
   }
 
-  /** Starts a rotation of the secret: the lease, the AWSPENDING version, the first step queued. */
-  async function begin(ws: string, rotation: StoredRotation, token: string, startedBy: string) {
+  /**
+   * Starts a rotation of the secret: the lease (naming who started it, for the outcome's `startedBy`), the AWSPENDING
+   * version, the first step queued. A caller's start is audited `secret.rotation_start` in the lease's transaction,
+   * so it is durable before the start is answered; a schedule's start is told by its outcome alone.
+   */
+  async function begin(ws: string, rotation: StoredRotation, token: string, starter: Principal | typeof SCHEDULED_START) {
     if (!deps.queue) throw new Error('no rotation queue in this function');
     const now = clock.now();
     const head = await store.getSecretHead(ws, rotation.secretId);
     if (!head) throw new NotFoundError(`secret ${rotation.secretId} was not found`);
     const step = rotation.functionArn ? 'createSecret' : 'generate';
+    const startedBy = starter === SCHEDULED_START ? SCHEDULED_START : starter.actorSub;
+    const lease = { token, version: latestVersionOf(head) + 1, step, until: now + STEP_LEASE_MS, startedBy };
+    const audit =
+      starter === SCHEDULED_START
+        ? undefined
+        : auditEntry(
+            starter,
+            'secret.rotation_start',
+            head.id,
+            { ...metadataOf(head), versionId: token, function: rotation.functionArn },
+            now,
+          );
     try {
-      await store.takeRotationLease(
-        ws,
-        rotation.secretId,
-        { token, version: latestVersionOf(head) + 1, step, until: now + STEP_LEASE_MS, startedBy },
-        now,
-      );
+      await store.takeRotationLease(ws, rotation.secretId, lease, now, audit);
     } catch (error) {
       if (error instanceof RotationBusyError) throw new ConflictError('rotation: this secret is rotating already; wait for it to end');
       throw error;
@@ -88,7 +99,8 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
       await reservePending(ws, rotation.secretId, token);
       await deps.queue.send({ workspaceId: ws, secretId: rotation.secretId, token, step });
     } catch (error) {
-      await finish(ws, rotation, token, { ok: false, step, error: 'the rotation could not be started' }).catch(() => undefined);
+      const failed = { ok: false as const, step, error: 'the rotation could not be started' };
+      await finish(ws, { ...rotation, lease }, token, failed).catch(() => undefined);
       throw error;
     }
     return { versionId: token };
@@ -158,13 +170,14 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
 
     /**
      * Starts a rotation now (RotateSecret, REST POST …/rotate), under `write`: CONFLICT when rotation is not configured
-     * or one is running. Answers the token, the VersionId of the version it makes.
+     * or one is running. Audited `secret.rotation_start` by the caller. Answers the token, the VersionId of the version
+     * it makes.
      */
     async startRotation(principal: Principal, secretId: string, token: string = randomUUID()) {
       const head = await writable(principal, secretId);
       const rotation = await store.getRotation(principal.workspaceId, head.id);
       if (!rotation?.enabled) throw new ConflictError('rotation: not configured for this secret; PUT …/rotation first');
-      return begin(principal.workspaceId, rotation, token, principal.actorSub);
+      return begin(principal.workspaceId, rotation, token, principal);
     },
 
     /** The runner's side: makes the secret's schedule what its rotation item says (put while on, gone otherwise). */
@@ -186,7 +199,7 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
         return undefined;
       }
       try {
-        return await begin(workspaceId, rotation, randomUUID(), SYSTEM_ACTOR);
+        return await begin(workspaceId, rotation, randomUUID(), SCHEDULED_START);
       } catch (error) {
         // A rotation already running (a rotate-now, or a slow one) is this start's rotation too.
         if (error instanceof ConflictError) return undefined;
