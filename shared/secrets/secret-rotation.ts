@@ -10,7 +10,7 @@ import { latestVersionOf } from './secret-labels.ts';
 import type { SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
 import { makeRotationHead } from './rotation-head.ts';
-import { rotationFunctionsAllowed } from './rotation-functions.ts';
+import { rotationFunctionsAllowed, type RotationFunctionAllowed } from './rotation-functions.ts';
 import { secretArn, versionIdOf, type AwsPlace } from './secret-names.ts';
 import type { makeSecretWriter } from './secret-writer.ts';
 
@@ -40,8 +40,8 @@ export interface SecretRotationDeps {
   queue?: RotationQueue | undefined;
   /** The recurring schedules that start rotations (absent where schedules are not configured). */
   schedules?: RotationSchedules | undefined;
-  /** Whether the stack may invoke a rotation function (default: rotation-functions.ts over the environment). */
-  functionAllowed?: (arn: string) => Promise<boolean>;
+  /** Whether the stack may invoke a rotation function for a workspace (default: rotation-functions.ts over the environment). */
+  functionAllowed?: RotationFunctionAllowed;
 }
 
 export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>) {
@@ -128,7 +128,7 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
       const head = await writable(principal, secretId);
       await checkSchedule(config.schedule, 'schedule');
       checkDuration(config.duration, 'duration');
-      if (config.functionArn && !(await functionAllowed(config.functionArn)))
+      if (config.functionArn && !(await functionAllowed(config.functionArn, principal.workspaceId)))
         throw new ForbiddenError(`function: this stack may not invoke ${config.functionArn} (rotationFunctionArns)`);
       const ws = principal.workspaceId;
       const existing = await store.getRotation(ws, head.id);
@@ -206,6 +206,12 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
         throw error;
       }
     },
+
+    /**
+     * The runner's side: whether it may invoke `arn` for the workspace, asked before each invocation; the same decision
+     * as the configuration's (rotation-functions.ts), so `${workspaceId}` in a pattern means the same in both.
+     */
+    rotationFunctionAllowed: (workspaceId: string, arn: string) => functionAllowed(arn, workspaceId),
 
     /** The runner's side: the rotation a step's message belongs to, when its token still holds the lease. */
     async rotationHeldBy(workspaceId: string, secretId: string, token: string) {

@@ -6,6 +6,8 @@ import { RotationBusyError, type RotationLease, type StoredRotation } from '../.
 import { VersionConflictError, type SecretRecord, type StoredSecret } from '../../../shared/secrets/secret-record.ts';
 import { makeSecretRotation } from '../../../shared/secrets/secret-rotation.ts';
 import type { AuditEntry } from '../../../shared/audit/index.ts';
+import { ForbiddenError } from '../../../shared/platform/errors.ts';
+import type { RotationFunctionAllowed } from '../../../shared/secrets/rotation-functions.ts';
 import { fakeClock, principal } from '../support/fakes.ts';
 
 /**
@@ -28,7 +30,7 @@ const HEAD = {
   sealed: { ciphertext: 'x' },
 } as unknown as StoredSecret;
 
-function harness() {
+function harness(functionAllowed: RotationFunctionAllowed = async () => true) {
   let head: StoredSecret = structuredClone(HEAD);
   let lease: RotationLease | null = null;
   const queued: RotationMessage[] = [];
@@ -85,7 +87,7 @@ function harness() {
         throw new Error('not used');
       }) as never,
       queue: { send: async (message: RotationMessage) => void queued.push(message) },
-      functionAllowed: async () => true,
+      functionAllowed,
     },
     { readable: async (_principal, found) => found as never, permit: async () => undefined },
   );
@@ -148,5 +150,20 @@ describe('the rotation lease', () => {
     await service.finishRotation('ws_test', rotation(), queued[0]!.token, { ok: false, step: 'generate', error: 'Error: boom' });
     // Assess
     expect(audits.map((entry) => [entry.action, entry.metadata.startedBy])).toEqual([['secret.rotation_failed', 'schedule']]);
+  });
+
+  it("asks whether the function may be invoked for the caller's workspace when a rotation is configured", async () => {
+    // Prepare
+    const asked: [string, string][] = [];
+    const { service } = harness(async (arn, workspaceId) => (asked.push([arn, workspaceId]), arn.endsWith(`rotate-${workspaceId}`)));
+    const config = (functionArn: string) => ({ functionArn, schedule: 'rate(30 days)', rules: {}, duration: null });
+    const fn = (name: string) => `arn:aws:lambda:eu-west-1:123456789012:function:${name}`;
+    // Act
+    const own = await service.configureRotation(principal(), 'sec_1', config(fn('rotate-ws_test')));
+    const other = service.configureRotation(principal(), 'sec_1', config(fn('rotate-ws_other')));
+    // Assess
+    expect(own?.function).toBe(fn('rotate-ws_test'));
+    await expect(other).rejects.toThrow(ForbiddenError);
+    expect(asked.map(([, workspaceId]) => workspaceId)).toEqual(['ws_test', 'ws_test']);
   });
 });
