@@ -8,6 +8,7 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ROTATION_FUNCTION, ROTATION_QUEUE } from '../shared/platform/functions.ts';
+import { iamPatternOf } from '../shared/platform/rotation-function-arns.ts';
 import { ROTATION_ACCESS } from './rotation-access.ts';
 import { applyAccess } from './apply-access.ts';
 import { acknowledgeWildcardResource } from './nag.ts';
@@ -24,19 +25,23 @@ const FUNCTION_ARN_PATTERN =
   /^arn:aws(?:-[a-z]+)*:lambda:[a-z0-9*?-]{1,32}:[0-9*?]{1,12}:function:[A-Za-z0-9_*?-]{1,140}(?::[A-Za-z0-9_$*?-]{1,128})?$/;
 
 /**
- * Checks the context `rotationFunctionArns` (decisions.md v1.3, "Where functions run"): every pattern names Lambda
- * functions by ARN, so the runner's `lambda:InvokeFunction` grant names functions and nothing else; `*` alone (any
- * function of any account) is refused outright. Throws naming the first bad pattern; answers the list as given.
+ * Checks the context `rotationFunctionArns` (decisions.md v1.3, "Where functions run"; v1.4: `${workspaceId}` stands
+ * for the caller's workspace): every pattern, with `${workspaceId}` as IAM will hold it (`*`), names Lambda functions
+ * by ARN, so the runner's `lambda:InvokeFunction` grant names functions and nothing else; `*` alone (any function of
+ * any account) is refused outright, and so is a misspelt placeholder (its `$`, `{` and `}` are no ARN's). Throws naming
+ * the first bad pattern; answers the list as given (the runner substitutes the workspace itself).
  */
 export function checkRotationFunctionArns(patterns: readonly string[]): readonly string[] {
   for (const pattern of patterns) {
-    if (/^[*?]+$/.test(pattern.trim())) {
+    const granted = iamPatternOf(pattern);
+    if (/^[*?]+$/.test(granted.trim())) {
       throw new Error(`rotationFunctionArns: "${pattern}" would let the runner invoke any function; list the rotation functions' ARNs`);
     }
-    if (!FUNCTION_ARN_PATTERN.test(pattern)) {
+    if (!FUNCTION_ARN_PATTERN.test(granted)) {
       throw new Error(
         `rotationFunctionArns: "${pattern.slice(0, 200)}" is not a Lambda function ARN pattern ` +
-          '(arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>], * and ? allowed in region, account, name and qualifier)',
+          '(arn:aws:lambda:<region>:<account>:function:<name>[:<qualifier>], * and ? allowed in region, account, name and qualifier, ' +
+          "and ${workspaceId} for the caller's workspace)",
       );
     }
   }
@@ -169,9 +174,12 @@ export class SecretRotationConstruct extends Construct {
     );
   }
 
-  /** `lambda:InvokeFunction` for the runner on exactly the listed patterns. None listed: no grant at all. */
+  /**
+   * `lambda:InvokeFunction` for the runner on exactly the listed patterns, `${workspaceId}` as `*` (IAM cannot know the
+   * caller's workspace: the runner narrows it to the workspace before each invocation). None listed: no grant at all.
+   */
   private allowInvoking(): void {
-    const functionArns = this.functionArns;
+    const functionArns = this.functionArns.map(iamPatternOf);
     if (functionArns.length === 0) return;
     this.runner.function.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [...functionArns] }));
     // cdk-nag's AwsSolutions-IAM5 finds the `*` of a resource (a `?` is no finding).

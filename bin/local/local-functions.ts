@@ -165,13 +165,16 @@ function runInChild(name: string, fn: LocalFunction, event: RotationEvent, timeo
   });
 }
 
-/** The local stand-in for Lambda: registered functions only, each invocation a fresh child process. */
+/**
+ * The local stand-in for Lambda: registered functions only, each invocation a fresh child process. Which may be
+ * invoked is the secrets service's question (shared/secrets/rotation-functions.ts reads the same registry); an ARN of
+ * no registered function is Lambda's ResourceNotFoundException here.
+ */
 export function makeLocalFunctionInvoker(options: { localDir: string; baseUrl: string }): FunctionInvoker {
   return {
-    // Read afresh each time, so a function registered while the stack runs is seen.
-    allowed: async (arn) => (await functionOf(options.localDir, arn)) !== undefined,
     async invoke(arn, event, timeoutMs) {
       try {
+        // Read afresh each time, so a function registered while the stack runs is seen.
         const found = await functionOf(options.localDir, arn);
         if (!found) return failedOutcome('ResourceNotFoundException', `Function not found: ${arn}`);
         return await attributeCalls(LOCAL_FUNCTION_SCOPE, () => runInChild(found[0], found[1], event, timeoutMs, options.baseUrl));

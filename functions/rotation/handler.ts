@@ -7,7 +7,6 @@ import type { FunctionInvoker } from '../../shared/rotation/function-invoker.ts'
 import { makeRotationMetrics } from '../../shared/rotation/rotation-metrics.ts';
 import { makeRotationRunner } from '../../shared/rotation/rotation-runner.ts';
 import { makeLambdaInvoker } from '../../shared/rotation/lambda-invoker.ts';
-import { rotationFunctionPatterns } from '../../shared/platform/rotation-function-arns.ts';
 import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
 import { rotationSchedulesOf } from '../../shared/secrets/rotation-schedules.ts';
 
@@ -58,5 +57,5 @@ export function rotationHandler(invoker: FunctionInvoker, stepTimeoutMs?: number
   };
 }
 
-/** Lambda entry: rotation functions are invoked through Lambda, only those ROTATION_FUNCTION_ARNS allows. */
-export const handler = rotationHandler(makeLambdaInvoker({ patterns: rotationFunctionPatterns() }));
+/** Lambda entry: rotation functions are invoked through Lambda, only those the secrets service allows (ROTATION_FUNCTION_ARNS). */
+export const handler = rotationHandler(makeLambdaInvoker());

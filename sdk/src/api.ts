@@ -77,7 +77,7 @@ export interface paths {
   "/api/v1/secrets/{secretId}/rotation": {
     /**
      * Configure a secret's rotation
-     * @description `function`: the ARN of an AWS-style rotation function (only those the stack may invoke), or null to have the service write a random value itself with `generator` (default: 32 characters of every class, without `"'`\\` or a space). `schedule`: `rate(N hours|days)` or `cron(…)`; `duration`: the window a scheduled start may take (1h to 24h). Needs `write`; audited `secret.rotation_configure`; starts no rotation.
+     * @description `function`: the ARN of an AWS-style rotation function (only those the stack may invoke), or null to have the service write a random value itself with `generator` (default: 32 characters of every class, without `"'`\\` or a space). `schedule`: `rate(N hours|days)` or `cron(…)`, at most one rotation every 4 hours (a cron whose fires can come closer is VALIDATION_ERROR); `duration`: the window a scheduled start may take (1h to 24h). Needs `write`; audited `secret.rotation_configure`; starts no rotation.
      *
      * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
@@ -93,7 +93,7 @@ export interface paths {
   "/api/v1/secrets/{secretId}/rotate": {
     /**
      * Start a rotation now
-     * @description Records the rotation's token as a version labelled AWSPENDING and starts the steps; `versionId` names the version it makes. CONFLICT when rotation is not configured or one is running. Success is audited `secret.rotation_succeeded` (and the new value fires `service.secret.rotate`); failure `secret.rotation_failed` with `service.secret.rotation_failed`. Needs `write`.
+     * @description Records the rotation's token as a version labelled AWSPENDING and starts the steps; `versionId` names the version it makes. CONFLICT when rotation is not configured or one is running. The start is audited `secret.rotation_start` by the caller; success `secret.rotation_succeeded` (and the new value fires `service.secret.rotate`), failure `secret.rotation_failed` with `service.secret.rotation_failed`, both with `metadata.startedBy` (the caller, or `schedule`). Needs `write`.
      *
      * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
@@ -1602,7 +1602,7 @@ export interface operations {
   };
   /**
    * Configure a secret's rotation
-   * @description `function`: the ARN of an AWS-style rotation function (only those the stack may invoke), or null to have the service write a random value itself with `generator` (default: 32 characters of every class, without `"'`\\` or a space). `schedule`: `rate(N hours|days)` or `cron(…)`; `duration`: the window a scheduled start may take (1h to 24h). Needs `write`; audited `secret.rotation_configure`; starts no rotation.
+   * @description `function`: the ARN of an AWS-style rotation function (only those the stack may invoke), or null to have the service write a random value itself with `generator` (default: 32 characters of every class, without `"'`\\` or a space). `schedule`: `rate(N hours|days)` or `cron(…)`, at most one rotation every 4 hours (a cron whose fires can come closer is VALIDATION_ERROR); `duration`: the window a scheduled start may take (1h to 24h). Needs `write`; audited `secret.rotation_configure`; starts no rotation.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
@@ -1838,7 +1838,7 @@ export interface operations {
   };
   /**
    * Start a rotation now
-   * @description Records the rotation's token as a version labelled AWSPENDING and starts the steps; `versionId` names the version it makes. CONFLICT when rotation is not configured or one is running. Success is audited `secret.rotation_succeeded` (and the new value fires `service.secret.rotate`); failure `secret.rotation_failed` with `service.secret.rotation_failed`. Needs `write`.
+   * @description Records the rotation's token as a version labelled AWSPENDING and starts the steps; `versionId` names the version it makes. CONFLICT when rotation is not configured or one is running. The start is audited `secret.rotation_start` by the caller; success `secret.rotation_succeeded` (and the new value fires `service.secret.rotate`), failure `secret.rotation_failed` with `service.secret.rotation_failed`, both with `metadata.startedBy` (the caller, or `schedule`). Needs `write`.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */

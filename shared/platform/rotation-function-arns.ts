@@ -1,8 +1,12 @@
 /**
  * The rotation functions the stack may invoke, as the CDK stack passes its context `rotationFunctionArns` to the
- * functions that ask (ROTATION_FUNCTION_ARNS, comma-separated ARN patterns; the IAM grant is limited to the same).
- * Read by the secrets service when a rotation is configured and by the runner before it invokes.
+ * functions that ask (ROTATION_FUNCTION_ARNS, comma-separated ARN patterns; the IAM grant is limited to the same, with
+ * `${workspaceId}` widened to `*`). Read by the secrets service (shared/secrets/rotation-functions.ts), which decides
+ * for both the configuration and the runner.
  */
+
+/** Stands for the caller's workspace id in a pattern (decisions.md v1.4, Hardening). */
+export const WORKSPACE_PLACEHOLDER = '${workspaceId}';
 
 const PATTERN = /^arn:\S{1,2044}$/;
 
@@ -16,3 +20,9 @@ export function rotationFunctionPatterns(env: NodeJS.ProcessEnv = process.env): 
   if (malformed !== undefined) throw new Error(`ROTATION_FUNCTION_ARNS: "${malformed.slice(0, 100)}" is not an ARN pattern`);
   return patterns;
 }
+
+/**
+ * A pattern as IAM can hold it: IAM cannot know the caller's workspace, so `${workspaceId}` becomes `*` (and must not
+ * reach IAM as is: `${…}` is IAM's policy-variable syntax).
+ */
+export const iamPatternOf = (pattern: string) => pattern.replaceAll(WORKSPACE_PLACEHOLDER, '*');

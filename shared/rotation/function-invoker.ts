@@ -19,9 +19,11 @@ export interface RotationEvent {
  */
 export type InvokeOutcome = { ok: true } | { ok: false; error: string };
 
+/**
+ * Invokes rotation functions. Whether one may be invoked is not its question: the secrets service decides that
+ * (shared/secrets/rotation-functions.ts), for the configuration and the runner alike.
+ */
 export interface FunctionInvoker {
-  /** Whether the service may invoke this ARN (AWS: it matches a pattern of the context rotationFunctionArns; locally: a registered function). */
-  allowed(arn: string): Promise<boolean>;
   /** Invokes the function synchronously with the event; a throw, a function error or passing timeoutMs is { ok: false }. Never throws itself for those. */
   invoke(arn: string, event: RotationEvent, timeoutMs: number): Promise<InvokeOutcome>;
 }

@@ -12,6 +12,5 @@ export {
 } from './function-invoker.ts';
 export { failedOutcome, OUTCOME_ERROR_LIMIT, timedOutOutcome } from './invoke-outcome.ts';
 export { makeLambdaInvoker } from './lambda-invoker.ts';
-export { rotationFunctionPatterns } from '../platform/rotation-function-arns.ts';
 export { makeRotationMetrics } from './rotation-metrics.ts';
 export { makeRotationRunner, type RotationRunnerDeps } from './rotation-runner.ts';

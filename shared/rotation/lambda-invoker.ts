@@ -1,13 +1,12 @@
 import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from '@aws-sdk/client-lambda';
-import { globMatcher } from '../access/index.ts';
 import { makeLambdaClient } from '../platform/clients/lambda.ts';
 import type { FunctionInvoker, InvokeOutcome, RotationEvent } from './function-invoker.ts';
 import { failedOutcome, timedOutOutcome } from './invoke-outcome.ts';
 
 /**
  * Rotation functions on AWS (decisions.md v1.3, "Where functions run"): a synchronous Lambda invocation with AWS's
- * event, allowed only for ARNs that match a pattern of the stack's context `rotationFunctionArns` (passed to the
- * function as ROTATION_FUNCTION_ARNS; the IAM grant is limited to the same patterns).
+ * event. The runner invokes only what the secrets service allows (the stack's context `rotationFunctionArns`, passed
+ * as ROTATION_FUNCTION_ARNS: shared/secrets/rotation-functions.ts); the IAM grant is limited to the same patterns.
  */
 
 let containerClient: LambdaClient | undefined;
@@ -31,10 +30,8 @@ function functionErrorOutcome(answer: InvokeCommandOutput): InvokeOutcome {
 }
 
 /** The invoker over Lambda: `client` for tests, else the container's own, made on first use. */
-export function makeLambdaInvoker(options: { client?: LambdaClient; patterns: readonly string[] }): FunctionInvoker {
-  const matches = globMatcher(options.patterns);
+export function makeLambdaInvoker(options: { client?: LambdaClient } = {}): FunctionInvoker {
   return {
-    allowed: async (arn) => matches(arn),
     async invoke(arn: string, event: RotationEvent, timeoutMs: number): Promise<InvokeOutcome> {
       const controller = new AbortController();
       let timer: NodeJS.Timeout | undefined;

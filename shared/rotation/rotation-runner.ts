@@ -23,6 +23,7 @@ export interface RotationRunnerDeps {
     | 'finishRotation'
     | 'startScheduledRotation'
     | 'syncRotationSchedule'
+    | 'rotationFunctionAllowed'
   >;
   invoker: FunctionInvoker;
   /** Counts a failed rotation (the RotationFailures metric). */
@@ -69,7 +70,7 @@ export function makeRotationRunner(deps: RotationRunnerDeps) {
       const arn = rotation.functionArn;
       const target = await secrets.rotationTarget(message.workspaceId, message.secretId);
       if (!arn || !target || !ROTATION_STEPS.includes(step)) return fail(message, rotation, 'the secret or its rotation function is gone');
-      if (!(await invoker.allowed(arn)))
+      if (!(await secrets.rotationFunctionAllowed(message.workspaceId, arn)))
         return fail(message, rotation, `AccessDeniedException: the service may not invoke ${arn} (rotationFunctionArns)`);
       const outcome = await invoker.invoke(
         arn,

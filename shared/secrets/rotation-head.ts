@@ -6,7 +6,7 @@ import { AWSPENDING, keepLabelled, labelsAfterWrite, labelsWithout, latestVersio
 import { untilHeadWritten } from './head-retries.ts';
 import { revisionAfter, VersionIdTakenError, VersionIdExistsError, type SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
-import type { RotationStore, StoredRotation } from './rotation-store.ts';
+import { SCHEDULED_START, type RotationStore, type StoredRotation } from './rotation-store.ts';
 import { nextRotationAt } from './rotation-schedule.ts';
 
 /**
@@ -72,7 +72,8 @@ export function makeRotationHead(deps: { store: Pick<Store, 'getSecretHead' | 'w
   /**
    * Ends the rotation `token` holds: AWSPENDING off its version (and the version gone if it never got a value), the
    * outcome audited in the same transaction (`secret.rotation_succeeded`, or `secret.rotation_failed` with the step and
-   * the error cut to 500 characters, whose event is `service.secret.rotation_failed`), then the lease released.
+   * the error cut to 500 characters, whose event is `service.secret.rotation_failed`; both with `startedBy`, the lease's
+   * starter), then the lease released.
    */
   async function finish(
     ws: string,
@@ -101,7 +102,12 @@ export function makeRotationHead(deps: { store: Pick<Store, 'getSecretHead' | 'w
           rotation.accountId,
           outcome.ok ? 'secret.rotation_succeeded' : 'secret.rotation_failed',
           rotation.secretId,
-          { ...metadataOf(head), versionId: token, ...(!outcome.ok && { step: outcome.step, error: outcome.error.slice(0, 500) }) },
+          {
+            ...metadataOf(head),
+            versionId: token,
+            startedBy: rotation.lease?.startedBy ?? SCHEDULED_START,
+            ...(!outcome.ok && { step: outcome.step, error: outcome.error.slice(0, 500) }),
+          },
           now,
         ),
     );

@@ -40,9 +40,12 @@ export function checkDuration(duration: string | null | undefined, field: string
   if (!match || Number(match[1]) < 1 || Number(match[1]) > 24) throw new ValidationError(`${field}: 1h to 24h, in whole hours`);
 }
 
-/** Refuses a schedule EventBridge would not take (a cron expression's check loads the cron library, rotation-cron.ts). */
+/**
+ * Refuses a schedule EventBridge would not take, or one that can start two rotations less than 4 hours apart (AWS's
+ * rule: `rate(N hours)` takes 4 or more; a cron expression's check loads the cron library, rotation-cron-gap.ts).
+ */
 export async function checkSchedule(schedule: string, field: string): Promise<void> {
-  if (intervalOf(schedule, field) === undefined) (await import('./rotation-cron.ts')).cronOf(schedule, field);
+  if (intervalOf(schedule, field) === undefined) (await import('./rotation-cron-gap.ts')).checkCronGap(schedule, field);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type AuditEntry, auditPut } from '../audit/index.ts';
+import { type AuditEntry, auditPut, SYSTEM_ACTOR } from '../audit/index.ts';
 import { transact } from '../platform/store/conditional.ts';
 import { ENTITY, keys } from '../platform/store/keys.ts';
 import { getItem } from '../platform/store/reads.ts';
@@ -26,7 +26,13 @@ export interface RotationConfig {
   generator: PasswordRules | null;
 }
 
-/** A running rotation: its token (the AWSPENDING version's id), the step it is at, and until when it holds. */
+/** Who started a rotation the schedule started (decisions.md v1.4: `startedBy` of its outcome). */
+export const SCHEDULED_START = 'schedule';
+
+/**
+ * A running rotation: its token (the AWSPENDING version's id), the step it is at, until when it holds, and who started
+ * it (the caller's actorSub, or `schedule`), which the runner's outcome entry names.
+ */
 export interface RotationLease {
   token: string;
   version: number;
@@ -34,6 +40,9 @@ export interface RotationLease {
   until: number;
   startedBy: string;
 }
+
+/** A lease's starter as stored; a lease taken before v1.4 by a schedule said `system`, or nothing. */
+const starterOf = (stored: unknown) => (typeof stored === 'string' && stored !== SYSTEM_ACTOR ? stored : SCHEDULED_START);
 
 export interface StoredRotation extends RotationConfig {
   secretId: string;
@@ -70,7 +79,7 @@ const toRotation = (item: Record<string, unknown> | undefined): StoredRotation |
             version: item.leaseVersion as number,
             step: item.leaseStep as string,
             until: item.leaseUntil as number,
-            startedBy: item.leaseStartedBy as string,
+            startedBy: starterOf(item.leaseStartedBy),
           }
         : null,
   };
@@ -113,9 +122,10 @@ export function makeRotationStore(db: Db) {
 
     /**
      * Takes the lease for a rotation, when the rotation is on and no other holds an unexpired lease; else
-     * RotationBusyError. One conditional UpdateItem: two concurrent starts make one rotation.
+     * RotationBusyError. One conditional UpdateItem (two concurrent starts make one rotation), with the start's audit
+     * entry in the same transaction when a caller started it.
      */
-    async takeRotationLease(workspaceId: string, secretId: string, lease: RotationLease, now: number): Promise<void> {
+    async takeRotationLease(workspaceId: string, secretId: string, lease: RotationLease, now: number, audit?: AuditEntry): Promise<void> {
       const failed = await transact(
         db,
         [
@@ -137,6 +147,7 @@ export function makeRotationStore(db: Db) {
               },
             },
           },
+          ...(audit ? [auditPut(db, workspaceId, audit)] : []),
         ],
         [0],
         { contention: 'handled' },

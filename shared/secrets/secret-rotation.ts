@@ -10,14 +10,14 @@ import { latestVersionOf } from './secret-labels.ts';
 import type { SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
 import { makeRotationHead } from './rotation-head.ts';
-import { rotationFunctionsAllowed } from './rotation-functions.ts';
+import { rotationFunctionsAllowed, type RotationFunctionAllowed } from './rotation-functions.ts';
 import { secretArn, versionIdOf, type AwsPlace } from './secret-names.ts';
 import type { makeSecretWriter } from './secret-writer.ts';
 
 type SecretWriter = ReturnType<typeof makeSecretWriter>;
 import { rotationAnswer, type RotationMessage, type RotationQueue } from './rotation-records.ts';
 import type { RotationSchedules } from './rotation-schedules.ts';
-import { RotationBusyError, type RotationConfig, type RotationStore, type StoredRotation } from './rotation-store.ts';
+import { RotationBusyError, SCHEDULED_START, type RotationConfig, type RotationStore, type StoredRotation } from './rotation-store.ts';
 import { checkDuration, checkSchedule, DEFAULT_GENERATOR, nextRotationAt } from './rotation-schedule.ts';
 
 /**
@@ -40,8 +40,8 @@ export interface SecretRotationDeps {
   queue?: RotationQueue | undefined;
   /** The recurring schedules that start rotations (absent where schedules are not configured). */
   schedules?: RotationSchedules | undefined;
-  /** Whether the stack may invoke a rotation function (default: rotation-functions.ts over the environment). */
-  functionAllowed?: (arn: string) => Promise<boolean>;
+  /** Whether the stack may invoke a rotation function for a workspace (default: rotation-functions.ts over the environment). */
+  functionAllowed?: RotationFunctionAllowed;
 }
 
 export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>) {
@@ -66,20 +66,31 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
     await deps.queue.send({ workspaceId, secretId, token: '', step: 'schedule' });
   }
 
-  /** Starts a rotation of the secret: the lease, the AWSPENDING version, the first step queued. */
-  async function begin(ws: string, rotation: StoredRotation, token: string, startedBy: string) {
+  /**
+   * Starts a rotation of the secret: the lease (naming who started it, for the outcome's `startedBy`), the AWSPENDING
+   * version, the first step queued. A caller's start is audited `secret.rotation_start` in the lease's transaction,
+   * so it is durable before the start is answered; a schedule's start is told by its outcome alone.
+   */
+  async function begin(ws: string, rotation: StoredRotation, token: string, starter: Principal | typeof SCHEDULED_START) {
     if (!deps.queue) throw new Error('no rotation queue in this function');
     const now = clock.now();
     const head = await store.getSecretHead(ws, rotation.secretId);
     if (!head) throw new NotFoundError(`secret ${rotation.secretId} was not found`);
     const step = rotation.functionArn ? 'createSecret' : 'generate';
+    const startedBy = starter === SCHEDULED_START ? SCHEDULED_START : starter.actorSub;
+    const lease = { token, version: latestVersionOf(head) + 1, step, until: now + STEP_LEASE_MS, startedBy };
+    const audit =
+      starter === SCHEDULED_START
+        ? undefined
+        : auditEntry(
+            starter,
+            'secret.rotation_start',
+            head.id,
+            { ...metadataOf(head), versionId: token, function: rotation.functionArn },
+            now,
+          );
     try {
-      await store.takeRotationLease(
-        ws,
-        rotation.secretId,
-        { token, version: latestVersionOf(head) + 1, step, until: now + STEP_LEASE_MS, startedBy },
-        now,
-      );
+      await store.takeRotationLease(ws, rotation.secretId, lease, now, audit);
     } catch (error) {
       if (error instanceof RotationBusyError) throw new ConflictError('rotation: this secret is rotating already; wait for it to end');
       throw error;
@@ -88,7 +99,8 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
       await reservePending(ws, rotation.secretId, token);
       await deps.queue.send({ workspaceId: ws, secretId: rotation.secretId, token, step });
     } catch (error) {
-      await finish(ws, rotation, token, { ok: false, step, error: 'the rotation could not be started' }).catch(() => undefined);
+      const failed = { ok: false as const, step, error: 'the rotation could not be started' };
+      await finish(ws, { ...rotation, lease }, token, failed).catch(() => undefined);
       throw error;
     }
     return { versionId: token };
@@ -116,7 +128,7 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
       const head = await writable(principal, secretId);
       await checkSchedule(config.schedule, 'schedule');
       checkDuration(config.duration, 'duration');
-      if (config.functionArn && !(await functionAllowed(config.functionArn)))
+      if (config.functionArn && !(await functionAllowed(config.functionArn, principal.workspaceId)))
         throw new ForbiddenError(`function: this stack may not invoke ${config.functionArn} (rotationFunctionArns)`);
       const ws = principal.workspaceId;
       const existing = await store.getRotation(ws, head.id);
@@ -158,13 +170,14 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
 
     /**
      * Starts a rotation now (RotateSecret, REST POST …/rotate), under `write`: CONFLICT when rotation is not configured
-     * or one is running. Answers the token, the VersionId of the version it makes.
+     * or one is running. Audited `secret.rotation_start` by the caller. Answers the token, the VersionId of the version
+     * it makes.
      */
     async startRotation(principal: Principal, secretId: string, token: string = randomUUID()) {
       const head = await writable(principal, secretId);
       const rotation = await store.getRotation(principal.workspaceId, head.id);
       if (!rotation?.enabled) throw new ConflictError('rotation: not configured for this secret; PUT …/rotation first');
-      return begin(principal.workspaceId, rotation, token, principal.actorSub);
+      return begin(principal.workspaceId, rotation, token, principal);
     },
 
     /** The runner's side: makes the secret's schedule what its rotation item says (put while on, gone otherwise). */
@@ -186,13 +199,19 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
         return undefined;
       }
       try {
-        return await begin(workspaceId, rotation, randomUUID(), SYSTEM_ACTOR);
+        return await begin(workspaceId, rotation, randomUUID(), SCHEDULED_START);
       } catch (error) {
         // A rotation already running (a rotate-now, or a slow one) is this start's rotation too.
         if (error instanceof ConflictError) return undefined;
         throw error;
       }
     },
+
+    /**
+     * The runner's side: whether it may invoke `arn` for the workspace, asked before each invocation; the same decision
+     * as the configuration's (rotation-functions.ts), so `${workspaceId}` in a pattern means the same in both.
+     */
+    rotationFunctionAllowed: (workspaceId: string, arn: string) => functionAllowed(arn, workspaceId),
 
     /** The runner's side: the rotation a step's message belongs to, when its token still holds the lease. */
     async rotationHeldBy(workspaceId: string, secretId: string, token: string) {

@@ -5,10 +5,20 @@ import type { ServiceStack } from '../../lib/service-stack.ts';
 import { ROTATION_FUNCTION } from '../../shared/platform/functions.ts';
 import { FUNCTION_NAMES, functionsOf, idOf, makeOutdir, type Resource, type Statement, statementsOf, synth } from './synth.ts';
 
-/** What an operator would list: every function of one name prefix, and one function by its alias. */
+/**
+ * What an operator would list: every function of one name prefix, one function by its alias, and each workspace's own
+ * functions (`${workspaceId}`, decisions.md v1.4).
+ */
 const PATTERNS = [
   'arn:aws:lambda:eu-west-1:111122223333:function:rotate-*',
   'arn:aws:lambda:eu-west-1:111122223333:function:pg-rotation:live',
+  'arn:aws:lambda:eu-west-1:111122223333:function:ws-${workspaceId}-rotation',
+];
+/** PATTERNS as IAM holds them: it cannot know the caller's workspace, so `${workspaceId}` (IAM's variable syntax) is `*`. */
+const GRANTED = [
+  'arn:aws:lambda:eu-west-1:111122223333:function:rotate-*',
+  'arn:aws:lambda:eu-west-1:111122223333:function:pg-rotation:live',
+  'arn:aws:lambda:eu-west-1:111122223333:function:ws-*-rotation',
 ];
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
@@ -246,10 +256,11 @@ describe('rotation functions the runner may invoke (context rotationFunctionArns
     for (const name of FUNCTION_NAMES) expect(envOf({ stack, template }, name)).not.toHaveProperty('ROTATION_FUNCTION_ARNS');
   });
 
-  it('grants the runner alone lambda:InvokeFunction on exactly the listed patterns; it and the two that configure rotations get them comma-joined', () => {
+  it('grants the runner alone lambda:InvokeFunction on exactly the listed patterns (${workspaceId} as *); it and the two that configure rotations get them comma-joined, as listed', () => {
     // Assess
     const lambda = statementsNaming(configured, 'lambda');
-    expect(lambda.rotation).toEqual([{ Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: PATTERNS }]);
+    expect(lambda.rotation).toEqual([{ Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: GRANTED }]);
+    expect(JSON.stringify(configured.template.findResources('AWS::IAM::Policy'))).not.toContain('${workspaceId}');
     expect(FUNCTION_NAMES.filter((name) => lambda[name]!.length > 0)).toEqual(['rotation']);
     // No other role of the stack (the console's deployment, say) got it either.
     const invoking = (Object.values(configured.template.findResources('AWS::IAM::Policy')) as Resource[]).filter((policy) =>
@@ -283,6 +294,9 @@ describe('rotation functions the runner may invoke (context rotationFunctionArns
     ['a bare function name', 'rotate-db', /is not a Lambda function ARN pattern/],
     ['a partition that is not AWS', 'arn:other:lambda:eu-west-1:111122223333:function:rotate', /is not a Lambda function ARN pattern/],
     ['a comma inside', 'arn:aws:lambda:eu-west-1:111122223333:function:a,b', /is not a Lambda function ARN pattern/],
+    ['${workspaceId} alone', '${workspaceId}', /rotationFunctionArns: "\$\{workspaceId\}" would let the runner invoke any function/],
+    ['a misspelt placeholder', 'arn:aws:lambda:eu-west-1:111122223333:function:ws-${workspace}', /is not a Lambda function ARN pattern/],
+    ['a placeholder in the service', 'arn:aws:${workspaceId}:eu-west-1:111122223333:function:x', /is not a Lambda function ARN pattern/],
   ])('refuses %s at synth, naming the pattern', (_name, pattern, message) => {
     // Act and Assess: the stack refuses it, whatever else the list holds
     expect(() => checkRotationFunctionArns([PATTERNS[0]!, pattern])).toThrow(message);

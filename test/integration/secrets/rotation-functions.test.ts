@@ -75,8 +75,7 @@ describe('rotation through a rotation function', () => {
       async () =>
         (await audited(ws, id)).find(
           (entry) =>
-            entry.action.startsWith('secret.rotation_') &&
-            entry.action !== 'secret.rotation_configure' &&
+            (entry.action === 'secret.rotation_succeeded' || entry.action === 'secret.rotation_failed') &&
             entry.metadata.versionId === token,
         ),
       60_000,

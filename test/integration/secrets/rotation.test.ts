@@ -94,6 +94,7 @@ describe('rotation without a function', () => {
     const actions = (await audited(ws, id)).map((entry) => [entry.action, entry.actorSub]);
     expect(actions.slice(2)).toEqual([
       ['secret.rotation_configure', expect.stringMatching(/^key_/)],
+      ['secret.rotation_start', expect.stringMatching(/^key_/)],
       ['secret.rotate', 'system'],
       ['secret.rotation_succeeded', 'system'],
     ]);

@@ -15,6 +15,7 @@ import {
   registerLocalFunction,
 } from '../../../bin/local/local-functions.ts';
 import type { RotationEvent } from '../../../shared/rotation/function-invoker.ts';
+import { rotationFunctionsAllowed } from '../../../shared/secrets/rotation-functions.ts';
 import { waitFor } from './support.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'support', 'functions');
@@ -49,8 +50,8 @@ describe('local rotation functions: the registry', () => {
   it('registers a function under its ARN, in a file only its owner reads, and allows only registered ARNs', async () => {
     // Prepare
     const dir = localDir();
-    const invoker = makeLocalFunctionInvoker({ localDir: dir, baseUrl: BASE_URL });
-    const before = await invoker.allowed(localFunctionArn('rotate-db'));
+    const allowed = rotationFunctionsAllowed({ LOCAL_ROTATION_FUNCTIONS_FILE: join(dir, FUNCTIONS_FILE) });
+    const before = await allowed(localFunctionArn('rotate-db'), 'ws_1');
     // Act
     const added = await registerLocalFunction(dir, { name: 'rotate-db', handler: fixture('succeeds.ts'), env: { DB_PASSWORD: 'p' } });
     // Assess
@@ -68,10 +69,10 @@ describe('local rotation functions: the registry', () => {
       functions: { 'rotate-db': { handler: fixture('succeeds.ts'), export: 'handler', env: { DB_PASSWORD: 'p' } } },
     });
     // Seen by the invoker made before it was registered: the file is read afresh.
-    expect(await invoker.allowed(added.arn)).toBe(true);
-    expect(await invoker.allowed(localFunctionArn('other'))).toBe(false);
-    expect(await invoker.allowed('arn:aws:lambda:eu-west-1:111122223333:function:rotate-db')).toBe(false);
-    expect(await invoker.allowed(localFunctionArn('constructor'))).toBe(false);
+    expect(await allowed(added.arn, 'ws_1')).toBe(true);
+    expect(await allowed(localFunctionArn('other'), 'ws_1')).toBe(false);
+    expect(await allowed('arn:aws:lambda:eu-west-1:111122223333:function:rotate-db', 'ws_1')).toBe(false);
+    expect(await allowed(localFunctionArn('constructor'), 'ws_1')).toBe(false);
   });
 
   it('refuses what Lambda would: a bad name, a missing file, a bad export, a bad variable name, and the variables the stack sets', async () => {

@@ -45,9 +45,9 @@ function harness(options: { functionArn?: string | null; held?: boolean; allowed
     finishRotation: vi.fn(async (_ws: string, _rotation: StoredRotation, _token: string, outcome: unknown) => void finished.push(outcome)),
     startScheduledRotation: vi.fn(async () => undefined),
     syncRotationSchedule: vi.fn(async () => undefined),
+    rotationFunctionAllowed: vi.fn(async () => options.allowed ?? true),
   };
   const invoker: FunctionInvoker = {
-    allowed: async () => options.allowed ?? true,
     invoke: async (_arn, event) => {
       invoked.push(event);
       return event.Step === options.fail ? { ok: false, error: `Error: ${event.Step} failed` } : { ok: true };
@@ -102,6 +102,7 @@ describe('the rotation runner', () => {
   it('never invokes a function the stack may not invoke: AccessDeniedException at the step', async () => {
     const h = harness({ allowed: false });
     await h.runner.run(h.message('createSecret'));
+    expect(h.secrets.rotationFunctionAllowed).toHaveBeenCalledWith('ws_1', ARN);
     expect(h.invoked).toEqual([]);
     expect(h.finished).toEqual([{ ok: false, step: 'createSecret', error: expect.stringContaining('AccessDeniedException') }]);
   });

@@ -5,6 +5,9 @@ import type { RotationMessage } from '../../../shared/secrets/rotation-records.t
 import { RotationBusyError, type RotationLease, type StoredRotation } from '../../../shared/secrets/rotation-store.ts';
 import { VersionConflictError, type SecretRecord, type StoredSecret } from '../../../shared/secrets/secret-record.ts';
 import { makeSecretRotation } from '../../../shared/secrets/secret-rotation.ts';
+import type { AuditEntry } from '../../../shared/audit/index.ts';
+import { ForbiddenError } from '../../../shared/platform/errors.ts';
+import type { RotationFunctionAllowed } from '../../../shared/secrets/rotation-functions.ts';
 import { fakeClock, principal } from '../support/fakes.ts';
 
 /**
@@ -27,11 +30,12 @@ const HEAD = {
   sealed: { ciphertext: 'x' },
 } as unknown as StoredSecret;
 
-function harness() {
+function harness(functionAllowed: RotationFunctionAllowed = async () => true) {
   let head: StoredSecret = structuredClone(HEAD);
   let lease: RotationLease | null = null;
   const queued: RotationMessage[] = [];
   const reserved: string[] = [];
+  const audits: AuditEntry[] = [];
   const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
   const rotation = (): StoredRotation => ({
     secretId: HEAD.id,
@@ -51,15 +55,23 @@ function harness() {
     getSecretHead: async () => (await tick(), structuredClone(head)),
     getRotation: async () => (await tick(), rotation()),
     // The lease's condition and its write in one step, as one conditional UpdateItem.
-    takeRotationLease: async (_ws: string, _id: string, next: RotationLease, now: number) => {
+    takeRotationLease: async (_ws: string, _id: string, next: RotationLease, now: number, audit?: AuditEntry) => {
       await tick();
       if (lease && lease.until >= now) throw new RotationBusyError();
       lease = next;
+      if (audit) audits.push(audit);
     },
-    async writeSecretVersion(_ws: string, next: SecretRecord & { sealed: unknown }, expected: SecretRecord | undefined) {
+    async writeSecretVersion(
+      _ws: string,
+      next: SecretRecord & { sealed: unknown },
+      expected: SecretRecord | undefined,
+      _sealed: unknown,
+      audit: AuditEntry | undefined,
+    ) {
       await tick();
       if (expected?.revision !== head.revision) throw new VersionConflictError();
       head = structuredClone(next) as StoredSecret;
+      if (audit) audits.push(audit);
       reserved.push(...(next.unfilled ?? []).map(String));
     },
     endRotationLease: async () => true,
@@ -75,11 +87,11 @@ function harness() {
         throw new Error('not used');
       }) as never,
       queue: { send: async (message: RotationMessage) => void queued.push(message) },
-      functionAllowed: async () => true,
+      functionAllowed,
     },
     { readable: async (_principal, found) => found as never, permit: async () => undefined },
   );
-  return { service, queued, reserved, head: () => head };
+  return { service, queued, reserved, audits, rotation, head: () => head };
 }
 
 describe('the rotation lease', () => {
@@ -113,5 +125,45 @@ describe('the rotation lease', () => {
     // Assess
     await expect(again).rejects.toThrow(ConflictError);
     expect(queued).toHaveLength(1);
+  });
+
+  it("names who started it: a caller's start is audited secret.rotation_start with the lease, and the outcome carries startedBy", async () => {
+    // Prepare
+    const { service, audits, rotation } = harness();
+    const token = '44444444-4444-4444-8444-444444444444';
+    // Act
+    await service.startRotation(principal({ actorSub: 'usr_starter' }), 'sec_1', token);
+    await service.finishRotation('ws_test', rotation(), token, { ok: true });
+    // Assess
+    expect(audits.map((entry) => [entry.action, entry.actorSub, entry.metadata.startedBy])).toEqual([
+      ['secret.rotation_start', 'usr_starter', undefined],
+      ['secret.rotation_succeeded', 'system', 'usr_starter'],
+    ]);
+    expect(audits[0]!.metadata).toMatchObject({ key: 'DB_PASSWORD', versionId: token, function: null });
+  });
+
+  it('names the schedule as the starter of a scheduled rotation, with no start entry', async () => {
+    // Prepare
+    const { service, audits, rotation, queued } = harness();
+    // Act
+    await service.startScheduledRotation('ws_test', 'sec_1');
+    await service.finishRotation('ws_test', rotation(), queued[0]!.token, { ok: false, step: 'generate', error: 'Error: boom' });
+    // Assess
+    expect(audits.map((entry) => [entry.action, entry.metadata.startedBy])).toEqual([['secret.rotation_failed', 'schedule']]);
+  });
+
+  it("asks whether the function may be invoked for the caller's workspace when a rotation is configured", async () => {
+    // Prepare
+    const asked: [string, string][] = [];
+    const { service } = harness(async (arn, workspaceId) => (asked.push([arn, workspaceId]), arn.endsWith(`rotate-${workspaceId}`)));
+    const config = (functionArn: string) => ({ functionArn, schedule: 'rate(30 days)', rules: {}, duration: null });
+    const fn = (name: string) => `arn:aws:lambda:eu-west-1:123456789012:function:${name}`;
+    // Act
+    const own = await service.configureRotation(principal(), 'sec_1', config(fn('rotate-ws_test')));
+    const other = service.configureRotation(principal(), 'sec_1', config(fn('rotate-ws_other')));
+    // Assess
+    expect(own?.function).toBe(fn('rotate-ws_test'));
+    await expect(other).rejects.toThrow(ForbiddenError);
+    expect(asked.map(([, workspaceId]) => workspaceId)).toEqual(['ws_test', 'ws_test']);
   });
 });
