@@ -45,7 +45,7 @@ const authenticate = makeSigV4Authenticator({
   onTouchFailure: (error) => logger.warn('could not record lastUsedAt', { errorName: errorName(error) }),
 });
 
-/** Lambda entry of the AWS Secrets Manager API (`POST /`). */
+/** Lambda entry of the AWS Secrets Manager API and STS's GetCallerIdentity (`POST /`). */
 export const handler = makeAwsHandler({
   authenticate,
   operations: {
@@ -58,5 +58,6 @@ export const handler = makeAwsHandler({
     ...later,
   },
   region: config.aws.region,
+  account: config.aws.account,
   now: clock.now,
 });

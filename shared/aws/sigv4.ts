@@ -10,8 +10,11 @@ import { NodeSha256 } from '../../sdk/src/node-sha256.ts';
  * verifies (the SDK signs, it does not check); no message carries the signature this side computed.
  */
 
-/** The service name of the credential scope, as AWS's SDKs sign for Secrets Manager. */
-export const SIGNING_SERVICE = 'secretsmanager';
+/**
+ * The two protocols of `POST /` by the service name of their credential scope, as AWS's SDKs sign them: Secrets
+ * Manager (AWS JSON 1.1) and STS (AWS Query, GetCallerIdentity only).
+ */
+export type SigningService = 'secretsmanager' | 'sts';
 /** How far `X-Amz-Date` may be from now, either way. */
 export const MAX_SKEW_MS = 5 * 60_000;
 
@@ -79,30 +82,37 @@ function amzDate(text: string | undefined): Date | undefined {
 const invalid = (message: string): SigV4Refusal => ({ type: 'InvalidSignatureException', message });
 
 /**
- * The headers that say what a request does must be signed (decisions.md, "Hardening v1.4"): `X-Amz-Target` always,
- * `Content-Type` when sent. The signature covers only the headers it names, so with the target left out a request
- * captured within its 5 minutes could be sent again as another operation over the same signed body (a read replayed
- * as a delete). Every AWS SDK and the AWS CLI sign both; a signature that leaves either out is AWS's
- * IncompleteSignature. Answers the refusal, or undefined.
+ * The headers that say what a request does must be signed (decisions.md, "Hardening v1.4"): for Secrets Manager
+ * `X-Amz-Target` always, and `Content-Type` when sent. The signature covers only the headers it names, so with the
+ * target left out a request captured within its 5 minutes could be sent again as another operation over the same
+ * signed body (a read replayed as a delete). STS's query requests carry no target: their `Action` is in the body,
+ * which every signature covers (its hash is in the canonical request), so only `Content-Type` is asked of them; and
+ * a target added to a captured STS request makes it a Secrets Manager request, which its `sts` scope cannot sign.
+ * Every AWS SDK and the AWS CLI sign both; a signature that leaves either out is AWS's IncompleteSignature. Answers
+ * the refusal, or undefined.
  */
-export function checkOperationSigned(request: SignedRequest, auth: SigV4Authorization): SigV4Refusal | undefined {
-  const required = ['x-amz-target', ...(request.headers['content-type'] === undefined ? [] : ['content-type'])];
+export function checkOperationSigned(request: SignedRequest, auth: SigV4Authorization, service: SigningService): SigV4Refusal | undefined {
+  const required = [
+    ...(service === 'secretsmanager' ? ['x-amz-target'] : []),
+    ...(request.headers['content-type'] === undefined ? [] : ['content-type']),
+  ];
   const unsigned = required.find((name) => !auth.signedHeaders.includes(name));
   if (unsigned === undefined) return undefined;
   return { type: 'IncompleteSignature', message: `The ${unsigned} header must be among the SignedHeaders.` };
 }
 
 /**
- * Checks everything the signature covers but the signature itself: the scope's region and service, the date and
- * its day, the payload hash, and that the operation (checkOperationSigned), the host, the date and (when sent) the
- * session token are signed. Answers the signing date, or the refusal.
+ * Checks everything the signature covers but the signature itself: the scope's region and service (the protocol's:
+ * a signature for STS does not run a Secrets Manager operation, nor the reverse), the date and its day, the payload
+ * hash, and that the operation (checkOperationSigned), the host, the date and (when sent) the session token are
+ * signed. Answers the signing date, or the refusal.
  */
 export function checkScope(
   request: SignedRequest,
   auth: SigV4Authorization,
-  expected: { region: string; now: number },
+  expected: { region: string; service: SigningService; now: number },
 ): Date | SigV4Refusal {
-  if (auth.service !== SIGNING_SERVICE) return invalid(`Credential should be scoped to correct service: '${SIGNING_SERVICE}'.`);
+  if (auth.service !== expected.service) return invalid(`Credential should be scoped to correct service: '${expected.service}'.`);
   if (auth.region !== expected.region) return invalid(`Credential should be scoped to a valid region: '${expected.region}'.`);
   const date = amzDate(request.headers['x-amz-date']);
   if (!date) return { type: 'IncompleteSignature', message: 'X-Amz-Date must be a valid date in the form YYYYMMDDTHHMMSSZ' };
@@ -111,7 +121,7 @@ export function checkScope(
   if (Math.abs(expected.now - date.getTime()) > MAX_SKEW_MS) {
     return invalid('Signature expired: the request date is more than 5 minutes from the current time.');
   }
-  const operation = checkOperationSigned(request, auth);
+  const operation = checkOperationSigned(request, auth, expected.service);
   if (operation) return operation;
   for (const name of ['host', 'x-amz-date', ...(request.headers['x-amz-security-token'] === undefined ? [] : ['x-amz-security-token'])]) {
     if (!auth.signedHeaders.includes(name)) return invalid(`The ${name} header must be signed.`);

@@ -54,7 +54,16 @@ function handler() {
     }),
     Boom: defineOperation({ input: z.object({}), handle: async () => Promise.reject(new Error('internal detail s3cr3t')) }),
   };
-  return { seen, handle: makeAwsHandler({ authenticate: authenticate as never, operations, region: 'us-east-1', now: () => NOW }) };
+  return {
+    seen,
+    handle: makeAwsHandler({
+      authenticate: authenticate as never,
+      operations,
+      region: 'us-east-1',
+      account: '000000000000',
+      now: () => NOW,
+    }),
+  };
 }
 
 const parse = (result: { statusCode?: number; headers?: Record<string, unknown>; body?: string }) => ({

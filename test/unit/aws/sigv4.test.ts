@@ -6,6 +6,7 @@ import {
   parseAuthorization,
   signatureHolds,
   type SignedRequest,
+  type SigningService,
   type SigV4Authorization,
 } from '../../../shared/aws/sigv4.ts';
 import { NodeSha256 } from '../../../sdk/src/node-sha256.ts';
@@ -59,10 +60,15 @@ async function signed(
   return { method: 'POST', path: '/', query: {}, headers, body: Buffer.from(body) };
 }
 
-async function verify(request: SignedRequest, secret = KEY.secretAccessKey, sessionToken?: string) {
+async function verify(
+  request: SignedRequest,
+  secret = KEY.secretAccessKey,
+  sessionToken?: string,
+  service: SigningService = 'secretsmanager',
+) {
   const auth = parseAuthorization(request.headers.authorization);
   if (isRefusal(auth)) return auth;
-  const date = checkScope(request, auth, { region: REGION, now: NOW });
+  const date = checkScope(request, auth, { region: REGION, service, now: NOW });
   if (!(date instanceof Date)) return date;
   return (await signatureHolds(request, auth as SigV4Authorization, { secretAccessKey: secret, sessionToken }, date))
     ? 'ok'
@@ -111,6 +117,27 @@ describe('SigV4 verification', () => {
     expect(await verify(await signed('{}', { omit: ['content-type'] }))).toBe('ok');
   });
 
+  it('asks no X-Amz-Target of an STS query request (its Action is in the signed body), but still its Content-Type', async () => {
+    const sts = (body: string, options: { unsigned?: string[] } = {}) =>
+      signed(body, { service: 'sts', omit: ['x-amz-target'], ...options });
+    const body = 'Action=GetCallerIdentity&Version=2011-06-15';
+    expect(await verify(await sts(body), KEY.secretAccessKey, undefined, 'sts')).toBe('ok');
+    expect(await verify(await sts(body, { unsigned: ['content-type'] }), KEY.secretAccessKey, undefined, 'sts')).toEqual({
+      type: 'IncompleteSignature',
+      message: 'The content-type header must be among the SignedHeaders.',
+    });
+    // The action cannot be swapped: the body's hash is in the signature.
+    const request = await sts(body);
+    expect(
+      await verify({ ...request, body: Buffer.from('Action=AssumeRole&Version=2011-06-15') }, KEY.secretAccessKey, undefined, 'sts'),
+    ).not.toBe('ok');
+    // A Secrets Manager signature is no STS signature, and the reverse.
+    expect(await verify(await signed('{}'), KEY.secretAccessKey, undefined, 'sts')).toMatchObject({
+      type: 'InvalidSignatureException',
+      message: expect.stringMatching(/'sts'/),
+    });
+  });
+
   it('refuses a date 5 minutes and 1 second off either way, and accepts one 5 minutes off', async () => {
     expect(await verify(await signed('{}', { at: NOW - 300_000 }))).toBe('ok');
     expect(await verify(await signed('{}', { at: NOW + 300_000 }))).toBe('ok');
@@ -154,9 +181,11 @@ describe('SigV4 verification', () => {
     const request = await signed('{}');
     const auth = parseAuthorization(request.headers.authorization) as SigV4Authorization;
     const withoutHost = { ...auth, signedHeaders: auth.signedHeaders.filter((name) => name !== 'host') };
-    expect(checkScope(request, withoutHost, { region: REGION, now: NOW })).toMatchObject({ message: 'The host header must be signed.' });
+    expect(checkScope(request, withoutHost, { region: REGION, service: 'secretsmanager', now: NOW })).toMatchObject({
+      message: 'The host header must be signed.',
+    });
     const unsignedToken = { ...request, headers: { ...request.headers, 'x-amz-security-token': 'st_x' } };
-    expect(checkScope(unsignedToken, auth, { region: REGION, now: NOW })).toMatchObject({
+    expect(checkScope(unsignedToken, auth, { region: REGION, service: 'secretsmanager', now: NOW })).toMatchObject({
       message: 'The x-amz-security-token header must be signed.',
     });
   });
