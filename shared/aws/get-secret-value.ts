@@ -3,6 +3,7 @@ import type { Principal } from '../platform/principal.ts';
 import { SECRET_PATH, type SecretRecord } from '../secrets/index.ts';
 import type { SecretReveals } from '../secrets/index.ts';
 import {
+  checkStageOn,
   labelsOf,
   latestVersionOf,
   secretArn,
@@ -24,8 +25,10 @@ import { epochSeconds, firstFound, matchesReference, parseSecretId, valueField }
 export const secretIdSchema = () => z.string().check(z.minLength(1), z.maxLength(2048));
 
 /**
- * The version a VersionId and a VersionStage name of a secret (both, if given, must name the same one; neither: the
- * current one). A VersionId is resolved as secret-names.ts says (`versionOfId` reads a write's stored token).
+ * The version a VersionId and a VersionStage name of a secret (neither: the current one). A VersionId is resolved as
+ * secret-names.ts says (`versionOfId` reads a write's stored token), labelled or not; with a VersionStage too, the
+ * stage must be on that version (StageMismatchError otherwise). Undefined (ResourceNotFoundException) when they name
+ * no version; a version a rotation reserved is named, and its reveal finds no value.
  */
 async function versionNamed(
   secret: SecretRecord,
@@ -33,19 +36,15 @@ async function versionNamed(
   stage: string | undefined,
   versionOfId: (versionId: string) => Promise<number | undefined>,
 ): Promise<number | undefined> {
-  let version = secret.currentVersion;
   if (versionId !== undefined) {
     const named = await versionOfVersionId(secret, versionId, versionOfId);
-    if (named === undefined || named > latestVersionOf(secret)) return undefined;
-    version = named;
-  } else if (stage !== undefined) {
-    const labelled = labelsOf(secret)[stage];
-    if (labelled === undefined) return undefined;
-    version = labelled;
+    if (named === undefined || named < 1 || named > latestVersionOf(secret)) return undefined;
+    if (stage !== undefined) checkStageOn(secret, named, stage);
+    return named;
   }
-  if (version < 1) return undefined;
-  if (stage !== undefined && !stagesOf(secret, version).includes(stage)) return undefined;
-  return version;
+  const version = stage === undefined ? secret.currentVersion : labelsOf(secret)[stage];
+  // A label's own entry only, never a member of Object's prototype that a label may be named after; 0: no value yet.
+  return typeof version === 'number' && version >= 1 ? version : undefined;
 }
 
 /** After a lookup by name missed: what the SecretId names instead (a deleted secret's InvalidRequestException), or `error`. */
@@ -80,7 +79,8 @@ export function makeGetSecretValue(
       return {
         ARN: secretArn(place, revealed.secret),
         Name: secretPath(revealed.secret),
-        VersionId: versionIdOf(revealed.secret, revealed.version),
+        // The head keeps only labelled versions' tokens: a version read by its VersionId is answered under that id.
+        VersionId: input.VersionId ?? versionIdOf(revealed.secret, revealed.version),
         ...valueField(revealed),
         VersionStages: stagesOf(revealed.secret, revealed.version),
         CreatedDate: epochSeconds(revealed.versionCreatedAt),

@@ -24,6 +24,7 @@ export {
   AWSCURRENT,
   AWSPENDING,
   AWSPREVIOUS,
+  checkStageOn,
   checkStages,
   labelsOf,
   latestVersionOf,

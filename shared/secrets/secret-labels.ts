@@ -1,4 +1,4 @@
-import { ValidationError } from '../platform/errors.ts';
+import { ConflictError, ValidationError } from '../platform/errors.ts';
 
 /**
  * Staging labels (decisions.md, "Rotation"): each version of a secret carries 0 to 20 labels, a label is on at most
@@ -28,6 +28,12 @@ export interface Labelled {
 
 /** A label moved where its rules do not allow: InvalidParameterException on the AWS API, VALIDATION_ERROR on REST. */
 export class StageRuleError extends ValidationError {}
+
+/**
+ * A VersionId and a VersionStage that name different versions (GetSecretValue given both, as AWS's rotation templates
+ * call it): a request that does not fit the secret's state, InvalidRequestException on the AWS API (CONFLICT).
+ */
+export class StageMismatchError extends ConflictError {}
 
 /** Every label of the secret and the version it is on, AWSCURRENT included. */
 export function labelsOf(secret: Labelled): Record<string, number> {
@@ -118,6 +124,26 @@ export function labelsAfterWrite(secret: Labelled | undefined, version: number, 
 }
 
 /**
+ * Refuses a `stage` that is not on `version`: when GetSecretValue names both a VersionId and a VersionStage, AWS
+ * answers the version only when they agree (decisions.md, "Versions without labels").
+ */
+export function checkStageOn(secret: Labelled, version: number, stage: string): void {
+  if (!stagesOf(secret, version).includes(stage))
+    throw new StageMismatchError(`VersionStage: ${stage} is not on the version that VersionId names`);
+}
+
+/**
+ * Refuses to move `stage` off the version that has it unless `removeFrom` is that version (AWS: "If the label is
+ * attached and you either do not specify this parameter, or the version ID does not match, then the operation
+ * fails"); `removeFrom` is undefined when RemoveFromVersionId is not given or names no version.
+ */
+export function checkLabelRelease(secret: Labelled, stage: string, moveTo: number | undefined, removeFrom: number | undefined): void {
+  const has = labelsOf(secret)[stage];
+  if (has !== undefined && has !== moveTo && removeFrom !== has)
+    throw new StageRuleError(`RemoveFromVersionId: ${stage} is on another version, which must be named to move it`);
+}
+
+/**
  * The labels after `UpdateSecretVersionStage` moves `stage` to `moveTo` (or, without it, takes it off): the version
  * that has it must be named as `removeFrom`, and only that one; AWSCURRENT can be moved but never taken off.
  */
@@ -127,8 +153,7 @@ export function labelsAfterMove(secret: Labelled, stage: string, moveTo: number 
   const has = all[stage];
   if (moveTo === undefined && removeFrom === undefined)
     throw new StageRuleError('MoveToVersionId or RemoveFromVersionId: give at least one');
-  if (has !== undefined && has !== moveTo && removeFrom !== has)
-    throw new StageRuleError(`RemoveFromVersionId: ${stage} is on another version, which must be named to move it`);
+  checkLabelRelease(secret, stage, moveTo, removeFrom);
   if (removeFrom !== undefined && has !== removeFrom) throw new StageRuleError(`RemoveFromVersionId: that version does not carry ${stage}`);
   if (moveTo === undefined) {
     if (stage === AWSCURRENT) throw new StageRuleError('VersionStage: AWSCURRENT can be moved to another version, not taken off');

@@ -4,10 +4,19 @@ import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
-import { AWSCURRENT, keepLabelled, labelsAfterMove, latestVersionOf, stagesByVersion, storedLabels } from './secret-labels.ts';
+import {
+  AWSCURRENT,
+  checkLabelRelease,
+  keepLabelled,
+  labelsAfterMove,
+  latestVersionOf,
+  type LabelState,
+  stagesByVersion,
+  storedLabels,
+} from './secret-labels.ts';
 import { derivedVersionId, versionIdOf, versionOfVersionId } from './secret-names.ts';
 import { untilHeadWritten } from './head-retries.ts';
-import { revisionAfter, type SecretRecord, type StoredSecret } from './secret-record.ts';
+import { revisionAfter, type SecretRecord, type StoredSecret, type ValueEncoding } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
 
 /**
@@ -20,6 +29,38 @@ import { metadataOf } from './secret-reveals.ts';
 
 const MOVE_RETRIES = { attempts: 20, capMs: 500, stepMs: 8 };
 
+/**
+ * The head after a label move: the labels and the current version it decides, the tokens of the versions still
+ * labelled (the one moved to brings its own), and the highest version number kept when AWSCURRENT moves back to an
+ * older version (the next write must still take the number after it, and the versions above stay addressable).
+ */
+function headAfterMove(
+  head: StoredSecret,
+  state: LabelState,
+  to: { number: number; versionId: string } | undefined,
+  updatedAt: string,
+  encoding: ValueEncoding | undefined,
+) {
+  const { sealed: _old, labels: _labels, versionIds: _ids, latestVersion: _latest, encoding: _encoding, ...rest } = head;
+  const token = to && to.versionId !== derivedVersionId(head.id, to.number) ? { [String(to.number)]: to.versionId } : {};
+  const versionIds = keepLabelled<string>({ ...head.versionIds, ...token }, state);
+  const latestVersion = latestVersionOf(head);
+  const record: SecretRecord = {
+    ...rest,
+    currentVersion: state.currentVersion,
+    // Stored with AWSCURRENT, so never empty: a head without labels reads as one written before them (secret-labels.ts).
+    labels: storedLabels(state),
+    ...(latestVersion > state.currentVersion && { latestVersion }),
+    ...(versionIds && { versionIds }),
+    updatedAt,
+    revision: revisionAfter(head),
+    // The head's encoding is its current version's (a binary value's: secret-record.ts).
+    ...(encoding && { encoding }),
+  };
+  return record;
+}
+
+/** The label moves of the secrets service and its list of labelled versions (the module's comment above). */
 export function makeSecretStages(
   deps: {
     store: Pick<Store, 'getSecretHead' | 'getSecretVersion' | 'getSecretVersionRecords' | 'getVersionNumberOf' | 'writeSecretVersion'>;
@@ -29,13 +70,38 @@ export function makeSecretStages(
 ) {
   const { store, clock } = deps;
 
-  /** The version a VersionId names in the secret (NOT_FOUND for none), with that VersionId. */
-  async function versionNamed(ws: string, head: StoredSecret, versionId: string | undefined, field: string) {
-    if (versionId === undefined) return undefined;
+  /**
+   * The version a VersionId names in the secret, labelled or not, or undefined. A derived id names an unlabelled
+   * version only if that version was written without a token: the head forgets the tokens of versions without a
+   * label, so their item says (one read, only on this path).
+   */
+  async function numberOf(ws: string, head: StoredSecret, versionId: string): Promise<number | undefined> {
     const number = await versionOfVersionId(head, versionId, (id) => store.getVersionNumberOf(ws, head.id, id));
-    if (number === undefined || number < 1 || number > latestVersionOf(head))
-      throw new NotFoundError(`${field}: secret ${head.id} has no version with this VersionId`);
-    return { number, versionId };
+    if (number === undefined || number < 1 || number > latestVersionOf(head)) return undefined;
+    if (versionId !== derivedVersionId(head.id, number) || stagesByVersion(head).has(number)) return number;
+    const [record] = await store.getSecretVersionRecords(ws, head.id, [number]);
+    return record && record.versionId === null ? number : undefined;
+  }
+
+  /**
+   * What UpdateSecretVersionStage names: MoveToVersionId must name a version (NOT_FOUND); a RemoveFromVersionId that
+   * names none is refused by the label rule first when the label is on another version (AWS: "the version ID does
+   * not match"), NOT_FOUND otherwise. Answers the labels after the move (secret-labels.ts decides).
+   */
+  async function plannedMove(ws: string, head: StoredSecret, stage: string, moveToVersionId?: string, removeFromVersionId?: string) {
+    const toNumber = moveToVersionId === undefined ? undefined : await numberOf(ws, head, moveToVersionId);
+    if (moveToVersionId !== undefined && toNumber === undefined)
+      throw new NotFoundError(`MoveToVersionId: secret ${head.id} has no version with this VersionId`);
+    const removeFrom = removeFromVersionId === undefined ? undefined : await numberOf(ws, head, removeFromVersionId);
+    if (removeFromVersionId !== undefined && removeFrom === undefined) {
+      checkLabelRelease(head, stage, toNumber, undefined);
+      throw new NotFoundError(`RemoveFromVersionId: secret ${head.id} has no version with this VersionId`);
+    }
+    // A version reserved by a rotation has no value until PutSecretValue fills it: it cannot become current.
+    if (toNumber !== undefined && stage === AWSCURRENT && head.unfilled?.includes(toNumber))
+      throw new ConflictError('MoveToVersionId: that version has no value yet; PutSecretValue with its token first');
+    const to = toNumber === undefined ? undefined : { number: toNumber, versionId: moveToVersionId! };
+    return { to, removeFrom, state: labelsAfterMove(head, stage, toNumber, removeFrom) };
   }
 
   return {
@@ -74,12 +140,7 @@ export function makeSecretStages(
       return untilHeadWritten(found.id, MOVE_RETRIES, async () => {
         const head = await guard.readable(principal, await store.getSecretHead(ws, found.id), found.id);
         await guard.permit(principal, 'write', head);
-        const to = await versionNamed(ws, head, moveToVersionId, 'MoveToVersionId');
-        const removeFrom = await versionNamed(ws, head, removeFromVersionId, 'RemoveFromVersionId');
-        // A version reserved by a rotation has no value until PutSecretValue fills it: it cannot become current.
-        if (to && stage === AWSCURRENT && head.unfilled?.includes(to.number))
-          throw new ConflictError('MoveToVersionId: that version has no value yet; PutSecretValue with its token first');
-        const state = labelsAfterMove(head, stage, to?.number, removeFrom?.number);
+        const { to, removeFrom, state } = await plannedMove(ws, head, stage, moveToVersionId, removeFromVersionId);
         const now = clock.now();
         const currentMoved = state.currentVersion !== head.currentVersion;
         let sealed = head.sealed;
@@ -91,27 +152,19 @@ export function makeSecretStages(
           sealed = version.sealed;
           encoding = version.encoding;
         }
-        const { sealed: _old, labels: _labels, versionIds: _ids, encoding: _encoding, ...rest } = head;
-        const token = to && to.versionId !== derivedVersionId(head.id, to.number) ? { [String(to.number)]: to.versionId } : {};
-        const versionIds = keepLabelled<string>({ ...head.versionIds, ...token }, state);
-        const record: SecretRecord = {
-          ...rest,
-          currentVersion: state.currentVersion,
-          // Stored with AWSCURRENT, so never empty: a head without labels reads as one written before them (secret-labels.ts).
-          labels: storedLabels(state),
-          ...(versionIds && { versionIds }),
-          updatedAt: currentMoved ? iso(now) : head.updatedAt,
-          revision: revisionAfter(head),
-          ...(encoding && { encoding }),
-        };
-        if (record.latestVersion !== undefined && record.latestVersion <= record.currentVersion) delete record.latestVersion;
+        const record = headAfterMove(head, state, to, currentMoved ? iso(now) : head.updatedAt, encoding);
         const audit = currentMoved
           ? auditEntry(principal, 'secret.rotate', head.id, { ...metadataOf(head), version: state.currentVersion, stage }, now)
           : auditEntry(
               principal,
               'secret.stage',
               head.id,
-              { ...metadataOf(head), stage, ...(to && { version: to.number }), ...(removeFrom && { removedFrom: removeFrom.number }) },
+              {
+                ...metadataOf(head),
+                stage,
+                ...(to && { version: to.number }),
+                ...(removeFrom !== undefined && { removedFrom: removeFrom }),
+              },
               now,
             );
         await store.writeSecretVersion(ws, { ...record, sealed }, head, null, audit);

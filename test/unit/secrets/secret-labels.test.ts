@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ConflictError } from '../../../shared/platform/errors.ts';
 import {
+  checkLabelRelease,
+  checkStageOn,
   checkStages,
   labelsAfterMove,
   labelsAfterWrite,
@@ -58,6 +61,22 @@ describe('staging labels', () => {
   it('moving a label that is on another version needs that version named as RemoveFromVersionId', () => {
     expect(refused(() => labelsAfterMove({ currentVersion: 2 }, 'AWSCURRENT', 1, undefined))).toContain('RemoveFromVersionId');
     expect(refused(() => labelsAfterMove({ currentVersion: 3 }, 'AWSCURRENT', 1, 2))).toContain('RemoveFromVersionId');
+  });
+
+  it('a RemoveFromVersionId that names no version (undefined) does not release a label on another version', () => {
+    expect(refused(() => checkLabelRelease({ currentVersion: 3, labels: { blue: 2 } }, 'blue', 1, undefined))).toContain(
+      'blue is on another version',
+    );
+    // A label on no version, or already on the version it moves to, is not held elsewhere.
+    expect(() => checkLabelRelease({ currentVersion: 3, labels: {} }, 'blue', 1, undefined)).not.toThrow();
+    expect(() => checkLabelRelease({ currentVersion: 3, labels: { blue: 1 } }, 'blue', 1, undefined)).not.toThrow();
+  });
+
+  it('a VersionStage must be on the version a VersionId names (a StageMismatchError, CONFLICT, otherwise)', () => {
+    const secret = { currentVersion: 3, labels: { AWSPREVIOUS: 2, blue: 1 } };
+    expect(() => checkStageOn(secret, 2, 'AWSPREVIOUS')).not.toThrow();
+    expect(() => checkStageOn(secret, 3, 'AWSPREVIOUS')).toThrow(ConflictError);
+    expect(() => checkStageOn(secret, 2, 'constructor')).toThrow('VersionStage: constructor is not on the version that VersionId names');
   });
 
   it('a version named as RemoveFromVersionId must carry the label', () => {
