@@ -5,6 +5,7 @@ import { epochSeconds, lastChanged } from './names.ts';
 import { hasValue, secretArn, secretPath, versionIdsToStages, type AwsPlace } from '../secrets/index.ts';
 import { withNextToken } from './secret-lookup.ts';
 import { tagList } from './secret-operations.ts';
+import { describedRotation } from './rotation-operations.ts';
 
 /**
  * ListSecrets as AWS documents it, over the secrets service's search (what the caller may read, read on past the
@@ -110,6 +111,8 @@ export function makeListSecrets(secrets: SecretService, deletedSecrets: DeletedS
           ? deletedSecrets.listWithLive(principal, wanted, options)
           : secrets.search(principal, undefined, wanted, options),
       );
+      // Each entry's rotation as DescribeSecret shows it (decisions.md v1.4): one BatchGetItem for the page.
+      const rotations = await secrets.rotationRecords(principal, page.items);
       return {
         SecretList: page.items.map((secret) => ({
           ARN: secretArn(place, secret),
@@ -119,7 +122,7 @@ export function makeListSecrets(secrets: SecretService, deletedSecrets: DeletedS
           // As DescribeSecret shows a secret in its recovery window.
           ...('deletedAt' in secret && { DeletedDate: epochSeconds(secret.deletedAt) }),
           ...(secret.description !== undefined && { Description: secret.description }),
-          RotationEnabled: false,
+          ...describedRotation(rotations.get(secret.id)),
           Tags: tagList(secret),
           ...(hasValue(secret) && { SecretVersionsToStages: versionIdsToStages(secret) }),
         })),

@@ -1,7 +1,7 @@
 import { type AuditEntry, auditPut, SYSTEM_ACTOR } from '../audit/index.ts';
 import { transact } from '../platform/store/conditional.ts';
 import { ENTITY, keys } from '../platform/store/keys.ts';
-import { getItem } from '../platform/store/reads.ts';
+import { batchRead, getItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
 import type { PasswordRules } from '../platform/random-password.ts';
 import { DEFAULT_GENERATOR } from './rotation-schedule.ts';
@@ -89,6 +89,24 @@ export function makeRotationStore(db: Db) {
   return {
     async getRotation(workspaceId: string, secretId: string): Promise<StoredRotation | undefined> {
       return toRotation(await getItem(db, key(workspaceId, secretId)));
+    },
+
+    /**
+     * The stored rotations of several secrets (a page of ListSecrets), by secret id: one BatchGetItem per 100,
+     * eventually consistent (a list), only the fields a listing shows.
+     */
+    async getRotations(workspaceId: string, secretIds: readonly string[]): Promise<Map<string, StoredRotation>> {
+      const found = await batchRead(
+        db,
+        secretIds.map((id) => key(workspaceId, id)),
+        { consistent: false },
+      );
+      const rotations = new Map<string, StoredRotation>();
+      for (const item of found.values()) {
+        const rotation = toRotation(item);
+        if (rotation) rotations.set(rotation.secretId, rotation);
+      }
+      return rotations;
     },
 
     /**

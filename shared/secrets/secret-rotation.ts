@@ -113,6 +113,16 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
       return rotationAnswer(await store.getRotation(principal.workspaceId, secret.id));
     },
 
+    /**
+     * The stored rotations of secrets the caller listed (the AWS API's ListSecrets shows them as DescribeSecret
+     * does), by secret id; each secret's `read` is asked again, so one it may not read gets none.
+     */
+    async rotationRecords(principal: Principal, secrets: readonly SecretRecord[]) {
+      const readable = [];
+      for (const secret of secrets) if (await guard.readable(principal, secret, secret.id).then(() => true, () => false)) readable.push(secret.id);
+      return readable.length === 0 ? new Map() : store.getRotations(principal.workspaceId, readable);
+    },
+
     /** A secret's stored rotation (the AWS API's DescribeSecret shows its rules as given); `read` as for the secret. */
     async rotationRecord(principal: Principal, secret: SecretRecord) {
       await guard.readable(principal, secret, secret.id);

@@ -4,6 +4,7 @@ import {
   DescribeSecretCommand,
   ListSecretsCommand,
   RestoreSecretCommand,
+  RotateSecretCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -225,5 +226,41 @@ describe('ListSecrets IncludePlannedDeletion: secrets deleted before their recor
     expect(listed.entries[0]!.DeletedDate).toBeInstanceOf(Date);
     const workspace = await doc.send(new GetCommand({ TableName: tableName, Key: keys.workspace(ws.workspaceId) }));
     expect(workspace.Item?.deletedSecretsIndexed).toBe(true);
+  });
+});
+
+describe('ListSecrets entries: rotation fields and filters as AWS matches them (decisions.md v1.4)', () => {
+  let sm: ReturnType<typeof client>;
+  beforeAll(async () => {
+    const ws = await newWorkspace();
+    await newEnvironment(ws.apiKey, { project: 'lst', environment: 'prod' });
+    sm = client(await awsKey(ws));
+    await sm.send(new CreateSecretCommand({ Name: 'lst/prod/ROTATED', SecretString: 'r', Description: 'Legacy replica of orders' }));
+    await sm.send(
+      new CreateSecretCommand({ Name: 'lst/prod/PLAIN', SecretString: 'p', Tags: [{ Key: 'costCenter', Value: 'FinanceOps' }] }),
+    );
+    await sm.send(
+      new RotateSecretCommand({ SecretId: 'lst/prod/ROTATED', RotationRules: { AutomaticallyAfterDays: 30 }, RotateImmediately: false }),
+    );
+  });
+
+  it('carries RotationEnabled and the rotation fields exactly as DescribeSecret does', async () => {
+    const { entries } = await listPages(sm);
+    const described = await sm.send(new DescribeSecretCommand({ SecretId: 'lst/prod/ROTATED' }));
+    const rotated = entries.find((entry) => entry.Name === 'lst/prod/ROTATED')!;
+    expect(rotated.RotationEnabled).toBe(true);
+    for (const field of ['RotationEnabled', 'RotationLambdaARN', 'RotationRules', 'LastRotatedDate', 'NextRotationDate'] as const)
+      expect({ field, value: rotated[field] }).toEqual({ field, value: described[field] });
+    expect(entries.find((entry) => entry.Name === 'lst/prod/PLAIN')).toMatchObject({ RotationEnabled: false });
+  });
+
+  it('description is a prefix whatever the case; all matches words (rep finds "Legacy replica", finance finds FinanceOps)', async () => {
+    const names = async (Key: 'description' | 'all', value: string) => (await listPages(sm, { Filters: [{ Key, Values: [value] }] })).names;
+    expect(await names('description', 'legacy REP')).toEqual(['lst/prod/ROTATED']);
+    expect(await names('description', 'replica')).toEqual([]);
+    expect(await names('all', 'rep')).toEqual(['lst/prod/ROTATED']);
+    expect(await names('all', 'finance')).toEqual(['lst/prod/PLAIN']);
+    expect(await names('all', 'center')).toEqual(['lst/prod/PLAIN']);
+    expect(await names('all', 'lst')).toHaveLength(2);
   });
 });

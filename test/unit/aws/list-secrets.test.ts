@@ -23,7 +23,7 @@ type Listed = { SecretList: { Name: string; DeletedDate?: number }[]; NextToken?
  * The operation over a search that applies the filter it is given to three secrets, and a list with the deleted
  * ones that adds a fourth, deleted, secret.
  */
-function harness(live: SecretRecord[] = ALL) {
+function harness(live: SecretRecord[] = ALL, rotations: { secretId: string }[] = []) {
   const search = vi.fn(async (_principal: unknown, _q: unknown, _page: unknown, options: Options = {}) => ({
     items: live.filter((r) => !options.matching || options.matching(r)),
     nextCursor: null,
@@ -35,10 +35,11 @@ function harness(live: SecretRecord[] = ALL) {
     nextCursor: 'c2',
     hasMore: true,
   }));
-  const op = makeListSecrets({ search } as never, { listWithLive } as never, PLACE);
+  const rotationRecords = vi.fn(async () => new Map(rotations.map((rotation) => [rotation.secretId, rotation])));
+  const op = makeListSecrets({ search, rotationRecords } as never, { listWithLive } as never, PLACE);
   const list = async (input: object) => (await op.handle({} as never, input as never, {} as never)) as Listed;
   const names = async (input: object) => (await list(input)).SecretList.map((s) => s.Name);
-  return { names, list, op, search, listWithLive };
+  return { names, list, op, search, listWithLive, rotationRecords };
 }
 
 describe('ListSecrets filters', () => {
@@ -125,5 +126,28 @@ describe('ListSecrets filters', () => {
     const { names, listWithLive } = harness();
     expect(await names({ IncludePlannedDeletion: false })).not.toContain('app/prod/OLD_KEY');
     expect(listWithLive).not.toHaveBeenCalled();
+  });
+
+  it('entries carry RotationEnabled and the rotation fields exactly as DescribeSecret does (decisions.md v1.4)', async () => {
+    const rotated = {
+      secretId: ALL[0]!.id,
+      enabled: true,
+      functionArn: 'arn:aws:lambda:us-east-1:000000000000:function:rotate',
+      rules: { AutomaticallyAfterDays: 30 },
+      lastRotatedAt: '2026-11-03T00:00:00.000Z',
+      nextRotationAt: '2026-12-03T00:00:00.000Z',
+    };
+    const { list, rotationRecords } = harness(ALL, [rotated]);
+    const entries = (await list({})).SecretList as unknown as Record<string, unknown>[];
+    expect(rotationRecords).toHaveBeenCalledOnce();
+    expect(entries[0]).toMatchObject({
+      RotationEnabled: true,
+      RotationLambdaARN: rotated.functionArn,
+      RotationRules: { AutomaticallyAfterDays: 30 },
+      LastRotatedDate: Date.parse(rotated.lastRotatedAt) / 1000,
+      NextRotationDate: Date.parse(rotated.nextRotationAt) / 1000,
+    });
+    expect(entries[1]).toMatchObject({ RotationEnabled: false });
+    expect(entries[1]).not.toHaveProperty('RotationRules');
   });
 });
