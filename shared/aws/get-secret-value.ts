@@ -74,6 +74,7 @@ export function makeGetSecretValue(
           async (secret, versionOfId) =>
             matchesReference(reference, secret.id) ? versionNamed(secret, input.VersionId, input.VersionStage, versionOfId) : undefined,
           prefetched,
+          input.VersionId,
         ),
       ).catch((error) => missed(principal, input.SecretId, error));
       return {

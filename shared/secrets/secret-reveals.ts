@@ -9,6 +9,7 @@ import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import { NoValueError, type SecretRecord, type StoredSecret } from './secret-record.ts';
+import { derivedVersionId, versionIdOf } from './secret-names.ts';
 
 /**
  * The secrets service's reveals of one secret (by id, by path, by name and version for the AWS API), over the store
@@ -45,23 +46,27 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
   async function sealedAt(workspaceId: string, head: StoredSecret, version: number, prefetched?: Prefetched) {
     if (version === head.currentVersion) {
       if (!head.sealed) throw new NoValueError(`secret ${head.id} has no value yet`);
-      return { sealed: head.sealed, createdAt: head.updatedAt, encoding: head.encoding };
+      return { sealed: head.sealed, createdAt: head.updatedAt, encoding: head.encoding, versionId: versionIdOf(head, version) };
     }
     // Versions above the current one are those written without AWSCURRENT (a reserved one has no item until filled).
     const stored = version <= latestVersionOf(head) ? await store.getSecretVersion(workspaceId, head.id, version, prefetched) : undefined;
     if (!stored) throw new NotFoundError(`secret ${head.id} has no version ${version}`);
-    return { sealed: stored.sealed, createdAt: stored.createdAt, encoding: stored.encoding };
+    const versionId = stored.versionId ?? derivedVersionId(head.id, version);
+    return { sealed: stored.sealed, createdAt: stored.createdAt, encoding: stored.encoding, versionId };
   }
 
   /**
    * Audits first (with the rate limit), then decrypts; no value leaves without its audit entry. Answers the value
    * with its version, when that version was written, and the secret it is of (the AWS API names them all).
    */
-  async function reveal(principal: Principal, head: StoredSecret, version: number | undefined, prefetched?: Prefetched) {
+  async function reveal(principal: Principal, head: StoredSecret, version: number | undefined, prefetched?: Prefetched, named?: string) {
     await permit(principal, 'reveal', head);
     const ws = principal.workspaceId;
     const wanted = version ?? head.currentVersion;
-    const { sealed, createdAt, encoding } = await sealedAt(ws, head, wanted, prefetched);
+    const { sealed, createdAt, encoding, versionId } = await sealedAt(ws, head, wanted, prefetched);
+    // A VersionId names its version only (decisions.md v1.4): the derived id of a version that has a token of its own
+    // names nothing, which only the version's item can tell once it has lost its labels.
+    if (named !== undefined && named !== versionId) throw new NotFoundError(`secret ${head.id} has no such version`);
     const now = clock.now();
     const audit = auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: wanted }, now);
     await store.recordReveal(ws, audit, {
@@ -114,11 +119,13 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
       path: string,
       select: (secret: SecretRecord, versionOfId: (versionId: string) => Promise<number | undefined>) => Promise<number | undefined>,
       prefetched?: Prefetched,
+      /** The VersionId the caller named, if any: the version selected must have it, checked before anything is audited. */
+      named?: string,
     ) {
       const head = await readableAt(principal, path, prefetched);
       const version = await select(head, (versionId) => store.getVersionNumberOf(principal.workspaceId, head.id, versionId));
       if (version === undefined) throw new NotFoundError(`secret ${JSON.stringify(path)} has no such version`);
-      return { id: head.id, ...(await reveal(principal, head, version, prefetched)) };
+      return { id: head.id, ...(await reveal(principal, head, version, prefetched, named)) };
     },
   };
 }

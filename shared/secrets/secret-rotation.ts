@@ -119,7 +119,14 @@ export function makeSecretRotation(deps: SecretRotationDeps, guard: Pick<ReturnT
      */
     async rotationRecords(principal: Principal, secrets: readonly SecretRecord[]) {
       const readable = [];
-      for (const secret of secrets) if (await guard.readable(principal, secret, secret.id).then(() => true, () => false)) readable.push(secret.id);
+      for (const secret of secrets)
+        if (
+          await guard.readable(principal, secret, secret.id).then(
+            () => true,
+            () => false,
+          )
+        )
+          readable.push(secret.id);
       return readable.length === 0 ? new Map() : store.getRotations(principal.workspaceId, readable);
     },
 

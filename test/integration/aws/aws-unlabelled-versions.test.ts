@@ -150,9 +150,11 @@ describe('versions without labels through the AWS SDK', () => {
 
     // Act
     const moved = await failure(move({ SecretId, VersionStage: 'blue', MoveToVersionId: notItsId }));
+    const read = await failure(sm.send(new GetSecretValueCommand({ SecretId, VersionId: notItsId })));
 
     // Assess
     expect(moved).toBe('ResourceNotFoundException');
+    expect(read).toBe('ResourceNotFoundException');
     expect(await stagesOf(SecretId)).toEqual({ [token(23)]: ['AWSCURRENT'], [token(22)]: ['AWSPREVIOUS'] });
   });
 
