@@ -132,6 +132,7 @@ export function makeSecretWrites(
         // A name in its recovery window is taken, as AWS has it (REST frees the key at once): a condition of the write.
         const answer = await secrets.writeAtPath(principal, path, value, {
           ifMatch: 0,
+          mustCreate: true,
           notInRecoveryWindow: true,
           versionId: input.ClientRequestToken,
           metadata: { description: input.Description || null, tags: input.Tags?.length ? tagsOf(input.Tags) : null },

@@ -22,6 +22,11 @@ export interface WriteOptions {
   metadata?: SecretMetadata | undefined;
   /** The staging labels of the new version (PutSecretValue's VersionStages); default AWSCURRENT alone. */
   stages?: readonly string[] | undefined;
+  /**
+   * The key must not exist at all, not even without a value (the AWS API's CreateSecret): SecretExistsError. REST's
+   * `If-Match: 0` is the version the write expects, so it matches a secret that has no value yet.
+   */
+  mustCreate?: boolean | undefined;
   /** A create that holds only while no secret deleted at its path is in its recovery window (the AWS API's rule). */
   notInRecoveryWindow?: boolean | undefined;
 }

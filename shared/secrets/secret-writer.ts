@@ -118,11 +118,14 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
       const mustBe = options.rollback?.secretId ?? options.secretId;
       if (mustBe !== undefined && current?.id !== mustBe) throw new NotFoundError(`secret ${mustBe} was not found`);
       const currentVersion = current?.currentVersion ?? 0;
-      if (options.ifMatch !== undefined && options.ifMatch !== currentVersion) {
+      // A create (the AWS API's CreateSecret) finds the key taken even when it has no value yet (version 0).
+      const taken = options.mustCreate === true && current !== undefined;
+      if (taken || (options.ifMatch !== undefined && options.ifMatch !== currentVersion)) {
         // A retry of the write that made the key (the same token) answers what it made.
         const repeated =
           current && options.versionId !== undefined ? await repeatedWrite(principal, current, options.versionId, input) : undefined;
         if (repeated) return repeated;
+        if (taken) throw new SecretExistsError(`key: ${input.key} already exists in its environment`);
         const message = `If-Match: the current version of ${input.key} is ${currentVersion}, not ${options.ifMatch}`;
         throw options.ifMatch === 0 ? new SecretExistsError(message) : new ConflictError(message);
       }

@@ -90,6 +90,15 @@ describe('secrets without a value, through the AWS API and REST', () => {
     expect((await loaded(ws, envId)).REST_FIRST).toMatchObject({ value: 'r', version: 1 });
   });
 
+  it('CreateSecret of a name whose secret has no value yet is ResourceExistsException, with or without a value', async () => {
+    await sm.send(new CreateSecretCommand({ Name: 'tf/prod/TAKEN_EMPTY' }));
+    for (const input of [{}, { SecretString: 'v' }, { SecretBinary: new Uint8Array([1]) }])
+      await expect(sm.send(new CreateSecretCommand({ Name: 'tf/prod/TAKEN_EMPTY', ...input }))).rejects.toMatchObject({
+        name: 'ResourceExistsException',
+      });
+    expect((await listed(ws, envId, 'TAKEN_EMPTY'))?.currentVersion).toBe(0);
+  });
+
   it('the first version of a secret without a value must take AWSCURRENT', async () => {
     await sm.send(new CreateSecretCommand({ Name: 'tf/prod/PENDING_FIRST' }));
     await expect(
