@@ -22,6 +22,8 @@ const ACTION_SET = {
   'secret.rotation_configure': 1,
   'secret.rotation_failed': 1,
   'secret.rotation_succeeded': 1,
+  'secret.rotation_start': 1,
+  'secret.write_repeated': 1,
   'access_key.create': 1,
   'access_key.revoke': 1,
   'access_key.update': 1,

@@ -7,6 +7,7 @@ import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery } from '../ui/paged.tsx';
 import { listAll, type SecretItem } from './secrets-context.ts';
 import { useTitle } from '../ui/title.ts';
+import { CurrentVersion, versionWords } from './secrets-ui.tsx';
 
 /** How two environments differ: keys only one has, and keys at different versions. Never a value. */
 export interface Comparison {
@@ -88,13 +89,13 @@ export function Compare() {
                       <code>{key}</code>
                     </td>
                     <td>
-                      <a href={`/console/secrets/${left.id}`} aria-label={`${key} in ${nameA}: version ${left.currentVersion}`}>
-                        version {left.currentVersion}
+                      <a href={`/console/secrets/${left.id}`} aria-label={`${key} in ${nameA}: ${versionWords(left.currentVersion)}`}>
+                        <CurrentVersion version={left.currentVersion} prefix="version " />
                       </a>
                     </td>
                     <td>
-                      <a href={`/console/secrets/${right.id}`} aria-label={`${key} in ${nameB}: version ${right.currentVersion}`}>
-                        version {right.currentVersion}
+                      <a href={`/console/secrets/${right.id}`} aria-label={`${key} in ${nameB}: ${versionWords(right.currentVersion)}`}>
+                        <CurrentVersion version={right.currentVersion} prefix="version " />
                       </a>
                     </td>
                   </tr>
@@ -130,7 +131,9 @@ function KeyList({ title, secrets }: { title: string; secrets: SecretItem[] }) {
             <a href={`/console/secrets/${secret.id}`}>
               <code>{secret.key}</code>
             </a>{' '}
-            <span class="muted">version {secret.currentVersion}</span>
+            <span class="muted">
+              <CurrentVersion version={secret.currentVersion} prefix="version " />
+            </span>
           </li>
         ))}
       </ul>

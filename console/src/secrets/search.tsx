@@ -4,6 +4,7 @@ import { useSession } from '../api.ts';
 import { Time } from '../ui/components.tsx';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import { useTitle } from '../ui/title.ts';
+import { CurrentVersion } from './secrets-ui.tsx';
 
 /**
  * `/console/search?q=`: the workspace's secrets whose key holds `q` (case-insensitive; every secret without it),
@@ -60,7 +61,9 @@ export function Search() {
             <td>
               <a href={`/console/environments/${secret.environmentId}`}>{`${secret.projectSlug}/${secret.envSlug}`}</a>
             </td>
-            <td>{secret.currentVersion}</td>
+            <td>
+              <CurrentVersion version={secret.currentVersion} />
+            </td>
             <td>
               <Time at={secret.updatedAt} />
             </td>

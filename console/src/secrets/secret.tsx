@@ -6,13 +6,13 @@ import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import { useTitle } from '../ui/title.ts';
 import { SecretRotation } from './secret-rotation.tsx';
-import { DeleteDialog } from './secrets-ui.tsx';
+import { CurrentVersion, DeleteDialog } from './secrets-ui.tsx';
 
 /**
  * `/console/secrets/{secretId}`: the secret, read in one request (`GET /api/v1/secrets/{secretId}`: its place, its
  * ARN in the AWS API, its description, tags and rotation), and its history, newest first (who wrote each version
  * when, which version a rollback restored, its VersionId and staging labels; never a value), `Roll back` on each
- * older version, and delete.
+ * older version, and delete. A secret created without a value (version 0) says so, and has no history yet.
  */
 export function Secret() {
   const { params } = useRoute();
@@ -40,6 +40,9 @@ export function Secret() {
   const canWrite = credential.offers.write;
   const secret = place.value;
   const key = secret?.key ?? secretId;
+  // The history's newest version once listed (it follows rollbacks and rotations made here), else the secret's own.
+  const currentVersion = current ?? secret?.currentVersion;
+  const valueless = currentVersion === 0;
   useTitle('History', secret?.projectSlug, secret?.envSlug, secret?.key);
 
   const rollBack = async (version: number) => {
@@ -72,6 +75,11 @@ export function Secret() {
       <ErrorBox error={place.error} />
       {secret && (
         <dl class="secret-facts">
+          <dt>Current version</dt>
+          <dd>
+            {currentVersion !== undefined && <CurrentVersion version={currentVersion} />}
+            {valueless && <span class="muted"> its first value written becomes version 1</span>}
+          </dd>
           <dt>ARN</dt>
           <dd>
             <code>{secret.arn}</code>
@@ -120,7 +128,7 @@ export function Secret() {
         </p>
       ) : (
         canWrite &&
-        current !== undefined && (
+        currentVersion !== undefined && (
           <div class="toolbar">
             <button type="button" class="danger" onClick={() => setAsking('delete')}>
               Delete
@@ -132,7 +140,7 @@ export function Secret() {
       <PagedTable
         paged={paged}
         what="history"
-        empty="No versions."
+        empty={valueless ? 'No versions: no value has been written yet.' : 'No versions.'}
         head={['Version', 'Labels', 'Version id', 'Created', 'Created by', 'Rolled back from']}
         actions
         tableClass="history"

@@ -3,6 +3,7 @@ import { unwrap, useSession } from '../api.ts';
 import { ErrorBox, Time, useAction } from '../ui/components.tsx';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import type { Offers } from '../session.ts';
+import { CurrentVersion } from './secrets-ui.tsx';
 
 /**
  * An environment's deleted secrets still inside their recovery window (newest deletion first), each with `Restore`
@@ -51,7 +52,9 @@ export function DeletedSecrets({
             <td>
               <code>{item.key}</code>
             </td>
-            <td>{item.currentVersion}</td>
+            <td>
+              <CurrentVersion version={item.currentVersion} />
+            </td>
             <td>
               <Time at={item.deletedAt} />
             </td>

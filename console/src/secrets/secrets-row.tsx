@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
 import { CopyButton, ErrorBox, Time, useAction } from '../ui/components.tsx';
-import { DeleteDialog } from './secrets-ui.tsx';
+import { CurrentVersion, DeleteDialog } from './secrets-ui.tsx';
 import type { Offers } from '../session.ts';
 
 /** What a row shows of a secret: never its value, which lives only in the row's own state while revealed. */
@@ -15,6 +15,13 @@ export interface SecretRowItem {
 /** How long a revealed value stays on screen (decisions.md, "Console"). */
 export const REVEAL_MS = 30_000;
 
+/** A value on screen: a binary one (written through the AWS API as SecretBinary) is its base64 text, and says so. */
+interface Revealed {
+  value: string;
+  version: number;
+  encoding?: 'base64' | undefined;
+}
+
 interface RowProps {
   secret: SecretRowItem;
   envId: string;
@@ -27,13 +34,16 @@ interface RowProps {
 
 /**
  * One key of an environment: its version and time, its value on request (`Reveal`, audited by the API) until
- * `Hide` or 30 s, a new version checked against the version on screen (`If-Match`), history and delete.
+ * `Hide` or 30 s, a new version checked against the version on screen (`If-Match`), history and delete. A secret
+ * without a value yet (version 0) offers no `Reveal`, which could only answer NOT_FOUND, but `Set value`, which
+ * writes its version 1.
  */
 export function SecretRow({ secret, envId, offers, onChanged, onDeleted }: RowProps) {
   const { client } = useSession();
-  const [revealed, setRevealed] = useState<{ value: string; version: number } | null>(null);
+  const [revealed, setRevealed] = useState<Revealed | null>(null);
   const [open, setOpen] = useState<'version' | 'delete' | null>(null);
   const reveal = useAction();
+  const valueless = secret.currentVersion === 0;
   useEffect(() => {
     if (!revealed) return;
     const timer = setTimeout(() => setRevealed(null), REVEAL_MS);
@@ -43,7 +53,7 @@ export function SecretRow({ secret, envId, offers, onChanged, onDeleted }: RowPr
     const answer = await reveal.run(async () =>
       unwrap(await client.api.POST('/api/v1/secrets/{secretId}/reveal', { params: { path: { secretId: secret.id } } })),
     );
-    if (answer) setRevealed({ value: answer.value, version: answer.version });
+    if (answer) setRevealed({ value: answer.value, version: answer.version, encoding: answer.encoding });
   };
   return (
     <tr>
@@ -52,20 +62,17 @@ export function SecretRow({ secret, envId, offers, onChanged, onDeleted }: RowPr
           <code>{secret.key}</code>
         </a>
       </td>
-      <td>{secret.currentVersion}</td>
+      <td>
+        <CurrentVersion version={secret.currentVersion} />
+      </td>
       <td>
         <Time at={secret.updatedAt} />
       </td>
       <td class="value-cell">
         {revealed ? (
-          <span class="revealed">
-            {revealed.value === '' ? <span class="muted">(empty)</span> : <code class="value">{revealed.value}</code>}
-            {revealed.version !== secret.currentVersion && <span class="muted"> (version {revealed.version})</span>}
-            <button type="button" onClick={() => setRevealed(null)}>
-              Hide
-            </button>
-            <CopyButton value={() => revealed.value} />
-          </span>
+          <RevealedValue revealed={revealed} currentVersion={secret.currentVersion} onHide={() => setRevealed(null)} />
+        ) : valueless ? (
+          <span class="muted">none yet</span>
         ) : (
           <span class="masked" role="img" aria-label="hidden">
             ••••••••
@@ -75,14 +82,14 @@ export function SecretRow({ secret, envId, offers, onChanged, onDeleted }: RowPr
       </td>
       <td>
         <div class="actions">
-          {offers.reveal && !revealed && (
+          {offers.reveal && !revealed && !valueless && (
             <button type="button" onClick={show} disabled={reveal.busy}>
               Reveal
             </button>
           )}
           {offers.write && (
             <button type="button" aria-expanded={open === 'version'} onClick={() => setOpen(open === 'version' ? null : 'version')}>
-              New version
+              {valueless ? 'Set value' : 'New version'}
             </button>
           )}
           <a class="action-link" href={`/console/secrets/${secret.id}`}>
@@ -108,6 +115,25 @@ export function SecretRow({ secret, envId, offers, onChanged, onDeleted }: RowPr
         {open === 'delete' && <DeleteDialog secret={secret} onCancel={() => setOpen(null)} onDeleted={() => onDeleted(secret.id)} />}
       </td>
     </tr>
+  );
+}
+
+/**
+ * A revealed value in its row, with `Hide` and `Copy` (which copies what is shown: a binary value's base64 text). A
+ * binary value is marked "binary, base64" beside it, so nobody takes the encoding for the secret itself.
+ */
+function RevealedValue({ revealed, currentVersion, onHide }: { revealed: Revealed; currentVersion: number; onHide: () => void }) {
+  const binary = revealed.encoding === 'base64';
+  return (
+    <span class="revealed">
+      {revealed.value === '' ? <span class="muted">(empty)</span> : <code class="value">{revealed.value}</code>}
+      {binary && <span class="badge encoding">binary, base64</span>}
+      {revealed.version !== currentVersion && <span class="muted"> (version {revealed.version})</span>}
+      <button type="button" onClick={onHide}>
+        Hide
+      </button>
+      <CopyButton value={() => revealed.value} label={binary ? 'Copy base64' : 'Copy'} />
+    </span>
   );
 }
 

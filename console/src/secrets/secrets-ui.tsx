@@ -48,6 +48,17 @@ export function NameForm({ label, button, onCreate }: { label: string; button: s
   );
 }
 
+/**
+ * A secret's current version as the views show it: "(no value)" for a secret created without a value (version 0,
+ * as the AWS API's CreateSecret without SecretString or SecretBinary makes it; decisions.md v1.4), never "0".
+ */
+export function CurrentVersion({ version, prefix = '' }: { version: number; prefix?: string }) {
+  return version === 0 ? <span class="muted no-value">(no value)</span> : <>{`${prefix}${version}`}</>;
+}
+
+/** The same in words, for accessible names: "no value" or "version 3". */
+export const versionWords = (version: number) => (version === 0 ? 'no value' : `version ${version}`);
+
 /** The recovery windows the API takes (decisions.md, "Recoverable deletes"): 0, or 7 to 30 days. */
 export function validWindow(days: string): boolean {
   if (!/^\d{1,2}$/.test(days)) return false;
