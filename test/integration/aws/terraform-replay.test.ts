@@ -61,7 +61,7 @@ describe("Terraform's aws provider, replayed", () => {
     expect(bare).toMatchObject({ description: '', tags: {}, policy: '' });
   });
 
-  it('accepts kms_key_id = alias/aws/secretsmanager on create and update', async () => {
+  it('accepts kms_key_id = alias/aws/secretsmanager, and the create of provider v4 (ForceOverwriteReplicaSecret false)', async () => {
     const state = await createSecret(sm, { name: 'tf-app/prod/KMS', kms_key_id: 'alias/aws/secretsmanager' });
     const updated = await updateSecret(sm, state, {
       name: 'tf-app/prod/KMS',
@@ -69,6 +69,9 @@ describe("Terraform's aws provider, replayed", () => {
       kms_key_id: 'alias/aws/secretsmanager',
     });
     expect(updated.description).toBe('sealed');
+    // Provider v4 (aws-sdk-go v1, secret.go @ f583d818dd34f1ee2cdd6664b33ef588c860412a) sends the false flag and no token.
+    const v4 = await sm.send(new CreateSecretCommand({ Description: '', ForceOverwriteReplicaSecret: false, Name: 'tf-app/prod/V4' }));
+    expect(await readSecret(sm, v4.ARN!)).toMatchObject({ name: 'tf-app/prod/V4', description: '' });
   });
 
   it('terraform import by ARN reads the same state; a secret deleted elsewhere leaves the state on refresh', async () => {
