@@ -316,6 +316,7 @@ const OTHERS: readonly (keyof Store)[] = [
   'secretByIdKeys',
   'secretByPathKeys',
   'getRotation',
+  'getRotations',
   'takeRotationLease',
   'advanceRotationLease',
   'endRotationLease',
