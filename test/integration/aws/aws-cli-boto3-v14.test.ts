@@ -1,12 +1,11 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { newWorkspace } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
-import { awsKey } from './support.ts';
+import { awsKey, awsClientEnvironment } from './support.ts';
 
 /**
  * The AWS CLI v2 and boto3 (Debian's `awscli`, `python3-boto3`) on what v1.4 adds to the AWS API (decisions.md, "The
@@ -28,24 +27,11 @@ const BYTES = Buffer.from([0x00, 0xff, 0x10, 0x80, 0x0a, 0x7f, 0xc3]);
 
 describe.skipIf(!available)('the AWS CLI v2 and boto3 on secrets without a value, binary values, policies and filters', () => {
   let env: NodeJS.ProcessEnv;
-  let home: string;
   beforeAll(async () => {
     const ws = await newWorkspace();
     await newEnvironment(ws.apiKey, { project: 'cli14', environment: 'prod' });
     const key = await awsKey(ws);
-    // Nothing of this machine's own AWS setup: no config or credentials file, no instance metadata, no pager.
-    home = mkdtempSync(join(tmpdir(), 'aws-home-'));
-    env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      AWS_ACCESS_KEY_ID: key.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: key.secretAccessKey,
-      AWS_DEFAULT_REGION: 'us-east-1',
-      AWS_CONFIG_FILE: join(home, 'config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_PAGER: '',
-    };
+    env = { ...awsClientEnvironment(key) };
   });
 
   const aws = async (...args: string[]) => {
@@ -66,7 +52,7 @@ describe.skipIf(!available)('the AWS CLI v2 and boto3 on secrets without a value
     expect(created).toEqual({ ARN: expect.stringContaining(':secret:cli14/prod/LATER-'), Name: 'cli14/prod/LATER' });
     expect((await awsFails('get-secret-value', '--secret-id', 'cli14/prod/LATER'))?.stderr).toContain('ResourceNotFoundException');
 
-    const file = join(home, 'blob.bin');
+    const file = join(env.HOME!, 'blob.bin');
     writeFileSync(file, BYTES);
     const description = 'Legacy replica of billing';
     const blob = await aws(

@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, newWorkspace } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
 import { runSecrets } from '../../support/workload.ts';
-import { awsKey } from './support.ts';
+import { awsKey, awsClientEnvironment } from './support.ts';
 
 /**
  * Clients nobody here wrote (issue 36): the AWS CLI v2 and boto3 from Debian's packages (`awscli`, `python3-boto3`),
@@ -34,19 +33,7 @@ describe.skipIf(!available)('the AWS CLI v2 and boto3 against the local stack', 
     }
     const key = await awsKey(ws);
     baseUrl = inject('stack').baseUrl;
-    // Nothing of this machine's own AWS setup: no config or credentials file, no instance metadata, no pager.
-    const home = mkdtempSync(join(tmpdir(), 'aws-home-'));
-    env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      AWS_ACCESS_KEY_ID: key.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: key.secretAccessKey,
-      AWS_DEFAULT_REGION: 'us-east-1',
-      AWS_CONFIG_FILE: join(home, 'config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_PAGER: '',
-    };
+    env = { ...awsClientEnvironment(key) };
   });
 
   const aws = async (...args: string[]) => {

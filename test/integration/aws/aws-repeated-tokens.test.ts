@@ -1,14 +1,12 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { CreateSecretCommand, GetSecretValueCommand, PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { derivedVersionId } from '../../../shared/secrets/index.ts';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
-import { awsKey, client } from './support.ts';
+import { awsKey, client, awsClientEnvironment } from './support.ts';
 
 /**
  * A repeated `ClientRequestToken` is no value oracle (decisions.md v1.4, Hardening): a key with `write` but no
@@ -148,19 +146,7 @@ describe.skipIf(!available)('a repeated --client-request-token through the AWS C
       new CreateSecretCommand({ Name: 'vault/prod/CLI_PIN', SecretString: '1234', ClientRequestToken: token(5) }),
     );
     const writer = await awsKey(ws, { permissions: [{ projects: ['vault'], actions: ['write'] }] });
-    const home = mkdtempSync(join(tmpdir(), 'aws-home-'));
-    const env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      AWS_ACCESS_KEY_ID: writer.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: writer.secretAccessKey,
-      AWS_DEFAULT_REGION: 'us-east-1',
-      AWS_CONFIG_FILE: join(home, 'config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_MAX_ATTEMPTS: '1',
-      AWS_PAGER: '',
-    };
+    const env = { ...awsClientEnvironment(writer), AWS_MAX_ATTEMPTS: '1' };
     const args = ['--endpoint-url', inject('stack').baseUrl, 'secretsmanager', 'put-secret-value', '--secret-id', created.ARN!];
     const failed = await promisify(execFile)(AWS_CLI, [...args, '--secret-string', '1234', '--client-request-token', token(5)], {
       env,

@@ -1,13 +1,11 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { AssumeRoleCommand, GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, newWorkspace } from '../../support/api.ts';
 import { signedRequest, stsIdentity } from '../../support/login.ts';
-import { awsKey } from './support.ts';
+import { awsKey, awsClientEnvironment } from './support.ts';
 
 type Ws = Awaited<ReturnType<typeof newWorkspace>>;
 type Credentials = { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
@@ -90,19 +88,7 @@ describe('STS GetCallerIdentity at the AWS API endpoint', () => {
   describe.skipIf(!cliAvailable)('through the AWS CLI v2 and boto3', () => {
     let env: NodeJS.ProcessEnv;
     beforeAll(() => {
-      // Nothing of this machine's own AWS setup: no config or credentials file, no instance metadata, no pager.
-      const home = mkdtempSync(join(tmpdir(), 'aws-home-'));
-      env = {
-        PATH: process.env.PATH,
-        HOME: home,
-        AWS_ACCESS_KEY_ID: key.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: key.secretAccessKey,
-        AWS_DEFAULT_REGION: 'us-east-1',
-        AWS_CONFIG_FILE: join(home, 'config'),
-        AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
-        AWS_EC2_METADATA_DISABLED: 'true',
-        AWS_PAGER: '',
-      };
+      env = { ...awsClientEnvironment(key) };
     });
 
     it('aws sts get-caller-identity --endpoint-url answers the key, and a wrong secret fails naming SignatureDoesNotMatch', async () => {

@@ -1,7 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import {
   CreateSecretCommand,
@@ -16,7 +14,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { derivedVersionId } from '../../../shared/secrets/secret-names.ts';
 import { call, newWorkspace } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
-import { awsKey, client } from './support.ts';
+import { awsKey, client, awsClientEnvironment } from './support.ts';
 
 /**
  * Versions without labels (decisions.md, "The AWS API for Terraform and External Secrets Operator"): once two newer
@@ -222,17 +220,7 @@ describe('versions without labels through the AWS SDK', () => {
   const PYTHON = '/usr/bin/python3';
   it.skipIf(!existsSync(AWS_CLI) || !existsSync(PYTHON))('boto3 reads a version without labels by its VersionId', async () => {
     // Prepare: boto3 sends a ClientRequestToken of its own with each write; two later writes take the labels off the first.
-    const home = mkdtempSync(join(tmpdir(), 'aws-home-'));
-    const env = {
-      PATH: process.env.PATH,
-      HOME: home,
-      AWS_ACCESS_KEY_ID: key.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: key.secretAccessKey,
-      AWS_DEFAULT_REGION: 'us-east-1',
-      AWS_CONFIG_FILE: join(home, 'config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
-      AWS_EC2_METADATA_DISABLED: 'true',
-    };
+    const env = { ...awsClientEnvironment(key) };
     const script = `
 import json, sys, boto3
 sm = boto3.client("secretsmanager", endpoint_url=sys.argv[1])

@@ -4,6 +4,9 @@ import {
   type SecretListEntry,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, inject } from 'vitest';
 import { call, type newWorkspace } from '../../support/api.ts';
 
@@ -49,4 +52,23 @@ export async function listPages(sm: SecretsManagerClient, input: ListSecretsComm
     expect(pages.length).toBeLessThan(50);
   } while (token !== undefined);
   return { pages, names: pages.flat(), entries };
+}
+
+/**
+ * The whole environment of an AWS CLI or boto3 process signing with `key`: nothing of this machine's own AWS setup
+ * (no config or credentials file, no instance metadata, no pager), region us-east-1, a home of its own.
+ */
+export function awsClientEnvironment(key: { accessKeyId: string; secretAccessKey: string }): NodeJS.ProcessEnv {
+  const home = mkdtempSync(join(tmpdir(), 'aws-home-'));
+  return {
+    PATH: process.env.PATH,
+    HOME: home,
+    AWS_ACCESS_KEY_ID: key.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: key.secretAccessKey,
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_CONFIG_FILE: join(home, 'config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(home, 'credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_PAGER: '',
+  };
 }
