@@ -43,7 +43,10 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // Issue 36: the secrets service it shares with the AWS API carries the AWS-only methods too (writes by path and
   // by id with a VersionId, metadata changes, the batched reveal, the metadata store and ARNs), +11.7 KB. To mend:
   // make those a service of their own that only the AWS API function builds.
-  secrets: 1.8, // 1.796 with rotation: its routes and service, the rotation queue's SQS chunk and croner's chunk (cron schedules only), over a floor that now holds SendMessage (1.711 while the floor also held the Scheduler client; 1.706 with staging labels alone, 1.667 before them; 1.618 before issue 36; 1.575 before recoverable deletes and the SDK update)
+  // v1.4 (issues 45, 46): the repeated-write rules (secret-repeats.ts, the policy's mayCompareRepeatedWrite), the
+  // one-way login tokens, secrets without a value and binary values through the store, reveals and answers, the
+  // writes by path in a module of their own, the rotation floor's cron-gap check: +8.8 KB.
+  secrets: 1.84, // 1.829: 485,878 B over 265,652 B (1.796 with rotation: its routes and service, the rotation queue's SQS chunk and croner's chunk (cron schedules only), over a floor that now holds SendMessage; 1.711 while the floor also held the Scheduler client; 1.706 with staging labels alone, 1.667 before them; 1.618 before issue 36; 1.575 before recoverable deletes and the SDK update)
   audit: 1.5, // 1.471: 349,621 B over 237,611 B (1.441 before the MAC keys and least privilege)
   // Workload identity (issue 25) adds the schemas of `auth` and of logins and the login store's reach of live tokens
   // (+7 KB) to access-keys, and the AWS SDK went from 3.1166 to 3.1175 (every floor +28 KB, every function ~+0.03).
@@ -78,7 +81,10 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // Every operation but GetSecretValue then moved to a chunk loaded on first use (1.592 in all), so a cold start
   // reads 293,063 B (1.096 of the floor with the customer's libraries, 1.21 before); ListSecrets' SortOrder and
   // IncludePlannedDeletion (the merged page of live and deleted secrets) took it to 1.602, all in that chunk.
-  aws: 1.73, // 1.727 with rotation: RotateSecret, CancelRotateSecret, the rotation queue's SQS chunk and croner's (1.65 while the floor also held the Scheduler client; 1.629 with staging labels, 1.602 before them, 1.572 before the split, 1.541 before temporary credentials)
+  // v1.4 (issues 45, 46), nearly all in the chunks a cold start does not read (its cold start stays 1.08 of the floor):
+  // STS GetCallerIdentity (a chunk of its own, 4.4 KB), resource policies, KmsKeyId names, SecretBinary and secrets
+  // without a value, repeated ClientRequestTokens, the rotation fields of ListSecrets, the signed-target check: +15 KB.
+  aws: 1.8, // 1.785: 474,152 B over 265,631 B (1.727 with rotation: RotateSecret, CancelRotateSecret, the rotation queue's SQS chunk and croner's; 1.65 while the floor also held the Scheduler client; 1.629 with staging labels, 1.602 before them, 1.572 before the split, 1.541 before temporary credentials)
 
   // The rotation runner (issue 37): the whole secrets store and service it builds with the REST group's wiring
   // (shared/secrets, 42 KB above its floor; shared/platform, 30 KB), zod/mini for its message (13.7 KB), the access
@@ -87,7 +93,7 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // a service of the runner's five methods alone, without the REST group's wiring.
   rotation: 1.41, // 1.380: 510,906 B over 370,276 B (1.306: 462,677 B over 354,325 B before scheduled rotations)
 
-  openapi: 129, // 128.04: 21,126 B over 165 B with the lookups by id (125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
+  openapi: 131, // 129.95: 21,442 B over 165 B with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
 };
 const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_GOAL;
 
