@@ -6,9 +6,9 @@ import { runtime } from '../../shared/platform/runtime.ts';
 import type { FunctionInvoker } from '../../shared/rotation/function-invoker.ts';
 import { makeRotationMetrics } from '../../shared/rotation/rotation-metrics.ts';
 import { makeRotationRunner } from '../../shared/rotation/rotation-runner.ts';
-import { makeLambdaInvoker } from '../../shared/rotation/lambda-invoker.ts';
+import { makeLambdaInvoker } from '../../shared/rotation/lambda/lambda-invoker.ts';
 import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
-import { rotationSchedulesOf } from '../../shared/secrets/rotation-schedules.ts';
+import { rotationSchedulesOf } from '../../shared/rotation/rotation-schedules.ts';
 
 /**
  * The rotation runner's function (decisions.md v1.3, "Rotation"): consumes the rotation queue, one step of one

@@ -4,7 +4,7 @@ import { defineRoute, type RouteDefinition } from '../../shared/platform/http/ro
 import { once } from '../../shared/platform/http/once.ts';
 import { rotationDetail } from '../../shared/secrets/secret-answers.ts';
 import type { SecretService } from '../../shared/secrets/secret-service.ts';
-import { LAMBDA_ARN } from '../../shared/platform/lambda-arn.ts';
+import { LAMBDA_ARN } from '../../shared/rotation/rotation-function-arns.ts';
 
 /**
  * Rotation on REST (decisions.md v1.3, "Rotation"): configure it, turn it off, start one now. Each needs `write` on

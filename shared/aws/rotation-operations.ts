@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { SecretService } from '../secrets/index.ts';
-import { LAMBDA_ARN } from '../platform/lambda-arn.ts';
+import { LAMBDA_ARN } from '../rotation/rotation-function-arns.ts';
 import { secretArn, secretPath, type AwsPlace } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';

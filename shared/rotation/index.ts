@@ -11,6 +11,6 @@ export {
   type RotationStep,
 } from './function-invoker.ts';
 export { failedOutcome, OUTCOME_ERROR_LIMIT, timedOutOutcome } from './invoke-outcome.ts';
-export { makeLambdaInvoker } from './lambda-invoker.ts';
+export { makeLambdaInvoker } from './lambda/lambda-invoker.ts';
 export { makeRotationMetrics } from './rotation-metrics.ts';
 export { makeRotationRunner, type RotationRunnerDeps } from './rotation-runner.ts';

@@ -32,5 +32,5 @@ export {
   stagesByVersion,
   stagesOf,
 } from './secret-labels.ts';
-export type { RotationMessage, RotationQueue } from './rotation-records.ts';
-export type { StoredRotation } from './rotation-store.ts';
+export type { RotationMessage, RotationQueue } from '../rotation/rotation-records.ts';
+export type { StoredRotation } from '../rotation/rotation-store.ts';

@@ -6,8 +6,8 @@ import { AWSPENDING, keepLabelled, labelsAfterWrite, labelsWithout, latestVersio
 import { untilHeadWritten } from './head-retries.ts';
 import { revisionAfter, VersionIdTakenError, VersionIdExistsError, type SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
-import { SCHEDULED_START, type RotationStore, type StoredRotation } from './rotation-store.ts';
-import { nextRotationAt } from './rotation-schedule.ts';
+import { SCHEDULED_START, type RotationStore, type StoredRotation } from '../rotation/rotation-store.ts';
+import { nextRotationAt } from '../rotation/rotation-schedule.ts';
 
 /**
  * What a rotation changes on a secret's head by itself (decisions.md v1.3, "Rotation"): its token recorded as a new

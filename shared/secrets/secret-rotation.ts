@@ -10,15 +10,21 @@ import { latestVersionOf } from './secret-labels.ts';
 import type { SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
 import { makeRotationHead } from './rotation-head.ts';
-import { rotationFunctionsAllowed, type RotationFunctionAllowed } from './rotation-functions.ts';
+import { rotationFunctionsAllowed, type RotationFunctionAllowed } from '../rotation/rotation-functions.ts';
 import { secretArn, versionIdOf, type AwsPlace } from './secret-names.ts';
 import type { makeSecretWriter } from './secret-writer.ts';
 
 type SecretWriter = ReturnType<typeof makeSecretWriter>;
-import { rotationAnswer, type RotationMessage, type RotationQueue } from './rotation-records.ts';
-import type { RotationSchedules } from './rotation-schedules.ts';
-import { RotationBusyError, SCHEDULED_START, type RotationConfig, type RotationStore, type StoredRotation } from './rotation-store.ts';
-import { checkDuration, checkSchedule, DEFAULT_GENERATOR, nextRotationAt } from './rotation-schedule.ts';
+import { rotationAnswer, type RotationMessage, type RotationQueue } from '../rotation/rotation-records.ts';
+import type { RotationSchedules } from '../rotation/rotation-schedules.ts';
+import {
+  RotationBusyError,
+  SCHEDULED_START,
+  type RotationConfig,
+  type RotationStore,
+  type StoredRotation,
+} from '../rotation/rotation-store.ts';
+import { checkDuration, checkSchedule, DEFAULT_GENERATOR, nextRotationAt } from '../rotation/rotation-schedule.ts';
 
 /**
  * Rotation as the secrets feature keeps it (decisions.md v1.3, "Rotation"): configuring it and starting one, under

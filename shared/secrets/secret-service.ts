@@ -13,7 +13,7 @@ import { makeSecretStages } from './secret-stages.ts';
 import { makeSecretPathWrites } from './secret-path-writes.ts';
 import { makeValuelessCreate } from './secret-valueless.ts';
 import { makeSecretRotation } from './secret-rotation.ts';
-import { rotationAnswer, type RotationQueue, type RotationSchedules } from './rotation-records.ts';
+import { rotationAnswer, type RotationQueue, type RotationSchedules } from '../rotation/rotation-records.ts';
 import { eventually, type Prefetched } from '../platform/prefetch.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { Store } from '../store.ts';
@@ -54,7 +54,7 @@ export type SecretServiceStore = Pick<
   | 'secretWriteKeys'
   | 'getSecretsByPaths'
 > &
-  import('./rotation-store.ts').RotationStore;
+  import('../rotation/rotation-store.ts').RotationStore;
 
 export interface SecretServiceDeps {
   store: SecretServiceStore;

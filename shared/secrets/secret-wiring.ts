@@ -12,9 +12,9 @@ import { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
 import { errorName, onDenialAuditFailure, revealStore } from './reveal-wiring.ts';
 import { makeDeletedSecretService } from './deleted-secret-service.ts';
 import { makeSecretService } from './secret-service.ts';
-import { makeRotationStore } from './rotation-store.ts';
-import { rotationQueueOf } from './rotation-queue.ts';
-import type { RotationSchedules } from './rotation-records.ts';
+import { makeRotationStore } from '../rotation/rotation-store.ts';
+import { rotationQueueOf } from '../rotation/rotation-queue.ts';
+import type { RotationSchedules } from '../rotation/rotation-records.ts';
 
 export { errorName } from './reveal-wiring.ts';
 

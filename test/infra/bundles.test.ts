@@ -119,7 +119,7 @@ const SCHEDULER_USERS: FunctionName[] = ['delivery-worker', 'rotation'];
 const ROTATION_SCHEDULES_ON_FIRST_USE = [
   '@aws-sdk/client-scheduler',
   'shared/platform/clients/scheduler.ts',
-  'shared/secrets/rotation-schedules-eventbridge.ts',
+  'shared/rotation/eventbridge/eventbridge-rotation-schedules.ts',
 ];
 const NEVER_BUNDLED = [
   'aws-cdk-lib',
@@ -216,7 +216,7 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     ...SOURCE_ADDRESS_ON_FIRST_USE,
     '@aws-sdk/client-sqs',
     'shared/platform/clients/sqs.ts',
-    'shared/secrets/rotation-queue-sqs.ts',
+    'shared/rotation/sqs/sqs-rotation-queue.ts',
   ],
   audit: ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
   'access-keys': ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
@@ -285,7 +285,7 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     ...CIPHER_ON_FIRST_USE,
     '@aws-sdk/client-sqs',
     'shared/platform/clients/sqs.ts',
-    'shared/secrets/rotation-queue-sqs.ts',
+    'shared/rotation/sqs/sqs-rotation-queue.ts',
     ...SOURCE_ADDRESS_ON_FIRST_USE,
     ...ROTATION_SCHEDULES_ON_FIRST_USE,
   ],

@@ -1,13 +1,13 @@
 import { LOCAL_PLACE } from '../../../shared/secrets/secret-names.ts';
 import { describe, expect, it } from 'vitest';
 import { ConflictError } from '../../../shared/platform/errors.ts';
-import type { RotationMessage } from '../../../shared/secrets/rotation-records.ts';
-import { RotationBusyError, type RotationLease, type StoredRotation } from '../../../shared/secrets/rotation-store.ts';
+import type { RotationMessage } from '../../../shared/rotation/rotation-records.ts';
+import { RotationBusyError, type RotationLease, type StoredRotation } from '../../../shared/rotation/rotation-store.ts';
 import { VersionConflictError, type SecretRecord, type StoredSecret } from '../../../shared/secrets/secret-record.ts';
 import { makeSecretRotation } from '../../../shared/secrets/secret-rotation.ts';
 import type { AuditEntry } from '../../../shared/audit/index.ts';
 import { ForbiddenError } from '../../../shared/platform/errors.ts';
-import type { RotationFunctionAllowed } from '../../../shared/secrets/rotation-functions.ts';
+import type { RotationFunctionAllowed } from '../../../shared/rotation/rotation-functions.ts';
 import { fakeClock, principal } from '../support/fakes.ts';
 
 /**
