@@ -65,7 +65,7 @@ export interface SecretRotationConstructProps {
  * and invokes only the rotation functions `functionArns` lists. A step that fails 3 receives goes to the dead-letter
  * queue; the lease's end (6 minutes a step) then frees the secret for another rotation. Scheduled rotations: the runner
  * alone keeps one EventBridge Scheduler schedule per rotated secret in the stage's rotation group, which sends a start
- * to the queue as the scheduler role (the API functions ask the runner through the queue: shared/secrets/secret-rotation.ts).
+ * to the queue as the scheduler role (the API functions ask the runner through the queue: shared/rotation/rotation-lease.ts).
  */
 export class SecretRotationConstruct extends Construct {
   readonly queue: Queue;
