@@ -32,7 +32,7 @@ const DATA_KEYS = ['Decrypt', 'GenerateDataKey'] as const;
 /** Deliveries are queued one at a time (retries, re-queues) or ten at a time (the fan-out's batches). */
 const QUEUE_SENDS = ['SendMessage', 'SendMessageBatch'] as const;
 /**
- * A secret's recurring rotation schedule (shared/secrets/rotation-schedules-eventbridge.ts), updated or created when
+ * A secret's recurring rotation schedule (shared/rotation/eventbridge/eventbridge-rotation-schedules.ts), updated or created when
  * rotation is configured, deleted when it is turned off: in every function that builds the secrets service, in a chunk
  * loaded on the first configuration.
  */

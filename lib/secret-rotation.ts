@@ -8,7 +8,7 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ROTATION_FUNCTION, ROTATION_QUEUE } from '../shared/platform/functions.ts';
-import { iamPatternOf } from '../shared/platform/rotation-function-arns.ts';
+import { iamPatternOf } from '../shared/rotation/rotation-function-arns.ts';
 import { ROTATION_ACCESS } from './rotation-access.ts';
 import { applyAccess } from './apply-access.ts';
 import { acknowledgeWildcardResource } from './nag.ts';
@@ -65,7 +65,7 @@ export interface SecretRotationConstructProps {
  * and invokes only the rotation functions `functionArns` lists. A step that fails 3 receives goes to the dead-letter
  * queue; the lease's end (6 minutes a step) then frees the secret for another rotation. Scheduled rotations: the runner
  * alone keeps one EventBridge Scheduler schedule per rotated secret in the stage's rotation group, which sends a start
- * to the queue as the scheduler role (the API functions ask the runner through the queue: shared/secrets/secret-rotation.ts).
+ * to the queue as the scheduler role (the API functions ask the runner through the queue: shared/rotation/rotation-lease.ts).
  */
 export class SecretRotationConstruct extends Construct {
   readonly queue: Queue;
@@ -131,7 +131,7 @@ export class SecretRotationConstruct extends Construct {
    * Lets `fn` queue rotation steps (sqs:SendMessage on the rotation queue) and tells it the queue's URL
    * (`ROTATION_QUEUE_URL`) and the rotation functions the stack may invoke (`ROTATION_FUNCTION_ARNS`, comma-joined,
    * unset when none): the functions that start rotations also configure them, and refuse a function outside the list
-   * then (shared/secrets/rotation-functions.ts); the runner refuses it again before each invocation.
+   * then (shared/rotation/rotation-functions.ts); the runner refuses it again before each invocation.
    */
   bindSender(fn: ServiceFunction): void {
     fn.function.addEnvironment('ROTATION_QUEUE_URL', this.queue.queueUrl);
@@ -140,7 +140,7 @@ export class SecretRotationConstruct extends Construct {
   }
 
   /**
-   * The runner keeps the schedules (shared/secrets/rotation-schedules-eventbridge.ts): it updates a secret's schedule
+   * The runner keeps the schedules (shared/rotation/eventbridge/eventbridge-rotation-schedules.ts): it updates a secret's schedule
    * or creates it, and deletes it when rotation is off or the secret is gone, only `rotate-*` in the rotation group,
    * passing the scheduler role to Scheduler alone. Without these three settings it keeps none.
    */

@@ -22,7 +22,7 @@ import { makeDeletedSecretStore } from './secrets/deleted-secret-store.ts';
 import { makeDenialStore } from './access/denial-store.ts';
 import { makeEnvironmentSearchStore } from './secrets/environment-search-store.ts';
 import { makeWorkspaceStore } from './workspaces/workspace-store.ts';
-import { makeRotationStore } from './secrets/rotation-store.ts';
+import { makeRotationStore } from './rotation/rotation-store.ts';
 
 /** The whole data layer over one table; services take only the methods they use (`Pick<Store, …>`). */
 export function makeStore(doc: DynamoDBDocumentClient, tableName: string) {

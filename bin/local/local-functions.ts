@@ -167,7 +167,7 @@ function runInChild(name: string, fn: LocalFunction, event: RotationEvent, timeo
 
 /**
  * The local stand-in for Lambda: registered functions only, each invocation a fresh child process. Which may be
- * invoked is the secrets service's question (shared/secrets/rotation-functions.ts reads the same registry); an ARN of
+ * invoked is the secrets service's question (shared/rotation/rotation-functions.ts reads the same registry); an ARN of
  * no registered function is Lambda's ResourceNotFoundException here.
  */
 export function makeLocalFunctionInvoker(options: { localDir: string; baseUrl: string }): FunctionInvoker {

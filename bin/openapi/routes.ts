@@ -19,7 +19,7 @@ export function allRouteDefinitions(): Record<string, RouteDefinition> {
   const groups: Record<Exclude<RouteGroup, 'openapi' | 'aws'>, Record<string, RouteDefinition>> = {
     projects: makeProjectRoutes(none),
     environments: makeEnvironmentRoutes(none),
-    secrets: makeSecretRoutes(none, none),
+    secrets: makeSecretRoutes(none, none, none),
     audit: makeAuditRoutes(none),
     'access-keys': makeAccessKeyRoutes(none),
     webhooks: makeWebhookRoutes(none),

@@ -15,6 +15,7 @@ import type { Pager } from '../../shared/platform/store/pager.ts';
 import type { Db } from '../../shared/platform/store/send.ts';
 import type { RevealLimiter } from '../../shared/secrets/reveal-limit-store.ts';
 import { deletedSecretServiceOf, secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
+import { rotationServiceOf } from '../../shared/rotation/index.ts';
 
 /**
  * The AWS API's operations other than GetSecretValue, loaded on the first call of one of them (handler.ts): their
@@ -26,14 +27,15 @@ export function moreOperations(deps: { config: Config; db: Db; pager: Pager; clo
   const store = secretsStore(db, pager, limiter);
   const secrets = secretServiceOf({ config, store, cipher, clock });
   const deletedSecrets = deletedSecretServiceOf({ store, clock });
+  const rotations = rotationServiceOf({ config, store, secrets, clock });
   const lookup = makeSecretLookup(secrets, deletedSecrets, config.aws);
   const operations: Record<string, AwsOperation> = {
-    ...makeSecretOperations(secrets, lookup, config.aws),
+    ...makeSecretOperations(secrets, lookup, config.aws, rotations),
     ...makeSecretWrites(secrets, deletedSecrets, lookup, config.aws, ownKeyNames(config.keyNames)),
-    ListSecrets: makeListSecrets(secrets, deletedSecrets, config.aws),
+    ListSecrets: makeListSecrets(secrets, deletedSecrets, config.aws, rotations),
     BatchGetSecretValue: makeBatchGetSecretValue(secrets, config.aws),
     GetRandomPassword: getRandomPassword,
-    ...makeRotationOperations(secrets, lookup, config.aws),
+    ...makeRotationOperations(rotations, lookup, config.aws),
     ...makeResourcePolicyOperations(secrets, lookup, config.aws),
   };
   return { lookup, operations };

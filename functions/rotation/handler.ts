@@ -3,12 +3,17 @@ import * as z from 'zod/mini';
 import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
-import type { FunctionInvoker } from '../../shared/rotation/function-invoker.ts';
-import { makeRotationMetrics } from '../../shared/rotation/rotation-metrics.ts';
-import { makeRotationRunner } from '../../shared/rotation/rotation-runner.ts';
-import { makeLambdaInvoker } from '../../shared/rotation/lambda-invoker.ts';
+import {
+  makeLambdaInvoker,
+  makeRotationMetrics,
+  makeRotationRunner,
+  MESSAGE_STEPS,
+  rotationStepsOf,
+  type FunctionInvoker,
+} from '../../shared/rotation/index.ts';
+// Only the runner keeps the schedules, so only its bundle has the EventBridge adapter's chunk (shared/rotation/index.ts).
+import { rotationSchedulesOf } from '../../shared/rotation/rotation-schedules.ts';
 import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
-import { rotationSchedulesOf } from '../../shared/secrets/rotation-schedules.ts';
 
 /**
  * The rotation runner's function (decisions.md v1.3, "Rotation"): consumes the rotation queue, one step of one
@@ -19,7 +24,8 @@ import { rotationSchedulesOf } from '../../shared/secrets/rotation-schedules.ts'
 const { config, db, pager, clock } = runtime();
 const store = secretsStore(db, pager);
 const cipher = cipherOnFirstUse(config, 100);
-const secrets = secretServiceOf({ config, store, cipher, clock, schedules: rotationSchedulesOf(config) });
+const secrets = secretServiceOf({ config, store, cipher, clock });
+const rotations = rotationStepsOf({ config, store, secrets, clock, schedules: rotationSchedulesOf(config) });
 const metrics = makeRotationMetrics();
 
 const message = z.object({
@@ -27,12 +33,13 @@ const message = z.object({
   secretId: z.string().check(z.minLength(1), z.maxLength(64)),
   // A schedule's start has no token yet (the rotation it begins makes one), nor has a request to sync a schedule.
   token: z.optional(z.string().check(z.maxLength(64))),
-  step: z.string().check(z.minLength(1), z.maxLength(32)),
+  // The steps the service queues (shared/rotation/rotation-records.ts): another is a message it never sent.
+  step: z.enum(MESSAGE_STEPS),
 });
 
 /** The handler over an invoker: Lambda's on AWS (below), the local stack's child processes (bin/local/rotation.ts). */
 export function rotationHandler(invoker: FunctionInvoker, stepTimeoutMs?: number) {
-  const runner = makeRotationRunner({ secrets, invoker, onFailure: (step) => metrics.failed(step), stepTimeoutMs });
+  const runner = makeRotationRunner({ rotations, invoker, onFailure: (step) => metrics.failed(step), stepTimeoutMs });
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batchItemFailures: { itemIdentifier: string }[] = [];
     for (const record of event.Records) {

@@ -3,6 +3,7 @@ import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
 import { makeDeletedSecretService } from '../../shared/secrets/deleted-secret-service.ts';
 import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
+import { rotationServiceOf } from '../../shared/rotation/index.ts';
 import { makeSecretRoutes } from './routes.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
@@ -13,9 +14,10 @@ const store = secretsStore(db, pager);
 const cipher = cipherOnFirstUse(config, 1000);
 
 const service = secretServiceOf({ config, store, cipher, clock });
+const rotations = rotationServiceOf({ config, store, secrets: service, clock });
 
 /** Lambda entry of the secrets route group. */
-export const handler = makeRouteGroupHandler(makeSecretRoutes(service, makeDeletedSecretService({ store, clock })), {
+export const handler = makeRouteGroupHandler(makeSecretRoutes(service, makeDeletedSecretService({ store, clock }), rotations), {
   authenticate,
   idempotency,
 });

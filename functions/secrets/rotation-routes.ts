@@ -3,8 +3,7 @@ import { idSchema, maxUnits, minUnits } from '../../shared/platform/http/schemas
 import { defineRoute, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import { once } from '../../shared/platform/http/once.ts';
 import { rotationDetail } from '../../shared/secrets/secret-answers.ts';
-import type { SecretService } from '../../shared/secrets/secret-service.ts';
-import { LAMBDA_ARN } from '../../shared/platform/lambda-arn.ts';
+import { LAMBDA_ARN, type RotationService } from '../../shared/rotation/index.ts';
 
 /**
  * Rotation on REST (decisions.md v1.3, "Rotation"): configure it, turn it off, start one now. Each needs `write` on
@@ -33,7 +32,7 @@ type RotationRouteKey =
   | 'DELETE /api/v1/secrets/{secretId}/rotation'
   | 'POST /api/v1/secrets/{secretId}/rotate';
 
-export function rotationRoutes(service: SecretService): Record<RotationRouteKey, () => RouteDefinition> {
+export function rotationRoutes(service: RotationService): Record<RotationRouteKey, () => RouteDefinition> {
   return {
     'PUT /api/v1/secrets/{secretId}/rotation': () =>
       defineRoute({

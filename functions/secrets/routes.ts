@@ -29,6 +29,7 @@ import { isId } from '../../shared/platform/ids.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import { SECRET_PATH, type SecretService } from '../../shared/secrets/secret-service.ts';
 import type { DeletedSecretService } from '../../shared/secrets/deleted-secret-service.ts';
+import type { RotationService } from '../../shared/rotation/index.ts';
 import { rotationRoutes } from './rotation-routes.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['secrets'][number];
@@ -43,7 +44,11 @@ function rawVersion(value: unknown): number | undefined {
 }
 
 /** The secrets route group: thin handlers over the secret service; first reads ride on authentication. */
-export function makeSecretRoutes(service: SecretService, deleted: DeletedSecretService): Record<RouteKey, RouteDefinition> {
+export function makeSecretRoutes(
+  service: SecretService,
+  deleted: DeletedSecretService,
+  rotations: RotationService,
+): Record<RouteKey, RouteDefinition> {
   /** The head of the secret a by-id route names, and the version item when an older version is asked for. */
   const secretPrefetch = (raw: RawInput, forReveal = false) => {
     const secretId = raw.params.secretId;
@@ -51,7 +56,7 @@ export function makeSecretRoutes(service: SecretService, deleted: DeletedSecretS
     return (forReveal ? service.prefetch.revealById : service.prefetch.byId)(raw.workspaceId, secretId, rawVersion(raw.query.version));
   };
   return lazyRoutes({
-    ...rotationRoutes(service),
+    ...rotationRoutes(rotations),
     'GET /api/v1/environments/{envId}/secrets': () =>
       defineRoute({
         operationId: 'listSecrets',

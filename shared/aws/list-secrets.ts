@@ -6,6 +6,7 @@ import { hasValue, secretArn, secretPath, versionIdsToStages, type AwsPlace } fr
 import { withNextToken } from './secret-lookup.ts';
 import { tagList } from './secret-operations.ts';
 import { describedRotation } from './rotation-operations.ts';
+import type { RotationService } from '../rotation/index.ts';
 
 /**
  * ListSecrets as AWS documents it, over the secrets service's search (what the caller may read, read on past the
@@ -100,7 +101,12 @@ function passes(filter: Filter, secret: SecretRecord): boolean {
 export const matchingFilters = (filters: readonly Filter[]) =>
   filters.length === 0 ? undefined : (record: SecretRecord) => filters.every((filter) => passes(filter, record));
 
-export function makeListSecrets(secrets: SecretService, deletedSecrets: DeletedSecretService, place: AwsPlace) {
+export function makeListSecrets(
+  secrets: SecretService,
+  deletedSecrets: DeletedSecretService,
+  place: AwsPlace,
+  rotations: Pick<RotationService, 'rotationRecords'>,
+) {
   return defineOperation({
     input,
     handle: async (principal, request) => {
@@ -112,7 +118,7 @@ export function makeListSecrets(secrets: SecretService, deletedSecrets: DeletedS
           : secrets.search(principal, undefined, wanted, options),
       );
       // Each entry's rotation as DescribeSecret shows it (decisions.md v1.4): one BatchGetItem for the page.
-      const rotations = await secrets.rotationRecords(principal, page.items);
+      const stored = await rotations.rotationRecords(principal, page.items);
       return {
         SecretList: page.items.map((secret) => ({
           ARN: secretArn(place, secret),
@@ -122,7 +128,7 @@ export function makeListSecrets(secrets: SecretService, deletedSecrets: DeletedS
           // As DescribeSecret shows a secret in its recovery window.
           ...('deletedAt' in secret && { DeletedDate: epochSeconds(secret.deletedAt) }),
           ...(secret.description !== undefined && { Description: secret.description }),
-          ...describedRotation(rotations.get(secret.id)),
+          ...describedRotation(stored.get(secret.id)),
           Tags: tagList(secret),
           ...(hasValue(secret) && { SecretVersionsToStages: versionIdsToStages(secret) }),
         })),

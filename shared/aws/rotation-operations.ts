@@ -1,6 +1,5 @@
 import * as z from 'zod/mini';
-import type { SecretService } from '../secrets/index.ts';
-import { LAMBDA_ARN } from '../platform/lambda-arn.ts';
+import { LAMBDA_ARN, type RotationService, type StoredRotation } from '../rotation/index.ts';
 import { secretArn, secretPath, type AwsPlace } from '../secrets/index.ts';
 import { AwsError } from './aws-errors.ts';
 import { defineOperation, type AwsOperation } from './aws-handler.ts';
@@ -8,7 +7,7 @@ import { secretIdSchema } from './get-secret-value.ts';
 import type { SecretLookup } from './secret-lookup.ts';
 
 /**
- * RotateSecret and CancelRotateSecret (decisions.md v1.3, "Rotation") over the secrets service's rotation methods,
+ * RotateSecret and CancelRotateSecret (decisions.md v1.3, "Rotation") over the rotation service (shared/rotation/),
  * which ask the policy (`write`) and audit as REST does. `RotateSecret` configures what it is given (function, rules)
  * and, unless `RotateImmediately` is false, starts a rotation under its `ClientRequestToken` (the VersionId it
  * answers). Without `RotationLambdaARN` on a secret with no function, the service writes a random value itself.
@@ -32,7 +31,7 @@ function scheduleOf(given: z.infer<typeof rules>): string {
   throw new AwsError('InvalidParameterException', 'RotationRules: AutomaticallyAfterDays or ScheduleExpression is required.');
 }
 
-export function makeRotationOperations(secrets: SecretService, lookup: SecretLookup, place: AwsPlace): Record<string, AwsOperation> {
+export function makeRotationOperations(rotations: RotationService, lookup: SecretLookup, place: AwsPlace): Record<string, AwsOperation> {
   const named = (secret: Parameters<typeof secretArn>[1]) => ({ ARN: secretArn(place, secret), Name: secretPath(secret) });
   return {
     RotateSecret: defineOperation({
@@ -45,11 +44,11 @@ export function makeRotationOperations(secrets: SecretService, lookup: SecretLoo
       }),
       handle: async (principal, input) => {
         const secret = await lookup.liveSecret(principal, input.SecretId);
-        const existing = await secrets.rotationRecord(principal, secret);
+        const existing = await rotations.rotationRecord(principal, secret);
         if (input.RotationLambdaARN !== undefined || input.RotationRules !== undefined || !existing?.enabled) {
           // Rotation turned off keeps no rules to fall back on: AWS's clients give them again.
           const given = input.RotationRules ?? (existing?.enabled ? existing.rules : {});
-          await secrets.configureRotation(principal, secret.id, {
+          await rotations.configureRotation(principal, secret.id, {
             functionArn: input.RotationLambdaARN ?? existing?.functionArn ?? null,
             schedule: scheduleOf(given),
             rules: given,
@@ -58,7 +57,7 @@ export function makeRotationOperations(secrets: SecretService, lookup: SecretLoo
           });
         }
         if (input.RotateImmediately === false) return named(secret);
-        const started = await secrets.startRotation(principal, secret.id, input.ClientRequestToken);
+        const started = await rotations.startRotation(principal, secret.id, input.ClientRequestToken);
         return { ...named(secret), VersionId: started.versionId };
       },
     }),
@@ -67,7 +66,7 @@ export function makeRotationOperations(secrets: SecretService, lookup: SecretLoo
       input: z.object({ SecretId: secretIdSchema() }),
       handle: async (principal, input) => {
         const secret = await lookup.liveSecret(principal, input.SecretId);
-        await secrets.cancelRotation(principal, secret.id);
+        await rotations.cancelRotation(principal, secret.id);
         return named(secret);
       },
     }),
@@ -75,7 +74,7 @@ export function makeRotationOperations(secrets: SecretService, lookup: SecretLoo
 }
 
 /** What DescribeSecret shows of a rotation, as AWS names it (nothing when none was ever configured). */
-export function describedRotation(rotation: Awaited<ReturnType<SecretService['rotationRecord']>>) {
+export function describedRotation(rotation: StoredRotation | undefined) {
   if (!rotation) return { RotationEnabled: false };
   const epoch = (iso: string | null) => (iso === null ? undefined : Math.floor(Date.parse(iso) / 1000));
   return {

@@ -7,6 +7,7 @@ import { epochSeconds, lastChanged } from './names.ts';
 import { hasValue, secretArn, secretPath, stagesOf, versionIdOf, versionIdsToStages, type AwsPlace } from '../secrets/index.ts';
 import { withNextToken, type SecretLookup } from './secret-lookup.ts';
 import { describedRotation } from './rotation-operations.ts';
+import type { RotationService } from '../rotation/index.ts';
 
 /**
  * The reads of the AWS API over the secrets service (decisions.md, "The AWS Secrets Manager API"): each calls the
@@ -21,7 +22,12 @@ export const tagList = (secret: Pick<SecretRecord, 'tags'>) =>
     .map(([Key, Value]) => ({ Key, Value }));
 
 /** DescribeSecret, ListSecretVersionIds and UpdateSecretVersionStage (GetSecretValue is get-secret-value.ts). */
-export function makeSecretOperations(secrets: SecretService, lookup: SecretLookup, place: AwsPlace): Record<string, AwsOperation> {
+export function makeSecretOperations(
+  secrets: SecretService,
+  lookup: SecretLookup,
+  place: AwsPlace,
+  rotations: Pick<RotationService, 'rotationRecord'>,
+): Record<string, AwsOperation> {
   return {
     ListSecretVersionIds: defineOperation({
       input: z.object({
@@ -90,7 +96,7 @@ export function makeSecretOperations(secrets: SecretService, lookup: SecretLooku
           ARN: secretArn(place, secret),
           Name: secretPath(secret),
           ...(secret.description !== undefined && { Description: secret.description }),
-          ...describedRotation(await secrets.rotationRecord(principal, secret)),
+          ...describedRotation(await rotations.rotationRecord(principal, secret)),
           LastChangedDate: lastChanged(secret),
           CreatedDate: epochSeconds(secret.createdAt),
           ...(found.deleted && { DeletedDate: epochSeconds(found.deleted.deletedAt) }),

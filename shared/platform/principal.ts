@@ -67,7 +67,8 @@ export interface Principal {
   workspaceId: string;
   /** The workspace's `acc_` account id, the `account` of webhook events. */
   accountId: string;
-  kind: CredentialKind;
+  /** The credential's kind; undefined only for the service acting on its own (its audit entries name no kind). */
+  kind: CredentialKind | undefined;
   /** `key_…` for an API key, `usr_…` for a person, `mid_…` for a machine identity. */
   actorSub: string;
   /** The credential itself (`key_…`, `usr_…` or `ak_…`): what per-credential rate limits count. */

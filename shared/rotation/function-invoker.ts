@@ -21,7 +21,7 @@ export type InvokeOutcome = { ok: true } | { ok: false; error: string };
 
 /**
  * Invokes rotation functions. Whether one may be invoked is not its question: the secrets service decides that
- * (shared/secrets/rotation-functions.ts), for the configuration and the runner alike.
+ * (shared/rotation/rotation-functions.ts), for the configuration and the runner alike.
  */
 export interface FunctionInvoker {
   /** Invokes the function synchronously with the event; a throw, a function error or passing timeoutMs is { ok: false }. Never throws itself for those. */

@@ -1,6 +1,10 @@
 /**
- * What other parts use of rotation: the invoker of customers' rotation functions (its contract, Lambda's on AWS and
- * the outcomes the local stand-in answers too), and the runner of rotation steps with its metric.
+ * What other parts use of rotation: the rotation service (REST's rotation routes, the AWS API's RotateSecret and its
+ * kin, the runner) and its wiring, the rotation item's store, the runner of rotation steps with its metric, the
+ * invoker of customers' rotation functions (its contract, Lambda's on AWS and the outcomes the local stand-in answers
+ * too), and the one decision whether a function may be invoked and the ARNs a rotation may name. The schedules
+ * (rotation-schedules.ts) are not here: only the runner keeps them, and its `import()` of the EventBridge adapter
+ * would put that chunk into every bundle that reaches this file.
  */
 export {
   ROTATION_STEPS,
@@ -11,6 +15,13 @@ export {
   type RotationStep,
 } from './function-invoker.ts';
 export { failedOutcome, OUTCOME_ERROR_LIMIT, timedOutOutcome } from './invoke-outcome.ts';
-export { makeLambdaInvoker } from './lambda-invoker.ts';
+export { makeLambdaInvoker } from './lambda/lambda-invoker.ts';
 export { makeRotationMetrics } from './rotation-metrics.ts';
 export { makeRotationRunner, type RotationRunnerDeps } from './rotation-runner.ts';
+export { makeRotationService, type RotationService } from './rotation-service.ts';
+export { rotationServiceOf, rotationStepsOf, rotationViewOf } from './rotation-wiring.ts';
+export type { RotationSteps } from './rotation-steps.ts';
+export { makeRotationStore, type RotationStore, type StoredRotation } from './rotation-store.ts';
+export { MESSAGE_STEPS, type MessageStep, type RotationMessage } from './rotation-records.ts';
+export { rotationFunctionsAllowed, type RotationFunctionAllowed } from './rotation-functions.ts';
+export { iamPatternOf, LAMBDA_ARN } from './rotation-function-arns.ts';

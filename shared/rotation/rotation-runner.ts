@@ -1,7 +1,8 @@
 import { randomPassword } from '../platform/random-password.ts';
 import { logger } from '../platform/logger.ts';
-import type { RotationMessage, SecretService } from '../secrets/index.ts';
-import { ROTATION_STEPS, STEP_TIMEOUT_MS, type FunctionInvoker, type RotationStep } from './function-invoker.ts';
+import { ROTATION_STEPS, STEP_TIMEOUT_MS, type FunctionInvoker } from './function-invoker.ts';
+import type { RotationMessage } from './rotation-records.ts';
+import type { RotationSteps } from './rotation-steps.ts';
 
 /**
  * The rotation runner (decisions.md v1.3, "Rotation"): one step of one rotation per message of the rotation queue,
@@ -14,8 +15,8 @@ import { ROTATION_STEPS, STEP_TIMEOUT_MS, type FunctionInvoker, type RotationSte
  */
 
 export interface RotationRunnerDeps {
-  secrets: Pick<
-    SecretService,
+  rotations: Pick<
+    RotationSteps,
     | 'rotationHeldBy'
     | 'rotationTarget'
     | 'writeRotatedValue'
@@ -37,10 +38,10 @@ const errorText = (error: unknown) => {
 };
 
 export function makeRotationRunner(deps: RotationRunnerDeps) {
-  const { secrets, invoker } = deps;
+  const { rotations, invoker } = deps;
 
-  async function fail(message: RotationMessage, rotation: Parameters<RotationRunnerDeps['secrets']['finishRotation']>[1], error: string) {
-    await secrets.finishRotation(message.workspaceId, rotation, message.token, { ok: false, step: message.step, error });
+  async function fail(message: RotationMessage, rotation: Parameters<RotationRunnerDeps['rotations']['finishRotation']>[1], error: string) {
+    await rotations.finishRotation(message.workspaceId, rotation, message.token, { ok: false, step: message.step, error });
     deps.onFailure?.(message.step);
     // The error may quote the function's message, which is the customer's: only the step and the secret are logged.
     logger.warn('rotation failed', { secretId: message.secretId, step: message.step });
@@ -50,27 +51,28 @@ export function makeRotationRunner(deps: RotationRunnerDeps) {
     async run(message: RotationMessage): Promise<void> {
       // A schedule's start: the rotation begins if it is still on and none is running (then the first step is queued).
       if (message.step === 'start') {
-        await secrets.startScheduledRotation(message.workspaceId, message.secretId);
+        await rotations.startScheduledRotation(message.workspaceId, message.secretId);
         return;
       }
       // A configuration changed: the secret's schedule is made to match it.
-      if (message.step === 'schedule') return secrets.syncRotationSchedule(message.workspaceId, message.secretId);
-      const rotation = await secrets.rotationHeldBy(message.workspaceId, message.secretId, message.token);
+      if (message.step === 'schedule') return rotations.syncRotationSchedule(message.workspaceId, message.secretId);
+      const rotation = await rotations.rotationHeldBy(message.workspaceId, message.secretId, message.token);
       if (!rotation) return;
       if (message.step === 'generate') {
         try {
           const value = randomPassword(rotation.generator ?? {});
-          await secrets.writeRotatedValue(rotation, message.workspaceId, message.token, value);
+          await rotations.writeRotatedValue(rotation, message.workspaceId, message.token, value);
         } catch (error) {
           return fail(message, rotation, errorText(error));
         }
-        return secrets.finishRotation(message.workspaceId, rotation, message.token, { ok: true });
+        return rotations.finishRotation(message.workspaceId, rotation, message.token, { ok: true });
       }
-      const step = message.step as RotationStep;
+      // The message was parsed (functions/rotation/handler.ts): what is left is one of AWS's four steps.
+      const step = message.step;
       const arn = rotation.functionArn;
-      const target = await secrets.rotationTarget(message.workspaceId, message.secretId);
-      if (!arn || !target || !ROTATION_STEPS.includes(step)) return fail(message, rotation, 'the secret or its rotation function is gone');
-      if (!(await secrets.rotationFunctionAllowed(message.workspaceId, arn)))
+      const target = await rotations.rotationTarget(message.workspaceId, message.secretId);
+      if (!arn || !target) return fail(message, rotation, 'the secret or its rotation function is gone');
+      if (!(await rotations.rotationFunctionAllowed(message.workspaceId, arn)))
         return fail(message, rotation, `AccessDeniedException: the service may not invoke ${arn} (rotationFunctionArns)`);
       const outcome = await invoker.invoke(
         arn,
@@ -80,12 +82,12 @@ export function makeRotationRunner(deps: RotationRunnerDeps) {
       if (!outcome.ok) return fail(message, rotation, outcome.error);
       if (step !== 'finishSecret') {
         const next = ROTATION_STEPS[ROTATION_STEPS.indexOf(step) + 1]!;
-        return secrets.nextRotationStep({ ...message, step: next });
+        return rotations.nextRotationStep({ ...message, step: next });
       }
-      const after = await secrets.rotationTarget(message.workspaceId, message.secretId);
+      const after = await rotations.rotationTarget(message.workspaceId, message.secretId);
       if (after?.currentVersionId !== message.token)
         return fail(message, rotation, "AWSCURRENT is not on the rotation's version after finishSecret");
-      return secrets.finishRotation(message.workspaceId, rotation, message.token, { ok: true });
+      return rotations.finishRotation(message.workspaceId, rotation, message.token, { ok: true });
     },
   };
 }

@@ -32,5 +32,9 @@ export {
   stagesByVersion,
   stagesOf,
 } from './secret-labels.ts';
-export type { RotationMessage, RotationQueue } from './rotation-records.ts';
-export type { StoredRotation } from './rotation-store.ts';
+/** What the rotation feature (shared/rotation/) asks of secrets: the policy, the head, the AWSPENDING version. */
+export type { SecretsForRotation } from './secrets-for-rotation.ts';
+export type { PendingOutcome } from './pending-versions.ts';
+export type { SecretRotationView } from './secret-service.ts';
+/** A secret's own audit metadata (its key, project and environment), which a rotation's entries carry too. */
+export { metadataOf } from './secret-reveals.ts';

@@ -12,8 +12,9 @@ import { makeSecretWriter, type WriteOptions } from './secret-writer.ts';
 import { makeSecretStages } from './secret-stages.ts';
 import { makeSecretPathWrites } from './secret-path-writes.ts';
 import { makeValuelessCreate } from './secret-valueless.ts';
-import { makeSecretRotation } from './secret-rotation.ts';
-import { rotationAnswer, type RotationQueue, type RotationSchedules } from './rotation-records.ts';
+import { makeSecretsForRotation } from './secrets-for-rotation.ts';
+import type * as z from 'zod/mini';
+import type { rotationDetail } from './secret-answers.ts';
 import { eventually, type Prefetched } from '../platform/prefetch.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { Store } from '../store.ts';
@@ -53,8 +54,13 @@ export type SecretServiceStore = Pick<
   | 'secretByPathKeys'
   | 'secretWriteKeys'
   | 'getSecretsByPaths'
-> &
-  import('./rotation-store.ts').RotationStore;
+>;
+
+/**
+ * What `GET /api/v1/secrets/{secretId}` shows of the secret's rotation (null when none was configured), as its route
+ * declares it: the rotation feature answers it (shared/rotation/), so secrets declares only its shape.
+ */
+export type SecretRotationView = z.infer<ReturnType<typeof rotationDetail>>;
 
 export interface SecretServiceDeps {
   store: SecretServiceStore;
@@ -70,9 +76,8 @@ export interface SecretServiceDeps {
   onPurgeFailure?: (secretId: string, error: unknown) => void;
   /** Called when a denied attempt could not be audited (the caller still gets FORBIDDEN). */
   onDenialAuditFailure?: (error: unknown) => void;
-  /** Where a rotation's steps are queued, and its schedules kept (absent in a function that starts none). */
-  rotationQueue?: RotationQueue | undefined;
-  rotationSchedules?: RotationSchedules | undefined;
+  /** The secret's rotation as its record shows it (the rotation feature's answer: shared/rotation/). */
+  rotationOf: (workspaceId: string, secretId: string) => Promise<SecretRotationView | null>;
 }
 
 /** How long a deleted secret can be restored by default (decisions.md: 0, or 7 to 30 days). */
@@ -99,13 +104,13 @@ export function makeSecretService(deps: SecretServiceDeps) {
   const { writeNext, changeMetadata } = makeSecretWriter({ ...deps, guard });
   const { createWithoutValue } = makeValuelessCreate(deps);
   const stages = makeSecretStages(deps, guard);
-  const rotation = makeSecretRotation({ ...deps, queue: deps.rotationQueue, schedules: deps.rotationSchedules, writeNext }, guard);
 
   return {
     ...reveals,
     ...bulkReveals,
     ...stages,
-    ...rotation,
+    /** What the rotation feature asks of secrets (shared/rotation/ reaches it through this feature's index.ts). */
+    forRotation: makeSecretsForRotation({ store, writeNext }, guard),
     ...makeSecretPathWrites({ store, guard, writeNext, createWithoutValue }),
 
     /** The items each secrets route can read ahead with the credential; the store alone knows the table's keys. */
@@ -238,7 +243,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
         arn: secretArn(deps.place, secret),
         description: secret.description ?? null,
         tags: secret.tags ?? {},
-        rotation: rotationAnswer(await store.getRotation(principal.workspaceId, secret.id)),
+        rotation: await deps.rotationOf(principal.workspaceId, secret.id),
       };
     },
 

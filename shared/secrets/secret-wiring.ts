@@ -12,9 +12,7 @@ import { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
 import { errorName, onDenialAuditFailure, revealStore } from './reveal-wiring.ts';
 import { makeDeletedSecretService } from './deleted-secret-service.ts';
 import { makeSecretService } from './secret-service.ts';
-import { makeRotationStore } from './rotation-store.ts';
-import { rotationQueueOf } from './rotation-queue.ts';
-import type { RotationSchedules } from './rotation-records.ts';
+import { makeRotationStore, rotationViewOf } from '../rotation/index.ts';
 
 export { errorName } from './reveal-wiring.ts';
 
@@ -37,13 +35,7 @@ export function deletedSecretServiceOf(deps: { store: ReturnType<typeof secretsS
   return makeDeletedSecretService(deps);
 }
 
-export function secretServiceOf(deps: {
-  config: Config;
-  store: ReturnType<typeof secretsStore>;
-  cipher: Cipher;
-  clock: Clock;
-  schedules?: RotationSchedules | undefined;
-}) {
+export function secretServiceOf(deps: { config: Config; store: ReturnType<typeof secretsStore>; cipher: Cipher; clock: Clock }) {
   return makeSecretService({
     store: deps.store,
     cipher: deps.cipher,
@@ -53,8 +45,6 @@ export function secretServiceOf(deps: {
     workspaceRevealsPerMinute: deps.config.workspaceRevealsPerMinute,
     onPurgeFailure: (secretId, error) => logger.warn('secret versions left to purge', { secretId, errorName: errorName(error) }),
     onDenialAuditFailure,
-    rotationQueue: rotationQueueOf(deps.config),
-    // Only the runner keeps schedules (functions/rotation/handler.ts): the API functions ask it through the queue.
-    rotationSchedules: deps.schedules,
+    rotationOf: rotationViewOf(deps.store),
   });
 }

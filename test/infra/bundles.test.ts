@@ -125,8 +125,10 @@ const SCHEDULER_USERS: FunctionName[] = ['delivery-worker', 'rotation'];
 const ROTATION_SCHEDULES_ON_FIRST_USE = [
   '@aws-sdk/client-scheduler',
   'shared/platform/clients/scheduler.ts',
-  'shared/secrets/rotation-schedules-eventbridge.ts',
+  'shared/rotation/eventbridge/eventbridge-rotation-schedules.ts',
 ];
+/** What a function that checks or computes a cron schedule loads on the first one (shared/rotation/rotation-schedule.ts). */
+const ROTATION_CRON_ON_FIRST_USE = ['croner', 'shared/rotation/rotation-cron.ts', 'shared/rotation/rotation-cron-gap.ts'];
 const NEVER_BUNDLED = [
   'aws-cdk-lib',
   'constructs',
@@ -222,7 +224,8 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     ...SOURCE_ADDRESS_ON_FIRST_USE,
     '@aws-sdk/client-sqs',
     'shared/platform/clients/sqs.ts',
-    'shared/secrets/rotation-queue-sqs.ts',
+    'shared/rotation/sqs/sqs-rotation-queue.ts',
+    ...ROTATION_CRON_ON_FIRST_USE,
   ],
   audit: ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
   'access-keys': ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
@@ -255,6 +258,9 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     ...CIPHER_ON_FIRST_USE,
     ...SOURCE_ADDRESS_ON_FIRST_USE,
     'functions/aws/more-operations.ts',
+    // RotateSecret and its kin: the rotation service, in the operations' chunk (cron schedules in one of their own).
+    'shared/rotation/rotation-service.ts',
+    ...ROTATION_CRON_ON_FIRST_USE,
     'shared/aws/batch-get.ts',
     'shared/aws/list-secrets.ts',
     'shared/aws/random-password.ts',
@@ -291,9 +297,12 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     ...CIPHER_ON_FIRST_USE,
     '@aws-sdk/client-sqs',
     'shared/platform/clients/sqs.ts',
-    'shared/secrets/rotation-queue-sqs.ts',
+    'shared/rotation/sqs/sqs-rotation-queue.ts',
     ...SOURCE_ADDRESS_ON_FIRST_USE,
     ...ROTATION_SCHEDULES_ON_FIRST_USE,
+    // The next rotation of a cron schedule; the runner configures none, so it has no cron check (rotation-cron-gap.ts).
+    'croner',
+    'shared/rotation/rotation-cron.ts',
   ],
   // The login loads the OIDC checks (aws-jwt-verify, the SSRF guard and its guarded GET) on the first OIDC login, and
   // the key provider on the first token it issues.

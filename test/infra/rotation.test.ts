@@ -269,7 +269,7 @@ describe('rotation functions the runner may invoke (context rotationFunctionArns
     expect(invoking.map((policy) => policy.Properties.Roles)).toEqual([
       [{ Ref: idOf(configured.stack, configured.stack.rotation.runner.role) }],
     ]);
-    // The secrets group and the AWS API refuse to configure a function outside the list (shared/secrets/rotation-functions.ts).
+    // The secrets group and the AWS API refuse to configure a function outside the list (shared/rotation/rotation-functions.ts).
     const told = FUNCTION_NAMES.filter((name) => envOf(configured, name).ROTATION_FUNCTION_ARNS !== undefined);
     expect(told).toEqual(['secrets', 'aws', 'rotation']);
     for (const name of told) expect(envOf(configured, name).ROTATION_FUNCTION_ARNS).toBe(PATTERNS.join(','));

@@ -248,7 +248,7 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('Query', PK.version),
       request('BatchWriteItem', PK.version, PK.purge),
     ],
-    // The rotation runner (shared/secrets/secret-rotation.ts, secret-writer.ts, rotation-store.ts): the lease read,
+    // The rotation runner (shared/rotation/rotation-steps.ts, shared/secrets/secret-writer.ts, shared/rotation/rotation-store.ts): the lease read,
     // moved on and ended; the head and key item read; a value written (head, path, key and value items, the version
     // and its VersionId claim, the audit entry, in one transaction) or a label change written (head, path, key item,
     // audit entry); a redelivered step's version read by its VersionId. A scheduled start takes the lease and claims

@@ -11,6 +11,7 @@ import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
 import { makeSecretService } from '../../shared/secrets/secret-service.ts';
 import { makeDeletedSecretService } from '../../shared/secrets/deleted-secret-service.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
+import { rotationViewOf } from '../../shared/rotation/index.ts';
 import { makeAuditRoutes } from '../../functions/audit/routes.ts';
 import { makeAuditService } from '../../shared/audit/audit-service.ts';
 import { localStore, newWorkspace, stackMacs } from '../support/api.ts';
@@ -66,8 +67,9 @@ describe('AWS calls per operation', () => {
     const cipher = makeCipher({ keys: makeLocalKeyring({ keyFile: join(inject('localDir'), 'master.key') }), dataKeyCache: {} });
     secrets = makeRouteGroupHandler(
       makeSecretRoutes(
-        makeSecretService({ store, cipher, clock, place: LOCAL_PLACE, revealsPerMinute: 10_000 }),
+        makeSecretService({ store, cipher, clock, place: LOCAL_PLACE, revealsPerMinute: 10_000, rotationOf: rotationViewOf(store) }),
         makeDeletedSecretService({ store, clock }),
+        {} as never,
       ),
       {
         authenticate,

@@ -8,6 +8,7 @@ import { makeLocalKeyring } from '../../shared/platform/crypto/local-keyring.ts'
 import { makeSecretService, type SecretServiceStore } from '../../shared/secrets/secret-service.ts';
 import { API_KEY_AUTHORITY } from '../../shared/access/permissions.ts';
 import type { Principal } from '../../shared/platform/principal.ts';
+import { rotationViewOf } from '../../shared/rotation/index.ts';
 import { call, localStore } from './api.ts';
 
 /** A project and environment to hold a test's secrets. */
@@ -25,7 +26,14 @@ export async function newEnvironment(token: string, names = { project: 'Secrets'
 export function secretServiceWith(overrides: Partial<SecretServiceStore> = {}, revealsPerMinute = 1000) {
   const { store } = localStore();
   const cipher = makeCipher({ keys: makeLocalKeyring({ keyFile: join(inject('localDir'), 'master.key') }) });
-  return makeSecretService({ store: { ...store, ...overrides }, cipher, clock: systemClock, place: LOCAL_PLACE, revealsPerMinute });
+  return makeSecretService({
+    store: { ...store, ...overrides },
+    cipher,
+    clock: systemClock,
+    place: LOCAL_PLACE,
+    revealsPerMinute,
+    rotationOf: rotationViewOf(store),
+  });
 }
 
 /** Every item of the table (test only: the service itself never scans). */

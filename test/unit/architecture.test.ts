@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * index.ts; nothing imports in a cycle.
  */
 const ROOT = join(import.meta.dirname, '..', '..');
-const FEATURES = ['access', 'audit', 'aws', 'secrets', 'webhooks', 'workspaces'] as const;
+const FEATURES = ['access', 'audit', 'aws', 'rotation', 'secrets', 'webhooks', 'workspaces'] as const;
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })
@@ -136,12 +136,14 @@ describe('architecture', () => {
     const graph = new Map<string, string[]>([
       ['shared/platform/config.ts', ['shared/access/permissions.ts']],
       ['shared/secrets/secret-service.ts', ['shared/audit/audit-store.ts']],
+      ['shared/aws/rotation-operations.ts', ['shared/rotation/rotation-store.ts']],
       ['shared/webhooks/delivery-store.ts', ['shared/webhooks/webhook-service.ts']],
       ['shared/webhooks/webhook-service.ts', ['shared/webhooks/delivery-store.ts', 'shared/audit/index.ts']],
     ]);
     expect(brokenRules(graph)).toEqual([
       'shared/platform/config.ts -> shared/access/permissions.ts (platform imports access)',
       "shared/secrets/secret-service.ts -> shared/audit/audit-store.ts (past audit's index.ts)",
+      "shared/aws/rotation-operations.ts -> shared/rotation/rotation-store.ts (past rotation's index.ts)",
       'shared/webhooks/delivery-store.ts -> shared/webhooks/webhook-service.ts (a store imports a service)',
     ]);
     expect(cycles(graph)).toEqual([['shared/webhooks/delivery-store.ts', 'shared/webhooks/webhook-service.ts']]);

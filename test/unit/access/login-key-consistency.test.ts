@@ -4,6 +4,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, type BatchGetCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { makeSecretRoutes } from '../../../functions/secrets/routes.ts';
+import { rotationViewOf } from '../../../shared/rotation/index.ts';
 import { makeAuthenticator } from '../../../shared/access/authenticate.ts';
 import { hashToken, issueToken } from '../../../shared/access/tokens.ts';
 import { newId } from '../../../shared/platform/ids.ts';
@@ -25,7 +26,8 @@ const dynamodb = mockClient(doc);
 const store = makeStore(doc, 'T');
 const clock = fakeClock();
 const routes = makeSecretRoutes(
-  makeSecretService({ store, cipher: fakeCipher(), clock, place: LOCAL_PLACE, revealsPerMinute: 120 }),
+  makeSecretService({ store, cipher: fakeCipher(), clock, place: LOCAL_PLACE, revealsPerMinute: 120, rotationOf: rotationViewOf(store) }),
+  {} as never,
   {} as never,
 );
 const authenticate = makeAuthenticator({ store, clock, macs: testMacs });

@@ -36,7 +36,7 @@ function harness(live: SecretRecord[] = ALL, rotations: { secretId: string }[] =
     hasMore: true,
   }));
   const rotationRecords = vi.fn(async () => new Map(rotations.map((rotation) => [rotation.secretId, rotation])));
-  const op = makeListSecrets({ search, rotationRecords } as never, { listWithLive } as never, PLACE);
+  const op = makeListSecrets({ search } as never, { listWithLive } as never, PLACE, { rotationRecords });
   const list = async (input: object) => (await op.handle({} as never, input as never, {} as never)) as Listed;
   const names = async (input: object) => (await list(input)).SecretList.map((s) => s.Name);
   return { names, list, op, search, listWithLive, rotationRecords };

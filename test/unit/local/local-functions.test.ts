@@ -15,7 +15,7 @@ import {
   registerLocalFunction,
 } from '../../../bin/local/local-functions.ts';
 import type { RotationEvent } from '../../../shared/rotation/function-invoker.ts';
-import { rotationFunctionsAllowed } from '../../../shared/secrets/rotation-functions.ts';
+import { rotationFunctionsAllowed } from '../../../shared/rotation/rotation-functions.ts';
 import { waitFor } from './support.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', '..', 'support', 'functions');

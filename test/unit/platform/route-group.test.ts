@@ -264,7 +264,7 @@ describe('route groups', () => {
     const service = {} as ProjectService;
     expect(Object.keys(makeProjectRoutes(service)).sort()).toEqual([...ROUTE_GROUPS.projects].sort());
     expect(Object.keys(makeEnvironmentRoutes(service)).sort()).toEqual([...ROUTE_GROUPS.environments].sort());
-    expect(Object.keys(makeSecretRoutes({} as SecretService, {} as never)).sort()).toEqual([...ROUTE_GROUPS.secrets].sort());
+    expect(Object.keys(makeSecretRoutes({} as SecretService, {} as never, {} as never)).sort()).toEqual([...ROUTE_GROUPS.secrets].sort());
     expect(Object.keys(makeAccessKeyRoutes({} as AccessKeyService)).sort()).toEqual([...ROUTE_GROUPS['access-keys']].sort());
     expect(
       Object.keys(

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { FunctionInvoker, RotationEvent } from '../../../shared/rotation/function-invoker.ts';
 import { makeRotationRunner } from '../../../shared/rotation/rotation-runner.ts';
-import type { RotationMessage, StoredRotation } from '../../../shared/secrets/index.ts';
+import type { MessageStep, RotationMessage, StoredRotation } from '../../../shared/rotation/index.ts';
 
 /**
  * The runner's decisions, over a fake secrets service and invoker: the four steps in order, one per message; a
@@ -54,8 +54,8 @@ function harness(options: { functionArn?: string | null; held?: boolean; allowed
     },
   };
   const failures: string[] = [];
-  const runner = makeRotationRunner({ secrets: secrets as never, invoker, onFailure: (step) => void failures.push(step) });
-  const message = (step: string): RotationMessage => ({ workspaceId: 'ws_1', secretId: 'sec_1', token: TOKEN, step });
+  const runner = makeRotationRunner({ rotations: secrets as never, invoker, onFailure: (step) => void failures.push(step) });
+  const message = (step: MessageStep): RotationMessage => ({ workspaceId: 'ws_1', secretId: 'sec_1', token: TOKEN, step });
   return { runner, message, queued, finished, written, invoked, failures, secrets };
 }
 

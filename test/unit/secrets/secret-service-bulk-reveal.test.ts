@@ -107,6 +107,7 @@ describe('secret service: bulk reveal order', () => {
       place: LOCAL_PLACE,
       revealsPerMinute: 7,
       workspaceRevealsPerMinute: 9,
+      rotationOf: async () => null,
     });
     // Act
     await service.revealEnvironment(h.caller, ENV.id, {}, { limit: 100 });

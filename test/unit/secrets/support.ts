@@ -85,6 +85,7 @@ export function secretHarness(options: Parameters<typeof secretStore>[0] & { rev
     place: LOCAL_PLACE,
     revealsPerMinute: options.revealsPerMinute ?? 120,
     onPurgeFailure: (secretId) => void purgeFailures.push(secretId),
+    rotationOf: async () => null,
   });
   const write = (key: string, value: string, ifMatch?: number) => service.write(principal(), ENV.id, { key, value }, { ifMatch });
   return { ...model, cipher, service, write, purgeFailures, caller: principal() };

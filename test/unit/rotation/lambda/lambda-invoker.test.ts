@@ -1,9 +1,9 @@
 import { InvokeCommand, LambdaClient, LambdaServiceException } from '@aws-sdk/client-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RotationEvent } from '../../../shared/rotation/function-invoker.ts';
-import { makeLambdaInvoker } from '../../../shared/rotation/lambda-invoker.ts';
-import { rotationFunctionPatterns } from '../../../shared/platform/rotation-function-arns.ts';
+import type { RotationEvent } from '../../../../shared/rotation/function-invoker.ts';
+import { makeLambdaInvoker } from '../../../../shared/rotation/lambda/lambda-invoker.ts';
+import { rotationFunctionPatterns } from '../../../../shared/rotation/rotation-function-arns.ts';
 
 const lambdaMock = mockClient(LambdaClient);
 const ARN = 'arn:aws:lambda:eu-west-1:111122223333:function:rotate-db';

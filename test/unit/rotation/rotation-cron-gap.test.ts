@@ -1,9 +1,9 @@
 import { Cron } from 'croner';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../shared/platform/errors.ts';
-import { checkCronGap, shortestCronGap } from '../../../shared/secrets/rotation-cron-gap.ts';
-import { CRON_OPTIONS, cronFieldsOf } from '../../../shared/secrets/rotation-cron.ts';
-import { checkSchedule } from '../../../shared/secrets/rotation-schedule.ts';
+import { checkCronGap, shortestCronGap } from '../../../shared/rotation/rotation-cron-gap.ts';
+import { CRON_OPTIONS, cronFieldsOf } from '../../../shared/rotation/rotation-cron.ts';
+import { checkSchedule } from '../../../shared/rotation/rotation-schedule.ts';
 
 /**
  * At most one rotation every 4 hours (decisions.md v1.4, Hardening): the shortest gap between two fires of a

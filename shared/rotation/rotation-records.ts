@@ -1,13 +1,30 @@
+import type { RotationStep } from './function-invoker.ts';
 import type { StoredRotation } from './rotation-store.ts';
 
 /** What a rotation's steps travel as, and what REST's `rotation` shows (decisions.md v1.3, "Rotation"). */
 
-/** One step of a rotation to run: `generate` for a rotation without a function, else AWS's step names. */
+/**
+ * What a message of the rotation queue asks: AWS's four steps of a rotation with a function, `generate` for one
+ * without, `start` for a schedule's start (EventBridge Scheduler sends it) and `schedule` to make a secret's schedule
+ * match its configuration.
+ */
+export const MESSAGE_STEPS = [
+  'start',
+  'schedule',
+  'generate',
+  'createSecret',
+  'setSecret',
+  'testSecret',
+  'finishSecret',
+] as const satisfies readonly ('start' | 'schedule' | 'generate' | RotationStep)[];
+export type MessageStep = (typeof MESSAGE_STEPS)[number];
+
+/** One step of a rotation to run. */
 export interface RotationMessage {
   workspaceId: string;
   secretId: string;
   token: string;
-  step: string;
+  step: MessageStep;
 }
 
 /** Where the steps of a rotation are queued (the rotation queue: SQS on AWS, fauxqs locally). */

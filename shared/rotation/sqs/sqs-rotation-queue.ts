@@ -1,6 +1,6 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { makeSqsClient } from '../platform/clients/sqs.ts';
-import type { RotationMessage } from './rotation-records.ts';
+import { makeSqsClient } from '../../platform/clients/sqs.ts';
+import type { RotationMessage } from '../rotation-records.ts';
 
 /** The SQS side of the rotation queue (rotation-queue.ts loads it on the first rotation a container starts). */
 export function sqsRotationSender(queueUrl: string, endpoint: string | undefined) {

@@ -1,8 +1,8 @@
 /**
  * The rotation functions the stack may invoke, as the CDK stack passes its context `rotationFunctionArns` to the
  * functions that ask (ROTATION_FUNCTION_ARNS, comma-separated ARN patterns; the IAM grant is limited to the same, with
- * `${workspaceId}` widened to `*`). Read by the secrets service (shared/secrets/rotation-functions.ts), which decides
- * for both the configuration and the runner.
+ * `${workspaceId}` widened to `*`), and the ARN a rotation may name. Read by rotation-functions.ts, which decides for
+ * both the configuration and the runner.
  */
 
 /** Stands for the caller's workspace id in a pattern (decisions.md v1.4, Hardening). */
@@ -26,3 +26,6 @@ export function rotationFunctionPatterns(env: NodeJS.ProcessEnv = process.env): 
  * reach IAM as is: `${…}` is IAM's policy-variable syntax).
  */
 export const iamPatternOf = (pattern: string) => pattern.replaceAll(WORKSPACE_PLACEHOLDER, '*');
+
+/** A Lambda function's ARN (with an optional version or alias), as RotationLambdaARN and REST's `function` take it. */
+export const LAMBDA_ARN = /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9_$-]{1,128})?$/;

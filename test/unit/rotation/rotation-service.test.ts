@@ -1,13 +1,15 @@
 import { LOCAL_PLACE } from '../../../shared/secrets/secret-names.ts';
 import { describe, expect, it } from 'vitest';
 import { ConflictError } from '../../../shared/platform/errors.ts';
-import type { RotationMessage } from '../../../shared/secrets/rotation-records.ts';
-import { RotationBusyError, type RotationLease, type StoredRotation } from '../../../shared/secrets/rotation-store.ts';
+import type { RotationMessage } from '../../../shared/rotation/rotation-records.ts';
+import { RotationBusyError, type RotationLease, type StoredRotation } from '../../../shared/rotation/rotation-store.ts';
 import { VersionConflictError, type SecretRecord, type StoredSecret } from '../../../shared/secrets/secret-record.ts';
-import { makeSecretRotation } from '../../../shared/secrets/secret-rotation.ts';
+import { makeRotationService } from '../../../shared/rotation/rotation-service.ts';
+import { makeRotationSteps } from '../../../shared/rotation/rotation-steps.ts';
+import { makeSecretsForRotation } from '../../../shared/secrets/secrets-for-rotation.ts';
 import type { AuditEntry } from '../../../shared/audit/index.ts';
 import { ForbiddenError } from '../../../shared/platform/errors.ts';
-import type { RotationFunctionAllowed } from '../../../shared/secrets/rotation-functions.ts';
+import type { RotationFunctionAllowed } from '../../../shared/rotation/rotation-functions.ts';
 import { fakeClock, principal } from '../support/fakes.ts';
 
 /**
@@ -78,19 +80,25 @@ function harness(functionAllowed: RotationFunctionAllowed = async () => true) {
     advanceRotationLease: async () => true,
     putRotation: async () => undefined,
   };
-  const service = makeSecretRotation(
+  const secrets = makeSecretsForRotation(
     {
       store: store as never,
-      clock: fakeClock(),
-      place: LOCAL_PLACE,
       writeNext: (async () => {
         throw new Error('not used');
       }) as never,
-      queue: { send: async (message: RotationMessage) => void queued.push(message) },
-      functionAllowed,
     },
     { readable: async (_principal, found) => found as never, permit: async () => undefined },
   );
+  const deps = {
+    secrets,
+    store: store as never,
+    clock: fakeClock(),
+    place: LOCAL_PLACE,
+    queue: { send: async (message: RotationMessage) => void queued.push(message) },
+    functionAllowed,
+  };
+  // The caller's side (configure, start now) and the runner's (a scheduled start, a rotation's end) over one lease.
+  const service = { ...makeRotationService(deps), ...makeRotationSteps(deps) };
   return { service, queued, reserved, audits, rotation, head: () => head };
 }
 

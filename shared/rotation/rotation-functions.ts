@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { globMatcher } from '../access/index.ts';
-import { rotationFunctionPatterns, WORKSPACE_PLACEHOLDER } from '../platform/rotation-function-arns.ts';
+import { rotationFunctionPatterns, WORKSPACE_PLACEHOLDER } from './rotation-function-arns.ts';
 
 /**
  * Which rotation functions the service may invoke for a workspace (decisions.md v1.3, "Where functions run", and v1.4
  * Hardening): the one decision, asked when a rotation is configured (another ARN is AccessDeniedException) and again
- * by the runner before each invocation (secret-rotation.ts's `rotationFunctionAllowed`). On AWS the patterns of the
+ * by the runner before each invocation (rotation-steps.ts's `rotationFunctionAllowed`). On AWS the patterns of the
  * stack's context `rotationFunctionArns` (ROTATION_FUNCTION_ARNS), where `${workspaceId}` stands for the caller's
  * workspace; on the local stack the stand-ins registered with `npm run admin -- function add`
  * (LOCAL_ROTATION_FUNCTIONS_FILE, read at each question, so a function added while the stack runs counts at once).

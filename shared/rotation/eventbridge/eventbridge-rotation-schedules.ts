@@ -4,8 +4,8 @@ import {
   UpdateScheduleCommand,
   type CreateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
-import { makeSchedulerClient } from '../platform/clients/scheduler.ts';
-import { scheduleNameOf, type RotationSchedules } from './rotation-records.ts';
+import { makeSchedulerClient } from '../../platform/clients/scheduler.ts';
+import { scheduleNameOf, type RotationSchedules } from '../rotation-records.ts';
 
 /**
  * EventBridge Scheduler as the rotation schedules: a configuration updates the secret's schedule, or creates it when

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../shared/platform/errors.ts';
-import { checkDuration, checkSchedule, intervalOf, nextRotationAt } from '../../../shared/secrets/rotation-schedule.ts';
+import { checkDuration, checkSchedule, intervalOf, nextRotationAt } from '../../../shared/rotation/rotation-schedule.ts';
 
 /** The schedule rules of a rotation (decisions.md v1.3): each limit, and one past it. */
 

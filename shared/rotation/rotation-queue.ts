@@ -10,7 +10,7 @@ export function rotationQueueOf(config: Pick<Config, 'rotation' | 'webhooks'>): 
   const queueUrl = config.rotation?.queueUrl;
   if (!queueUrl) return undefined;
   let client: Promise<{ send(message: RotationMessage): Promise<unknown> }> | undefined;
-  const load = async () => (await import('./rotation-queue-sqs.ts')).sqsRotationSender(queueUrl, config.webhooks.sqsEndpoint);
+  const load = async () => (await import('./sqs/sqs-rotation-queue.ts')).sqsRotationSender(queueUrl, config.webhooks.sqsEndpoint);
   return {
     async send(message: RotationMessage) {
       client ??= load().catch((error: unknown) => {

@@ -1,24 +1,31 @@
-import { systemAuditEntry, type AuditEntry } from '../audit/index.ts';
-import { iso, type Clock } from '../platform/clock.ts';
+import { systemAuditEntry, type AuditAction, type AuditEntry } from '../audit/index.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import type { Store } from '../store.ts';
 import { AWSPENDING, keepLabelled, labelsAfterWrite, labelsWithout, latestVersionOf, storedLabels } from './secret-labels.ts';
 import { untilHeadWritten } from './head-retries.ts';
 import { revisionAfter, VersionIdTakenError, VersionIdExistsError, type SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
-import { SCHEDULED_START, type RotationStore, type StoredRotation } from './rotation-store.ts';
-import { nextRotationAt } from './rotation-schedule.ts';
 
 /**
- * What a rotation changes on a secret's head by itself (decisions.md v1.3, "Rotation"): its token recorded as a new
- * version labelled AWSPENDING with no value yet, and, when it ends, AWSPENDING taken off again with the outcome audited
- * in the same transaction; then the lease released with when it last and next rotates.
+ * The version model's side of a rotation (decisions.md v1.3, "Rotation"): its token recorded as a new version
+ * labelled AWSPENDING with no value yet, and, when it ends, AWSPENDING taken off again with the outcome audited in the
+ * same transaction. The rotation feature (shared/rotation/) decides when; the head's labels stay the secrets' own.
  */
 
 const RETRIES = { attempts: 20, capMs: 500, stepMs: 8 };
 
-export function makeRotationHead(deps: { store: Pick<Store, 'getSecretHead' | 'writeSecretVersion'> & RotationStore; clock: Clock }) {
-  const { store, clock } = deps;
+/** A rotation's outcome as the service audits it by itself, in the transaction that takes AWSPENDING off. */
+export interface PendingOutcome {
+  accountId: string;
+  action: AuditAction;
+  /** Beside the secret's own metadata (its key, project and environment). */
+  metadata: Record<string, unknown>;
+  now: number;
+}
+
+/** The AWSPENDING version a rotation reserves and releases, over the secret's head. */
+export function makePendingVersions(deps: { store: Pick<Store, 'getSecretHead' | 'writeSecretVersion'> }) {
+  const { store } = deps;
 
   /** Changes the head with `change` (reading again after a lost race), with `audit` in the same transaction. */
   async function changeHead(
@@ -70,21 +77,13 @@ export function makeRotationHead(deps: { store: Pick<Store, 'getSecretHead' | 'w
   }
 
   /**
-   * Ends the rotation `token` holds: AWSPENDING off its version (and the version gone if it never got a value), the
-   * outcome audited in the same transaction (`secret.rotation_succeeded`, or `secret.rotation_failed` with the step and
-   * the error cut to 500 characters, whose event is `service.secret.rotation_failed`; both with `startedBy`, the lease's
-   * starter), then the lease released.
+   * Takes AWSPENDING off the token's version (and the version goes if it never got a value), with the outcome audited
+   * by the service itself in the same transaction.
    */
-  async function finish(
-    ws: string,
-    rotation: StoredRotation,
-    token: string,
-    outcome: { ok: true } | { ok: false; step: string; error: string },
-  ): Promise<void> {
-    const now = clock.now();
+  async function releasePending(ws: string, secretId: string, token: string, outcome: PendingOutcome): Promise<void> {
     await changeHead(
       ws,
-      rotation.secretId,
+      secretId,
       (head) => {
         const version = Object.entries(head.versionIds ?? {}).find(([, id]) => id === token)?.[0];
         if (version === undefined) return {};
@@ -97,26 +96,9 @@ export function makeRotationHead(deps: { store: Pick<Store, 'getSecretHead' | 'w
           versionIds: keepLabelled<string>(head.versionIds, state),
         };
       },
-      (head) =>
-        systemAuditEntry(
-          rotation.accountId,
-          outcome.ok ? 'secret.rotation_succeeded' : 'secret.rotation_failed',
-          rotation.secretId,
-          {
-            ...metadataOf(head),
-            versionId: token,
-            startedBy: rotation.lease?.startedBy ?? SCHEDULED_START,
-            ...(!outcome.ok && { step: outcome.step, error: outcome.error.slice(0, 500) }),
-          },
-          now,
-        ),
+      (head) => systemAuditEntry(outcome.accountId, outcome.action, secretId, { ...metadataOf(head), ...outcome.metadata }, outcome.now),
     );
-    const since = outcome.ok ? iso(now) : (rotation.lastRotatedAt ?? rotation.configuredAt);
-    await store.endRotationLease(ws, rotation.secretId, token, {
-      ...(outcome.ok && { lastRotatedAt: iso(now) }),
-      nextRotationAt: await nextRotationAt(rotation.schedule, since),
-    });
   }
 
-  return { reservePending, finish };
+  return { reservePending, releasePending };
 }

@@ -1,12 +1,12 @@
 import { InvokeCommand, type InvokeCommandOutput, type LambdaClient } from '@aws-sdk/client-lambda';
-import { makeLambdaClient } from '../platform/clients/lambda.ts';
-import type { FunctionInvoker, InvokeOutcome, RotationEvent } from './function-invoker.ts';
-import { failedOutcome, timedOutOutcome } from './invoke-outcome.ts';
+import { makeLambdaClient } from '../../platform/clients/lambda.ts';
+import type { FunctionInvoker, InvokeOutcome, RotationEvent } from '../function-invoker.ts';
+import { failedOutcome, timedOutOutcome } from '../invoke-outcome.ts';
 
 /**
  * Rotation functions on AWS (decisions.md v1.3, "Where functions run"): a synchronous Lambda invocation with AWS's
  * event. The runner invokes only what the secrets service allows (the stack's context `rotationFunctionArns`, passed
- * as ROTATION_FUNCTION_ARNS: shared/secrets/rotation-functions.ts); the IAM grant is limited to the same patterns.
+ * as ROTATION_FUNCTION_ARNS: shared/rotation/rotation-functions.ts); the IAM grant is limited to the same patterns.
  */
 
 let containerClient: LambdaClient | undefined;
