@@ -44,8 +44,8 @@ const ROTATION_SCHEDULES = ['CreateSchedule', 'DeleteSchedule', 'UpdateSchedule'
  * pipeline stage builds only its own store methods (shared/webhooks/delivery-pipeline-store.ts,
  * endpoint-pipeline-store.ts, and the worker's in delivery-store.ts), so each has its own list: the fan-out lists
  * endpoints and puts deliveries; the worker reads a delivery's endpoint, claims and records attempts and fails an
- * endpoint's queued deliveries (BatchGetItem of their status); the sweeper re-queues due deliveries and finishes
- * purges (BatchWriteItem deletes).
+ * endpoint's queued deliveries (BatchGetItem of their status); the sweeper re-queues due deliveries and restarts
+ * recoveries.
  */
 export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   projects: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
@@ -70,7 +70,11 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
     sqs: QUEUE_SENDS,
     scheduler: ['CreateSchedule'],
   },
-  'delivery-sweeper': { dynamodb: ['BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'], sqs: QUEUE_SENDS },
+  // GetItem and PutItem: the cursor-signing key's loader every runtime() builds with its pager.
+  'delivery-sweeper': { dynamodb: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], sqs: QUEUE_SENDS },
+  // The purger: reads a deleted record, lists its partition, deletes versions in batches, then list item and record
+  // in one transaction (shared/secrets/purge-store.ts); PutItem: the cursor-signing key's loader, as above.
+  'secret-purger': { dynamodb: ['BatchWriteItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems'] },
   // The rotation runner: the secrets store it builds with the secrets service (the whole store, so every call of it),
   // the rotation schedules it keeps (made, changed and deleted to match each rotation item), the cipher (a chunk loaded on the first value), the next step queued (a
   // chunk loaded on the first), and the customer's rotation function invoked.

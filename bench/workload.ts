@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { ServiceStack } from '../lib/service-stack.ts';
-import { PIPELINE_FUNCTIONS } from '../shared/platform/functions.ts';
+import { PIPELINE_FUNCTIONS, SECRET_PURGER_FUNCTION } from '../shared/platform/functions.ts';
 import { PRICES } from './prices.ts';
 
 /**
@@ -73,8 +73,12 @@ export function ourBill(costs: MeasuredCosts, fixed: ReturnType<typeof fixedReso
   const logGb = (apiRequests * LOG_BYTES_PER_API_REQUEST + (deliveries / 10) * LOG_BYTES_PER_WORKER_INVOCATION) / 1e9;
   const auditGb = (auditEntries * AUDIT_ITEM_BYTES) / 1e9;
   const sweeps = MONTH_SECONDS / 60 / PIPELINE_FUNCTIONS['delivery-sweeper'].intervalMinutes;
-  // A sweep: one invocation of about 60 ms at 256 MB and one eventually consistent Query per due-delivery shard and purge.
+  // A sweep: one invocation of about 60 ms at 256 MB and eventually consistent Queries of the due-delivery shards and
+  // the running recoveries (the figure from before the purge moved to its own function: an upper bound).
   const sweepUsd = sweeps * (PRICES.lambdaRequest + (256 / 1024) * 0.06 * PRICES.lambdaArmGbSecond + 9 * 0.5 * PRICES.dynamoReadUnit);
+  // The purger's run with nothing due: one invocation of about 60 ms at 256 MB and one eventually consistent Query.
+  const purges = MONTH_SECONDS / 60 / SECRET_PURGER_FUNCTION.intervalMinutes;
+  const purgeUsd = purges * (PRICES.lambdaRequest + (256 / 1024) * 0.06 * PRICES.lambdaArmGbSecond + 0.5 * PRICES.dynamoReadUnit);
   return [
     {
       item: `${reveals.toLocaleString('en')} reveals (API Gateway, Lambda, DynamoDB, measured)`,
@@ -101,6 +105,7 @@ export function ourBill(costs: MeasuredCosts, fixed: ReturnType<typeof fixedReso
       usd: (auditGb / 2) * (PRICES.dynamoStorageGbMonth + PRICES.dynamoPitrGbMonth),
     },
     { item: `delivery sweeper: ${Math.round(sweeps).toLocaleString('en')} runs`, usd: sweepUsd },
+    { item: `secret purger: ${Math.round(purges).toLocaleString('en')} runs`, usd: purgeUsd },
     { item: 'SQS event source polling an idle queue', usd: SQS_IDLE_POLLS * PRICES.sqsRequest },
   ].map((line) => ({ ...line, usd: money(line.usd) }));
 }

@@ -287,13 +287,12 @@ export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
     keys: [{ actions: ['kms:Decrypt'], contextKeys: SIGNING_SECRET_CONTEXT }],
     sendsDeliveries: true,
   },
-  // Finds overdue pending deliveries on the GSI2 shards and swaps their attempt token before re-queueing; finds
-  // interrupted secret purges there too and finishes them (Query the version partition, BatchWriteItem deletes), and
+  // Finds overdue pending deliveries on the GSI2 shards and swaps their attempt token before re-queueing, and
   // recoveries that stopped moving (their step's message is sent again).
   'delivery-sweeper': {
     table: {
-      items: { UpdateItem: [P.deliveries], Query: [P.secretVersions], BatchWriteItem: [P.secretVersions] },
-      indexQueries: { GSI2: [...INDEX.dueDeliveries, INDEX.pendingPurges, INDEX.runningRecoveries] },
+      items: { UpdateItem: [P.deliveries] },
+      indexQueries: { GSI2: [...INDEX.dueDeliveries, INDEX.runningRecoveries] },
     },
     sendsDeliveries: true,
   },

@@ -6,6 +6,7 @@ import { ConsoleSiteConstruct } from './console-site.ts';
 import { DataConstruct } from './data.ts';
 import { EncryptionConstruct } from './encryption.ts';
 import { MonitoringConstruct } from './monitoring.ts';
+import { SecretPurgeConstruct } from './secret-purge.ts';
 import { SecretRotationConstruct } from './secret-rotation.ts';
 import { WebhookDeliveryConstruct } from './webhook-delivery.ts';
 
@@ -52,14 +53,15 @@ export interface ServiceStackProps extends StackProps {
 
 /**
  * The whole secrets service of one stage: the table, the KMS key, the HTTP API with one function per route group,
- * the webhook delivery pipeline, the rotation runner and its queue, the dashboard and alarms that watch them, and
- * (given a build) the web console.
+ * the webhook delivery pipeline, the rotation runner and its queue, the purger of deleted secrets, the dashboard and
+ * alarms that watch them, and (given a build) the web console.
  */
 export class ServiceStack extends Stack {
   readonly data: DataConstruct;
   readonly encryption: EncryptionConstruct;
   readonly delivery: WebhookDeliveryConstruct;
   readonly rotation: SecretRotationConstruct;
+  readonly purge: SecretPurgeConstruct;
   readonly api: ApiConstruct;
   readonly monitoring: MonitoringConstruct;
   readonly consoleSite: ConsoleSiteConstruct | undefined;
@@ -85,6 +87,7 @@ export class ServiceStack extends Stack {
         : new ConsoleSiteConstruct(this, 'ConsoleSite', { jwt: props.jwt, clientId: props.consoleClientId, removalPolicy, logRetention });
     this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', { stage, ...resources });
     this.rotation = new SecretRotationConstruct(this, 'SecretRotation', { stage, ...resources, functionArns: props.rotationFunctionArns });
+    this.purge = new SecretPurgeConstruct(this, 'SecretPurge', resources);
     this.api = new ApiConstruct(this, 'Api', {
       ...resources,
       keyAlias: this.encryption.keyAlias,
@@ -107,7 +110,7 @@ export class ServiceStack extends Stack {
       accessLogs: this.api.accessLogs,
       delivery: this.delivery,
       rotation: this.rotation,
-      functions: { ...this.api.functions, ...this.delivery.functions, rotation: this.rotation.runner },
+      functions: { ...this.api.functions, ...this.delivery.functions, rotation: this.rotation.runner, 'secret-purger': this.purge.purger },
       key: this.encryption.key,
       alarmEmail: props.alarmEmail,
     });

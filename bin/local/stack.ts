@@ -27,6 +27,7 @@ import { startLocalSqs } from './sqs.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { ensureRotationQueue, startRotationRunner } from './rotation.ts';
 import { startRecurringScheduler } from './recurring-scheduler.ts';
+import { runEvery, startSecretPurger } from './scheduled-functions.ts';
 import { FUNCTIONS_FILE, makeLocalFunctionInvoker } from './local-functions.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { localOperator } from '../operator.ts';
@@ -163,6 +164,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     const invoker = makeLocalFunctionInvoker({ localDir, baseUrl: front.url });
     await startRotationRunner({ sqs: delivery.sqsClient, ...rotationQueue, projectRoot: PROJECT_ROOT, invoker }, stops);
+    await startSecretPurger(PROJECT_ROOT, stops);
     const { sqsClient: _client, rotation: _rotation, ...deliveryInfo } = delivery;
     const info: StackInfo = {
       baseUrl: front.url,
@@ -207,7 +209,8 @@ async function startDeliveryInfrastructure(localDir: string, persist: boolean, s
 
 /**
  * The delivery pipeline with Lambda's event-source semantics: the table stream feeds the fan-out, the queue feeds
- * the worker, and the sweeper runs every 5 minutes (and once at start, for anything a restart left behind).
+ * the worker, and the sweeper runs every 5 minutes (and once at start, for anything a restart left behind), as the
+ * secret purger does (startSecretPurger).
  */
 async function startPipeline(
   input: { localDir: string; dynamoEndpoint: string; sqs: SQSClient; queueUrl: string; queueArn: string },
@@ -241,11 +244,7 @@ async function startPipeline(
       ((record.eventName === 'MODIFY' || record.eventName === 'REMOVE') && record.dynamodb?.OldImage?.type?.S === ENTITY.audit),
   });
   stops.push(() => stream.stop());
-  const sweep = () => void (handlers['delivery-sweeper'] as () => Promise<unknown>)().catch(() => undefined);
-  // On the deployed schedule.
-  const timer = setInterval(sweep, SWEEPER.intervalMinutes * 60_000);
-  sweep();
-  stops.push(async () => clearInterval(timer));
+  runEvery(handlers['delivery-sweeper'] as () => Promise<unknown>, SWEEPER.intervalMinutes, stops);
 }
 
 type PipelineHandler = (event: never, context: never) => Promise<unknown>;

@@ -30,7 +30,7 @@ export const PIPELINE_FUNCTIONS = {
     /** Worker instances at most: bounds the parallel HTTPS calls and the table writes the pipeline can make. */
     maxConcurrency: 10,
   },
-  /** Re-queues deliveries whose message got lost, and finishes interrupted secret purges. */
+  /** Re-queues deliveries whose message got lost, and restarts recoveries that stopped moving. */
   'delivery-sweeper': {
     entry: 'functions/delivery-sweeper/handler.ts',
     timeoutSeconds: 60,
@@ -40,6 +40,18 @@ export const PIPELINE_FUNCTIONS = {
 } as const;
 
 export type PipelineFunction = keyof typeof PIPELINE_FUNCTIONS;
+
+/**
+ * The secret purger (decisions.md, "Recoverable deletes"): purges deleted secrets whose recovery window has ended, and
+ * purges a crash interrupted (shared/secrets/purge-service.ts). Run on a schedule, as the sweeper is, so a purge due is
+ * done within minutes; a run that fails is not retried, since the next one comes soon and does the same.
+ */
+export const SECRET_PURGER_FUNCTION = {
+  entry: 'functions/secret-purger/handler.ts',
+  timeoutSeconds: 60,
+  memoryMb: 256,
+  intervalMinutes: 5,
+} as const;
 
 /**
  * The rotation runner (decisions.md v1.3, "Rotation"): one step of one rotation per message of the rotation queue. A
@@ -73,12 +85,13 @@ export function handlerEntry(group: RouteGroup): string {
   return `functions/${group}/handler.ts`;
 }
 
-/** Every function by name with its handler entry: the route groups, the pipeline and the rotation runner. */
-export const FUNCTION_ENTRIES: Readonly<Record<RouteGroup | PipelineFunction | 'rotation', string>> = {
+/** Every function by name with its handler entry: the route groups, the pipeline, the rotation runner and the purger. */
+export const FUNCTION_ENTRIES: Readonly<Record<RouteGroup | PipelineFunction | 'rotation' | 'secret-purger', string>> = {
   ...(Object.fromEntries((Object.keys(ROUTE_GROUPS) as RouteGroup[]).map((group) => [group, handlerEntry(group)])) as Record<
     RouteGroup,
     string
   >),
   ...(Object.fromEntries(Object.entries(PIPELINE_FUNCTIONS).map(([name, fn]) => [name, fn.entry])) as Record<PipelineFunction, string>),
   rotation: ROTATION_FUNCTION.entry,
+  'secret-purger': SECRET_PURGER_FUNCTION.entry,
 };

@@ -6,11 +6,12 @@ import { environmentValueDelete, environmentValuePut } from './environment-value
 import { pick } from '../platform/store/items.ts';
 import { ENTITY, gsi1, gsi2, keys, patterns } from '../platform/store/keys.ts';
 import type { Pager } from '../platform/store/pager.ts';
-import { queryAll, type Page, type PageRequest } from '../platform/store/query.ts';
-import { batchDelete, getItem } from '../platform/store/reads.ts';
+import type { Page, PageRequest } from '../platform/store/query.ts';
+import { getItem } from '../platform/store/reads.ts';
 import { fromStored } from '../platform/store/sealed.ts';
 import { deletedOf, RECORD_FIELDS, type DeletedSecret, type SecretRecord, type StoredSecret } from './secret-record.ts';
 import { makeDeletedSecretIndexStore } from './deleted-secret-index-store.ts';
+import { makePurgeStore } from './purge-store.ts';
 import { secretItems } from './secret-store.ts';
 import type { Db } from '../platform/store/send.ts';
 
@@ -18,11 +19,11 @@ import type { Db } from '../platform/store/send.ts';
  * Recoverable deletes (decisions.md, "Recoverable deletes"). A delete removes the secret from every lookup at once
  * (head, path, key item, value item: its key is free for a new secret) and leaves two items:
  * - the **deleted record** in the secret's own partition (`#PURGE`, beside its versions): the head as it was, who
- *   deleted it, when, and `purgeAt`; on GSI2 `PURGE` by `purgeAt`, where the sweeper finds it when the window ends;
- *   with a window, on GSI1 `DELETED#<ws>` by its id too, where ListSecrets finds it (deleted-secret-index-store.ts);
+ *   deleted it, when, and `purgeAt`; on GSI2 `PURGE` by `purgeAt`, where the purger finds it when the window ends
+ *   (purge-store.ts); with a window, on GSI1 `DELETED#<ws>` by its id too, where ListSecrets finds it (deleted-secret-index-store.ts);
  * - the **list item** in the workspace partition (`DEL#<env>#<deletedAt>#<id>`): the environment's deleted secrets,
  *   newest deletion first, with a TTL at `purgeAt`.
- * Reads treat anything past `purgeAt` as gone, whether or not the sweeper or TTL has got to it. A restore puts the
+ * Reads treat anything past `purgeAt` as gone, whether or not the purger or TTL has got to it. A restore puts the
  * head, path, key and value items back from the record and removes both, in one transaction.
  */
 
@@ -202,31 +203,6 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
       if (failed !== undefined)
         throw new ConflictError(`a secret with key ${secret.key} exists in its environment: delete or rename it first`);
     },
-
-    /** Deletes every version of a deleted secret, its list item, then its deleted record; safe to run again. */
-    async purgeSecretVersions(workspaceId: string, secretId: string): Promise<number> {
-      const record = await getItem(db, keys.secretPurge(workspaceId, secretId));
-      // The versions and their VersionId items, in one Query of the secret's partition; the record goes last.
-      const items = await queryAll<ItemKey>(db, patterns.secretPartition(workspaceId, secretId), {
-        projection: ['PK', 'SK'],
-        consistent: true,
-      });
-      const purge = keys.secretPurge(workspaceId, secretId).SK;
-      const versions = items.filter((item) => item.SK !== purge);
-      await batchDelete(db, versions);
-      const head = record?.head as { environmentId?: string } | undefined;
-      const listed =
-        head?.environmentId && typeof record?.deletedAt === 'string'
-          ? [keys.deletedSecret(workspaceId, head.environmentId, record.deletedAt, secretId)]
-          : [];
-      await batchDelete(db, [...listed, keys.secretPurge(workspaceId, secretId)]);
-      return versions.filter((item) => item.SK.startsWith('V#')).length;
-    },
-
-    /** Deleted secrets whose window ended before `before` (ISO), purges a crash left unfinished among them. */
-    async pendingPurges(before: string, limit = 100): Promise<{ workspaceId: string; secretId: string }[]> {
-      return queryAll(db, patterns.pendingPurges(), { skBefore: before, projection: ['workspaceId', 'secretId'], maxItems: limit });
-    },
   };
-  return { ...store, ...makeDeletedSecretIndexStore(db, pager) };
+  return { ...store, ...makeDeletedSecretIndexStore(db, pager), ...makePurgeStore(db) };
 }

@@ -38,3 +38,9 @@ export type { PendingOutcome } from './pending-versions.ts';
 export type { SecretRotationView } from './secret-service.ts';
 /** A secret's own audit metadata (its key, project and environment), which a rotation's entries carry too. */
 export { metadataOf } from './secret-reveals.ts';
+/**
+ * The end of recovery windows: the purger's service (functions/secret-purger). Its store, purge-store.ts, is not
+ * exported here: deleted-secret-store.ts loads it in the AWS API's lazy chunk, and a static path to it through this
+ * file would put it in that function's cold start.
+ */
+export { makePurgeService, PURGE_GRACE_MS, type PurgeRun, type PurgeService, type PurgeServiceDeps } from './purge-service.ts';

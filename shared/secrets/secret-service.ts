@@ -182,7 +182,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
     /**
      * Deletes the secret from every lookup at once (its key is free again) and keeps it restorable for
      * `recoveryWindowDays` (shared/secrets/deleted-secret-store.ts); with 0 its versions are purged at once. A purge that
-     * fails half-way is logged and left to the sweeper (its record stays); the secret is already unreachable.
+     * fails half-way is logged and left to the purger (its record stays: purge-service.ts); the secret is already unreachable.
      */
     async delete(principal: Principal, secretId: string, recoveryWindowDays = DEFAULT_RECOVERY_WINDOW_DAYS, prefetched?: Prefetched) {
       const ws = principal.workspaceId;
@@ -200,7 +200,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
           purgeAt,
         },
       );
-      // A window of 0 purges at once; any other leaves the versions sealed until the sweeper purges them at purgeAt.
+      // A window of 0 purges at once; any other leaves the versions sealed until the purger purges them after purgeAt.
       if (recoveryWindowDays > 0) return { ...answer, purgeAt };
       try {
         await store.purgeSecretVersions(ws, secretId);

@@ -80,9 +80,11 @@ describe('bin/app.ts', () => {
     expect(functions.filter((fn) => fn.Properties.Environment?.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(2);
     expect(functions.filter((fn) => fn.Properties.Environment?.Variables.IAM_SERVER_ID === 'secrets.example.com')).toHaveLength(1);
     const logGroups = resources.filter((r) => r.Type === 'AWS::Logs::LogGroup');
-    // One per function (each route group, the three of the webhook pipeline, the rotation runner, the console's
-    // deployment), plus the API access log.
-    expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(Array(Object.keys(ROUTE_GROUPS).length + 3 + 1 + 1 + 1).fill(14));
+    // One per function (each route group, the three of the webhook pipeline, the rotation runner, the secret purger,
+    // the console's deployment), plus the API access log.
+    expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(
+      Array(Object.keys(ROUTE_GROUPS).length + 3 + 1 + 1 + 1 + 1).fill(14),
+    );
     // The runner, and the secrets group and the AWS API, which configure rotations.
     const told = functions.filter((fn) => fn.Properties.Environment?.Variables.ROTATION_FUNCTION_ARNS !== undefined);
     expect(told.map((fn) => fn.Properties.Environment.Variables.ROTATION_FUNCTION_ARNS)).toEqual(

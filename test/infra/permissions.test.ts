@@ -282,10 +282,12 @@ function expectations(): (name: FunctionName) => Statement[] {
       allow(['scheduler:CreateSchedule'], schedules),
       passRole(stack.delivery.schedulerRole),
     ],
-    'delivery-sweeper': [
-      ...table({ UpdateItem: [DELIVERIES], Query: [VERSIONS], BatchWriteItem: [VERSIONS] }),
-      index('GSI2', ['DUE#0', 'DUE#1', 'DUE#2', 'DUE#3', 'PURGE', 'RECOVERY']),
-      send,
+    'delivery-sweeper': [...table({ UpdateItem: [DELIVERIES] }), index('GSI2', ['DUE#0', 'DUE#1', 'DUE#2', 'DUE#3', 'RECOVERY']), send],
+    // The purger: the deleted record and the secret's partition read, its versions batch-deleted, its list item (in
+    // the workspace partition) and record deleted; the due purges on GSI2 `PURGE`. No key, no queue, no put.
+    'secret-purger': [
+      ...table({ GetItem: [VERSIONS], Query: [VERSIONS], BatchWriteItem: [VERSIONS], DeleteItem: [WS, VERSIONS] }),
+      index('GSI2', ['PURGE']),
     ],
     // The rotation runner: the rotation item (its lease) in the secret's partition, the head and the items a write
     // puts beside it, the version and its VersionId, the audit entries; no Query, batch, delete or index. Seals the new

@@ -134,7 +134,7 @@ describe('ServiceStack with defaults', () => {
     expect(template.findResources('Custom::LogRetention')).toEqual({});
   });
 
-  it('sizes the API functions at 512 MB and 10 s, the worker at 30 s, fan-out and sweeper at a minute, the rotation runner at 6 minutes', () => {
+  it('sizes the API functions at 512 MB and 10 s, the worker at 30 s, fan-out, sweeper and purger at a minute, the rotation runner at 6 minutes', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     const sizing = (name: FunctionName) => {
       const { MemorySize, Timeout } = functions[idOf(stack, functionsOf(stack)[name].function)]!.Properties;
@@ -144,6 +144,7 @@ describe('ServiceStack with defaults', () => {
     expect(sizing('delivery-worker')).toEqual({ MemorySize: 512, Timeout: 30 });
     expect(sizing('webhook-fanout')).toEqual({ MemorySize: 512, Timeout: 60 });
     expect(sizing('delivery-sweeper')).toEqual({ MemorySize: 256, Timeout: 60 });
+    expect(sizing('secret-purger')).toEqual({ MemorySize: 256, Timeout: 60 });
     // A step invokes a rotation function for at most 5 minutes (AWS's step timeout).
     expect(sizing('rotation')).toEqual({ MemorySize: 512, Timeout: 360 });
   });
@@ -181,6 +182,8 @@ describe('ServiceStack with defaults', () => {
       // ROTATION_FUNCTION_ARNS while rotationFunctionArns is empty.
       // The runner alone keeps the rotation schedules (the API functions ask it through the queue).
       rotation: [...common, ...key, ...rotations, ...rotationSchedules, 'AWS_ACCOUNT_ID'],
+      // The purger reads the table alone: no key (it opens no value), no queue.
+      'secret-purger': common,
     };
     for (const name of FUNCTION_NAMES)
       expect({ name, variables: variables(name) }).toEqual({ name, variables: [...expected[name]].sort() });
@@ -263,6 +266,7 @@ describe('ServiceStack with defaults', () => {
         'DeliveryDeadLetterQueueUrl',
         'DeliveryQueueUrl',
         'FanoutFunctionName',
+        'PurgerFunctionName',
         'RetryScheduleGroupName',
         'RotationDeadLetterQueueArn',
         'RotationDeadLetterQueueUrl',

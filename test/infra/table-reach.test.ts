@@ -242,11 +242,18 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
     ],
     'delivery-sweeper': [
       ...GSI.dueShards.map((shard) => query('GSI2', shard)),
-      query('GSI2', GSI.purges),
       query('GSI2', GSI.recoveries),
       request('UpdateItem', PK.delivery),
+    ],
+    // The purger (shared/secrets/purge-store.ts): the due purges, the deleted record, the partition's keys, the
+    // versions in batches, then the list item (workspace partition) and the record in one transaction of deletes.
+    'secret-purger': [
+      query('GSI2', GSI.purges),
+      request('GetItem', PK.purge),
       request('Query', PK.version),
-      request('BatchWriteItem', PK.version, PK.purge),
+      request('BatchWriteItem', PK.version, PK.versionId),
+      request('DeleteItem', PK.workspace),
+      request('DeleteItem', PK.purge),
     ],
     // The rotation runner (shared/rotation/rotation-steps.ts, shared/secrets/secret-writer.ts, shared/rotation/rotation-store.ts): the lease read,
     // moved on and ended; the head and key item read; a value written (head, path, key and value items, the version
@@ -298,9 +305,11 @@ describe('what each role can reach on the table', () => {
   it("tells a workspace's partition from its audit, version and delivery partitions", () => {
     const reaching = (action: string, key: string) => FUNCTION_NAMES.filter((name) => can(name, request(action, key)));
     // Secrets' versions are written by the REST secrets group, the AWS API (which writes and purges them too) and the
-    // rotation runner (a rotation without a function writes its value).
+    // rotation runner (a rotation without a function writes its value); the purger deletes them, and puts nothing.
     expect(reaching('PutItem', PK.version)).toEqual(['secrets', 'aws', 'rotation']);
-    expect(reaching('BatchWriteItem', PK.version)).toEqual(['secrets', 'aws', 'delivery-sweeper']);
+    expect(reaching('BatchWriteItem', PK.version)).toEqual(['secrets', 'aws', 'secret-purger']);
+    expect(reaching('BatchWriteItem', PK.workspace)).toEqual([]);
+    expect(reaching('PutItem', PK.workspace).includes('secret-purger')).toBe(false);
     expect(reaching('Query', PK.audit)).toEqual(['audit']);
     expect(reaching('PutItem', PK.delivery)).toEqual(['webhook-deliveries', 'webhook-fanout']);
     expect(reaching('BatchWriteItem', PK.delivery)).toEqual(['webhooks']);

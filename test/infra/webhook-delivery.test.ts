@@ -124,9 +124,9 @@ describe('EventBridge Scheduler', () => {
 describe('sweeper', () => {
   it('runs every 5 minutes from an EventBridge rule, without retrying a failed run', () => {
     const sweeperId = idOf(stack, stack.delivery.functions['delivery-sweeper'].function);
-    // The sweeper's is the one scheduled rule (the key-change rule matches events).
+    // The scheduled rule that targets it (the secret purger has its own: test/infra/secret-purge.test.ts).
     const [rule] = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter(
-      (r) => r.Properties.ScheduleExpression,
+      (r) => r.Properties.ScheduleExpression && r.Properties.Targets?.[0]?.Arn?.['Fn::GetAtt']?.[0] === sweeperId,
     );
     expect(rule).toBeDefined();
     expect(rule!.Properties).toMatchObject({

@@ -187,7 +187,7 @@ describe('ListSecrets IncludePlannedDeletion: secrets in their recovery window',
     }
   });
 
-  it('leaves a deleted secret out once past its purgeAt, before the sweeper has purged it', async () => {
+  it('leaves a deleted secret out once past its purgeAt, before the purger has purged it', async () => {
     const { store } = localStore();
     const principal = apiKeyPrincipal(ws);
     const listed = async (now: () => number) =>

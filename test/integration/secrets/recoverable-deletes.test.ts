@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { newId } from '../../../shared/platform/ids.ts';
 import { makeDeletedSecretService } from '../../../shared/secrets/deleted-secret-service.ts';
+import { makePurgeService, PURGE_GRACE_MS } from '../../../shared/secrets/index.ts';
+import { makePurgeStore } from '../../../shared/secrets/purge-store.ts';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
 import { apiKeyPrincipal, newEnvironment } from '../../support/secrets.ts';
 
@@ -134,7 +136,7 @@ describe('recoverable deletes', () => {
     expect((await call('POST', `/api/v1/secrets/${secret.id}/reveal`, { token: ws.apiKey })).status).toBe(200);
   });
 
-  it('is gone past purgeAt even while its items remain, and the sweeper purges it then', async () => {
+  it('is gone past purgeAt even while its items remain, and the store purges it then', async () => {
     const secret = await twoVersions();
     await call('DELETE', `/api/v1/secrets/${secret.id}`, { token: ws.apiKey });
     const { store } = localStore();
@@ -143,7 +145,7 @@ describe('recoverable deletes', () => {
     await expect(later.restore(principal, secret.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect((await later.list(principal, env.environment.id, { limit: 200 })).items.map((s) => s.id)).not.toContain(secret.id);
     expect((await versionItems(secret.id)).length).toBe(3);
-    // The sweeper's query finds it once its window has ended, and the purge removes every item of it.
+    // The purger's query finds it once its window has ended, and the purge removes every item of it.
     const due = await store.pendingPurges(new Date(Date.now() + 8 * 86_400_000).toISOString(), 10_000);
     expect(due).toContainEqual({ workspaceId: ws.workspaceId, secretId: secret.id });
     expect(await store.pendingPurges(new Date().toISOString(), 10_000)).not.toContainEqual({
@@ -155,6 +157,43 @@ describe('recoverable deletes', () => {
     expect((await call('GET', `${secretsPath()}/deleted`, { token: ws.apiKey })).body.data.map((s: { id: string }) => s.id)).not.toContain(
       secret.id,
     );
+  });
+
+  it('is purged by the purger once its window and the grace period have passed, list item and record too', async () => {
+    // Prepare: the shortest window there is
+    const secret = await twoVersions();
+    expect((await call('DELETE', `/api/v1/secrets/${secret.id}?recoveryWindowDays=7`, { token: ws.apiKey })).status).toBe(200);
+    const listed = (await call('GET', `${secretsPath()}/deleted`, { token: ws.apiKey })).body.data.find(
+      (s: { id: string }) => s.id === secret.id,
+    );
+    const purgeAt = Date.parse(listed.purgeAt);
+    const { doc, tableName } = localStore();
+    // The real store and service, kept to this workspace: a clock a week ahead must not purge other test files' secrets.
+    const purges = makePurgeStore({ doc, tableName });
+    const ours = async (before: string) => (await purges.pendingPurges(before, 10_000)).filter((due) => due.workspaceId === ws.workspaceId);
+    const purgerAt = (now: number) => makePurgeService({ store: { ...purges, pendingPurges: ours }, clock: { now: () => now } });
+    const listItems = async () =>
+      (
+        await doc.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+            ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}`, ':sk': `DEL#${env.environment.id}#` },
+            ConsistentRead: true,
+          }),
+        )
+      ).Items?.filter((item) => item.id === secret.id) ?? [];
+    expect(await listItems()).toHaveLength(1);
+    // Act: a run within the grace period leaves it, a run after purges it
+    await purgerAt(purgeAt + PURGE_GRACE_MS - 60_000).purgeDue();
+    const before = (await versionItems(secret.id)).length;
+    const run = await purgerAt(purgeAt + PURGE_GRACE_MS + 60_000).purgeDue();
+    // Assess
+    expect(before).toBe(3);
+    expect(run.purged).toBeGreaterThanOrEqual(1);
+    expect(await versionItems(secret.id)).toEqual([]);
+    expect(await listItems()).toEqual([]);
+    expect((await call('POST', `/api/v1/secrets/${secret.id}/restore`, { token: ws.apiKey })).status).toBe(404);
   });
 
   it("answers NOT_FOUND for another workspace's deleted secret, and FORBIDDEN to a key that may read but not delete", async () => {

@@ -7,7 +7,8 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Principal } from '../../../shared/platform/principal.ts';
 import { hashToken, issueToken } from '../../../shared/access/tokens.ts';
 import { ENTITY, keys } from '../../../shared/platform/store/keys.ts';
-import { makeSweeper } from '../../../shared/webhooks/sweeper.ts';
+import { makePurgeService } from '../../../shared/secrets/index.ts';
+import { makePurgeStore } from '../../../shared/secrets/purge-store.ts';
 import { call, localStore, newWorkspace, stackMacs, type ApiAnswer } from '../../support/api.ts';
 import { apiKeyPrincipal, newEnvironment, scanTable, secretServiceWith, textsOf } from '../../support/secrets.ts';
 
@@ -125,15 +126,9 @@ describe('failure injection', () => {
       'SecretVersion',
       'SecretVersion',
     ]);
-    // The sweeper finishes the interrupted purge (only its purge half here: deliveries are other tests' business).
-    const sweep = makeSweeper({
-      store: { ...localStore().store, dueDeliveries: async () => [] },
-      clock: { now: () => Date.now() + 10 * 60_000 },
-      graceMs: 5 * 60_000,
-      enqueue: async () => undefined,
-      enqueueRecovery: async () => undefined,
-    });
-    expect((await sweep()).purged).toBeGreaterThanOrEqual(1);
+    // The purger finishes the interrupted purge once its grace period has passed.
+    const purger = makePurgeService({ store: makePurgeStore({ doc, tableName }), clock: { now: () => Date.now() + 10 * 60_000 } });
+    expect((await purger.purgeDue()).purged).toBeGreaterThanOrEqual(1);
     expect((await doc.send(new QueryCommand(partition))).Items).toEqual([]);
     expect((await put('reborn')).body.data).toMatchObject({ version: 1 });
   });

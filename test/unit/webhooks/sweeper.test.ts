@@ -7,17 +7,11 @@ import { delivery, WS } from './pipeline-support.ts';
 
 type Due = { workspaceId: string; id: string; attemptToken: string };
 
-/** A sweeper over lists of due deliveries and purge markers; `moved` names deliveries that changed since the read. */
-function harness(input: {
-  due?: Due[];
-  purges?: { workspaceId: string; secretId: string }[];
-  moved?: string[];
-  stalled?: { workspaceId: string; id: string; step: number }[];
-}) {
-  const asked: { dueBefore?: string; purgesBefore?: string; stalledBefore?: string } = {};
+/** A sweeper over lists of due deliveries and stalled recoveries; `moved` names deliveries that changed since the read. */
+function harness(input: { due?: Due[]; moved?: string[]; stalled?: { workspaceId: string; id: string; step: number }[] }) {
+  const asked: { dueBefore?: string; stalledBefore?: string } = {};
   const restarted: RecoveryMessage[] = [];
   const requeued: { id: string; observed: string; token: string; now: string }[] = [];
-  const purged: string[] = [];
   const queue = fakeQueue();
   const store: SweeperDeps['store'] = {
     async dueDeliveries(before) {
@@ -28,14 +22,6 @@ function harness(input: {
       if (input.moved?.includes(id)) return undefined;
       requeued.push({ id, observed, token, now });
       return delivery({ id, attemptToken: token });
-    },
-    async pendingPurges(before) {
-      asked.purgesBefore = before;
-      return input.purges ?? [];
-    },
-    async purgeSecretVersions(_ws, secretId) {
-      purged.push(secretId);
-      return 1;
     },
     async stalledRecoveries(before) {
       asked.stalledBefore = before;
@@ -49,14 +35,14 @@ function harness(input: {
     clock: fakeClock(),
     graceMs: 2 * MINUTE,
   });
-  return { sweep, asked, requeued, purged, queue, restarted };
+  return { sweep, asked, requeued, queue, restarted };
 }
 
 describe('sweeper', () => {
-  it('looks only at deliveries and purges older than the grace period', async () => {
+  it('looks only at deliveries and recoveries older than the grace period', async () => {
     const h = harness({});
     await h.sweep();
-    expect(h.asked).toEqual({ dueBefore: iso(T0 - 2 * MINUTE), purgesBefore: iso(T0 - 2 * MINUTE), stalledBefore: iso(T0 - 2 * MINUTE) });
+    expect(h.asked).toEqual({ dueBefore: iso(T0 - 2 * MINUTE), stalledBefore: iso(T0 - 2 * MINUTE) });
   });
 
   it('re-queues a lost delivery under a fresh token, swapped from the one it was seen with, due now', async () => {
@@ -65,7 +51,7 @@ describe('sweeper', () => {
     // Act
     const result = await h.sweep();
     // Assess
-    expect(result).toEqual({ requeued: 1, purged: 0, recoveriesRestarted: 0 });
+    expect(result).toEqual({ requeued: 1, recoveriesRestarted: 0 });
     const [swap] = h.requeued;
     expect(swap).toMatchObject({ id: 'whd_01', observed: 'tok-lost', now: iso(T0) });
     expect(swap!.token).not.toBe('tok-lost');
@@ -93,20 +79,9 @@ describe('sweeper', () => {
     expect(h.queue.sent.map((s) => s.message.deliveryId)).toEqual(['whd_02']);
   });
 
-  it('finishes every interrupted secret purge it finds and counts them', async () => {
-    const h = harness({
-      purges: [
-        { workspaceId: WS, secretId: 'sec_01' },
-        { workspaceId: WS, secretId: 'sec_02' },
-      ],
-    });
-    expect(await h.sweep()).toEqual({ requeued: 0, purged: 2, recoveriesRestarted: 0 });
-    expect(h.purged).toEqual(['sec_01', 'sec_02']);
-  });
-
   it("sends a stalled recovery's step again, the step it is at", async () => {
     const h = harness({ stalled: [{ workspaceId: WS, id: 'aud_01', step: 4 }] });
-    expect(await h.sweep()).toEqual({ requeued: 0, purged: 0, recoveriesRestarted: 1 });
+    expect(await h.sweep()).toEqual({ requeued: 0, recoveriesRestarted: 1 });
     expect(h.restarted).toEqual([{ workspaceId: WS, recoveryId: 'aud_01', step: 4 }]);
   });
 });

@@ -1,0 +1,46 @@
+import type { ItemKey } from '../platform/prefetch.ts';
+import { transact } from '../platform/store/conditional.ts';
+import { keys, patterns } from '../platform/store/keys.ts';
+import { queryAll } from '../platform/store/query.ts';
+import { batchDelete, getItem } from '../platform/store/reads.ts';
+import type { Db } from '../platform/store/send.ts';
+
+/**
+ * The purge of a deleted secret (deleted-secret-store.ts), on its own so that the purger's function builds these two
+ * methods and nothing of deletes and restores: a GetItem and a Query of the secret's partition, BatchWriteItem deletes of
+ * its versions, and one transaction of two deletes (its list item and record).
+ */
+export function makePurgeStore(db: Db) {
+  return {
+    /** Deletes every version of a deleted secret, its list item, then its deleted record; safe to run again. */
+    async purgeSecretVersions(workspaceId: string, secretId: string): Promise<number> {
+      const record = await getItem(db, keys.secretPurge(workspaceId, secretId));
+      // The versions and their VersionId items, in one Query of the secret's partition; the record goes last.
+      const items = await queryAll<ItemKey>(db, patterns.secretPartition(workspaceId, secretId), {
+        projection: ['PK', 'SK'],
+        consistent: true,
+      });
+      const purge = keys.secretPurge(workspaceId, secretId).SK;
+      const versions = items.filter((item) => item.SK !== purge);
+      await batchDelete(db, versions);
+      const head = record?.head as { environmentId?: string } | undefined;
+      const listed =
+        head?.environmentId && typeof record?.deletedAt === 'string'
+          ? [keys.deletedSecret(workspaceId, head.environmentId, record.deletedAt, secretId)]
+          : [];
+      // One transaction of two deletes, not a batch: IAM authorises each as a DeleteItem, which a grant can give on the
+      // workspace partition without also giving batch puts there (lib/access.ts).
+      const remove = (key: ItemKey) => ({ Delete: { TableName: db.tableName, Key: key } });
+      await transact(db, [...listed, keys.secretPurge(workspaceId, secretId)].map(remove), []);
+      return versions.filter((item) => item.SK.startsWith('V#')).length;
+    },
+
+    /** Deleted secrets whose window ended before `before` (ISO), purges a crash left unfinished among them. */
+    async pendingPurges(before: string, limit = 100): Promise<{ workspaceId: string; secretId: string }[]> {
+      return queryAll(db, patterns.pendingPurges(), { skBefore: before, projection: ['workspaceId', 'secretId'], maxItems: limit });
+    },
+  };
+}
+
+/** What the purge reads and deletes. */
+export type PurgeStore = ReturnType<typeof makePurgeStore>;
