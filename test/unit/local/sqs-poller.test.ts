@@ -54,7 +54,7 @@ const queueIsEmpty = (local: LocalSqs) => {
   return ready.length + delayed.length + inflight.length === 0;
 };
 
-describe('local SQS event source mapping', { timeout: 15_000 }, () => {
+describe('local SQS event source mapping', { timeout: 30_000 }, () => {
   it('builds Lambda SQS records and deletes exactly the messages that did not fail', async () => {
     // Prepare
     let first = true;
@@ -102,7 +102,7 @@ describe('local SQS event source mapping', { timeout: 15_000 }, () => {
 
     // Act
     start();
-    await waitFor(() => queueIsEmpty(local) && seen.length >= 6, 8_000, 'three rounds of the batch');
+    await waitFor(() => queueIsEmpty(local) && seen.length >= 6, 20_000, 'three rounds of the batch');
 
     // Assess
     expect(bodies(seen).sort()).toEqual(['x', 'x', 'x', 'y', 'y', 'y']);
@@ -147,7 +147,7 @@ describe('local SQS event source mapping', { timeout: 15_000 }, () => {
 
     // Act
     start();
-    await waitFor(() => local.server.inspectQueue(LOCAL_DELIVERY_DLQ)!.messages.ready.length > 0, 8_000, 'the message in the DLQ');
+    await waitFor(() => local.server.inspectQueue(LOCAL_DELIVERY_DLQ)!.messages.ready.length > 0, 20_000, 'the message in the DLQ');
 
     // Assess
     expect(seen.map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['1', '2']);
