@@ -115,7 +115,11 @@ describe('the console signs a person in with the identity provider', () => {
       },
       { timeout: ACCESS_TOKEN_TTL_SECONDS * 1000, interval: 500 },
     );
-    expect(answers[1]).toMatchObject({ grantType: 'refresh_token', accessToken: renewed });
+    // The listener records the answer once its body is read, which can be just after the console stored the token.
+    await vi.waitFor(() => expect(answers[1]).toMatchObject({ grantType: 'refresh_token', accessToken: renewed }), {
+      timeout: 5_000,
+      interval: 100,
+    });
     expect(claimsOf(renewed).exp).toBeGreaterThan(claimsOf(first).exp);
 
     // Past the first token's end: the API refuses it, and the console goes on with the renewed one.
