@@ -5,7 +5,7 @@ import { request, type Api } from './load.ts';
 import { costPerMillion, type OperationCalls } from './prices.ts';
 import { quantile, round2 } from './stats.ts';
 import { measureRollupShare, REFERENCE_DELIVERIES_PER_DAY } from './delivery-stats.ts';
-import { LATE_AFTER_MS, ROLLUP_SAFETY_MS, STATS_BUCKET_MS } from '../shared/webhooks/delivery-stats-store.ts';
+import { LATE_AFTER_MS, ROLLUP_SAFETY_MS, STATS_BUCKET_MS } from '../shared/webhooks/stats/delivery-stats-store.ts';
 
 /** Deletes every endpoint of the workspace, then registers one per path on `origin` for `events`. */
 async function replaceEndpoints(api: Api, origin: string, paths: readonly string[], events: readonly string[]): Promise<void> {

@@ -1,9 +1,9 @@
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
-import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
-import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
-import { makeDeliverySweeperStore } from '../../shared/webhooks/delivery-pipeline-store.ts';
-import { makeRecoverySweeperStore } from '../../shared/webhooks/delivery-recovery.ts';
+import { immediateQueueFromConfig } from '../../shared/webhooks/deliveries/immediate-queue.ts';
+import { makeSweeper } from '../../shared/webhooks/deliveries/sweeper.ts';
+import { makeDeliverySweeperStore } from '../../shared/webhooks/deliveries/delivery-pipeline-store.ts';
+import { makeRecoverySweeperStore } from '../../shared/webhooks/recovery/recovery-store.ts';
 
 const { config, db, clock } = runtime();
 const store = { ...makeDeliverySweeperStore(db), ...makeRecoverySweeperStore(db) };

@@ -2,15 +2,15 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { cipherFromConfig } from '../../shared/platform/crypto/from-config.ts';
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
-import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
-import { guardedHttpFromConfig } from '../../shared/webhooks/guarded-http.ts';
-import { schedulingQueueFromConfig } from '../../shared/webhooks/scheduling-queue.ts';
-import { SIGNING_SECRET_DATA_KEYS } from '../../shared/webhooks/signature.ts';
-import { makeWorkerBatch } from '../../shared/webhooks/worker-batch.ts';
-import type { RecoveryMessage, StatsRollupMessage } from '../../shared/webhooks/delivery-message.ts';
-import { makeDeliveryWorkerStore } from '../../shared/webhooks/delivery-store.ts';
-import { recordLateStats } from '../../shared/webhooks/delivery-stats-store.ts';
-import { makeEndpointFanoutStore, makeEndpointWorkerStore } from '../../shared/webhooks/endpoint-pipeline-store.ts';
+import { makeDeliveryMetrics } from '../../shared/webhooks/deliveries/metrics.ts';
+import { guardedHttpFromConfig } from '../../shared/webhooks/deliveries/guarded-http.ts';
+import { schedulingQueueFromConfig } from '../../shared/webhooks/deliveries/scheduling-queue.ts';
+import { SIGNING_SECRET_DATA_KEYS } from '../../shared/webhooks/endpoints/signature.ts';
+import { makeWorkerBatch } from '../../shared/webhooks/deliveries/worker-batch.ts';
+import type { RecoveryMessage, StatsRollupMessage } from '../../shared/webhooks/deliveries/delivery-message.ts';
+import { makeDeliveryWorkerStore } from '../../shared/webhooks/deliveries/delivery-store.ts';
+import { recordLateStats } from '../../shared/webhooks/stats/delivery-stats-store.ts';
+import { makeEndpointFanoutStore, makeEndpointWorkerStore } from '../../shared/webhooks/endpoints/endpoint-pipeline-store.ts';
 
 const { config, db, clock } = runtime();
 // The fan-out's Query of a workspace's endpoints: a batch with many of them reads them all at once (worker-reads.ts).
@@ -22,7 +22,7 @@ const queue = schedulingQueueFromConfig(config, clock);
 const metrics = makeDeliveryMetrics();
 // A recovery of failed deliveries is rare work: its runner loads with its first message, not at cold start.
 const recover = async (message: RecoveryMessage) => {
-  const { makeRecoveryRunner, makeRecoveryWorkerStore } = await import('../../shared/webhooks/recovery.ts');
+  const { makeRecoveryRunner, makeRecoveryWorkerStore } = await import('../../shared/webhooks/recovery/recovery-runner.ts');
   runner ??= makeRecoveryRunner({
     store: { ...store, ...makeRecoveryWorkerStore(db) },
     uncountFailed: (ws, endpointId, createdAt, count) => recordLateStats(db, ws, endpointId, createdAt, { failed: -count }),
@@ -37,7 +37,7 @@ const recover = async (message: RecoveryMessage) => {
 let runner: ((message: RecoveryMessage) => Promise<unknown>) | undefined;
 // A statistics rollup runs once a workspace's bucket is over, a small share of invocations: its code loads with the first.
 const rollUp = async (message: StatsRollupMessage) => {
-  const { makeStatsRollup, makeStatsRollupStore } = await import('../../shared/webhooks/stats-rollup.ts');
+  const { makeStatsRollup, makeStatsRollupStore } = await import('../../shared/webhooks/stats/stats-rollup.ts');
   rollup ??= makeStatsRollup({
     store: makeStatsRollupStore(db),
     continueRollup: (next) => queue.enqueueStatsRollup(next, clock.now()),

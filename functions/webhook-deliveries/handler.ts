@@ -2,12 +2,12 @@ import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
 import { apiRuntime } from '../../shared/api-runtime.ts';
 import { requiredSetting } from '../../shared/platform/config.ts';
 import { loadOnce, onFirstUse } from '../../shared/platform/on-first-use.ts';
-import { makeDeliveryService } from '../../shared/webhooks/webhook-service.ts';
+import { makeDeliveryService } from '../../shared/webhooks/endpoints/webhook-service.ts';
 import { makeDeliveryRoutes } from './routes.ts';
-import type { RecoveryMessage, StatsRollupMessage } from '../../shared/webhooks/delivery-message.ts';
+import type { RecoveryMessage, StatsRollupMessage } from '../../shared/webhooks/deliveries/delivery-message.ts';
 import { logger } from '../../shared/platform/logger.ts';
-import { makeDeliveryApiStore } from '../../shared/webhooks/delivery-store.ts';
-import { makeEndpointReader } from '../../shared/webhooks/endpoint-store.ts';
+import { makeDeliveryApiStore } from '../../shared/webhooks/deliveries/delivery-store.ts';
+import { makeEndpointReader } from '../../shared/webhooks/endpoints/endpoint-store.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
 const store = { ...makeEndpointReader(db), ...makeDeliveryApiStore(db, pager) };
@@ -17,7 +17,7 @@ const store = { ...makeEndpointReader(db), ...makeDeliveryApiStore(db, pager) };
 // them. A missing queue URL still fails at cold start.
 requiredSetting(config.webhooks.queueUrl, 'DELIVERY_QUEUE_URL');
 const { enqueue, enqueueRecovery, enqueueStatsRollup } = onFirstUse(['enqueue', 'enqueueRecovery', 'enqueueStatsRollup'], async () => {
-  const { immediateQueueFromConfig, enqueueNow } = await import('../../shared/webhooks/immediate-queue.ts');
+  const { immediateQueueFromConfig, enqueueNow } = await import('../../shared/webhooks/deliveries/immediate-queue.ts');
   const queue = immediateQueueFromConfig(config, clock);
   return {
     enqueue: enqueueNow(queue, clock),

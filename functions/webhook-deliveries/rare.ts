@@ -3,6 +3,6 @@
  * handler imports on the first of them: one chunk split point, so the code they share with a cold start does not
  * spread over more chunks a cold start must read.
  */
-export { makeWebhookOperations } from '../../shared/webhooks/webhook-operations-service.ts';
-export { makeRecoveryApiStore } from '../../shared/webhooks/delivery-recovery.ts';
-export { makeDeliveryStatsService, makeDeliveryStatsReader } from '../../shared/webhooks/delivery-stats-service.ts';
+export { makeWebhookOperations } from '../../shared/webhooks/recovery/webhook-operations-service.ts';
+export { makeRecoveryApiStore } from '../../shared/webhooks/recovery/recovery-store.ts';
+export { makeDeliveryStatsService, makeDeliveryStatsReader } from '../../shared/webhooks/stats/delivery-stats-service.ts';

@@ -1,11 +1,11 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
-import { makeFanout, makeFanoutMetrics } from '../../shared/webhooks/fanout.ts';
-import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
-import { makeStatsRollupTrigger } from '../../shared/webhooks/stats-trigger.ts';
-import { makeDeliveryFanoutStore } from '../../shared/webhooks/delivery-pipeline-store.ts';
-import { makeEndpointFanoutStore } from '../../shared/webhooks/endpoint-pipeline-store.ts';
+import { makeFanout, makeFanoutMetrics } from '../../shared/webhooks/deliveries/fanout.ts';
+import { immediateQueueFromConfig } from '../../shared/webhooks/deliveries/immediate-queue.ts';
+import { makeStatsRollupTrigger } from '../../shared/webhooks/stats/stats-trigger.ts';
+import { makeDeliveryFanoutStore } from '../../shared/webhooks/deliveries/delivery-pipeline-store.ts';
+import { makeEndpointFanoutStore } from '../../shared/webhooks/endpoints/endpoint-pipeline-store.ts';
 
 const { config, db, clock } = runtime();
 const queue = immediateQueueFromConfig(config, clock);
