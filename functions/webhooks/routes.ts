@@ -2,16 +2,17 @@ import * as z from 'zod/mini';
 import { deletedResult } from '../../shared/platform/http/answer-schemas.ts';
 import {
   deliveryAnswer,
+  EVENT_TYPE_NAMES,
+  EVENT_TYPES,
   eventTypeAnswer,
   webhookEndpointAnswer,
   webhookEndpointCreated,
-} from '../../shared/webhooks/endpoints/webhook-answers.ts';
+  type WebhookService,
+} from '../../shared/webhooks/index.ts';
 import { idSchema, maxUnits, minUnits, pageQuerySchema } from '../../shared/platform/http/schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import { once } from '../../shared/platform/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
-import type { WebhookService } from '../../shared/webhooks/endpoints/webhook-service.ts';
-import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../shared/webhooks/deliveries/events.ts';
 import { isId } from '../../shared/platform/ids.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhooks'][number];

@@ -243,6 +243,7 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     '@aws-sdk/client-sqs',
     'shared/platform/clients/sqs.ts',
     'shared/webhooks/deliveries/immediate-queue.ts',
+    'functions/webhook-deliveries/rare.ts',
     'shared/webhooks/recovery/webhook-operations-service.ts',
     'shared/webhooks/recovery/recovery-store.ts',
     'shared/webhooks/stats/delivery-stats-service.ts',
@@ -251,6 +252,7 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
   ],
   // A recovery's runner and store load with its first message, the statistics rollup's with its first.
   'delivery-worker': [
+    'functions/delivery-worker/recovery.ts',
     'shared/webhooks/recovery/recovery-runner.ts',
     'shared/webhooks/recovery/recovery-worker-store.ts',
     'shared/webhooks/stats/stats-rollup.ts',

@@ -9,7 +9,7 @@ import { creationOf, isLate, recordLateStats } from '../stats/delivery-stats-sto
 
 /**
  * Webhook deliveries as the fan-out makes them and the sweeper requeues them (delivery-store.ts has the API's and
- * the worker's methods; shared/store.ts has them all).
+ * the worker's methods).
  */
 
 /** What the stream fan-out does with deliveries: create them, and mark those whose first message was not queued. */
@@ -94,3 +94,6 @@ export function makeDeliverySweeperStore(db: Db) {
     },
   };
 }
+
+export type DeliveryFanoutStore = ReturnType<typeof makeDeliveryFanoutStore>;
+export type DeliverySweeperStore = ReturnType<typeof makeDeliverySweeperStore>;

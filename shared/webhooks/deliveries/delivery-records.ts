@@ -2,7 +2,7 @@ import { pick } from '../../platform/store/items.ts';
 
 /**
  * A webhook delivery's record and the rules of its attempt tokens: what the API shows, what the worker needs, and
- * who may start the next attempt. The delivery store (deliveries.ts) reads and writes them.
+ * who may start the next attempt. The delivery stores (delivery-store.ts and its siblings) read and write them.
  */
 
 /** One attempt as the delivery log shows it. */

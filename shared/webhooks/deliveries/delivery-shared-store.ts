@@ -9,30 +9,66 @@ import { CLAIM_LEASE_MS, CLAIM_PREFIX, claimOf, DELIVERY_RETENTION_SECONDS, toSt
 import { creationOf, isLate, recordLateStats } from '../stats/delivery-stats-store.ts';
 
 /*
- * What more than one of the delivery stores (deliveries.ts) needs. They are module functions over `db`, not one
- * factory's closures, so that a function's bundle holds only the stores it builds and what they use of this file.
+ * What more than one delivery store needs (delivery-store.ts, delivery-pipeline-store.ts, and the recovery's stores
+ * in ../recovery/). They are module functions over `db`, not one factory's closures, so that a function's bundle
+ * holds only the stores it builds and what they use of this file.
  */
 
+/** A change of one delivery: what it sets and removes, only if `condition` holds (`#status` names `status`). */
+export interface DeliveryChange {
+  set: string;
+  remove?: string;
+  condition: string;
+  values: Record<string, unknown>;
+}
+
+/** The conditional update of one delivery as an UpdateItem's input, or a transaction's Update. */
+export function deliveryUpdate(db: Db, workspaceId: string, deliveryId: string, change: DeliveryChange) {
+  return {
+    TableName: db.tableName,
+    Key: keys.delivery(workspaceId, deliveryId),
+    UpdateExpression: `SET ${change.set}${change.remove ? ` REMOVE ${change.remove}` : ''}`,
+    ConditionExpression: change.condition,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: change.values,
+  };
+}
+
 /** A conditional update of one delivery: its new state, or undefined when it moved on (the condition failed). */
-export async function updateDelivery(
-  db: Db,
-  workspaceId: string,
-  deliveryId: string,
-  input: { set: string; remove?: string; condition: string; values: Record<string, unknown> },
-) {
+export async function updateDelivery(db: Db, workspaceId: string, deliveryId: string, change: DeliveryChange) {
   const out = await sendConditional<{ Attributes?: Record<string, unknown> }>(
     db,
-    new UpdateCommand({
-      TableName: db.tableName,
-      Key: keys.delivery(workspaceId, deliveryId),
-      UpdateExpression: `SET ${input.set}${input.remove ? ` REMOVE ${input.remove}` : ''}`,
-      ConditionExpression: input.condition,
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: input.values,
-      ReturnValues: 'ALL_NEW',
-    }),
+    new UpdateCommand({ ...deliveryUpdate(db, workspaceId, deliveryId, change), ReturnValues: 'ALL_NEW' }),
   );
   return toStored(out?.Attributes);
+}
+
+/**
+ * A finished delivery queued again for one attempt now, by a manual retry or a recovery: pending with a fresh
+ * `token`, `manual` (that single attempt schedules no other), due now on the sweeper's index (so a lost message is
+ * sent anyway) and out of its endpoint's failed list; when `late`, its state before the change stays on it for the
+ * rollup. Only from the state `from` names (the caller's condition and its values).
+ */
+export function requeueChange(
+  deliveryId: string,
+  change: { token: string; now: string; late: boolean },
+  from: { condition: string; values: Record<string, unknown> },
+): DeliveryChange {
+  const due = pendingKeys(deliveryId, change.now);
+  return {
+    set: `${lateSnapshot(change.late)}#status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk`,
+    remove: FAILED_DELIVERY_INDEX.remove,
+    condition: from.condition,
+    values: {
+      ':pending': 'pending',
+      ':token': change.token,
+      ':now': change.now,
+      ':true': true,
+      ':gpk': due.GSI2PK,
+      ':gsk': due.GSI2SK,
+      ...from.values,
+    },
+  };
 }
 
 /**

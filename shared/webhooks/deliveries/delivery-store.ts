@@ -5,13 +5,15 @@ import type { Pager } from '../../platform/store/pager.ts';
 import type { Page, PageRequest } from '../../platform/store/query.ts';
 import { batchDelete, batchRead } from '../../platform/store/reads.ts';
 import type { Db } from '../../platform/store/send.ts';
-import { FAILED_DELIVERY_INDEX, keys, patterns } from '../../platform/store/keys.ts';
+import { FAILED_DELIVERY_INDEX, patterns } from '../../platform/store/keys.ts';
 import { toDelivery, type AttemptEntry, type Delivery, type DeliveryStatus } from './delivery-records.ts';
 import {
+  deliveryUpdate,
   endpointLog,
   inWorkspace,
   lateSnapshot,
   pendingKeys,
+  requeueChange,
   sharedDeliveryMethods,
   staleClaimOf,
   updateDelivery,
@@ -34,7 +36,7 @@ export type FinishedDelivery = Pick<Delivery, 'id' | 'endpointId' | 'createdAt'>
  * Webhook deliveries: one item each; every state change is a conditional update on its attempt token. The methods
  * come in one factory per kind of caller, the API's route groups and each stage of the webhook pipeline (fan-out,
  * worker, sweeper: the fan-out's and the sweeper's in delivery-pipeline-store.ts), so that a function's bundle holds
- * only the methods it calls; shared/store.ts has them all.
+ * only the methods it calls: each function's composition puts together the factories it needs.
  */
 
 /**
@@ -65,29 +67,19 @@ export function makeDeliveryApiStore(db: Db, pager: Pager) {
     async retryNow(workspaceId: string, delivery: FinishedDelivery, token: string, now: string, audit: AuditEntry): Promise<boolean> {
       const uncounted: StatsChange = delivery.status === 'success' ? { succeeded: -1 } : { failed: -1 };
       const attempt = (late: boolean) => {
-        const due = pendingKeys(delivery.id, now);
+        const change = requeueChange(
+          delivery.id,
+          { token, now, late },
+          // Counted as it ends up only while no earlier change was counted late: else this one must be too.
+          {
+            condition: late ? '#status = :observed' : '#status = :observed AND attribute_not_exists(rollupStatus)',
+            values: { ':observed': delivery.status },
+          },
+        );
         return transact(
           db,
           [
-            {
-              Update: {
-                TableName: db.tableName,
-                Key: keys.delivery(workspaceId, delivery.id),
-                UpdateExpression: `SET ${lateSnapshot(late)}#status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk REMOVE ${FAILED_DELIVERY_INDEX.remove}`,
-                // Counted as it ends up only while no earlier change was counted late: else this one must be too.
-                ConditionExpression: late ? '#status = :observed' : '#status = :observed AND attribute_not_exists(rollupStatus)',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: {
-                  ':pending': 'pending',
-                  ':token': token,
-                  ':now': now,
-                  ':true': true,
-                  ':gpk': due.GSI2PK,
-                  ':gsk': due.GSI2SK,
-                  ':observed': delivery.status,
-                },
-              },
-            },
+            { Update: deliveryUpdate(db, workspaceId, delivery.id, change) },
             ...(late ? lateStatsChange(db, workspaceId, delivery.endpointId, creationOf(delivery.id), uncounted) : []),
             auditPut(db, workspaceId, audit),
           ],
@@ -228,3 +220,6 @@ export function makeDeliveryWorkerStore(db: Db) {
     },
   };
 }
+
+export type DeliveryApiStore = ReturnType<typeof makeDeliveryApiStore>;
+export type DeliveryWorkerStore = ReturnType<typeof makeDeliveryWorkerStore>;

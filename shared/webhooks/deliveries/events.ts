@@ -1,25 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AuditAction, AuditEntry } from '../../audit/index.ts';
-import type { StoredDelivery } from './delivery-store.ts';
-
-/** The event types an endpoint can subscribe to (api.md section 6). */
-export const EVENT_TYPES = [
-  { type: 'service.secret.create', description: 'A secret was created (its first version was written), or a deleted one restored.' },
-  { type: 'service.secret.rotate', description: 'A new version of an existing secret was written.' },
-  { type: 'service.secret.reveal', description: "A secret's value was revealed by a person or a machine token." },
-  { type: 'service.secret.delete', description: 'A secret and all of its versions were deleted.' },
-  {
-    type: 'service.secret.rotation_failed',
-    description: 'A rotation of a secret failed at a step; its current value is unchanged.',
-  },
-  {
-    type: 'service.webhook_endpoint.disabled',
-    description: "The service switched off another of the workspace's endpoints because its deliveries kept failing.",
-  },
-] as const;
-
-export type EventType = (typeof EVENT_TYPES)[number]['type'];
-export const EVENT_TYPE_NAMES = EVENT_TYPES.map((e) => e.type) as [EventType, ...EventType[]];
+import type { StoredDelivery } from './delivery-records.ts';
+import { PING_EVENT_TYPE, type EventType } from './event-types.ts';
 
 /**
  * Which audit actions become which events: the audit item's stream record is the event's source. Keys are audit
@@ -46,12 +28,6 @@ void everyEventHasAnAction;
 
 /** An audit item as its stream record carries it: the entry and the workspace it belongs to. */
 export type AuditRecord = AuditEntry & { workspaceId: string };
-
-/**
- * The test event (decisions.md, "Webhook operations"): sent on request to one endpoint, whatever it subscribes to,
- * through the normal pipeline. Not an event type an endpoint can subscribe to.
- */
-export const PING_EVENT_TYPE = 'service.ping';
 
 export interface WebhookEvent {
   id: string;

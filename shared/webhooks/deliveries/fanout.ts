@@ -2,15 +2,16 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { iso, type Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { Store } from '../../store.ts';
 import { ENTITY } from '../../platform/store/keys.ts';
 import type { StoredEndpoint } from '../endpoints/endpoint-store.ts';
+import type { EndpointFanoutStore } from '../endpoints/endpoint-pipeline-store.ts';
+import type { DeliveryFanoutStore } from './delivery-pipeline-store.ts';
 import { SEND_BATCH } from './delivery-queue.ts';
 import { firstAttemptToken, type DeliveryMessage } from './delivery-message.ts';
 import { deliveryIdFor, eventFromAudit, pendingDelivery, type AuditRecord, type WebhookEvent } from './events.ts';
 
 export interface FanoutDeps {
-  store: Pick<Store, 'listEndpoints' | 'createDelivery' | 'markDeliveryDue'>;
+  store: Pick<EndpointFanoutStore, 'listEndpoints'> & Pick<DeliveryFanoutStore, 'createDelivery' | 'markDeliveryDue'>;
   /** Queues first attempts for now; answers the indexes of the messages it could not queue. */
   enqueueAll: (messages: readonly DeliveryMessage[]) => Promise<number[]>;
   log: Logger;

@@ -1,9 +1,10 @@
 import { iso, type Clock } from '../../platform/clock.ts';
-import type { Store } from '../../store.ts';
+import type { RecoverySweeperStore } from '../recovery/recovery-store.ts';
+import type { DeliverySweeperStore } from './delivery-pipeline-store.ts';
 import { newAttemptToken, type DeliveryMessage, type RecoveryMessage } from './delivery-message.ts';
 
 export interface SweeperDeps {
-  store: Pick<Store, 'dueDeliveries' | 'requeue' | 'stalledRecoveries'>;
+  store: Pick<DeliverySweeperStore, 'dueDeliveries' | 'requeue'> & Pick<RecoverySweeperStore, 'stalledRecoveries'>;
   enqueue: (message: DeliveryMessage, options: { at: number; viaScheduler: boolean }) => Promise<void>;
   /** Queues a recovery's step again (the worker runs it). */
   enqueueRecovery: (message: RecoveryMessage) => Promise<void>;
@@ -13,12 +14,12 @@ export interface SweeperDeps {
 }
 
 /**
- * Nothing stays pending forever: a queue message or schedule lost between the DynamoDB update and its send (a
- * crash, a throttle) leaves a pending delivery past due. Each one found gets a fresh attempt token by a
- * conditional swap of the token it was seen with, and a message now; the old message, should it still arrive,
- * no longer matches and is dropped, so nothing is sent twice by the sweep. Also restarts recoveries of failed
- * deliveries whose step's message was lost. Answers how many of each it re-queued. (Deleted secrets are purged by
- * their own function: shared/secrets/purge-service.ts.)
+ * The sweep for work whose queue message was lost, run on a schedule, so that nothing stays pending forever. A
+ * message or schedule lost between the DynamoDB update and its send (a crash, a throttle) leaves a pending delivery
+ * past due: each one found `graceMs` past due gets a fresh attempt token by a conditional swap of the token it was
+ * seen with, and a message now; the old message, should it still arrive, no longer matches and is dropped, so the
+ * sweep sends nothing twice. A recovery of failed deliveries that has not moved for `graceMs` lost its step's
+ * message: that step's message is sent again. Answers how many deliveries it re-queued and recoveries it restarted.
  */
 export function makeSweeper(deps: SweeperDeps) {
   return async (): Promise<{ requeued: number; recoveriesRestarted: number }> => {

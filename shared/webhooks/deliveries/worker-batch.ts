@@ -6,10 +6,10 @@ import { parseStatsRollupMessage, type StatsRollupMessage } from '../stats/stats
 import type { AttemptResult } from './sender.ts';
 import { makeWorker, type WorkerDeps } from './worker.ts';
 import { readAhead } from './worker-reads.ts';
-import type { Store } from '../../store.ts';
+import type { EndpointFanoutStore } from '../endpoints/endpoint-pipeline-store.ts';
 
 export interface WorkerBatchDeps extends Omit<WorkerDeps, 'send' | 'store'> {
-  store: WorkerDeps['store'] & Pick<Store, 'listEndpoints'>;
+  store: WorkerDeps['store'] & Pick<EndpointFanoutStore, 'listEndpoints'>;
   /** One guarded attempt over the invocation's connections. */
   send: (request: { url: string; body: string; headers: Record<string, string> }, connections: ConnectionPool) => Promise<AttemptResult>;
   log: Logger;

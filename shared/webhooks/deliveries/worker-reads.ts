@@ -1,5 +1,5 @@
 import type { StoredDelivery } from './delivery-store.ts';
-import type { Store } from '../../store.ts';
+import type { EndpointFanoutStore } from '../endpoints/endpoint-pipeline-store.ts';
 import type { StoredEndpoint } from '../endpoints/endpoint-store.ts';
 import type { DeliveryMessage } from './delivery-message.ts';
 import type { WorkerDeps } from './worker.ts';
@@ -12,7 +12,7 @@ import type { WorkerDeps } from './worker.ts';
  */
 export const QUERY_ENDPOINTS_FROM = 5;
 
-type ReadStore = Pick<WorkerDeps['store'], 'getDelivery' | 'getEndpoint'> & Pick<Store, 'listEndpoints'>;
+type ReadStore = Pick<WorkerDeps['store'], 'getDelivery' | 'getEndpoint'> & Pick<EndpointFanoutStore, 'listEndpoints'>;
 
 /**
  * The reads an invocation's attempts start with, made for the whole batch first: each message's delivery

@@ -4,30 +4,23 @@ import { iso, type Clock } from '../../platform/clock.ts';
 import { signingSecretContext } from '../../platform/crypto/context.ts';
 import type { Cipher } from '../../platform/crypto/envelope.ts';
 import { claimOf, mayStartAttempt, type AttemptEntry, type StoredDelivery } from './delivery-store.ts';
-import type { Store } from '../../store.ts';
 import type { StoredEndpoint } from '../endpoints/endpoint-store.ts';
+import type { EndpointWorkerStore } from '../endpoints/endpoint-pipeline-store.ts';
+import type { DeliveryWorkerStore } from './delivery-store.ts';
 import { newAttemptToken, type DeliveryMessage } from './delivery-message.ts';
 import { failureReason, type DeliveryMetrics } from './metrics.ts';
 import { nextAttempt, shouldAutoDisable } from './retry-policy.ts';
 import type { AttemptResult } from './sender.ts';
 import { previousSecretExpiry, signatureHeader } from '../endpoints/signature.ts';
 import { redactUrl } from '../endpoints/redact-url.ts';
-import { PING_EVENT_TYPE } from './events.ts';
+import { PING_EVENT_TYPE } from './event-types.ts';
 
 export interface WorkerDeps {
   store: Pick<
-    Store,
-    | 'getDelivery'
-    | 'getEndpoint'
-    | 'claimAttempt'
-    | 'recordAttempt'
-    | 'failPending'
-    | 'recordEndpointFailure'
-    | 'recordEndpointSuccess'
-    | 'autoDisableEndpoint'
-    | 'pendingDeliveryIds'
-    | 'recordDeliveryStats'
-  >;
+    DeliveryWorkerStore,
+    'getDelivery' | 'claimAttempt' | 'recordAttempt' | 'failPending' | 'pendingDeliveryIds' | 'recordDeliveryStats'
+  > &
+    Pick<EndpointWorkerStore, 'getEndpoint' | 'recordEndpointFailure' | 'recordEndpointSuccess' | 'autoDisableEndpoint'>;
   cipher: Cipher;
   clock: Clock;
   /** One POST through the SSRF-guarded sender. */

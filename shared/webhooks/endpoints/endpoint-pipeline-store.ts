@@ -90,3 +90,6 @@ export function makeEndpointWorkerStore(db: Db) {
     },
   };
 }
+
+export type EndpointFanoutStore = ReturnType<typeof makeEndpointFanoutStore>;
+export type EndpointWorkerStore = ReturnType<typeof makeEndpointWorkerStore>;

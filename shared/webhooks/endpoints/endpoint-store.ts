@@ -66,7 +66,7 @@ export const toEndpoint = (item: Record<string, unknown> | undefined): StoredEnd
 /*
  * Webhook endpoints. The methods come in one factory per kind of caller (the webhooks route group here, the fan-out
  * and the worker in endpoint-pipeline-store.ts, and `makeEndpointReader` for the one read they share), so that a
- * function's bundle holds only the methods it calls; shared/store.ts has them all.
+ * function's bundle holds only the methods it calls: each function's composition puts together the factories it needs.
  */
 
 /** The per-workspace endpoint counter's change in a transaction: creation counts up under the cap, deletion down. */
@@ -247,3 +247,6 @@ export function makeEndpointApiStore(db: Db, pager: Pager) {
     },
   };
 }
+
+export type EndpointReader = ReturnType<typeof makeEndpointReader>;
+export type EndpointApiStore = ReturnType<typeof makeEndpointApiStore>;

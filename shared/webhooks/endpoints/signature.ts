@@ -4,8 +4,9 @@ const SECRET_PREFIX = 'whsec_';
 
 /**
  * Data keys of endpoints' signing secrets a container keeps open for five minutes: a warm worker makes no KMS call
- * for an endpoint whose secrets (two during a rotation's overlap) it opened in that time. (Here rather than in signing-cipher.ts, whose lazy import of
- * the cipher would cost the worker an extra file at cold start: lib/lambda-bundle.ts.)
+ * for an endpoint whose secrets (two during a rotation's overlap) it opened in that time. The webhooks route group's
+ * cipher keeps as many; each function builds its cipher from the platform's (the worker's at cold start, the route
+ * group's on first use), so this module holds only the figure.
  */
 export const SIGNING_SECRET_DATA_KEYS = 200;
 

@@ -1,16 +1,15 @@
 import { iso, type Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { StoredDelivery } from '../deliveries/delivery-store.ts';
+import type { StoredDelivery } from '../deliveries/delivery-records.ts';
+import type { EndpointReader } from '../endpoints/endpoint-store.ts';
 import type { Recovery } from './recovery-store.ts';
-
-// The recovery's store, for the worker to load with the runner in one chunk.
-export { makeRecoveryWorkerStore } from './recovery-worker-store.ts';
+import type { RecoveryWorkerStore } from './recovery-worker-store.ts';
 import { bucketStart, creationOf } from '../stats/delivery-stats-store.ts';
-import type { Store } from '../../store.ts';
 import { newAttemptToken, type DeliveryMessage, type RecoveryMessage } from '../deliveries/delivery-message.ts';
 
 export interface RecoveryDeps {
-  store: Pick<Store, 'getRecovery' | 'failedPage' | 'requeueFailed' | 'advanceRecovery' | 'getEndpoint'>;
+  store: Pick<RecoveryWorkerStore, 'getRecovery' | 'failedPage' | 'requeueFailed' | 'advanceRecovery'> &
+    Pick<EndpointReader, 'getEndpoint'>;
   /**
    * Takes deliveries created at `createdAt` (epoch ms) and queued again out of the `failed` count of their bucket
    * (the endpoint's statistics), for those whose changes are counted late (the others' bucket is still to be rolled

@@ -11,7 +11,7 @@ import type { ItemKey } from '../../platform/prefetch.ts';
 
 /*
  * Recoveries of an endpoint's failed deliveries (`POST /webhooks/{id}/recover`), and the test event's delivery (what
- * the worker does to run one is in delivery-recovery-worker.ts, so neither function bundles the other's part). A
+ * the worker does to run a recovery is in recovery-worker-store.ts, so neither function bundles the other's part). A
  * recovery is an item of its own: the span as a range of delivery ids, how far it got (`cursor`, the last delivery id
  * it went past), which step it is at (`step`: only the queue message of that step may move it on, so a message seen
  * twice cannot run a page twice) and how many it queued. It sits on GSI2 `RECOVERY` by when it last moved while it
@@ -154,3 +154,6 @@ export function makeRecoverySweeperStore(db: Db) {
     },
   };
 }
+
+export type RecoveryApiStore = ReturnType<typeof makeRecoveryApiStore>;
+export type RecoverySweeperStore = ReturnType<typeof makeRecoverySweeperStore>;

@@ -1,10 +1,10 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ItemKey } from '../../platform/prefetch.ts';
 import { sendConditional } from '../../platform/store/conditional.ts';
-import { toStored, type StoredDelivery } from '../deliveries/delivery-records.ts';
+import type { StoredDelivery } from '../deliveries/delivery-records.ts';
 import type { Recovery } from './recovery-store.ts';
-import { inWorkspace, lateSnapshot, pendingKeys } from '../deliveries/delivery-shared-store.ts';
-import { isLate } from '../stats/delivery-stats-store.ts';
+import { inWorkspace, requeueChange, updateDelivery } from '../deliveries/delivery-shared-store.ts';
+import { isLate, recordLateStats } from '../stats/delivery-stats-store.ts';
 import { FAILED_DELIVERY_INDEX, gsi2, keys, patterns } from '../../platform/store/keys.ts';
 import { queryInput } from '../../platform/store/query.ts';
 import { getItem } from '../../platform/store/reads.ts';
@@ -50,29 +50,20 @@ export function makeRecoveryWorkerStore(db: Db) {
       token: string,
       now: string,
     ): Promise<StoredDelivery | undefined> {
-      const due = pendingKeys(deliveryId, now);
-      const out = await sendConditional<{ Attributes?: Record<string, unknown> }>(
-        db,
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: keys.delivery(workspaceId, deliveryId),
-          UpdateExpression: `SET ${lateSnapshot(isLate(deliveryId, Date.parse(now)))}#status = :pending, attemptToken = :token, nextRetryAt = :now, updatedAt = :now, manual = :true, GSI2PK = :gpk, GSI2SK = :gsk REMOVE ${FAILED_DELIVERY_INDEX.remove}`,
-          ConditionExpression: '#status = :failed AND endpointId = :endpoint',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pending': 'pending',
-            ':token': token,
-            ':now': now,
-            ':true': true,
-            ':gpk': due.GSI2PK,
-            ':gsk': due.GSI2SK,
-            ':failed': 'failed',
-            ':endpoint': endpointId,
-          },
-          ReturnValues: 'ALL_NEW',
-        }),
+      const change = requeueChange(
+        deliveryId,
+        { token, now, late: isLate(deliveryId, Date.parse(now)) },
+        { condition: '#status = :failed AND endpointId = :endpoint', values: { ':failed': 'failed', ':endpoint': endpointId } },
       );
-      return toStored(out?.Attributes);
+      return updateDelivery(db, workspaceId, deliveryId, change);
+    },
+
+    /**
+     * Takes `count` deliveries created at `createdAt` (epoch ms) out of the `failed` count of their bucket and hour:
+     * deliveries `requeueFailed` moved after their bucket's cutoff (`lateCounted`), a late change.
+     */
+    uncountFailed(workspaceId: string, endpointId: string, createdAt: number, count: number): Promise<void> {
+      return recordLateStats(db, workspaceId, endpointId, createdAt, { failed: -count });
     },
 
     /**
@@ -111,3 +102,5 @@ export function makeRecoveryWorkerStore(db: Db) {
     },
   };
 }
+
+export type RecoveryWorkerStore = ReturnType<typeof makeRecoveryWorkerStore>;

@@ -7,9 +7,8 @@ import { announceAnswer } from '../../platform/http/idempotency-scope.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Delivery } from '../deliveries/delivery-store.ts';
 import { deliveryView } from '../deliveries/delivery-records.ts';
-import { deliveryIdSpan, type Recovery } from './recovery-store.ts';
-import type { Store } from '../../store.ts';
-import type { StoredEndpoint } from '../endpoints/endpoint-store.ts';
+import { deliveryIdSpan, type Recovery, type RecoveryApiStore } from './recovery-store.ts';
+import type { EndpointReader, StoredEndpoint } from '../endpoints/endpoint-store.ts';
 import { newAttemptToken, type DeliveryMessage, type RecoveryMessage } from '../deliveries/delivery-message.ts';
 import { deliveryIdFor, pendingDelivery, pingEvent } from '../deliveries/events.ts';
 
@@ -17,7 +16,7 @@ import { deliveryIdFor, pendingDelivery, pingEvent } from '../deliveries/events.
 export const RECOVERY_MAX_AGE_MS = 14 * 86_400_000;
 
 export interface WebhookOperationsDeps {
-  store: Pick<Store, 'getEndpoint' | 'countFailedDeliveries' | 'startRecovery' | 'createTestDelivery'>;
+  store: Pick<EndpointReader, 'getEndpoint'> & Pick<RecoveryApiStore, 'countFailedDeliveries' | 'startRecovery' | 'createTestDelivery'>;
   clock: Clock;
   /** Queues a delivery attempt now. */
   enqueue: (message: DeliveryMessage) => Promise<void>;

@@ -1,6 +1,6 @@
 import { ID_PREFIXES, ulidCeil, ulidFloor } from '../../platform/ids.ts';
-import { DURATION_BINS, durationBin } from './stats-histogram.ts';
-import type { AttemptEntry, DeliveryStatus } from '../deliveries/delivery-records.ts';
+import { DURATION_BINS } from './stats-histogram.ts';
+import { countDelivery, emptyBucket } from './stats-counting.ts';
 import { inWorkspace } from '../deliveries/delivery-shared-store.ts';
 import { bucketName, COUNTS, later, STATS_BUCKET_MS, statsHour, TIMES, type StatsBucket } from './delivery-stats-store.ts';
 import { keys, patterns } from '../../platform/store/keys.ts';
@@ -10,66 +10,14 @@ import type { Db } from '../../platform/store/send.ts';
 import type { ItemKey } from '../../platform/prefetch.ts';
 
 /*
- * Counting deliveries one by one (what the rollup does for a bucket, and a statistics read for the edges of its span
- * past the watermark), and what the statistics route reads.
+ * What the statistics route reads (an endpoint's hours and buckets, the workspace's watermark, and the deliveries at
+ * the edges of its span past the watermark, counted one by one), and the reads of items the rollup shares.
  */
 
 const HOUR_MS = 3_600_000;
 
 /** The attributes of a delivery that counting reads (its creation time is its id's). */
 export const COUNTED_ATTRIBUTES = ['id', 'endpointId', 'status', 'attemptLog', 'rollupStatus', 'rollupAttempts'] as const;
-
-/** A delivery as counting sees it. */
-interface Countable {
-  endpointId: string;
-  status: DeliveryStatus;
-  attemptLog?: AttemptEntry[];
-  /** Its state at its bucket's cutoff, left by its first late change (`none`: it was created late). */
-  rollupStatus?: DeliveryStatus | 'none';
-  rollupAttempts?: number;
-}
-
-/** Nothing counted, under `name`. */
-export const emptyBucket = (name: string): StatsBucket => ({
-  hour: name,
-  created: 0,
-  succeeded: 0,
-  failed: 0,
-  durations: new Array<number>(DURATION_BINS).fill(0),
-  lastSuccessAt: null,
-  lastFailureAt: null,
-});
-
-/**
- * Adds one delivery to `totals`: as it stands now, or (`atCutoff`) as it stood at its bucket's cutoff, which its
- * first late change left on it: a status, and how many of its attempts had been made.
- */
-export function countDelivery(totals: StatsBucket, item: Record<string, unknown>, atCutoff: boolean): void {
-  const delivery = item as unknown as Countable;
-  const frozen = atCutoff && delivery.rollupStatus !== undefined;
-  const status = frozen ? delivery.rollupStatus! : delivery.status;
-  if (status === 'none') return;
-  const log = delivery.attemptLog ?? [];
-  const attempts = frozen ? log.slice(0, delivery.rollupAttempts ?? 0) : log;
-  totals.created += 1;
-  if (status === 'success') totals.succeeded += 1;
-  if (status === 'failed') totals.failed += 1;
-  for (const attempt of attempts) {
-    totals.durations[durationBin(attempt.durationMs)]! += 1;
-    if (attempt.error === null) totals.lastSuccessAt = later(totals.lastSuccessAt, attempt.at);
-    else totals.lastFailureAt = later(totals.lastFailureAt, attempt.at);
-  }
-}
-
-/** Adds `part` to `totals`. */
-export function addUp(totals: StatsBucket, part: StatsBucket): void {
-  totals.created += part.created;
-  totals.succeeded += part.succeeded;
-  totals.failed += part.failed;
-  part.durations.forEach((n, bin) => (totals.durations[bin]! += n));
-  totals.lastSuccessAt = later(totals.lastSuccessAt, part.lastSuccessAt);
-  totals.lastFailureAt = later(totals.lastFailureAt, part.lastFailureAt);
-}
 
 /** The ids of deliveries created in [from, to) (epoch ms), as a sort-key range. */
 export function idRangeOf(from: number, to: number): [string, string] {
@@ -197,3 +145,5 @@ export function makeDeliveryStatsReader(db: Db) {
       countDeliveries(db, workspaceId, endpointId, from, to, limit),
   };
 }
+
+export type DeliveryStatsReader = ReturnType<typeof makeDeliveryStatsReader>;

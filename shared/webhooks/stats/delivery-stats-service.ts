@@ -5,10 +5,8 @@ import { NotFoundError, ServiceUnavailableError, ValidationError } from '../../p
 import { percentileOf } from './stats-histogram.ts';
 import { bucketStart, hourStart, later, rollableUntil, STATS_BUCKET_MS, type StatsBucket } from './delivery-stats-store.ts';
 import type { StatsRollupMessage } from '../deliveries/delivery-message.ts';
-
-// The statistics' reads, for the route group to load with the service in one chunk.
-export { makeDeliveryStatsReader } from './delivery-stats-read-store.ts';
-import type { Store } from '../../store.ts';
+import type { EndpointReader } from '../endpoints/endpoint-store.ts';
+import type { DeliveryStatsReader } from './delivery-stats-read-store.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -130,7 +128,8 @@ export function planSpan(since: number, now: number, rolledTo: number | undefine
 }
 
 export interface DeliveryStatsServiceDeps {
-  store: Pick<Store, 'getEndpoint' | 'statsWatermark' | 'statsHours' | 'statsBuckets' | 'countEndpointDeliveries'>;
+  store: Pick<EndpointReader, 'getEndpoint'> &
+    Pick<DeliveryStatsReader, 'statsWatermark' | 'statsHours' | 'statsBuckets' | 'countEndpointDeliveries'>;
   clock: Clock;
   /** Queues a statistics rollup now (when a read finds it far behind). */
   requestRollup: (message: StatsRollupMessage) => Promise<void>;

@@ -1,7 +1,7 @@
 /**
  * The fixed histogram of attempt durations that an endpoint's hourly delivery statistics keep (one counter per bin),
- * and the percentiles read back from it. Pure: the store writes bins by `durationBin`, the statistics service reads
- * `percentileOf`. It sits below every layer (like ids.ts) because both of them use it.
+ * and the percentiles read back from it. Pure: the stores and the counting (stats-counting.ts) fill bins by
+ * `durationBin`, the statistics service reads `percentileOf`.
  */
 
 /**

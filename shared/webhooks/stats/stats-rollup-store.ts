@@ -1,14 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { sendConditional } from '../../platform/store/conditional.ts';
-import {
-  COUNTED_ATTRIBUTES,
-  emptyBucket,
-  addUp,
-  idRangeOf,
-  readBucketItems,
-  readWatermark,
-  toBucket,
-} from './delivery-stats-read-store.ts';
+import { COUNTED_ATTRIBUTES, idRangeOf, readBucketItems, readWatermark, toBucket } from './delivery-stats-read-store.ts';
+import { addUp, emptyBucket } from './stats-counting.ts';
 import { COUNTS, creationOf, itemsOf, TIMES, update, type StatsBucket } from './delivery-stats-store.ts';
 import { ENTITY, keys, patterns } from '../../platform/store/keys.ts';
 import { queryAll } from '../../platform/store/query.ts';

@@ -1,10 +1,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { StatsRollupStore } from './stats-rollup-store.ts';
-
-// The rollup's store, for the worker to load with the runner in one chunk.
-export { makeStatsRollupStore } from './stats-rollup-store.ts';
-import { addUp, countDelivery, emptyBucket } from './delivery-stats-read-store.ts';
+import { addUp, countDelivery, emptyBucket } from './stats-counting.ts';
 import { bucketStart, creationOf, hourStart, rollableUntil, type StatsBucket } from './delivery-stats-store.ts';
 import type { StatsRollupMessage } from '../deliveries/delivery-message.ts';
 

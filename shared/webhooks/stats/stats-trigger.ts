@@ -1,5 +1,5 @@
 import type { Logger } from '../../platform/logger.ts';
-import type { Store } from '../../store.ts';
+import type { DeliveryFanoutStore } from '../deliveries/delivery-pipeline-store.ts';
 import { bucketStart, creationOf, LATE_AFTER_MS, ROLLUP_SAFETY_MS, STATS_BUCKET_MS } from './delivery-stats-store.ts';
 import type { StatsRollupMessage } from '../deliveries/delivery-message.ts';
 
@@ -56,10 +56,10 @@ export function makeStatsRollupTrigger(deps: StatsRollupTriggerDeps) {
     },
 
     /** `store` with a `createDelivery` that notes each delivery it is asked to make. */
-    watch<S extends Pick<Store, 'createDelivery'>>(store: S): S {
+    watch<S extends Pick<DeliveryFanoutStore, 'createDelivery'>>(store: S): S {
       return {
         ...store,
-        createDelivery: (...args: Parameters<Store['createDelivery']>) => {
+        createDelivery: (...args: Parameters<DeliveryFanoutStore['createDelivery']>) => {
           note(args[0], creationOf(args[1].id));
           return store.createDelivery(...args);
         },

@@ -7,7 +7,8 @@ import { makeAuditService } from '../../../shared/audit/audit-service.ts';
 import { makeDeliveryStatsService } from '../../../shared/webhooks/stats/delivery-stats-service.ts';
 import { makeProjectService } from '../../../shared/workspaces/project-service.ts';
 import { makeWebhookOperations } from '../../../shared/webhooks/recovery/webhook-operations-service.ts';
-import { makeDeliveryService, makeWebhookService } from '../../../shared/webhooks/endpoints/webhook-service.ts';
+import { makeDeliveryService } from '../../../shared/webhooks/deliveries/delivery-service.ts';
+import { makeWebhookService } from '../../../shared/webhooks/endpoints/webhook-service.ts';
 import { fakeCipher, fakeClock, fakeLogger, principal, testMacs } from '../support/fakes.ts';
 
 /**

@@ -384,6 +384,7 @@ const OTHERS: readonly (keyof Store)[] = [
   'getRecovery',
   'failedPage',
   'requeueFailed',
+  'uncountFailed',
   'advanceRecovery',
   'stalledRecoveries',
 ];

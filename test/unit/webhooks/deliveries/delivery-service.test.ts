@@ -3,7 +3,7 @@ import { iso } from '../../../../shared/platform/clock.ts';
 import type { AuditEntry } from '../../../../shared/audit/audit-store.ts';
 import type { StoredDelivery } from '../../../../shared/webhooks/deliveries/delivery-store.ts';
 import type { StoredEndpoint } from '../../../../shared/webhooks/endpoints/endpoint-store.ts';
-import { makeDeliveryService, type DeliveryServiceDeps } from '../../../../shared/webhooks/endpoints/webhook-service.ts';
+import { makeDeliveryService, type DeliveryServiceDeps } from '../../../../shared/webhooks/deliveries/delivery-service.ts';
 import { caught, fakeClock, fakeQueue, principal, T0 } from '../../support/fakes.ts';
 import { delivery, endpoint } from '../pipeline-support.ts';
 

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AUDIT_ACTIONS, type AuditAction } from '../../../../shared/audit/audit-actions.ts';
-import {
-  EVENT_OF_ACTION,
-  EVENT_TYPE_NAMES,
-  eventFromAudit,
-  isEventAction,
-  type AuditRecord,
-} from '../../../../shared/webhooks/deliveries/events.ts';
+import { EVENT_OF_ACTION, eventFromAudit, isEventAction, type AuditRecord } from '../../../../shared/webhooks/deliveries/events.ts';
+import { EVENT_TYPE_NAMES } from '../../../../shared/webhooks/deliveries/event-types.ts';
 
 const record = (action: AuditAction): AuditRecord => ({
   id: 'aud_01JABCDEFGHJKMNPQRSTVWXYZ0',
