@@ -13,13 +13,7 @@
  * ./package.json declares these modules free of side effects at load, so a bundle keeps none it does not use.
  */
 export { makeWebhookService, type WebhookService, type WebhookServiceDeps } from './endpoints/webhook-service.ts';
-export {
-  makeEndpointApiStore,
-  makeEndpointReader,
-  type EndpointApiStore,
-  type EndpointReader,
-  type StoredEndpoint,
-} from './endpoints/endpoint-store.ts';
+export { makeEndpointApiStore, makeEndpointReader, type EndpointApiStore, type EndpointReader } from './endpoints/endpoint-store.ts';
 export { SIGNING_SECRET_DATA_KEYS } from './endpoints/signature.ts';
 export {
   deliveryAnswer,
@@ -30,8 +24,8 @@ export {
 } from './endpoints/webhook-answers.ts';
 export { makeDeliveryService, type DeliveryService } from './deliveries/delivery-service.ts';
 export { makeDeliveryApiStore, type DeliveryApiStore } from './deliveries/delivery-store.ts';
-export type { DeliveryMessage, RecoveryMessage } from './deliveries/delivery-message.ts';
-export { EVENT_TYPE_NAMES, EVENT_TYPES, PING_EVENT_TYPE, type EventType } from './deliveries/event-types.ts';
-export type { DeliveryStatsService, DeliveryStatsServiceDeps } from './stats/delivery-stats-service.ts';
+export type { RecoveryMessage } from './deliveries/delivery-message.ts';
+export { EVENT_TYPE_NAMES, EVENT_TYPES } from './deliveries/event-types.ts';
+export type { DeliveryStatsService } from './stats/delivery-stats-service.ts';
 export type { StatsRollupMessage } from './stats/stats-message.ts';
-export type { WebhookOperations, WebhookOperationsDeps } from './recovery/webhook-operations-service.ts';
+export type { WebhookOperations } from './recovery/webhook-operations-service.ts';

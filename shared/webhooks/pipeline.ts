@@ -21,8 +21,8 @@ export {
   type DeliveryFanoutStore,
   type DeliverySweeperStore,
 } from './deliveries/delivery-pipeline-store.ts';
-export type { DeliveryMessage, RecoveryMessage } from './deliveries/delivery-message.ts';
-export { AUDIT_CHANGE_METRIC, makeFanout, makeFanoutMetrics } from './deliveries/fanout.ts';
+export type { RecoveryMessage } from './deliveries/delivery-message.ts';
+export { makeFanout, makeFanoutMetrics } from './deliveries/fanout.ts';
 export { makeWorkerBatch } from './deliveries/worker-batch.ts';
 export { makeDeliveryMetrics } from './deliveries/metrics.ts';
 export { guardedHttpFromConfig } from './deliveries/guarded-http.ts';

@@ -142,5 +142,27 @@ describe('delivery queue: first attempts, ten to a request', () => {
   });
 });
 
+describe('statistics rollup message on the delivery queue', () => {
+  beforeEach(() => {
+    sqsMock.reset();
+    sqsMock.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
+  });
+
+  it('is sent with the delay to its time, in whole seconds rounded up', async () => {
+    const now = Date.parse('2026-03-02T09:42:00.000Z');
+    const queue = makeDeliveryQueue({
+      sqs: new SQSClient({ region: 'eu-west-1' }),
+      queueUrl: 'https://sqs.example/q',
+      clock: { now: () => now },
+    });
+    await queue.enqueueStatsRollup({ workspaceId: MESSAGE.workspaceId, rollupUntil: now }, now + 30_500);
+    expect(sqsMock.commandCalls(SendMessageCommand)[0]!.args[0].input).toEqual({
+      QueueUrl: 'https://sqs.example/q',
+      MessageBody: JSON.stringify({ workspaceId: MESSAGE.workspaceId, rollupUntil: now }),
+      DelaySeconds: 31,
+    });
+  });
+});
+
 const formatBody = (message: DeliveryMessage) =>
   JSON.stringify({ workspaceId: message.workspaceId, deliveryId: message.deliveryId, attemptToken: message.attemptToken });

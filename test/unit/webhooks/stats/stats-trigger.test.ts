@@ -1,13 +1,6 @@
-import { beforeEach, describe, expect, it } from 'vitest';
-import { mockClient } from 'aws-sdk-client-mock';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { describe, expect, it } from 'vitest';
 import { ulid } from 'ulid';
-import {
-  formatStatsRollupMessage,
-  parseStatsRollupMessage,
-  type StatsRollupMessage,
-} from '../../../../shared/webhooks/stats/stats-message.ts';
-import { makeDeliveryQueue } from '../../../../shared/webhooks/deliveries/delivery-queue.ts';
+import type { StatsRollupMessage } from '../../../../shared/webhooks/stats/stats-message.ts';
 import { makeStatsRollupTrigger } from '../../../../shared/webhooks/stats/stats-trigger.ts';
 import { fakeLogger } from '../../support/fakes.ts';
 import { WS } from '../stats-support.ts';
@@ -72,45 +65,5 @@ describe('statistics rollup trigger (the fan-out)', () => {
     await h.trigger.flush();
     expect(made).toEqual([id]);
     expect(h.queued.map((q) => q.message.rollupUntil)).toEqual([ms('09:44:00.000')]);
-  });
-});
-
-describe('statistics rollup message', () => {
-  const sqsMock = mockClient(SQSClient);
-  beforeEach(() => {
-    sqsMock.reset();
-    sqsMock.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
-  });
-
-  it('is read strictly: exactly a workspace id and a time', () => {
-    const message = { workspaceId: WS, rollupUntil: ms('09:42:00.000') };
-    expect(parseStatsRollupMessage(formatStatsRollupMessage(message))).toEqual(message);
-    for (const body of [
-      JSON.stringify({ workspaceId: WS }),
-      JSON.stringify({ workspaceId: 'ws_x', rollupUntil: 1 }),
-      JSON.stringify({ workspaceId: WS, rollupUntil: -1 }),
-      JSON.stringify({ workspaceId: WS, rollupUntil: 1.5 }),
-      JSON.stringify({ workspaceId: WS, rollupUntil: '1' }),
-      JSON.stringify({ workspaceId: WS, rollupUntil: 1, step: 0 }),
-      'not json',
-      JSON.stringify({ workspaceId: WS, rollupUntil: 1, pad: 'x'.repeat(1024) }),
-    ])
-      expect(parseStatsRollupMessage(body)).toBeUndefined();
-    expect(() => formatStatsRollupMessage({ workspaceId: 'ws_x', rollupUntil: 1 })).toThrow();
-  });
-
-  it('is sent with the delay to its time, in whole seconds rounded up', async () => {
-    const now = ms('09:42:00.000');
-    const queue = makeDeliveryQueue({
-      sqs: new SQSClient({ region: 'eu-west-1' }),
-      queueUrl: 'https://sqs.example/q',
-      clock: { now: () => now },
-    });
-    await queue.enqueueStatsRollup({ workspaceId: WS, rollupUntil: now }, now + 30_500);
-    expect(sqsMock.commandCalls(SendMessageCommand)[0]!.args[0].input).toEqual({
-      QueueUrl: 'https://sqs.example/q',
-      MessageBody: JSON.stringify({ workspaceId: WS, rollupUntil: now }),
-      DelaySeconds: 31,
-    });
   });
 });

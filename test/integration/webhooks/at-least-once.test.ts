@@ -1,5 +1,4 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import Stripe from 'stripe';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBRecord } from 'aws-lambda';
@@ -17,26 +16,17 @@ import { makeDeliveryMetrics } from '../../../shared/webhooks/deliveries/metrics
 import { sendWebhook } from '../../../shared/webhooks/deliveries/sender.ts';
 import { makeSweeper } from '../../../shared/webhooks/deliveries/sweeper.ts';
 import { makeWorker } from '../../../shared/webhooks/deliveries/worker.ts';
-import { call, localStore, newWorkspace } from '../../support/api.ts';
+import { call, localStore } from '../../support/api.ts';
 import type { HttpsReceiver } from '../../support/https-receiver.ts';
-import { newEnvironment } from '../../support/secrets.ts';
 import { deliveriesOf, registerEndpoint, startReceiver, waitFor } from '../../support/webhooks.ts';
 import { join } from 'node:path';
 import { toLambdaRecord } from '../../../bin/local/stream-records.ts';
+import { workspaceWithEnvironment } from './support.ts';
 
-const stripe = new Stripe('sk_test_unused');
 const receivers: HttpsReceiver[] = [];
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
 });
-
-async function workspaceWithEnvironment() {
-  const ws = await newWorkspace();
-  const { environment } = await newEnvironment(ws.apiKey, { project: 'life', environment: 'prod' });
-  const write = (key: string) =>
-    call('PUT', `/api/v1/environments/${environment.id}/secrets`, { token: ws.apiKey, body: { key, value: 'v' } });
-  return { ws, write };
-}
 
 /** The local stack's delivery queue, from this test process. */
 function stackQueue() {
@@ -81,136 +71,6 @@ function collectingFanout() {
   const fanout = localFanout(async (messages) => (queued.push(...messages), []));
   return { queued, fanout };
 }
-
-describe('endpoint switch-off and pause', () => {
-  it('switches off an endpoint after 20 failures spanning the (scaled) 24 hours, fails its queue and tells the other endpoint', async () => {
-    const { ws, write } = await workspaceWithEnvironment();
-    const failing = await startReceiver({ status: 503 });
-    const watcher = await startReceiver();
-    receivers.push(failing, watcher);
-    const bad = await registerEndpoint(ws.apiKey, `${failing.origin}/bad`, ['service.secret.create']);
-    const good = await registerEndpoint(ws.apiKey, `${watcher.origin}/watch`, ['service.webhook_endpoint.disabled']);
-    // Events keep coming, so failures go on past the (scaled) 24-hour window.
-    let writes = 0;
-    const writing = (async () => {
-      for (; writes < 40; writes++) {
-        const endpoint = await localStore().store.getEndpoint(ws.workspaceId, bad.id);
-        if (!endpoint?.enabled) return;
-        await write(`K${writes}`);
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
-    })();
-
-    // A short outage never switches off: 20 failures within the window leave the endpoint on.
-    const streak = await waitFor(
-      async () => {
-        const endpoint = await localStore().store.getEndpoint(ws.workspaceId, bad.id);
-        return endpoint && endpoint.consecutiveFailures >= 20 ? endpoint : undefined;
-      },
-      30_000,
-      '20 failures',
-    );
-    if (Date.now() - Date.parse(streak.failingSince!) < 0.8 * 86_400_000 * 0.0001) expect(streak.enabled).toBe(true);
-
-    const off = await waitFor(
-      async () => {
-        const list = (await call('GET', '/api/v1/webhooks', { token: ws.apiKey })).body.data as { id: string; enabled: boolean }[];
-        return list.find((e) => e.id === bad.id && !e.enabled);
-      },
-      40_000,
-      'the switch-off',
-    );
-    await writing;
-    expect(off).toMatchObject({
-      enabled: false,
-      disabledAt: expect.any(String),
-      disabledReason: expect.stringMatching(/failed attempts in a row/),
-    });
-    expect((off as unknown as { consecutiveFailures: number }).consecutiveFailures).toBeGreaterThanOrEqual(20);
-    expect(
-      Date.parse((off as unknown as { disabledAt: string }).disabledAt) -
-        Date.parse((off as unknown as { failingSince: string }).failingSince),
-    ).toBeGreaterThanOrEqual(86_400_000 * 0.0001);
-
-    const notice = await waitFor(async () => watcher.requests[0], 20_000, 'the disabled event');
-    const event = stripe.webhooks.constructEvent(
-      notice.body,
-      notice.headers['service-signature'] as string,
-      good.secret,
-    ) as unknown as Record<string, any>;
-    expect(event.type).toBe('service.webhook_endpoint.disabled');
-    expect(event.data).toMatchObject({
-      endpointId: bad.id,
-      url: bad.url,
-      disabledReason: expect.any(String),
-      consecutiveFailures: expect.any(Number),
-      failingSince: expect.any(String),
-    });
-    const deliveries = await waitFor(
-      async () => {
-        const list = await deliveriesOf(ws.apiKey, bad.id);
-        return list.every((d) => d.status === 'failed') ? list : undefined;
-      },
-      10_000,
-      'the queue to fail',
-    );
-    // Writes fanned out after the switch-off make no delivery for it.
-    expect(deliveries.length).toBeGreaterThanOrEqual(1);
-    expect(deliveries.length).toBeLessThanOrEqual(writes);
-    const audit = await localStore().store.listAudit(ws.workspaceId, { limit: 5 }, { action: 'webhook_endpoint.disabled' });
-    expect(audit.items[0]).toMatchObject({ target: bad.id, actorSub: 'system' });
-
-    // Enabling again clears the streak; no event went to the switched-off endpoint itself.
-    const enabled = await call('PATCH', `/api/v1/webhooks/${bad.id}`, { token: ws.apiKey, body: { enabled: true } });
-    expect(enabled.body.data).toMatchObject({
-      enabled: true,
-      disabledAt: null,
-      disabledReason: null,
-      consecutiveFailures: 0,
-      failingSince: null,
-    });
-    expect(failing.requests.every((r) => r.headers['service-event-type'] === 'service.secret.create')).toBe(true);
-  }, 90_000);
-
-  it('pausing fails queued deliveries, queues nothing while paused, and re-enabling clears the streak', async () => {
-    const { ws, write } = await workspaceWithEnvironment();
-    const receiver = await startReceiver({ status: 500 });
-    receivers.push(receiver);
-    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/p`, ['service.secret.create']);
-    await write('BEFORE');
-    await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.attempts >= 1 && d.status === 'pending'));
-    const paused = await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: false } });
-    expect(paused.body.data).toMatchObject({ enabled: false, disabledReason: 'paused', consecutiveFailures: expect.any(Number) });
-    // Failed at once, or, if an attempt was in flight, as soon as it has recorded its result.
-    const failed = await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.status === 'failed'), 15_000);
-    expect(failed).toMatchObject({ status: 'failed', nextRetryAt: null });
-    expect(failed.lastError).toMatch(/^endpoint (paused|disabled)$/);
-    const sent = receiver.requests.length;
-    await write('WHILE_PAUSED');
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-    expect(await deliveriesOf(ws.apiKey, endpoint.id)).toHaveLength(1);
-    expect(receiver.requests.length).toBe(sent);
-    const resumed = await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: true } });
-    expect(resumed.body.data).toMatchObject({ enabled: true, consecutiveFailures: 0, failingSince: null, disabledAt: null });
-  }, 30_000);
-});
-
-describe('pause during an attempt', () => {
-  it('lets an attempt in flight finish and record its result, then fails the delivery', async () => {
-    const { ws, write } = await workspaceWithEnvironment();
-    const receiver = await startReceiver({ hang: true });
-    receivers.push(receiver);
-    const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/slow`, ['service.secret.create']);
-    await write('IN_FLIGHT');
-    await waitFor(async () => receiver.requests.length > 0, 20_000, 'the attempt to start');
-    await call('PATCH', `/api/v1/webhooks/${endpoint.id}`, { token: ws.apiKey, body: { enabled: false } });
-    expect((await deliveriesOf(ws.apiKey, endpoint.id))[0]).toMatchObject({ status: 'pending', attempts: 0 });
-    const failed = await waitFor(async () => (await deliveriesOf(ws.apiKey, endpoint.id)).find((d) => d.status === 'failed'), 25_000);
-    expect(failed.attemptLog).toEqual([expect.objectContaining({ attempt: 1, error: 'timed out after 10 s' })]);
-    expect(failed.lastError).toBe('endpoint disabled');
-    expect(receiver.requests).toHaveLength(1);
-  }, 40_000);
-});
 
 /** Every stream record of the local table so far, as Lambda would deliver them. */
 async function streamRecords(): Promise<DynamoDBRecord[]> {
@@ -438,42 +298,4 @@ describe('at-least-once bookkeeping', () => {
     // The old message no longer matches the delivery: a second copy is dropped without a send.
     expect(await worker(queued[0]!)).toBe('dropped');
   });
-});
-
-describe('delivery log API', () => {
-  it('lists the workspace deliveries newest first with endpoint, status and event type filters', async () => {
-    const { ws, write } = await workspaceWithEnvironment();
-    const ok = await startReceiver();
-    const bad = await startReceiver({ status: 404 });
-    receivers.push(ok, bad);
-    const a = await registerEndpoint(ws.apiKey, `${ok.origin}/a`, ['service.secret.create', 'service.secret.rotate']);
-    const b = await registerEndpoint(ws.apiKey, `${bad.origin}/b`, ['service.secret.create']);
-    await write('ONE');
-    await write('ONE');
-    await waitFor(
-      async () => (await call('GET', '/api/v1/webhook-deliveries?status=success', { token: ws.apiKey })).body.data.length === 2,
-    );
-    const all = (await call('GET', '/api/v1/webhook-deliveries', { token: ws.apiKey })).body.data as {
-      id: string;
-      endpointId: string;
-      eventType: string;
-      attemptLog: unknown[];
-    }[];
-    expect(all).toHaveLength(3);
-    expect(all.map((d) => d.id)).toEqual([...all.map((d) => d.id)].sort().reverse());
-    expect(all.every((d) => Array.isArray(d.attemptLog))).toBe(true);
-    const byEndpoint = await call('GET', `/api/v1/webhook-deliveries?endpointId=${b.id}`, { token: ws.apiKey });
-    expect(byEndpoint.body.data.map((d: { endpointId: string }) => d.endpointId)).toEqual([b.id]);
-    const rotations = await call('GET', '/api/v1/webhook-deliveries?eventType=service.secret.rotate', { token: ws.apiKey });
-    expect(rotations.body.data).toHaveLength(1);
-    expect(rotations.body.data[0].endpointId).toBe(a.id);
-    const page = await call('GET', '/api/v1/webhook-deliveries?limit=2', { token: ws.apiKey });
-    const next = await call('GET', `/api/v1/webhook-deliveries?limit=2&cursor=${encodeURIComponent(page.body.meta.page.nextCursor)}`, {
-      token: ws.apiKey,
-    });
-    expect([...page.body.data, ...next.body.data].map((d: { id: string }) => d.id)).toEqual(all.map((d) => d.id));
-    for (const query of ['limit=0', 'limit=201', 'status=done', 'endpointId=x', 'eventType=']) {
-      expect((await call('GET', `/api/v1/webhook-deliveries?${query}`, { token: ws.apiKey })).status, query).toBe(400);
-    }
-  }, 30_000);
 });
