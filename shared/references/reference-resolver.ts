@@ -55,8 +55,7 @@ export interface ResolveOptions<T> {
 type NodeState<T> = { kind: 'value'; node: ValueNode<T> } | { kind: 'broken'; problem: SyntaxProblem } | { kind: 'unreadable' };
 
 /** One root's walk: what it reached (path → who referenced it first, and by which text), in order, and its frontier. */
-interface Walk<T> {
-  root: ReferringValue<T>;
+interface Walk {
   path: string;
   reached: Map<string, { via: string; reference: string }>;
   frontier: string[];
@@ -84,7 +83,7 @@ function placeOf(path: string): SecretPlace {
  * Moves a walk one level down: the targets first met at `level`, from the references of the values met at the level
  * before. A reference past the last level is `too_deep`, one past the target cap `unresolvable`, neither read.
  */
-function advance<T extends { id: string }>(walk: Walk<T>, level: number, nodes: Map<string, NodeState<T>>, maxTargets: number) {
+function advance<T extends { id: string }>(walk: Walk, level: number, nodes: Map<string, NodeState<T>>, maxTargets: number) {
   const next: string[] = [];
   for (const path of walk.frontier) {
     const state = nodes.get(path);
@@ -104,7 +103,7 @@ function advance<T extends { id: string }>(walk: Walk<T>, level: number, nodes: 
 }
 
 /** The problems of a walk's new frontier once read: a target unread or unreadable, or whose value does not parse. */
-function check<T>(walk: Walk<T>, nodes: Map<string, NodeState<T>>) {
+function check<T>(walk: Walk, nodes: Map<string, NodeState<T>>) {
   for (const path of walk.frontier) {
     const state = nodes.get(path);
     if (state?.kind === 'broken') walk.problems.push({ reference: state.problem.text, reason: 'unresolvable' });
@@ -113,7 +112,7 @@ function check<T>(walk: Walk<T>, nodes: Map<string, NodeState<T>>) {
 }
 
 /** Reads what the walks' frontiers need and no node holds yet, in one call of the port (none when nothing is missing). */
-async function readLevel<T extends { id: string }>(walks: readonly Walk<T>[], nodes: Map<string, NodeState<T>>, read: ReadTargets<T>) {
+async function readLevel<T extends { id: string }>(walks: readonly Walk[], nodes: Map<string, NodeState<T>>, read: ReadTargets<T>) {
   const missing = [...new Set(walks.flatMap((walk) => walk.frontier))].filter((path) => !nodes.has(path));
   if (missing.length === 0) return;
   const targets = missing.map((path) => ({ ...placeOf(path), path }));
@@ -133,7 +132,7 @@ function distinct(problems: readonly ReferenceProblem[]): ReferenceProblem[] {
 }
 
 /** A walk whose every target was read: the checks over its graph, then the value and the targets it revealed. */
-function finish<T extends { id: string }>(walk: Walk<T>, graph: Graph<T>, memos: Memos, maxLength: number): Resolution<T> {
+function finish<T extends { id: string }>(walk: Walk, graph: Graph<T>, memos: Memos, maxLength: number): Resolution<T> {
   if (walk.problems.length > 0) return { ok: false, problems: distinct(walk.problems) };
   const cycles = cycleProblems(graph, walk.path);
   if (cycles.length > 0) return { ok: false, problems: distinct(cycles) };
@@ -163,9 +162,9 @@ export async function resolveReferences<T extends { id: string }>(
   const nodes = new Map<string, NodeState<T>>();
   for (const [path, known] of options.known ?? []) nodes.set(path, nodeOf(known, placeOf(path)));
   for (const root of roots) nodes.set(pathOf(root.place), nodeOf({ status: 'value', secret: root.secret, text: root.text }, root.place));
-  const walks = roots.map((root): Walk<T> => {
+  const walks = roots.map((root): Walk => {
     const path = pathOf(root.place);
-    return { root, path, reached: new Map([[path, { via: root.secret.id, reference: '' }]]), frontier: [path], problems: [] };
+    return { path, reached: new Map([[path, { via: root.secret.id, reference: '' }]]), frontier: [path], problems: [] };
   });
   for (const walk of walks) check(walk, nodes);
   const maxTargets = options.maxTargets ?? DEFAULT_MAX_TARGETS;
