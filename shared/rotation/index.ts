@@ -24,4 +24,4 @@ export type { RotationSteps } from './rotation-steps.ts';
 export { makeRotationStore, type RotationStore, type StoredRotation } from './rotation-store.ts';
 export { MESSAGE_STEPS, type MessageStep, type RotationMessage } from './rotation-records.ts';
 export { rotationFunctionsAllowed, type RotationFunctionAllowed } from './rotation-functions.ts';
-export { iamPatternOf, LAMBDA_ARN } from './rotation-function-arns.ts';
+export { LAMBDA_ARN } from '../platform/rotation-function-arns.ts';
