@@ -3,7 +3,9 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { API_KEY_AUTHORITY, machineAuthority, mayCall, ROLES, roleAuthority, type Authority } from '../shared/access/permissions.ts';
+import { API_KEY_AUTHORITY, machineAuthority, mayCall, roleAuthority } from '../shared/access/index.ts';
+import type { Authority } from '../shared/platform/principal.ts';
+import { ROLES } from '../shared/platform/roles.ts';
 import { CONSOLE_BASE } from '../shared/platform/routes.ts';
 
 /**
