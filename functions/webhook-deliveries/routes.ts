@@ -4,9 +4,7 @@ import { idSchema, maxUnits, minUnits, pageQuerySchema, timestampSchema } from '
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import { once } from '../../shared/platform/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
-import type { DeliveryService } from '../../shared/webhooks/webhook-service.ts';
-import type { WebhookOperations } from '../../shared/webhooks/webhook-operations-service.ts';
-import type { DeliveryStatsService } from '../../shared/webhooks/delivery-stats-service.ts';
+import type { DeliveryService, DeliveryStatsService, WebhookOperations } from '../../shared/webhooks/index.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhook-deliveries'][number];
 

@@ -5,8 +5,7 @@ import { idSchema, maxUnits, minUnits, pageQuerySchema } from '../../shared/plat
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import { once } from '../../shared/platform/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
-import type { WebhookService } from '../../shared/webhooks/webhook-service.ts';
-import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../shared/webhooks/events.ts';
+import { EVENT_TYPE_NAMES, EVENT_TYPES, type WebhookService } from '../../shared/webhooks/index.ts';
 import { isId } from '../../shared/platform/ids.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhooks'][number];

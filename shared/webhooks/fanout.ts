@@ -4,6 +4,7 @@ import { iso, type Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Store } from '../store.ts';
 import { ENTITY } from '../platform/store/keys.ts';
+import { AUDIT_CHANGE_METRIC } from '../platform/metrics-env.ts';
 import type { StoredEndpoint } from './endpoint-store.ts';
 import { SEND_BATCH } from './delivery-queue.ts';
 import { firstAttemptToken, type DeliveryMessage } from './delivery-message.ts';
@@ -23,16 +24,6 @@ export interface FanoutMetrics {
   /** An audit entry was overwritten or removed on the table (`auditChangeOf`): the alarm `audit-entry-changed`. */
   auditEntryChanged(): void;
 }
-
-/**
- * The metric of a changed audit entry, as the fan-out writes it and lib/monitoring.ts alarms on it. The namespace is
- * the worker's (shared/webhooks/metrics.ts), spelled out: importing it would bundle the worker's metrics here.
- */
-export const AUDIT_CHANGE_METRIC = {
-  namespace: 'SecretsService',
-  name: 'AuditEntriesChanged',
-  dimensions: { service: 'audit-log' },
-} as const;
 
 /**
  * The fan-out's metrics as CloudWatch Embedded Metric Format lines on stdout (the worker's format, see

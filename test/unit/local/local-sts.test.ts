@@ -75,6 +75,12 @@ describe('local STS stand-in', () => {
     expect(await code(await signed({ accessKeyId: 'AKIAUNKNOWN000000000', secretAccessKey: 'x' }))).toEqual([403, 'InvalidClientTokenId']);
     expect(await code(await signed(role, { region: 'eu-west-1' }))).toEqual([403, 'SignatureDoesNotMatch']);
     expect(await code(good, NOW + 16 * 60_000)).toEqual([403, 'SignatureDoesNotMatch']);
+    // STS's 15 minutes, not the AWS API adapter's 5: the verifier is the adapter's, its skew the stand-in's.
+    expect(await code(good, NOW - 14 * 60_000)).toEqual([200, undefined]);
+    expect(await code({ ...good, headers: { ...good.headers, authorization: 'AWS4-HMAC-SHA256 Credential=x' } })).toEqual([
+      403,
+      'IncompleteSignature',
+    ]);
     expect(await code({ ...good, headers: { ...good.headers, authorization: '' } })).toEqual([403, 'MissingAuthenticationToken']);
     expect(await code(await signed(role, { body: 'Action=GetSessionToken&Version=2011-06-15' }))).toEqual([400, 'InvalidAction']);
     expect(await code(good)).toEqual([200, undefined]);

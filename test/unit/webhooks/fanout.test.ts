@@ -7,7 +7,8 @@ import type { StoredDelivery } from '../../../shared/webhooks/delivery-store.ts'
 import { ENTITY, keys } from '../../../shared/platform/store/keys.ts';
 import type { StoredEndpoint } from '../../../shared/webhooks/endpoint-store.ts';
 import { deliveryIdFor } from '../../../shared/webhooks/events.ts';
-import { AUDIT_CHANGE_METRIC, auditChangeOf, makeFanout, makeFanoutMetrics, type FanoutDeps } from '../../../shared/webhooks/fanout.ts';
+import { auditChangeOf, makeFanout, makeFanoutMetrics, type FanoutDeps } from '../../../shared/webhooks/fanout.ts';
+import { AUDIT_CHANGE_METRIC } from '../../../shared/platform/metrics-env.ts';
 import { firstAttemptToken, type DeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
 import { fakeClock, fakeLogger, T0 } from '../support/fakes.ts';
 import { endpoint, WS } from './pipeline-support.ts';

@@ -1,8 +1,9 @@
 /**
  * The rotation functions the stack may invoke, as the CDK stack passes its context `rotationFunctionArns` to the
  * functions that ask (ROTATION_FUNCTION_ARNS, comma-separated ARN patterns; the IAM grant is limited to the same, with
- * `${workspaceId}` widened to `*`), and the ARN a rotation may name. Read by rotation-functions.ts, which decides for
- * both the configuration and the runner.
+ * `${workspaceId}` widened to `*`), and the ARN a rotation may name. Read by shared/rotation/rotation-functions.ts,
+ * which decides for both the configuration and the runner, and by the stack's grant (lib/secret-rotation.ts): in
+ * platform/ because lib/ imports nothing else of shared/.
  */
 
 /** Stands for the caller's workspace id in a pattern (decisions.md v1.4, Hardening). */

@@ -1,12 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { SealedValue } from '../crypto/envelope.ts';
+import type { SealedValue } from './crypto/envelope.ts';
 
 /**
  * The idempotency record of the request being handled, if it carries an `Idempotency-Key`: the HTTP layer runs the
- * route handler in it,
- * a service announces the answer it is about to give just before its change commits, and the data layer's
- * `transact()` then completes the record in the change's own transaction (so a change never exists without its
- * record, nor a record without its change). A leaf module, so that services and the data layer can both reach it.
+ * route handler in it, a service announces the answer it is about to give just before its change commits, and the
+ * data layer's `transact()` then completes the record in the change's own transaction (so a change never exists
+ * without its record, nor a record without its change). A leaf module beside http/ and store/, not in either, so
+ * that services, the HTTP layer and the data layer all reach it and the data layer never imports the HTTP layer.
  */
 export interface IdempotencyScope {
   /** The answer's `data`, set by the service before its transaction. */
