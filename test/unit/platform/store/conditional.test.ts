@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { ServiceUnavailableError } from '../../../shared/platform/errors.ts';
-import { CONTENTION, sendConditional, transact } from '../../../shared/platform/store/conditional.ts';
-import { patterns } from '../../../shared/platform/store/keys.ts';
-import { queryAll, queryInput } from '../../../shared/platform/store/query.ts';
+import { ServiceUnavailableError } from '../../../../shared/platform/errors.ts';
+import { CONTENTION, sendConditional, transact } from '../../../../shared/platform/store/conditional.ts';
+import { patterns } from '../../../../shared/platform/store/keys.ts';
+import { queryAll, queryInput } from '../../../../shared/platform/store/query.ts';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
 const db = { doc, tableName: 'T' };
