@@ -3,6 +3,7 @@ import { admitCredential, checkLoginKey, LAST_USED_GRANULARITY_MS } from '../../
 import { API_KEY_AUTHORITY } from '../../../shared/access/permissions.ts';
 import type { TokenItem, WorkspaceItem } from '../../../shared/workspaces/index.ts';
 import { fakeClock, T0 } from '../support/fakes.ts';
+import { AuthRequiredError } from '../../../shared/platform/errors.ts';
 
 /**
  * The step every token-item credential passes once it is known to be the caller's (shared/access/admit-credential.ts):
@@ -172,13 +173,34 @@ describe('admitCredential admits', () => {
   });
 });
 
+/**
+ * A login token against its key's state on the workspace item (decisions.md, "Workload identity": revoking or
+ * updating the key applies to its live tokens on their next request), whether or not the change has reached the
+ * token's own item yet.
+ */
 describe('checkLoginKey', () => {
-  it('passes a key the workspace item does not name or names at the revision the token has, or an older one', () => {
-    // Act, Assess
-    expect(() => checkLoginKey(3, undefined)).not.toThrow();
-    expect(() => checkLoginKey(3, 3)).not.toThrow();
-    expect(() => checkLoginKey(3, 2)).not.toThrow();
-    expect(() => checkLoginKey(0, 0)).not.toThrow();
-    expect(() => checkLoginKey(0, -1)).toThrow('the token has been revoked');
+  const refusal = (tokenRevision: number, state: number | undefined) => {
+    try {
+      checkLoginKey(tokenRevision, state);
+      return undefined;
+    } catch (error) {
+      expect(error).toBeInstanceOf(AuthRequiredError);
+      return (error as Error).message;
+    }
+  };
+
+  it('lets a token through when its key was never changed, or not since its login', () => {
+    expect(refusal(0, undefined)).toBeUndefined();
+    expect(refusal(3, 3)).toBeUndefined();
+    expect(refusal(4, 3)).toBeUndefined();
+  });
+
+  it('refuses every token of a revoked key (a state below 0)', () => {
+    expect(refusal(0, -1_800_000_000)).toMatch(/revoked/);
+    expect(refusal(7, -1)).toMatch(/revoked/);
+  });
+
+  it('refuses a token issued before the key last changed, so the workload logs in again under the new rules', () => {
+    expect(refusal(2, 3)).toMatch(/changed after this token was issued; log in again/);
   });
 });
