@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { newId } from '../../shared/platform/ids.ts';
-import { call, newWorkspace } from '../support/api.ts';
-import { checkAnswer } from '../support/contract.ts';
+import { newId } from '../../../shared/platform/ids.ts';
+import { call, newWorkspace } from '../../support/api.ts';
+import { checkAnswer } from '../../support/contract.ts';
 
 /** Sends bytes as they are, through the local API Gateway, and checks the answer against the document. */
 async function rawCall(method: string, path: string, token: string, body: Buffer | string) {

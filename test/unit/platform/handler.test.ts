@@ -17,6 +17,7 @@ import { ROUTE_GROUPS } from '../../../shared/platform/routes.ts';
 import type { ProjectService } from '../../../shared/workspaces/project-service.ts';
 import { apiEvent, lambdaContext } from '../../support/api-event.ts';
 import { machineAuthority, mayCall } from '../../../shared/access/permissions.ts';
+import { principal as fakePrincipal } from '../support/fakes.ts';
 
 const principal: Principal = {
   workspaceId: 'ws_1',
@@ -284,5 +285,30 @@ describe('lazy routes', () => {
     expect(routes.first).toBe(first);
     expect(built).toEqual(['first']);
     expect(Object.keys(routes)).toEqual(['first', 'second']);
+  });
+});
+
+describe('a request that runs out of Lambda time', () => {
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After (worth a retry), not a 500', async () => {
+    let stop: () => void = () => undefined;
+    const routes = {
+      'GET /slow': defineRoute({
+        operationId: 'slow',
+        summary: 'slow',
+        response: z.unknown(),
+        access: 'workspace',
+        handler: () => new Promise((resolve) => (stop = () => resolve({ data: null }))),
+      }),
+    };
+    const handle = makeRouteGroupHandler(routes, {
+      authenticate: async () => ({ principal: fakePrincipal(), prefetched: new Map() }),
+      timeoutEarlyInMillis: 950,
+    });
+    // 1 s left, the early-timeout margin 950 ms: middy answers for the handler 50 ms from now.
+    const result = await handle(apiEvent('GET /slow', { token: 't' }), { ...lambdaContext(), getRemainingTimeInMillis: () => 1000 });
+    stop();
+    expect(result.statusCode).toBe(503);
+    expect(result.headers).toMatchObject({ 'Retry-After': '1' });
+    expect(JSON.parse(result.body!).error).toEqual({ code: 'SERVICE_UNAVAILABLE', message: 'the request ran out of time; retry shortly' });
   });
 });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpsReceiver } from '../support/https-receiver.ts';
-import { call, localStore, newWorkspace } from '../support/api.ts';
+import type { HttpsReceiver } from '../../support/https-receiver.ts';
+import { call, localStore, newWorkspace } from '../../support/api.ts';
 import { createHash } from 'node:crypto';
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../shared/platform/store/keys.ts';
-import { newEnvironment, scanTable } from '../support/secrets.ts';
-import { deliveriesOf, registerEndpoint, startReceiver, waitFor } from '../support/webhooks.ts';
+import { keys } from '../../../shared/platform/store/keys.ts';
+import { newEnvironment, scanTable } from '../../support/secrets.ts';
+import { deliveriesOf, registerEndpoint, startReceiver, waitFor } from '../../support/webhooks.ts';
 
 type Ws = Awaited<ReturnType<typeof newWorkspace>>;
 let counter = 0;

@@ -5,12 +5,15 @@ import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
 import type { EnvironmentValue } from '../../../shared/secrets/environment-value-items.ts';
 import type { RevealLimit } from '../../../shared/secrets/reveal-limit-store.ts';
 import { BULK_PAGE_VALUE_BYTES, makeSecretService } from '../../../shared/secrets/secret-service.ts';
-import { caught, fakeClock, T0 } from '../support/fakes.ts';
+import { compilePolicy, withDefaults, type PermissionRuleInput } from '../../../shared/access/access-policy.ts';
+import { caught, fakeClock, principal, T0 } from '../support/fakes.ts';
 import { ENV, secretHarness } from './support.ts';
 
 /**
- * The bulk reveal (`revealEnvironment`): one page counts once against the reveal limits, its audit entries are
- * durable before any value is decrypted, and a page ends before its values pass 4 MiB.
+ * The bulk reveals (shared/secrets/secret-bulk-reveals.ts, through the secrets service): `revealEnvironment`, whose
+ * page counts once against the reveal limits, whose audit entries are durable before any value is decrypted, and
+ * whose page ends before its values pass 4 MiB; and `revealBatch` (the AWS API's BatchGetSecretValue), which reads
+ * every candidate in one request, decides each by the policy, and counts and audits the batch once.
  */
 
 /** The secret harness plus the three store methods the bulk reveal uses, each logging into the same event list. */
@@ -206,5 +209,156 @@ describe('secret service: bulk reveal page size', () => {
     // Assess
     expect(page.items.map((item) => item.key)).toEqual(['A']);
     expect(page).toMatchObject({ nextCursor: 'after:A', hasMore: true });
+  });
+});
+
+/** The bulk harness with the batch reveal's read of heads by path, which logs the paths it was asked for. */
+function batchHarness(options: { revealsPerMinute?: number } = {}) {
+  const h = bulkHarness(options);
+  const pathReads: string[][] = [];
+  const denials: string[] = [];
+  h.store.getSecretsByPaths = async (_ws, paths) => {
+    pathReads.push([...paths]);
+    const byPath = new Map([...h.heads.values()].map((head) => [`${head.projectSlug}/${head.envSlug}/${head.key}`, structuredClone(head)]));
+    return new Map(paths.map((path) => [path, byPath.get(path)]));
+  };
+  h.store.recordDenial = async (_ws, credentialId, subject) => {
+    denials.push(`${credentialId} ${subject}`);
+    return true;
+  };
+  const everyone = () => true;
+  const wanted = (...paths: string[]) => ({ paths, accepts: everyone });
+  const outcomeOf = (result: { value?: string; error?: unknown }) =>
+    result.error === undefined ? result.value : `${(result.error as Error).constructor.name}`;
+  return { ...h, pathReads, denials, wanted, outcomeOf };
+}
+
+const as = (actions: PermissionRuleInput['actions'], projects = ['*']) =>
+  principal({
+    actorSub: 'key_scoped',
+    credentialId: 'key_scoped',
+    authority: { policy: compilePolicy([withDefaults({ actions, projects })]), admin: false },
+  });
+
+describe('secret service: batch reveal (revealBatch)', () => {
+  it('reads every candidate path in one request, each once, and answers each wanted secret in order', async () => {
+    // Prepare
+    const h = batchHarness();
+    await h.write('A_KEY', 'one');
+    await h.write('B_KEY', 'two');
+
+    // Act
+    const results = await h.service.revealBatch(h.caller, [
+      h.wanted('app/prod/B_KEY'),
+      h.wanted('app/prod/A_KEY', 'app/prod/B_KEY'),
+      h.wanted('not a path', 'app/prod/MISSING'),
+    ]);
+
+    // Assess
+    expect(h.pathReads).toEqual([['app/prod/B_KEY', 'app/prod/A_KEY', 'app/prod/MISSING']]);
+    expect(results.map(h.outcomeOf)).toEqual(['two', 'one', 'NotFoundError']);
+    expect(results[0]).toMatchObject({ version: 1, secret: { key: 'B_KEY' } });
+    expect(results[0]).not.toHaveProperty('secret.sealed');
+  });
+
+  it('takes the first candidate whose secret the wanted one accepts, and reads nothing when no candidate is a path', async () => {
+    // Prepare
+    const h = batchHarness();
+    const a = await h.write('A_KEY', 'one');
+    await h.write('B_KEY', 'two');
+    const onlyB = { paths: ['app/prod/A_KEY', 'app/prod/B_KEY'], accepts: (s: { id: string }) => s.id !== a.id };
+
+    // Act
+    const [second] = await h.service.revealBatch(h.caller, [onlyB]);
+    const none = await h.service.revealBatch(h.caller, [h.wanted('Not/A/Path!')]);
+
+    // Assess
+    expect(h.outcomeOf(second!)).toBe('two');
+    expect(none.map(h.outcomeOf)).toEqual(['NotFoundError']);
+    expect(h.pathReads).toHaveLength(1);
+  });
+
+  it('answers NOT_FOUND for a secret the caller may not read, FORBIDDEN (recorded) for one it may read but not reveal', async () => {
+    // Prepare
+    const h = batchHarness();
+    await h.write('A_KEY', 'one');
+
+    // Act
+    const [hidden] = await h.service.revealBatch(as(['reveal'], ['other']), [h.wanted('app/prod/A_KEY')]);
+    const [readOnly] = await h.service.revealBatch(as(['read']), [h.wanted('app/prod/A_KEY')]);
+
+    // Assess
+    expect([hidden, readOnly].map((r) => h.outcomeOf(r!))).toEqual(['NotFoundError', 'ForbiddenError']);
+    expect(h.denials).toEqual([expect.stringMatching(/^key_scoped /)]);
+    expect(h.counted).toEqual([]);
+  });
+
+  it('passes over a candidate the caller may not read to the next one it may', async () => {
+    // Prepare
+    const h = batchHarness();
+    await h.write('A_KEY', 'one');
+    await h.write('B_KEY', 'two');
+    const onlyB = principal({
+      authority: { policy: compilePolicy([withDefaults({ keys: ['B_KEY'], actions: ['reveal'] })]), admin: false },
+    });
+
+    // Act
+    const [found] = await h.service.revealBatch(onlyB, [h.wanted('app/prod/A_KEY', 'app/prod/B_KEY')]);
+
+    // Assess
+    expect(h.outcomeOf(found!)).toBe('two');
+  });
+
+  it('answers a secret created without a value as NOT_FOUND (NoValueError), counting and auditing nothing for it', async () => {
+    // Prepare
+    const h = batchHarness();
+    const a = await h.write('A_KEY', 'one');
+    h.heads.set(a.id, { ...h.heads.get(a.id)!, currentVersion: 0, sealed: undefined });
+
+    // Act
+    const [valueless] = await h.service.revealBatch(h.caller, [h.wanted('app/prod/A_KEY')]);
+
+    // Assess
+    expect(h.outcomeOf(valueless!)).toBe('NoValueError');
+    expect(h.events).not.toContain('countRevealPage');
+    expect(h.events).not.toContain('writeAuditEntries');
+  });
+
+  it('counts the batch once and writes its audit entries together (bulk) before any value is decrypted', async () => {
+    // Prepare
+    const h = batchHarness({ revealsPerMinute: 7 });
+    await h.write('A_KEY', 'one');
+    await h.write('B_KEY', 'two');
+
+    // Act
+    await h.service.revealBatch(h.caller, [h.wanted('app/prod/A_KEY'), h.wanted('app/prod/B_KEY'), h.wanted('app/prod/NONE')]);
+
+    // Assess
+    expect(h.events.filter((event) => event !== 'listEnvironmentValues')).toEqual([
+      'countRevealPage',
+      'writeAuditEntries',
+      'decrypt',
+      'decrypt',
+    ]);
+    expect(h.counted).toEqual([{ credentialId: h.caller.credentialId, perMinute: 7, workspacePerMinute: 70, now: T0 }]);
+    expect(h.audited[0]!.map((entry) => [entry.action, entry.metadata.key, entry.metadata.bulk])).toEqual([
+      ['secret.reveal', 'A_KEY', true],
+      ['secret.reveal', 'B_KEY', true],
+    ]);
+  });
+
+  it('a batch the rate limit refuses throws as a whole: nothing audited or decrypted', async () => {
+    // Prepare
+    const h = batchHarness();
+    await h.write('A_KEY', 'one');
+    h.store.countRevealPage = async () => Promise.reject(new RateLimitedError('slow down', 5));
+
+    // Act
+    const error = await caught(() => h.service.revealBatch(h.caller, [h.wanted('app/prod/A_KEY')]));
+
+    // Assess
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(h.audited).toEqual([]);
+    expect(h.events).not.toContain('decrypt');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceUnavailableError } from '../../../shared/platform/errors.ts';
-import { conditionFailedAt } from '../../../shared/platform/store/conditional.ts';
-import { TransactionContentionError, translateError } from '../../../shared/platform/store/send.ts';
+import { ServiceUnavailableError } from '../../../../shared/platform/errors.ts';
+import { conditionFailedAt } from '../../../../shared/platform/store/conditional.ts';
+import { TransactionContentionError, translateError } from '../../../../shared/platform/store/send.ts';
 
 const cancelled = (...codes: string[]) =>
   Object.assign(new Error('Transaction cancelled'), {

@@ -1,11 +1,11 @@
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { call, newWorkspace } from '../support/api.ts';
-import { checkAnswer } from '../support/contract.ts';
-import { bodyBytes, requestPlan, units, type Fixtures, type JsonSchema, type RequestPlan } from '../support/openapi-requests.ts';
-import { deliveriesOf, registerEndpoint, startReceiver, waitFor } from '../support/webhooks.ts';
-import type { HttpsReceiver } from '../support/https-receiver.ts';
+import { call, newWorkspace } from '../../support/api.ts';
+import { checkAnswer } from '../../support/contract.ts';
+import { bodyBytes, requestPlan, units, type Fixtures, type JsonSchema, type RequestPlan } from '../../support/openapi-requests.ts';
+import { deliveriesOf, registerEndpoint, startReceiver, waitFor } from '../../support/webhooks.ts';
+import type { HttpsReceiver } from '../../support/https-receiver.ts';
 
 /**
  * A property-based test of the whole API over HTTP, against the local stack: requests generated from the served

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { get, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, inject, it } from 'vitest';
-import { call } from '../support/api.ts';
+import { call } from '../../support/api.ts';
 
 /** A GET through node:http with the given Accept-Encoding: the status line's headers and the body's raw bytes. */
 async function rawGet(path: string, acceptEncoding: string): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
@@ -22,7 +22,7 @@ describe('GET /api/v1/openapi.json', () => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
     expect(answer.headers.get('x-request-id')).toMatch(/^req_/);
-    expect(answer.body).toEqual(JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8')));
+    expect(answer.body).toEqual(JSON.parse(readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8')));
     expect(answer.body.openapi).toBe('3.1.0');
   });
 

@@ -1,25 +1,25 @@
-import { LOCAL_PLACE } from '../../shared/secrets/secret-names.ts';
+import { LOCAL_PLACE } from '../../../shared/secrets/secret-names.ts';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { makeAuthenticator } from '../../shared/access/authenticate.ts';
-import { observeAwsCalls, type AwsCallEvent } from '../../bin/local/instrumentation.ts';
-import { makeAwsInspector } from '../../bench/calls.ts';
-import { makeCipher } from '../../shared/platform/crypto/envelope.ts';
-import { makeLocalKeyring } from '../../shared/platform/crypto/local-keyring.ts';
-import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { makeSecretService } from '../../shared/secrets/secret-service.ts';
-import { makeDeletedSecretService } from '../../shared/secrets/deleted-secret-service.ts';
-import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
-import { rotationViewOf } from '../../shared/rotation/index.ts';
-import { makeAuditRoutes } from '../../functions/audit/routes.ts';
-import { makeAuditService } from '../../shared/audit/audit-service.ts';
-import { localStore, newWorkspace, stackMacs } from '../support/api.ts';
-import { newEnvironment } from '../support/secrets.ts';
-import { storedDelivery } from '../support/webhooks.ts';
-import { newId } from '../../shared/platform/ids.ts';
-import { claimOf } from '../../shared/webhooks/delivery-store.ts';
-import { apiEvent, lambdaContext } from '../support/api-event.ts';
+import { makeAuthenticator } from '../../../shared/access/authenticate.ts';
+import { observeAwsCalls, type AwsCallEvent } from '../../../bin/local/instrumentation.ts';
+import { makeAwsInspector } from '../../../bench/calls.ts';
+import { makeCipher } from '../../../shared/platform/crypto/envelope.ts';
+import { makeLocalKeyring } from '../../../shared/platform/crypto/local-keyring.ts';
+import { makeRouteGroupHandler } from '../../../shared/platform/http/handler.ts';
+import { makeSecretService } from '../../../shared/secrets/secret-service.ts';
+import { makeDeletedSecretService } from '../../../shared/secrets/deleted-secret-service.ts';
+import { makeSecretRoutes } from '../../../functions/secrets/routes.ts';
+import { rotationViewOf } from '../../../shared/rotation/index.ts';
+import { makeAuditRoutes } from '../../../functions/audit/routes.ts';
+import { makeAuditService } from '../../../shared/audit/audit-service.ts';
+import { localStore, newWorkspace, stackMacs } from '../../support/api.ts';
+import { newEnvironment } from '../../support/secrets.ts';
+import { storedDelivery } from '../../support/webhooks.ts';
+import { newId } from '../../../shared/platform/ids.ts';
+import { claimOf } from '../../../shared/webhooks/delivery-store.ts';
+import { apiEvent, lambdaContext } from '../../support/api-event.ts';
 
 /**
  * The deterministic performance budgets (issue "Performance"): AWS requests and DynamoDB capacity units per

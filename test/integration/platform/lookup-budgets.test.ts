@@ -1,27 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { makeAuthenticator } from '../../shared/access/authenticate.ts';
-import { makeAccessKeyService } from '../../shared/access/access-key-service.ts';
-import { observeAwsCalls, type AwsCallEvent } from '../../bin/local/instrumentation.ts';
-import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { systemClock } from '../../shared/platform/clock.ts';
-import { makeProjectService } from '../../shared/workspaces/project-service.ts';
-import { makeWebhookService } from '../../shared/webhooks/webhook-service.ts';
-import { makeProjectRoutes } from '../../functions/projects/routes.ts';
-import { makeEnvironmentRoutes } from '../../functions/environments/routes.ts';
-import { makeAccessKeyRoutes } from '../../functions/access-keys/routes.ts';
-import { makeWebhookRoutes } from '../../functions/webhooks/routes.ts';
-import { call, localStore, newWorkspace, stackMacs } from '../support/api.ts';
-import { newEnvironment } from '../support/secrets.ts';
-import { registerEndpoint, startReceiver } from '../support/webhooks.ts';
-import type { HttpsReceiver } from '../support/https-receiver.ts';
-import { apiEvent, lambdaContext } from '../support/api-event.ts';
+import { makeAuthenticator } from '../../../shared/access/authenticate.ts';
+import { makeAccessKeyService } from '../../../shared/access/access-key-service.ts';
+import { observeAwsCalls, type AwsCallEvent } from '../../../bin/local/instrumentation.ts';
+import { makeRouteGroupHandler } from '../../../shared/platform/http/handler.ts';
+import { systemClock } from '../../../shared/platform/clock.ts';
+import { makeProjectService } from '../../../shared/workspaces/project-service.ts';
+import { makeWebhookService } from '../../../shared/webhooks/webhook-service.ts';
+import { makeProjectRoutes } from '../../../functions/projects/routes.ts';
+import { makeEnvironmentRoutes } from '../../../functions/environments/routes.ts';
+import { makeAccessKeyRoutes } from '../../../functions/access-keys/routes.ts';
+import { makeWebhookRoutes } from '../../../functions/webhooks/routes.ts';
+import { call, localStore, newWorkspace, stackMacs } from '../../support/api.ts';
+import { newEnvironment } from '../../support/secrets.ts';
+import { registerEndpoint, startReceiver } from '../../support/webhooks.ts';
+import type { HttpsReceiver } from '../../support/https-receiver.ts';
+import { apiEvent, lambdaContext } from '../../support/api-event.ts';
 
 /**
  * What a lookup by id costs (decisions.md, "Lookups by id": one request per object): the object is read ahead in the
  * credential's own BatchGetItem, so the whole request is one DynamoDB request, by every kind of credential that
  * may make it, and an unknown id costs no more. Counted by the SDK middleware around the real route-group handlers
- * over the local stack's table, as budgets.test.ts counts the secrets routes.
+ * over the local stack's table, as aws-call-budgets.test.ts counts the secrets routes.
  */
 const context = lambdaContext();
 
