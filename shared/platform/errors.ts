@@ -4,6 +4,11 @@ export class ApiError extends Error {
   readonly status: number = 500;
   /** Extra response headers, for example `Retry-After`. */
   readonly headers: Record<string, string> = {};
+  /**
+   * `error.details` of the answer, where the contract gives one (a reveal's unresolvable references, a merge's stale
+   * keys): objects of names and reasons, never a value.
+   */
+  readonly details?: readonly object[];
 }
 
 /**

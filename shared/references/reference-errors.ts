@@ -22,7 +22,7 @@ export class ReferenceSyntaxError extends ValidationError {}
  * only to a caller who may reveal the value holding them (the reveal's own check, then the port's per target).
  */
 export class UnresolvedReferencesError extends ConflictError {
-  readonly details: readonly ReferenceProblem[];
+  override readonly details: readonly ReferenceProblem[];
 
   constructor(details: readonly ReferenceProblem[]) {
     const reasons = [...new Set(details.map((problem) => problem.reason))].join(', ');
