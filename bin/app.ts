@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { JwtSettings } from '../lib/api.ts';
-import { ROLES, type Role } from '../shared/access/permissions.ts';
+import { ROLES, type Role } from '../shared/platform/roles.ts';
 import { ServiceStack, type ServiceStackProps } from '../lib/service-stack.ts';
 import { buildConsole } from './console-build.ts';
 

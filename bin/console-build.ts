@@ -3,7 +3,10 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { API_KEY_AUTHORITY, machineAuthority, mayCall, ROLES, roleAuthority, type Authority } from '../shared/access/permissions.ts';
+import { API_KEY_AUTHORITY, machineAuthority, mayCall, roleAuthority } from '../shared/access/index.ts';
+import type { Authority } from '../shared/platform/principal.ts';
+import { ROLES } from '../shared/platform/roles.ts';
+import { CONSOLE_BASE } from '../shared/platform/routes.ts';
 
 /**
  * Builds the web console (console/): esbuild bundles console/src/main.tsx for browsers into content-hashed files
@@ -13,8 +16,6 @@ import { API_KEY_AUTHORITY, machineAuthority, mayCall, ROLES, roleAuthority, typ
  */
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
-/** Where the console is served: the local front and CloudFront both put it under this path. */
-export const CONSOLE_BASE = '/console';
 
 export interface ConsoleBuild {
   outdir: string;

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { permissionTable } from '../shared/access/permissions.ts';
+import { permissionTable } from '../shared/access/index.ts';
 
 /** The files that show the permission table, between these markers. */
 export const PERMISSION_TABLE_FILES = ['README.md', 'docs/permissions.md'] as const;

@@ -23,7 +23,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, type IBucket, ObjectOwners
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { CONSOLE_BASE } from '../bin/console-build.ts';
+import { CONSOLE_BASE } from '../shared/platform/routes.ts';
 import type { JwtSettings } from './api.ts';
 import { acknowledgeWildcardResource } from './nag.ts';
 

@@ -8,7 +8,7 @@ import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ROTATION_FUNCTION, ROTATION_QUEUE } from '../shared/platform/functions.ts';
-import { iamPatternOf } from '../shared/rotation/rotation-function-arns.ts';
+import { iamPatternOf } from '../shared/platform/rotation-function-arns.ts';
 import { ROTATION_ACCESS } from './rotation-access.ts';
 import { applyAccess } from './apply-access.ts';
 import { acknowledgeWildcardResource } from './nag.ts';

@@ -4,7 +4,7 @@ import { MathExpression, Metric, SearchExpression, Stats } from 'aws-cdk-lib/aws
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { ROUTE_GROUPS } from '../shared/platform/routes.ts';
-import { AUDIT_CHANGE_METRIC } from '../shared/webhooks/deliveries/fanout.ts';
+import { AUDIT_CHANGE_METRIC } from '../shared/platform/metrics-env.ts';
 
 /** The worker's EMF namespace and service dimension (shared/webhooks/metrics.ts `makeDeliveryMetrics`). */
 export const METRICS_NAMESPACE = 'SecretsService';

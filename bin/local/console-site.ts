@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, normalize } from 'node:path';
-import { CONSOLE_BASE } from '../console-build.ts';
+import { CONSOLE_BASE } from '../../shared/platform/routes.ts';
 
 /**
  * The web console on the local front (decisions.md, "Console"): under `/console/`, same origin as the API. Its

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hashToken } from '../../shared/access/tokens.ts';
+import { hashToken } from '../../shared/access/index.ts';
 import type { Store } from '../../shared/store.ts';
 
 /**

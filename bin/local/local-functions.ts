@@ -4,8 +4,13 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { logger } from '../../shared/platform/logger.ts';
-import type { FunctionInvoker, InvokeOutcome, RotationEvent } from '../../shared/rotation/function-invoker.ts';
-import { failedOutcome, timedOutOutcome } from '../../shared/rotation/invoke-outcome.ts';
+import {
+  failedOutcome,
+  timedOutOutcome,
+  type FunctionInvoker,
+  type InvokeOutcome,
+  type RotationEvent,
+} from '../../shared/rotation/index.ts';
 import { attributeCalls } from './instrumentation.ts';
 import type { RunnerInvocation, RunnerReport } from './function-runner.ts';
 import { readVersionedRecord, writeJsonAtomic } from './json-file.ts';

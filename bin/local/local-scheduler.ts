@@ -1,7 +1,7 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { systemClock, type Clock } from '../../shared/platform/clock.ts';
 import { logger } from '../../shared/platform/logger.ts';
-import { assertScheduleName, type OneTimeScheduler, type ScheduleInput } from '../../shared/webhooks/deliveries/scheduler.ts';
+import { assertScheduleName, type OneTimeScheduler, type ScheduleInput } from '../../shared/webhooks/index.ts';
 import { describeError } from './sqs-poller.ts';
 import { readVersionedRecord, writeJsonAtomic } from './json-file.ts';
 

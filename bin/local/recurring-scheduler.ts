@@ -1,7 +1,7 @@
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { logger } from '../../shared/platform/logger.ts';
 import { cronOf } from '../../shared/rotation/rotation-cron.ts';
-import { intervalOf } from '../../shared/rotation/rotation-schedule.ts';
+import { intervalOf } from '../../shared/rotation/index.ts';
 import { readVersionedRecord, writeJsonAtomic } from './json-file.ts';
 import { describeError } from './sqs-poller.ts';
 

@@ -2,7 +2,7 @@ import { CreateQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { ROTATION_FUNCTION, ROTATION_QUEUE } from '../../shared/platform/functions.ts';
-import type { FunctionInvoker } from '../../shared/rotation/function-invoker.ts';
+import type { FunctionInvoker } from '../../shared/rotation/index.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 
 /**

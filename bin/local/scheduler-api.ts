@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
-import type { OneTimeScheduler } from '../../shared/webhooks/deliveries/scheduler.ts';
+import type { OneTimeScheduler } from '../../shared/webhooks/index.ts';
 import { nextFire, type RecurringScheduler } from './recurring-scheduler.ts';
 
 /**

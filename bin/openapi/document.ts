@@ -14,12 +14,7 @@ import {
   versionAnswer,
 } from '../../shared/secrets/secret-answers.ts';
 import { auditEntryAnswer } from '../../shared/audit/audit-answers.ts';
-import {
-  deliveryAnswer,
-  eventTypeAnswer,
-  webhookEndpointAnswer,
-  webhookEndpointCreated,
-} from '../../shared/webhooks/endpoints/webhook-answers.ts';
+import { deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/webhooks/index.ts';
 import { accessKeyAnswer, accessKeyCreated } from '../../shared/access/access-key-answers.ts';
 import { allRouteDefinitions } from './routes.ts';
 import { jsonSchema, webhooksSection } from './webhooks.ts';
@@ -232,7 +227,16 @@ function componentSchemas(): Record<string, unknown> {
         error: {
           type: 'object',
           required: ['code', 'message'],
-          properties: { code: { enum: Object.keys(STATUS_OF) }, message: { type: 'string' } },
+          properties: {
+            code: { enum: Object.keys(STATUS_OF) },
+            message: { type: 'string' },
+            details: {
+              type: 'array',
+              items: { type: 'object' },
+              description:
+                "What the code's rule found, item by item, where decisions.md gives it (a reveal's references, a merge's stale keys).",
+            },
+          },
           additionalProperties: false,
         },
         meta: { $ref: '#/components/schemas/Meta' },

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { toJSONSchema } from 'zod/v4/core';
-import { EVENT_TYPES, PING_EVENT_TYPE } from '../../shared/webhooks/deliveries/event-types.ts';
+import { EVENT_TYPES, PING_EVENT_TYPE } from '../../shared/webhooks/index.ts';
 
 /**
  * The six webhook events and the test event, for the document's top-level `webhooks` section: each body, the `Service-*` headers,

@@ -4,7 +4,7 @@ import { maxUnits, minUnits, pageQuerySchema, timestampSchema } from '../../shar
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import { once } from '../../shared/platform/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
-import { AUDIT_ACTIONS } from '../../shared/audit/audit-actions.ts';
+import { AUDIT_ACTIONS } from '../../shared/audit/index.ts';
 import type { AuditService } from '../../shared/audit/audit-service.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['audit'][number];

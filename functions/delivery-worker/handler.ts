@@ -18,18 +18,18 @@ import {
 
 const { config, db, clock } = runtime();
 // The stores of the cold start; the fan-out's Query of a workspace's endpoints lets a batch with many of them read
-// them all at once (shared/webhooks/deliveries/worker-reads.ts). ./recovery.ts adds the recovery's.
+// them all at once (shared/webhooks/deliveries/worker-reads.ts). ./rare.ts adds the recovery's.
 const store = composeStores(makeEndpointWorkerStore(db), makeEndpointFanoutStore(db), makeDeliveryWorkerStore(db));
 // Every invocation signs deliveries, so the KMS client is built at cold start, not on the first value.
 const cipher = cipherFromConfig(config, SIGNING_SECRET_DATA_KEYS);
 const { send } = guardedHttpFromConfig(config);
 const queue = schedulingQueueFromConfig(config, clock);
 const metrics = makeDeliveryMetrics();
-// A recovery of failed deliveries is rare work: its runner loads with its first message (./recovery.ts), not at cold
+// A recovery of failed deliveries is rare work: its runner loads with its first message (./rare.ts), not at cold
 // start.
 const recover = async (message: RecoveryMessage) => {
   if (!runner) {
-    const { makeRecoveryRunner, withRecoveryStore } = await import('./recovery.ts');
+    const { makeRecoveryRunner, withRecoveryStore } = await import('./rare.ts');
     const all = withRecoveryStore(db, store);
     runner ??= makeRecoveryRunner({
       store: all,
@@ -45,9 +45,9 @@ const recover = async (message: RecoveryMessage) => {
 };
 let runner: ((message: RecoveryMessage) => Promise<unknown>) | undefined;
 // A statistics rollup runs once a workspace's bucket is over, a small share of invocations: its code loads with the
-// first (./rollup.ts). It reads and writes through its own store alone.
+// first (./rare.ts, with the recovery's). It reads and writes through its own store alone.
 const rollUp = async (message: StatsRollupMessage) => {
-  const { makeStatsRollup, makeStatsRollupStore } = await import('./rollup.ts');
+  const { makeStatsRollup, makeStatsRollupStore } = await import('./rare.ts');
   rollup ??= makeStatsRollup({
     store: makeStatsRollupStore(db),
     continueRollup: (next) => queue.enqueueStatsRollup(next, clock.now()),

@@ -27,8 +27,7 @@ import { defineRoute, lazyRoutes, listOutput, type RawInput, type RouteDefinitio
 import { once } from '../../shared/platform/http/once.ts';
 import { isId } from '../../shared/platform/ids.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
-import { SECRET_PATH, type SecretService } from '../../shared/secrets/secret-service.ts';
-import type { DeletedSecretService } from '../../shared/secrets/deleted-secret-service.ts';
+import { SECRET_PATH, type DeletedSecretService, type SecretService } from '../../shared/secrets/index.ts';
 import type { RotationService } from '../../shared/rotation/index.ts';
 import { rotationRoutes } from './rotation-routes.ts';
 

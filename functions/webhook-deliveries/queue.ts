@@ -1,6 +1,5 @@
 /*
  * The delivery queue (with the SQS client), in a module of its own that the handler imports on the first message it
- * sends: one chunk split point, so a cold start that lists or reads deliveries does without it. Imported from its
- * file: a cold start reaches shared/webhooks/index.ts, which says why that may not carry it.
+ * sends: one chunk split point, so a cold start that lists or reads deliveries does without it.
  */
-export { enqueueNow, immediateQueueFromConfig } from '../../shared/webhooks/deliveries/immediate-queue.ts';
+export { enqueueNow, immediateQueueFromConfig } from '../../shared/webhooks/on-first-use.ts';

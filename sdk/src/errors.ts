@@ -4,12 +4,21 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly requestId: string | undefined;
+  /** `error.details` where the API gives them (a reveal's unresolvable references, a merge's stale keys). */
+  readonly details: readonly Record<string, unknown>[] | undefined;
 
-  constructor(status: number, code: string, message: string, requestId?: string, options?: { cause?: unknown }) {
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    requestId?: string,
+    options?: { cause?: unknown; details?: readonly Record<string, unknown>[] },
+  ) {
     super(`${code}: ${message}`, options);
     this.status = status;
     this.code = code;
     this.requestId = requestId;
+    this.details = options?.details;
   }
 }
 
@@ -22,7 +31,7 @@ export class WebhookVerificationError extends Error {
 export function unwrap<T>(result: { data?: { data: T }; error?: unknown; response: Response }): T {
   if (result.data !== undefined) return result.data.data;
   const envelope = result.error as
-    | { error?: { code?: string; message?: string }; meta?: { requestId?: string }; message?: string }
+    | { error?: { code?: string; message?: string; details?: Record<string, unknown>[] }; meta?: { requestId?: string }; message?: string }
     | undefined;
   const code = envelope?.error?.code ?? (result.response.status === 404 ? 'NOT_FOUND' : 'HTTP_ERROR');
   throw new ApiError(
@@ -30,5 +39,6 @@ export function unwrap<T>(result: { data?: { data: T }; error?: unknown; respons
     code,
     envelope?.error?.message ?? envelope?.message ?? result.response.statusText,
     envelope?.meta?.requestId ?? result.response.headers.get('x-request-id') ?? undefined,
+    Array.isArray(envelope?.error?.details) ? { details: envelope.error.details } : undefined,
   );
 }

@@ -25,7 +25,7 @@ import type { Store } from '../store.ts';
 import { auditEntry } from '../audit/index.ts';
 import type { PageRequest } from '../platform/store/query.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
-import { announceAnswer } from '../platform/http/idempotency-scope.ts';
+import { announceAnswer } from '../platform/idempotency-scope.ts';
 
 export type AccessKeyServiceStore = Pick<
   Store,

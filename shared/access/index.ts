@@ -2,6 +2,10 @@
  * What other features use of access: the refusals every service asks at its top (the policy's verdict as NOT_FOUND
  * or FORBIDDEN), and the tokens a new workspace's first key is issued with. Authentication, logins, access keys and
  * the compiling of policies stay inside this folder; the shapes of a caller are the platform's (principal.ts).
+ * Entry modules besides this file (architecture.test.ts reads these lines, as a package's `exports` map):
+ * @entry access-key-answers.ts what the access-keys routes answer, for them and the API description
+ * @entry login-schemas.ts what the auth and access-keys routes accept of logins and tokens, and the login's answer
+ * @entry permission-schemas.ts the permission rules and CIDRs the access-keys routes accept
  */
 export {
   assertMayCreateEnvironments,
@@ -28,3 +32,5 @@ export {
 export { makeDenialStore } from './denial-store.ts';
 /** The glob of permissions, which also matches the rotation functions' ARNs against the stack's patterns. */
 export { globMatcher } from './glob.ts';
+/** The authority of each credential and what it may call, which the console's build and the permission table show. */
+export { API_KEY_AUTHORITY, machineAuthority, mayCall, permissionTable, roleAuthority } from './permissions.ts';

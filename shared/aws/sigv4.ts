@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { NodeSha256 } from '../../sdk/src/node-sha256.ts';
+import { NodeSha256 } from '../platform/crypto/node-sha256.ts';
 
 /**
  * AWS Signature Version 4 of a request to the AWS API adapter (decisions.md, "The AWS Secrets Manager API"), checked
@@ -105,12 +105,13 @@ export function checkOperationSigned(request: SignedRequest, auth: SigV4Authoriz
  * Checks everything the signature covers but the signature itself: the scope's region and service (the protocol's:
  * a signature for STS does not run a Secrets Manager operation, nor the reverse), the date and its day, the payload
  * hash, and that the operation (checkOperationSigned), the host, the date and (when sent) the session token are
- * signed. Answers the signing date, or the refusal.
+ * signed. The date may be MAX_SKEW_MS from now, or `maxSkewMs` (the local STS stand-in allows STS's 15 minutes).
+ * Answers the signing date, or the refusal.
  */
 export function checkScope(
   request: SignedRequest,
   auth: SigV4Authorization,
-  expected: { region: string; service: SigningService; now: number },
+  expected: { region: string; service: SigningService; now: number; maxSkewMs?: number },
 ): Date | SigV4Refusal {
   if (auth.service !== expected.service) return invalid(`Credential should be scoped to correct service: '${expected.service}'.`);
   if (auth.region !== expected.region) return invalid(`Credential should be scoped to a valid region: '${expected.region}'.`);
@@ -118,8 +119,9 @@ export function checkScope(
   if (!date) return { type: 'IncompleteSignature', message: 'X-Amz-Date must be a valid date in the form YYYYMMDDTHHMMSSZ' };
   if (!request.headers['x-amz-date']!.startsWith(auth.day))
     return invalid('Date in Credential scope does not match YYYYMMDD from X-Amz-Date.');
-  if (Math.abs(expected.now - date.getTime()) > MAX_SKEW_MS) {
-    return invalid('Signature expired: the request date is more than 5 minutes from the current time.');
+  const maxSkewMs = expected.maxSkewMs ?? MAX_SKEW_MS;
+  if (Math.abs(expected.now - date.getTime()) > maxSkewMs) {
+    return invalid(`Signature expired: the request date is more than ${maxSkewMs / 60_000} minutes from the current time.`);
   }
   const operation = checkOperationSigned(request, auth, expected.service);
   if (operation) return operation;

@@ -21,16 +21,16 @@ const FORM = /^application\/x-www-form-urlencoded\s*(;|$)/i;
 type ApiResult = APIGatewayProxyStructuredResultV2;
 
 /** STS's code and status for each AWS JSON error type the shared authentication path throws (STS's Common Errors). */
-const STS_CODES: Readonly<Record<string, { code: string; status: number }>> = {
-  MissingAuthenticationToken: { code: 'MissingAuthenticationToken', status: 403 },
-  IncompleteSignature: { code: 'IncompleteSignature', status: 400 },
-  InvalidSignatureException: { code: 'SignatureDoesNotMatch', status: 403 },
-  UnrecognizedClientException: { code: 'InvalidClientTokenId', status: 403 },
-  ExpiredTokenException: { code: 'ExpiredToken', status: 403 },
-  AccessDeniedException: { code: 'AccessDenied', status: 403 },
-  ThrottlingException: { code: 'Throttling', status: 400 },
-  InternalServiceError: { code: 'InternalFailure', status: 500 },
-};
+const STS_CODES: ReadonlyMap<string, readonly [code: string, status: number]> = new Map([
+  ['MissingAuthenticationToken', ['MissingAuthenticationToken', 403]],
+  ['IncompleteSignature', ['IncompleteSignature', 400]],
+  ['InvalidSignatureException', ['SignatureDoesNotMatch', 403]],
+  ['UnrecognizedClientException', ['InvalidClientTokenId', 403]],
+  ['ExpiredTokenException', ['ExpiredToken', 403]],
+  ['AccessDeniedException', ['AccessDenied', 403]],
+  ['ThrottlingException', ['Throttling', 400]],
+  ['InternalServiceError', ['InternalFailure', 500]],
+]);
 
 const escapeXml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
@@ -123,7 +123,7 @@ export function answerSts(principal: Principal, request: Pick<SignedRequest, 'bo
 
 /** An error in STS's XML form (`ErrorResponse`), its code and status as STS names them for what was refused. */
 export function stsErrorAnswer(error: AwsError, requestId: string): ApiResult {
-  const { code, status } = STS_CODES[error.type] ?? { code: error.type, status: error.status };
+  const [code, status] = STS_CODES.get(error.type) ?? [error.type, error.status];
   const xml = [
     `<ErrorResponse xmlns="${NAMESPACE}">`,
     `  <Error><Type>${status >= 500 ? 'Receiver' : 'Sender'}</Type><Code>${escapeXml(code)}</Code><Message>${escapeXml(error.message)}</Message></Error>`,

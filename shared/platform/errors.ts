@@ -4,43 +4,43 @@ export class ApiError extends Error {
   readonly status: number = 500;
   /** Extra response headers, for example `Retry-After`. */
   readonly headers: Record<string, string> = {};
+  /**
+   * `error.details` of the answer, where the contract gives one (a reveal's unresolvable references, a merge's stale
+   * keys): objects of names and reasons, never a value.
+   */
+  readonly details?: readonly object[];
 }
 
-export class ValidationError extends ApiError {
-  override readonly code = 'VALIDATION_ERROR';
-  override readonly status = 400;
+/**
+ * The base of an error class with a fixed code and status: `class NotFoundError extends errorOf('NOT_FOUND', 404) {}`.
+ * One definition of the two fields instead of one per class.
+ */
+function errorOf<Code extends string>(code: Code, status: number) {
+  return class extends ApiError {
+    override readonly code: Code = code;
+    override readonly status: number = status;
+  };
 }
 
-export class AuthRequiredError extends ApiError {
-  override readonly code = 'AUTH_REQUIRED';
-  override readonly status = 401;
+export class ValidationError extends errorOf('VALIDATION_ERROR', 400) {}
+
+export class AuthRequiredError extends errorOf('AUTH_REQUIRED', 401) {
   constructor(message = 'A valid bearer token is required') {
     super(message);
   }
 }
 
-export class WorkspaceNotAllowlistedError extends ApiError {
-  override readonly code = 'WORKSPACE_NOT_ALLOWLISTED';
-  override readonly status = 403;
+export class WorkspaceNotAllowlistedError extends errorOf('WORKSPACE_NOT_ALLOWLISTED', 403) {
   constructor() {
     super('This workspace is not on the private-beta allowlist');
   }
 }
 
-export class ForbiddenError extends ApiError {
-  override readonly code = 'FORBIDDEN';
-  override readonly status = 403;
-}
+export class ForbiddenError extends errorOf('FORBIDDEN', 403) {}
 
-export class NotFoundError extends ApiError {
-  override readonly code = 'NOT_FOUND';
-  override readonly status = 404;
-}
+export class NotFoundError extends errorOf('NOT_FOUND', 404) {}
 
-export class ConflictError extends ApiError {
-  override readonly code = 'CONFLICT';
-  override readonly status = 409;
-}
+export class ConflictError extends errorOf('CONFLICT', 409) {}
 
 /**
  * A repeat of an Idempotency-Key while the first request with it still runs. `Retry-After` tells a client (the SDK
@@ -54,20 +54,12 @@ export class IdempotencyKeyInUseError extends ConflictError {
   }
 }
 
-export class LimitExceededError extends ApiError {
-  override readonly code = 'LIMIT_EXCEEDED';
-  override readonly status = 409;
-}
+export class LimitExceededError extends errorOf('LIMIT_EXCEEDED', 409) {}
 
-export class PayloadTooLargeError extends ApiError {
-  override readonly code = 'PAYLOAD_TOO_LARGE';
-  override readonly status = 413;
-}
+export class PayloadTooLargeError extends errorOf('PAYLOAD_TOO_LARGE', 413) {}
 
 /** A rate limit was hit; `retryAfterSeconds` goes into the `Retry-After` header. */
-export class RateLimitedError extends ApiError {
-  override readonly code = 'RATE_LIMITED';
-  override readonly status = 429;
+export class RateLimitedError extends errorOf('RATE_LIMITED', 429) {
   constructor(message: string, retryAfterSeconds: number) {
     super(message);
     this.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
@@ -75,9 +67,7 @@ export class RateLimitedError extends ApiError {
 }
 
 /** A dependency (DynamoDB, KMS, SQS) is throttling or down: safe to retry. */
-export class ServiceUnavailableError extends ApiError {
-  override readonly code = 'SERVICE_UNAVAILABLE';
-  override readonly status = 503;
+export class ServiceUnavailableError extends errorOf('SERVICE_UNAVAILABLE', 503) {
   constructor(message = 'A dependency is temporarily unavailable; retry shortly', retryAfterSeconds = 1) {
     super(message);
     this.headers['Retry-After'] = String(retryAfterSeconds);
@@ -95,19 +85,10 @@ export class OutOfTimeError extends ServiceUnavailableError {
 }
 
 /** A delivery retry while the delivery is still pending. */
-export class AlreadyQueuedError extends ApiError {
-  override readonly code = 'ALREADY_QUEUED';
-  override readonly status = 409;
-}
+export class AlreadyQueuedError extends errorOf('ALREADY_QUEUED', 409) {}
 
 /** A delivery retry while its endpoint is off (paused or switched off). */
-export class EndpointDisabledError extends ApiError {
-  override readonly code = 'ENDPOINT_DISABLED';
-  override readonly status = 409;
-}
+export class EndpointDisabledError extends errorOf('ENDPOINT_DISABLED', 409) {}
 
 /** 422: an Idempotency-Key sent again with a different request (decisions.md, Idempotency keys). */
-export class IdempotencyKeyReusedError extends ApiError {
-  override readonly code = 'IDEMPOTENCY_KEY_REUSED';
-  override readonly status = 422;
-}
+export class IdempotencyKeyReusedError extends errorOf('IDEMPOTENCY_KEY_REUSED', 422) {}

@@ -1,6 +1,16 @@
 /** CloudWatch metrics of every feature: one namespace, written as Embedded Metric Format lines on stdout. */
 export const METRICS_NAMESPACE = 'SecretsService';
 
+/**
+ * The metric of a changed audit entry, as the webhooks' fan-out writes it (shared/webhooks/fanout.ts) and the stack
+ * alarms on it (lib/service-metrics.ts): in platform/, which both may import.
+ */
+export const AUDIT_CHANGE_METRIC = {
+  namespace: METRICS_NAMESPACE,
+  name: 'AuditEntriesChanged',
+  dimensions: { service: 'audit-log' },
+} as const;
+
 /** Metrics off: POWERTOOLS_METRICS_DISABLED when set (1, y, yes, t, true, on), else POWERTOOLS_DEV, as Powertools read them. */
 export function metricsDisabled(env: NodeJS.ProcessEnv): boolean {
   const truthy = (value: string | undefined) => ['1', 'y', 'yes', 't', 'true', 'on'].includes((value ?? '').trim().toLowerCase());

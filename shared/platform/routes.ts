@@ -70,3 +70,6 @@ export const ROUTE_GROUPS = {
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS;
+
+/** Where the web console is served: the local front and CloudFront both put it under this path, and its build links it. */
+export const CONSOLE_BASE = '/console';

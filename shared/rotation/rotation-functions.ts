@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { globMatcher } from '../access/index.ts';
-import { rotationFunctionPatterns, WORKSPACE_PLACEHOLDER } from './rotation-function-arns.ts';
+import { rotationFunctionPatterns, WORKSPACE_PLACEHOLDER } from '../platform/rotation-function-arns.ts';
 
 /**
  * Which rotation functions the service may invoke for a workspace (decisions.md v1.3, "Where functions run", and v1.4

@@ -1,7 +1,7 @@
 import { auditEntry } from '../audit/index.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Clock } from '../platform/clock.ts';
-import { announceAnswer } from '../platform/http/idempotency-scope.ts';
+import { announceAnswer } from '../platform/idempotency-scope.ts';
 import type { DeletedSecret, SecretRecord } from './secret-record.ts';
 import type { Store } from '../store.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';

@@ -1,7 +1,10 @@
 /**
  * What other features use of secrets: the services' types, which the AWS API adapter (shared/aws/) calls as the REST
  * routes do, the records they answer, and the errors it tells apart. The services themselves are made by the
- * functions that serve them.
+ * functions that serve them. Entry modules besides this file (architecture.test.ts reads these lines, as a package's
+ * `exports` map):
+ * @entry purge-store.ts the purger's store (functions/secret-purger), kept out of this file: see makePurgeService below
+ * @entry secret-answers.ts what the secrets routes answer, for them and the API description
  */
 export type { SecretService, SecretMetadata, SecretValue, WriteAnswer } from './secret-service.ts';
 export { SECRET_PATH } from './secret-reveals.ts';

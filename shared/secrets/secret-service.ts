@@ -20,7 +20,7 @@ import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { Store } from '../store.ts';
 import { secretPath, type SecretRecord } from './secret-record.ts';
 import { auditEntry } from '../audit/index.ts';
-import { announceAnswer } from '../platform/http/idempotency-scope.ts';
+import { announceAnswer } from '../platform/idempotency-scope.ts';
 
 export type SecretServiceStore = Pick<
   Store,

@@ -1,6 +1,6 @@
 import { auditEntry } from '../audit/index.ts';
 import { iso, type Clock } from '../platform/clock.ts';
-import { announceAnswer } from '../platform/http/idempotency-scope.ts';
+import { announceAnswer } from '../platform/idempotency-scope.ts';
 import { newId } from '../platform/ids.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';

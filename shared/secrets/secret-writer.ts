@@ -3,7 +3,7 @@ import { iso, type Clock } from '../platform/clock.ts';
 import { secretContext } from '../platform/crypto/context.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
-import { announceAnswer } from '../platform/http/idempotency-scope.ts';
+import { announceAnswer } from '../platform/idempotency-scope.ts';
 import { newId } from '../platform/ids.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Store } from '../store.ts';

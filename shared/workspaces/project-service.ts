@@ -9,7 +9,7 @@ import type { Store } from '../store.ts';
 import { SlugTakenError, type EnvironmentItem, type ProjectItem } from './project-store.ts';
 import { auditEntry } from '../audit/index.ts';
 import { firstFreeSlug, slugify } from './slug.ts';
-import { announceAnswer } from '../platform/http/idempotency-scope.ts';
+import { announceAnswer } from '../platform/idempotency-scope.ts';
 
 /** Slug races are settled by the transaction's condition; this many lost races in a row is a real conflict. */
 const SLUG_ATTEMPTS = 8;

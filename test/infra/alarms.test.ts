@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
-import { AUDIT_CHANGE_METRIC } from '../../shared/webhooks/deliveries/fanout.ts';
+import { AUDIT_CHANGE_METRIC } from '../../shared/platform/metrics-env.ts';
 import { FUNCTION_NAMES, functionsOf, idOf, makeOutdir, only, type Resource, synth } from './synth.ts';
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;

@@ -250,9 +250,10 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     'shared/webhooks/stats/delivery-stats-read-store.ts',
     ...SOURCE_ADDRESS_ON_FIRST_USE,
   ],
-  // A recovery's runner and store load with its first message, the statistics rollup's with its first.
+  // A recovery's runner and the statistics rollup, with their stores, load (one chunk: functions/delivery-worker/rare.ts)
+  // with the first recovery or rollup message.
   'delivery-worker': [
-    'functions/delivery-worker/recovery.ts',
+    'functions/delivery-worker/rare.ts',
     'shared/webhooks/recovery/recovery-runner.ts',
     'shared/webhooks/recovery/recovery-worker-store.ts',
     'shared/webhooks/stats/stats-rollup.ts',

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 
 /**
- * Requests generated from docs/openapi.json for the property-based test of the API (test/integration/fuzz.test.ts):
- * each operation's path, query and header parameters and its request body, valid against the document or mutated
- * (wrong types, extreme strings with astral characters and lone surrogates, missing and unknown fields), and hostile
- * bodies (deep nesting, oversized, not UTF-8, not JSON). Large parts are planned, not built, so that a failing
- * plan prints short: the bytes are made when the request is sent.
+ * Requests generated from docs/openapi.json for the property-based test of the API
+ * (test/integration/platform/generated-requests.test.ts): each operation's path, query and header parameters and its
+ * request body, valid against the document or mutated (wrong types, extreme strings with astral characters and lone
+ * surrogates, missing and unknown fields), and hostile bodies (deep nesting, oversized, not UTF-8, not JSON). Large
+ * parts are planned, not built, so that a failing plan prints short: the bytes are made when the request is sent.
  */
 
 /** The parts of JSON Schema the document uses for parameters and request bodies. */

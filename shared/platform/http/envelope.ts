@@ -31,14 +31,14 @@ export function successResponse(requestId: string, status: number, data: unknown
   return respond(status, requestId, { data, error: null, meta: meta(requestId, page) });
 }
 
-/** `{data: null, error: {code, message}, meta}` with the error's status and headers (such as `Retry-After`). */
+/**
+ * `{data: null, error: {code, message, details?}, meta}` with the error's status and headers (such as `Retry-After`);
+ * `details` only where the error carries them.
+ */
 export function errorResponse(requestId: string, error: ApiError): APIGatewayProxyStructuredResultV2 {
-  return respond(
-    error.status,
-    requestId,
-    { data: null, error: { code: error.code, message: error.message }, meta: meta(requestId) },
-    error.headers,
-  );
+  const { code, message, details } = error;
+  const body = details ? { code, message, details } : { code, message };
+  return respond(error.status, requestId, { data: null, error: body, meta: meta(requestId) }, error.headers);
 }
 
 /** An answer whose body was recorded with its change (`Idempotency-Key`): the body as stored, byte for byte. */

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { Context } from 'aws-lambda';
 import type { Authenticator } from './authentication.ts';
-import { runInIdempotencyScope } from './idempotency-scope.ts';
+import { runInIdempotencyScope } from '../idempotency-scope.ts';
 import { buildAnswer } from './build-answer.ts';
 import { OutOfTimeError } from '../errors.ts';
 import { recordedResponse, successResponse } from './envelope.ts';

@@ -4,7 +4,7 @@ import type { Clock } from '../clock.ts';
 import { idempotentAnswerContext } from '../crypto/context.ts';
 import type { Cipher } from '../crypto/envelope.ts';
 import { ApiError, IdempotencyKeyInUseError, OutOfTimeError, IdempotencyKeyReusedError, ValidationError } from '../errors.ts';
-import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRef, StoredAnswer } from './idempotency-scope.ts';
+import type { IdempotencyClaim, IdempotencyRecord, IdempotencyRef, StoredAnswer } from '../idempotency-scope.ts';
 import type { ServiceMacs } from '../crypto/mac-key.ts';
 import { buildAnswer } from './build-answer.ts';
 import { errorResponse, replayResponse, successResponse } from './envelope.ts';

@@ -7,7 +7,7 @@ import { ApiError, AuthRequiredError, PayloadTooLargeError, ValidationError } fr
 import { newRequestId } from '../ids.ts';
 import { requestLogger, type RequestLog } from '../logger.ts';
 import { errorResponse, GENERIC_NOT_FOUND } from './envelope.ts';
-import type { IdempotencyClaim } from './idempotency-scope.ts';
+import type { IdempotencyClaim } from '../idempotency-scope.ts';
 import type { RouteDefinition } from './route.ts';
 import { parseInput, shapeProblem } from './validation.ts';
 

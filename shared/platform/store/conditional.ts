@@ -1,6 +1,6 @@
 import { TransactWriteCommand, type NativeAttributeValue, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { idempotencyScope } from '../http/idempotency-scope.ts';
+import { idempotencyScope } from '../idempotency-scope.ts';
 import type { ItemKey } from '../prefetch.ts';
 import { send, TransactionContentionError, type Db } from './send.ts';
 

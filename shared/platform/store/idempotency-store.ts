@@ -1,5 +1,5 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { IdempotencyRecord, IdempotencyRef, StoredAnswer } from '../http/idempotency-scope.ts';
+import type { IdempotencyRecord, IdempotencyRef, StoredAnswer } from '../idempotency-scope.ts';
 import { sendConditional, type TransactItem } from './conditional.ts';
 import { ENTITY, keys } from './keys.ts';
 import { getItem } from './reads.ts';

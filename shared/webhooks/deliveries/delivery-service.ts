@@ -3,7 +3,7 @@ import { assertMayOperateDeliveries } from '../../access/index.ts';
 import { auditEntry } from '../../audit/index.ts';
 import { iso, type Clock } from '../../platform/clock.ts';
 import { AlreadyQueuedError, EndpointDisabledError, NotFoundError } from '../../platform/errors.ts';
-import { announceAnswer } from '../../platform/http/idempotency-scope.ts';
+import { announceAnswer } from '../../platform/idempotency-scope.ts';
 import type { PageRequest } from '../../platform/store/query.ts';
 import type { EndpointReader } from '../endpoints/endpoint-store.ts';
 import { newAttemptToken, type DeliveryMessage } from './delivery-message.ts';

@@ -6,6 +6,7 @@ import { ENTITY } from '../../platform/store/keys.ts';
 import type { StoredEndpoint } from '../endpoints/endpoint-store.ts';
 import type { EndpointFanoutStore } from '../endpoints/endpoint-pipeline-store.ts';
 import type { DeliveryFanoutStore } from './delivery-pipeline-store.ts';
+import { AUDIT_CHANGE_METRIC } from '../../platform/metrics-env.ts';
 import { SEND_BATCH } from './delivery-queue.ts';
 import { firstAttemptToken, type DeliveryMessage } from './delivery-message.ts';
 import { deliveryIdFor, eventFromAudit, pendingDelivery, type AuditRecord, type WebhookEvent } from './events.ts';
@@ -24,16 +25,6 @@ export interface FanoutMetrics {
   /** An audit entry was overwritten or removed on the table (`auditChangeOf`): the alarm `audit-entry-changed`. */
   auditEntryChanged(): void;
 }
-
-/**
- * The metric of a changed audit entry, as the fan-out writes it and lib/monitoring.ts alarms on it. The namespace is
- * the worker's (shared/webhooks/deliveries/metrics.ts), spelled out: importing it would bundle the worker's metrics here.
- */
-export const AUDIT_CHANGE_METRIC = {
-  namespace: 'SecretsService',
-  name: 'AuditEntriesChanged',
-  dimensions: { service: 'audit-log' },
-} as const;
 
 /**
  * The fan-out's metrics as CloudWatch Embedded Metric Format lines on stdout (the worker's format, see

@@ -1,32 +1,6 @@
 import { CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
 import { ServiceUnavailableError } from '../../platform/errors.ts';
-
-/** One message to put on the delivery queue at a given time. */
-export interface ScheduleInput {
-  /** Idempotency key: scheduling the same name again does nothing. 1–64 characters of `[0-9a-zA-Z-_.]`. */
-  name: string;
-  /** Epoch milliseconds; the message is never sent before it. */
-  at: number;
-  messageBody: string;
-}
-
-/**
- * Sends a message to the delivery queue once, at a later time. The target queue is fixed by each implementation:
- * EventBridge Scheduler in AWS, `bin/local/local-scheduler.ts` in the local stack.
- */
-export interface OneTimeScheduler {
-  schedule(input: ScheduleInput): Promise<void>;
-}
-
-const NAME_PATTERN = /^[0-9a-zA-Z_.-]{1,64}$/;
-
-/** Refuses a name EventBridge Scheduler would reject, before any call is made; the name itself is not echoed. */
-export function assertScheduleName(name: string): void {
-  if (typeof name !== 'string' || !NAME_PATTERN.test(name)) {
-    const length = typeof name === 'string' ? name.length : 0;
-    throw new Error(`Invalid schedule name (${length} characters): use 1 to 64 characters of 0-9, a-z, A-Z, '-', '_' and '.'`);
-  }
-}
+import { assertScheduleName, type OneTimeScheduler } from './one-time-scheduler.ts';
 
 /**
  * The `at(yyyy-mm-ddThh:mm:ss)` expression, in UTC, for an instant. Milliseconds are rounded up to the next second

@@ -11,7 +11,7 @@ import { newSigningSecret, previousSecretExpiry, secretHint } from './signature.
 import { auditEntry } from '../../audit/index.ts';
 import type { PageRequest } from '../../platform/store/query.ts';
 import type { Prefetched } from '../../platform/prefetch.ts';
-import { announceAnswer } from '../../platform/http/idempotency-scope.ts';
+import { announceAnswer } from '../../platform/idempotency-scope.ts';
 import { redactUrl } from './redact-url.ts';
 
 /** What the endpoint service asks of the stores: the endpoints', and of their deliveries what pausing and deleting do. */

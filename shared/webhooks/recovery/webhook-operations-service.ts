@@ -3,7 +3,7 @@ import { assertMayOperateDeliveries } from '../../access/index.ts';
 import { auditEntry } from '../../audit/index.ts';
 import { iso, type Clock } from '../../platform/clock.ts';
 import { EndpointDisabledError, NotFoundError, ValidationError } from '../../platform/errors.ts';
-import { announceAnswer } from '../../platform/http/idempotency-scope.ts';
+import { announceAnswer } from '../../platform/idempotency-scope.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Delivery } from '../deliveries/delivery-store.ts';
 import { deliveryView } from '../deliveries/delivery-records.ts';

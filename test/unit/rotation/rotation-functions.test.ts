@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../shared/platform/ids.ts';
-import { iamPatternOf } from '../../../shared/rotation/rotation-function-arns.ts';
+import { iamPatternOf } from '../../../shared/platform/rotation-function-arns.ts';
 import { rotationFunctionMatcher, rotationFunctionsAllowed } from '../../../shared/rotation/rotation-functions.ts';
 
 /**

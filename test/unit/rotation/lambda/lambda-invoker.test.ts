@@ -3,7 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RotationEvent } from '../../../../shared/rotation/function-invoker.ts';
 import { makeLambdaInvoker } from '../../../../shared/rotation/lambda/lambda-invoker.ts';
-import { rotationFunctionPatterns } from '../../../../shared/rotation/rotation-function-arns.ts';
+import { rotationFunctionPatterns } from '../../../../shared/platform/rotation-function-arns.ts';
 
 const lambdaMock = mockClient(LambdaClient);
 const ARN = 'arn:aws:lambda:eu-west-1:111122223333:function:rotate-db';

@@ -6,7 +6,7 @@ import {
   newAttemptToken,
   parseDeliveryMessage,
 } from '../../../../shared/webhooks/deliveries/delivery-message.ts';
-import { assertScheduleName } from '../../../../shared/webhooks/deliveries/scheduler.ts';
+import { assertScheduleName } from '../../../../shared/webhooks/deliveries/one-time-scheduler.ts';
 
 describe('attempt tokens', () => {
   it('pass the queue message rule they live beside: a message carrying one reads back unchanged', () => {

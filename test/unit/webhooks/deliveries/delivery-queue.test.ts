@@ -4,7 +4,7 @@ import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk
 import { ServiceUnavailableError } from '../../../../shared/platform/errors.ts';
 import { makeDeliveryQueue } from '../../../../shared/webhooks/deliveries/delivery-queue.ts';
 import { firstAttemptToken, parseDeliveryMessage, type DeliveryMessage } from '../../../../shared/webhooks/deliveries/delivery-message.ts';
-import type { ScheduleInput } from '../../../../shared/webhooks/deliveries/scheduler.ts';
+import type { ScheduleInput } from '../../../../shared/webhooks/deliveries/one-time-scheduler.ts';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/webhook-deliveries';
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 0);

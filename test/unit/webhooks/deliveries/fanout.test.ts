@@ -7,13 +7,8 @@ import type { StoredDelivery } from '../../../../shared/webhooks/deliveries/deli
 import { ENTITY, keys } from '../../../../shared/platform/store/keys.ts';
 import type { StoredEndpoint } from '../../../../shared/webhooks/endpoints/endpoint-store.ts';
 import { deliveryIdFor } from '../../../../shared/webhooks/deliveries/events.ts';
-import {
-  AUDIT_CHANGE_METRIC,
-  auditChangeOf,
-  makeFanout,
-  makeFanoutMetrics,
-  type FanoutDeps,
-} from '../../../../shared/webhooks/deliveries/fanout.ts';
+import { auditChangeOf, makeFanout, makeFanoutMetrics, type FanoutDeps } from '../../../../shared/webhooks/deliveries/fanout.ts';
+import { AUDIT_CHANGE_METRIC } from '../../../../shared/platform/metrics-env.ts';
 import { firstAttemptToken, type DeliveryMessage } from '../../../../shared/webhooks/deliveries/delivery-message.ts';
 import { fakeClock, fakeLogger, T0 } from '../../support/fakes.ts';
 import { endpoint, WS } from '../pipeline-support.ts';
