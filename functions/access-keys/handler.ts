@@ -1,6 +1,6 @@
 import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { apiRuntime } from '../../shared/api-runtime.ts';
+import { apiRuntime } from '../../shared/access/api-runtime.ts';
 import { makeAccessKeyService } from '../../shared/access/access-key-service.ts';
 import { makeAccessKeyRoutes } from './routes.ts';
 import { makeAccessKeyStore } from '../../shared/access/access-key-store.ts';

@@ -1,5 +1,5 @@
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { apiRuntime } from '../../shared/api-runtime.ts';
+import { apiRuntime } from '../../shared/access/api-runtime.ts';
 import { makeAuditService } from '../../shared/audit/audit-service.ts';
 import { makeAuditRoutes } from './routes.ts';
 import { makeAuditStore } from '../../shared/audit/audit-store.ts';

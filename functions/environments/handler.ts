@@ -1,5 +1,5 @@
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { apiRuntime } from '../../shared/api-runtime.ts';
+import { apiRuntime } from '../../shared/access/api-runtime.ts';
 import { makeProjectService } from '../../shared/workspaces/project-service.ts';
 import { makeEnvironmentRoutes } from './routes.ts';
 import { makeProjectStore } from '../../shared/workspaces/project-store.ts';

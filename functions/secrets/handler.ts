@@ -1,6 +1,6 @@
 import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { apiRuntime } from '../../shared/api-runtime.ts';
+import { apiRuntime } from '../../shared/access/api-runtime.ts';
 import { makeDeletedSecretService } from '../../shared/secrets/deleted-secret-service.ts';
 import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
 import { rotationServiceOf } from '../../shared/rotation/index.ts';

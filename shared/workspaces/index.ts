@@ -1,9 +1,10 @@
 /**
- * What other features use of workspaces: the workspace item (which carries its keys' state) and the token item an
- * access key or login writes with it in one transaction. Entry modules besides this file (architecture.test.ts
+ * What other features use of workspaces: the workspace item (which carries its keys' state), the token item an
+ * access key or login writes with it in one transaction, and the stores of both: workspaces and tokens (the API
+ * functions' authenticator reads credentials there, shared/access/api-runtime.ts), projects and environments (the
+ * secrets store reads them, shared/secrets/secret-wiring.ts). Entry modules besides this file (architecture.test.ts
  * reads these lines, as a package's `exports` map):
  * @entry project-answers.ts what the projects and environments routes answer, for them and the API description
  */
-export { tokenPut, type TokenItem, type WorkspaceItem } from './workspace-store.ts';
-/** Projects and environments, which the secrets store reads (its wiring, secret-wiring.ts). */
-export { makeProjectStore } from './project-store.ts';
+export { makeWorkspaceStore, tokenPut, type TokenItem, type WorkspaceItem, type WorkspaceStore } from './workspace-store.ts';
+export { makeProjectStore, type ProjectStore } from './project-store.ts';

@@ -202,7 +202,7 @@ const CIPHER_ON_FIRST_USE = [
 ];
 /**
  * What every API function loads on its first issued token or Idempotency-Key to unseal the service MAC keys
- * (shared/api-runtime.ts): the key provider with the KMS client, without the envelope cipher.
+ * (shared/access/api-runtime.ts): the key provider with the KMS client, without the envelope cipher.
  */
 const KEY_PROVIDER_ON_FIRST_USE = [
   '@aws-sdk/client-kms',
