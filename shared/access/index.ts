@@ -29,7 +29,15 @@ export {
   type SignedBy,
 } from './sigv4-credentials.ts';
 /** The counter of denied attempts, which every store that refuses writes through (the secrets store's wiring). */
-export { makeDenialStore } from './denial-store.ts';
+export { makeDenialStore, type DenialStore } from './denial-store.ts';
+/**
+ * The stores' types, for a service that asks for some of their methods. The functions build access's services
+ * through access-key-wiring.ts, login-wiring.ts and api-runtime.ts, not through here: this file is in every API
+ * function's cold start, and the services would bring the login's schemas and the workspaces' index (with the project
+ * store the AWS API loads only with its later operations) into all of them.
+ */
+export type { AccessKeyStore } from './access-key-store.ts';
+export type { LoginStore } from './login-store.ts';
 /** The glob of permissions, which also matches the rotation functions' ARNs against the stack's patterns. */
 export { globMatcher } from './glob.ts';
 /** The authority of each credential and what it may call, which the console's build and the permission table show. */
