@@ -6,15 +6,18 @@ import { serviceMacsOnFirstUse } from '../../shared/platform/crypto/macs-on-firs
 import { logger } from '../../shared/platform/logger.ts';
 import { loadOnce } from '../../shared/platform/on-first-use.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
-import { makeRevealLimiter } from '../../shared/secrets/reveal-limit-store.ts';
+import { composeStores } from '../../shared/platform/store/compose.ts';
+import { makeRevealLimiter } from '../../shared/secrets/index.ts';
 import { errorName, revealStore, secretRevealsOf } from '../../shared/secrets/reveal-wiring.ts';
+// Not through workspaces' index.ts, which also exports the project store: this function loads that store only with
+// its later operations (more-operations.ts), and a static path to it from here would put it in the cold start.
 import { makeWorkspaceStore } from '../../shared/workspaces/workspace-store.ts';
 import { LATER_OPERATIONS } from './later-operations.ts';
 
 const { config, db, pager, clock } = runtime();
 // One limiter for GetSecretValue and the operations loaded later (BatchGetSecretValue): the same rate-limit leases.
 const limiter = makeRevealLimiter(db);
-const store = { ...makeWorkspaceStore(db), ...revealStore(db, pager, limiter) };
+const store = composeStores(makeWorkspaceStore(db), revealStore(db, pager, limiter));
 // Values and the keys' secret halves: a warm container opens each data key once (5 minutes), each key's secret once
 // (15 minutes), so a steady stream of signed reveals costs no more KMS than REST reveals.
 const cipher = cipherOnFirstUse(config, 1000);

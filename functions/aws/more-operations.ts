@@ -13,7 +13,7 @@ import type { Config } from '../../shared/platform/config.ts';
 import type { Cipher } from '../../shared/platform/crypto/envelope.ts';
 import type { Pager } from '../../shared/platform/store/pager.ts';
 import type { Db } from '../../shared/platform/store/send.ts';
-import type { RevealLimiter } from '../../shared/secrets/reveal-limit-store.ts';
+import type { RevealLimiter } from '../../shared/secrets/index.ts';
 import { deletedSecretServiceOf, secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
 import { rotationServiceOf } from '../../shared/rotation/index.ts';
 

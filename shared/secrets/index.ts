@@ -42,8 +42,22 @@ export type { SecretRotationView } from './secret-service.ts';
 /** A secret's own audit metadata (its key, project and environment), which a rotation's entries carry too. */
 export { metadataOf } from './secret-reveals.ts';
 /**
- * The end of recovery windows: the purger's service (functions/secret-purger). Its store, purge-store.ts, is not
- * exported here: deleted-secret-store.ts loads it in the AWS API's lazy chunk, and a static path to it through this
- * file would put it in that function's cold start.
+ * The end of recovery windows: the purger's service (functions/secret-purger builds it through purge-wiring.ts). Its
+ * store, purge-store.ts, is not exported here: deleted-secret-store.ts loads it in the AWS API's lazy chunk, and a
+ * static path to it through this file would put it in that function's cold start.
  */
 export { makePurgeService, PURGE_GRACE_MS, type PurgeRun, type PurgeService, type PurgeServiceDeps } from './purge-service.ts';
+/**
+ * The stores, for a service that asks for some of their methods, and the factories of those a reveal reads (what the
+ * AWS API's cold start already holds). The others' factories, and the services, are built by the functions through
+ * secret-wiring.ts, reveal-wiring.ts and purge-wiring.ts, not through here: this file is in the AWS API's cold start,
+ * which must not hold what it loads with its later operations (esbuild places a module by static reachability, used
+ * or not), and the whole service's wiring reads rotation's index.ts, which reads this file (an import cycle).
+ */
+export { makeSecretStore, type SecretStore } from './secret-store.ts';
+export { makeSecretMetadataStore, type SecretMetadataStore } from './secret-metadata-store.ts';
+export { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
+export type { DeletedSecretStore } from './deleted-secret-store.ts';
+export type { EnvironmentSearchStore } from './environment-search-store.ts';
+export type { EnvironmentValueStore } from './environment-value-store.ts';
+export type { PurgeStore } from './purge-store.ts';
