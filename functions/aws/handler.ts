@@ -1,6 +1,5 @@
 import { makeSigV4Authenticator } from '../../shared/access/index.ts';
-import { makeAwsHandler, type LazyOperation } from '../../shared/aws/aws-handler.ts';
-import { makeGetSecretValue } from '../../shared/aws/get-secret-value.ts';
+import { makeAwsHandler, makeGetSecretValue, type LazyOperation } from '../../shared/aws/index.ts';
 import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
 import { serviceMacsOnFirstUse } from '../../shared/platform/crypto/macs-on-first-use.ts';
 import { logger } from '../../shared/platform/logger.ts';
