@@ -17,7 +17,7 @@ export async function seedWorkspace(listSize: number) {
   ]);
   const { runtime } = await import('../shared/platform/runtime.ts');
   const { makeWorkspaceStore } = await import('../shared/workspaces/index.ts');
-  const { makeWorkspaceAdminService } = await import('../shared/workspaces/workspace-service.ts');
+  const { makeWorkspaceAdminService } = await import('../shared/workspaces/workspace-wiring.ts');
   const { ensureOperatorMacs } = await import('../shared/platform/crypto/mac-key.ts');
   const { makeMacKeyStore } = await import('../shared/platform/store/mac-key-store.ts');
   const { keyProviderFromConfig } = await import('../shared/platform/crypto/key-provider-from-config.ts');

@@ -2,7 +2,7 @@ import { systemClock } from '../shared/platform/clock.ts';
 import { makeDocumentClient } from '../shared/platform/clients/dynamodb.ts';
 import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../shared/platform/crypto/local-keyring.ts';
 import { ensureOperatorMacs } from '../shared/platform/crypto/mac-key.ts';
-import { makeWorkspaceAdminService } from '../shared/workspaces/workspace-service.ts';
+import { makeWorkspaceAdminService } from '../shared/workspaces/workspace-wiring.ts';
 import { makeWorkspaceStore } from '../shared/workspaces/index.ts';
 import { makeMacKeyStore } from '../shared/platform/store/mac-key-store.ts';
 import type { makeCallRecorder } from './calls.ts';

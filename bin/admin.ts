@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { makeDocumentClient } from '../shared/platform/clients/dynamodb.ts';
 import { systemClock } from '../shared/platform/clock.ts';
 import { isId } from '../shared/platform/ids.ts';
-import { makeWorkspaceAdminService } from '../shared/workspaces/workspace-service.ts';
+import { makeWorkspaceAdminService } from '../shared/workspaces/workspace-wiring.ts';
 import { makeWorkspaceStore } from '../shared/workspaces/index.ts';
 import { indexFailedDeliveries, migrateDeliveryLog } from './migrate-delivery-log.ts';
 import { makeKmsClient } from '../shared/platform/clients/kms.ts';

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { makeSqsClient } from '../../shared/platform/clients/sqs.ts';
-import { checksumHolds, hashToken, issuedTokenShape } from '../../shared/access/tokens.ts';
+import { checksumHolds, hashToken, issuedTokenShape } from '../../shared/access/index.ts';
 import { makeDocumentClient } from '../../shared/platform/clients/dynamodb.ts';
 import { systemClock } from '../../shared/platform/clock.ts';
 import { LOCAL_MASTER_KEY_FILE, loadOrCreateMasterKey, makeLocalKeyring } from '../../shared/platform/crypto/local-keyring.ts';
@@ -12,7 +12,7 @@ import { ensureOperatorMacs, type ServiceMacs } from '../../shared/platform/cryp
 import { makeMacKeyStore } from '../../shared/platform/store/mac-key-store.ts';
 import { API_FUNCTION, handlerEntry, PIPELINE_FUNCTIONS, type PipelineFunction } from '../../shared/platform/functions.ts';
 import { ROUTE_GROUPS, type RouteGroup } from '../../shared/platform/routes.ts';
-import { makeWorkspaceAdminService } from '../../shared/workspaces/workspace-service.ts';
+import { makeWorkspaceAdminService } from '../../shared/workspaces/workspace-wiring.ts';
 import { makeWorkspaceStore, type WorkspaceStore } from '../../shared/workspaces/index.ts';
 import { ENTITY } from '../../shared/platform/store/keys.ts';
 import { freePort, startDynamoDbLocal } from './dynamodb.ts';

@@ -6,11 +6,8 @@ import { logger } from '../../shared/platform/logger.ts';
 import { loadOnce } from '../../shared/platform/on-first-use.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 import { composeStores } from '../../shared/platform/store/compose.ts';
-import { makeRevealLimiter } from '../../shared/secrets/index.ts';
-import { errorName, revealStore, secretRevealsOf } from '../../shared/secrets/reveal-wiring.ts';
-// Not through workspaces' index.ts, which also exports the project store: this function loads that store only with
-// its later operations (more-operations.ts), and a static path to it from here would put it in the cold start.
-import { makeWorkspaceStore } from '../../shared/workspaces/workspace-store.ts';
+import { errorName, makeRevealLimiter, revealStore, secretRevealsOf } from '../../shared/secrets/index.ts';
+import { makeWorkspaceStore } from '../../shared/workspaces/index.ts';
 import { LATER_OPERATIONS } from './later-operations.ts';
 
 const { config, db, pager, clock } = runtime();

@@ -1,6 +1,6 @@
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
 import { apiRuntime } from '../../shared/access/api-runtime.ts';
-import { projectServiceOf } from '../../shared/workspaces/project-wiring.ts';
+import { projectServiceOf } from '../../shared/workspaces/workspace-wiring.ts';
 import { makeProjectRoutes } from './routes.ts';
 
 const { db, pager, clock, authenticate, idempotency } = apiRuntime();

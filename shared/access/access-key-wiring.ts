@@ -8,6 +8,12 @@ import { makeAccessKeyService } from './access-key-service.ts';
 import { makeAccessKeyStore } from './access-key-store.ts';
 import { makeLoginStore } from './login-store.ts';
 
+export type { AccessKeyService } from './access-key-service.ts';
+/** What the access-keys routes answer (and the API description shows), and accept of permissions, CIDRs and logins. */
+export { accessKeyAnswer, accessKeyCreated } from './access-key-answers.ts';
+export { allowedCidrsSchema, permissionsSchema } from './permission-schemas.ts';
+export { accessKeyAuthSchema, tokenTtlSchema } from './login-schemas.ts';
+
 /**
  * The access-keys route group's service, as its function builds it once per container: over the access keys' store
  * and the login store, since revoking or changing a key reaches its live login tokens too (login-store.ts).

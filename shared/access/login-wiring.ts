@@ -8,6 +8,10 @@ import { makeLoginStore } from './login-store.ts';
 import type { OidcKeyAuth } from './oidc-login.ts';
 import { replayToSts } from './sts-replay.ts';
 
+export type { LoginService } from './login-service.ts';
+/** What the login's route accepts and answers. */
+export { loginAnswer, loginBodySchema } from './login-schemas.ts';
+
 /** The login's service, as its function (functions/auth) builds it once per container. */
 export function loginServiceOf(deps: { config: Config; db: Db; clock: Clock }) {
   const { config, db, clock } = deps;

@@ -5,7 +5,7 @@ import { logger } from '../platform/logger.ts';
 import { composeStores } from '../platform/store/compose.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import type { Db } from '../platform/store/send.ts';
-import { makeProjectStore } from '../workspaces/index.ts';
+import { makeProjectStore } from '../workspaces/project-store.ts';
 import { makeDeletedSecretStore } from './deleted-secret-store.ts';
 import { makeEnvironmentValueStore } from './environment-value-store.ts';
 import { makeEnvironmentSearchStore } from './environment-search-store.ts';

@@ -5,7 +5,7 @@ import { importJWK, SignJWT } from 'jose';
 import { makeDocumentClient } from '../../shared/platform/clients/dynamodb.ts';
 import { checkAnswer } from './contract.ts';
 import { systemClock } from '../../shared/platform/clock.ts';
-import { makeWorkspaceAdminService } from '../../shared/workspaces/workspace-service.ts';
+import { makeWorkspaceAdminService } from '../../shared/workspaces/workspace-wiring.ts';
 import { tableStores } from './table-stores.ts';
 import { join } from 'node:path';
 import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../../shared/platform/crypto/local-keyring.ts';

@@ -11,7 +11,8 @@ import { makeDeletedSecretStore } from '../../shared/secrets/deleted-secret-stor
 import { makeEnvironmentSearchStore } from '../../shared/secrets/environment-search-store.ts';
 import { makeEnvironmentValueStore } from '../../shared/secrets/environment-value-store.ts';
 import { makeRevealLimiter, makeSecretMetadataStore, makeSecretStore } from '../../shared/secrets/index.ts';
-import { makeProjectStore, makeWorkspaceStore } from '../../shared/workspaces/index.ts';
+import { makeWorkspaceStore } from '../../shared/workspaces/index.ts';
+import { makeProjectStore } from '../../shared/workspaces/project-store.ts';
 import { webhookStores } from './webhook-stores.ts';
 
 /**
