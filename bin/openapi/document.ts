@@ -15,7 +15,7 @@ import {
 } from '../../shared/secrets/secret-answers.ts';
 import { auditEntryAnswer } from '../../shared/audit/audit-answers.ts';
 import { deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/webhooks/webhook-answers.ts';
-import { accessKeyAnswer, accessKeyCreated } from '../../shared/access/access-key-answers.ts';
+import { accessKeyAnswer, accessKeyCreated } from '../../shared/access/access-key-wiring.ts';
 import { allRouteDefinitions } from './routes.ts';
 import { jsonSchema, webhooksSection } from './webhooks.ts';
 
