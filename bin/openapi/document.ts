@@ -230,12 +230,7 @@ function componentSchemas(): Record<string, unknown> {
           properties: {
             code: { enum: Object.keys(STATUS_OF) },
             message: { type: 'string' },
-            details: {
-              type: 'array',
-              items: { type: 'object' },
-              description:
-                "What the code's rule found, item by item, where decisions.md gives it (a reveal's references, a merge's stale keys).",
-            },
+            details: { type: 'array', items: { type: 'object' } }, // a reveal's references, a merge's stale keys
           },
           additionalProperties: false,
         },
