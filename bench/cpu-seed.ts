@@ -16,15 +16,15 @@ export async function seedWorkspace(listSize: number) {
     import('../functions/environments/handler.ts'),
   ]);
   const { runtime } = await import('../shared/platform/runtime.ts');
-  const { makeStore } = await import('../shared/store.ts');
-  const { makeWorkspaceAdminService } = await import('../shared/workspaces/workspace-service.ts');
+  const { makeWorkspaceStore } = await import('../shared/workspaces/index.ts');
+  const { makeWorkspaceAdminService } = await import('../shared/workspaces/workspace-wiring.ts');
   const { ensureOperatorMacs } = await import('../shared/platform/crypto/mac-key.ts');
   const { makeMacKeyStore } = await import('../shared/platform/store/mac-key-store.ts');
   const { keyProviderFromConfig } = await import('../shared/platform/crypto/key-provider-from-config.ts');
   const { db, clock, config } = runtime();
   // The service MAC key, as the admin CLI makes it before the first token.
   const macs = await ensureOperatorMacs(makeMacKeyStore(db), keyProviderFromConfig(config));
-  const admin = makeWorkspaceAdminService({ store: makeStore(db.doc, db.tableName), clock, operator: 'bench:cpu', macs: async () => macs });
+  const admin = makeWorkspaceAdminService({ store: makeWorkspaceStore(db), clock, operator: 'bench:cpu', macs: async () => macs });
   const { apiKey } = await admin.createWorkspace({ name: 'CPU bench', allowlisted: true });
   /** An event with a JSON body, as a client sends it. */
   const withBody = (token: string, value: unknown): Partial<APIGatewayProxyEventV2> => ({

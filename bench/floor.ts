@@ -24,7 +24,7 @@ type DocumentCall = 'BatchGetItem' | 'BatchWriteItem' | 'GetItem' | 'PutItem' | 
 
 const API_READS_WRITES = ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'] as const;
 /**
- * Every API function unseals the service MAC keys (KMS Decrypt, on its first issued token: shared/api-runtime.ts)
+ * Every API function unseals the service MAC keys (KMS Decrypt, on its first issued token: shared/access/api-runtime.ts)
  * through the key provider, whose module also makes data keys (GenerateDataKey): both commands are in every API
  * bundle, in a chunk loaded on first use.
  */

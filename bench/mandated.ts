@@ -89,7 +89,7 @@ export function mandatedFloorSource(
 export function pipelineFloorSource(name: keyof typeof FUNCTION_ENTRIES, use: MandatedUse): string {
   return [
     mandatedFloorSource(name, use, 'const mandatedHandler', { dynamodb: 'apiRuntime().db.doc' }),
-    "import { apiRuntime } from '../shared/api-runtime.ts';",
+    "import { apiRuntime } from '../shared/access/api-runtime.ts';",
     "import { makeRouteGroupHandler } from '../shared/platform/http/handler.ts';",
     'const { authenticate, idempotency } = apiRuntime();',
     'const pipeline = makeRouteGroupHandler({}, { authenticate, idempotency });',

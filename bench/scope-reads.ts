@@ -2,8 +2,8 @@ import { systemClock } from '../shared/platform/clock.ts';
 import { makeDocumentClient } from '../shared/platform/clients/dynamodb.ts';
 import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../shared/platform/crypto/local-keyring.ts';
 import { ensureOperatorMacs } from '../shared/platform/crypto/mac-key.ts';
-import { makeWorkspaceAdminService } from '../shared/workspaces/workspace-service.ts';
-import { makeStore } from '../shared/store.ts';
+import { makeWorkspaceAdminService } from '../shared/workspaces/workspace-wiring.ts';
+import { makeWorkspaceStore } from '../shared/workspaces/index.ts';
 import { makeMacKeyStore } from '../shared/platform/store/mac-key-store.ts';
 import type { makeCallRecorder } from './calls.ts';
 import { request, type Api } from './load.ts';
@@ -42,7 +42,7 @@ async function newWorkspace(stack: ScopeLocalStack): Promise<string> {
   const keys = makeLocalKeyring({ keyFile: `${stack.localDir}/${LOCAL_MASTER_KEY_FILE}` });
   const macs = await ensureOperatorMacs(makeMacKeyStore({ doc, tableName: stack.tableName }), keys);
   const admin = makeWorkspaceAdminService({
-    store: makeStore(doc, stack.tableName),
+    store: makeWorkspaceStore({ doc, tableName: stack.tableName }),
     clock: systemClock,
     operator: 'bench:scope',
     macs: async () => macs,

@@ -4,8 +4,8 @@ import { parseArgs } from 'node:util';
 import { makeDocumentClient } from '../shared/platform/clients/dynamodb.ts';
 import { systemClock } from '../shared/platform/clock.ts';
 import { isId } from '../shared/platform/ids.ts';
-import { makeWorkspaceAdminService } from '../shared/workspaces/workspace-service.ts';
-import { makeStore } from '../shared/store.ts';
+import { makeWorkspaceAdminService } from '../shared/workspaces/workspace-wiring.ts';
+import { makeWorkspaceStore } from '../shared/workspaces/index.ts';
 import { indexFailedDeliveries, migrateDeliveryLog } from './migrate-delivery-log.ts';
 import { makeKmsClient } from '../shared/platform/clients/kms.ts';
 import type { KeyProvider } from '../shared/platform/crypto/key-provider.ts';
@@ -87,7 +87,7 @@ const localDirOf = (values: TargetFlags) => values['local-dir'] ?? process.env.L
 function target(values: TargetFlags) {
   if (values.table) {
     const doc = makeDocumentClient(values.region ? { region: values.region } : {});
-    return { doc, tableName: values.table, store: makeStore(doc, values.table), keys: awsKeyProvider(values) };
+    return { doc, tableName: values.table, store: makeWorkspaceStore({ doc, tableName: values.table }), keys: awsKeyProvider(values) };
   }
   const file = join(localDirOf(values), 'stack.json');
   let stack: { dynamodbEndpoint: string; tableName: string };
@@ -98,7 +98,7 @@ function target(values: TargetFlags) {
   }
   const doc = makeDocumentClient({ endpoint: stack.dynamodbEndpoint });
   const keys = makeLocalKeyring({ keyFile: join(dirname(file), LOCAL_MASTER_KEY_FILE) });
-  return { doc, tableName: stack.tableName, store: makeStore(doc, stack.tableName), keys };
+  return { doc, tableName: stack.tableName, store: makeWorkspaceStore({ doc, tableName: stack.tableName }), keys };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashToken } from '../../shared/access/index.ts';
-import type { Store } from '../../shared/store.ts';
+import type { WorkspaceStore } from '../../shared/workspaces/index.ts';
 
 /**
  * The local stack's credentials for a shell (local use only): an AWS key pair of the bootstrap workspace for the AWS
@@ -17,7 +17,12 @@ interface LocalAwsKey {
 }
 
 /** The saved key pair while its key exists and is not revoked; otherwise a new one, made with the bootstrap key. */
-async function ensureLocalAwsKey(localDir: string, baseUrl: string, apiKey: string, store: Pick<Store, 'getToken'>): Promise<LocalAwsKey> {
+async function ensureLocalAwsKey(
+  localDir: string,
+  baseUrl: string,
+  apiKey: string,
+  store: Pick<WorkspaceStore, 'getToken'>,
+): Promise<LocalAwsKey> {
   const file = join(localDir, 'aws-key.json');
   if (existsSync(file)) {
     const saved = JSON.parse(readFileSync(file, 'utf8')) as LocalAwsKey;
@@ -43,7 +48,7 @@ async function ensureLocalAwsKey(localDir: string, baseUrl: string, apiKey: stri
 export async function writeLocalEnv(
   localDir: string,
   stack: { baseUrl: string; apiKey: string; region: string },
-  store: Pick<Store, 'getToken'>,
+  store: Pick<WorkspaceStore, 'getToken'>,
 ): Promise<string> {
   const aws = await ensureLocalAwsKey(localDir, stack.baseUrl, stack.apiKey, store);
   const lines = [

@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { makeSqsClient } from '../../shared/platform/clients/sqs.ts';
-import { checksumHolds, hashToken, issuedTokenShape } from '../../shared/access/tokens.ts';
+import { checksumHolds, hashToken, issuedTokenShape } from '../../shared/access/index.ts';
 import { makeDocumentClient } from '../../shared/platform/clients/dynamodb.ts';
 import { systemClock } from '../../shared/platform/clock.ts';
 import { LOCAL_MASTER_KEY_FILE, loadOrCreateMasterKey, makeLocalKeyring } from '../../shared/platform/crypto/local-keyring.ts';
@@ -12,8 +12,8 @@ import { ensureOperatorMacs, type ServiceMacs } from '../../shared/platform/cryp
 import { makeMacKeyStore } from '../../shared/platform/store/mac-key-store.ts';
 import { API_FUNCTION, handlerEntry, PIPELINE_FUNCTIONS, type PipelineFunction } from '../../shared/platform/functions.ts';
 import { ROUTE_GROUPS, type RouteGroup } from '../../shared/platform/routes.ts';
-import { makeWorkspaceAdminService } from '../../shared/workspaces/workspace-service.ts';
-import { makeStore, type Store } from '../../shared/store.ts';
+import { makeWorkspaceAdminService } from '../../shared/workspaces/workspace-wiring.ts';
+import { makeWorkspaceStore, type WorkspaceStore } from '../../shared/workspaces/index.ts';
 import { ENTITY } from '../../shared/platform/store/keys.ts';
 import { freePort, startDynamoDbLocal } from './dynamodb.ts';
 import { startHttpFront, type FrontRoute, type LambdaHandler } from './http-front.ts';
@@ -123,7 +123,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       SCHEDULER_GROUP: 'local',
       SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/local-scheduler',
     });
-    const store = makeStore(doc, LOCAL_TABLE);
+    const store = makeWorkspaceStore({ doc, tableName: LOCAL_TABLE });
     // The service MAC key, made on first start as an operator makes it with the admin CLI on AWS.
     const macs = await ensureOperatorMacs(makeMacKeyStore({ doc, tableName: LOCAL_TABLE }), makeLocalKeyring({ keyFile }));
     const bootstrap = await ensureBootstrapWorkspace(store, localDir, macs);
@@ -275,7 +275,7 @@ async function loadRoutes(): Promise<FrontRoute[]> {
  * `LOCAL_DIR/bootstrap.json` (mode 600, local use only), so a restart prints the same key.
  */
 export async function ensureBootstrapWorkspace(
-  store: Store,
+  store: WorkspaceStore,
   localDir: string,
   macs: ServiceMacs,
 ): Promise<{ workspaceId: string; apiKey: string }> {

@@ -15,7 +15,7 @@ import {
 } from '../../shared/secrets/secret-answers.ts';
 import { auditEntryAnswer } from '../../shared/audit/audit-answers.ts';
 import { deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/webhooks/index.ts';
-import { accessKeyAnswer, accessKeyCreated } from '../../shared/access/access-key-answers.ts';
+import { accessKeyAnswer, accessKeyCreated } from '../../shared/access/access-key-wiring.ts';
 import { allRouteDefinitions } from './routes.ts';
 import { jsonSchema, webhooksSection } from './webhooks.ts';
 
@@ -230,12 +230,7 @@ function componentSchemas(): Record<string, unknown> {
           properties: {
             code: { enum: Object.keys(STATUS_OF) },
             message: { type: 'string' },
-            details: {
-              type: 'array',
-              items: { type: 'object' },
-              description:
-                "What the code's rule found, item by item, where decisions.md gives it (a reveal's references, a merge's stale keys).",
-            },
+            details: { type: 'array', items: { type: 'object' } }, // a reveal's references, a merge's stale keys
           },
           additionalProperties: false,
         },

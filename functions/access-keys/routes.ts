@@ -1,11 +1,16 @@
 import * as z from 'zod/mini';
-import { accessKeyAnswer, accessKeyCreated } from '../../shared/access/access-key-answers.ts';
 import { idSchema, nameSchema, pageQuerySchema } from '../../shared/platform/http/schemas.ts';
-import { allowedCidrsSchema, permissionsSchema } from '../../shared/access/permission-schemas.ts';
-import { accessKeyAuthSchema, tokenTtlSchema } from '../../shared/access/login-schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
-import type { AccessKeyService } from '../../shared/access/access-key-service.ts';
+import {
+  accessKeyAnswer,
+  accessKeyAuthSchema,
+  accessKeyCreated,
+  allowedCidrsSchema,
+  permissionsSchema,
+  tokenTtlSchema,
+  type AccessKeyService,
+} from '../../shared/access/access-key-wiring.ts';
 import { isId } from '../../shared/platform/ids.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['access-keys'][number];

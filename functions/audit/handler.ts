@@ -1,11 +1,9 @@
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { apiRuntime } from '../../shared/api-runtime.ts';
-import { makeAuditService } from '../../shared/audit/audit-service.ts';
+import { apiRuntime } from '../../shared/access/api-runtime.ts';
+import { auditServiceOf } from '../../shared/audit/audit-wiring.ts';
 import { makeAuditRoutes } from './routes.ts';
-import { makeAuditStore } from '../../shared/audit/audit-store.ts';
 
 const { pager, authenticate, idempotency } = apiRuntime();
-const store = makeAuditStore(pager);
 
 /** Lambda entry of the audit route group. */
-export const handler = makeRouteGroupHandler(makeAuditRoutes(makeAuditService({ store })), { authenticate, idempotency });
+export const handler = makeRouteGroupHandler(makeAuditRoutes(auditServiceOf({ pager })), { authenticate, idempotency });

@@ -5,7 +5,7 @@ import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../..
 import { once } from '../../shared/platform/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import { AUDIT_ACTIONS } from '../../shared/audit/index.ts';
-import type { AuditService } from '../../shared/audit/audit-service.ts';
+import type { AuditService } from '../../shared/audit/audit-wiring.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['audit'][number];
 

@@ -1,7 +1,6 @@
 import { defineRoute, lazyRoutes, type RouteDefinition } from '../../shared/platform/http/route.ts';
-import { loginAnswer, loginBodySchema } from '../../shared/access/login-schemas.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
-import type { LoginService } from '../../shared/access/login-service.ts';
+import { loginAnswer, loginBodySchema, type LoginService } from '../../shared/access/login-wiring.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['auth'][number];
 

@@ -1,20 +1,19 @@
 import { makeSigV4Authenticator } from '../../shared/access/index.ts';
-import { makeAwsHandler, type LazyOperation } from '../../shared/aws/aws-handler.ts';
-import { makeGetSecretValue } from '../../shared/aws/get-secret-value.ts';
+import { makeAwsHandler, makeGetSecretValue, type LazyOperation } from '../../shared/aws/index.ts';
 import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
 import { serviceMacsOnFirstUse } from '../../shared/platform/crypto/macs-on-first-use.ts';
 import { logger } from '../../shared/platform/logger.ts';
 import { loadOnce } from '../../shared/platform/on-first-use.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
-import { makeRevealLimiter } from '../../shared/secrets/reveal-limit-store.ts';
-import { errorName, revealStore, secretRevealsOf } from '../../shared/secrets/reveal-wiring.ts';
-import { makeWorkspaceStore } from '../../shared/workspaces/workspace-store.ts';
+import { composeStores } from '../../shared/platform/store/compose.ts';
+import { errorName, makeRevealLimiter, revealStore, secretRevealsOf } from '../../shared/secrets/index.ts';
+import { makeWorkspaceStore } from '../../shared/workspaces/index.ts';
 import { LATER_OPERATIONS } from './later-operations.ts';
 
 const { config, db, pager, clock } = runtime();
 // One limiter for GetSecretValue and the operations loaded later (BatchGetSecretValue): the same rate-limit leases.
 const limiter = makeRevealLimiter(db);
-const store = { ...makeWorkspaceStore(db), ...revealStore(db, pager, limiter) };
+const store = composeStores(makeWorkspaceStore(db), revealStore(db, pager, limiter));
 // Values and the keys' secret halves: a warm container opens each data key once (5 minutes), each key's secret once
 // (15 minutes), so a steady stream of signed reveals costs no more KMS than REST reveals.
 const cipher = cipherOnFirstUse(config, 1000);

@@ -1,26 +1,29 @@
-import { makeBatchGetSecretValue } from '../../shared/aws/batch-get.ts';
-import { makeListSecrets } from '../../shared/aws/list-secrets.ts';
-import { getRandomPassword } from '../../shared/aws/random-password.ts';
-import { makeSecretLookup } from '../../shared/aws/secret-lookup.ts';
-import { makeSecretOperations } from '../../shared/aws/secret-operations.ts';
-import { makeSecretWrites } from '../../shared/aws/secret-writes.ts';
-import { ownKeyNames } from '../../shared/aws/kms-key-id.ts';
-import { makeResourcePolicyOperations } from '../../shared/aws/resource-policies.ts';
-import { makeRotationOperations } from '../../shared/aws/rotation-operations.ts';
-import type { AwsOperation } from '../../shared/aws/aws-handler.ts';
+import {
+  getRandomPassword,
+  makeBatchGetSecretValue,
+  makeListSecrets,
+  makeResourcePolicyOperations,
+  makeRotationOperations,
+  makeSecretLookup,
+  makeSecretOperations,
+  makeSecretWrites,
+  ownKeyNames,
+} from '../../shared/aws/operations.ts';
+import type { AwsOperation } from '../../shared/aws/index.ts';
 import type { Clock } from '../../shared/platform/clock.ts';
 import type { Config } from '../../shared/platform/config.ts';
 import type { Cipher } from '../../shared/platform/crypto/envelope.ts';
 import type { Pager } from '../../shared/platform/store/pager.ts';
 import type { Db } from '../../shared/platform/store/send.ts';
-import type { RevealLimiter } from '../../shared/secrets/reveal-limit-store.ts';
+import type { RevealLimiter } from '../../shared/secrets/index.ts';
 import { deletedSecretServiceOf, secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
 import { rotationServiceOf } from '../../shared/rotation/index.ts';
 
 /**
  * The AWS API's operations other than GetSecretValue, loaded on the first call of one of them (handler.ts): their
  * code is a chunk a cold start does not read. Built once per container over the whole secrets service, with the
- * handler's cipher (its cached data keys) and reveal limiter (the same rate-limit leases as GetSecretValue).
+ * handler's cipher (its cached data keys) and reveal limiter (the same rate-limit leases as GetSecretValue). The
+ * operations come through shared/aws/operations.ts, not index.ts: that file is in the cold start.
  */
 export function moreOperations(deps: { config: Config; db: Db; pager: Pager; clock: Clock; cipher: Cipher; limiter: RevealLimiter }) {
   const { config, db, pager, clock, cipher, limiter } = deps;

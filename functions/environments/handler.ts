@@ -1,11 +1,9 @@
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { apiRuntime } from '../../shared/api-runtime.ts';
-import { makeProjectService } from '../../shared/workspaces/project-service.ts';
+import { apiRuntime } from '../../shared/access/api-runtime.ts';
+import { projectServiceOf } from '../../shared/workspaces/workspace-wiring.ts';
 import { makeEnvironmentRoutes } from './routes.ts';
-import { makeProjectStore } from '../../shared/workspaces/project-store.ts';
 
 const { db, pager, clock, authenticate, idempotency } = apiRuntime();
-const store = makeProjectStore(db, pager);
 
 /** Lambda entry of the environments route group. */
-export const handler = makeRouteGroupHandler(makeEnvironmentRoutes(makeProjectService({ store, clock })), { authenticate, idempotency });
+export const handler = makeRouteGroupHandler(makeEnvironmentRoutes(projectServiceOf({ db, pager, clock })), { authenticate, idempotency });

@@ -4,7 +4,7 @@ import { isId } from '../../shared/platform/ids.ts';
 import { idSchema, nameSchema, pageQuerySchema, slugSchema } from '../../shared/platform/http/schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import { once } from '../../shared/platform/http/once.ts';
-import type { ProjectService } from '../../shared/workspaces/project-service.ts';
+import type { ProjectService } from '../../shared/workspaces/workspace-wiring.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['environments'][number];

@@ -3,7 +3,7 @@ import { projectAnswer } from '../../shared/workspaces/project-answers.ts';
 import { idSchema, nameSchema, pageQuerySchema, slugSchema } from '../../shared/platform/http/schemas.ts';
 import { isId } from '../../shared/platform/ids.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
-import type { ProjectService } from '../../shared/workspaces/project-service.ts';
+import type { ProjectService } from '../../shared/workspaces/workspace-wiring.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['projects'][number];

@@ -1,10 +1,10 @@
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
-import { makePurgeService, type PurgeRun } from '../../shared/secrets/index.ts';
-import { makePurgeStore } from '../../shared/secrets/purge-store.ts';
+import type { PurgeRun } from '../../shared/secrets/index.ts';
+import { purgeServiceOf } from '../../shared/secrets/purge-wiring.ts';
 
 const { db, clock } = runtime();
-const purger = makePurgeService({ store: makePurgeStore(db), clock });
+const purger = purgeServiceOf({ db, clock });
 
 /**
  * Lambda entry of the secret purger, run every 5 minutes: purges deleted secrets whose recovery window has ended,

@@ -1,8 +1,7 @@
 import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { apiRuntime } from '../../shared/api-runtime.ts';
-import { makeDeletedSecretService } from '../../shared/secrets/deleted-secret-service.ts';
-import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
+import { apiRuntime } from '../../shared/access/api-runtime.ts';
+import { deletedSecretServiceOf, secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
 import { rotationServiceOf } from '../../shared/rotation/index.ts';
 import { makeSecretRoutes } from './routes.ts';
 
@@ -17,7 +16,7 @@ const service = secretServiceOf({ config, store, cipher, clock });
 const rotations = rotationServiceOf({ config, store, secrets: service, clock });
 
 /** Lambda entry of the secrets route group. */
-export const handler = makeRouteGroupHandler(makeSecretRoutes(service, makeDeletedSecretService({ store, clock }), rotations), {
+export const handler = makeRouteGroupHandler(makeSecretRoutes(service, deletedSecretServiceOf({ store, clock }), rotations), {
   authenticate,
   idempotency,
 });

@@ -1,5 +1,5 @@
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { apiRuntime } from '../../shared/api-runtime.ts';
+import { apiRuntime } from '../../shared/access/api-runtime.ts';
 import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
 import { composeStores } from '../../shared/platform/store/compose.ts';
 import {

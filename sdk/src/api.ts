@@ -712,7 +712,6 @@ export interface components {
         /** @enum {unknown} */
         code: "VALIDATION_ERROR" | "AUTH_REQUIRED" | "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LIMIT_EXCEEDED" | "ALREADY_QUEUED" | "ENDPOINT_DISABLED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         message: string;
-        /** @description What the code's rule found, item by item, where decisions.md gives it (a reveal's references, a merge's stale keys). */
         details?: Record<string, never>[];
       };
       meta: components["schemas"]["Meta"];

@@ -21,23 +21,19 @@ import type { Cipher } from '../platform/crypto/envelope.ts';
 import type { EncryptionContext } from '../platform/crypto/key-provider.ts';
 import { ValidationError } from '../platform/errors.ts';
 import { DEFAULT_TOKEN_TTL_SECONDS } from './login-schemas.ts';
-import type { Store } from '../store.ts';
+import type { AccessKeyStore } from './access-key-store.ts';
+import type { LoginStore } from './login-store.ts';
 import { auditEntry } from '../audit/index.ts';
 import type { PageRequest } from '../platform/store/query.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
 import { announceAnswer } from '../platform/idempotency-scope.ts';
 
+/** Access keys, and the login tokens a revoke or a change reaches (the login store's). */
 export type AccessKeyServiceStore = Pick<
-  Store,
-  | 'createAccessKey'
-  | 'getAccessKey'
-  | 'accessKeyByIdKeys'
-  | 'listAccessKeys'
-  | 'updateAccessKey'
-  | 'revokeAccessKey'
-  | 'reachLoginTokens'
-  | 'expiredLoginKeyStates'
->;
+  AccessKeyStore,
+  'createAccessKey' | 'getAccessKey' | 'accessKeyByIdKeys' | 'listAccessKeys' | 'updateAccessKey' | 'revokeAccessKey'
+> &
+  Pick<LoginStore, 'reachLoginTokens' | 'expiredLoginKeyStates'>;
 
 /** What a create or an update may say of a key's scope. */
 interface ScopeInput {

@@ -222,3 +222,6 @@ export function makeAccessKeyStore(db: Db, pager: Pager) {
     },
   };
 }
+
+/** Access keys and their counts, which the access-keys service asks for by name (`Pick<AccessKeyStore, …>`). */
+export type AccessKeyStore = ReturnType<typeof makeAccessKeyStore>;

@@ -4,8 +4,7 @@ import type { Authenticated, RequestOrigin } from '../platform/http/authenticati
 import { loadOnce } from '../platform/on-first-use.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
-import type { Store } from '../store.ts';
-import type { TokenItem, WorkspaceItem } from '../workspaces/index.ts';
+import type { TokenItem, WorkspaceItem, WorkspaceStore } from '../workspaces/index.ts';
 import { API_KEY_AUTHORITY, machineAuthority } from './permissions.ts';
 
 /**
@@ -14,7 +13,7 @@ import { API_KEY_AUTHORITY, machineAuthority } from './permissions.ts';
  */
 
 export interface AdmissionDeps {
-  store: Pick<Store, 'touchCredential'>;
+  store: Pick<WorkspaceStore, 'touchCredential'>;
   clock: Clock;
   /** Told when recording a key's `lastUsedAt` failed (the request itself goes on). */
   onTouchFailure?: ((error: unknown) => void) | undefined;

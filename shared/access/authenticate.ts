@@ -1,7 +1,7 @@
 import { AuthRequiredError, ForbiddenError, ServiceUnavailableError, WorkspaceNotAllowlistedError } from '../platform/errors.ts';
 import { isId } from '../platform/ids.ts';
 import type { Clock } from '../platform/clock.ts';
-import type { Store } from '../store.ts';
+import type { WorkspaceStore } from '../workspaces/index.ts';
 import { admitCredential, LAST_USED_GRANULARITY_MS, checkLoginKey } from './admit-credential.ts';
 import type { Authenticated, Authenticator, PrefetchKeys, RequestOrigin, RouteCall } from '../platform/http/authentication.ts';
 import { checksumHolds, hashToken, issuedTokenShape, type IssuedTokenShape } from './tokens.ts';
@@ -49,7 +49,7 @@ async function createVerifier(options: Parameters<typeof makeAccessTokenVerifier
 }
 
 export interface AuthenticatorDeps {
-  store: Pick<Store, 'getCredentialContext' | 'touchCredential'>;
+  store: Pick<WorkspaceStore, 'getCredentialContext' | 'touchCredential'>;
   clock: Clock;
   /** The service MACs (unsealed once per container), for the keyed checksum of issued tokens. */
   macs: () => Promise<ServiceMacs>;

@@ -17,8 +17,7 @@ import {
 } from '../platform/errors.ts';
 import type { LoginBody } from './login-schemas.ts';
 import { tokenScope } from './access-key-records.ts';
-import type { Store } from '../store.ts';
-import type { LoginSpent, LoginTarget, LoginWindow } from './login-store.ts';
+import type { LoginSpent, LoginStore, LoginTarget, LoginWindow } from './login-store.ts';
 
 /**
  * Workload identity (decisions.md, "Workload identity: login with AWS IAM or OIDC"): a workload proves who it is
@@ -43,7 +42,7 @@ export const NO_SOURCE_ADDRESS = 'none';
 const ISSUE_ATTEMPTS = 5;
 
 export interface LoginDeps {
-  store: Pick<Store, 'findLoginTarget' | 'workspaceOfAccessKey' | 'readLoginAttempt' | 'issueLoginToken' | 'recordLoginRefusal'>;
+  store: Pick<LoginStore, 'findLoginTarget' | 'workspaceOfAccessKey' | 'readLoginAttempt' | 'issueLoginToken' | 'recordLoginRefusal'>;
   clock: Clock;
   macs: () => Promise<ServiceMacs>;
   /** Where IAM logins go and the server id they must sign; undefined where IAM login is not configured. */

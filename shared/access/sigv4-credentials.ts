@@ -8,7 +8,7 @@ import { AWS_SESSION_KEY_ID, awsSessionCredentials } from './aws-session.ts';
 import { MacKeyMissingError, type ServiceMacs } from '../platform/crypto/mac-key.ts';
 import { checksumHolds, hashToken, issuedTokenShape } from './tokens.ts';
 import { tokenUseRefusal } from './token-use.ts';
-import type { Store } from '../store.ts';
+import type { WorkspaceStore } from '../workspaces/index.ts';
 
 /**
  * Who signed a request to the AWS API adapter (decisions.md, "The AWS Secrets Manager API"): the access key with
@@ -38,7 +38,7 @@ export const SECRET_CACHE_MS = 15 * 60_000;
 export const MAX_KNOWN_KEYS = 1000;
 
 export interface SigV4AuthenticatorDeps extends AdmissionDeps {
-  store: AdmissionDeps['store'] & Pick<Store, 'getToken' | 'getCredentialContext'>;
+  store: AdmissionDeps['store'] & Pick<WorkspaceStore, 'getToken' | 'getCredentialContext'>;
   cipher: Pick<Cipher, 'decrypt'>;
   /** The service MAC keys: token checksums, and the key pairs of temporary credentials (shared/access/aws-session.ts). */
   macs: () => Promise<ServiceMacs>;

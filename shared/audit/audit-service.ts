@@ -1,10 +1,9 @@
 import type { Principal } from '../platform/principal.ts';
 import { assertMayReadAudit } from '../access/index.ts';
-import type { AuditFilter } from './audit-store.ts';
-import type { Store } from '../store.ts';
+import type { AuditFilter, AuditStore } from './audit-store.ts';
 import type { PageRequest } from '../platform/store/query.ts';
 
-export type AuditServiceStore = Pick<Store, 'listAudit'>;
+export type AuditServiceStore = Pick<AuditStore, 'listAudit'>;
 
 /** Reading the workspace's audit log. Entries are written by the services whose changes they record, never here. */
 export function makeAuditService({ store }: { store: AuditServiceStore }) {

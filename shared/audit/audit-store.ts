@@ -91,5 +91,8 @@ export function makeAuditStore(pager: Pager) {
   };
 }
 
+/** The audit log's reads, which a service asks for by name (`Pick<AuditStore, 'listAudit'>`). */
+export type AuditStore = ReturnType<typeof makeAuditStore>;
+
 /** The largest time a ULID can hold (2^48 - 1 ms). */
 const ULID_TIME_MAX = 2 ** 48 - 1;

@@ -1,5 +1,6 @@
 import { ExpiredSessionError, SignatureMismatchError, UnrecognizedKeyError } from '../access/index.ts';
 import { ApiError } from '../platform/errors.ts';
+import { UnresolvedReferencesError } from '../references/index.ts';
 import { InRecoveryWindowError, SecretExistsError, VersionIdExistsError } from '../secrets/index.ts';
 
 /**
@@ -50,10 +51,20 @@ export function toAwsError(error: unknown): AwsError {
   if (error instanceof SecretExistsError) return new AwsError('ResourceExistsException', 'A secret with this name already exists.');
   // Its message names the version and whether the value was compared, never the value (secret-writer.ts).
   if (error instanceof VersionIdExistsError) return new AwsError('ResourceExistsException', error.message);
+  if (error instanceof UnresolvedReferencesError) return new AwsError('InvalidRequestException', referencesMessage(error));
   if (error instanceof ApiError) {
     const mapped = BY_CODE[error.code];
     if (mapped) return new AwsError(mapped.type, error.message, mapped.status);
   }
   // Anything else is ours, and says nothing of itself (it is logged by name and stack frames only).
   return new AwsError('InternalServiceError', 'An error occurred on the server side.', 500);
+}
+
+/**
+ * AWS's errors carry no details: the message names each reference and why (decisions.md v1.4, "Secret references"),
+ * as the REST answer's `error.details` does, to the caller allowed to reveal the value that holds them.
+ */
+function referencesMessage(error: UnresolvedReferencesError): string {
+  const problems = error.details.map(({ reference, reason }) => `\${${reference}} (${reason})`);
+  return `The secret's value references what cannot be resolved: ${problems.join(', ')}.`;
 }

@@ -3,23 +3,26 @@ import type { Principal } from '../platform/principal.ts';
 import type { Clock } from '../platform/clock.ts';
 import { announceAnswer } from '../platform/idempotency-scope.ts';
 import type { DeletedSecret, SecretRecord } from './secret-record.ts';
-import type { Store } from '../store.ts';
+import type { SecretStore } from './secret-store.ts';
+import type { DeletedSecretStore } from './deleted-secret-store.ts';
+import type { DenialStore } from '../access/index.ts';
+import type { ProjectStore } from '../workspaces/index.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import { makeSecretGuard, targetOf } from './secret-guard.ts';
 import { SECRET_PATH } from './secret-reveals.ts';
 
-export type DeletedSecretServiceStore = Pick<
-  Store,
-  | 'getEnvironment'
-  | 'listDeletedSecrets'
-  | 'getDeletedSecret'
-  | 'getDeletedSecretByPath'
-  | 'getSecretByPath'
-  | 'restoreSecret'
-  | 'recordDenial'
-  | 'listSecretsWithDeleted'
-  | 'indexDeletedSecrets'
->;
+export type DeletedSecretServiceStore = Pick<SecretStore, 'getSecretByPath'> &
+  Pick<
+    DeletedSecretStore,
+    | 'listDeletedSecrets'
+    | 'getDeletedSecret'
+    | 'getDeletedSecretByPath'
+    | 'restoreSecret'
+    | 'listSecretsWithDeleted'
+    | 'indexDeletedSecrets'
+  > &
+  Pick<DenialStore, 'recordDenial'> &
+  Pick<ProjectStore, 'getEnvironment'>;
 
 /**
  * The recovery window of deleted secrets (decisions.md, "Recoverable deletes"): an environment's deleted secrets,

@@ -2,6 +2,7 @@ import { NotFoundError, ConflictError } from '../platform/errors.ts';
 import type { ItemKey } from '../platform/prefetch.ts';
 import { type AuditEntry, auditPut } from '../audit/index.ts';
 import { transact } from '../platform/store/conditional.ts';
+import { composeStores } from '../platform/store/compose.ts';
 import { environmentValueDelete, environmentValuePut } from './environment-value-items.ts';
 import { pick } from '../platform/store/items.ts';
 import { ENTITY, gsi1, gsi2, keys, patterns } from '../platform/store/keys.ts';
@@ -204,5 +205,8 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
         throw new ConflictError(`a secret with key ${secret.key} exists in its environment: delete or rename it first`);
     },
   };
-  return { ...store, ...makeDeletedSecretIndexStore(db, pager), ...makePurgeStore(db) };
+  return composeStores(store, makeDeletedSecretIndexStore(db, pager), makePurgeStore(db));
 }
+
+/** Deleted secrets: the delete, the recovery window's reads, the restore and the purge, which a service asks for by name. */
+export type DeletedSecretStore = ReturnType<typeof makeDeletedSecretStore>;

@@ -141,3 +141,6 @@ export function makeEnvironmentSearchStore(db: Db, pager: Pager) {
     },
   };
 }
+
+/** The search of environments and of the secrets' keys in them, which a service asks for by name. */
+export type EnvironmentSearchStore = ReturnType<typeof makeEnvironmentSearchStore>;

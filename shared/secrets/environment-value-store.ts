@@ -132,3 +132,6 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
     },
   };
 }
+
+/** An environment's values and the audit entries of a page of reveals, which a service asks for by name. */
+export type EnvironmentValueStore = ReturnType<typeof makeEnvironmentValueStore>;

@@ -1,6 +1,6 @@
 import { systemAuditEntry, type AuditAction, type AuditEntry } from '../audit/index.ts';
 import { NotFoundError } from '../platform/errors.ts';
-import type { Store } from '../store.ts';
+import type { SecretStore } from './secret-store.ts';
 import { AWSPENDING, keepLabelled, labelsAfterWrite, labelsWithout, latestVersionOf, storedLabels } from './secret-labels.ts';
 import { untilHeadWritten } from './head-retries.ts';
 import { revisionAfter, VersionIdTakenError, VersionIdExistsError, type SecretRecord } from './secret-record.ts';
@@ -24,7 +24,7 @@ export interface PendingOutcome {
 }
 
 /** The AWSPENDING version a rotation reserves and releases, over the secret's head. */
-export function makePendingVersions(deps: { store: Pick<Store, 'getSecretHead' | 'writeSecretVersion'> }) {
+export function makePendingVersions(deps: { store: Pick<SecretStore, 'getSecretHead' | 'writeSecretVersion'> }) {
   const { store } = deps;
 
   /** Changes the head with `change` (reading again after a lost race), with `audit` in the same transaction. */

@@ -3,6 +3,7 @@ import type { Config } from '../platform/config.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { logger } from '../platform/logger.ts';
 import { eventually } from '../platform/prefetch.ts';
+import { composeStores } from '../platform/store/compose.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import type { Db } from '../platform/store/send.ts';
 import { makeDenialStore } from '../access/index.ts';
@@ -24,7 +25,7 @@ export const errorName = (error: unknown) => (error as { name?: string } | null)
 
 /** The stores a reveal of one secret reads and writes (the whole feature's: secret-wiring.ts). */
 export function revealStore(db: Db, pager: Pager, limiter: RevealLimiter) {
-  return { ...makeSecretStore(db, pager, limiter), ...makeSecretMetadataStore(db), ...makeDenialStore(db) };
+  return composeStores(makeSecretStore(db, pager, limiter), makeSecretMetadataStore(db), makeDenialStore(db));
 }
 
 /** A warning when a denied attempt could not be audited (the caller is refused all the same). */

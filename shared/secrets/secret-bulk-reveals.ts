@@ -4,7 +4,9 @@ import { NotFoundError } from '../platform/errors.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { PageRequest } from '../platform/store/query.ts';
-import type { Store } from '../store.ts';
+import type { SecretMetadataStore } from './secret-metadata-store.ts';
+import type { EnvironmentValueStore } from './environment-value-store.ts';
+import type { ProjectStore } from '../workspaces/index.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import { NoValueError, type SecretRecord, type StoredSecret } from './secret-record.ts';
 import { metadataOf, SECRET_PATH, workspaceRevealLimit, type SecretRevealDeps } from './secret-reveals.ts';
@@ -15,10 +17,9 @@ import { metadataOf, SECRET_PATH, workspaceRevealLimit, type SecretRevealDeps } 
  * the reveal limits and writes its audit entries together, before any value is opened.
  */
 export interface SecretBulkRevealDeps extends Omit<SecretRevealDeps, 'store'> {
-  store: Pick<
-    Store,
-    'getEnvironment' | 'getSecretsByPaths' | 'indexEnvironmentValues' | 'listEnvironmentValues' | 'countRevealPage' | 'writeAuditEntries'
-  >;
+  store: Pick<SecretMetadataStore, 'getSecretsByPaths'> &
+    Pick<EnvironmentValueStore, 'indexEnvironmentValues' | 'listEnvironmentValues' | 'countRevealPage' | 'writeAuditEntries'> &
+    Pick<ProjectStore, 'getEnvironment'>;
 }
 
 /** A bulk-reveal page ends before its values pass this many bytes, so an answer always fits Lambda's 6 MB. */

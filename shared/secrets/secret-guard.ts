@@ -2,7 +2,7 @@ import type { Principal } from '../platform/principal.ts';
 import type { PolicyAction, PolicyTarget } from '../platform/principal.ts';
 import type { Clock } from '../platform/clock.ts';
 import { type AccessScope, requireAccess } from '../access/index.ts';
-import type { Store } from '../store.ts';
+import type { DenialStore } from '../access/index.ts';
 import type { SecretRecord } from './secret-record.ts';
 import { auditEntry } from '../audit/index.ts';
 
@@ -34,7 +34,7 @@ const environmentScope = (environment: EnvironmentRef): AccessScope => ({
  * by shared/access/refusals.ts): what the caller may not read is NOT_FOUND, what it may read but not do is FORBIDDEN
  * and audited as `access.denied`.
  */
-export function makeSecretGuard(store: Pick<Store, 'recordDenial'>, clock: Clock, onDenialAuditFailure?: (error: unknown) => void) {
+export function makeSecretGuard(store: Pick<DenialStore, 'recordDenial'>, clock: Clock, onDenialAuditFailure?: (error: unknown) => void) {
   /** The head of a secret the caller may read; NOT_FOUND for one it may not (it does not exist for the caller). */
   function readable<T extends SecretRecord>(
     principal: Principal,

@@ -107,3 +107,6 @@ export function makeSecretMetadataStore(db: Db) {
     },
   };
 }
+
+/** A secret's metadata and version records beside its head, which a service asks for by name. */
+export type SecretMetadataStore = ReturnType<typeof makeSecretMetadataStore>;

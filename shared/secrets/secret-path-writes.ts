@@ -1,5 +1,5 @@
 import type { PolicyAction, Principal } from '../platform/principal.ts';
-import type { Store } from '../store.ts';
+import type { ProjectStore } from '../workspaces/index.ts';
 import type { EnvironmentRef, makeSecretGuard } from './secret-guard.ts';
 import type { SecretRecord } from './secret-record.ts';
 import type { SecretValue, WriteAnswer, WriteInput, WriteOptions } from './secret-write-types.ts';
@@ -11,7 +11,7 @@ import type { makeValuelessCreate } from './secret-valueless.ts';
  * the policy at its top, as every service method does.
  */
 export interface SecretPathWritesDeps {
-  store: Pick<Store, 'getProjectBySlug' | 'getEnvironmentBySlug'>;
+  store: Pick<ProjectStore, 'getProjectBySlug' | 'getEnvironmentBySlug'>;
   guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'visibleEnvironment' | 'permit'>;
   writeNext: (principal: Principal, environment: EnvironmentRef, input: WriteInput, options: WriteOptions) => Promise<WriteAnswer>;
   createWithoutValue: ReturnType<typeof makeValuelessCreate>['createWithoutValue'];

@@ -5,7 +5,9 @@ import { secretContext } from '../platform/crypto/context.ts';
 import type { Clock } from '../platform/clock.ts';
 import { ValidationError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
-import type { Store } from '../store.ts';
+import type { SecretStore } from './secret-store.ts';
+import type { SecretMetadataStore } from './secret-metadata-store.ts';
+import type { EnvironmentValueStore } from './environment-value-store.ts';
 import { latestVersionOf } from './secret-labels.ts';
 import { versionOfDerivedId } from './secret-names.ts';
 import { VersionIdExistsError, type SecretRecord } from './secret-record.ts';
@@ -18,7 +20,9 @@ import type { WriteAnswer, WriteInput } from './secret-write-types.ts';
  * change meaning (a derived VersionId is never claimed by another value).
  */
 export interface RepeatedWritesDeps {
-  store: Pick<Store, 'getSecretHead' | 'getSecretVersion' | 'getVersionNumberOf' | 'countRevealPage' | 'writeAuditEntries'>;
+  store: Pick<SecretStore, 'getSecretHead' | 'getSecretVersion'> &
+    Pick<SecretMetadataStore, 'getVersionNumberOf'> &
+    Pick<EnvironmentValueStore, 'countRevealPage' | 'writeAuditEntries'>;
   cipher: Cipher;
   clock: Clock;
   revealsPerMinute: number;

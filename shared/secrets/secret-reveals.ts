@@ -6,7 +6,8 @@ import type { Cipher } from '../platform/crypto/envelope.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
-import type { Store } from '../store.ts';
+import type { SecretStore } from './secret-store.ts';
+import type { SecretMetadataStore } from './secret-metadata-store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import { NoValueError, type SecretRecord, type StoredSecret } from './secret-record.ts';
 import { derivedVersionId, versionIdOf } from './secret-names.ts';
@@ -16,7 +17,8 @@ import { derivedVersionId, versionIdOf } from './secret-names.ts';
  * methods they use; several at once are secret-bulk-reveals.ts. Each audits before it decrypts, under the reveal limits: no value leaves without its audit entry.
  */
 export interface SecretRevealDeps {
-  store: Pick<Store, 'getSecretHead' | 'getSecretByPath' | 'getSecretVersion' | 'getVersionNumberOf' | 'recordReveal'>;
+  store: Pick<SecretStore, 'getSecretHead' | 'getSecretByPath' | 'getSecretVersion' | 'recordReveal'> &
+    Pick<SecretMetadataStore, 'getVersionNumberOf'>;
   cipher: Cipher;
   clock: Clock;
   /** Reveals per minute per credential, both reveal routes together. */

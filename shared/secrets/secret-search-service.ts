@@ -1,11 +1,13 @@
 import type { Principal } from '../platform/principal.ts';
 import { MAX_SEARCHED_PROJECTS } from './environment-search-store.ts';
-import type { Store } from '../store.ts';
+import type { SecretStore } from './secret-store.ts';
+import type { EnvironmentSearchStore } from './environment-search-store.ts';
 import type { PageRequest } from '../platform/store/query.ts';
 import { secretPath, type SecretRecord } from './secret-record.ts';
 import { targetOf } from './secret-guard.ts';
 
-export type SecretSearchStore = Pick<Store, 'searchSecrets' | 'searchEnvironments' | 'environmentsOfProjects' | 'indexEnvironmentSearch'>;
+export type SecretSearchStore = Pick<SecretStore, 'searchSecrets'> &
+  Pick<EnvironmentSearchStore, 'searchEnvironments' | 'environmentsOfProjects' | 'indexEnvironmentSearch'>;
 
 /** What a search may also be asked (the AWS API's ListSecrets and BatchGetSecretValue). */
 export interface SearchOptions {

@@ -17,44 +17,38 @@ import type * as z from 'zod/mini';
 import type { rotationDetail } from './secret-answers.ts';
 import { eventually, type Prefetched } from '../platform/prefetch.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
-import type { Store } from '../store.ts';
+import type { SecretStore } from './secret-store.ts';
+import type { SecretMetadataStore } from './secret-metadata-store.ts';
+import type { DeletedSecretStore } from './deleted-secret-store.ts';
+import type { EnvironmentSearchStore } from './environment-search-store.ts';
+import type { EnvironmentValueStore } from './environment-value-store.ts';
+import type { DenialStore } from '../access/index.ts';
+import type { ProjectStore } from '../workspaces/index.ts';
 import { secretPath, type SecretRecord } from './secret-record.ts';
 import { auditEntry } from '../audit/index.ts';
 import { announceAnswer } from '../platform/idempotency-scope.ts';
 
 export type SecretServiceStore = Pick<
-  Store,
-  | 'getEnvironment'
-  | 'getProjectBySlug'
-  | 'getEnvironmentBySlug'
+  SecretStore,
   | 'getEnvironmentSecret'
-  | 'getVersionNumberOf'
-  | 'getSecretVersionRecords'
-  | 'updateSecretMetadata'
   | 'getSecretHead'
   | 'getSecretByPath'
   | 'getSecretVersion'
   | 'writeSecretVersion'
   | 'recordReveal'
-  | 'deleteSecret'
-  | 'purgeSecretVersions'
   | 'listSecrets'
   | 'searchSecrets'
-  | 'searchEnvironments'
-  | 'environmentsOfProjects'
-  | 'indexEnvironmentSearch'
   | 'listSecretVersions'
-  | 'listEnvironmentValues'
-  | 'indexEnvironmentValues'
-  | 'countRevealPage'
-  | 'writeAuditEntries'
-  | 'recordDenial'
-  | 'environmentByIdKeys'
   | 'secretByIdKeys'
   | 'secretByPathKeys'
   | 'secretWriteKeys'
-  | 'getSecretsByPaths'
->;
+> &
+  Pick<SecretMetadataStore, 'getVersionNumberOf' | 'getSecretVersionRecords' | 'updateSecretMetadata' | 'getSecretsByPaths'> &
+  Pick<DeletedSecretStore, 'deleteSecret' | 'purgeSecretVersions'> &
+  Pick<EnvironmentSearchStore, 'searchEnvironments' | 'environmentsOfProjects' | 'indexEnvironmentSearch'> &
+  Pick<EnvironmentValueStore, 'listEnvironmentValues' | 'indexEnvironmentValues' | 'countRevealPage' | 'writeAuditEntries'> &
+  Pick<DenialStore, 'recordDenial'> &
+  Pick<ProjectStore, 'getEnvironment' | 'getProjectBySlug' | 'getEnvironmentBySlug' | 'environmentByIdKeys'>;
 
 /**
  * What `GET /api/v1/secrets/{secretId}` shows of the secret's rotation (null when none was configured), as its route

@@ -2,7 +2,8 @@ import { auditEntry } from '../audit/index.ts';
 import { iso, type Clock } from '../platform/clock.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
-import type { Store } from '../store.ts';
+import type { SecretStore } from './secret-store.ts';
+import type { SecretMetadataStore } from './secret-metadata-store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import {
   AWSCURRENT,
@@ -63,7 +64,8 @@ function headAfterMove(
 /** The label moves of the secrets service and its list of labelled versions (the module's comment above). */
 export function makeSecretStages(
   deps: {
-    store: Pick<Store, 'getSecretHead' | 'getSecretVersion' | 'getSecretVersionRecords' | 'getVersionNumberOf' | 'writeSecretVersion'>;
+    store: Pick<SecretStore, 'getSecretHead' | 'getSecretVersion' | 'writeSecretVersion'> &
+      Pick<SecretMetadataStore, 'getSecretVersionRecords' | 'getVersionNumberOf'>;
     clock: Clock;
   },
   guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>,

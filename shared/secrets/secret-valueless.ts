@@ -3,14 +3,14 @@ import { iso, type Clock } from '../platform/clock.ts';
 import { announceAnswer } from '../platform/idempotency-scope.ts';
 import { newId } from '../platform/ids.ts';
 import type { Principal } from '../platform/principal.ts';
-import type { Store } from '../store.ts';
+import type { SecretStore } from './secret-store.ts';
 import type { EnvironmentRef } from './secret-guard.ts';
 import { SecretExistsError, VersionConflictError, type SecretRecord } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
 import type { WriteAnswer, WriteOptions } from './secret-write-types.ts';
 
 /** Secrets created without a value (decisions.md v1.4, the AWS API's CreateSecret without SecretString or SecretBinary). */
-export function makeValuelessCreate(deps: { store: Pick<Store, 'writeSecretVersion'>; clock: Clock }) {
+export function makeValuelessCreate(deps: { store: Pick<SecretStore, 'writeSecretVersion'>; clock: Clock }) {
   const { store, clock } = deps;
 
   /**

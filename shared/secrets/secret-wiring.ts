@@ -2,9 +2,10 @@ import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { logger } from '../platform/logger.ts';
+import { composeStores } from '../platform/store/compose.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import type { Db } from '../platform/store/send.ts';
-import { makeProjectStore } from '../workspaces/index.ts';
+import { makeProjectStore } from '../workspaces/project-store.ts';
 import { makeDeletedSecretStore } from './deleted-secret-store.ts';
 import { makeEnvironmentValueStore } from './environment-value-store.ts';
 import { makeEnvironmentSearchStore } from './environment-search-store.ts';
@@ -21,14 +22,14 @@ export { errorName } from './reveal-wiring.ts';
  * reveal through one limiter (the same rate-limit leases) and log the same warnings.
  */
 export function secretsStore(db: Db, pager: Pager, limiter: RevealLimiter = makeRevealLimiter(db)) {
-  return {
-    ...revealStore(db, pager, limiter),
-    ...makeProjectStore(db, pager),
-    ...makeEnvironmentValueStore(db, pager, limiter),
-    ...makeDeletedSecretStore(db, pager),
-    ...makeEnvironmentSearchStore(db, pager),
-    ...makeRotationStore(db),
-  };
+  return composeStores(
+    revealStore(db, pager, limiter),
+    makeProjectStore(db, pager),
+    makeEnvironmentValueStore(db, pager, limiter),
+    makeDeletedSecretStore(db, pager),
+    makeEnvironmentSearchStore(db, pager),
+    makeRotationStore(db),
+  );
 }
 
 export function deletedSecretServiceOf(deps: { store: ReturnType<typeof secretsStore>; clock: Clock }) {

@@ -6,7 +6,9 @@ import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { announceAnswer } from '../platform/idempotency-scope.ts';
 import { newId } from '../platform/ids.ts';
 import type { Principal } from '../platform/principal.ts';
-import type { Store } from '../store.ts';
+import type { SecretStore } from './secret-store.ts';
+import type { SecretMetadataStore } from './secret-metadata-store.ts';
+import type { EnvironmentValueStore } from './environment-value-store.ts';
 import type { EnvironmentRef, makeSecretGuard } from './secret-guard.ts';
 import { untilHeadWritten } from './head-retries.ts';
 import { metadataOf } from './secret-reveals.ts';
@@ -64,17 +66,9 @@ import type { SecretMetadata, WriteAnswer, WriteInput, WriteOptions } from './se
 export type { SecretMetadata, SecretValue, WriteAnswer, WriteInput, WriteOptions } from './secret-write-types.ts';
 
 export interface SecretWriterDeps {
-  store: Pick<
-    Store,
-    | 'getEnvironmentSecret'
-    | 'getSecretHead'
-    | 'getSecretVersion'
-    | 'getVersionNumberOf'
-    | 'writeSecretVersion'
-    | 'updateSecretMetadata'
-    | 'countRevealPage'
-    | 'writeAuditEntries'
-  >;
+  store: Pick<SecretStore, 'getEnvironmentSecret' | 'getSecretHead' | 'getSecretVersion' | 'writeSecretVersion'> &
+    Pick<SecretMetadataStore, 'getVersionNumberOf' | 'updateSecretMetadata'> &
+    Pick<EnvironmentValueStore, 'countRevealPage' | 'writeAuditEntries'>;
   cipher: Cipher;
   clock: Clock;
   /** The reveal limits a repeated write counts against (a comparison with a stored value is a reveal's worth). */

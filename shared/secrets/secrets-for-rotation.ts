@@ -1,7 +1,7 @@
 import { SYSTEM_ACTOR } from '../audit/index.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import type { Policy, Principal } from '../platform/principal.ts';
-import type { Store } from '../store.ts';
+import type { SecretStore } from './secret-store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import type { SecretRecord } from './secret-record.ts';
 import type { makeSecretWriter } from './secret-writer.ts';
@@ -44,7 +44,7 @@ type SecretWriter = ReturnType<typeof makeSecretWriter>;
 
 /** The secrets side of rotation, over the secrets service's store, guard and writer's loop. */
 export function makeSecretsForRotation(
-  deps: { store: Pick<Store, 'getSecretHead' | 'writeSecretVersion'>; writeNext: SecretWriter['writeNext'] },
+  deps: { store: Pick<SecretStore, 'getSecretHead' | 'writeSecretVersion'>; writeNext: SecretWriter['writeNext'] },
   guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>,
 ) {
   const { store } = deps;

@@ -5,8 +5,7 @@ import { assertMayCreateEnvironments, assertMayCreateProjects, requireAccess } f
 import { newId } from '../platform/ids.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
-import type { Store } from '../store.ts';
-import { SlugTakenError, type EnvironmentItem, type ProjectItem } from './project-store.ts';
+import { SlugTakenError, type EnvironmentItem, type ProjectItem, type ProjectStore } from './project-store.ts';
 import { auditEntry } from '../audit/index.ts';
 import { firstFreeSlug, slugify } from './slug.ts';
 import { announceAnswer } from '../platform/idempotency-scope.ts';
@@ -27,7 +26,7 @@ async function withFreeSlug<T>(base: string, taken: () => Promise<string[]>, cre
 }
 
 export type ProjectServiceStore = Pick<
-  Store,
+  ProjectStore,
   | 'listProjects'
   | 'getProject'
   | 'projectByIdKeys'

@@ -4,10 +4,10 @@ import type { ServiceMacs } from '../platform/crypto/mac-key.ts';
 import { iso, type Clock } from '../platform/clock.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
-import type { Store } from '../store.ts';
+import type { WorkspaceStore } from './workspace-store.ts';
 
 export type WorkspaceAdminStore = Pick<
-  Store,
+  WorkspaceStore,
   'putWorkspace' | 'getWorkspace' | 'setAllowlisted' | 'listAllowlisted' | 'putApiKey' | 'getApiKey' | 'revokeApiKey'
 >;
 

@@ -202,7 +202,7 @@ const CIPHER_ON_FIRST_USE = [
 ];
 /**
  * What every API function loads on its first issued token or Idempotency-Key to unseal the service MAC keys
- * (shared/api-runtime.ts): the key provider with the KMS client, without the envelope cipher.
+ * (shared/access/api-runtime.ts): the key provider with the KMS client, without the envelope cipher.
  */
 const KEY_PROVIDER_ON_FIRST_USE = [
   '@aws-sdk/client-kms',
@@ -507,12 +507,14 @@ describe('Lambda bundles', () => {
       );
       // Assess: each library weighs there what it weighs in the function (zod within 5% below and 0.1% above: a few
       // bytes of esbuild's wrapping of the floor's list of names; a few helpers the function
-      // reaches through schema methods rather than the namespace), and none of the product's code came along (the
+      // reaches through schema methods rather than the namespace; and up to 8 bytes above for the minifier's short
+      // names, which shift when the code around a library changes: middy weighed 3,002 B in the AWS API against its
+      // floor's 3,007 B once issue 47 composed the stores), and none of the product's code came along (the
       // credential alias both floors share aside)
       for (const pkg of MANDATED_PACKAGES) {
         const [here, inFunction] = [packageBytes(built, pkg), packageBytes(fn, pkg)];
         // A package the function does not use (the AWS API takes no JWT: no aws-jwt-verify) is in neither.
-        const close = inFunction === 0 ? here === 0 : here <= inFunction * 1.001 && here >= inFunction * 0.95;
+        const close = inFunction === 0 ? here === 0 : here <= Math.max(inFunction * 1.001, inFunction + 8) && here >= inFunction * 0.95;
         expect({ name, pkg, close }).toEqual({
           name,
           pkg,

@@ -5,8 +5,8 @@ import { importJWK, SignJWT } from 'jose';
 import { makeDocumentClient } from '../../shared/platform/clients/dynamodb.ts';
 import { checkAnswer } from './contract.ts';
 import { systemClock } from '../../shared/platform/clock.ts';
-import { makeWorkspaceAdminService } from '../../shared/workspaces/workspace-service.ts';
-import { makeStore } from '../../shared/store.ts';
+import { makeWorkspaceAdminService } from '../../shared/workspaces/workspace-wiring.ts';
+import { tableStores } from './table-stores.ts';
 import { join } from 'node:path';
 import { LOCAL_MASTER_KEY_FILE, makeLocalKeyring } from '../../shared/platform/crypto/local-keyring.ts';
 import { ensureOperatorMacs, type ServiceMacs } from '../../shared/platform/crypto/mac-key.ts';
@@ -47,11 +47,11 @@ export async function admin(...args: string[]) {
   return JSON.parse(stdout);
 }
 
-/** The data layer of the running local stack, for set-up and for reading raw items. */
+/** The data layer of the running local stack (every feature's stores), for set-up and for reading raw items. */
 export function localStore() {
   const { dynamodbEndpoint, tableName } = inject('stack');
   const doc = makeDocumentClient({ endpoint: dynamodbEndpoint });
-  return { doc, tableName, store: makeStore(doc, tableName) };
+  return { doc, tableName, store: tableStores(doc, tableName) };
 }
 
 /** The running local stack's service MACs (its sealed key, unsealed with its keyring), to issue tokens it accepts. */

@@ -39,7 +39,7 @@ async function coldStart(env: Record<string, string>): Promise<Record<string, un
   const written: string[] = [];
   const stderr = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => written.push(String(chunk)) > 0);
   try {
-    const { apiRuntime } = await import('../../shared/api-runtime.ts');
+    const { apiRuntime } = await import('../../shared/access/api-runtime.ts');
     apiRuntime();
     apiRuntime();
   } finally {

@@ -23,7 +23,7 @@ import type { RouteDefinition } from './route.ts';
 export interface RouteGroupOptions {
   /** Every group but the one of the public login route authenticates its callers. */
   authenticate?: Authenticator;
-  /** Idempotency keys on the routes that change state; every API function passes them (shared/api-runtime.ts). */
+  /** Idempotency keys on the routes that change state; every API function passes them (shared/access/api-runtime.ts). */
   idempotency?: IdempotencyDeps;
   /** middy's early-timeout margin; tests pass 0 so no timer outlives them. */
   timeoutEarlyInMillis?: number;

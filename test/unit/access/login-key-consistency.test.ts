@@ -10,7 +10,11 @@ import { hashToken, issueToken } from '../../../shared/access/tokens.ts';
 import { newId } from '../../../shared/platform/ids.ts';
 import { itemKeyString, type ItemKey } from '../../../shared/platform/prefetch.ts';
 import { makeSecretService } from '../../../shared/secrets/secret-service.ts';
-import { makeStore } from '../../../shared/store.ts';
+import { composeStores } from '../../../shared/platform/store/compose.ts';
+import { makeCursorKeyLoader } from '../../../shared/platform/store/cursor-key.ts';
+import { makePager } from '../../../shared/platform/store/pager.ts';
+import { secretsStore } from '../../../shared/secrets/secret-wiring.ts';
+import { makeWorkspaceStore } from '../../../shared/workspaces/index.ts';
 import { keys } from '../../../shared/platform/store/keys.ts';
 import { fakeCipher, fakeClock, T0, TEST_MACS, testMacs } from '../support/fakes.ts';
 
@@ -23,7 +27,9 @@ import { fakeCipher, fakeClock, T0, TEST_MACS, testMacs } from '../support/fakes
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
 const dynamodb = mockClient(doc);
-const store = makeStore(doc, 'T');
+const db = { doc, tableName: 'T' };
+// The secrets function's stores and the authenticator's (api-runtime.ts), as the secrets function composes them.
+const store = composeStores(makeWorkspaceStore(db), secretsStore(db, makePager(db, makeCursorKeyLoader(db))));
 const clock = fakeClock();
 const routes = makeSecretRoutes(
   makeSecretService({ store, cipher: fakeCipher(), clock, place: LOCAL_PLACE, revealsPerMinute: 120, rotationOf: rotationViewOf(store) }),

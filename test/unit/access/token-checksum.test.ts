@@ -5,7 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { makeAuthenticator } from '../../../shared/access/authenticate.ts';
 import { issueToken } from '../../../shared/access/tokens.ts';
 import { AuthRequiredError } from '../../../shared/platform/errors.ts';
-import { makeStore } from '../../../shared/store.ts';
+import { makeWorkspaceStore } from '../../../shared/workspaces/index.ts';
 import { TEST_MACS, testMacs } from '../support/fakes.ts';
 import { deriveServiceMacs } from '../../../shared/platform/crypto/mac-key.ts';
 
@@ -19,7 +19,14 @@ describe('forged tokens cost nothing', () => {
     );
     const dynamodb = mockClient(doc);
     dynamodb.onAnyCommand().resolves({ Responses: { T: [] } });
-    return { dynamodb, authenticate: makeAuthenticator({ store: makeStore(doc, 'T'), clock: { now: () => Date.now() }, macs: testMacs }) };
+    return {
+      dynamodb,
+      authenticate: makeAuthenticator({
+        store: makeWorkspaceStore({ doc, tableName: 'T' }),
+        clock: { now: () => Date.now() },
+        macs: testMacs,
+      }),
+    };
   }
 
   it('refuses forged, mistyped, old-form, checksum-less and other-deployment tokens with AUTH_REQUIRED and no DynamoDB request', async () => {

@@ -12,6 +12,7 @@ import {
   ValidationError,
   WorkspaceNotAllowlistedError,
 } from '../../../shared/platform/errors.ts';
+import { UnresolvedReferencesError } from '../../../shared/references/index.ts';
 
 describe("the AWS API's error table", () => {
   it.each([
@@ -38,5 +39,17 @@ describe("the AWS API's error table", () => {
     expect(hidden).toMatchObject({ type: 'InternalServiceError', status: 500, message: 'An error occurred on the server side.' });
     const own = new AwsError('UnknownOperationException', 'x');
     expect(toAwsError(own)).toBe(own);
+  });
+
+  it('names each unresolvable reference and why in an InvalidRequestException (AWS errors have no details)', () => {
+    const error = new UnresolvedReferencesError([
+      { reference: 'prod.DB_HOST', reason: 'unresolvable' },
+      { reference: 'A', reason: 'cycle' },
+    ]);
+    expect(toAwsError(error)).toMatchObject({
+      type: 'InvalidRequestException',
+      status: 400,
+      message: "The secret's value references what cannot be resolved: ${prod.DB_HOST} (unresolvable), ${A} (cycle).",
+    });
   });
 });

@@ -13,7 +13,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { iso } from '../../../shared/platform/clock.ts';
 import { newId } from '../../../shared/platform/ids.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
-import { makeStore, type Store } from '../../../shared/store.ts';
+import { tableStores } from '../../support/table-stores.ts';
 
 /**
  * IAM cannot require a ConditionExpression (docs/operations.md, "What IAM enforces on the table"), so a role allowed
@@ -26,7 +26,8 @@ import { makeStore, type Store } from '../../../shared/store.ts';
 
 const doc = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'local', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
 const dynamodb = mockClient(doc);
-const store = makeStore(doc, 'T');
+const store = tableStores(doc, 'T');
+type Store = typeof store;
 
 const WS = newId('workspace');
 const NOW = iso(Date.parse('2026-01-01T00:00:00Z'));

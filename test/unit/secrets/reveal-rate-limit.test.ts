@@ -1,7 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { iso } from '../../../shared/platform/clock.ts';
-import { makeStore } from '../../../shared/store.ts';
+import { makeCursorKeyLoader } from '../../../shared/platform/store/cursor-key.ts';
+import { makePager } from '../../../shared/platform/store/pager.ts';
+import { makeSecretStore } from '../../../shared/secrets/index.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
 import { caught, T0 } from '../support/fakes.ts';
 
@@ -42,7 +44,11 @@ function fakeTable() {
       throw new Error('the limiter makes no other request');
     },
   };
-  const container = () => makeStore(doc as unknown as DynamoDBDocumentClient, 'table');
+  // A container's secret store (recordReveal leases through its own limiter), as the functions make it.
+  const container = () => {
+    const db = { doc: doc as unknown as DynamoDBDocumentClient, tableName: 'table' };
+    return makeSecretStore(db, makePager(db, makeCursorKeyLoader(db)));
+  };
   return { store: container(), container, counters, counterWrites, audits, refuseAuditPuts: () => void (refuseAuditPut = true) };
 }
 

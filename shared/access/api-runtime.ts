@@ -1,11 +1,11 @@
-import { makeAccessTokenVerifier, makeAuthenticator } from './access/authenticate.ts';
-import { logger } from './platform/logger.ts';
-import { runtime, type Runtime } from './platform/runtime.ts';
-import type { IdempotencyDeps } from './platform/http/idempotency.ts';
-import { makeIdempotencyStore } from './platform/store/idempotency-store.ts';
-import { makeWorkspaceStore } from './workspaces/workspace-store.ts';
-import { serviceMacsOnFirstUse } from './platform/crypto/macs-on-first-use.ts';
-import type { Config } from './platform/config.ts';
+import { makeAccessTokenVerifier, makeAuthenticator } from './authenticate.ts';
+import { logger } from '../platform/logger.ts';
+import { runtime, type Runtime } from '../platform/runtime.ts';
+import type { IdempotencyDeps } from '../platform/http/idempotency.ts';
+import { makeIdempotencyStore } from '../platform/store/idempotency-store.ts';
+import { makeWorkspaceStore } from '../workspaces/index.ts';
+import { serviceMacsOnFirstUse } from '../platform/crypto/macs-on-first-use.ts';
+import type { Config } from '../platform/config.ts';
 
 type ApiRuntime = Runtime & { authenticate: ReturnType<typeof makeAuthenticator>; idempotency: IdempotencyDeps };
 
