@@ -1,6 +1,7 @@
+import { listRoute } from '../../shared/platform/http/list-route.ts';
 import * as z from 'zod/mini';
-import { idSchema, nameSchema, pageQuerySchema } from '../../shared/platform/http/schemas.ts';
-import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
+import { idSchema, nameSchema } from '../../shared/platform/http/schemas.ts';
+import { defineRoute, lazyRoutes, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import {
   accessKeyAnswer,
@@ -19,18 +20,13 @@ type RouteKey = (typeof ROUTE_GROUPS)['access-keys'][number];
 export function makeAccessKeyRoutes(service: AccessKeyService): Record<RouteKey, RouteDefinition> {
   return lazyRoutes({
     'GET /api/v1/access-keys': () =>
-      defineRoute({
+      listRoute({
         operationId: 'listAccessKeys',
         summary: "List the workspace's access keys",
         description: 'Newest first. Never a token.',
-        response: z.array(accessKeyAnswer()),
-        paged: true,
+        item: accessKeyAnswer(),
         access: 'admin',
-        query: pageQuerySchema(),
-        handler: async ({ principal, query }) => {
-          const page = await service.list(principal, query);
-          return listOutput(query.limit, page);
-        },
+        list: ({ principal, query }) => service.list(principal, query),
       }),
     'POST /api/v1/access-keys': () =>
       defineRoute({

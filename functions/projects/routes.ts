@@ -1,8 +1,9 @@
+import { listRoute } from '../../shared/platform/http/list-route.ts';
 import * as z from 'zod/mini';
 import { projectAnswer } from '../../shared/workspaces/project-answers.ts';
-import { idSchema, nameSchema, pageQuerySchema, slugSchema } from '../../shared/platform/http/schemas.ts';
+import { idSchema, nameSchema, slugSchema } from '../../shared/platform/http/schemas.ts';
 import { isId } from '../../shared/platform/ids.ts';
-import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
+import { defineRoute, lazyRoutes, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import type { ProjectService } from '../../shared/workspaces/workspace-wiring.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 
@@ -12,18 +13,12 @@ type RouteKey = (typeof ROUTE_GROUPS)['projects'][number];
 export function makeProjectRoutes(service: ProjectService): Record<RouteKey, RouteDefinition> {
   return lazyRoutes({
     'GET /api/v1/projects': () =>
-      defineRoute({
+      listRoute({
         operationId: 'listProjects',
         summary: "List the workspace's projects",
-        description: 'Newest first.',
-        response: z.array(projectAnswer()),
-        paged: true,
+        item: projectAnswer(),
         access: 'workspace',
-        query: pageQuerySchema(),
-        handler: async ({ principal, query }) => {
-          const page = await service.listProjects(principal, query);
-          return listOutput(query.limit, page);
-        },
+        list: ({ principal, query }) => service.listProjects(principal, query),
       }),
     'POST /api/v1/projects': () =>
       defineRoute({

@@ -1,3 +1,4 @@
+import { listRoute } from '../../shared/platform/http/list-route.ts';
 import * as z from 'zod/mini';
 import { deletedResult } from '../../shared/platform/http/answer-schemas.ts';
 import {
@@ -55,18 +56,12 @@ const rotateSecretBody = once(() =>
 export function makeWebhookRoutes(service: WebhookService): Record<RouteKey, RouteDefinition> {
   return lazyRoutes({
     'GET /api/v1/webhooks': () =>
-      defineRoute({
+      listRoute({
         operationId: 'listWebhookEndpoints',
         summary: "List the workspace's webhook endpoints",
-        description: 'Newest first.',
-        response: z.array(webhookEndpointAnswer()),
-        paged: true,
+        item: webhookEndpointAnswer(),
         access: 'admin',
-        query: pageQuerySchema(),
-        handler: async ({ principal, query }) => {
-          const page = await service.list(principal, query);
-          return listOutput(query.limit, page);
-        },
+        list: ({ principal, query }) => service.list(principal, query),
       }),
     'POST /api/v1/webhooks': () =>
       defineRoute({

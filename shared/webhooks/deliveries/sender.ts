@@ -111,7 +111,7 @@ async function exchange(
   progress: { statusCode: number | null },
   lease: ConnectionLease | undefined,
 ): Promise<Outcome> {
-  const response = await postOnce(url, address, request, signal, lease);
+  const response = await postOnce({ url, address, request, signal, lease });
   const statusCode = response.statusCode ?? 0;
   progress.statusCode = statusCode;
   if (statusCode >= 300 && statusCode < 400) {
@@ -124,35 +124,32 @@ async function exchange(
   return snippet === undefined ? result : { ...result, responseSnippet: snippet };
 }
 
+/** One POST of a delivery: to the checked address, over a pooled connection when one is leased. */
+interface Attempt {
+  url: URL;
+  address: string;
+  request: WebhookRequest;
+  signal: AbortSignal;
+  lease: ConnectionLease | undefined;
+}
+
 /**
  * POSTs once more when a pooled connection turns out closed by the receiver before it answered (its idle timeout
  * raced our reuse; Node's own advice). Almost always the request never reached it; a receiver that read it and then
  * reset the connection gets it twice, which at-least-once delivery allows (receivers dedupe on the delivery id).
  */
-async function postOnce(
-  url: URL,
-  address: string,
-  request: WebhookRequest,
-  signal: AbortSignal,
-  lease: ConnectionLease | undefined,
-): Promise<IncomingMessage> {
+async function postOnce(attempt: Attempt): Promise<IncomingMessage> {
   try {
-    return await post(url, address, request, signal, lease);
+    return await post(attempt);
   } catch (error) {
-    if (!(error as { reusedSocket?: boolean }).reusedSocket || (error as { code?: string }).code !== 'ECONNRESET' || signal.aborted)
+    if (!(error as { reusedSocket?: boolean }).reusedSocket || (error as { code?: string }).code !== 'ECONNRESET' || attempt.signal.aborted)
       throw error;
-    return post(url, address, request, signal, lease);
+    return post(attempt);
   }
 }
 
 /** POSTs to the checked IP (net/pinned-request.ts); our headers come last so a caller's cannot misstate the length. */
-function post(
-  url: URL,
-  address: string,
-  request: WebhookRequest,
-  signal: AbortSignal,
-  lease: ConnectionLease | undefined,
-): Promise<IncomingMessage> {
+function post({ url, address, request, signal, lease }: Attempt): Promise<IncomingMessage> {
   const headers = { ...request.headers, 'User-Agent': USER_AGENT, 'Content-Length': String(Buffer.byteLength(request.body)) };
   return requestPinned(url, address, { method: 'POST', headers, body: request.body, agent: lease?.agent, signal });
 }
