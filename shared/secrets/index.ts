@@ -58,6 +58,11 @@ export { makePurgeService, PURGE_GRACE_MS, type PurgeRun, type PurgeService, typ
  * this file (an import cycle).
  */
 export { makeSecretStore, type SecretStore } from './secret-store.ts';
+/**
+ * A version write prepared without sending it (its transaction items and audit entry), for a change request's merge,
+ * which commits several keys' writes in one transaction: stored exactly as any write stores a version.
+ */
+export { versionWritePreparer, type PreparedVersionWrite, type VersionWritePreparer } from './secret-version-items.ts';
 export { makeSecretMetadataStore, type SecretMetadataStore } from './secret-metadata-store.ts';
 export { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
 export type { DeletedSecretStore } from './deleted-secret-store.ts';

@@ -232,3 +232,13 @@ export async function prepareVersionWrite(
   const items = secretVersionItems(deps.db, ws, { ...record, sealed }, current, version, audit);
   return { ...items, secretId: record.id, version: number };
 }
+
+/** `prepareVersionWrite` bound to a table and a cipher: what another feature's service is given to prepare writes. */
+export type VersionWritePreparer = (
+  ...args: Parameters<typeof prepareVersionWrite> extends [unknown, ...infer Rest] ? Rest : never
+) => Promise<PreparedVersionWrite>;
+
+/** Binds `prepareVersionWrite` to the function's table and cipher (its composition module does, once). */
+export function versionWritePreparer(deps: { db: Db; cipher: Cipher }): VersionWritePreparer {
+  return (...args) => prepareVersionWrite(deps, ...args);
+}
