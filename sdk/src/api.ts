@@ -492,6 +492,34 @@ export interface webhooks {
      */
     post: operations["onServiceSecretRotationFailed"];
   };
+  "service.change_request.opened": {
+    /**
+     * A change to an environment's secrets was proposed for review.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServiceChangeRequestOpened"];
+  };
+  "service.change_request.approved": {
+    /**
+     * A change request received the approvals its environment asks for.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServiceChangeRequestApproved"];
+  };
+  "service.change_request.merged": {
+    /**
+     * A change request's changes were applied, all in one transaction.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServiceChangeRequestMerged"];
+  };
+  "service.change_request.closed": {
+    /**
+     * A change request was closed without being merged.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServiceChangeRequestClosed"];
+  };
   "service.webhook_endpoint.disabled": {
     /**
      * The service switched off another of the workspace's endpoints because its deliveries kept failing.
@@ -4284,7 +4312,7 @@ export interface operations {
       content: {
         "application/json": {
           url: string;
-          events: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.webhook_endpoint.disabled")[];
+          events: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.change_request.opened" | "service.change_request.approved" | "service.change_request.merged" | "service.change_request.closed" | "service.webhook_endpoint.disabled")[];
           description?: string;
         };
       };
@@ -4644,7 +4672,7 @@ export interface operations {
       content: {
         "application/json": {
           url?: string;
-          events?: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.webhook_endpoint.disabled")[];
+          events?: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.change_request.opened" | "service.change_request.approved" | "service.change_request.merged" | "service.change_request.closed" | "service.webhook_endpoint.disabled")[];
           description?: string | null;
           enabled?: boolean;
         };
@@ -7174,6 +7202,182 @@ export interface operations {
             environmentId: string;
             step: string;
             error: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A change to an environment's secrets was proposed for review.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServiceChangeRequestOpened: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.change_request.opened";
+          account: string;
+          occurredAt: string;
+          data: {
+            changeRequestId: string;
+            environmentId: string;
+            projectId: string;
+            title: string;
+            keys: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A change request received the approvals its environment asks for.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServiceChangeRequestApproved: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.change_request.approved";
+          account: string;
+          occurredAt: string;
+          data: {
+            changeRequestId: string;
+            environmentId: string;
+            projectId: string;
+            title: string;
+            keys: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A change request's changes were applied, all in one transaction.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServiceChangeRequestMerged: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.change_request.merged";
+          account: string;
+          occurredAt: string;
+          data: {
+            changeRequestId: string;
+            environmentId: string;
+            projectId: string;
+            title: string;
+            keys: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A change request was closed without being merged.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServiceChangeRequestClosed: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.change_request.closed";
+          account: string;
+          occurredAt: string;
+          data: {
+            changeRequestId: string;
+            environmentId: string;
+            projectId: string;
+            title: string;
+            keys: string[];
           };
         };
       };
