@@ -24,6 +24,8 @@ export interface PreparedWrite {
   items: TransactItem[];
   /** Its key item's index in `items`: the condition that holds only while the key is at its base version. */
   keyItemAt: number;
+  /** Its version item's (which must not exist yet): a failed one means the key moved too. */
+  versionAt?: number | undefined;
 }
 
 const RECORD_FIELDS = [
@@ -131,16 +133,17 @@ export function makeChangeRequestStore(db: Db, pager: Pager) {
       writes: readonly PreparedWrite[] = [],
     ): Promise<number | undefined> {
       const items = [replace(workspaceId, next, read), auditPut(db, workspaceId, audit)];
-      const keyItems: number[] = [];
-      for (const write of writes) {
-        keyItems.push(items.length + write.keyItemAt);
+      // Where each write's conditions are, and which write each one belongs to.
+      const conditions = new Map<number, number>();
+      writes.forEach((write, i) => {
+        for (const at of [write.keyItemAt, write.versionAt]) if (at !== undefined) conditions.set(items.length + at, i);
         items.push(...write.items);
-      }
-      const failed = await transact(db, items, [0, ...keyItems], { contention: 'handled' });
+      });
+      const failed = await transact(db, items, [0, ...conditions.keys()], { contention: 'handled' });
       if (failed === undefined) return undefined;
-      const stale = keyItems.indexOf(failed);
-      if (stale < 0) throw new ChangeRequestChangedError();
-      return stale;
+      const moved = conditions.get(failed);
+      if (moved === undefined) throw new ChangeRequestChangedError();
+      return moved;
     },
   };
 }
