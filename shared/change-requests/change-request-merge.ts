@@ -4,10 +4,11 @@ import { proposedValueContext } from '../platform/crypto/context.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { ConflictError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
-import { metadataOf, type SecretStore, type VersionWritePreparer } from '../secrets/index.ts';
+import { type DeletePreparer, metadataOf, type SecretStore, type VersionWritePreparer } from '../secrets/index.ts';
 import { assertMayMerge, assertStatus, permitKeys } from './change-request-checks.ts';
 import {
   answerOf,
+  ChangeRequestChangedError,
   requestMetadata,
   StaleChangesError,
   statusAt,
@@ -21,12 +22,18 @@ import type { ChangeRequestStore, PreparedWrite } from './change-request-store.t
 export const MAX_TRANSACTION_ITEMS = 100;
 
 export interface MergeDeps {
-  store: Pick<ChangeRequestStore, 'getChangeRequest' | 'updateChangeRequest'> & Pick<SecretStore, 'getEnvironmentSecret'>;
+  store: Pick<ChangeRequestStore, 'getChangeRequest' | 'updateChangeRequest'> & Pick<SecretStore, 'getEnvironmentSecret' | 'getSecretHead'>;
   cipher: Cipher;
   clock: Clock;
   /** The secrets feature's version writes, prepared for this transaction (shared/secrets, versionWritePreparer). */
   prepareWrite: VersionWritePreparer;
+  /** The secrets feature's recoverable deletes, prepared for this transaction (shared/secrets, deletePreparer). */
+  prepareDelete: DeletePreparer;
 }
+
+/** A merged delete keeps the secret restorable for the REST delete's default window (decisions.md, "Recoverable deletes"). */
+const RECOVERY_WINDOW_DAYS = 7;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 type CurrentKeys = Map<string, Awaited<ReturnType<SecretStore['getEnvironmentSecret']>>>;
 
@@ -49,7 +56,12 @@ export function makeMerge(deps: MergeDeps, find: (principal: Principal, id: stri
   }
 
   /** Each change's version write, its value unsealed from the request and sealed again as the key's next version. */
-  async function prepare(principal: Principal, request: ChangeRequestRecord, current: CurrentKeys, now: number): Promise<PreparedWrite[]> {
+  async function prepare(
+    principal: Principal,
+    request: ChangeRequestRecord,
+    currentKeys: CurrentKeys,
+    now: number,
+  ): Promise<PreparedWrite[]> {
     const ws = principal.workspaceId;
     const environment = {
       id: request.environmentId,
@@ -65,12 +77,30 @@ export function makeMerge(deps: MergeDeps, find: (principal: Principal, id: stri
     };
     return Promise.all(
       request.changes.map(async (change) => {
-        if (change.action === 'delete' || !change.sealed)
-          throw new ConflictError(`merging the delete of ${change.key} is not supported yet`);
+        const current = currentKeys.get(change.key);
+        if (change.action === 'delete') return current ? prepareDelete(principal, request, current, now) : undefined;
+        if (!change.sealed) throw new ConflictError(`the proposed value of ${change.key} is missing`);
         const value = await cipher.decrypt(change.sealed, proposedValueContext(ws, request.id, change.key));
-        return deps.prepareWrite(actor, environment, current.get(change.key), { key: change.key, value, encoding: change.encoding, now });
+        return deps.prepareWrite(actor, environment, current, { key: change.key, value, encoding: change.encoding, now });
       }),
-    );
+    ).then((writes) => writes.filter((write) => write !== undefined));
+  }
+
+  /** A delete's items (a key already gone needs none): audited `secret.delete` as any delete, with changeRequestId. */
+  async function prepareDelete(
+    principal: Principal,
+    request: ChangeRequestRecord,
+    current: NonNullable<Awaited<ReturnType<SecretStore['getEnvironmentSecret']>>>,
+    now: number,
+  ): Promise<PreparedWrite> {
+    const head = await store.getSecretHead(principal.workspaceId, current.id);
+    // The head moved away since the key item was read: the transaction's condition on the key item names it.
+    if (!head) throw new ChangeRequestChangedError();
+    const purgeAt = iso(now + RECOVERY_WINDOW_DAYS * DAY_MS);
+    const metadata = { ...metadataOf(head), recoveryWindowDays: RECOVERY_WINDOW_DAYS, purgeAt, changeRequestId: request.id };
+    const entry = auditEntry(principal, 'secret.delete', head.id, metadata, now);
+    const items = deps.prepareDelete(principal.workspaceId, head, entry, { deletedBy: principal.actorSub, purgeAt }, current);
+    return { items, keyItemAt: 2 };
   }
 
   /**

@@ -4,7 +4,7 @@ import type { Cipher } from '../platform/crypto/envelope.ts';
 import { composeStores } from '../platform/store/compose.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import type { Db } from '../platform/store/send.ts';
-import { makeSecretStore, versionWritePreparer } from '../secrets/index.ts';
+import { deletePreparer, makeSecretStore, versionWritePreparer } from '../secrets/index.ts';
 import { makeChangeRequestService } from './change-request-service.ts';
 import { makeChangeRequestStore } from './change-request-store.ts';
 
@@ -16,6 +16,7 @@ export function changeRequestServiceOf(deps: { config: Config; db: Db; pager: Pa
     cipher,
     clock,
     prepareWrite: versionWritePreparer({ db, cipher }),
+    prepareDelete: deletePreparer(db),
     revealLimit: { perMinute: config.revealsPerMinute, workspacePerMinute: config.workspaceRevealsPerMinute },
   });
 }

@@ -63,6 +63,8 @@ export { makeSecretStore, type SecretStore } from './secret-store.ts';
  * which commits several keys' writes in one transaction: stored exactly as any write stores a version.
  */
 export { versionWritePreparer, type PreparedVersionWrite, type VersionWritePreparer } from './secret-version-items.ts';
+/** A recoverable delete prepared without sending it, for the same merge: stored as any delete stores it. */
+export { deletePreparer, type DeletePreparer } from './secret-delete-items.ts';
 export { makeSecretMetadataStore, type SecretMetadataStore } from './secret-metadata-store.ts';
 export { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
 export type { DeletedSecretStore } from './deleted-secret-store.ts';

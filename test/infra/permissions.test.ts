@@ -176,7 +176,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     // Change requests: the request and each key's item read; open, reviews and close put the request with its entry;
     // a merge puts what a secret write puts; a proposed value's reveal counts on the reveal counters.
     'change-requests': [
-      ...table(api({ GetItem: [WS], PutItem: [WS, VERSIONS, AUDIT], UpdateItem: RATE })),
+      ...table(api({ GetItem: [WS], PutItem: [WS, VERSIONS, AUDIT], UpdateItem: RATE, DeleteItem: [WS] })),
       lastUsed([TOKEN, WS]),
       index('GSI1', [`CRS#ws_${ANY_ID}#*`]),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], PROPOSED_VALUE_CONTEXT),

@@ -173,6 +173,8 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('UpdateItem', PK.apiKeyCounter),
       request('UpdateItem', PK.personCounter),
       request('UpdateItem', PK.workspaceCounter),
+      request('PutItem', PK.purge),
+      request('DeleteItem', PK.workspace),
       query('GSI1', GSI.changeRequests),
     ]),
     'access-keys': api([

@@ -99,6 +99,28 @@ describe('change requests', () => {
     expect(versions.sort()).toEqual(['A2', 'B2']);
   });
 
+  it('merges a delete with a set: the key is gone (restorable), audited secret.delete with changeRequestId', async () => {
+    await put(ws.apiKey, 'D3', 'old');
+    const { id } = (
+      await propose(people.alice, {
+        changes: [
+          { key: 'D3', delete: true },
+          { key: 'E3', value: 'e' },
+        ],
+      })
+    ).body.data;
+    await review(people.bob, id);
+    expect((await merge(people.alice, id)).body.data.status).toBe('merged');
+    expect(await reveal('D3')).toBeUndefined();
+    expect(await reveal('E3')).toMatchObject({ value: 'e', version: 1 });
+    const deleted = (await call('GET', `${secrets()}/deleted`, { token: ws.apiKey })).body.data as { key: string }[];
+    expect(deleted.map((s) => s.key)).toContain('D3');
+    const audit = (await call('GET', '/api/v1/audit?action=secret.delete&limit=50', { token: ws.apiKey })).body.data as {
+      metadata: Record<string, unknown>;
+    }[];
+    expect(audit.filter((entry) => entry.metadata.changeRequestId === id).map((entry) => entry.metadata.key)).toEqual(['D3']);
+  });
+
   it("refuses a machine token's review (FORBIDDEN)", async () => {
     const { id } = (await propose(people.alice, { changes: [{ key: 'C', value: 'c' }] })).body.data;
     const refused = await review(machine, id);

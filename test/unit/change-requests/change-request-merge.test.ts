@@ -71,6 +71,25 @@ describe('change requests: merge', () => {
   });
 });
 
+describe('change requests: merged deletes', () => {
+  it('deletes a key as any delete does, audited secret.delete with changeRequestId; a key already gone needs nothing', async () => {
+    const t = changeRequests();
+    t.versions.set('OLD', 3);
+    const body = {
+      ...proposal,
+      changes: [
+        { key: 'OLD', delete: true as const },
+        { key: 'GONE', delete: true as const },
+      ],
+    };
+    const { id } = await t.service.open(alice, body);
+    await t.service.review(bob, id, { decision: 'approve' });
+    expect((await t.service.merge(alice, id)).status).toBe('merged');
+    expect(t.committed[0]!.writes).toHaveLength(1);
+    expect(t.prepared.map((p) => [p.key, p.audit.action, p.audit.metadata.changeRequestId])).toEqual([['OLD', 'secret.delete', id]]);
+  });
+});
+
 describe('change requests: close', () => {
   it('by the author or an admin (FORBIDDEN to others); a merged request cannot be closed (CONFLICT)', async () => {
     const t = changeRequests();

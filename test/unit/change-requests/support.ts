@@ -47,6 +47,12 @@ export function changeRequests(options: { requiredApprovals?: number } = {}) {
   const environment = { ...ENV, requiredApprovals: options.requiredApprovals ?? 1 };
   const store = {
     getRequestEnvironment: async (_ws: string, id: string) => (id === ENV.environmentId ? environment : undefined),
+    getSecretHead: async (_ws: string, id: string) => {
+      const key = id.slice('sec_'.length);
+      return versions.has(key)
+        ? ({ id, key, currentVersion: versions.get(key)!, projectId: ENV.projectId, environmentId: ENV.environmentId } as never)
+        : undefined;
+    },
     getEnvironmentSecret: async (_ws: string, _env: string, key: string) =>
       versions.has(key) ? ({ id: `sec_${key}`, key, currentVersion: versions.get(key)! } as never) : undefined,
     putChangeRequest: async (_ws: string, record: ChangeRequestRecord, audit: AuditEntry) => {
@@ -94,6 +100,10 @@ export function changeRequests(options: { requiredApprovals?: number } = {}) {
     },
     clock,
     revealLimit: { perMinute: 100, workspacePerMinute: 1000 },
+    prepareDelete: (_ws, head, audit) => {
+      prepared.push({ key: head.key, value: '(deleted)', audit });
+      return [{ ConditionCheck: { Key: { key: head.key } } } as never];
+    },
     prepareWrite: async (actor, env, current, input) => {
       const secret = { id: current?.id ?? `sec_${input.key}`, key: input.key, projectId: env.projectId, environmentId: env.id } as never;
       const version = (current?.currentVersion ?? 0) + 1;
