@@ -71,6 +71,26 @@ describe('change requests: merge', () => {
   });
 });
 
+describe('change requests: one transaction', () => {
+  it('refuses, writing nothing, a merge whose items pass the 100 of one transaction (CONFLICT)', async () => {
+    // Prepare: 17 sets of 6 items each (a write's), and the request's 2: 104.
+    const t = changeRequests({ itemsPerWrite: 6 });
+    const changes = Array.from({ length: 17 }, (_, i) => ({ key: `K${i}`, value: 'v' }));
+    const { id } = await t.service.open(alice, { ...proposal, changes });
+    await t.service.review(bob, id, { decision: 'approve' });
+    // Act
+    const error = await caught(() => t.service.merge(alice, id));
+    // Assess
+    expect([error.code, error.message]).toEqual(['CONFLICT', 'The merge needs 104 writes, more than one transaction holds']);
+    expect(t.committed).toEqual([]);
+    // 16 sets fit: 98 items.
+    const fits = changeRequests({ itemsPerWrite: 6 });
+    const sixteen = await fits.service.open(alice, { ...proposal, changes: changes.slice(0, 16) });
+    await fits.service.review(bob, sixteen.id, { decision: 'approve' });
+    expect((await fits.service.merge(alice, sixteen.id)).status).toBe('merged');
+  });
+});
+
 describe('change requests: merged deletes', () => {
   it('deletes a key as any delete does, audited secret.delete with changeRequestId; a key already gone needs nothing', async () => {
     const t = changeRequests();

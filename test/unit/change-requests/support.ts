@@ -33,7 +33,7 @@ export const machine = (sub: string, rules?: PermissionRule[]): Principal =>
     },
   });
 
-export function changeRequests(options: { requiredApprovals?: number } = {}) {
+export function changeRequests(options: { requiredApprovals?: number; itemsPerWrite?: number } = {}) {
   const requests = new Map<string, ChangeRequestRecord>();
   const versions = new Map<string, number>();
   const audits: AuditEntry[] = [];
@@ -110,7 +110,7 @@ export function changeRequests(options: { requiredApprovals?: number } = {}) {
       const audit = actor.audit(current ? 'secret.rotate' : 'secret.create', secret, version);
       prepared.push({ key: input.key, value: input.value, audit });
       return {
-        items: [{ ConditionCheck: { Key: { key: input.key } } } as never],
+        items: Array.from({ length: options.itemsPerWrite ?? 1 }, () => ({ ConditionCheck: { Key: { key: input.key } } }) as never),
         keyItemAt: 0,
         versionAt: undefined,
         claimAt: undefined,
