@@ -18,8 +18,8 @@ import {
 } from './change-request-records.ts';
 import type { ChangeRequestStore, PreparedWrite } from './change-request-store.ts';
 
-/** DynamoDB's limit of items in one TransactWriteItems. */
-export const MAX_TRANSACTION_ITEMS = 100;
+/** DynamoDB's limit of items in one TransactWriteItems, less one for an Idempotency-Key's record, which joins it. */
+export const MAX_TRANSACTION_ITEMS = 99;
 
 export interface MergeDeps {
   store: Pick<ChangeRequestStore, 'getChangeRequest' | 'updateChangeRequest'> & Pick<SecretStore, 'getEnvironmentSecret' | 'getSecretHead'>;
