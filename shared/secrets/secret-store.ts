@@ -33,6 +33,8 @@ export interface NewVersion {
   claim?: boolean;
   /** `base64` for a binary value; default the new head's encoding. */
   encoding?: ValueEncoding | undefined;
+  /** The distinct targets of its value's references (none: no attribute, so a plain version's item is unchanged). */
+  references?: readonly string[] | undefined;
 }
 import { environmentValuePut } from './environment-value-items.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limit-store.ts';
@@ -150,6 +152,7 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
             ...(version.rolledBackFrom !== undefined && { rolledBackFrom: version.rolledBackFrom }),
             ...(version.versionId !== undefined && { versionId: version.versionId }),
             ...(encoding && { encoding }),
+            ...(version.references?.length && { references: [...version.references] }),
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
@@ -175,6 +178,7 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
                 environmentId: record.environmentId,
                 sealed,
                 ...(record.encoding && { encoding: record.encoding }),
+                ...(record.references && { references: record.references }),
               }),
             ]
           : []),
