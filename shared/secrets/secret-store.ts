@@ -229,11 +229,13 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
     /**
      * Counts a reveal against the credential's per-minute limit and the workspace's ceiling (RATE_LIMITED, and
      * nothing written, when either is reached), then writes its audit entry: one PutItem, durable when it answers
-     * (a fresh id; the condition only guards the log against an overwrite). A failed write fails the reveal.
+     * (a fresh id; the condition only guards the log against an overwrite). A failed write fails the reveal. A
+     * reveal that resolved references writes its own entry and one per target in this one call (counted once), all
+     * durable before it answers.
      */
-    async recordReveal(workspaceId: string, audit: AuditEntry, limit: RevealLimit): Promise<void> {
+    async recordReveal(workspaceId: string, audit: AuditEntry | readonly AuditEntry[], limit: RevealLimit): Promise<void> {
       await limiter.countReveal(workspaceId, limit);
-      await putAuditEntries(db, workspaceId, [audit]);
+      await putAuditEntries(db, workspaceId, Array.isArray(audit) ? audit : [audit as AuditEntry]);
     },
 
     /** A secret's versions, newest first (sort keys are zero-padded, so 10 sorts after 9), values never returned. */
