@@ -5,18 +5,18 @@ import { makeDocumentClient } from '../shared/platform/clients/dynamodb.ts';
 import { systemClock } from '../shared/platform/clock.ts';
 import { newId } from '../shared/platform/ids.ts';
 import { logger } from '../shared/platform/logger.ts';
-import { DURATION_BINS } from '../shared/webhooks/stats-histogram.ts';
-import { makeStatsRollupStore } from '../shared/webhooks/delivery-rollup.ts';
-import { bucketStart, hourStart, STATS_BUCKET_MS, type StatsBucket } from '../shared/webhooks/delivery-stats-store.ts';
-import { DELIVERY_RETENTION_SECONDS } from '../shared/webhooks/delivery-records.ts';
+import { DURATION_BINS } from '../shared/webhooks/stats/stats-histogram.ts';
+import { makeStatsRollupStore } from '../shared/webhooks/stats/stats-rollup-store.ts';
+import { bucketStart, hourStart, STATS_BUCKET_MS, type StatsBucket } from '../shared/webhooks/stats/delivery-stats-store.ts';
+import { DELIVERY_RETENTION_SECONDS } from '../shared/webhooks/deliveries/delivery-records.ts';
 import { ENTITY, gsi3, keys } from '../shared/platform/store/keys.ts';
-import { makeStatsRollup } from '../shared/webhooks/stats-rollup.ts';
+import { makeStatsRollup } from '../shared/webhooks/stats/stats-rollup.ts';
 import type { makeCallRecorder } from './calls.ts';
 import { costPerMillion, type OperationCalls } from './prices.ts';
 import { perDelivery } from './webhooks.ts';
 
 /*
- * What the delivery statistics cost off the delivery path (shared/webhooks/delivery-stats-store.ts): the rollup's share of a
+ * What the delivery statistics cost off the delivery path (shared/webhooks/stats/delivery-stats-store.ts): the rollup's share of a
  * delivery, and the data a 30-day statistics read meets. Both at the reference endpoint of the issue: 10,000
  * deliveries a day, about 14 in each two-minute bucket.
  */

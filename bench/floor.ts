@@ -41,7 +41,7 @@ const ROTATION_SCHEDULES = ['CreateSchedule', 'DeleteSchedule', 'UpdateSchedule'
 /**
  * The kinds of AWS calls each function's bundle carries (one SDK command each). Update this table when a function
  * starts or stops using a command: test/infra/bundles.test.ts compares it with the commands each bundle holds. Each
- * pipeline stage builds only its own store methods (shared/webhooks/delivery-pipeline-store.ts,
+ * pipeline stage builds only its own store methods (shared/webhooks/deliveries/delivery-pipeline-store.ts,
  * endpoint-pipeline-store.ts, and the worker's in delivery-store.ts), so each has its own list: the fan-out lists
  * endpoints and puts deliveries; the worker reads a delivery's endpoint, claims and records attempts and fails an
  * endpoint's queued deliveries (BatchGetItem of their status); the sweeper re-queues due deliveries and restarts

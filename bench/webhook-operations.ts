@@ -2,14 +2,19 @@ import { attributeCalls, observeInvocations, type InvocationEvent } from '../bin
 import { makeDocumentClient } from '../shared/platform/clients/dynamodb.ts';
 import { systemClock } from '../shared/platform/clock.ts';
 import { logger } from '../shared/platform/logger.ts';
-import { makeStore } from '../shared/store.ts';
-import { deliveryIdSpan } from '../shared/webhooks/delivery-recovery.ts';
+import { deliveryIdSpan } from '../shared/webhooks/recovery/recovery-store.ts';
 import { newId } from '../shared/platform/ids.ts';
+import { composeStores } from '../shared/platform/store/compose.ts';
+import { makeCursorKeyLoader } from '../shared/platform/store/cursor-key.ts';
+import { makePager } from '../shared/platform/store/pager.ts';
+import { makeDeliveryApiStore, makeEndpointReader } from '../shared/webhooks/index.ts';
+import { makeRecoveryApiStore } from '../shared/webhooks/operations.ts';
+import { makeRecoveryWorkerStore } from '../shared/webhooks/on-first-use.ts';
 import { systemAuditEntry } from '../shared/audit/audit-entry.ts';
-import { recordLateStats } from '../shared/webhooks/delivery-stats-store.ts';
+import { recordLateStats } from '../shared/webhooks/stats/delivery-stats-store.ts';
 import { seedThirtyDays } from './delivery-stats.ts';
-import type { RecoveryMessage } from '../shared/webhooks/delivery-message.ts';
-import { makeRecoveryRunner } from '../shared/webhooks/recovery.ts';
+import type { RecoveryMessage } from '../shared/webhooks/deliveries/delivery-message.ts';
+import { makeRecoveryRunner } from '../shared/webhooks/recovery/recovery-runner.ts';
 import { putFailedDeliveries } from '../test/support/failed-deliveries.ts';
 import { startHttpsReceiver } from '../test/support/https-receiver.ts';
 import type { makeCallRecorder } from './calls.ts';
@@ -143,7 +148,13 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
     // 10,000: the route's answer (then the endpoint is deleted with its deliveries, which stops the stack's worker
     // from running that recovery), and a recovery of 10,000 more run by this process, its queue counted, not sent:
     // its steps and their length, and its own work per delivery (the attempts are ordinary deliveries, priced above).
-    const store = makeStore(doc, stack.tableName);
+    const db = { doc, tableName: stack.tableName };
+    const store = composeStores(
+      makeDeliveryApiStore(db, makePager(db, makeCursorKeyLoader(db))),
+      makeRecoveryApiStore(db),
+      makeRecoveryWorkerStore(db),
+      makeEndpointReader(db),
+    );
     const answered = await endpoint('/recover-10k');
     await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, answered, 10_000, Date.now() - 3_600_000);
     let answer10kMs = 0;

@@ -5,7 +5,7 @@ import { request, type Api } from './load.ts';
 import { costPerMillion, type OperationCalls } from './prices.ts';
 import { quantile, round2 } from './stats.ts';
 import { measureRollupShare, REFERENCE_DELIVERIES_PER_DAY } from './delivery-stats.ts';
-import { LATE_AFTER_MS, ROLLUP_SAFETY_MS, STATS_BUCKET_MS } from '../shared/webhooks/delivery-stats-store.ts';
+import { LATE_AFTER_MS, ROLLUP_SAFETY_MS, STATS_BUCKET_MS } from '../shared/webhooks/stats/delivery-stats-store.ts';
 
 /** Deletes every endpoint of the workspace, then registers one per path on `origin` for `events`. */
 async function replaceEndpoints(api: Api, origin: string, paths: readonly string[], events: readonly string[]): Promise<void> {
@@ -77,7 +77,7 @@ export async function measureWebhooks(api: Api, environmentId: string, options: 
 }
 
 /**
- * The statistics rollup works once per workspace and two-minute bucket (shared/webhooks/delivery-stats-store.ts): its message
+ * The statistics rollup works once per workspace and two-minute bucket (shared/webhooks/stats/delivery-stats-store.ts): its message
  * arrives 31 s after a bucket ends, and the fan-out asks for it with a bucket's first delivery. A measurement of one
  * event starts where neither falls in its next 20 s (a wait of a minute at most), so it prices the event's own work; the
  * rollup's is priced per delivery apart (`measureRollupShare`).

@@ -260,7 +260,7 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
 export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
   // Lists the workspace's endpoints and puts one delivery per subscriber (conditional put), then queues it; hands a
   // first attempt whose message could not be queued to the sweeper (UpdateItem). Writes no audit entry: it reads them
-  // from the stream, and reports one that changes (shared/webhooks/fanout.ts).
+  // from the stream, and reports one that changes (shared/webhooks/deliveries/fanout.ts).
   'webhook-fanout': {
     table: { items: { Query: [P.workspace], PutItem: [P.deliveries], UpdateItem: [P.deliveries] } },
     sendsDeliveries: true,

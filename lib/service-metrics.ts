@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import type { ROUTE_GROUPS } from '../shared/platform/routes.ts';
 import { AUDIT_CHANGE_METRIC } from '../shared/platform/metrics-env.ts';
 
-/** The worker's EMF namespace and service dimension (shared/webhooks/metrics.ts `makeDeliveryMetrics`). */
+/** The worker's EMF namespace and service dimension (shared/webhooks/deliveries/metrics.ts `makeDeliveryMetrics`). */
 export const METRICS_NAMESPACE = 'SecretsService';
 export const DELIVERY_SERVICE = 'webhook-delivery';
 /** The rotation runner's service dimension (shared/rotation/rotation-metrics.ts `makeRotationMetrics`). */
@@ -59,7 +59,7 @@ export function deliveryMetricTotal(metricName: string, dimension: string, label
 
 /**
  * Audit entries overwritten or removed on the table, as the fan-out counts them from the stream
- * (shared/webhooks/fanout.ts `auditChangeOf`): the service never does either, so any is an alarm.
+ * (shared/webhooks/deliveries/fanout.ts `auditChangeOf`): the service never does either, so any is an alarm.
  */
 export function auditEntriesChanged(period = Duration.minutes(5)): Metric {
   const { namespace, name, dimensions } = AUDIT_CHANGE_METRIC;

@@ -130,7 +130,7 @@ export class WebhookDeliveryConstruct extends Construct {
   }
 
   /**
-   * The stream, filtered to what the fan-out acts on (audit entries being inserted: shared/webhooks/fanout.ts
+   * The stream, filtered to what the fan-out acts on (audit entries being inserted: shared/webhooks/deliveries/fanout.ts
    * `insertedAudit`; audit entries being changed or removed: `auditChangeOf`), so the many other writes invoke
    * nothing (the table's NEW_AND_OLD_IMAGES view gives the old image a change needs). A failing record is retried
    * from itself (ReportBatchItemFailures), the batch is halved around it, and after the retries its position goes to
@@ -169,7 +169,7 @@ export class WebhookDeliveryConstruct extends Construct {
 
   /**
    * The worker consumes the queue with partial batch responses, and schedules long waits with Scheduler: one-time
-   * schedules in this stage's group that send to the queue as the scheduler role (shared/webhooks/scheduling-queue.ts).
+   * schedules in this stage's group that send to the queue as the scheduler role (shared/webhooks/deliveries/scheduling-queue.ts).
    */
   private connectWorker(fn: ServiceFunction): void {
     fn.function.addEventSource(

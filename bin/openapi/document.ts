@@ -14,7 +14,7 @@ import {
   versionAnswer,
 } from '../../shared/secrets/secret-answers.ts';
 import { auditEntryAnswer } from '../../shared/audit/audit-answers.ts';
-import { deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/webhooks/webhook-answers.ts';
+import { deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/webhooks/index.ts';
 import { accessKeyAnswer, accessKeyCreated } from '../../shared/access/access-key-wiring.ts';
 import { allRouteDefinitions } from './routes.ts';
 import { jsonSchema, webhooksSection } from './webhooks.ts';

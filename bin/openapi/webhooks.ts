@@ -4,7 +4,7 @@ import { EVENT_TYPES, PING_EVENT_TYPE } from '../../shared/webhooks/index.ts';
 
 /**
  * The six webhook events and the test event, for the document's top-level `webhooks` section: each body, the `Service-*` headers,
- * and how to verify the signature. The bodies are what shared/webhooks/events.ts builds (a test checks real
+ * and how to verify the signature. The bodies are what shared/webhooks/deliveries/events.ts builds (a test checks real
  * deliveries against them).
  */
 

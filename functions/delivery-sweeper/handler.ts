@@ -1,12 +1,15 @@
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
-import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
-import { makeSweeper } from '../../shared/webhooks/sweeper.ts';
-import { makeDeliverySweeperStore } from '../../shared/webhooks/delivery-pipeline-store.ts';
-import { makeRecoverySweeperStore } from '../../shared/webhooks/delivery-recovery.ts';
+import { composeStores } from '../../shared/platform/store/compose.ts';
+import {
+  immediateQueueFromConfig,
+  makeDeliverySweeperStore,
+  makeRecoverySweeperStore,
+  makeSweeper,
+} from '../../shared/webhooks/pipeline.ts';
 
 const { config, db, clock } = runtime();
-const store = { ...makeDeliverySweeperStore(db), ...makeRecoverySweeperStore(db) };
+const store = composeStores(makeDeliverySweeperStore(db), makeRecoverySweeperStore(db));
 const queue = immediateQueueFromConfig(config, clock);
 const sweep = makeSweeper({
   store,

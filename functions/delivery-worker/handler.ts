@@ -2,42 +2,52 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { cipherFromConfig } from '../../shared/platform/crypto/from-config.ts';
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
-import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
-import { guardedHttpFromConfig } from '../../shared/webhooks/guarded-http.ts';
-import { schedulingQueueFromConfig } from '../../shared/webhooks/scheduling-queue.ts';
-import { SIGNING_SECRET_DATA_KEYS } from '../../shared/webhooks/signature.ts';
-import { makeWorkerBatch } from '../../shared/webhooks/worker-batch.ts';
-import type { RecoveryMessage, StatsRollupMessage } from '../../shared/webhooks/delivery-message.ts';
-import { makeDeliveryWorkerStore } from '../../shared/webhooks/delivery-store.ts';
-import { recordLateStats } from '../../shared/webhooks/delivery-stats-store.ts';
-import { makeEndpointFanoutStore, makeEndpointWorkerStore } from '../../shared/webhooks/endpoint-pipeline-store.ts';
+import { composeStores } from '../../shared/platform/store/compose.ts';
+import {
+  guardedHttpFromConfig,
+  makeDeliveryMetrics,
+  makeDeliveryWorkerStore,
+  makeEndpointFanoutStore,
+  makeEndpointWorkerStore,
+  makeWorkerBatch,
+  schedulingQueueFromConfig,
+  SIGNING_SECRET_DATA_KEYS,
+  type RecoveryMessage,
+  type StatsRollupMessage,
+} from '../../shared/webhooks/pipeline.ts';
 
 const { config, db, clock } = runtime();
-// The fan-out's Query of a workspace's endpoints: a batch with many of them reads them all at once (worker-reads.ts).
-const store = { ...makeEndpointWorkerStore(db), ...makeEndpointFanoutStore(db), ...makeDeliveryWorkerStore(db) };
+// The stores of the cold start; the fan-out's Query of a workspace's endpoints lets a batch with many of them read
+// them all at once (shared/webhooks/deliveries/worker-reads.ts). ./rare.ts adds the recovery's.
+const store = composeStores(makeEndpointWorkerStore(db), makeEndpointFanoutStore(db), makeDeliveryWorkerStore(db));
 // Every invocation signs deliveries, so the KMS client is built at cold start, not on the first value.
 const cipher = cipherFromConfig(config, SIGNING_SECRET_DATA_KEYS);
 const { send } = guardedHttpFromConfig(config);
 const queue = schedulingQueueFromConfig(config, clock);
 const metrics = makeDeliveryMetrics();
-// A recovery of failed deliveries is rare work: its runner loads with its first message, not at cold start.
+// A recovery of failed deliveries is rare work: its runner loads with its first message (./rare.ts), not at cold
+// start.
 const recover = async (message: RecoveryMessage) => {
-  const { makeRecoveryRunner, makeRecoveryWorkerStore } = await import('../../shared/webhooks/recovery.ts');
-  runner ??= makeRecoveryRunner({
-    store: { ...store, ...makeRecoveryWorkerStore(db) },
-    uncountFailed: (ws, endpointId, createdAt, count) => recordLateStats(db, ws, endpointId, createdAt, { failed: -count }),
-    enqueueAll: (messages) => queue.enqueueAllNow(messages),
-    continueRecovery: (next) => queue.enqueueRecovery(next),
-    clock,
-    metrics,
-    log: logger,
-  });
+  if (!runner) {
+    const { makeRecoveryRunner, withRecoveryStore } = await import('./rare.ts');
+    const all = withRecoveryStore(db, store);
+    runner ??= makeRecoveryRunner({
+      store: all,
+      uncountFailed: all.uncountFailed,
+      enqueueAll: (messages) => queue.enqueueAllNow(messages),
+      continueRecovery: (next) => queue.enqueueRecovery(next),
+      clock,
+      metrics,
+      log: logger,
+    });
+  }
   return runner(message);
 };
 let runner: ((message: RecoveryMessage) => Promise<unknown>) | undefined;
-// A statistics rollup runs once a workspace's bucket is over, a small share of invocations: its code loads with the first.
+// A statistics rollup runs once a workspace's bucket is over, a small share of invocations: its code loads with the
+// first (./rare.ts, with the recovery's). It reads and writes through its own store alone.
 const rollUp = async (message: StatsRollupMessage) => {
-  const { makeStatsRollup, makeStatsRollupStore } = await import('../../shared/webhooks/stats-rollup.ts');
+  const { makeStatsRollup, makeStatsRollupStore } = await import('./rare.ts');
   rollup ??= makeStatsRollup({
     store: makeStatsRollupStore(db),
     continueRollup: (next) => queue.enqueueStatsRollup(next, clock.now()),

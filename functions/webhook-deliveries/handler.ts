@@ -1,23 +1,28 @@
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { apiRuntime } from '../../shared/api-runtime.ts';
+import { apiRuntime } from '../../shared/access/api-runtime.ts';
 import { requiredSetting } from '../../shared/platform/config.ts';
 import { loadOnce, onFirstUse } from '../../shared/platform/on-first-use.ts';
-import { makeDeliveryService } from '../../shared/webhooks/webhook-service.ts';
+import { composeStores } from '../../shared/platform/store/compose.ts';
+import {
+  makeDeliveryApiStore,
+  makeDeliveryService,
+  makeEndpointReader,
+  type RecoveryMessage,
+  type StatsRollupMessage,
+} from '../../shared/webhooks/index.ts';
 import { makeDeliveryRoutes } from './routes.ts';
-import type { RecoveryMessage, StatsRollupMessage } from '../../shared/webhooks/delivery-message.ts';
 import { logger } from '../../shared/platform/logger.ts';
-import { makeDeliveryApiStore } from '../../shared/webhooks/delivery-store.ts';
-import { makeEndpointReader } from '../../shared/webhooks/endpoint-store.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
-const store = { ...makeEndpointReader(db), ...makeDeliveryApiStore(db, pager) };
+// The stores of the cold start: endpoints read, the delivery log and manual retries (./rare.ts adds the rest).
+const store = composeStores(makeEndpointReader(db), makeDeliveryApiStore(db, pager));
 
 // Only a manual retry, a test event, a recovery or a statistics read far behind the rollup queues anything, so the SQS
-// client and the queue's code load on the first of them: a cold start that lists or reads deliveries does without
-// them. A missing queue URL still fails at cold start.
+// client and the queue's code (./queue.ts) load on the first of them: a cold start that lists or reads deliveries
+// does without them. A missing queue URL still fails at cold start.
 requiredSetting(config.webhooks.queueUrl, 'DELIVERY_QUEUE_URL');
 const { enqueue, enqueueRecovery, enqueueStatsRollup } = onFirstUse(['enqueue', 'enqueueRecovery', 'enqueueStatsRollup'], async () => {
-  const { immediateQueueFromConfig, enqueueNow } = await import('../../shared/webhooks/immediate-queue.ts');
+  const { immediateQueueFromConfig, enqueueNow } = await import('./queue.ts');
   const queue = immediateQueueFromConfig(config, clock);
   return {
     enqueue: enqueueNow(queue, clock),
@@ -27,14 +32,17 @@ const { enqueue, enqueueRecovery, enqueueStatsRollup } = onFirstUse(['enqueue', 
 });
 // Test events, recoveries and statistics are rare too: their services and stores load (one chunk, ./rare.ts) on the
 // first of them.
-const rare = loadOnce(() => import('./rare.ts'));
+const rare = loadOnce(async () => {
+  const module = await import('./rare.ts');
+  return { ...module, all: module.withRareStores(db, store) };
+});
 const operations = onFirstUse(['test', 'recover'], async () => {
-  const { makeWebhookOperations, makeRecoveryApiStore } = await rare();
-  return makeWebhookOperations({ store: { ...store, ...makeRecoveryApiStore(db) }, clock, enqueue, enqueueRecovery, log: logger });
+  const { makeWebhookOperations, all } = await rare();
+  return makeWebhookOperations({ store: all, clock, enqueue, enqueueRecovery, log: logger });
 });
 const stats = onFirstUse(['stats'], async () => {
-  const { makeDeliveryStatsService, makeDeliveryStatsReader } = await rare();
-  return makeDeliveryStatsService({ store: { ...store, ...makeDeliveryStatsReader(db) }, clock, requestRollup: enqueueStatsRollup });
+  const { makeDeliveryStatsService, all } = await rare();
+  return makeDeliveryStatsService({ store: all, clock, requestRollup: enqueueStatsRollup });
 });
 
 /** Lambda entry of the webhook-deliveries route group. */

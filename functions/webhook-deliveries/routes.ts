@@ -1,10 +1,15 @@
 import * as z from 'zod/mini';
-import { deliveryAnswer, webhookStatsAnswer } from '../../shared/webhooks/webhook-answers.ts';
+import {
+  deliveryAnswer,
+  webhookStatsAnswer,
+  type DeliveryService,
+  type DeliveryStatsService,
+  type WebhookOperations,
+} from '../../shared/webhooks/index.ts';
 import { idSchema, maxUnits, minUnits, pageQuerySchema, timestampSchema } from '../../shared/platform/http/schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import { once } from '../../shared/platform/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
-import type { DeliveryService, DeliveryStatsService, WebhookOperations } from '../../shared/webhooks/index.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhook-deliveries'][number];
 

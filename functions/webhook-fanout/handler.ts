@@ -1,17 +1,21 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
-import { makeFanout, makeFanoutMetrics } from '../../shared/webhooks/fanout.ts';
-import { immediateQueueFromConfig } from '../../shared/webhooks/immediate-queue.ts';
-import { makeStatsRollupTrigger } from '../../shared/webhooks/stats-trigger.ts';
-import { makeDeliveryFanoutStore } from '../../shared/webhooks/delivery-pipeline-store.ts';
-import { makeEndpointFanoutStore } from '../../shared/webhooks/endpoint-pipeline-store.ts';
+import { composeStores } from '../../shared/platform/store/compose.ts';
+import {
+  immediateQueueFromConfig,
+  makeDeliveryFanoutStore,
+  makeEndpointFanoutStore,
+  makeFanout,
+  makeFanoutMetrics,
+  makeStatsRollupTrigger,
+} from '../../shared/webhooks/pipeline.ts';
 
 const { config, db, clock } = runtime();
 const queue = immediateQueueFromConfig(config, clock);
 // Every bucket the fan-out makes deliveries in is rolled up into the endpoints' statistics once it is over.
 const rollups = makeStatsRollupTrigger({ enqueue: (message, at) => queue.enqueueStatsRollup(message, at), log: logger });
-const store = rollups.watch({ ...makeEndpointFanoutStore(db), ...makeDeliveryFanoutStore(db) });
+const store = rollups.watch(composeStores(makeEndpointFanoutStore(db), makeDeliveryFanoutStore(db)));
 const fanout = makeFanout({
   store,
   enqueueAll: (messages) => queue.enqueueAllNow(messages),

@@ -1,21 +1,29 @@
 import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
-import { apiRuntime } from '../../shared/api-runtime.ts';
-import { makeWebhookService, type WebhookServiceDeps } from '../../shared/webhooks/webhook-service.ts';
-import { signingCipherOnFirstUse } from '../../shared/webhooks/signing-cipher.ts';
+import { apiRuntime } from '../../shared/access/api-runtime.ts';
+import { cipherOnFirstUse } from '../../shared/platform/crypto/cipher-on-first-use.ts';
+import { composeStores } from '../../shared/platform/store/compose.ts';
+import {
+  makeDeliveryApiStore,
+  makeEndpointApiStore,
+  makeWebhookService,
+  SIGNING_SECRET_DATA_KEYS,
+  type WebhookServiceDeps,
+} from '../../shared/webhooks/index.ts';
 import { makeWebhookRoutes } from './routes.ts';
-import { makeDeliveryApiStore } from '../../shared/webhooks/delivery-store.ts';
-import { makeEndpointApiStore } from '../../shared/webhooks/endpoint-store.ts';
 import { loadOnce } from '../../shared/platform/on-first-use.ts';
 
 const { config, db, pager, clock, authenticate, idempotency } = apiRuntime();
-const store = { ...makeEndpointApiStore(db, pager), ...makeDeliveryApiStore(db, pager) };
-const cipher = signingCipherOnFirstUse(config);
+// The function's stores: endpoints, and of their deliveries what the log, pausing and deleting need.
+const store = composeStores(makeEndpointApiStore(db, pager), makeDeliveryApiStore(db, pager));
+// The envelope cipher of signing secrets. Only registering an endpoint or rotating its secret (and recording or
+// replaying that answer under an Idempotency-Key) seals or opens one, so the KMS client loads on the first of them.
+const cipher = cipherOnFirstUse(config, SIGNING_SECRET_DATA_KEYS);
 
 // The SSRF guard (ssrf.ts with its hand-written range table in ip-ranges.ts, the resolver, and the sender it shares a
-// module with) serves only the routes that register an endpoint or change its url, so it is loaded on the first of
+// module with, ./guard.ts) serves only the routes that register an endpoint or change its url, so it is loaded on the first of
 // them, not at cold start. A configured allow-list (WEBHOOK_ALLOW_PRIVATE_CIDRS, never set by the CDK stack) is still
 // parsed at cold start: a malformed one fails there, as it always has.
-const loadGuard = loadOnce(async () => (await import('../../shared/webhooks/guarded-http.ts')).guardedHttpFromConfig(config));
+const loadGuard = loadOnce(async () => (await import('./guard.ts')).guardedHttpFromConfig(config));
 if (config.webhooks.allowPrivateCidrs) await loadGuard();
 const checkUrl: WebhookServiceDeps['checkUrl'] = async (url) => (await loadGuard()).checkUrl(url);
 

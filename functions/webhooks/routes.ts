@@ -1,11 +1,18 @@
 import * as z from 'zod/mini';
 import { deletedResult } from '../../shared/platform/http/answer-schemas.ts';
-import { deliveryAnswer, eventTypeAnswer, webhookEndpointAnswer, webhookEndpointCreated } from '../../shared/webhooks/webhook-answers.ts';
+import {
+  deliveryAnswer,
+  EVENT_TYPE_NAMES,
+  EVENT_TYPES,
+  eventTypeAnswer,
+  webhookEndpointAnswer,
+  webhookEndpointCreated,
+  type WebhookService,
+} from '../../shared/webhooks/index.ts';
 import { idSchema, maxUnits, minUnits, pageQuerySchema } from '../../shared/platform/http/schemas.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
 import { once } from '../../shared/platform/http/once.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
-import { EVENT_TYPE_NAMES, EVENT_TYPES, type WebhookService } from '../../shared/webhooks/index.ts';
 import { isId } from '../../shared/platform/ids.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['webhooks'][number];

@@ -5,7 +5,7 @@ import { checkTarget, hostOf, systemLookup } from './ssrf.ts';
 import type { AllowedCidrs, LookupAll, TargetCheck } from './ssrf.ts';
 
 /**
- * The one pinned HTTPS request of the service, used by the webhook sender (POST, shared/webhooks/sender.ts) and the
+ * The one pinned HTTPS request of the service, used by the webhook sender (POST, shared/webhooks/deliveries/sender.ts) and the
  * guarded GET (OIDC discovery, guarded-get.ts): the host is resolved once, every address is checked with the SSRF
  * guard, and the request goes to the first checked address (never re-resolved, so DNS rebinding cannot swap it)
  * with SNI and Host of the original name.

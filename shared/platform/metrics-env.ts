@@ -2,7 +2,7 @@
 export const METRICS_NAMESPACE = 'SecretsService';
 
 /**
- * The metric of a changed audit entry, as the webhooks' fan-out writes it (shared/webhooks/fanout.ts) and the stack
+ * The metric of a changed audit entry, as the webhooks' fan-out writes it (shared/webhooks/deliveries/fanout.ts) and the stack
  * alarms on it (lib/service-metrics.ts): in platform/, which both may import.
  */
 export const AUDIT_CHANGE_METRIC = {

@@ -242,19 +242,22 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     ...KEY_PROVIDER_ON_FIRST_USE,
     '@aws-sdk/client-sqs',
     'shared/platform/clients/sqs.ts',
-    'shared/webhooks/immediate-queue.ts',
-    'shared/webhooks/webhook-operations-service.ts',
-    'shared/webhooks/delivery-recovery.ts',
-    'shared/webhooks/delivery-stats-service.ts',
-    'shared/webhooks/delivery-stats-read.ts',
+    'shared/webhooks/deliveries/immediate-queue.ts',
+    'functions/webhook-deliveries/rare.ts',
+    'shared/webhooks/recovery/webhook-operations-service.ts',
+    'shared/webhooks/recovery/recovery-store.ts',
+    'shared/webhooks/stats/delivery-stats-service.ts',
+    'shared/webhooks/stats/delivery-stats-read-store.ts',
     ...SOURCE_ADDRESS_ON_FIRST_USE,
   ],
-  // A recovery's runner and store load with its first message, the statistics rollup's with its first.
+  // A recovery's runner and the statistics rollup, with their stores, load (one chunk: functions/delivery-worker/rare.ts)
+  // with the first recovery or rollup message.
   'delivery-worker': [
-    'shared/webhooks/recovery.ts',
-    'shared/webhooks/delivery-recovery-worker.ts',
-    'shared/webhooks/stats-rollup.ts',
-    'shared/webhooks/delivery-rollup.ts',
+    'functions/delivery-worker/rare.ts',
+    'shared/webhooks/recovery/recovery-runner.ts',
+    'shared/webhooks/recovery/recovery-worker-store.ts',
+    'shared/webhooks/stats/stats-rollup.ts',
+    'shared/webhooks/stats/stats-rollup-store.ts',
   ],
   // The AWS API (issue 36): no JWTs, so no aws-jwt-verify; the cipher on the first value or signing key, the
   // source-address check on the first key with CIDRs; every operation but GetSecretValue, with the whole secrets
@@ -291,7 +294,7 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
   // The webhooks function also loads its SSRF guard and sender on the first url check.
   webhooks: [
     'aws-jwt-verify',
-    'shared/webhooks/guarded-http.ts',
+    'shared/webhooks/deliveries/guarded-http.ts',
     ...KEY_PROVIDER_ON_FIRST_USE,
     ...CIPHER_ON_FIRST_USE,
     ...SOURCE_ADDRESS_ON_FIRST_USE,
@@ -467,10 +470,10 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('puts the delivery metrics (shared/webhooks/metrics.ts) only in the worker, and the DynamoDB client in every function', () => {
+  it('puts the delivery metrics (shared/webhooks/deliveries/metrics.ts) only in the worker, and the DynamoDB client in every function', () => {
     for (const name of FUNCTION_NAMES) {
       const packages = packagesOf(bundles[name]);
-      const metrics = bundles[name].sources.some((source) => source.endsWith('shared/webhooks/metrics.ts'));
+      const metrics = bundles[name].sources.some((source) => source.endsWith('shared/webhooks/deliveries/metrics.ts'));
       expect({ name, metrics }).toEqual({ name, metrics: name === 'delivery-worker' });
       // Every function but the API description's (issue 12), which reads nothing.
       expect({ name, dynamodb: packages.has('@aws-sdk/client-dynamodb') }).toEqual({ name, dynamodb: name !== 'openapi' });

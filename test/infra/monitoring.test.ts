@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { ServiceStack } from '../../lib/service-stack.ts';
 import { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import { makeRotationMetrics } from '../../shared/rotation/rotation-metrics.ts';
-import { makeDeliveryMetrics } from '../../shared/webhooks/metrics.ts';
+import { makeDeliveryMetrics } from '../../shared/webhooks/deliveries/metrics.ts';
 import { dashboardBody, FUNCTION_NAMES, functionsOf, idOf, makeOutdir, only, type Resource, synth, type Widget } from './synth.ts';
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;

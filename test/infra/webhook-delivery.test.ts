@@ -81,7 +81,7 @@ describe('fan-out', () => {
     });
   });
 
-  it('is invoked only for audit entries inserted, changed or removed, the records shared/webhooks/fanout.ts acts on', () => {
+  it('is invoked only for audit entries inserted, changed or removed, the records shared/webhooks/deliveries/fanout.ts acts on', () => {
     const mapping = mappingOf(idOf(stack, stack.delivery.functions['webhook-fanout'].function));
     const patterns = (mapping.Properties.FilterCriteria.Filters as { Pattern: string }[]).map((filter) => JSON.parse(filter.Pattern));
     expect(patterns).toEqual([

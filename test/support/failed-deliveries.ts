@@ -1,6 +1,6 @@
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ulid } from 'ulid';
-import type { StoredDelivery } from '../../shared/webhooks/delivery-store.ts';
+import type { StoredDelivery } from '../../shared/webhooks/deliveries/delivery-store.ts';
 import { ENTITY, FAILED_DELIVERY_INDEX, gsi3, keys } from '../../shared/platform/store/keys.ts';
 
 /**

@@ -1,11 +1,14 @@
-import { makeDeliveryApiStore, makeDeliveryWorkerStore } from '../../shared/webhooks/delivery-store.ts';
-import { makeDeliveryFanoutStore, makeDeliverySweeperStore } from '../../shared/webhooks/delivery-pipeline-store.ts';
-import { makeRecoveryApiStore, makeRecoverySweeperStore } from '../../shared/webhooks/delivery-recovery.ts';
-import { makeRecoveryWorkerStore } from '../../shared/webhooks/delivery-recovery-worker.ts';
-import { makeStatsRollupStore } from '../../shared/webhooks/delivery-rollup.ts';
-import { makeDeliveryStatsReader } from '../../shared/webhooks/delivery-stats-read.ts';
-import { makeEndpointApiStore } from '../../shared/webhooks/endpoint-store.ts';
-import { makeEndpointFanoutStore, makeEndpointWorkerStore } from '../../shared/webhooks/endpoint-pipeline-store.ts';
+import { makeDeliveryApiStore, makeEndpointApiStore } from '../../shared/webhooks/index.ts';
+import {
+  makeDeliveryFanoutStore,
+  makeDeliverySweeperStore,
+  makeDeliveryWorkerStore,
+  makeEndpointFanoutStore,
+  makeEndpointWorkerStore,
+  makeRecoverySweeperStore,
+} from '../../shared/webhooks/pipeline.ts';
+import { makeDeliveryStatsReader, makeRecoveryApiStore } from '../../shared/webhooks/operations.ts';
+import { makeRecoveryWorkerStore, makeStatsRollupStore } from '../../shared/webhooks/on-first-use.ts';
 import type { Pager } from '../../shared/platform/store/pager.ts';
 import type { Db } from '../../shared/platform/store/send.ts';
 

@@ -3,7 +3,7 @@ import { startHttpsReceiver, type ReceiverBehaviour } from './https-receiver.ts'
 import { call, localStore } from './api.ts';
 import { newId } from '../../shared/platform/ids.ts';
 import { putFailedDeliveries } from './failed-deliveries.ts';
-import type { StoredDelivery } from '../../shared/webhooks/delivery-store.ts';
+import type { StoredDelivery } from '../../shared/webhooks/deliveries/delivery-store.ts';
 
 /** An HTTPS receiver the local stack trusts (its certificate is in the stack's NODE_EXTRA_CA_CERTS). */
 export function startReceiver(behaviour: ReceiverBehaviour = {}) {

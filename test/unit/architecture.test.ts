@@ -13,8 +13,6 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '..', '..');
 /** shared/'s lower layers: what every feature, function and script may import, and which import no feature. */
 const LOWER = new Set(['platform', 'net']);
-/** The one loose file tolerated at shared/'s root (and as an import) while issue 47 takes it apart: every store. */
-const LEAVING = 'shared/store.ts';
 /** How many entry modules a feature may declare besides its index.ts: a few, each with its reason, or index.ts is no front. */
 const MAX_ENTRIES = 3;
 
@@ -57,7 +55,7 @@ type Entries = ReadonlyMap<string, readonly string[]>;
 /** Why `to` is not one of shared/'s public modules (a lower layer's, a feature's index.ts or entry), or undefined. */
 function notPublic(to: string, entries: Entries): string | undefined {
   const part = partOf(to);
-  if (part === undefined || LOWER.has(part) || to === LEAVING) return undefined;
+  if (part === undefined || LOWER.has(part)) return undefined;
   if (part === 'root') return "a loose file of shared/'s root";
   const name = to.slice(`shared/${part}/`.length);
   return name === 'index.ts' || entries.get(part)?.includes(name) ? undefined : `past ${part}'s index.ts`;
@@ -66,7 +64,6 @@ function notPublic(to: string, entries: Entries): string | undefined {
 /** Why an import from shared/ breaks a rule, or undefined. */
 function sharedBreak(from: string, to: string, entries: Entries): string | undefined {
   if (!to.startsWith('shared/')) return `shared/ imports ${to.split('/')[0]}/`;
-  if (from === LEAVING) return undefined;
   const [a, b] = [partOf(from)!, partOf(to)!];
   if (a === b) {
     if (/-store\.ts$/.test(from) && /-service\.ts$/.test(to)) return 'a store imports a service';
@@ -110,7 +107,7 @@ function entryBreaks(entries: Entries, files: ReadonlySet<string>): string[] {
 export function brokenRules(graph: ReadonlyMap<string, readonly string[]>, entries: Entries): string[] {
   const broken = entryBreaks(entries, new Set(graph.keys()));
   for (const [from, targets] of graph) {
-    if (partOf(from) === 'root' && from !== LEAVING) broken.push(`${from} (a loose file at shared/'s root)`);
+    if (partOf(from) === 'root') broken.push(`${from} (a loose file at shared/'s root)`);
     for (const to of targets) {
       const why = from.startsWith('shared/') ? sharedBreak(from, to, entries) : outerBreak(from, to, entries);
       if (why !== undefined) broken.push(`${from} -> ${to} (${why})`);
@@ -187,8 +184,7 @@ describe('architecture', () => {
   });
 
   it('no route module imports a store, and platform/http names no store type', () => {
-    const isStore = (target: string) =>
-      target.startsWith('shared/platform/store/') || /-store\.ts$/.test(target) || target === 'shared/store.ts';
+    const isStore = (target: string) => target.startsWith('shared/platform/store/') || /-store\.ts$/.test(target);
     const offenders = CODE.filter((file) => /^functions\/[^/]+\/routes\.ts$/.test(file) || file.startsWith('shared/platform/http/')).filter(
       (file) => importsOf(file).some(isStore),
     );
@@ -231,11 +227,10 @@ describe('architecture', () => {
       ['shared/platform/config.ts', ['shared/access/permissions.ts', 'shared/platform/ids.ts']],
       ['shared/platform/store/conditional.ts', ['shared/platform/http/idempotency-scope.ts', 'shared/platform/idempotency-scope.ts']],
       ['shared/net/ssrf.ts', ['shared/webhooks/sender.ts', 'shared/platform/errors.ts']],
-      ['shared/aws/sigv4.ts', ['sdk/src/node-sha256.ts', 'shared/rotation/rotation-cron.ts', 'shared/store.ts']],
+      ['shared/aws/sigv4.ts', ['sdk/src/node-sha256.ts', 'shared/rotation/rotation-cron.ts']],
       ['shared/secrets/secret-service.ts', ['shared/audit/audit-store.ts', 'shared/audit/index.ts', 'shared/secrets/secret-store.ts']],
       ['shared/webhooks/delivery-store.ts', ['shared/webhooks/webhook-service.ts', 'functions/webhooks/handler.ts']],
       ['shared/api-runtime.ts', ['shared/access/authenticate.ts', 'shared/platform/runtime.ts']],
-      ['shared/store.ts', ['shared/secrets/secret-store.ts']],
       ['functions/secrets/handler.ts', ['shared/secrets/secret-wiring.ts', 'shared/api-runtime.ts', 'shared/secrets/index.ts']],
       [
         'functions/rotation/handler.ts',

@@ -18,7 +18,7 @@ import { localStore, newWorkspace, stackMacs } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
 import { storedDelivery } from '../../support/webhooks.ts';
 import { newId } from '../../../shared/platform/ids.ts';
-import { claimOf } from '../../../shared/webhooks/delivery-store.ts';
+import { claimOf } from '../../../shared/webhooks/deliveries/delivery-store.ts';
 import { apiEvent, lambdaContext } from '../../support/api-event.ts';
 
 /**

@@ -6,7 +6,7 @@ import { observeAwsCalls, type AwsCallEvent } from '../../../bin/local/instrumen
 import { makeRouteGroupHandler } from '../../../shared/platform/http/handler.ts';
 import { systemClock } from '../../../shared/platform/clock.ts';
 import { makeProjectService } from '../../../shared/workspaces/project-service.ts';
-import { makeWebhookService } from '../../../shared/webhooks/webhook-service.ts';
+import { makeWebhookService } from '../../../shared/webhooks/endpoints/webhook-service.ts';
 import { makeProjectRoutes } from '../../../functions/projects/routes.ts';
 import { makeEnvironmentRoutes } from '../../../functions/environments/routes.ts';
 import { makeAccessKeyRoutes } from '../../../functions/access-keys/routes.ts';

@@ -1,10 +1,12 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../shared/platform/ids.ts';
 import { ENTITY, keys } from '../../../shared/platform/store/keys.ts';
-import { admin, localStore, newWorkspace } from '../../support/api.ts';
+import { admin, call, localStore, newWorkspace } from '../../support/api.ts';
+import type { HttpsReceiver } from '../../support/https-receiver.ts';
 import { systemAuditEntry } from '../../../shared/audit/audit-entry.ts';
-import { storedDelivery } from '../../support/webhooks.ts';
+import { registerEndpoint, startReceiver, storedDelivery, waitFor } from '../../support/webhooks.ts';
+import { workspaceWithEnvironment } from './support.ts';
 
 /**
  * An endpoint's delivery log is GSI3, which copies only the keys and `eventType` (so an attempt's updates do not
@@ -12,6 +14,10 @@ import { storedDelivery } from '../../support/webhooks.ts';
  * before GSI3 are only in GSI1; pausing, switching off and deleting an endpoint must still find them.
  */
 const { doc, tableName, store } = localStore();
+const receivers: HttpsReceiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+});
 
 /** A delivery as the fan-out wrote them before the log moved to GSI3: GSI1 keys, no GSI3 keys. */
 async function putLegacyDelivery(workspaceId: string, endpointId: string, index: number) {
@@ -185,4 +191,42 @@ describe('the endpoint delivery log (GSI3)', () => {
     expect(await retry('failed')).toBe(false);
     expect((await store.getDelivery(ws.workspaceId, failed.id))?.attemptToken).toBe('tok-failed');
   });
+});
+
+describe('delivery log API', () => {
+  it('lists the workspace deliveries newest first with endpoint, status and event type filters', async () => {
+    const { ws, write } = await workspaceWithEnvironment();
+    const ok = await startReceiver();
+    const bad = await startReceiver({ status: 404 });
+    receivers.push(ok, bad);
+    const a = await registerEndpoint(ws.apiKey, `${ok.origin}/a`, ['service.secret.create', 'service.secret.rotate']);
+    const b = await registerEndpoint(ws.apiKey, `${bad.origin}/b`, ['service.secret.create']);
+    await write('ONE');
+    await write('ONE');
+    await waitFor(
+      async () => (await call('GET', '/api/v1/webhook-deliveries?status=success', { token: ws.apiKey })).body.data.length === 2,
+    );
+    const all = (await call('GET', '/api/v1/webhook-deliveries', { token: ws.apiKey })).body.data as {
+      id: string;
+      endpointId: string;
+      eventType: string;
+      attemptLog: unknown[];
+    }[];
+    expect(all).toHaveLength(3);
+    expect(all.map((d) => d.id)).toEqual([...all.map((d) => d.id)].sort().reverse());
+    expect(all.every((d) => Array.isArray(d.attemptLog))).toBe(true);
+    const byEndpoint = await call('GET', `/api/v1/webhook-deliveries?endpointId=${b.id}`, { token: ws.apiKey });
+    expect(byEndpoint.body.data.map((d: { endpointId: string }) => d.endpointId)).toEqual([b.id]);
+    const rotations = await call('GET', '/api/v1/webhook-deliveries?eventType=service.secret.rotate', { token: ws.apiKey });
+    expect(rotations.body.data).toHaveLength(1);
+    expect(rotations.body.data[0].endpointId).toBe(a.id);
+    const page = await call('GET', '/api/v1/webhook-deliveries?limit=2', { token: ws.apiKey });
+    const next = await call('GET', `/api/v1/webhook-deliveries?limit=2&cursor=${encodeURIComponent(page.body.meta.page.nextCursor)}`, {
+      token: ws.apiKey,
+    });
+    expect([...page.body.data, ...next.body.data].map((d: { id: string }) => d.id)).toEqual(all.map((d) => d.id));
+    for (const query of ['limit=0', 'limit=201', 'status=done', 'endpointId=x', 'eventType=']) {
+      expect((await call('GET', `/api/v1/webhook-deliveries?${query}`, { token: ws.apiKey })).status, query).toBe(400);
+    }
+  }, 30_000);
 });

@@ -16,10 +16,11 @@ import type { Principal } from '../../../shared/platform/principal.ts';
 import { ForbiddenError } from '../../../shared/platform/errors.ts';
 import { makeAccessKeyService } from '../../../shared/access/access-key-service.ts';
 import { makeAuditService } from '../../../shared/audit/audit-service.ts';
-import { makeDeliveryStatsService } from '../../../shared/webhooks/delivery-stats-service.ts';
+import { makeDeliveryStatsService } from '../../../shared/webhooks/stats/delivery-stats-service.ts';
 import { makeProjectService } from '../../../shared/workspaces/project-service.ts';
-import { makeWebhookOperations } from '../../../shared/webhooks/webhook-operations-service.ts';
-import { makeDeliveryService, makeWebhookService } from '../../../shared/webhooks/webhook-service.ts';
+import { makeWebhookOperations } from '../../../shared/webhooks/recovery/webhook-operations-service.ts';
+import { makeDeliveryService } from '../../../shared/webhooks/deliveries/delivery-service.ts';
+import { makeWebhookService } from '../../../shared/webhooks/endpoints/webhook-service.ts';
 import { fakeCipher, fakeClock, fakeLogger, principal, testMacs } from '../support/fakes.ts';
 
 /**

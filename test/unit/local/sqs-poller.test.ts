@@ -5,7 +5,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { startSqsPoller } from '../../../bin/local/sqs-poller.ts';
 import { LOCAL_DELIVERY_DLQ, LOCAL_DELIVERY_QUEUE, startLocalSqs, type LocalSqs } from '../../../bin/local/sqs.ts';
 import { makeSqsClient } from '../../../shared/platform/clients/sqs.ts';
-import { makeDeliveryQueue } from '../../../shared/webhooks/delivery-queue.ts';
+import { makeDeliveryQueue } from '../../../shared/webhooks/deliveries/delivery-queue.ts';
 import { waitFor } from './support.ts';
 
 type Handler = (event: SQSEvent) => Promise<SQSBatchResponse | void>;

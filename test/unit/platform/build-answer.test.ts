@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { buildAnswer, compileAnswer } from '../../../shared/platform/http/build-answer.ts';
 import { revealResult, secretListItem, secretWriteResult } from '../../../shared/secrets/secret-answers.ts';
 import { auditEntryAnswer } from '../../../shared/audit/audit-answers.ts';
-import { deliveryAnswer, webhookEndpointAnswer } from '../../../shared/webhooks/webhook-answers.ts';
+import { deliveryAnswer, webhookEndpointAnswer } from '../../../shared/webhooks/endpoints/webhook-answers.ts';
 
 const T = '2026-11-23T12:00:00.000Z';
 const listItem = { id: 'sec_01ABC', key: 'DATABASE_URL', currentVersion: 2, createdAt: T, updatedAt: T };

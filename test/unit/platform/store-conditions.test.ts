@@ -385,6 +385,7 @@ const OTHERS: readonly (keyof Store)[] = [
   'getRecovery',
   'failedPage',
   'requeueFailed',
+  'uncountFailed',
   'advanceRecovery',
   'stalledRecoveries',
 ];

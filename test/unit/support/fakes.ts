@@ -3,8 +3,8 @@ import type { Principal } from '../../../shared/platform/principal.ts';
 import type { Clock } from '../../../shared/platform/clock.ts';
 import type { Cipher, SealedValue } from '../../../shared/platform/crypto/envelope.ts';
 import type { EncryptionContext } from '../../../shared/platform/crypto/key-provider.ts';
-import type { DeliveryMessage } from '../../../shared/webhooks/delivery-message.ts';
-import type { DeliveryMetrics } from '../../../shared/webhooks/metrics.ts';
+import type { DeliveryMessage } from '../../../shared/webhooks/deliveries/delivery-message.ts';
+import type { DeliveryMetrics } from '../../../shared/webhooks/deliveries/metrics.ts';
 import { deriveServiceMacs, type ServiceMacs } from '../../../shared/platform/crypto/mac-key.ts';
 import { API_KEY_AUTHORITY } from '../../../shared/access/permissions.ts';
 

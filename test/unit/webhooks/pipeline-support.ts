@@ -1,11 +1,16 @@
 import { iso } from '../../../shared/platform/clock.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
-import { CLAIM_PREFIX, mayStartAttempt, type AttemptEntry, type StoredDelivery } from '../../../shared/webhooks/delivery-store.ts';
-import type { StatsChange } from '../../../shared/webhooks/delivery-stats-store.ts';
-import type { Store } from '../../../shared/store.ts';
-import type { StoredEndpoint } from '../../../shared/webhooks/endpoint-store.ts';
-import type { AttemptResult } from '../../../shared/webhooks/sender.ts';
-import { makeWorker, type WorkerDeps } from '../../../shared/webhooks/worker.ts';
+import {
+  CLAIM_PREFIX,
+  mayStartAttempt,
+  type AttemptEntry,
+  type StoredDelivery,
+} from '../../../shared/webhooks/deliveries/delivery-store.ts';
+import type { StatsChange } from '../../../shared/webhooks/stats/delivery-stats-store.ts';
+import type { WorkerBatchDeps } from '../../../shared/webhooks/deliveries/worker-batch.ts';
+import type { StoredEndpoint } from '../../../shared/webhooks/endpoints/endpoint-store.ts';
+import type { AttemptResult } from '../../../shared/webhooks/deliveries/sender.ts';
+import { makeWorker } from '../../../shared/webhooks/deliveries/worker.ts';
 import { fakeCipher, fakeClock, fakeLogger, fakeMetrics, fakeQueue, sealedFor, T0 } from '../support/fakes.ts';
 
 /**
@@ -74,7 +79,7 @@ export function memoryStore(seed: { deliveries?: StoredDelivery[]; endpoints?: S
   const copy = <T>(value: T | undefined) => (value === undefined ? undefined : structuredClone(value));
   const finish = (d: StoredDelivery) => Object.assign(d, { nextRetryAt: null, attemptToken: null, manual: false });
 
-  const store: WorkerDeps['store'] & Pick<Store, 'listEndpoints'> = {
+  const store: WorkerBatchDeps['store'] = {
     async getDelivery(_ws, id) {
       return copy(deliveries.get(id));
     },

@@ -1,8 +1,8 @@
 import { ulid } from 'ulid';
-import type { StatsBucket } from '../../../shared/webhooks/delivery-stats-store.ts';
-import { creationOf } from '../../../shared/webhooks/delivery-stats-store.ts';
-import type { StatsRollupDeps } from '../../../shared/webhooks/stats-rollup.ts';
-import { DURATION_BINS } from '../../../shared/webhooks/stats-histogram.ts';
+import type { StatsBucket } from '../../../shared/webhooks/stats/delivery-stats-store.ts';
+import { creationOf } from '../../../shared/webhooks/stats/delivery-stats-store.ts';
+import type { StatsRollupDeps } from '../../../shared/webhooks/stats/stats-rollup.ts';
+import { DURATION_BINS } from '../../../shared/webhooks/stats/stats-histogram.ts';
 
 /**
  * An in-memory model of what the statistics rollup reads and writes: the workspace's deliveries (as the table holds
