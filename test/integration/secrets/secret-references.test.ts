@@ -1,4 +1,6 @@
 import { CreateSecretCommand, GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../../shared/platform/store/keys.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
@@ -115,5 +117,27 @@ describe('a value with references', () => {
       message: expect.stringMatching(/^SecretString: /),
     });
     expect((await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path: 'app/prod/BROKEN' } })).status).toBe(404);
+  });
+
+  it('keeps the targets on the head, version and value items (none for a plain secret), and a restore keeps them', async () => {
+    const { doc, tableName } = localStore();
+    const item = async (key: { PK: string; SK: string }) => (await doc.send(new GetCommand({ TableName: tableName, Key: key }))).Item!;
+    const itemsOf = (id: string, key: string) =>
+      Promise.all([
+        item(keys.secretHead(ws.workspaceId, id)),
+        item(keys.secretVersion(ws.workspaceId, id, 1)),
+        item(keys.environmentValue(ws.workspaceId, prod.environment.id, key)),
+      ]);
+    const targets = ['app/prod/DB_USER', 'app/shared/DB_HOST'];
+    expect((await itemsOf(ids.URL!, 'DB_URL')).map((found) => found.references)).toEqual([targets, targets, targets]);
+    expect((await itemsOf(ids.USER!, 'DB_USER')).filter((found) => 'references' in found)).toEqual([]);
+
+    await call('DELETE', `/api/v1/secrets/${ids.URL}`, { token: ws.apiKey });
+    expect((await call('POST', `/api/v1/secrets/${ids.URL}/restore`, { token: ws.apiKey })).status).toBe(200);
+
+    expect((await itemsOf(ids.URL!, 'DB_URL')).map((found) => found.references)).toEqual([targets, targets, targets]);
+    expect((await call('POST', `/api/v1/secrets/${ids.URL}/reveal`, { token: ws.apiKey })).body.data.value).toBe(
+      'postgres://alice@db.internal/app',
+    );
   });
 });
