@@ -118,7 +118,7 @@ export interface paths {
   "/api/v1/secrets/{secretId}/reveal": {
     /**
      * Reveal a secret's value
-     * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written.
+     * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written. A current value's references (`${KEY}`, `${env.KEY}`, `${project.env.KEY}`) are resolved, each target needing `reveal` and audited as its own `secret.reveal` with `metadata.via`; one that cannot be resolved is CONFLICT with `error.details` (`unresolvable`, `cycle`, `too_deep`) and no value. `?raw=true` and a past version answer the text as written.
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
@@ -163,7 +163,7 @@ export interface paths {
   "/api/v1/reveal": {
     /**
      * Reveal a secret by its path
-     * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited and rate limited like the reveal by id.
+     * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited, rate limited and resolving references (or not, with `?raw=true`) like the reveal by id.
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
@@ -2198,7 +2198,7 @@ export interface operations {
   };
   /**
    * Reveal a secret's value
-   * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written.
+   * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written. A current value's references (`${KEY}`, `${env.KEY}`, `${project.env.KEY}`) are resolved, each target needing `reveal` and audited as its own `secret.reveal` with `metadata.via`; one that cannot be resolved is CONFLICT with `error.details` (`unresolvable`, `cycle`, `too_deep`) and no value. `?raw=true` and a past version answer the text as written.
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
@@ -2208,6 +2208,7 @@ export interface operations {
     parameters: {
       query?: {
         version?: string;
+        raw?: "true" | "false";
       };
       path: {
         secretId: string;
@@ -2264,6 +2265,17 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
             };
           } & components["schemas"]["ErrorEnvelope"];
         };
@@ -2820,13 +2832,18 @@ export interface operations {
   };
   /**
    * Reveal a secret by its path
-   * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited and rate limited like the reveal by id.
+   * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited, rate limited and resolving references (or not, with `?raw=true`) like the reveal by id.
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   revealSecretByPath: {
+    parameters: {
+      query?: {
+        raw?: "true" | "false";
+      };
+    };
     requestBody: {
       content: {
         "application/json": {
@@ -2886,6 +2903,17 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
             };
           } & components["schemas"]["ErrorEnvelope"];
         };

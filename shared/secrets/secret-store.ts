@@ -33,6 +33,8 @@ export interface NewVersion {
   claim?: boolean;
   /** `base64` for a binary value; default the new head's encoding. */
   encoding?: ValueEncoding | undefined;
+  /** The distinct targets of its value's references (none: no attribute, so a plain version's item is unchanged). */
+  references?: readonly string[] | undefined;
 }
 import { environmentValuePut } from './environment-value-items.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limit-store.ts';
@@ -150,6 +152,7 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
             ...(version.rolledBackFrom !== undefined && { rolledBackFrom: version.rolledBackFrom }),
             ...(version.versionId !== undefined && { versionId: version.versionId }),
             ...(encoding && { encoding }),
+            ...(version.references?.length && { references: [...version.references] }),
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
@@ -175,6 +178,7 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
                 environmentId: record.environmentId,
                 sealed,
                 ...(record.encoding && { encoding: record.encoding }),
+                ...(record.references && { references: record.references }),
               }),
             ]
           : []),
@@ -225,11 +229,13 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
     /**
      * Counts a reveal against the credential's per-minute limit and the workspace's ceiling (RATE_LIMITED, and
      * nothing written, when either is reached), then writes its audit entry: one PutItem, durable when it answers
-     * (a fresh id; the condition only guards the log against an overwrite). A failed write fails the reveal.
+     * (a fresh id; the condition only guards the log against an overwrite). A failed write fails the reveal. A
+     * reveal that resolved references writes its own entry and one per target in this one call (counted once), all
+     * durable before it answers.
      */
-    async recordReveal(workspaceId: string, audit: AuditEntry, limit: RevealLimit): Promise<void> {
+    async recordReveal(workspaceId: string, audit: AuditEntry | readonly AuditEntry[], limit: RevealLimit): Promise<void> {
       await limiter.countReveal(workspaceId, limit);
-      await putAuditEntries(db, workspaceId, [audit]);
+      await putAuditEntries(db, workspaceId, Array.isArray(audit) ? audit : [audit as AuditEntry]);
     },
 
     /** A secret's versions, newest first (sort keys are zero-padded, so 10 sorts after 9), values never returned. */

@@ -26,7 +26,9 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
   const heads = new Map<string, StoredSecret>();
   const versions = new Map<string, StoredVersion>();
   const writes: { previousVersion: number; audit: AuditEntry; secret: StoredSecret }[] = [];
-  const reveals: { audit: AuditEntry; limit: { credentialId: string; perMinute: number; now: number } }[] = [];
+  const reveals: { audit: AuditEntry; audits: readonly AuditEntry[]; limit: { credentialId: string; perMinute: number; now: number } }[] =
+    [];
+  const batchReads: string[][] = [];
   const events: string[] = [];
   const byKey = (key: string) => [...heads.values()].find((s) => s.environmentId === ENV.id && s.key === key);
   const notUsed = async (): Promise<never> => {
@@ -58,14 +60,20 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
     },
     async recordReveal(_ws, audit, limit) {
       events.push('recordReveal');
-      reveals.push({ audit, limit });
+      const audits = Array.isArray(audit) ? audit : [audit as AuditEntry];
+      reveals.push({ audit: audits[0]!, audits, limit });
+    },
+    async getSecretsByPaths(_ws, paths) {
+      batchReads.push([...paths]);
+      const byPath = (path: string) => [...heads.values()].find((s) => `${s.projectSlug}/${s.envSlug}/${s.key}` === path);
+      return new Map(paths.map((path) => [path, structuredClone(byPath(path))]));
     },
     deleteSecret: async (_ws, secret) => void heads.delete(secret.id),
     purgeSecretVersions: async () => 0,
     listSecrets: async () => ({ items: [], nextCursor: null, hasMore: false }),
     searchSecrets: notUsed,
   } satisfies Partial<SecretServiceStore> as unknown as SecretServiceStore;
-  return { store, heads, writes, reveals, events };
+  return { store, heads, writes, reveals, events, batchReads };
 }
 
 /** A secret service over the model, with a cipher that logs its decrypts into the same event list. */
