@@ -18,6 +18,7 @@ import {
   type VersionRecord,
 } from './secret-record.ts';
 import type { SealedValue } from '../platform/crypto/envelope.ts';
+import { edgeRoom, referenceEdgeItems } from './reference-index.ts';
 
 /** The immutable item of a version a write makes (`null` for a change of labels alone). */
 export interface NewVersion {
@@ -213,6 +214,8 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
           },
         } as never);
       const windowAt = conditions.notInRecoveryWindow ? items.length - 1 : -1;
+      // The reverse index follows the current references (write, rollback, label move), in the same transaction.
+      items.push(...(referenceEdgeItems(db, workspaceId, record.id, expected?.references, record.references, edgeRoom(items)) as never[]));
       const conditional = [0, 1, 2, ...(versionItem ? [3] : []), ...(claim ? [claimAt] : []), ...(windowAt >= 0 ? [windowAt] : [])];
       let found: Record<string, unknown> | null | undefined;
       const failed = await transact(db, items, conditional, {

@@ -144,7 +144,8 @@ describe('the store keeps references on every item of the current value, and non
       { createdBy: 'k', references },
       undefined,
     );
-    const items = sent();
+    // The reverse index's edge is tested in reference-index.test.ts.
+    const items = sent().filter((item) => item.type !== 'SecretReference');
     expect(items.map((item) => item.type)).toEqual(['SecretHead', 'SecretPath', 'EnvironmentSecret', 'SecretVersion', 'EnvironmentValue']);
     expect(items.map((item) => item.references)).toEqual(items.map(() => references));
   });

@@ -1,0 +1,119 @@
+import { itemKeyString } from '../platform/prefetch.ts';
+import type { TransactItem } from '../platform/store/conditional.ts';
+import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
+import { queryAll } from '../platform/store/query.ts';
+import { batchRead } from '../platform/store/reads.ts';
+import type { Db } from '../platform/store/send.ts';
+import { RECORD_FIELDS, secretPath, toRecord, type SecretRecord } from './secret-record.ts';
+
+/**
+ * The reverse index of secret references (decisions.md v1.4, "Secret references"; docs/references-wiring.md, 3):
+ * one edge per (target path, referencing secret), written with the version that makes the references current.
+ * The head's `references` stay authoritative: a reader confirms each edge against the dependent's head, so an edge
+ * left stale (a removal that did not fit a transaction, a deleted dependent) is never answered.
+ */
+
+/** DynamoDB's cap on the items of one transaction. */
+const TRANSACTION_ITEMS = 100;
+
+/** How many dependents `GET /secrets/{id}` answers at most (`referencedBy`): the route description says so. */
+export const REFERENCED_BY_CAP = 100;
+
+/** What a reader keeps of a dependent's head: never its sealed value. */
+const HEAD_FIELDS = [...RECORD_FIELDS, 'references'];
+
+/**
+ * The edge writes of a change of a secret's current references from `before` to `after`, for the transaction that
+ * makes them current: a Put per added target, always (a value holds at most 50 references, so they fit beside the
+ * version's own items), and a Delete per removed target when they fit in `room` items; otherwise those stay stale.
+ */
+export function referenceEdgeItems(
+  db: Db,
+  workspaceId: string,
+  secretId: string,
+  before: readonly string[] | undefined,
+  after: readonly string[] | undefined,
+  room: number,
+): TransactItem[] {
+  const old = new Set(before ?? []);
+  const now = new Set(after ?? []);
+  const puts = [...now]
+    .filter((path) => !old.has(path))
+    .map((path) => ({
+      Put: {
+        TableName: db.tableName,
+        Item: { ...keys.referencedBy(workspaceId, path, secretId), type: ENTITY.secretReference, secretId, targetPath: path },
+      },
+    }));
+  const removed = [...old].filter((path) => !now.has(path));
+  const deletes = removed.length <= room - puts.length ? removed : [];
+  return [
+    ...puts,
+    ...deletes.map((path) => ({ Delete: { TableName: db.tableName, Key: keys.referencedBy(workspaceId, path, secretId) } })),
+  ];
+}
+
+/** The room a transaction of `items` leaves for edges: one more item is kept for a request's idempotency record. */
+export const edgeRoom = (items: readonly unknown[]) => TRANSACTION_ITEMS - items.length - 1;
+
+/** The edges a purge removes: those of every target the purged secret's last head referenced. */
+export const edgeKeysOf = (workspaceId: string, secretId: string, references: readonly string[] | undefined) =>
+  (references ?? []).map((path) => keys.referencedBy(workspaceId, path, secretId));
+
+/** A dependent as the readers answer it: its head without the sealed value. */
+export type Dependent = SecretRecord;
+
+/** Reads of the reverse index: a Query per target path, then one BatchGetItem of the dependents' heads. */
+export function makeReferenceIndexStore(db: Db) {
+  /** The secret ids with an edge to `path`, at most `limit`. */
+  const edgesTo = async (workspaceId: string, path: string, limit?: number) => {
+    const items = await queryAll<{ secretId: string }>(db, patterns.referencesTo(workspaceId, path), {
+      projection: ['secretId'],
+      ...(limit !== undefined && { maxItems: limit }),
+    });
+    return items.map((item) => item.secretId);
+  };
+
+  /** The dependents (by head) of each path whose head still lists it; ids in `skip` are not read. */
+  async function dependentsOf(workspaceId: string, paths: readonly string[], skip: ReadonlySet<string> = new Set(), limit?: number) {
+    const edges = await Promise.all(paths.map(async (path) => ({ path, ids: await edgesTo(workspaceId, path, limit) })));
+    const ids = [...new Set(edges.flatMap((edge) => edge.ids))].filter((id) => !skip.has(id));
+    if (ids.length === 0) return [];
+    const heads = await batchRead(
+      db,
+      ids.map((id) => keys.secretHead(workspaceId, id)),
+      { projection: HEAD_FIELDS },
+    );
+    const found: { path: string; dependent: Dependent }[] = [];
+    for (const { path, ids: of } of edges) {
+      for (const id of of) {
+        const head = toRecord(heads.get(itemKeyString(keys.secretHead(workspaceId, id))));
+        if (head?.references?.includes(path)) found.push({ path, dependent: head });
+      }
+    }
+    return found;
+  }
+
+  return {
+    dependentsOf,
+
+    /** The ids of the secrets whose current value references `path` (confirmed by their heads), at most the cap. */
+    async referencedBy(workspaceId: string, path: string): Promise<string[]> {
+      const found = await dependentsOf(workspaceId, [path], new Set(), REFERENCED_BY_CAP);
+      return found.map((entry) => entry.dependent.id);
+    },
+
+    /** A secret's path from its project's and environment's slugs (a deleted secret has no head to read it from). */
+    async pathOf(workspaceId: string, secret: { projectId: string; environmentId: string; key: string }): Promise<string | undefined> {
+      const project = keys.project(workspaceId, secret.projectId);
+      const environment = keys.environment(workspaceId, secret.environmentId);
+      const items = await batchRead(db, [project, environment], { projection: ['slug'], consistent: false });
+      const projectSlug = items.get(itemKeyString(project))?.slug as string | undefined;
+      const envSlug = items.get(itemKeyString(environment))?.slug as string | undefined;
+      return projectSlug && envSlug ? secretPath({ projectSlug, envSlug, key: secret.key }) : undefined;
+    },
+  };
+}
+
+/** What the reverse index's readers answer. */
+export type ReferenceIndexStore = ReturnType<typeof makeReferenceIndexStore>;
