@@ -193,7 +193,7 @@ export function makeSecretRoutes(
         operationId: 'getSecret',
         summary: 'Get a secret by id',
         description:
-          'The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, and its rotation (null when none). Needs `read`. Never a value.',
+          'The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, its rotation (null when none), `references` (the paths its current value references, [] when none) and `referencedBy` (the ids of the secrets whose current value references it, at most 100). Needs `read`. Never a value.',
         response: secretDetail(),
         errors: ['NOT_FOUND'],
         access: 'workspace',

@@ -129,7 +129,7 @@ export interface paths {
   "/api/v1/secrets/{secretId}": {
     /**
      * Get a secret by id
-     * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, and its rotation (null when none). Needs `read`. Never a value.
+     * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, its rotation (null when none), `references` (the paths its current value references, [] when none) and `referencedBy` (the ids of the secrets whose current value references it, at most 100). Needs `read`. Never a value.
      *
      * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
@@ -2328,7 +2328,7 @@ export interface operations {
   };
   /**
    * Get a secret by id
-   * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, and its rotation (null when none). Needs `read`. Never a value.
+   * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, its rotation (null when none), `references` (the paths its current value references, [] when none) and `referencedBy` (the ids of the secrets whose current value references it, at most 100). Needs `read`. Never a value.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
@@ -2367,6 +2367,8 @@ export interface operations {
                 lastRotatedAt: string | null;
                 nextRotationAt: string | null;
               }) | null;
+              references: string[];
+              referencedBy: string[];
             };
             error: null;
             meta: components["schemas"]["Meta"];

@@ -70,6 +70,8 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
     },
     deleteSecret: async (_ws, secret) => void heads.delete(secret.id),
     purgeSecretVersions: async () => 0,
+    // The reverse index as a reader answers it: the heads that still list the path.
+    referencedBy: async (_ws, path) => [...heads.values()].filter((s) => s.references?.includes(path)).map((s) => s.id),
     listSecrets: async () => ({ items: [], nextCursor: null, hasMore: false }),
     searchSecrets: notUsed,
   } satisfies Partial<SecretServiceStore> as unknown as SecretServiceStore;
