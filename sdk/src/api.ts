@@ -5990,6 +5990,7 @@ export interface operations {
             projectId: string;
             environmentId: string;
             actorSub: string;
+            via?: string;
           };
         };
       };

@@ -1,7 +1,8 @@
 /**
  * Secret references (decisions.md v1.4): the parser the secrets service's writes check values with, and the resolver
- * its reveals resolve them with over a port that reads one level of targets in one batch. Other features use
- * references only through this file.
+ * its reveals resolve them with over a port that reads one level of targets in one batch, and the reverse index of
+ * references (edges the secrets store writes with a version, readers for GET /secrets/{id} and the webhooks' fan-out).
+ * Other features use references only through this file.
  */
 export {
   assertReferencesParse,
@@ -36,3 +37,12 @@ export {
   type TargetRead,
 } from './reference-resolver.ts';
 export { ReferenceSyntaxError, UnresolvedReferencesError, type ReferenceProblem, type ReferenceReason } from './reference-errors.ts';
+export {
+  edgeKeysOf,
+  edgeRoom,
+  makeReferenceIndexStore,
+  REFERENCED_BY_CAP,
+  referenceEdgeItems,
+  type Dependent,
+  type ReferenceIndexStore,
+} from './reference-index.ts';

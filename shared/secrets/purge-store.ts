@@ -4,7 +4,7 @@ import { keys, patterns } from '../platform/store/keys.ts';
 import { queryAll } from '../platform/store/query.ts';
 import { batchDelete, getItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
-import { edgeKeysOf } from './reference-index.ts';
+import { edgeKeysOf } from '../references/index.ts';
 
 /**
  * The purge of a deleted secret (deleted-secret-store.ts), on its own so that the purger's function builds these two

@@ -22,7 +22,7 @@ import type { SecretMetadataStore } from './secret-metadata-store.ts';
 import type { DeletedSecretStore } from './deleted-secret-store.ts';
 import type { EnvironmentSearchStore } from './environment-search-store.ts';
 import type { EnvironmentValueStore } from './environment-value-store.ts';
-import type { ReferenceIndexStore } from './reference-index.ts';
+import type { ReferenceIndexStore } from '../references/index.ts';
 import type { DenialStore } from '../access/index.ts';
 import type { ProjectStore } from '../workspaces/index.ts';
 import { secretPath, type SecretRecord } from './secret-record.ts';

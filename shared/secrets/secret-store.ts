@@ -18,7 +18,7 @@ import {
   type VersionRecord,
 } from './secret-record.ts';
 import type { SealedValue } from '../platform/crypto/envelope.ts';
-import { edgeRoom, referenceEdgeItems } from './reference-index.ts';
+import { edgeRoom, referenceEdgeItems } from '../references/index.ts';
 
 /** The immutable item of a version a write makes (`null` for a change of labels alone). */
 export interface NewVersion {

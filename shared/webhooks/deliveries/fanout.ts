@@ -9,6 +9,7 @@ import type { DeliveryFanoutStore } from './delivery-pipeline-store.ts';
 import { AUDIT_CHANGE_METRIC } from '../../platform/metrics-env.ts';
 import { SEND_BATCH } from './delivery-queue.ts';
 import { firstAttemptToken, type DeliveryMessage } from './delivery-message.ts';
+import { changesCurrentValue, dependentEvent, dependentsOfChange, type DependentReads } from './dependent-events.ts';
 import { deliveryIdFor, eventFromAudit, pendingDelivery, type AuditRecord, type WebhookEvent } from './events.ts';
 
 export interface FanoutDeps {
@@ -18,6 +19,8 @@ export interface FanoutDeps {
   log: Logger;
   clock: Clock;
   metrics: FanoutMetrics;
+  /** The reverse index of secret references: a value change tells the secrets that depend on it. */
+  references: DependentReads;
 }
 
 /** What the fan-out counts besides its deliveries. */
@@ -177,14 +180,18 @@ export function makeFanout(deps: FanoutDeps) {
     const event = audit && eventFromAudit(audit);
     if (!audit || !event) return [];
     if (!endpointsOf.has(audit.workspaceId)) endpointsOf.set(audit.workspaceId, deps.store.listEndpoints(audit.workspaceId));
-    const body = JSON.stringify(event);
+    const endpoints = await endpointsOf.get(audit.workspaceId)!;
+    const events = [event, ...(await dependentEvents(audit, event, endpoints))];
     const created = await Promise.allSettled(
-      subscribers(await endpointsOf.get(audit.workspaceId)!, event).map(async (endpoint) => {
-        const deliveryId = deliveryIdFor(event.id, endpoint.id);
-        const attemptToken = firstAttemptToken(deliveryId);
-        const delivery = pendingDelivery(deliveryId, endpoint.id, event, audit.createdAt, body, attemptToken);
-        const waiting = await deps.store.createDelivery(audit.workspaceId, delivery, Date.parse(audit.createdAt), deps.clock.now());
-        return waiting ? { workspaceId: audit.workspaceId, deliveryId, attemptToken } : undefined;
+      events.flatMap((each) => {
+        const body = JSON.stringify(each);
+        return subscribers(endpoints, each).map(async (endpoint) => {
+          const deliveryId = deliveryIdFor(each.id, endpoint.id);
+          const attemptToken = firstAttemptToken(deliveryId);
+          const delivery = pendingDelivery(deliveryId, endpoint.id, each, audit.createdAt, body, attemptToken);
+          const waiting = await deps.store.createDelivery(audit.workspaceId, delivery, Date.parse(audit.createdAt), deps.clock.now());
+          return waiting ? { workspaceId: audit.workspaceId, deliveryId, attemptToken } : undefined;
+        });
       }),
     );
     const messages = created.flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
@@ -195,5 +202,16 @@ export function makeFanout(deps: FanoutDeps) {
       throw failure.reason;
     }
     return messages;
+  }
+
+  /**
+   * The `service.secret.rotate` events of the secrets that depend on a value change; the index is walked only when
+   * an enabled endpoint subscribes to them, so a workspace that does not listen pays no read.
+   */
+  async function dependentEvents(audit: AuditRecord, event: WebhookEvent, endpoints: readonly StoredEndpoint[]): Promise<WebhookEvent[]> {
+    if (!changesCurrentValue(audit)) return [];
+    if (!endpoints.some((endpoint) => endpoint.enabled && endpoint.events.includes('service.secret.rotate'))) return [];
+    const dependents = await dependentsOfChange(deps.references, audit);
+    return dependents.map((dependent) => dependentEvent(audit, event, dependent));
   }
 }

@@ -4,7 +4,7 @@ import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
 import { queryAll } from '../platform/store/query.ts';
 import { batchRead } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
-import { RECORD_FIELDS, secretPath, toRecord, type SecretRecord } from './secret-record.ts';
+import { pathOf } from './reference-parser.ts';
 
 /**
  * The reverse index of secret references (decisions.md v1.4, "Secret references"; docs/references-wiring.md, 3):
@@ -20,7 +20,7 @@ const TRANSACTION_ITEMS = 100;
 export const REFERENCED_BY_CAP = 100;
 
 /** What a reader keeps of a dependent's head: never its sealed value. */
-const HEAD_FIELDS = [...RECORD_FIELDS, 'references'];
+const HEAD_FIELDS = ['id', 'key', 'projectId', 'projectSlug', 'environmentId', 'envSlug', 'currentVersion', 'references'] as const;
 
 /**
  * The edge writes of a change of a secret's current references from `before` to `after`, for the transaction that
@@ -60,8 +60,25 @@ export const edgeRoom = (items: readonly unknown[]) => TRANSACTION_ITEMS - items
 export const edgeKeysOf = (workspaceId: string, secretId: string, references: readonly string[] | undefined) =>
   (references ?? []).map((path) => keys.referencedBy(workspaceId, path, secretId));
 
-/** A dependent as the readers answer it: its head without the sealed value. */
-export type Dependent = SecretRecord;
+/** A dependent as the readers answer it: what its head says of it (never its sealed value), and its path. */
+export interface Dependent {
+  id: string;
+  key: string;
+  projectId: string;
+  environmentId: string;
+  currentVersion: number;
+  path: string;
+}
+
+/** A dependent from its head's item, when the head still lists `path` among its current references. */
+function dependentOf(item: Record<string, unknown> | undefined, path: string): Dependent | undefined {
+  if (!item || !(item.references as string[] | undefined)?.includes(path)) return undefined;
+  const { id, key, projectId, environmentId, currentVersion, projectSlug, envSlug } = item as unknown as Omit<Dependent, 'path'> & {
+    projectSlug: string;
+    envSlug: string;
+  };
+  return { id, key, projectId, environmentId, currentVersion, path: pathOf({ projectSlug, envSlug, key }) };
+}
 
 /** Reads of the reverse index: a Query per target path, then one BatchGetItem of the dependents' heads. */
 export function makeReferenceIndexStore(db: Db) {
@@ -87,8 +104,8 @@ export function makeReferenceIndexStore(db: Db) {
     const found: { path: string; dependent: Dependent }[] = [];
     for (const { path, ids: of } of edges) {
       for (const id of of) {
-        const head = toRecord(heads.get(itemKeyString(keys.secretHead(workspaceId, id))));
-        if (head?.references?.includes(path)) found.push({ path, dependent: head });
+        const dependent = dependentOf(heads.get(itemKeyString(keys.secretHead(workspaceId, id))), path);
+        if (dependent) found.push({ path, dependent });
       }
     }
     return found;
@@ -110,7 +127,7 @@ export function makeReferenceIndexStore(db: Db) {
       const items = await batchRead(db, [project, environment], { projection: ['slug'], consistent: false });
       const projectSlug = items.get(itemKeyString(project))?.slug as string | undefined;
       const envSlug = items.get(itemKeyString(environment))?.slug as string | undefined;
-      return projectSlug && envSlug ? secretPath({ projectSlug, envSlug, key: secret.key }) : undefined;
+      return projectSlug && envSlug ? pathOf({ projectSlug, envSlug, key: secret.key }) : undefined;
     },
   };
 }
