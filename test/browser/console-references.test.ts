@@ -6,7 +6,8 @@ import { newEnvironment } from '../support/secrets.ts';
 
 /**
  * The secret page and references (decisions.md v1.4, "Secret references"): the targets of a value linked to their
- * search, the secrets referencing it linked to their pages, and `Show raw` revealing the text as written, audited.
+ * search, the secrets referencing it linked to their pages, `Show raw` revealing the text as written, audited, and a
+ * reveal whose reference cannot be resolved naming it.
  */
 let browser: Browser;
 let close: () => Promise<void>;
@@ -77,6 +78,26 @@ describe('the secret page and references', () => {
     await referencedBy.waitFor();
     // Assess: the referencing secret, linked to its page
     expect(await referencedBy.getByRole('link').getAttribute('href')).toBe(`/console/secrets/${urlId}`);
+    await context.close();
+  });
+
+  it("a row's Reveal of a value whose reference cannot be resolved shows no value and names the reference", async () => {
+    // Prepare: BROKEN references a key the environment does not have
+    const { environment } = await newEnvironment(ws.apiKey, { project: 'Broken refs', environment: 'Prod' });
+    await call('PUT', `/api/v1/environments/${environment.id}/secrets`, {
+      token: ws.apiKey,
+      body: { key: 'BROKEN', value: 'sample-${NOT_THERE}' },
+    });
+    const { context, page } = await signedIn(browser, ws.apiKey, `/console/environments/${environment.id}`);
+    const row = page.locator('table.secrets tbody tr').filter({ has: page.getByRole('link', { name: 'BROKEN', exact: true }) });
+    // Act
+    await row.getByRole('button', { name: 'Reveal' }).click();
+    // Assess
+    const unresolved = row.getByRole('list', { name: 'Unresolved references' });
+    await unresolved.waitFor();
+    expect(await unresolved.textContent()).toBe('${NOT_THERE}: unresolvable');
+    expect(await row.getByRole('alert').textContent()).toContain('CONFLICT');
+    expect(await page.content()).not.toContain('sample-');
     await context.close();
   });
 });
