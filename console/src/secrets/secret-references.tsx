@@ -25,7 +25,7 @@ function keyOf(path: string): string {
  */
 export function SecretReferences({ references = [], referencedBy = [] }: SecretReferenceFields) {
   return (
-    <dl class="secret-facts references">
+    <dl class="secret-references">
       <dt>References</dt>
       <dd>
         {references.length === 0 ? (
