@@ -1,14 +1,17 @@
-import { auditEntry } from '../audit/index.ts';
+import { type AuditEntry, auditEntry } from '../audit/index.ts';
 import { secretContext } from '../platform/crypto/context.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { PageRequest } from '../platform/store/query.ts';
+import type { Revealed } from '../references/index.ts';
 import type { SecretMetadataStore } from './secret-metadata-store.ts';
+import type { EnvironmentValue } from './environment-value-items.ts';
 import type { EnvironmentValueStore } from './environment-value-store.ts';
 import type { ProjectStore } from '../workspaces/index.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import { NoValueError, type SecretRecord, type StoredSecret } from './secret-record.ts';
+import { makeReferenceReveals, markedValue, type RevealedRecord } from './secret-reference-reveals.ts';
 import { metadataOf, SECRET_PATH, workspaceRevealLimit, type SecretRevealDeps } from './secret-reveals.ts';
 
 /**
@@ -35,10 +38,20 @@ function pageCut(sizes: readonly number[]): number {
   return sizes.length;
 }
 
+/** The byte size a page's cut counts of a value before it is opened: its sealed form. */
+const sealedSize = (item: EnvironmentValue) => Buffer.byteLength(item.sealed.ciphertext, 'base64');
+
 export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnType<typeof makeSecretGuard>) {
   const { store, cipher, clock } = deps;
   const { readable, permit, permitAnywhere } = guard;
   const workspaceLimit = () => workspaceRevealLimit(deps);
+  const references = makeReferenceReveals({ store, cipher, guard });
+
+  /** The audit entry of a target a resolution revealed: its own `secret.reveal`, naming the secret it was reached by. */
+  const viaEntry = (principal: Principal, target: Revealed<RevealedRecord>, now: number) => {
+    const { id, key, projectId, environmentId, currentVersion } = target.secret;
+    return auditEntry(principal, 'secret.reveal', id, { key, projectId, environmentId, version: currentVersion, via: target.via }, now);
+  };
 
   /**
    * Reveals the current versions of several secrets (the AWS API's BatchGetSecretValue), each wanted as the first of
@@ -102,11 +115,36 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
     );
   }
 
+  const openAll = (ws: string, items: readonly EnvironmentValue[]) =>
+    Promise.all(items.map((item) => cipher.decrypt(item.sealed, secretContext(ws, item.id, item.version))));
+
+  /**
+   * A page with references: its values opened, resolved (resolvePage), cut again by resolved sizes (they may be far
+   * longer than their sealed text), then the entries of what it answers and of each target revealed (`via`) written
+   * in one call. Answers the values it keeps, in order: fewer than `items` when the cut ended the page early.
+   */
+  async function revealResolved(
+    principal: Principal,
+    environment: { id: string; projectId: string; projectSlug: string; slug: string },
+    items: readonly EnvironmentValue[],
+    own: (item: EnvironmentValue) => AuditEntry,
+    now: number,
+  ) {
+    const resolved = await references.resolvePage(principal, environment, items, await openAll(principal.workspaceId, items));
+    const kept = pageCut(items.map((item, i) => (markedValue(item) ? Buffer.byteLength(resolved.values[i]!) : sealedSize(item))));
+    const via = resolved.revealed.slice(0, kept).flatMap((targets) => targets.map((target) => viaEntry(principal, target, now)));
+    await store.writeAuditEntries(principal.workspaceId, [...items.slice(0, kept).map(own), ...via]);
+    return resolved.values.slice(0, kept);
+  }
+
   /**
    * Loads an environment: its current values a page at a time (by key, A→Z; only `keys` when given). One Query
    * reads the page; the page counts once against the reveal limits; its audit entries (one `secret.reveal` per
-   * secret, `bulk: true`) are durable before any value is decrypted; then one KMS request per data key the
-   * container has not cached. A page ends early before its values pass 4 MiB, its cursor continuing there.
+   * secret, `bulk: true`) are durable before any value leaves. A page without references audits, then opens its
+   * values (one KMS request per data key the container has not cached). A page with some opens its values first,
+   * resolves them (resolvePage: refused whole when one cannot be), and writes its entries with one per target
+   * revealed (`via`) in the same call. A page ends early before its answered values pass 4 MiB, its cursor
+   * continuing there: sealed sizes cut first, resolved ones again.
    */
   async function revealEnvironment(
     principal: Principal,
@@ -125,9 +163,9 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
       ? undefined
       : (key: string) => policy.allows('reveal', { project: environment.projectSlug, environment: environment.slug, key });
     const result = await store.listEnvironmentValues(ws, environmentId, page, input.keys, mayReveal);
-    const cut = pageCut(result.items.map((item) => Buffer.byteLength(item.sealed.ciphertext, 'base64')));
-    const items = result.items.slice(0, cut);
-    const nextCursor = cut < result.items.length ? await result.cursorAfter(cut - 1) : result.nextCursor;
+    const cut = pageCut(result.items.map(sealedSize));
+    let items = result.items.slice(0, cut);
+    let nextCursor = cut < result.items.length ? await result.cursorAfter(cut - 1) : result.nextCursor;
     if (items.length === 0) return { items: [], nextCursor, hasMore: nextCursor !== null };
     const now = clock.now();
     await store.countRevealPage(ws, {
@@ -137,11 +175,19 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
       now,
     });
     const metadata = { projectId: environment.projectId, environmentId, bulk: true };
-    await store.writeAuditEntries(
-      ws,
-      items.map((item) => auditEntry(principal, 'secret.reveal', item.id, { key: item.key, version: item.version, ...metadata }, now)),
-    );
-    const values = await Promise.all(items.map((item) => cipher.decrypt(item.sealed, secretContext(ws, item.id, item.version))));
+    const own = (item: EnvironmentValue) =>
+      auditEntry(principal, 'secret.reveal', item.id, { key: item.key, version: item.version, ...metadata }, now);
+    let values: string[];
+    if (!items.some(markedValue)) {
+      await store.writeAuditEntries(ws, items.map(own));
+      values = await openAll(ws, items);
+    } else {
+      values = await revealResolved(principal, { ...environment, id: environmentId }, items, own, now);
+      if (values.length < items.length) {
+        items = items.slice(0, values.length);
+        nextCursor = await result.cursorAfter(values.length - 1);
+      }
+    }
     return {
       items: items.map((item, i) => ({
         id: item.id,
