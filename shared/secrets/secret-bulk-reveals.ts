@@ -1,17 +1,18 @@
 import { type AuditEntry, auditEntry } from '../audit/index.ts';
 import { secretContext } from '../platform/crypto/context.ts';
+import type { SealedValue } from '../platform/crypto/envelope.ts';
 import { NotFoundError } from '../platform/errors.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { PageRequest } from '../platform/store/query.ts';
-import type { Revealed } from '../references/index.ts';
+import { type Revealed, UnresolvedReferencesError } from '../references/index.ts';
 import type { SecretMetadataStore } from './secret-metadata-store.ts';
 import type { EnvironmentValue } from './environment-value-items.ts';
 import type { EnvironmentValueStore } from './environment-value-store.ts';
 import type { ProjectStore } from '../workspaces/index.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import { NoValueError, type SecretRecord, type StoredSecret } from './secret-record.ts';
-import { makeReferenceReveals, markedValue, type RevealedRecord } from './secret-reference-reveals.ts';
+import { makeReferenceReveals, markedValue, resolvesReferences, type RevealedRecord } from './secret-reference-reveals.ts';
 import { metadataOf, SECRET_PATH, workspaceRevealLimit, type SecretRevealDeps } from './secret-reveals.ts';
 
 /**
@@ -53,11 +54,68 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
     return auditEntry(principal, 'secret.reveal', id, { key, projectId, environmentId, version: currentVersion, via: target.via }, now);
   };
 
+  /** The head `one` wants: the first of its candidate paths the caller may read and it accepts, revealable, with a value. */
+  async function decide(
+    principal: Principal,
+    found: ReadonlyMap<string, StoredSecret | undefined>,
+    one: { paths: readonly string[]; accepts: (secret: SecretRecord) => boolean },
+  ) {
+    let head: StoredSecret | undefined;
+    for (const path of one.paths) {
+      const candidate = found.get(path);
+      if (!candidate) continue;
+      const visible = await readable(principal, candidate, path).catch((error) => {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      });
+      if (visible && one.accepts(visible)) {
+        head = visible;
+        break;
+      }
+    }
+    if (!head) throw new NotFoundError('no such secret');
+    await permit(principal, 'reveal', head);
+    if (!head.sealed) throw new NoValueError(`secret ${head.id} has no value yet`);
+    return { ...head, sealed: head.sealed };
+  }
+
+  type Decided =
+    | { head: StoredSecret & { sealed: SealedValue }; resolved?: { value: string; revealed: Revealed<RevealedRecord>[] } }
+    | { head?: undefined; error: unknown };
+
+  /**
+   * Resolves the batch's marked values in one resolution (each level one BatchGetItem for all of them): each opened
+   * first; one that cannot be resolved becomes its own error (409, InvalidRequestException for the AWS API), the
+   * others keep their resolved value and the targets they revealed.
+   */
+  async function resolveBatch(principal: Principal, decided: Decided[]): Promise<Decided[]> {
+    const roots = decided.flatMap((one) => (one.head && resolvesReferences(one.head, one.head.currentVersion, false) ? [one.head] : []));
+    if (roots.length === 0) return decided;
+    const ws = principal.workspaceId;
+    const texts = await Promise.all(roots.map((head) => cipher.decrypt(head.sealed, secretContext(ws, head.id, head.currentVersion))));
+    const resolutions = await references.resolveAll(
+      principal,
+      roots.map((head, i) => ({
+        secret: head,
+        place: { projectSlug: head.projectSlug, envSlug: head.envSlug, key: head.key },
+        text: texts[i]!,
+      })),
+    );
+    const byHead = new Map(roots.map((head, i) => [head, resolutions[i]!]));
+    return decided.map((one) => {
+      const resolution = one.head && byHead.get(one.head);
+      if (!resolution) return one;
+      if (!resolution.ok) return { error: new UnresolvedReferencesError(resolution.problems) };
+      return { head: one.head!, resolved: { value: resolution.value, revealed: resolution.revealed } };
+    });
+  }
+
   /**
    * Reveals the current versions of several secrets (the AWS API's BatchGetSecretValue), each wanted as the first of
    * its candidate paths whose secret the caller may read and `accepts`: one BatchGetItem of every candidate, each
-   * decided by the policy as a reveal by path is (NOT_FOUND; FORBIDDEN, audited), one count against the reveal limits
-   * for the batch, the audit entries written together before any value is opened. Answers each wanted one's value
+   * decided by the policy as a reveal by path is (NOT_FOUND; FORBIDDEN, audited), the references of those marked
+   * resolved together (resolveBatch), one count against the reveal limits for the batch, the audit entries (each
+   * target revealed its own, with `via`) written together before any value leaves. Answers each wanted one's value
    * or its error, in order; a refused batch (the rate limit, an audit that cannot be written) throws.
    */
   async function revealBatch(
@@ -67,48 +125,33 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
     const ws = principal.workspaceId;
     const paths = [...new Set(wanted.flatMap((one) => one.paths.filter((path) => SECRET_PATH.test(path))))];
     const found = paths.length === 0 ? new Map<string, StoredSecret | undefined>() : await store.getSecretsByPaths(ws, paths);
-    const decided = await Promise.all(
-      wanted.map(async (one) => {
-        try {
-          let head: StoredSecret | undefined;
-          for (const path of one.paths) {
-            const candidate = found.get(path);
-            if (!candidate) continue;
-            const visible = await readable(principal, candidate, path).catch((error) => {
-              if (error instanceof NotFoundError) return undefined;
-              throw error;
-            });
-            if (visible && one.accepts(visible)) {
-              head = visible;
-              break;
-            }
-          }
-          if (!head) throw new NotFoundError('no such secret');
-          await permit(principal, 'reveal', head);
-          if (!head.sealed) throw new NoValueError(`secret ${head.id} has no value yet`);
-          return { head: { ...head, sealed: head.sealed } };
-        } catch (error) {
-          return { error };
-        }
-      }),
+    const decided = await resolveBatch(
+      principal,
+      await Promise.all(
+        wanted.map((one) =>
+          decide(principal, found, one).then(
+            (head): Decided => ({ head }),
+            (error): Decided => ({ error }),
+          ),
+        ),
+      ),
     );
-    const heads = decided.flatMap((one) => (one.head ? [one.head] : []));
-    if (heads.length > 0) {
+    const revealing = decided.flatMap((one) => (one.head ? [one] : []));
+    if (revealing.length > 0) {
       const now = clock.now();
       const limit = { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute: workspaceLimit(), now };
       await store.countRevealPage(ws, limit);
-      await store.writeAuditEntries(
-        ws,
-        heads.map((head) =>
-          auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: head.currentVersion, bulk: true }, now),
-        ),
+      const own = revealing.map(({ head }) =>
+        auditEntry(principal, 'secret.reveal', head!.id, { ...metadataOf(head!), version: head!.currentVersion, bulk: true }, now),
       );
+      const via = revealing.flatMap((one) => (one.resolved?.revealed ?? []).map((target) => viaEntry(principal, target, now)));
+      await store.writeAuditEntries(ws, [...own, ...via]);
     }
     return Promise.all(
       decided.map(async (one) => {
         if (!one.head) return { error: one.error };
         const { sealed, ...secret } = one.head;
-        const value = await cipher.decrypt(sealed, secretContext(ws, secret.id, secret.currentVersion));
+        const value = one.resolved?.value ?? (await cipher.decrypt(sealed, secretContext(ws, secret.id, secret.currentVersion)));
         const encoding = secret.encoding;
         return { value, ...(encoding && { encoding }), version: secret.currentVersion, versionCreatedAt: secret.updatedAt, secret };
       }),

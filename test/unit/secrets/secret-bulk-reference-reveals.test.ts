@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { toAwsError } from '../../../shared/aws/aws-errors.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
 import { secretContext } from '../../../shared/platform/crypto/context.ts';
 import type { EnvironmentValue } from '../../../shared/secrets/environment-value-items.ts';
@@ -135,5 +136,59 @@ describe('an environment load with references', () => {
     const entries = h.audited[0]!;
     expect(entries.filter((entry) => entry.metadata.via === undefined)).toHaveLength(69);
     expect(entries.filter((entry) => entry.target === big.id && entry.metadata.via !== undefined)).toHaveLength(68);
+  });
+});
+
+describe("the AWS API's batch reveal (revealBatch) with references", () => {
+  const wanted = (path: string) => ({ paths: [path], accepts: () => true });
+
+  it('resolves the batch in one resolution; a secret that cannot be resolved is its own error, the others answer', async () => {
+    // Prepare
+    const h = bulkHarness();
+    const b = await h.write('B', 'b');
+    const a = await h.write('A', '${B}-${staging.HOST}');
+    const x = await h.write('X', 'x-${NOPE}');
+    const plain = await h.write('P', 'plain');
+    const host = staging(h, 'HOST', 'db');
+    h.batchReads.length = 0;
+
+    // Act
+    const results = await h.service.revealBatch(h.caller, [wanted('app/prod/A'), wanted('app/prod/X'), wanted('app/prod/P')]);
+
+    // Assess
+    expect(results.map((result) => ('value' in result ? result.value : (result.error as Error).constructor.name))).toEqual([
+      'b-db',
+      'UnresolvedReferencesError',
+      'plain',
+    ]);
+    expect(toAwsError((results[1] as { error: unknown }).error)).toMatchObject({
+      type: 'InvalidRequestException',
+      message: expect.stringContaining('${NOPE} (unresolvable)'),
+    });
+    // The candidates in one read, then the first level of every value in the batch in one more.
+    expect(h.batchReads).toEqual([
+      ['app/prod/A', 'app/prod/X', 'app/prod/P'],
+      ['app/prod/B', 'app/staging/HOST', 'app/prod/NOPE'],
+    ]);
+    // One write: the answered secrets' own entries, then each target revealed with via; X is not audited.
+    expect(h.audited).toHaveLength(1);
+    expect(viaOf(h.audited[0]!)).toEqual([
+      [a.id, null],
+      [plain.id, null],
+      [b.id, a.id],
+      [host, a.id],
+    ]);
+    expect(h.audited[0]!.map((entry) => entry.target)).not.toContain(x.id);
+  });
+
+  it('a batch without references makes the calls it always made: one read, count, audit, then decrypt', async () => {
+    const h = bulkHarness();
+    await h.write('P', 'plain $${B}');
+    h.events.length = 0;
+    h.batchReads.length = 0;
+    const [result] = await h.service.revealBatch(h.caller, [wanted('app/prod/P')]);
+    expect(result).toMatchObject({ value: 'plain $${B}' });
+    expect(h.batchReads).toEqual([['app/prod/P']]);
+    expect(h.events).toEqual(['countRevealPage', 'writeAuditEntries', 'decrypt']);
   });
 });
