@@ -180,6 +180,26 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
     return resolved.values.slice(0, kept);
   }
 
+  /** The environment (FORBIDDEN when no rule could allow `reveal` here) and one Query of the values the caller may reveal. */
+  async function listPage(
+    principal: Principal,
+    environmentId: string,
+    input: { keys?: string[] | undefined },
+    page: PageRequest,
+    prefetched?: Prefetched,
+  ) {
+    const ws = principal.workspaceId;
+    // FORBIDDEN when no rule could allow `reveal` of any key here, rather than an empty page.
+    const environment = await permitAnywhere(principal, 'reveal', await store.getEnvironment(ws, environmentId, prefetched), environmentId);
+    const { policy } = principal.authority;
+    if (!environment.valuesIndexed) await store.indexEnvironmentValues(ws, environmentId);
+    // Only what the caller may reveal; the rest is left out, as if it did not exist.
+    const mayReveal = policy.revealsEverything
+      ? undefined
+      : (key: string) => policy.allows('reveal', { project: environment.projectSlug, environment: environment.slug, key });
+    return { environment, result: await store.listEnvironmentValues(ws, environmentId, page, input.keys, mayReveal) };
+  }
+
   /**
    * Loads an environment: its current values a page at a time (by key, A→Z; only `keys` when given). One Query
    * reads the page; the page counts once against the reveal limits; its audit entries (one `secret.reveal` per
@@ -197,15 +217,7 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
     prefetched?: Prefetched,
   ) {
     const ws = principal.workspaceId;
-    // FORBIDDEN when no rule could allow `reveal` of any key here, rather than an empty page.
-    const environment = await permitAnywhere(principal, 'reveal', await store.getEnvironment(ws, environmentId, prefetched), environmentId);
-    const { policy } = principal.authority;
-    if (!environment.valuesIndexed) await store.indexEnvironmentValues(ws, environmentId);
-    // Only what the caller may reveal; the rest is left out, as if it did not exist.
-    const mayReveal = policy.revealsEverything
-      ? undefined
-      : (key: string) => policy.allows('reveal', { project: environment.projectSlug, environment: environment.slug, key });
-    const result = await store.listEnvironmentValues(ws, environmentId, page, input.keys, mayReveal);
+    const { environment, result } = await listPage(principal, environmentId, input, page, prefetched);
     const cut = pageCut(result.items.map(sealedSize));
     let items = result.items.slice(0, cut);
     let nextCursor = cut < result.items.length ? await result.cursorAfter(cut - 1) : result.nextCursor;
