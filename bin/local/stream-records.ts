@@ -1,8 +1,21 @@
 import type { _Record as StreamRecord, AttributeValue as SdkAttributeValue } from '@aws-sdk/client-dynamodb-streams';
 import type { AttributeValue, DynamoDBRecord } from 'aws-lambda';
 
-/** Lambda delivers images as JSON: binary values base64-encoded, everything else as DynamoDB Streams returns it. */
+/**
+ * DynamoDB Local writes an empty map in a stream image as a bare `{}`, without its `M` (an empty list keeps its `L`),
+ * where DynamoDB Streams on AWS, and so Lambda's event, say `{"M":{}}`. A value with no member set can only be that map,
+ * and left bare it makes `unmarshall` throw "No value defined" on the whole image.
+ */
+function isBareEmptyMap(value: SdkAttributeValue): boolean {
+  return Object.values(value).every((member) => member === undefined);
+}
+
+/**
+ * Lambda delivers images as JSON: binary values base64-encoded, an empty map as `{"M":{}}`, everything else as
+ * DynamoDB Streams returns it.
+ */
 export function toLambdaAttributeValue(value: SdkAttributeValue): AttributeValue {
+  if (isBareEmptyMap(value)) return { M: {} };
   if (value.B !== undefined) return { B: Buffer.from(value.B).toString('base64') };
   if (value.BS !== undefined) return { BS: value.BS.map((item) => Buffer.from(item).toString('base64')) };
   if (value.L !== undefined) return { L: value.L.map(toLambdaAttributeValue) };

@@ -2,7 +2,18 @@ import { secretContext } from '../platform/crypto/context.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { ForbiddenError, NotFoundError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
-import { type ReadTargets, resolveReference, type TargetRead } from '../references/index.ts';
+import {
+  pathOf,
+  type ReadTargets,
+  type ReferenceProblem,
+  type ReferringValue,
+  type Revealed,
+  resolveReference,
+  resolveReferences,
+  type TargetRead,
+  UnresolvedReferencesError,
+} from '../references/index.ts';
+import type { EnvironmentValue } from './environment-value-items.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import type { SecretMetadataStore } from './secret-metadata-store.ts';
 import type { SecretRecord, StoredSecret } from './secret-record.ts';
@@ -18,9 +29,21 @@ export interface ReferenceRevealDeps {
   guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>;
 }
 
+/** What a revealed target's audit entry names of it: a secret's record, or an environment page's own value. */
+export type RevealedRecord = Pick<SecretRecord, 'id' | 'key' | 'projectId' | 'environmentId' | 'currentVersion'>;
+
 /** Whether a reveal of `version` resolves: the current value, not asked raw, and marked at write time as holding references. */
 export const resolvesReferences = (head: SecretRecord, version: number, raw: boolean) =>
   !raw && version === head.currentVersion && (head.references?.length ?? 0) > 0;
+
+/** Whether a page's value holds references (the write-time marker; a binary value never does). */
+export const markedValue = (item: EnvironmentValue) => (item.references?.length ?? 0) > 0 && item.encoding !== 'base64';
+
+/** The problems of several values as one 409's `details`, each reference and reason once. */
+function mergedProblems(problems: readonly ReferenceProblem[]): ReferenceProblem[] {
+  const seen = new Map(problems.map((problem) => [`${problem.reason}\u0000${problem.reference}`, problem]));
+  return [...seen.values()];
+}
 
 export function makeReferenceReveals({ store, cipher, guard }: ReferenceRevealDeps) {
   /**
@@ -66,6 +89,59 @@ export function makeReferenceReveals({ store, cipher, guard }: ReferenceRevealDe
     resolve(principal: Principal, secret: SecretRecord, text: string) {
       const place = { projectSlug: secret.projectSlug, envSlug: secret.envSlug, key: secret.key };
       return resolveReference({ secret, place, text }, readTargets(principal));
+    },
+
+    /**
+     * Several values resolved together (an environment page, an AWS batch): each level one BatchGetItem for all of
+     * them, `known` (a page's own values) read at no cost. Answers each root's resolution; one root's failure is its own.
+     */
+    resolveAll(
+      principal: Principal,
+      roots: readonly ReferringValue<RevealedRecord>[],
+      known?: ReadonlyMap<string, TargetRead<RevealedRecord>>,
+    ) {
+      return resolveReferences<RevealedRecord>(roots, readTargets(principal), known ? { known } : {});
+    },
+
+    /**
+     * A page's values with their references resolved, together: one resolution for every marked value, the page's own
+     * values known (a target in the page costs no read); each level of the others one BatchGetItem. Any value that
+     * cannot be resolved refuses the page (409, every failing value's problems merged): no value is answered.
+     */
+    async resolvePage(
+      principal: Principal,
+      environment: { id: string; projectId: string; projectSlug: string; slug: string },
+      items: readonly EnvironmentValue[],
+      texts: readonly string[],
+    ) {
+      const placeOf = (item: EnvironmentValue) => ({ projectSlug: environment.projectSlug, envSlug: environment.slug, key: item.key });
+      const recordOf = (item: EnvironmentValue): RevealedRecord => {
+        const { id, key, version } = item;
+        return { id, key, projectId: environment.projectId, environmentId: environment.id, currentVersion: version };
+      };
+      const known = new Map(
+        items.map((item, i): [string, TargetRead<RevealedRecord>] => [
+          pathOf(placeOf(item)),
+          item.encoding === 'base64' ? { status: 'not_found' } : { status: 'value', secret: recordOf(item), text: texts[i]! },
+        ]),
+      );
+      const roots = items.flatMap((item, i) => (markedValue(item) ? [i] : []));
+      const resolutions = await resolveReferences<RevealedRecord>(
+        roots.map((i) => ({ secret: recordOf(items[i]!), place: placeOf(items[i]!), text: texts[i]! })),
+        readTargets(principal),
+        { known },
+      );
+      const problems = resolutions.flatMap((resolution) => (resolution.ok ? [] : resolution.problems));
+      if (problems.length > 0) throw new UnresolvedReferencesError(mergedProblems(problems));
+      const values = [...texts];
+      const revealed: Revealed<RevealedRecord>[][] = items.map(() => []);
+      roots.forEach((i, j) => {
+        const resolution = resolutions[j]!;
+        if (!resolution.ok) return;
+        values[i] = resolution.value;
+        revealed[i] = resolution.revealed;
+      });
+      return { values, revealed };
     },
   };
 }
