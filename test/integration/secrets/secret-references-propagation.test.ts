@@ -55,11 +55,8 @@ describe('secret references: changes propagate', () => {
     const a = await put('A', 'a:${B}');
     // Act
     await put('C', 'c-2');
-    // Assess
-    const found = await viaEvents(c, [b, a]);
-    expect(found.map((event) => event.data.secretId).sort()).toEqual([a, b].sort());
-    expect(found.find((event) => event.data.secretId === b)!.data.version).toBe(1);
-    // Each dependent once per change, and the changed secret's own rotate event has no via.
+    // Assess: C's own rotate event (no via) dates the change; B and A are told of it once each, via C. (The fan-out
+    // reads the index when it runs: C's creation may also tell them, under its own date.)
     const own = await waitFor(
       async () => {
         const rotates = events().filter((event) => event.data.secretId === c && event.type === 'service.secret.rotate');
@@ -69,6 +66,17 @@ describe('secret references: changes propagate', () => {
       "C's own rotate event",
     );
     expect(own.map((event) => event.data.via)).toEqual([undefined]);
+    await viaEvents(c, [b, a]);
+    const found = await waitFor(
+      async () => {
+        const ofChange = events().filter((event) => event.occurredAt === own[0]!.occurredAt && event.data.via === c);
+        return ofChange.length >= 2 && ofChange;
+      },
+      30_000,
+      "the events of C's change",
+    );
+    expect(found.map((event) => event.data.secretId).sort()).toEqual([a, b].sort());
+    expect(found.find((event) => event.data.secretId === b)!.data.version).toBe(1);
   });
 
   it('a cycle ends: each secret of X → Y → X is told once per change', async () => {
@@ -85,8 +93,14 @@ describe('secret references: changes propagate', () => {
       30_000,
       "Y's own rotate event",
     );
-    await viaEvents(y, [x]);
-    const ofChange = events().filter((event) => event.occurredAt === own.occurredAt && event.data.via === y);
+    const ofChange = await waitFor(
+      async () => {
+        const found = events().filter((event) => event.occurredAt === own.occurredAt && event.data.via === y);
+        return found.length > 0 && found;
+      },
+      30_000,
+      "the events of Y's change",
+    );
     expect(ofChange.map((event) => event.data.secretId)).toEqual([x]);
   });
 
