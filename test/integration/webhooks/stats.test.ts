@@ -1,3 +1,4 @@
+import type { DeliveryStats } from '../../../shared/webhooks/stats/delivery-stats-service.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { iso } from '../../../shared/platform/clock.ts';
@@ -20,18 +21,7 @@ import { deliveriesOf, registerEndpoint, startReceiver, storedDelivery, waitFor 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 
-type Stats = {
-  since: string;
-  deliveries: number;
-  succeeded: number;
-  failed: number;
-  pending: number;
-  successRate: number | null;
-  p50DurationMs: number | null;
-  p95DurationMs: number | null;
-  lastSuccessAt: string | null;
-  lastFailureAt: string | null;
-};
+type Stats = DeliveryStats;
 
 const statsOf = (token: string, endpointId: string, query = '') => call('GET', `/api/v1/webhooks/${endpointId}/stats${query}`, { token });
 
