@@ -2,7 +2,7 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 import { composeStores } from '../../shared/platform/store/compose.ts';
-import { makeReferenceIndexStore } from '../../shared/references/index.ts';
+import { makeReferenceIndexStore } from '../../shared/references/reference-index.ts';
 import {
   immediateQueueFromConfig,
   makeDeliveryFanoutStore,

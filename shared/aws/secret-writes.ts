@@ -8,7 +8,7 @@ import { checkStages, secretArn, secretPath, stagesOf, versionIdOf, type AwsPlac
 import { markedForDeletion, type SecretLookup } from './secret-lookup.ts';
 import { secretIdSchema } from './get-secret-value.ts';
 import { checkKmsKeyId } from './kms-key-id.ts';
-import { assertReferencesParse } from '../references/index.ts';
+import { assertReferencesParse } from '../references/reference-resolving.ts';
 
 /**
  * The writes of the AWS API (decisions.md, "The AWS Secrets Manager API"): CreateSecret, PutSecretValue,

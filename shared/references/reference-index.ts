@@ -1,64 +1,22 @@
 import { itemKeyString } from '../platform/prefetch.ts';
-import type { TransactItem } from '../platform/store/conditional.ts';
-import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
+import { keys, patterns } from '../platform/store/keys.ts';
 import { queryAll } from '../platform/store/query.ts';
 import { batchRead } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
-import { pathOf } from './reference-parser.ts';
+import { pathOf } from './reference-basics.ts';
 
 /**
- * The reverse index of secret references (decisions.md v1.4, "Secret references"; docs/references-wiring.md, 3):
+ * The readers of the reverse index of secret references (decisions.md v1.4, "Secret references"; docs/references-wiring.md, 3):
  * one edge per (target path, referencing secret), written with the version that makes the references current.
  * The head's `references` stay authoritative: a reader confirms each edge against the dependent's head, so an edge
  * left stale (a removal that did not fit a transaction, a deleted dependent) is never answered.
  */
-
-/** DynamoDB's cap on the items of one transaction. */
-const TRANSACTION_ITEMS = 100;
 
 /** How many dependents `GET /secrets/{id}` answers at most (`referencedBy`): the route description says so. */
 export const REFERENCED_BY_CAP = 100;
 
 /** What a reader keeps of a dependent's head: never its sealed value. */
 const HEAD_FIELDS = ['id', 'key', 'projectId', 'projectSlug', 'environmentId', 'envSlug', 'currentVersion', 'references'] as const;
-
-/**
- * The edge writes of a change of a secret's current references from `before` to `after`, for the transaction that
- * makes them current: a Put per added target, always (a value holds at most 50 references, so they fit beside the
- * version's own items), and a Delete per removed target when they fit in `room` items; otherwise those stay stale.
- */
-export function referenceEdgeItems(
-  db: Db,
-  workspaceId: string,
-  secretId: string,
-  before: readonly string[] | undefined,
-  after: readonly string[] | undefined,
-  room: number,
-): TransactItem[] {
-  const old = new Set(before ?? []);
-  const now = new Set(after ?? []);
-  const puts = [...now]
-    .filter((path) => !old.has(path))
-    .map((path) => ({
-      Put: {
-        TableName: db.tableName,
-        Item: { ...keys.referencedBy(workspaceId, path, secretId), type: ENTITY.secretReference, secretId, targetPath: path },
-      },
-    }));
-  const removed = [...old].filter((path) => !now.has(path));
-  const deletes = removed.length <= room - puts.length ? removed : [];
-  return [
-    ...puts,
-    ...deletes.map((path) => ({ Delete: { TableName: db.tableName, Key: keys.referencedBy(workspaceId, path, secretId) } })),
-  ];
-}
-
-/** The room a transaction of `items` leaves for edges: one more item is kept for a request's idempotency record. */
-export const edgeRoom = (items: readonly unknown[]) => TRANSACTION_ITEMS - items.length - 1;
-
-/** The edges a purge removes: those of every target the purged secret's last head referenced. */
-export const edgeKeysOf = (workspaceId: string, secretId: string, references: readonly string[] | undefined) =>
-  (references ?? []).map((path) => keys.referencedBy(workspaceId, path, secretId));
 
 /** A dependent as the readers answer it: what its head says of it (never its sealed value), and its path. */
 export interface Dependent {

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type AuditEntry, putAuditEntries } from '../audit/index.ts';
+import { type AuditWrite, putAuditEntries } from '../audit/index.ts';
 import { transact } from '../platform/store/conditional.ts';
 import { keys, patterns } from '../platform/store/keys.ts';
 import type { Pager } from '../platform/store/pager.ts';
@@ -130,7 +130,7 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
      * batch could not carry the condition). When they cannot all be written it fails (SERVICE_UNAVAILABLE under
      * throttling) and the caller returns no value.
      */
-    async writeAuditEntries(workspaceId: string, entries: readonly AuditEntry[]): Promise<void> {
+    async writeAuditEntries(workspaceId: string, entries: readonly AuditWrite[]): Promise<void> {
       await putAuditEntries(db, workspaceId, entries);
     },
   };

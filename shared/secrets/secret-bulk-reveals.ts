@@ -12,7 +12,8 @@ import type { EnvironmentValueStore } from './environment-value-store.ts';
 import type { ProjectStore } from '../workspaces/index.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import { NoValueError, type SecretRecord, type StoredSecret } from './secret-record.ts';
-import { makeReferenceReveals, markedValue, resolvesReferences, type RevealedRecord } from './secret-reference-reveals.ts';
+import { markedValue, resolvesReferences, type RevealedRecord } from './secret-reference-marks.ts';
+import { referenceReveals } from './secret-reference-loader.ts';
 import { metadataOf, SECRET_PATH, workspaceRevealLimit, type SecretRevealDeps } from './secret-reveals.ts';
 
 /**
@@ -46,7 +47,7 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
   const { store, cipher, clock } = deps;
   const { readable, permit, permitAnywhere } = guard;
   const workspaceLimit = () => workspaceRevealLimit(deps);
-  const references = makeReferenceReveals({ store, cipher, guard });
+  const references = referenceReveals({ store, cipher, guard });
 
   /** The audit entry of a target a resolution revealed: its own `secret.reveal`, naming the secret it was reached by. */
   const viaEntry = (principal: Principal, target: Revealed<RevealedRecord>, now: number) => {
@@ -141,11 +142,12 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
       const now = clock.now();
       const limit = { credentialId: principal.credentialId, perMinute: deps.revealsPerMinute, workspacePerMinute: workspaceLimit(), now };
       await store.countRevealPage(ws, limit);
-      const own = revealing.map(({ head }) =>
-        auditEntry(principal, 'secret.reveal', head!.id, { ...metadataOf(head!), version: head!.currentVersion, bulk: true }, now),
-      );
-      const via = revealing.flatMap((one) => (one.resolved?.revealed ?? []).map((target) => viaEntry(principal, target, now)));
-      await store.writeAuditEntries(ws, [...own, ...via]);
+      // Each secret's entry holds those of the targets its resolution revealed (audit-packing.ts).
+      const entries = revealing.map(({ head, resolved }) => ({
+        ...auditEntry(principal, 'secret.reveal', head!.id, { ...metadataOf(head!), version: head!.currentVersion, bulk: true }, now),
+        packed: (resolved?.revealed ?? []).map((target) => viaEntry(principal, target, now)),
+      }));
+      await store.writeAuditEntries(ws, entries);
     }
     return Promise.all(
       decided.map(async (one) => {
@@ -175,8 +177,11 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
   ) {
     const resolved = await references.resolvePage(principal, environment, items, await openAll(principal.workspaceId, items));
     const kept = pageCut(items.map((item, i) => (markedValue(item) ? Buffer.byteLength(resolved.values[i]!) : sealedSize(item))));
-    const via = resolved.revealed.slice(0, kept).flatMap((targets) => targets.map((target) => viaEntry(principal, target, now)));
-    await store.writeAuditEntries(principal.workspaceId, [...items.slice(0, kept).map(own), ...via]);
+    const entries = items.slice(0, kept).map((item, i) => ({
+      ...own(item),
+      packed: resolved.revealed[i]!.map((target) => viaEntry(principal, target, now)),
+    }));
+    await store.writeAuditEntries(principal.workspaceId, entries);
     return resolved.values.slice(0, kept);
   }
 

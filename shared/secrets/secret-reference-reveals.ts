@@ -8,15 +8,15 @@ import {
   type ReferenceProblem,
   type ReferringValue,
   type Revealed,
-  resolveReference,
-  resolveReferences,
   type TargetRead,
   UnresolvedReferencesError,
 } from '../references/index.ts';
+import { resolveReference, resolveReferences } from '../references/reference-resolving.ts';
 import type { EnvironmentValue } from './environment-value-items.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import type { SecretMetadataStore } from './secret-metadata-store.ts';
 import type { SecretRecord, StoredSecret } from './secret-record.ts';
+import { markedValue, type RevealedRecord } from './secret-reference-marks.ts';
 
 /**
  * How a reveal resolves the references of a current value (decisions.md v1.4, "Secret references";
@@ -29,22 +29,17 @@ export interface ReferenceRevealDeps {
   guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>;
 }
 
-/** What a revealed target's audit entry names of it: a secret's record, or an environment page's own value. */
-export type RevealedRecord = Pick<SecretRecord, 'id' | 'key' | 'projectId' | 'environmentId' | 'currentVersion'>;
-
-/** Whether a reveal of `version` resolves: the current value, not asked raw, and marked at write time as holding references. */
-export const resolvesReferences = (head: SecretRecord, version: number, raw: boolean) =>
-  !raw && version === head.currentVersion && (head.references?.length ?? 0) > 0;
-
-/** Whether a page's value holds references (the write-time marker; a binary value never does). */
-export const markedValue = (item: EnvironmentValue) => (item.references?.length ?? 0) > 0 && item.encoding !== 'base64';
-
 /** The problems of several values as one 409's `details`, each reference and reason once. */
 function mergedProblems(problems: readonly ReferenceProblem[]): ReferenceProblem[] {
   const seen = new Map(problems.map((problem) => [`${problem.reason}\u0000${problem.reference}`, problem]));
   return [...seen.values()];
 }
 
+/**
+ * The resolver's side of the secrets service, which reveals build on first use (`referenceReveals`): a chunk of its
+ * own with the parser and the resolver, so a cold start, and every reveal of a value without references, reads none
+ * of it.
+ */
 export function makeReferenceReveals({ store, cipher, guard }: ReferenceRevealDeps) {
   /**
    * One target as the resolver needs it: not found when it does not exist, the caller may not read it, or it has no

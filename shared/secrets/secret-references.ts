@@ -1,4 +1,4 @@
-import { parseValue, referenceTargets, targetOf } from '../references/index.ts';
+import { parseValue, referenceTargets, targetOf } from '../references/reference-resolving.ts';
 import type { EnvironmentRef } from './secret-guard.ts';
 import type { SecretValue } from './secret-write-types.ts';
 

@@ -11,7 +11,8 @@ import type { SecretMetadataStore } from './secret-metadata-store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import { NoValueError, type SecretRecord, type StoredSecret } from './secret-record.ts';
 import { derivedVersionId, versionIdOf } from './secret-names.ts';
-import { makeReferenceReveals, resolvesReferences } from './secret-reference-reveals.ts';
+import { resolvesReferences } from './secret-reference-marks.ts';
+import { referenceReveals } from './secret-reference-loader.ts';
 
 /**
  * The secrets service's reveals of one secret (by id, by path, by name and version for the AWS API), over the store
@@ -41,7 +42,7 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
   const { store, cipher, clock } = deps;
   const { readable, permit } = guard;
   const workspaceLimit = () => workspaceRevealLimit(deps);
-  const references = makeReferenceReveals({ store, cipher, guard });
+  const references = referenceReveals({ store, cipher, guard });
 
   /**
    * The sealed value of version `version`, its encoding and when it was written: the head's own, or its version
@@ -97,12 +98,16 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
         now,
       ),
     );
-    await store.recordReveal(ws, [audit, ...via], {
-      credentialId: principal.credentialId,
-      perMinute: deps.revealsPerMinute,
-      workspacePerMinute: workspaceLimit(),
-      now,
-    });
+    await store.recordReveal(
+      ws,
+      { ...audit, packed: via },
+      {
+        credentialId: principal.credentialId,
+        perMinute: deps.revealsPerMinute,
+        workspacePerMinute: workspaceLimit(),
+        now,
+      },
+    );
     const value = resolved ? resolved.value : await cipher.decrypt(sealed, context);
     return { key: head.key, version: wanted, value, ...(encoding && { encoding }), versionCreatedAt: createdAt, secret };
   }

@@ -1,5 +1,5 @@
 import type { ItemKey, Prefetched } from '../platform/prefetch.ts';
-import { type AuditEntry, auditPut, putAuditEntries } from '../audit/index.ts';
+import { type AuditEntry, type AuditWrite, auditPut, putAuditEntries } from '../audit/index.ts';
 import { oldItemAt, transact } from '../platform/store/conditional.ts';
 import { fromStored, toStored } from '../platform/store/sealed.ts';
 import {
@@ -236,9 +236,9 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
      * reveal that resolved references writes its own entry and one per target in this one call (counted once), all
      * durable before it answers.
      */
-    async recordReveal(workspaceId: string, audit: AuditEntry | readonly AuditEntry[], limit: RevealLimit): Promise<void> {
+    async recordReveal(workspaceId: string, audit: AuditWrite, limit: RevealLimit): Promise<void> {
       await limiter.countReveal(workspaceId, limit);
-      await putAuditEntries(db, workspaceId, Array.isArray(audit) ? audit : [audit as AuditEntry]);
+      await putAuditEntries(db, workspaceId, [audit]);
     },
 
     /** A secret's versions, newest first (sort keys are zero-padded, so 10 sorts after 9), values never returned. */

@@ -9,7 +9,7 @@ import { makeProjectStore } from '../workspaces/project-store.ts';
 import { makeDeletedSecretStore } from './deleted-secret-store.ts';
 import { makeEnvironmentValueStore } from './environment-value-store.ts';
 import { makeEnvironmentSearchStore } from './environment-search-store.ts';
-import { makeReferenceIndexStore } from '../references/index.ts';
+import { makeReferenceIndexStore } from '../references/reference-index.ts';
 import { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
 import { errorName, onDenialAuditFailure, revealStore } from './reveal-wiring.ts';
 import { makeDeletedSecretService } from './deleted-secret-service.ts';

@@ -14,7 +14,7 @@ import { untilHeadWritten } from './head-retries.ts';
 import { metadataOf } from './secret-reveals.ts';
 import { makeRepeatedWrites } from './secret-repeats.ts';
 import { versionOfDerivedId } from './secret-names.ts';
-import { referencesOf } from './secret-references.ts';
+import { mayReference } from './secret-reference-marks.ts';
 import {
   revisionAfter,
   SecretExistsError,
@@ -96,7 +96,9 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
   ): Promise<WriteAnswer> {
     const ws = principal.workspaceId;
     // Checked before anything is read: a value whose references do not parse is refused and leaves nothing.
-    const references = referencesOf(environment, input.key, input, options.rollback !== undefined);
+    const references = mayReference(input)
+      ? (await import('./secret-references.ts')).referencesOf(environment, input.key, input, options.rollback !== undefined)
+      : [];
     // What a lost race found (the key as the winner left it), so the next attempt need not read it.
     let found: { current: SecretRecord | undefined } | undefined;
     // A write of the current version reads the key item (read ahead with the credential, or what a lost race found);

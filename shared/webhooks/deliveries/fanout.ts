@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { iso, type Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { ENTITY } from '../../platform/store/keys.ts';
+import { entriesOfItem, type PackedFields } from '../../audit/index.ts';
 import type { StoredEndpoint } from '../endpoints/endpoint-store.ts';
 import type { EndpointFanoutStore } from '../endpoints/endpoint-pipeline-store.ts';
 import type { DeliveryFanoutStore } from './delivery-pipeline-store.ts';
@@ -72,11 +73,14 @@ function reportAuditChange(deps: Pick<FanoutDeps, 'log' | 'metrics'>, record: Dy
   deps.metrics.auditEntryChanged();
 }
 
-/** The audit record a stream record inserted, if any: audit entries are the source of every event. */
-function insertedAudit(record: DynamoDBRecord): AuditRecord | undefined {
-  if (record.eventName !== 'INSERT' || !record.dynamodb?.NewImage) return undefined;
+/**
+ * The audit entries a stream record inserted, if any (an item's own and those packed in it, shared/audit/audit-packing.ts):
+ * audit entries are the source of every event.
+ */
+function insertedAudits(record: DynamoDBRecord): AuditRecord[] {
+  if (record.eventName !== 'INSERT' || !record.dynamodb?.NewImage) return [];
   const item = unmarshall(record.dynamodb.NewImage as never);
-  return item.type === ENTITY.audit ? (item as AuditRecord) : undefined;
+  return item.type === ENTITY.audit ? entriesOfItem(item as AuditRecord & PackedFields) : [];
 }
 
 /** Enabled endpoints subscribed to the event; the disabled-endpoint event never goes to the endpoint it is about. */
@@ -174,11 +178,17 @@ export function makeFanout(deps: FanoutDeps) {
     };
   };
 
-  /** Creates the record's deliveries (side by side: they are independent); answers the messages they need. */
+  /** Creates the deliveries of the record's entries; answers the messages they need. */
   async function deliveriesOf(record: DynamoDBRecord, endpointsOf: Map<string, Promise<StoredEndpoint[]>>): Promise<DeliveryMessage[]> {
-    const audit = insertedAudit(record);
-    const event = audit && eventFromAudit(audit);
-    if (!audit || !event) return [];
+    const messages: DeliveryMessage[] = [];
+    for (const audit of insertedAudits(record)) messages.push(...(await deliveriesOfEntry(audit, endpointsOf)));
+    return messages;
+  }
+
+  /** Creates an entry's deliveries (side by side: they are independent); answers the messages they need. */
+  async function deliveriesOfEntry(audit: AuditRecord, endpointsOf: Map<string, Promise<StoredEndpoint[]>>): Promise<DeliveryMessage[]> {
+    const event = eventFromAudit(audit);
+    if (!event) return [];
     if (!endpointsOf.has(audit.workspaceId)) endpointsOf.set(audit.workspaceId, deps.store.listEndpoints(audit.workspaceId));
     const endpoints = await endpointsOf.get(audit.workspaceId)!;
     const events = [event, ...(await dependentEvents(audit, event, endpoints))];

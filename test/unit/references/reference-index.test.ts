@@ -8,7 +8,8 @@ import type { Pager } from '../../../shared/platform/store/pager.ts';
 import type { SecretRecord } from '../../../shared/secrets/secret-record.ts';
 import { makeSecretStore } from '../../../shared/secrets/secret-store.ts';
 import { makePurgeStore } from '../../../shared/secrets/purge-store.ts';
-import { makeReferenceIndexStore, referenceEdgeItems } from '../../../shared/references/index.ts';
+import { referenceEdgeItems } from '../../../shared/references/index.ts';
+import { makeReferenceIndexStore } from '../../../shared/references/reference-index.ts';
 
 /**
  * The reverse index of secret references (shared/secrets/reference-index.ts): the edges a write's transaction

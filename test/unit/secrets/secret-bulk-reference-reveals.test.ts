@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { toAwsError } from '../../../shared/aws/aws-errors.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
+import type { AuditWrite } from '../../../shared/audit/audit-packing.ts';
 import { secretContext } from '../../../shared/platform/crypto/context.ts';
 import type { EnvironmentValue } from '../../../shared/secrets/environment-value-items.ts';
 import { caught, sealedFor } from '../support/fakes.ts';
-import { ENV, secretHarness } from './support.ts';
+import { ENV, flatAudit, secretHarness } from './support.ts';
 
 /**
  * Bulk reveals of values with references (decisions.md v1.4, "Secret references"; shared/secrets/secret-bulk-reveals.ts):
@@ -17,6 +18,7 @@ import { ENV, secretHarness } from './support.ts';
 function bulkHarness() {
   const h = secretHarness();
   const audited: AuditEntry[][] = [];
+  const written: AuditWrite[][] = [];
   const cursors: number[] = [];
   h.store.listEnvironmentValues = async (_ws, _env, page, onlyKeys) => {
     h.events.push('listEnvironmentValues');
@@ -34,10 +36,11 @@ function bulkHarness() {
   h.store.countRevealPage = async () => void h.events.push('countRevealPage');
   h.store.writeAuditEntries = async (_ws, entries) => {
     h.events.push('writeAuditEntries');
-    audited.push([...entries]);
+    audited.push(flatAudit(entries));
+    written.push([...entries]);
   };
   const reveal = (keys?: string[]) => h.service.revealEnvironment(h.caller, ENV.id, { keys }, { limit: 100 });
-  return { ...h, audited, cursors, reveal };
+  return { ...h, audited, written, cursors, reveal };
 }
 
 const viaOf = (entries: readonly AuditEntry[]) => entries.map((entry) => [entry.target, entry.metadata.via ?? null]);
@@ -77,15 +80,19 @@ describe('an environment load with references', () => {
       ['USER', 'u'],
     ]);
     expect(h.batchReads).toEqual([['app/staging/HOST']]);
-    // The page's own entries and each target's, in one write after the values were opened and before any left.
+    // The page's own entries, each with its targets' packed in it, in one write after the values were opened and before any left.
     expect(h.events).toEqual(['listEnvironmentValues', 'countRevealPage', 'decrypt', 'decrypt', 'decrypt', 'writeAuditEntries']);
     expect(viaOf(h.audited[0]!)).toEqual([
       [dsn.id, null],
-      [user.id, null],
       [user.id, dsn.id],
       [host, dsn.id],
+      [user.id, null],
     ]);
-    expect(h.audited[0]![3]!.metadata).toMatchObject({ key: 'HOST', environmentId: 'env_02', version: 1, via: dsn.id });
+    expect(h.written[0]!.map((write) => [write.target, write.packed?.length ?? 0])).toEqual([
+      [dsn.id, 2],
+      [user.id, 0],
+    ]);
+    expect(h.audited[0]![2]!.metadata).toMatchObject({ key: 'HOST', environmentId: 'env_02', version: 1, via: dsn.id });
   });
 
   it('refuses the whole page when one value cannot be resolved: 409 with every failing value merged, no audit', async () => {
@@ -170,14 +177,15 @@ describe("the AWS API's batch reveal (revealBatch) with references", () => {
       ['app/prod/A', 'app/prod/X', 'app/prod/P'],
       ['app/prod/B', 'app/staging/HOST', 'app/prod/NOPE'],
     ]);
-    // One write: the answered secrets' own entries, then each target revealed with via; X is not audited.
+    // One write: the answered secrets' own entries, each target revealed packed with via in its own; X is not audited.
     expect(h.audited).toHaveLength(1);
     expect(viaOf(h.audited[0]!)).toEqual([
       [a.id, null],
-      [plain.id, null],
       [b.id, a.id],
       [host, a.id],
+      [plain.id, null],
     ]);
+    expect(h.written[0]!.map((write) => write.packed?.length ?? 0)).toEqual([2, 0]);
     expect(h.audited[0]!.map((entry) => entry.target)).not.toContain(x.id);
   });
 

@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Pager } from '../../../shared/platform/store/pager.ts';
-import { MAX_REFERENCES_PER_VALUE } from '../../../shared/references/index.ts';
+import { MAX_REFERENCES_PER_VALUE } from '../../../shared/references/reference-resolving.ts';
 import type { SecretRecord } from '../../../shared/secrets/secret-record.ts';
 import { makeSecretStore, type NewVersion } from '../../../shared/secrets/secret-store.ts';
 import { makeSecretWriter } from '../../../shared/secrets/secret-writer.ts';

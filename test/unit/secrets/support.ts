@@ -1,5 +1,6 @@
 import { LOCAL_PLACE } from '../../../shared/secrets/secret-names.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
+import type { AuditWrite } from '../../../shared/audit/audit-packing.ts';
 import type { EnvironmentItem } from '../../../shared/workspaces/project-store.ts';
 import { VersionConflictError, type StoredSecret, type StoredVersion } from '../../../shared/secrets/secret-record.ts';
 import { makeSecretService, type SecretServiceStore } from '../../../shared/secrets/secret-service.ts';
@@ -60,7 +61,7 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
     },
     async recordReveal(_ws, audit, limit) {
       events.push('recordReveal');
-      const audits = Array.isArray(audit) ? audit : [audit as AuditEntry];
+      const audits = flatAudit([audit]);
       reveals.push({ audit: audits[0]!, audits, limit });
     },
     async getSecretsByPaths(_ws, paths) {
@@ -99,4 +100,9 @@ export function secretHarness(options: Parameters<typeof secretStore>[0] & { rev
   });
   const write = (key: string, value: string, ifMatch?: number) => service.write(principal(), ENV.id, { key, value }, { ifMatch });
   return { ...model, cipher, service, write, purgeFailures, caller: principal() };
+}
+
+/** The entries of audit writes as the log answers them: each write's own, then those packed in its item. */
+export function flatAudit(writes: readonly AuditWrite[]): AuditEntry[] {
+  return writes.flatMap(({ packed = [], ...own }) => [own, ...packed]);
 }
