@@ -118,7 +118,7 @@ export interface paths {
   "/api/v1/secrets/{secretId}/reveal": {
     /**
      * Reveal a secret's value
-     * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written.
+     * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written. A current value's references (`${KEY}`, `${env.KEY}`, `${project.env.KEY}`) are resolved, each target needing `reveal` and audited as its own `secret.reveal` with `metadata.via`; one that cannot be resolved is CONFLICT with `error.details` (`unresolvable`, `cycle`, `too_deep`) and no value. `?raw=true` and a past version answer the text as written.
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
@@ -129,7 +129,7 @@ export interface paths {
   "/api/v1/secrets/{secretId}": {
     /**
      * Get a secret by id
-     * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, and its rotation (null when none). Needs `read`. Never a value.
+     * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, its rotation (null when none), `references` (the paths its current value references, [] when none) and `referencedBy` (the ids of the secrets whose current value references it, at most 100). Needs `read`. Never a value.
      *
      * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
@@ -163,7 +163,7 @@ export interface paths {
   "/api/v1/reveal": {
     /**
      * Reveal a secret by its path
-     * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited and rate limited like the reveal by id.
+     * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited, rate limited and resolving references (or not, with `?raw=true`) like the reveal by id.
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
@@ -192,7 +192,7 @@ export interface paths {
   "/api/v1/environments/{envId}/secrets/reveal": {
     /**
      * Load an environment: every current value (or the listed keys), a page at a time
-     * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out.
+     * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out. Values' references are resolved as a reveal resolves them, each target revealed audited as its own `secret.reveal` with `metadata.via`; a value whose references cannot be resolved refuses the whole page: CONFLICT with `error.details` for every failing value, no value.
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
@@ -2198,7 +2198,7 @@ export interface operations {
   };
   /**
    * Reveal a secret's value
-   * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written.
+   * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written. A current value's references (`${KEY}`, `${env.KEY}`, `${project.env.KEY}`) are resolved, each target needing `reveal` and audited as its own `secret.reveal` with `metadata.via`; one that cannot be resolved is CONFLICT with `error.details` (`unresolvable`, `cycle`, `too_deep`) and no value. `?raw=true` and a past version answer the text as written.
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
@@ -2208,6 +2208,7 @@ export interface operations {
     parameters: {
       query?: {
         version?: string;
+        raw?: "true" | "false";
       };
       path: {
         secretId: string;
@@ -2268,6 +2269,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         content: {
@@ -2316,7 +2328,7 @@ export interface operations {
   };
   /**
    * Get a secret by id
-   * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, and its rotation (null when none). Needs `read`. Never a value.
+   * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, its rotation (null when none), `references` (the paths its current value references, [] when none) and `referencedBy` (the ids of the secrets whose current value references it, at most 100). Needs `read`. Never a value.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
@@ -2355,6 +2367,8 @@ export interface operations {
                 lastRotatedAt: string | null;
                 nextRotationAt: string | null;
               }) | null;
+              references: string[];
+              referencedBy: string[];
             };
             error: null;
             meta: components["schemas"]["Meta"];
@@ -2820,13 +2834,18 @@ export interface operations {
   };
   /**
    * Reveal a secret by its path
-   * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited and rate limited like the reveal by id.
+   * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited, rate limited and resolving references (or not, with `?raw=true`) like the reveal by id.
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   revealSecretByPath: {
+    parameters: {
+      query?: {
+        raw?: "true" | "false";
+      };
+    };
     requestBody: {
       content: {
         "application/json": {
@@ -2886,6 +2905,17 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
             };
           } & components["schemas"]["ErrorEnvelope"];
         };
@@ -3180,7 +3210,7 @@ export interface operations {
   };
   /**
    * Load an environment: every current value (or the listed keys), a page at a time
-   * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out.
+   * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out. Values' references are resolved as a reveal resolves them, each target revealed audited as its own `secret.reveal` with `metadata.via`; a value whose references cannot be resolved refuses the whole page: CONFLICT with `error.details` for every failing value, no value.
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
@@ -3254,6 +3284,17 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
             };
           } & components["schemas"]["ErrorEnvelope"];
         };
@@ -5960,6 +6001,7 @@ export interface operations {
             projectId: string;
             environmentId: string;
             actorSub: string;
+            via?: string;
           };
         };
       };

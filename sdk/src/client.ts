@@ -3,9 +3,11 @@ import type { paths } from './api.js';
 import { refuseInsecureBaseUrl } from './base-url.js';
 import { ApiError, unwrap } from './errors.js';
 import { loginBodies, loginTokens, postLogin, type AuthOptions, type TokenSource } from './login.js';
+import { revealHelpers } from './reveal.js';
 
 export { unwrap } from './errors.js';
 export type { AuthOptions, AwsIamAuth, OidcAuth } from './login.js';
+export type { RevealOptions } from './reveal.js';
 
 interface CommonOptions {
   /**
@@ -216,6 +218,9 @@ export function createClient(options: ClientOptions) {
 
   return {
     api,
+
+    /** A single value by id or by path (`reveal`, `revealByPath`), resolved or `raw`: see `RevealOptions`. */
+    ...revealHelpers(api),
 
     /** An environment's record (`id`, `projectId`, `name`, `slug`) by its project's and its own slug. */
     environment,

@@ -22,6 +22,7 @@ import type { SecretMetadataStore } from './secret-metadata-store.ts';
 import type { DeletedSecretStore } from './deleted-secret-store.ts';
 import type { EnvironmentSearchStore } from './environment-search-store.ts';
 import type { EnvironmentValueStore } from './environment-value-store.ts';
+import type { ReferenceIndexStore } from '../references/index.ts';
 import type { DenialStore } from '../access/index.ts';
 import type { ProjectStore } from '../workspaces/index.ts';
 import { secretPath, type SecretRecord } from './secret-record.ts';
@@ -48,6 +49,7 @@ export type SecretServiceStore = Pick<
   Pick<EnvironmentSearchStore, 'searchEnvironments' | 'environmentsOfProjects' | 'indexEnvironmentSearch'> &
   Pick<EnvironmentValueStore, 'listEnvironmentValues' | 'indexEnvironmentValues' | 'countRevealPage' | 'writeAuditEntries'> &
   Pick<DenialStore, 'recordDenial'> &
+  Pick<ReferenceIndexStore, 'referencedBy'> &
   Pick<ProjectStore, 'getEnvironment' | 'getProjectBySlug' | 'getEnvironmentBySlug' | 'environmentByIdKeys'>;
 
 /**
@@ -223,7 +225,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
 
     /**
      * One secret as `GET /api/v1/secrets/{secretId}` answers it (decisions.md, "REST sees the same objects"): its
-     * record with its path, its ARN, description and tags; NOT_FOUND for one the caller may not read. Never a value.
+     * record with its path, its ARN, description and tags, the targets its current value references and the secrets
+     * (at most REFERENCED_BY_CAP) whose current value references it; NOT_FOUND for one the caller may not read. Never a value.
      */
     async read(principal: Principal, secretId: string, prefetched?: Prefetched) {
       const { sealed: _sealed, ...secret } = await readable(
@@ -231,13 +234,21 @@ export function makeSecretService(deps: SecretServiceDeps) {
         await store.getSecretHead(principal.workspaceId, secretId, prefetched),
         secretId,
       );
+      const path = secretPath(secret);
+      const [rotation, referencedBy] = await Promise.all([
+        deps.rotationOf(principal.workspaceId, secret.id),
+        store.referencedBy(principal.workspaceId, path),
+      ]);
+      const { references = [] } = secret;
       return {
         ...secret,
-        path: secretPath(secret),
+        path,
         arn: secretArn(deps.place, secret),
         description: secret.description ?? null,
         tags: secret.tags ?? {},
-        rotation: await deps.rotationOf(principal.workspaceId, secret.id),
+        rotation,
+        references,
+        referencedBy,
       };
     },
 

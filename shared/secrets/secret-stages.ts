@@ -41,8 +41,9 @@ function headAfterMove(
   to: { number: number; versionId: string } | undefined,
   updatedAt: string,
   encoding: ValueEncoding | undefined,
+  references: string[] | undefined,
 ) {
-  const { sealed: _old, labels: _labels, versionIds: _ids, latestVersion: _latest, encoding: _encoding, ...rest } = head;
+  const { sealed: _old, labels: _labels, versionIds: _ids, latestVersion: _latest, encoding: _encoding, references: _refs, ...rest } = head;
   const token = to && to.versionId !== derivedVersionId(head.id, to.number) ? { [String(to.number)]: to.versionId } : {};
   const versionIds = keepLabelled<string>({ ...head.versionIds, ...token }, state);
   const latestVersion = latestVersionOf(head);
@@ -57,6 +58,8 @@ function headAfterMove(
     revision: revisionAfter(head),
     // The head's encoding is its current version's (a binary value's: secret-record.ts).
     ...(encoding && { encoding }),
+    // So are its references (the marker a reveal resolves by: secret-references.ts).
+    ...(references?.length && { references }),
   };
   return record;
 }
@@ -148,13 +151,15 @@ export function makeSecretStages(
         let sealed = head.sealed;
         // The head's encoding is its current version's (a binary value's: secret-record.ts).
         let encoding = head.encoding;
+        let references = head.references;
         if (currentMoved) {
           const version = await store.getSecretVersion(ws, head.id, state.currentVersion);
           if (!version) throw new NotFoundError(`secret ${head.id} has no version ${state.currentVersion}`);
           sealed = version.sealed;
           encoding = version.encoding;
+          references = version.references;
         }
-        const record = headAfterMove(head, state, to, currentMoved ? iso(now) : head.updatedAt, encoding);
+        const record = headAfterMove(head, state, to, currentMoved ? iso(now) : head.updatedAt, encoding, references);
         const audit = currentMoved
           ? auditEntry(principal, 'secret.rotate', head.id, { ...metadataOf(head), version: state.currentVersion, stage }, now)
           : auditEntry(

@@ -1,5 +1,5 @@
 import type { ItemKey, Prefetched } from '../platform/prefetch.ts';
-import { type AuditEntry, auditPut, putAuditEntries } from '../audit/index.ts';
+import { type AuditEntry, type AuditWrite, auditPut, putAuditEntries } from '../audit/index.ts';
 import { oldItemAt, transact } from '../platform/store/conditional.ts';
 import { fromStored, toStored } from '../platform/store/sealed.ts';
 import {
@@ -18,6 +18,7 @@ import {
   type VersionRecord,
 } from './secret-record.ts';
 import type { SealedValue } from '../platform/crypto/envelope.ts';
+import { edgeRoom, referenceEdgeItems } from '../references/index.ts';
 
 /** The immutable item of a version a write makes (`null` for a change of labels alone). */
 export interface NewVersion {
@@ -33,6 +34,8 @@ export interface NewVersion {
   claim?: boolean;
   /** `base64` for a binary value; default the new head's encoding. */
   encoding?: ValueEncoding | undefined;
+  /** The distinct targets of its value's references (none: no attribute, so a plain version's item is unchanged). */
+  references?: readonly string[] | undefined;
 }
 import { environmentValuePut } from './environment-value-items.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limit-store.ts';
@@ -150,6 +153,7 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
             ...(version.rolledBackFrom !== undefined && { rolledBackFrom: version.rolledBackFrom }),
             ...(version.versionId !== undefined && { versionId: version.versionId }),
             ...(encoding && { encoding }),
+            ...(version.references?.length && { references: [...version.references] }),
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
@@ -175,6 +179,7 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
                 environmentId: record.environmentId,
                 sealed,
                 ...(record.encoding && { encoding: record.encoding }),
+                ...(record.references && { references: record.references }),
               }),
             ]
           : []),
@@ -209,6 +214,8 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
           },
         } as never);
       const windowAt = conditions.notInRecoveryWindow ? items.length - 1 : -1;
+      // The reverse index follows the current references (write, rollback, label move), in the same transaction.
+      items.push(...(referenceEdgeItems(db, workspaceId, record.id, expected?.references, record.references, edgeRoom(items)) as never[]));
       const conditional = [0, 1, 2, ...(versionItem ? [3] : []), ...(claim ? [claimAt] : []), ...(windowAt >= 0 ? [windowAt] : [])];
       let found: Record<string, unknown> | null | undefined;
       const failed = await transact(db, items, conditional, {
@@ -225,9 +232,11 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
     /**
      * Counts a reveal against the credential's per-minute limit and the workspace's ceiling (RATE_LIMITED, and
      * nothing written, when either is reached), then writes its audit entry: one PutItem, durable when it answers
-     * (a fresh id; the condition only guards the log against an overwrite). A failed write fails the reveal.
+     * (a fresh id; the condition only guards the log against an overwrite). A failed write fails the reveal. A
+     * reveal that resolved references writes its own entry and one per target in this one call (counted once), all
+     * durable before it answers.
      */
-    async recordReveal(workspaceId: string, audit: AuditEntry, limit: RevealLimit): Promise<void> {
+    async recordReveal(workspaceId: string, audit: AuditWrite, limit: RevealLimit): Promise<void> {
       await limiter.countReveal(workspaceId, limit);
       await putAuditEntries(db, workspaceId, [audit]);
     },

@@ -9,6 +9,7 @@ import { makeProjectStore } from '../workspaces/project-store.ts';
 import { makeDeletedSecretStore } from './deleted-secret-store.ts';
 import { makeEnvironmentValueStore } from './environment-value-store.ts';
 import { makeEnvironmentSearchStore } from './environment-search-store.ts';
+import { makeReferenceIndexStore } from '../references/reference-index.ts';
 import { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
 import { errorName, onDenialAuditFailure, revealStore } from './reveal-wiring.ts';
 import { makeDeletedSecretService } from './deleted-secret-service.ts';
@@ -29,6 +30,7 @@ export function secretsStore(db: Db, pager: Pager, limiter: RevealLimiter = make
     makeDeletedSecretStore(db, pager),
     makeEnvironmentSearchStore(db, pager),
     makeRotationStore(db),
+    makeReferenceIndexStore(db),
   );
 }
 

@@ -14,6 +14,7 @@ import { untilHeadWritten } from './head-retries.ts';
 import { metadataOf } from './secret-reveals.ts';
 import { makeRepeatedWrites } from './secret-repeats.ts';
 import { versionOfDerivedId } from './secret-names.ts';
+import { mayReference } from './secret-reference-marks.ts';
 import {
   revisionAfter,
   SecretExistsError,
@@ -94,6 +95,10 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
     options: WriteOptions & { rollback?: { secretId: string; from: number } },
   ): Promise<WriteAnswer> {
     const ws = principal.workspaceId;
+    // Checked before anything is read: a value whose references do not parse is refused and leaves nothing.
+    const references = mayReference(input)
+      ? (await import('./secret-references.ts')).referencesOf(environment, input.key, input, options.rollback !== undefined)
+      : [];
     // What a lost race found (the key as the winner left it), so the next attempt need not read it.
     let found: { current: SecretRecord | undefined } | undefined;
     // A write of the current version reads the key item (read ahead with the credential, or what a lost race found);
@@ -137,6 +142,8 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
       // The head's encoding is its current version's.
       const encoding = becomesCurrent ? input.encoding : current?.encoding;
       const tags = options.metadata?.tags === undefined ? current?.tags : options.metadata.tags;
+      // The head's references are its current version's, as its encoding is.
+      const headReferences = becomesCurrent ? (references.length > 0 ? references : undefined) : current?.references;
       const record: SecretRecord = {
         id: current?.id ?? newId('secret', now),
         key: input.key,
@@ -153,6 +160,7 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
         ...labelled,
         revision: revisionAfter(current),
         ...(encoding && { encoding }),
+        ...(headReferences && { references: headReferences }),
       };
       const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, number));
       // A secret created without a value gets its first version as a new version of an existing secret.
@@ -179,6 +187,7 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
             versionId: options.versionId,
             claim: reserved === undefined,
             encoding: input.encoding,
+            references,
           },
           auditEntry(principal, action, record.id, metadata, now),
           undefined,

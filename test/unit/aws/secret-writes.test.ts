@@ -94,7 +94,7 @@ describe('valueOf: the value a write carries', () => {
     const none = valueOf({});
 
     // Assess
-    expect(text).toEqual({ value: '' });
+    expect(text).toEqual({ value: '', field: 'SecretString' });
     expect(none).toBeNull();
     expect(() => valueOf({ SecretString: 'a', SecretBinary: 'QQ==' })).toThrow(
       expect.objectContaining({ type: 'InvalidParameterException' }),
@@ -136,7 +136,7 @@ describe('CreateSecret', () => {
     expect(secrets.writeAtPath).toHaveBeenCalledWith(
       expect.anything(),
       { projectSlug: 'app', envSlug: 'prod', key: 'DB_URL' },
-      { value: 'v' },
+      { value: 'v', field: 'SecretString' },
       {
         ifMatch: 0,
         mustCreate: true,
@@ -330,7 +330,7 @@ describe('UpdateSecret', () => {
     expect(secrets.writeExisting).toHaveBeenCalledWith(
       expect.anything(),
       expect.objectContaining({ description: 'new' }),
-      { value: 'v' },
+      { value: 'v', field: 'SecretString' },
       {
         versionId: TOKEN,
       },

@@ -252,3 +252,17 @@ describe('labelledVersions', () => {
     expect(store.getSecretVersionRecords).toHaveBeenCalledWith('ws_test', 'sec_1', [3, 2]);
   });
 });
+
+describe('moveStage and references (decisions.md v1.4, "Secret references")', () => {
+  it("takes the new current version's references when AWSCURRENT moves, and drops the old one's", async () => {
+    const head = { ...HEAD, references: ['app/prod/OLD'] };
+    const moved = stages({ 2: version(2, { references: ['app/prod/NEW'] }), 3: version(3) });
+    moved.store.getSecretHead.mockResolvedValue(head);
+    await moved.moveStage(principal(), head, 'AWSCURRENT', TOKEN_2, derivedVersionId('sec_1', 3));
+    expect(moved.written().head.references).toEqual(['app/prod/NEW']);
+    const plain = stages();
+    plain.store.getSecretHead.mockResolvedValue(head);
+    await plain.moveStage(principal(), head, 'AWSCURRENT', TOKEN_2, derivedVersionId('sec_1', 3));
+    expect(plain.written().head).not.toHaveProperty('references');
+  });
+});
