@@ -253,14 +253,15 @@ export function makeSecretRoutes(
           'with `encoding: "base64"`; a secret without a value yet (version 0) is left out. Values\' references are resolved as',
           'a reveal resolves them, each target revealed audited as its own `secret.reveal` with `metadata.via`; a value whose',
           'references cannot be resolved refuses the whole page: CONFLICT with `error.details` for every failing value, no value.',
+          '`?raw=true` answers every value as written, its references unresolved.',
         ].join(' '),
         response: z.array(environmentValueAnswer()),
         paged: true,
         errors: ['NOT_FOUND', 'CONFLICT', 'RATE_LIMITED'],
         access: 'workspace',
         params: envParams(),
-        // Pages of at most 100 secrets (decisions.md), 100 by default.
-        query: pageQueryOf(100, 100),
+        // Pages of at most 100 secrets (decisions.md), 100 by default; `raw` as on the single reveals.
+        query: z.extend(pageQueryOf(100, 100), { raw: rawQuery() }),
         body: z.optional(
           z.strictObject({
             keys: z.optional(
@@ -275,10 +276,10 @@ export function makeSecretRoutes(
         prefetch: ({ workspaceId, params }) =>
           params.envId && isId('environment', params.envId) ? service.prefetch.environment(workspaceId, params.envId) : [],
         handler: async ({ principal, params, query, body, prefetched }) => {
-          const { limit, cursor } = query;
+          const { limit, cursor, raw } = query;
           return listOutput(
             limit,
-            await service.revealEnvironment(principal, params.envId, { keys: body?.keys }, { limit, cursor }, prefetched),
+            await service.revealEnvironment(principal, params.envId, { keys: body?.keys }, { limit, cursor }, prefetched, raw),
           );
         },
       }),

@@ -192,7 +192,7 @@ export interface paths {
   "/api/v1/environments/{envId}/secrets/reveal": {
     /**
      * Load an environment: every current value (or the listed keys), a page at a time
-     * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out. Values' references are resolved as a reveal resolves them, each target revealed audited as its own `secret.reveal` with `metadata.via`; a value whose references cannot be resolved refuses the whole page: CONFLICT with `error.details` for every failing value, no value.
+     * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out. Values' references are resolved as a reveal resolves them, each target revealed audited as its own `secret.reveal` with `metadata.via`; a value whose references cannot be resolved refuses the whole page: CONFLICT with `error.details` for every failing value, no value. `?raw=true` answers every value as written, its references unresolved.
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
@@ -3210,7 +3210,7 @@ export interface operations {
   };
   /**
    * Load an environment: every current value (or the listed keys), a page at a time
-   * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out. Values' references are resolved as a reveal resolves them, each target revealed audited as its own `secret.reveal` with `metadata.via`; a value whose references cannot be resolved refuses the whole page: CONFLICT with `error.details` for every failing value, no value.
+   * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out. Values' references are resolved as a reveal resolves them, each target revealed audited as its own `secret.reveal` with `metadata.via`; a value whose references cannot be resolved refuses the whole page: CONFLICT with `error.details` for every failing value, no value. `?raw=true` answers every value as written, its references unresolved.
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
@@ -3221,6 +3221,7 @@ export interface operations {
       query?: {
         limit?: string;
         cursor?: string;
+        raw?: "true" | "false";
       };
       path: {
         envId: string;

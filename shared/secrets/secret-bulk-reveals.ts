@@ -208,7 +208,7 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
   /**
    * Loads an environment: its current values a page at a time (by key, A→Z; only `keys` when given). One Query
    * reads the page; the page counts once against the reveal limits; its audit entries (one `secret.reveal` per
-   * secret, `bulk: true`) are durable before any value leaves. A page without references audits, then opens its
+   * secret, `bulk: true`) are durable before any value leaves. A page without references (or asked `raw`) audits, then opens its
    * values (one KMS request per data key the container has not cached). A page with some opens its values first,
    * resolves them (resolvePage: refused whole when one cannot be), and writes its entries with one per target
    * revealed (`via`) in the same call. A page ends early before its answered values pass 4 MiB, its cursor
@@ -220,6 +220,7 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
     input: { keys?: string[] | undefined },
     page: PageRequest,
     prefetched?: Prefetched,
+    raw = false,
   ) {
     const ws = principal.workspaceId;
     const { environment, result } = await listPage(principal, environmentId, input, page, prefetched);
@@ -238,7 +239,7 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
     const own = (item: EnvironmentValue) =>
       auditEntry(principal, 'secret.reveal', item.id, { key: item.key, version: item.version, ...metadata }, now);
     let values: string[];
-    if (!items.some(markedValue)) {
+    if (raw || !items.some(markedValue)) {
       await store.writeAuditEntries(ws, items.map(own));
       values = await openAll(ws, items);
     } else {

@@ -2,13 +2,15 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { createClient } from '@secrets-service/sdk';
 import { call, newWorkspace } from '../../support/api.ts';
 import { runCli } from '../../support/cli.ts';
 import { newEnvironment } from '../../support/secrets.ts';
 
 /**
  * Secret references through the CLI (decisions.md v1.4, "Secret references"): `get` answers the resolved value,
- * `get --raw` the text as written, and a reference that cannot be resolved fails the command, naming it.
+ * `get --raw` the text as written, and a reference that cannot be resolved fails the command, naming it; `export`
+ * and `run` load the environment resolved, or as written with `--raw`.
  */
 describe('the secrets CLI: references', () => {
   let ws: Awaited<ReturnType<typeof newWorkspace>>;
@@ -59,5 +61,34 @@ describe('the secrets CLI: references', () => {
     expect(broken.stderr).toContain('CONFLICT');
     expect(broken.stderr).toMatch(/^secrets: \$\{NOT_THERE\}: unresolvable$/m);
     expect((await secrets('get', 'BROKEN', '--raw')).stdout).toBe('x-${NOT_THERE}\n');
+  });
+
+  it("the SDK's loadEnvironment resolves, and with raw answers the text, each cached on its own", async () => {
+    // Prepare
+    const client = createClient({ baseUrl: inject('stack').baseUrl, token: ws.apiKey });
+    const target = { project: 'refcli', environment: 'prod', keys: ['DATABASE_URL'] };
+    // Act
+    const resolved = await client.loadEnvironment(target);
+    const raw = await client.loadEnvironment({ ...target, raw: true });
+    // Assess
+    expect(resolved).toEqual({ DATABASE_URL: 'postgres://db.internal/app' });
+    expect(raw).toEqual({ DATABASE_URL: 'postgres://${DB_HOST}/app' });
+    expect(await client.loadEnvironment(target)).toEqual(resolved);
+  });
+
+  it('export and run resolve the environment; with --raw they answer it as written, from the API only', async () => {
+    // Act
+    const resolved = await secrets('export', '--format', 'json', '--no-fallback');
+    const raw = await secrets('export', '--format', 'json', '--raw');
+    const run = await secrets('run', '--raw', '--', process.execPath, '-e', 'process.stdout.write(process.env.DATABASE_URL)');
+    const snapshotOnly = await secrets('export', '--raw', '--fallback-only');
+    // Assess: the resolved load is refused (BROKEN cannot be resolved), the raw one answers every text
+    expect(resolved.code).toBe(3);
+    expect(resolved.stderr).toMatch(/^secrets: \$\{NOT_THERE\}: unresolvable$/m);
+    expect(raw.code).toBe(0);
+    expect(JSON.parse(raw.stdout)).toEqual({ BROKEN: 'x-${NOT_THERE}', DATABASE_URL: 'postgres://${DB_HOST}/app', DB_HOST: 'db.internal' });
+    expect(run).toMatchObject({ code: 0, stdout: 'postgres://${DB_HOST}/app' });
+    expect(snapshotOnly.code).toBe(2);
+    expect(snapshotOnly.stderr).toContain('--raw reads the API only');
   });
 });

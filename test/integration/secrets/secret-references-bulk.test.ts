@@ -86,6 +86,28 @@ describe('an environment load with references', () => {
   });
 });
 
+describe('an environment load with ?raw=true', () => {
+  it('answers every value as written and audits no target, even where a reference cannot be resolved', async () => {
+    // Prepare: an environment whose load resolved would be refused (GONE does not exist)
+    const env = await call('POST', `/api/v1/projects/${prod.project.id}/environments`, { token: ws.apiKey, body: { name: 'raw' } });
+    const url = await put(env.body.data.id, 'URL', 'postgres://${prod.DB_USER}@${GONE}/app');
+    const before = (await reveals(ids.USER!)).length;
+
+    // Act
+    const answer = await call('POST', `/api/v1/environments/${env.body.data.id}/secrets/reveal?raw=true`, { token: ws.apiKey });
+    const refused = await load(env.body.data.id);
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.map(({ key, value }: { key: string; value: string }) => [key, value])).toEqual([
+      ['URL', 'postgres://${prod.DB_USER}@${GONE}/app'],
+    ]);
+    expect(refused.status).toBe(409);
+    expect(await reveals(ids.USER!)).toHaveLength(before);
+    expect((await reveals(url)).map((entry) => entry.metadata.bulk)).toEqual([true]);
+  });
+});
+
 describe("the AWS API's BatchGetSecretValue with references (the AWS SDK for JavaScript)", () => {
   it('answers the resolved value and an Errors item for the broken one, each target revealed one entry with via', async () => {
     // Prepare
