@@ -92,7 +92,7 @@ export function makeDeletedSecretService({ store, clock }: { store: DeletedSecre
         `secret ${secretId} was not found among the deleted secrets`,
       );
       await permit(principal, 'delete', deleted);
-      await reviewGate(principal, deleted.environmentId);
+      await reviewGate(principal, deleted);
       const { key, projectId, environmentId, currentVersion: version } = deleted;
       const audit = auditEntry(
         principal,

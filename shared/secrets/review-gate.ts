@@ -2,6 +2,7 @@ import { ReviewRequiredError } from '../platform/errors.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { ProjectStore } from '../workspaces/index.ts';
+import { AWSPENDING, labelsOf, type Labelled } from './secret-labels.ts';
 
 /**
  * The review gate (decisions.md v1.4, "Change requests"): with a review policy on an environment, a write to its
@@ -36,14 +37,29 @@ export function refuseUnreviewedWrite(
 }
 
 /**
+ * Whether a write continues the rotation in progress: it names by its token (`versionId`, an AWS ClientRequestToken
+ * or MoveToVersionId) the version that carries AWSPENDING, as a rotation function does when it fills the version its
+ * rotation reserved and when it moves AWSCURRENT onto it (finishSecret). Scheduled rotations still run under a policy;
+ * a rotation a caller starts was gated when it started, and only a gated write can label AWSPENDING otherwise.
+ */
+export function continuesRotation(secret: Labelled & { versionIds?: Record<string, string> }, versionId: string | undefined): boolean {
+  const pending = labelsOf(secret)[AWSPENDING];
+  return versionId !== undefined && pending !== undefined && secret.versionIds?.[String(pending)] === versionId;
+}
+
+/** A secret found by id, as the gate needs it: its environment, and its labels for `continuesRotation`. */
+type GatedSecret = Labelled & { environmentId: string; versionIds?: Record<string, string> };
+
+/**
  * The gate for a write that found its secret by id, so knows its environment's id only: the environment is read only
  * when the workspace item (read with the credential) lists it among those with a policy; without one, nothing is read.
- * `prefetched` serves the read when the route read the environment ahead.
+ * `prefetched` serves the read when the route read the environment ahead; `versionId` is the token the write names.
  */
 export function makeReviewGate(store: Pick<ProjectStore, 'getEnvironment'>) {
-  return async (principal: Principal, environmentId: string, prefetched?: Prefetched): Promise<void> => {
-    if (!principal.reviewedEnvironments?.has(environmentId)) return;
-    const environment = await store.getEnvironment(principal.workspaceId, environmentId, prefetched);
+  return async (principal: Principal, secret: GatedSecret, options: { prefetched?: Prefetched; versionId?: string } = {}) => {
+    const { environmentId } = secret;
+    if (!principal.reviewedEnvironments?.has(environmentId) || continuesRotation(secret, options.versionId)) return;
+    const environment = await store.getEnvironment(principal.workspaceId, environmentId, options.prefetched);
     // Deleted since the workspace item was read: its secrets went with it, and the write finds nothing to write.
     if (environment) refuseUnreviewedWrite(principal, environment);
   };

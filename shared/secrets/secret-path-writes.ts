@@ -64,7 +64,7 @@ export function makeSecretPathWrites({ store, guard, writeNext, createWithoutVal
     async writeExisting(principal: Principal, found: SecretRecord, value: SecretValue, options: WriteOptions = {}) {
       const head = await readable(principal, found, found.id);
       await permit(principal, 'write', head);
-      await reviewGate(principal, head.environmentId);
+      await reviewGate(principal, head, { versionId: options.versionId });
       const secretId = head.id;
       const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
       return writeNext(principal, environment, { key: head.key, ...value }, { ...options, secretId });

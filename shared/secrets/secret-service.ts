@@ -165,7 +165,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const head = await readable(principal, await store.getSecretHead(ws, secretId, options.prefetched), secretId);
       await permit(principal, 'write', head);
-      await reviewGate(principal, head.environmentId, options.prefetched);
+      await reviewGate(principal, head, { prefetched: options.prefetched });
       const { sealed, encoding } = await sealedAt(ws, head, version, options.prefetched);
       const value = await cipher.decrypt(sealed, secretContext(ws, secretId, version));
       // The head carries its environment's ids and slugs (neither changes), so no environment read is needed.
@@ -187,7 +187,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const head = await readable(principal, await store.getSecretHead(ws, secretId, prefetched), secretId);
       await permit(principal, 'delete', head);
-      await reviewGate(principal, head.environmentId, prefetched);
+      await reviewGate(principal, head, { prefetched });
       const answer = announceAnswer({ id: secretId, deleted: true as const });
       const now = clock.now();
       const purgeAt = iso(now + recoveryWindowDays * DAY_MS);

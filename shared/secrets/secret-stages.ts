@@ -145,7 +145,7 @@ export function makeSecretStages(
       return untilHeadWritten(found.id, MOVE_RETRIES, async () => {
         const head = await guard.readable(principal, await store.getSecretHead(ws, found.id), found.id);
         await guard.permit(principal, 'write', head);
-        await deps.reviewGate(principal, head.environmentId);
+        await deps.reviewGate(principal, head, { versionId: moveToVersionId });
         const { to, removeFrom, state } = await plannedMove(ws, head, stage, moveToVersionId, removeFromVersionId);
         const now = clock.now();
         const currentMoved = state.currentVersion !== head.currentVersion;

@@ -64,7 +64,7 @@ export function makeSecretsForRotation(
     async writableHead(principal: Principal, secretId: string) {
       const head = await guard.readable(principal, await store.getSecretHead(principal.workspaceId, secretId), secretId);
       await guard.permit(principal, 'write', head);
-      await deps.reviewGate(principal, head.environmentId);
+      await deps.reviewGate(principal, head);
       return head;
     },
 
