@@ -1,8 +1,11 @@
 import { PutSecretValueCommand, TagResourceCommand } from '@aws-sdk/client-secrets-manager';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../shared/platform/ids.ts';
-import { call, localStore, newWorkspace, userToken } from '../../support/api.ts';
+import { admin, call, localStore, newWorkspace, userToken } from '../../support/api.ts';
 import { newEnvironment } from '../../support/secrets.ts';
+import { waitFor } from '../../support/webhooks.ts';
 import { awsKey, client } from '../aws/support.ts';
 
 /**
@@ -148,5 +151,39 @@ describe('with a policy, writes by credentials not in bypass are refused and cha
   it('once the policy is removed, the API key writes again', async () => {
     expect((await call('DELETE', policyPath(environment.id), { token: ws.apiKey })).status).toBe(200);
     expect((await put(ws.apiKey, 'DB_PASSWORD', 'six')).body.data.version).toBe(6);
+  });
+});
+
+describe('with a policy, a rotation still runs', () => {
+  it('a rotation function whose key is not in bypass completes the rotation a bypass key started; others may not start one', async () => {
+    // Prepare: the generic rotation template (test/support/functions/) signing with a key of its own, not in bypass.
+    const env = (await newEnvironment(ws.apiKey, { project: 'rotated', environment: 'prod' })).environment;
+    const fnKey = await awsKey(ws);
+    const name = `generic-${randomUUID().slice(0, 8)}`;
+    const credentials = ['--env', `AWS_ACCESS_KEY_ID=${fnKey.accessKeyId}`, '--env', `AWS_SECRET_ACCESS_KEY=${fnKey.secretAccessKey}`];
+    const handler = resolve('test/support/functions/generic-rotation.ts');
+    const { arn } = await admin('function', 'add', '--name', name, '--handler', handler, ...credentials);
+    const secret = (await call('PUT', `/api/v1/environments/${env.id}/secrets`, { token: ws.apiKey, body: { key: 'K', value: 'v1' } })).body
+      .data as { id: string };
+    const rotationPath = `/api/v1/secrets/${secret.id}/rotation`;
+    expect((await call('PUT', rotationPath, { token: ws.apiKey, body: { function: arn, schedule: 'rate(30 days)' } })).status).toBe(200);
+    expect((await putPolicy(env.id, { requiredApprovals: 1, bypass: [ws.apiKeyId] })).status).toBe(200);
+    // Act
+    const refused = await call('POST', `/api/v1/secrets/${secret.id}/rotate`, { token: machine.token });
+    const started = await call('POST', `/api/v1/secrets/${secret.id}/rotate`, { token: ws.apiKey });
+    const token = started.body.data.versionId as string;
+    const ended = await waitFor(
+      async () =>
+        (await localStore().store.listAudit(ws.workspaceId, { limit: 100 }, { target: secret.id })).items.find(
+          (e) => ['secret.rotation_succeeded', 'secret.rotation_failed'].includes(e.action) && e.metadata.versionId === token,
+        ),
+      60_000,
+      'the rotation to end',
+    );
+    // Assess
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'REVIEW_REQUIRED']);
+    expect(ended.action).toBe('secret.rotation_succeeded');
+    const versions = (await call('GET', `/api/v1/secrets/${secret.id}/versions`, { token: ws.apiKey })).body.data;
+    expect(versions[0]).toMatchObject({ versionId: token, stages: ['AWSCURRENT'] });
   });
 });
