@@ -71,6 +71,17 @@ export function makeSecretPathWrites({ store, guard, writeNext, createWithoutVal
     },
 
     /**
+     * Whether the caller may write a new value of a secret it found, asked before anything changes (UpdateSecret
+     * changes the description before the value, and a refused value must leave the description as it was): NOT_FOUND,
+     * FORBIDDEN or REVIEW_REQUIRED as `writeExisting` would answer. Reads nothing without a review policy.
+     */
+    async mayWriteValue(principal: Principal, found: SecretRecord, versionId?: string): Promise<void> {
+      const head = await readable(principal, found, found.id);
+      await permit(principal, 'write', head);
+      await reviewGate(principal, head, { versionId });
+    },
+
+    /**
      * Asks the policy whether the caller may do `action` on a secret it found (NOT_FOUND when it may not read it,
      * FORBIDDEN, audited, when it may read but not do it), for an operation that changes nothing but must be allowed
      * as if it did: the AWS API's DeleteResourcePolicy (`write`). Reads nothing.

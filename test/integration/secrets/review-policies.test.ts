@@ -1,4 +1,4 @@
-import { PutSecretValueCommand, TagResourceCommand } from '@aws-sdk/client-secrets-manager';
+import { PutSecretValueCommand, TagResourceCommand, UpdateSecretCommand } from '@aws-sdk/client-secrets-manager';
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +134,10 @@ describe('with a policy, writes by credentials not in bypass are refused and cha
     const refused = await sm.send(new PutSecretValueCommand({ SecretId: name, SecretString: 'three' })).catch((error: Error) => error);
     expect(refused).toMatchObject({ name: 'AccessDeniedException', message: expect.stringMatching(/review policy/) });
     expect((await state()).versions).toEqual(before.versions);
+    // UpdateSecret with a description and a value: refused whole, the description left as it was.
+    const update = new UpdateSecretCommand({ SecretId: name, Description: 'changed', SecretString: 'three' });
+    expect(await sm.send(update).catch((error: Error) => error.name)).toBe('AccessDeniedException');
+    expect(await state()).toEqual(before);
     await sm.send(new TagResourceCommand({ SecretId: name, Tags: [{ Key: 'team', Value: 'payments' }] }));
     expect((await state()).secret.tags).toEqual({ team: 'payments' });
   });
