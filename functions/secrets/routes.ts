@@ -91,7 +91,7 @@ export function makeSecretRoutes(
         description:
           'Creates version 1 of a new key or the next version of an existing one. `If-Match: <version>` makes it check-and-set (0 = must not exist). Audited as `secret.create` or `secret.rotate`; fires `service.secret.create` or `service.secret.rotate`.',
         response: secretWriteResult(),
-        errors: ['NOT_FOUND', 'CONFLICT'],
+        errors: ['NOT_FOUND', 'CONFLICT', 'REVIEW_REQUIRED'],
         access: 'workspace',
         params: envParams(),
         body: z.strictObject({ key: secretKeySchema(), value: z.string().check(maxUnits(65536)) }),
@@ -130,7 +130,7 @@ export function makeSecretRoutes(
         description:
           'Gone at once from every lookup (its key is free for a new secret); `recoveryWindowDays` (0, or 7 to 30; default 7) keeps it restorable (`POST /api/v1/secrets/{secretId}/restore`) until then, 0 purges every version at once. Audited as `secret.delete`; fires `service.secret.delete`.',
         response: deletedResult('sec'),
-        errors: ['NOT_FOUND'],
+        errors: ['NOT_FOUND', 'REVIEW_REQUIRED'],
         access: 'workspace',
         params: secretParams(),
         query: z.strictObject({ recoveryWindowDays: z.optional(recoveryWindowQuerySchema()) }),
@@ -161,7 +161,7 @@ export function makeSecretRoutes(
         description:
           'Same id, every version and its history, within its recovery window (past `purgeAt`, or never deleted: NOT_FOUND). CONFLICT when a live secret of its key exists in its environment. Needs `delete` on it. Audited as `secret.restore`; fires `service.secret.create` with its current version.',
         response: secretWriteResult(),
-        errors: ['NOT_FOUND', 'CONFLICT'],
+        errors: ['NOT_FOUND', 'CONFLICT', 'REVIEW_REQUIRED'],
         access: 'workspace',
         params: secretParams(),
         handler: async ({ principal, params }) => ({ data: await deleted.restore(principal, params.secretId) }),
@@ -225,7 +225,7 @@ export function makeSecretRoutes(
         description:
           'A write, not a reveal: the value never leaves. `If-Match` as for a write. Audited as `secret.rotate` with `rolledBackFrom`; fires `service.secret.rotate`.',
         response: secretWriteResult(),
-        errors: ['NOT_FOUND', 'CONFLICT'],
+        errors: ['NOT_FOUND', 'CONFLICT', 'REVIEW_REQUIRED'],
         access: 'workspace',
         params: secretParams(),
         body: z.strictObject({ version: versionSchema() }),

@@ -74,6 +74,29 @@ export interface paths {
      */
     get: operations["getEnvironmentBySlug"];
   };
+  "/api/v1/environments/{envId}/review-policy": {
+    /**
+     * Get an environment's review policy
+     * @description Admin only. `data` is null when the environment has none.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    get: operations["getReviewPolicy"];
+    /**
+     * Set an environment's review policy
+     * @description Admin only. With a policy, every write to the environment's secrets by a credential not in `bypass` is REVIEW_REQUIRED: it goes through a change request. Replaces any policy before it. Audited as `review_policy.set`.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    put: operations["putReviewPolicy"];
+    /**
+     * Remove an environment's review policy
+     * @description Admin only. NOT_FOUND when the environment has none. Audited as `review_policy.delete`.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    delete: operations["deleteReviewPolicy"];
+  };
   "/api/v1/secrets/{secretId}/rotation": {
     /**
      * Configure a secret's rotation
@@ -509,7 +532,7 @@ export interface components {
     AuditEntry: {
       id: string;
       /** @enum {string} */
-      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
       actorSub: string;
       target: string;
       metadata: {
@@ -710,7 +733,7 @@ export interface components {
       data: null;
       error: {
         /** @enum {unknown} */
-        code: "VALIDATION_ERROR" | "AUTH_REQUIRED" | "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LIMIT_EXCEEDED" | "ALREADY_QUEUED" | "ENDPOINT_DISABLED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        code: "VALIDATION_ERROR" | "AUTH_REQUIRED" | "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LIMIT_EXCEEDED" | "ALREADY_QUEUED" | "ENDPOINT_DISABLED" | "REVIEW_REQUIRED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         message: string;
         details?: Record<string, never>[];
       };
@@ -1602,6 +1625,384 @@ export interface operations {
     };
   };
   /**
+   * Get an environment's review policy
+   * @description Admin only. `data` is null when the environment has none.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  getReviewPolicy: {
+    parameters: {
+      path: {
+        envId: string;
+      };
+    };
+    responses: {
+      /** @description Get an environment's review policy */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              environmentId: string;
+              requiredApprovals: number;
+              bypass: string[];
+            } | null;
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Set an environment's review policy
+   * @description Admin only. With a policy, every write to the environment's secrets by a credential not in `bypass` is REVIEW_REQUIRED: it goes through a change request. Replaces any policy before it. Audited as `review_policy.set`.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  putReviewPolicy: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        envId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          requiredApprovals: number;
+          bypass?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Set an environment's review policy */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              environmentId: string;
+              requiredApprovals: number;
+              bypass: string[];
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Remove an environment's review policy
+   * @description Admin only. NOT_FOUND when the environment has none. Audited as `review_policy.delete`.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  deleteReviewPolicy: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        envId: string;
+      };
+    };
+    responses: {
+      /** @description Remove an environment's review policy */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              /** @constant */
+              deleted: true;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
    * Configure a secret's rotation
    * @description `function`: the ARN of an AWS-style rotation function (only those the stack may invoke), or null to have the service write a random value itself with `generator` (default: 32 characters of every class, without `"'`\\` or a space). `schedule`: `rate(N hours|days)` or `cron(…)`, at most one rotation every 4 hours (a cron whose fires can come closer is VALIDATION_ERROR); `duration`: the window a scheduled start may take (1h to 24h). Needs `write`; audited `secret.rotation_configure`; starts no rotation.
    *
@@ -1689,6 +2090,17 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description REVIEW_REQUIRED */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "REVIEW_REQUIRED";
             };
           } & components["schemas"]["ErrorEnvelope"];
         };
@@ -1802,6 +2214,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description REVIEW_REQUIRED */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "REVIEW_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         content: {
@@ -1907,15 +2330,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description CONFLICT */
+      /** @description CONFLICT, REVIEW_REQUIRED */
       409: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "CONFLICT";
+              code?: "CONFLICT" | "REVIEW_REQUIRED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -2139,15 +2562,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description CONFLICT */
+      /** @description CONFLICT, REVIEW_REQUIRED */
       409: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "CONFLICT";
+              code?: "CONFLICT" | "REVIEW_REQUIRED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -2532,15 +2955,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description CONFLICT */
+      /** @description REVIEW_REQUIRED, CONFLICT */
       409: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "CONFLICT";
+              code?: "REVIEW_REQUIRED" | "CONFLICT";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -2775,15 +3198,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description CONFLICT */
+      /** @description CONFLICT, REVIEW_REQUIRED */
       409: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "CONFLICT";
+              code?: "CONFLICT" | "REVIEW_REQUIRED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -3151,15 +3574,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description CONFLICT */
+      /** @description CONFLICT, REVIEW_REQUIRED */
       409: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "CONFLICT";
+              code?: "CONFLICT" | "REVIEW_REQUIRED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -3450,7 +3873,7 @@ export interface operations {
       query?: {
         limit?: string;
         cursor?: string;
-        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
         target?: string;
         actorSub?: string;
         since?: string;

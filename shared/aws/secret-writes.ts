@@ -180,6 +180,8 @@ export function makeSecretWrites(
         checkKmsKeyId(input.KmsKeyId, keyNames);
         const value = valueOf(input);
         let secret = await lookup.liveSecret(principal, input.SecretId);
+        // A value the caller may not write (a review policy) must not leave a changed description behind.
+        if (value !== null) await secrets.mayWriteValue(principal, secret, input.ClientRequestToken);
         if (input.Description !== undefined && input.Description !== (secret.description ?? '')) {
           const description = input.Description === '' ? null : input.Description;
           secret = await secrets.updateMetadata(principal, secret.id, () => ({ description }), describeChange('description'));

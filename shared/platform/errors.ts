@@ -92,3 +92,9 @@ export class EndpointDisabledError extends /* @__PURE__ */ errorOf('ENDPOINT_DIS
 
 /** 422: an Idempotency-Key sent again with a different request (decisions.md, Idempotency keys). */
 export class IdempotencyKeyReusedError extends /* @__PURE__ */ errorOf('IDEMPOTENCY_KEY_REUSED', 422) {}
+
+/**
+ * 409: a write to an environment whose review policy asks for a change request (decisions.md v1.4, "Change
+ * requests"), by a credential its `bypass` does not name. The message names the policy, never a value.
+ */
+export class ReviewRequiredError extends /* @__PURE__ */ errorOf('REVIEW_REQUIRED', 409) {}

@@ -28,6 +28,7 @@ import type { ProjectStore } from '../workspaces/index.ts';
 import { secretPath, type SecretRecord } from './secret-record.ts';
 import { auditEntry } from '../audit/index.ts';
 import { announceAnswer } from '../platform/idempotency-scope.ts';
+import { makeReviewGate, refuseUnreviewedWrite } from './review-gate.ts';
 
 export type SecretServiceStore = Pick<
   SecretStore,
@@ -99,15 +100,16 @@ export function makeSecretService(deps: SecretServiceDeps) {
   const bulkReveals = makeSecretBulkReveals(deps, guard);
   const { writeNext, changeMetadata } = makeSecretWriter({ ...deps, guard });
   const { createWithoutValue } = makeValuelessCreate(deps);
-  const stages = makeSecretStages(deps, guard);
+  const reviewGate = makeReviewGate(store);
+  const stages = makeSecretStages({ ...deps, reviewGate }, guard);
 
   return {
     ...reveals,
     ...bulkReveals,
     ...stages,
     /** What the rotation feature asks of secrets (shared/rotation/ reaches it through this feature's index.ts). */
-    forRotation: makeSecretsForRotation({ store, writeNext }, guard),
-    ...makeSecretPathWrites({ store, guard, writeNext, createWithoutValue }),
+    forRotation: makeSecretsForRotation({ store, writeNext, reviewGate }, guard),
+    ...makeSecretPathWrites({ store, guard, writeNext, createWithoutValue, reviewGate }),
 
     /** The items each secrets route can read ahead with the credential; the store alone knows the table's keys. */
     prefetch: {
@@ -140,6 +142,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
         envSlug: environment.slug,
         key: input.key,
       });
+      // The environment was read with the credential: its policy costs no read.
+      refuseUnreviewedWrite(principal, environment);
       return writeNext(principal, environment, input, options);
     },
 
@@ -163,6 +167,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const head = await readable(principal, await store.getSecretHead(ws, secretId, options.prefetched), secretId);
       await permit(principal, 'write', head);
+      await reviewGate(principal, head, { prefetched: options.prefetched });
       const { sealed, encoding } = await sealedAt(ws, head, version, options.prefetched);
       const value = await cipher.decrypt(sealed, secretContext(ws, secretId, version));
       // The head carries its environment's ids and slugs (neither changes), so no environment read is needed.
@@ -184,6 +189,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const head = await readable(principal, await store.getSecretHead(ws, secretId, prefetched), secretId);
       await permit(principal, 'delete', head);
+      await reviewGate(principal, head, { prefetched });
       const answer = announceAnswer({ id: secretId, deleted: true as const });
       const now = clock.now();
       const purgeAt = iso(now + recoveryWindowDays * DAY_MS);

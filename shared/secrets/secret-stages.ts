@@ -19,6 +19,7 @@ import { derivedVersionId, versionIdOf, versionOfVersionId } from './secret-name
 import { untilHeadWritten } from './head-retries.ts';
 import { revisionAfter, type SecretRecord, type StoredSecret, type ValueEncoding } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
+import type { ReviewGate } from './review-gate.ts';
 
 /**
  * Moving a staging label (the AWS API's UpdateSecretVersionStage; decisions.md, "Rotation"), under `write`: the labels
@@ -70,6 +71,8 @@ export function makeSecretStages(
     store: Pick<SecretStore, 'getSecretHead' | 'getSecretVersion' | 'writeSecretVersion'> &
       Pick<SecretMetadataStore, 'getSecretVersionRecords' | 'getVersionNumberOf'>;
     clock: Clock;
+    /** A label move changes which value is current, or which a rotation writes next: the review gate asks. */
+    reviewGate: ReviewGate;
   },
   guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>,
 ) {
@@ -145,6 +148,7 @@ export function makeSecretStages(
       return untilHeadWritten(found.id, MOVE_RETRIES, async () => {
         const head = await guard.readable(principal, await store.getSecretHead(ws, found.id), found.id);
         await guard.permit(principal, 'write', head);
+        await deps.reviewGate(principal, head, { versionId: moveToVersionId });
         const { to, removeFrom, state } = await plannedMove(ws, head, stage, moveToVersionId, removeFromVersionId);
         const now = clock.now();
         const currentMoved = state.currentVersion !== head.currentVersion;

@@ -59,7 +59,7 @@ function stages(versions: Record<number, StoredVersion | undefined> = { 1: versi
     writeSecretVersion: vi.fn(async (..._args: unknown[]) => undefined),
   };
   const guard = { readable: vi.fn(async (_p: unknown, head: StoredSecret) => head), permit: vi.fn(async () => undefined) };
-  const made = makeSecretStages({ store: store as never, clock: fakeClock(T0) }, guard as never);
+  const made = makeSecretStages({ store: store as never, clock: fakeClock(T0), reviewGate: async () => undefined }, guard as never);
   const move = (stage: string, to?: string, from?: string) => made.moveStage(principal(), HEAD, stage, to, from);
   /** What the one write wrote: the head, and the audit entry's action and metadata. */
   const written = () => {
