@@ -65,7 +65,7 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   openapi: {},
   // The AWS API: the secrets store's calls (a reveal, a write, a delete's batches) and the signing key's lookup.
   aws: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS, sqs: ['SendMessage'] },
-  'webhook-fanout': { dynamodb: ['GetItem', 'PutItem', 'Query', 'UpdateItem'], sqs: QUEUE_SENDS },
+  'webhook-fanout': { dynamodb: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], sqs: QUEUE_SENDS },
   'delivery-worker': {
     dynamodb: ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'TransactWriteItems', 'UpdateItem'],
     kms: DATA_KEYS,

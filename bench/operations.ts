@@ -13,7 +13,14 @@ const REVEAL_RUNS = 100;
 /** Secrets in the environment that `loadEnvironment` loads: a typical service's start-up set. */
 export const LOAD_SECRETS = 30;
 
-/** A project, an environment and a secret with two versions to measure against, and an environment of 30 secrets. */
+/** Of the 30 secrets of the environment `loadEnvironmentWithReferences` loads, how many hold a reference (issue 48). */
+export const LOAD_REFERENCING = 10;
+
+/**
+ * A project, an environment and a secret with two versions to measure against, an environment of 30 secrets, one
+ * whose value references 3 secrets of its environment (`refs`), and 30 secrets of which 10 reference one other of
+ * theirs (`load-refs`): environments of their own, so the other operations' lists and searches read what they did.
+ */
 export async function prepare(api: Api) {
   const project = await request(api, 'POST', '/api/v1/projects', { name: 'Bench' }, 201);
   const environment = await request(api, 'POST', `/api/v1/projects/${project.data.id}/environments`, { name: 'prod' }, 201);
@@ -25,9 +32,26 @@ export async function prepare(api: Api) {
   const loadPath = `/api/v1/environments/${loaded.data.id}/secrets`;
   for (let i = 0; i < LOAD_SECRETS; i++)
     await request(api, 'PUT', loadPath, { key: `SERVICE_SECRET_${i}`, value: `value-${i}-${'x'.repeat(40)}` });
+  const refs = await request(api, 'POST', `/api/v1/projects/${project.data.id}/environments`, { name: 'refs' }, 201);
+  const refsPath = `/api/v1/environments/${refs.data.id}/secrets`;
+  for (const [key, value] of [
+    ['DB_USER', 'app'],
+    ['DB_PASSWORD', 'x'.repeat(32)],
+    ['DB_HOST', 'db.internal:5432'],
+  ])
+    await request(api, 'PUT', refsPath, { key, value });
+  await request(api, 'PUT', refsPath, { key: 'DATABASE_URL', value: 'postgres://${DB_USER}:${DB_PASSWORD}@${DB_HOST}/app' });
+  const loadRefs = await request(api, 'POST', `/api/v1/projects/${project.data.id}/environments`, { name: 'load-refs' }, 201);
+  const loadRefsPath = `/api/v1/environments/${loadRefs.data.id}/secrets`;
+  for (let i = 0; i < LOAD_SECRETS; i++) {
+    const value = i < LOAD_REFERENCING ? `prefix-\${SERVICE_SECRET_${i + LOAD_REFERENCING}}-suffix` : `value-${i}-${'x'.repeat(40)}`;
+    await request(api, 'PUT', loadRefsPath, { key: `SERVICE_SECRET_${i}`, value });
+  }
   return {
     environmentId,
     secretsPath,
+    referencingPath: 'bench/refs/DATABASE_URL',
+    loadReferencingPath: `${loadRefsPath}/reveal`,
     secretId: secret.data.id as string,
     path: 'bench/prod/DATABASE_URL',
     loadPath: `${loadPath}/reveal`,
@@ -64,6 +88,12 @@ export async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof
       REVEAL_RUNS,
     ),
     revealByPath: await warmRun(route('POST /api/v1/reveal'), () => request(api, 'POST', '/api/v1/reveal', { path: s.path }), REVEAL_RUNS),
+    // The same reveal of a value with 3 references in its environment: one more batch read, 4 audit entries (issue 48).
+    revealWithReferences: await warmRun(
+      route('POST /api/v1/reveal'),
+      () => request(api, 'POST', '/api/v1/reveal', { path: s.referencingPath }),
+      REVEAL_RUNS,
+    ),
     listSecrets: await twice(route('GET /api/v1/environments/{envId}/secrets'), () => request(api, 'GET', s.secretsPath)),
     searchSecrets: await twice(route('GET /api/v1/search/secrets'), () => request(api, 'GET', '/api/v1/search/secrets?q=database')),
     // A delete keeps the secret restorable for 7 days by default; a restore brings it back; 0 purges at once.
@@ -80,6 +110,11 @@ export async function countCalls(api: Api, s: Setup, recorder: ReturnType<typeof
     loadEnvironment: await warmRun(
       route('POST /api/v1/environments/{envId}/secrets/reveal'),
       () => request(api, 'POST', s.loadPath, {}),
+      10,
+    ),
+    loadEnvironmentWithReferences: await warmRun(
+      route('POST /api/v1/environments/{envId}/secrets/reveal'),
+      () => request(api, 'POST', s.loadReferencingPath, {}),
       10,
     ),
     // The AWS API (POST /, signed with SigV4 by the AWS SDK): the same reveal by path, and 20 of the loaded secrets.
@@ -102,12 +137,14 @@ export async function measureLoad(api: Api, s: Setup, storage: { endpoint: strin
   const ops = {
     revealById: { run: () => request(api, 'POST', `/api/v1/secrets/${s.secretId}/reveal`), raw: raw.reveal },
     revealByPath: { run: () => request(api, 'POST', '/api/v1/reveal', { path: s.path }), raw: raw.reveal },
+    revealWithReferences: { run: () => request(api, 'POST', '/api/v1/reveal', { path: s.referencingPath }), raw: raw.reveal },
     createSecret: {
       run: (i: number) => request(api, 'PUT', s.secretsPath, { key: keys[i % keys.length], value: `v${i}` }),
       raw: raw.write,
     },
     listSecrets: { run: () => request(api, 'GET', s.secretsPath), raw: raw.list },
     loadEnvironment: { run: () => request(api, 'POST', s.loadPath, {}), raw: raw.list },
+    loadEnvironmentWithReferences: { run: () => request(api, 'POST', s.loadReferencingPath, {}), raw: raw.list },
     awsGetSecretValue: { run: aws.getSecretValue, raw: raw.reveal },
     awsBatchGetSecretValue: { run: aws.batchGetSecretValue, raw: raw.list },
   };
@@ -168,7 +205,11 @@ export function priceOperations(calls: Record<string, OperationCalls>, load: Rec
       overheadRatio: l ? round2(l.c1.p50! / l.rawP50) : null,
       ...(l ? {} : { timingsNull: 'not load-tested; its Lambda duration is that of the closest measured operation' }),
     };
-    const perCall = { loadEnvironment: LOAD_SECRETS, awsBatchGetSecretValue: AWS_BATCH_SECRETS }[name];
+    const perCall = {
+      loadEnvironment: LOAD_SECRETS,
+      loadEnvironmentWithReferences: LOAD_SECRETS,
+      awsBatchGetSecretValue: AWS_BATCH_SECRETS,
+    }[name];
     if (perCall !== undefined) {
       // One call delivers many secrets: the cost that matters is per secret delivered (the CPU figures are per call).
       const perPage = operations[name].costPerMillionUsd as number;
@@ -181,6 +222,14 @@ export function priceOperations(calls: Record<string, OperationCalls>, load: Rec
         }),
       });
     }
+  }
+  // Issue 48's budgets: a reveal with 3 references at most 1.6× a plain one, a load with 10 of 30 at most 1.25×.
+  for (const [name, plain] of [
+    ['revealWithReferences', 'revealByPath'],
+    ['loadEnvironmentWithReferences', 'loadEnvironment'],
+  ] as const) {
+    const [a, b] = [operations[name]?.costPerMillionUsd, operations[plain]?.costPerMillionUsd] as (number | undefined)[];
+    if (a !== undefined && b) Object.assign(operations[name]!, { costRatioToPlain: round3(a / b), plainOperation: plain });
   }
   return operations;
 }

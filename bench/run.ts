@@ -140,7 +140,14 @@ async function main(): Promise<void> {
 
 /** The AWS API's reads beside the REST operations they match: calls, timings, CPU against the floor, price. */
 async function measureAws(api: Api, stack: { dynamodbEndpoint: string; tableName: string }, recorder: ReturnType<typeof makeCallRecorder>) {
-  const names = ['revealByPath', 'loadEnvironment', 'awsGetSecretValue', 'awsBatchGetSecretValue'] as const;
+  const names = [
+    'revealByPath',
+    'revealWithReferences',
+    'loadEnvironment',
+    'loadEnvironmentWithReferences',
+    'awsGetSecretValue',
+    'awsBatchGetSecretValue',
+  ] as const;
   process.stdout.write('the AWS API: calls…\n');
   const setup = await prepare(api);
   const all = await countCalls(api, setup, recorder);

@@ -182,9 +182,10 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
 export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
   // Lists the workspace's endpoints and puts one delivery per subscriber (conditional put), then queues it; hands a
   // first attempt whose message could not be queued to the sweeper (UpdateItem). Writes no audit entry: it reads them
-  // from the stream, and reports one that changes (shared/webhooks/deliveries/fanout.ts).
+  // from the stream, and reports one that changes (shared/webhooks/deliveries/fanout.ts). A value change walks the
+  // reverse index of secret references (Query per path; BatchGetItem of heads, of the changed secret's slugs).
   'webhook-fanout': {
-    table: { items: { Query: [P.workspace], PutItem: [P.deliveries], UpdateItem: [P.deliveries] } },
+    table: { items: { Query: [P.workspace], BatchGetItem: [P.workspace], PutItem: [P.deliveries], UpdateItem: [P.deliveries] } },
     sendsDeliveries: true,
   },
   // Reads the delivery and its endpoint (a batch with many endpoints of one workspace reads them with one Query of

@@ -27,7 +27,8 @@ const changeRequestData = z.object({
 
 const EVENT_DATA_SCHEMAS: Record<(typeof EVENT_TYPES)[number]['type'] | typeof PING_EVENT_TYPE, z.ZodMiniType> = {
   'service.secret.create': secretData,
-  'service.secret.rotate': secretData,
+  // A secret whose value references a changed one is told with `via`, the changed secret (decisions.md v1.4).
+  'service.secret.rotate': z.extend(secretData, { via: z.optional(z.string()) }),
   'service.secret.reveal': secretData,
   'service.secret.delete': z.omit(secretData, { version: true }),
   'service.secret.rotation_failed': z.object({

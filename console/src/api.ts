@@ -61,8 +61,17 @@ export async function refusalOfToken(config: ConsoleConfig, token: string): Prom
   return refusal;
 }
 
-/** An error as the console shows it: the API's code and message, or what went wrong on the way. */
-export function describeError(error: unknown): { code: string; message: string; status?: number } {
-  if (error instanceof ApiError) return { code: error.code, message: error.message.replace(`${error.code}: `, ''), status: error.status };
+/**
+ * An error as the console shows it: the API's code and message, or what went wrong on the way; for a reveal whose
+ * references could not be resolved, one line each as written in the value (`${DB_HOST}: unresolvable`).
+ */
+export function describeError(error: unknown): { code: string; message: string; status?: number; references?: string[] } {
+  if (error instanceof ApiError) {
+    const references = (error.details ?? []).flatMap((detail) =>
+      typeof detail.reference === 'string' && typeof detail.reason === 'string' ? [`\${${detail.reference}}: ${detail.reason}`] : [],
+    );
+    const described = { code: error.code, message: error.message.replace(`${error.code}: `, ''), status: error.status };
+    return references.length > 0 ? { ...described, references } : described;
+  }
   return { code: 'NETWORK_ERROR', message: error instanceof Error ? error.message : String(error) };
 }

@@ -46,7 +46,7 @@ export function rotationRoutes(service: RotationService): Record<RotationRouteKe
           'Needs `write`; audited `secret.rotation_configure`; starts no rotation.',
         ].join(' '),
         response: rotationDetail(),
-        errors: ['NOT_FOUND'],
+        errors: ['NOT_FOUND', 'REVIEW_REQUIRED'],
         access: 'workspace',
         params: secretParams(),
         body: z.strictObject({
@@ -72,7 +72,7 @@ export function rotationRoutes(service: RotationService): Record<RotationRouteKe
         description:
           'No scheduled rotation starts afterwards; one running now ends on its own. Needs `write`; audited `secret.rotation_configure`.',
         response: z.nullable(rotationDetail()),
-        errors: ['NOT_FOUND'],
+        errors: ['NOT_FOUND', 'REVIEW_REQUIRED'],
         access: 'workspace',
         params: secretParams(),
         handler: async ({ principal, params }) => ({ data: await service.cancelRotation(principal, params.secretId) }),
@@ -89,7 +89,7 @@ export function rotationRoutes(service: RotationService): Record<RotationRouteKe
           'with `service.secret.rotation_failed`, both with `metadata.startedBy` (the caller, or `schedule`). Needs `write`.',
         ].join(' '),
         response: z.object({ secretId: z.string(), versionId: z.string() }),
-        errors: ['NOT_FOUND', 'CONFLICT'],
+        errors: ['NOT_FOUND', 'CONFLICT', 'REVIEW_REQUIRED'],
         access: 'workspace',
         params: secretParams(),
         handler: async ({ principal, params }) => ({

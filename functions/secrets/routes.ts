@@ -36,6 +36,17 @@ type RouteKey = (typeof ROUTE_GROUPS)['secrets'][number];
 const envParams = once(() => z.object({ envId: idSchema('environment') }));
 const secretParams = once(() => z.object({ secretId: idSchema('secret') }));
 
+/**
+ * `?raw=true` on a reveal: the text as written, its references unresolved (decisions.md v1.4, "Secret references").
+ */
+const rawQuery = () =>
+  z.optional(
+    z.pipe(
+      z.enum(['true', 'false'], { error: 'must be true or false' }),
+      z.transform((raw) => raw === 'true'),
+    ),
+  );
+
 /** The version a raw reveal asks for, when it is a well-formed one (prefetch only; validation decides). */
 function rawVersion(value: unknown): number | undefined {
   const version = typeof value === 'string' ? Number(value) : value;
@@ -80,7 +91,7 @@ export function makeSecretRoutes(
         description:
           'Creates version 1 of a new key or the next version of an existing one. `If-Match: <version>` makes it check-and-set (0 = must not exist). Audited as `secret.create` or `secret.rotate`; fires `service.secret.create` or `service.secret.rotate`.',
         response: secretWriteResult(),
-        errors: ['NOT_FOUND', 'CONFLICT'],
+        errors: ['NOT_FOUND', 'CONFLICT', 'REVIEW_REQUIRED'],
         access: 'workspace',
         params: envParams(),
         body: z.strictObject({ key: secretKeySchema(), value: z.string().check(maxUnits(65536)) }),
@@ -100,15 +111,15 @@ export function makeSecretRoutes(
         reveals: true,
         summary: "Reveal a secret's value",
         description:
-          'The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written.',
+          'The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written. A current value\'s references (`${KEY}`, `${env.KEY}`, `${project.env.KEY}`) are resolved, each target needing `reveal` and audited as its own `secret.reveal` with `metadata.via`; one that cannot be resolved is CONFLICT with `error.details` (`unresolvable`, `cycle`, `too_deep`) and no value. `?raw=true` and a past version answer the text as written.',
         response: revealResult(),
-        errors: ['NOT_FOUND', 'RATE_LIMITED'],
+        errors: ['NOT_FOUND', 'CONFLICT', 'RATE_LIMITED'],
         access: 'workspace',
         params: secretParams(),
-        query: z.strictObject({ version: z.optional(versionQuerySchema()) }),
+        query: z.strictObject({ version: z.optional(versionQuerySchema()), raw: rawQuery() }),
         prefetch: (raw) => secretPrefetch(raw, true),
         handler: async ({ principal, params, query, prefetched }) => ({
-          data: await service.revealById(principal, params.secretId, query.version, prefetched),
+          data: await service.revealById(principal, params.secretId, query.version, prefetched, query.raw),
         }),
       }),
     'DELETE /api/v1/secrets/{secretId}': () =>
@@ -119,7 +130,7 @@ export function makeSecretRoutes(
         description:
           'Gone at once from every lookup (its key is free for a new secret); `recoveryWindowDays` (0, or 7 to 30; default 7) keeps it restorable (`POST /api/v1/secrets/{secretId}/restore`) until then, 0 purges every version at once. Audited as `secret.delete`; fires `service.secret.delete`.',
         response: deletedResult('sec'),
-        errors: ['NOT_FOUND'],
+        errors: ['NOT_FOUND', 'REVIEW_REQUIRED'],
         access: 'workspace',
         params: secretParams(),
         query: z.strictObject({ recoveryWindowDays: z.optional(recoveryWindowQuerySchema()) }),
@@ -150,7 +161,7 @@ export function makeSecretRoutes(
         description:
           'Same id, every version and its history, within its recovery window (past `purgeAt`, or never deleted: NOT_FOUND). CONFLICT when a live secret of its key exists in its environment. Needs `delete` on it. Audited as `secret.restore`; fires `service.secret.create` with its current version.',
         response: secretWriteResult(),
-        errors: ['NOT_FOUND', 'CONFLICT'],
+        errors: ['NOT_FOUND', 'CONFLICT', 'REVIEW_REQUIRED'],
         access: 'workspace',
         params: secretParams(),
         handler: async ({ principal, params }) => ({ data: await deleted.restore(principal, params.secretId) }),
@@ -160,10 +171,12 @@ export function makeSecretRoutes(
         operationId: 'revealSecretByPath',
         reveals: true,
         summary: 'Reveal a secret by its path',
-        description: '`path` is `<projectSlug>/<envSlug>/<key>`. Audited and rate limited like the reveal by id.',
+        description:
+          '`path` is `<projectSlug>/<envSlug>/<key>`. Audited, rate limited and resolving references (or not, with `?raw=true`) like the reveal by id.',
         response: revealByPathResult(),
-        errors: ['NOT_FOUND', 'RATE_LIMITED'],
+        errors: ['NOT_FOUND', 'CONFLICT', 'RATE_LIMITED'],
         access: 'workspace',
+        query: z.strictObject({ raw: rawQuery() }),
         body: z.strictObject({ path: z.string().check(minUnits(3), maxUnits(600)), version: z.optional(versionSchema()) }),
         prefetch: ({ workspaceId, body }) => {
           const path = (body as { path?: unknown } | undefined)?.path;
@@ -171,8 +184,8 @@ export function makeSecretRoutes(
             ? service.prefetch.revealByPath(workspaceId, path)
             : [];
         },
-        handler: async ({ principal, body, prefetched }) => ({
-          data: await service.revealByPath(principal, body.path, body.version, prefetched),
+        handler: async ({ principal, body, query, prefetched }) => ({
+          data: await service.revealByPath(principal, body.path, body.version, prefetched, query.raw),
         }),
       }),
     'GET /api/v1/secrets/{secretId}': () =>
@@ -180,7 +193,7 @@ export function makeSecretRoutes(
         operationId: 'getSecret',
         summary: 'Get a secret by id',
         description:
-          'The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, and its rotation (null when none). Needs `read`. Never a value.',
+          'The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, its rotation (null when none), `references` (the paths its current value references, [] when none) and `referencedBy` (the ids of the secrets whose current value references it, at most 100). Needs `read`. Never a value.',
         response: secretDetail(),
         errors: ['NOT_FOUND'],
         access: 'workspace',
@@ -212,7 +225,7 @@ export function makeSecretRoutes(
         description:
           'A write, not a reveal: the value never leaves. `If-Match` as for a write. Audited as `secret.rotate` with `rolledBackFrom`; fires `service.secret.rotate`.',
         response: secretWriteResult(),
-        errors: ['NOT_FOUND', 'CONFLICT'],
+        errors: ['NOT_FOUND', 'CONFLICT', 'REVIEW_REQUIRED'],
         access: 'workspace',
         params: secretParams(),
         body: z.strictObject({ version: versionSchema() }),
@@ -237,15 +250,17 @@ export function makeSecretRoutes(
           'A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one',
           '`secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event;',
           'the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded,',
-          'with `encoding: "base64"`; a secret without a value yet (version 0) is left out.',
+          'with `encoding: "base64"`; a secret without a value yet (version 0) is left out. Values\' references are resolved as',
+          'a reveal resolves them, each target revealed audited as its own `secret.reveal` with `metadata.via`; a value whose',
+          'references cannot be resolved refuses the whole page: CONFLICT with `error.details` for every failing value, no value. `?raw=true` answers every value as written.',
         ].join(' '),
         response: z.array(environmentValueAnswer()),
         paged: true,
-        errors: ['NOT_FOUND', 'RATE_LIMITED'],
+        errors: ['NOT_FOUND', 'CONFLICT', 'RATE_LIMITED'],
         access: 'workspace',
         params: envParams(),
-        // Pages of at most 100 secrets (decisions.md), 100 by default.
-        query: pageQueryOf(100, 100),
+        // Pages of at most 100 secrets (decisions.md), 100 by default; `raw` as on the single reveals.
+        query: z.extend(pageQueryOf(100, 100), { raw: rawQuery() }),
         body: z.optional(
           z.strictObject({
             keys: z.optional(
@@ -260,10 +275,10 @@ export function makeSecretRoutes(
         prefetch: ({ workspaceId, params }) =>
           params.envId && isId('environment', params.envId) ? service.prefetch.environment(workspaceId, params.envId) : [],
         handler: async ({ principal, params, query, body, prefetched }) => {
-          const { limit, cursor } = query;
+          const { limit, cursor, raw } = query;
           return listOutput(
             limit,
-            await service.revealEnvironment(principal, params.envId, { keys: body?.keys }, { limit, cursor }, prefetched),
+            await service.revealEnvironment(principal, params.envId, { keys: body?.keys }, { limit, cursor }, prefetched, raw),
           );
         },
       }),

@@ -2,6 +2,7 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 import { composeStores } from '../../shared/platform/store/compose.ts';
+import { makeReferenceIndexStore } from '../../shared/references/reference-index.ts';
 import {
   immediateQueueFromConfig,
   makeDeliveryFanoutStore,
@@ -22,6 +23,7 @@ const fanout = makeFanout({
   log: logger,
   clock,
   metrics: makeFanoutMetrics(),
+  references: makeReferenceIndexStore(db),
 });
 
 /** Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures): deliveries, and changed audit entries reported. */

@@ -74,6 +74,29 @@ export interface paths {
      */
     get: operations["getEnvironmentBySlug"];
   };
+  "/api/v1/environments/{envId}/review-policy": {
+    /**
+     * Get an environment's review policy
+     * @description Admin only. `data` is null when the environment has none.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    get: operations["getReviewPolicy"];
+    /**
+     * Set an environment's review policy
+     * @description Admin only. With a policy, every write to the environment's secrets by a credential not in `bypass` is REVIEW_REQUIRED: it goes through a change request. Replaces any policy before it. Audited as `review_policy.set`.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    put: operations["putReviewPolicy"];
+    /**
+     * Remove an environment's review policy
+     * @description Admin only. NOT_FOUND when the environment has none. Audited as `review_policy.delete`.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    delete: operations["deleteReviewPolicy"];
+  };
   "/api/v1/secrets/{secretId}/rotation": {
     /**
      * Configure a secret's rotation
@@ -118,7 +141,7 @@ export interface paths {
   "/api/v1/secrets/{secretId}/reveal": {
     /**
      * Reveal a secret's value
-     * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written.
+     * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written. A current value's references (`${KEY}`, `${env.KEY}`, `${project.env.KEY}`) are resolved, each target needing `reveal` and audited as its own `secret.reveal` with `metadata.via`; one that cannot be resolved is CONFLICT with `error.details` (`unresolvable`, `cycle`, `too_deep`) and no value. `?raw=true` and a past version answer the text as written.
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
@@ -129,7 +152,7 @@ export interface paths {
   "/api/v1/secrets/{secretId}": {
     /**
      * Get a secret by id
-     * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, and its rotation (null when none). Needs `read`. Never a value.
+     * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, its rotation (null when none), `references` (the paths its current value references, [] when none) and `referencedBy` (the ids of the secrets whose current value references it, at most 100). Needs `read`. Never a value.
      *
      * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
@@ -163,7 +186,7 @@ export interface paths {
   "/api/v1/reveal": {
     /**
      * Reveal a secret by its path
-     * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited and rate limited like the reveal by id.
+     * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited, rate limited and resolving references (or not, with `?raw=true`) like the reveal by id.
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
@@ -192,7 +215,7 @@ export interface paths {
   "/api/v1/environments/{envId}/secrets/reveal": {
     /**
      * Load an environment: every current value (or the listed keys), a page at a time
-     * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out.
+     * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out. Values' references are resolved as a reveal resolves them, each target revealed audited as its own `secret.reveal` with `metadata.via`; a value whose references cannot be resolved refuses the whole page: CONFLICT with `error.details` for every failing value, no value. `?raw=true` answers every value as written.
      *
      * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
      *
@@ -600,7 +623,7 @@ export interface components {
     AuditEntry: {
       id: string;
       /** @enum {string} */
-      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
       actorSub: string;
       target: string;
       metadata: {
@@ -801,7 +824,7 @@ export interface components {
       data: null;
       error: {
         /** @enum {unknown} */
-        code: "VALIDATION_ERROR" | "AUTH_REQUIRED" | "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LIMIT_EXCEEDED" | "ALREADY_QUEUED" | "ENDPOINT_DISABLED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
+        code: "VALIDATION_ERROR" | "AUTH_REQUIRED" | "WORKSPACE_NOT_ALLOWLISTED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "LIMIT_EXCEEDED" | "ALREADY_QUEUED" | "ENDPOINT_DISABLED" | "REVIEW_REQUIRED" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE";
         message: string;
         details?: Record<string, never>[];
       };
@@ -1693,6 +1716,384 @@ export interface operations {
     };
   };
   /**
+   * Get an environment's review policy
+   * @description Admin only. `data` is null when the environment has none.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  getReviewPolicy: {
+    parameters: {
+      path: {
+        envId: string;
+      };
+    };
+    responses: {
+      /** @description Get an environment's review policy */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              environmentId: string;
+              requiredApprovals: number;
+              bypass: string[];
+            } | null;
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Set an environment's review policy
+   * @description Admin only. With a policy, every write to the environment's secrets by a credential not in `bypass` is REVIEW_REQUIRED: it goes through a change request. Replaces any policy before it. Audited as `review_policy.set`.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  putReviewPolicy: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        envId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          requiredApprovals: number;
+          bypass?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Set an environment's review policy */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              environmentId: string;
+              requiredApprovals: number;
+              bypass: string[];
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Remove an environment's review policy
+   * @description Admin only. NOT_FOUND when the environment has none. Audited as `review_policy.delete`.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  deleteReviewPolicy: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        envId: string;
+      };
+    };
+    responses: {
+      /** @description Remove an environment's review policy */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              /** @constant */
+              deleted: true;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
    * Configure a secret's rotation
    * @description `function`: the ARN of an AWS-style rotation function (only those the stack may invoke), or null to have the service write a random value itself with `generator` (default: 32 characters of every class, without `"'`\\` or a space). `schedule`: `rate(N hours|days)` or `cron(…)`, at most one rotation every 4 hours (a cron whose fires can come closer is VALIDATION_ERROR); `duration`: the window a scheduled start may take (1h to 24h). Needs `write`; audited `secret.rotation_configure`; starts no rotation.
    *
@@ -1780,6 +2181,17 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description REVIEW_REQUIRED */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "REVIEW_REQUIRED";
             };
           } & components["schemas"]["ErrorEnvelope"];
         };
@@ -1893,6 +2305,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description REVIEW_REQUIRED */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "REVIEW_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         content: {
@@ -1998,15 +2421,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description CONFLICT */
+      /** @description CONFLICT, REVIEW_REQUIRED */
       409: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "CONFLICT";
+              code?: "CONFLICT" | "REVIEW_REQUIRED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -2230,15 +2653,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description CONFLICT */
+      /** @description CONFLICT, REVIEW_REQUIRED */
       409: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "CONFLICT";
+              code?: "CONFLICT" | "REVIEW_REQUIRED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -2289,7 +2712,7 @@ export interface operations {
   };
   /**
    * Reveal a secret's value
-   * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written.
+   * @description The current version, or `?version=N`. Audited as `secret.reveal` before the value leaves; fires `service.secret.reveal`. Rate limited per credential and per workspace (120 and 1200 a minute by default, both reveal routes together). A binary value (written through the AWS API as `SecretBinary`) is answered base64-encoded, with `encoding: "base64"`; a secret created without a value (version 0) is NOT_FOUND until its first version is written. A current value's references (`${KEY}`, `${env.KEY}`, `${project.env.KEY}`) are resolved, each target needing `reveal` and audited as its own `secret.reveal` with `metadata.via`; one that cannot be resolved is CONFLICT with `error.details` (`unresolvable`, `cycle`, `too_deep`) and no value. `?raw=true` and a past version answer the text as written.
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
@@ -2299,6 +2722,7 @@ export interface operations {
     parameters: {
       query?: {
         version?: string;
+        raw?: "true" | "false";
       };
       path: {
         secretId: string;
@@ -2359,6 +2783,17 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
       /** @description PAYLOAD_TOO_LARGE */
       413: {
         content: {
@@ -2407,7 +2842,7 @@ export interface operations {
   };
   /**
    * Get a secret by id
-   * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, and its rotation (null when none). Needs `read`. Never a value.
+   * @description The list item plus its project and environment ids, its path, its ARN in the AWS API, the description and tags the AWS API sets, its rotation (null when none), `references` (the paths its current value references, [] when none) and `referencedBy` (the ids of the secrets whose current value references it, at most 100). Needs `read`. Never a value.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
@@ -2446,6 +2881,8 @@ export interface operations {
                 lastRotatedAt: string | null;
                 nextRotationAt: string | null;
               }) | null;
+              references: string[];
+              referencedBy: string[];
             };
             error: null;
             meta: components["schemas"]["Meta"];
@@ -2609,15 +3046,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description CONFLICT */
+      /** @description REVIEW_REQUIRED, CONFLICT */
       409: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "CONFLICT";
+              code?: "REVIEW_REQUIRED" | "CONFLICT";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -2852,15 +3289,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description CONFLICT */
+      /** @description CONFLICT, REVIEW_REQUIRED */
       409: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "CONFLICT";
+              code?: "CONFLICT" | "REVIEW_REQUIRED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -2911,13 +3348,18 @@ export interface operations {
   };
   /**
    * Reveal a secret by its path
-   * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited and rate limited like the reveal by id.
+   * @description `path` is `<projectSlug>/<envSlug>/<key>`. Audited, rate limited and resolving references (or not, with `?raw=true`) like the reveal by id.
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
   revealSecretByPath: {
+    parameters: {
+      query?: {
+        raw?: "true" | "false";
+      };
+    };
     requestBody: {
       content: {
         "application/json": {
@@ -2977,6 +3419,17 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
             };
           } & components["schemas"]["ErrorEnvelope"];
         };
@@ -3212,15 +3665,15 @@ export interface operations {
           } & components["schemas"]["ErrorEnvelope"];
         };
       };
-      /** @description CONFLICT */
+      /** @description CONFLICT, REVIEW_REQUIRED */
       409: {
         content: {
-          "application/json": {
+          "application/json": ({
             error?: {
               /** @enum {unknown} */
-              code?: "CONFLICT";
+              code?: "CONFLICT" | "REVIEW_REQUIRED";
             };
-          } & components["schemas"]["ErrorEnvelope"];
+          }) & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description PAYLOAD_TOO_LARGE */
@@ -3271,7 +3724,7 @@ export interface operations {
   };
   /**
    * Load an environment: every current value (or the listed keys), a page at a time
-   * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out.
+   * @description Sorted by key A→Z; `keys` (1 to 100 distinct) narrows it, and a listed key that does not exist is simply absent. A page ends early before its values pass 4 MiB; follow `meta.page.nextCursor`. Each secret in the answer is one `secret.reveal` audit entry (`bulk: true`, durable before any value leaves) and one `service.secret.reveal` event; the page counts as one reveal against the per-credential and per-workspace limits. A binary value is base64-encoded, with `encoding: "base64"`; a secret without a value yet (version 0) is left out. Values' references are resolved as a reveal resolves them, each target revealed audited as its own `secret.reveal` with `metadata.via`; a value whose references cannot be resolved refuses the whole page: CONFLICT with `error.details` for every failing value, no value. `?raw=true` answers every value as written.
    *
    * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
    *
@@ -3282,6 +3735,7 @@ export interface operations {
       query?: {
         limit?: string;
         cursor?: string;
+        raw?: "true" | "false";
       };
       path: {
         envId: string;
@@ -3345,6 +3799,17 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
             };
           } & components["schemas"]["ErrorEnvelope"];
         };
@@ -3499,7 +3964,7 @@ export interface operations {
       query?: {
         limit?: string;
         cursor?: string;
-        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
         target?: string;
         actorSub?: string;
         since?: string;
@@ -7068,6 +7533,7 @@ export interface operations {
             projectId: string;
             environmentId: string;
             actorSub: string;
+            via?: string;
           };
         };
       };

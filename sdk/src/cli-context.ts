@@ -204,6 +204,7 @@ export function report(error: unknown): number {
   }
   if (error instanceof ApiError) {
     process.stderr.write(`secrets: ${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}\n`);
+    for (const line of referenceProblems(error)) process.stderr.write(`secrets: ${line}\n`);
     return error.status >= 500 ? EXIT.unreachable : EXIT.refused;
   }
   if (isUnreachable(error)) {
@@ -212,6 +213,16 @@ export function report(error: unknown): number {
   }
   process.stderr.write(`secrets: ${(error as Error).message}\n`);
   return EXIT.failed;
+}
+
+/**
+ * A reveal's (or a load's) references that could not be resolved, one line each as written in the value:
+ * `${DB_HOST}: unresolvable`. Other details (a merge's stale keys) are not references and give no line.
+ */
+function referenceProblems(error: ApiError): string[] {
+  return (error.details ?? []).flatMap((detail) =>
+    typeof detail.reference === 'string' && typeof detail.reason === 'string' ? [`\${${detail.reference}}: ${detail.reason}`] : [],
+  );
 }
 
 /** A network failure with its cause (fetch's own message, "fetch failed", says nothing on its own). */

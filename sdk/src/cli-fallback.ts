@@ -5,17 +5,21 @@ import { ApiError } from './errors.js';
 import { readSnapshot, snapshotPath, writeSnapshot, type SnapshotTarget } from './fallback.js';
 
 /** The fallback flags of `run` and `export`, as commander parses them (`--no-fallback` makes `fallback` false). */
-export type FallbackFlags = { fallback?: string | false; fallbackOnly?: boolean; fallbackMaxAge: number };
+export type FallbackFlags = { fallback?: string | false; fallbackOnly?: boolean; fallbackMaxAge: number; raw?: boolean };
 
 /** One week: long enough to ride out an outage over a weekend, short enough that revoked values do not live on. */
 const DEFAULT_MAX_AGE_MS = 7 * 86_400_000;
 
-/** Adds the fallback flags to a command (`run`, `export`); a login (`--access-key-id`) uses no snapshot. */
+/**
+ * Adds the fallback flags to a command (`run`, `export`), and `--raw`, which reads the API only; a login
+ * (`--access-key-id`) uses no snapshot.
+ */
 export function fallbackOptions(command: Command): Command {
   return command
     .option('--fallback <path>', 'the encrypted snapshot file (default: under the user cache folder)')
     .option('--no-fallback', 'never use or write the snapshot')
     .option('--fallback-only', 'read only the snapshot, never the API')
+    .option('--raw', 'values as written: their references (${KEY}, ${env.KEY}, ${project.env.KEY}) left unresolved; the API only')
     .addOption(
       new Option('--fallback-max-age <duration>', 'never use a snapshot saved longer ago than this: 7d, 12h, 30m, 3600s, or seconds')
         .default(DEFAULT_MAX_AGE_MS, '7d')
@@ -59,6 +63,12 @@ export async function loadWithFallback(ctx: Context, flags: FallbackFlags): Prom
   const target = { project: ctx.project, env: ctx.env };
   const file = snapshotPath(target, typeof flags.fallback === 'string' ? flags.fallback : undefined);
   const { token } = ctx;
+  if (flags.raw) {
+    // The snapshot holds resolved values: a raw load reads the API only, and leaves the snapshot as it is.
+    if (flags.fallbackOnly || typeof flags.fallback === 'string')
+      throw new UsageError('--raw reads the API only: the fallback snapshot holds resolved values');
+    return ctx.client.loadEnvironment({ project: ctx.project, environment: ctx.env, raw: true, forceFetch: true, onBinary: noteBinary });
+  }
   if (token === undefined) {
     // The snapshot is sealed with the token, and a login's token changes with every login: nothing could open it.
     if (flags.fallbackOnly || typeof flags.fallback === 'string')

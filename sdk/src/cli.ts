@@ -97,12 +97,13 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
     .command('get')
     .description('print one value (alone, for scripts)')
     .argument('<key>')
-    .option('--version <n>', 'an older version')
-    .addHelpText('after', '\nExample: secrets get DATABASE_URL')
-    .action(async (key: string, flags: { version?: string }) => {
+    .option('--version <n>', 'an older version (answered as written)')
+    .option('--raw', 'the value as written: its references (${KEY}, ${env.KEY}, ${project.env.KEY}) left unresolved')
+    .addHelpText('after', '\nExamples: secrets get DATABASE_URL\n          secrets get DATABASE_URL --raw')
+    .action(async (key: string, flags: { version?: string; raw?: boolean }) => {
       const c = ctx();
-      const body = { path: `${c.project}/${c.env}/${key}`, ...(flags.version ? { version: Number(flags.version) } : {}) };
-      const revealed = unwrap(await c.client.api.POST('/api/v1/reveal', { body }));
+      const options = { raw: flags.raw === true, ...(flags.version ? { version: Number(flags.version) } : {}) };
+      const revealed = await c.client.revealByPath(`${c.project}/${c.env}/${key}`, options);
       if (revealed.encoding === 'base64') process.stderr.write(`secrets: ${key} is a binary value: printed base64-encoded\n`);
       process.stdout.write(`${revealed.value}\n`);
     });

@@ -3,9 +3,11 @@ import type { paths } from './api.js';
 import { refuseInsecureBaseUrl } from './base-url.js';
 import { ApiError, unwrap } from './errors.js';
 import { loginBodies, loginTokens, postLogin, type AuthOptions, type TokenSource } from './login.js';
+import { revealHelpers } from './reveal.js';
 
 export { unwrap } from './errors.js';
 export type { AuthOptions, AwsIamAuth, OidcAuth } from './login.js';
+export type { RevealOptions } from './reveal.js';
 
 interface CommonOptions {
   /**
@@ -197,13 +199,13 @@ export function createClient(options: ClientOptions) {
     } while (cursor);
   }
 
-  async function fetchEnvironment(project: string, slug: string, keys: string[] | undefined): Promise<Loaded> {
+  async function fetchEnvironment(project: string, slug: string, keys: string[] | undefined, raw: boolean): Promise<Loaded> {
     const { id } = await environment(project, slug);
     const values: Record<string, string> = {};
     const binary: string[] = [];
     const pages = paginate((cursor) =>
       api.POST('/api/v1/environments/{envId}/secrets/reveal', {
-        params: { path: { envId: id }, query: cursor ? { cursor } : {} },
+        params: { path: { envId: id }, query: { ...(cursor ? { cursor } : {}), ...(raw ? { raw: 'true' as const } : {}) } },
         body: keys ? { keys } : {},
       }),
     );
@@ -217,6 +219,9 @@ export function createClient(options: ClientOptions) {
   return {
     api,
 
+    /** A single value by id or by path (`reveal`, `revealByPath`), resolved or `raw`: see `RevealOptions`. */
+    ...revealHelpers(api),
+
     /** An environment's record (`id`, `projectId`, `name`, `slug`) by its project's and its own slug. */
     environment,
 
@@ -225,16 +230,19 @@ export function createClient(options: ClientOptions) {
      * Answers from memory for `cacheTtlSeconds`; `forceFetch` skips that. When a refresh fails with a network error,
      * a 429 or a 5xx, the last good answer is served (stale-if-error); never when the API answers 401, 403 or 404,
      * which also forget it. A binary value (the AWS API's SecretBinary) is its base64 text; `onBinary` is told
-     * each such key. A secret without a value yet is not in the answer.
+     * each such key. A secret without a value yet is not in the answer. Values' references are resolved; `raw`
+     * answers them as written (`?raw=true`).
      */
     async loadEnvironment(target: {
       project: string;
       environment: string;
       keys?: string[];
+      raw?: boolean;
       forceFetch?: boolean;
       onBinary?: (key: string) => void;
     }): Promise<Record<string, string>> {
-      const cacheKey = JSON.stringify([target.project, target.environment, target.keys ?? null]);
+      const raw = target.raw === true;
+      const cacheKey = JSON.stringify([target.project, target.environment, target.keys ?? null, raw]);
       const answer = (loaded: Loaded) => {
         for (const key of loaded.binary) target.onBinary?.(key);
         return { ...loaded.values };
@@ -242,7 +250,7 @@ export function createClient(options: ClientOptions) {
       const cached = cache.get(cacheKey);
       if (cached && !target.forceFetch && now() - cached.fetchedAt < ttlMs) return answer(cached);
       try {
-        const loaded = await fetchEnvironment(target.project, target.environment, target.keys);
+        const loaded = await fetchEnvironment(target.project, target.environment, target.keys, raw);
         cache.set(cacheKey, { ...loaded, fetchedAt: now() });
         return answer(loaded);
       } catch (error) {

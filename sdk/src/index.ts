@@ -10,6 +10,7 @@ export {
   type AwsIamAuth,
   type ClientOptions,
   type OidcAuth,
+  type RevealOptions,
   type SecretsClient,
 } from './client.js';
 export { ApiError, WebhookVerificationError } from './errors.js';

@@ -69,6 +69,7 @@ export async function admitCredential(
     actorSub: record.actorSub,
     credentialId: record.credentialId,
     authority,
+    reviewedEnvironments: workspace.reviewedEnvironments,
   };
   const now = deps.clock.now();
   const due = !record.lastUsedAt || now - Date.parse(record.lastUsedAt) >= LAST_USED_GRANULARITY_MS;

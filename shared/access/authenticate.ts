@@ -156,7 +156,15 @@ async function authenticateAccessToken(
   const actorSub = personActor(String(claims.sub));
   const authority = roleAuthority(roleFromClaims(claims, jwt.roleClaim, jwt.defaultRole));
   return {
-    principal: { workspaceId, accountId: workspace.accountId, kind: 'user', actorSub, credentialId: actorSub, authority },
+    principal: {
+      workspaceId,
+      accountId: workspace.accountId,
+      kind: 'user',
+      actorSub,
+      credentialId: actorSub,
+      authority,
+      reviewedEnvironments: workspace.reviewedEnvironments,
+    },
     prefetched,
   };
 }

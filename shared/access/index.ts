@@ -12,6 +12,7 @@ export {
   assertMayCreateEnvironments,
   assertMayCreateProjects,
   assertMayManageAccessKeys,
+  assertMayManageReviewPolicies,
   assertMayManageWebhooks,
   assertMayOperateDeliveries,
   assertMayReadAudit,

@@ -91,7 +91,8 @@ type AdminArea =
   | 'read or operate webhook deliveries'
   | 'read the audit log'
   | 'create projects'
-  | 'create environments';
+  | 'create environments'
+  | 'manage review policies';
 
 function refuseUnlessAdmin(principal: Principal, area: AdminArea): void {
   if (!principal.authority.admin)
@@ -111,3 +112,5 @@ export const assertMayReadAudit = (principal: Principal): void => refuseUnlessAd
 export const assertMayCreateProjects = (principal: Principal): void => refuseUnlessAdmin(principal, 'create projects');
 /** FORBIDDEN unless the caller administers the workspace: a new environment. */
 export const assertMayCreateEnvironments = (principal: Principal): void => refuseUnlessAdmin(principal, 'create environments');
+/** FORBIDDEN unless the caller administers the workspace: an environment's review policy (set, read, remove). */
+export const assertMayManageReviewPolicies = (principal: Principal): void => refuseUnlessAdmin(principal, 'manage review policies');

@@ -40,6 +40,9 @@ export const AUDIT_ACTIONS = [
   'access_key.login_denied',
   // A credential refused an action on a secret it may see (decisions.md v1.2), at most one entry a minute per credential, action and secret.
   'access.denied',
+  // An environment's review policy set or removed by an admin (decisions.md v1.4, "Change requests"); no event.
+  'review_policy.set',
+  'review_policy.delete',
   'webhook_endpoint.create',
   'webhook_endpoint.update',
   'webhook_endpoint.delete',

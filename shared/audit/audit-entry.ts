@@ -3,7 +3,18 @@ import type { Principal } from '../platform/principal.ts';
 import { iso } from '../platform/clock.ts';
 import { newId } from '../platform/ids.ts';
 import { requestInterface } from '../platform/request-interface.ts';
-import type { AuditEntry } from './audit-store.ts';
+
+/** An audit entry as api.md section 2 shows it. */
+export interface AuditEntry {
+  id: string;
+  action: AuditAction;
+  actorSub: string;
+  target: string;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  /** Stored with the entry for the webhook fan-out (the event's `account`); never part of the API's entry. */
+  accountId?: string;
+}
 
 /**
  * An audit entry by `principal`; metadata always names the credential kind (and the interface, for an entry made

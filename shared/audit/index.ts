@@ -10,3 +10,4 @@
 export { AUDIT_ACTIONS, OPERATOR_ACTOR, SYSTEM_ACTOR, type AuditAction } from './audit-actions.ts';
 export { auditEntry, systemAuditEntry } from './audit-entry.ts';
 export { auditPut, makeAuditStore, putAuditEntries, type AuditEntry, type AuditStore } from './audit-store.ts';
+export { entriesOfItem, type AuditWrite, type PackedFields } from './audit-packing.ts';

@@ -26,6 +26,8 @@ export class AwsError extends Error {
 const BY_CODE: Readonly<Record<string, { type: string; status: number }>> = {
   AUTH_REQUIRED: { type: 'UnrecognizedClientException', status: 400 },
   FORBIDDEN: { type: 'AccessDeniedException', status: 400 },
+  // Its message names the environment's review policy (shared/secrets/review-gate.ts).
+  REVIEW_REQUIRED: { type: 'AccessDeniedException', status: 400 },
   WORKSPACE_NOT_ALLOWLISTED: { type: 'AccessDeniedException', status: 400 },
   NOT_FOUND: { type: 'ResourceNotFoundException', status: 400 },
   VALIDATION_ERROR: { type: 'InvalidParameterException', status: 400 },

@@ -12,8 +12,10 @@ import { secretIdSchema } from './get-secret-value.ts';
  * BatchGetSecretValue as AWS documents it (decisions.md: `SecretIdList` of 1 to 20, or `Filters`; `Errors` for what
  * fails): the current values of up to 20 secrets through the secrets service's batched reveal, which reads them in
  * one request, decides each by the policy as GetSecretValue would, counts the batch once against the reveal limits
- * and writes the entries together before any value leaves. A secret that fails is an `Errors` item (its AWS error
- * type and message); a batch the rate limit refuses is ThrottlingException as a whole.
+ * and writes the entries together before any value leaves. References are resolved for the whole batch at once
+ * (decisions.md v1.4, "Secret references"). A secret that fails is an `Errors` item (its AWS error type and message:
+ * one whose references cannot be resolved is InvalidRequestException naming them); a batch the rate limit refuses is
+ * ThrottlingException as a whole.
  */
 
 const MAX_SECRETS = 20;

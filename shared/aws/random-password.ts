@@ -5,7 +5,8 @@ import { defineOperation } from './aws-handler.ts';
 
 /**
  * GetRandomPassword as AWS documents it (shared/platform/random-password.ts makes it): `PasswordLength` 1 to 4096
- * (default 32). Needs only a valid credential.
+ * (default 32). Needs only a valid credential. Never holds `${` (a rotation function writes the password as AWSPENDING,
+ * where it would open a secret reference).
  */
 
 const input = z.object({

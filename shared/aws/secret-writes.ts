@@ -8,6 +8,7 @@ import { checkStages, secretArn, secretPath, stagesOf, versionIdOf, type AwsPlac
 import { markedForDeletion, type SecretLookup } from './secret-lookup.ts';
 import { secretIdSchema } from './get-secret-value.ts';
 import { checkKmsKeyId } from './kms-key-id.ts';
+import { assertReferencesParse } from '../references/reference-resolving.ts';
 
 /**
  * The writes of the AWS API (decisions.md, "The AWS Secrets Manager API"): CreateSecret, PutSecretValue,
@@ -56,12 +57,17 @@ function refuseFields(input: Record<string, unknown>, fields: readonly string[])
 /**
  * The value a write carries (decisions.md v1.4): SecretString as text, or SecretBinary (1 to 65,536 bytes) kept as
  * its base64 text with `encoding: 'base64'`, written back canonically so one value has one form; null for neither
- * (CreateSecret makes a secret without a value). Both at once is InvalidParameterException, as AWS has it.
+ * (CreateSecret makes a secret without a value). Both at once is InvalidParameterException, as AWS has it; so is a
+ * SecretString whose references do not parse (a VALIDATION_ERROR naming SecretString, mapped by aws-errors.ts).
  */
 export function valueOf(input: { SecretString?: string | undefined; SecretBinary?: string | undefined }): SecretValue | null {
   if (input.SecretString !== undefined && input.SecretBinary !== undefined)
     throw new AwsError('InvalidParameterException', 'SecretString and SecretBinary: give one of them, not both.');
-  if (input.SecretString !== undefined) return { value: input.SecretString };
+  if (input.SecretString !== undefined) {
+    // Checked here too, before anything changes: UpdateSecret changes a description before it writes the value.
+    assertReferencesParse(input.SecretString, 'SecretString');
+    return { value: input.SecretString, field: 'SecretString' };
+  }
   if (input.SecretBinary === undefined) return null;
   const bytes = /^[A-Za-z0-9+/]*={0,2}$/.test(input.SecretBinary) ? Buffer.from(input.SecretBinary, 'base64') : undefined;
   if (!bytes || bytes.length < 1 || bytes.length > MAX_BINARY_BYTES)
@@ -174,6 +180,8 @@ export function makeSecretWrites(
         checkKmsKeyId(input.KmsKeyId, keyNames);
         const value = valueOf(input);
         let secret = await lookup.liveSecret(principal, input.SecretId);
+        // A value the caller may not write (a review policy) must not leave a changed description behind.
+        if (value !== null) await secrets.mayWriteValue(principal, secret, input.ClientRequestToken);
         if (input.Description !== undefined && input.Description !== (secret.description ?? '')) {
           const description = input.Description === '' ? null : input.Description;
           secret = await secrets.updateMetadata(principal, secret.id, () => ({ description }), describeChange('description'));

@@ -4,7 +4,9 @@ import { proposedValueContext } from '../platform/crypto/context.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { ConflictError } from '../platform/errors.ts';
 import type { Principal } from '../platform/principal.ts';
-import { type DeletePreparer, metadataOf, type SecretStore, type VersionWritePreparer } from '../secrets/index.ts';
+import { metadataOf, type SecretStore } from '../secrets/index.ts';
+import type { DeletePreparer } from '../secrets/index.ts';
+import type { VersionWritePreparer } from '../secrets/index.ts';
 import { assertMayMerge, assertStatus, permitKeys } from './change-request-checks.ts';
 import {
   answerOf,

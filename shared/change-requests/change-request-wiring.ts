@@ -4,7 +4,8 @@ import type { Cipher } from '../platform/crypto/envelope.ts';
 import { composeStores } from '../platform/store/compose.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import type { Db } from '../platform/store/send.ts';
-import { deletePreparer, makeSecretStore, versionWritePreparer } from '../secrets/index.ts';
+import { makeSecretStore } from '../secrets/index.ts';
+import { deletePreparer, versionWritePreparer } from '../secrets/secret-wiring.ts';
 import { makeChangeRequestService } from './change-request-service.ts';
 import { makeChangeRequestStore } from './change-request-store.ts';
 

@@ -22,25 +22,25 @@ function errorOf<Code extends string>(code: Code, status: number) {
   };
 }
 
-export class ValidationError extends errorOf('VALIDATION_ERROR', 400) {}
+export class ValidationError extends /* @__PURE__ */ errorOf('VALIDATION_ERROR', 400) {}
 
-export class AuthRequiredError extends errorOf('AUTH_REQUIRED', 401) {
+export class AuthRequiredError extends /* @__PURE__ */ errorOf('AUTH_REQUIRED', 401) {
   constructor(message = 'A valid bearer token is required') {
     super(message);
   }
 }
 
-export class WorkspaceNotAllowlistedError extends errorOf('WORKSPACE_NOT_ALLOWLISTED', 403) {
+export class WorkspaceNotAllowlistedError extends /* @__PURE__ */ errorOf('WORKSPACE_NOT_ALLOWLISTED', 403) {
   constructor() {
     super('This workspace is not on the private-beta allowlist');
   }
 }
 
-export class ForbiddenError extends errorOf('FORBIDDEN', 403) {}
+export class ForbiddenError extends /* @__PURE__ */ errorOf('FORBIDDEN', 403) {}
 
-export class NotFoundError extends errorOf('NOT_FOUND', 404) {}
+export class NotFoundError extends /* @__PURE__ */ errorOf('NOT_FOUND', 404) {}
 
-export class ConflictError extends errorOf('CONFLICT', 409) {}
+export class ConflictError extends /* @__PURE__ */ errorOf('CONFLICT', 409) {}
 
 /**
  * A repeat of an Idempotency-Key while the first request with it still runs. `Retry-After` tells a client (the SDK
@@ -54,12 +54,12 @@ export class IdempotencyKeyInUseError extends ConflictError {
   }
 }
 
-export class LimitExceededError extends errorOf('LIMIT_EXCEEDED', 409) {}
+export class LimitExceededError extends /* @__PURE__ */ errorOf('LIMIT_EXCEEDED', 409) {}
 
-export class PayloadTooLargeError extends errorOf('PAYLOAD_TOO_LARGE', 413) {}
+export class PayloadTooLargeError extends /* @__PURE__ */ errorOf('PAYLOAD_TOO_LARGE', 413) {}
 
 /** A rate limit was hit; `retryAfterSeconds` goes into the `Retry-After` header. */
-export class RateLimitedError extends errorOf('RATE_LIMITED', 429) {
+export class RateLimitedError extends /* @__PURE__ */ errorOf('RATE_LIMITED', 429) {
   constructor(message: string, retryAfterSeconds: number) {
     super(message);
     this.headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfterSeconds)));
@@ -67,7 +67,7 @@ export class RateLimitedError extends errorOf('RATE_LIMITED', 429) {
 }
 
 /** A dependency (DynamoDB, KMS, SQS) is throttling or down: safe to retry. */
-export class ServiceUnavailableError extends errorOf('SERVICE_UNAVAILABLE', 503) {
+export class ServiceUnavailableError extends /* @__PURE__ */ errorOf('SERVICE_UNAVAILABLE', 503) {
   constructor(message = 'A dependency is temporarily unavailable; retry shortly', retryAfterSeconds = 1) {
     super(message);
     this.headers['Retry-After'] = String(retryAfterSeconds);
@@ -85,10 +85,16 @@ export class OutOfTimeError extends ServiceUnavailableError {
 }
 
 /** A delivery retry while the delivery is still pending. */
-export class AlreadyQueuedError extends errorOf('ALREADY_QUEUED', 409) {}
+export class AlreadyQueuedError extends /* @__PURE__ */ errorOf('ALREADY_QUEUED', 409) {}
 
 /** A delivery retry while its endpoint is off (paused or switched off). */
-export class EndpointDisabledError extends errorOf('ENDPOINT_DISABLED', 409) {}
+export class EndpointDisabledError extends /* @__PURE__ */ errorOf('ENDPOINT_DISABLED', 409) {}
 
 /** 422: an Idempotency-Key sent again with a different request (decisions.md, Idempotency keys). */
-export class IdempotencyKeyReusedError extends errorOf('IDEMPOTENCY_KEY_REUSED', 422) {}
+export class IdempotencyKeyReusedError extends /* @__PURE__ */ errorOf('IDEMPOTENCY_KEY_REUSED', 422) {}
+
+/**
+ * 409: a write to an environment whose review policy asks for a change request (decisions.md v1.4, "Change
+ * requests"), by a credential its `bypass` does not name. The message names the policy, never a value.
+ */
+export class ReviewRequiredError extends /* @__PURE__ */ errorOf('REVIEW_REQUIRED', 409) {}

@@ -75,4 +75,9 @@ export interface Principal {
   credentialId: string;
   /** What it may do: its compiled rules and whether it administers the workspace (shared/access/permissions.ts). */
   authority: Authority;
+  /**
+   * The workspace's environments with a review policy, as its item said when this credential was read with it:
+   * a write by secret id reads its environment only when it is one of them (shared/secrets/review-gate.ts).
+   */
+  reviewedEnvironments?: ReadonlySet<string> | undefined;
 }

@@ -57,5 +57,18 @@ export function randomPassword(rules: PasswordRules): string {
       chars[positions[i]!] = chosen[randomInt(chosen.length)]!;
     });
   }
+  avoidReferenceOpeners(chars, classes);
   return chars.join('');
+}
+
+/**
+ * `${` opens a secret reference (decisions.md v1.4): a password holding one would be refused when a rotation writes
+ * it, or resolved when it is revealed. Each `{` right after a `$` is drawn again from its own class without `{` (so
+ * every class drawn stays present), left to right, so a `$` drawn in its place is checked against what follows it.
+ */
+function avoidReferenceOpeners(chars: string[], classes: readonly string[]): void {
+  const others = classes.find((chosen) => chosen.includes('{'))?.replaceAll('{', '') ?? '';
+  // Without another character in `{`'s class there is no `$` either (both are punctuation): nothing to avoid.
+  if (others.length === 0) return;
+  for (let i = 1; i < chars.length; i++) if (chars[i - 1] === '$' && chars[i] === '{') chars[i] = others[randomInt(others.length)]!;
 }

@@ -14,6 +14,9 @@ export const ROUTE_GROUPS = {
     'POST /api/v1/projects/{projectId}/environments',
     'GET /api/v1/environments/{envId}',
     'GET /api/v1/projects/by-slug/{projectSlug}/environments/{envSlug}',
+    'PUT /api/v1/environments/{envId}/review-policy',
+    'GET /api/v1/environments/{envId}/review-policy',
+    'DELETE /api/v1/environments/{envId}/review-policy',
   ],
   secrets: [
     'GET /api/v1/environments/{envId}/secrets',

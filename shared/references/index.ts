@@ -1,38 +1,23 @@
 /**
- * Secret references (decisions.md v1.4): the parser the secrets service's writes check values with, and the resolver
- * its reveals resolve them with over a port that reads one level of targets in one batch. Other features use
- * references only through this file.
+ * Secret references (decisions.md v1.4): what every cold start may need of them (a secret's place and path, the
+ * depth of a resolution, the 409 of an unresolvable reference), the reverse index of references (edges the secrets
+ * store writes with a version, readers for GET /secrets/{id} and the webhooks' fan-out), and the types of the parser
+ * and the resolver. Other features use references only through this file and the entry below. Entry modules
+ * besides this file (architecture.test.ts reads these lines, as a package's `exports` map):
+ * @entry reference-index.ts the readers of the reverse index, which GET /secrets/{id} (referencedBy) and the fan-out's walk build (re-exported here, every cold start that writes would read them)
+ * @entry reference-resolving.ts the parser and the resolver, which a write of a value with `${` and a reveal of a marked value load on first use (re-exported here, any static import of this file would put them in every cold start)
  */
-export {
-  assertReferencesParse,
-  MAX_KEY_LENGTH,
-  MAX_REFERENCE_LENGTH,
-  MAX_REFERENCES_PER_VALUE,
-  MAX_SLUG_LENGTH,
-  parseValue,
-  pathOf,
-  referenceTargets,
-  targetOf,
-  type LiteralSegment,
-  type ParsedReference,
-  type ParsedValue,
-  type ReferenceScope,
-  type ReferenceTarget,
-  type SecretPlace,
-  type Segment,
-  type SyntaxProblem,
+export { MAX_LEVELS, pathOf, type SecretPlace } from './reference-basics.ts';
+export type {
+  LiteralSegment,
+  ParsedReference,
+  ParsedValue,
+  ReferenceScope,
+  ReferenceTarget,
+  Segment,
+  SyntaxProblem,
 } from './reference-parser.ts';
-export {
-  DEFAULT_MAX_RESOLVED_LENGTH,
-  DEFAULT_MAX_TARGETS,
-  MAX_LEVELS,
-  resolveReference,
-  resolveReferences,
-  type ReadTargets,
-  type ReferringValue,
-  type Resolution,
-  type ResolveOptions,
-  type Revealed,
-  type TargetRead,
-} from './reference-resolver.ts';
+export type { ReadTargets, ReferringValue, Resolution, ResolveOptions, Revealed, TargetRead } from './reference-resolver.ts';
 export { ReferenceSyntaxError, UnresolvedReferencesError, type ReferenceProblem, type ReferenceReason } from './reference-errors.ts';
+export { edgeKeysOf, edgeRoom, referenceEdgeItems } from './reference-edges.ts';
+export type { Dependent, ReferenceIndexStore } from './reference-index.ts';

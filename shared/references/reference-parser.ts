@@ -1,4 +1,5 @@
 import { ReferenceSyntaxError } from './reference-errors.ts';
+import { pathOf, type SecretPlace } from './reference-basics.ts';
 
 /**
  * The grammar of secret references (decisions.md v1.4, "Secret references"): `${KEY}` (same environment),
@@ -145,20 +146,10 @@ export function assertReferencesParse(value: string, field = 'value'): ParsedRef
   throw new ReferenceSyntaxError(`${field}: the reference at character ${offset + 1} ${rule} (write "$\${" for a literal "\${")`);
 }
 
-/** Where a secret is: its project's and environment's slugs and its key. */
-export interface SecretPlace {
-  projectSlug: string;
-  envSlug: string;
-  key: string;
-}
-
 /** A secret a reference names, with its path `<projectSlug>/<envSlug>/<key>` (what the store reads by). */
 export interface ReferenceTarget extends SecretPlace {
   path: string;
 }
-
-/** `<projectSlug>/<envSlug>/<key>`, the path of decisions.md's reveal by path. */
-export const pathOf = (place: SecretPlace): string => `${place.projectSlug}/${place.envSlug}/${place.key}`;
 
 /** The secret `reference` names, read from a value of the secret at `from` (a reference is relative to it). */
 export function targetOf(reference: ParsedReference, from: SecretPlace): ReferenceTarget {

@@ -1,6 +1,7 @@
 import { type ReferenceProblem, UnresolvedReferencesError } from './reference-errors.ts';
 import { cycleProblems, type Edge, type Graph, oversizeProblem, substitute, tooDeepProblem, type ValueNode } from './reference-graph.ts';
-import { parseValue, pathOf, type ReferenceTarget, type SecretPlace, type SyntaxProblem, targetOf } from './reference-parser.ts';
+import { MAX_LEVELS, pathOf, type SecretPlace } from './reference-basics.ts';
+import { parseValue, type ReferenceTarget, type SyntaxProblem, targetOf } from './reference-parser.ts';
 
 /**
  * The resolver of secret references (decisions.md v1.4, "Secret references"), pure logic over one port that reads
@@ -11,7 +12,6 @@ import { parseValue, pathOf, type ReferenceTarget, type SecretPlace, type Syntax
  * half-resolved value. A value without references reads nothing.
  */
 
-export const MAX_LEVELS = 5;
 /** Distinct targets one value may reach (decisions.md is silent): 50 references of 50 references each would be 2,500 reads. */
 export const DEFAULT_MAX_TARGETS = 100;
 /** A resolved value answers at most what a written one may hold (decisions.md, "Secrets"); the AWS API's limit too. */

@@ -10,6 +10,7 @@ import type { ProjectStore } from '../workspaces/index.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import { makeSecretGuard, targetOf } from './secret-guard.ts';
 import { SECRET_PATH } from './secret-reveals.ts';
+import { makeReviewGate } from './review-gate.ts';
 
 export type DeletedSecretServiceStore = Pick<SecretStore, 'getSecretByPath'> &
   Pick<
@@ -31,6 +32,7 @@ export type DeletedSecretServiceStore = Pick<SecretStore, 'getSecretByPath'> &
  */
 export function makeDeletedSecretService({ store, clock }: { store: DeletedSecretServiceStore; clock: Clock }) {
   const { readable, visibleEnvironment, permit } = makeSecretGuard(store, clock);
+  const reviewGate = makeReviewGate(store);
   return {
     /** Newest deletion first; NOT_FOUND for an environment the caller may not see. Never a value. */
     async list(principal: Principal, environmentId: string, page: PageRequest): Promise<Page<DeletedSecret>> {
@@ -90,6 +92,7 @@ export function makeDeletedSecretService({ store, clock }: { store: DeletedSecre
         `secret ${secretId} was not found among the deleted secrets`,
       );
       await permit(principal, 'delete', deleted);
+      await reviewGate(principal, deleted);
       const { key, projectId, environmentId, currentVersion: version } = deleted;
       const audit = auditEntry(
         principal,

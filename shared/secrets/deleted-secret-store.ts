@@ -130,6 +130,8 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
                   environmentId: secret.environmentId,
                   sealed: secret.sealed,
                   ...(secret.encoding && { encoding: secret.encoding }),
+                  // The marker an environment load resolves by, as a write keeps it (secret-references.ts).
+                  ...(secret.references && { references: secret.references }),
                 }),
               ]
             : []),

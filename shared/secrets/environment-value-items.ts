@@ -17,6 +17,8 @@ export interface EnvironmentValue {
   sealed: SealedValue;
   /** `base64` for a binary value (shared/secrets/secret-record.ts). */
   encoding?: 'base64';
+  /** The distinct targets of its references, when it has any (the marker an environment load resolves by). */
+  references?: string[];
 }
 
 /**

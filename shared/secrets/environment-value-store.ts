@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type AuditEntry, putAuditEntries } from '../audit/index.ts';
+import { type AuditWrite, putAuditEntries } from '../audit/index.ts';
 import { transact } from '../platform/store/conditional.ts';
 import { keys, patterns } from '../platform/store/keys.ts';
 import type { Pager } from '../platform/store/pager.ts';
@@ -41,6 +41,7 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
         version: item.version as number,
         sealed: fromStored(item.sealed as Record<string, unknown>),
         ...(item.encoding === 'base64' && { encoding: 'base64' as const }),
+        ...(Array.isArray(item.references) && { references: item.references as string[] }),
       }));
       return { ...result, items, cursorAfter: (index) => pager.cursorAfter(input, result.items[index]!) };
     },
@@ -75,6 +76,8 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
               environmentId,
               sealed: fromStored(head.sealed as Record<string, unknown>),
               ...(head.encoding === 'base64' && { encoding: 'base64' as const }),
+              // The marker the load resolves by, should a secret written since v1.4 get its item here.
+              ...(Array.isArray(head.references) && { references: head.references as string[] }),
             };
             const put = environmentValuePut(db, workspaceId, value).Put!;
             return transact(
@@ -127,7 +130,7 @@ export function makeEnvironmentValueStore(db: Db, pager: Pager, limiter: RevealL
      * batch could not carry the condition). When they cannot all be written it fails (SERVICE_UNAVAILABLE under
      * throttling) and the caller returns no value.
      */
-    async writeAuditEntries(workspaceId: string, entries: readonly AuditEntry[]): Promise<void> {
+    async writeAuditEntries(workspaceId: string, entries: readonly AuditWrite[]): Promise<void> {
       await putAuditEntries(db, workspaceId, entries);
     },
   };

@@ -37,6 +37,12 @@ export {
   stagesByVersion,
   stagesOf,
 } from './secret-labels.ts';
+/**
+ * The review gate (decisions.md v1.4, "Change requests"): the one decision every public write of the services asks
+ * (`reviewRequired`, refused by `refuseUnreviewedWrite` as REVIEW_REQUIRED). A change request's merge writes through
+ * the layer below it (secret-writer.ts's `writeNext`, and the stores' transactions), which never asks it.
+ */
+export { continuesRotation, refuseUnreviewedWrite, reviewRequired, type ReviewPolicyView } from './review-gate.ts';
 /** What the rotation feature (shared/rotation/) asks of secrets: the policy, the head, the AWSPENDING version. */
 export type { SecretsForRotation } from './secrets-for-rotation.ts';
 export type { PendingOutcome } from './pending-versions.ts';
@@ -59,12 +65,11 @@ export { makePurgeService, PURGE_GRACE_MS, type PurgeRun, type PurgeService, typ
  */
 export { makeSecretStore, type SecretStore } from './secret-store.ts';
 /**
- * A version write prepared without sending it (its transaction items and audit entry), for a change request's merge,
- * which commits several keys' writes in one transaction: stored exactly as any write stores a version.
+ * The types of a version write and a recoverable delete prepared without sending them, for a change request's merge
+ * (its function builds them through secret-wiring.ts: their code is not in the AWS API's cold start, which this file is).
  */
-export { versionWritePreparer, type PreparedVersionWrite, type VersionWritePreparer } from './secret-version-items.ts';
-/** A recoverable delete prepared without sending it, for the same merge: stored as any delete stores it. */
-export { deletePreparer, type DeletePreparer } from './secret-delete-items.ts';
+export type { PreparedVersionWrite, VersionWritePreparer } from './secret-version-writes.ts';
+export type { DeletePreparer } from './secret-delete-items.ts';
 export { makeSecretMetadataStore, type SecretMetadataStore } from './secret-metadata-store.ts';
 export { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
 export type { DeletedSecretStore } from './deleted-secret-store.ts';

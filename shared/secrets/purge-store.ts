@@ -4,6 +4,7 @@ import { keys, patterns } from '../platform/store/keys.ts';
 import { queryAll } from '../platform/store/query.ts';
 import { batchDelete, getItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
+import { edgeKeysOf } from '../references/index.ts';
 
 /**
  * The purge of a deleted secret (deleted-secret-store.ts), on its own so that the purger's function builds these two
@@ -23,7 +24,7 @@ export function makePurgeStore(db: Db) {
       const purge = keys.secretPurge(workspaceId, secretId).SK;
       const versions = items.filter((item) => item.SK !== purge);
       await batchDelete(db, versions);
-      const head = record?.head as { environmentId?: string } | undefined;
+      const head = record?.head as { environmentId?: string; references?: string[] } | undefined;
       const listed =
         head?.environmentId && typeof record?.deletedAt === 'string'
           ? [keys.deletedSecret(workspaceId, head.environmentId, record.deletedAt, secretId)]
@@ -31,7 +32,9 @@ export function makePurgeStore(db: Db) {
       // One transaction of two deletes, not a batch: IAM authorises each as a DeleteItem, which a grant can give on the
       // workspace partition without also giving batch puts there (lib/access.ts).
       const remove = (key: ItemKey) => ({ Delete: { TableName: db.tableName, Key: key } });
-      await transact(db, [...listed, keys.secretPurge(workspaceId, secretId)].map(remove), []);
+      // The secret's reverse index edges go with it (a deleted secret keeps them: a restore brings its references back).
+      const edges = edgeKeysOf(workspaceId, secretId, head?.references);
+      await transact(db, [...listed, ...edges, keys.secretPurge(workspaceId, secretId)].map(remove), []);
       return versions.filter((item) => item.SK.startsWith('V#')).length;
     },
 

@@ -52,7 +52,8 @@ export const rotationDetail = once(() =>
 
 /**
  * One secret by id (decisions.md, "REST sees the same objects"): the list item plus where it lives, its ARN, the
- * AWS API's description and tags, and its rotation (null when none is configured). Never a value.
+ * AWS API's description and tags, its rotation (null when none is configured), the targets (paths) its current
+ * value references and the secrets (ids) whose current value references it. Never a value.
  */
 export const secretDetail = once(() =>
   z.extend(secretListItem(), {
@@ -63,6 +64,9 @@ export const secretDetail = once(() =>
     description: z.nullable(z.string()),
     tags: z.record(z.string(), z.string()),
     rotation: z.nullable(rotationDetail()),
+    // Secret references (decisions.md v1.4): only this route reads the reverse index, lists never do.
+    references: z.array(z.string()),
+    referencedBy: z.array(id('sec')),
   }),
 );
 

@@ -4,6 +4,7 @@ import type { EnvironmentRef, makeSecretGuard } from './secret-guard.ts';
 import type { SecretRecord } from './secret-record.ts';
 import type { SecretValue, WriteAnswer, WriteInput, WriteOptions } from './secret-write-types.ts';
 import type { makeValuelessCreate } from './secret-valueless.ts';
+import { refuseUnreviewedWrite, type ReviewGate } from './review-gate.ts';
 
 /**
  * The secrets service's writes by path and of a secret already found (what the AWS API's CreateSecret,
@@ -15,9 +16,11 @@ export interface SecretPathWritesDeps {
   guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'visibleEnvironment' | 'permit'>;
   writeNext: (principal: Principal, environment: EnvironmentRef, input: WriteInput, options: WriteOptions) => Promise<WriteAnswer>;
   createWithoutValue: ReturnType<typeof makeValuelessCreate>['createWithoutValue'];
+  /** The review gate of a write by secret id (review-gate.ts). */
+  reviewGate: ReviewGate;
 }
 
-export function makeSecretPathWrites({ store, guard, writeNext, createWithoutValue }: SecretPathWritesDeps) {
+export function makeSecretPathWrites({ store, guard, writeNext, createWithoutValue, reviewGate }: SecretPathWritesDeps) {
   const { readable, visibleEnvironment, permit } = guard;
 
   /** An environment by its project's and its own slug, if the caller may see it; NOT_FOUND otherwise. */
@@ -48,6 +51,8 @@ export function makeSecretPathWrites({ store, guard, writeNext, createWithoutVal
         envSlug: environment.slug,
         key: path.key,
       });
+      // The environment's item read by slug carries its policy; a secret without a value is a write all the same.
+      refuseUnreviewedWrite(principal, environment);
       if (value === null) return createWithoutValue(principal, environment, path.key, options);
       return writeNext(principal, environment, { key: path.key, ...value }, options);
     },
@@ -59,9 +64,21 @@ export function makeSecretPathWrites({ store, guard, writeNext, createWithoutVal
     async writeExisting(principal: Principal, found: SecretRecord, value: SecretValue, options: WriteOptions = {}) {
       const head = await readable(principal, found, found.id);
       await permit(principal, 'write', head);
+      await reviewGate(principal, head, { versionId: options.versionId });
       const secretId = head.id;
       const environment = { id: head.environmentId, projectId: head.projectId, projectSlug: head.projectSlug, slug: head.envSlug };
       return writeNext(principal, environment, { key: head.key, ...value }, { ...options, secretId });
+    },
+
+    /**
+     * Whether the caller may write a new value of a secret it found, asked before anything changes (UpdateSecret
+     * changes the description before the value, and a refused value must leave the description as it was): NOT_FOUND,
+     * FORBIDDEN or REVIEW_REQUIRED as `writeExisting` would answer. Reads nothing without a review policy.
+     */
+    async mayWriteValue(principal: Principal, found: SecretRecord, versionId?: string): Promise<void> {
+      const head = await readable(principal, found, found.id);
+      await permit(principal, 'write', head);
+      await reviewGate(principal, head, { versionId });
     },
 
     /**

@@ -39,6 +39,12 @@ export interface SecretRecord {
   revision?: number;
   /** `base64` when the current version's value is binary (the AWS API's SecretBinary), kept as its base64 text. */
   encoding?: ValueEncoding;
+  /**
+   * The distinct targets (by path) of the current value's references, written with it (decisions.md v1.4, "Secret
+   * references"); absent when it has none. It is also the marker a reveal resolves by: a value without it (a plain
+   * one, or one written before v1.4 that happens to hold `${`) is answered as written.
+   */
+  references?: string[];
 }
 
 /** How a value is kept: binary values (SecretBinary) as their base64 text; a string value has no encoding. */
@@ -69,6 +75,8 @@ export interface StoredVersion {
   versionId: string | null;
   /** `base64` for a binary value. */
   encoding?: ValueEncoding;
+  /** The distinct targets of its references, when it has any (as the head's `references`). */
+  references?: string[];
 }
 
 /** A version as the history lists it: never its value. */
@@ -81,6 +89,7 @@ export const toVersionRecord = (item: Record<string, unknown>): VersionRecord =>
   rolledBackFrom: (item.rolledBackFrom as number | undefined) ?? null,
   versionId: (item.versionId as string | undefined) ?? null,
   ...(item.encoding === 'base64' && { encoding: 'base64' as const }),
+  ...(Array.isArray(item.references) && item.references.length > 0 && { references: item.references as string[] }),
 });
 
 /**
@@ -131,6 +140,7 @@ const OPTIONAL_FIELDS = [
   'unfilled',
   'revision',
   'encoding',
+  'references',
 ] as const;
 
 export const toRecord = (item: Record<string, unknown> | undefined): SecretRecord | undefined => {

@@ -11,6 +11,8 @@ import type { SecretMetadataStore } from './secret-metadata-store.ts';
 import type { makeSecretGuard } from './secret-guard.ts';
 import { NoValueError, type SecretRecord, type StoredSecret } from './secret-record.ts';
 import { derivedVersionId, versionIdOf } from './secret-names.ts';
+import { resolvesReferences } from './secret-reference-marks.ts';
+import { referenceReveals } from './secret-reference-loader.ts';
 
 /**
  * The secrets service's reveals of one secret (by id, by path, by name and version for the AWS API), over the store
@@ -18,7 +20,7 @@ import { derivedVersionId, versionIdOf } from './secret-names.ts';
  */
 export interface SecretRevealDeps {
   store: Pick<SecretStore, 'getSecretHead' | 'getSecretByPath' | 'getSecretVersion' | 'recordReveal'> &
-    Pick<SecretMetadataStore, 'getVersionNumberOf'>;
+    Pick<SecretMetadataStore, 'getVersionNumberOf' | 'getSecretsByPaths'>;
   cipher: Cipher;
   clock: Clock;
   /** Reveals per minute per credential, both reveal routes together. */
@@ -40,6 +42,7 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
   const { store, cipher, clock } = deps;
   const { readable, permit } = guard;
   const workspaceLimit = () => workspaceRevealLimit(deps);
+  const references = referenceReveals({ store, cipher, guard });
 
   /**
    * The sealed value of version `version`, its encoding and when it was written: the head's own, or its version
@@ -59,9 +62,19 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
 
   /**
    * Audits first (with the rate limit), then decrypts; no value leaves without its audit entry. Answers the value
-   * with its version, when that version was written, and the secret it is of (the AWS API names them all).
+   * with its version, when that version was written, and the secret it is of (the AWS API names them all). A current
+   * value marked as holding references is resolved unless `raw` (decisions.md v1.4): its own value is opened first,
+   * then the targets, and one store call audits it and each target revealed (`via`) before the value is answered;
+   * an unresolvable one is 409 with `details`, nothing answered and no target audited.
    */
-  async function reveal(principal: Principal, head: StoredSecret, version: number | undefined, prefetched?: Prefetched, named?: string) {
+  async function reveal(
+    principal: Principal,
+    head: StoredSecret,
+    version: number | undefined,
+    prefetched?: Prefetched,
+    named?: string,
+    raw = false,
+  ) {
     await permit(principal, 'reveal', head);
     const ws = principal.workspaceId;
     const wanted = version ?? head.currentVersion;
@@ -69,16 +82,33 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
     // A VersionId names its version only (decisions.md v1.4): the derived id of a version that has a token of its own
     // names nothing, which only the version's item can tell once it has lost its labels.
     if (named !== undefined && named !== versionId) throw new NotFoundError(`secret ${head.id} has no such version`);
+    const { sealed: _sealed, ...secret } = head;
+    const context = secretContext(ws, head.id, wanted);
+    const resolved = resolvesReferences(head, wanted, raw)
+      ? await references.resolve(principal, secret, await cipher.decrypt(sealed, context))
+      : undefined;
     const now = clock.now();
     const audit = auditEntry(principal, 'secret.reveal', head.id, { ...metadataOf(head), version: wanted }, now);
-    await store.recordReveal(ws, audit, {
-      credentialId: principal.credentialId,
-      perMinute: deps.revealsPerMinute,
-      workspacePerMinute: workspaceLimit(),
-      now,
-    });
-    const value = await cipher.decrypt(sealed, secretContext(ws, head.id, wanted));
-    const { sealed: _sealed, ...secret } = head;
+    const via = (resolved?.revealed ?? []).map((target) =>
+      auditEntry(
+        principal,
+        'secret.reveal',
+        target.secret.id,
+        { ...metadataOf(target.secret), version: target.secret.currentVersion, via: target.via },
+        now,
+      ),
+    );
+    await store.recordReveal(
+      ws,
+      { ...audit, packed: via },
+      {
+        credentialId: principal.credentialId,
+        perMinute: deps.revealsPerMinute,
+        workspacePerMinute: workspaceLimit(),
+        now,
+      },
+    );
+    const value = resolved ? resolved.value : await cipher.decrypt(sealed, context);
     return { key: head.key, version: wanted, value, ...(encoding && { encoding }), versionCreatedAt: createdAt, secret };
   }
 
@@ -91,15 +121,16 @@ export function makeSecretReveals(deps: SecretRevealDeps, guard: ReturnType<type
   return {
     sealedAt,
 
-    async revealById(principal: Principal, secretId: string, version: number | undefined, prefetched?: Prefetched) {
+    /** `raw` answers the text as written, its references unresolved (`?raw=true`). */
+    async revealById(principal: Principal, secretId: string, version: number | undefined, prefetched?: Prefetched, raw = false) {
       const head = await readable(principal, await store.getSecretHead(principal.workspaceId, secretId, prefetched), secretId);
-      return reveal(principal, head, version, prefetched);
+      return reveal(principal, head, version, prefetched, undefined, raw);
     },
 
     /** `path` is `<projectSlug>/<envSlug>/<key>`; a path that cannot name a secret is simply not found. */
-    async revealByPath(principal: Principal, path: string, version: number | undefined, prefetched?: Prefetched) {
+    async revealByPath(principal: Principal, path: string, version: number | undefined, prefetched?: Prefetched, raw = false) {
       const head = await readableAt(principal, path, prefetched);
-      return { id: head.id, ...(await reveal(principal, head, version, prefetched)) };
+      return { id: head.id, ...(await reveal(principal, head, version, prefetched, undefined, raw)) };
     },
 
     /**

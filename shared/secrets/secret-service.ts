@@ -22,11 +22,13 @@ import type { SecretMetadataStore } from './secret-metadata-store.ts';
 import type { DeletedSecretStore } from './deleted-secret-store.ts';
 import type { EnvironmentSearchStore } from './environment-search-store.ts';
 import type { EnvironmentValueStore } from './environment-value-store.ts';
+import type { ReferenceIndexStore } from '../references/index.ts';
 import type { DenialStore } from '../access/index.ts';
 import type { ProjectStore } from '../workspaces/index.ts';
 import { secretPath, type SecretRecord } from './secret-record.ts';
 import { auditEntry } from '../audit/index.ts';
 import { announceAnswer } from '../platform/idempotency-scope.ts';
+import { makeReviewGate, refuseUnreviewedWrite } from './review-gate.ts';
 
 export type SecretServiceStore = Pick<
   SecretStore,
@@ -48,6 +50,7 @@ export type SecretServiceStore = Pick<
   Pick<EnvironmentSearchStore, 'searchEnvironments' | 'environmentsOfProjects' | 'indexEnvironmentSearch'> &
   Pick<EnvironmentValueStore, 'listEnvironmentValues' | 'indexEnvironmentValues' | 'countRevealPage' | 'writeAuditEntries'> &
   Pick<DenialStore, 'recordDenial'> &
+  Pick<ReferenceIndexStore, 'referencedBy'> &
   Pick<ProjectStore, 'getEnvironment' | 'getProjectBySlug' | 'getEnvironmentBySlug' | 'environmentByIdKeys'>;
 
 /**
@@ -97,15 +100,16 @@ export function makeSecretService(deps: SecretServiceDeps) {
   const bulkReveals = makeSecretBulkReveals(deps, guard);
   const { writeNext, changeMetadata } = makeSecretWriter({ ...deps, guard });
   const { createWithoutValue } = makeValuelessCreate(deps);
-  const stages = makeSecretStages(deps, guard);
+  const reviewGate = makeReviewGate(store);
+  const stages = makeSecretStages({ ...deps, reviewGate }, guard);
 
   return {
     ...reveals,
     ...bulkReveals,
     ...stages,
     /** What the rotation feature asks of secrets (shared/rotation/ reaches it through this feature's index.ts). */
-    forRotation: makeSecretsForRotation({ store, writeNext }, guard),
-    ...makeSecretPathWrites({ store, guard, writeNext, createWithoutValue }),
+    forRotation: makeSecretsForRotation({ store, writeNext, reviewGate }, guard),
+    ...makeSecretPathWrites({ store, guard, writeNext, createWithoutValue, reviewGate }),
 
     /** The items each secrets route can read ahead with the credential; the store alone knows the table's keys. */
     prefetch: {
@@ -138,6 +142,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
         envSlug: environment.slug,
         key: input.key,
       });
+      // The environment was read with the credential: its policy costs no read.
+      refuseUnreviewedWrite(principal, environment);
       return writeNext(principal, environment, input, options);
     },
 
@@ -161,6 +167,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const head = await readable(principal, await store.getSecretHead(ws, secretId, options.prefetched), secretId);
       await permit(principal, 'write', head);
+      await reviewGate(principal, head, { prefetched: options.prefetched });
       const { sealed, encoding } = await sealedAt(ws, head, version, options.prefetched);
       const value = await cipher.decrypt(sealed, secretContext(ws, secretId, version));
       // The head carries its environment's ids and slugs (neither changes), so no environment read is needed.
@@ -182,6 +189,7 @@ export function makeSecretService(deps: SecretServiceDeps) {
       const ws = principal.workspaceId;
       const head = await readable(principal, await store.getSecretHead(ws, secretId, prefetched), secretId);
       await permit(principal, 'delete', head);
+      await reviewGate(principal, head, { prefetched });
       const answer = announceAnswer({ id: secretId, deleted: true as const });
       const now = clock.now();
       const purgeAt = iso(now + recoveryWindowDays * DAY_MS);
@@ -223,7 +231,8 @@ export function makeSecretService(deps: SecretServiceDeps) {
 
     /**
      * One secret as `GET /api/v1/secrets/{secretId}` answers it (decisions.md, "REST sees the same objects"): its
-     * record with its path, its ARN, description and tags; NOT_FOUND for one the caller may not read. Never a value.
+     * record with its path, its ARN, description and tags, the targets its current value references and the secrets
+     * (at most REFERENCED_BY_CAP) whose current value references it; NOT_FOUND for one the caller may not read. Never a value.
      */
     async read(principal: Principal, secretId: string, prefetched?: Prefetched) {
       const { sealed: _sealed, ...secret } = await readable(
@@ -231,13 +240,21 @@ export function makeSecretService(deps: SecretServiceDeps) {
         await store.getSecretHead(principal.workspaceId, secretId, prefetched),
         secretId,
       );
+      const path = secretPath(secret);
+      const [rotation, referencedBy] = await Promise.all([
+        deps.rotationOf(principal.workspaceId, secret.id),
+        store.referencedBy(principal.workspaceId, path),
+      ]);
+      const { references = [] } = secret;
       return {
         ...secret,
-        path: secretPath(secret),
+        path,
         arn: secretArn(deps.place, secret),
         description: secret.description ?? null,
         tags: secret.tags ?? {},
-        rotation: await deps.rotationOf(principal.workspaceId, secret.id),
+        rotation,
+        references,
+        referencedBy,
       };
     },
 

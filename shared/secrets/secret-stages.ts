@@ -19,6 +19,7 @@ import { derivedVersionId, versionIdOf, versionOfVersionId } from './secret-name
 import { untilHeadWritten } from './head-retries.ts';
 import { revisionAfter, type SecretRecord, type StoredSecret, type ValueEncoding } from './secret-record.ts';
 import { metadataOf } from './secret-reveals.ts';
+import type { ReviewGate } from './review-gate.ts';
 
 /**
  * Moving a staging label (the AWS API's UpdateSecretVersionStage; decisions.md, "Rotation"), under `write`: the labels
@@ -41,8 +42,9 @@ function headAfterMove(
   to: { number: number; versionId: string } | undefined,
   updatedAt: string,
   encoding: ValueEncoding | undefined,
+  references: string[] | undefined,
 ) {
-  const { sealed: _old, labels: _labels, versionIds: _ids, latestVersion: _latest, encoding: _encoding, ...rest } = head;
+  const { sealed: _old, labels: _labels, versionIds: _ids, latestVersion: _latest, encoding: _encoding, references: _refs, ...rest } = head;
   const token = to && to.versionId !== derivedVersionId(head.id, to.number) ? { [String(to.number)]: to.versionId } : {};
   const versionIds = keepLabelled<string>({ ...head.versionIds, ...token }, state);
   const latestVersion = latestVersionOf(head);
@@ -57,6 +59,8 @@ function headAfterMove(
     revision: revisionAfter(head),
     // The head's encoding is its current version's (a binary value's: secret-record.ts).
     ...(encoding && { encoding }),
+    // So are its references (the marker a reveal resolves by: secret-references.ts).
+    ...(references?.length && { references }),
   };
   return record;
 }
@@ -67,6 +71,8 @@ export function makeSecretStages(
     store: Pick<SecretStore, 'getSecretHead' | 'getSecretVersion' | 'writeSecretVersion'> &
       Pick<SecretMetadataStore, 'getSecretVersionRecords' | 'getVersionNumberOf'>;
     clock: Clock;
+    /** A label move changes which value is current, or which a rotation writes next: the review gate asks. */
+    reviewGate: ReviewGate;
   },
   guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>,
 ) {
@@ -142,19 +148,22 @@ export function makeSecretStages(
       return untilHeadWritten(found.id, MOVE_RETRIES, async () => {
         const head = await guard.readable(principal, await store.getSecretHead(ws, found.id), found.id);
         await guard.permit(principal, 'write', head);
+        await deps.reviewGate(principal, head, { versionId: moveToVersionId });
         const { to, removeFrom, state } = await plannedMove(ws, head, stage, moveToVersionId, removeFromVersionId);
         const now = clock.now();
         const currentMoved = state.currentVersion !== head.currentVersion;
         let sealed = head.sealed;
         // The head's encoding is its current version's (a binary value's: secret-record.ts).
         let encoding = head.encoding;
+        let references = head.references;
         if (currentMoved) {
           const version = await store.getSecretVersion(ws, head.id, state.currentVersion);
           if (!version) throw new NotFoundError(`secret ${head.id} has no version ${state.currentVersion}`);
           sealed = version.sealed;
           encoding = version.encoding;
+          references = version.references;
         }
-        const record = headAfterMove(head, state, to, currentMoved ? iso(now) : head.updatedAt, encoding);
+        const record = headAfterMove(head, state, to, currentMoved ? iso(now) : head.updatedAt, encoding, references);
         const audit = currentMoved
           ? auditEntry(principal, 'secret.rotate', head.id, { ...metadataOf(head), version: state.currentVersion, stage }, now)
           : auditEntry(

@@ -1,5 +1,6 @@
 import type { ItemKey, Prefetched } from '../platform/prefetch.ts';
-import { type AuditEntry, putAuditEntries } from '../audit/index.ts';
+import { type AuditEntry, type AuditWrite, putAuditEntries } from '../audit/index.ts';
+import { edgeRoom, referenceEdgeItems } from '../references/index.ts';
 import { oldItemAt, transact } from '../platform/store/conditional.ts';
 import { fromStored } from '../platform/store/sealed.ts';
 import {
@@ -104,6 +105,8 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
           },
         } as never);
       const windowAt = conditions.notInRecoveryWindow ? items.length - 1 : -1;
+      // The reverse index follows the current references (write, rollback, label move), in the same transaction.
+      items.push(...(referenceEdgeItems(db, workspaceId, secret.id, expected?.references, secret.references, edgeRoom(items)) as never[]));
       const conditional = [
         0,
         1,
@@ -127,9 +130,11 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
     /**
      * Counts a reveal against the credential's per-minute limit and the workspace's ceiling (RATE_LIMITED, and
      * nothing written, when either is reached), then writes its audit entry: one PutItem, durable when it answers
-     * (a fresh id; the condition only guards the log against an overwrite). A failed write fails the reveal.
+     * (a fresh id; the condition only guards the log against an overwrite). A failed write fails the reveal. A
+     * reveal that resolved references writes its own entry and one per target in this one call (counted once), all
+     * durable before it answers.
      */
-    async recordReveal(workspaceId: string, audit: AuditEntry, limit: RevealLimit): Promise<void> {
+    async recordReveal(workspaceId: string, audit: AuditWrite, limit: RevealLimit): Promise<void> {
       await limiter.countReveal(workspaceId, limit);
       await putAuditEntries(db, workspaceId, [audit]);
     },

@@ -9,6 +9,7 @@ import { makeProjectStore } from '../workspaces/project-store.ts';
 import { makeDeletedSecretStore } from './deleted-secret-store.ts';
 import { makeEnvironmentValueStore } from './environment-value-store.ts';
 import { makeEnvironmentSearchStore } from './environment-search-store.ts';
+import { makeReferenceIndexStore } from '../references/reference-index.ts';
 import { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
 import { errorName, onDenialAuditFailure, revealStore } from './reveal-wiring.ts';
 import { makeDeletedSecretService } from './deleted-secret-service.ts';
@@ -16,6 +17,12 @@ import { makeSecretService } from './secret-service.ts';
 import { makeRotationStore, rotationViewOf } from '../rotation/index.ts';
 
 export { errorName } from './reveal-wiring.ts';
+/**
+ * A version write and a recoverable delete prepared without sending them (their transaction items and audit entries),
+ * for a change request's merge, which commits several keys' changes in one transaction: stored as any write stores them.
+ */
+export { versionWritePreparer } from './secret-version-writes.ts';
+export { deletePreparer } from './secret-delete-items.ts';
 
 /**
  * The secrets service as a function builds it once per container: the REST secrets group and the AWS API, so both
@@ -29,6 +36,7 @@ export function secretsStore(db: Db, pager: Pager, limiter: RevealLimiter = make
     makeDeletedSecretStore(db, pager),
     makeEnvironmentSearchStore(db, pager),
     makeRotationStore(db),
+    makeReferenceIndexStore(db),
   );
 }
 

@@ -35,6 +35,8 @@ export interface WriteOptions {
 export interface SecretValue {
   value: string;
   encoding?: ValueEncoding | undefined;
+  /** The name the caller gave the value (the AWS API's `SecretString`), which a refusal of it names; default `value`. */
+  field?: string | undefined;
 }
 
 /** What a write writes: a key's next value. */

@@ -13,6 +13,7 @@ import { untilHeadWritten } from './head-retries.ts';
 import { metadataOf } from './secret-reveals.ts';
 import { makeRepeatedWrites } from './secret-repeats.ts';
 import { versionOfDerivedId } from './secret-names.ts';
+import { mayReference } from './secret-reference-marks.ts';
 import {
   revisionAfter,
   SecretExistsError,
@@ -23,7 +24,7 @@ import {
   type StoredSecret,
 } from './secret-record.ts';
 import { AWSCURRENT, latestVersionOf, StageRuleError } from './secret-labels.ts';
-import { secretAfterWrite } from './secret-version-items.ts';
+import { secretAfterWrite } from './secret-version-writes.ts';
 
 export { SecretExistsError, VersionIdExistsError } from './secret-record.ts';
 
@@ -75,6 +76,10 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
     options: WriteOptions & { rollback?: { secretId: string; from: number } },
   ): Promise<WriteAnswer> {
     const ws = principal.workspaceId;
+    // Checked before anything is read: a value whose references do not parse is refused and leaves nothing.
+    const references = mayReference(input)
+      ? (await import('./secret-references.ts')).referencesOf(environment, input.key, input, options.rollback !== undefined)
+      : [];
     // What a lost race found (the key as the winner left it), so the next attempt need not read it.
     let found: { current: SecretRecord | undefined } | undefined;
     // A write of the current version reads the key item (read ahead with the credential, or what a lost race found);
@@ -112,7 +117,12 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
         const repeated = await derivedTokenWrite(principal, current, options.versionId, number, input);
         if (repeated) return repeated;
       }
-      const record = secretAfterWrite(current, environment, { input, number, stages, versionId: options.versionId, now }, options.metadata);
+      const record = secretAfterWrite(
+        current,
+        environment,
+        { input, number, stages, versionId: options.versionId, now, references },
+        options.metadata,
+      );
       const becomesCurrent = record.currentVersion === number;
       const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, number));
       // A secret created without a value gets its first version as a new version of an existing secret.
@@ -139,6 +149,7 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
             versionId: options.versionId,
             claim: reserved === undefined,
             encoding: input.encoding,
+            references,
           },
           auditEntry(principal, action, record.id, metadata, now),
           undefined,

@@ -6,6 +6,7 @@ import type { makeSecretGuard } from './secret-guard.ts';
 import type { SecretRecord } from './secret-record.ts';
 import type { makeSecretWriter } from './secret-writer.ts';
 import { makePendingVersions } from './pending-versions.ts';
+import type { ReviewGate } from './review-gate.ts';
 
 /**
  * What the rotation feature (shared/rotation/) asks of secrets: the caller's `read` and `write` of a secret (the
@@ -44,17 +45,26 @@ type SecretWriter = ReturnType<typeof makeSecretWriter>;
 
 /** The secrets side of rotation, over the secrets service's store, guard and writer's loop. */
 export function makeSecretsForRotation(
-  deps: { store: Pick<SecretStore, 'getSecretHead' | 'writeSecretVersion'>; writeNext: SecretWriter['writeNext'] },
+  deps: {
+    store: Pick<SecretStore, 'getSecretHead' | 'writeSecretVersion'>;
+    writeNext: SecretWriter['writeNext'];
+    /** Rotation's configuration and a start by a caller are writes: the review gate asks (review-gate.ts). */
+    reviewGate: ReviewGate;
+  },
   guard: Pick<ReturnType<typeof makeSecretGuard>, 'readable' | 'permit'>,
 ) {
   const { store } = deps;
   return {
     ...makePendingVersions(deps),
 
-    /** The head of a secret the caller may write (NOT_FOUND / FORBIDDEN as for a write), read strongly consistent. */
+    /**
+     * The head of a secret the caller may write (NOT_FOUND / FORBIDDEN as for a write, REVIEW_REQUIRED in an
+     * environment with a review policy), read strongly consistent.
+     */
     async writableHead(principal: Principal, secretId: string) {
       const head = await guard.readable(principal, await store.getSecretHead(principal.workspaceId, secretId), secretId);
       await guard.permit(principal, 'write', head);
+      await deps.reviewGate(principal, head);
       return head;
     },
 

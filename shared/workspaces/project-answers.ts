@@ -17,3 +17,11 @@ export const environmentAnswer = once(() =>
 
 /** One environment by id: the list item plus its project's slug (decisions.md, "Lookups by id"). */
 export const environmentDetail = once(() => z.extend(environmentAnswer(), { projectSlug: z.string() }));
+
+/**
+ * An environment's review policy (decisions.md v1.4, "Change requests"): the approvals a change request needs, and
+ * the access keys (`key_`, `ak_`) that may still write its secrets directly.
+ */
+export const reviewPolicyAnswer = once(() =>
+  z.object({ environmentId: id('env'), requiredApprovals: z.int(), bypass: z.array(z.string()) }),
+);

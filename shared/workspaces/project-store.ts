@@ -8,6 +8,7 @@ import { getItem, readItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
 import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
 import { pick } from '../platform/store/items.ts';
+import { reviewPolicyOf, type ReviewPolicy } from './review-policy-store.ts';
 
 export interface ProjectItem {
   id: string;
@@ -121,13 +122,28 @@ export function makeProjectStore(db: Db, pager: Pager) {
       workspaceId: string,
       environmentId: string,
       prefetched?: Prefetched,
-    ): Promise<(EnvironmentItem & { projectSlug: string; valuesIndexed: boolean }) | undefined> {
+    ): Promise<(EnvironmentItem & { projectSlug: string; valuesIndexed: boolean; reviewPolicy?: ReviewPolicy }) | undefined> {
       const item = await readItem(db, keys.environment(workspaceId, environmentId), prefetched);
-      return item && { ...toEnvironment(item)!, projectSlug: item.projectSlug as string, valuesIndexed: item.valuesIndexed === true };
+      const reviewPolicy = reviewPolicyOf(item);
+      return (
+        item && {
+          ...toEnvironment(item)!,
+          projectSlug: item.projectSlug as string,
+          valuesIndexed: item.valuesIndexed === true,
+          ...(reviewPolicy && { reviewPolicy }),
+        }
+      );
     },
 
-    async getEnvironmentBySlug(workspaceId: string, projectId: string, slug: string): Promise<EnvironmentItem | undefined> {
-      return toEnvironment(await getItem(db, keys.environmentSlug(workspaceId, projectId, slug)));
+    /** An environment by slug, with its review policy (the AWS API's CreateSecret reads this item only). */
+    async getEnvironmentBySlug(
+      workspaceId: string,
+      projectId: string,
+      slug: string,
+    ): Promise<(EnvironmentItem & { reviewPolicy?: ReviewPolicy }) | undefined> {
+      const item = await getItem(db, keys.environmentSlug(workspaceId, projectId, slug));
+      const reviewPolicy = reviewPolicyOf(item);
+      return item && { ...toEnvironment(item)!, ...(reviewPolicy && { reviewPolicy }) };
     },
 
     async environmentSlugsStartingWith(workspaceId: string, projectId: string, base: string): Promise<string[]> {

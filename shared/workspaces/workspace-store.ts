@@ -21,6 +21,11 @@ export interface WorkspaceItem {
    * shared/access/access-key-store.ts): its revision, or below 0 when it is revoked. Absent: no such key.
    */
   loginKeys?: Record<string, number>;
+  /**
+   * The environments with a review policy (a string set, written with the policy: review-policy-store.ts). Read with
+   * every credential, it tells a write by secret id whether it must read its environment. Absent: none.
+   */
+  reviewedEnvironments?: ReadonlySet<string>;
 }
 
 /** The workspace's record, with its login keys' states gathered from their `lk_<ak>` attributes. */
@@ -28,9 +33,12 @@ function toWorkspace(item: Record<string, unknown> | undefined): WorkspaceItem |
   const workspace = pick<WorkspaceItem>(item, WORKSPACE_FIELDS);
   if (!workspace) return undefined;
   const states = Object.entries(item!).filter(([name, value]) => name.startsWith('lk_') && typeof value === 'number');
-  return states.length === 0
-    ? workspace
-    : { ...workspace, loginKeys: Object.fromEntries(states.map(([name, value]) => [name.slice(3), value as number])) };
+  const reviewed = item!.reviewedEnvironments;
+  return {
+    ...workspace,
+    ...(states.length > 0 && { loginKeys: Object.fromEntries(states.map(([name, value]) => [name.slice(3), value as number])) }),
+    ...(reviewed instanceof Set && reviewed.size > 0 && { reviewedEnvironments: reviewed as Set<string> }),
+  };
 }
 
 /** What the token lookup item holds: never the token, only what authentication needs. */

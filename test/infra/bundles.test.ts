@@ -36,7 +36,8 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // larger than the regular expressions it replaced), the login-token's strong read and the role-claim warning: +4 KB.
   projects: 1.53, // 1.516: 360,355 B over 237,645 B (1.465: 306,207 B over 209,054 B before the SDK update)
   // The AWS SDK update (3.1166 to 3.1175: every floor +28 KB) took it to 1.501.
-  environments: 1.53, // 1.501: 356,798 B over 237,707 B (1.467 before the SDK update)
+  // Review policies (issue 49, part A) took it to 1.532 on main; change requests' shared keys and audit actions to 1.533.
+  environments: 1.54, // 1.533: 364,327 B; 1.501: 356,798 B over 237,707 B (1.467 before the SDK update)
   // Least privilege (issue 24) adds the policy, roles, sealed cursors and, in secrets, the guard and the denied-attempt
   // counter (+10.6 KB); the source-address check is a chunk of its own, loaded by the first key that has CIDRs.
   // Recoverable deletes (issue 26) add the deleted-secrets store and service and two routes (+5.4 KB).
@@ -46,16 +47,19 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // v1.4 (issues 45, 46): the repeated-write rules (secret-repeats.ts, the policy's mayCompareRepeatedWrite), the
   // one-way login tokens, secrets without a value and binary values through the store, reveals and answers, the
   // writes by path in a module of their own, the rotation floor's cron-gap check: +8.8 KB.
-  secrets: 1.84, // 1.829: 485,878 B over 265,652 B (1.796 with rotation: its routes and service, the rotation queue's SQS chunk and croner's chunk (cron schedules only), over a floor that now holds SendMessage; 1.711 while the floor also held the Scheduler client; 1.706 with staging labels alone, 1.667 before them; 1.618 before issue 36; 1.575 before recoverable deletes and the SDK update)
-  // Change requests (issue 49): the service, its store and refusals, and the secrets' version items a merge prepares;
-  // the cipher is a chunk loaded on the first proposed value (counted here all the same).
-  'change-requests': 1.63, // 1.602: 380,788 B
-  audit: 1.5, // 1.471: 349,621 B over 237,611 B (1.441 before the MAC keys and least privilege)
+  // Secret references (issue 48): the parser, the resolver and the service's side of it in a chunk the first reveal of a
+  // marked value (or write of a value with `${`) loads (11 KB), the reverse index's writes and readers (1.7 KB), the packed
+  // audit entries (0.5 KB), the raw reveals and the answers' references (1 KB): +17 KB in all, +8 KB of it at cold start.
+  secrets: 1.91, // 1.894: 503,113 B over 265,652 B (1.829: 485,878 B before references; 1.796 with rotation: its routes and service, the rotation queue's SQS chunk and croner's chunk (cron schedules only), over a floor that now holds SendMessage; 1.711 while the floor also held the Scheduler client; 1.706 with staging labels alone, 1.667 before them; 1.618 before issue 36; 1.575 before recoverable deletes and the SDK update)
+  // Change requests (issue 49): the service, its store and refusals, and the secrets' version writes and deletes a merge
+  // prepares (through secret-wiring.ts, which reaches more of the secrets feature than the merge uses: +7 KB; not through
+  // secrets' index.ts, which would put them in the AWS API's cold start, at its 1.10 limit); the cipher is a chunk
+  // loaded on the first proposed value (counted here all the same).
+  'change-requests': 1.65, // 1.632: 387,795 B
+  audit: 1.52, // 1.503: 357,292 B over 237,611 B with packed audit entries read back and paged by entry (1.471: 349,621 B before; 1.441 before the MAC keys and least privilege)
   // Workload identity (issue 25) adds the schemas of `auth` and of logins and the login store's reach of live tokens
   // (+7 KB) to access-keys, and the AWS SDK went from 3.1166 to 3.1175 (every floor +28 KB, every function ~+0.03).
-  // v1.4 change requests (issue 49): the change_request.* audit actions, the cr_ prefix and the request's keys in the
-  // modules every API function shares took it from 1.6 to 1.601.
-  'access-keys': 1.61, // 1.601: 380,550 B; 1.592 with the rotation settings in the shared config (1.558: 370,288 B over 237,645 B before; 1.494 before workload identity, 1.458 before least privilege)
+  'access-keys': 1.61, // 1.601: 380,473 B with the reverse index's key, pattern and entity name in keys.ts, which every store reaches (issue 48); 1.592 with the rotation settings in the shared config (1.558: 370,288 B over 237,645 B before; 1.494 before workload identity, 1.458 before least privilege)
   // The login: the pipeline, its schemas, the login store and service, the IAM checks and the STS replay; the OIDC
   // checks (aws-jwt-verify, the guarded GET) are a chunk loaded on the first OIDC login, counted here all the same.
   // Issue 36: the aws_sigv4 variant of `auth` in the schemas and its login refusal (+0.6 KB).
@@ -93,16 +97,19 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // v1.4 (issues 45, 46), nearly all in the chunks a cold start does not read (its cold start stays 1.08 of the floor):
   // STS GetCallerIdentity (a chunk of its own, 4.4 KB), resource policies, KmsKeyId names, SecretBinary and secrets
   // without a value, repeated ClientRequestTokens, the rotation fields of ListSecrets, the signed-target check: +15 KB.
-  aws: 1.8, // 1.785: 474,152 B over 265,631 B (1.727 with rotation: RotateSecret, CancelRotateSecret, the rotation queue's SQS chunk and croner's; 1.65 while the floor also held the Scheduler client; 1.629 with staging labels, 1.602 before them, 1.572 before the split, 1.541 before temporary credentials)
+  // Secret references (issue 48): the resolver's chunk (GetSecretValue and BatchGetSecretValue resolve), the write
+  // check in the operations' chunk, the reverse index's writes and the packed audit entries: +16 KB, +2.9 KB at cold start.
+  aws: 1.86, // 1.845: 490,072 B over 265,631 B (1.785: 474,152 B before references; 1.727 with rotation: RotateSecret, CancelRotateSecret, the rotation queue's SQS chunk and croner's; 1.65 while the floor also held the Scheduler client; 1.629 with staging labels, 1.602 before them, 1.572 before the split, 1.541 before temporary credentials)
 
   // The rotation runner (issue 37): the whole secrets store and service it builds with the REST group's wiring
   // (shared/secrets, 42 KB above its floor; shared/platform, 30 KB), zod/mini for its message (13.7 KB), the access
   // policy the service carries (8.5 KB) and the runner itself (3 KB); since scheduled rotations, the schedules' code
   // and the Scheduler client the service carries (a chunk the runner never loads: only configuring loads it). To mend:
   // a service of the runner's five methods alone, without the REST group's wiring.
-  rotation: 1.41, // 1.380: 510,906 B over 370,276 B (1.306: 462,677 B over 354,325 B before scheduled rotations)
+  // Secret references (issue 48): the writes it makes check a value's references, in the chunks the secrets group loads them in.
+  rotation: 1.46, // 1.440: 533,119 B over 370,276 B (1.380: 510,906 B before references; 1.306: 462,677 B over 354,325 B before scheduled rotations)
 
-  openapi: 150, // 146.33: 24,145 B over 165 B with the seven change-request routes and four events (issue 49); 129.95: 21,442 B with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
+  openapi: 156, // 153.46: 25,321 B over 165 B with the change requests' seven routes and four events (137.22 before them, with review policies); 132.74: 21,902 B with secret references (raw reveals, the 409's details, references and referencedBy); 129.95 with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
 };
 const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_GOAL;
 
@@ -221,6 +228,17 @@ const KEY_PROVIDER_ON_FIRST_USE = [
 const SOURCE_ADDRESS_ON_FIRST_USE = ['shared/access/source-address.ts', 'shared/net/ip-ranges.ts'];
 
 /** The functions whose code imports something dynamically, each import in a chunk of its own (lib/lambda-bundle.ts). */
+/**
+ * Secret references' resolver (issue 48): the first reveal of a value marked as holding references loads it, with the
+ * parser it resolves with (the parser's `pathOf`, which the reverse index's writes use, stays); a write loads the
+ * parser's checks (secret-references.ts) on the first value with `${`.
+ */
+const REFERENCES_ON_FIRST_USE = [
+  'shared/secrets/secret-reference-reveals.ts',
+  'shared/references/reference-resolver.ts',
+  'shared/references/reference-graph.ts',
+];
+
 const CHUNKS: Partial<Record<FunctionName, string[]>> = {
   // Every API route group but the description reads a user's JWT with aws-jwt-verify, on the first JWT, and unseals
   // the MAC keys with the key provider on the first issued token.
@@ -237,6 +255,8 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     'shared/platform/clients/sqs.ts',
     'shared/rotation/sqs/sqs-rotation-queue.ts',
     ...ROTATION_CRON_ON_FIRST_USE,
+    ...REFERENCES_ON_FIRST_USE,
+    'shared/secrets/secret-references.ts',
   ],
   audit: ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
   // Change requests seal and open proposed values: the cipher loads on the first open, reveal or merge.
@@ -277,6 +297,7 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     // RotateSecret and its kin: the rotation service, in the operations' chunk (cron schedules in one of their own).
     'shared/rotation/rotation-service.ts',
     ...ROTATION_CRON_ON_FIRST_USE,
+    ...REFERENCES_ON_FIRST_USE,
     'shared/aws/batch-get.ts',
     'shared/aws/list-secrets.ts',
     'shared/aws/random-password.ts',
@@ -311,6 +332,8 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
   // schedule it changes. The secrets service it builds also carries the source-address check, which it never loads.
   rotation: [
     ...CIPHER_ON_FIRST_USE,
+    ...REFERENCES_ON_FIRST_USE,
+    'shared/secrets/secret-references.ts',
     '@aws-sdk/client-sqs',
     'shared/platform/clients/sqs.ts',
     'shared/rotation/sqs/sqs-rotation-queue.ts',

@@ -260,8 +260,9 @@ function expectations(): (name: FunctionName) => Statement[] {
       sendRotation,
     ],
     'webhook-fanout': [
-      // UpdateItem: a first attempt whose message could not be queued is handed to the sweeper.
-      ...table({ Query: [WS], PutItem: [DELIVERIES], UpdateItem: [DELIVERIES] }),
+      // UpdateItem: a first attempt whose message could not be queued is handed to the sweeper. BatchGetItem: the
+      // heads of a value change's dependents, and its project and environment (the reverse index of references).
+      ...table({ Query: [WS], BatchGetItem: [WS], PutItem: [DELIVERIES], UpdateItem: [DELIVERIES] }),
       send,
       // The stream event source: read the stream, and put failed batches on the failure queue.
       allow(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], { 'Fn::GetAtt': [tableId, 'StreamArn'] }),

@@ -241,7 +241,13 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       { action: 'UpdateItem', leadingKeys: [PK.purge], attributes: ['PK', 'SK', 'GSI1PK', 'GSI1SK'] },
       { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'deletedSecretsIndexed'] },
     ],
-    'webhook-fanout': [request('Query', PK.workspace), request('PutItem', PK.delivery), request('UpdateItem', PK.delivery)],
+    'webhook-fanout': [
+      request('Query', PK.workspace),
+      // A value change's dependents (the reverse index of secret references): heads, project and environment.
+      request('BatchGetItem', PK.workspace, PK.workspace),
+      request('PutItem', PK.delivery),
+      request('UpdateItem', PK.delivery),
+    ],
     'delivery-worker': [
       request('GetItem', PK.delivery),
       request('GetItem', PK.workspace),

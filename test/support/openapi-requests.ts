@@ -41,12 +41,17 @@ export interface Operation {
   template: string;
   parameters: Parameter[];
   body?: JsonSchema;
+  /** No bearer token asked (`security: []`): the login, which is how a workload gets one. */
+  open: boolean;
 }
 
 type Document = {
   paths: Record<
     string,
-    Record<string, { parameters?: Parameter[]; requestBody?: { content: { 'application/json': { schema: JsonSchema } } } }>
+    Record<
+      string,
+      { parameters?: Parameter[]; security?: unknown[]; requestBody?: { content: { 'application/json': { schema: JsonSchema } } } }
+    >
   >;
 };
 
@@ -59,6 +64,7 @@ export const OPERATIONS: Operation[] = Object.entries(document.paths).flatMap(([
     template,
     parameters: operation.parameters ?? [],
     body: operation.requestBody?.content['application/json'].schema,
+    open: Array.isArray(operation.security) && operation.security.length === 0,
   })),
 );
 

@@ -9,6 +9,7 @@ import { makePager } from '../../shared/platform/store/pager.ts';
 import { makeRotationStore } from '../../shared/rotation/index.ts';
 import { makeDeletedSecretStore } from '../../shared/secrets/deleted-secret-store.ts';
 import { makeEnvironmentSearchStore } from '../../shared/secrets/environment-search-store.ts';
+import { makeReferenceIndexStore } from '../../shared/references/reference-index.ts';
 import { makeEnvironmentValueStore } from '../../shared/secrets/environment-value-store.ts';
 import { makeRevealLimiter, makeSecretMetadataStore, makeSecretStore } from '../../shared/secrets/index.ts';
 import { makeWorkspaceStore } from '../../shared/workspaces/index.ts';
@@ -37,6 +38,7 @@ export function tableStores(doc: DynamoDBDocumentClient, tableName: string) {
     makeDenialStore(db),
     makeEnvironmentSearchStore(db, pager),
     makeRotationStore(db),
+    makeReferenceIndexStore(db),
     makeEnvironmentValueStore(db, pager, limiter),
     makeAccessKeyStore(db, pager),
     makeLoginStore(db),

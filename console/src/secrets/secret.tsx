@@ -5,6 +5,7 @@ import { ConfirmDialog, ErrorBox, Time, useAction } from '../ui/components.tsx';
 import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import { useTitle } from '../ui/title.ts';
+import { RawValue, SecretReferences, type SecretReferenceFields } from './secret-references.tsx';
 import { SecretRotation } from './secret-rotation.tsx';
 import { CurrentVersion, DeleteDialog } from './secrets-ui.tsx';
 
@@ -12,7 +13,8 @@ import { CurrentVersion, DeleteDialog } from './secrets-ui.tsx';
  * `/console/secrets/{secretId}`: the secret, read in one request (`GET /api/v1/secrets/{secretId}`: its place, its
  * ARN in the AWS API, its description, tags and rotation), and its history, newest first (who wrote each version
  * when, which version a rollback restored, its VersionId and staging labels; never a value), `Roll back` on each
- * older version, and delete. A secret created without a value (version 0) says so, and has no history yet.
+ * older version, and delete. A secret created without a value (version 0) says so, and has no history yet. Its
+ * references (targets by path) and the secrets referencing it are listed; `Show raw` reveals the value as written.
  */
 export function Secret() {
   const { params } = useRoute();
@@ -22,7 +24,8 @@ export function Secret() {
     async () => {
       const found = unwrap(await client.api.GET('/api/v1/secrets/{secretId}', { params: { path: { secretId } } }));
       const [projectSlug = '', envSlug = ''] = found.path.split('/');
-      return { ...found, projectSlug, envSlug };
+      const { references, referencedBy } = found as typeof found & SecretReferenceFields;
+      return { ...found, projectSlug, envSlug, references, referencedBy };
     },
     [secretId],
     // Kept on screen while read again (after a rotation), so the rotation panel keeps what it said.
@@ -106,6 +109,8 @@ export function Secret() {
           </dd>
         </dl>
       )}
+      {secret && <SecretReferences references={secret.references} referencedBy={secret.referencedBy} />}
+      {secret && credential.offers.reveal && !valueless && !deleted && <RawValue secretId={secretId} />}
       {secret && (
         <SecretRotation
           secretId={secretId}

@@ -3,15 +3,24 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from '../api.ts';
 
 /**
- * The API's code and message, plainly (a FORBIDDEN included). A 401 needs nothing here: the session's client takes
+ * The API's code and message, plainly (a FORBIDDEN included), and the references a reveal could not resolve. A 401 needs nothing here: the session's client takes
  * the person back to sign-in, which shows it (main.tsx).
  */
 export function ErrorBox({ error }: { error: unknown }) {
   if (error === undefined || error === null) return null;
-  const { code, message } = describeError(error);
+  const { code, message, references } = describeError(error);
   return (
     <div class="error" role="alert">
       <strong>{code}</strong> {message}
+      {references && (
+        <ul class="plain" aria-label="Unresolved references">
+          {references.map((line) => (
+            <li key={line}>
+              <code>{line}</code>
+            </li>
+          ))}
+        </ul>
+      )}
     </div>
   );
 }

@@ -38,7 +38,14 @@ export interface RouteOutput {
 }
 
 /** The error codes a route may answer besides those every route can (see `COMMON_ERRORS` in bin/openapi.ts). */
-export type RouteErrorCode = 'NOT_FOUND' | 'CONFLICT' | 'LIMIT_EXCEEDED' | 'RATE_LIMITED' | 'ALREADY_QUEUED' | 'ENDPOINT_DISABLED';
+export type RouteErrorCode =
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'LIMIT_EXCEEDED'
+  | 'RATE_LIMITED'
+  | 'ALREADY_QUEUED'
+  | 'ENDPOINT_DISABLED'
+  | 'REVIEW_REQUIRED';
 
 export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, H = unknown> {
   /** Stable, camelCase: the OpenAPI operationId, and the SDK's method name. */

@@ -59,6 +59,15 @@ export const keys = {
     PK: ws(workspaceId),
     SK: `EVAL#${environmentId}#${key}`,
   }),
+  /**
+   * An edge of the reverse index of secret references: secret `secretId`'s current value references `targetPath`.
+   * Keyed by the target's path (a reference may name a secret not made yet; paths never change), in the workspace
+   * partition, whose grants every function that writes or reads secrets already has (a path holds no `#`).
+   */
+  referencedBy: (workspaceId: string, targetPath: string, secretId: string): ItemKey => ({
+    PK: ws(workspaceId),
+    SK: `REFBY#${targetPath}#SEC#${secretId}`,
+  }),
   /** One immutable version; versions of a secret share a partition so a delete can find them all. */
   secretVersion: (workspaceId: string, secretId: string, version: number): ItemKey => ({
     PK: `${ws(workspaceId)}#SEC#${secretId}`,
@@ -168,6 +177,8 @@ export const patterns = {
   secretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EKEY#${environmentId}#` }),
   /** An environment's current values, by key (A→Z). */
   valuesByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EVAL#${environmentId}#` }),
+  /** The secrets whose current value references `targetPath` (edges, confirmed against each head by the reader). */
+  referencesTo: (workspaceId: string, targetPath: string) => ({ pk: ws(workspaceId), skPrefix: `REFBY#${targetPath}#SEC#` }),
   /** GSI4: an environment's secrets, newest first (keys and `key` only: read the records from the table). */
   secretsOfEnvironment: (workspaceId: string, environmentId: string) => ({
     pk: `ESEC#${workspaceId}#${environmentId}`,
@@ -236,6 +247,7 @@ export const ENTITY = {
   environmentSecret: 'EnvironmentSecret',
   environmentValue: 'EnvironmentValue',
   secretVersion: 'SecretVersion',
+  secretReference: 'SecretReference',
   secretPurge: 'SecretPurge',
   secretVersionId: 'SecretVersionId',
   secretRotation: 'SecretRotation',

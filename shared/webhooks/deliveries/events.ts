@@ -144,13 +144,23 @@ export function pendingDelivery(
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
+/** A ULID whose time is the event's and whose randomness is a hash of the event id and `other`. */
+function derivedUlid(eventId: string, other: string): string {
+  const digest = createHash('sha256').update(`${eventId}\n${other}`).digest();
+  let random = '';
+  for (let i = 0; i < 16; i++) random += CROCKFORD[digest[i]! % 32];
+  return `${eventId.slice('evt_'.length, 'evt_'.length + 10)}${random}`;
+}
+
 /**
  * The delivery id of an event to an endpoint: a ULID whose time is the event's and whose randomness is a hash of
  * both ids, so the fan-out creates the same delivery however often it sees the event.
  */
 export function deliveryIdFor(eventId: string, endpointId: string): string {
-  const digest = createHash('sha256').update(`${eventId}\n${endpointId}`).digest();
-  let random = '';
-  for (let i = 0; i < 16; i++) random += CROCKFORD[digest[i]! % 32];
-  return `whd_${eventId.slice('evt_'.length, 'evt_'.length + 10)}${random}`;
+  return `whd_${derivedUlid(eventId, endpointId)}`;
+}
+
+/** The id of the event an event causes for a dependent secret (its `via` event), derived as `deliveryIdFor`'s. */
+export function eventIdFor(eventId: string, dependentId: string): string {
+  return `evt_${derivedUlid(eventId, dependentId)}`;
 }

@@ -3,12 +3,14 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { iso, type Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { ENTITY } from '../../platform/store/keys.ts';
+import { entriesOfItem, type PackedFields } from '../../audit/index.ts';
 import type { StoredEndpoint } from '../endpoints/endpoint-store.ts';
 import type { EndpointFanoutStore } from '../endpoints/endpoint-pipeline-store.ts';
 import type { DeliveryFanoutStore } from './delivery-pipeline-store.ts';
 import { AUDIT_CHANGE_METRIC } from '../../platform/metrics-env.ts';
 import { SEND_BATCH } from './delivery-queue.ts';
 import { firstAttemptToken, type DeliveryMessage } from './delivery-message.ts';
+import { changesCurrentValue, dependentEvent, dependentsOfChange, type DependentReads } from './dependent-events.ts';
 import { deliveryIdFor, eventFromAudit, pendingDelivery, type AuditRecord, type WebhookEvent } from './events.ts';
 
 export interface FanoutDeps {
@@ -18,6 +20,8 @@ export interface FanoutDeps {
   log: Logger;
   clock: Clock;
   metrics: FanoutMetrics;
+  /** The reverse index of secret references: a value change tells the secrets that depend on it. */
+  references: DependentReads;
 }
 
 /** What the fan-out counts besides its deliveries. */
@@ -69,11 +73,14 @@ function reportAuditChange(deps: Pick<FanoutDeps, 'log' | 'metrics'>, record: Dy
   deps.metrics.auditEntryChanged();
 }
 
-/** The audit record a stream record inserted, if any: audit entries are the source of every event. */
-function insertedAudit(record: DynamoDBRecord): AuditRecord | undefined {
-  if (record.eventName !== 'INSERT' || !record.dynamodb?.NewImage) return undefined;
+/**
+ * The audit entries a stream record inserted, if any (an item's own and those packed in it, shared/audit/audit-packing.ts):
+ * audit entries are the source of every event.
+ */
+function insertedAudits(record: DynamoDBRecord): AuditRecord[] {
+  if (record.eventName !== 'INSERT' || !record.dynamodb?.NewImage) return [];
   const item = unmarshall(record.dynamodb.NewImage as never);
-  return item.type === ENTITY.audit ? (item as AuditRecord) : undefined;
+  return item.type === ENTITY.audit ? entriesOfItem(item as AuditRecord & PackedFields) : [];
 }
 
 /** Enabled endpoints subscribed to the event; the disabled-endpoint event never goes to the endpoint it is about. */
@@ -171,20 +178,30 @@ export function makeFanout(deps: FanoutDeps) {
     };
   };
 
-  /** Creates the record's deliveries (side by side: they are independent); answers the messages they need. */
+  /** Creates the deliveries of the record's entries; answers the messages they need. */
   async function deliveriesOf(record: DynamoDBRecord, endpointsOf: Map<string, Promise<StoredEndpoint[]>>): Promise<DeliveryMessage[]> {
-    const audit = insertedAudit(record);
-    const event = audit && eventFromAudit(audit);
-    if (!audit || !event) return [];
+    const messages: DeliveryMessage[] = [];
+    for (const audit of insertedAudits(record)) messages.push(...(await deliveriesOfEntry(audit, endpointsOf)));
+    return messages;
+  }
+
+  /** Creates an entry's deliveries (side by side: they are independent); answers the messages they need. */
+  async function deliveriesOfEntry(audit: AuditRecord, endpointsOf: Map<string, Promise<StoredEndpoint[]>>): Promise<DeliveryMessage[]> {
+    const event = eventFromAudit(audit);
+    if (!event) return [];
     if (!endpointsOf.has(audit.workspaceId)) endpointsOf.set(audit.workspaceId, deps.store.listEndpoints(audit.workspaceId));
-    const body = JSON.stringify(event);
+    const endpoints = await endpointsOf.get(audit.workspaceId)!;
+    const events = [event, ...(await dependentEvents(audit, event, endpoints))];
     const created = await Promise.allSettled(
-      subscribers(await endpointsOf.get(audit.workspaceId)!, event).map(async (endpoint) => {
-        const deliveryId = deliveryIdFor(event.id, endpoint.id);
-        const attemptToken = firstAttemptToken(deliveryId);
-        const delivery = pendingDelivery(deliveryId, endpoint.id, event, audit.createdAt, body, attemptToken);
-        const waiting = await deps.store.createDelivery(audit.workspaceId, delivery, Date.parse(audit.createdAt), deps.clock.now());
-        return waiting ? { workspaceId: audit.workspaceId, deliveryId, attemptToken } : undefined;
+      events.flatMap((each) => {
+        const body = JSON.stringify(each);
+        return subscribers(endpoints, each).map(async (endpoint) => {
+          const deliveryId = deliveryIdFor(each.id, endpoint.id);
+          const attemptToken = firstAttemptToken(deliveryId);
+          const delivery = pendingDelivery(deliveryId, endpoint.id, each, audit.createdAt, body, attemptToken);
+          const waiting = await deps.store.createDelivery(audit.workspaceId, delivery, Date.parse(audit.createdAt), deps.clock.now());
+          return waiting ? { workspaceId: audit.workspaceId, deliveryId, attemptToken } : undefined;
+        });
       }),
     );
     const messages = created.flatMap((result) => (result.status === 'fulfilled' && result.value ? [result.value] : []));
@@ -195,5 +212,16 @@ export function makeFanout(deps: FanoutDeps) {
       throw failure.reason;
     }
     return messages;
+  }
+
+  /**
+   * The `service.secret.rotate` events of the secrets that depend on a value change; the index is walked only when
+   * an enabled endpoint subscribes to them, so a workspace that does not listen pays no read.
+   */
+  async function dependentEvents(audit: AuditRecord, event: WebhookEvent, endpoints: readonly StoredEndpoint[]): Promise<WebhookEvent[]> {
+    if (!changesCurrentValue(audit)) return [];
+    if (!endpoints.some((endpoint) => endpoint.enabled && endpoint.events.includes('service.secret.rotate'))) return [];
+    const dependents = await dependentsOfChange(deps.references, audit);
+    return dependents.map((dependent) => dependentEvent(audit, event, dependent));
   }
 }

@@ -44,6 +44,8 @@ let ws: Awaited<ReturnType<typeof newWorkspace>>;
 let receiver: HttpsReceiver;
 let project: { id: string; slug: string };
 let environment: { id: string; slug: string };
+/** An environment of its own for the review-policy rows: a policy there blocks no other row's secret writes. */
+let reviewed: { id: string };
 /** An endpoint the read-only webhook cells look at, and the one seeded deliveries belong to. */
 let endpointId: string;
 const tokens = {} as Record<Column, string>;
@@ -74,6 +76,25 @@ const MATRIX: Record<RouteKey, Row> = {
     ok: 200,
     may: EVERYONE,
     send: (token) => call('GET', `/api/v1/projects/by-slug/${project.slug}/environments/${environment.slug}`, { token }),
+  },
+  'PUT /api/v1/environments/{envId}/review-policy': {
+    ok: 200,
+    may: ADMINS,
+    send: (token) => call('PUT', `/api/v1/environments/${reviewed.id}/review-policy`, { token, body: { requiredApprovals: 2 } }),
+  },
+  'GET /api/v1/environments/{envId}/review-policy': {
+    ok: 200,
+    may: ADMINS,
+    send: (token) => call('GET', `/api/v1/environments/${reviewed.id}/review-policy`, { token }),
+  },
+  'DELETE /api/v1/environments/{envId}/review-policy': {
+    ok: 200,
+    may: ADMINS,
+    send: async (token) => {
+      const policy = { requiredApprovals: 1 };
+      expect((await call('PUT', `/api/v1/environments/${reviewed.id}/review-policy`, { token: ws.apiKey, body: policy })).status).toBe(200);
+      return call('DELETE', `/api/v1/environments/${reviewed.id}/review-policy`, { token });
+    },
   },
   'GET /api/v1/environments/{envId}': {
     ok: 200,
@@ -359,6 +380,7 @@ beforeAll(async () => {
   ws = await newWorkspace();
   receiver = await startReceiver();
   ({ project, environment } = await newEnvironment(ws.apiKey, { project: 'matrix', environment: 'prod' }));
+  reviewed = (await newEnvironment(ws.apiKey, { project: 'matrix', environment: 'reviewed' })).environment;
   endpointId = (await FRESH.endpoint()).id;
   const machine = await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'default rules' } });
   expect(machine.status).toBe(201);

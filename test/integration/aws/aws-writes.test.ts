@@ -84,6 +84,8 @@ describe('the AWS API writes: CreateSecret, PutSecretValue, UpdateSecret, tags, 
       description: 'Stripe, test mode',
       tags: { team: 'payments', tier: '' },
       rotation: null,
+      references: [],
+      referencedBy: [],
     });
     const history = await call('GET', `/api/v1/secrets/${item.id}/versions`, { token: ws.apiKey });
     expect(history.body.data).toEqual([expect.objectContaining({ version: 1, versionId: token(1), stages: ['AWSCURRENT'] })]);

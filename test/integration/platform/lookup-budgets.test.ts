@@ -6,6 +6,8 @@ import { observeAwsCalls, type AwsCallEvent } from '../../../bin/local/instrumen
 import { makeRouteGroupHandler } from '../../../shared/platform/http/handler.ts';
 import { systemClock } from '../../../shared/platform/clock.ts';
 import { makeProjectService } from '../../../shared/workspaces/project-service.ts';
+import { makeReviewPolicies } from '../../../shared/workspaces/review-policies.ts';
+import { makeReviewPolicyStore } from '../../../shared/workspaces/review-policy-store.ts';
 import { makeWebhookService } from '../../../shared/webhooks/endpoints/webhook-service.ts';
 import { makeProjectRoutes } from '../../../functions/projects/routes.ts';
 import { makeEnvironmentRoutes } from '../../../functions/environments/routes.ts';
@@ -41,10 +43,13 @@ beforeAll(async () => {
   machineToken = key.token;
   const endpoint = await registerEndpoint(ws.apiKey, `${receiver.origin}/budget`, ['service.webhook_endpoint.disabled']);
   ids = { project: project.id, environment: environment.id, accessKey: key.id, endpoint: endpoint.id };
-  const { store } = localStore();
+  const { store, doc, tableName } = localStore();
   const clock = systemClock;
   const options = { authenticate: makeAuthenticator({ store, clock, macs: stackMacs }), timeoutEarlyInMillis: 0 };
-  const projects = makeProjectService({ store, clock });
+  const projects = {
+    ...makeProjectService({ store, clock }),
+    ...makeReviewPolicies({ store: { ...store, ...makeReviewPolicyStore({ doc, tableName }) }, clock }),
+  };
   const unused = async () => {
     throw new Error('not used by a lookup');
   };

@@ -62,7 +62,14 @@ function auditRecord(
 
 /** The fan-out over the local stack's table, queueing through `enqueueAll`. */
 const localFanout = (enqueueAll: FanoutDeps['enqueueAll']) =>
-  makeFanout({ store: localStore().store, enqueueAll, log: logger, clock: systemClock, metrics: { auditEntryChanged: () => undefined } });
+  makeFanout({
+    store: localStore().store,
+    enqueueAll,
+    log: logger,
+    clock: systemClock,
+    metrics: { auditEntryChanged: () => undefined },
+    references: localStore().store,
+  });
 /** An SQS that refuses every message it is given. */
 const refusingSqs: FanoutDeps['enqueueAll'] = async (messages) => messages.map((_, i) => i);
 /** The local fan-out with an SQS that accepts every message and sends none: what it queued is in `queued`. */

@@ -25,4 +25,27 @@ describe('random passwords (GetRandomPassword, rotation without a function)', ()
       randomPassword({ excludeLowercase: true, excludeUppercase: true, excludeNumbers: true, excludePunctuation: true }),
     ).toThrow(/at least one character/);
   });
+
+  it('never holds `${`, which would open a secret reference: a `{` after a `$` is drawn again', () => {
+    // Prepare: only `$`, `{`, `}` and `a` left, so 64 characters would hold `${` almost every time.
+    const punctuation = '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~';
+    const rules = {
+      length: 64,
+      excludeUppercase: true,
+      excludeNumbers: true,
+      excludeCharacters: 'bcdefghijklmnopqrstuvwxyz' + [...punctuation].filter((char) => !'${}'.includes(char)).join(''),
+    };
+
+    // Act
+    const passwords = Array.from({ length: 200 }, () => randomPassword(rules));
+
+    // Assess: each drawn from those four, both classes present, `$` and `{` still drawn, never `${`.
+    for (const password of passwords) {
+      expect(password).toMatch(/^[${}a]{64}$/);
+      expect(password).toMatch(/a/);
+      expect(password).not.toContain('${');
+    }
+    expect(passwords.join('')).toMatch(/\$/);
+    expect(passwords.join('')).toMatch(/\{/);
+  });
 });

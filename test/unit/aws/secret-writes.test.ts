@@ -3,6 +3,7 @@ import { toAwsError } from '../../../shared/aws/aws-errors.ts';
 import type { SecretLookup } from '../../../shared/aws/secret-lookup.ts';
 import { markedForDeletion } from '../../../shared/aws/secret-lookup.ts';
 import { makeSecretWrites, valueOf } from '../../../shared/aws/secret-writes.ts';
+import { ReviewRequiredError } from '../../../shared/platform/errors.ts';
 import { parseInput } from '../../../shared/platform/http/validation.ts';
 import type { SecretMetadata, SecretRecord, WriteAnswer } from '../../../shared/secrets/index.ts';
 import { SecretExistsError } from '../../../shared/secrets/index.ts';
@@ -61,6 +62,7 @@ function writes(found: { live?: SecretRecord; deleted?: typeof DELETED } = { liv
       },
     ),
     delete: vi.fn(async () => ({ purgeAt: '2026-02-01T00:00:00.000Z' })),
+    mayWriteValue: vi.fn(async () => undefined),
   };
   const deletedSecrets = { restore: vi.fn(async () => undefined) };
   const lookup = {
@@ -94,7 +96,7 @@ describe('valueOf: the value a write carries', () => {
     const none = valueOf({});
 
     // Assess
-    expect(text).toEqual({ value: '' });
+    expect(text).toEqual({ value: '', field: 'SecretString' });
     expect(none).toBeNull();
     expect(() => valueOf({ SecretString: 'a', SecretBinary: 'QQ==' })).toThrow(
       expect.objectContaining({ type: 'InvalidParameterException' }),
@@ -136,7 +138,7 @@ describe('CreateSecret', () => {
     expect(secrets.writeAtPath).toHaveBeenCalledWith(
       expect.anything(),
       { projectSlug: 'app', envSlug: 'prod', key: 'DB_URL' },
-      { value: 'v' },
+      { value: 'v', field: 'SecretString' },
       {
         ifMatch: 0,
         mustCreate: true,
@@ -330,12 +332,23 @@ describe('UpdateSecret', () => {
     expect(secrets.writeExisting).toHaveBeenCalledWith(
       expect.anything(),
       expect.objectContaining({ description: 'new' }),
-      { value: 'v' },
+      { value: 'v', field: 'SecretString' },
       {
         versionId: TOKEN,
       },
     );
     expect(answer).toEqual({ ARN: secretArn(LOCAL_PLACE, LIVE), Name: 'app/prod/DB_URL', VersionId: TOKEN });
+  });
+
+  it('asks whether the value may be written before it changes the Description: a refused value changes nothing', async () => {
+    // Prepare
+    const { send, secrets, metadata } = writes({ live: record({ description: 'old' }) });
+    secrets.mayWriteValue.mockRejectedValueOnce(new ReviewRequiredError('environment env_01 has a review policy'));
+    // Act
+    const answer = await send('UpdateSecret', { SecretId: 'app/prod/DB_URL', Description: 'new', SecretString: 'v' });
+    // Assess
+    expect(answer).toEqual(refusal('AccessDeniedException'));
+    expect([metadata, secrets.writeExisting.mock.calls]).toEqual([[], []]);
   });
 
   it("removes the Description with '', and changes nothing when it is the one the secret has", async () => {

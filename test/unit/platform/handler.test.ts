@@ -14,7 +14,7 @@ import type { SecretService } from '../../../shared/secrets/secret-service.ts';
 import { makeAccessKeyRoutes } from '../../../functions/access-keys/routes.ts';
 import type { AccessKeyService } from '../../../shared/access/access-key-service.ts';
 import { ROUTE_GROUPS } from '../../../shared/platform/routes.ts';
-import type { ProjectService } from '../../../shared/workspaces/project-service.ts';
+import type { ProjectService } from '../../../shared/workspaces/workspace-wiring.ts';
 import { apiEvent, lambdaContext } from '../../support/api-event.ts';
 import { machineAuthority, mayCall } from '../../../shared/access/permissions.ts';
 import { principal as fakePrincipal } from '../support/fakes.ts';

@@ -1,14 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../shared/platform/errors.ts';
+import { ReferenceSyntaxError, type ParsedValue } from '../../../shared/references/index.ts';
 import {
   assertReferencesParse,
   MAX_REFERENCE_LENGTH,
   parseValue,
-  ReferenceSyntaxError,
   referenceTargets,
   targetOf,
-  type ParsedValue,
-} from '../../../shared/references/index.ts';
+} from '../../../shared/references/reference-resolving.ts';
 
 /** The segments of a value that parses, as `literal` strings and `{ref}` objects (scope and parts). */
 function segmentsOf(value: string) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveReference, resolveReferences, type TargetRead } from '../../../shared/references/index.ts';
+import type { TargetRead } from '../../../shared/references/index.ts';
+import { resolveReference, resolveReferences } from '../../../shared/references/reference-resolving.ts';
 import { fakeStore, refusal, root, type Secret } from './support.ts';
 
 /** The resolver's refusals of targets it cannot reveal, its bounds, and several values resolved together. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveReference } from '../../../shared/references/index.ts';
+import { resolveReference } from '../../../shared/references/reference-resolving.ts';
 import { chain, fakeStore, refusal, root } from './support.ts';
 
 /** The resolver over a fake store: what it reads level by level, how deep it goes, and the cycles it refuses. */

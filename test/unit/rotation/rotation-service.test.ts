@@ -86,6 +86,7 @@ function harness(functionAllowed: RotationFunctionAllowed = async () => true) {
       writeNext: (async () => {
         throw new Error('not used');
       }) as never,
+      reviewGate: async () => undefined,
     },
     { readable: async (_principal, found) => found as never, permit: async () => undefined },
   );

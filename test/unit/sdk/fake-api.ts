@@ -5,6 +5,8 @@
 export interface SeenRequest {
   method: string;
   path: string;
+  /** The query string, with its `?` (or empty): what `?raw=true` and `?version=` travel in. */
+  query: string;
   authorization: string | null;
   body: string;
 }
@@ -28,9 +30,9 @@ export interface FakeApiOptions {
 export const ok = (data: unknown, status = 200, meta: Record<string, unknown> = {}) =>
   new Response(JSON.stringify({ data, error: null, meta }), { status, headers: { 'content-type': 'application/json' } });
 
-/** A refusal in the API's envelope. */
-export const refusal = (status: number, code: string, message: string) =>
-  new Response(JSON.stringify({ data: null, error: { code, message }, meta: { requestId: 'req_1' } }), {
+/** A refusal in the API's envelope, with its `error.details` when given. */
+export const refusal = (status: number, code: string, message: string, details?: Record<string, unknown>[]) =>
+  new Response(JSON.stringify({ data: null, error: { code, message, ...(details ? { details } : {}) }, meta: { requestId: 'req_1' } }), {
     status,
     headers: { 'content-type': 'application/json' },
   });
@@ -50,7 +52,7 @@ export function fakeApi(options: FakeApiOptions = {}) {
   const now = options.now ?? Date.now;
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const request = new Request(input, init);
-    const path = new URL(request.url).pathname;
+    const { pathname: path, search: query } = new URL(request.url);
     const body = await request.text();
     if (path === '/api/v1/auth/login') {
       const parsed = JSON.parse(body) as SeenLogin['body'];
@@ -64,7 +66,7 @@ export function fakeApi(options: FakeApiOptions = {}) {
         identityId: 'mid_1',
       });
     }
-    const seen = { method: request.method, path, authorization: request.headers.get('authorization'), body };
+    const seen = { method: request.method, path, query, authorization: request.headers.get('authorization'), body };
     requests.push(seen);
     return (await options.api?.(seen, requests.length)) ?? defaultAnswer(seen);
   };

@@ -59,7 +59,7 @@ function stages(versions: Record<number, StoredVersion | undefined> = { 1: versi
     writeSecretVersion: vi.fn(async (..._args: unknown[]) => undefined),
   };
   const guard = { readable: vi.fn(async (_p: unknown, head: StoredSecret) => head), permit: vi.fn(async () => undefined) };
-  const made = makeSecretStages({ store: store as never, clock: fakeClock(T0) }, guard as never);
+  const made = makeSecretStages({ store: store as never, clock: fakeClock(T0), reviewGate: async () => undefined }, guard as never);
   const move = (stage: string, to?: string, from?: string) => made.moveStage(principal(), HEAD, stage, to, from);
   /** What the one write wrote: the head, and the audit entry's action and metadata. */
   const written = () => {
@@ -250,5 +250,19 @@ describe('labelledVersions', () => {
       { version: 2, versionId: TOKEN_2, stages: ['AWSPREVIOUS'], createdAt: '2026-01-02T00:00:00.000Z' },
     ]);
     expect(store.getSecretVersionRecords).toHaveBeenCalledWith('ws_test', 'sec_1', [3, 2]);
+  });
+});
+
+describe('moveStage and references (decisions.md v1.4, "Secret references")', () => {
+  it("takes the new current version's references when AWSCURRENT moves, and drops the old one's", async () => {
+    const head = { ...HEAD, references: ['app/prod/OLD'] };
+    const moved = stages({ 2: version(2, { references: ['app/prod/NEW'] }), 3: version(3) });
+    moved.store.getSecretHead.mockResolvedValue(head);
+    await moved.moveStage(principal(), head, 'AWSCURRENT', TOKEN_2, derivedVersionId('sec_1', 3));
+    expect(moved.written().head.references).toEqual(['app/prod/NEW']);
+    const plain = stages();
+    plain.store.getSecretHead.mockResolvedValue(head);
+    await plain.moveStage(principal(), head, 'AWSCURRENT', TOKEN_2, derivedVersionId('sec_1', 3));
+    expect(plain.written().head).not.toHaveProperty('references');
   });
 });

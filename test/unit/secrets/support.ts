@@ -1,5 +1,6 @@
 import { LOCAL_PLACE } from '../../../shared/secrets/secret-names.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
+import type { AuditWrite } from '../../../shared/audit/audit-packing.ts';
 import type { EnvironmentItem } from '../../../shared/workspaces/project-store.ts';
 import { VersionConflictError, type StoredSecret, type StoredVersion } from '../../../shared/secrets/secret-record.ts';
 import { makeSecretService, type SecretServiceStore } from '../../../shared/secrets/secret-service.ts';
@@ -26,7 +27,9 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
   const heads = new Map<string, StoredSecret>();
   const versions = new Map<string, StoredVersion>();
   const writes: { previousVersion: number; audit: AuditEntry; secret: StoredSecret }[] = [];
-  const reveals: { audit: AuditEntry; limit: { credentialId: string; perMinute: number; now: number } }[] = [];
+  const reveals: { audit: AuditEntry; audits: readonly AuditEntry[]; limit: { credentialId: string; perMinute: number; now: number } }[] =
+    [];
+  const batchReads: string[][] = [];
   const events: string[] = [];
   const byKey = (key: string) => [...heads.values()].find((s) => s.environmentId === ENV.id && s.key === key);
   const notUsed = async (): Promise<never> => {
@@ -58,14 +61,22 @@ export function secretStore(options: { beforeWrite?: (attempt: number) => void }
     },
     async recordReveal(_ws, audit, limit) {
       events.push('recordReveal');
-      reveals.push({ audit, limit });
+      const audits = flatAudit([audit]);
+      reveals.push({ audit: audits[0]!, audits, limit });
+    },
+    async getSecretsByPaths(_ws, paths) {
+      batchReads.push([...paths]);
+      const byPath = (path: string) => [...heads.values()].find((s) => `${s.projectSlug}/${s.envSlug}/${s.key}` === path);
+      return new Map(paths.map((path) => [path, structuredClone(byPath(path))]));
     },
     deleteSecret: async (_ws, secret) => void heads.delete(secret.id),
     purgeSecretVersions: async () => 0,
+    // The reverse index as a reader answers it: the heads that still list the path.
+    referencedBy: async (_ws, path) => [...heads.values()].filter((s) => s.references?.includes(path)).map((s) => s.id),
     listSecrets: async () => ({ items: [], nextCursor: null, hasMore: false }),
     searchSecrets: notUsed,
   } satisfies Partial<SecretServiceStore> as unknown as SecretServiceStore;
-  return { store, heads, writes, reveals, events };
+  return { store, heads, writes, reveals, events, batchReads };
 }
 
 /** A secret service over the model, with a cipher that logs its decrypts into the same event list. */
@@ -89,4 +100,9 @@ export function secretHarness(options: Parameters<typeof secretStore>[0] & { rev
   });
   const write = (key: string, value: string, ifMatch?: number) => service.write(principal(), ENV.id, { key, value }, { ifMatch });
   return { ...model, cipher, service, write, purgeFailures, caller: principal() };
+}
+
+/** The entries of audit writes as the log answers them: each write's own, then those packed in its item. */
+export function flatAudit(writes: readonly AuditWrite[]): AuditEntry[] {
+  return writes.flatMap(({ packed = [], ...own }) => [own, ...packed]);
 }

@@ -76,8 +76,10 @@ function harness(
   };
   const changed = { count: 0 };
   const metrics: FanoutDeps['metrics'] = { auditEntryChanged: () => void changed.count++ };
-  const fanout = makeFanout({ store, enqueueAll, log, clock: fakeClock(), metrics });
-  return { fanout, created, listed, queue, log, markedDue, changed, metrics };
+  // No secret references here (dependent-events.test.ts covers them).
+  const references: FanoutDeps['references'] = { dependentsOf: async () => [], pathOf: async () => undefined };
+  const fanout = makeFanout({ store, enqueueAll, log, clock: fakeClock(), metrics, references });
+  return { fanout, created, listed, queue, log, markedDue, changed, metrics, references };
 }
 
 const subscribed = (id: string, events = ['service.secret.rotate', 'service.webhook_endpoint.disabled']) => endpoint({ id, events });
@@ -206,6 +208,7 @@ describe('fan-out: idempotence and failures', () => {
       log: h.log,
       clock: fakeClock(),
       metrics: h.metrics,
+      references: h.references,
     })([inserted(entry)]);
     // Assess: the record is retried, and the delivery it wrote is in the sweeper's hands meanwhile
     expect(result.batchItemFailures).toHaveLength(1);
@@ -273,6 +276,7 @@ describe('fan-out: audit entries changed on the table', () => {
       log,
       clock: fakeClock(),
       metrics: h.metrics,
+      references: h.references,
     });
     const record = changed(entry, 'MODIFY');
     // Act
@@ -322,5 +326,41 @@ describe('fan-out: audit entries changed on the table', () => {
       { Namespace: AUDIT_CHANGE_METRIC.namespace, Dimensions: [['service']], Metrics: [{ Name: AUDIT_CHANGE_METRIC.name, Unit: 'Count' }] },
     ]);
     expect(document).toMatchObject({ service: AUDIT_CHANGE_METRIC.dimensions.service, [AUDIT_CHANGE_METRIC.name]: 1 });
+  });
+});
+
+describe('fan-out: secrets that depend on a changed value', () => {
+  const dependentB = { id: 'sec_B', key: 'B', projectId: 'proj_01', environmentId: 'env_01', currentVersion: 4, path: 'app/prod/B' };
+
+  it('a value change makes one service.secret.rotate delivery per dependent, with via; a retry makes the same ids', async () => {
+    // Prepare
+    const h = harness([subscribed('we_01')]);
+    const walked: string[][] = [];
+    h.references.pathOf = async () => 'app/prod/DB_PASSWORD';
+    h.references.dependentsOf = async (_ws, paths) => {
+      walked.push([...paths]);
+      return paths[0] === 'app/prod/DB_PASSWORD' ? [{ path: paths[0], dependent: dependentB }] : [];
+    };
+    const entry = audit();
+    // Act
+    await h.fanout([inserted(entry)]);
+    await h.fanout([inserted(entry)]);
+    // Assess
+    const bodies = h.created.map((d) => JSON.parse(d.body) as { id: string; data: Record<string, unknown> });
+    expect(bodies.map((b) => b.data.secretId)).toEqual(['sec_01', 'sec_B', 'sec_01', 'sec_B']);
+    expect(bodies[1]!.data).toMatchObject({ via: 'sec_01', version: 4 });
+    expect(bodies[3]!.id).toBe(bodies[1]!.id);
+    expect(walked).toEqual([['app/prod/DB_PASSWORD'], ['app/prod/B'], ['app/prod/DB_PASSWORD'], ['app/prod/B']]);
+  });
+
+  it('reads no index when no enabled endpoint subscribes to service.secret.rotate', async () => {
+    // Prepare
+    const h = harness([subscribed('we_01', ['service.secret.create'])]);
+    let reads = 0;
+    h.references.pathOf = async () => (reads++, 'app/prod/DB_PASSWORD');
+    // Act
+    await h.fanout([inserted(audit())]);
+    // Assess
+    expect(reads).toBe(0);
   });
 });
