@@ -53,6 +53,8 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   // Starting a rotation queues its first step (SendMessage, loaded on the first start).
   secrets: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS, sqs: ['SendMessage'] },
   audit: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
+  // Change requests: the API's reads and writes (a merge is one transaction), and a reveal's counter (UpdateItem).
+  'change-requests': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   'access-keys': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   webhooks: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
   'webhook-deliveries': { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS, sqs: QUEUE_SENDS },

@@ -1,22 +1,9 @@
-import {
-  AWS_KEY_CONTEXT,
-  IDEMPOTENT_ANSWER_CONTEXT,
-  MAC_KEY_CONTEXT,
-  MAC_KEY_PURPOSES,
-  SECRET_VALUE_CONTEXT,
-  SIGNING_SECRET_CONTEXT,
-} from '../shared/platform/crypto/context.ts';
+import { AWS_KEY_CONTEXT, SECRET_VALUE_CONTEXT, SIGNING_SECRET_CONTEXT } from '../shared/platform/crypto/context.ts';
 import type { PipelineFunction } from '../shared/platform/functions.ts';
 import type { RouteGroup } from '../shared/platform/routes.ts';
-import type { KeyAccess } from './service-function.ts';
-import {
-  type AttributeUpdate,
-  INDEX_PARTITIONS as INDEX,
-  PARTITIONS as P,
-  type TableAccess,
-  type TableAction,
-  TOKEN_LAST_USED,
-} from './table-access.ts';
+import { api, type FunctionAccess, IDEMPOTENT_ANSWER_KEY, type Items, MAC_KEY } from './api-access.ts';
+import { CHANGE_REQUEST_ACCESS } from './change-request-access.ts';
+import { INDEX_PARTITIONS as INDEX, PARTITIONS as P } from './table-access.ts';
 
 /**
  * What each function may do, in one place. Every entry lists, per action, the partitions its code paths reach
@@ -25,37 +12,7 @@ import {
  * test/infra/table-reach.test.ts checks each function against the keys its code builds.
  */
 
-export interface FunctionAccess {
-  /** @default no table access at all */
-  readonly table?: TableAccess;
-  /** Uses of the KMS key, each under its own encryption context. */
-  readonly keys?: readonly KeyAccess[];
-  /** Queues delivery attempts: sqs:SendMessage on the delivery queue, whose URL goes into its environment. */
-  readonly sendsDeliveries?: true;
-  /** Queues rotation steps: sqs:SendMessage on the rotation queue, whose URL goes into its environment. */
-  readonly sendsRotations?: true;
-}
-
-type Items = Partial<Record<TableAction, readonly string[]>>;
-
-/**
- * Authentication, in every API function: one BatchGetItem of the token item and workspace record (with the route's
- * prefetch keys), or on the reveal routes the token alone (GetItem; an `st_` token: with the workspace, BatchGetItem)
- * beside an eventual batch; and the sealed MAC roots (GetItem, once per container): token checksums, idempotency.
- */
-const AUTHENTICATION: Items = { BatchGetItem: [P.token, P.workspace], GetItem: [P.token, P.macKey] };
-
-/** Lists sign their cursors: the cursor-signing key is read, and made (a conditional put) by the first function to need it. */
-const CURSORS: Items = { GetItem: [P.cursorKey], PutItem: [P.cursorKey] };
-
-/** An Idempotency-Key on a route that changes state: the record is claimed (put), read, completed and released (updates). */
-const IDEMPOTENCY: Items = { GetItem: [P.idempotency], PutItem: [P.idempotency], UpdateItem: [P.idempotency] };
-
-/**
- * A credential's lastUsedAt, at most once a minute: one transaction of two updates, its token item and its record
- * (`AK#`/`APIKEY#` in the workspace partition), each naming nothing but lastUsedAt.
- */
-const LAST_USED: AttributeUpdate = { partitions: [P.token, P.workspace], attributes: [TOKEN_LAST_USED] };
+export type { FunctionAccess } from './api-access.ts';
 
 /**
  * What secrets' routes do to the table, REST's and the AWS API's alike: heads, paths, key and value items in the
@@ -71,42 +28,6 @@ const SECRET_ITEMS: Items = {
   ConditionCheckItem: [P.workspace],
   BatchWriteItem: [P.secretVersions],
   Query: [P.workspace, P.secretVersions],
-};
-
-/** Action by action, the partitions of every part (no repeats, in order). */
-function merge(...parts: Items[]): Items {
-  const merged: Partial<Record<TableAction, string[]>> = {};
-  for (const part of parts) {
-    for (const [action, partitions] of Object.entries(part) as [TableAction, readonly string[]][]) {
-      merged[action] = [...new Set([...(merged[action] ?? []), ...partitions])];
-    }
-  }
-  return merged;
-}
-
-/**
- * An API function's table access: its own, plus authentication, cursors, idempotency records (unless it has no
- * route that changes state) and lastUsedAt (on the partitions it may not already update in full).
- */
-function api(own: Omit<TableAccess, 'items'> & { items: Items; idempotent?: false }): TableAccess {
-  const { idempotent, ...access } = own;
-  const items = merge(AUTHENTICATION, CURSORS, ...(idempotent === false ? [] : [IDEMPOTENCY]), own.items);
-  const lastUsed = LAST_USED.partitions.filter((partition) => !items.UpdateItem?.includes(partition));
-  const attributeUpdates = [...(lastUsed.length > 0 ? [{ ...LAST_USED, partitions: lastUsed }] : []), ...(own.attributeUpdates ?? [])];
-  return { ...access, items, attributeUpdates };
-}
-
-/** Sealing and opening recorded answers that carry a one-time secret (a token, a signing secret). */
-const IDEMPOTENT_ANSWER_KEY: KeyAccess = { actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: IDEMPOTENT_ANSWER_CONTEXT };
-
-/**
- * Unsealing the two MAC roots (shared/platform/crypto/mac-key.ts): Decrypt under exactly `{purpose}`, its value
- * `service-mac-key` or `token-checksum-key`, and under no other context.
- */
-const MAC_KEY: KeyAccess = {
-  actions: ['kms:Decrypt'],
-  contextKeys: MAC_KEY_CONTEXT,
-  contextValues: { purpose: Object.values(MAC_KEY_PURPOSES) },
 };
 
 export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
@@ -146,6 +67,7 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     keys: [{ actions: ['kms:GenerateDataKey', 'kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT }, MAC_KEY],
     sendsRotations: true, // POST …/rotate queues a rotation's first step
   },
+  'change-requests': CHANGE_REQUEST_ACCESS,
   // Reads the audit log, nothing else; no route changes state, so no idempotency record either.
   audit: { table: api({ items: { Query: [P.audit] }, idempotent: false }), keys: [MAC_KEY] },
   // Creates credentials: an access key's record (AK#, in the workspace partition), its token item, the lookup of its

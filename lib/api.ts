@@ -237,7 +237,8 @@ function functionEnvironment(group: RouteGroup, props: ApiConstructProps): Recor
     ...(jwt?.requiredType && { JWT_REQUIRED_TYPE: jwt.requiredType }),
     ...(jwt?.roleClaim && { JWT_ROLE_CLAIM: jwt.roleClaim }),
     ...(jwt?.defaultRole && { JWT_DEFAULT_ROLE: jwt.defaultRole }),
-    ...(group === 'secrets' && revealLimits(props)),
+    // A change request's proposed value is a reveal too: it counts against the same limits.
+    ...((group === 'secrets' || group === 'change-requests') && revealLimits(props)),
   };
 }
 

@@ -100,6 +100,8 @@ export const INDEX_PARTITIONS = {
   deletedSecrets: patterns.deletedSecretsByWorkspace(WS).pk,
   /** GSI4 `ESEC#<ws>#<env>`: an environment's secrets, newest first (search by a scoped credential). */
   environmentSecrets: patterns.secretsOfEnvironment(WS, '*').pk,
+  /** GSI1 `CRS#<ws>#<env>`: an environment's change requests. */
+  changeRequests: patterns.changeRequestsByEnvironment(WS, '*').pk,
   /** GSI3 `WHE#<we>`: an endpoint's delivery log. */
   endpointLog: patterns.deliveriesByEndpoint(ENDPOINT).pk,
   /** GSI1 `WHE#<we>`: the log of deliveries made before GSI3. */

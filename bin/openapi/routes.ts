@@ -1,6 +1,7 @@
 import { makeAccessKeyRoutes } from '../../functions/access-keys/routes.ts';
 import { makeAuditRoutes } from '../../functions/audit/routes.ts';
 import { makeAuthRoutes } from '../../functions/auth/routes.ts';
+import { makeChangeRequestRoutes } from '../../functions/change-requests/routes.ts';
 import { makeEnvironmentRoutes } from '../../functions/environments/routes.ts';
 import { makeProjectRoutes } from '../../functions/projects/routes.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
@@ -25,6 +26,7 @@ export function allRouteDefinitions(): Record<string, RouteDefinition> {
     webhooks: makeWebhookRoutes(none),
     'webhook-deliveries': makeDeliveryRoutes(none, none, none),
     auth: makeAuthRoutes(none),
+    'change-requests': makeChangeRequestRoutes(none),
   };
   return Object.assign({}, ...Object.values(groups));
 }

@@ -3,7 +3,7 @@ import { toJSONSchema } from 'zod/v4/core';
 import { EVENT_TYPES, PING_EVENT_TYPE } from '../../shared/webhooks/index.ts';
 
 /**
- * The six webhook events and the test event, for the document's top-level `webhooks` section: each body, the `Service-*` headers,
+ * The webhook events and the test event, for the document's top-level `webhooks` section: each body, the `Service-*` headers,
  * and how to verify the signature. The bodies are what shared/webhooks/deliveries/events.ts builds (a test checks real
  * deliveries against them).
  */
@@ -15,6 +15,14 @@ const secretData = z.object({
   projectId: z.string(),
   environmentId: z.string(),
   actorSub: z.string(),
+});
+
+const changeRequestData = z.object({
+  changeRequestId: z.string(),
+  environmentId: z.string(),
+  projectId: z.string(),
+  title: z.string(),
+  keys: z.array(z.string()),
 });
 
 const EVENT_DATA_SCHEMAS: Record<(typeof EVENT_TYPES)[number]['type'] | typeof PING_EVENT_TYPE, z.ZodMiniType> = {
@@ -39,6 +47,10 @@ const EVENT_DATA_SCHEMAS: Record<(typeof EVENT_TYPES)[number]['type'] | typeof P
     consecutiveFailures: z.int(),
     failingSince: z.string(),
   }),
+  'service.change_request.opened': changeRequestData,
+  'service.change_request.approved': changeRequestData,
+  'service.change_request.merged': changeRequestData,
+  'service.change_request.closed': changeRequestData,
   [PING_EVENT_TYPE]: z.object({ endpointId: z.string() }),
 };
 

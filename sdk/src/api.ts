@@ -407,6 +407,69 @@ export interface paths {
      */
     post: operations["login"];
   };
+  "/api/v1/change-requests": {
+    /**
+     * List an environment's change requests
+     * @description Newest first; `status` keeps one status (an open request older than 30 days is `expired`).
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    get: operations["listChangeRequests"];
+    /**
+     * Propose changes to an environment's secrets
+     * @description Needs `write` on each key. Proposed values are sealed and shown only by their reveal; each change records the key's current version as `baseVersion`. Audited as `change_request.open`.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    post: operations["openChangeRequest"];
+  };
+  "/api/v1/change-requests/{id}": {
+    /**
+     * Show a change request
+     * @description Its changes without their values, its reviews and its status.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    get: operations["getChangeRequest"];
+  };
+  "/api/v1/change-requests/{id}/changes/{key}/reveal": {
+    /**
+     * Reveal a proposed value
+     * @description Needs `reveal` on the key. Audited as `secret.reveal` with `metadata.changeRequestId`; counts against the reveal rate limit.
+     *
+     * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    post: operations["revealProposedValue"];
+  };
+  "/api/v1/change-requests/{id}/reviews": {
+    /**
+     * Approve or reject a change request
+     * @description By a person (admin or developer) or an API key, never the author's identity nor a machine token; once per identity. A reject makes it `rejected`, enough approvals `approved`. Audited as `change_request.review`.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    post: operations["reviewChangeRequest"];
+  };
+  "/api/v1/change-requests/{id}/merge": {
+    /**
+     * Merge an approved change request
+     * @description By the author or a reviewer, with `write` on each key. Every change lands in one transaction, only if each key is still at its `baseVersion` (else CONFLICT with `error.details` naming the stale keys, and nothing changes). Each version is audited as its write with `metadata.changeRequestId`; the merge as `change_request.merge`.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    post: operations["mergeChangeRequest"];
+  };
+  "/api/v1/change-requests/{id}/close": {
+    /**
+     * Close a change request
+     * @description By its author or an admin, unless merged, closed or expired. Audited as `change_request.close`.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    post: operations["closeChangeRequest"];
+  };
   "/api/v1/openapi.json": {
     /**
      * This document
@@ -451,6 +514,34 @@ export interface webhooks {
      * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
      */
     post: operations["onServiceSecretRotationFailed"];
+  };
+  "service.change_request.opened": {
+    /**
+     * A change to an environment's secrets was proposed for review.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServiceChangeRequestOpened"];
+  };
+  "service.change_request.approved": {
+    /**
+     * A change request received the approvals its environment asks for.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServiceChangeRequestApproved"];
+  };
+  "service.change_request.merged": {
+    /**
+     * A change request's changes were applied, all in one transaction.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServiceChangeRequestMerged"];
+  };
+  "service.change_request.closed": {
+    /**
+     * A change request was closed without being merged.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServiceChangeRequestClosed"];
   };
   "service.webhook_endpoint.disabled": {
     /**
@@ -532,7 +623,7 @@ export interface components {
     AuditEntry: {
       id: string;
       /** @enum {string} */
-      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
       actorSub: string;
       target: string;
       metadata: {
@@ -3873,7 +3964,7 @@ export interface operations {
       query?: {
         limit?: string;
         cursor?: string;
-        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
         target?: string;
         actorSub?: string;
         since?: string;
@@ -4686,7 +4777,7 @@ export interface operations {
       content: {
         "application/json": {
           url: string;
-          events: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.webhook_endpoint.disabled")[];
+          events: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.change_request.opened" | "service.change_request.approved" | "service.change_request.merged" | "service.change_request.closed" | "service.webhook_endpoint.disabled")[];
           description?: string;
         };
       };
@@ -5046,7 +5137,7 @@ export interface operations {
       content: {
         "application/json": {
           url?: string;
-          events?: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.webhook_endpoint.disabled")[];
+          events?: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.change_request.opened" | "service.change_request.approved" | "service.change_request.merged" | "service.change_request.closed" | "service.webhook_endpoint.disabled")[];
           description?: string | null;
           enabled?: boolean;
         };
@@ -6333,6 +6424,1023 @@ export interface operations {
     };
   };
   /**
+   * List an environment's change requests
+   * @description Newest first; `status` keeps one status (an open request older than 30 days is `expired`).
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  listChangeRequests: {
+    parameters: {
+      query: {
+        limit?: string;
+        cursor?: string;
+        environmentId: string;
+        status?: "open" | "approved" | "rejected" | "merged" | "closed" | "expired";
+      };
+    };
+    responses: {
+      /** @description List an environment's change requests */
+      200: {
+        content: {
+          "application/json": {
+            data: ({
+                id: string;
+                environmentId: string;
+                title: string;
+                description: string | null;
+                /** @enum {string} */
+                status: "open" | "approved" | "rejected" | "merged" | "closed" | "expired";
+                authorSub: string;
+                changes: ({
+                    key: string;
+                    /** @enum {string} */
+                    action: "set" | "delete";
+                    baseVersion: number;
+                  })[];
+                reviews: ({
+                    reviewerSub: string;
+                    /** @enum {string} */
+                    decision: "approve" | "reject";
+                    comment: string | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                  })[];
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              })[];
+            error: null;
+            meta: components["schemas"]["MetaWithPage"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Propose changes to an environment's secrets
+   * @description Needs `write` on each key. Proposed values are sealed and shown only by their reveal; each change records the key's current version as `baseVersion`. Audited as `change_request.open`.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  openChangeRequest: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          environmentId: string;
+          title: string;
+          description?: string;
+          changes: ({
+              key: string;
+              value: string;
+            } | {
+              key: string;
+              /** @constant */
+              delete: true;
+            })[];
+        };
+      };
+    };
+    responses: {
+      /** @description Propose changes to an environment's secrets */
+      201: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              environmentId: string;
+              title: string;
+              description: string | null;
+              /** @enum {string} */
+              status: "open" | "approved" | "rejected" | "merged" | "closed" | "expired";
+              authorSub: string;
+              changes: ({
+                  key: string;
+                  /** @enum {string} */
+                  action: "set" | "delete";
+                  baseVersion: number;
+                })[];
+              reviews: ({
+                  reviewerSub: string;
+                  /** @enum {string} */
+                  decision: "approve" | "reject";
+                  comment: string | null;
+                  /** Format: date-time */
+                  createdAt: string;
+                })[];
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Show a change request
+   * @description Its changes without their values, its reviews and its status.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  getChangeRequest: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Show a change request */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              environmentId: string;
+              title: string;
+              description: string | null;
+              /** @enum {string} */
+              status: "open" | "approved" | "rejected" | "merged" | "closed" | "expired";
+              authorSub: string;
+              changes: ({
+                  key: string;
+                  /** @enum {string} */
+                  action: "set" | "delete";
+                  baseVersion: number;
+                })[];
+              reviews: ({
+                  reviewerSub: string;
+                  /** @enum {string} */
+                  decision: "approve" | "reject";
+                  comment: string | null;
+                  /** Format: date-time */
+                  createdAt: string;
+                })[];
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Reveal a proposed value
+   * @description Needs `reveal` on the key. Audited as `secret.reveal` with `metadata.changeRequestId`; counts against the reveal rate limit.
+   *
+   * An `Idempotency-Key` header is refused with VALIDATION_ERROR: a value is never replayed from storage.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  revealProposedValue: {
+    parameters: {
+      path: {
+        id: string;
+        key: string;
+      };
+    };
+    responses: {
+      /** @description Reveal a proposed value */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              key: string;
+              value: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description RATE_LIMITED */
+      429: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "RATE_LIMITED";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Approve or reject a change request
+   * @description By a person (admin or developer) or an API key, never the author's identity nor a machine token; once per identity. A reject makes it `rejected`, enough approvals `approved`. Audited as `change_request.review`.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  reviewChangeRequest: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @enum {string} */
+          decision: "approve" | "reject";
+          comment?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Approve or reject a change request */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              environmentId: string;
+              title: string;
+              description: string | null;
+              /** @enum {string} */
+              status: "open" | "approved" | "rejected" | "merged" | "closed" | "expired";
+              authorSub: string;
+              changes: ({
+                  key: string;
+                  /** @enum {string} */
+                  action: "set" | "delete";
+                  baseVersion: number;
+                })[];
+              reviews: ({
+                  reviewerSub: string;
+                  /** @enum {string} */
+                  decision: "approve" | "reject";
+                  comment: string | null;
+                  /** Format: date-time */
+                  createdAt: string;
+                })[];
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Merge an approved change request
+   * @description By the author or a reviewer, with `write` on each key. Every change lands in one transaction, only if each key is still at its `baseVersion` (else CONFLICT with `error.details` naming the stale keys, and nothing changes). Each version is audited as its write with `metadata.changeRequestId`; the merge as `change_request.merge`.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  mergeChangeRequest: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Merge an approved change request */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              environmentId: string;
+              title: string;
+              description: string | null;
+              /** @enum {string} */
+              status: "open" | "approved" | "rejected" | "merged" | "closed" | "expired";
+              authorSub: string;
+              changes: ({
+                  key: string;
+                  /** @enum {string} */
+                  action: "set" | "delete";
+                  baseVersion: number;
+                })[];
+              reviews: ({
+                  reviewerSub: string;
+                  /** @enum {string} */
+                  decision: "approve" | "reject";
+                  comment: string | null;
+                  /** Format: date-time */
+                  createdAt: string;
+                })[];
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Close a change request
+   * @description By its author or an admin, unless merged, closed or expired. Audited as `change_request.close`.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  closeChangeRequest: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Close a change request */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              environmentId: string;
+              title: string;
+              description: string | null;
+              /** @enum {string} */
+              status: "open" | "approved" | "rejected" | "merged" | "closed" | "expired";
+              authorSub: string;
+              changes: ({
+                  key: string;
+                  /** @enum {string} */
+                  action: "set" | "delete";
+                  baseVersion: number;
+                })[];
+              reviews: ({
+                  reviewerSub: string;
+                  /** @enum {string} */
+                  decision: "approve" | "reject";
+                  comment: string | null;
+                  /** Format: date-time */
+                  createdAt: string;
+                })[];
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
    * This document
    * @description The one route without authentication. It answers the document itself, not wrapped in the envelope, and carries no workspace data.
    */
@@ -6560,6 +7668,182 @@ export interface operations {
             environmentId: string;
             step: string;
             error: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A change to an environment's secrets was proposed for review.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServiceChangeRequestOpened: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.change_request.opened";
+          account: string;
+          occurredAt: string;
+          data: {
+            changeRequestId: string;
+            environmentId: string;
+            projectId: string;
+            title: string;
+            keys: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A change request received the approvals its environment asks for.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServiceChangeRequestApproved: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.change_request.approved";
+          account: string;
+          occurredAt: string;
+          data: {
+            changeRequestId: string;
+            environmentId: string;
+            projectId: string;
+            title: string;
+            keys: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A change request's changes were applied, all in one transaction.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServiceChangeRequestMerged: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.change_request.merged";
+          account: string;
+          occurredAt: string;
+          data: {
+            changeRequestId: string;
+            environmentId: string;
+            projectId: string;
+            title: string;
+            keys: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A change request was closed without being merged.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServiceChangeRequestClosed: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.change_request.closed";
+          account: string;
+          occurredAt: string;
+          data: {
+            changeRequestId: string;
+            environmentId: string;
+            projectId: string;
+            title: string;
+            keys: string[];
           };
         };
       };

@@ -26,6 +26,12 @@ export const AUDIT_ACTIONS = [
   // An AWS write repeated a ClientRequestToken that names an existing version (decisions.md v1.4, Hardening):
   // `matched` true, false, or null when the caller may not compare; counted against the reveal rate limit.
   'secret.write_repeated',
+  // Change requests (decisions.md v1.4): opened, reviewed (metadata `decision`), merged (each version it wrote is
+  // audited as its write, with metadata.changeRequestId), closed. Metadata names keys, never a proposed value.
+  'change_request.open',
+  'change_request.review',
+  'change_request.merge',
+  'change_request.close',
   'access_key.create',
   'access_key.revoke',
   'access_key.update',

@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   request: 'req',
   account: 'acc',
+  changeRequest: 'cr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

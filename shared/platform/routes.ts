@@ -70,6 +70,16 @@ export const ROUTE_GROUPS = {
     'POST /api/v1/webhooks/{id}/recover',
     'GET /api/v1/webhooks/{id}/stats',
   ],
+  /** Change requests (decisions.md v1.4): proposed changes to an environment's secrets, reviewed, merged at once. */
+  'change-requests': [
+    'POST /api/v1/change-requests',
+    'GET /api/v1/change-requests',
+    'GET /api/v1/change-requests/{id}',
+    'POST /api/v1/change-requests/{id}/changes/{key}/reveal',
+    'POST /api/v1/change-requests/{id}/reviews',
+    'POST /api/v1/change-requests/{id}/merge',
+    'POST /api/v1/change-requests/{id}/close',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS;

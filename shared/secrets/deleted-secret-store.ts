@@ -3,14 +3,14 @@ import type { ItemKey } from '../platform/prefetch.ts';
 import { type AuditEntry, auditPut } from '../audit/index.ts';
 import { transact } from '../platform/store/conditional.ts';
 import { composeStores } from '../platform/store/compose.ts';
-import { environmentValueDelete, environmentValuePut } from './environment-value-items.ts';
+import { environmentValuePut } from './environment-value-items.ts';
 import { pick } from '../platform/store/items.ts';
-import { ENTITY, gsi1, gsi2, keys, patterns } from '../platform/store/keys.ts';
+import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import { getItem } from '../platform/store/reads.ts';
 import { fromStored } from '../platform/store/sealed.ts';
-import { deletedOf, RECORD_FIELDS, type DeletedSecret, type SecretRecord, type StoredSecret } from './secret-record.ts';
+import { deletedOf, type DeletedSecret, type StoredSecret } from './secret-record.ts';
 import { makeDeletedSecretIndexStore } from './deleted-secret-index-store.ts';
 import { makePurgeStore } from './purge-store.ts';
 import { secretItems } from './secret-store.ts';
@@ -28,9 +28,7 @@ import type { Db } from '../platform/store/send.ts';
  * head, path, key and value items back from the record and removes both, in one transaction.
  */
 
-const DELETED_FIELDS: readonly (keyof DeletedSecret)[] = [...RECORD_FIELDS, 'deletedAt', 'deletedBy', 'purgeAt'];
-
-const epochSeconds = (at: string) => Math.ceil(Date.parse(at) / 1000);
+import { DELETED_FIELDS, secretDeleteItems } from './secret-delete-items.ts';
 
 export function makeDeletedSecretStore(db: Db, pager: Pager) {
   const store = {
@@ -44,67 +42,7 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
       audit: AuditEntry,
       deletion: { deletedBy: string; purgeAt: string },
     ): Promise<void> {
-      const remove = (key: ItemKey) => ({ Delete: { TableName: db.tableName, Key: key, ConditionExpression: 'attribute_exists(PK)' } });
-      const { head: current, path } = secretItems(workspaceId, secret);
-      // The head as it was, less its sealed value: the current version's item (which stays until the purge) holds the
-      // same ciphertext, so a large value is not written twice (and into GSI2) by every delete.
-      const { sealed: _sealed, ...head } = current;
-      const deletedAt = audit.createdAt;
-      const failed = await transact(
-        db,
-        [
-          remove(keys.secretHead(workspaceId, secret.id)),
-          remove(keys.secretPath(workspaceId, path)),
-          remove(keys.environmentSecret(workspaceId, secret.environmentId, secret.key)),
-          environmentValueDelete(db, workspaceId, secret.environmentId, secret.key),
-          {
-            Put: {
-              TableName: db.tableName,
-              Item: {
-                ...keys.secretPurge(workspaceId, secret.id),
-                ...gsi2.purge(workspaceId, secret.id, deletion.purgeAt),
-                // Listed only while it may be restored: a delete without a window purges it at once.
-                ...(deletion.purgeAt > deletedAt && gsi1.deletedSecret(workspaceId, secret.id)),
-                type: ENTITY.secretPurge,
-                workspaceId,
-                secretId: secret.id,
-                createdAt: deletedAt,
-                deletedAt,
-                deletedBy: deletion.deletedBy,
-                purgeAt: deletion.purgeAt,
-                head,
-              },
-            },
-          },
-          {
-            Put: {
-              TableName: db.tableName,
-              Item: {
-                ...keys.deletedSecret(workspaceId, secret.environmentId, deletedAt, secret.id),
-                type: ENTITY.deletedSecret,
-                ...pick<SecretRecord>(head, DELETED_FIELDS as (keyof SecretRecord)[]),
-                deletedAt,
-                deletedBy: deletion.deletedBy,
-                purgeAt: deletion.purgeAt,
-                ttl: epochSeconds(deletion.purgeAt),
-              },
-            },
-          },
-          {
-            Put: {
-              TableName: db.tableName,
-              Item: {
-                ...keys.deletedSecretPath(workspaceId, path),
-                type: ENTITY.deletedSecretPath,
-                secretId: secret.id,
-                ttl: epochSeconds(deletion.purgeAt),
-              },
-            },
-          },
-          auditPut(db, workspaceId, audit),
-        ],
-        [0, 1, 2],
-      );
+      const failed = await transact(db, secretDeleteItems(db, workspaceId, secret, audit, deletion), [0, 1, 2]);
       if (failed !== undefined) throw new NotFoundError(`secret ${secret.id} was not found`);
     },
 

@@ -64,6 +64,12 @@ export { makePurgeService, PURGE_GRACE_MS, type PurgeRun, type PurgeService, typ
  * this file (an import cycle).
  */
 export { makeSecretStore, type SecretStore } from './secret-store.ts';
+/**
+ * The types of a version write and a recoverable delete prepared without sending them, for a change request's merge
+ * (its function builds them through secret-wiring.ts: their code is not in the AWS API's cold start, which this file is).
+ */
+export type { PreparedVersionWrite, VersionWritePreparer } from './secret-version-writes.ts';
+export type { DeletePreparer } from './secret-delete-items.ts';
 export { makeSecretMetadataStore, type SecretMetadataStore } from './secret-metadata-store.ts';
 export { makeRevealLimiter, type RevealLimiter } from './reveal-limit-store.ts';
 export type { DeletedSecretStore } from './deleted-secret-store.ts';

@@ -1,11 +1,11 @@
 import type { ItemKey, Prefetched } from '../platform/prefetch.ts';
-import { type AuditEntry, type AuditWrite, auditPut, putAuditEntries } from '../audit/index.ts';
+import { type AuditEntry, type AuditWrite, putAuditEntries } from '../audit/index.ts';
+import { edgeRoom, referenceEdgeItems } from '../references/index.ts';
 import { oldItemAt, transact } from '../platform/store/conditional.ts';
-import { fromStored, toStored } from '../platform/store/sealed.ts';
+import { fromStored } from '../platform/store/sealed.ts';
 import {
   secretPath,
   toRecord,
-  unchangedSince,
   toSecret,
   toVersionRecord,
   VersionConflictError,
@@ -14,53 +14,18 @@ import {
   type SecretRecord,
   type StoredSecret,
   type StoredVersion,
-  type ValueEncoding,
   type VersionRecord,
 } from './secret-record.ts';
-import type { SealedValue } from '../platform/crypto/envelope.ts';
-import { edgeRoom, referenceEdgeItems } from '../references/index.ts';
 
-/** The immutable item of a version a write makes (`null` for a change of labels alone). */
-export interface NewVersion {
-  /** Its number; default the new head's `currentVersion`. */
-  number?: number;
-  /** Its sealed value; default the new head's (the current one's). */
-  sealed?: SealedValue;
-  createdAt?: string;
-  createdBy: string;
-  rolledBackFrom?: number | undefined;
-  versionId?: string | undefined;
-  /** False when its VersionId was claimed before (a rotation's reserved version being filled). */
-  claim?: boolean;
-  /** `base64` for a binary value; default the new head's encoding. */
-  encoding?: ValueEncoding | undefined;
-  /** The distinct targets of its value's references (none: no attribute, so a plain version's item is unchanged). */
-  references?: readonly string[] | undefined;
-}
-import { environmentValuePut } from './environment-value-items.ts';
+import { secretVersionItems, type NewVersion } from './secret-version-items.ts';
+
+export { secretItems, type NewVersion } from './secret-version-items.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limit-store.ts';
 import type { Pager } from '../platform/store/pager.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import { readItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
-import { ENTITY, gsi1, gsi4, keys, patterns } from '../platform/store/keys.ts';
-
-/**
- * What a secret's current state is stored as: the head (under its id and its path), the environment's key item (in
- * the search indexes) and the sealed value. A write puts them; a restore puts them back.
- */
-export function secretItems(workspaceId: string, secret: StoredSecret) {
-  const { sealed, ...record } = secret;
-  const stored = sealed === undefined ? undefined : toStored(sealed);
-  const listed = {
-    ...record,
-    workspaceId,
-    keyLower: record.key.toLowerCase(),
-    ...gsi1.workspaceSecret(workspaceId, record.id),
-    ...gsi4.environmentSecret(workspaceId, record.environmentId, record.id),
-  };
-  return { stored, head: { ...record, workspaceId, ...(stored && { sealed: stored }) }, listed, path: secretPath(record) };
-}
+import { keys, patterns } from '../platform/store/keys.ts';
 
 /** Secrets: heads (by id and by path), per-environment key items, immutable versions, reveal counters. */
 export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = makeRevealLimiter(db)) {
@@ -125,82 +90,8 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
        */
       conditions: { notInRecoveryWindow?: boolean | undefined } = {},
     ): Promise<void> {
-      const { sealed, ...record } = secret;
-      const { head, listed, path } = secretItems(workspaceId, secret);
-      const write = (key: { PK: string; SK: string }, type: string, item: Record<string, unknown>) =>
-        expected === undefined
-          ? { Put: { TableName: db.tableName, Item: { ...key, type, ...item }, ConditionExpression: 'attribute_not_exists(PK)' } }
-          : { Put: { TableName: db.tableName, Item: { ...key, type, ...item }, ...unchangedSince(expected) } };
-      const keyItem = write(keys.environmentSecret(workspaceId, record.environmentId, record.key), ENTITY.environmentSecret, listed);
-      // A lost race learns the key's current state from its failed condition (no read, nothing billed); when the
-      // key is gone (no item) the writer reads again.
-      Object.assign(keyItem.Put, { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
-      const number = version?.number ?? record.currentVersion;
-      const versionSealed = version?.sealed ?? sealed;
-      if (version && !versionSealed) throw new Error('a version needs its sealed value');
-      const encoding = version?.sealed ? version.encoding : record.encoding;
-      const versionItem = version && {
-        Put: {
-          TableName: db.tableName,
-          Item: {
-            ...keys.secretVersion(workspaceId, record.id, number),
-            type: ENTITY.secretVersion,
-            secretId: record.id,
-            version: number,
-            sealed: toStored(versionSealed!),
-            createdAt: version.createdAt ?? record.updatedAt,
-            createdBy: version.createdBy,
-            ...(version.rolledBackFrom !== undefined && { rolledBackFrom: version.rolledBackFrom }),
-            ...(version.versionId !== undefined && { versionId: version.versionId }),
-            ...(encoding && { encoding }),
-            ...(version.references?.length && { references: [...version.references] }),
-          },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      };
-      // A VersionId named by the write is claimed with it: a retry with the same token fails here.
-      const claim = version
-        ? version.versionId !== undefined && version.claim !== false
-          ? { versionId: version.versionId, number }
-          : undefined
-        : reserve;
-      const items = [
-        write(keys.secretHead(workspaceId, record.id), ENTITY.secretHead, head),
-        write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
-        keyItem,
-        ...(versionItem ? [versionItem] : []),
-        // The environment's value item follows the current version only (a secret without a value has none).
-        ...(record.currentVersion !== expected?.currentVersion && sealed
-          ? [
-              environmentValuePut(db, workspaceId, {
-                id: record.id,
-                key: record.key,
-                version: record.currentVersion,
-                environmentId: record.environmentId,
-                sealed,
-                ...(record.encoding && { encoding: record.encoding }),
-                ...(record.references && { references: record.references }),
-              }),
-            ]
-          : []),
-        ...(audit ? [auditPut(db, workspaceId, audit)] : []),
-        ...(claim
-          ? [
-              {
-                Put: {
-                  TableName: db.tableName,
-                  Item: {
-                    ...keys.secretVersionId(workspaceId, record.id, claim.versionId),
-                    type: ENTITY.secretVersionId,
-                    version: claim.number,
-                  },
-                  ConditionExpression: 'attribute_not_exists(PK)',
-                },
-              },
-            ]
-          : []),
-      ];
-      const claimAt = claim ? items.length - 1 : -1;
+      const { items, keyItemAt, versionAt, claimAt = -1 } = secretVersionItems(db, workspaceId, secret, expected, version, audit, reserve);
+      const path = secretPath(secret);
       if (conditions.notInRecoveryWindow)
         items.push({
           ConditionCheck: {
@@ -210,18 +101,25 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
             // ends; DynamoDB removes it late, so its time decides (a forced delete's name is free at once).
             ConditionExpression: 'attribute_not_exists(PK) OR #ttl <= :now',
             ExpressionAttributeNames: { '#ttl': 'ttl' },
-            ExpressionAttributeValues: { ':now': Math.ceil(Date.parse(record.updatedAt) / 1000) },
+            ExpressionAttributeValues: { ':now': Math.ceil(Date.parse(secret.updatedAt) / 1000) },
           },
         } as never);
       const windowAt = conditions.notInRecoveryWindow ? items.length - 1 : -1;
       // The reverse index follows the current references (write, rollback, label move), in the same transaction.
-      items.push(...(referenceEdgeItems(db, workspaceId, record.id, expected?.references, record.references, edgeRoom(items)) as never[]));
-      const conditional = [0, 1, 2, ...(versionItem ? [3] : []), ...(claim ? [claimAt] : []), ...(windowAt >= 0 ? [windowAt] : [])];
+      items.push(...(referenceEdgeItems(db, workspaceId, secret.id, expected?.references, secret.references, edgeRoom(items)) as never[]));
+      const conditional = [
+        0,
+        1,
+        keyItemAt,
+        ...(versionAt !== undefined ? [versionAt] : []),
+        ...(claimAt >= 0 ? [claimAt] : []),
+        ...(windowAt >= 0 ? [windowAt] : []),
+      ];
       let found: Record<string, unknown> | null | undefined;
       const failed = await transact(db, items, conditional, {
         // A concurrent transaction on the same items is the same race as a failed condition.
         contention: 'handled',
-        cancelled: (error) => (found = oldItemAt(error, 2)),
+        cancelled: (error) => (found = oldItemAt(error, keyItemAt)),
       });
       if (failed !== undefined && failed === claimAt) throw new VersionIdTakenError();
       if (failed !== undefined && failed === windowAt)

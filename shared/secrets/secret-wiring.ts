@@ -17,6 +17,12 @@ import { makeSecretService } from './secret-service.ts';
 import { makeRotationStore, rotationViewOf } from '../rotation/index.ts';
 
 export { errorName } from './reveal-wiring.ts';
+/**
+ * A version write and a recoverable delete prepared without sending them (their transaction items and audit entries),
+ * for a change request's merge, which commits several keys' changes in one transaction: stored as any write stores them.
+ */
+export { versionWritePreparer } from './secret-version-writes.ts';
+export { deletePreparer } from './secret-delete-items.ts';
 
 /**
  * The secrets service as a function builds it once per container: the REST secrets group and the AWS API, so both

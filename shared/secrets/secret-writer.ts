@@ -4,7 +4,6 @@ import { secretContext } from '../platform/crypto/context.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { announceAnswer } from '../platform/idempotency-scope.ts';
-import { newId } from '../platform/ids.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { SecretStore } from './secret-store.ts';
 import type { SecretMetadataStore } from './secret-metadata-store.ts';
@@ -24,7 +23,8 @@ import {
   type SecretRecord,
   type StoredSecret,
 } from './secret-record.ts';
-import { AWSCURRENT, keepLabelled, labelsAfterWrite, latestVersionOf, StageRuleError, storedLabels } from './secret-labels.ts';
+import { AWSCURRENT, latestVersionOf, StageRuleError } from './secret-labels.ts';
+import { secretAfterWrite } from './secret-version-writes.ts';
 
 export { SecretExistsError, VersionIdExistsError } from './secret-record.ts';
 
@@ -34,25 +34,6 @@ export { SecretExistsError, VersionIdExistsError } from './secret-record.ts';
  * the next version's context, commit conditionally, and on a lost race read again. A write's VersionId (an AWS
  * `ClientRequestToken`) is claimed with its version; a retry with it answers the version it made.
  */
-
-/**
- * The labels part of the head after version `number` is written with `stages` (shared/secrets/secret-labels.ts):
- * its VersionId kept with those of the other labelled versions, a reserved version it fills no longer unfilled.
- */
-function labelledAfter(current: SecretRecord | undefined, number: number, stages: readonly string[], versionId: string | undefined) {
-  const state = labelsAfterWrite(current, number, stages);
-  const versionIds = keepLabelled({ ...current?.versionIds, ...(versionId !== undefined && { [String(number)]: versionId }) }, state);
-  const unfilled = (current?.unfilled ?? []).filter((version) => version !== number && keepLabelled({ [version]: true }, state));
-  const latestVersion = Math.max(latestVersionOf(current), number);
-  return {
-    currentVersion: state.currentVersion,
-    // Stored with AWSCURRENT, so never empty: a head without labels reads as one written before them (secret-labels.ts).
-    labels: storedLabels(state),
-    ...(latestVersion > state.currentVersion && { latestVersion }),
-    ...(unfilled.length > 0 && { unfilled }),
-    ...(versionIds && { versionIds }),
-  };
-}
 
 /** The version a write with this VersionId fills: one a rotation reserved under it and that has no value yet. */
 const reservedFor = (current: SecretRecord | undefined, versionId: string | undefined) =>
@@ -136,32 +117,13 @@ export function makeSecretWriter(deps: SecretWriterDeps) {
         const repeated = await derivedTokenWrite(principal, current, options.versionId, number, input);
         if (repeated) return repeated;
       }
-      const labelled = labelledAfter(current, number, stages, options.versionId);
-      const becomesCurrent = labelled.currentVersion === number;
-      const description = options.metadata?.description === undefined ? current?.description : options.metadata.description;
-      // The head's encoding is its current version's.
-      const encoding = becomesCurrent ? input.encoding : current?.encoding;
-      const tags = options.metadata?.tags === undefined ? current?.tags : options.metadata.tags;
-      // The head's references are its current version's, as its encoding is.
-      const headReferences = becomesCurrent ? (references.length > 0 ? references : undefined) : current?.references;
-      const record: SecretRecord = {
-        id: current?.id ?? newId('secret', now),
-        key: input.key,
-        projectId: environment.projectId,
-        projectSlug: environment.projectSlug,
-        environmentId: environment.id,
-        envSlug: environment.slug,
-        createdAt: current?.createdAt ?? iso(now),
-        // When the current version was written: a version that is not current leaves it.
-        updatedAt: becomesCurrent || !current ? iso(now) : current.updatedAt,
-        ...(description != null && { description }),
-        ...(tags != null && { tags }),
-        ...(current?.changedAt !== undefined && { changedAt: current.changedAt }),
-        ...labelled,
-        revision: revisionAfter(current),
-        ...(encoding && { encoding }),
-        ...(headReferences && { references: headReferences }),
-      };
+      const record = secretAfterWrite(
+        current,
+        environment,
+        { input, number, stages, versionId: options.versionId, now, references },
+        options.metadata,
+      );
+      const becomesCurrent = record.currentVersion === number;
       const sealed = await cipher.encrypt(input.value, secretContext(ws, record.id, number));
       // A secret created without a value gets its first version as a new version of an existing secret.
       const action = !becomesCurrent ? 'secret.stage' : current === undefined ? 'secret.create' : 'secret.rotate';

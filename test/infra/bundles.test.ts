@@ -36,7 +36,8 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // larger than the regular expressions it replaced), the login-token's strong read and the role-claim warning: +4 KB.
   projects: 1.53, // 1.516: 360,355 B over 237,645 B (1.465: 306,207 B over 209,054 B before the SDK update)
   // The AWS SDK update (3.1166 to 3.1175: every floor +28 KB) took it to 1.501.
-  environments: 1.53, // 1.501: 356,798 B over 237,707 B (1.467 before the SDK update)
+  // Review policies (issue 49, part A) took it to 1.532 on main; change requests' shared keys and audit actions to 1.533.
+  environments: 1.54, // 1.533: 364,327 B; 1.501: 356,798 B over 237,707 B (1.467 before the SDK update)
   // Least privilege (issue 24) adds the policy, roles, sealed cursors and, in secrets, the guard and the denied-attempt
   // counter (+10.6 KB); the source-address check is a chunk of its own, loaded by the first key that has CIDRs.
   // Recoverable deletes (issue 26) add the deleted-secrets store and service and two routes (+5.4 KB).
@@ -50,6 +51,11 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // marked value (or write of a value with `${`) loads (11 KB), the reverse index's writes and readers (1.7 KB), the packed
   // audit entries (0.5 KB), the raw reveals and the answers' references (1 KB): +17 KB in all, +8 KB of it at cold start.
   secrets: 1.91, // 1.894: 503,113 B over 265,652 B (1.829: 485,878 B before references; 1.796 with rotation: its routes and service, the rotation queue's SQS chunk and croner's chunk (cron schedules only), over a floor that now holds SendMessage; 1.711 while the floor also held the Scheduler client; 1.706 with staging labels alone, 1.667 before them; 1.618 before issue 36; 1.575 before recoverable deletes and the SDK update)
+  // Change requests (issue 49): the service, its store and refusals, and the secrets' version writes and deletes a merge
+  // prepares (through secret-wiring.ts, which reaches more of the secrets feature than the merge uses: +7 KB; not through
+  // secrets' index.ts, which would put them in the AWS API's cold start, at its 1.10 limit); the cipher is a chunk
+  // loaded on the first proposed value (counted here all the same).
+  'change-requests': 1.65, // 1.632: 387,795 B
   audit: 1.52, // 1.503: 357,292 B over 237,611 B with packed audit entries read back and paged by entry (1.471: 349,621 B before; 1.441 before the MAC keys and least privilege)
   // Workload identity (issue 25) adds the schemas of `auth` and of logins and the login store's reach of live tokens
   // (+7 KB) to access-keys, and the AWS SDK went from 3.1166 to 3.1175 (every floor +28 KB, every function ~+0.03).
@@ -103,7 +109,7 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // Secret references (issue 48): the writes it makes check a value's references, in the chunks the secrets group loads them in.
   rotation: 1.46, // 1.440: 533,119 B over 370,276 B (1.380: 510,906 B before references; 1.306: 462,677 B over 354,325 B before scheduled rotations)
 
-  openapi: 134, // 132.74: 21,902 B over 165 B with secret references (raw reveals, the 409's details, references and referencedBy); 129.95 with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
+  openapi: 156, // 153.46: 25,321 B over 165 B with the change requests' seven routes and four events (137.22 before them, with review policies); 132.74: 21,902 B with secret references (raw reveals, the 409's details, references and referencedBy); 129.95 with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
 };
 const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_GOAL;
 
@@ -253,6 +259,8 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     'shared/secrets/secret-references.ts',
   ],
   audit: ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
+  // Change requests seal and open proposed values: the cipher loads on the first open, reveal or merge.
+  'change-requests': ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
   'access-keys': ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
   // Only a manual retry, a test event, a recovery or a statistics read far behind queues anything: the SQS client
   // loads on the first; test events, recoveries and statistics load their service and store on the first of them.

@@ -32,6 +32,7 @@ const FAILED_LIST = `we_${ANY_ID}`;
 const ACCESS_KEY_BY_ID = `AKID#ak_${ANY_ID}`;
 const LOGIN_TOKENS = `LOGINS#ws_${ANY_ID}#ak_${ANY_ID}`;
 const SECRET_VALUE_CONTEXT = ['workspaceId', 'secretId', 'version'];
+const PROPOSED_VALUE_CONTEXT = ['workspaceId', 'changeRequestId', 'key'];
 const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'];
 const IDEMPOTENT_ANSWER_CONTEXT = ['workspaceId', 'idempotencyRecord'];
 const AWS_KEY_CONTEXT = ['workspaceId', 'accessKeyId'];
@@ -172,6 +173,16 @@ function expectations(): (name: FunctionName) => Statement[] {
       sendRotation,
     ],
     audit: [...table(api({ Query: [AUDIT] }, false)), lastUsed([TOKEN, WS]), macKey],
+    // Change requests: the request and each key's item read; open, reviews and close put the request with its entry;
+    // a merge puts what a secret write puts; a proposed value's reveal counts on the reveal counters.
+    'change-requests': [
+      ...table(api({ GetItem: [WS], PutItem: [WS, VERSIONS, AUDIT], UpdateItem: RATE, DeleteItem: [WS] })),
+      lastUsed([TOKEN, WS]),
+      index('GSI1', [`CRS#ws_${ANY_ID}#*`]),
+      kms(['kms:GenerateDataKey', 'kms:Decrypt'], PROPOSED_VALUE_CONTEXT),
+      kms(['kms:GenerateDataKey'], SECRET_VALUE_CONTEXT),
+      macKey,
+    ],
     // Recorded idempotent answers that carry the token are sealed and opened (issue 13). The one credential writer:
     // it updates token items in full (revoke), so it needs no lastUsedAt-only grant.
     'access-keys': [
@@ -317,6 +328,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     'webhook-deliveries',
     'auth',
     'aws',
+    'change-requests',
     'delivery-worker',
     'rotation',
   ];

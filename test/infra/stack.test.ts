@@ -166,6 +166,7 @@ describe('ServiceStack with defaults', () => {
       environments: [...common, ...key],
       secrets: [...common, ...key, ...rotations, 'REVEAL_RATE_LIMIT_PER_MINUTE'],
       audit: [...common, ...key],
+      'change-requests': [...common, ...key, 'REVEAL_RATE_LIMIT_PER_MINUTE'],
       'access-keys': [...common, ...key],
       // The login: the regional STS endpoint and the server id; it authenticates no bearer token (no JWT settings).
       auth: [...common, ...key, 'AWS_STS_ENDPOINT', 'IAM_SERVER_ID'],

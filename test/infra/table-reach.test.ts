@@ -80,6 +80,7 @@ const GSI = {
   purges: gsi2.purge(WS, SECRET, '2026-01-01T00:00:00.000Z').GSI2PK,
   recoveries: gsi2.runningRecovery(WS, newId('audit'), '2026-01-01T00:00:00.000Z').GSI2PK,
   failedDeliveries: FAILED_DELIVERY_INDEX.keys(ENDPOINT, DELIVERY).GSI4PK,
+  changeRequests: gsi1.changeRequest(WS, 'env_01J0000000000000000000000', 'cr_01J0000000000000000000000').GSI1PK,
 };
 
 const API_FUNCTIONS = GROUPS.filter((group) => group !== 'openapi');
@@ -92,6 +93,7 @@ const AUDIT_WRITERS: FunctionName[] = [
   'auth',
   'aws',
   'webhook-deliveries',
+  'change-requests',
   'delivery-worker',
   'rotation',
 ];
@@ -162,6 +164,19 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       query('GSI1', GSI.workspaceSecrets),
     ]),
     audit: api([request('Query', PK.audit)], false),
+    // A change request: reads (request, environment, key items), its puts, a merge's secret writes, a reveal's counters.
+    'change-requests': api([
+      request('GetItem', PK.workspace),
+      request('PutItem', PK.workspace),
+      request('PutItem', PK.version),
+      request('PutItem', PK.audit),
+      request('UpdateItem', PK.apiKeyCounter),
+      request('UpdateItem', PK.personCounter),
+      request('UpdateItem', PK.workspaceCounter),
+      request('PutItem', PK.purge),
+      request('DeleteItem', PK.workspace),
+      query('GSI1', GSI.changeRequests),
+    ]),
     'access-keys': api([
       request('GetItem', PK.workspace),
       request('Query', PK.workspace),
@@ -310,9 +325,10 @@ describe('what each role can reach on the table', () => {
 
   it("tells a workspace's partition from its audit, version and delivery partitions", () => {
     const reaching = (action: string, key: string) => FUNCTION_NAMES.filter((name) => can(name, request(action, key)));
-    // Secrets' versions are written by the REST secrets group, the AWS API (which writes and purges them too) and the
+    // Secrets' versions are written by the REST secrets group, the AWS API (which writes and purges them too), a change
+    // request's merge and the
     // rotation runner (a rotation without a function writes its value); the purger deletes them, and puts nothing.
-    expect(reaching('PutItem', PK.version)).toEqual(['secrets', 'aws', 'rotation']);
+    expect(reaching('PutItem', PK.version)).toEqual(['secrets', 'aws', 'change-requests', 'rotation']);
     expect(reaching('BatchWriteItem', PK.version)).toEqual(['secrets', 'aws', 'secret-purger']);
     expect(reaching('BatchWriteItem', PK.workspace)).toEqual([]);
     expect(reaching('PutItem', PK.workspace).includes('secret-purger')).toBe(false);

@@ -86,9 +86,13 @@ describe('the OpenAPI document', () => {
     for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z0-9]+$/);
   });
 
-  it('lists the six webhook events and the test event with their signature headers', () => {
+  it('lists the webhook events and the test event with their signature headers', () => {
     const document = JSON.parse(committed) as { webhooks: Record<string, { post: { parameters: { name: string }[] } }> };
     expect(Object.keys(document.webhooks).sort()).toEqual([
+      'service.change_request.approved',
+      'service.change_request.closed',
+      'service.change_request.merged',
+      'service.change_request.opened',
       'service.ping',
       'service.secret.create',
       'service.secret.delete',

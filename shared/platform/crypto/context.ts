@@ -23,6 +23,9 @@ export function canonicalContext(context: EncryptionContext): Buffer {
  */
 export const SECRET_VALUE_CONTEXT = ['workspaceId', 'secretId', 'version'] as const;
 
+/** The keys of a change request's proposed value's context, granted to the change-requests function (`lib/`). */
+export const PROPOSED_VALUE_CONTEXT = ['workspaceId', 'changeRequestId', 'key'] as const;
+
 /** The keys of a webhook signing secret's context, granted to the webhook functions (`lib/access.ts`). */
 export const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'] as const;
 
@@ -32,6 +35,11 @@ type ContextOf<Keys extends readonly string[]> = Record<Keys[number], string>;
 /** Binds a value to its workspace, secret and version: KMS encryption context and GCM additional data alike. */
 export function secretContext(workspaceId: string, secretId: string, version: number): ContextOf<typeof SECRET_VALUE_CONTEXT> {
   return { workspaceId, secretId, version: String(version) };
+}
+
+/** Binds a proposed value to its workspace, change request and key: no other sealed value unseals as it. */
+export function proposedValueContext(workspaceId: string, changeRequestId: string, key: string): ContextOf<typeof PROPOSED_VALUE_CONTEXT> {
+  return { workspaceId, changeRequestId, key };
 }
 
 /** Binds an endpoint's signing secret to its workspace and endpoint (KMS encryption context and GCM data). */

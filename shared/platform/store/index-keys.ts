@@ -13,6 +13,11 @@ export const gsi1 = {
    * secrets are: ListSecrets with IncludePlannedDeletion reads both partitions from one position.
    */
   deletedSecret: (workspaceId: string, secretId: string) => ({ GSI1PK: `DELETED#${workspaceId}`, GSI1SK: secretId }),
+  /** A change request in its environment's list, newest first (its status is an attribute: a status change moves nothing). */
+  changeRequest: (workspaceId: string, environmentId: string, changeRequestId: string) => ({
+    GSI1PK: `CRS#${workspaceId}#${environmentId}`,
+    GSI1SK: changeRequestId,
+  }),
 };
 
 /** GSI4 keys: an environment's secrets, newest first (on the environment's key item; keys and `key` only). */

@@ -106,6 +106,8 @@ export const keys = {
     SK: subject,
   }),
   webhookEndpoint: (workspaceId: string, endpointId: string): ItemKey => ({ PK: ws(workspaceId), SK: `WHE#${endpointId}` }),
+  /** A change request: its changes (proposed values sealed), reviews and status; on GSI1 by its environment. */
+  changeRequest: (workspaceId: string, changeRequestId: string): ItemKey => ({ PK: ws(workspaceId), SK: `CR#${changeRequestId}` }),
   /** How many unrevoked access keys a workspace has: the 100-key cap is a conditional counter, like the endpoints'. */
   accessKeyCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#AK_COUNT' }),
   /** How many endpoints a workspace has: the 20-endpoint cap is a conditional counter, safe under concurrency. */
@@ -187,6 +189,11 @@ export const patterns = {
   /** GSI1: the workspace's deleted secrets that may still be restored (their records), by id as `secretsByWorkspace`. */
   deletedSecretsByWorkspace: (workspaceId: string) => ({ pk: `DELETED#${workspaceId}`, indexName: 'GSI1' as const }),
   webhookEndpointsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'WHE#' }),
+  /** GSI1: an environment's change requests, newest first (every status: a list by status filters them). */
+  changeRequestsByEnvironment: (workspaceId: string, environmentId: string) => ({
+    pk: `CRS#${workspaceId}#${environmentId}`,
+    indexName: 'GSI1' as const,
+  }),
   deliveriesByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: 'whd_' }),
   /** One endpoint's hourly delivery statistics, oldest hour first. */
   deliveryStatsOfEndpoint: (workspaceId: string, endpointId: string) => ({ pk: `${ws(workspaceId)}#WHD`, skPrefix: `STAT#${endpointId}#` }),
@@ -249,6 +256,7 @@ export const ENTITY = {
   revealCounter: 'RevealCounter',
   deniedAttempts: 'DeniedAttempts',
   webhookEndpoint: 'WebhookEndpoint',
+  changeRequest: 'ChangeRequest',
   webhookEndpointCount: 'WebhookEndpointCount',
   accessKeyCount: 'AccessKeyCount',
   accessKeyById: 'AccessKeyById',

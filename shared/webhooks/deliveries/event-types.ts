@@ -14,6 +14,11 @@ export const EVENT_TYPES = [
     type: 'service.secret.rotation_failed',
     description: 'A rotation of a secret failed at a step; its current value is unchanged.',
   },
+  // Change requests (decisions.md v1.4); each one's data names the request, where it is, its title and keys.
+  { type: 'service.change_request.opened', description: "A change to an environment's secrets was proposed for review." },
+  { type: 'service.change_request.approved', description: 'A change request received the approvals its environment asks for.' },
+  { type: 'service.change_request.merged', description: "A change request's changes were applied, all in one transaction." },
+  { type: 'service.change_request.closed', description: 'A change request was closed without being merged.' },
   {
     type: 'service.webhook_endpoint.disabled',
     description: "The service switched off another of the workspace's endpoints because its deliveries kept failing.",

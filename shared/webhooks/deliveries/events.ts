@@ -16,7 +16,17 @@ export const EVENT_OF_ACTION = {
   'secret.restore': 'service.secret.create',
   'secret.rotation_failed': 'service.secret.rotation_failed',
   'webhook_endpoint.disabled': 'service.webhook_endpoint.disabled',
+  'change_request.open': 'service.change_request.opened',
+  // Only the review that approves it (FIRED_ONLY_WHEN): a reject, or an approval still short of enough, fires nothing.
+  'change_request.review': 'service.change_request.approved',
+  'change_request.merge': 'service.change_request.merged',
+  'change_request.close': 'service.change_request.closed',
 } as const satisfies Partial<Record<AuditAction, EventType>>;
+
+/** Actions that become their event only when their entry says so. */
+const FIRED_ONLY_WHEN: Partial<Record<EventAction, (record: AuditRecord) => boolean>> = {
+  'change_request.review': (record) => record.metadata.status === 'approved',
+};
 
 /** The audit actions that become an event. */
 export type EventAction = keyof typeof EVENT_OF_ACTION;
@@ -62,6 +72,12 @@ function disabledEndpointData(record: AuditRecord): Record<string, unknown> {
   return { endpointId: record.target, url, disabledAt, disabledReason, consecutiveFailures, failingSince };
 }
 
+/** A change request's events: the request, where it is, its title and keys (never a proposed value). */
+function changeRequestData(record: AuditRecord): Record<string, unknown> {
+  const { environmentId, projectId, title, keys } = record.metadata;
+  return { changeRequestId: record.target, environmentId, projectId, title, keys };
+}
+
 /** One data mapper per event type: a new event type does not compile until it says what its data is. */
 const EVENT_DATA: { readonly [T in EventType]: (record: AuditRecord) => Record<string, unknown> } = {
   'service.secret.create': (record) => secretData(record, true),
@@ -70,6 +86,10 @@ const EVENT_DATA: { readonly [T in EventType]: (record: AuditRecord) => Record<s
   'service.secret.delete': (record) => secretData(record, false),
   'service.secret.rotation_failed': rotationFailureData,
   'service.webhook_endpoint.disabled': disabledEndpointData,
+  'service.change_request.opened': changeRequestData,
+  'service.change_request.approved': changeRequestData,
+  'service.change_request.merged': changeRequestData,
+  'service.change_request.closed': changeRequestData,
 };
 
 /** True for an action that becomes an event (own keys only: a stream record's action is data, not code). */
@@ -83,6 +103,7 @@ export function isEventAction(action: string): action is EventAction {
  */
 export function eventFromAudit(record: AuditRecord): WebhookEvent | undefined {
   if (!isEventAction(record.action) || !record.accountId) return undefined;
+  if (FIRED_ONLY_WHEN[record.action]?.(record) === false) return undefined;
   const type = EVENT_OF_ACTION[record.action];
   const data = EVENT_DATA[type](record);
   return { id: `evt_${record.id.slice('aud_'.length)}`, type, account: record.accountId, occurredAt: record.createdAt, data };

@@ -37,7 +37,7 @@ const ADMINS: readonly Column[] = ['admin', 'apiKey'];
 
 /** The object a cell acts on, made fresh for it: its id and its key (a secret's) or name. */
 type Made = { id: string; key: string };
-type Fresh = 'secret' | 'deletedSecret' | 'accessKey' | 'endpoint' | 'delivery';
+type Fresh = 'secret' | 'deletedSecret' | 'accessKey' | 'endpoint' | 'delivery' | 'changeRequest';
 type Row = { ok: 200 | 201 | 202; may: readonly Column[]; fresh?: Fresh; send: (token: string, made: Made) => Promise<ApiAnswer> };
 
 let ws: Awaited<ReturnType<typeof newWorkspace>>;
@@ -283,6 +283,53 @@ const MATRIX: Record<RouteKey, Row> = {
     send: (token, d) => call('POST', `/api/v1/webhook-deliveries/${d.id}/retry`, { token }),
   },
   'GET /api/v1/audit': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/audit', { token }) },
+  // Change requests (decisions.md v1.4). Fresh ones are opened by a developer outside the columns, so no column is
+  // their author: reviews are for people (admin, developer) and API keys; merge only for the author or a reviewer
+  // (no column here, and the request is not approved either); close for the author or an admin.
+  'POST /api/v1/change-requests': {
+    ok: 201,
+    may: SECRET_ACTORS,
+    send: (token) =>
+      call('POST', '/api/v1/change-requests', {
+        token,
+        body: { environmentId: environment.id, title: 't', changes: [{ key: 'CR_KEY', value: 'v' }] },
+      }),
+  },
+  'GET /api/v1/change-requests': {
+    ok: 200,
+    may: EVERYONE,
+    send: (token) => call('GET', `/api/v1/change-requests?environmentId=${environment.id}`, { token }),
+  },
+  'GET /api/v1/change-requests/{id}': {
+    ok: 200,
+    may: EVERYONE,
+    fresh: 'changeRequest',
+    send: (token, r) => call('GET', `/api/v1/change-requests/${r.id}`, { token }),
+  },
+  'POST /api/v1/change-requests/{id}/changes/{key}/reveal': {
+    ok: 200,
+    may: SECRET_ACTORS,
+    fresh: 'changeRequest',
+    send: (token, r) => call('POST', `/api/v1/change-requests/${r.id}/changes/${r.key}/reveal`, { token }),
+  },
+  'POST /api/v1/change-requests/{id}/reviews': {
+    ok: 200,
+    may: ['developer', 'admin', 'apiKey'],
+    fresh: 'changeRequest',
+    send: (token, r) => call('POST', `/api/v1/change-requests/${r.id}/reviews`, { token, body: { decision: 'approve' } }),
+  },
+  'POST /api/v1/change-requests/{id}/merge': {
+    ok: 200,
+    may: [],
+    fresh: 'changeRequest',
+    send: (token, r) => call('POST', `/api/v1/change-requests/${r.id}/merge`, { token }),
+  },
+  'POST /api/v1/change-requests/{id}/close': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'changeRequest',
+    send: (token, r) => call('POST', `/api/v1/change-requests/${r.id}/close`, { token }),
+  },
 };
 
 let made = 0;
@@ -316,6 +363,13 @@ const FRESH: Record<Fresh, () => Promise<Made>> = {
     expect(await store.createDelivery(ws.workspaceId, delivery, Date.now())).toBe(true);
     expect(await store.failPending(ws.workspaceId, delivery.id, 'seeded as failed', new Date().toISOString())).toBeDefined();
     return { id: delivery.id, key: delivery.eventType };
+  },
+  changeRequest: async () => {
+    const key = `MATRIX_${++made}`;
+    const body = { environmentId: environment.id, title: 'matrix', changes: [{ key, value: 'proposed' }] };
+    const opened = await call('POST', '/api/v1/change-requests', { token: await person('developer'), body });
+    expect(opened.status).toBe(201);
+    return { id: opened.body.data.id, key };
   },
 };
 

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { caught } from '../support/fakes.ts';
+import { changeRequests, ENV, person } from './support.ts';
+
+const alice = person('usr_alice', 'developer');
+const bob = person('usr_bob', 'developer');
+const dave = person('usr_dave', 'developer');
+const proposal = {
+  environmentId: ENV.environmentId,
+  title: 'Two keys',
+  changes: [
+    { key: 'A', value: 'a2' },
+    { key: 'B', value: 'b1' },
+  ],
+};
+
+async function approved(t: ReturnType<typeof changeRequests>) {
+  t.versions.set('A', 1);
+  const { id } = await t.service.open(alice, proposal);
+  await t.service.review(bob, id, { decision: 'approve' });
+  return id;
+}
+
+describe('change requests: merge', () => {
+  it('refuses a request that is not approved (CONFLICT naming its status)', async () => {
+    const t = changeRequests();
+    const { id } = await t.service.open(alice, proposal);
+    const error = await caught(() => t.service.merge(alice, id));
+    expect([error.code, error.message]).toEqual(['CONFLICT', 'The change request is open: it cannot be merged']);
+  });
+
+  it('is for the author or a reviewer only (FORBIDDEN)', async () => {
+    const t = changeRequests();
+    const id = await approved(t);
+    expect((await caught(() => t.service.merge(dave, id))).code).toBe('FORBIDDEN');
+    expect((await t.service.merge(bob, id)).status).toBe('merged');
+  });
+
+  it('commits every change in one update, each version audited with changeRequestId, the values unsealed from the request', async () => {
+    const t = changeRequests();
+    const id = await approved(t);
+    const merged = await t.service.merge(alice, id);
+    expect(merged.status).toBe('merged');
+    expect(t.committed).toHaveLength(1);
+    expect(t.committed[0]!.writes).toHaveLength(2);
+    expect(t.prepared.map((p) => [p.key, p.value, p.audit.action, p.audit.metadata.changeRequestId])).toEqual([
+      ['A', 'a2', 'secret.rotate', id],
+      ['B', 'b1', 'secret.create', id],
+    ]);
+    expect(t.audits.at(-1)).toMatchObject({ action: 'change_request.merge', metadata: { keys: ['A', 'B'], title: 'Two keys' } });
+  });
+
+  it('refuses with CONFLICT naming each stale key, and only those, when keys moved since proposed; nothing is written', async () => {
+    const t = changeRequests();
+    const id = await approved(t);
+    t.versions.set('A', 2);
+    const error = (await caught(() => t.service.merge(alice, id))) as Error & { code: string; details: unknown };
+    expect(error.code).toBe('CONFLICT');
+    expect(error.details).toEqual([{ key: 'A', baseVersion: 1, currentVersion: 2 }]);
+    expect(t.committed).toEqual([]);
+    expect(t.requests.get(id)!.status).toBe('approved');
+  });
+
+  it('names the key that moved between its read and the commit (the transaction condition failed)', async () => {
+    const t = changeRequests();
+    const id = await approved(t);
+    t.race.moveKeyOnCommit = 'B';
+    const error = (await caught(() => t.service.merge(alice, id))) as Error & { code: string; details: unknown };
+    expect(error.details).toEqual([{ key: 'B', baseVersion: 0, currentVersion: 1 }]);
+    expect(t.committed).toEqual([]);
+  });
+});
+
+describe('change requests: one transaction', () => {
+  it('refuses, writing nothing, a merge whose items pass the 100 of one transaction (CONFLICT)', async () => {
+    // Prepare: 17 sets of 6 items each (a write's), and the request's 2: 104.
+    const t = changeRequests({ itemsPerWrite: 6 });
+    const changes = Array.from({ length: 17 }, (_, i) => ({ key: `K${i}`, value: 'v' }));
+    const { id } = await t.service.open(alice, { ...proposal, changes });
+    await t.service.review(bob, id, { decision: 'approve' });
+    // Act
+    const error = await caught(() => t.service.merge(alice, id));
+    // Assess
+    expect([error.code, error.message]).toEqual(['CONFLICT', 'The merge needs 104 writes, more than one transaction holds']);
+    expect(t.committed).toEqual([]);
+    // 16 sets fit: 98 items.
+    const fits = changeRequests({ itemsPerWrite: 6 });
+    const sixteen = await fits.service.open(alice, { ...proposal, changes: changes.slice(0, 16) });
+    await fits.service.review(bob, sixteen.id, { decision: 'approve' });
+    expect((await fits.service.merge(alice, sixteen.id)).status).toBe('merged');
+  });
+});
+
+describe('change requests: merged deletes', () => {
+  it('deletes a key as any delete does, audited secret.delete with changeRequestId; a key already gone needs nothing', async () => {
+    const t = changeRequests();
+    t.versions.set('OLD', 3);
+    const body = {
+      ...proposal,
+      changes: [
+        { key: 'OLD', delete: true as const },
+        { key: 'GONE', delete: true as const },
+      ],
+    };
+    const { id } = await t.service.open(alice, body);
+    await t.service.review(bob, id, { decision: 'approve' });
+    expect((await t.service.merge(alice, id)).status).toBe('merged');
+    expect(t.committed[0]!.writes).toHaveLength(1);
+    expect(t.prepared.map((p) => [p.key, p.audit.action, p.audit.metadata.changeRequestId])).toEqual([['OLD', 'secret.delete', id]]);
+  });
+});
+
+describe('change requests: close', () => {
+  it('by the author or an admin (FORBIDDEN to others); a merged request cannot be closed (CONFLICT)', async () => {
+    const t = changeRequests();
+    const { id } = await t.service.open(alice, proposal);
+    expect((await caught(() => t.service.close(bob, id))).code).toBe('FORBIDDEN');
+    expect((await t.service.close(alice, id)).status).toBe('closed');
+    const other = await t.service.open(alice, proposal);
+    expect((await t.service.close(person('usr_admin', 'admin'), other.id)).status).toBe('closed');
+    const mergedId = await approved(t);
+    await t.service.merge(alice, mergedId);
+    expect((await caught(() => t.service.close(alice, mergedId))).code).toBe('CONFLICT');
+    expect(t.audits.filter((a) => a.action === 'change_request.close')).toHaveLength(2);
+  });
+});
