@@ -4,6 +4,7 @@ import { proposedValueContext } from '../platform/crypto/context.ts';
 import type { Cipher } from '../platform/crypto/envelope.ts';
 import { NotFoundError, ValidationError } from '../platform/errors.ts';
 import { newId } from '../platform/ids.ts';
+import { assertReferencesParse } from '../references/reference-resolving.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { SecretStore } from '../secrets/index.ts';
@@ -70,6 +71,8 @@ export function makeChangeRequestService(deps: ChangeRequestServiceDeps) {
         const current = await store.getEnvironmentSecret(ws, environment.environmentId, change.key);
         const baseVersion = current?.currentVersion ?? 0;
         if ('delete' in change) return { key: change.key, action: 'delete' as const, baseVersion };
+        // Its references must parse, as a write's must (decisions.md v1.4): checked before anything is stored.
+        if (change.value.includes('${')) assertReferencesParse(change.value, `changes[${input.changes.indexOf(change)}].value`);
         const sealed = await cipher.encrypt(change.value, proposedValueContext(ws, id, change.key));
         return { key: change.key, action: 'set' as const, baseVersion, sealed };
       }),

@@ -9,6 +9,8 @@ import { AWSCURRENT, keepLabelled, labelsAfterWrite, latestVersionOf, storedLabe
 import { revisionAfter, type SecretRecord } from './secret-record.ts';
 import { secretVersionItems, type NewVersion, type VersionWriteItems } from './secret-version-items.ts';
 import type { WriteInput } from './secret-write-types.ts';
+import { mayReference } from './secret-reference-marks.ts';
+import { referenceEdgeItems } from '../references/index.ts';
 
 /**
  * What a write makes of a key's head, shared by the writer (secret-writer.ts) and a change request's merge, which
@@ -105,13 +107,18 @@ export async function prepareVersionWrite(
 ): Promise<PreparedVersionWrite> {
   const ws = actor.workspaceId;
   const number = latestVersionOf(current) + 1;
-  const record = secretAfterWrite(current, environment, { input, number, stages: [AWSCURRENT], now: input.now });
+  // The references marker a reveal resolves by, as any write stores it (VALIDATION_ERROR for one that does not parse).
+  const references = mayReference(input) ? (await import('./secret-references.ts')).referencesOf(environment, input.key, input) : [];
+  const record = secretAfterWrite(current, environment, { input, number, stages: [AWSCURRENT], now: input.now, references });
   const sealed = await deps.cipher.encrypt(input.value, secretContext(ws, record.id, number));
   const action = current === undefined ? 'secret.create' : 'secret.rotate';
   const audit = actor.audit(action, record, number);
   const version: NewVersion = { number, sealed, createdAt: iso(input.now), createdBy: actor.actorSub, encoding: input.encoding };
-  const items = secretVersionItems(deps.db, ws, { ...record, sealed }, current, version, audit);
-  return { ...items, secretId: record.id, version: number };
+  const prepared = secretVersionItems(deps.db, ws, { ...record, sealed }, current, version, audit);
+  // The reverse index's edges of the targets it adds; those it drops stay until a reader confirms them by the head
+  // (room 0: a merge's transaction has no item to spare for them).
+  const edges = referenceEdgeItems(deps.db, ws, record.id, current?.references, record.references, 0);
+  return { ...prepared, items: [...prepared.items, ...edges], secretId: record.id, version: number };
 }
 
 /** `prepareVersionWrite` bound to a table and a cipher: what another feature's service is given to prepare writes. */

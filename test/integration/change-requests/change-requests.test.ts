@@ -140,4 +140,19 @@ describe('change requests', () => {
     expect(await status({ changes: changes(20) })).toBe(201);
     expect(await status({ changes: changes(21) })).toBe(400);
   });
+
+  it('merges a value with references as any write stores it: resolved on reveal, in the reverse index; refuses one that does not parse', async () => {
+    await put(ws.apiKey, 'REF_HOST', 'db.internal');
+    const bad = await propose(people.alice, { changes: [{ key: 'REF_URL', value: 'postgres://${REF_HOST' }] });
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(bad.body.error.message).toContain('changes[0].value');
+    const { id } = (await propose(people.alice, { changes: [{ key: 'REF_URL', value: 'postgres://${REF_HOST}/app' }] })).body.data;
+    expect((await review(people.bob, id)).body.data.status).toBe('approved');
+    expect((await merge(people.alice, id)).status).toBe(200);
+    expect(await reveal('REF_URL')).toMatchObject({ value: 'postgres://db.internal/app', version: 1 });
+    const list = (await call('GET', `${secrets()}?limit=200`, { token: ws.apiKey })).body.data as { id: string; key: string }[];
+    const [url, host] = ['REF_URL', 'REF_HOST'].map((key) => list.find((s) => s.key === key)!.id);
+    expect((await call('GET', `/api/v1/secrets/${url}`, { token: ws.apiKey })).body.data.references).toEqual(['cr/prod/REF_HOST']);
+    expect((await call('GET', `/api/v1/secrets/${host}`, { token: ws.apiKey })).body.data.referencedBy).toEqual([url]);
+  });
 });
