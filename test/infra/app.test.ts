@@ -76,8 +76,8 @@ describe('bin/app.ts', () => {
     const apiFunctions = functions.filter((fn) => fn.Properties.Environment?.Variables.JWT_JWKS_URI === JWT.jwtJwksUri);
     // Every route group's function but the login's and the AWS API's, which authenticate no bearer token.
     expect(apiFunctions).toHaveLength(Object.keys(ROUTE_GROUPS).length - 2);
-    // The two that reveal: the secrets group and the AWS API.
-    expect(functions.filter((fn) => fn.Properties.Environment?.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(2);
+    // The three that reveal: the secrets group, the AWS API and change requests (a proposed value).
+    expect(functions.filter((fn) => fn.Properties.Environment?.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(3);
     expect(functions.filter((fn) => fn.Properties.Environment?.Variables.IAM_SERVER_ID === 'secrets.example.com')).toHaveLength(1);
     const logGroups = resources.filter((r) => r.Type === 'AWS::Logs::LogGroup');
     // One per function (each route group, the three of the webhook pipeline, the rotation runner, the secret purger,

@@ -55,7 +55,8 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // prepares (through secret-wiring.ts, which reaches more of the secrets feature than the merge uses: +7 KB; not through
   // secrets' index.ts, which would put them in the AWS API's cold start, at its 1.10 limit); the cipher is a chunk
   // loaded on the first proposed value (counted here all the same).
-  'change-requests': 1.65, // 1.632: 387,795 B
+  // A merged value's references (its marker, the reverse index's edges, the parser's check at open): +7 KB.
+  'change-requests': 1.68, // 1.661: 394,818 B (1.632: 387,795 B before references)
   audit: 1.52, // 1.503: 357,292 B over 237,611 B with packed audit entries read back and paged by entry (1.471: 349,621 B before; 1.441 before the MAC keys and least privilege)
   // Workload identity (issue 25) adds the schemas of `auth` and of logins and the login store's reach of live tokens
   // (+7 KB) to access-keys, and the AWS SDK went from 3.1166 to 3.1175 (every floor +28 KB, every function ~+0.03).
@@ -260,7 +261,14 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
   ],
   audit: ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
   // Change requests seal and open proposed values: the cipher loads on the first open, reveal or merge.
-  'change-requests': ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
+  // A merge checks a merged value's references (the parser, in the chunk a write with `${` loads).
+  'change-requests': [
+    'aws-jwt-verify',
+    ...KEY_PROVIDER_ON_FIRST_USE,
+    ...CIPHER_ON_FIRST_USE,
+    ...SOURCE_ADDRESS_ON_FIRST_USE,
+    'shared/secrets/secret-references.ts',
+  ],
   'access-keys': ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
   // Only a manual retry, a test event, a recovery or a statistics read far behind queues anything: the SQS client
   // loads on the first; test events, recoveries and statistics load their service and store on the first of them.

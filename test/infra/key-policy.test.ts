@@ -150,6 +150,12 @@ describe('the secrets key can be used only by the service', () => {
       'delivery-worker': [{ actions: ['kms:Decrypt'], context: ['workspaceId', 'endpointId'] }],
       // The rotation runner seals a rotated value, and opens a redelivered step's to compare.
       rotation: [{ actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'secretId', 'version'] }],
+      // Change requests seal and open proposed values under their own context, and a merge seals each version it writes.
+      'change-requests': [
+        { actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'changeRequestId', 'key'] },
+        { actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'secretId', 'version'] },
+        macRoots,
+      ],
     };
     for (const name of FUNCTION_NAMES) {
       const role = { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].role), 'Arn'] };
@@ -183,6 +189,7 @@ describe('the secrets key can be used only by the service', () => {
       'aws',
       'delivery-worker',
       'rotation',
+      'change-requests',
     ];
     for (const name of FUNCTION_NAMES) {
       const denies = statementsOf(template, stack, functionsOf(stack)[name]).filter((s) => s.Effect === 'Deny');

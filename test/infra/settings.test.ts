@@ -44,7 +44,7 @@ describe('ServiceStack with settings', () => {
     alarmEmail: 'oncall@example.com',
   };
 
-  it('gives every API function but the login and the AWS API the JWT settings, the two that reveal the reveal limit, and the login its STS endpoint and server id', () => {
+  it('gives every API function but the login and the AWS API the JWT settings, the three that reveal the reveal limit, and the login its STS endpoint and server id', () => {
     // Act
     const { stack, template } = synth(outdir.dir, settings);
 
@@ -70,9 +70,9 @@ describe('ServiceStack with settings', () => {
     expect(JSON.stringify(login.AWS_STS_ENDPOINT)).toContain('https://sts.');
     expect(JSON.stringify(login.IAM_SERVER_ID)).toContain('.execute-api.');
     for (const name of FUNCTION_NAMES.filter((n) => n !== 'auth')) expect(env(name).IAM_SERVER_ID).toBeUndefined();
-    for (const name of ['secrets', 'aws'] as const) expect(env(name).REVEAL_RATE_LIMIT_PER_MINUTE).toBe('30');
-    for (const name of FUNCTION_NAMES.filter((n) => n !== 'secrets' && n !== 'aws'))
-      expect(env(name).REVEAL_RATE_LIMIT_PER_MINUTE).toBeUndefined();
+    const revealing: readonly string[] = ['secrets', 'aws', 'change-requests'];
+    for (const name of revealing) expect(env(name as FunctionName).REVEAL_RATE_LIMIT_PER_MINUTE).toBe('30');
+    for (const name of FUNCTION_NAMES.filter((n) => !revealing.includes(n))) expect(env(name).REVEAL_RATE_LIMIT_PER_MINUTE).toBeUndefined();
     for (const fn of Object.values(functions) as Resource[]) {
       for (const setting of LOCAL_ONLY_SETTINGS) expect(fn.Properties.Environment?.Variables ?? {}).not.toHaveProperty(setting);
     }
