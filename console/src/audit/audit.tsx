@@ -42,6 +42,12 @@ const ACTION_SET = {
   'api_key.revoke': 1,
   'workspace.allowlist_add': 1,
   'workspace.allowlist_remove': 1,
+  'review_policy.set': 1,
+  'review_policy.delete': 1,
+  'change_request.open': 1,
+  'change_request.review': 1,
+  'change_request.merge': 1,
+  'change_request.close': 1,
 } satisfies Record<AuditAction, 1>;
 const ACTIONS = Object.keys(ACTION_SET).sort() as AuditAction[];
 
