@@ -41,8 +41,15 @@ describe('the API under generated requests', () => {
       const list = await deliveriesOf(token, endpoint.id);
       return list.length > 0 ? list : undefined;
     });
+    const changeRequest = (
+      await call('POST', '/api/v1/change-requests', {
+        token,
+        body: { environmentId: env.id, title: 'fuzz', changes: [{ key: 'FUZZ_KEY', value: 'proposed' }] },
+      })
+    ).body.data;
     tokens = { apiKey: token, machine: accessKey.token };
     fixtures = makeFixtures({
+      changeRequestId: changeRequest.id,
       project,
       env,
       secret,
@@ -79,18 +86,23 @@ describe('the API under generated requests', () => {
 type Made = { project: { id: string; slug: string }; env: { id: string; slug: string }; secret: { id: string } };
 
 /** Path values and field generators from the objects made for the run: most requests reach a real object. */
-function makeFixtures(made: Made & { accessKeyId: string; endpointId: string; deliveryId: string; receiverPort: number }): Fixtures {
+function makeFixtures(
+  made: Made & { accessKeyId: string; endpointId: string; deliveryId: string; changeRequestId: string; receiverPort: number },
+): Fixtures {
   const byParam: Record<string, { value: string; prefix?: string }> = {
     projectId: { value: made.project.id, prefix: 'proj' },
     envId: { value: made.env.id, prefix: 'env' },
     secretId: { value: made.secret.id, prefix: 'sec' },
     projectSlug: { value: made.project.slug },
     envSlug: { value: made.env.slug },
+    // A change request's proposed key (POST /api/v1/change-requests/{id}/changes/{key}/reveal).
+    key: { value: 'FUZZ_KEY' },
   };
   const byIdRoute: [string, { value: string; prefix: string }][] = [
     ['/api/v1/access-keys/', { value: made.accessKeyId, prefix: 'ak' }],
     ['/api/v1/webhooks/', { value: made.endpointId, prefix: 'we' }],
     ['/api/v1/webhook-deliveries/', { value: made.deliveryId, prefix: 'whd' }],
+    ['/api/v1/change-requests/', { value: made.changeRequestId, prefix: 'cr' }],
   ];
   const path = `${made.project.slug}/${made.env.slug}/FUZZ_KEY`;
   return {

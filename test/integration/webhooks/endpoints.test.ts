@@ -136,7 +136,7 @@ describe('webhook endpoints', () => {
     expect((await store.getEndpoint(ws.workspaceId, endpoint.id))?.enabled).toBe(false);
   });
 
-  it('lists the six event types', async () => {
+  it('lists the ten event types', async () => {
     const answer = await call('GET', '/api/v1/webhooks/event-types', { token: ws.apiKey });
     expect(answer.body.data.map((e: { type: string }) => e.type)).toEqual([
       'service.secret.create',
@@ -144,6 +144,10 @@ describe('webhook endpoints', () => {
       'service.secret.reveal',
       'service.secret.delete',
       'service.secret.rotation_failed',
+      'service.change_request.opened',
+      'service.change_request.approved',
+      'service.change_request.merged',
+      'service.change_request.closed',
       'service.webhook_endpoint.disabled',
     ]);
   });
