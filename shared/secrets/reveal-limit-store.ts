@@ -20,6 +20,8 @@ interface Lease {
   grant: number;
   /** Reveals made under this lease's window, to size the first grant of the next one. */
   used: number;
+  /** The refill in flight: concurrent requests of this container wait for it rather than each leasing its own. */
+  refilling?: Promise<boolean>;
 }
 
 /** The largest lease: an eighth of the limit (so eight containers' leftovers cannot eat it all), at most 64. */
@@ -73,6 +75,14 @@ export function makeRevealLimiter(db: Db) {
     return granted > 0;
   }
 
+  /** The lease's one refill in flight, started when none is. */
+  function refillOnce(key: ItemKey, lease: Lease, max: number): Promise<boolean> {
+    lease.refilling ??= refill(key, lease, max).finally(() => {
+      lease.refilling = undefined;
+    });
+    return lease.refilling;
+  }
+
   function leaseOf(key: ItemKey, minute: number, max: number): Lease {
     // One lease per counter (its partition key), whatever the window, so a new window can size its first lease.
     const id = key.PK;
@@ -105,9 +115,10 @@ export function makeRevealLimiter(db: Db) {
       ].map((counter) => ({ ...counter, lease: leaseOf(counter.key, minute, counter.max) }));
       // Refill until both leases have room at once: a concurrent request of this container may spend a lease
       // while the other one is being refilled. Checking and spending then happen with no await between them.
+      // Concurrent requests share one refill (refillOnce), so a wave of them does not lease a grant each.
       for (let empty = counters.findIndex((c) => c.lease.left <= 0); empty !== -1; empty = counters.findIndex((c) => c.lease.left <= 0)) {
         const counter = counters[empty]!;
-        if (!(await refill(counter.key, counter.lease, counter.max))) throw revealLimitError(empty, limit);
+        if (!(await refillOnce(counter.key, counter.lease, counter.max))) throw revealLimitError(empty, limit);
       }
       for (const { lease } of counters) {
         lease.left--;

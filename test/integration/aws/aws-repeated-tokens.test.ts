@@ -104,9 +104,9 @@ describe('repeated ClientRequestTokens through the AWS API', () => {
     }
     const attempts = names.filter((name) => name === 'ResourceExistsException').length;
     expect(new Set(names)).toEqual(new Set(['ResourceExistsException', 'ThrottlingException']));
-    // 120 a clock minute: at most two minutes' worth before the refusal, whatever minute the loop began in.
-    // The limiter counts in leases, so ten at once can be refused a little before the 120th.
-    expect(attempts).toBeGreaterThan(60);
+    // 120 a clock minute: at least one minute's worth and at most two before the refusal, whatever minute the loop
+    // began in (concurrent requests of a container share one lease refill, so a wave of ten leases no more than it spends).
+    expect(attempts).toBeGreaterThanOrEqual(120);
     expect(attempts).toBeLessThanOrEqual(240);
   });
 

@@ -133,6 +133,24 @@ describe('reveal rate limit (per credential and minute)', () => {
     expect(credentialCount(table)).toBe(120);
   });
 
+  it('waves of concurrent reveals in one container lease one at a time: all 120 pass before the first refusal', async () => {
+    // Concurrent requests that find the lease empty wait for one refill instead of each leasing its own (which
+    // would lease far more than they spend, and refuse the rest of the window early).
+    const table = fakeTable();
+    const outcomes: string[] = [];
+    while (!outcomes.includes('RATE_LIMITED') && outcomes.length < 300) {
+      const wave = Array.from({ length: 10 }, () =>
+        reveal(table.store, T0).then(
+          () => 'ok',
+          (e: { code?: string }) => e.code!,
+        ),
+      );
+      outcomes.push(...(await Promise.all(wave)));
+    }
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(120);
+    expect(credentialCount(table)).toBe(120);
+  });
+
   it("another credential's reveals do not count against this one", async () => {
     const table = fakeTable();
     for (let n = 0; n < 120; n++) await reveal(table.store, T0);
