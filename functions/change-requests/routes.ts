@@ -54,7 +54,7 @@ export function makeChangeRequestRoutes(service: ChangeRequestService): Record<R
         idempotent: true,
         summary: "Propose changes to an environment's secrets",
         description:
-          "Needs `write` on each key. Proposed values are sealed and shown only by their reveal; each change records the key's current version as `baseVersion`. Audited as `change_request.open`.",
+          "Needs `write` on each key, and `delete` on each key it deletes. Proposed values are sealed and shown only by their reveal; each change records the key's current version as `baseVersion`. Audited as `change_request.open`.",
         response: changeRequestAnswer(),
         errors: ['NOT_FOUND'],
         access: 'workspace',
@@ -119,7 +119,7 @@ export function makeChangeRequestRoutes(service: ChangeRequestService): Record<R
       ofRequest(
         'mergeChangeRequest',
         'Merge an approved change request',
-        'By the author or a reviewer, with `write` on each key. Every change lands in one transaction, only if each key is still at its `baseVersion` (else CONFLICT with `error.details` naming the stale keys, and nothing changes). Each version is audited as its write with `metadata.changeRequestId`; the merge as `change_request.merge`.',
+        'By the author or a reviewer, with `write` on each key (and `delete` on each key it deletes). Every change lands in one transaction, only if each key is still at its `baseVersion` (else CONFLICT with `error.details` naming the stale keys, and nothing changes). Each version is audited as its write with `metadata.changeRequestId`; the merge as `change_request.merge`.',
         (principal, id) => service.merge(principal, id),
       ),
     'POST /api/v1/change-requests/{id}/close': () =>

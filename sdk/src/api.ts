@@ -417,7 +417,7 @@ export interface paths {
     get: operations["listChangeRequests"];
     /**
      * Propose changes to an environment's secrets
-     * @description Needs `write` on each key. Proposed values are sealed and shown only by their reveal; each change records the key's current version as `baseVersion`. Audited as `change_request.open`.
+     * @description Needs `write` on each key, and `delete` on each key it deletes. Proposed values are sealed and shown only by their reveal; each change records the key's current version as `baseVersion`. Audited as `change_request.open`.
      *
      * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
@@ -455,7 +455,7 @@ export interface paths {
   "/api/v1/change-requests/{id}/merge": {
     /**
      * Merge an approved change request
-     * @description By the author or a reviewer, with `write` on each key. Every change lands in one transaction, only if each key is still at its `baseVersion` (else CONFLICT with `error.details` naming the stale keys, and nothing changes). Each version is audited as its write with `metadata.changeRequestId`; the merge as `change_request.merge`.
+     * @description By the author or a reviewer, with `write` on each key (and `delete` on each key it deletes). Every change lands in one transaction, only if each key is still at its `baseVersion` (else CONFLICT with `error.details` naming the stale keys, and nothing changes). Each version is audited as its write with `metadata.changeRequestId`; the merge as `change_request.merge`.
      *
      * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
      */
@@ -6556,7 +6556,7 @@ export interface operations {
   };
   /**
    * Propose changes to an environment's secrets
-   * @description Needs `write` on each key. Proposed values are sealed and shown only by their reveal; each change records the key's current version as `baseVersion`. Audited as `change_request.open`.
+   * @description Needs `write` on each key, and `delete` on each key it deletes. Proposed values are sealed and shown only by their reveal; each change records the key's current version as `baseVersion`. Audited as `change_request.open`.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */
@@ -7134,7 +7134,7 @@ export interface operations {
   };
   /**
    * Merge an approved change request
-   * @description By the author or a reviewer, with `write` on each key. Every change lands in one transaction, only if each key is still at its `baseVersion` (else CONFLICT with `error.details` naming the stale keys, and nothing changes). Each version is audited as its write with `metadata.changeRequestId`; the merge as `change_request.merge`.
+   * @description By the author or a reviewer, with `write` on each key (and `delete` on each key it deletes). Every change lands in one transaction, only if each key is still at its `baseVersion` (else CONFLICT with `error.details` naming the stale keys, and nothing changes). Each version is audited as its write with `metadata.changeRequestId`; the merge as `change_request.merge`.
    *
    * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
    */

@@ -26,6 +26,25 @@ export async function permitKeys(principal: Principal, place: RequestPlace, acti
 }
 
 /**
+ * FORBIDDEN unless the caller may make every change: `write` on each key (decisions.md v1.4), and `delete` on each key
+ * it deletes, as a direct delete asks; else a key without `delete` could delete through a request.
+ */
+export async function permitChanges(
+  principal: Principal,
+  place: RequestPlace,
+  changes: readonly { key: string; action: 'set' | 'delete' }[],
+): Promise<void> {
+  await permitKeys(
+    principal,
+    place,
+    'write',
+    changes.map((change) => change.key),
+  );
+  const deletes = changes.filter((change) => change.action === 'delete').map((change) => change.key);
+  if (deletes.length > 0) await permitKeys(principal, place, 'delete', deletes);
+}
+
+/**
  * FORBIDDEN unless the caller may review: a person with the role admin or developer, or an API key. Never a machine
  * token (a workload cannot be the second person) nor a viewer.
  */

@@ -7,7 +7,7 @@ import type { Principal } from '../platform/principal.ts';
 import { metadataOf, type SecretStore } from '../secrets/index.ts';
 import type { DeletePreparer } from '../secrets/index.ts';
 import type { VersionWritePreparer } from '../secrets/index.ts';
-import { assertMayMerge, assertStatus, permitKeys } from './change-request-checks.ts';
+import { assertMayMerge, assertStatus, permitChanges } from './change-request-checks.ts';
 import {
   answerOf,
   ChangeRequestChangedError,
@@ -106,7 +106,7 @@ export function makeMerge(deps: MergeDeps, find: (principal: Principal, id: stri
   }
 
   /**
-   * Merges: the author or a reviewer, with `write` on each key, of an approved request. One transaction writes every
+   * Merges: the author or a reviewer, with `write` on each key (`delete` on each it deletes), of an approved request. One transaction writes every
    * version (each audited as its write, with `changeRequestId`), the request's `merged` and its audit entry, and holds
    * only while each key is still at its base version: else CONFLICT naming the stale keys, and nothing changes.
    */
@@ -114,12 +114,7 @@ export function makeMerge(deps: MergeDeps, find: (principal: Principal, id: stri
     return untilUpdated(async () => {
       const request = await find(principal, id);
       assertMayMerge(principal, request);
-      await permitKeys(
-        principal,
-        request,
-        'write',
-        request.changes.map((change) => change.key),
-      );
+      await permitChanges(principal, request, request.changes);
       const now = clock.now();
       assertStatus(statusAt(request, now), ['approved'], 'merged');
       const writes = await prepare(principal, request, await currentKeys(principal, request), now);

@@ -8,7 +8,7 @@ import { assertReferencesParse } from '../references/reference-resolving.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import type { SecretStore } from '../secrets/index.ts';
-import { assertMayClose, permitKeys, visibleRequest, assertStatus } from './change-request-checks.ts';
+import { assertMayClose, permitChanges, permitKeys, visibleRequest, assertStatus } from './change-request-checks.ts';
 import { makeMerge, type MergeDeps } from './change-request-merge.ts';
 import {
   answerOf,
@@ -57,13 +57,17 @@ export function makeChangeRequestService(deps: ChangeRequestServiceDeps) {
     now: number,
   ): AuditEntry => auditEntry(principal, action, record.id, requestMetadata(record), now);
 
-  /** Opens a request: `write` on each key; values sealed under the request's and key's context; each key's base version. */
+  /** Opens a request: `write` on each key (and `delete` on each it deletes); values sealed under the request's and key's context; each key's base version. */
   async function open(principal: Principal, input: OpenInput) {
     const ws = principal.workspaceId;
     const environment = await visibleRequest(principal, await store.getRequestEnvironment(ws, input.environmentId), input.environmentId);
     const keys = input.changes.map((change) => change.key);
     if (new Set(keys).size !== keys.length) throw new ValidationError('changes: each key may be proposed once');
-    await permitKeys(principal, environment, 'write', keys);
+    await permitChanges(
+      principal,
+      environment,
+      input.changes.map((change) => ({ key: change.key, action: 'delete' in change ? ('delete' as const) : ('set' as const) })),
+    );
     const now = clock.now();
     const id = newId('changeRequest', now);
     const changes: StoredChange[] = await Promise.all(

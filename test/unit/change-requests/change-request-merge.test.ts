@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { caught } from '../support/fakes.ts';
-import { changeRequests, ENV, person } from './support.ts';
+import { changeRequests, ENV, machine, person } from './support.ts';
 
 const alice = person('usr_alice', 'developer');
 const bob = person('usr_bob', 'developer');
@@ -34,6 +34,19 @@ describe('change requests: merge', () => {
     const id = await approved(t);
     expect((await caught(() => t.service.merge(dave, id))).code).toBe('FORBIDDEN');
     expect((await t.service.merge(bob, id)).status).toBe('merged');
+  });
+
+  it('needs delete on each key it deletes: an author whose rules lost delete since opening is FORBIDDEN, nothing written', async () => {
+    const t = changeRequests();
+    const all = { effect: 'allow' as const, projects: ['*'], environments: ['*'], keys: ['**'] };
+    t.versions.set('A', 1);
+    const author = machine('mid_a', [{ ...all, actions: ['write', 'delete'] }]);
+    const { id } = await t.service.open(author, { ...proposal, changes: [{ key: 'A', delete: true as const }] });
+    await t.service.review(bob, id, { decision: 'approve' });
+    const lostDelete = machine('mid_a', [{ ...all, actions: ['write'] }]);
+    expect((await caught(() => t.service.merge(lostDelete, id))).code).toBe('FORBIDDEN');
+    expect(t.committed).toEqual([]);
+    expect((await t.service.merge(author, id)).status).toBe('merged');
   });
 
   it('commits every change in one update, each version audited with changeRequestId, the values unsealed from the request', async () => {

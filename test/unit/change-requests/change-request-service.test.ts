@@ -46,6 +46,15 @@ describe('change requests: opening', () => {
     };
     expect((await caught(() => t.service.open(alice, twice))).code).toBe('VALIDATION_ERROR');
   });
+
+  it('needs delete, besides write, on each key it deletes (FORBIDDEN), as a direct delete does', async () => {
+    const t = changeRequests();
+    const writer = machine('mid_w', [{ effect: 'allow', projects: ['*'], environments: ['*'], keys: ['**'], actions: ['write'] }]);
+    const error = await caught(() => t.service.open(writer, proposal));
+    expect([error.code, error.message]).toEqual(['FORBIDDEN', expect.stringContaining('delete')]);
+    expect(t.audits).toEqual([]);
+    await expect(t.service.open(writer, { ...proposal, changes: [proposal.changes[0]!] })).resolves.toMatchObject({ status: 'open' });
+  });
 });
 
 describe('change requests: reveal', () => {
