@@ -86,6 +86,20 @@ export function mayCall(authority: Authority, access: RouteAccess): boolean {
   return access === 'workspace' || authority.admin;
 }
 
+/**
+ * Whether a caller may review change requests (decisions.md v1.4): a person with the role admin or developer, or an
+ * API key. Never a machine token (a workload cannot be the second person) nor a viewer.
+ */
+export function mayReview(caller: { kind: CredentialKind | undefined; authority: Authority }): boolean {
+  if (caller.kind === 'api_key') return true;
+  return caller.kind === 'user' && (caller.authority === ROLE_AUTHORITY.admin || caller.authority === ROLE_AUTHORITY.developer);
+}
+
+/** Whether a caller writes to a reviewed environment directly: its credential is one the review policy's `bypass` names. */
+export function bypassesReview(caller: { credentialId: string }, policy: { bypass: readonly string[] }): boolean {
+  return policy.bypass.includes(caller.credentialId);
+}
+
 /** The credentials of the permission table, in its column order. */
 export const CREDENTIAL_COLUMNS: readonly { title: string; kind: CredentialKind; authority: Authority }[] = [
   { title: 'viewer', kind: 'user', authority: ROLE_AUTHORITY.viewer },
@@ -96,7 +110,8 @@ export const CREDENTIAL_COLUMNS: readonly { title: string; kind: CredentialKind;
 ];
 
 /** The rows of the permission table: what each asks of an authority. */
-const TABLE_ROWS: readonly { what: string; may: (authority: Authority) => boolean }[] = [
+type Column = (typeof CREDENTIAL_COLUMNS)[number];
+const TABLE_ROWS: readonly { what: string; may: (column: Column) => boolean }[] = [
   ...(
     [
       ['read', 'list and read projects, environments, secrets (no value), versions; search'],
@@ -106,10 +121,11 @@ const TABLE_ROWS: readonly { what: string; may: (authority: Authority) => boolea
     ] as const satisfies readonly (readonly [PolicyAction, string])[]
   ).map(([action, what]) => ({
     what,
-    may: (authority: Authority) => authority.policy.mayAnywhere(action, 'any-project', 'any-environment'),
+    may: ({ authority }: Column) => authority.policy.mayAnywhere(action, 'any-project', 'any-environment'),
   })),
-  { what: 'create projects and environments', may: (authority) => mayCall(authority, 'admin') },
-  { what: 'access keys, webhooks, deliveries, audit', may: (authority) => mayCall(authority, 'admin') },
+  { what: 'review change requests (never their own)', may: mayReview },
+  { what: 'create projects and environments', may: ({ authority }) => mayCall(authority, 'admin') },
+  { what: 'access keys, webhooks, deliveries, audit', may: ({ authority }) => mayCall(authority, 'admin') },
 ];
 
 /**
@@ -120,7 +136,7 @@ export function permissionTable(): string {
   const header = `| | ${CREDENTIAL_COLUMNS.map((column) => column.title).join(' | ')} |`;
   const rule = `|---|${CREDENTIAL_COLUMNS.map(() => '---').join('|')}|`;
   const rows = TABLE_ROWS.map(
-    (row) => `| ${row.what} | ${CREDENTIAL_COLUMNS.map((column) => (row.may(column.authority) ? 'yes' : 'FORBIDDEN')).join(' | ')} |`,
+    (row) => `| ${row.what} | ${CREDENTIAL_COLUMNS.map((column) => (row.may(column) ? 'yes' : 'FORBIDDEN')).join(' | ')} |`,
   );
   return [header, rule, ...rows].join('\n');
 }

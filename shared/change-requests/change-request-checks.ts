@@ -1,4 +1,4 @@
-import { requireAccess, roleAuthority } from '../access/index.ts';
+import { mayReview, requireAccess } from '../access/index.ts';
 import { ConflictError, ForbiddenError } from '../platform/errors.ts';
 import type { PolicyAction, Principal } from '../platform/principal.ts';
 import type { ChangeRequestRecord, ChangeRequestStatus, RequestPlace } from './change-request-records.ts';
@@ -45,13 +45,11 @@ export async function permitChanges(
 }
 
 /**
- * FORBIDDEN unless the caller may review: a person with the role admin or developer, or an API key. Never a machine
- * token (a workload cannot be the second person) nor a viewer.
+ * FORBIDDEN unless the caller may review (the access policy's `mayReview`: a person with the role admin or developer,
+ * or an API key; never a machine token nor a viewer).
  */
 export function assertMayReview(principal: Principal): void {
-  const person =
-    principal.kind === 'user' && (principal.authority === roleAuthority('admin') || principal.authority === roleAuthority('developer'));
-  if (!person && principal.kind !== 'api_key')
+  if (!mayReview(principal))
     throw new ForbiddenError('This credential may not review change requests: it needs a person (admin or developer) or an API key');
 }
 

@@ -1,3 +1,4 @@
+import { bypassesReview } from '../access/index.ts';
 import { ReviewRequiredError } from '../platform/errors.ts';
 import type { Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
@@ -20,7 +21,7 @@ export interface ReviewPolicyView {
 
 /** Whether the caller's write must go through a change request: a policy, and the credential not in its `bypass`. */
 export function reviewRequired(principal: Pick<Principal, 'credentialId'>, policy: ReviewPolicyView | undefined): boolean {
-  return policy !== undefined && !policy.bypass.includes(principal.credentialId);
+  return policy !== undefined && !bypassesReview(principal, policy);
 }
 
 /** REVIEW_REQUIRED when `reviewRequired` says so; the message names the environment's policy, never a value. */
