@@ -106,7 +106,7 @@ export function makeEnvironmentRoutes(service: ProjectService): Record<RouteKey,
         idempotent: true,
         summary: "Set an environment's review policy",
         description:
-          "Admin only. With a policy, every write to the environment's secrets by a credential not in `bypass` is REVIEW_REQUIRED: it goes through a change request. Replaces any policy before it. Audited as `review_policy.set`.",
+          "Admin only. With a policy, every write to the environment's secrets by a credential not in `bypass` is REVIEW_REQUIRED: it goes through a change request. Each id in `bypass` must be an unrevoked API key or access key of the workspace (else VALIDATION_ERROR naming it). Replaces any policy before it. Audited as `review_policy.set`.",
         response: reviewPolicyAnswer(),
         errors: ['NOT_FOUND'],
         access: 'admin',

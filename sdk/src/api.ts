@@ -84,7 +84,7 @@ export interface paths {
     get: operations["getReviewPolicy"];
     /**
      * Set an environment's review policy
-     * @description Admin only. With a policy, every write to the environment's secrets by a credential not in `bypass` is REVIEW_REQUIRED: it goes through a change request. Replaces any policy before it. Audited as `review_policy.set`.
+     * @description Admin only. With a policy, every write to the environment's secrets by a credential not in `bypass` is REVIEW_REQUIRED: it goes through a change request. Each id in `bypass` must be an unrevoked API key or access key of the workspace (else VALIDATION_ERROR naming it). Replaces any policy before it. Audited as `review_policy.set`.
      *
      * API keys and people with the admin role (others get FORBIDDEN).
      */
@@ -1823,7 +1823,7 @@ export interface operations {
   };
   /**
    * Set an environment's review policy
-   * @description Admin only. With a policy, every write to the environment's secrets by a credential not in `bypass` is REVIEW_REQUIRED: it goes through a change request. Replaces any policy before it. Audited as `review_policy.set`.
+   * @description Admin only. With a policy, every write to the environment's secrets by a credential not in `bypass` is REVIEW_REQUIRED: it goes through a change request. Each id in `bypass` must be an unrevoked API key or access key of the workspace (else VALIDATION_ERROR naming it). Replaces any policy before it. Audited as `review_policy.set`.
    *
    * API keys and people with the admin role (others get FORBIDDEN).
    */

@@ -1,5 +1,5 @@
 import { type AuditEntry, auditPut } from '../audit/index.ts';
-import { NotFoundError } from '../platform/errors.ts';
+import { NotFoundError, ValidationError } from '../platform/errors.ts';
 import { transact, type TransactItem } from '../platform/store/conditional.ts';
 import { keys } from '../platform/store/keys.ts';
 import type { Db } from '../platform/store/send.ts';
@@ -46,22 +46,41 @@ export function makeReviewPolicyStore(db: Db) {
       ExpressionAttributeValues: { ':environment': new Set([environmentId]) },
     },
   });
-  const write = async (workspaceId: string, environment: PolicyPlace, items: TransactItem[]) => {
+  const write = async (workspaceId: string, environment: PolicyPlace, items: TransactItem[], bypass: readonly string[] = []) => {
+    // Each key `bypass` names must be a live key of this workspace when the policy lands (checked in the same
+    // transaction, so a key revoked meanwhile cannot slip in): a typo would otherwise bypass nothing, silently.
+    const checks = bypass.map((id) => liveKey(workspaceId, id));
+    const checkedFrom = items.length;
+    const handled = [0, 1, ...checks.map((_, i) => checkedFrom + i)];
+    const failed = await transact(db, [...items, ...checks], handled);
+    if (failed !== undefined && failed >= checkedFrom)
+      throw new ValidationError(`bypass[${failed - checkedFrom}]: ${bypass[failed - checkedFrom]} is no live key of this workspace`);
     // The environment deleted in between (items 0 and 1): as for an unknown id.
-    const failed = await transact(db, items, [0, 1]);
     if (failed !== undefined) throw new NotFoundError(`environment ${environment.id} was not found`);
   };
+  const liveKey = (workspaceId: string, id: string): TransactItem => ({
+    ConditionCheck: {
+      TableName: db.tableName,
+      Key: id.startsWith('ak_') ? keys.accessKey(workspaceId, id) : keys.apiKey(workspaceId, id),
+      ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(revokedAt)',
+    },
+  });
 
   return {
-    /** Sets (or replaces) the environment's policy. */
+    /** Sets (or replaces) the environment's policy; VALIDATION_ERROR naming a `bypass` id that is no live key of the workspace. */
     async putReviewPolicy(workspaceId: string, environment: PolicyPlace, policy: ReviewPolicy, audit: AuditEntry): Promise<void> {
       const set = (key: { PK: string; SK: string }) => onEnvironment(key, 'SET reviewPolicy = :policy', { ':policy': policy });
-      await write(workspaceId, environment, [
-        set(keys.environment(workspaceId, environment.id)),
-        set(keys.environmentSlug(workspaceId, environment.projectId, environment.slug)),
-        onWorkspace(workspaceId, 'ADD', environment.id),
-        auditPut(db, workspaceId, audit),
-      ]);
+      await write(
+        workspaceId,
+        environment,
+        [
+          set(keys.environment(workspaceId, environment.id)),
+          set(keys.environmentSlug(workspaceId, environment.projectId, environment.slug)),
+          onWorkspace(workspaceId, 'ADD', environment.id),
+          auditPut(db, workspaceId, audit),
+        ],
+        policy.bypass,
+      );
     },
 
     /** Removes the environment's policy. */

@@ -78,9 +78,28 @@ describe('review policies: set, read, remove', () => {
     await refused({ requiredApprovals: 1.5 }, /requiredApprovals/);
     expect((await putPolicy(env.id, { requiredApprovals: 1 })).status).toBe(200);
     expect((await putPolicy(env.id, { requiredApprovals: 5 })).status).toBe(200);
-    const ids = Array.from({ length: 21 }, (_, i) => (i % 2 ? newId('apiKey') : newId('accessKey')));
+    // 20 live keys of the workspace (its API key and 19 access keys); one more id is past the limit.
+    const made = await Promise.all(
+      Array.from({ length: 19 }, (_, i) => call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: `bypass-${i}` } })),
+    );
+    const ids = [ws.apiKeyId, ...made.map((answer) => answer.body.data.id as string), newId('accessKey')];
     expect((await putPolicy(env.id, { requiredApprovals: 1, bypass: ids.slice(0, 20) })).status).toBe(200);
     await refused({ requiredApprovals: 1, bypass: ids }, /bypass.*20/);
+    // Each id must be a live key of this workspace, checked when the policy lands: unknown, revoked, another's.
+    const revoked = made[18]!.body.data.id as string;
+    expect((await call('POST', `/api/v1/access-keys/${revoked}/revoke`, { token: ws.apiKey })).status).toBe(200);
+    const other = await newWorkspace();
+    for (const [bypass, named] of [
+      [[machine.id, newId('accessKey')], 1],
+      [[newId('apiKey')], 0],
+      [[machine.id, revoked], 1],
+      [[other.apiKeyId], 0],
+    ] as const)
+      await refused(
+        { requiredApprovals: 1, bypass },
+        new RegExp(`^bypass\\[${named}\\]: ${bypass[named]} is no live key of this workspace`),
+      );
+    expect((await putPolicy(env.id, { requiredApprovals: 1 })).status).toBe(200);
     await refused({ requiredApprovals: 1, bypass: [machine.id, machine.id] }, /bypass.*must not repeat an id/);
     await refused({ requiredApprovals: 1, bypass: [newId('user')] }, /bypass.*must be a key_ or ak_ id/);
     await refused({ requiredApprovals: 1, other: true }, /other/);
