@@ -3,7 +3,5 @@ import { makeRouteGroupHandler } from '../../shared/platform/http/handler.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 import { makeAuthRoutes } from './routes.ts';
 
-const { config, db, clock } = runtime();
-
 /** Lambda entry of the auth route group: the one route a caller reaches without a token. */
-export const handler = makeRouteGroupHandler(makeAuthRoutes(loginServiceOf({ config, db, clock })), {});
+export const handler = makeRouteGroupHandler(makeAuthRoutes(loginServiceOf(runtime())), {});

@@ -13,15 +13,19 @@ export type { LoginService } from './login-service.ts';
 export { loginAnswer, loginBodySchema } from './login-schemas.ts';
 
 /** The login's service, as its function (functions/auth) builds it once per container. */
-export function loginServiceOf(deps: { config: Config; db: Db; clock: Clock }) {
-  const { config, db, clock } = deps;
-  // The MAC key signs the checksum of each token issued; read and unsealed on the first good login.
-  const macs = serviceMacsOnFirstUse(config, db);
+export function loginServiceOf({ config, db, clock }: { config: Config; db: Db; clock: Clock }) {
   // The OIDC checks, with aws-jwt-verify and the SSRF guard, load on the first OIDC login: an IAM login never needs them.
   const oidcLogin = loadOnce(async () => {
     const [{ makeOidcLogin }, { parseAllowedCidrs }] = await Promise.all([import('./oidc-login.ts'), import('../net/ssrf.ts')]);
     return makeOidcLogin({ allowPrivateCidrs: parseAllowedCidrs(config.login.oidcAllowPrivateCidrs) });
   });
-  const verifyOidc = async (auth: OidcKeyAuth, jwt: string) => (await oidcLogin())(auth, jwt);
-  return makeLoginService({ store: makeLoginStore(db), clock, macs, iam: config.login, replayToSts, verifyOidc });
+  return makeLoginService({
+    store: makeLoginStore(db),
+    clock,
+    // The MAC key signs the checksum of each token issued; read and unsealed on the first good login.
+    macs: serviceMacsOnFirstUse(config, db),
+    iam: config.login,
+    replayToSts,
+    verifyOidc: async (auth: OidcKeyAuth, jwt: string) => (await oidcLogin())(auth, jwt),
+  });
 }

@@ -101,7 +101,9 @@ export function bypassesReview(caller: { credentialId: string }, policy: { bypas
 }
 
 /** The credentials of the permission table, in its column order. */
-export const CREDENTIAL_COLUMNS: readonly { title: string; kind: CredentialKind; authority: Authority }[] = [
+type Column = { title: string; kind: CredentialKind; authority: Authority };
+// Built when the table is printed (functions, not module-level values), so no Lambda bundle carries them.
+const credentialColumns = (): readonly Column[] => [
   { title: 'viewer', kind: 'user', authority: ROLE_AUTHORITY.viewer },
   { title: 'developer', kind: 'user', authority: ROLE_AUTHORITY.developer },
   { title: 'admin', kind: 'user', authority: ROLE_AUTHORITY.admin },
@@ -110,8 +112,7 @@ export const CREDENTIAL_COLUMNS: readonly { title: string; kind: CredentialKind;
 ];
 
 /** The rows of the permission table: what each asks of an authority. */
-type Column = (typeof CREDENTIAL_COLUMNS)[number];
-const TABLE_ROWS: readonly { what: string; may: (column: Column) => boolean }[] = [
+const tableRows = (): readonly { what: string; may: (column: Column) => boolean }[] => [
   ...(
     [
       ['read', 'list and read projects, environments, secrets (no value), versions; search'],
@@ -133,10 +134,11 @@ const TABLE_ROWS: readonly { what: string; may: (column: Column) => boolean }[] 
  * made with `permissions` has exactly what its rules allow, within the last column.
  */
 export function permissionTable(): string {
-  const header = `| | ${CREDENTIAL_COLUMNS.map((column) => column.title).join(' | ')} |`;
-  const rule = `|---|${CREDENTIAL_COLUMNS.map(() => '---').join('|')}|`;
-  const rows = TABLE_ROWS.map(
-    (row) => `| ${row.what} | ${CREDENTIAL_COLUMNS.map((column) => (row.may(column) ? 'yes' : 'FORBIDDEN')).join(' | ')} |`,
+  const columns = credentialColumns();
+  const header = `| | ${columns.map((column) => column.title).join(' | ')} |`;
+  const rule = `|---|${columns.map(() => '---').join('|')}|`;
+  const rows = tableRows().map(
+    (row) => `| ${row.what} | ${columns.map((column) => (row.may(column) ? 'yes' : 'FORBIDDEN')).join(' | ')} |`,
   );
   return [header, rule, ...rows].join('\n');
 }

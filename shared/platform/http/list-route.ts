@@ -12,7 +12,12 @@ type Page = { items: unknown[]; nextCursor: string | null; hasMore: boolean };
  * with `meta.page`. The one shape of the plain lists (access keys, projects, webhook endpoints), so each declares only
  * what differs: its names, its access and the service call.
  */
-export function listRoute(spec: {
+export function listRoute({
+  item,
+  list,
+  description = 'Newest first.',
+  ...names
+}: {
   operationId: string;
   summary: string;
   /** Default: 'Newest first.' */
@@ -22,13 +27,11 @@ export function listRoute(spec: {
   list: (input: RouteInput<undefined, PageQuery, undefined>) => Promise<Page>;
 }): RouteDefinition {
   return defineRoute({
-    operationId: spec.operationId,
-    summary: spec.summary,
-    description: spec.description ?? 'Newest first.',
-    response: z.array(spec.item),
+    ...names,
+    description,
+    response: z.array(item),
     paged: true,
-    access: spec.access,
     query: pageQuerySchema(),
-    handler: async (input) => listOutput(input.query.limit, await spec.list(input)),
+    handler: async (input) => listOutput(input.query.limit, await list(input)),
   });
 }
