@@ -204,7 +204,7 @@ export function report(error: unknown): number {
   }
   if (error instanceof ApiError) {
     process.stderr.write(`secrets: ${error.message}${error.requestId ? ` (request ${error.requestId})` : ''}\n`);
-    for (const line of referenceProblems(error)) process.stderr.write(`secrets: ${line}\n`);
+    for (const line of [...referenceProblems(error), ...staleKeys(error), ...reviewHint(error)]) process.stderr.write(`secrets: ${line}\n`);
     return error.status >= 500 ? EXIT.unreachable : EXIT.refused;
   }
   if (isUnreachable(error)) {
@@ -217,12 +217,33 @@ export function report(error: unknown): number {
 
 /**
  * A reveal's (or a load's) references that could not be resolved, one line each as written in the value:
- * `${DB_HOST}: unresolvable`. Other details (a merge's stale keys) are not references and give no line.
+ * `${DB_HOST}: unresolvable`. Other details (a merge's stale keys) are not references and give no line here.
  */
 function referenceProblems(error: ApiError): string[] {
   return (error.details ?? []).flatMap((detail) =>
     typeof detail.reference === 'string' && typeof detail.reason === 'string' ? [`\${${detail.reference}}: ${detail.reason}`] : [],
   );
+}
+
+/** A merge's stale keys (written since the change request was proposed), one line each: `A1: proposed on version 1, now 2`. */
+function staleKeys(error: ApiError): string[] {
+  return (error.details ?? []).flatMap((detail) =>
+    typeof detail.key === 'string' && typeof detail.baseVersion === 'number' && typeof detail.currentVersion === 'number'
+      ? [`${detail.key}: proposed on version ${detail.baseVersion}, now version ${detail.currentVersion}`]
+      : [],
+  );
+}
+
+/**
+ * The way on when a write is refused because its environment requires review: every refused write of every command
+ * reaches here, so the hint is given once for all of them (decisions.md v1.4, "Change requests").
+ */
+function reviewHint(error: ApiError): string[] {
+  if (error.code !== 'REVIEW_REQUIRED') return [];
+  return [
+    'propose the change for review instead: secrets set KEY=VALUE --propose TITLE, or secrets delete KEY --propose TITLE',
+    '(then secrets change-requests --help)',
+  ];
 }
 
 /** A network failure with its cause (fetch's own message, "fetch failed", says nothing on its own). */

@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { propose } from './cli-change-requests.js';
 import { environmentId, secretId, type Context } from './cli-context.js';
 import { printJson, printTable } from './cli-output.js';
 import { unwrap } from './client.js';
@@ -35,12 +36,25 @@ export function registerDeleted(cli: Command, ctx: () => Context): void {
         'recoveryWindowDays',
       ),
     )
+    .addOption(
+      // A merged delete keeps the service's default window (7 days): a proposal names no window of its own.
+      new Option('--propose <title>', 'delete nothing: open a change request titled TITLE that deletes it, for review').conflicts([
+        'recoveryWindowDays',
+        'force',
+      ]),
+    )
     .addHelpText(
       'after',
-      '\nExamples: secrets delete OLD_API_KEY\n          secrets delete OLD_API_KEY --recovery-window-days 30\n          secrets delete LEAKED_TOKEN --force',
+      [
+        '\nExamples: secrets delete OLD_API_KEY',
+        '          secrets delete OLD_API_KEY --recovery-window-days 30',
+        '          secrets delete LEAKED_TOKEN --force',
+        '          secrets delete OLD_API_KEY --propose "Drop the old key"   (merged, it is restorable for 7 days)',
+      ].join('\n'),
     )
-    .action(async (key: string, flags: { recoveryWindowDays?: number; force?: boolean }) => {
+    .action(async (key: string, flags: { recoveryWindowDays?: number; force?: boolean; propose?: string }) => {
       const c = ctx();
+      if (flags.propose !== undefined) return propose(c, flags.propose, [{ key, delete: true }]);
       const days = flags.force ? 0 : flags.recoveryWindowDays;
       const query = days === undefined ? {} : { recoveryWindowDays: String(days) };
       unwrap(await c.client.api.DELETE('/api/v1/secrets/{secretId}', { params: { path: { secretId: await secretId(c, key) }, query } }));

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { Command } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
 import { registerAdmin } from './cli-admin.js';
+import { propose, registerChangeRequests } from './cli-change-requests.js';
 import { registerDeleted } from './cli-deleted.js';
 import {
   connectionOptions,
@@ -43,7 +44,7 @@ export function program(): Command {
     .enablePositionalOptions()
     .version(version)
     .description(
-      'Get secrets into programs: run a command with them, export them, read, write and rotate them; log in with AWS IAM or OIDC; manage projects, environments and access keys.',
+      'Get secrets into programs: run a command with them, export them, read, write and rotate them, propose changes for review; log in with AWS IAM or OIDC; manage projects, environments and access keys.',
     )
     .addHelpText(
       'after',
@@ -112,8 +113,12 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
     .command('set')
     .description('write secrets: KEY=VALUE…, or KEY alone to read the value from stdin')
     .argument('<assignments...>')
-    .addHelpText('after', '\nExamples: secrets set API_KEY=abc DEBUG=0\n          printf %s "$TOKEN" | secrets set API_TOKEN')
-    .action(async (assignments: string[]) => {
+    .option('--propose <title>', 'write nothing: open a change request of these values, titled TITLE, for review')
+    .addHelpText(
+      'after',
+      '\nExamples: secrets set API_KEY=abc DEBUG=0\n          printf %s "$TOKEN" | secrets set API_TOKEN\n          secrets set API_KEY=abc --propose "Rotate the API key"',
+    )
+    .action(async (assignments: string[], flags: { propose?: string }) => {
       const c = ctx();
       const pairs =
         assignments.length === 1 && !assignments[0]!.includes('=')
@@ -123,6 +128,12 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
               if (at <= 0) throw new UsageError(`${a}: expected KEY=VALUE`);
               return [a.slice(0, at), a.slice(at + 1)];
             });
+      if (flags.propose !== undefined)
+        return propose(
+          c,
+          flags.propose,
+          pairs.map(([key, value]) => ({ key: key!, value: value! })),
+        );
       const envId = await environmentId(c);
       for (const [key, value] of pairs) {
         const written = unwrap(
@@ -225,6 +236,7 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
   registerShow(cli, ctx);
   registerDeleted(cli, ctx);
   registerRotation(cli, ctx);
+  registerChangeRequests(cli, connection);
 }
 
 /** Runs the command line `argv` (as `process.argv`) and sets `process.exitCode` (documented in `--help`). */

@@ -120,13 +120,13 @@ describe('`secrets get`', () => {
     expect(process.exitCode).toBe(3);
   });
 
-  it('prints no reference line for details that are not references', async () => {
+  it('prints no reference line for details that are not references (a stale key reads as one, not as ${…})', async () => {
     // Prepare
     answer = () => refusal(409, 'CONFLICT', 'stale', [{ key: 'A', baseVersion: 1, currentVersion: 2 }]);
     // Act
     await secrets('get', 'DATABASE_URL');
     // Assess
-    expect(stderr.join('')).toBe('secrets: CONFLICT: stale (request req_1)\n');
+    expect(stderr.join('')).toBe('secrets: CONFLICT: stale (request req_1)\nsecrets: A: proposed on version 1, now version 2\n');
     expect(process.exitCode).toBe(3);
   });
 });
