@@ -61,17 +61,35 @@ export async function refusalOfToken(config: ConsoleConfig, token: string): Prom
   return refusal;
 }
 
+/** An error as the console shows it: the API's code and message, and the lines its `details` give (describeError). */
+export interface DescribedError {
+  code: string;
+  message: string;
+  status?: number;
+  /** A reveal's references that could not be resolved, one line each as written in the value (`${DB_HOST}: unresolvable`). */
+  references?: string[];
+  /** A merge's stale keys: each changed since the request was opened (`API_URL: proposed on version 1, now 2`). */
+  stale?: string[];
+}
+
 /**
  * An error as the console shows it: the API's code and message, or what went wrong on the way; for a reveal whose
- * references could not be resolved, one line each as written in the value (`${DB_HOST}: unresolvable`).
+ * references could not be resolved, one line each as written in the value; for a merge refused because keys changed
+ * since the request was opened, one line each stale key with both versions (decisions.md, "Change requests").
  */
-export function describeError(error: unknown): { code: string; message: string; status?: number; references?: string[] } {
-  if (error instanceof ApiError) {
-    const references = (error.details ?? []).flatMap((detail) =>
-      typeof detail.reference === 'string' && typeof detail.reason === 'string' ? [`\${${detail.reference}}: ${detail.reason}`] : [],
-    );
-    const described = { code: error.code, message: error.message.replace(`${error.code}: `, ''), status: error.status };
-    return references.length > 0 ? { ...described, references } : described;
-  }
-  return { code: 'NETWORK_ERROR', message: error instanceof Error ? error.message : String(error) };
+export function describeError(error: unknown): DescribedError {
+  if (!(error instanceof ApiError)) return { code: 'NETWORK_ERROR', message: error instanceof Error ? error.message : String(error) };
+  const details = error.details ?? [];
+  const references = details.flatMap((detail) =>
+    typeof detail.reference === 'string' && typeof detail.reason === 'string' ? [`\${${detail.reference}}: ${detail.reason}`] : [],
+  );
+  const stale = details.flatMap((detail) =>
+    typeof detail.key === 'string' && typeof detail.baseVersion === 'number' && typeof detail.currentVersion === 'number'
+      ? [`${detail.key}: proposed on version ${detail.baseVersion}, now ${detail.currentVersion}`]
+      : [],
+  );
+  const described: DescribedError = { code: error.code, message: error.message.replace(`${error.code}: `, ''), status: error.status };
+  if (references.length > 0) described.references = references;
+  if (stale.length > 0) described.stale = stale;
+  return described;
 }

@@ -16,6 +16,8 @@ import { Audit } from './audit/audit.tsx';
 import { AccessKeys } from './access/access-keys.tsx';
 import { Webhooks } from './webhooks/webhooks.tsx';
 import { Webhook } from './webhooks/webhook.tsx';
+import { ChangeRequests } from './change-requests/change-requests.tsx';
+import { ChangeRequest } from './change-requests/change-request.tsx';
 import { completeIdpSignIn, keepIdpSessionFresh } from './oidc.ts';
 import { useTitle } from './ui/title.ts';
 import './styles.css';
@@ -49,6 +51,8 @@ function Routes() {
       <Route path="/console/projects/:projectId" component={Project} />
       <Route path="/console/projects/:projectId/compare" component={Compare} />
       <Route path="/console/environments/:envId" component={Environment} />
+      <Route path="/console/environments/:envId/change-requests" component={ChangeRequests} />
+      <Route path="/console/change-requests/:id" component={ChangeRequest} />
       <Route path="/console/secrets/:secretId" component={Secret} />
       <Route path="/console/search" component={Search} />
       <Route path="/console/audit" component={Audit} />

@@ -438,8 +438,10 @@ describe('a bookmarked page', () => {
     await page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: project.slug }).waitFor();
     await page.getByText(`${project.slug}/${environment.slug}`).waitFor();
     console.info('bookmarked environment page:', requests);
+    // The review policy is read too, for an admin's banner (decisions.md, "Change requests").
     expect(requests.sort()).toEqual([
       `GET /api/v1/environments/${environment.id}`,
+      `GET /api/v1/environments/${environment.id}/review-policy`,
       `GET /api/v1/environments/${environment.id}/secrets/deleted?limit=50`,
       `GET /api/v1/environments/${environment.id}/secrets?limit=200`,
     ]);

@@ -1,19 +1,22 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso/router';
 import { unwrap, useSession } from '../api.ts';
-import { ErrorBox, useAction } from '../ui/components.tsx';
+import { ErrorBox } from '../ui/components.tsx';
 import { useLoaded } from '../ui/loaded.ts';
 import { pageQuery, PagedTable, usePaged } from '../ui/paged.tsx';
 import { DeletedSecrets } from './secrets-deleted.tsx';
 import { SecretRow, type SecretRowItem } from './secrets-row.tsx';
 import { useProgressive } from './secrets-ui.tsx';
 import { useTitle } from '../ui/title.ts';
+import { changeRequestsOf, ReviewBanner, TitleField, useWriteOrPropose } from '../change-requests/propose.tsx';
+import { ReviewContext, useReviewState } from '../change-requests/review-context.tsx';
 
 /**
  * `/console/environments/{envId}`: the environment's secrets, one table row per key (never a value until a row's
  * `Reveal`), a filter over what is loaded with "Load more" for the rest, `New secret`, and the deleted secrets. The
  * environment and its project's slug come in one request (`GET /api/v1/environments/{envId}`), so its project is named
- * by slug, as the secret page names it.
+ * by slug, as the secret page names it. Under a review policy, its forms propose their change as a change request
+ * (review-context.tsx), and a banner says so.
  */
 export function Environment() {
   const { params } = useRoute();
@@ -40,79 +43,90 @@ export function Environment() {
   const change = (id: string, row: SecretRowItem | null) => setChanges((previous) => new Map(previous).set(id, row));
   const { offers } = credential;
   const environment = place.value;
+  const review = useReviewState(envId);
   useTitle('Secrets', environment?.projectSlug, environment?.slug);
 
   return (
-    <section>
-      <nav class="crumbs" aria-label="Breadcrumbs">
-        <a href="/console/projects">Projects</a> /{' '}
-        {environment ? <a href={`/console/projects/${environment.projectId}`}>{environment.projectSlug}</a> : <span class="muted">…</span>}{' '}
-        /
-      </nav>
-      <h1>{environment?.name ?? 'Environment'}</h1>
-      <p class="muted">{environment ? <code>{`${environment.projectSlug}/${environment.slug}`}</code> : <code>{envId}</code>}</p>
-      <ErrorBox error={place.error} />
-      <div class="toolbar">
-        <label>
-          Filter
-          <input
-            type="search"
-            value={filter}
-            onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
-            placeholder="part of a key"
-            autocomplete="off"
-            spellcheck={false}
-          />
-        </label>
-        {offers.write && (
-          <button type="button" class="primary" aria-expanded={creating} onClick={() => setCreating(!creating)}>
-            New secret
-          </button>
-        )}
-      </div>
-      {creating && (
-        <NewSecretForm
-          envId={envId}
-          onCancel={() => setCreating(false)}
-          onSaved={(row) => {
-            setCreating(false);
-            change(row.id, row);
-          }}
-        />
-      )}
-      <PagedTable
-        paged={paged}
-        what="secrets"
-        empty="No secrets in this environment yet."
-        head={['Key', 'Version', 'Updated', 'Value']}
-        actions
-        tableClass="secrets"
-        items={rows}
-        shown={shown}
-        summary={
-          <p class="muted" role="status">
-            {needle ? `${matching.length} of ${rows.length} keys match` : `${rows.length} ${rows.length === 1 ? 'key' : 'keys'}`}
-            {paged.hasMore ? ' (more to load)' : ''}
-          </p>
-        }
-        row={(row) => (
-          <SecretRow
-            key={row.id}
-            secret={row}
+    <ReviewContext.Provider value={review}>
+      <section>
+        <nav class="crumbs" aria-label="Breadcrumbs">
+          <a href="/console/projects">Projects</a> /{' '}
+          {environment ? (
+            <a href={`/console/projects/${environment.projectId}`}>{environment.projectSlug}</a>
+          ) : (
+            <span class="muted">…</span>
+          )}{' '}
+          /
+        </nav>
+        <h1>{environment?.name ?? 'Environment'}</h1>
+        <p class="muted">
+          {environment ? <code>{`${environment.projectSlug}/${environment.slug}`}</code> : <code>{envId}</code>}{' '}
+          <a href={changeRequestsOf(envId)}>Change requests</a>
+        </p>
+        <ErrorBox error={place.error} />
+        <ReviewBanner />
+        <div class="toolbar">
+          <label>
+            Filter
+            <input
+              type="search"
+              value={filter}
+              onInput={(e) => setFilter((e.target as HTMLInputElement).value)}
+              placeholder="part of a key"
+              autocomplete="off"
+              spellcheck={false}
+            />
+          </label>
+          {offers.write && (
+            <button type="button" class="primary" aria-expanded={creating} onClick={() => setCreating(!creating)}>
+              New secret
+            </button>
+          )}
+        </div>
+        {creating && (
+          <NewSecretForm
             envId={envId}
-            offers={offers}
-            onChanged={(next) => change(next.id, next)}
-            onDeleted={(id) => (change(id, null), setDeletions((n) => n + 1))}
+            onCancel={() => setCreating(false)}
+            onSaved={(row) => {
+              setCreating(false);
+              change(row.id, row);
+            }}
           />
         )}
-      />
-      <DeletedSecrets
-        envId={envId}
-        generation={deletions}
-        offers={offers}
-        onRestored={(s) => change(s.id, { id: s.id, key: s.key, currentVersion: s.version, updatedAt: new Date().toISOString() })}
-      />
-    </section>
+        <PagedTable
+          paged={paged}
+          what="secrets"
+          empty="No secrets in this environment yet."
+          head={['Key', 'Version', 'Updated', 'Value']}
+          actions
+          tableClass="secrets"
+          items={rows}
+          shown={shown}
+          summary={
+            <p class="muted" role="status">
+              {needle ? `${matching.length} of ${rows.length} keys match` : `${rows.length} ${rows.length === 1 ? 'key' : 'keys'}`}
+              {paged.hasMore ? ' (more to load)' : ''}
+            </p>
+          }
+          row={(row) => (
+            <SecretRow
+              key={row.id}
+              secret={row}
+              envId={envId}
+              offers={offers}
+              onChanged={(next) => change(next.id, next)}
+              onDeleted={(id) => (change(id, null), setDeletions((n) => n + 1))}
+            />
+          )}
+        />
+        <DeletedSecrets
+          envId={envId}
+          generation={deletions}
+          offers={offers}
+          onRestored={(s) => change(s.id, { id: s.id, key: s.key, currentVersion: s.version, updatedAt: new Date().toISOString() })}
+        />
+      </section>
+    </ReviewContext.Provider>
   );
 }
 
@@ -131,22 +145,25 @@ function withChanges(listed: SecretRowItem[], changes: Map<string, SecretRowItem
   return added.length === 0 ? rows : [...rows, ...added].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-/** A new key: written with `If-Match: 0`, so a key that exists already is a CONFLICT, never overwritten. */
+/**
+ * A new key: written with `If-Match: 0`, so a key that exists already is a CONFLICT, never overwritten; or, under
+ * review, proposed (the form closes and the page links the change request).
+ */
 function NewSecretForm({ envId, onSaved, onCancel }: { envId: string; onSaved: (row: SecretRowItem) => void; onCancel: () => void }) {
   const { client } = useSession();
   const [key, setKey] = useState('');
   const [value, setValue] = useState('');
-  const save = useAction();
+  const save = useWriteOrPropose();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const written = await save.run(async () =>
+    const write = async () =>
       unwrap(
         await client.api.PUT('/api/v1/environments/{envId}/secrets', {
           params: { path: { envId }, header: { 'If-Match': '0' } },
           body: { key, value },
         }),
-      ),
-    );
+      );
+    const written = await save.submit({ key, value }, write, onCancel);
     if (written) onSaved({ id: written.id, key: written.key, currentVersion: written.version, updatedAt: new Date().toISOString() });
   };
   return (
@@ -173,8 +190,9 @@ function NewSecretForm({ envId, onSaved, onCancel }: { envId: string; onSaved: (
           spellcheck={false}
         />
       </label>
+      <TitleField form={save} />
       <button type="submit" class="primary" disabled={save.busy}>
-        Save
+        {save.propose ? 'Propose' : 'Save'}
       </button>
       <button type="button" onClick={onCancel}>
         Cancel

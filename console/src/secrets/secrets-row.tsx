@@ -3,6 +3,7 @@ import { unwrap, useSession } from '../api.ts';
 import { CopyButton, ErrorBox, Time, useAction } from '../ui/components.tsx';
 import { CurrentVersion, DeleteDialog } from './secrets-ui.tsx';
 import type { Offers } from '../session.ts';
+import { TitleField, useWriteOrPropose } from '../change-requests/propose.tsx';
 
 /** What a row shows of a secret: never its value, which lives only in the row's own state while revealed. */
 export interface SecretRowItem {
@@ -105,6 +106,7 @@ export function SecretRow({ secret, envId, offers, onChanged, onDeleted }: RowPr
           <NewVersionForm
             secret={secret}
             envId={envId}
+            onProposed={() => setOpen(null)}
             onSaved={(version) => {
               setOpen(null);
               setRevealed(null);
@@ -137,24 +139,32 @@ function RevealedValue({ revealed, currentVersion, onHide }: { revealed: Reveale
   );
 }
 
+interface NewVersionProps {
+  secret: SecretRowItem;
+  envId: string;
+  onSaved: (version: number) => void;
+  onProposed: () => void;
+}
+
 /**
  * The next version of a key, written only if the version on screen is still the current one (`If-Match`): a change
- * made meanwhile by someone else answers CONFLICT, shown as the API gives it, instead of being overwritten.
+ * made meanwhile by someone else answers CONFLICT, shown as the API gives it, instead of being overwritten. Under
+ * review it is proposed instead (the merge checks the version then).
  */
-function NewVersionForm({ secret, envId, onSaved }: { secret: SecretRowItem; envId: string; onSaved: (version: number) => void }) {
+function NewVersionForm({ secret, envId, onSaved, onProposed }: NewVersionProps) {
   const { client } = useSession();
   const [value, setValue] = useState('');
-  const save = useAction();
+  const save = useWriteOrPropose();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const written = await save.run(async () =>
+    const write = async () =>
       unwrap(
         await client.api.PUT('/api/v1/environments/{envId}/secrets', {
           params: { path: { envId }, header: { 'If-Match': String(secret.currentVersion) } },
           body: { key: secret.key, value },
         }),
-      ),
-    );
+      );
+    const written = await save.submit({ key: secret.key, value }, write, onProposed);
     if (written) setValue(''), onSaved(written.version);
   };
   return (
@@ -170,8 +180,9 @@ function NewVersionForm({ secret, envId, onSaved }: { secret: SecretRowItem; env
           maxLength={65536}
         />
       </label>
+      <TitleField form={save} />
       <button type="submit" class="primary" disabled={save.busy}>
-        Save
+        {save.propose ? 'Propose' : 'Save'}
       </button>
       <ErrorBox error={save.error} />
     </form>

@@ -1,6 +1,7 @@
 import { useLayoutEffect, useState } from 'preact/hooks';
 import { unwrap, useSession } from '../api.ts';
 import { Dialog, ErrorBox, useAction } from '../ui/components.tsx';
+import { TitleField, useWriteOrPropose } from '../change-requests/propose.tsx';
 
 /**
  * A long list put on screen a slice per frame: `first` items at once, then `step` more each animation frame, so a
@@ -68,7 +69,8 @@ export function validWindow(days: string): boolean {
 
 /**
  * Asks before a delete, with its recovery window (default 7 days; 0 purges at once), then deletes. Its confirming
- * button is `Confirm`, as every destructive action's (decisions.md, "Console").
+ * button is `Confirm`, as every destructive action's (decisions.md, "Console"). Under review it proposes the delete
+ * instead, under a title (a merged delete keeps the default window), and `Propose` only opens a change request.
  */
 export function DeleteDialog({
   secret,
@@ -81,16 +83,16 @@ export function DeleteDialog({
 }) {
   const { client } = useSession();
   const [days, setDays] = useState('7');
-  const remove = useAction();
-  const valid = validWindow(days);
+  const remove = useWriteOrPropose();
+  const valid = remove.propose ? remove.title.trim() !== '' : validWindow(days);
   const confirm = async () => {
-    const done = await remove.run(async () =>
+    const write = async () =>
       unwrap(
         await client.api.DELETE('/api/v1/secrets/{secretId}', {
           params: { path: { secretId: secret.id }, query: { recoveryWindowDays: days } },
         }),
-      ),
-    );
+      );
+    const done = await remove.submit({ key: secret.key, delete: true }, write, onCancel);
     if (done) onDeleted();
   };
   return (
@@ -98,9 +100,25 @@ export function DeleteDialog({
       <p>
         Delete <code>{secret.key}</code> and every version?
       </p>
+      {remove.propose ? <TitleField form={remove} /> : <WindowField days={days} valid={valid} onInput={setDays} />}
+      <ErrorBox error={remove.error} />
+      <button type="button" class="danger" disabled={!valid || remove.busy} onClick={confirm}>
+        {remove.propose ? 'Propose' : 'Confirm'}
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </Dialog>
+  );
+}
+
+/** A delete's recovery window, with what it means. */
+function WindowField({ days, valid, onInput }: { days: string; valid: boolean; onInput: (days: string) => void }) {
+  return (
+    <>
       <label>
         Recovery window (days)
-        <input type="number" min={0} max={30} value={days} onInput={(e) => setDays((e.target as HTMLInputElement).value)} />
+        <input type="number" min={0} max={30} value={days} onInput={(e) => onInput((e.target as HTMLInputElement).value)} />
       </label>
       <p class="muted">
         {!valid
@@ -109,13 +127,6 @@ export function DeleteDialog({
             ? 'Purged at once: it cannot be restored.'
             : `Restorable from "Deleted secrets" for ${Number(days)} days.`}
       </p>
-      <ErrorBox error={remove.error} />
-      <button type="button" class="danger" disabled={!valid || remove.busy} onClick={confirm}>
-        Confirm
-      </button>
-      <button type="button" onClick={onCancel}>
-        Cancel
-      </button>
-    </Dialog>
+    </>
   );
 }

@@ -3,25 +3,31 @@ import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { describeError } from '../api.ts';
 
 /**
- * The API's code and message, plainly (a FORBIDDEN included), and the references a reveal could not resolve. A 401 needs nothing here: the session's client takes
- * the person back to sign-in, which shows it (main.tsx).
+ * The API's code and message, plainly (a FORBIDDEN included), and the lines its details give: the references a reveal
+ * could not resolve, the keys a merge found changed. A 401 needs nothing here: the session's client takes the person
+ * back to sign-in, which shows it (main.tsx).
  */
 export function ErrorBox({ error }: { error: unknown }) {
   if (error === undefined || error === null) return null;
-  const { code, message, references } = describeError(error);
+  const { code, message, references, stale } = describeError(error);
   return (
     <div class="error" role="alert">
       <strong>{code}</strong> {message}
-      {references && (
-        <ul class="plain" aria-label="Unresolved references">
-          {references.map((line) => (
-            <li key={line}>
-              <code>{line}</code>
-            </li>
-          ))}
-        </ul>
-      )}
+      {references && <Lines label="Unresolved references" lines={references} />}
+      {stale && <Lines label="Stale keys" lines={stale} />}
     </div>
+  );
+}
+
+function Lines({ label, lines }: { label: string; lines: string[] }) {
+  return (
+    <ul class="plain" aria-label={label}>
+      {lines.map((line) => (
+        <li key={line}>
+          <code>{line}</code>
+        </li>
+      ))}
+    </ul>
   );
 }
 
