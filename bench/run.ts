@@ -4,6 +4,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { bundleTable, measureBundles } from './bundles.ts';
 import { measureCpu, type CpuResults } from './cpu.ts';
+import { benchEffort } from './effort.ts';
 import { measureMandatedFloor } from './mandated.ts';
 import { makeAwsInspector, makeCallRecorder } from './calls.ts';
 import type { Api } from './load.ts';
@@ -20,7 +21,10 @@ import { priceWorkload, workloadTable } from './workload.ts';
 /**
  * `npm run bench`: bundles, AWS calls and cost per operation, latency and throughput on the local stack, and the
  * webhook pipeline, in one table; results go to bench/results.json (or BENCH_OUT). Timings never fail anything:
- * the deterministic budgets (request counts, bundle sizes) are asserted by the tests. `BENCH_ONLY=scope` runs only
+ * the deterministic budgets (request counts, bundle sizes) are asserted by the tests. The default run takes the samples
+ * the budgets need (bench/effort.ts: 31 import pairs a function against its floor, 9 of the side ratios, the CPU
+ * bench's 5 rounds of 200 requests); `BENCH_THOROUGH=1` takes the longer measurement of before (31 pairs of every
+ * ratio, 3 rounds of 500 requests). Each phase prints its wall time when the next starts. `BENCH_ONLY=scope` runs only
  * what access keys' permissions cost (bench/scope.ts), `BENCH_ONLY=login` what a workload-identity login costs
  * (bench/login.ts), `BENCH_ONLY=webhook-ops` what test events, recoveries and statistics cost (bench/webhook-operations.ts),
  * `BENCH_ONLY=delivery` what a webhook delivery costs at 10 endpoints an event and at one (bench/webhooks.ts),
@@ -36,12 +40,34 @@ const OPS_ONLY = process.env.BENCH_ONLY === 'webhook-ops';
 const DELIVERY_ONLY = process.env.BENCH_ONLY === 'delivery';
 const AWS_ONLY = process.env.BENCH_ONLY === 'aws';
 const ROTATION_ONLY = process.env.BENCH_ONLY === 'rotation';
+const EFFORT = benchEffort();
 const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY || AWS_ONLY || ROTATION_ONLY;
+
+/**
+ * Prints the name of the phase starting now, the time since the bench started, and how long the step before it took
+ * (the previous phase, or the stack's start), so a run shows where its wall time goes.
+ */
+const phase = (() => {
+  const started = performance.now();
+  let last = started;
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  return (name: string) => {
+    const now = performance.now();
+    process.stdout.write(`${name} (at ${seconds(now - started)}; the step before took ${seconds(now - last)})\n`);
+    last = now;
+  };
+})();
 
 async function main(): Promise<void> {
   const out = resolve(process.env.BENCH_OUT ?? 'bench/results.json');
-  process.stdout.write(PART_ONLY ? '' : 'bundles…\n');
-  const bundles = PART_ONLY ? undefined : await measureBundles({ mandatedFloor: measureMandatedFloor });
+  if (!PART_ONLY) phase('bundles…');
+  const bundles = PART_ONLY
+    ? undefined
+    : await measureBundles({
+        mandatedFloor: measureMandatedFloor,
+        pairs: EFFORT.importPairs,
+        sidePairs: EFFORT.sidePairs,
+      });
 
   // The stack runs in this process, so the SDK middleware sees every request of the handlers it runs.
   // The reveal rate limit (120 a minute per credential by default) is raised so the load test measures reveals.
@@ -58,14 +84,14 @@ async function main(): Promise<void> {
   const recorder = makeCallRecorder(makeAwsInspector(stack.dynamodbEndpoint, stack.tableName));
   try {
     if (OPS_ONLY) {
-      process.stdout.write('webhook operations…\n');
+      phase('webhook operations…');
       const webhookOperations = await measureWebhookOperations(stack, recorder);
       if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), webhookOperations }, null, 2)}\n`);
       process.stdout.write(`${webhookOperationsTable(webhookOperations)}\n${JSON.stringify(webhookOperations, null, 2)}\n`);
       return;
     }
     if (DELIVERY_ONLY) {
-      process.stdout.write('webhook delivery…\n');
+      phase('webhook delivery…');
       const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
       const { environmentId } = await prepare(api);
       const delivery = {
@@ -83,53 +109,54 @@ async function main(): Promise<void> {
       return;
     }
     if (ROTATION_ONLY) {
-      process.stdout.write('rotation…\n');
+      phase('rotation…');
       const rotation = await measureRotation({ ...stack, localDir }, recorder);
       if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), rotation }, null, 2)}\n`);
       process.stdout.write(`${rotationTable(rotation)}\n${JSON.stringify(rotation, null, 2)}\n`);
       return;
     }
     if (LOGIN_ONLY) {
-      process.stdout.write('workload identity…\n');
+      phase('workload identity…');
       const login = await measureLogin({ ...stack, localDir }, recorder);
       if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), login }, null, 2)}\n`);
       process.stdout.write(`${loginTable(login)}\n${JSON.stringify(login, null, 2)}\n`);
       return;
     }
     if (!bundles) {
-      process.stdout.write("access keys' permissions…\n");
+      phase("access keys' permissions…");
       const scope = await measureScope({ ...stack, localDir }, recorder);
       if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), scope }, null, 2)}\n`);
       process.stdout.write(`${scopeTable(scope)}\n${JSON.stringify(scope, null, 2)}\n`);
       return;
     }
     const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
-    process.stdout.write('calls per operation…\n');
+    phase('calls per operation…');
     const setup = await prepare(api);
     const calls = await countCalls(api, setup, recorder);
-    process.stdout.write('latency and throughput…\n');
+    phase('latency and throughput…');
     const load = await measureLoad(api, setup, { endpoint: stack.dynamodbEndpoint, tableName: stack.tableName }, LOAD_MS);
-    process.stdout.write('webhooks…\n');
+    phase('webhooks…');
     const webhooks = await measureWebhooks(api, setup.environmentId, { latencySamples: 30, throughputWrites: 25 });
     const deliveries = {
       batch: await measureDelivery(api, setup.environmentId, recorder, 10),
       single: await measureDelivery(api, setup.environmentId, recorder, 1),
       singlesTogether: await measureDelivery(api, setup.environmentId, recorder, 1, 10),
     };
-    process.stdout.write('CPU per request against the floor…\n');
-    const cpu = await measureCpu({ dynamodbEndpoint: stack.dynamodbEndpoint });
-    process.stdout.write("access keys' permissions…\n");
+    phase('CPU per request against the floor…');
+    const cpu = await measureCpu({ dynamodbEndpoint: stack.dynamodbEndpoint, ...EFFORT.cpu });
+    phase("access keys' permissions…");
     const scope = await measureScope({ ...stack, localDir }, recorder);
-    process.stdout.write('workload identity…\n');
+    phase('workload identity…');
     const login = await measureLogin({ ...stack, localDir }, recorder);
-    process.stdout.write('webhook operations…\n');
+    phase('webhook operations…');
     const webhookOperations = await measureWebhookOperations(stack, recorder);
-    process.stdout.write('rotation…\n');
+    phase('rotation…');
     const rotation = await measureRotation({ ...stack, localDir }, recorder);
-    process.stdout.write('reference workload…\n');
+    phase('reference workload…');
     const results = { ...assemble(bundles, calls, load, webhooks, deliveries, cpu, scope), login, webhookOperations, rotation };
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+    phase('done');
     process.stdout.write(`${table(results)}\nwritten to ${out}\n`);
   } finally {
     recorder.stop();
@@ -148,14 +175,15 @@ async function measureAws(api: Api, stack: { dynamodbEndpoint: string; tableName
     'awsGetSecretValue',
     'awsBatchGetSecretValue',
   ] as const;
-  process.stdout.write('the AWS API: calls…\n');
+  phase('the AWS API: calls…');
   const setup = await prepare(api);
   const all = await countCalls(api, setup, recorder);
-  process.stdout.write('the AWS API: latency…\n');
+  phase('the AWS API: latency…');
   const load = await measureLoad(api, setup, { endpoint: stack.dynamodbEndpoint, tableName: stack.tableName }, LOAD_MS, [...names]);
-  process.stdout.write('the AWS API: CPU per request against the floor…\n');
+  phase('the AWS API: CPU per request against the floor…');
   const cpu = await measureCpu({
     dynamodbEndpoint: stack.dynamodbEndpoint,
+    ...EFFORT.cpu,
     operations: ['revealByPath', 'awsGetSecretValue', 'awsBatchGetSecretValue'],
   });
   return priceOperations(Object.fromEntries(names.map((name) => [name, all[name]])), load, cpu);

@@ -1,0 +1,40 @@
+/**
+ * How many samples the bench takes of each timed figure: the default run takes what its budgets need for a stable
+ * median (issue 52: `npm run bench` within 10 minutes on a 2-vCPU machine); `BENCH_THOROUGH=1` takes the longer,
+ * more repeated measurement the bench took before (about 40 minutes there). Only the number of samples changes, never
+ * what a figure is: the same medians of the same ratios, in the same units, billed the same way.
+ */
+export interface Effort {
+  /** Interleaved import pairs of each function against its SDK floor: the budget's import ratio (bench/bundles.ts). */
+  importPairs: number;
+  /**
+   * Pairs of the side figures, which no budget reads: the import ratio with every chunk imported, and the import
+   * ratios of the floors with the customer's libraries and with the request pipeline (bench/mandated.ts; their
+   * cold-start bytes, the budget, take no pairs).
+   */
+  sidePairs: number;
+  /** The CPU bench's measured requests per round and side, its warm-up, and its rounds (bench/cpu.ts). */
+  cpu: { requests: number; warmup: number; rounds: number };
+}
+
+/** The default: every figure a budget reads, with samples enough for its median to hold between runs. */
+const DEFAULT: Effort = {
+  // A budget figure: kept at the bench's 31 (at 21 a ratio moved by up to ±0.03 between runs).
+  importPairs: 31,
+  sidePairs: 9,
+  // Handler and floor alternate every 5 requests within a round, so a round of 200 is as fair as one of 500; more
+  // rounds of fewer requests give the median more to choose from.
+  cpu: { requests: 200, warmup: 100, rounds: 5 },
+};
+
+/** `BENCH_THOROUGH=1`: the counts of the bench before issue 52. */
+const THOROUGH: Effort = {
+  importPairs: 31,
+  sidePairs: 31,
+  cpu: { requests: 500, warmup: 200, rounds: 3 },
+};
+
+/** The effort this run takes, from `BENCH_THOROUGH`. */
+export function benchEffort(env: NodeJS.ProcessEnv = process.env): Effort {
+  return env.BENCH_THOROUGH === '1' ? THOROUGH : DEFAULT;
+}
