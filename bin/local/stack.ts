@@ -26,6 +26,7 @@ import { startSchedulerApi } from './scheduler-api.ts';
 import { startLocalSqs } from './sqs.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { ensureRotationQueue, startRotationRunner } from './rotation.ts';
+import { ensureSyncQueue } from './syncs.ts';
 import { startRecurringScheduler } from './recurring-scheduler.ts';
 import { runEvery, startSecretPurger } from './scheduled-functions.ts';
 import { FUNCTIONS_FILE, makeLocalFunctionInvoker } from './local-functions.ts';
@@ -115,6 +116,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       DELIVERY_QUEUE_ARN: delivery.queueArn,
       ROTATION_QUEUE_URL: rotationQueue.queueUrl,
       ROTATION_QUEUE_ARN: rotationQueue.queueArn,
+      SYNC_QUEUE_URL: delivery.syncs.queueUrl,
       LOCAL_ROTATION_FUNCTIONS_FILE: join(localDir, FUNCTIONS_FILE),
       ROTATION_SCHEDULE_GROUP: 'rotations',
       ROTATION_SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/local-rotation-scheduler',
@@ -199,12 +201,14 @@ async function startDeliveryInfrastructure(localDir: string, persist: boolean, s
   stops.push(() => scheduler.stop());
   // The rotation queue and its recurring schedules (bin/local/rotation.ts, recurring-scheduler.ts).
   const rotation = await ensureRotationQueue(sqsClient);
+  // The sync queue (bin/local/syncs.ts): the API queues full syncs on it, the fan-out changed keys.
+  const syncs = await ensureSyncQueue(sqsClient);
   const recurring = await startRecurringScheduler({ file: join(localDir, 'rotation-schedules.json'), sqs: sqsClient });
   stops.push(() => recurring.stop());
   const api = await startSchedulerApi({ scheduler, queueArn: sqs.queueArn, recurring: { scheduler: recurring, ...rotation } });
   stops.push(() => api.close());
   const { queueUrl, queueArn } = sqs;
-  return { sqsClient, sqsEndpoint: sqs.endpoint, queueUrl, queueArn, schedulerEndpoint: api.endpoint, rotation };
+  return { sqsClient, sqsEndpoint: sqs.endpoint, queueUrl, queueArn, schedulerEndpoint: api.endpoint, rotation, syncs };
 }
 
 /**

@@ -72,6 +72,26 @@ export const ROTATION_QUEUE = {
   maxReceiveCount: 3,
 } as const;
 
+/**
+ * The sync worker (decisions.md v1.4, "Syncs"): one push of one sync per message of the sync queue. A push reads,
+ * audits and sends at most a page of values to one platform; 120 s leaves room for Parameter Store's low rate.
+ */
+export const SYNC_WORKER_FUNCTION = {
+  entry: 'functions/sync-worker/handler.ts',
+  timeoutSeconds: 120,
+  memoryMb: 512,
+  batchSize: 5,
+  /** Worker instances at most: bounds the parallel calls to the platforms and the table writes. */
+  maxConcurrency: 5,
+} as const;
+
+/** The sync queue the sync worker consumes (AWS's guidance: a visibility timeout of six times the function's). */
+export const SYNC_QUEUE = {
+  visibilityTimeoutSeconds: SYNC_WORKER_FUNCTION.timeoutSeconds * 6,
+  /** Receives before a sync message moves to the dead-letter queue (a failed push reschedules itself, not by redrive). */
+  maxReceiveCount: 5,
+} as const;
+
 /** The delivery queue the worker consumes. */
 export const DELIVERY_QUEUE = {
   /** AWS's guidance for SQS event sources: a visibility timeout of at least six times the function timeout. */
