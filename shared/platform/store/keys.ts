@@ -108,6 +108,15 @@ export const keys = {
   webhookEndpoint: (workspaceId: string, endpointId: string): ItemKey => ({ PK: ws(workspaceId), SK: `WHE#${endpointId}` }),
   /** A change request: its changes (proposed values sealed), reviews and status; on GSI1 by its environment. */
   changeRequest: (workspaceId: string, changeRequestId: string): ItemKey => ({ PK: ws(workspaceId), SK: `CR#${changeRequestId}` }),
+  /**
+   * A sync (decisions.md v1.4, "Syncs"): its destination (a token sealed), pattern, status and the worker's lease.
+   * All of a workspace's syncs are one Query (at most 100): what the stream fan-out reads to route a change.
+   */
+  sync: (workspaceId: string, syncId: string): ItemKey => ({ PK: ws(workspaceId), SK: `SYNC#${syncId}` }),
+  /** The keys a sync wrote at its destination (for `prune`): apart, so reading the sync never reads them. */
+  syncWritten: (workspaceId: string, syncId: string): ItemKey => ({ PK: ws(workspaceId), SK: `SYNCW#${syncId}` }),
+  /** How many syncs a workspace has: the 100-sync cap is a conditional counter, like the endpoints'. */
+  syncCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#SYNC_COUNT' }),
   /** How many unrevoked access keys a workspace has: the 100-key cap is a conditional counter, like the endpoints'. */
   accessKeyCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#AK_COUNT' }),
   /** How many endpoints a workspace has: the 20-endpoint cap is a conditional counter, safe under concurrency. */
@@ -189,6 +198,8 @@ export const patterns = {
   /** GSI1: the workspace's deleted secrets that may still be restored (their records), by id as `secretsByWorkspace`. */
   deletedSecretsByWorkspace: (workspaceId: string) => ({ pk: `DELETED#${workspaceId}`, indexName: 'GSI1' as const }),
   webhookEndpointsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'WHE#' }),
+  /** Every sync of a workspace (`SYNC#`; the written keys' items are `SYNCW#`, outside the prefix). */
+  syncsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'SYNC#' }),
   /** GSI1: an environment's change requests, newest first (every status: a list by status filters them). */
   changeRequestsByEnvironment: (workspaceId: string, environmentId: string) => ({
     pk: `CRS#${workspaceId}#${environmentId}`,
@@ -257,6 +268,9 @@ export const ENTITY = {
   deniedAttempts: 'DeniedAttempts',
   webhookEndpoint: 'WebhookEndpoint',
   changeRequest: 'ChangeRequest',
+  sync: 'Sync',
+  syncWritten: 'SyncWritten',
+  syncCount: 'SyncCount',
   webhookEndpointCount: 'WebhookEndpointCount',
   accessKeyCount: 'AccessKeyCount',
   accessKeyById: 'AccessKeyById',
