@@ -32,6 +32,11 @@ export const AUDIT_ACTIONS = [
   'change_request.review',
   'change_request.merge',
   'change_request.close',
+  // Syncs (decisions.md v1.4): made, changed (by an admin, or by the service when a sync becomes failing or ok again:
+  // metadata `status`, the source of service.sync.failed|recovered), deleted. Never a token.
+  'sync.create',
+  'sync.update',
+  'sync.delete',
   'access_key.create',
   'access_key.revoke',
   'access_key.update',

@@ -18,10 +18,10 @@ export interface AuditEntry {
 
 /**
  * An audit entry by `principal`; metadata always names the credential kind (and the interface, for an entry made
- * through the AWS API), and never carries a value.
+ * through the AWS API, and what the principal adds to all of its entries: a sync's `syncId`), and never carries a value.
  */
 export function auditEntry(
-  principal: Pick<Principal, 'actorSub' | 'kind' | 'accountId'>,
+  principal: Pick<Principal, 'actorSub' | 'kind' | 'accountId' | 'auditMetadata'>,
   action: AuditAction,
   target: string,
   metadata: Record<string, unknown>,
@@ -33,7 +33,7 @@ export function auditEntry(
     action,
     actorSub: principal.actorSub,
     target,
-    metadata: { ...metadata, credentialKind: principal.kind, ...(through && { interface: through }) },
+    metadata: { ...metadata, ...principal.auditMetadata, credentialKind: principal.kind, ...(through && { interface: through }) },
     createdAt: iso(now),
     accountId: principal.accountId,
   };

@@ -80,4 +80,9 @@ export interface Principal {
    * a write by secret id reads its environment only when it is one of them (shared/secrets/review-gate.ts).
    */
   reviewedEnvironments?: ReadonlySet<string> | undefined;
+  /**
+   * What every audit entry of this principal names besides its own metadata: a sync's pushes reveal as the service
+   * with `{syncId}` (decisions.md v1.4, "Syncs"), so the entries of the targets its references reveal carry it too.
+   */
+  auditMetadata?: Readonly<Record<string, string>> | undefined;
 }

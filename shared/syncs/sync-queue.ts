@@ -14,6 +14,11 @@ export interface SyncMessage {
   at: number;
   /** The attempt, for the retry schedule (1 for the first). */
   attempt: number;
+  /**
+   * A retry due later than SQS can delay a message (15 minutes): the worker queues it again, delayed, until then
+   * (epoch ms), so the syncs need no scheduler of their own.
+   */
+  notBefore?: number;
 }
 
 /** Parses a queued body; undefined for one that is not a sync message (logged and dropped by the worker). */
@@ -28,7 +33,9 @@ export function parseSyncMessage(body: string): SyncMessage | undefined {
   const keysOk = m?.keys === null || (Array.isArray(m?.keys) && m.keys.every((key) => typeof key === 'string'));
   if (!m || typeof m.workspaceId !== 'string' || typeof m.syncId !== 'string' || !keysOk) return undefined;
   if (typeof m.at !== 'number' || typeof m.attempt !== 'number' || m.attempt < 1) return undefined;
-  return { workspaceId: m.workspaceId, syncId: m.syncId, keys: m.keys ?? null, at: m.at, attempt: m.attempt };
+  if (m.notBefore !== undefined && typeof m.notBefore !== 'number') return undefined;
+  const message: SyncMessage = { workspaceId: m.workspaceId, syncId: m.syncId, keys: m.keys ?? null, at: m.at, attempt: m.attempt };
+  return m.notBefore === undefined ? message : { ...message, notBefore: m.notBefore };
 }
 
 /** Puts sync messages on the queue, now or after up to 15 minutes (SQS DelaySeconds). */

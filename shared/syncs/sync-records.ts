@@ -50,6 +50,8 @@ export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
 export interface SyncRecord {
   id: string;
+  /** The workspace's `acc_` account (the principal's `accountId` at creation): what the sync's audit entries and events name. */
+  accountId: string;
   environmentId: string;
   projectId: string;
   projectSlug: string;

@@ -48,6 +48,9 @@ const ACTION_SET = {
   'change_request.review': 1,
   'change_request.merge': 1,
   'change_request.close': 1,
+  'sync.create': 1,
+  'sync.update': 1,
+  'sync.delete': 1,
 } satisfies Record<AuditAction, 1>;
 const ACTIONS = Object.keys(ACTION_SET).sort() as AuditAction[];
 
