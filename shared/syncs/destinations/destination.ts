@@ -34,6 +34,8 @@ export class DestinationError extends Error {
 /** What a destination needs besides its configuration. */
 export interface DestinationContext {
   workspaceId: string;
+  /** The sync pushing (an assumed role's session is named after it). */
+  syncId: string;
   /** GitHub's token, unsealed for this push only. */
   token?: string;
   /** Local stack: one endpoint for SSM, Secrets Manager and STS (`SYNC_AWS_ENDPOINT`) and the keys it signs with. */
