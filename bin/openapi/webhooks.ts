@@ -25,6 +25,14 @@ const changeRequestData = z.object({
   keys: z.array(z.string()),
 });
 
+const syncData = z.object({
+  syncId: z.string(),
+  environmentId: z.string(),
+  projectId: z.string(),
+  destinationType: z.enum(['github-actions', 'aws-ssm', 'aws-secrets-manager']),
+  lastError: z.nullable(z.string()),
+});
+
 const EVENT_DATA_SCHEMAS: Record<(typeof EVENT_TYPES)[number]['type'] | typeof PING_EVENT_TYPE, z.ZodMiniType> = {
   'service.secret.create': secretData,
   // A secret whose value references a changed one is told with `via`, the changed secret (decisions.md v1.4).
@@ -39,6 +47,8 @@ const EVENT_DATA_SCHEMAS: Record<(typeof EVENT_TYPES)[number]['type'] | typeof P
     step: z.string(),
     error: z.string(),
   }),
+  'service.sync.failed': syncData,
+  'service.sync.recovered': syncData,
   'service.webhook_endpoint.disabled': z.object({
     endpointId: z.string(),
     url: z.string(),

@@ -543,6 +543,20 @@ export interface webhooks {
      */
     post: operations["onServiceChangeRequestClosed"];
   };
+  "service.sync.failed": {
+    /**
+     * A sync has failed to push for 24 hours; it keeps trying on every change.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServiceSyncFailed"];
+  };
+  "service.sync.recovered": {
+    /**
+     * A failing sync pushed again.
+     * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+     */
+    post: operations["onServiceSyncRecovered"];
+  };
   "service.webhook_endpoint.disabled": {
     /**
      * The service switched off another of the workspace's endpoints because its deliveries kept failing.
@@ -4777,7 +4791,7 @@ export interface operations {
       content: {
         "application/json": {
           url: string;
-          events: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.change_request.opened" | "service.change_request.approved" | "service.change_request.merged" | "service.change_request.closed" | "service.webhook_endpoint.disabled")[];
+          events: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.change_request.opened" | "service.change_request.approved" | "service.change_request.merged" | "service.change_request.closed" | "service.sync.failed" | "service.sync.recovered" | "service.webhook_endpoint.disabled")[];
           description?: string;
         };
       };
@@ -5137,7 +5151,7 @@ export interface operations {
       content: {
         "application/json": {
           url?: string;
-          events?: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.change_request.opened" | "service.change_request.approved" | "service.change_request.merged" | "service.change_request.closed" | "service.webhook_endpoint.disabled")[];
+          events?: ("service.secret.create" | "service.secret.rotate" | "service.secret.reveal" | "service.secret.delete" | "service.secret.rotation_failed" | "service.change_request.opened" | "service.change_request.approved" | "service.change_request.merged" | "service.change_request.closed" | "service.sync.failed" | "service.sync.recovered" | "service.webhook_endpoint.disabled")[];
           description?: string | null;
           enabled?: boolean;
         };
@@ -7844,6 +7858,96 @@ export interface operations {
             projectId: string;
             title: string;
             keys: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A sync has failed to push for 24 hours; it keeps trying on every change.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServiceSyncFailed: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.sync.failed";
+          account: string;
+          occurredAt: string;
+          data: {
+            syncId: string;
+            environmentId: string;
+            projectId: string;
+            /** @enum {string} */
+            destinationType: "github-actions" | "aws-ssm" | "aws-secrets-manager";
+            lastError: string | null;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Received. Any other answer, or none within 10 s, is a failed attempt. */
+      "2XX": {
+        content: never;
+      };
+    };
+  };
+  /**
+   * A failing sync pushed again.
+   * @description Verify before parsing: take the raw body bytes, read `t` and every `v1` of `Service-Signature`, compute HMAC-SHA256(key = the whole `whsec_…` secret, message = `<t>.<raw body>`) in hex and compare in constant time; refuse a `t` more than 5 minutes from now. Stripe's `webhooks.constructEvent` and the SDK's `verifyWebhook` do exactly this. Answer 2xx within 10 s; anything else is retried after 1 min, 5 min, 25 min, 2 h and 12 h.
+   */
+  onServiceSyncRecovered: {
+    parameters: {
+      header: {
+        /** @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`: the HMAC of `<t>.<raw body>` keyed with the whole signing secret (`whsec_…`, prefix included). More than one `v1=` may come during a secret rotation; accept any. */
+        "Service-Signature": string;
+        /** @description The event id (`evt_…`): the same on every attempt and every endpoint; deduplicate on it. */
+        "Service-Event-Id": string;
+        /** @description The event type, as in the body. */
+        "Service-Event-Type": string;
+        /** @description The delivery id (`whd_…`): one per event and endpoint. */
+        "Service-Delivery-Id": string;
+        /** @description The attempt number, 1 to 6 (a manual retry or a recovery adds one). */
+        "Service-Delivery-Attempt": string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /** @constant */
+          type: "service.sync.recovered";
+          account: string;
+          occurredAt: string;
+          data: {
+            syncId: string;
+            environmentId: string;
+            projectId: string;
+            /** @enum {string} */
+            destinationType: "github-actions" | "aws-ssm" | "aws-secrets-manager";
+            lastError: string | null;
           };
         };
       };

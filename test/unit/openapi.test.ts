@@ -99,6 +99,8 @@ describe('the OpenAPI document', () => {
       'service.secret.reveal',
       'service.secret.rotate',
       'service.secret.rotation_failed',
+      'service.sync.failed',
+      'service.sync.recovered',
       'service.webhook_endpoint.disabled',
     ]);
     for (const event of Object.values(document.webhooks)) expect(event.post.parameters.map((p) => p.name)).toContain('Service-Signature');

@@ -19,6 +19,9 @@ export const EVENT_TYPES = [
   { type: 'service.change_request.approved', description: 'A change request received the approvals its environment asks for.' },
   { type: 'service.change_request.merged', description: "A change request's changes were applied, all in one transaction." },
   { type: 'service.change_request.closed', description: 'A change request was closed without being merged.' },
+  // Syncs (decisions.md v1.4): data names the sync, its environment, project, destination type and last error.
+  { type: 'service.sync.failed', description: 'A sync has failed to push for 24 hours; it keeps trying on every change.' },
+  { type: 'service.sync.recovered', description: 'A failing sync pushed again.' },
   {
     type: 'service.webhook_endpoint.disabled',
     description: "The service switched off another of the workspace's endpoints because its deliveries kept failing.",

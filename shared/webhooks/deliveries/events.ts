@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AuditAction, AuditEntry } from '../../audit/index.ts';
+import { SYSTEM_ACTOR, type AuditAction, type AuditEntry } from '../../audit/index.ts';
 import type { StoredDelivery } from './delivery-records.ts';
 import { PING_EVENT_TYPE, type EventType } from './event-types.ts';
 
@@ -21,18 +21,31 @@ export const EVENT_OF_ACTION = {
   'change_request.review': 'service.change_request.approved',
   'change_request.merge': 'service.change_request.merged',
   'change_request.close': 'service.change_request.closed',
+  // The service's own update of a sync whose status moved (decisions.md v1.4, "Syncs"): failing, or ok again.
+  'sync.update': 'service.sync.failed',
 } as const satisfies Partial<Record<AuditAction, EventType>>;
 
 /** Actions that become their event only when their entry says so. */
 const FIRED_ONLY_WHEN: Partial<Record<EventAction, (record: AuditRecord) => boolean>> = {
   'change_request.review': (record) => record.metadata.status === 'approved',
+  // An admin's change of a sync is no event; the service's (actor `system`) is, when the status moved.
+  'sync.update': (record) => record.actorSub === SYSTEM_ACTOR && (record.metadata.status === 'failing' || record.metadata.status === 'ok'),
 };
+
+/** Events an action makes instead of its EVENT_OF_ACTION type when its entry says so. */
+const SECOND_EVENTS = ['service.sync.recovered'] as const;
+const SECOND_EVENT_WHEN: Partial<Record<EventAction, (record: AuditRecord) => (typeof SECOND_EVENTS)[number] | undefined>> = {
+  'sync.update': (record) => (record.metadata.status === 'ok' ? 'service.sync.recovered' : undefined),
+};
+
+/** The event types an action can make: its own, and a second one where its entry picks it. */
+export const EVENT_TYPES_MADE: readonly EventType[] = [...new Set<EventType>([...Object.values(EVENT_OF_ACTION), ...SECOND_EVENTS])];
 
 /** The audit actions that become an event. */
 export type EventAction = keyof typeof EVENT_OF_ACTION;
 
 // Compile-time check: an event type that no action produces could never be delivered.
-type EventTypeWithoutAction = Exclude<EventType, (typeof EVENT_OF_ACTION)[EventAction]>;
+type EventTypeWithoutAction = Exclude<EventType, (typeof EVENT_OF_ACTION)[EventAction] | (typeof SECOND_EVENTS)[number]>;
 const everyEventHasAnAction: [EventTypeWithoutAction] extends [never] ? true : EventTypeWithoutAction = true;
 void everyEventHasAnAction;
 
@@ -78,6 +91,12 @@ function changeRequestData(record: AuditRecord): Record<string, unknown> {
   return { changeRequestId: record.target, environmentId, projectId, title, keys };
 }
 
+/** A sync that became failing or ok again: the sync, where it pushes from, its destination's type and the last error. */
+function syncData(record: AuditRecord): Record<string, unknown> {
+  const { environmentId, projectId, destinationType, lastError } = record.metadata;
+  return { syncId: record.target, environmentId, projectId, destinationType, lastError };
+}
+
 /** One data mapper per event type: a new event type does not compile until it says what its data is. */
 const EVENT_DATA: { readonly [T in EventType]: (record: AuditRecord) => Record<string, unknown> } = {
   'service.secret.create': (record) => secretData(record, true),
@@ -90,6 +109,8 @@ const EVENT_DATA: { readonly [T in EventType]: (record: AuditRecord) => Record<s
   'service.change_request.approved': changeRequestData,
   'service.change_request.merged': changeRequestData,
   'service.change_request.closed': changeRequestData,
+  'service.sync.failed': syncData,
+  'service.sync.recovered': syncData,
 };
 
 /** True for an action that becomes an event (own keys only: a stream record's action is data, not code). */
@@ -104,7 +125,7 @@ export function isEventAction(action: string): action is EventAction {
 export function eventFromAudit(record: AuditRecord): WebhookEvent | undefined {
   if (!isEventAction(record.action) || !record.accountId) return undefined;
   if (FIRED_ONLY_WHEN[record.action]?.(record) === false) return undefined;
-  const type = EVENT_OF_ACTION[record.action];
+  const type = SECOND_EVENT_WHEN[record.action]?.(record) ?? EVENT_OF_ACTION[record.action];
   const data = EVENT_DATA[type](record);
   return { id: `evt_${record.id.slice('aud_'.length)}`, type, account: record.accountId, occurredAt: record.createdAt, data };
 }

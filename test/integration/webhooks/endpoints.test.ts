@@ -148,6 +148,8 @@ describe('webhook endpoints', () => {
       'service.change_request.approved',
       'service.change_request.merged',
       'service.change_request.closed',
+      'service.sync.failed',
+      'service.sync.recovered',
       'service.webhook_endpoint.disabled',
     ]);
   });

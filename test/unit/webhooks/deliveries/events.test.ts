@@ -3,6 +3,7 @@ import { AUDIT_ACTIONS, type AuditAction } from '../../../../shared/audit/audit-
 import {
   deliveryIdFor,
   EVENT_OF_ACTION,
+  EVENT_TYPES_MADE,
   eventFromAudit,
   isEventAction,
   type AuditRecord,
@@ -113,7 +114,7 @@ describe('the map from audit actions to events', () => {
   it('maps only audit actions, and every event type is the image of some action', () => {
     // Act
     const actions = Object.keys(EVENT_OF_ACTION);
-    const types = new Set(Object.values(EVENT_OF_ACTION));
+    const types = new Set(EVENT_TYPES_MADE);
 
     // Assess
     expect(actions.filter((action) => !(AUDIT_ACTIONS as readonly string[]).includes(action))).toEqual([]);
@@ -127,7 +128,8 @@ describe('the map from audit actions to events', () => {
     // Assess
     for (const [action, type] of events) {
       // A review fires only when it approves the request (change-request-events.test.ts); this record says no status.
-      const fires = isEventAction(action) && action !== 'change_request.review';
+      // A sync's update fires only when the service moved its status (sync-events below); this record says none.
+      const fires = isEventAction(action) && action !== 'change_request.review' && action !== 'sync.update';
       expect({ action, type }).toEqual({ action, type: fires ? EVENT_OF_ACTION[action] : undefined });
     }
   });
@@ -155,5 +157,39 @@ describe('the map from audit actions to events', () => {
     // Assess
     expect(isEventAction('constructor')).toBe(false);
     expect(event).toBeUndefined();
+  });
+});
+
+describe('sync events (decisions.md v1.4, "Syncs")', () => {
+  const statusMoved = (actorSub: string, status: string) =>
+    eventFromAudit({
+      ...record('sync.update'),
+      actorSub,
+      target: 'sync_1',
+      metadata: {
+        syncId: 'sync_1',
+        environmentId: 'env_1',
+        projectId: 'proj_1',
+        destinationType: 'aws-ssm',
+        status,
+        lastError: 'SSM answered 400',
+      },
+    });
+
+  it("the service's update to failing is service.sync.failed, back to ok service.sync.recovered, with the sync's data", () => {
+    const data = {
+      syncId: 'sync_1',
+      environmentId: 'env_1',
+      projectId: 'proj_1',
+      destinationType: 'aws-ssm',
+      lastError: 'SSM answered 400',
+    };
+    expect(statusMoved('system', 'failing')).toMatchObject({ type: 'service.sync.failed', data });
+    expect(statusMoved('system', 'ok')).toMatchObject({ type: 'service.sync.recovered', data });
+  });
+
+  it("an admin's update of a sync, or another status, is no event", () => {
+    expect(statusMoved('usr_admin', 'failing')).toBeUndefined();
+    expect(statusMoved('system', 'paused')).toBeUndefined();
   });
 });
