@@ -1,4 +1,4 @@
-import { globSteps } from '../shared/access/glob.ts';
+import { globSteps } from '../shared/platform/glob.ts';
 import { compilePolicy, withDefaults } from '../shared/access/access-policy.ts';
 import { median, round3 } from './cpu-passes.ts';
 
@@ -71,7 +71,7 @@ export interface MatcherFigure {
   what: string;
   patterns: number;
   keyLength: number;
-  /** The matcher's steps on the first key (shared/access/glob.ts's `globSteps`) for the list's last pattern. */
+  /** The matcher's steps on the first key (shared/platform/glob.ts's `globSteps`) for the list's last pattern. */
   steps: number;
   usPerDecision: number;
 }

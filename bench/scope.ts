@@ -22,7 +22,7 @@ const NOTES: ScopeResults['notes'] = {
   scopedReads:
     "1,000 secrets in 20 environments; a key that reads one of them against the API key: billed RRU, DynamoDB requests and items read per request, warm; a scoped search reads only its environment's GSI4 partition, the API key's the workspace's GSI1",
   matcher:
-    "CPU µs per decision of a freshly compiled policy over keys it has not decided yet (no cached decision: the key's patterns are matched each time), median of 9 rounds of 4,000 keys, in the bench's process; steps: shared/access/glob.ts's globSteps of the (last) pattern on the first key; goal (decisions.md, Hardening v1.3) well under 1,000 µs for 20 wildcards on 256 characters",
+    "CPU µs per decision of a freshly compiled policy over keys it has not decided yet (no cached decision: the key's patterns are matched each time), median of 9 rounds of 4,000 keys, in the bench's process; steps: shared/platform/glob.ts's globSteps of the (last) pattern on the first key; goal (decisions.md, Hardening v1.3) well under 1,000 µs for 20 wildcards on 256 characters",
 };
 
 /** Both measurements: the CPU one in a child process over the stack's DynamoDB Local, the reads through the stack. */

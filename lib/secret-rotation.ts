@@ -18,7 +18,7 @@ import { schedulerSendRole } from './scheduler-role.ts';
 /**
  * A Lambda function ARN pattern as `rotationFunctionArns` takes it: `arn:<partition>:lambda:<region>:<account>:function:
  * <name>[:<qualifier>]`, with `*` and `?` allowed inside the region, the account, the name and the qualifier (IAM's
- * wildcards, which the runner's own matcher, shared/access/glob.ts, reads the same way on ARNs). No comma or space:
+ * wildcards, which the runner's own matcher, shared/platform/glob.ts, reads the same way on ARNs). No comma or space:
  * the list reaches the runner comma-joined.
  */
 const FUNCTION_ARN_PATTERN =

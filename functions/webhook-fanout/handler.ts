@@ -1,31 +1,58 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { insertedAudits } from '../../shared/audit/index.ts';
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 import { composeStores } from '../../shared/platform/store/compose.ts';
 import { makeReferenceIndexStore } from '../../shared/references/reference-index.ts';
+import { syncTriggerOf } from '../../shared/syncs/pipeline-wiring.ts';
 import {
-  immediateQueueFromConfig,
+  dependentsOfChange,
   makeDeliveryFanoutStore,
+  makeDeliveryQueue,
   makeEndpointFanoutStore,
   makeFanout,
   makeFanoutMetrics,
   makeStatsRollupTrigger,
+  sqsTargetFromConfig,
 } from '../../shared/webhooks/pipeline.ts';
 
 const { config, db, clock } = runtime();
-const queue = immediateQueueFromConfig(config, clock);
+const target = sqsTargetFromConfig(config);
+const queue = makeDeliveryQueue({ ...target, clock });
 // Every bucket the fan-out makes deliveries in is rolled up into the endpoints' statistics once it is over.
 const rollups = makeStatsRollupTrigger({ enqueue: (message, at) => queue.enqueueStatsRollup(message, at), log: logger });
 const store = rollups.watch(composeStores(makeEndpointFanoutStore(db), makeDeliveryFanoutStore(db)));
+const references = makeReferenceIndexStore(db);
 const fanout = makeFanout({
   store,
   enqueueAll: (messages) => queue.enqueueAllNow(messages),
   log: logger,
   clock,
   metrics: makeFanoutMetrics(),
-  references: makeReferenceIndexStore(db),
+  references,
+});
+// The syncs' side of the stream (decisions.md v1.4, "Syncs"): value changes queue pushes, through the same SQS client.
+const syncs = syncTriggerOf({
+  db,
+  sqs: target.sqs,
+  dependentsOf: (audit) => dependentsOfChange(references, audit),
+  warn: (message) => logger.warn(message),
 });
 
-/** Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures): deliveries, and changed audit entries reported. */
-export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> =>
-  fanout(event.Records).finally(() => rollups.flush());
+/**
+ * Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures): deliveries, sync pushes, and changed
+ * audit entries reported. The batch is retried from the first record either side could not finish (both are
+ * idempotent: deliveries are conditional puts, a push sends what is current).
+ */
+export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  const records = event.Records;
+  const [webhooks, syncFailedAt] = await Promise.all([
+    fanout(records).finally(() => rollups.flush()),
+    syncs(records.map((record) => insertedAudits(record))),
+  ]);
+  const webhookFailedAt = webhooks.batchItemFailures.length
+    ? records.findIndex((record) => record.dynamodb?.SequenceNumber === webhooks.batchItemFailures[0]!.itemIdentifier)
+    : Infinity;
+  const retryFrom = Math.min(webhookFailedAt === -1 ? 0 : webhookFailedAt, syncFailedAt);
+  return { batchItemFailures: retryFrom < records.length ? [{ itemIdentifier: records[retryFrom]!.dynamodb?.SequenceNumber ?? '' }] : [] };
+};

@@ -1,11 +1,11 @@
-import { globMatcher, isLiteralGlob } from './glob.ts';
+import { globMatcher, isLiteralGlob } from '../platform/glob.ts';
 import type { PermissionRule, Policy, PolicyAction, PolicyTarget } from '../platform/principal.ts';
 
 export type { PermissionRule, Policy, PolicyAction, PolicyTarget };
 
 /**
  * The one place that knows the rules of a credential (decisions.md, "Permissions of access keys"): rules compiled
- * once (globs to matchers, shared/access/glob.ts), asked "may it do this action on this secret" and "may it see this
+ * once (globs to matchers, shared/platform/glob.ts), asked "may it do this action on this secret" and "may it see this
  * project or environment". Services ask; routes and stores never decide.
  */
 

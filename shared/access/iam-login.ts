@@ -6,7 +6,7 @@
  * fixed, the headers are an allow-list, and the server id must be present, equal ours and be signed. The signature
  * itself is STS's to check; the answer's ARN is read by `callerArnOf` and matched by `principalMatches`.
  */
-import { globMatcher } from './glob.ts';
+import { globMatcher } from '../platform/glob.ts';
 
 /** The one body a login may carry: GetCallerIdentity, and nothing else. */
 export const GET_CALLER_IDENTITY_BODY = 'Action=GetCallerIdentity&Version=2011-06-15';

@@ -41,6 +41,5 @@ export { makeDenialStore, type DenialStore } from './denial-store.ts';
 export type { AccessKeyStore } from './access-key-store.ts';
 export type { LoginStore } from './login-store.ts';
 /** The glob of permissions, which also matches the rotation functions' ARNs against the stack's patterns. */
-export { globMatcher } from './glob.ts';
 /** The authority of each credential and what it may call, which the console's build and the permission table show. */
 export { API_KEY_AUTHORITY, bypassesReview, machineAuthority, mayCall, mayReview, permissionTable, roleAuthority } from './permissions.ts';

@@ -8,7 +8,7 @@
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import type { AllowedCidrs, LookupAll } from '../net/ssrf.ts';
 import { isAcceptedAlgorithm, makeIssuerVerifiers, OidcLoginRefused, type IssuerVerifier } from './oidc-keys.ts';
-import { globMatcher } from './glob.ts';
+import { globMatcher } from '../platform/glob.ts';
 
 /** The `auth` of an access key that logs in with OIDC. */
 export interface OidcKeyAuth {

@@ -11,3 +11,4 @@ export { AUDIT_ACTIONS, OPERATOR_ACTOR, SYSTEM_ACTOR, type AuditAction } from '.
 export { auditEntry, systemAuditEntry } from './audit-entry.ts';
 export { auditPut, makeAuditStore, putAuditEntries, type AuditEntry, type AuditStore } from './audit-store.ts';
 export { entriesOfItem, type AuditWrite, type PackedFields } from './audit-packing.ts';
+export { insertedAudits, type StreamedAuditEntry } from './audit-stream.ts';

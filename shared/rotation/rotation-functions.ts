@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { globMatcher } from '../access/index.ts';
+import { globMatcher } from '../platform/glob.ts';
 import { rotationFunctionPatterns, WORKSPACE_PLACEHOLDER } from '../platform/rotation-function-arns.ts';
 
 /**

@@ -23,10 +23,13 @@ export {
 } from './deliveries/delivery-pipeline-store.ts';
 export type { RecoveryMessage } from './deliveries/delivery-message.ts';
 export { makeFanout, makeFanoutMetrics } from './deliveries/fanout.ts';
+/** The walk of the secrets that depend on a changed one, which the syncs' trigger routes changes by too. */
+export { dependentsOfChange } from './deliveries/dependent-events.ts';
 export { makeWorkerBatch } from './deliveries/worker-batch.ts';
 export { makeDeliveryMetrics } from './deliveries/metrics.ts';
 export { guardedHttpFromConfig } from './deliveries/guarded-http.ts';
-export { immediateQueueFromConfig } from './deliveries/immediate-queue.ts';
+export { immediateQueueFromConfig, sqsTargetFromConfig } from './deliveries/immediate-queue.ts';
+export { makeDeliveryQueue } from './deliveries/delivery-queue.ts';
 export { schedulingQueueFromConfig } from './deliveries/scheduling-queue.ts';
 export { makeSweeper } from './deliveries/sweeper.ts';
 export { makeRecoverySweeperStore, type RecoverySweeperStore } from './recovery/recovery-store.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { globMatcher } from '../../access/index.ts';
+import { globMatcher } from '../../platform/glob.ts';
 import { systemAuditEntry } from '../../audit/index.ts';
 import { iso, type Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';

@@ -1,5 +1,4 @@
-import { globMatcher } from '../../access/index.ts';
-import type { AuditEntry } from '../../audit/index.ts';
+import type { StreamedAuditEntry } from '../../audit/index.ts';
 import type { Dependent } from '../../references/index.ts';
 import type { SyncMessage, SyncQueue } from '../sync-queue.ts';
 import type { SyncRecord } from '../sync-records.ts';
@@ -13,7 +12,7 @@ import type { SyncRecord } from '../sync-records.ts';
  */
 
 /** An audit entry as the stream carries it: with its workspace. */
-export type StreamedAudit = AuditEntry & { workspaceId: string };
+export type StreamedAudit = StreamedAuditEntry;
 
 /** The audit actions that change a secret's current value (a label move of AWSCURRENT and a rollback audit `secret.rotate`). */
 const VALUE_CHANGES: ReadonlySet<string> = new Set(['secret.create', 'secret.rotate', 'secret.delete', 'secret.restore']);
@@ -75,14 +74,15 @@ export function makeSyncTrigger(deps: SyncTriggerDeps) {
       for (const dependent of await deps.dependentsOf(audit))
         changes.push({ environmentId: dependent.environmentId, key: dependent.key, at, record });
     }
-    const messages = syncs.flatMap((sync) => messageOf(workspaceId, sync, changes));
+    // The matcher loads with the first workspace that has a sync: a stream without any never reads its chunk.
+    const { globMatcher } = await import('../../platform/glob.ts');
+    const messages = syncs.flatMap((sync) => messageOf(workspaceId, sync, changes, globMatcher([sync.keys])));
     await Promise.all(messages.map((message) => deps.queue.enqueue(message)));
   }
 }
 
 /** The message of one sync for the changes of its environment that its pattern matches; none when no key matches. */
-function messageOf(workspaceId: string, sync: SyncRecord, changes: readonly Change[]): SyncMessage[] {
-  const matches = globMatcher([sync.keys]);
+function messageOf(workspaceId: string, sync: SyncRecord, changes: readonly Change[], matches: (key: string) => boolean): SyncMessage[] {
   const mine = changes.filter((change) => change.environmentId === sync.environmentId && matches(change.key));
   if (mine.length === 0) return [];
   const keys = [...new Set(mine.map((change) => change.key))].sort();

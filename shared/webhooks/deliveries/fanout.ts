@@ -1,9 +1,8 @@
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { iso, type Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { ENTITY } from '../../platform/store/keys.ts';
-import { entriesOfItem, type PackedFields } from '../../audit/index.ts';
+import { insertedAudits } from '../../audit/index.ts';
 import type { StoredEndpoint } from '../endpoints/endpoint-store.ts';
 import type { EndpointFanoutStore } from '../endpoints/endpoint-pipeline-store.ts';
 import type { DeliveryFanoutStore } from './delivery-pipeline-store.ts';
@@ -71,16 +70,6 @@ function reportAuditChange(deps: Pick<FanoutDeps, 'log' | 'metrics'>, record: Dy
     sequenceNumber: record.dynamodb?.SequenceNumber,
   });
   deps.metrics.auditEntryChanged();
-}
-
-/**
- * The audit entries a stream record inserted, if any (an item's own and those packed in it, shared/audit/audit-packing.ts):
- * audit entries are the source of every event.
- */
-function insertedAudits(record: DynamoDBRecord): AuditRecord[] {
-  if (record.eventName !== 'INSERT' || !record.dynamodb?.NewImage) return [];
-  const item = unmarshall(record.dynamodb.NewImage as never);
-  return item.type === ENTITY.audit ? entriesOfItem(item as AuditRecord & PackedFields) : [];
 }
 
 /** Enabled endpoints subscribed to the event; the disabled-endpoint event never goes to the endpoint it is about. */

@@ -56,7 +56,7 @@ describe('policy: globs', () => {
   });
 
   it('decides a key of 255 units against **.**.**.**.pem (a backtracking regular expression took seconds)', () => {
-    // Prepare: shared/access/glob.ts's matcher, as every rule list uses it (its steps are bounded in glob.test.ts)
+    // Prepare: shared/platform/glob.ts's matcher, as every rule list uses it (its steps are bounded in glob.test.ts)
     const policy = policyOf({ keys: ['**.**.**.**.pem'], actions: ['reveal'] });
     // Act / Assess: the outcomes; no time is asserted
     expect(policy.allows('reveal', secret('p', 'e', `${'.'.repeat(251)}.pex`))).toBe(false);

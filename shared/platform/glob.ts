@@ -2,7 +2,7 @@
  * The glob of permissions and logins (decisions.md, "Permissions of access keys", "Workload identity", "Hardening
  * v1.3"): `*` is any run of characters without `/`, `**` any run, `?` one character other than `/`, every other
  * character itself; matched against the whole string, case-sensitive, UTF-16 unit by unit. One matcher serves keys,
- * projects, environments, ARNs and subjects. A pattern is compiled once: its fixed ends (characters and `?`) are
+ * projects, environments, ARNs, subjects and syncs' key patterns (a lower layer, so every feature reaches it). A pattern is compiled once: its fixed ends (characters and `?`) are
  * compared in place, and what lies between them runs as a bit-parallel automaton (one bit per pattern position, all
  * positions stepped at once per character), so a text costs at most its length times the automaton's state words,
  * whatever the pattern: nothing backtracks, and no regular expression is on the path.

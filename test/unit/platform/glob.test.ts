@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { globMatcher, globSteps } from '../../../shared/access/glob.ts';
+import { globMatcher, globSteps } from '../../../shared/platform/glob.ts';
 
 /**
  * The oracle: decisions.md's glob read straight off the pattern string, by a memoised recursion over (pattern
