@@ -23,7 +23,7 @@ export interface SyncPushDeps {
    * absent), each audited `secret.reveal` with `syncId` before it is answered.
    */
   reveal: (workspaceId: string, sync: RunnableSync, keys: readonly string[] | null) => Promise<PushedValue[]>;
-  destinationOf: (sync: RunnableSync) => Promise<SyncDestination>;
+  destinationOf: (sync: RunnableSync, workspaceId: string) => Promise<SyncDestination>;
   queue: SyncQueue;
   clock: Clock;
   log: Logger;
@@ -74,7 +74,7 @@ export function makeSyncPush(deps: SyncPushDeps) {
   /** The push itself; throws what the destination or a read threw. */
   async function pushed(sync: RunnableSync, message: SyncMessage, startedAt: number): Promise<PushOutcome> {
     const matches = globMatcher([sync.keys]);
-    const destination = await deps.destinationOf(sync);
+    const destination = await deps.destinationOf(sync, message.workspaceId);
     const full = message.keys === null || destination.wholeEnvironment;
     const asked = full ? null : message.keys!.filter(matches);
     if (asked?.length === 0) return success(sync, clock.now(), undefined);
