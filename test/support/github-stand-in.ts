@@ -48,64 +48,47 @@ const MESSAGES: Record<number, string> = {
 };
 const SECRETS = /^\/repos\/([^/]+)\/([^/]+)\/(?:actions|environments\/([^/]+))\/secrets\/([^/]+)$/;
 
+/** What the stand-in holds: its key pair, the opened secrets (by `repo|env|name`) and the failures it was told to answer. */
+interface StandInState {
+  token: string;
+  pair: { publicKey: Uint8Array; privateKey: Uint8Array };
+  keyId: string;
+  stored: Map<string, string>;
+  failure: { status: number; left: number } | undefined;
+}
+
+const where = (repository: string, environment: string | undefined) => `${repository}|${environment ?? ''}|`;
+
 /** Starts the stand-in; only `Bearer <token>` is accepted. `certificate`: one another process trusts. */
 export async function startGithubStandIn(options: { token: string; certificate?: { cert: string; key: string } }): Promise<GithubStandIn> {
   await sodium.ready;
-  const pair = sodium.crypto_box_keypair();
-  const keyId = `${Date.now()}`;
-  const stored = new Map<string, string>();
-  const requests: GithubRequest[] = [];
-  let failure: { status: number; left: number } | undefined;
-  const where = (repository: string, environment: string | undefined) => `${repository}|${environment ?? ''}|`;
-  const handle = (req: IncomingMessage, body: string): [number, unknown?] => {
-    if (failure !== undefined && failure.left-- > 0) return [failure.status, { message: MESSAGES[failure.status] ?? 'Error' }];
-    if (req.headers.authorization !== `Bearer ${options.token}`) return [401, { message: 'Bad credentials' }];
-    if (req.headers['x-github-api-version'] !== '2022-11-28' || req.headers.accept !== 'application/vnd.github+json') {
-      return [400, { message: 'Missing API version or media type' }];
-    }
-    const match = SECRETS.exec(req.url ?? '');
-    if (match === null) return [404, { message: 'Not Found' }];
-    const [, owner, repo, environment, name] = match.map((part) => (part === undefined ? part : decodeURIComponent(part)));
-    const place = where(`${owner}/${repo}`, environment);
-    if (name === 'public-key' && req.method === 'GET') return [200, { key_id: keyId, key: sodium.to_base64(pair.publicKey, 1) }];
-    if (req.method === 'DELETE') return stored.delete(`${place}${name}`) ? [204] : [404, { message: 'Not Found' }];
-    if (req.method !== 'PUT' || name === 'public-key') return [404, { message: 'Not Found' }];
-    const input = JSON.parse(body) as { encrypted_value?: string; key_id?: string };
-    if (input.key_id !== keyId) return [422, { message: 'Bad key_id' }];
-    let opened: string;
-    try {
-      opened = sodium.to_string(
-        sodium.crypto_box_seal_open(sodium.from_base64(input.encrypted_value ?? '', 1), pair.publicKey, pair.privateKey),
-      );
-    } catch {
-      return [422, { message: 'Bad encrypted_value' }];
-    }
-    const existed = stored.has(`${place}${name}`);
-    stored.set(`${place}${name}`, opened);
-    return [existed ? 204 : 201];
+  const state: StandInState = {
+    token: options.token,
+    pair: sodium.crypto_box_keypair(),
+    keyId: `${Date.now()}`,
+    stored: new Map(),
+    failure: undefined,
   };
+  const requests: GithubRequest[] = [];
   const server = createServer(options.certificate ?? trustedCertificate(['localhost']), (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const [status, answer] = handle(req, Buffer.concat(chunks).toString('utf8'));
+      const [status, answer] = handle(state, req, Buffer.concat(chunks).toString('utf8'));
       requests.push({ method: req.method ?? '', path: req.url ?? '', status });
       reply(res, status, answer);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const namesOf = (prefix: string) => [...state.stored.keys()].filter((id) => id.startsWith(prefix)).map((id) => id.slice(prefix.length));
   return {
     apiUrl: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    keyId,
+    keyId: state.keyId,
     requests,
-    secret: (repository, name, environment) => stored.get(`${where(repository, environment)}${name}`),
-    names: (repository, environment) =>
-      [...stored.keys()]
-        .filter((id) => id.startsWith(where(repository, environment)))
-        .map((id) => id.slice(where(repository, environment).length))
-        .sort(),
+    secret: (repository, name, environment) => state.stored.get(`${where(repository, environment)}${name}`),
+    names: (repository, environment) => namesOf(where(repository, environment)).sort(),
     failNext: (status, count = Number.POSITIVE_INFINITY) => {
-      failure = { status, left: count };
+      state.failure = { status, left: count };
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -113,6 +96,44 @@ export async function startGithubStandIn(options: { token: string; certificate?:
         server.close(() => resolve());
       }),
   };
+}
+
+/** One request's answer: a told failure, then GitHub's checks (token, API version), then the endpoint. */
+function handle(state: StandInState, req: IncomingMessage, body: string): [number, unknown?] {
+  const failure = state.failure;
+  if (failure !== undefined && failure.left-- > 0) return [failure.status, { message: MESSAGES[failure.status] ?? 'Error' }];
+  if (req.headers.authorization !== `Bearer ${state.token}`) return [401, { message: 'Bad credentials' }];
+  if (req.headers['x-github-api-version'] !== '2022-11-28' || req.headers.accept !== 'application/vnd.github+json') {
+    return [400, { message: 'Missing API version or media type' }];
+  }
+  const match = SECRETS.exec(req.url ?? '');
+  if (match === null) return [404, { message: 'Not Found' }];
+  const [, owner, repo, environment, name] = match.map((part) => (part === undefined ? part : decodeURIComponent(part)));
+  const id = `${where(`${owner}/${repo}`, environment)}${name}`;
+  if (name === 'public-key') {
+    return req.method === 'GET'
+      ? [200, { key_id: state.keyId, key: sodium.to_base64(state.pair.publicKey, 1) }]
+      : [404, { message: 'Not Found' }];
+  }
+  if (req.method === 'DELETE') return state.stored.delete(id) ? [204] : [404, { message: 'Not Found' }];
+  if (req.method !== 'PUT') return [404, { message: 'Not Found' }];
+  return putSecret(state, id, body);
+}
+
+/** A PUT: the key id must be the current one, and the sealed box must open with the private key (else 422). */
+function putSecret(state: StandInState, id: string, body: string): [number, unknown?] {
+  const input = JSON.parse(body) as { encrypted_value?: string; key_id?: string };
+  if (input.key_id !== state.keyId) return [422, { message: 'Bad key_id' }];
+  let opened: string;
+  try {
+    const sealed = sodium.from_base64(input.encrypted_value ?? '', 1);
+    opened = sodium.to_string(sodium.crypto_box_seal_open(sealed, state.pair.publicKey, state.pair.privateKey));
+  } catch {
+    return [422, { message: 'Bad encrypted_value' }];
+  }
+  const existed = state.stored.has(id);
+  state.stored.set(id, opened);
+  return [existed ? 204 : 201];
 }
 
 function reply(res: ServerResponse, status: number, answer: unknown): void {

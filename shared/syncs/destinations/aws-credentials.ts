@@ -100,6 +100,7 @@ function baseConfig(region: string, context: DestinationContext): AwsClientConfi
  * signs and again when they near their end: the SDK memoizes a provider that answers an `expiration`.
  */
 function assumedRole(place: AwsPlace, session: string, context: DestinationContext): AwsCredentialIdentityProvider {
+  // STS is asked as the function itself (or locally with the endpoint's keys): asking writes nothing into its account.
   const sts = awsClient('sts', (config) => new STSClient(config), { region: place.region }, { ...context, ownAccount: true });
   const input = {
     RoleArn: place.roleArn,

@@ -1,6 +1,7 @@
 import { guardedRequest } from '../../net/guarded-get.ts';
 import type { GuardedGetResult, GuardedRequestOptions } from '../../net/guarded-get.ts';
 import { parseAllowedCidrs } from '../../net/ssrf.ts';
+import type { AllowedCidrs } from '../../net/ssrf.ts';
 import type { GithubActionsDestination } from '../sync-records.ts';
 import { DestinationError } from './destination.ts';
 import type { DestinationContext, PushedValue, SyncDestination } from './destination.ts';
@@ -54,14 +55,7 @@ export function makeGithubActionsDestination(
   const token = context.token;
   if (token === undefined || token === '') throw new DestinationError('GitHub: the sync has no token');
   const secrets = secretsUrl(destination);
-  const allow = parseAllowedCidrs(context.allowPrivateCidrs);
-  const call = async (method: GuardedRequestOptions['method'], url: string, what: string, body?: unknown) => {
-    const headers = { ...API_HEADERS, Authorization: `Bearer ${token}`, ...(body !== undefined && { 'Content-Type': 'application/json' }) };
-    const options = { method, headers, allow, timeoutMs: TIMEOUT_MS, maxBytes: MAX_ANSWER_BYTES };
-    const result = await transport(url, { ...options, ...(body !== undefined && { body: JSON.stringify(body) }) });
-    if (result.kind !== 'answered') throw new DestinationError(`GitHub ${what}: ${result.reason}`);
-    return result;
-  };
+  const call = caller(token, parseAllowedCidrs(context.allowPrivateCidrs), transport);
   return {
     wholeEnvironment: false,
     async put(values) {
@@ -85,6 +79,26 @@ export function makeGithubActionsDestination(
         if (answer.statusCode !== 204 && answer.statusCode !== 404) throw githubFailure(`DELETE secret ${name}`, answer, token);
       }
     },
+  };
+}
+
+type Caller = (method: GuardedRequestOptions['method'], url: string, what: string, body?: unknown) => Promise<Answer>;
+type Answer = { statusCode: number; body: Buffer };
+
+/** One REST call with the token and GitHub's headers; no answer at all (refused, failed) is a DestinationError. */
+function caller(token: string, allow: AllowedCidrs, transport: GithubTransport): Caller {
+  return async (method, url, what, body) => {
+    const json = body === undefined ? {} : { 'Content-Type': 'application/json' };
+    const options = {
+      method,
+      headers: { ...API_HEADERS, Authorization: `Bearer ${token}`, ...json },
+      allow,
+      timeoutMs: TIMEOUT_MS,
+      maxBytes: MAX_ANSWER_BYTES,
+    };
+    const result = await transport(url, { ...options, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    if (result.kind !== 'answered') throw new DestinationError(`GitHub ${what}: ${result.reason}`);
+    return result;
   };
 }
 
@@ -117,7 +131,7 @@ function namesOf(values: readonly PushedValue[]): Map<string, string> {
 }
 
 /** The repository's public key from its answer, or the answer as an error. */
-function publicKey(answer: { statusCode: number; body: Buffer }, token: string): { key: string; key_id: string } {
+function publicKey(answer: Answer, token: string): { key: string; key_id: string } {
   if (answer.statusCode !== 200) throw githubFailure('public key', answer, token);
   const parsed = parseJson(answer.body) as { key?: unknown; key_id?: unknown } | undefined;
   if (typeof parsed?.key !== 'string' || typeof parsed.key_id !== 'string') {
@@ -130,7 +144,7 @@ function publicKey(answer: { statusCode: number; body: Buffer }, token: string):
  * A refusal as `GitHub <what>: <status> (<GitHub's message>)`. The message is GitHub's own words; should it ever
  * quote the token, it is left out.
  */
-export function githubFailure(what: string, answer: { statusCode: number; body: Buffer }, token: string): DestinationError {
+export function githubFailure(what: string, answer: Answer, token: string): DestinationError {
   const message = (parseJson(answer.body) as { message?: unknown } | undefined)?.message;
   const text = typeof message === 'string' && !message.includes(token) ? ` (${message.slice(0, 200)})` : '';
   return new DestinationError(`GitHub ${what}: ${answer.statusCode}${text}`);

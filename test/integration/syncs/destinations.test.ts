@@ -1,7 +1,11 @@
 import { DescribeSecretCommand, GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import sodium from 'libsodium-wrappers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { guardedRequest } from '../../../shared/net/guarded-get.ts';
+import { parseAllowedCidrs } from '../../../shared/net/ssrf.ts';
+import { sealForGithub } from '../../../shared/syncs/destinations/github-actions.ts';
 import { DestinationError, makeDestination } from '../../../shared/syncs/destinations/index.ts';
 import type { DestinationContext } from '../../../shared/syncs/destinations/index.ts';
 import type { Destination } from '../../../shared/syncs/sync-records.ts';
@@ -84,6 +88,24 @@ describe('GitHub Actions against the stand-in (which opens every sealed box)', (
     const message = await refusal(wrongToken.put([{ key: 'A', value: 'value-a' }]));
     expect(message).toBe('GitHub public key: 401 (Bad credentials)');
     expect(`${revoked}${message}`).not.toContain('ghp_');
+  });
+
+  it('the stand-in refuses a value sealed with another key (so a wrong encryption cannot pass)', async () => {
+    await sodium.ready;
+    const other = sodium.crypto_box_keypair().publicKey;
+    const body = JSON.stringify({ encrypted_value: await sealForGithub('x', sodium.to_base64(other, 1)), key_id: github.keyId });
+    const headers = { Authorization: `Bearer ${TOKEN}`, Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version': '2022-11-28' };
+    const url = `${github.apiUrl}/repos/acme/web/actions/secrets/WRONG`;
+    const answer = await guardedRequest(url, {
+      method: 'PUT',
+      headers,
+      body,
+      allow: parseAllowedCidrs(LOOPBACK),
+      timeoutMs: 5_000,
+      maxBytes: 4_096,
+    });
+    expect(answer).toMatchObject({ kind: 'answered', statusCode: 422 });
+    expect(github.secret('acme/web', 'WRONG')).toBeUndefined();
   });
 
   it("the SSRF guard refuses the stand-in's loopback address unless WEBHOOK_ALLOW_PRIVATE_CIDRS opens it", async () => {
