@@ -6,7 +6,7 @@ import type { AllowedCidrs, LookupAll, TargetCheck } from './ssrf.ts';
 
 /**
  * The one pinned HTTPS request of the service, used by the webhook sender (POST, shared/webhooks/deliveries/sender.ts) and the
- * guarded GET (OIDC discovery, guarded-get.ts): the host is resolved once, every address is checked with the SSRF
+ * guarded requests (OIDC discovery's GET, a sync's GitHub calls; guarded-get.ts): the host is resolved once, every address is checked with the SSRF
  * guard, and the request goes to the first checked address (never re-resolved, so DNS rebinding cannot swap it)
  * with SNI and Host of the original name.
  */
@@ -30,7 +30,7 @@ export async function pinTarget(url: URL, allow: AllowedCidrs, lookup: LookupAll
 }
 
 export interface PinnedRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** The caller's headers; Host is set last, from the url, so no caller header can redirect it. */
   headers: OutgoingHttpHeaders;
   body?: string;
