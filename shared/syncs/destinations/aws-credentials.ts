@@ -1,6 +1,6 @@
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { globMatcher } from '../../access/index.ts';
+import { globMatcher } from '../../platform/glob.ts';
 import { parseAllowedCidrs } from '../../net/ssrf.ts';
 import { DestinationError } from './destination.ts';
 import type { DestinationContext } from './destination.ts';
