@@ -18,6 +18,10 @@ export interface FloorCalls {
   readonly scheduler?: readonly ('CreateSchedule' | 'DeleteSchedule' | 'UpdateSchedule')[];
   /** Customers' rotation functions, invoked by the rotation runner. */
   readonly lambda?: readonly 'Invoke'[];
+  /** Syncs' destinations (decisions.md v1.4): Parameter Store, Secrets Manager, and STS for their roles. */
+  readonly ssm?: readonly string[];
+  readonly secretsManager?: readonly string[];
+  readonly sts?: readonly string[];
 }
 
 type DocumentCall = 'BatchGetItem' | 'BatchWriteItem' | 'GetItem' | 'PutItem' | 'Query' | 'TransactWriteItems' | 'UpdateItem';
@@ -87,6 +91,15 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
     scheduler: ROTATION_SCHEDULES,
     lambda: ['Invoke'],
   },
+  // Reveals as the secrets service does, pushes through the destinations (each client loaded with its first sync).
+  'sync-worker': {
+    dynamodb: API_READS_WRITES,
+    kms: DATA_KEYS,
+    sqs: ['SendMessage'],
+    ssm: ['PutParameter', 'DeleteParameter'],
+    secretsManager: ['CreateSecret', 'PutSecretValue', 'GetSecretValue', 'DeleteSecret', 'RestoreSecret'],
+    sts: ['AssumeRole'],
+  },
 };
 
 /** lib-dynamodb's command class for each document-client call. */
@@ -101,7 +114,7 @@ const DOCUMENT_COMMANDS: Record<DocumentCall, string> = {
 };
 
 /** The clients a floor can create, by the variable its handler sends through. */
-export type FloorClient = 'dynamodb' | 'kms' | 'sqs' | 'scheduler' | 'lambda';
+export type FloorClient = 'dynamodb' | 'kms' | 'sqs' | 'scheduler' | 'lambda' | 'ssm' | 'secretsManager' | 'sts';
 
 /** Per client: its package, how the floor creates it (as shared/platform/clients/*.ts do, options included) and its commands. */
 function clientsOf(calls: FloorCalls) {
@@ -147,6 +160,30 @@ function clientsOf(calls: FloorCalls) {
       client: 'lambda' as const,
       extraImports: ['LambdaClient'],
       commands: (calls.lambda ?? []).map((call) => `${call}Command`),
+    },
+    {
+      module: '@aws-sdk/client-ssm',
+      imports: [],
+      setup: 'const ssm = new SSMClient({});',
+      client: 'ssm' as const,
+      extraImports: ['SSMClient'],
+      commands: (calls.ssm ?? []).map((call) => `${call}Command`),
+    },
+    {
+      module: '@aws-sdk/client-secrets-manager',
+      imports: [],
+      setup: 'const secretsManager = new SecretsManagerClient({});',
+      client: 'secretsManager' as const,
+      extraImports: ['SecretsManagerClient'],
+      commands: (calls.secretsManager ?? []).map((call) => `${call}Command`),
+    },
+    {
+      module: '@aws-sdk/client-sts',
+      imports: [],
+      setup: 'const sts = new STSClient({});',
+      client: 'sts' as const,
+      extraImports: ['STSClient'],
+      commands: (calls.sts ?? []).map((call) => `${call}Command`),
     },
   ].filter((client) => client.commands.length > 0);
 }

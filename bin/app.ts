@@ -45,6 +45,8 @@ async function main(): Promise<void> {
     removalPolicy: readRemovalPolicy(context),
     alarmEmail: readEmail(context, 'alarmEmail'),
     rotationFunctionArns: readRotationFunctionArns(app.node.tryGetContext('rotationFunctionArns')),
+    syncRoleArns: readArnList('syncRoleArns', app.node.tryGetContext('syncRoleArns')),
+    syncOwnAccount: readFlag('syncOwnAccount', app.node.tryGetContext('syncOwnAccount')),
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: `Secrets management service (${stage})`,
   };
@@ -148,6 +150,24 @@ function readRotationFunctionArns(value: unknown): string[] | undefined {
     throw new Error('Context rotationFunctionArns must be a list of Lambda function ARN patterns (a JSON array, or comma-separated)');
   }
   return list.map((pattern) => pattern.trim()).filter((pattern) => pattern !== '');
+}
+
+/** The IAM roles syncs may assume: a list of ARN patterns, as a JSON array or comma-separated (lib/syncs.ts checks each). */
+function readArnList(key: string, value: unknown): string[] | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const list = typeof value === 'string' ? value.split(',') : value;
+  if (!Array.isArray(list) || !list.every((pattern) => typeof pattern === 'string')) {
+    throw new Error(`Context ${key} must be a list of ARN patterns (a JSON array, or comma-separated)`);
+  }
+  return list.map((pattern) => pattern.trim()).filter((pattern) => pattern !== '');
+}
+
+/** A true/false context value (`-c syncOwnAccount=true` arrives as text). */
+function readFlag(key: string, value: unknown): boolean | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`Context ${key} must be true or false; got "${String(value)}"`);
 }
 
 function readRemovalPolicy(context: ContextReader): ServiceStackProps['removalPolicy'] {

@@ -187,6 +187,8 @@ export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
   'webhook-fanout': {
     table: { items: { Query: [P.workspace], BatchGetItem: [P.workspace], PutItem: [P.deliveries], UpdateItem: [P.deliveries] } },
     sendsDeliveries: true,
+    // A value change queues one push per sync of its environment (one Query of the workspace's syncs).
+    sendsSyncs: true,
   },
   // Reads the delivery and its endpoint (a batch with many endpoints of one workspace reads them with one Query of
   // the workspace's partition), claims and records attempts (a late one counted in the endpoint's statistics),

@@ -16,6 +16,8 @@ export interface FunctionAccess {
   readonly sendsDeliveries?: true;
   /** Queues rotation steps: sqs:SendMessage on the rotation queue, whose URL goes into its environment. */
   readonly sendsRotations?: true;
+  /** Queues sync pushes: sqs:SendMessage on the sync queue, whose URL goes into its environment. */
+  readonly sendsSyncs?: true;
 }
 
 export type Items = Partial<Record<TableAction, readonly string[]>>;

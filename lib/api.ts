@@ -70,6 +70,8 @@ export interface ApiConstructProps {
   readonly deliveries: QueueSender;
   /** Where the secrets group and the AWS API queue a rotation's first step. */
   readonly rotations: QueueSender;
+  /** Where the syncs group queues a full push (a new sync, `run`, `resume`). */
+  readonly syncs: QueueSender;
   /** Reveals per minute per credential. @default the functions' own default (120) */
   readonly revealsPerMinute?: number;
   /** Reveals per minute of a whole workspace. @default the functions' own default (10 times the above) */
@@ -189,6 +191,7 @@ export class ApiConstruct extends Construct {
       key: props.key,
       deliveries: props.deliveries,
       rotations: props.rotations,
+      syncs: props.syncs,
     });
     const integration = new HttpLambdaIntegration(`${pascalCase(group)}Integration`, fn.function, {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,

@@ -9,7 +9,7 @@ export interface QueueSender {
   bindSender(fn: ServiceFunction): void;
 }
 
-/** What `applyAccess` grants on: the table, the KMS key, the delivery queue and the rotation queue. */
+/** What `applyAccess` grants on: the table, the KMS key, and the delivery, rotation and sync queues. */
 export interface AccessTargets {
   readonly table: ITable;
   readonly key: IKey;
@@ -17,6 +17,8 @@ export interface AccessTargets {
   readonly deliveries?: QueueSender;
   /** @default none: an access that sends rotation steps is refused */
   readonly rotations?: QueueSender;
+  /** @default none: an access that sends sync pushes is refused */
+  readonly syncs?: QueueSender;
 }
 
 /** Grants `fn` exactly what `access` lists, and sets the environment variables that go with each grant. */
@@ -30,6 +32,7 @@ export function applyAccess(fn: ServiceFunction, access: FunctionAccess, targets
   for (const keyAccess of access.keys ?? []) fn.bindKey(targets.key, keyAccess);
   if (access.sendsDeliveries) senderOf(targets.deliveries, fn, 'delivery').bindSender(fn);
   if (access.sendsRotations) senderOf(targets.rotations, fn, 'rotation').bindSender(fn);
+  if (access.sendsSyncs) senderOf(targets.syncs, fn, 'sync').bindSender(fn);
 }
 
 function senderOf(queue: QueueSender | undefined, fn: ServiceFunction, name: string): QueueSender {

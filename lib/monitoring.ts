@@ -12,12 +12,14 @@ import { Construct } from 'constructs';
 import { DeliveryHealthDashboard } from './delivery-dashboard.ts';
 import { pascalCase, type ServiceFunction } from './service-function.ts';
 import type { SecretRotationConstruct } from './secret-rotation.ts';
+import type { SyncsConstruct } from './syncs.ts';
 import {
   apiServerErrorRate,
   auditEntriesChanged,
   loginsRateLimited,
   RevealMetrics,
   rotationFailures,
+  syncsFailing,
   unauthorizedAnswers,
 } from './service-metrics.ts';
 import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
@@ -45,6 +47,8 @@ export const ALARM_THRESHOLDS = {
   unauthorizedPerFiveMinutes: 200,
   /** Failed rotations in 5 minutes: each one left a secret's value where it was, and may need a person. */
   rotationFailuresPerFiveMinutes: 1,
+  /** Syncs that became failing (24 hours of failed pushes) in 5 minutes: each needs its admin. */
+  syncsFailingPerFiveMinutes: 1,
 } as const;
 
 export interface MonitoringConstructProps {
@@ -52,6 +56,7 @@ export interface MonitoringConstructProps {
   readonly accessLogs: ILogGroup;
   readonly delivery: WebhookDeliveryConstruct;
   readonly rotation: SecretRotationConstruct;
+  readonly syncs: SyncsConstruct;
   /** Every function of the stack by its name (route group, pipeline function or the rotation runner). */
   readonly functions: Record<string, ServiceFunction>;
   /** Subscribed to the alarm topic; the address must confirm the subscription. @default no subscription */
@@ -81,6 +86,7 @@ export class MonitoringConstruct extends Construct {
     const logins = loginsRateLimited(this, { accessLogs: props.accessLogs, httpApi: props.httpApi });
     this.addPipelineAlarms(props.delivery);
     this.addRotationAlarms(props.rotation);
+    this.addSyncAlarms(props.syncs);
     this.addAlarm('api-401-spike', {
       metric: unauthorizedAnswers(this, props),
       threshold: ALARM_THRESHOLDS.unauthorizedPerFiveMinutes,
@@ -172,6 +178,21 @@ export class MonitoringConstruct extends Construct {
       }),
       threshold: ALARM_THRESHOLDS.fanoutIteratorAgeMs,
       description: `Stream records reach the fan-out over ${ALARM_THRESHOLDS.fanoutIteratorAgeMs / 60_000} minutes late: it is failing or throttled.`,
+    });
+  }
+
+  /** A sync that became failing (the worker's `SyncsFailing`), and a push the worker could not run 5 times (the sync DLQ). */
+  private addSyncAlarms(syncs: SyncsConstruct): void {
+    this.addAlarm('syncs-failing', {
+      metric: syncsFailing(),
+      threshold: ALARM_THRESHOLDS.syncsFailingPerFiveMinutes,
+      description:
+        'A sync has failed to push for 24 hours (audited sync.update, event service.sync.failed): its destination holds old values.',
+    });
+    this.addAlarm('sync-dlq-not-empty', {
+      metric: syncs.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) }),
+      threshold: 1,
+      description: 'Sync pushes could not run 5 times (the table or the queue failing) and moved to the dead-letter queue.',
     });
   }
 

@@ -4,7 +4,7 @@ import { MathExpression, Metric, SearchExpression, Stats } from 'aws-cdk-lib/aws
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { ROUTE_GROUPS } from '../shared/platform/routes.ts';
-import { AUDIT_CHANGE_METRIC } from '../shared/platform/metrics-env.ts';
+import { AUDIT_CHANGE_METRIC, SYNC_FAILING_METRIC } from '../shared/platform/metrics-env.ts';
 
 /** The worker's EMF namespace and service dimension (shared/webhooks/deliveries/metrics.ts `makeDeliveryMetrics`). */
 export const METRICS_NAMESPACE = 'SecretsService';
@@ -83,6 +83,12 @@ export function rotationFailures(period = Duration.minutes(5)): Metric {
 /** Failed rotations by the step that failed (`generate`, `createSecret`, … `finishSecret`), one line each. */
 export function rotationFailuresByStep(period = Duration.minutes(5)): SearchExpression {
   return serviceMetricsBy(ROTATION_SERVICE, 'RotationFailures', 'step', period);
+}
+
+/** Syncs that became failing (the sync worker's `SyncsFailing`, shared/platform/metrics-env.ts). */
+export function syncsFailing(period = Duration.minutes(5)): Metric {
+  const { namespace, name, dimensions } = SYNC_FAILING_METRIC;
+  return new Metric({ namespace, metricName: name, dimensionsMap: { ...dimensions }, statistic: Stats.SUM, period });
 }
 
 /** Delivered / attempted, in percent; no point where nothing was attempted. */

@@ -8,6 +8,7 @@ import { EncryptionConstruct } from './encryption.ts';
 import { MonitoringConstruct } from './monitoring.ts';
 import { SecretPurgeConstruct } from './secret-purge.ts';
 import { SecretRotationConstruct } from './secret-rotation.ts';
+import { SyncsConstruct } from './syncs.ts';
 import { WebhookDeliveryConstruct } from './webhook-delivery.ts';
 
 /** The stage whose data must outlive the stack: it cannot be given the destroy removal policy. */
@@ -49,11 +50,15 @@ export interface ServiceStackProps extends StackProps {
    * `arn:aws:lambda:<region>:<account>:function:<name>`. @default none: only rotations without a function run
    */
   readonly rotationFunctionArns?: readonly string[] | undefined;
+  /** IAM role ARN patterns syncs may assume (`${workspaceId}` allowed). @default none: syncs with `roleArn` fail */
+  readonly syncRoleArns?: readonly string[] | undefined;
+  /** Whether syncs without `roleArn` may write into this account. @default false */
+  readonly syncOwnAccount?: boolean | undefined;
 }
 
 /**
  * The whole secrets service of one stage: the table, the KMS key, the HTTP API with one function per route group,
- * the webhook delivery pipeline, the rotation runner and its queue, the purger of deleted secrets, the dashboard and
+ * the webhook delivery pipeline, the rotation runner and its queue, the sync worker and its queue, the purger of deleted secrets, the dashboard and
  * alarms that watch them, and (given a build) the web console.
  */
 export class ServiceStack extends Stack {
@@ -61,6 +66,7 @@ export class ServiceStack extends Stack {
   readonly encryption: EncryptionConstruct;
   readonly delivery: WebhookDeliveryConstruct;
   readonly rotation: SecretRotationConstruct;
+  readonly syncs: SyncsConstruct;
   readonly purge: SecretPurgeConstruct;
   readonly api: ApiConstruct;
   readonly monitoring: MonitoringConstruct;
@@ -85,7 +91,8 @@ export class ServiceStack extends Stack {
       props.consoleDir === undefined
         ? undefined
         : new ConsoleSiteConstruct(this, 'ConsoleSite', { jwt: props.jwt, clientId: props.consoleClientId, removalPolicy, logRetention });
-    this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', { stage, ...resources });
+    this.syncs = new SyncsConstruct(this, 'Syncs', { ...resources, roleArns: props.syncRoleArns, ownAccount: props.syncOwnAccount });
+    this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', { stage, ...resources, syncs: this.syncs });
     this.rotation = new SecretRotationConstruct(this, 'SecretRotation', { stage, ...resources, functionArns: props.rotationFunctionArns });
     this.purge = new SecretPurgeConstruct(this, 'SecretPurge', resources);
     this.api = new ApiConstruct(this, 'Api', {
@@ -93,6 +100,7 @@ export class ServiceStack extends Stack {
       keyAlias: this.encryption.keyAlias,
       deliveries: this.delivery,
       rotations: this.rotation,
+      syncs: this.syncs,
       revealsPerMinute: props.revealsPerMinute ?? DEFAULT_REVEALS_PER_MINUTE,
       workspaceRevealsPerMinute: props.workspaceRevealsPerMinute,
       jwt: props.jwt,
@@ -110,7 +118,14 @@ export class ServiceStack extends Stack {
       accessLogs: this.api.accessLogs,
       delivery: this.delivery,
       rotation: this.rotation,
-      functions: { ...this.api.functions, ...this.delivery.functions, rotation: this.rotation.runner, 'secret-purger': this.purge.purger },
+      syncs: this.syncs,
+      functions: {
+        ...this.api.functions,
+        ...this.delivery.functions,
+        rotation: this.rotation.runner,
+        'secret-purger': this.purge.purger,
+        'sync-worker': this.syncs.worker,
+      },
       key: this.encryption.key,
       alarmEmail: props.alarmEmail,
     });

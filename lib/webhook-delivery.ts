@@ -14,7 +14,7 @@ import { schedulerSendRole } from './scheduler-role.ts';
 import { ENTITY } from '../shared/platform/store/keys.ts';
 import { DELIVERY_QUEUE, PIPELINE_FUNCTIONS, type PipelineFunction } from '../shared/platform/functions.ts';
 import { PIPELINE_ACCESS } from './access.ts';
-import { applyAccess } from './apply-access.ts';
+import { applyAccess, type QueueSender } from './apply-access.ts';
 import { acknowledgeWildcardResource } from './nag.ts';
 import { pascalCase, ServiceFunction } from './service-function.ts';
 
@@ -26,6 +26,8 @@ export interface WebhookDeliveryConstructProps {
   readonly key: IKey;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
+  /** The sync queue, which the fan-out queues pushes on (decisions.md v1.4, "Syncs"). */
+  readonly syncs: QueueSender;
 }
 
 /**
@@ -125,7 +127,7 @@ export class WebhookDeliveryConstruct extends Construct {
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,
     });
-    applyAccess(fn, PIPELINE_ACCESS[name], { table: props.table, key: props.key, deliveries: this });
+    applyAccess(fn, PIPELINE_ACCESS[name], { table: props.table, key: props.key, deliveries: this, syncs: props.syncs });
     return fn;
   }
 

@@ -106,7 +106,7 @@ export function handlerEntry(group: RouteGroup): string {
 }
 
 /** Every function by name with its handler entry: the route groups, the pipeline, the rotation runner and the purger. */
-export const FUNCTION_ENTRIES: Readonly<Record<RouteGroup | PipelineFunction | 'rotation' | 'secret-purger', string>> = {
+export const FUNCTION_ENTRIES: Readonly<Record<RouteGroup | PipelineFunction | 'rotation' | 'secret-purger' | 'sync-worker', string>> = {
   ...(Object.fromEntries((Object.keys(ROUTE_GROUPS) as RouteGroup[]).map((group) => [group, handlerEntry(group)])) as Record<
     RouteGroup,
     string
@@ -114,4 +114,5 @@ export const FUNCTION_ENTRIES: Readonly<Record<RouteGroup | PipelineFunction | '
   ...(Object.fromEntries(Object.entries(PIPELINE_FUNCTIONS).map(([name, fn]) => [name, fn.entry])) as Record<PipelineFunction, string>),
   rotation: ROTATION_FUNCTION.entry,
   'secret-purger': SECRET_PURGER_FUNCTION.entry,
+  'sync-worker': SYNC_WORKER_FUNCTION.entry,
 };

@@ -11,6 +11,16 @@ export const AUDIT_CHANGE_METRIC = {
   dimensions: { service: 'audit-log' },
 } as const;
 
+/**
+ * The metric of a sync that became failing (24 hours of failed pushes), as the sync worker writes it
+ * (shared/syncs/pipeline-wiring.ts) and the stack alarms on it (lib/service-metrics.ts).
+ */
+export const SYNC_FAILING_METRIC = {
+  namespace: METRICS_NAMESPACE,
+  name: 'SyncsFailing',
+  dimensions: { service: 'syncs' },
+} as const;
+
 /** Metrics off: POWERTOOLS_METRICS_DISABLED when set (1, y, yes, t, true, on), else POWERTOOLS_DEV, as Powertools read them. */
 export function metricsDisabled(env: NodeJS.ProcessEnv): boolean {
   const truthy = (value: string | undefined) => ['1', 'y', 'yes', 't', 'true', 'on'].includes((value ?? '').trim().toLowerCase());

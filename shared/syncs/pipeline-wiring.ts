@@ -2,6 +2,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
+import { SYNC_FAILING_METRIC } from '../platform/metrics-env.ts';
 import type { DestinationFactory } from './destinations/destination.ts';
 import { makeSyncPush } from './pipeline/sync-push.ts';
 import { makeSyncReveal, type EnvironmentLoad } from './pipeline/sync-reveal.ts';
@@ -86,6 +87,7 @@ export function syncWorkerOf(parts: SyncWorkerParts) {
     clock: parts.clock,
     log: parts.log,
     timeScale: parts.timeScale,
+    onFailing: () => writeFailingMetric(),
   });
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const failed = await Promise.all(
@@ -106,4 +108,11 @@ export function syncWorkerOf(parts: SyncWorkerParts) {
     );
     return { batchItemFailures: failed.filter((failure) => failure !== undefined) };
   };
+}
+
+/** One Embedded Metric Format line: a sync became failing (lib/service-metrics.ts alarms on it). */
+function writeFailingMetric(): void {
+  const { namespace, name, dimensions } = SYNC_FAILING_METRIC;
+  const metrics = [{ Namespace: namespace, Dimensions: [Object.keys(dimensions)], Metrics: [{ Name: name, Unit: 'Count' }] }];
+  process.stdout.write(`${JSON.stringify({ _aws: { Timestamp: Date.now(), CloudWatchMetrics: metrics }, ...dimensions, [name]: 1 })}\n`);
 }

@@ -29,6 +29,8 @@ export interface SyncPushDeps {
   log: Logger;
   /** WEBHOOK_TIME_SCALE: shrinks the retry delays and the 24-hour window (local stack and tests only). */
   timeScale: number;
+  /** Counts a sync that became failing (the stack's alarm). */
+  onFailing?: () => void;
 }
 
 /** How long a push may hold its sync: the worker's timeout and a margin (shared/platform/functions.ts). */
@@ -63,6 +65,7 @@ export function makeSyncPush(deps: SyncPushDeps) {
       const failed = failedPush(sync, error, now, clock.now(), deps.timeScale);
       outcome = withAudit(sync, failed, clock.now());
       retry = failed.status === 'failing' ? undefined : retryOf(message, failed, clock.now(), deps.timeScale);
+      if (failed.status === 'failing' && sync.status !== 'failing') deps.onFailing?.();
       deps.log.warn('sync push failed', { syncId: sync.id, attempt: message.attempt, error: failed.lastError });
     }
     if (!(await runs.finishPush(message.workspaceId, sync.id, owner, outcome))) {

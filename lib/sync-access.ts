@@ -1,0 +1,39 @@
+import { SECRET_VALUE_CONTEXT, SYNC_TOKEN_CONTEXT } from '../shared/platform/crypto/context.ts';
+import type { FunctionAccess } from './api-access.ts';
+import { PARTITIONS as P } from './table-access.ts';
+
+/**
+ * The sync worker (functions/sync-worker, shared/syncs/pipeline/): reads the sync (GetItem) and takes its lease
+ * (UpdateItem of the lease attributes alone); loads the environment's values as the secrets service does (the
+ * environment and the signed cursor key: GetItem; the value items: Query; the first load of an old environment indexes
+ * them: key items Query, heads BatchGetItem, each value item put with its head checked, the environment marked), counts
+ * the page on the two reveal counters and puts each reveal's audit entry (conditional PutItem); resolving references
+ * reads heads by path (BatchGetItem). A push ends in one transaction: the sync's outcome and the lease released
+ * (UpdateItem of those attributes), the written keys' item put or deleted, and the service's `sync.update` entry.
+ * Opens secret values and the sync's GitHub token; seals nothing. Queues its retries on the sync queue.
+ */
+export const SYNC_WORKER_ACCESS: FunctionAccess = {
+  table: {
+    items: {
+      GetItem: [P.workspace, P.cursorKey],
+      Query: [P.workspace],
+      BatchGetItem: [P.workspace],
+      PutItem: [P.workspace, P.audit, P.cursorKey],
+      DeleteItem: [P.workspace],
+      ConditionCheckItem: [P.workspace],
+      UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter],
+    },
+    attributeUpdates: [
+      {
+        partitions: [P.workspace],
+        attributes: ['leaseOwner', 'leaseUntil', 'status', 'lastSyncedAt', 'lastError', 'failingSince', 'pushedThrough', 'valuesIndexed'],
+      },
+    ],
+    writesAudit: true,
+  },
+  keys: [
+    { actions: ['kms:Decrypt'], contextKeys: SECRET_VALUE_CONTEXT },
+    { actions: ['kms:Decrypt'], contextKeys: SYNC_TOKEN_CONTEXT },
+  ],
+  sendsSyncs: true,
+};
