@@ -1,6 +1,10 @@
 /**
- * What other features use of syncs (decisions.md v1.4, "Syncs"): their vocabulary. The service, the pipeline and the
- * destinations are built by the syncs' functions through their wiring (entry modules, declared here as they land).
+ * What other features use of syncs (decisions.md v1.4, "Syncs"): their vocabulary, and the reader of a workspace's
+ * syncs the stream fan-out routes changes with. The service, the pipeline and the destinations are built by the
+ * syncs' functions through their wiring. Entry modules besides this file (architecture.test.ts reads these lines,
+ * as a package's `exports` map):
+ * @entry sync-schemas.ts what the syncs routes accept and answer, for them and the API description
+ * @entry sync-wiring.ts the service as functions/syncs builds it
  */
 export {
   DESTINATION_TYPES,
@@ -10,3 +14,5 @@ export {
   type SyncRecord,
   type SyncStatus,
 } from './sync-records.ts';
+export { makeSyncReader, MAX_SYNCS, syncOfItem, type SyncReader } from './sync-store.ts';
+export type { CreateSyncInput, SyncPatch, SyncService } from './sync-service.ts';

@@ -36,6 +36,7 @@ const PROPOSED_VALUE_CONTEXT = ['workspaceId', 'changeRequestId', 'key'];
 const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'];
 const IDEMPOTENT_ANSWER_CONTEXT = ['workspaceId', 'idempotencyRecord'];
 const AWS_KEY_CONTEXT = ['workspaceId', 'accessKeyId'];
+const SYNC_TOKEN_CONTEXT = ['workspaceId', 'syncId'];
 
 type Items = Record<string, string[]>;
 
@@ -181,6 +182,14 @@ function expectations(): (name: FunctionName) => Statement[] {
       index('GSI1', [`CRS#ws_${ANY_ID}#*`]),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], PROPOSED_VALUE_CONTEXT),
       kms(['kms:GenerateDataKey'], SECRET_VALUE_CONTEXT),
+      macKey,
+    ],
+    // Syncs: the sync and its environment read, the workspace's syncs listed; create, PATCH and delete write the sync
+    // (and its written keys' item, its counter) with the audit entry; a GitHub token is sealed, never opened.
+    syncs: [
+      ...table(api({ GetItem: [WS], Query: [WS], PutItem: [WS, AUDIT], UpdateItem: [WS], DeleteItem: [WS] })),
+      lastUsed([TOKEN]),
+      kms(['kms:GenerateDataKey'], SYNC_TOKEN_CONTEXT),
       macKey,
     ],
     // Recorded idempotent answers that carry the token are sealed and opened (issue 13). The one credential writer:
@@ -329,6 +338,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     'auth',
     'aws',
     'change-requests',
+    'syncs',
     'delivery-worker',
     'rotation',
   ];

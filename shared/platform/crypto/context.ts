@@ -47,6 +47,14 @@ export function signingSecretContext(workspaceId: string, endpointId: string): C
   return { workspaceId, endpointId };
 }
 
+/** The keys of a sync's sealed GitHub token's context, granted to the syncs function (seal) and the sync worker (open). */
+export const SYNC_TOKEN_CONTEXT = ['workspaceId', 'syncId'] as const;
+
+/** Binds a sync's destination token to its workspace and sync: no other sealed value unseals as it. */
+export function syncTokenContext(workspaceId: string, syncId: string): ContextOf<typeof SYNC_TOKEN_CONTEXT> {
+  return { workspaceId, syncId };
+}
+
 /** The keys of an access key's AWS secret access key's context (decisions.md, "The AWS Secrets Manager API"). */
 export const AWS_KEY_CONTEXT = ['workspaceId', 'accessKeyId'] as const;
 
