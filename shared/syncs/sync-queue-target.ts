@@ -1,5 +1,5 @@
 import { makeSqsClient } from '../platform/clients/sqs.ts';
-import { requiredSetting, type Config } from '../platform/config.ts';
+import type { Config } from '../platform/config.ts';
 import { makeSyncQueue, type SyncQueue } from './sync-queue.ts';
 import { loadSyncSettings } from './sync-settings.ts';
 
@@ -8,6 +8,7 @@ import { loadSyncSettings } from './sync-settings.ts';
  * naming it), the local endpoint from the webhooks' `SQS_ENDPOINT`, as the delivery queue's.
  */
 export function syncQueueFromConfig(config: Config, env: NodeJS.ProcessEnv = process.env): SyncQueue {
-  const queueUrl = requiredSetting(loadSyncSettings(env).queueUrl, 'SYNC_QUEUE_URL');
+  const { queueUrl } = loadSyncSettings(env);
+  if (!queueUrl) throw new Error('Invalid configuration: SYNC_QUEUE_URL is required to queue syncs');
   return makeSyncQueue({ sqs: makeSqsClient({ endpoint: config.webhooks.sqsEndpoint }), queueUrl });
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeSyncRoutes } from '../../../functions/syncs/routes.ts';
 import { parseInput } from '../../../shared/platform/http/validation.ts';
 import { MAX_SECRETS_MANAGER_PREFIX, MAX_SSM_PREFIX } from '../../../shared/syncs/sync-schemas.ts';
+import { syncQueueFromConfig } from '../../../shared/syncs/sync-queue-target.ts';
 import { syncUrlCheck } from '../../../shared/syncs/sync-url-check.ts';
 
 const routes = makeSyncRoutes({} as never);
@@ -111,5 +112,13 @@ describe("syncs: GitHub's apiUrl through the webhooks' SSRF guard", () => {
     expect(await syncUrlCheck('127.0.0.0/8')('http://127.0.0.1:8080/')).toEqual({ ok: true });
     expect(await syncUrlCheck('127.0.0.0/8')('http://10.0.0.1/')).toMatchObject({ ok: false, reason: expect.stringContaining('blocked') });
     expect(await syncUrlCheck('127.0.0.0/8')('ftp://127.0.0.1/')).toEqual({ ok: false, reason: 'must use https' });
+  });
+});
+
+describe('syncs: the sync queue a function builds', () => {
+  it('fails naming SYNC_QUEUE_URL when it is not set (only when a route first queues), and sends to it when it is', async () => {
+    const config = { webhooks: { sqsEndpoint: undefined } } as never;
+    expect(() => syncQueueFromConfig(config, {})).toThrow('Invalid configuration: SYNC_QUEUE_URL is required to queue syncs');
+    expect(syncQueueFromConfig(config, { SYNC_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/1/syncs' })).toHaveProperty('enqueue');
   });
 });
