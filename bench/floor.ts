@@ -59,6 +59,9 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   audit: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   // Change requests: the API's reads and writes (a merge is one transaction), and a reveal's counter (UpdateItem).
   'change-requests': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
+  // Syncs: the API's reads and writes (create, PATCH and delete are transactions), a GitHub token's seal, and a full
+  // sync queued (SendMessage, loaded on the first create, run or resume).
+  syncs: { dynamodb: API_READS_WRITES, kms: DATA_KEYS, sqs: ['SendMessage'] },
   'access-keys': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   webhooks: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
   'webhook-deliveries': { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS, sqs: QUEUE_SENDS },

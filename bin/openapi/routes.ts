@@ -2,6 +2,7 @@ import { makeAccessKeyRoutes } from '../../functions/access-keys/routes.ts';
 import { makeAuditRoutes } from '../../functions/audit/routes.ts';
 import { makeAuthRoutes } from '../../functions/auth/routes.ts';
 import { makeChangeRequestRoutes } from '../../functions/change-requests/routes.ts';
+import { makeSyncRoutes } from '../../functions/syncs/routes.ts';
 import { makeEnvironmentRoutes } from '../../functions/environments/routes.ts';
 import { makeProjectRoutes } from '../../functions/projects/routes.ts';
 import { makeSecretRoutes } from '../../functions/secrets/routes.ts';
@@ -27,6 +28,7 @@ export function allRouteDefinitions(): Record<string, RouteDefinition> {
     'webhook-deliveries': makeDeliveryRoutes(none, none, none),
     auth: makeAuthRoutes(none),
     'change-requests': makeChangeRequestRoutes(none),
+    syncs: makeSyncRoutes(none),
   };
   return Object.assign({}, ...Object.values(groups));
 }

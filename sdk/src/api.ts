@@ -470,6 +470,54 @@ export interface paths {
      */
     post: operations["closeChangeRequest"];
   };
+  "/api/v1/syncs": {
+    /**
+     * List the workspace's syncs
+     * @description Newest first; `environmentId` keeps one environment's.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    get: operations["listSyncs"];
+    /**
+     * Push an environment's values to a destination
+     * @description Destination: `github-actions` (`repository` owner/repo, `environment`?, `token`, `apiUrl`? https), `aws-ssm` (`region`, `pathPrefix`, `roleArn`?, `externalId`?, `kmsKeyId`?) or `aws-secrets-manager` (`region`, `namePrefix`, `roleArn`?, `externalId`?, `kmsKeyId`?, `mode`? `secret-per-key`|`json`). A token is sealed and never answered. `keys` is a key pattern (default `**`); `prune` (default false) deletes at the destination the keys the sync wrote that left the environment. Queues a full sync. At most 100 syncs per workspace. Audited as `sync.create`.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    post: operations["createSync"];
+  };
+  "/api/v1/syncs/{id}": {
+    /**
+     * Show a sync
+     * @description Its destination (never a token), status, last push and last error.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    get: operations["getSync"];
+    /**
+     * Delete a sync
+     * @description The values it pushed stay at the destination. Audited as `sync.delete`.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    delete: operations["deleteSync"];
+    /**
+     * Change, pause or resume a sync
+     * @description `destination` names its type (which cannot change) and the fields to change (a new `token`; null removes an optional field); `keys`, `prune`; `paused: true` pauses it, `paused: false` resumes a paused sync (`pending`, a full sync queued). Audited as `sync.update` (never with the token).
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    patch: operations["updateSync"];
+  };
+  "/api/v1/syncs/{id}/run": {
+    /**
+     * Queue a full sync now
+     * @description Pushes every value the sync matches, as current when it runs. A paused sync is CONFLICT.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    post: operations["runSync"];
+  };
   "/api/v1/openapi.json": {
     /**
      * This document
@@ -7428,6 +7476,959 @@ export interface operations {
               code?: "IDEMPOTENCY_KEY_REUSED";
             };
           } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * List the workspace's syncs
+   * @description Newest first; `environmentId` keeps one environment's.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  listSyncs: {
+    parameters: {
+      query?: {
+        limit?: string;
+        cursor?: string;
+        environmentId?: string;
+      };
+    };
+    responses: {
+      /** @description List the workspace's syncs */
+      200: {
+        content: {
+          "application/json": {
+            data: ({
+                id: string;
+                environmentId: string;
+                destination: OneOf<[{
+                  /** @constant */
+                  type: "github-actions";
+                  repository: string;
+                  environment?: string;
+                  apiUrl?: string;
+                }, {
+                  /** @constant */
+                  type: "aws-ssm";
+                  pathPrefix: string;
+                  region: string;
+                  roleArn?: string;
+                  externalId?: string;
+                  kmsKeyId?: string;
+                }, {
+                  /** @constant */
+                  type: "aws-secrets-manager";
+                  namePrefix: string;
+                  region: string;
+                  roleArn?: string;
+                  externalId?: string;
+                  kmsKeyId?: string;
+                  /** @enum {string} */
+                  mode?: "secret-per-key" | "json";
+                }]>;
+                keys: string;
+                prune: boolean;
+                /** @enum {string} */
+                status: "pending" | "ok" | "failing" | "paused";
+                lastSyncedAt: string | null;
+                lastError: string | null;
+                /** Format: date-time */
+                createdAt: string;
+              })[];
+            error: null;
+            meta: components["schemas"]["MetaWithPage"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Push an environment's values to a destination
+   * @description Destination: `github-actions` (`repository` owner/repo, `environment`?, `token`, `apiUrl`? https), `aws-ssm` (`region`, `pathPrefix`, `roleArn`?, `externalId`?, `kmsKeyId`?) or `aws-secrets-manager` (`region`, `namePrefix`, `roleArn`?, `externalId`?, `kmsKeyId`?, `mode`? `secret-per-key`|`json`). A token is sealed and never answered. `keys` is a key pattern (default `**`); `prune` (default false) deletes at the destination the keys the sync wrote that left the environment. Queues a full sync. At most 100 syncs per workspace. Audited as `sync.create`.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  createSync: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          environmentId: string;
+          destination: OneOf<[{
+            /** @constant */
+            type: "github-actions";
+            repository: string;
+            environment?: string;
+            token: string;
+            apiUrl?: string;
+          }, {
+            /** @constant */
+            type: "aws-ssm";
+            region: string;
+            pathPrefix: string;
+            roleArn?: string;
+            externalId?: string;
+            kmsKeyId?: string;
+          }, {
+            /** @constant */
+            type: "aws-secrets-manager";
+            region: string;
+            namePrefix: string;
+            roleArn?: string;
+            externalId?: string;
+            kmsKeyId?: string;
+            /** @enum {string} */
+            mode?: "secret-per-key" | "json";
+          }]>;
+          keys?: string;
+          prune?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Push an environment's values to a destination */
+      201: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              environmentId: string;
+              destination: OneOf<[{
+                /** @constant */
+                type: "github-actions";
+                repository: string;
+                environment?: string;
+                apiUrl?: string;
+              }, {
+                /** @constant */
+                type: "aws-ssm";
+                pathPrefix: string;
+                region: string;
+                roleArn?: string;
+                externalId?: string;
+                kmsKeyId?: string;
+              }, {
+                /** @constant */
+                type: "aws-secrets-manager";
+                namePrefix: string;
+                region: string;
+                roleArn?: string;
+                externalId?: string;
+                kmsKeyId?: string;
+                /** @enum {string} */
+                mode?: "secret-per-key" | "json";
+              }]>;
+              keys: string;
+              prune: boolean;
+              /** @enum {string} */
+              status: "pending" | "ok" | "failing" | "paused";
+              lastSyncedAt: string | null;
+              lastError: string | null;
+              /** Format: date-time */
+              createdAt: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description LIMIT_EXCEEDED, CONFLICT */
+      409: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "LIMIT_EXCEEDED" | "CONFLICT";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Show a sync
+   * @description Its destination (never a token), status, last push and last error.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  getSync: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Show a sync */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              environmentId: string;
+              destination: OneOf<[{
+                /** @constant */
+                type: "github-actions";
+                repository: string;
+                environment?: string;
+                apiUrl?: string;
+              }, {
+                /** @constant */
+                type: "aws-ssm";
+                pathPrefix: string;
+                region: string;
+                roleArn?: string;
+                externalId?: string;
+                kmsKeyId?: string;
+              }, {
+                /** @constant */
+                type: "aws-secrets-manager";
+                namePrefix: string;
+                region: string;
+                roleArn?: string;
+                externalId?: string;
+                kmsKeyId?: string;
+                /** @enum {string} */
+                mode?: "secret-per-key" | "json";
+              }]>;
+              keys: string;
+              prune: boolean;
+              /** @enum {string} */
+              status: "pending" | "ok" | "failing" | "paused";
+              lastSyncedAt: string | null;
+              lastError: string | null;
+              /** Format: date-time */
+              createdAt: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Delete a sync
+   * @description The values it pushed stay at the destination. Audited as `sync.delete`.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  deleteSync: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Delete a sync */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              /** @constant */
+              deleted: true;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Change, pause or resume a sync
+   * @description `destination` names its type (which cannot change) and the fields to change (a new `token`; null removes an optional field); `keys`, `prune`; `paused: true` pauses it, `paused: false` resumes a paused sync (`pending`, a full sync queued). Audited as `sync.update` (never with the token).
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  updateSync: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          destination?: OneOf<[{
+            /** @constant */
+            type: "github-actions";
+            repository?: string;
+            environment?: string | null;
+            token?: string;
+            apiUrl?: string | null;
+          }, {
+            /** @constant */
+            type: "aws-ssm";
+            region?: string;
+            pathPrefix?: string;
+            roleArn?: string | null;
+            externalId?: string | null;
+            kmsKeyId?: string | null;
+          }, {
+            /** @constant */
+            type: "aws-secrets-manager";
+            region?: string;
+            namePrefix?: string;
+            roleArn?: string | null;
+            externalId?: string | null;
+            kmsKeyId?: string | null;
+            mode?: ("secret-per-key" | "json") | null;
+          }]>;
+          keys?: string;
+          prune?: boolean;
+          paused?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Change, pause or resume a sync */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              environmentId: string;
+              destination: OneOf<[{
+                /** @constant */
+                type: "github-actions";
+                repository: string;
+                environment?: string;
+                apiUrl?: string;
+              }, {
+                /** @constant */
+                type: "aws-ssm";
+                pathPrefix: string;
+                region: string;
+                roleArn?: string;
+                externalId?: string;
+                kmsKeyId?: string;
+              }, {
+                /** @constant */
+                type: "aws-secrets-manager";
+                namePrefix: string;
+                region: string;
+                roleArn?: string;
+                externalId?: string;
+                kmsKeyId?: string;
+                /** @enum {string} */
+                mode?: "secret-per-key" | "json";
+              }]>;
+              keys: string;
+              prune: boolean;
+              /** @enum {string} */
+              status: "pending" | "ok" | "failing" | "paused";
+              lastSyncedAt: string | null;
+              lastError: string | null;
+              /** Format: date-time */
+              createdAt: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Queue a full sync now
+   * @description Pushes every value the sync matches, as current when it runs. A paused sync is CONFLICT.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  runSync: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Queue a full sync now */
+      202: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              environmentId: string;
+              destination: OneOf<[{
+                /** @constant */
+                type: "github-actions";
+                repository: string;
+                environment?: string;
+                apiUrl?: string;
+              }, {
+                /** @constant */
+                type: "aws-ssm";
+                pathPrefix: string;
+                region: string;
+                roleArn?: string;
+                externalId?: string;
+                kmsKeyId?: string;
+              }, {
+                /** @constant */
+                type: "aws-secrets-manager";
+                namePrefix: string;
+                region: string;
+                roleArn?: string;
+                externalId?: string;
+                kmsKeyId?: string;
+                /** @enum {string} */
+                mode?: "secret-per-key" | "json";
+              }]>;
+              keys: string;
+              prune: boolean;
+              /** @enum {string} */
+              status: "pending" | "ok" | "failing" | "paused";
+              lastSyncedAt: string | null;
+              lastError: string | null;
+              /** Format: date-time */
+              createdAt: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description INTERNAL_ERROR */

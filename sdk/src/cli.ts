@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { parse as parseDotenv } from 'dotenv';
 import { registerAdmin } from './cli-admin.js';
 import { propose, registerChangeRequests } from './cli-change-requests.js';
+import { registerSyncs } from './cli-syncs.js';
 import { registerDeleted } from './cli-deleted.js';
 import {
   connectionOptions,
@@ -237,6 +238,7 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
   registerDeleted(cli, ctx);
   registerRotation(cli, ctx);
   registerChangeRequests(cli, connection);
+  registerSyncs(cli, connection);
 }
 
 /** Runs the command line `argv` (as `process.argv`) and sets `process.exitCode` (documented in `--help`). */

@@ -13,6 +13,7 @@ export {
   assertMayCreateProjects,
   assertMayManageAccessKeys,
   assertMayManageReviewPolicies,
+  assertMayManageSyncs,
   assertMayManageWebhooks,
   assertMayOperateDeliveries,
   assertMayReadAudit,

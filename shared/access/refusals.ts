@@ -92,7 +92,8 @@ type AdminArea =
   | 'read the audit log'
   | 'create projects'
   | 'create environments'
-  | 'manage review policies';
+  | 'manage review policies'
+  | 'manage syncs';
 
 function refuseUnlessAdmin(principal: Principal, area: AdminArea): void {
   if (!principal.authority.admin)
@@ -114,3 +115,5 @@ export const assertMayCreateProjects = (principal: Principal): void => refuseUnl
 export const assertMayCreateEnvironments = (principal: Principal): void => refuseUnlessAdmin(principal, 'create environments');
 /** FORBIDDEN unless the caller administers the workspace: an environment's review policy (set, read, remove). */
 export const assertMayManageReviewPolicies = (principal: Principal): void => refuseUnlessAdmin(principal, 'manage review policies');
+/** FORBIDDEN unless the caller administers the workspace: syncs (create, list, show, change, run, delete). */
+export const assertMayManageSyncs = (principal: Principal): void => refuseUnlessAdmin(principal, 'manage syncs');

@@ -17,6 +17,7 @@ export const ID_PREFIXES = {
   request: 'req',
   account: 'acc',
   changeRequest: 'cr',
+  sync: 'sync',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -80,6 +80,15 @@ export const ROUTE_GROUPS = {
     'POST /api/v1/change-requests/{id}/merge',
     'POST /api/v1/change-requests/{id}/close',
   ],
+  /** Syncs (decisions.md v1.4): an environment's values pushed to GitHub Actions, Parameter Store or Secrets Manager. */
+  syncs: [
+    'POST /api/v1/syncs',
+    'GET /api/v1/syncs',
+    'GET /api/v1/syncs/{id}',
+    'PATCH /api/v1/syncs/{id}',
+    'DELETE /api/v1/syncs/{id}',
+    'POST /api/v1/syncs/{id}/run',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS;

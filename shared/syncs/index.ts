@@ -1,7 +1,10 @@
 /**
- * What other features use of syncs (decisions.md v1.4, "Syncs"): their vocabulary. The service, the pipeline and the
- * destinations are built by the syncs' functions through their wiring. Entry modules besides this file
- * (architecture.test.ts reads these lines, as a package's `exports` map):
+ * What other features use of syncs (decisions.md v1.4, "Syncs"): their vocabulary, and the reader of a workspace's
+ * syncs the stream fan-out routes changes with. The service, the pipeline and the destinations are built by the
+ * syncs' functions through their wiring. Entry modules besides this file (architecture.test.ts reads these lines,
+ * as a package's `exports` map):
+ * @entry sync-schemas.ts what the syncs routes accept and answer, for them and the API description
+ * @entry sync-wiring.ts the service as functions/syncs builds it
  * @entry pipeline-wiring.ts the trigger the stream fan-out runs and the sync worker, as their functions build them
  */
 export {
@@ -12,3 +15,5 @@ export {
   type SyncRecord,
   type SyncStatus,
 } from './sync-records.ts';
+export { makeSyncReader, MAX_SYNCS, syncOfItem, type SyncReader } from './sync-store.ts';
+export type { CreateSyncInput, SyncPatch, SyncService } from './sync-service.ts';

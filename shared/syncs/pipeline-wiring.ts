@@ -9,7 +9,10 @@ import { makeSyncReveal, type EnvironmentLoad } from './pipeline/sync-reveal.ts'
 import { makeSyncRunStore, type RunnableSync } from './pipeline/sync-run-store.ts';
 import type { Dependent } from '../references/index.ts';
 import type { Db } from '../platform/store/send.ts';
-import { makeSyncRoutingStore } from './pipeline/sync-routing-store.ts';
+import { makeSyncReader } from './sync-store.ts';
+
+/** The destinations' factory (each platform's module loaded with its first sync), for the worker's function. */
+export { makeDestination } from './destinations/index.ts';
 import { makeSyncTrigger, type StreamedAudit } from './pipeline/sync-trigger.ts';
 import { makeSyncQueue, parseSyncMessage } from './sync-queue.ts';
 import { loadSyncSettings } from './sync-settings.ts';
@@ -34,9 +37,9 @@ export function syncTriggerOf(deps: {
     deps.warn('SYNC_QUEUE_URL is not set: changes are pushed to no sync');
     return async () => Infinity;
   }
-  const routing = makeSyncRoutingStore(deps.db);
+  const reader = makeSyncReader(deps.db);
   return makeSyncTrigger({
-    listSyncs: (workspaceId) => routing.listSyncsOfWorkspace(workspaceId),
+    listSyncs: (workspaceId) => reader.listSyncsOfWorkspace(workspaceId),
     dependentsOf: deps.dependentsOf,
     queue: makeSyncQueue({ sqs: deps.sqs, queueUrl }),
   });

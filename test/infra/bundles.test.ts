@@ -57,6 +57,9 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // loaded on the first proposed value (counted here all the same).
   // A merged value's references (its marker, the reverse index's edges, the parser's check at open): +7 KB.
   'change-requests': 1.68, // 1.661: 394,818 B (1.632: 387,795 B before references)
+  // Syncs (issue 50): the service, its store, the destinations' schemas; the SQS client with the sync queue, the SSRF
+  // guard and the cipher are chunks loaded on first use (counted here all the same).
+  syncs: 1.55, // 1.535: 406,031 B
   audit: 1.52, // 1.503: 357,292 B over 237,611 B with packed audit entries read back and paged by entry (1.471: 349,621 B before; 1.441 before the MAC keys and least privilege)
   // Workload identity (issue 25) adds the schemas of `auth` and of logins and the login store's reach of live tokens
   // (+7 KB) to access-keys, and the AWS SDK went from 3.1166 to 3.1175 (every floor +28 KB, every function ~+0.03).
@@ -110,7 +113,7 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // Secret references (issue 48): the writes it makes check a value's references, in the chunks the secrets group loads them in.
   rotation: 1.46, // 1.440: 533,119 B over 370,276 B (1.380: 510,906 B before references; 1.306: 462,677 B over 354,325 B before scheduled rotations)
 
-  openapi: 159, // 157.51: 25,989 B over 165 B with the sync events and actions (issue 50); 153.46: 25,321 B over 165 B with the change requests' seven routes and four events (137.22 before them, with review policies); 132.74: 21,902 B with secret references (raw reveals, the 409's details, references and referencedBy); 129.95 with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
+  openapi: 176, // measured below after the merge; 168.61: 27,821 B over 165 B with the syncs' six routes (issue 50), 157.51 with the sync events and actions; 153.46: 25,321 B with the change requests' seven routes and four events (137.22 before them, with review policies); 132.74: 21,902 B with secret references (raw reveals, the 409's details, references and referencedBy); 129.95 with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
 };
 const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_GOAL;
 
@@ -130,6 +133,8 @@ const KMS_USERS: FunctionName[] = [...API_FUNCTIONS, 'delivery-worker', 'rotatio
 // chunk loaded on the first.
 const SQS_USERS: FunctionName[] = [
   'secrets',
+  // A new sync, run and resume queue a full sync, in a chunk loaded on the first.
+  'syncs',
   'aws',
   'webhook-deliveries',
   'webhook-fanout',
@@ -270,6 +275,21 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     'shared/secrets/secret-references.ts',
   ],
   'access-keys': ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...CIPHER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
+  // Syncs seal a GitHub token (the cipher), queue full syncs (the SQS client and the sync queue) and check GitHub's
+  // apiUrl (the SSRF guard), each loaded on its first use.
+  syncs: [
+    'aws-jwt-verify',
+    ...KEY_PROVIDER_ON_FIRST_USE,
+    ...CIPHER_ON_FIRST_USE,
+    ...SOURCE_ADDRESS_ON_FIRST_USE,
+    '@aws-sdk/client-sqs',
+    'shared/platform/clients/sqs.ts',
+    'shared/syncs/sync-queue.ts',
+    'shared/syncs/sync-settings.ts',
+    'shared/syncs/sync-queue-target.ts',
+    'shared/net/ssrf.ts',
+    'shared/syncs/sync-url-check.ts',
+  ],
   // Only a manual retry, a test event, a recovery or a statistics read far behind queues anything: the SQS client
   // loads on the first; test events, recoveries and statistics load their service and store on the first of them.
   'webhook-deliveries': [

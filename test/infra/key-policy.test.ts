@@ -156,6 +156,8 @@ describe('the secrets key can be used only by the service', () => {
         { actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'secretId', 'version'] },
         macRoots,
       ],
+      // Syncs seal a GitHub token under its own context, and never open one (the sync worker does).
+      syncs: [{ actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'syncId'] }, macRoots],
     };
     for (const name of FUNCTION_NAMES) {
       const role = { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].role), 'Arn'] };
@@ -190,6 +192,7 @@ describe('the secrets key can be used only by the service', () => {
       'delivery-worker',
       'rotation',
       'change-requests',
+      'syncs',
     ];
     for (const name of FUNCTION_NAMES) {
       const denies = statementsOf(template, stack, functionsOf(stack)[name]).filter((s) => s.Effect === 'Deny');

@@ -36,6 +36,7 @@ const PROPOSED_VALUE_CONTEXT = ['workspaceId', 'changeRequestId', 'key'];
 const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'];
 const IDEMPOTENT_ANSWER_CONTEXT = ['workspaceId', 'idempotencyRecord'];
 const AWS_KEY_CONTEXT = ['workspaceId', 'accessKeyId'];
+const SYNC_TOKEN_CONTEXT = ['workspaceId', 'syncId'];
 
 type Items = Record<string, string[]>;
 
@@ -126,6 +127,8 @@ function expectations(): (name: FunctionName) => Statement[] {
   const rotationQueueArn = { 'Fn::GetAtt': [idOf(stack, stack.rotation.queue), 'Arn'] };
   // Queues a rotation step: the secrets group and the AWS API start rotations, the runner queues each next step.
   const sendRotation = allow(['sqs:SendMessage'], rotationQueueArn);
+  // Queues a sync push: the syncs group (a new sync, run, resume), the fan-out (a change), the worker (its retries).
+  const sendSync = allow(['sqs:SendMessage'], { 'Fn::GetAtt': [idOf(stack, stack.syncs.queue), 'Arn'] });
   const logs = (name: FunctionName) =>
     allow(['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].logGroup), 'Arn'] });
   const schedulesIn = (names: string) => ({
@@ -182,6 +185,15 @@ function expectations(): (name: FunctionName) => Statement[] {
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], PROPOSED_VALUE_CONTEXT),
       kms(['kms:GenerateDataKey'], SECRET_VALUE_CONTEXT),
       macKey,
+    ],
+    // Syncs: the sync and its environment read, the workspace's syncs listed; create, PATCH and delete write the sync
+    // (and its written keys' item, its counter) with the audit entry; a GitHub token is sealed, never opened.
+    syncs: [
+      ...table(api({ GetItem: [WS], Query: [WS], PutItem: [WS, AUDIT], UpdateItem: [WS], DeleteItem: [WS] })),
+      lastUsed([TOKEN]),
+      kms(['kms:GenerateDataKey'], SYNC_TOKEN_CONTEXT),
+      macKey,
+      sendSync,
     ],
     // Recorded idempotent answers that carry the token are sealed and opened (issue 13). The one credential writer:
     // it updates token items in full (revoke), so it needs no lastUsedAt-only grant.
@@ -264,6 +276,7 @@ function expectations(): (name: FunctionName) => Statement[] {
       // heads of a value change's dependents, and its project and environment (the reverse index of references).
       ...table({ Query: [WS], BatchGetItem: [WS], PutItem: [DELIVERIES], UpdateItem: [DELIVERIES] }),
       send,
+      sendSync,
       // The stream event source: read the stream, and put failed batches on the failure queue.
       allow(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], { 'Fn::GetAtt': [tableId, 'StreamArn'] }),
       allow(['dynamodb:ListStreams'], '*'),
@@ -329,6 +342,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     'auth',
     'aws',
     'change-requests',
+    'syncs',
     'delivery-worker',
     'rotation',
   ];

@@ -22,9 +22,9 @@ export type Statement = { Effect: string; Action: string[]; Resource: unknown; C
 
 export const GROUPS = Object.keys(ROUTE_GROUPS) as RouteGroup[];
 export const PIPELINE = Object.keys(PIPELINE_FUNCTIONS) as PipelineFunction[];
-export type FunctionName = RouteGroup | PipelineFunction | 'rotation' | 'secret-purger';
+export type FunctionName = RouteGroup | PipelineFunction | 'rotation' | 'secret-purger' | 'sync-worker';
 /** Every function: the route groups, the webhook pipeline, the rotation runner (`rotation`) and the secret purger. */
-export const FUNCTION_NAMES: readonly FunctionName[] = [...GROUPS, ...PIPELINE, 'rotation', 'secret-purger'];
+export const FUNCTION_NAMES: readonly FunctionName[] = [...GROUPS, ...PIPELINE, 'rotation', 'secret-purger', 'sync-worker'];
 
 /** Settings the local stack needs and the deployed stack must never set (STYLE.md, shared/platform/config.ts). */
 export const LOCAL_ONLY_SETTINGS = [
@@ -58,9 +58,15 @@ export function synth(outdir: string, props: ServiceStackProps = {}, context: Re
   return { app, stack, template: Template.fromStack(stack) };
 }
 
-/** Every function of the stack by its name: the route groups, the webhook pipeline, the rotation runner and the purger. */
+/** Every function of the stack by its name: the route groups, the webhook pipeline, the rotation runner, the purger, the sync worker. */
 export function functionsOf(stack: ServiceStack): Record<FunctionName, ServiceFunction> {
-  return { ...stack.api.functions, ...stack.delivery.functions, rotation: stack.rotation.runner, 'secret-purger': stack.purge.purger };
+  return {
+    ...stack.api.functions,
+    ...stack.delivery.functions,
+    rotation: stack.rotation.runner,
+    'secret-purger': stack.purge.purger,
+    'sync-worker': stack.syncs.worker,
+  };
 }
 
 /** The template's logical id of a construct's CloudFormation resource. */

@@ -94,6 +94,7 @@ const AUDIT_WRITERS: FunctionName[] = [
   'aws',
   'webhook-deliveries',
   'change-requests',
+  'syncs',
   'delivery-worker',
   'rotation',
 ];
@@ -187,6 +188,15 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       { action: 'UpdateItem', leadingKeys: [PK.token], attributes: ['PK', 'revokedAt'] },
       request('PutItem', PK.accessKeyById),
       request('Query', PK.loginTokens),
+    ]),
+    // A sync: read, listed, put under its counter, updated, deleted with its written keys' item.
+    syncs: api([
+      request('GetItem', PK.workspace),
+      request('Query', PK.workspace),
+      request('PutItem', PK.workspace),
+      request('PutItem', PK.audit),
+      request('UpdateItem', PK.workspace),
+      request('DeleteItem', PK.workspace),
     ]),
     webhooks: api([
       request('GetItem', PK.workspace),

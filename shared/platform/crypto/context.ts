@@ -47,10 +47,10 @@ export function signingSecretContext(workspaceId: string, endpointId: string): C
   return { workspaceId, endpointId };
 }
 
-/** The keys of a sync's GitHub token's context (decisions.md v1.4, "Syncs"): sealed by the syncs API, opened by the worker. */
+/** The keys of a sync's sealed GitHub token's context, granted to the syncs function (seal) and the sync worker (open). */
 export const SYNC_TOKEN_CONTEXT = ['workspaceId', 'syncId'] as const;
 
-/** Binds a sync's destination token to its workspace and sync (KMS encryption context and GCM data). */
+/** Binds a sync's destination token to its workspace and sync: no other sealed value unseals as it. */
 export function syncTokenContext(workspaceId: string, syncId: string): ContextOf<typeof SYNC_TOKEN_CONTEXT> {
   return { workspaceId, syncId };
 }

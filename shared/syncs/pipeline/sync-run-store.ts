@@ -5,6 +5,7 @@ import { ENTITY, keys } from '../../platform/store/keys.ts';
 import { getItem } from '../../platform/store/reads.ts';
 import { send, type Db } from '../../platform/store/send.ts';
 import type { SyncRecord, SyncStatus } from '../sync-records.ts';
+import { syncOfItem } from '../sync-store.ts';
 
 /**
  * What the sync worker keeps on a sync's item besides what the API writes (decisions.md v1.4, "Syncs"): its lease
@@ -36,13 +37,27 @@ export interface PushOutcome {
 export function makeSyncRunStore(db: Db) {
   const syncKey = keys.sync;
   const heldBy = { condition: '#leaseOwner = :owner', names: { '#leaseOwner': 'leaseOwner' } };
+  /** Gives the lease back (conditional on this push holding it: another's lease is left alone). */
+  async function releaseLease(workspaceId: string, syncId: string, owner: string): Promise<void> {
+    await sendConditional(
+      db,
+      new UpdateCommand({
+        TableName: db.tableName,
+        Key: syncKey(workspaceId, syncId),
+        UpdateExpression: 'REMOVE #leaseOwner, #leaseUntil',
+        ConditionExpression: heldBy.condition,
+        ExpressionAttributeNames: { ...heldBy.names, '#leaseUntil': 'leaseUntil' },
+        ExpressionAttributeValues: { ':owner': owner },
+      }),
+    );
+  }
+
   return {
     /** The sync with its push marks (a consistent read); undefined when it was deleted. */
     async getRunnableSync(workspaceId: string, syncId: string): Promise<RunnableSync | undefined> {
       const item = await getItem(db, syncKey(workspaceId, syncId));
-      if (!item || item.type !== ENTITY.sync) return undefined;
-      const { PK: _pk, SK: _sk, type: _type, leaseOwner: _owner, leaseUntil: _until, pushedThrough, ...record } = item;
-      return { ...(record as unknown as SyncRecord), pushedThrough: typeof pushedThrough === 'number' ? pushedThrough : 0 };
+      const sync = syncOfItem(item);
+      return sync && { ...sync, pushedThrough: typeof item!.pushedThrough === 'number' ? item!.pushedThrough : 0 };
     },
 
     /** Takes the sync's lease until `until` unless another push holds it; false when it does (or the sync is gone). */
@@ -63,7 +78,8 @@ export function makeSyncRunStore(db: Db) {
 
     /**
      * Records a push's outcome and gives the lease back, with its audit entry when the status changed, in one
-     * transaction; false when the lease was no longer this push's (it ran past it: the next push records its own).
+     * transaction; false when the lease was no longer this push's (it ran past it: the next push records its own) or
+     * the sync was paused meanwhile (then only the lease is given back).
      */
     async finishPush(workspaceId: string, syncId: string, owner: string, outcome: PushOutcome): Promise<boolean> {
       const sets = ['#status = :status', 'lastSyncedAt = :synced', 'lastError = :error', 'failingSince = :since'];
@@ -73,6 +89,7 @@ export function makeSyncRunStore(db: Db) {
         ':synced': outcome.lastSyncedAt,
         ':error': outcome.lastError,
         ':since': outcome.failingSince,
+        ':paused': 'paused',
       };
       if (outcome.pushedThrough !== undefined) {
         sets.push('pushedThrough = :through');
@@ -82,32 +99,22 @@ export function makeSyncRunStore(db: Db) {
         Update: {
           TableName: db.tableName,
           Key: syncKey(workspaceId, syncId),
-          // A paused sync stays paused: a push that was running when it was paused records its error, not a status.
           UpdateExpression: `SET ${sets.join(', ')} REMOVE #leaseOwner, #leaseUntil`,
-          ConditionExpression: `attribute_exists(PK) AND ${heldBy.condition}`,
+          // A sync paused while this push ran stays paused: the push records nothing (it only gives the lease back).
+          ConditionExpression: `attribute_exists(PK) AND ${heldBy.condition} AND #status <> :paused`,
           ExpressionAttributeNames: { ...heldBy.names, '#leaseUntil': 'leaseUntil', '#status': 'status' },
           ExpressionAttributeValues: values,
         },
       };
       const items = [update, ...(outcome.written ? [writtenKeysItem(db, workspaceId, syncId, outcome.written)] : [])];
       if (outcome.audit) items.push(auditPut(db, workspaceId, outcome.audit));
-      return (await transact(db, items, [0])) === undefined;
+      if ((await transact(db, items, [0])) === undefined) return true;
+      await releaseLease(workspaceId, syncId, owner);
+      return false;
     },
 
     /** Gives the lease back without recording anything (the sync was paused, or there was nothing to push). */
-    async releaseLease(workspaceId: string, syncId: string, owner: string): Promise<void> {
-      await sendConditional(
-        db,
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: syncKey(workspaceId, syncId),
-          UpdateExpression: 'REMOVE #leaseOwner, #leaseUntil',
-          ConditionExpression: heldBy.condition,
-          ExpressionAttributeNames: { ...heldBy.names, '#leaseUntil': 'leaseUntil' },
-          ExpressionAttributeValues: { ':owner': owner },
-        }),
-      );
-    },
+    releaseLease,
 
     /** The keys the sync wrote at its destination (empty before its first push). */
     async getWrittenKeys(workspaceId: string, syncId: string): Promise<Set<string>> {

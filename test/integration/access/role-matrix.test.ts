@@ -37,7 +37,7 @@ const ADMINS: readonly Column[] = ['admin', 'apiKey'];
 
 /** The object a cell acts on, made fresh for it: its id and its key (a secret's) or name. */
 type Made = { id: string; key: string };
-type Fresh = 'secret' | 'deletedSecret' | 'accessKey' | 'endpoint' | 'delivery' | 'changeRequest';
+type Fresh = 'secret' | 'deletedSecret' | 'accessKey' | 'endpoint' | 'delivery' | 'changeRequest' | 'sync';
 type Row = { ok: 200 | 201 | 202; may: readonly Column[]; fresh?: Fresh; send: (token: string, made: Made) => Promise<ApiAnswer> };
 
 let ws: Awaited<ReturnType<typeof newWorkspace>>;
@@ -330,7 +330,41 @@ const MATRIX: Record<RouteKey, Row> = {
     fresh: 'changeRequest',
     send: (token, r) => call('POST', `/api/v1/change-requests/${r.id}/close`, { token }),
   },
+  // Syncs: the workspace's administration (decisions.md v1.4, "Syncs").
+  'POST /api/v1/syncs': {
+    ok: 201,
+    may: ADMINS,
+    send: (token) => call('POST', '/api/v1/syncs', { token, body: syncBody() }),
+  },
+  'GET /api/v1/syncs': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/syncs', { token }) },
+  'GET /api/v1/syncs/{id}': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'sync',
+    send: (token, s) => call('GET', `/api/v1/syncs/${s.id}`, { token }),
+  },
+  'PATCH /api/v1/syncs/{id}': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'sync',
+    send: (token, s) => call('PATCH', `/api/v1/syncs/${s.id}`, { token, body: { prune: true } }),
+  },
+  'DELETE /api/v1/syncs/{id}': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'sync',
+    send: (token, s) => call('DELETE', `/api/v1/syncs/${s.id}`, { token }),
+  },
+  'POST /api/v1/syncs/{id}/run': {
+    ok: 202,
+    may: ADMINS,
+    fresh: 'sync',
+    send: (token, s) => call('POST', `/api/v1/syncs/${s.id}/run`, { token }),
+  },
 };
+
+/** A sync to Parameter Store (nothing consumes the sync queue here, so nothing is pushed). */
+const syncBody = () => ({ environmentId: environment.id, destination: { type: 'aws-ssm', region: 'us-east-1', pathPrefix: '/matrix/' } });
 
 let made = 0;
 /** Makes a cell's object with the API key; each has a name no other cell uses. */
@@ -370,6 +404,11 @@ const FRESH: Record<Fresh, () => Promise<Made>> = {
     const opened = await call('POST', '/api/v1/change-requests', { token: await person('developer'), body });
     expect(opened.status).toBe(201);
     return { id: opened.body.data.id, key };
+  },
+  sync: async () => {
+    const created = await call('POST', '/api/v1/syncs', { token: ws.apiKey, body: syncBody() });
+    expect(created.status).toBe(201);
+    return { id: created.body.data.id, key: '' };
   },
 };
 

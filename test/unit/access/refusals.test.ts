@@ -4,6 +4,7 @@ import {
   assertMayCreateEnvironments,
   assertMayCreateProjects,
   assertMayManageAccessKeys,
+  assertMayManageSyncs,
   assertMayManageWebhooks,
   assertMayOperateDeliveries,
   assertMayReadAudit,
@@ -154,6 +155,7 @@ describe('the admin-only areas', () => {
     ['read the audit log', assertMayReadAudit],
     ['create projects', assertMayCreateProjects],
     ['create environments', assertMayCreateEnvironments],
+    ['manage syncs', assertMayManageSyncs],
   ])('%s: FORBIDDEN to a non-admin, naming the area; open to an admin', (area, assert) => {
     // Prepare
     const everything = [{ actions: ['read', 'reveal', 'write', 'delete'] }] satisfies PermissionRuleInput[];
