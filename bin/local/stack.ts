@@ -26,7 +26,7 @@ import { startSchedulerApi } from './scheduler-api.ts';
 import { startLocalSqs } from './sqs.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { ensureRotationQueue, startRotationRunner } from './rotation.ts';
-import { ensureSyncQueue } from './syncs.ts';
+import { ensureSyncQueue, startSyncWorker } from './syncs.ts';
 import { startRecurringScheduler } from './recurring-scheduler.ts';
 import { runEvery, startSecretPurger } from './scheduled-functions.ts';
 import { FUNCTIONS_FILE, makeLocalFunctionInvoker } from './local-functions.ts';
@@ -167,7 +167,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const invoker = makeLocalFunctionInvoker({ localDir, baseUrl: front.url });
     await startRotationRunner({ sqs: delivery.sqsClient, ...rotationQueue, projectRoot: PROJECT_ROOT, invoker }, stops);
     await startSecretPurger(PROJECT_ROOT, stops);
-    const { sqsClient: _client, rotation: _rotation, ...deliveryInfo } = delivery;
+    await startSyncWorker({ sqs: delivery.sqsClient, ...delivery.syncs, projectRoot: PROJECT_ROOT }, stops);
+    const { sqsClient: _client, rotation: _rotation, syncs: _syncs, ...deliveryInfo } = delivery;
     const info: StackInfo = {
       baseUrl: front.url,
       ...bootstrap,

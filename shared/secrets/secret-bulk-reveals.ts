@@ -43,6 +43,12 @@ function pageCut(sizes: readonly number[]): number {
 /** The byte size a page's cut counts of a value before it is opened: its sealed form. */
 const sealedSize = (item: EnvironmentValue) => Buffer.byteLength(item.sealed.ciphertext, 'base64');
 
+/** What an environment load reveals: only `keys` when given, and only keys `keep` accepts (a sync's pattern). */
+export interface EnvironmentLoadInput {
+  keys?: string[] | undefined;
+  keep?: ((key: string) => boolean) | undefined;
+}
+
 export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnType<typeof makeSecretGuard>) {
   const { store, cipher, clock } = deps;
   const { readable, permit, permitAnywhere } = guard;
@@ -189,7 +195,7 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
   async function listPage(
     principal: Principal,
     environmentId: string,
-    input: { keys?: string[] | undefined },
+    input: EnvironmentLoadInput,
     page: PageRequest,
     prefetched?: Prefetched,
   ) {
@@ -202,7 +208,10 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
     const mayReveal = policy.revealsEverything
       ? undefined
       : (key: string) => policy.allows('reveal', { project: environment.projectSlug, environment: environment.slug, key });
-    return { environment, result: await store.listEnvironmentValues(ws, environmentId, page, input.keys, mayReveal) };
+    // A caller's own filter (a sync's key pattern) leaves out keys before anything is counted, audited or opened.
+    const { keep } = input;
+    const kept = keep && mayReveal ? (key: string) => keep(key) && mayReveal(key) : (keep ?? mayReveal);
+    return { environment, result: await store.listEnvironmentValues(ws, environmentId, page, input.keys, kept) };
   }
 
   /**
@@ -217,7 +226,7 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
   async function revealEnvironment(
     principal: Principal,
     environmentId: string,
-    input: { keys?: string[] | undefined },
+    input: EnvironmentLoadInput,
     page: PageRequest,
     prefetched?: Prefetched,
     raw = false,

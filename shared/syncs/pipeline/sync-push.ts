@@ -22,7 +22,12 @@ export interface SyncPushDeps {
    * The current resolved values of the sync's environment (`keys`, or every key when null; keys without a value are
    * absent), each audited `secret.reveal` with `syncId` before it is answered.
    */
-  reveal: (workspaceId: string, sync: RunnableSync, keys: readonly string[] | null) => Promise<PushedValue[]>;
+  reveal: (
+    workspaceId: string,
+    sync: RunnableSync,
+    keys: readonly string[] | null,
+    matches: (key: string) => boolean,
+  ) => Promise<PushedValue[]>;
   destinationOf: (sync: RunnableSync, workspaceId: string) => Promise<SyncDestination>;
   queue: SyncQueue;
   clock: Clock;
@@ -81,7 +86,7 @@ export function makeSyncPush(deps: SyncPushDeps) {
     const full = message.keys === null || destination.wholeEnvironment;
     const asked = full ? null : message.keys!.filter(matches);
     if (asked?.length === 0) return success(sync, clock.now(), undefined);
-    const values = (await deps.reveal(message.workspaceId, sync, asked)).filter((value) => matches(value.key));
+    const values = await deps.reveal(message.workspaceId, sync, asked, matches);
     const written = await runs.getWrittenKeys(message.workspaceId, sync.id);
     const present = new Set(values.map((value) => value.key));
     // Keys it wrote that left the environment (or, after a full push, its pattern); a json destination's one

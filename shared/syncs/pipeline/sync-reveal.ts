@@ -15,7 +15,7 @@ import type { RunnableSync } from './sync-run-store.ts';
 export type EnvironmentLoad = (
   principal: Principal,
   environmentId: string,
-  input: { keys?: string[] | undefined },
+  input: { keys?: string[] | undefined; keep?: ((key: string) => boolean) | undefined },
   page: PageRequest,
 ) => Promise<{ items: { key: string; value: string }[]; nextCursor: string | null }>;
 
@@ -40,9 +40,14 @@ export function syncPrincipal(workspaceId: string, sync: RunnableSync): Principa
   };
 }
 
-/** The current values of `keys` (every key when null) of the sync's environment, audited before they are answered. */
+/** The current values of `keys` (every key `matches` accepts when null) of the sync's environment, audited before they are answered. */
 export function makeSyncReveal(load: EnvironmentLoad) {
-  return async (workspaceId: string, sync: RunnableSync, keys: readonly string[] | null): Promise<PushedValue[]> => {
+  return async (
+    workspaceId: string,
+    sync: RunnableSync,
+    keys: readonly string[] | null,
+    matches: (key: string) => boolean,
+  ): Promise<PushedValue[]> => {
     const principal = syncPrincipal(workspaceId, sync);
     const chunks =
       keys === null ? [undefined] : Array.from({ length: Math.ceil(keys.length / PAGE) }, (_, i) => keys.slice(i * PAGE, (i + 1) * PAGE));
@@ -50,7 +55,8 @@ export function makeSyncReveal(load: EnvironmentLoad) {
     for (const chunk of chunks) {
       let cursor: string | undefined;
       do {
-        const page = await load(principal, sync.environmentId, { keys: chunk }, { limit: PAGE, cursor });
+        // Only keys the sync's pattern matches are revealed (and audited): never a value it would not push.
+        const page = await load(principal, sync.environmentId, { keys: chunk, keep: matches }, { limit: PAGE, cursor });
         values.push(...page.items.map((item) => ({ key: item.key, value: item.value })));
         cursor = page.nextCursor ?? undefined;
       } while (cursor);

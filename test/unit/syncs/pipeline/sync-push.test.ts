@@ -84,9 +84,9 @@ function harness(
       },
       getWrittenKeys: async () => new Set(written),
     },
-    reveal: async (_ws, _sync, keys) => {
+    reveal: async (_ws, _sync, keys, matches) => {
       revealed.push(keys ? [...keys] : null);
-      return [...env].filter(([key]) => keys === null || keys.includes(key)).map(([key, value]) => ({ key, value }));
+      return [...env].filter(([key]) => (keys === null || keys.includes(key)) && matches(key)).map(([key, value]) => ({ key, value }));
     },
     destinationOf: async () => destination,
     queue: { enqueue: async (message, delay = 0) => void queued.push({ message, delay }) },
