@@ -14,6 +14,7 @@ import { measureScope, scopeTable, type ScopeResults } from './scope.ts';
 import { loginTable, measureLogin, type LoginResults } from './login.ts';
 import { measureWebhookOperations, webhookOperationsTable, type WebhookOperationResults } from './webhook-operations.ts';
 import { measureRotation, type RotationResults, rotationTable } from './rotation.ts';
+import { measureSyncPush, type SyncPushCost, syncsTable } from './syncs.ts';
 import { round2 } from './stats.ts';
 import { measureDelivery, measureWebhooks, priceDelivery } from './webhooks.ts';
 import { priceWorkload, workloadTable } from './workload.ts';
@@ -28,7 +29,8 @@ import { priceWorkload, workloadTable } from './workload.ts';
  * what access keys' permissions cost (bench/scope.ts), `BENCH_ONLY=login` what a workload-identity login costs
  * (bench/login.ts), `BENCH_ONLY=webhook-ops` what test events, recoveries and statistics cost (bench/webhook-operations.ts),
  * `BENCH_ONLY=delivery` what a webhook delivery costs at 10 endpoints an event and at one (bench/webhooks.ts),
- * `BENCH_ONLY=rotation` what one rotation costs with and without a function (bench/rotation.ts),
+ * `BENCH_ONLY=rotation` what one rotation costs with and without a function (bench/rotation.ts), `BENCH_ONLY=syncs`
+ * what one sync push costs (bench/syncs.ts),
  * `BENCH_ONLY=aws` the AWS API's GetSecretValue and BatchGetSecretValue beside the REST reveal by path and the
  * environment load they match (bench/aws-api.ts): their calls, timings, CPU against the floor (bench/cpu.ts) and
  * price, as `operations` of the full run; each printed, and written only to BENCH_OUT if set.
@@ -40,8 +42,9 @@ const OPS_ONLY = process.env.BENCH_ONLY === 'webhook-ops';
 const DELIVERY_ONLY = process.env.BENCH_ONLY === 'delivery';
 const AWS_ONLY = process.env.BENCH_ONLY === 'aws';
 const ROTATION_ONLY = process.env.BENCH_ONLY === 'rotation';
+const SYNCS_ONLY = process.env.BENCH_ONLY === 'syncs';
 const EFFORT = benchEffort();
-const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY || AWS_ONLY || ROTATION_ONLY;
+const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY || AWS_ONLY || ROTATION_ONLY || SYNCS_ONLY;
 
 /**
  * Prints the name of the phase starting now, the time since the bench started, and how long the step before it took
@@ -108,6 +111,13 @@ async function main(): Promise<void> {
       process.stdout.write(`${operationsTable(operations).join('\n')}\n${JSON.stringify(operations, null, 2)}\n`);
       return;
     }
+    if (SYNCS_ONLY) {
+      phase('syncs…');
+      const syncs = await measureSyncPush({ baseUrl: stack.baseUrl, apiKey: stack.apiKey }, recorder);
+      if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), syncs }, null, 2)}\n`);
+      process.stdout.write(`${syncsTable(syncs)}\n${JSON.stringify(syncs, null, 2)}\n`);
+      return;
+    }
     if (ROTATION_ONLY) {
       phase('rotation…');
       const rotation = await measureRotation({ ...stack, localDir }, recorder);
@@ -152,8 +162,10 @@ async function main(): Promise<void> {
     const webhookOperations = await measureWebhookOperations(stack, recorder);
     phase('rotation…');
     const rotation = await measureRotation({ ...stack, localDir }, recorder);
+    phase('syncs…');
+    const syncs = await measureSyncPush({ baseUrl: stack.baseUrl, apiKey: stack.apiKey }, recorder);
     phase('reference workload…');
-    const results = { ...assemble(bundles, calls, load, webhooks, deliveries, cpu, scope), login, webhookOperations, rotation };
+    const results = { ...assemble(bundles, calls, load, webhooks, deliveries, cpu, scope), login, webhookOperations, rotation, syncs };
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     phase('done');
@@ -231,7 +243,12 @@ function assemble(
 }
 
 function table(
-  results: ReturnType<typeof assemble> & { login?: LoginResults; webhookOperations?: WebhookOperationResults; rotation?: RotationResults },
+  results: ReturnType<typeof assemble> & {
+    login?: LoginResults;
+    webhookOperations?: WebhookOperationResults;
+    rotation?: RotationResults;
+    syncs?: SyncPushCost;
+  },
 ): string {
   const rows = operationsTable(results.operations);
   const load = results.operations.loadEnvironment as any;
@@ -254,6 +271,7 @@ function table(
   if (results.login) rows.push('', loginTable(results.login));
   if (results.webhookOperations) rows.push('', webhookOperationsTable(results.webhookOperations));
   if (results.rotation) rows.push('', rotationTable(results.rotation));
+  if (results.syncs) rows.push('', syncsTable(results.syncs));
   return rows.join('\n');
 }
 

@@ -97,7 +97,9 @@ export function makeSyncPush(deps: SyncPushDeps) {
     if (gone.length > 0) await destination.remove(gone);
     const next = new Set([...written, ...present]);
     for (const key of gone) next.delete(key);
-    return success(sync, clock.now(), full ? startedAt : undefined, next);
+    // The written keys' item is rewritten only when they changed (a new key, a removed one): most pushes leave it.
+    const changed = next.size !== written.size || [...next].some((key) => !written.has(key));
+    return success(sync, clock.now(), full ? startedAt : undefined, changed ? next : undefined);
   }
 }
 
