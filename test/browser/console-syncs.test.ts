@@ -59,11 +59,10 @@ describe('syncs in the console', () => {
   it('an admin creates a GitHub sync from the environment, sees it ok, pauses, resumes and changes it', { timeout: 120_000 }, async () => {
     // Prepare
     const { context, page } = await signedIn(browser, await person('admin'), `/console/environments/${envId}`);
-    await page.locator('main').getByRole('link', { name: 'Syncs', exact: true }).click();
+    await page.locator('main').getByRole('link', { name: 'New sync', exact: true }).click();
     await page.getByText('No syncs for this environment yet.').waitFor();
 
     // Act: a repository the API refuses, then the right one
-    await page.getByRole('button', { name: 'New sync' }).click();
     const form = await createGithubSync(page, 'not a repository', github.apiUrl);
     // Assess: the API's VALIDATION_ERROR, naming the field
     const refusal = form.getByRole('alert');
@@ -101,8 +100,9 @@ describe('syncs in the console', () => {
     expect(await syncsOfEnvironment()).toMatchObject([{ keys: '**', prune: true }]);
     await statusShows(page, 'ok');
 
-    // Assess: the environment's list shows it with its destination and status
-    await page.getByRole('link', { name: '← Syncs' }).click();
+    // Assess: the environment's page links its syncs, listed with destination, environment and status
+    await page.goto(page.url().replace(`/console/syncs/${made.id}`, `/console/environments/${envId}`));
+    await page.locator('main').getByRole('link', { name: 'Syncs', exact: true }).click();
     const row = page.locator('table.syncs tbody tr').filter({ hasText: 'acme/console' });
     expect(await row.textContent()).toContain('sync-demo/prod');
     expect(await row.textContent()).toContain('ok');

@@ -10,7 +10,7 @@ import { useProgressive } from './secrets-ui.tsx';
 import { useTitle } from '../ui/title.ts';
 import { changeRequestsOf, ReviewBanner, TitleField, useWriteOrPropose } from '../change-requests/propose.tsx';
 import { ReviewContext, useReviewState } from '../change-requests/review-context.tsx';
-import { syncsOf } from '../syncs/sync-parts.tsx';
+import { newSyncOf, syncsOf } from '../syncs/sync-parts.tsx';
 
 /**
  * `/console/environments/{envId}`: the environment's secrets, one table row per key (never a value until a row's
@@ -66,7 +66,7 @@ export function Environment() {
           {offers.admin && (
             <>
               {' '}
-              <a href={syncsOf(envId)}>Syncs</a>
+              <a href={syncsOf(envId)}>Syncs</a> <a href={newSyncOf(envId)}>New sync</a>
             </>
           )}
         </p>

@@ -78,7 +78,7 @@ export function KeysAndPrune(props: { keys: string; onKeys: (keys: string) => vo
     <div class="fields">
       <label>
         Keys pattern
-        <input value={props.keys} onInput={(e) => props.onKeys(valueOf(e))} maxLength={200} spellcheck={false} placeholder="**" />
+        <input value={props.keys} onInput={(e) => props.onKeys(valueOf(e))} maxLength={256} spellcheck={false} placeholder="**" />
       </label>
       <label class="check">
         <input type="checkbox" checked={props.prune} onChange={(e) => props.onPrune((e.currentTarget as HTMLInputElement).checked)} />

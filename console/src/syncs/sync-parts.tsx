@@ -10,6 +10,8 @@ export type SyncStatusName = SyncItem['status'];
 export const syncOf = (id: string) => `/console/syncs/${id}`;
 /** The Syncs page: every sync of the workspace, or one environment's. */
 export const syncsOf = (environmentId?: string) => `/console/syncs${environmentId ? `?environmentId=${environmentId}` : ''}`;
+/** The Syncs page of one environment with the New sync form open. */
+export const newSyncOf = (environmentId: string) => `${syncsOf(environmentId)}&new`;
 
 /** A sync's status as a word with its own colour: `failing` stands out (decisions.md, "Syncs"). */
 export function SyncStatus({ status }: { status: SyncStatusName }) {

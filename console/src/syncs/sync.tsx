@@ -23,11 +23,14 @@ export function Sync() {
   const sync = useLoaded(async () => unwrap(await client.api.GET('/api/v1/syncs/{id}', { params: { path: { id: syncId } } })), [syncId], {
     keep: true,
   });
+  const data = sync.value;
+  // A sync that could not be read (gone, or not this workspace's) is not asked for again and again.
+  const readable = data !== undefined || !sync.error;
   useEffect(() => {
+    if (!readable) return undefined;
     const timer = setInterval(() => document.visibilityState === 'visible' && sync.reload(), REFRESH_MS);
     return () => clearInterval(timer);
-  }, [syncId]);
-  const data = sync.value;
+  }, [syncId, readable]);
   useTitle('Sync', data?.destination.type);
   return (
     <section class="sync">

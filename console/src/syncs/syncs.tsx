@@ -9,7 +9,7 @@ import { NewSyncForm } from './new-sync.tsx';
 import { DestinationSummary, EnvironmentLink, SyncStatus, syncOf, syncsOf } from './sync-parts.tsx';
 
 /**
- * `/console/syncs[?environmentId=…]`: the workspace's syncs, newest first, or one environment's (in the address, so
+ * `/console/syncs[?environmentId=…][&new]`: the workspace's syncs, newest first, or one environment's (in the address, so
  * an environment's page links them), each with where it writes, its keys, prune, status and last error; and a new
  * one, made for that environment when the list is one environment's (decisions.md v1.4, "Syncs"; admins only).
  */
@@ -25,7 +25,8 @@ export function Syncs() {
       }),
     [environmentId],
   );
-  const [creating, setCreating] = useState(false);
+  // `?new` (the environment page's New sync) opens the form at once.
+  const [creating, setCreating] = useState(query.new !== undefined);
   return (
     <section>
       <h1>Syncs</h1>
