@@ -18,6 +18,8 @@ import { Webhooks } from './webhooks/webhooks.tsx';
 import { Webhook } from './webhooks/webhook.tsx';
 import { ChangeRequests } from './change-requests/change-requests.tsx';
 import { ChangeRequest } from './change-requests/change-request.tsx';
+import { Syncs } from './syncs/syncs.tsx';
+import { Sync } from './syncs/sync.tsx';
 import { completeIdpSignIn, keepIdpSessionFresh } from './oidc.ts';
 import { useTitle } from './ui/title.ts';
 import './styles.css';
@@ -59,6 +61,8 @@ function Routes() {
       <Route path="/console/access-keys" component={AccessKeys} />
       <Route path="/console/webhooks" component={Webhooks} />
       <Route path="/console/webhooks/:endpointId" component={Webhook} />
+      <Route path="/console/syncs" component={Syncs} />
+      <Route path="/console/syncs/:syncId" component={Sync} />
       <Route default component={NotFound} />
     </Router>
   );

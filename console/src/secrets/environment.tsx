@@ -10,6 +10,7 @@ import { useProgressive } from './secrets-ui.tsx';
 import { useTitle } from '../ui/title.ts';
 import { changeRequestsOf, ReviewBanner, TitleField, useWriteOrPropose } from '../change-requests/propose.tsx';
 import { ReviewContext, useReviewState } from '../change-requests/review-context.tsx';
+import { newSyncOf, syncsOf } from '../syncs/sync-parts.tsx';
 
 /**
  * `/console/environments/{envId}`: the environment's secrets, one table row per key (never a value until a row's
@@ -62,6 +63,12 @@ export function Environment() {
         <p class="muted">
           {environment ? <code>{`${environment.projectSlug}/${environment.slug}`}</code> : <code>{envId}</code>}{' '}
           <a href={changeRequestsOf(envId)}>Change requests</a>
+          {offers.admin && (
+            <>
+              {' '}
+              <a href={syncsOf(envId)}>Syncs</a> <a href={newSyncOf(envId)}>New sync</a>
+            </>
+          )}
         </p>
         <ErrorBox error={place.error} />
         <ReviewBanner />
