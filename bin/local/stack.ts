@@ -191,8 +191,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 }
 
 /**
- * The webhook delivery queue (fauxqs, with its dead-letter queue) and EventBridge Scheduler's stand-in: the local
- * scheduler, persisted under localDir, behind a local CreateSchedule API for the worker's real Scheduler client.
+ * The webhook delivery queue (fauxqs, with its dead-letter queue), the rotation and sync queues, and EventBridge
+ * Scheduler's stand-in: the local scheduler, persisted under localDir, behind a local CreateSchedule API.
  */
 async function startDeliveryInfrastructure(localDir: string, persist: boolean, stops: (() => Promise<void>)[]) {
   const sqs = await startLocalSqs({ dataDir: persist ? join(localDir, 'sqs') : null });
@@ -202,7 +202,6 @@ async function startDeliveryInfrastructure(localDir: string, persist: boolean, s
   stops.push(() => scheduler.stop());
   // The rotation queue and its recurring schedules (bin/local/rotation.ts, recurring-scheduler.ts).
   const rotation = await ensureRotationQueue(sqsClient);
-  // The sync queue (bin/local/syncs.ts): the API queues full syncs on it, the fan-out changed keys.
   const syncs = await ensureSyncQueue(sqsClient);
   const recurring = await startRecurringScheduler({ file: join(localDir, 'rotation-schedules.json'), sqs: sqsClient });
   stops.push(() => recurring.stop());
