@@ -8,6 +8,7 @@ import type { JWK } from 'jose';
 import type { StackInfo } from '../../bin/local/stack.ts';
 import { RECEIVER_NAMES, trustedCertificate } from '../support/https-receiver.ts';
 import { startTestIdp } from '../support/jwks.ts';
+import { startMoto } from '../support/moto.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,6 +17,8 @@ declare module 'vitest' {
     idp: { issuer: string; audience: string; signingKeys: { rs256: JWK; es256: JWK } };
     /** The certificate the local stack trusts (NODE_EXTRA_CA_CERTS): webhook receivers in tests serve with it. */
     tls: { cert: string; key: string };
+    /** moto's server, the stack's SYNC_AWS_ENDPOINT: syncs' Parameter Store, Secrets Manager and STS (issue 50). */
+    syncAws: string;
   }
 }
 
@@ -34,6 +37,8 @@ export default async function setup(project: TestProject) {
   const caFile = join(localDir, 'test-ca.pem');
   writeFileSync(caFile, certificate.cert);
   const idp = await startTestIdp(certificate);
+  // Syncs to Parameter Store and Secrets Manager push to moto's server (a test that cannot start it fails, never skips).
+  const moto = await startMoto();
   const child = spawn(process.execPath, ['bin/local.ts'], {
     env: {
       ...process.env,
@@ -50,6 +55,7 @@ export default async function setup(project: TestProject) {
       WEBHOOK_TIME_SCALE: String(TEST_TIME_SCALE),
       // A rotation step that never finishes fails after 10 s here (AWS: 5 minutes); a step of the stand-ins takes 1-3 s.
       ROTATION_STEP_TIMEOUT_SECONDS: '10',
+      SYNC_AWS_ENDPOINT: moto.url,
       POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'ERROR',
     },
     stdio: ['ignore', openSync(join(localDir, 'stack.log'), 'a'), openSync(join(localDir, 'stack.log'), 'a')],
@@ -57,12 +63,14 @@ export default async function setup(project: TestProject) {
   const stack = await waitForStack(child, localDir).catch(async (error: unknown) => {
     child.kill('SIGKILL');
     await idp.close();
+    await moto.stop();
     throw error;
   });
   project.provide('stack', stack);
   project.provide('localDir', localDir);
   project.provide('idp', { issuer: idp.issuer, audience: idp.audience, signingKeys: idp.signingKeys });
   project.provide('tls', certificate);
+  project.provide('syncAws', moto.url);
   return async () => {
     if (child.exitCode === null) {
       const exited = once(child, 'exit');
@@ -72,6 +80,7 @@ export default async function setup(project: TestProject) {
       clearTimeout(timer);
     }
     await idp.close();
+    await moto.stop();
     // The stack's own log outlives the run, for reading after a failure.
     copyFileSync(join(localDir, 'stack.log'), join(tmpdir(), 'secrets-it-stack.log'));
     rmSync(localDir, { recursive: true, force: true });

@@ -59,16 +59,9 @@ describe('syncs API', () => {
     }
     expect(made.map((sync) => sync.destination)).toEqual([{ type: 'github-actions', repository: 'acme/web' }, ssm, secretsManager]);
     expect(JSON.stringify(made)).not.toContain(TOKEN);
-    // The GitHub sync's push succeeds (nothing to send); the AWS ones are refused: this stack has no SYNC_AWS_ENDPOINT,
-    // so a destination without roleArn would write into the stack's own account, which syncOwnAccount does not allow.
-    expect(await pushedAfter(made[0].id)).toMatchObject({ status: 'ok', lastError: null });
-    for (const sync of made.slice(1)) {
-      const refused = await waitFor(
-        async () => (await call('GET', `/api/v1/syncs/${sync.id}`, { token: ws.apiKey })).body.data.lastError,
-        20_000,
-      );
-      expect(refused).toContain('syncOwnAccount');
-    }
+    // Each push succeeds sending nothing (the environment holds no secret); the AWS ones through moto's server, this
+    // stack's SYNC_AWS_ENDPOINT, where a sync without roleArn may write.
+    for (const sync of made) expect(await pushedAfter(sync.id)).toMatchObject({ status: 'ok', lastError: null });
     const { doc, tableName } = localStore();
     const item = (await doc.send(new GetCommand({ TableName: tableName, Key: keys.sync(ws.workspaceId, made[0].id) }))).Item!;
     expect(JSON.stringify(item)).not.toContain(TOKEN);

@@ -1,3 +1,5 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetParameterCommand, GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call, newWorkspace } from '../../support/api.ts';
 import { startGithubStandIn, type GithubStandIn } from '../../support/github-stand-in.ts';
@@ -94,6 +96,56 @@ describe('a sync pushes through the pipeline', () => {
     expect((await call('DELETE', `/api/v1/secrets/${id}`, { token: ws.apiKey })).status).toBe(200);
     await waitFor(async () => !github.names('acme/prune').includes('TMP_KEY'), 30_000, 'the pruned key removed');
     expect(github.names('acme/keep')).toEqual(['TMP_KEY']);
+  });
+});
+
+describe("syncs to AWS (moto's server, the stack's SYNC_AWS_ENDPOINT)", () => {
+  const aws = { endpoint: inject('syncAws'), region: 'us-east-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
+
+  it('Parameter Store: SecureString parameters under the prefix, the current value after changes, pruned when deleted', async () => {
+    const ssm = new SSMClient(aws);
+    const prefix = `/pipe/${ws.workspaceId}/`;
+    await put('SSM_KEY', 'first');
+    const answer = await call('POST', '/api/v1/syncs', {
+      token: ws.apiKey,
+      body: { environmentId: envId, keys: 'SSM_*', prune: true, destination: { type: 'aws-ssm', region: 'us-east-1', pathPrefix: prefix } },
+    });
+    expect(answer.status).toBe(201);
+    const parameter = async (name: string) =>
+      (await ssm.send(new GetParameterCommand({ Name: `${prefix}${name}`, WithDecryption: true })).catch(() => undefined))?.Parameter;
+    await waitFor(async () => (await parameter('SSM_KEY'))?.Value === 'first', 30_000, 'the parameter');
+    expect((await parameter('SSM_KEY'))?.Type).toBe('SecureString');
+    await put('SSM_KEY', 'second');
+    await waitFor(async () => (await parameter('SSM_KEY'))?.Value === 'second', 30_000, 'the new value');
+    const { id } = (await call('GET', `/api/v1/environments/${envId}/secrets?limit=100`, { token: ws.apiKey })).body.data.find(
+      (secret: { key: string }) => secret.key === 'SSM_KEY',
+    );
+    await call('DELETE', `/api/v1/secrets/${id}`, { token: ws.apiKey });
+    await waitFor(
+      async () => ((await ssm.send(new GetParametersByPathCommand({ Path: prefix }))).Parameters ?? []).length === 0,
+      30_000,
+      'the parameter pruned',
+    );
+  });
+
+  it('Secrets Manager in json mode: one secret holding every matching key as a JSON object', async () => {
+    const manager = new SecretsManagerClient(aws);
+    const name = `pipe/${ws.workspaceId}/json`;
+    await call('POST', '/api/v1/syncs', {
+      token: ws.apiKey,
+      body: {
+        environmentId: envId,
+        keys: 'DB_*',
+        destination: { type: 'aws-secrets-manager', region: 'us-east-1', namePrefix: name, mode: 'json' },
+      },
+    });
+    const object = async () => {
+      const value = await manager.send(new GetSecretValueCommand({ SecretId: name })).catch(() => undefined);
+      return value?.SecretString ? (JSON.parse(value.SecretString) as Record<string, string>) : undefined;
+    };
+    await put('DB_USER', 'json-user');
+    await waitFor(async () => (await object())?.DB_URL === 'postgres://json-user@db.internal/app', 30_000, 'the JSON secret');
+    expect(await object()).toEqual({ DB_USER: 'json-user', DB_URL: 'postgres://json-user@db.internal/app' });
   });
 });
 
