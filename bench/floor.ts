@@ -95,8 +95,10 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
     lambda: ['Invoke'],
   },
   // Reveals as the secrets service does, pushes through the destinations (each client loaded with its first sync).
+  // BatchWriteItem: the whole secrets store it builds with the secrets service carries it (as the rotation runner's
+  // does), though the worker never sends one (its role has no BatchWriteItem).
   'sync-worker': {
-    dynamodb: API_READS_WRITES,
+    dynamodb: [...API_READS_WRITES, 'BatchWriteItem'],
     kms: DATA_KEYS,
     sqs: ['SendMessage'],
     ssm: ['PutParameter', 'DeleteParameter'],

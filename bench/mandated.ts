@@ -40,7 +40,9 @@ export function mandatedUseOf(fn: Built): MandatedUse {
   let middy = false;
   for (const path of own) {
     const source = readFileSync(join(PROJECT_ROOT, path), 'utf8');
-    if (/from 'zod\/mini'/.test(source)) {
+    // A type-only import (`import type * as z`) brings no zod into the bundle: shared/secrets/secret-service.ts's,
+    // which the sync worker reaches without using zod.
+    if (/^import (?!type )[^;]*from 'zod\/mini'/m.test(source)) {
       // Type positions (z.infer<…>) match too; a value reference to a type-only name is just undefined.
       for (const match of source.matchAll(/\bz\.(iso\.)?([A-Za-z]\w*)/g)) zod.add(`z.${match[1] ?? ''}${match[2]}`);
     }

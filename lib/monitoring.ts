@@ -186,12 +186,15 @@ export class MonitoringConstruct extends Construct {
     this.addAlarm('syncs-failing', {
       metric: syncsFailing(),
       threshold: ALARM_THRESHOLDS.syncsFailingPerFiveMinutes,
+      // At or above: one sync that became failing is one too many (`>` 1 would wait for a second).
+      comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       description:
         'A sync has failed to push for 24 hours (audited sync.update, event service.sync.failed): its destination holds old values.',
     });
     this.addAlarm('sync-dlq-not-empty', {
       metric: syncs.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ statistic: Stats.MAXIMUM, period: Duration.minutes(1) }),
-      threshold: 1,
+      // Above 0, as the other dead-letter queues: a single push there is an alarm.
+      threshold: 0,
       description: 'Sync pushes could not run 5 times (the table or the queue failing) and moved to the dead-letter queue.',
     });
   }

@@ -91,7 +91,13 @@ export class ServiceStack extends Stack {
       props.consoleDir === undefined
         ? undefined
         : new ConsoleSiteConstruct(this, 'ConsoleSite', { jwt: props.jwt, clientId: props.consoleClientId, removalPolicy, logRetention });
-    this.syncs = new SyncsConstruct(this, 'Syncs', { ...resources, roleArns: props.syncRoleArns, ownAccount: props.syncOwnAccount });
+    this.syncs = new SyncsConstruct(this, 'Syncs', {
+      ...resources,
+      roleArns: props.syncRoleArns,
+      ownAccount: props.syncOwnAccount,
+      revealsPerMinute: props.revealsPerMinute ?? DEFAULT_REVEALS_PER_MINUTE,
+      workspaceRevealsPerMinute: props.workspaceRevealsPerMinute,
+    });
     this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', { stage, ...resources, syncs: this.syncs });
     this.rotation = new SecretRotationConstruct(this, 'SecretRotation', { stage, ...resources, functionArns: props.rotationFunctionArns });
     this.purge = new SecretPurgeConstruct(this, 'SecretPurge', resources);

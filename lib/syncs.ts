@@ -44,6 +44,10 @@ export interface SyncsConstructProps {
   readonly roleArns?: readonly string[] | undefined;
   /** The context `syncOwnAccount`: syncs without `roleArn` write into this account. @default false */
   readonly ownAccount?: boolean | undefined;
+  /** The stack's reveal limit per credential and minute: a push's reveals count as any reveal. @default the functions' own (120) */
+  readonly revealsPerMinute?: number | undefined;
+  /** The stack's reveal ceiling per workspace and minute, shared with the API's reveals. @default 10 times the above */
+  readonly workspaceRevealsPerMinute?: number | undefined;
 }
 
 /**
@@ -82,6 +86,11 @@ export class SyncsConstruct extends Construct {
       environment: {
         ...(this.roleArns.length > 0 && { SYNC_ROLE_ARNS: this.roleArns.join(',') }),
         SYNC_OWN_ACCOUNT: props.ownAccount ? 'true' : 'false',
+        // The same limits as the API's reveals: the workspace's counter is one, whoever counts on it.
+        ...(props.revealsPerMinute !== undefined && { REVEAL_RATE_LIMIT_PER_MINUTE: String(props.revealsPerMinute) }),
+        ...(props.workspaceRevealsPerMinute !== undefined && {
+          REVEAL_RATE_LIMIT_WORKSPACE_PER_MINUTE: String(props.workspaceRevealsPerMinute),
+        }),
       },
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,
@@ -121,7 +130,10 @@ export class SyncsConstruct extends Construct {
 
   /**
    * With `syncOwnAccount`: Parameter Store parameters and Secrets Manager secrets of this account (any name: a sync's
-   * prefix is the admin's choice), and a customer key of this account used through those two services only.
+   * prefix is the admin's choice), and a customer key of this account used through those two services only. Only the
+   * writes the destinations make: never `GetSecretValue` (the one read, a `json` secret's `remove`, is never called:
+   * the worker pushes a `json` secret whole and prunes nothing from it), which on `secret:*` would read every secret
+   * of the account.
    */
   private allowOwnAccount(): void {
     const stack = Stack.of(this);
@@ -141,10 +153,8 @@ export class SyncsConstruct extends Construct {
         actions: [
           'secretsmanager:CreateSecret',
           'secretsmanager:PutSecretValue',
-          'secretsmanager:GetSecretValue',
           'secretsmanager:DeleteSecret',
           'secretsmanager:RestoreSecret',
-          'secretsmanager:DescribeSecret',
         ],
         resources: [secrets],
       }),
@@ -153,7 +163,8 @@ export class SyncsConstruct extends Construct {
       new PolicyStatement({
         actions: ['kms:GenerateDataKey', 'kms:Decrypt', 'kms:Encrypt'],
         resources: [keys],
-        conditions: { 'ForAnyValue:StringLike': { 'kms:ViaService': ['ssm.*.amazonaws.com', 'secretsmanager.*.amazonaws.com'] } },
+        // kms:ViaService is single-valued: a plain StringLike (IAM's guidance; ForAnyValue is for multivalued keys).
+        conditions: { StringLike: { 'kms:ViaService': ['ssm.*.amazonaws.com', 'secretsmanager.*.amazonaws.com'] } },
       }),
     );
     const why = 'The context syncOwnAccount lets syncs write parameters and secrets of this account under names their admins choose.';

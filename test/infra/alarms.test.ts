@@ -1,7 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
-import { AUDIT_CHANGE_METRIC } from '../../shared/platform/metrics-env.ts';
+import { AUDIT_CHANGE_METRIC, SYNC_FAILING_METRIC } from '../../shared/platform/metrics-env.ts';
 import { FUNCTION_NAMES, functionsOf, idOf, makeOutdir, only, type Resource, synth } from './synth.ts';
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
@@ -122,6 +122,31 @@ describe('alarms', () => {
     });
   });
 
+  it('go off on a single sync that became failing in 5 minutes, as the sync worker publishes SyncsFailing', () => {
+    expect(alarm('syncs-failing')).toMatchObject({
+      Namespace: SYNC_FAILING_METRIC.namespace,
+      MetricName: SYNC_FAILING_METRIC.name,
+      Dimensions: Object.entries(SYNC_FAILING_METRIC.dimensions).map(([Name, Value]) => ({ Name, Value })),
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+    });
+  });
+
+  it('go off when the sync dead-letter queue holds a push', () => {
+    expect(alarm('sync-dlq-not-empty')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(stack, stack.syncs.deadLetterQueue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      Period: 60,
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+    });
+  });
+
   it('go off on any error of any function, one alarm per function', () => {
     for (const name of FUNCTION_NAMES) {
       expect(alarm(`${name}-errors`)).toMatchObject({
@@ -139,9 +164,10 @@ describe('alarms', () => {
   it('notify the alarm topic when they go off and when they recover, and treat no data as fine', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
     const [topicId] = only(template, 'AWS::SNS::Topic');
-    // Nine service alarms (the 401 spike added by the hardening issue, the changed audit entry by the audit one, the
-    // failed rotations and the rotation dead-letter queue by rotation) and one per function.
-    expect(alarms).toHaveLength(9 + FUNCTION_NAMES.length);
+    // Eleven service alarms (the 401 spike added by the hardening issue, the changed audit entry by the audit one, the
+    // failed rotations and the rotation dead-letter queue by rotation, the failing syncs and the sync dead-letter
+    // queue by syncs) and one per function.
+    expect(alarms).toHaveLength(11 + FUNCTION_NAMES.length);
     for (const { Properties } of alarms) {
       expect(Properties).toMatchObject({
         AlarmActions: [{ Ref: topicId }],

@@ -76,14 +76,14 @@ describe('bin/app.ts', () => {
     const apiFunctions = functions.filter((fn) => fn.Properties.Environment?.Variables.JWT_JWKS_URI === JWT.jwtJwksUri);
     // Every route group's function but the login's and the AWS API's, which authenticate no bearer token.
     expect(apiFunctions).toHaveLength(Object.keys(ROUTE_GROUPS).length - 2);
-    // The three that reveal: the secrets group, the AWS API and change requests (a proposed value).
-    expect(functions.filter((fn) => fn.Properties.Environment?.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(3);
+    // The four that reveal: the secrets group, the AWS API, change requests (a proposed value) and the sync worker.
+    expect(functions.filter((fn) => fn.Properties.Environment?.Variables.REVEAL_RATE_LIMIT_PER_MINUTE === '30')).toHaveLength(4);
     expect(functions.filter((fn) => fn.Properties.Environment?.Variables.IAM_SERVER_ID === 'secrets.example.com')).toHaveLength(1);
     const logGroups = resources.filter((r) => r.Type === 'AWS::Logs::LogGroup');
     // One per function (each route group, the three of the webhook pipeline, the rotation runner, the secret purger,
-    // the console's deployment), plus the API access log.
+    // the sync worker, the console's deployment), plus the API access log.
     expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(
-      Array(Object.keys(ROUTE_GROUPS).length + 3 + 1 + 1 + 1 + 1).fill(14),
+      Array(Object.keys(ROUTE_GROUPS).length + 3 + 1 + 1 + 1 + 1 + 1).fill(14),
     );
     // The runner, and the secrets group and the AWS API, which configure rotations.
     const told = functions.filter((fn) => fn.Properties.Environment?.Variables.ROTATION_FUNCTION_ARNS !== undefined);

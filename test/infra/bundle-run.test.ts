@@ -21,6 +21,8 @@ const ENV = {
   JWT_JWKS_URI: 'https://127.0.0.1:9/.well-known/jwks.json',
   // KMS is asked here (the SDK's per-service endpoint variable): nothing listens, so a data key ends in SERVICE_UNAVAILABLE.
   AWS_ENDPOINT_URL_KMS: 'http://127.0.0.1:9',
+  // The sync worker refuses to start without its queue (shared/syncs/pipeline-wiring.ts); the stack always sets it.
+  SYNC_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/bench-syncs',
 };
 
 /** Every function bundled by the bench's bundle(), once for the infra run (test/infra/global-setup.ts). */

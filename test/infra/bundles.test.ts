@@ -81,7 +81,13 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // rollup and its store (a chunk loaded with the first rollup message), a batch's reads made together.
   'delivery-worker': 1.26, // 1.255: 373,956 B over 297,861 B (1.230 before issue 34; 1.178 before webhook operations; 1.250 with Powertools Metrics)
   // Issue 34: asks for the statistics rollup of each bucket it makes deliveries in.
-  'webhook-fanout': 1.19, // 1.181: 277,593 B over 235,049 B with the syncs' trigger (issue 50: 2.8 KB at cold start; the key matcher on first use); 1.158: 270,496 B over 233,593 B (1.146 before issue 34; 1.132: 269,143 B over 237,754 B before)
+  // Issue 50's sync worker: +18.7 KB, all at cold start. shared/syncs/pipeline-wiring.ts, which the fan-out imports
+  // for the trigger, re-exports the destinations' factory for the worker; esbuild makes a chunk of each destination
+  // (their lazy imports) before tree shaking drops the factory, and what those chunks share with the fan-out's code
+  // (the SDK's Query protocol and XML parser, for STS) lands in the shared chunks its cold start reads. To mend: the
+  // worker imports the factory from a module the fan-out does not reach (measured 1.183: 278,041 B, under the old
+  // pin), which needs a fourth entry of shared/syncs (test/unit/architecture.test.ts allows three).
+  'webhook-fanout': 1.28, // 1.263: 296,760 B over 234,962 B; 1.181: 277,593 B over 235,049 B with the syncs' trigger (issue 50: 2.8 KB at cold start; the key matcher on first use); 1.158: 270,496 B over 233,593 B (1.146 before issue 34; 1.132: 269,143 B over 237,754 B before)
   // Issue 47: purging moved to the secret purger, so the deleted-secrets store left (-10.7 KB) and its floor lost
   // BatchWriteItem and TransactWriteItems.
   'delivery-sweeper': 1.12, // 1.101: 257,224 B over 233,593 B (1.127: 267,898 B over 237,754 B with the purge)
@@ -113,13 +119,25 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // Secret references (issue 48): the writes it makes check a value's references, in the chunks the secrets group loads them in.
   rotation: 1.46, // 1.440: 533,119 B over 370,276 B (1.380: 510,906 B before references; 1.306: 462,677 B over 354,325 B before scheduled rotations)
 
+  // The sync worker (issue 50): libsodium (libsodium 311.8 KB and its wrappers 121.8 KB, GitHub's sealed boxes) is a
+  // chunk the first push to GitHub loads, and each destination with its SDK client (SSM, Secrets Manager, STS) one
+  // the first push to it loads, the cipher one the first value: a cold start reads 339,294 B, under its floor's
+  // 384,094 B (the floor makes every client at cold start). 1.337 without libsodium. Above the floor otherwise: the
+  // whole secrets store and service it builds for revealEnvironment (shared/secrets, 46 KB; as the rotation runner,
+  // to mend the same way: a service of the environment load alone), shared/platform (33 KB), shared/syncs (16.6 KB).
+  'sync-worker': 2.45, // 2.425: 966,778 B over 398,688 B
+
   openapi: 176, // measured below after the merge; 168.61: 27,821 B over 165 B with the syncs' six routes (issue 50), 157.51 with the sync events and actions; 153.46: 25,321 B with the change requests' seven routes and four events (137.22 before them, with review policies); 132.74: 21,902 B with secret references (raw reveals, the 409's details, references and referencedBy); 129.95 with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
 };
 const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_GOAL;
 
-/** The API route groups: every function but the API description, the webhook pipeline's three, the rotation runner and the purger. */
+/**
+ * The API route groups: every function but the API description, the webhook pipeline's three, the rotation runner,
+ * the purger and the sync worker.
+ */
 const API_FUNCTIONS = FUNCTION_NAMES.filter(
-  (name) => name !== 'openapi' && name !== 'rotation' && name !== 'secret-purger' && !(name in PIPELINE_FUNCTIONS),
+  (name) =>
+    name !== 'openapi' && name !== 'rotation' && name !== 'secret-purger' && name !== 'sync-worker' && !(name in PIPELINE_FUNCTIONS),
 );
 /** The functions that use the customer's libraries: the API route groups, and the rotation runner (zod/mini, its messages). */
 const MANDATED_USERS: FunctionName[] = [...API_FUNCTIONS, 'rotation'];
@@ -127,8 +145,8 @@ const MANDATED_USERS: FunctionName[] = [...API_FUNCTIONS, 'rotation'];
 /** The functions that may carry each SDK client, and the packages no bundle may ever carry. */
 // Every API function unseals the service MAC keys (token checksums, idempotency digests) with KMS Decrypt on first
 // use; secrets, webhooks and access-keys also seal and open values; the worker opens signing secrets.
-// The rotation runner seals the values it rotates.
-const KMS_USERS: FunctionName[] = [...API_FUNCTIONS, 'delivery-worker', 'rotation'];
+// The rotation runner seals the values it rotates; the sync worker opens the values it pushes and GitHub tokens.
+const KMS_USERS: FunctionName[] = [...API_FUNCTIONS, 'delivery-worker', 'rotation', 'sync-worker'];
 // secrets and aws queue a rotation's first step (REST POST …/rotate, RotateSecret), the runner each next one, in a
 // chunk loaded on the first.
 const SQS_USERS: FunctionName[] = [
@@ -141,6 +159,8 @@ const SQS_USERS: FunctionName[] = [
   'delivery-worker',
   'delivery-sweeper',
   'rotation',
+  // The sync worker queues its own retries (a wait past SQS's 15 minutes in hops: no scheduler).
+  'sync-worker',
 ];
 // The worker schedules long retries; the rotation runner keeps the rotation schedules (the API functions ask it through
 // the rotation queue), in a chunk loaded on the first schedule it changes.
@@ -373,6 +393,29 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     'croner',
     'shared/rotation/rotation-cron.ts',
   ],
+  // The sync worker loads each destination (its module, its SDK client, what the AWS ones share: STS, the guarded
+  // handler) on the first push to it, libsodium with GitHub's; the cipher on the first value or token it opens; the
+  // SSRF guard with a destination's first call; the references' resolver (with its parser) on the first marked value.
+  'sync-worker': [
+    ...CIPHER_ON_FIRST_USE,
+    ...REFERENCES_ON_FIRST_USE,
+    ...SOURCE_ADDRESS_ON_FIRST_USE,
+    'shared/references/reference-parser.ts',
+    'shared/secrets/secret-references.ts',
+    'shared/syncs/destinations/github-actions.ts',
+    'libsodium-wrappers',
+    'shared/syncs/destinations/aws-ssm.ts',
+    '@aws-sdk/client-ssm',
+    'shared/syncs/destinations/aws-secrets-manager.ts',
+    '@aws-sdk/client-secrets-manager',
+    'shared/syncs/destinations/aws-credentials.ts',
+    'shared/syncs/destinations/aws-failure.ts',
+    'shared/syncs/destinations/guarded-aws-handler.ts',
+    '@aws-sdk/client-sts',
+    'shared/net/ssrf.ts',
+    'shared/net/pinned-request.ts',
+    'shared/net/guarded-get.ts',
+  ],
   // The login loads the OIDC checks (aws-jwt-verify, the SSRF guard and its guarded GET) on the first OIDC login, and
   // the key provider on the first token it issues.
   auth: [
@@ -495,7 +538,7 @@ describe('Lambda bundles', () => {
     }
   });
 
-  it('puts the SQS client only where attempts or rotation steps are queued, and the Scheduler client only in the worker and where rotations are scheduled', () => {
+  it('puts the SQS client only where attempts, rotation steps or sync pushes are queued, and the Scheduler client only in the worker and where rotations are scheduled', () => {
     for (const name of FUNCTION_NAMES) {
       const sqs = SQS_USERS.includes(name);
       const scheduler = SCHEDULER_USERS.includes(name);

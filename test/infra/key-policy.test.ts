@@ -158,6 +158,11 @@ describe('the secrets key can be used only by the service', () => {
       ],
       // Syncs seal a GitHub token under its own context, and never open one (the sync worker does).
       syncs: [{ actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'syncId'] }, macRoots],
+      // The sync worker opens the values it pushes and the sync's GitHub token; it seals nothing and checks no token.
+      'sync-worker': [
+        { actions: ['kms:Decrypt'], context: ['workspaceId', 'secretId', 'version'] },
+        { actions: ['kms:Decrypt'], context: ['workspaceId', 'syncId'] },
+      ],
     };
     for (const name of FUNCTION_NAMES) {
       const role = { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].role), 'Arn'] };
@@ -193,6 +198,7 @@ describe('the secrets key can be used only by the service', () => {
       'rotation',
       'change-requests',
       'syncs',
+      'sync-worker',
     ];
     for (const name of FUNCTION_NAMES) {
       const denies = statementsOf(template, stack, functionsOf(stack)[name]).filter((s) => s.Effect === 'Deny');

@@ -330,6 +330,35 @@ function expectations(): (name: FunctionName) => Statement[] {
       allow(['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'], schedulesIn('prod-rotations/rotate-*')),
       passRole(stack.rotation.schedulerRole),
     ],
+    // The sync worker (shared/syncs/pipeline/): the sync read and its lease taken and given back (those attributes
+    // alone); the environment's values loaded as the secrets service does (the environment and the cursor key read,
+    // the values queried, an old environment indexed once: key items queried, heads batch-read, each value item put
+    // under a head check, the environment marked), the page counted on the reveal counters and each reveal audited;
+    // references resolved (heads by path, batch-read); a push ended in one transaction (the outcome with the lease,
+    // the written keys' item put or deleted, the `sync.update` entry). Opens values and the sync's GitHub token,
+    // seals nothing; consumes the sync queue and queues its retries on it. No sts, ssm or secretsmanager action
+    // without syncRoleArns and syncOwnAccount (below).
+    'sync-worker': [
+      ...table({
+        GetItem: [WS, CURSOR_KEY],
+        Query: [WS],
+        BatchGetItem: [WS],
+        PutItem: [WS, AUDIT, CURSOR_KEY],
+        DeleteItem: [WS],
+        ConditionCheckItem: [WS],
+        UpdateItem: RATE,
+      }),
+      updatesOnly(
+        [WS],
+        ['leaseOwner', 'leaseUntil', 'status', 'lastSyncedAt', 'lastError', 'failingSince', 'pushedThrough', 'valuesIndexed'],
+      ),
+      kms(['kms:Decrypt'], SECRET_VALUE_CONTEXT),
+      kms(['kms:Decrypt'], SYNC_TOKEN_CONTEXT),
+      sendSync,
+      allow(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'], {
+        'Fn::GetAtt': [idOf(stack, stack.syncs.queue), 'Arn'],
+      }),
+    ],
   };
   /** The audit writers, and the credential writers: everyone else is denied those puts outright. */
   const auditWriters: FunctionName[] = [
@@ -345,6 +374,8 @@ function expectations(): (name: FunctionName) => Statement[] {
     'syncs',
     'delivery-worker',
     'rotation',
+    // Each value a push reveals is audited, and a sync that fails or recovers gets its `sync.update` entry.
+    'sync-worker',
   ];
   const deny = (Sid: string, actions: string[], partition: string, more: Record<string, unknown> = {}): Statement => ({
     Sid,
@@ -426,6 +457,57 @@ describe('IAM: least privilege per function', () => {
         passing(stack.rotation.runner, stack.rotation.schedulerRole),
       ]),
     );
+  });
+});
+
+describe('IAM: what the sync worker may do outside the service', () => {
+  const arnIn = (service: string, resource: string) => ({
+    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:${service}:*:`, { Ref: 'AWS::AccountId' }, `:${resource}`]],
+  });
+
+  it('may assume exactly the syncRoleArns patterns (${workspaceId} as *) and, with syncOwnAccount, write parameters and secrets of its account, never read one', () => {
+    // Act
+    const { stack: withSyncs, template: synced } = synth(outdir.dir, {
+      syncRoleArns: ['arn:aws:iam::111122223333:role/sync-${workspaceId}', 'arn:aws:iam::444455556666:role/secrets-sync'],
+      syncOwnAccount: true,
+    });
+
+    // Assess: beside what the worker always has (above), these alone
+    const always = new Set(statementsOf(template, stack, stack.syncs.worker).map((s) => JSON.stringify(canonical([s]))));
+    const extra = statementsOf(synced, withSyncs, withSyncs.syncs.worker).filter((s) => !always.has(JSON.stringify(canonical([s]))));
+    expect(canonical(extra)).toEqual(
+      canonical([
+        {
+          Effect: 'Allow',
+          Action: ['sts:AssumeRole'],
+          Resource: ['arn:aws:iam::111122223333:role/sync-*', 'arn:aws:iam::444455556666:role/secrets-sync'],
+        },
+        { Effect: 'Allow', Action: ['ssm:DeleteParameter', 'ssm:PutParameter'], Resource: arnIn('ssm', 'parameter/*') },
+        {
+          Effect: 'Allow',
+          // No GetSecretValue: on secret:* it would read every secret of the account.
+          Action: [
+            'secretsmanager:CreateSecret',
+            'secretsmanager:DeleteSecret',
+            'secretsmanager:PutSecretValue',
+            'secretsmanager:RestoreSecret',
+          ],
+          Resource: arnIn('secretsmanager', 'secret:*'),
+        },
+        {
+          Effect: 'Allow',
+          Action: ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey'],
+          Resource: arnIn('kms', 'key/*'),
+          Condition: { StringLike: { 'kms:ViaService': ['ssm.*.amazonaws.com', 'secretsmanager.*.amazonaws.com'] } },
+        },
+      ]),
+    );
+  });
+
+  it('refuses a syncRoleArns pattern that names no IAM role, or * alone', () => {
+    for (const pattern of ['*', 'arn:aws:iam::111122223333:user/sync', 'arn:aws:s3:::bucket', '${workspaceId}']) {
+      expect(() => synth(outdir.dir, { syncRoleArns: [pattern] }), pattern).toThrow(/syncRoleArns: .* is not an IAM role ARN pattern/);
+    }
   });
 });
 

@@ -134,7 +134,7 @@ describe('ServiceStack with defaults', () => {
     expect(template.findResources('Custom::LogRetention')).toEqual({});
   });
 
-  it('sizes the API functions at 512 MB and 10 s, the worker at 30 s, fan-out, sweeper and purger at a minute, the rotation runner at 6 minutes', () => {
+  it('sizes the API functions at 512 MB and 10 s, the worker at 30 s, fan-out, sweeper and purger at a minute, the sync worker at 2 minutes, the rotation runner at 6 minutes', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     const sizing = (name: FunctionName) => {
       const { MemorySize, Timeout } = functions[idOf(stack, functionsOf(stack)[name].function)]!.Properties;
@@ -147,6 +147,8 @@ describe('ServiceStack with defaults', () => {
     expect(sizing('secret-purger')).toEqual({ MemorySize: 256, Timeout: 60 });
     // A step invokes a rotation function for at most 5 minutes (AWS's step timeout).
     expect(sizing('rotation')).toEqual({ MemorySize: 512, Timeout: 360 });
+    // A push reveals, audits and sends at most a page of values to one platform (Parameter Store's rate is low).
+    expect(sizing('sync-worker')).toEqual({ MemorySize: 512, Timeout: 120 });
   });
 
   it('gives each function exactly the settings its code reads, and none of the local-only ones', () => {
@@ -161,6 +163,8 @@ describe('ServiceStack with defaults', () => {
     // The functions that queue rotation steps: the two that start rotations, and the runner.
     const rotations = ['ROTATION_QUEUE_URL'];
     const rotationSchedules = ['ROTATION_QUEUE_ARN', 'ROTATION_SCHEDULE_GROUP', 'ROTATION_SCHEDULER_ROLE_ARN'];
+    // The functions that queue sync pushes: the syncs group (create, run, resume), the fan-out and the sync worker.
+    const syncs = ['SYNC_QUEUE_URL'];
     const expected: Record<FunctionName, string[]> = {
       projects: [...common, ...key],
       environments: [...common, ...key],
@@ -168,7 +172,7 @@ describe('ServiceStack with defaults', () => {
       audit: [...common, ...key],
       'change-requests': [...common, ...key, 'REVEAL_RATE_LIMIT_PER_MINUTE'],
       // SYNC_QUEUE_URL comes with the sync queue's construct (the pipeline's).
-      syncs: [...common, ...key],
+      syncs: [...common, ...key, ...syncs],
       'access-keys': [...common, ...key],
       // The login: the regional STS endpoint and the server id; it authenticates no bearer token (no JWT settings).
       auth: [...common, ...key, 'AWS_STS_ENDPOINT', 'IAM_SERVER_ID'],
@@ -178,7 +182,7 @@ describe('ServiceStack with defaults', () => {
       // The AWS API: SigV4 only (no JWT settings), the reveal limit, the account of its ARNs, and the key's alias (a
       // KmsKeyId it accepts).
       aws: [...common, ...key, ...rotations, 'REVEAL_RATE_LIMIT_PER_MINUTE', 'AWS_ACCOUNT_ID', 'KMS_KEY_ALIAS'],
-      'webhook-fanout': [...common, ...queue],
+      'webhook-fanout': [...common, ...queue, ...syncs],
       'delivery-worker': [...common, ...queue, ...scheduler, 'KMS_KEY_ID'],
       'delivery-sweeper': [...common, ...queue],
       // The runner: the secret-value key, its queue, and the account of the secret ARNs its rotation events name; no
@@ -187,6 +191,10 @@ describe('ServiceStack with defaults', () => {
       rotation: [...common, ...key, ...rotations, ...rotationSchedules, 'AWS_ACCOUNT_ID'],
       // The purger reads the table alone: no key (it opens no value), no queue.
       'secret-purger': common,
+      // The sync worker: the key (it opens values and GitHub tokens), its queue (its retries), whether it may write
+      // into this account (SYNC_OWN_ACCOUNT, always set), the reveal limit its pushes count against; no
+      // SYNC_ROLE_ARNS while syncRoleArns is empty.
+      'sync-worker': [...common, ...key, ...syncs, 'SYNC_OWN_ACCOUNT', 'REVEAL_RATE_LIMIT_PER_MINUTE'],
     };
     for (const name of FUNCTION_NAMES)
       expect({ name, variables: variables(name) }).toEqual({ name, variables: [...expected[name]].sort() });
@@ -201,6 +209,13 @@ describe('ServiceStack with defaults', () => {
     const [keyId] = only(template, 'AWS::KMS::Key');
     const queueId = idOf(stack, stack.delivery.queue);
     expect(env('secrets')).toMatchObject({ KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] }, REVEAL_RATE_LIMIT_PER_MINUTE: '120' });
+    for (const name of ['syncs', 'webhook-fanout', 'sync-worker'] as const)
+      expect(env(name)).toMatchObject({ SYNC_QUEUE_URL: { Ref: idOf(stack, stack.syncs.queue) } });
+    expect(env('sync-worker')).toMatchObject({
+      KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] },
+      REVEAL_RATE_LIMIT_PER_MINUTE: '120',
+      SYNC_OWN_ACCOUNT: 'false',
+    });
     for (const name of ['webhook-deliveries', ...PIPELINE] as const)
       expect(env(name)).toMatchObject({ DELIVERY_QUEUE_URL: { Ref: queueId } });
     for (const name of ['secrets', 'aws', 'rotation'] as const)
@@ -279,12 +294,20 @@ describe('ServiceStack with defaults', () => {
         'SecretsKeyArn',
         'StreamFailureQueueUrl',
         'SweeperFunctionName',
+        'SyncDeadLetterQueueArn',
+        'SyncDeadLetterQueueUrl',
+        'SyncQueueUrl',
+        'SyncWorkerFunctionName',
         'TableName',
         'WorkerFunctionName',
       ].sort(),
     );
     expect(outputs.DeliveryDeadLetterQueueArn?.Value).toEqual({ 'Fn::GetAtt': [idOf(stack, stack.delivery.deadLetterQueue), 'Arn'] });
     expect(outputs.StreamFailureQueueUrl?.Value).toEqual({ Ref: idOf(stack, stack.delivery.streamFailureQueue) });
+    expect(outputs.SyncQueueUrl?.Value).toEqual({ Ref: idOf(stack, stack.syncs.queue) });
+    expect(outputs.SyncDeadLetterQueueUrl?.Value).toEqual({ Ref: idOf(stack, stack.syncs.deadLetterQueue) });
+    expect(outputs.SyncDeadLetterQueueArn?.Value).toEqual({ 'Fn::GetAtt': [idOf(stack, stack.syncs.deadLetterQueue), 'Arn'] });
+    expect(outputs.SyncWorkerFunctionName?.Value).toEqual({ Ref: idOf(stack, stack.syncs.worker.function) });
     expect(JSON.stringify(outputs.DashboardUrl?.Value)).toContain(`{"Ref":"${idOf(stack, stack.monitoring.dashboard.dashboard)}"}`);
   });
 

@@ -63,6 +63,8 @@ const PK = {
   apiKeyCounter: keys.revealCounter(WS, newId('apiKey'), 29_000_000).PK,
   personCounter: keys.revealCounter(WS, 'usr_~someone@example.com', 29_000_000).PK,
   workspaceCounter: keys.workspaceRevealCounter(WS, 29_000_000).PK,
+  /** A sync's reveals count under its own id (shared/syncs/pipeline/sync-reveal.ts). */
+  syncCounter: keys.revealCounter(WS, newId('sync'), 29_000_000).PK,
   idempotency: keys.idempotency(WS, 'usr_~someone@example.com', 'f'.repeat(64)).PK,
   cursorKey: keys.cursorSigningKey().PK,
   macKey: keys.macKey().PK,
@@ -97,6 +99,7 @@ const AUDIT_WRITERS: FunctionName[] = [
   'syncs',
   'delivery-worker',
   'rotation',
+  'sync-worker',
 ];
 /** The functions that create credential items: access keys (their tokens) and logins (theirs). */
 const CREDENTIAL_CREATORS: FunctionName[] = ['access-keys', 'auth'];
@@ -291,6 +294,33 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
     // and its VersionId claim, the audit entry, in one transaction) or a label change written (head, path, key item,
     // audit entry); a redelivered step's version read by its VersionId. A scheduled start takes the lease and claims
     // the token's VersionId the same way.
+    // The sync worker (shared/syncs/pipeline/sync-run-store.ts; the secrets service's revealEnvironment through
+    // shared/secrets/environment-value-store.ts, secret-bulk-reveals.ts, reveal-limit-store.ts): the sync read, its
+    // lease taken and given back; the environment read (and an old one's values indexed once: key items queried,
+    // heads batch-read, each value item put with its head checked, the environment marked), a page of values queried
+    // (the cursor key read, or made, for a page that continues), counted on the sync's and the workspace's counters,
+    // audited; references resolved (heads by path, batch-read); the push ended in one transaction: the outcome with
+    // the lease, the written keys' item read before and then put or deleted, the `sync.update` entry.
+    'sync-worker': [
+      request('GetItem', PK.workspace),
+      { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'leaseOwner', 'leaseUntil'] },
+      request('Query', PK.workspace),
+      request('BatchGetItem', PK.workspace, PK.workspace),
+      request('ConditionCheckItem', PK.workspace),
+      request('PutItem', PK.workspace),
+      { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'valuesIndexed'] },
+      request('GetItem', PK.cursorKey),
+      request('PutItem', PK.cursorKey),
+      request('UpdateItem', PK.syncCounter),
+      request('UpdateItem', PK.workspaceCounter),
+      request('PutItem', PK.audit),
+      {
+        action: 'UpdateItem',
+        leadingKeys: [PK.workspace],
+        attributes: ['PK', 'SK', 'status', 'lastSyncedAt', 'lastError', 'failingSince', 'pushedThrough', 'leaseOwner', 'leaseUntil'],
+      },
+      request('DeleteItem', PK.workspace),
+    ],
     rotation: [
       request('GetItem', PK.rotation),
       request('GetItem', PK.workspace),
@@ -375,6 +405,22 @@ describe('the rotation runner', () => {
     expect(can('rotation', request('UpdateItem', PK.workspace))).toBe(false);
     expect(can('rotation', request('GetItem', PK.audit))).toBe(false);
     expect(can('rotation', query('GSI1', GSI.workspaceSecrets))).toBe(false);
+  });
+});
+
+describe('the sync worker', () => {
+  it("changes a sync's item only in its lease and its outcome (never destination, token, keys, prune or revision), and batch-writes nothing", () => {
+    for (const attribute of ['destination', 'sealedToken', 'keys', 'prune', 'revision', 'environmentId']) {
+      const changes = { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', attribute] };
+      expect({ attribute, allowed: can('sync-worker', changes) }).toEqual({ attribute, allowed: false });
+    }
+    for (const key of [PK.workspace, PK.version, PK.audit]) expect(can('sync-worker', request('BatchWriteItem', key))).toBe(false);
+    // Nothing of a secret's versions, credentials, deliveries or idempotency records.
+    for (const key of [PK.version, PK.token, PK.delivery, PK.idempotency, PK.macKey]) {
+      for (const action of [...WRITES, 'GetItem', 'Query']) {
+        expect({ action, key, allowed: can('sync-worker', request(action, key)) }).toEqual({ action, key, allowed: false });
+      }
+    }
   });
 });
 

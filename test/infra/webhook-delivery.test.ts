@@ -51,8 +51,9 @@ describe('delivery queue', () => {
 
   it('encrypts every queue at rest and refuses any request that is not over TLS', () => {
     const queues = template.findResources('AWS::SQS::Queue');
-    // The delivery queue, its dead-letter queue and the stream failure queue; the rotation queue and its dead-letter queue.
-    expect(Object.keys(queues)).toHaveLength(5);
+    // The delivery queue, its dead-letter queue and the stream failure queue; the rotation queue and its dead-letter
+    // queue; the sync queue and its dead-letter queue.
+    expect(Object.keys(queues)).toHaveLength(7);
     for (const [queueId, queue] of Object.entries(queues) as [string, Resource][]) {
       expect(queue.Properties.SqsManagedSseEnabled ?? queue.Properties.KmsMasterKeyId).toBeTruthy();
       const policies = (Object.values(template.findResources('AWS::SQS::QueuePolicy')) as Resource[]).filter((policy) =>
@@ -106,11 +107,32 @@ describe('delivery worker', () => {
     });
   });
 
-  it('has exactly the two event source mappings of the pipeline, besides the rotation runner’s', () => {
+  it('has exactly the two event source mappings of the pipeline, besides the rotation runner’s and the sync worker’s', () => {
     const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
-    const runnerId = idOf(stack, stack.rotation.runner.function);
-    expect(mappings.filter((mapping) => mapping.Properties.FunctionName.Ref !== runnerId)).toHaveLength(2);
-    expect(mappings).toHaveLength(3);
+    const others = [idOf(stack, stack.rotation.runner.function), idOf(stack, stack.syncs.worker.function)];
+    expect(mappings.filter((mapping) => !others.includes(mapping.Properties.FunctionName.Ref))).toHaveLength(2);
+    expect(mappings).toHaveLength(4);
+  });
+
+  it('feeds the sync worker from the sync queue, 5 messages at a time, at most 5 at once, reporting failed messages', () => {
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+    const worker = mappings.filter((mapping) => mapping.Properties.FunctionName.Ref === idOf(stack, stack.syncs.worker.function));
+    expect(worker).toHaveLength(1);
+    expect(worker[0]!.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [idOf(stack, stack.syncs.queue), 'Arn'] },
+      BatchSize: 5,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 5 },
+    });
+    // Six times the worker's 120 s (AWS's guidance), and a dead-letter queue after 5 receives, kept 14 days.
+    const queue = template.findResources('AWS::SQS::Queue')[idOf(stack, stack.syncs.queue)] as Resource;
+    expect(queue.Properties).toMatchObject({
+      VisibilityTimeout: 720,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [idOf(stack, stack.syncs.deadLetterQueue), 'Arn'] }, maxReceiveCount: 5 },
+    });
+    expect(
+      (template.findResources('AWS::SQS::Queue')[idOf(stack, stack.syncs.deadLetterQueue)] as Resource).Properties.MessageRetentionPeriod,
+    ).toBe(14 * 86_400);
   });
 });
 
