@@ -125,6 +125,7 @@ export const IMPORT_ENV = {
   DELIVERY_QUEUE_ARN: 'arn:aws:sqs:us-east-1:111111111111:bench',
   SCHEDULER_GROUP: 'bench',
   SCHEDULER_ROLE_ARN: 'arn:aws:iam::111111111111:role/bench',
+  SYNC_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/bench-syncs',
   POWERTOOLS_LOG_LEVEL: 'ERROR',
 };
 

@@ -4,7 +4,7 @@ import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 import { makeSqsClient } from '../../shared/platform/clients/sqs.ts';
 import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
-import { makeDestination, syncWorkerOf } from '../../shared/syncs/pipeline-wiring.ts';
+import { syncWorkerOf } from '../../shared/syncs/pipeline-wiring.ts';
 
 /**
  * The sync worker's function (decisions.md v1.4, "Syncs"): consumes the sync queue, one push of one sync per message
@@ -26,7 +26,6 @@ export const handler = syncWorkerOf({
   timeScale: config.webhooks.timeScale,
   allowPrivateCidrs: config.webhooks.allowPrivateCidrs,
   load: (principal, environmentId, input, page) => secrets.revealEnvironment(principal, environmentId, input, page),
-  makeDestination,
   openToken: async (workspaceId, sync) =>
     sync.sealedToken ? cipher.decrypt(sync.sealedToken, syncTokenContext(workspaceId, sync.id)) : undefined,
 });

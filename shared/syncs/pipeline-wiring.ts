@@ -11,8 +11,6 @@ import type { Dependent } from '../references/index.ts';
 import type { Db } from '../platform/store/send.ts';
 import { makeSyncReader } from './sync-store.ts';
 
-/** The destinations' factory (each platform's module loaded with its first sync), for the worker's function. */
-export { makeDestination } from './destinations/index.ts';
 import { makeSyncTrigger, type StreamedAudit } from './pipeline/sync-trigger.ts';
 import { makeSyncQueue, parseSyncMessage } from './sync-queue.ts';
 import { loadSyncSettings } from './sync-settings.ts';
@@ -57,8 +55,8 @@ export interface SyncWorkerParts {
   allowPrivateCidrs: string | undefined;
   /** The secrets service's environment load (shared/secrets, secretServiceOf(...).revealEnvironment). */
   load: EnvironmentLoad;
-  /** The destinations' factory (shared/syncs/destinations/index.ts). */
-  makeDestination: DestinationFactory;
+  /** The destinations' factory; default shared/syncs/destinations/index.ts, loaded with the first push. */
+  makeDestination?: DestinationFactory;
   /** Opens a sync's sealed GitHub token (the service's cipher under the sync token's context). */
   openToken: (workspaceId: string, sync: RunnableSync) => Promise<string | undefined>;
 }
@@ -77,7 +75,7 @@ export function syncWorkerOf(parts: SyncWorkerParts) {
     runs: makeSyncRunStore(parts.db),
     reveal: makeSyncReveal(parts.load),
     destinationOf: async (sync, workspaceId) =>
-      parts.makeDestination(sync.destination, {
+      (parts.makeDestination ?? loadedDestination)(sync.destination, {
         workspaceId,
         syncId: sync.id,
         token: await parts.openToken(workspaceId, sync),
@@ -119,3 +117,10 @@ function writeFailingMetric(): void {
   const metrics = [{ Namespace: namespace, Dimensions: [Object.keys(dimensions)], Metrics: [{ Name: name, Unit: 'Count' }] }];
   process.stdout.write(`${JSON.stringify({ _aws: { Timestamp: Date.now(), CloudWatchMetrics: metrics }, ...dimensions, [name]: 1 })}\n`);
 }
+
+/**
+ * The destinations' factory, loaded with the first push: imported statically here, it would put the SDK code the
+ * destinations' chunks share into the cold start of every function that imports this module (the stream fan-out).
+ */
+const loadedDestination: DestinationFactory = async (destination, context) =>
+  (await import('./destinations/index.ts')).makeDestination(destination, context);
