@@ -6,32 +6,22 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { guardedRequest } from '../../../shared/net/guarded-get.ts';
 import { parseAllowedCidrs } from '../../../shared/net/ssrf.ts';
 import { sealForGithub } from '../../../shared/syncs/destinations/github-actions.ts';
-import { DestinationError, makeDestination } from '../../../shared/syncs/destinations/index.ts';
+import { makeDestination } from '../../../shared/syncs/destinations/index.ts';
 import type { DestinationContext } from '../../../shared/syncs/destinations/index.ts';
 import type { Destination } from '../../../shared/syncs/sync-records.ts';
 import { newWorkspace } from '../../support/api.ts';
 import { startGithubStandIn, type GithubStandIn } from '../../support/github-stand-in.ts';
 import { startMoto, type Moto } from '../../support/moto.ts';
 import { newEnvironment } from '../../support/secrets.ts';
+import { destinationContext, refusal } from '../../unit/syncs/support.ts';
 import { awsKey } from '../aws/support.ts';
 
 const TOKEN = 'ghp_stand-in-token-0123456789';
 const LOOPBACK = '127.0.0.0/8';
 const MOTO_KEYS = { accessKeyId: 'test', secretAccessKey: 'test' };
 
-function contextOf(over: Partial<DestinationContext> = {}): DestinationContext {
-  return { workspaceId: 'ws_test', syncId: 'sync_test', ownAccount: false, roleArns: [], allowPrivateCidrs: LOOPBACK, ...over };
-}
-
-/** A DestinationError's message, or a failure of the test when the promise resolves or throws something else. */
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(DestinationError);
-  return (error as Error).message;
-}
+const contextOf = (over: Partial<DestinationContext> = {}) =>
+  destinationContext({ workspaceId: 'ws_test', syncId: 'sync_test', allowPrivateCidrs: LOOPBACK, ...over });
 
 describe('GitHub Actions against the stand-in (which opens every sealed box)', () => {
   let github: GithubStandIn;

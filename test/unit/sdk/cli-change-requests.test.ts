@@ -1,38 +1,15 @@
-// The SDK's CLI is compiled with lib esnext.array (sdk/tsconfig.build.json: Array.fromAsync); this test brings it into
-// the repository's program, which stops at es2024.
-/// <reference lib="esnext.array" />
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../../sdk/src/cli.ts';
-import { fakeApi, ok, refusal, type SeenRequest } from './fake-api.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { secrets, sentPastLookup, useCliHarness } from './cli-harness.ts';
+import { ok, refusal, type SeenRequest } from './fake-api.ts';
 
 /** `secrets change-requests …` and `set|delete … --propose` against a stand-in API (decisions.md v1.4, "Change requests"). */
 describe('the secrets CLI: change requests', () => {
   const VALUE = 'proposed-value-never-printed';
-  let stdout: string[];
-  let stderr: string[];
-  let api: ReturnType<typeof fakeApi>;
   let answer: (request: SeenRequest) => Response | undefined;
+  const { stdout, stderr, api } = useCliHarness({ api: { api: (request) => answer(request) } });
   beforeEach(() => {
-    stdout = [];
-    stderr = [];
     answer = () => undefined;
-    api = fakeApi({ api: (request) => answer(request) });
-    vi.stubGlobal('fetch', api.fetch);
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
-    for (const name of ['SECRETS_ACCESS_KEY_ID', 'SECRETS_AUTH']) vi.stubEnv(name, undefined);
-    vi.stubEnv('SECRETS_API_URL', 'http://127.0.0.1:3000');
-    vi.stubEnv('SECRETS_TOKEN', 'sk_live_unit');
-    vi.stubEnv('SECRETS_PROJECT', 'payments');
-    vi.stubEnv('SECRETS_ENV', 'production');
   });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    vi.unstubAllGlobals();
-    vi.unstubAllEnvs();
-    process.exitCode = undefined;
-  });
-  const secrets = (...args: string[]) => main(['node', 'secrets', ...args]);
   const record = (over: Record<string, unknown> = {}) => ({
     id: 'cr_1',
     environmentId: 'env_1',
@@ -47,8 +24,7 @@ describe('the secrets CLI: change requests', () => {
     ...over,
   });
   /** The requests sent, less the environment's lookup by slugs. */
-  const sent = () =>
-    api.requests.filter((r) => !r.path.includes('/by-slug/')).map((r) => [r.method, r.path, r.body ? JSON.parse(r.body) : undefined]);
+  const sent = () => sentPastLookup(api);
 
   it('set --propose opens a change request of the values instead of writing them: its id on stdout, no value printed', async () => {
     // Prepare

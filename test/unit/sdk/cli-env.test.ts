@@ -1,14 +1,11 @@
-// The SDK's CLI is compiled with lib esnext.array (sdk/tsconfig.build.json: Array.fromAsync); this test brings it into
-// the repository's program, which stops at es2024.
-/// <reference lib="esnext.array" />
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { main } from '../../../sdk/src/cli.ts';
-import { fakeApi, ok } from './fake-api.ts';
+import { secrets as secretsCli, useCliHarness } from './cli-harness.ts';
+import { ok } from './fake-api.ts';
 
 /** The variables of Hardening v1.3 that run a command of the secret's choosing (PS4 with SHELLOPTS=xtrace, …). */
 const GUARDED = ['PS4', 'SHELLOPTS', 'PYTHONWARNINGS', 'BROWSER', 'LD_AUDIT', 'GIT_SSH_COMMAND'];
@@ -18,42 +15,29 @@ const EXPORT_GUARDED = [...GUARDED, 'PATH', 'LD_PRELOAD'];
 const valueOf = (name: string) => `value-of-${name}`;
 const skipLine = (name: string) =>
   `secrets: skipped ${name}: a secret may not set it (it changes how the command starts); pass --allow-env ${name} to allow it\n`;
+/** The bulk reveal's answer: every value, on one page. */
+const revealOf = (values: Record<string, string>) =>
+  ok(
+    Object.entries(values).map(([key, value]) => ({ key, value })),
+    200,
+    { page: { nextCursor: null } },
+  );
 
 describe('`secrets run` and `secrets export` keep the protected variables out', () => {
-  let stdout: string[];
-  let stderr: string[];
   let folder: string;
   let values: Record<string, string>;
+  const { stdout, stderr } = useCliHarness({
+    api: { api: (request) => (request.path.endsWith('/secrets/reveal') ? revealOf(values) : undefined) },
+    env: Object.fromEntries(GUARDED.map((name) => [name, undefined])),
+  });
   beforeEach(() => {
     // Prepare: an environment holding every guarded name and one ordinary key, behind a fake API
-    stdout = [];
-    stderr = [];
     folder = mkdtempSync(join(tmpdir(), 'secrets-env-guard-'));
     values = { API_KEY: 'abc', ...Object.fromEntries(EXPORT_GUARDED.map((name) => [name, valueOf(name)])) };
-    const reveal = () =>
-      ok(
-        Object.entries(values).map(([key, value]) => ({ key, value })),
-        200,
-        { page: { nextCursor: null } },
-      );
-    vi.stubGlobal('fetch', fakeApi({ api: (request) => (request.path.endsWith('/secrets/reveal') ? reveal() : undefined) }).fetch);
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
-    for (const name of ['SECRETS_ACCESS_KEY_ID', 'SECRETS_AUTH', ...GUARDED]) vi.stubEnv(name, undefined);
-    vi.stubEnv('SECRETS_API_URL', 'http://127.0.0.1:3000');
-    vi.stubEnv('SECRETS_TOKEN', 'sk_live_unit');
-    vi.stubEnv('SECRETS_PROJECT', 'payments');
-    vi.stubEnv('SECRETS_ENV', 'production');
   });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    vi.unstubAllGlobals();
-    vi.unstubAllEnvs();
-    rmSync(folder, { recursive: true, force: true });
-    process.exitCode = undefined;
-  });
+  afterEach(() => rmSync(folder, { recursive: true, force: true }));
   /** `secrets …` in this process, without the fallback snapshot (nothing written under the user's cache). */
-  const secrets = (...args: string[]) => main(['node', 'secrets', args[0]!, '--no-fallback', ...args.slice(1)]);
+  const secrets = (...args: string[]) => secretsCli(args[0]!, '--no-fallback', ...args.slice(1));
   /** `secrets run [flags] -- node`, whose command writes the environment it was given to a file; answers it. */
   async function runAndReadEnv(...flags: string[]): Promise<Record<string, string>> {
     const file = join(folder, `env-${flags.length}.json`);
@@ -135,37 +119,16 @@ describe('`secrets run` and `secrets export` keep the protected variables out', 
 const UNWRITABLE = "it's $(touch /tmp/PWNED) value-of-DB_PASSWORD";
 
 describe('secrets export --format dotenv of a value it cannot carry (Hardening v1.4)', () => {
-  let stdout: string[];
-  let stderr: string[];
   let values: Record<string, string>;
-  beforeEach(() => {
-    // Prepare: an environment behind a fake API
-    stdout = [];
-    stderr = [];
-    values = { API_KEY: 'abc', DB_PASSWORD: UNWRITABLE, 'db.host': 'h' };
-    const reveal = () =>
-      ok(
-        Object.entries(values).map(([key, value]) => ({ key, value })),
-        200,
-        { page: { nextCursor: null } },
-      );
-    vi.stubGlobal('fetch', fakeApi({ api: (request) => (request.path.endsWith('/secrets/reveal') ? reveal() : undefined) }).fetch);
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
-    for (const name of ['SECRETS_ACCESS_KEY_ID', 'SECRETS_AUTH']) vi.stubEnv(name, undefined);
-    vi.stubEnv('SECRETS_API_URL', 'http://127.0.0.1:3000');
-    vi.stubEnv('SECRETS_TOKEN', 'sk_live_unit');
-    vi.stubEnv('SECRETS_PROJECT', 'payments');
-    vi.stubEnv('SECRETS_ENV', 'production');
+  // Prepare: an environment behind a fake API
+  const { stdout, stderr } = useCliHarness({
+    api: { api: (request) => (request.path.endsWith('/secrets/reveal') ? revealOf(values) : undefined) },
   });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    vi.unstubAllGlobals();
-    vi.unstubAllEnvs();
-    process.exitCode = undefined;
+  beforeEach(() => {
+    values = { API_KEY: 'abc', DB_PASSWORD: UNWRITABLE, 'db.host': 'h' };
   });
   /** `secrets export …` in this process, without the fallback snapshot (nothing written under the user's cache). */
-  const exportAs = (format: string) => main(['node', 'secrets', 'export', '--no-fallback', '--format', format]);
+  const exportAs = (format: string) => secretsCli('export', '--no-fallback', '--format', format);
 
   it('exits 2 naming the key, never the value, and prints nothing on stdout', async () => {
     // Act

@@ -4,10 +4,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CredentialError, githubActionsToken, oidcTokenSource, resolveCredential, type AuthFlags } from '../../../sdk/src/cli-auth.ts';
-import { main } from '../../../sdk/src/cli.ts';
-import { fakeApi, ok } from './fake-api.ts';
+import { secrets, useCliHarness } from './cli-harness.ts';
+import { ok } from './fake-api.ts';
 
 describe('the CLI credential: flags before environment variables', () => {
   it.each<[string, AuthFlags, Record<string, string>, unknown]>([
@@ -175,41 +175,21 @@ describe('the OIDC token of the CLI', () => {
 });
 
 describe('`secrets login` and commands that log in', () => {
-  let stdout: string[];
-  let stderr: string[];
-  let api: ReturnType<typeof fakeApi>;
-  beforeEach(() => {
-    stdout = [];
-    stderr = [];
-    api = fakeApi({
+  const { stdout, stderr, api } = useCliHarness({
+    api: {
       login: (n, body) =>
         ok({ token: `st_login_${n}`, expiresAt: '2030-01-01T00:00:00.000Z', accessKeyId: body.accessKeyId, identityId: 'mid_1' }),
-    });
-    vi.stubGlobal('fetch', api.fetch);
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
-    for (const name of [
-      'SECRETS_API_URL',
-      'SECRETS_TOKEN',
-      'SECRETS_ACCESS_KEY_ID',
-      'SECRETS_AUTH',
-      'SECRETS_OIDC_TOKEN_FILE',
-      'SECRETS_OIDC_TOKEN',
-      'SECRETS_PROJECT',
-      'SECRETS_ENV',
-      'ACTIONS_ID_TOKEN_REQUEST_URL',
-    ])
-      vi.stubEnv(name, undefined);
-    vi.stubEnv('SECRETS_API_URL', 'http://127.0.0.1:3000');
-    vi.stubEnv('SECRETS_OIDC_TOKEN', 'eyJ.cli.jwt');
+    },
+    // No token, project or environment: each test logs in, and names what it exports.
+    env: {
+      SECRETS_TOKEN: undefined,
+      SECRETS_OIDC_TOKEN_FILE: undefined,
+      SECRETS_OIDC_TOKEN: 'eyJ.cli.jwt',
+      SECRETS_PROJECT: undefined,
+      SECRETS_ENV: undefined,
+      ACTIONS_ID_TOKEN_REQUEST_URL: undefined,
+    },
   });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    vi.unstubAllGlobals();
-    vi.unstubAllEnvs();
-    process.exitCode = undefined;
-  });
-  const secrets = (...args: string[]) => main(['node', 'secrets', ...args]);
 
   it('--format env prints SECRETS_TOKEN=… and nothing else on stdout', async () => {
     // Act

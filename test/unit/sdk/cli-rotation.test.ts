@@ -1,9 +1,6 @@
-// The SDK's CLI is compiled with lib esnext.array (sdk/tsconfig.build.json: Array.fromAsync); this test brings it into
-// the repository's program, which stops at es2024.
-/// <reference lib="esnext.array" />
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../../sdk/src/cli.ts';
-import { fakeApi, ok, refusal, type SeenRequest } from './fake-api.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { secrets, useCliHarness } from './cli-harness.ts';
+import { ok, refusal, type SeenRequest } from './fake-api.ts';
 
 const ARN = 'arn:aws:lambda:us-east-1:123456789012:function:rotate-postgres';
 const SECRET = {
@@ -23,37 +20,19 @@ const ROTATION = {
 };
 
 describe('`secrets rotation` and `secrets rotate`', () => {
-  let stdout: string[];
-  let stderr: string[];
-  let api: ReturnType<typeof fakeApi>;
   let answer: (request: SeenRequest) => Response | undefined;
-  beforeEach(() => {
-    stdout = [];
-    stderr = [];
-    answer = () => undefined;
-    // The key's id comes from the environment's list, as for `history` and `rollback`; `answer` answers the secret's routes.
-    api = fakeApi({
+  // The key's id comes from the environment's list, as for `history` and `rollback`; `answer` answers the secret's routes.
+  const { stdout, stderr, api } = useCliHarness({
+    api: {
       api: (request) => {
         if (request.path === '/api/v1/environments/env_1/secrets') return ok([SECRET], 200, { page: { nextCursor: null } });
         return request.path.startsWith('/api/v1/secrets/') ? answer(request) : undefined;
       },
-    });
-    vi.stubGlobal('fetch', api.fetch);
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
-    for (const name of ['SECRETS_ACCESS_KEY_ID', 'SECRETS_AUTH']) vi.stubEnv(name, undefined);
-    vi.stubEnv('SECRETS_API_URL', 'http://127.0.0.1:3000');
-    vi.stubEnv('SECRETS_TOKEN', 'sk_live_unit');
-    vi.stubEnv('SECRETS_PROJECT', 'payments');
-    vi.stubEnv('SECRETS_ENV', 'production');
+    },
   });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    vi.unstubAllGlobals();
-    vi.unstubAllEnvs();
-    process.exitCode = undefined;
+  beforeEach(() => {
+    answer = () => undefined;
   });
-  const secrets = (...args: string[]) => main(['node', 'secrets', ...args]);
   /** The requests past the key's lookup (environment by slugs, then its secrets). */
   const sent = () => api.requests.slice(2).map((r) => [r.method, r.path, r.body ? JSON.parse(r.body) : undefined]);
 

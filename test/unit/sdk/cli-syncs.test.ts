@@ -1,39 +1,16 @@
-// The SDK's CLI is compiled with lib esnext.array (sdk/tsconfig.build.json: Array.fromAsync); this test brings it into
-// the repository's program, which stops at es2024.
-/// <reference lib="esnext.array" />
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../../sdk/src/cli.ts';
-import { fakeApi, ok, type SeenRequest } from './fake-api.ts';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { secrets, sentPastLookup, useCliHarness } from './cli-harness.ts';
+import { ok, type SeenRequest } from './fake-api.ts';
 
 /** `secrets syncs …` against a stand-in API (decisions.md v1.4, "Syncs"). */
 describe('the secrets CLI: syncs', () => {
   const TOKEN = 'ghp_cli_token_never_printed';
-  let stdout: string[];
-  let stderr: string[];
-  let api: ReturnType<typeof fakeApi>;
   let answer: (request: SeenRequest) => Response | undefined;
+  const { stdout, stderr, api } = useCliHarness({ api: { api: (request) => answer(request) }, env: { SECRETS_SYNC_TOKEN: undefined } });
   beforeEach(() => {
-    stdout = [];
-    stderr = [];
     answer = () => undefined;
-    api = fakeApi({ api: (request) => answer(request) });
-    vi.stubGlobal('fetch', api.fetch);
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
-    for (const name of ['SECRETS_ACCESS_KEY_ID', 'SECRETS_AUTH', 'SECRETS_SYNC_TOKEN']) vi.stubEnv(name, undefined);
-    vi.stubEnv('SECRETS_API_URL', 'http://127.0.0.1:3000');
-    vi.stubEnv('SECRETS_TOKEN', 'sk_live_unit');
-    vi.stubEnv('SECRETS_PROJECT', 'payments');
-    vi.stubEnv('SECRETS_ENV', 'production');
   });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    vi.unstubAllGlobals();
-    vi.unstubAllEnvs();
-    process.exitCode = undefined;
-  });
-  const secrets = (...args: string[]) => main(['node', 'secrets', ...args]);
   const sync = (over: Record<string, unknown> = {}) => ({
     id: 'sync_1',
     environmentId: 'env_1',
@@ -46,8 +23,7 @@ describe('the secrets CLI: syncs', () => {
     createdAt: '2026-05-01T00:00:00.000Z',
     ...over,
   });
-  const sent = () =>
-    api.requests.filter((r) => !r.path.includes('/by-slug/')).map((r) => [r.method, r.path, r.body ? JSON.parse(r.body) : undefined]);
+  const sent = () => sentPastLookup(api);
 
   it('create --github-repo reads the token from SECRETS_SYNC_TOKEN, never prints it, and prints the id alone', async () => {
     vi.stubEnv('SECRETS_SYNC_TOKEN', TOKEN);

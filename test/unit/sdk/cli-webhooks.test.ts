@@ -1,11 +1,8 @@
-// The SDK's CLI is compiled with lib esnext.array (sdk/tsconfig.build.json: Array.fromAsync); this test brings it into
-// the repository's program, which stops at es2024.
-/// <reference lib="esnext.array" />
 import { InvalidArgumentError } from 'commander';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../../sdk/src/cli.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { instant } from '../../../sdk/src/cli-webhooks.ts';
-import { fakeApi, ok, type SeenRequest } from './fake-api.ts';
+import { secrets as secretsCli, useCliHarness } from './cli-harness.ts';
+import { ok, type SeenRequest } from './fake-api.ts';
 
 const NOW = Date.parse('2026-05-10T12:00:00.000Z');
 
@@ -39,29 +36,15 @@ describe('instant: --since and --until', () => {
 
 describe('`secrets webhooks` output', () => {
   const SECRET = 'whsec_unit-test-secret-that-must-stay-on-stdout-1234';
-  let stdout: string[];
-  let stderr: string[];
-  let api: ReturnType<typeof fakeApi>;
   let answer: (request: SeenRequest) => Response | undefined;
+  const { stdout, stderr, api } = useCliHarness({
+    api: { api: (request) => answer(request) },
+    env: { SECRETS_PROJECT: undefined, SECRETS_ENV: undefined },
+  });
   beforeEach(() => {
-    stdout = [];
-    stderr = [];
     answer = () => undefined;
-    api = fakeApi({ api: (request) => answer(request) });
-    vi.stubGlobal('fetch', api.fetch);
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
-    for (const name of ['SECRETS_ACCESS_KEY_ID', 'SECRETS_AUTH', 'SECRETS_PROJECT', 'SECRETS_ENV']) vi.stubEnv(name, undefined);
-    vi.stubEnv('SECRETS_API_URL', 'http://127.0.0.1:3000');
-    vi.stubEnv('SECRETS_TOKEN', 'sk_live_unit');
   });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    vi.unstubAllGlobals();
-    vi.unstubAllEnvs();
-    process.exitCode = undefined;
-  });
-  const secrets = (...args: string[]) => main(['node', 'secrets', 'webhooks', ...args]);
+  const secrets = (...args: string[]) => secretsCli('webhooks', ...args);
   const endpoint = {
     id: 'we_1',
     url: 'https://hooks.example/in',

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../../sdk/src/cli.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createClient } from '../../../sdk/src/client.ts';
 import { ApiError } from '../../../sdk/src/errors.ts';
+import { secrets, useCliHarness } from './cli-harness.ts';
 import { fakeApi, ok, refusal, type SeenRequest } from './fake-api.ts';
 
 const REVEALED = { id: 'sec_1', key: 'DATABASE_URL', version: 3, value: 'postgres://db' };
@@ -55,33 +55,16 @@ describe('the SDK reveals one value by id and by path', () => {
 });
 
 describe('`secrets get`', () => {
-  let stdout: string[];
-  let stderr: string[];
   let answer: (request: SeenRequest) => Response | undefined;
-  let requests: SeenRequest[];
+  // Prepare: a fake API and the connection in the environment
+  const {
+    stdout,
+    stderr,
+    api: { requests },
+  } = useCliHarness({ api: { api: (request) => answer(request) } });
   beforeEach(() => {
-    // Prepare: a fake API and the connection in the environment
-    stdout = [];
-    stderr = [];
     answer = answerReveal;
-    const api = fakeApi({ api: (request) => answer(request) });
-    requests = api.requests;
-    vi.stubGlobal('fetch', api.fetch);
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (stdout.push(String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => (stderr.push(String(chunk)), true));
-    for (const name of ['SECRETS_ACCESS_KEY_ID', 'SECRETS_AUTH']) vi.stubEnv(name, undefined);
-    vi.stubEnv('SECRETS_API_URL', 'http://127.0.0.1:3000');
-    vi.stubEnv('SECRETS_TOKEN', 'sk_live_unit');
-    vi.stubEnv('SECRETS_PROJECT', 'payments');
-    vi.stubEnv('SECRETS_ENV', 'production');
   });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    vi.unstubAllGlobals();
-    vi.unstubAllEnvs();
-    process.exitCode = undefined;
-  });
-  const secrets = (...args: string[]) => main(['node', 'secrets', ...args]);
 
   it('--raw reveals the path with ?raw=true and prints the text alone', async () => {
     // Prepare

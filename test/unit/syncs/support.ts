@@ -1,15 +1,58 @@
+import { expect } from 'vitest';
 import { compilePolicy } from '../../../shared/access/access-policy.ts';
 import { roleAuthority } from '../../../shared/access/permissions.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
 import { ConflictError, LimitExceededError, NotFoundError } from '../../../shared/platform/errors.ts';
 import type { Principal } from '../../../shared/platform/principal.ts';
+import { DestinationError, type DestinationContext } from '../../../shared/syncs/destinations/destination.ts';
 import type { SyncMessage } from '../../../shared/syncs/sync-queue.ts';
 import type { SyncRecord } from '../../../shared/syncs/sync-records.ts';
 import { makeSyncService } from '../../../shared/syncs/sync-service.ts';
 import { MAX_SYNCS, type SyncChanges, type SyncEnvironment } from '../../../shared/syncs/sync-store.ts';
 import { fakeCipher, fakeClock, principal } from '../support/fakes.ts';
 
-/** The syncs service over an in-memory store that keeps the real store's rules: the cap, the revision condition. */
+/**
+ * Fixtures of the syncs tests: a stored sync, a destination's context, and the syncs service over an in-memory store
+ * that keeps the real store's rules (the cap, the revision condition).
+ */
+
+/** A stored sync: Parameter Store under `/app/` for the environment `env_prod` of project `app`, pending, revision 1. */
+export function syncRecord(over: Partial<SyncRecord> = {}): SyncRecord {
+  return {
+    id: 'sync_1',
+    accountId: 'acc_1',
+    environmentId: 'env_prod',
+    projectId: 'prj_1',
+    projectSlug: 'app',
+    envSlug: 'prod',
+    destination: { type: 'aws-ssm', region: 'eu-west-1', pathPrefix: '/app/' },
+    keys: '**',
+    prune: false,
+    status: 'pending',
+    lastSyncedAt: null,
+    lastError: null,
+    failingSince: null,
+    createdAt: '2026-12-01T00:00:00.000Z',
+    updatedAt: '2026-12-01T00:00:00.000Z',
+    revision: 1,
+    ...over,
+  };
+}
+
+/** What a destination is made with: workspace `ws_1`, sync `sync_1`, no token, no own account, no role allowed. */
+export function destinationContext(over: Partial<DestinationContext> = {}): DestinationContext {
+  return { workspaceId: 'ws_1', syncId: 'sync_1', ownAccount: false, roleArns: [], allowPrivateCidrs: '', ...over };
+}
+
+/** A DestinationError's message, or a failure of the test when the promise resolves or throws something else. */
+export async function refusal(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(DestinationError);
+  return (error as Error).message;
+}
 
 export const ENV: SyncEnvironment = { environmentId: 'env_01', projectId: 'proj_01', projectSlug: 'app', envSlug: 'prod' };
 export const OTHER_ENV: SyncEnvironment = { environmentId: 'env_02', projectId: 'proj_02', projectSlug: 'billing', envSlug: 'prod' };

@@ -1,31 +1,22 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { makeSyncStore, MAX_SYNCS, syncOfItem } from '../../../shared/syncs/sync-store.ts';
-import type { SyncRecord } from '../../../shared/syncs/sync-records.ts';
 import { caught } from '../support/fakes.ts';
 import { audit, mockedDb, transactionFailedAt, WS } from '../webhooks/store-support.ts';
+import { syncRecord } from './support.ts';
 
 const SYNC = 'sync_01JX0000000000000000000000';
 const sealed = { ciphertext: 'Y2lwaGVy', iv: 'aXY=', tag: 'dGFn', encryptedDataKey: 'ZGs=' };
-const record: SyncRecord = {
+const record = syncRecord({
   id: SYNC,
   accountId: 'acc_x',
   environmentId: 'env_01',
   projectId: 'proj_01',
-  projectSlug: 'app',
-  envSlug: 'prod',
   destination: { type: 'github-actions', repository: 'acme/web' },
   sealedToken: sealed,
-  keys: '**',
-  prune: false,
-  status: 'pending',
-  lastSyncedAt: null,
-  lastError: null,
-  failingSince: null,
   createdAt: '2026-12-07T06:00:00.000Z',
   updatedAt: '2026-12-07T06:00:00.000Z',
-  revision: 1,
-};
+});
 const pager = { queryPage: async () => ({ items: [], nextCursor: null, hasMore: false }) } as never;
 
 describe('sync store', () => {

@@ -4,12 +4,11 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AwsClientConfig, awsClient, checkOwnAccount, checkRoleArn } from '../../../../shared/syncs/destinations/aws-credentials.ts';
 import { DestinationError, type DestinationContext } from '../../../../shared/syncs/destinations/destination.ts';
+import { destinationContext } from '../support.ts';
 
 const PATTERNS = ['arn:aws:iam::*:role/secrets-sync-*'];
 
-function contextOf(over: Partial<DestinationContext> = {}): DestinationContext {
-  return { workspaceId: 'ws_1', syncId: 'sync_1', ownAccount: false, roleArns: PATTERNS, allowPrivateCidrs: '', ...over };
-}
+const contextOf = (over: Partial<DestinationContext> = {}) => destinationContext({ roleArns: PATTERNS, ...over });
 
 const refusalOf = (act: () => unknown) => {
   try {

@@ -9,10 +9,11 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { jsonValue, makeAwsSecretsManagerDestination } from '../../../../shared/syncs/destinations/aws-secrets-manager.ts';
-import { DestinationError, type DestinationContext } from '../../../../shared/syncs/destinations/destination.ts';
+import { DestinationError } from '../../../../shared/syncs/destinations/destination.ts';
 import type { AwsSecretsManagerDestination } from '../../../../shared/syncs/sync-records.ts';
+import { destinationContext } from '../support.ts';
 
-const context: DestinationContext = { workspaceId: 'ws_1', syncId: 'sync_1', ownAccount: true, roleArns: [], allowPrivateCidrs: '' };
+const context = destinationContext({ ownAccount: true });
 const awsError = (name: string, message: string) => Object.assign(new Error(message), { name, $metadata: { httpStatusCode: 400 } });
 const DELETED = "You can't perform this operation on the secret because it was marked for deletion.";
 const perKey: AwsSecretsManagerDestination = {

@@ -2,20 +2,11 @@ import { DeleteParameterCommand, PutParameterCommand, SSMClient } from '@aws-sdk
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeAwsSsmDestination } from '../../../../shared/syncs/destinations/aws-ssm.ts';
-import { DestinationError, type DestinationContext } from '../../../../shared/syncs/destinations/destination.ts';
+import { destinationContext, refusal } from '../support.ts';
 
-const context: DestinationContext = { workspaceId: 'ws_1', syncId: 'sync_1', ownAccount: true, roleArns: [], allowPrivateCidrs: '' };
+const context = destinationContext({ ownAccount: true });
 const awsError = (name: string, message: string, status = 400) =>
   Object.assign(new Error(message), { name, $metadata: { httpStatusCode: status } });
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(DestinationError);
-  return (error as Error).message;
-}
 
 describe('the Parameter Store destination (aws-ssm.ts)', () => {
   const ssm = mockClient(SSMClient);

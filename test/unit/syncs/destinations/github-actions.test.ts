@@ -3,19 +3,13 @@ import sodium from 'libsodium-wrappers';
 type KeyPair = { publicKey: Uint8Array; privateKey: Uint8Array };
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { GuardedGetResult, GuardedRequestOptions } from '../../../../shared/net/guarded-get.ts';
-import { DestinationError, type DestinationContext } from '../../../../shared/syncs/destinations/destination.ts';
+import { DestinationError } from '../../../../shared/syncs/destinations/destination.ts';
 import { githubSecretName, makeGithubActionsDestination } from '../../../../shared/syncs/destinations/github-actions.ts';
 import type { GithubActionsDestination } from '../../../../shared/syncs/sync-records.ts';
+import { destinationContext, refusal } from '../support.ts';
 
 const TOKEN = 'ghp_unit-test-token-abcdef';
-const context: DestinationContext = {
-  workspaceId: 'ws_1',
-  syncId: 'sync_1',
-  token: TOKEN,
-  ownAccount: false,
-  roleArns: [],
-  allowPrivateCidrs: '',
-};
+const context = destinationContext({ token: TOKEN });
 const repository: GithubActionsDestination = { type: 'github-actions', repository: 'acme/web' };
 
 interface Sent {
@@ -41,15 +35,6 @@ const json = (statusCode: number, body: unknown): GuardedGetResult => ({
   statusCode,
   body: Buffer.from(body === undefined ? '' : JSON.stringify(body)),
 });
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(DestinationError);
-  return (error as Error).message;
-}
 
 describe('the GitHub Actions destination (github-actions.ts)', () => {
   let pair: KeyPair;

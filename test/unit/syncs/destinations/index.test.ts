@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeDestination } from '../../../../shared/syncs/destinations/index.ts';
-import type { DestinationContext } from '../../../../shared/syncs/destinations/index.ts';
+import { destinationContext } from '../support.ts';
 
-const context: DestinationContext = {
-  workspaceId: 'ws_1',
-  syncId: 'sync_1',
-  token: 't',
-  ownAccount: true,
-  roleArns: [],
-  allowPrivateCidrs: '',
-};
+const context = destinationContext({ token: 't', ownAccount: true });
 
 describe('makeDestination (destinations/index.ts)', () => {
   it("picks the module of the configuration's type", async () => {

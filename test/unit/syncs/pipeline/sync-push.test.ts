@@ -5,32 +5,12 @@ import { FAILING_AFTER_MS } from '../../../../shared/syncs/pipeline/sync-failure
 import { makeSyncPush } from '../../../../shared/syncs/pipeline/sync-push.ts';
 import type { PushOutcome, RunnableSync } from '../../../../shared/syncs/pipeline/sync-run-store.ts';
 import type { SyncMessage } from '../../../../shared/syncs/sync-queue.ts';
+import { syncRecord } from '../support.ts';
 
 const T = Date.parse('2026-12-07T10:00:00.000Z');
 const silent = { info() {}, warn() {}, error() {}, debug() {} } as never;
 
-function runnable(over: Partial<RunnableSync> = {}): RunnableSync {
-  return {
-    id: 'sync_1',
-    accountId: 'acc_1',
-    environmentId: 'env_prod',
-    projectId: 'prj_1',
-    projectSlug: 'app',
-    envSlug: 'prod',
-    destination: { type: 'aws-ssm', region: 'eu-west-1', pathPrefix: '/app/' },
-    keys: '**',
-    prune: false,
-    status: 'pending',
-    lastSyncedAt: null,
-    lastError: null,
-    failingSince: null,
-    createdAt: '2026-12-01T00:00:00.000Z',
-    updatedAt: '2026-12-01T00:00:00.000Z',
-    revision: 1,
-    pushedThrough: 0,
-    ...over,
-  };
-}
+const runnable = (over: Partial<RunnableSync> = {}): RunnableSync => ({ ...syncRecord(), pushedThrough: 0, ...over });
 
 /** The environment's current values, a destination that records what it is asked, and the sync's item. */
 function harness(

@@ -3,30 +3,11 @@ import type { Dependent } from '../../../../shared/references/index.ts';
 import { makeSyncTrigger, type StreamedAudit } from '../../../../shared/syncs/pipeline/sync-trigger.ts';
 import type { SyncMessage } from '../../../../shared/syncs/sync-queue.ts';
 import type { SyncRecord } from '../../../../shared/syncs/sync-records.ts';
+import { syncRecord } from '../support.ts';
 
 const T = Date.parse('2026-12-07T10:00:00.000Z');
 
-function sync(id: string, over: Partial<SyncRecord> = {}): SyncRecord {
-  return {
-    id,
-    accountId: 'acc_1',
-    environmentId: 'env_prod',
-    projectId: 'prj_1',
-    projectSlug: 'app',
-    envSlug: 'prod',
-    destination: { type: 'aws-ssm', region: 'eu-west-1', pathPrefix: '/app/' },
-    keys: '**',
-    prune: false,
-    status: 'ok',
-    lastSyncedAt: null,
-    lastError: null,
-    failingSince: null,
-    createdAt: '2026-12-01T00:00:00.000Z',
-    updatedAt: '2026-12-01T00:00:00.000Z',
-    revision: 1,
-    ...over,
-  };
-}
+const sync = (id: string, over: Partial<SyncRecord> = {}): SyncRecord => syncRecord({ id, status: 'ok', ...over });
 
 function audit(action: string, key: string, over: Partial<StreamedAudit> = {}, at = T): StreamedAudit {
   return {
