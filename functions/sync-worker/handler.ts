@@ -4,7 +4,7 @@ import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 import { makeSqsClient } from '../../shared/platform/clients/sqs.ts';
 import { secretServiceOf, secretsStore } from '../../shared/secrets/secret-wiring.ts';
-import { syncWorkerOf } from '../../shared/syncs/pipeline-wiring.ts';
+import { syncWorkerOf } from '../../shared/syncs/worker-wiring.ts';
 
 /**
  * The sync worker's function (decisions.md v1.4, "Syncs"): consumes the sync queue, one push of one sync per message

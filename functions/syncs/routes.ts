@@ -5,7 +5,7 @@ import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../..
 import { idSchema, pageQuerySchema } from '../../shared/platform/http/schemas.ts';
 import type { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import { MAX_SYNCS, type SyncService } from '../../shared/syncs/index.ts';
-import { destinationInputSchema, destinationPatchSchema, keysPatternSchema, syncAnswer } from '../../shared/syncs/sync-schemas.ts';
+import { destinationInputSchema, destinationPatchSchema, keysPatternSchema, syncAnswer } from '../../shared/syncs/sync-wiring.ts';
 
 type RouteKey = (typeof ROUTE_GROUPS)['syncs'][number];
 

@@ -3,9 +3,9 @@
  * syncs the stream fan-out routes changes with. The service, the pipeline and the destinations are built by the
  * syncs' functions through their wiring. Entry modules besides this file (architecture.test.ts reads these lines,
  * as a package's `exports` map):
- * @entry sync-schemas.ts what the syncs routes accept and answer, for them and the API description
- * @entry sync-wiring.ts the service as functions/syncs builds it
- * @entry pipeline-wiring.ts the trigger the stream fan-out runs and the sync worker, as their functions build them
+ * @entry sync-wiring.ts the service as functions/syncs builds it, and what its routes accept and answer
+ * @entry pipeline-wiring.ts the trigger the stream fan-out runs beside the webhooks'
+ * @entry worker-wiring.ts the sync worker as its function builds it (its destinations loaded with the first push)
  */
 export {
   DESTINATION_TYPES,

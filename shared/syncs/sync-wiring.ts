@@ -9,6 +9,8 @@ import { makeSyncService } from './sync-service.ts';
 import { makeSyncStore } from './sync-store.ts';
 
 export type { SyncService } from './sync-service.ts';
+/** What the syncs routes accept and answer, for them and the API description. */
+export { destinationInputSchema, destinationPatchSchema, keysPatternSchema, syncAnswer } from './sync-schemas.ts';
 
 /**
  * The syncs service as its function builds it once per container. The queue and the SSRF guard load on their first

@@ -87,7 +87,7 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // (the SDK's Query protocol and XML parser, for STS) lands in the shared chunks its cold start reads. To mend: the
   // worker imports the factory from a module the fan-out does not reach (measured 1.183: 278,041 B, under the old
   // pin), which needs a fourth entry of shared/syncs (test/unit/architecture.test.ts allows three).
-  'webhook-fanout': 1.28, // 1.263: 296,760 B over 234,962 B; 1.181: 277,593 B over 235,049 B with the syncs' trigger (issue 50: 2.8 KB at cold start; the key matcher on first use); 1.158: 270,496 B over 233,593 B (1.146 before issue 34; 1.132: 269,143 B over 237,754 B before)
+  'webhook-fanout': 1.19, // 1.183: 278,041 B over 234,962 B with the syncs' trigger (1.263 while it imported the worker's wiring; 1.181: 277,593 B before the destinations) (issue 50: 2.8 KB at cold start; the key matcher on first use); 1.158: 270,496 B over 233,593 B (1.146 before issue 34; 1.132: 269,143 B over 237,754 B before)
   // Issue 47: purging moved to the secret purger, so the deleted-secrets store left (-10.7 KB) and its floor lost
   // BatchWriteItem and TransactWriteItems.
   'delivery-sweeper': 1.12, // 1.101: 257,224 B over 233,593 B (1.127: 267,898 B over 237,754 B with the purge)
