@@ -15,14 +15,22 @@ export const MAX_SSM_PREFIX = 755;
 /** Secrets Manager's longest name (512) less the longest key (256). */
 export const MAX_SECRETS_MANAGER_PREFIX = 256;
 
-const REPOSITORY = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/(?!\.\.?$)[A-Za-z0-9._-]{1,100}$/;
+// No lookahead (the API description's patterns are plain regular expressions every client can read): `.` and `..`,
+// which GitHub refuses as names, are refused by a check of their own.
+const REPOSITORY = /^[A-Za-z0-9][A-Za-z0-9-]{0,38}\/[A-Za-z0-9._-]{1,100}$/;
 const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/;
 const ROLE_ARN = /^arn:aws(?:-[a-z]+)*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 
 /** A key pattern, as a permission rule's `keys` (the glob of shared/access/glob.ts): 1 to 256 characters. */
 export const keysPatternSchema = once(() => z.string().check(minUnits(1), maxUnits(256)));
 
-const repositorySchema = once(() => z.string().check(maxUnits(140), z.regex(REPOSITORY, 'must be owner/repo as GitHub names them')));
+const repositorySchema = once(() =>
+  z.string().check(
+    maxUnits(140),
+    z.regex(REPOSITORY, 'must be owner/repo as GitHub names them'),
+    z.refine((value) => !/\/\.\.?$/.test(value), { error: 'must be owner/repo as GitHub names them' }),
+  ),
+);
 const githubEnvironmentSchema = once(() =>
   z.string().check(minUnits(1), maxUnits(255), z.regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters')),
 );

@@ -47,9 +47,16 @@ describe('the API under generated requests', () => {
         body: { environmentId: env.id, title: 'fuzz', changes: [{ key: 'FUZZ_KEY', value: 'proposed' }] },
       })
     ).body.data;
+    const sync = (
+      await call('POST', '/api/v1/syncs', {
+        token,
+        body: { environmentId: env.id, destination: { type: 'aws-ssm', region: 'us-east-1', pathPrefix: '/fuzz/' } },
+      })
+    ).body.data;
     tokens = { apiKey: token, machine: accessKey.token };
     fixtures = makeFixtures({
       changeRequestId: changeRequest.id,
+      syncId: sync.id,
       project,
       env,
       secret,
@@ -87,7 +94,14 @@ type Made = { project: { id: string; slug: string }; env: { id: string; slug: st
 
 /** Path values and field generators from the objects made for the run: most requests reach a real object. */
 function makeFixtures(
-  made: Made & { accessKeyId: string; endpointId: string; deliveryId: string; changeRequestId: string; receiverPort: number },
+  made: Made & {
+    accessKeyId: string;
+    endpointId: string;
+    deliveryId: string;
+    changeRequestId: string;
+    syncId: string;
+    receiverPort: number;
+  },
 ): Fixtures {
   const byParam: Record<string, { value: string; prefix?: string }> = {
     projectId: { value: made.project.id, prefix: 'proj' },
@@ -103,6 +117,7 @@ function makeFixtures(
     ['/api/v1/webhooks/', { value: made.endpointId, prefix: 'we' }],
     ['/api/v1/webhook-deliveries/', { value: made.deliveryId, prefix: 'whd' }],
     ['/api/v1/change-requests/', { value: made.changeRequestId, prefix: 'cr' }],
+    ['/api/v1/syncs/', { value: made.syncId, prefix: 'sync' }],
   ];
   const path = `${made.project.slug}/${made.env.slug}/FUZZ_KEY`;
   return {

@@ -35,6 +35,8 @@ describe('syncs: what a create accepts, each refusal naming the field and the ru
     expect(await verdict(() => create({ ...github, repository: `o/${'r'.repeat(101)}` }))).toMatch(/^destination\.repository/);
     expect(await verdict(() => create({ ...github, repository: 'acme' }))).toMatch(/^destination\.repository/);
     expect(await verdict(() => create({ ...github, repository: 'acme/..' }))).toMatch(/^destination\.repository/);
+    expect(await verdict(() => create({ ...github, repository: 'acme/.' }))).toMatch(/^destination\.repository/);
+    expect(await verdict(() => create({ ...github, repository: 'acme/..x' }))).toBe('ok');
     expect(await verdict(() => create({ ...github, token: 'a b' }))).toMatch(/^destination\.token: must be printable ASCII/);
     expect(await verdict(() => create({ ...github, token: 'x'.repeat(1024) }))).toBe('ok');
     expect(await verdict(() => create({ ...github, token: 'x'.repeat(1025) }))).toMatch(/^destination\.token/);
