@@ -21,6 +21,13 @@ export const SYNC_FAILING_METRIC = {
   dimensions: { service: 'syncs' },
 } as const;
 
+/** One Embedded Metric Format line counting 1 of `metric` (a changed audit entry, a sync become failing). */
+export function countLine(metric: { namespace: string; name: string; dimensions: Record<string, string> }, now = Date.now()): string {
+  const { namespace, name, dimensions } = metric;
+  const metrics = [{ Namespace: namespace, Dimensions: [Object.keys(dimensions)], Metrics: [{ Name: name, Unit: 'Count' }] }];
+  return `${JSON.stringify({ _aws: { Timestamp: now, CloudWatchMetrics: metrics }, ...dimensions, [name]: 1 })}\n`;
+}
+
 /** Metrics off: POWERTOOLS_METRICS_DISABLED when set (1, y, yes, t, true, on), else POWERTOOLS_DEV, as Powertools read them. */
 export function metricsDisabled(env: NodeJS.ProcessEnv): boolean {
   const truthy = (value: string | undefined) => ['1', 'y', 'yes', 't', 'true', 'on'].includes((value ?? '').trim().toLowerCase());

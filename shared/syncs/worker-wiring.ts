@@ -2,7 +2,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/logger.ts';
-import { SYNC_FAILING_METRIC } from '../platform/metrics-env.ts';
+import { countLine, SYNC_FAILING_METRIC } from '../platform/metrics-env.ts';
 import type { Db } from '../platform/store/send.ts';
 import type { DestinationFactory } from './destinations/destination.ts';
 import { makeSyncPush } from './pipeline/sync-push.ts';
@@ -84,12 +84,8 @@ export function syncWorkerOf(parts: SyncWorkerParts) {
   };
 }
 
-/** One Embedded Metric Format line: a sync became failing (lib/service-metrics.ts alarms on it). */
-function writeFailingMetric(): void {
-  const { namespace, name, dimensions } = SYNC_FAILING_METRIC;
-  const metrics = [{ Namespace: namespace, Dimensions: [Object.keys(dimensions)], Metrics: [{ Name: name, Unit: 'Count' }] }];
-  process.stdout.write(`${JSON.stringify({ _aws: { Timestamp: Date.now(), CloudWatchMetrics: metrics }, ...dimensions, [name]: 1 })}\n`);
-}
+/** A sync became failing (lib/service-metrics.ts alarms on it). */
+const writeFailingMetric = () => void process.stdout.write(countLine(SYNC_FAILING_METRIC));
 
 /**
  * The destinations' factory, loaded with the first push: imported statically here, it would put the SDK code the

@@ -1,7 +1,6 @@
 import { iso } from '../../platform/clock.ts';
-import type { RunnableSync } from './sync-run-store.ts';
 import type { SyncMessage } from '../sync-queue.ts';
-import type { PushOutcome } from './sync-run-store.ts';
+import type { PushOutcome, RunnableSync } from './sync-run-store.ts';
 
 /**
  * How a sync fails (decisions.md v1.4, "Syncs"): a failed push is retried on the webhook pipeline's schedule (1 min,

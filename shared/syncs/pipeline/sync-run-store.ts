@@ -1,9 +1,9 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type AuditEntry, auditPut } from '../../audit/index.ts';
 import { sendConditional, transact, type TransactItem } from '../../platform/store/conditional.ts';
 import { ENTITY, keys } from '../../platform/store/keys.ts';
 import { getItem } from '../../platform/store/reads.ts';
-import { send, type Db } from '../../platform/store/send.ts';
+import type { Db } from '../../platform/store/send.ts';
 import type { SyncRecord, SyncStatus } from '../sync-records.ts';
 import { syncOfItem } from '../sync-store.ts';
 
@@ -123,11 +123,7 @@ export function makeSyncRunStore(db: Db) {
 
     /** The keys the sync wrote at its destination (empty before its first push). */
     async getWrittenKeys(workspaceId: string, syncId: string): Promise<Set<string>> {
-      const out = await send<{ Item?: Record<string, unknown> }>(
-        db,
-        new GetCommand({ TableName: db.tableName, Key: keys.syncWritten(workspaceId, syncId), ConsistentRead: true }),
-      );
-      const written = out.Item?.keys;
+      const written = (await getItem(db, keys.syncWritten(workspaceId, syncId)))?.keys;
       return written instanceof Set ? new Set([...written].map(String)) : new Set();
     },
   };

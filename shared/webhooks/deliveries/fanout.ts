@@ -6,7 +6,7 @@ import { insertedAudits } from '../../audit/index.ts';
 import type { StoredEndpoint } from '../endpoints/endpoint-store.ts';
 import type { EndpointFanoutStore } from '../endpoints/endpoint-pipeline-store.ts';
 import type { DeliveryFanoutStore } from './delivery-pipeline-store.ts';
-import { AUDIT_CHANGE_METRIC } from '../../platform/metrics-env.ts';
+import { AUDIT_CHANGE_METRIC, countLine } from '../../platform/metrics-env.ts';
 import { SEND_BATCH } from './delivery-queue.ts';
 import { firstAttemptToken, type DeliveryMessage } from './delivery-message.ts';
 import { changesCurrentValue, dependentEvent, dependentsOfChange, type DependentReads } from './dependent-events.ts';
@@ -36,9 +36,7 @@ export interface FanoutMetrics {
 export function makeFanoutMetrics(write: (line: string) => void = (line) => void process.stdout.write(line)): FanoutMetrics {
   return {
     auditEntryChanged() {
-      const { namespace, name, dimensions } = AUDIT_CHANGE_METRIC;
-      const metrics = [{ Namespace: namespace, Dimensions: [Object.keys(dimensions)], Metrics: [{ Name: name, Unit: 'Count' }] }];
-      write(`${JSON.stringify({ _aws: { Timestamp: Date.now(), CloudWatchMetrics: metrics }, ...dimensions, [name]: 1 })}\n`);
+      write(countLine(AUDIT_CHANGE_METRIC));
     },
   };
 }
