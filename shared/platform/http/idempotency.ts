@@ -75,7 +75,8 @@ async function liveLegacyRecord(deps: IdempotencyDeps, principal: { workspaceId:
 
 /** The seconds until a running first request's lease ends: when a repeat may get its answer, or take the key over. */
 function leaseSecondsLeft(record: IdempotencyRecord, now: number): number {
-  return Math.max(1, Math.ceil(((record.leaseUntil ?? now) - now) / 1000));
+  // A repeat may have read its clock a moment before the first request claimed with its own: never past one lease.
+  return Math.min(LEASE_MS / 1000, Math.max(1, Math.ceil(((record.leaseUntil ?? now) - now) / 1000)));
 }
 
 /**
