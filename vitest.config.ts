@@ -12,7 +12,16 @@ export default defineConfig({
     // minutes.
     maxWorkers: 2,
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], env: { POWERTOOLS_LOG_LEVEL: 'ERROR' } } },
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
+          // Unit files share the two workers with the integration files and the local stack's processes: a CLI test
+          // that runs the command in-process took over the default 5 s once under that load (CI of c0e40f9).
+          testTimeout: 15_000,
+        },
+      },
       {
         test: {
           name: 'integration',

@@ -46,6 +46,8 @@ let project: { id: string; slug: string };
 let environment: { id: string; slug: string };
 /** An environment of its own for the review-policy rows: a policy there blocks no other row's secret writes. */
 let reviewed: { id: string };
+/** The environment the syncs of the matrix sync: empty, so their pushes reveal and audit nothing. */
+let synced: { id: string };
 /** An endpoint the read-only webhook cells look at, and the one seeded deliveries belong to. */
 let endpointId: string;
 const tokens = {} as Record<Column, string>;
@@ -363,8 +365,12 @@ const MATRIX: Record<RouteKey, Row> = {
   },
 };
 
-/** A sync to Parameter Store (nothing consumes the sync queue here, so nothing is pushed). */
-const syncBody = () => ({ environmentId: environment.id, destination: { type: 'aws-ssm', region: 'us-east-1', pathPrefix: '/matrix/' } });
+/**
+ * A sync to Parameter Store of an empty environment. The local stack's sync worker runs every sync it is told of: a
+ * sync of `environment` revealed its hundreds of secrets at each create and run, and those audit entries, newer than
+ * a refusal's, pushed the refusal's entry past the read budget of a filtered audit page (CI of c0e40f9).
+ */
+const syncBody = () => ({ environmentId: synced.id, destination: { type: 'aws-ssm', region: 'us-east-1', pathPrefix: '/matrix/' } });
 
 let made = 0;
 /** Makes a cell's object with the API key; each has a name no other cell uses. */
@@ -420,6 +426,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   ({ project, environment } = await newEnvironment(ws.apiKey, { project: 'matrix', environment: 'prod' }));
   reviewed = (await newEnvironment(ws.apiKey, { project: 'matrix', environment: 'reviewed' })).environment;
+  synced = (await newEnvironment(ws.apiKey, { project: 'matrix', environment: 'synced' })).environment;
   endpointId = (await FRESH.endpoint()).id;
   const machine = await call('POST', '/api/v1/access-keys', { token: ws.apiKey, body: { name: 'default rules' } });
   expect(machine.status).toBe(201);
