@@ -48,20 +48,18 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     keys: [MAC_KEY],
   },
   // Reads of a secret (head, path, key item, environment) are prefetched with the credential or read alone, an older
-  // version from its own partition. A write puts head, path, key and value items, the version and the audit entry; a
-  // reveal counts against the two rate counters (UpdateItem) and puts its audit entry; loading an environment puts
-  // one audit entry per secret (conditional PutItems, never a batch), and the first load of an old environment puts
-  // its value items, each checked against its head, then marks the environment (valuesIndexed only). A delete
-  // removes head, path, key and value items and puts the purge marker with the audit entry, then deletes the
+  // version from its own partition. A write puts head, path and key items, the version and the audit entry; a
+  // reveal counts against the two rate counters (UpdateItem) and puts its audit entry; loading an environment reads
+  // its path items (one Query a page) and puts one audit entry per secret (conditional PutItems, never a batch). A
+  // delete removes head, path and key items and puts the purge marker with the audit entry, then deletes the
   // versions in batches. Lists Query the workspace and version partitions; search reads GSI1. A denied attempt counts
   // on its credential's DENIED# counter (UpdateItem) and, at most once a minute, puts its `access.denied` entry.
   // A search by a credential scoped to a few projects reads their environments' GSI4 partitions instead.
   secrets: {
     table: api({
       items: SECRET_ITEMS,
-      // The first load of an old environment marks it (valuesIndexed); the first scoped search of one gives its key
-      // items their GSI4 keys and marks it (searchIndexed).
-      attributeUpdates: [{ partitions: [P.workspace], attributes: ['valuesIndexed', 'searchIndexed', 'GSI4PK', 'GSI4SK'] }],
+      // The first scoped search of an old environment gives its key items their GSI4 keys and marks it (searchIndexed).
+      attributeUpdates: [{ partitions: [P.workspace], attributes: ['searchIndexed', 'GSI4PK', 'GSI4SK'] }],
       indexQueries: { GSI1: [INDEX.workspaceSecrets], GSI4: [INDEX.environmentSecrets] },
       writesAudit: true,
     }),

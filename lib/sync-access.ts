@@ -27,8 +27,7 @@ export const SYNC_ACCESS: FunctionAccess = {
 /**
  * The sync worker (functions/sync-worker, shared/syncs/pipeline/): reads the sync (GetItem) and takes its lease
  * (UpdateItem of the lease attributes alone); loads the environment's values as the secrets service does (the
- * environment and the signed cursor key: GetItem; the value items: Query; the first load of an old environment indexes
- * them: key items Query, heads BatchGetItem, each value item put with its head checked, the environment marked), counts
+ * environment and the signed cursor key: GetItem; its path items: Query), counts
  * the page on the two reveal counters and puts each reveal's audit entry (conditional PutItem); resolving references
  * reads heads by path (BatchGetItem). A push ends in one transaction: the sync's outcome and the lease released
  * (UpdateItem of those attributes), the written keys' item put or deleted, and the service's `sync.update` entry.
@@ -42,13 +41,12 @@ export const SYNC_WORKER_ACCESS: FunctionAccess = {
       BatchGetItem: [P.workspace],
       PutItem: [P.workspace, P.audit, P.cursorKey],
       DeleteItem: [P.workspace],
-      ConditionCheckItem: [P.workspace],
       UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter],
     },
     attributeUpdates: [
       {
         partitions: [P.workspace],
-        attributes: ['leaseOwner', 'leaseUntil', 'status', 'lastSyncedAt', 'lastError', 'failingSince', 'pushedThrough', 'valuesIndexed'],
+        attributes: ['leaseOwner', 'leaseUntil', 'status', 'lastSyncedAt', 'lastError', 'failingSince', 'pushedThrough'],
       },
     ],
     writesAudit: true,

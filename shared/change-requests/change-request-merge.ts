@@ -102,7 +102,7 @@ export function makeMerge(deps: MergeDeps, find: (principal: Principal, id: stri
     const metadata = { ...metadataOf(head), recoveryWindowDays: RECOVERY_WINDOW_DAYS, purgeAt, changeRequestId: request.id };
     const entry = auditEntry(principal, 'secret.delete', head.id, metadata, now);
     const items = deps.prepareDelete(principal.workspaceId, head, entry, { deletedBy: principal.actorSub, purgeAt }, current);
-    return { items, keyItemAt: 2 };
+    return { items, keyItemAt: 2, audit: entry };
   }
 
   /**
@@ -120,7 +120,9 @@ export function makeMerge(deps: MergeDeps, find: (principal: Principal, id: stri
       const writes = await prepare(principal, request, await currentKeys(principal, request), now);
       const next: ChangeRequestRecord = { ...request, status: 'merged', updatedAt: iso(now), revision: request.revision + 1 };
       const entry = auditEntry(principal, 'change_request.merge', id, requestMetadata(next), now);
-      const items = 2 + writes.reduce((sum, write) => sum + write.items.length, 0);
+      // The request, its entry, one audit item per action of the writes (change-request-store.ts) and the writes' own.
+      const actions = new Set(writes.map((write) => write.audit.action)).size;
+      const items = 2 + actions + writes.reduce((sum, write) => sum + write.items.length, 0);
       if (items > MAX_TRANSACTION_ITEMS) throw new ConflictError(`The merge needs ${items} writes, more than one transaction holds`);
       const movedAt = await store.updateChangeRequest(principal.workspaceId, next, request, entry, writes);
       // A key moved between the read and the commit: read again, which names it (StaleChangesError).

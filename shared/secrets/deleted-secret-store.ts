@@ -3,7 +3,6 @@ import type { ItemKey } from '../platform/prefetch.ts';
 import { type AuditEntry, auditPut } from '../audit/index.ts';
 import { transact } from '../platform/store/conditional.ts';
 import { composeStores } from '../platform/store/compose.ts';
-import { environmentValuePut } from './environment-value-items.ts';
 import { pick } from '../platform/store/items.ts';
 import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
 import type { Pager } from '../platform/store/pager.ts';
@@ -42,7 +41,11 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
       audit: AuditEntry,
       deletion: { deletedBy: string; purgeAt: string },
     ): Promise<void> {
-      const failed = await transact(db, secretDeleteItems(db, workspaceId, secret, audit, deletion), [0, 1, 2]);
+      const failed = await transact(
+        db,
+        [...secretDeleteItems(db, workspaceId, secret, audit, deletion), auditPut(db, workspaceId, audit)],
+        [0, 1, 2],
+      );
       if (failed !== undefined) throw new NotFoundError(`secret ${secret.id} was not found`);
     },
 
@@ -120,21 +123,6 @@ export function makeDeletedSecretStore(db: Db, pager: Pager) {
           put(keys.environmentSecret(workspaceId, secret.environmentId, secret.key), ENTITY.environmentSecret, listed),
           put(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
           put(keys.secretHead(workspaceId, secret.id), ENTITY.secretHead, head),
-          // A secret without a value had no value item.
-          ...(secret.sealed
-            ? [
-                environmentValuePut(db, workspaceId, {
-                  id: secret.id,
-                  key: secret.key,
-                  version: secret.currentVersion,
-                  environmentId: secret.environmentId,
-                  sealed: secret.sealed,
-                  ...(secret.encoding && { encoding: secret.encoding }),
-                  // The marker an environment load resolves by, as a write keeps it (secret-references.ts).
-                  ...(secret.references && { references: secret.references }),
-                }),
-              ]
-            : []),
           { Delete: { TableName: db.tableName, Key: keys.deletedSecret(workspaceId, secret.environmentId, deletedAt, secret.id) } },
           auditPut(db, workspaceId, audit),
         ],

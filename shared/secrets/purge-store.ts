@@ -24,7 +24,7 @@ export function makePurgeStore(db: Db) {
       const purge = keys.secretPurge(workspaceId, secretId).SK;
       const versions = items.filter((item) => item.SK !== purge);
       await batchDelete(db, versions);
-      const head = record?.head as { environmentId?: string; references?: string[] } | undefined;
+      const head = record?.head as { environmentId?: string; key?: string; references?: string[] } | undefined;
       const listed =
         head?.environmentId && typeof record?.deletedAt === 'string'
           ? [keys.deletedSecret(workspaceId, head.environmentId, record.deletedAt, secretId)]
@@ -34,7 +34,9 @@ export function makePurgeStore(db: Db) {
       const remove = (key: ItemKey) => ({ Delete: { TableName: db.tableName, Key: key } });
       // The secret's reverse index edges go with it (a deleted secret keeps them: a restore brings its references back).
       const edges = edgeKeysOf(workspaceId, secretId, head?.references);
-      await transact(db, [...listed, ...edges, keys.secretPurge(workspaceId, secretId)].map(remove), []);
+      // A value item of a secret written before v1.4 goes too (environment-value-items.ts); a later one has none.
+      const value = head?.environmentId && head.key ? [keys.environmentValue(workspaceId, head.environmentId, head.key)] : [];
+      await transact(db, [...listed, ...value, ...edges, keys.secretPurge(workspaceId, secretId)].map(remove), []);
       return versions.filter((item) => item.SK.startsWith('V#')).length;
     },
 

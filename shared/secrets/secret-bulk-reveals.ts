@@ -23,7 +23,7 @@ import { metadataOf, SECRET_PATH, workspaceRevealLimit, type SecretRevealDeps } 
  */
 export interface SecretBulkRevealDeps extends Omit<SecretRevealDeps, 'store'> {
   store: Pick<SecretMetadataStore, 'getSecretsByPaths'> &
-    Pick<EnvironmentValueStore, 'indexEnvironmentValues' | 'listEnvironmentValues' | 'countRevealPage' | 'writeAuditEntries'> &
+    Pick<EnvironmentValueStore, 'listEnvironmentValues' | 'countRevealPage' | 'writeAuditEntries'> &
     Pick<ProjectStore, 'getEnvironment'>;
 }
 
@@ -203,7 +203,6 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
     // FORBIDDEN when no rule could allow `reveal` of any key here, rather than an empty page.
     const environment = await permitAnywhere(principal, 'reveal', await store.getEnvironment(ws, environmentId, prefetched), environmentId);
     const { policy } = principal.authority;
-    if (!environment.valuesIndexed) await store.indexEnvironmentValues(ws, environmentId);
     // Only what the caller may reveal; the rest is left out, as if it did not exist.
     const mayReveal = policy.revealsEverything
       ? undefined
@@ -211,7 +210,7 @@ export function makeSecretBulkReveals(deps: SecretBulkRevealDeps, guard: ReturnT
     // A caller's own filter (a sync's key pattern) leaves out keys before anything is counted, audited or opened.
     const { keep } = input;
     const kept = keep && mayReveal ? (key: string) => keep(key) && mayReveal(key) : (keep ?? mayReveal);
-    return { environment, result: await store.listEnvironmentValues(ws, environmentId, page, input.keys, kept) };
+    return { environment, result: await store.listEnvironmentValues(ws, environment, page, input.keys, kept) };
   }
 
   /**

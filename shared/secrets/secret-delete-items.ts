@@ -1,10 +1,9 @@
-import { type AuditEntry, auditPut } from '../audit/index.ts';
+import type { AuditEntry } from '../audit/index.ts';
 import type { ItemKey } from '../platform/prefetch.ts';
 import type { TransactItem } from '../platform/store/conditional.ts';
 import { pick } from '../platform/store/items.ts';
 import { ENTITY, gsi1, gsi2, keys } from '../platform/store/keys.ts';
 import type { Db } from '../platform/store/send.ts';
-import { environmentValueDelete } from './environment-value-items.ts';
 import { RECORD_FIELDS, unchangedSince, type DeletedSecret, type SecretRecord, type StoredSecret } from './secret-record.ts';
 import { secretItems } from './secret-version-items.ts';
 
@@ -15,9 +14,10 @@ export const epochSeconds = (at: string) => Math.ceil(Date.parse(at) / 1000);
 
 /**
  * A recoverable delete as transaction items, built but not sent (deleted-secret-store.ts, `deleteSecret`, commits
- * them alone; a change request's merge with its other writes): head, path, key and value items removed, the deleted
- * record, its list item and path record put, and the audit entry. Head, path and key item must exist (items 0 to 2);
- * with `expected`, the key item must also be as it was read (the merge's base version).
+ * them alone; a change request's merge with its other writes): head, path and key items removed, the deleted
+ * record, its list item and path record put. The audit entry (`audit`, whose time is the deletion's) is the caller's
+ * to write: its own item alone, or packed with a merge's other entries. Head, path and key item must exist (items 0
+ * to 2); with `expected`, the key item must also be as it was read (the merge's base version).
  */
 export function secretDeleteItems(
   db: Db,
@@ -48,7 +48,6 @@ export function secretDeleteItems(
     remove(db, keys.secretHead(workspaceId, secret.id)),
     remove(db, keys.secretPath(workspaceId, path)),
     keyItem,
-    environmentValueDelete(db, workspaceId, secret.environmentId, secret.key),
     {
       Put: {
         TableName: db.tableName,
@@ -93,7 +92,6 @@ export function secretDeleteItems(
         },
       },
     },
-    auditPut(db, workspaceId, audit),
   ];
 }
 

@@ -48,7 +48,7 @@ export type SecretServiceStore = Pick<
   Pick<SecretMetadataStore, 'getVersionNumberOf' | 'getSecretVersionRecords' | 'updateSecretMetadata' | 'getSecretsByPaths'> &
   Pick<DeletedSecretStore, 'deleteSecret' | 'purgeSecretVersions'> &
   Pick<EnvironmentSearchStore, 'searchEnvironments' | 'environmentsOfProjects' | 'indexEnvironmentSearch'> &
-  Pick<EnvironmentValueStore, 'listEnvironmentValues' | 'indexEnvironmentValues' | 'countRevealPage' | 'writeAuditEntries'> &
+  Pick<EnvironmentValueStore, 'listEnvironmentValues' | 'countRevealPage' | 'writeAuditEntries'> &
   Pick<DenialStore, 'recordDenial'> &
   Pick<ReferenceIndexStore, 'referencedBy'> &
   Pick<ProjectStore, 'getEnvironment' | 'getProjectBySlug' | 'getEnvironmentBySlug' | 'environmentByIdKeys'>;

@@ -3,7 +3,6 @@ import type { TransactItem } from '../platform/store/conditional.ts';
 import { ENTITY, gsi1, gsi4, keys } from '../platform/store/keys.ts';
 import { toStored } from '../platform/store/sealed.ts';
 import type { Db } from '../platform/store/send.ts';
-import { environmentValuePut } from './environment-value-items.ts';
 import type { SealedValue } from '../platform/crypto/envelope.ts';
 import { secretPath, unchangedSince, type SecretRecord, type StoredSecret, type ValueEncoding } from './secret-record.ts';
 
@@ -59,8 +58,8 @@ export interface VersionWriteItems {
 
 /**
  * The transaction items of a secret's new state (secret-store.ts, `writeSecretVersion`): the head under its id and
- * its path, the environment's key item, the new version's immutable item (if any), the environment's value item when
- * the current version moved, the audit entry, and the claim of the version's VersionId. A create needs the path and
+ * its path (which environment loads read), the environment's key item, the new version's immutable item (if any),
+ * the audit entry, and the claim of the version's VersionId: 4 items and the audit entry for a new version. A create needs the path and
  * key free; any other write holds only while the key is as `expected` was read.
  */
 export function secretVersionItems(
@@ -116,20 +115,6 @@ export function secretVersionItems(
     write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
     keyItem,
     ...(versionItem ? [versionItem] : []),
-    // The environment's value item follows the current version only (a secret without a value has none).
-    ...(record.currentVersion !== expected?.currentVersion && sealed
-      ? [
-          environmentValuePut(db, workspaceId, {
-            id: record.id,
-            key: record.key,
-            version: record.currentVersion,
-            environmentId: record.environmentId,
-            sealed,
-            ...(record.encoding && { encoding: record.encoding }),
-            ...(record.references && { references: record.references }),
-          }),
-        ]
-      : []),
     ...(audit ? [auditPut(db, workspaceId, audit)] : []),
   ];
   if (claim)

@@ -82,15 +82,19 @@ export function secretAfterWrite(
   };
 }
 
-/** A version write prepared for another feature's transaction: its items, and the version it makes. */
+/**
+ * A version write prepared for another feature's transaction: its items, the version it makes, and its audit entry,
+ * which is not among the items: the caller writes it packed with its other entries (audit-packing.ts).
+ */
 export interface PreparedVersionWrite extends VersionWriteItems {
   secretId: string;
   version: number;
+  audit: AuditEntry;
 }
 
 /**
  * Prepares, without writing, the next current version of `input.key` after `current` (the key item as read; undefined
- * for a new key): the value sealed under the version's context, and the items a write stores, with its audit entry
+ * for a new key): the value sealed under the version's context, and the items a write stores, and its audit entry
  * (`secret.create` or `secret.rotate`, as `actor.audit` makes it: a merge's names its `changeRequestId`). The caller decided
  * the caller's access and commits the items in its own transaction; the key item's condition fails if the key moved.
  */
@@ -114,11 +118,11 @@ export async function prepareVersionWrite(
   const action = current === undefined ? 'secret.create' : 'secret.rotate';
   const audit = actor.audit(action, record, number);
   const version: NewVersion = { number, sealed, createdAt: iso(input.now), createdBy: actor.actorSub, encoding: input.encoding };
-  const prepared = secretVersionItems(deps.db, ws, { ...record, sealed }, current, version, audit);
+  const prepared = secretVersionItems(deps.db, ws, { ...record, sealed }, current, version, undefined);
   // The reverse index's edges of the targets it adds; those it drops stay until a reader confirms them by the head
   // (room 0: a merge's transaction has no item to spare for them).
   const edges = referenceEdgeItems(deps.db, ws, record.id, current?.references, record.references, 0);
-  return { ...prepared, items: [...prepared.items, ...edges], secretId: record.id, version: number };
+  return { ...prepared, items: [...prepared.items, ...edges], secretId: record.id, version: number, audit };
 }
 
 /** `prepareVersionWrite` bound to a table and a cipher: what another feature's service is given to prepare writes. */

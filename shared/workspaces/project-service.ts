@@ -152,12 +152,9 @@ export function makeProjectService({ store, clock }: { store: ProjectServiceStor
      */
     async getEnvironment(principal: Principal, environmentId: string, prefetched?: Prefetched) {
       const found = await store.getEnvironment(principal.workspaceId, environmentId, prefetched);
-      const { valuesIndexed: _indexed, ...environment } = await requireAccess(
-        principal,
-        found,
-        (e) => ({ project: e.projectSlug, environment: e.slug }),
-        { notFound: `environment ${environmentId} was not found` },
-      );
+      const environment = await requireAccess(principal, found, (e) => ({ project: e.projectSlug, environment: e.slug }), {
+        notFound: `environment ${environmentId} was not found`,
+      });
       return environment;
     },
   };

@@ -122,14 +122,13 @@ export function makeProjectStore(db: Db, pager: Pager) {
       workspaceId: string,
       environmentId: string,
       prefetched?: Prefetched,
-    ): Promise<(EnvironmentItem & { projectSlug: string; valuesIndexed: boolean; reviewPolicy?: ReviewPolicy }) | undefined> {
+    ): Promise<(EnvironmentItem & { projectSlug: string; reviewPolicy?: ReviewPolicy }) | undefined> {
       const item = await readItem(db, keys.environment(workspaceId, environmentId), prefetched);
       const reviewPolicy = reviewPolicyOf(item);
       return (
         item && {
           ...toEnvironment(item)!,
           projectSlug: item.projectSlug as string,
-          valuesIndexed: item.valuesIndexed === true,
           ...(reviewPolicy && { reviewPolicy }),
         }
       );
@@ -156,9 +155,8 @@ export function makeProjectStore(db: Db, pager: Pager) {
     /** The environment (by id, in its project's list, by slug) and its audit entry; the project must exist. */
     async createEnvironment(workspaceId: string, environment: EnvironmentItem, projectSlug: string, audit: AuditEntry): Promise<void> {
       const { projectId } = environment;
-      // A new environment's secrets all get their value items and their search index keys as they are written (see
-      // indexEnvironmentValues and indexEnvironmentSearch).
-      const item = { ...environment, projectSlug, valuesIndexed: true, searchIndexed: true };
+      // A new environment's secrets all get their search index keys as they are written (see indexEnvironmentSearch).
+      const item = { ...environment, projectSlug, searchIndexed: true };
       const failed = await transact(
         db,
         [

@@ -168,7 +168,7 @@ function expectations(): (name: FunctionName) => Statement[] {
       lastUsed([TOKEN, WS]),
       // The first load of an old environment marks it, and the first scoped search of one indexes its key items and
       // marks it; they may change nothing else of the workspace partition.
-      updatesOnly([WS], ['valuesIndexed', 'searchIndexed', 'GSI4PK', 'GSI4SK']),
+      updatesOnly([WS], ['searchIndexed', 'GSI4PK', 'GSI4SK']),
       index('GSI1', [`SECRETS#ws_${ANY_ID}`]),
       index('GSI4', [`ESEC#ws_${ANY_ID}#*`]),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], SECRET_VALUE_CONTEXT),
@@ -332,8 +332,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     ],
     // The sync worker (shared/syncs/pipeline/): the sync read and its lease taken and given back (those attributes
     // alone); the environment's values loaded as the secrets service does (the environment and the cursor key read,
-    // the values queried, an old environment indexed once: key items queried, heads batch-read, each value item put
-    // under a head check, the environment marked), the page counted on the reveal counters and each reveal audited;
+    // the path items queried), the page counted on the reveal counters and each reveal audited;
     // references resolved (heads by path, batch-read); a push ended in one transaction (the outcome with the lease,
     // the written keys' item put or deleted, the `sync.update` entry). Opens values and the sync's GitHub token,
     // seals nothing; consumes the sync queue and queues its retries on it. No sts, ssm or secretsmanager action
@@ -345,13 +344,9 @@ function expectations(): (name: FunctionName) => Statement[] {
         BatchGetItem: [WS],
         PutItem: [WS, AUDIT, CURSOR_KEY],
         DeleteItem: [WS],
-        ConditionCheckItem: [WS],
         UpdateItem: RATE,
       }),
-      updatesOnly(
-        [WS],
-        ['leaseOwner', 'leaseUntil', 'status', 'lastSyncedAt', 'lastError', 'failingSince', 'pushedThrough', 'valuesIndexed'],
-      ),
+      updatesOnly([WS], ['leaseOwner', 'leaseUntil', 'status', 'lastSyncedAt', 'lastError', 'failingSince', 'pushedThrough']),
       kms(['kms:Decrypt'], SECRET_VALUE_CONTEXT),
       kms(['kms:Decrypt'], SYNC_TOKEN_CONTEXT),
       sendSync,

@@ -158,7 +158,6 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('UpdateItem', PK.apiKeyCounter),
       request('UpdateItem', PK.personCounter),
       request('UpdateItem', PK.workspaceCounter),
-      { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'valuesIndexed'] },
       request('DeleteItem', PK.workspace),
       request('DeleteItem', PK.purge),
       request('ConditionCheckItem', PK.workspace),
@@ -296,8 +295,7 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
     // the token's VersionId the same way.
     // The sync worker (shared/syncs/pipeline/sync-run-store.ts; the secrets service's revealEnvironment through
     // shared/secrets/environment-value-store.ts, secret-bulk-reveals.ts, reveal-limit-store.ts): the sync read, its
-    // lease taken and given back; the environment read (and an old one's values indexed once: key items queried,
-    // heads batch-read, each value item put with its head checked, the environment marked), a page of values queried
+    // lease taken and given back; the environment read, a page of its path items queried
     // (the cursor key read, or made, for a page that continues), counted on the sync's and the workspace's counters,
     // audited; references resolved (heads by path, batch-read); the push ended in one transaction: the outcome with
     // the lease, the written keys' item read before and then put or deleted, the `sync.update` entry.
@@ -306,9 +304,7 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'leaseOwner', 'leaseUntil'] },
       request('Query', PK.workspace),
       request('BatchGetItem', PK.workspace, PK.workspace),
-      request('ConditionCheckItem', PK.workspace),
       request('PutItem', PK.workspace),
-      { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'valuesIndexed'] },
       request('GetItem', PK.cursorKey),
       request('PutItem', PK.cursorKey),
       request('UpdateItem', PK.syncCounter),

@@ -54,7 +54,10 @@ export const keys = {
     PK: ws(workspaceId),
     SK: `EKEY#${environmentId}#${key}`,
   }),
-  /** A secret's current sealed value in its environment: what loading an environment reads, one Query a page. */
+  /**
+   * A secret's current sealed value in its environment, as loads read it until v1.4's change requests (they read the
+   * path items since): no longer written; a purge removes one left from then.
+   */
   environmentValue: (workspaceId: string, environmentId: string, key: string): ItemKey => ({
     PK: ws(workspaceId),
     SK: `EVAL#${environmentId}#${key}`,
@@ -184,8 +187,11 @@ export const patterns = {
   }),
   auditByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#AUDIT`, skPrefix: 'aud_' }),
   secretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EKEY#${environmentId}#` }),
-  /** An environment's current values, by key (A→Z). */
-  valuesByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EVAL#${environmentId}#` }),
+  /** An environment's path items (the heads' copies under their paths, which hold the current values), by key (A→Z). */
+  secretPathsOfEnvironment: (workspaceId: string, projectSlug: string, envSlug: string) => ({
+    pk: ws(workspaceId),
+    skPrefix: `PATH#${projectSlug}/${envSlug}/`,
+  }),
   /** The secrets whose current value references `targetPath` (edges, confirmed against each head by the reader). */
   referencesTo: (workspaceId: string, targetPath: string) => ({ pk: ws(workspaceId), skPrefix: `REFBY#${targetPath}#SEC#` }),
   /** GSI4: an environment's secrets, newest first (keys and `key` only: read the records from the table). */

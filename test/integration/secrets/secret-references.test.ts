@@ -119,14 +119,14 @@ describe('a value with references', () => {
     expect((await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path: 'app/prod/BROKEN' } })).status).toBe(404);
   });
 
-  it('keeps the targets on the head, version and value items (none for a plain secret), and a restore keeps them', async () => {
+  it('keeps the targets on the head, version and path items (none for a plain secret), and a restore keeps them', async () => {
     const { doc, tableName } = localStore();
     const item = async (key: { PK: string; SK: string }) => (await doc.send(new GetCommand({ TableName: tableName, Key: key }))).Item!;
     const itemsOf = (id: string, key: string) =>
       Promise.all([
         item(keys.secretHead(ws.workspaceId, id)),
         item(keys.secretVersion(ws.workspaceId, id, 1)),
-        item(keys.environmentValue(ws.workspaceId, prod.environment.id, key)),
+        item(keys.secretPath(ws.workspaceId, `app/prod/${key}`)),
       ]);
     const targets = ['app/prod/DB_USER', 'app/shared/DB_HOST'];
     expect((await itemsOf(ids.URL!, 'DB_URL')).map((found) => found.references)).toEqual([targets, targets, targets]);

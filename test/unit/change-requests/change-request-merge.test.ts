@@ -85,22 +85,26 @@ describe('change requests: merge', () => {
 });
 
 describe('change requests: one transaction', () => {
-  it('refuses, writing nothing, a merge whose items pass the 100 of one transaction (CONFLICT)', async () => {
-    // Prepare: 17 sets of 6 items each (a write's), and the request's 2: 104.
-    const t = changeRequests({ itemsPerWrite: 6 });
-    const changes = Array.from({ length: 17 }, (_, i) => ({ key: `K${i}`, value: 'v' }));
-    const { id } = await t.service.open(alice, { ...proposal, changes });
-    await t.service.review(bob, id, { decision: 'approve' });
+  it('merges 20 sets of 4 items (a version write) in one transaction; refuses, writing nothing, one past 99 items (CONFLICT)', async () => {
+    // Prepare: 20 sets of 4 items, the request's 2 and one audit item for their one action: 83.
+    const t = changeRequests({ itemsPerWrite: 4 });
+    const changes = Array.from({ length: 20 }, (_, i) => ({ key: `K${i}`, value: 'v' }));
+    const twenty = await t.service.open(alice, { ...proposal, changes });
+    await t.service.review(bob, twenty.id, { decision: 'approve' });
+    // 16 sets whose values add 2 reference edges each (6 items): 96 + 3 = 99 fit; 17 (105) do not.
+    const edged = changeRequests({ itemsPerWrite: 6 });
+    const sixteen = await edged.service.open(alice, { ...proposal, changes: changes.slice(0, 16) });
+    const seventeen = await edged.service.open(alice, { ...proposal, changes: changes.slice(0, 17) });
+    for (const { id } of [sixteen, seventeen]) await edged.service.review(bob, id, { decision: 'approve' });
     // Act
-    const error = await caught(() => t.service.merge(alice, id));
+    const merged = await t.service.merge(alice, twenty.id);
+    const fits = await edged.service.merge(alice, sixteen.id);
+    const error = await caught(() => edged.service.merge(alice, seventeen.id));
     // Assess
-    expect([error.code, error.message]).toEqual(['CONFLICT', 'The merge needs 104 writes, more than one transaction holds']);
-    expect(t.committed).toEqual([]);
-    // 16 sets fit: 98 items.
-    const fits = changeRequests({ itemsPerWrite: 6 });
-    const sixteen = await fits.service.open(alice, { ...proposal, changes: changes.slice(0, 16) });
-    await fits.service.review(bob, sixteen.id, { decision: 'approve' });
-    expect((await fits.service.merge(alice, sixteen.id)).status).toBe('merged');
+    expect([merged.status, t.committed.length, t.committed[0]!.writes.length]).toEqual(['merged', 1, 20]);
+    expect(fits.status).toBe('merged');
+    expect([error.code, error.message]).toEqual(['CONFLICT', 'The merge needs 105 writes, more than one transaction holds']);
+    expect(edged.committed).toHaveLength(1);
   });
 });
 

@@ -116,6 +116,7 @@ export function changeRequests(options: { requiredApprovals?: number; itemsPerWr
         claimAt: undefined,
         secretId: `sec_${input.key}`,
         version,
+        audit,
       };
     },
   });

@@ -335,7 +335,6 @@ const OTHERS: readonly (keyof Store)[] = [
   'listSecrets',
   'searchSecrets',
   'listEnvironmentValues',
-  'indexEnvironmentValues',
   'countRevealPage',
   'environmentsOfProjects',
   'searchEnvironments',

@@ -99,7 +99,7 @@ describe('reverse index edges in the write transaction', () => {
     await write(undefined, undefined);
     // Assess
     expect(sentEdges()).toEqual([]);
-    expect(dynamodb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems).toHaveLength(6);
+    expect(dynamodb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems).toHaveLength(5);
   });
 
   it('leaves removed edges stale when they do not fit in the transaction, never the added ones', () => {

@@ -135,7 +135,7 @@ describe('the store keeps references on every item of the current value, and non
     dynamodb.on(TransactWriteCommand).resolves({});
   });
 
-  it('head, path, key, version and environment value items carry the list', async () => {
+  it('head, path (which loads read), key and version items carry the list', async () => {
     const references = ['app/prod/A'];
     await store.writeSecretVersion(
       'ws_1',
@@ -146,7 +146,7 @@ describe('the store keeps references on every item of the current value, and non
     );
     // The reverse index's edge is tested in reference-index.test.ts.
     const items = sent().filter((item) => item.type !== 'SecretReference');
-    expect(items.map((item) => item.type)).toEqual(['SecretHead', 'SecretPath', 'EnvironmentSecret', 'SecretVersion', 'EnvironmentValue']);
+    expect(items.map((item) => item.type)).toEqual(['SecretHead', 'SecretPath', 'EnvironmentSecret', 'SecretVersion']);
     expect(items.map((item) => item.references)).toEqual(items.map(() => references));
   });
 

@@ -12,14 +12,13 @@ import { fakeCipher, fakeClock, principal } from '../support/fakes.ts';
  * `events` records the order of the calls that matter (audit before decrypt).
  */
 
-export const ENV: EnvironmentItem & { projectSlug: string; valuesIndexed: boolean } = {
+export const ENV: EnvironmentItem & { projectSlug: string } = {
   id: 'env_01',
   projectId: 'proj_01',
   name: 'Production',
   slug: 'prod',
   createdAt: '2026-01-01T00:00:00.000Z',
   projectSlug: 'app',
-  valuesIndexed: true,
 };
 
 /** The store model; `beforeWrite` runs inside each write, before its condition is checked (to stage a race). */

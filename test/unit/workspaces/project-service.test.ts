@@ -38,7 +38,7 @@ function harness(taken: { projects?: string[]; environments?: string[] } = {}, r
     createProject: async (_ws, p, audit) => claim(projectSlugs, p.slug, audit),
     listEnvironments: async () => empty,
     environmentByIdKeys: () => [],
-    getEnvironment: async (_ws, id) => (id === environment.id ? { ...environment, projectSlug: 'app', valuesIndexed: true } : undefined),
+    getEnvironment: async (_ws, id) => (id === environment.id ? { ...environment, projectSlug: 'app' } : undefined),
     getEnvironmentBySlug: async () => undefined,
     environmentSlugsStartingWith: async (_ws, _project, base) => startingWith(environmentSlugs, base),
     createEnvironment: async (_ws, e: EnvironmentItem, _projectSlug, audit) => claim(environmentSlugs, e.slug, audit),

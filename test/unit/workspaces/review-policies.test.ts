@@ -17,7 +17,6 @@ const ENV = {
   slug: 'prod',
   createdAt: '',
   projectSlug: 'app',
-  valuesIndexed: true,
 };
 const POLICY = { requiredApprovals: 2, bypass: ['ak_01'] };
 
