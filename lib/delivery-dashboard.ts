@@ -22,13 +22,16 @@ import {
   type RevealMetrics,
   rotationFailures,
   rotationFailuresByStep,
+  syncsFailing,
 } from './service-metrics.ts';
+import type { SyncsConstruct } from './syncs.ts';
 import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
 
 export interface DeliveryHealthDashboardProps {
   readonly httpApi: HttpApi;
   readonly delivery: WebhookDeliveryConstruct;
   readonly rotation: SecretRotationConstruct;
+  readonly syncs: SyncsConstruct;
   readonly functions: Record<string, ServiceFunction>;
   readonly reveals: RevealMetrics;
   /** Logins answered 429 (lib/service-metrics.ts `loginsRateLimited`). */
@@ -41,7 +44,9 @@ const FIVE_MINUTES = Duration.minutes(5);
 /**
  * The "delivery health" dashboard, top to bottom: alarms; deliveries (outcomes, success rate, latency, failure
  * reasons, retries, give-ups, recoveries and test events); the queue and the stream; rotations (failures, their
- * queue and dead-letter queue); every function's errors and throttles; the API, reveals and logins refused by their budgets.
+ * queue and dead-letter queue); syncs (those become failing, their queue, dead-letter queue and oldest message, the
+ * worker's errors and p95 duration); every function's errors and throttles; the API, reveals and logins refused by
+ * their budgets.
  * docs/operations.md explains how to read it.
  */
 export class DeliveryHealthDashboard extends Construct {
@@ -55,7 +60,7 @@ export class DeliveryHealthDashboard extends Construct {
     });
     this.dashboard.addWidgets(
       new TextWidget({
-        markdown: `# Delivery health: ${Stack.of(this).stackName}\nWebhook deliveries, their queue and stream, rotations, every function and the API. How to read it: docs/operations.md.`,
+        markdown: `# Delivery health: ${Stack.of(this).stackName}\nWebhook deliveries, their queue and stream, rotations, syncs, every function and the API. How to read it: docs/operations.md.`,
         width: 24,
         height: 2,
       }),
@@ -64,6 +69,7 @@ export class DeliveryHealthDashboard extends Construct {
     this.dashboard.addWidgets(...deliveryWidgets());
     this.dashboard.addWidgets(...pipelineWidgets(props.delivery));
     this.dashboard.addWidgets(...rotationWidgets(props.rotation));
+    this.dashboard.addWidgets(...syncWidgets(props.syncs));
     this.dashboard.addWidgets(...functionWidgets(props.functions));
     this.dashboard.addWidgets(...apiWidgets(props.httpApi, props.reveals, props.loginsRateLimited));
   }
@@ -150,6 +156,27 @@ function rotationWidgets(rotation: SecretRotationConstruct): IWidget[] {
       ],
       { width: 12 },
     ),
+  ];
+}
+
+/** The syncs' row (decisions.md v1.4, "Syncs"): what the `syncs-failing` and `sync-dlq-not-empty` alarms watch, and why. */
+function syncWidgets(syncs: SyncsConstruct): IWidget[] {
+  const max = { statistic: Stats.MAXIMUM, period: FIVE_MINUTES };
+  const worker = syncs.worker.function;
+  return [
+    graph('Syncs that became failing', [syncsFailing().with({ label: 'Syncs become failing (24 hours of failed pushes)' })]),
+    graph('Sync queue and dead-letter queue', [
+      syncs.queue.metricApproximateNumberOfMessagesVisible({ ...max, label: 'Visible' }),
+      syncs.queue.metricApproximateNumberOfMessagesNotVisible({ ...max, label: 'In flight' }),
+      // Retries wait here: the worker queues them again on its own queue with a delay.
+      syncs.queue.metric('ApproximateNumberOfMessagesDelayed', { ...max, label: 'Delayed' }),
+      syncs.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...max, label: 'Sync DLQ' }),
+    ]),
+    graph('Age of the oldest sync message (s)', [syncs.queue.metricApproximateAgeOfOldestMessage({ ...max, label: 'Oldest message' })]),
+    graph('Sync worker errors', [worker.metricErrors({ statistic: Stats.SUM, period: FIVE_MINUTES, label: 'Errors' })], { width: 12 }),
+    graph('Sync worker duration p95 (ms)', [worker.metricDuration({ statistic: Stats.p(95), period: FIVE_MINUTES, label: 'p95' })], {
+      width: 12,
+    }),
   ];
 }
 

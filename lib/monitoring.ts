@@ -116,6 +116,7 @@ export class MonitoringConstruct extends Construct {
       httpApi: props.httpApi,
       delivery: props.delivery,
       rotation: props.rotation,
+      syncs: props.syncs,
       functions: props.functions,
       reveals,
       loginsRateLimited: logins,

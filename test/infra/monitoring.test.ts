@@ -1,6 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
+import { countLine, SYNC_FAILING_METRIC } from '../../shared/platform/metrics-env.ts';
 import { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import { makeRotationMetrics } from '../../shared/rotation/rotation-metrics.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/deliveries/metrics.ts';
@@ -127,6 +128,29 @@ describe('delivery health dashboard', () => {
       `AWS/SQS/ApproximateNumberOfMessagesNotVisible QueueName=${queue} Maximum`,
       `AWS/SQS/ApproximateNumberOfMessagesVisible QueueName=${attr(idOf(stack, stack.rotation.deadLetterQueue), 'QueueName')} Maximum`,
     ]);
+  });
+
+  it('shows syncs become failing, the sync queue, its dead-letter queue and oldest message, and the worker', () => {
+    // The failing line reads what the sync worker prints (shared/syncs/worker-wiring.ts), as it prints it.
+    const printed = JSON.parse(countLine(SYNC_FAILING_METRIC)) as {
+      _aws: { CloudWatchMetrics: [{ Namespace: string; Metrics: [{ Name: string }] }] };
+      service: string;
+    };
+    const [{ Namespace, Metrics }] = printed._aws.CloudWatchMetrics;
+    expect(describeRows(graph('Syncs that became failing'))).toEqual([`${Namespace}/${Metrics[0].Name} service=${printed.service} Sum`]);
+    const queue = attr(idOf(stack, stack.syncs.queue), 'QueueName');
+    expect(describeRows(graph('Sync queue and dead-letter queue'))).toEqual([
+      ...['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'].map(
+        (name) => `AWS/SQS/${name} QueueName=${queue} Maximum`,
+      ),
+      `AWS/SQS/ApproximateNumberOfMessagesVisible QueueName=${attr(idOf(stack, stack.syncs.deadLetterQueue), 'QueueName')} Maximum`,
+    ]);
+    expect(describeRows(graph('Age of the oldest sync message (s)'))).toEqual([
+      `AWS/SQS/ApproximateAgeOfOldestMessage QueueName=${queue} Maximum`,
+    ]);
+    const worker = ref(idOf(stack, stack.syncs.worker.function));
+    expect(describeRows(graph('Sync worker errors'))).toEqual([`AWS/Lambda/Errors FunctionName=${worker} Sum`]);
+    expect(describeRows(graph('Sync worker duration p95 (ms)'))).toEqual([`AWS/Lambda/Duration FunctionName=${worker} p95`]);
   });
 
   it('shows the errors and the throttles of every function', () => {
@@ -270,9 +294,10 @@ describe('what the worker emits and what the dashboard reads', () => {
     expect(names).toContain(`SecretsService/RetriesScheduled Channel=scheduler ${service}`);
     // And the dashboard asks for exactly those: the plain metrics by `service`, the others by SEARCH on {dim, service}.
     const dashboard = widgets.flatMap((widget) => describeRows((widget.properties.metrics ?? []) as Row[]));
-    // The rotation runner's metric is matched with what it emits below.
+    // The rotation runner's metric is matched with what it emits below, the sync worker's in the syncs row's test.
     const plain = dashboard.filter(
-      (row) => row.startsWith('SecretsService/') && !row.includes('ApiId=') && !row.includes('service=rotation'),
+      (row) =>
+        row.startsWith('SecretsService/') && !row.includes('ApiId=') && !row.includes('service=rotation') && !row.includes('service=syncs'),
     );
     for (const row of plain) expect(names).toContain(row.replace(/ (Sum|p\d+)$/, ''));
     for (const [metric, dimension] of [
