@@ -14,10 +14,13 @@ export const epochSeconds = (at: string) => Math.ceil(Date.parse(at) / 1000);
 
 /**
  * A recoverable delete as transaction items, built but not sent (deleted-secret-store.ts, `deleteSecret`, commits
- * them alone; a change request's merge with its other writes): head, path and key items removed, the deleted
- * record, its list item and path record put. The audit entry (`audit`, whose time is the deletion's) is the caller's
- * to write: its own item alone, or packed with a merge's other entries. Head, path and key item must exist (items 0
- * to 2); with `expected`, the key item must also be as it was read (the merge's base version).
+ * them alone; a change request's merge with its other writes): 4 items, so a merge of 20 deletes fits one
+ * transaction. The head becomes the deleted record (same key, `SecretPurge`), the path item the path's deletion
+ * marker (`DeletedSecretPath`, with a TTL at `purgeAt`), the key item is removed and the environment's list item put.
+ * Reads by id and path see neither as a secret (secret-record.ts, `toRecord`); a new secret may take the path over a
+ * marker. The audit entry (`audit`, whose time is the deletion's) is the caller's to write: its own item alone, or
+ * packed with a merge's other entries. Head, path and key item must be live (items 0 to 2); with `expected`, the key
+ * item must also be as it was read (the merge's base version).
  */
 export function secretDeleteItems(
   db: Db,
@@ -44,29 +47,23 @@ export function secretDeleteItems(
   // same ciphertext, so a large value is not written twice (and into GSI2) by every delete.
   const { sealed: _sealed, ...head } = current;
   const deletedAt = audit.createdAt;
+  const ttl = epochSeconds(deletion.purgeAt);
   return [
-    remove(db, keys.secretHead(workspaceId, secret.id)),
-    remove(db, keys.secretPath(workspaceId, path)),
+    replaceLive(db, keys.secretHead(workspaceId, secret.id), ENTITY.secretHead, {
+      ...gsi2.purge(workspaceId, secret.id, deletion.purgeAt),
+      // Listed only while it may be restored: a delete without a window purges it at once.
+      ...(deletion.purgeAt > deletedAt && gsi1.deletedSecret(workspaceId, secret.id)),
+      type: ENTITY.secretPurge,
+      workspaceId,
+      secretId: secret.id,
+      createdAt: deletedAt,
+      deletedAt,
+      deletedBy: deletion.deletedBy,
+      purgeAt: deletion.purgeAt,
+      head,
+    }),
+    replaceLive(db, keys.secretPath(workspaceId, path), ENTITY.secretPath, { type: ENTITY.deletedSecretPath, secretId: secret.id, ttl }),
     keyItem,
-    {
-      Put: {
-        TableName: db.tableName,
-        Item: {
-          ...keys.secretPurge(workspaceId, secret.id),
-          ...gsi2.purge(workspaceId, secret.id, deletion.purgeAt),
-          // Listed only while it may be restored: a delete without a window purges it at once.
-          ...(deletion.purgeAt > deletedAt && gsi1.deletedSecret(workspaceId, secret.id)),
-          type: ENTITY.secretPurge,
-          workspaceId,
-          secretId: secret.id,
-          createdAt: deletedAt,
-          deletedAt,
-          deletedBy: deletion.deletedBy,
-          purgeAt: deletion.purgeAt,
-          head,
-        },
-      },
-    },
     {
       Put: {
         TableName: db.tableName,
@@ -77,23 +74,23 @@ export function secretDeleteItems(
           deletedAt,
           deletedBy: deletion.deletedBy,
           purgeAt: deletion.purgeAt,
-          ttl: epochSeconds(deletion.purgeAt),
-        },
-      },
-    },
-    {
-      Put: {
-        TableName: db.tableName,
-        Item: {
-          ...keys.deletedSecretPath(workspaceId, path),
-          type: ENTITY.deletedSecretPath,
-          secretId: secret.id,
-          ttl: epochSeconds(deletion.purgeAt),
+          ttl,
         },
       },
     },
   ];
 }
+
+/** A Put over an item that must be live (of `type`): a secret's head or path item, replaced by what a delete leaves. */
+const replaceLive = (db: Db, key: ItemKey, type: string, item: Record<string, unknown>): TransactItem => ({
+  Put: {
+    TableName: db.tableName,
+    Item: { ...key, ...item },
+    ConditionExpression: '#type = :live',
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: { ':live': type },
+  },
+});
 
 /** A Delete of an item that must exist. */
 const remove = (db: Db, key: ItemKey): TransactItem => ({

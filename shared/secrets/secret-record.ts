@@ -1,6 +1,7 @@
 import type { SealedValue } from '../platform/crypto/envelope.ts';
 import { ConflictError, NotFoundError } from '../platform/errors.ts';
 import { pick } from '../platform/store/items.ts';
+import { ENTITY } from '../platform/store/keys.ts';
 import { fromStored } from '../platform/store/sealed.ts';
 
 /**
@@ -143,15 +144,24 @@ const OPTIONAL_FIELDS = [
   'references',
 ] as const;
 
+/**
+ * What a delete leaves at a secret's head and path (secret-delete-items.ts): its deleted record and a path marker.
+ * Neither is a secret: every read by id or path, and every batch read of heads, sees it as none.
+ */
+const TOMBSTONES: readonly unknown[] = [ENTITY.secretPurge, ENTITY.deletedSecretPath];
+
 export const toRecord = (item: Record<string, unknown> | undefined): SecretRecord | undefined => {
+  if (item && TOMBSTONES.includes(item.type)) return undefined;
   const record = pick<SecretRecord>(item, RECORD_FIELDS);
   if (!record) return undefined;
   for (const field of OPTIONAL_FIELDS)
     if (item![field] !== undefined && item![field] !== null) Object.assign(record, { [field]: item![field] });
   return record;
 };
-export const toSecret = (item: Record<string, unknown> | undefined): StoredSecret | undefined =>
-  item && { ...toRecord(item)!, sealed: item.sealed === undefined ? undefined : fromStored(item.sealed as Record<string, unknown>) };
+export const toSecret = (item: Record<string, unknown> | undefined): StoredSecret | undefined => {
+  const record = toRecord(item);
+  return record && { ...record, sealed: item!.sealed === undefined ? undefined : fromStored(item!.sealed as Record<string, unknown>) };
+};
 
 /** The path of a secret: `<projectSlug>/<envSlug>/<key>`. */
 export const secretPath = (record: Pick<SecretRecord, 'projectSlug' | 'envSlug' | 'key'>) =>

@@ -25,7 +25,7 @@ import type { Pager } from '../platform/store/pager.ts';
 import type { Page, PageRequest } from '../platform/store/query.ts';
 import { readItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
-import { keys, patterns } from '../platform/store/keys.ts';
+import { ENTITY, keys, patterns } from '../platform/store/keys.ts';
 
 /** Secrets: heads (by id and by path), per-environment key items, immutable versions, reveal counters. */
 export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = makeRevealLimiter(db)) {
@@ -90,7 +90,13 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
        */
       conditions: { notInRecoveryWindow?: boolean | undefined } = {},
     ): Promise<void> {
-      const { items, keyItemAt, versionAt, claimAt = -1 } = secretVersionItems(db, workspaceId, secret, expected, version, audit, reserve);
+      const windowEnd = conditions.notInRecoveryWindow ? Math.ceil(Date.parse(secret.updatedAt) / 1000) : undefined;
+      const {
+        items,
+        keyItemAt,
+        versionAt,
+        claimAt = -1,
+      } = secretVersionItems(db, workspaceId, secret, expected, version, audit, reserve, windowEnd);
       const path = secretPath(secret);
       if (conditions.notInRecoveryWindow)
         items.push({
@@ -116,13 +122,19 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
         ...(windowAt >= 0 ? [windowAt] : []),
       ];
       let found: Record<string, unknown> | null | undefined;
+      let atPath: Record<string, unknown> | null | undefined;
       const failed = await transact(db, items, conditional, {
         // A concurrent transaction on the same items is the same race as a failed condition.
         contention: 'handled',
-        cancelled: (error) => (found = oldItemAt(error, keyItemAt)),
+        cancelled: (error) => {
+          found = oldItemAt(error, keyItemAt);
+          atPath = oldItemAt(error, 1);
+        },
       });
       if (failed !== undefined && failed === claimAt) throw new VersionIdTakenError();
-      if (failed !== undefined && failed === windowAt)
+      // The path's deletion marker (or, before v1.4, its record under DPATH#) of a secret still in its window.
+      const markedPath = failed === 1 && windowEnd !== undefined && atPath?.type === ENTITY.deletedSecretPath;
+      if (failed !== undefined && (failed === windowAt || markedPath))
         throw new InRecoveryWindowError(`a secret deleted at ${path} is in its recovery window`);
       if (failed !== undefined) throw new VersionConflictError(found ? { current: toRecord(found) } : undefined);
     },

@@ -59,7 +59,9 @@ export interface VersionWriteItems {
 /**
  * The transaction items of a secret's new state (secret-store.ts, `writeSecretVersion`): the head under its id and
  * its path (which environment loads read), the environment's key item, the new version's immutable item (if any),
- * the audit entry, and the claim of the version's VersionId: 4 items and the audit entry for a new version. A create needs the path and
+ * the audit entry, and the claim of the version's VersionId: 4 items and the audit entry for a new version. A create
+ * may take a path a deleted secret's marker holds; with `pathFreeAt` (epoch seconds: the AWS API's CreateSecret) only
+ * once that secret's recovery window has ended. A create needs the path and
  * key free; any other write holds only while the key is as `expected` was read.
  */
 export function secretVersionItems(
@@ -70,6 +72,7 @@ export function secretVersionItems(
   version: NewVersion | null,
   audit: AuditEntry | undefined,
   reserve?: { versionId: string; number: number },
+  pathFreeAt?: number,
 ): VersionWriteItems {
   const { sealed, ...record } = secret;
   const { head, listed, path } = secretItems(workspaceId, secret);
@@ -77,6 +80,8 @@ export function secretVersionItems(
     expected === undefined
       ? { Put: { TableName: db.tableName, Item: { ...key, type, ...item }, ConditionExpression: 'attribute_not_exists(PK)' } }
       : { Put: { TableName: db.tableName, Item: { ...key, type, ...item }, ...unchangedSince(expected) } };
+  const pathItem = write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head);
+  if (expected === undefined) Object.assign(pathItem.Put, takesPath(pathFreeAt));
   const keyItem = write(keys.environmentSecret(workspaceId, record.environmentId, record.key), ENTITY.environmentSecret, listed);
   // A lost race learns the key's current state from its failed condition (no read, nothing billed); when the
   // key is gone (no item) the writer reads again.
@@ -112,7 +117,7 @@ export function secretVersionItems(
     : reserve;
   const items: TransactItem[] = [
     write(keys.secretHead(workspaceId, record.id), ENTITY.secretHead, head),
-    write(keys.secretPath(workspaceId, path), ENTITY.secretPath, head),
+    pathItem,
     keyItem,
     ...(versionItem ? [versionItem] : []),
     ...(audit ? [auditPut(db, workspaceId, audit)] : []),
@@ -126,4 +131,18 @@ export function secretVersionItems(
       },
     });
   return { items, keyItemAt: 2, versionAt: versionItem ? 3 : undefined, claimAt: claim ? items.length - 1 : undefined };
+}
+
+/**
+ * The condition of a create's path item: free, or a deleted secret's marker (secret-delete-items.ts), whose window
+ * (its TTL) must have ended by `freeAt` when given. It answers the item it found when it fails, so the writer tells a
+ * path in its recovery window from a live secret's.
+ */
+function takesPath(freeAt: number | undefined) {
+  return {
+    ConditionExpression: `attribute_not_exists(PK) OR (#type = :marker${freeAt === undefined ? '' : ' AND #ttl <= :freeAt'})`,
+    ExpressionAttributeNames: { '#type': 'type', ...(freeAt !== undefined && { '#ttl': 'ttl' }) },
+    ExpressionAttributeValues: { ':marker': ENTITY.deletedSecretPath, ...(freeAt !== undefined && { ':freeAt': freeAt }) },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
 }

@@ -311,7 +311,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     // The purger: the deleted record and the secret's partition read, its versions batch-deleted, its list item (in
     // the workspace partition) and record deleted; the due purges on GSI2 `PURGE`. No key, no queue, no put.
     'secret-purger': [
-      ...table({ GetItem: [VERSIONS], Query: [VERSIONS], BatchWriteItem: [VERSIONS], DeleteItem: [WS, VERSIONS] }),
+      ...table({ GetItem: [WS, VERSIONS], Query: [VERSIONS], BatchWriteItem: [VERSIONS], DeleteItem: [WS, VERSIONS] }),
       index('GSI2', ['PURGE']),
     ],
     // The rotation runner: the rotation item (its lease) in the secret's partition, the head and the items a write

@@ -153,7 +153,6 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('GetItem', PK.version),
       request('PutItem', PK.workspace),
       request('PutItem', PK.version),
-      request('PutItem', PK.purge),
       request('PutItem', PK.audit),
       request('UpdateItem', PK.apiKeyCounter),
       request('UpdateItem', PK.personCounter),
@@ -176,7 +175,6 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('UpdateItem', PK.apiKeyCounter),
       request('UpdateItem', PK.personCounter),
       request('UpdateItem', PK.workspaceCounter),
-      request('PutItem', PK.purge),
       request('DeleteItem', PK.workspace),
       query('GSI1', GSI.changeRequests),
     ]),
@@ -278,10 +276,12 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       query('GSI2', GSI.recoveries),
       request('UpdateItem', PK.delivery),
     ],
-    // The purger (shared/secrets/purge-store.ts): the due purges, the deleted record, the partition's keys, the
-    // versions in batches, then the list item (workspace partition) and the record in one transaction of deletes.
+    // The purger (shared/secrets/purge-store.ts): the due purges, the deleted record (at the head's key; before v1.4
+    // in the secret's partition), the partition's keys, the versions in batches, then the list item and the record in
+    // one transaction of deletes.
     'secret-purger': [
       query('GSI2', GSI.purges),
+      request('GetItem', PK.workspace),
       request('GetItem', PK.purge),
       request('Query', PK.version),
       request('BatchWriteItem', PK.version, PK.versionId),
@@ -289,7 +289,7 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('DeleteItem', PK.purge),
     ],
     // The rotation runner (shared/rotation/rotation-steps.ts, shared/secrets/secret-writer.ts, shared/rotation/rotation-store.ts): the lease read,
-    // moved on and ended; the head and key item read; a value written (head, path, key and value items, the version
+    // moved on and ended; the head and key item read; a value written (head, path and key items, the version
     // and its VersionId claim, the audit entry, in one transaction) or a label change written (head, path, key item,
     // audit entry); a redelivered step's version read by its VersionId. A scheduled start takes the lease and claims
     // the token's VersionId the same way.

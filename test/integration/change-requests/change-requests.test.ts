@@ -121,6 +121,46 @@ describe('change requests', () => {
     expect(audit.filter((entry) => entry.metadata.changeRequestId === id).map((entry) => entry.metadata.key)).toEqual(['D3']);
   });
 
+  it('merges 20 changes in one transaction, sets and then deletes (4 items each, entries packed per action); a restore brings one back', async () => {
+    // Prepare: 20 keys, and a proposal to set each
+    const keysOf = Array.from({ length: 20 }, (_, i) => `M${String(i).padStart(2, '0')}`);
+    const ids: string[] = [];
+    for (const key of keysOf) ids.push((await put(ws.apiKey, key, 'one')).body.data.id);
+    const sets = (await propose(people.alice, { changes: keysOf.map((key) => ({ key, value: `two-${key}` })) })).body.data.id as string;
+    await review(people.bob, sets);
+    // The last key's next version item, there already: the whole merge must fail, the 19 others unwritten.
+    const { doc, tableName } = localStore();
+    const planted = keys.secretVersion(ws.workspaceId, ids[19]!, 2);
+    await doc.send(new PutCommand({ TableName: tableName, Item: { ...planted, type: 'SecretVersion', planted: true } }));
+    // Act, Assess: one transaction of all 20
+    expect((await merge(people.alice, sets)).body.error.code).toBe('CONFLICT');
+    expect(await reveal('M00')).toMatchObject({ value: 'one', version: 1 });
+    await doc.send(new DeleteCommand({ TableName: tableName, Key: planted }));
+    expect((await merge(people.alice, sets)).body.data.status).toBe('merged');
+    for (const key of ['M00', 'M19']) expect(await reveal(key)).toMatchObject({ value: `two-${key}`, version: 2 });
+    // Act: 20 deletes
+    const deletes = (await propose(people.alice, { changes: keysOf.map((key) => ({ key, delete: true })) })).body.data.id as string;
+    await review(people.bob, deletes);
+    expect((await merge(people.alice, deletes)).body.data.status).toBe('merged');
+    // Assess: every key gone and restorable, each version and delete audited with its request's id
+    for (const key of keysOf) expect(await reveal(key)).toBeUndefined();
+    const deleted = (await call('GET', `${secrets()}/deleted?limit=100`, { token: ws.apiKey })).body.data as { key: string }[];
+    expect(deleted.map((s) => s.key).filter((key) => key.startsWith('M'))).toHaveLength(20);
+    const audited = async (action: string, id: string) =>
+      (
+        (await call('GET', `/api/v1/audit?action=${action}&limit=100`, { token: ws.apiKey })).body.data as {
+          metadata: Record<string, unknown>;
+        }[]
+      )
+        .filter((entry) => entry.metadata.changeRequestId === id)
+        .map((entry) => entry.metadata.key);
+    expect((await audited('secret.rotate', sets)).sort()).toEqual(keysOf);
+    expect((await audited('secret.delete', deletes)).sort()).toEqual(keysOf);
+    expect((await call('POST', `/api/v1/secrets/${ids[0]}/restore`, { token: ws.apiKey })).status).toBe(200);
+    expect(await reveal('M00')).toMatchObject({ value: 'two-M00', version: 2 });
+    expect((await put(ws.apiKey, 'M01', 'anew')).body.data.version).toBe(1);
+  });
+
   it("refuses a machine token's review (FORBIDDEN)", async () => {
     const { id } = (await propose(people.alice, { changes: [{ key: 'C', value: 'c' }] })).body.data;
     const refused = await review(machine, id);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../../shared/platform/store/keys.ts';
 import { newId } from '../../../shared/platform/ids.ts';
 import { makeDeletedSecretService } from '../../../shared/secrets/deleted-secret-service.ts';
 import { makePurgeService, PURGE_GRACE_MS } from '../../../shared/secrets/index.ts';
@@ -37,6 +38,13 @@ const versionItems = async (secretId: string) => {
     }),
   );
   return out.Items ?? [];
+};
+
+/** What is at a secret's head key: the head, its deleted record (`SecretPurge`) once deleted, or nothing once purged. */
+const atHead = async (secretId: string) => {
+  const { doc, tableName } = localStore();
+  return (await doc.send(new GetCommand({ TableName: tableName, Key: keys.secretHead(ws.workspaceId, secretId), ConsistentRead: true })))
+    .Item;
 };
 
 beforeAll(async () => {
@@ -144,7 +152,9 @@ describe('recoverable deletes', () => {
     const later = makeDeletedSecretService({ store, clock: { now: () => Date.now() + 7 * 86_400_000 + 60_000 } });
     await expect(later.restore(principal, secret.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect((await later.list(principal, env.environment.id, { limit: 200 })).items.map((s) => s.id)).not.toContain(secret.id);
-    expect((await versionItems(secret.id)).length).toBe(3);
+    // Its two versions in its partition, its deleted record at its head's key.
+    expect((await versionItems(secret.id)).length).toBe(2);
+    expect(await atHead(secret.id)).toMatchObject({ type: 'SecretPurge', secretId: secret.id });
     // The purger's query finds it once its window has ended, and the purge removes every item of it.
     const due = await store.pendingPurges(new Date(Date.now() + 8 * 86_400_000).toISOString(), 10_000);
     expect(due).toContainEqual({ workspaceId: ws.workspaceId, secretId: secret.id });
@@ -154,6 +164,7 @@ describe('recoverable deletes', () => {
     });
     expect(await store.purgeSecretVersions(ws.workspaceId, secret.id)).toBe(2);
     expect(await versionItems(secret.id)).toEqual([]);
+    expect(await atHead(secret.id)).toBeUndefined();
     expect((await call('GET', `${secretsPath()}/deleted`, { token: ws.apiKey })).body.data.map((s: { id: string }) => s.id)).not.toContain(
       secret.id,
     );
@@ -189,9 +200,10 @@ describe('recoverable deletes', () => {
     const before = (await versionItems(secret.id)).length;
     const run = await purgerAt(purgeAt + PURGE_GRACE_MS + 60_000).purgeDue();
     // Assess
-    expect(before).toBe(3);
+    expect(before).toBe(2);
     expect(run.purged).toBeGreaterThanOrEqual(1);
     expect(await versionItems(secret.id)).toEqual([]);
+    expect(await atHead(secret.id)).toBeUndefined();
     expect(await listItems()).toEqual([]);
     expect((await call('POST', `/api/v1/secrets/${secret.id}/restore`, { token: ws.apiKey })).status).toBe(404);
   });

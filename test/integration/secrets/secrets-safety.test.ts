@@ -120,16 +120,14 @@ describe('failure injection', () => {
       KeyConditionExpression: 'PK = :pk',
       ExpressionAttributeValues: { ':pk': `WS#${ws.workspaceId}#SEC#${id}` },
     };
-    expect((await doc.send(new QueryCommand(partition))).Items?.map((i) => i.type).sort()).toEqual([
-      'SecretPurge',
-      'SecretVersion',
-      'SecretVersion',
-      'SecretVersion',
-    ]);
+    const head = { TableName: tableName, Key: keys.secretHead(ws.workspaceId, id), ConsistentRead: true };
+    expect((await doc.send(new QueryCommand(partition))).Items?.map((i) => i.type)).toEqual(Array(3).fill('SecretVersion'));
+    expect((await doc.send(new GetCommand(head))).Item?.type).toBe('SecretPurge');
     // The purger finishes the interrupted purge once its grace period has passed.
     const purger = makePurgeService({ store: makePurgeStore({ doc, tableName }), clock: { now: () => Date.now() + 10 * 60_000 } });
     expect((await purger.purgeDue()).purged).toBeGreaterThanOrEqual(1);
     expect((await doc.send(new QueryCommand(partition))).Items).toEqual([]);
+    expect((await doc.send(new GetCommand(head))).Item).toBeUndefined();
     expect((await put('reborn')).body.data).toMatchObject({ version: 1 });
   });
 

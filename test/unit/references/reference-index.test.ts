@@ -111,15 +111,26 @@ describe('reverse index edges in the write transaction', () => {
 });
 
 describe('purge', () => {
-  it("deletes the purged secret's edges with its record", async () => {
+  it("deletes the purged secret's edges with its record, at its head's key or (before v1.4) in its partition", async () => {
     // Prepare
-    dynamodb.on(GetCommand).resolves({ Item: { head: { environmentId: 'env_1', references: ['app/prod/A'] }, deletedAt: 'd1' } });
+    const record = { head: { environmentId: 'env_1', references: ['app/prod/A'] }, deletedAt: 'd1' };
+    dynamodb
+      .on(GetCommand)
+      .resolvesOnce({ Item: { ...keys.secretHead(WS, 'sec_1'), type: 'SecretPurge', ...record } })
+      .resolvesOnce({})
+      .resolvesOnce({ Item: { ...keys.secretPurge(WS, 'sec_1'), type: 'SecretPurge', ...record } });
     dynamodb.on(QueryCommand).resolves({ Items: [] });
     // Act
     await makePurgeStore(db).purgeSecretVersions(WS, 'sec_1');
+    await makePurgeStore(db).purgeSecretVersions(WS, 'sec_1');
     // Assess
-    const [call] = dynamodb.commandCalls(TransactWriteCommand);
-    expect(call!.args[0].input.TransactItems!.map((item) => item.Delete!.Key!.SK)).toContain('REFBY#app/prod/A#SEC#sec_1');
+    const deleted = dynamodb
+      .commandCalls(TransactWriteCommand)
+      .map((call) => call.args[0].input.TransactItems!.map((item) => item.Delete!.Key!.SK));
+    expect(deleted).toEqual([
+      expect.arrayContaining(['REFBY#app/prod/A#SEC#sec_1', 'SEC#sec_1']),
+      expect.arrayContaining(['REFBY#app/prod/A#SEC#sec_1', '#PURGE']),
+    ]);
   });
 });
 

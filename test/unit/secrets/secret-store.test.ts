@@ -94,7 +94,7 @@ describe('writeSecretVersion: the transaction', () => {
     const absent = 'attribute_not_exists(PK)';
     expect(sentItems()).toEqual([
       `Put SEC#sec_1 ${absent}`,
-      `Put PATH#app/prod/DB_URL ${absent}`,
+      `Put PATH#app/prod/DB_URL ${absent} OR (#type = :marker)`,
       `Put ${keys.environmentSecret(WS, 'env_1', 'DB_URL').SK} ${absent}`,
       `Put ${keys.secretVersion(WS, 'sec_1', 1).SK} ${absent}`,
       expect.stringMatching(/^Put \S*aud_1 attribute_not_exists\(PK\)$/),
@@ -214,6 +214,28 @@ describe('writeSecretVersion: what a failed condition means', () => {
 
     // Act, Assess
     await expect(write()).rejects.toThrow(new InRecoveryWindowError('a secret deleted at app/prod/DB_URL is in its recovery window'));
+  });
+
+  it("the path: InRecoveryWindowError when a deleted secret's marker in its window holds it, else a VersionConflictError", async () => {
+    // Prepare
+    const marker = { ...keys.secretPath(WS, 'app/prod/DB_URL'), type: ENTITY.deletedSecretPath, secretId: 'sec_0', ttl: 1 };
+    const live = { ...keys.secretPath(WS, 'app/prod/DB_URL'), ...record(), type: ENTITY.secretPath };
+    dynamodb
+      .on(TransactWriteCommand)
+      .rejectsOnce(cancelled(codes(1), { index: 1, item: marker }))
+      .rejectsOnce(cancelled(codes(1), { index: 1, item: live }));
+    // Act
+    const marked = await failure(write());
+    const taken = await failure(write());
+    // Assess
+    expect(marked).toEqual(new InRecoveryWindowError('a secret deleted at app/prod/DB_URL is in its recovery window'));
+    expect(taken).toBeInstanceOf(VersionConflictError);
+    const path = dynamodb.commandCalls(TransactWriteCommand)[0]!.args[0].input.TransactItems![1]!.Put!;
+    expect(path.ConditionExpression).toBe('attribute_not_exists(PK) OR (#type = :marker AND #ttl <= :freeAt)');
+    expect(path.ExpressionAttributeValues).toEqual({
+      ':marker': ENTITY.deletedSecretPath,
+      ':freeAt': Date.parse(record().updatedAt) / 1000,
+    });
   });
 
   it('the key item: VersionConflictError with the key as the winner left it; without it when the key is gone (read again)', async () => {
