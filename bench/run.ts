@@ -30,7 +30,8 @@ import { priceWorkload, workloadTable } from './workload.ts';
  * (bench/login.ts), `BENCH_ONLY=webhook-ops` what test events, recoveries and statistics cost (bench/webhook-operations.ts),
  * `BENCH_ONLY=delivery` what a webhook delivery costs at 10 endpoints an event and at one (bench/webhooks.ts),
  * `BENCH_ONLY=rotation` what one rotation costs with and without a function (bench/rotation.ts), `BENCH_ONLY=syncs`
- * what one sync push costs (bench/syncs.ts),
+ * what one sync push costs (bench/syncs.ts), `BENCH_ONLY=calls` every operation's calls, latency and price without the
+ * CPU measurement (about 2 minutes: the quick check of a change to what an operation reads or writes),
  * `BENCH_ONLY=aws` the AWS API's GetSecretValue and BatchGetSecretValue beside the REST reveal by path and the
  * environment load they match (bench/aws-api.ts): their calls, timings, CPU against the floor (bench/cpu.ts) and
  * price, as `operations` of the full run; each printed, and written only to BENCH_OUT if set.
@@ -43,8 +44,9 @@ const DELIVERY_ONLY = process.env.BENCH_ONLY === 'delivery';
 const AWS_ONLY = process.env.BENCH_ONLY === 'aws';
 const ROTATION_ONLY = process.env.BENCH_ONLY === 'rotation';
 const SYNCS_ONLY = process.env.BENCH_ONLY === 'syncs';
+const CALLS_ONLY = process.env.BENCH_ONLY === 'calls';
 const EFFORT = benchEffort();
-const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY || AWS_ONLY || ROTATION_ONLY || SYNCS_ONLY;
+const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY || AWS_ONLY || ROTATION_ONLY || SYNCS_ONLY || CALLS_ONLY;
 
 /**
  * Prints the name of the phase starting now, the time since the bench started, and how long the step before it took
@@ -116,6 +118,18 @@ async function main(): Promise<void> {
       const syncs = await measureSyncPush({ baseUrl: stack.baseUrl, apiKey: stack.apiKey }, recorder);
       if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), syncs }, null, 2)}\n`);
       process.stdout.write(`${syncsTable(syncs)}\n${JSON.stringify(syncs, null, 2)}\n`);
+      return;
+    }
+    if (CALLS_ONLY) {
+      const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
+      phase('calls per operation…');
+      const setup = await prepare(api);
+      const calls = await countCalls(api, setup, recorder);
+      phase('latency…');
+      const load = await measureLoad(api, setup, { endpoint: stack.dynamodbEndpoint, tableName: stack.tableName }, LOAD_MS);
+      const operations = priceOperations(calls, load, {});
+      if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), operations }, null, 2)}\n`);
+      process.stdout.write(`${operationsTable(operations).join('\n')}\n${JSON.stringify(operations, null, 2)}\n`);
       return;
     }
     if (ROTATION_ONLY) {
