@@ -16,15 +16,17 @@ import { INDEX_PARTITIONS as INDEX, PARTITIONS as P } from './table-access.ts';
 export type { FunctionAccess } from './api-access.ts';
 
 /**
- * What secrets' routes do to the table, REST's and the AWS API's alike: heads, paths, key and value items in the
- * workspace partition, versions (and VersionId items, the deleted record) in the secret's own, the audit entry.
+ * What secrets' routes do to the table, REST's and the AWS API's alike: heads, paths and key items (a deleted
+ * secret's record and path marker in place of head and path, its list item) in the workspace partition, versions (and
+ * VersionId items, the deleted record of a delete before v1.4) in the secret's own, the audit entry.
  */
 const SECRET_ITEMS: Items = {
   BatchGetItem: [P.secretVersions],
   GetItem: [P.workspace, P.secretVersions],
   PutItem: [P.workspace, P.secretVersions, P.audit],
   UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter, P.deniedAttempts],
-  // A restore removes the deleted record beside the versions (and the list item in the workspace partition).
+  // A delete removes the key item, a restore the list item (workspace partition); a restore of a delete before v1.4
+  // removes its record beside the versions.
   DeleteItem: [P.workspace, P.secretVersions],
   ConditionCheckItem: [P.workspace],
   BatchWriteItem: [P.secretVersions],
@@ -48,13 +50,14 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
     keys: [MAC_KEY],
   },
   // Reads of a secret (head, path, key item, environment) are prefetched with the credential or read alone, an older
-  // version from its own partition. A write puts head, path and key items, the version and the audit entry; a
-  // reveal counts against the two rate counters (UpdateItem) and puts its audit entry; loading an environment reads
-  // its path items (one Query a page) and puts one audit entry per secret (conditional PutItems, never a batch). A
-  // delete removes head, path and key items and puts the purge marker with the audit entry, then deletes the
-  // versions in batches. Lists Query the workspace and version partitions; search reads GSI1. A denied attempt counts
-  // on its credential's DENIED# counter (UpdateItem) and, at most once a minute, puts its `access.denied` entry.
-  // A search by a credential scoped to a few projects reads their environments' GSI4 partitions instead.
+  // version from its own partition. A write puts head, path and key items, the version and the audit entry; a reveal
+  // counts against the two rate counters (UpdateItem) and puts its audit entry; loading an environment reads its path
+  // items (one Query a page) and puts one audit entry per secret (conditional PutItems, never a batch). A delete puts
+  // its record over the head and its marker over the path, removes the key item and puts the list item with the audit
+  // entry; without a recovery window it then deletes the versions in batches. Lists Query the workspace and version
+  // partitions; search reads GSI1. A denied attempt counts on its credential's DENIED# counter (UpdateItem) and, at
+  // most once a minute, puts its `access.denied` entry. A search by a credential scoped to a few projects reads their
+  // environments' GSI4 partitions instead.
   secrets: {
     table: api({
       items: SECRET_ITEMS,

@@ -3,12 +3,13 @@ import { api, type FunctionAccess, MAC_KEY } from './api-access.ts';
 import { INDEX_PARTITIONS as INDEX, PARTITIONS as P } from './table-access.ts';
 
 /**
- * Change requests: the request, its environment and each key's item are read (GetItem) in the workspace partition;
- * open puts the request with its audit entry; a review or close replaces it with its entry. A merge is one
- * transaction: the request, its entry, and per change what a secret write puts (head, path, key and value items,
- * the version in the secret's partition, its audit entry; a delete's removals and deleted records). A proposed value's reveal counts on the two reveal
- * counters and puts its entry. Lists read the environment's requests on GSI1. Proposed values are sealed and opened
- * under their own context; a merge seals each new version under the secret value's context and opens none.
+ * Change requests: the request, its environment and each key's item are read (GetItem) in the workspace partition; open
+ * puts the request with its audit entry; a review or close replaces it with its entry. A merge is one transaction: the
+ * request, its entry, one audit item per action of the merged writes, and per change what a secret write puts (head,
+ * path and key items, the version in the secret's partition) or a delete writes (its record over the head, its marker
+ * over the path, the key item removed, the list item put). A proposed value's reveal counts on the two reveal counters
+ * and puts its entry. Lists read the environment's requests on GSI1. Proposed values are sealed and opened under their
+ * own context; a merge seals each new version under the secret value's context and opens none.
  */
 export const CHANGE_REQUEST_ACCESS: FunctionAccess = {
   table: api({
@@ -16,7 +17,7 @@ export const CHANGE_REQUEST_ACCESS: FunctionAccess = {
       GetItem: [P.workspace],
       PutItem: [P.workspace, P.secretVersions, P.audit],
       UpdateItem: [P.credentialRevealCounter, P.workspaceRevealCounter],
-      // A merged delete removes head, path, key and value items (and puts the deleted record beside the versions).
+      // A merged delete removes the key item (and puts its record, marker and list item in the workspace partition).
       DeleteItem: [P.workspace],
     },
     indexQueries: { GSI1: [INDEX.changeRequests] },

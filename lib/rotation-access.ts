@@ -7,7 +7,7 @@ import { PARTITIONS as P } from './table-access.ts';
  * reads the secret's rotation item (its lease: GetItem of `ROT` in the secret's partition) and head (GetItem, workspace
  * partition), moves the lease on and ends it (UpdateItem of `ROT`: a one-item transaction, authorised as UpdateItem).
  * Without a function it writes the new value as the secrets writer does (shared/secrets/secret-writer.ts): it reads
- * the key item (GetItem), then one transaction puts head, path, key and value items (workspace partition), the version
+ * the key item (GetItem), then one transaction puts head, path and key items (workspace partition), the version
  * and its VersionId claim (the secret's partition) and the `secret.rotate` audit entry; a redelivered step whose token
  * already names a version reads that version and its VersionId item (GetItem) and opens its value to compare (Decrypt).
  * Ending a rotation puts head, path and key items with its `secret.rotation_succeeded|failed` audit entry. Seals the

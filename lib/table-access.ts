@@ -61,14 +61,15 @@ const ENDPOINT = anyId('webhookEndpoint');
 /** The table's partitions the functions reach, spelled by the keys module itself (`dynamodb:LeadingKeys` patterns). */
 export const PARTITIONS = {
   /**
-   * `WS#<ws>`: the workspace record, projects, environments, secret heads, paths, key and value items, webhook
-   * endpoints, counters, and the records of access keys (`AK#`) and API keys (`APIKEY#`): IAM sees only this
-   * partition key, never the sort key, so it cannot tell a credential record from a project here.
+   * `WS#<ws>`: the workspace record, projects, environments, secret heads, paths and key items (a deleted secret's
+   * record and path marker in place of its head and path), webhook endpoints, counters, and the records of access keys
+   * (`AK#`) and API keys (`APIKEY#`): IAM sees only this partition key, never the sort key, so it cannot tell a
+   * credential record from a project here.
    */
   workspace: keys.workspace(WS).PK,
   /** `WS#<ws>#AUDIT`: the audit log. */
   audit: keys.audit(WS, '').PK,
-  /** `WS#<ws>#SEC#<sec>`: a secret's versions and its purge marker. */
+  /** `WS#<ws>#SEC#<sec>`: a secret's versions (and the deleted record of a delete before v1.4). */
   secretVersions: keys.secretVersion(WS, anyId('secret'), 0).PK,
   /** `WS#<ws>#WHD`: the workspace's webhook deliveries. */
   deliveries: keys.delivery(WS, '').PK,

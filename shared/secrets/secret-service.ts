@@ -69,7 +69,7 @@ export interface SecretServiceDeps {
   revealsPerMinute: number;
   /** Reveals per minute of the whole workspace (default 10 times `revealsPerMinute`). */
   workspaceRevealsPerMinute?: number;
-  /** Called when a deleted secret's versions could not all be removed at once (the purge marker stays). */
+  /** Called when a deleted secret's versions could not all be removed at once (its record stays for the purger). */
   onPurgeFailure?: (secretId: string, error: unknown) => void;
   /** Called when a denied attempt could not be audited (the caller still gets FORBIDDEN). */
   onDenialAuditFailure?: (error: unknown) => void;

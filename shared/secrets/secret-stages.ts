@@ -24,7 +24,7 @@ import type { ReviewGate } from './review-gate.ts';
 /**
  * Moving a staging label (the AWS API's UpdateSecretVersionStage; decisions.md, "Rotation"), under `write`: the labels
  * change on the head by the rules of secret-labels.ts. Moving AWSCURRENT makes another version's value the current one
- * (the head takes its sealed value, the environment's value item follows) and is audited `secret.rotate` with that
+ * (the head and its path item, which loads read, take its sealed value) and is audited `secret.rotate` with that
  * version, so `service.secret.rotate` fires; any other move is audited `secret.stage` (no event). A concurrent write
  * makes the move read again.
  */

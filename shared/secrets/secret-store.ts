@@ -69,11 +69,11 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
     },
 
     /**
-     * Writes a secret's new state in one transaction: the head under its id and its path, the environment's key item,
-     * the new version's immutable item (if any), the environment's value item when the current version moved, the
-     * audit entry, and the claim of the version's VersionId. A create claims the path and key (they must not exist);
-     * any other write holds only while the key is as `expected` was read (shared/secrets/secret-record.ts,
-     * `unchangedSince`). Either condition failing is a version conflict.
+     * Writes a secret's new state in one transaction: the head under its id and its path (which loads read), the
+     * environment's key item, the new version's immutable item (if any), the audit entry, and the claim of the
+     * version's VersionId. A create claims the path and key (they must not exist); any other write holds only while the
+     * key is as `expected` was read (shared/secrets/secret-record.ts, `unchangedSince`). Either condition failing is a
+     * version conflict.
      */
     async writeSecretVersion(
       workspaceId: string,

@@ -14,10 +14,10 @@ export function makeValuelessCreate(deps: { store: Pick<SecretStore, 'writeSecre
   const { store, clock } = deps;
 
   /**
-   * Makes a secret with no value (decisions.md v1.4: the AWS API's CreateSecret without SecretString or
-   * SecretBinary): a head at version 0, with no version, no label and no value item, audited `secret.create` with
-   * `version: 0`. The key must not exist; with `notInRecoveryWindow`, nor a secret deleted at its path be within its
-   * window. Its first value is written as any next version is (version 1, `secret.rotate`).
+   * Makes a secret with no value (decisions.md v1.4: the AWS API's CreateSecret without SecretString or SecretBinary):
+   * a head at version 0, with no version, no label and no sealed value (loads leave it out), audited `secret.create`
+   * with `version: 0`. The key must not exist; with `notInRecoveryWindow`, nor a secret deleted at its path be within
+   * its window. Its first value is written as any next version is (version 1, `secret.rotate`).
    */
   async function createWithoutValue(
     principal: Principal,

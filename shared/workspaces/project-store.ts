@@ -115,8 +115,7 @@ export function makeProjectStore(db: Db, pager: Pager) {
     },
 
     /**
-     * An environment by id, with its project's slug (where its secrets' paths start) and whether every secret of it
-     * has its value item (false only for environments created before those items existed, until first loaded).
+     * An environment by id, with its project's slug (where its secrets' paths start, which its loads read by).
      */
     async getEnvironment(
       workspaceId: string,

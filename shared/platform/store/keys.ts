@@ -83,14 +83,14 @@ export const keys = {
   }),
   /** A secret's rotation: its configuration, when it last and next rotates, and the lease of a running rotation. */
   secretRotation: (workspaceId: string, secretId: string): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: 'ROT' }),
-  /** The secret last deleted at a path (read through its #PURGE record; expires with TTL): AWS names it by its name. */
+  /** Before v1.4 (since: a marker at the path item's key), the secret last deleted at a path; read until its TTL. */
   deletedSecretPath: (workspaceId: string, path: string): ItemKey => ({ PK: ws(workspaceId), SK: `DPATH#${path}` }),
   /** A deleted secret in its environment's list of them, newest deletion first (expires with TTL at its purgeAt). */
   deletedSecret: (workspaceId: string, environmentId: string, deletedAt: string, secretId: string): ItemKey => ({
     PK: ws(workspaceId),
     SK: `DEL#${environmentId}#${deletedAt}#${secretId}`,
   }),
-  /** Left by a delete until every version is gone: the deleted secret's record (restore reads it), then the purge's marker. */
+  /** Before v1.4 (since: at the head's key), a deleted secret's record; one from then is still read, restored, purged. */
   secretPurge: (workspaceId: string, secretId: string): ItemKey => ({ PK: `${ws(workspaceId)}#SEC#${secretId}`, SK: '#PURGE' }),
   /** Reveals counted per credential and minute (fixed window). */
   revealCounter: (workspaceId: string, credentialId: string, minute: number): ItemKey => ({
@@ -239,7 +239,7 @@ export const patterns = {
   deletedSecretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `DEL#${environmentId}#` }),
   /** Every environment's deleted secrets: where indexing the records of deletes made before `gsi1.deletedSecret` looks. */
   deletedSecretsOfWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'DEL#' }),
-  /** A deleted secret's versions (`V#…`; the purge marker `#PURGE` sorts apart from them). */
+  /** A deleted secret's versions (`V#…`; a record from before v1.4, `#PURGE`, sorts apart from them). */
   secretVersions: (workspaceId: string, secretId: string) => ({ pk: `${ws(workspaceId)}#SEC#${secretId}`, skPrefix: 'V#' }),
   /** Everything in a secret's own partition (versions, VersionId items, the deleted record): what a purge removes. */
   secretPartition: (workspaceId: string, secretId: string) => ({ pk: `${ws(workspaceId)}#SEC#${secretId}` }),

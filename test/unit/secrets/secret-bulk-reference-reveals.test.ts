@@ -14,7 +14,7 @@ import { ENV, flatAudit, secretHarness } from './support.ts';
  * entry with `via`, written with the page's own entries before any value leaves; the page is cut by resolved sizes.
  */
 
-/** The secret harness plus the store methods the bulk reveal uses; value items carry the heads' `references` marker. */
+/** The secret harness plus the store methods the bulk reveal uses; loaded values carry the heads' `references` marker. */
 function bulkHarness() {
   const h = secretHarness();
   const audited: AuditEntry[][] = [];
