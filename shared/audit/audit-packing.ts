@@ -6,7 +6,9 @@ import type { AuditEntry } from './audit-entry.ts';
  * one action by one actor at one instant, so the targets' entries are stored inside the referencing entry's item
  * (`packed`) and written with it in one PutItem. The log, the webhook fan-out and every other reader see them as
  * the separate entries they are (`entriesOfItem`); only the billing differs: an item is billed per KB written, not
- * per entry, so a reveal with 3 references writes one item of about 1.3 KB (2 WRU) instead of four (4 WRU).
+ * per entry, so a reveal with 3 references writes one item of about 1.3 KB (2 WRU) instead of four (4 WRU). The
+ * same holds for the entries of one request's many reveals (an environment load's page, BatchGetSecretValue) and of a
+ * change request's merge (one item per action).
  */
 export interface AuditWrite extends AuditEntry {
   /** Entries of the same action, actor, time and account stored in this entry's item. */
@@ -29,22 +31,27 @@ export interface PackedFields {
   packedTargets?: string[];
 }
 
-const sharesItemWith = (own: AuditEntry, entry: AuditEntry) =>
-  entry.action === own.action && entry.actorSub === own.actorSub && entry.createdAt === own.createdAt && entry.accountId === own.accountId;
-
 /**
- * The items `writes` are stored as, each an entry and the entries packed in it: at most `PACKED_PER_ITEM` to an
- * item (the rest in items of their own, the first of each the item's entry), and an entry that differs from its
- * item's action, actor, time or account in an item of its own.
+ * The items `writes` are stored as: every entry (each write's own, then those packed in it) joins the item of the
+ * first earlier entry of the same action, actor, time and account that has room (`PACKED_PER_ITEM` besides its own),
+ * else begins an item. So the entries of one request's reveals share items whichever write carried them: a page of
+ * an environment load (30 reveals, one instant) is one item, billed per KB (about 8 WRU) rather than per entry (30).
  */
 export function itemsOfWrites(writes: readonly AuditWrite[]): { own: AuditEntry; packed: AuditEntry[] }[] {
   const items: { own: AuditEntry; packed: AuditEntry[] }[] = [];
+  const open = new Map<string, { own: AuditEntry; packed: AuditEntry[] }>();
   for (const { packed = [], ...own } of writes) {
-    const alike = packed.filter((entry) => sharesItemWith(own, entry));
-    items.push({ own, packed: alike.slice(0, PACKED_PER_ITEM) });
-    for (let at = PACKED_PER_ITEM; at < alike.length; at += PACKED_PER_ITEM + 1)
-      items.push({ own: alike[at]!, packed: alike.slice(at + 1, at + 1 + PACKED_PER_ITEM) });
-    for (const entry of packed) if (!sharesItemWith(own, entry)) items.push({ own: entry, packed: [] });
+    for (const entry of [own, ...packed]) {
+      const key = JSON.stringify([entry.action, entry.actorSub, entry.createdAt, entry.accountId ?? null]);
+      const item = open.get(key);
+      if (item && item.packed.length < PACKED_PER_ITEM) {
+        item.packed.push(entry);
+        continue;
+      }
+      const begun = { own: entry, packed: [] as AuditEntry[] };
+      items.push(begun);
+      open.set(key, begun);
+    }
   }
   return items;
 }

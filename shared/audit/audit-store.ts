@@ -27,8 +27,8 @@ export function auditPut(db: Db, workspaceId: string, entry: AuditEntry, packed:
 const AUDIT_PUTS_IN_FLIGHT = 25;
 
 /**
- * Writes audit entries that go with no change of their own (reveals): one item per entry and the entries packed in
- * it (audit-packing.ts), each `auditPut`'s conditional Put as a PutItem, up to 25 in flight, each durable when it
+ * Writes audit entries that go with no change of their own (reveals): as few items as they pack into (entries of one
+ * action, actor, time and account share an item, up to 101: audit-packing.ts), each `auditPut`'s conditional Put as a PutItem, up to 25 in flight, each durable when it
  * answers. Never a BatchWriteItem: a batch's puts cannot be conditional, and would overwrite an entry silently. A
  * failed condition (an entry already there: never for a fresh ULID) is thrown.
  */

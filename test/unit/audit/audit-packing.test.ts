@@ -73,7 +73,7 @@ describe('audit entries packed in one item', () => {
     expect(more.flatMap((item) => [item.own, ...item.packed])).toEqual([entry(0), ...packed]);
   });
 
-  it('keep an entry of another action, actor, time or account in an item of its own', () => {
+  it('keep an entry of another action, actor, time or account in an item of its own; one of the same joins the first item', () => {
     // Prepare
     const others = [
       entry(1, { action: 'secret.delete' }),
@@ -86,10 +86,18 @@ describe('audit entries packed in one item', () => {
     const items = itemsOfWrites([{ ...entry(0), packed: [entry(5), ...others] }, entry(6)]);
 
     // Assess
-    expect(items).toEqual([
-      { own: entry(0), packed: [entry(5)] },
-      ...others.map((other) => ({ own: other, packed: [] })),
-      { own: entry(6), packed: [] },
-    ]);
+    expect(items).toEqual([{ own: entry(0), packed: [entry(5), entry(6)] }, ...others.map((other) => ({ own: other, packed: [] }))]);
+  });
+
+  it("pack the entries of several writes (an environment load's page: 30 reveals at one instant) in one item", () => {
+    // Prepare: 30 reveals, the second with a target revealed through its references
+    const writes = Array.from({ length: 30 }, (_, i) => ({ ...entry(i), ...(i === 1 && { packed: [entry(100)] }) }));
+
+    // Act
+    const items = itemsOfWrites(writes);
+
+    // Assess
+    expect(items).toHaveLength(1);
+    expect([items[0]!.own, ...items[0]!.packed]).toEqual([entry(0), entry(1), entry(100), ...writes.slice(2)]);
   });
 });
