@@ -32,6 +32,8 @@ import {
  *   or lastId when that one is absent), more is `entry-added` (naming an entry outside firstId..lastId when there is
  *   one), as many is `entry-changed` (contents edited or swapped between ids). A digest holds no per-entry hash, so
  *   which entry of a period changed cannot be told: the break names the period's hourStart, and the id when known.
+ * What no check here can see: a period removed whole (entries and digest) after the range's last digest, or before
+ * its first, since no digest in the range links to it; the Object Lock copy of each digest in S3 is what keeps those.
  */
 
 export type AuditBreak =

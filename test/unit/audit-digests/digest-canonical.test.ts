@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { auditEntryAnswer } from '../../../shared/audit/audit-answers.ts';
+import type { AuditEntry } from '../../../shared/audit/index.ts';
 import {
   canonicalEntryLine,
   canonicalJson,
   canonicalLines,
+  DIGESTED_FIELDS,
+  type DigestedEntry,
   entriesSha256,
   inIdOrder,
   sha256Hex,
@@ -95,5 +99,18 @@ describe('canonical audit lines', () => {
     // Assess: the FIPS 180-2 test vector.
     expect(hashed).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
     expect(entriesSha256([entry(1, AT)])).not.toBe(entriesSha256([entry(1, AT, { target: 'sec_2' })]));
+  });
+
+  it('cover exactly the fields GET /api/v1/audit answers, and take a stored audit entry as it is', () => {
+    // Prepare: a stored entry is a DigestedEntry for the compiler too.
+    const stored: AuditEntry = { ...entry(1, AT), action: 'secret.reveal', accountId: 'acc_1' };
+    const digested: DigestedEntry = stored;
+
+    // Act
+    const answered = Object.keys(auditEntryAnswer().shape);
+
+    // Assess
+    expect([...DIGESTED_FIELDS].sort()).toEqual(answered.sort());
+    expect(Object.keys(JSON.parse(canonicalEntryLine(digested)))).toEqual([...DIGESTED_FIELDS].sort());
   });
 });
