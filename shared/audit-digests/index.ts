@@ -1,0 +1,22 @@
+/**
+ * Tamper evidence for the audit log (decisions.md, "Audit streams and tamper evidence"): the canonical form of a
+ * period's entries, the signed and chained digest of each period with entries, its signers (KMS, local key) and the
+ * verifier that checks entries, chain and signatures with the public key alone.
+ */
+export { canonicalEntryLine, canonicalLines, entriesSha256, type DigestedEntry } from './digest-canonical.ts';
+export {
+  DEFAULT_PERIOD_SECONDS,
+  digestJson,
+  digestPeriodSeconds,
+  digestSha256,
+  MAX_PERIODS_PER_RUN,
+  periodDueAt,
+  periodStart,
+  periodsToDigest,
+  signedBytes,
+  unsignedDigest,
+  type AuditDigest,
+  type UnsignedDigest,
+} from './digest-record.ts';
+export { kmsDigestSigner, makeKmsDigestSigner, makeLocalDigestSigner, signDigest, type DigestSigner } from './digest-signer.ts';
+export { verifiedRange, verifyAudit, type AuditBreak, type VerifyInput, type VerifyResult } from './digest-verify.ts';
