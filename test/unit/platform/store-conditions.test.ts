@@ -457,10 +457,13 @@ describe('audit and credential items are only ever created, never written over',
     },
   );
 
-  it('writes a page of reveal entries as conditional PutItems, never as a BatchWriteItem', async () => {
+  it('writes a page of reveal entries as conditional PutItems (101 entries an item), never as a BatchWriteItem', async () => {
     await store.writeAuditEntries(WS, Array.from({ length: 30 }, audit));
+    await store.writeAuditEntries(WS, Array.from({ length: 102 }, audit));
     expect(dynamodb.commandCalls(BatchWriteCommand)).toHaveLength(0);
-    expect(dynamodb.commandCalls(PutCommand)).toHaveLength(30);
+    const puts = dynamodb.commandCalls(PutCommand).map((call) => call.args[0].input);
+    expect(puts).toHaveLength(3);
+    expect(puts.every((put) => put.ConditionExpression === 'attribute_not_exists(PK)')).toBe(true);
   });
 
   it('refuses, in this check, exactly what it should: a put without the condition, a batch put, an update of an entry', () => {
