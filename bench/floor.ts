@@ -62,6 +62,8 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   // Syncs: the API's reads and writes (create, PATCH and delete are transactions), a GitHub token's seal, and a full
   // sync queued (SendMessage, loaded on the first create, run or resume).
   syncs: { dynamodb: API_READS_WRITES, kms: DATA_KEYS, sqs: ['SendMessage'] },
+  // Audit streams: the API's reads and writes (create, PATCH and delete are transactions) and a credential's seal.
+  'audit-streams': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   'access-keys': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   webhooks: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS },
   'webhook-deliveries': { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS, sqs: QUEUE_SENDS },

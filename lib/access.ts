@@ -2,6 +2,7 @@ import { AWS_KEY_CONTEXT, SECRET_VALUE_CONTEXT, SIGNING_SECRET_CONTEXT } from '.
 import type { PipelineFunction } from '../shared/platform/functions.ts';
 import type { RouteGroup } from '../shared/platform/routes.ts';
 import { api, type FunctionAccess, IDEMPOTENT_ANSWER_KEY, type Items, MAC_KEY } from './api-access.ts';
+import { AUDIT_STREAM_ACCESS } from './audit-stream-access.ts';
 import { CHANGE_REQUEST_ACCESS } from './change-request-access.ts';
 import { SYNC_ACCESS } from './sync-access.ts';
 import { INDEX_PARTITIONS as INDEX, PARTITIONS as P } from './table-access.ts';
@@ -71,6 +72,7 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   },
   'change-requests': CHANGE_REQUEST_ACCESS,
   syncs: SYNC_ACCESS,
+  'audit-streams': AUDIT_STREAM_ACCESS,
   // Reads the audit log, nothing else; no route changes state, so no idempotency record either.
   audit: { table: api({ items: { Query: [P.audit] }, idempotent: false }), keys: [MAC_KEY] },
   // Creates credentials: an access key's record (AK#, in the workspace partition), its token item, the lookup of its

@@ -1,5 +1,6 @@
 import { makeAccessKeyRoutes } from '../../functions/access-keys/routes.ts';
 import { makeAuditRoutes } from '../../functions/audit/routes.ts';
+import { makeAuditStreamRoutes } from '../../functions/audit-streams/routes.ts';
 import { makeAuthRoutes } from '../../functions/auth/routes.ts';
 import { makeChangeRequestRoutes } from '../../functions/change-requests/routes.ts';
 import { makeSyncRoutes } from '../../functions/syncs/routes.ts';
@@ -29,6 +30,7 @@ export function allRouteDefinitions(): Record<string, RouteDefinition> {
     auth: makeAuthRoutes(none),
     'change-requests': makeChangeRequestRoutes(none),
     syncs: makeSyncRoutes(none),
+    'audit-streams': makeAuditStreamRoutes(none),
   };
   return Object.assign({}, ...Object.values(groups));
 }

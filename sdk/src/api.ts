@@ -518,6 +518,45 @@ export interface paths {
      */
     post: operations["runSync"];
   };
+  "/api/v1/audit-streams": {
+    /**
+     * List the workspace's audit streams
+     * @description Newest first; header names only, never a credential.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    get: operations["listAuditStreams"];
+    /**
+     * Stream the workspace's audit entries to a receiver
+     * @description Type: `https` (`url` https, `headers`? of at most 10 names to values), `splunk-hec` (`url` https, `token`) or `datadog` (`site` one of datadoghq.com, us3.datadoghq.com, us5.datadoghq.com, datadoghq.eu, ap1.datadoghq.com, ddog-gov.com; `apiKey`). A url must be https and resolve to public addresses only. Credentials (header values, token, apiKey) are sealed and never answered; an https stream's answer carries its `whsec_` signing secret, the only time it is shown (later reads show `secretHint`). At most 10 streams per workspace. Audited as `audit_stream.create`.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    post: operations["createAuditStream"];
+  };
+  "/api/v1/audit-streams/{id}": {
+    /**
+     * Show an audit stream
+     * @description Its type, url or site, header names, signing secret hint and status; never a credential.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    get: operations["getAuditStream"];
+    /**
+     * Delete an audit stream
+     * @description Nothing more is delivered to it. Audited as `audit_stream.delete`.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    delete: operations["deleteAuditStream"];
+    /**
+     * Change, disable or enable an audit stream
+     * @description Changes only what its type has (https: `url`, `headers`, which replace every header, null removing them; splunk-hec: `url`, `token`; datadog: `site`, `apiKey`); the type and the signing secret never change. `status: "disabled"` stops it, `status: "active"` enables it again. Audited as `audit_stream.update` (the changed fields named, never a credential).
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    patch: operations["updateAuditStream"];
+  };
   "/api/v1/openapi.json": {
     /**
      * This document
@@ -685,7 +724,7 @@ export interface components {
     AuditEntry: {
       id: string;
       /** @enum {string} */
-      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "sync.create" | "sync.update" | "sync.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "sync.create" | "sync.update" | "sync.delete" | "audit_stream.create" | "audit_stream.update" | "audit_stream.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
       actorSub: string;
       target: string;
       metadata: {
@@ -4026,7 +4065,7 @@ export interface operations {
       query?: {
         limit?: string;
         cursor?: string;
-        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "sync.create" | "sync.update" | "sync.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "sync.create" | "sync.update" | "sync.delete" | "audit_stream.create" | "audit_stream.update" | "audit_stream.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
         target?: string;
         actorSub?: string;
         since?: string;
@@ -8429,6 +8468,734 @@ export interface operations {
               code?: "PAYLOAD_TOO_LARGE";
             };
           } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * List the workspace's audit streams
+   * @description Newest first; header names only, never a credential.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  listAuditStreams: {
+    parameters: {
+      query?: {
+        limit?: string;
+        cursor?: string;
+      };
+    };
+    responses: {
+      /** @description List the workspace's audit streams */
+      200: {
+        content: {
+          "application/json": {
+            data: (OneOf<[{
+                /** @constant */
+                type: "https";
+                url: string;
+                headers: string[];
+                secretHint: string;
+                id: string;
+                /** @enum {string} */
+                status: "active" | "disabled";
+                /** Format: date-time */
+                createdAt: string;
+              }, {
+                /** @constant */
+                type: "splunk-hec";
+                url: string;
+                id: string;
+                /** @enum {string} */
+                status: "active" | "disabled";
+                /** Format: date-time */
+                createdAt: string;
+              }, {
+                /** @constant */
+                type: "datadog";
+                /** @enum {string} */
+                site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+                id: string;
+                /** @enum {string} */
+                status: "active" | "disabled";
+                /** Format: date-time */
+                createdAt: string;
+              }]>)[];
+            error: null;
+            meta: components["schemas"]["MetaWithPage"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Stream the workspace's audit entries to a receiver
+   * @description Type: `https` (`url` https, `headers`? of at most 10 names to values), `splunk-hec` (`url` https, `token`) or `datadog` (`site` one of datadoghq.com, us3.datadoghq.com, us5.datadoghq.com, datadoghq.eu, ap1.datadoghq.com, ddog-gov.com; `apiKey`). A url must be https and resolve to public addresses only. Credentials (header values, token, apiKey) are sealed and never answered; an https stream's answer carries its `whsec_` signing secret, the only time it is shown (later reads show `secretHint`). At most 10 streams per workspace. Audited as `audit_stream.create`.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  createAuditStream: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": OneOf<[{
+          /** @constant */
+          type: "https";
+          url: string;
+          headers?: {
+            [key: string]: string;
+          };
+        }, {
+          /** @constant */
+          type: "splunk-hec";
+          url: string;
+          token: string;
+        }, {
+          /** @constant */
+          type: "datadog";
+          /** @enum {string} */
+          site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+          apiKey: string;
+        }]>;
+      };
+    };
+    responses: {
+      /** @description Stream the workspace's audit entries to a receiver */
+      201: {
+        content: {
+          "application/json": {
+            data: OneOf<[{
+              /** @constant */
+              type: "https";
+              url: string;
+              headers: string[];
+              secretHint: string;
+              secret: string;
+              id: string;
+              /** @enum {string} */
+              status: "active" | "disabled";
+              /** Format: date-time */
+              createdAt: string;
+            }, {
+              /** @constant */
+              type: "splunk-hec";
+              url: string;
+              id: string;
+              /** @enum {string} */
+              status: "active" | "disabled";
+              /** Format: date-time */
+              createdAt: string;
+            }, {
+              /** @constant */
+              type: "datadog";
+              /** @enum {string} */
+              site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+              id: string;
+              /** @enum {string} */
+              status: "active" | "disabled";
+              /** Format: date-time */
+              createdAt: string;
+            }]>;
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description LIMIT_EXCEEDED, CONFLICT */
+      409: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "LIMIT_EXCEEDED" | "CONFLICT";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Show an audit stream
+   * @description Its type, url or site, header names, signing secret hint and status; never a credential.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  getAuditStream: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Show an audit stream */
+      200: {
+        content: {
+          "application/json": {
+            data: OneOf<[{
+              /** @constant */
+              type: "https";
+              url: string;
+              headers: string[];
+              secretHint: string;
+              id: string;
+              /** @enum {string} */
+              status: "active" | "disabled";
+              /** Format: date-time */
+              createdAt: string;
+            }, {
+              /** @constant */
+              type: "splunk-hec";
+              url: string;
+              id: string;
+              /** @enum {string} */
+              status: "active" | "disabled";
+              /** Format: date-time */
+              createdAt: string;
+            }, {
+              /** @constant */
+              type: "datadog";
+              /** @enum {string} */
+              site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+              id: string;
+              /** @enum {string} */
+              status: "active" | "disabled";
+              /** Format: date-time */
+              createdAt: string;
+            }]>;
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Delete an audit stream
+   * @description Nothing more is delivered to it. Audited as `audit_stream.delete`.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  deleteAuditStream: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Delete an audit stream */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              id: string;
+              /** @constant */
+              deleted: true;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Change, disable or enable an audit stream
+   * @description Changes only what its type has (https: `url`, `headers`, which replace every header, null removing them; splunk-hec: `url`, `token`; datadog: `site`, `apiKey`); the type and the signing secret never change. `status: "disabled"` stops it, `status: "active"` enables it again. Audited as `audit_stream.update` (the changed fields named, never a credential).
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  updateAuditStream: {
+    parameters: {
+      header?: {
+        /** @description 1 to 255 printable ASCII characters, scoped to the calling credential and kept 24 hours. A repeat with the same key and the same request answers the first answer (status and body) again with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 IDEMPOTENCY_KEY_REUSED; a repeat while the first still runs is 409 CONFLICT with `Retry-After: 1` (retry with the same key to get its answer; no other 409 carries Retry-After). A request refused by validation or failing with 5xx records nothing. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          url?: string;
+          headers?: {
+            [key: string]: string;
+          } | null;
+          token?: string;
+          /** @enum {string} */
+          site?: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+          apiKey?: string;
+          /** @enum {string} */
+          status?: "active" | "disabled";
+        };
+      };
+    };
+    responses: {
+      /** @description Change, disable or enable an audit stream */
+      200: {
+        content: {
+          "application/json": {
+            data: OneOf<[{
+              /** @constant */
+              type: "https";
+              url: string;
+              headers: string[];
+              secretHint: string;
+              id: string;
+              /** @enum {string} */
+              status: "active" | "disabled";
+              /** Format: date-time */
+              createdAt: string;
+            }, {
+              /** @constant */
+              type: "splunk-hec";
+              url: string;
+              id: string;
+              /** @enum {string} */
+              status: "active" | "disabled";
+              /** Format: date-time */
+              createdAt: string;
+            }, {
+              /** @constant */
+              type: "datadog";
+              /** @enum {string} */
+              site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+              id: string;
+              /** @enum {string} */
+              status: "active" | "disabled";
+              /** Format: date-time */
+              createdAt: string;
+            }]>;
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description CONFLICT */
+      409: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "CONFLICT";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description IDEMPOTENCY_KEY_REUSED */
+      422: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "IDEMPOTENCY_KEY_REUSED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
         };
       };
       /** @description INTERNAL_ERROR */

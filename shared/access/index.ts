@@ -12,6 +12,7 @@ export {
   assertMayCreateEnvironments,
   assertMayCreateProjects,
   assertMayManageAccessKeys,
+  assertMayManageAuditStreams,
   assertMayManageReviewPolicies,
   assertMayManageSyncs,
   assertMayManageWebhooks,

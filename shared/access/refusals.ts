@@ -93,7 +93,8 @@ type AdminArea =
   | 'create projects'
   | 'create environments'
   | 'manage review policies'
-  | 'manage syncs';
+  | 'manage syncs'
+  | 'manage audit streams';
 
 function refuseUnlessAdmin(principal: Principal, area: AdminArea): void {
   if (!principal.authority.admin)
@@ -117,3 +118,5 @@ export const assertMayCreateEnvironments = (principal: Principal): void => refus
 export const assertMayManageReviewPolicies = (principal: Principal): void => refuseUnlessAdmin(principal, 'manage review policies');
 /** FORBIDDEN unless the caller administers the workspace: syncs (create, list, show, change, run, delete). */
 export const assertMayManageSyncs = (principal: Principal): void => refuseUnlessAdmin(principal, 'manage syncs');
+/** FORBIDDEN unless the caller administers the workspace: audit streams (create, list, show, change, delete). */
+export const assertMayManageAuditStreams = (principal: Principal): void => refuseUnlessAdmin(principal, 'manage audit streams');

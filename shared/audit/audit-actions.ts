@@ -37,6 +37,10 @@ export const AUDIT_ACTIONS = [
   'sync.create',
   'sync.update',
   'sync.delete',
+  // Audit streams (decisions.md v1.4): made, changed (metadata names the changed fields, never a credential), deleted.
+  'audit_stream.create',
+  'audit_stream.update',
+  'audit_stream.delete',
   'access_key.create',
   'access_key.revoke',
   'access_key.update',

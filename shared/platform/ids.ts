@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   account: 'acc',
   changeRequest: 'cr',
   sync: 'sync',
+  auditStream: 'as',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -89,6 +89,14 @@ export const ROUTE_GROUPS = {
     'DELETE /api/v1/syncs/{id}',
     'POST /api/v1/syncs/{id}/run',
   ],
+  /** Audit streams (decisions.md v1.4): the workspace's audit entries delivered to an https receiver, Splunk or Datadog. */
+  'audit-streams': [
+    'POST /api/v1/audit-streams',
+    'GET /api/v1/audit-streams',
+    'GET /api/v1/audit-streams/{id}',
+    'PATCH /api/v1/audit-streams/{id}',
+    'DELETE /api/v1/audit-streams/{id}',
+  ],
 } as const satisfies Record<string, readonly string[]>;
 
 export type RouteGroup = keyof typeof ROUTE_GROUPS;

@@ -60,6 +60,9 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // Syncs (issue 50): the service, its store, the destinations' schemas; the SQS client with the sync queue, the SSRF
   // guard and the cipher are chunks loaded on first use (counted here all the same).
   syncs: 1.55, // 1.535: 406,031 B
+  // Audit streams (issue 51): the service, its store and the three types' schemas; the cipher and the SSRF guard are
+  // chunks loaded on first use (counted here all the same).
+  'audit-streams': 1.6, // 1.585: 376,848 B
   audit: 1.52, // 1.503: 357,292 B over 237,611 B with packed audit entries read back and paged by entry (1.471: 349,621 B before; 1.441 before the MAC keys and least privilege)
   // Workload identity (issue 25) adds the schemas of `auth` and of logins and the login store's reach of live tokens
   // (+7 KB) to access-keys, and the AWS SDK went from 3.1166 to 3.1175 (every floor +28 KB, every function ~+0.03).
@@ -127,7 +130,7 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // to mend the same way: a service of the environment load alone), shared/platform (33 KB), shared/syncs (16.6 KB).
   'sync-worker': 2.45, // 2.425: 966,778 B over 398,688 B
 
-  openapi: 176, // measured below after the merge; 168.61: 27,821 B over 165 B with the syncs' six routes (issue 50), 157.51 with the sync events and actions; 153.46: 25,321 B with the change requests' seven routes and four events (137.22 before them, with review policies); 132.74: 21,902 B with secret references (raw reveals, the 409's details, references and referencedBy); 129.95 with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
+  openapi: 184, // 181.76: 29,990 B with the audit streams' five routes (issue 51); 168.61: 27,821 B over 165 B with the syncs' six routes (issue 50), 157.51 with the sync events and actions; 153.46: 25,321 B with the change requests' seven routes and four events (137.22 before them, with review policies); 132.74: 21,902 B with secret references (raw reveals, the 409's details, references and referencedBy); 129.95 with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
 };
 const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_GOAL;
 
@@ -309,6 +312,15 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     'shared/syncs/sync-queue-target.ts',
     'shared/net/ssrf.ts',
     'shared/syncs/sync-url-check.ts',
+  ],
+  // Audit streams seal credentials (the cipher) and check a url (the SSRF guard), each loaded on its first use.
+  'audit-streams': [
+    'aws-jwt-verify',
+    ...KEY_PROVIDER_ON_FIRST_USE,
+    ...CIPHER_ON_FIRST_USE,
+    ...SOURCE_ADDRESS_ON_FIRST_USE,
+    'shared/net/ssrf.ts',
+    'shared/audit-streams/stream-url-check.ts',
   ],
   // Only a manual retry, a test event, a recovery or a statistics read far behind queues anything: the SQS client
   // loads on the first; test events, recoveries and statistics load their service and store on the first of them.

@@ -158,6 +158,9 @@ describe('the secrets key can be used only by the service', () => {
       ],
       // Syncs seal a GitHub token under its own context, and never open one (the sync worker does).
       syncs: [{ actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'syncId'] }, macRoots],
+      // Audit streams seal each credential under its own context (never open one), and seal and open a create's
+      // recorded answer (an https stream's signing secret).
+      'audit-streams': [{ actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'auditStreamId', 'credential'] }, answers, macRoots],
       // The sync worker opens the values it pushes and the sync's GitHub token; it seals nothing and checks no token.
       'sync-worker': [
         { actions: ['kms:Decrypt'], context: ['workspaceId', 'secretId', 'version'] },
@@ -198,6 +201,7 @@ describe('the secrets key can be used only by the service', () => {
       'rotation',
       'change-requests',
       'syncs',
+      'audit-streams',
       'sync-worker',
     ];
     for (const name of FUNCTION_NAMES) {

@@ -37,6 +37,7 @@ const SIGNING_SECRET_CONTEXT = ['workspaceId', 'endpointId'];
 const IDEMPOTENT_ANSWER_CONTEXT = ['workspaceId', 'idempotencyRecord'];
 const AWS_KEY_CONTEXT = ['workspaceId', 'accessKeyId'];
 const SYNC_TOKEN_CONTEXT = ['workspaceId', 'syncId'];
+const AUDIT_STREAM_CREDENTIAL_CONTEXT = ['workspaceId', 'auditStreamId', 'credential'];
 
 type Items = Record<string, string[]>;
 
@@ -194,6 +195,16 @@ function expectations(): (name: FunctionName) => Statement[] {
       kms(['kms:GenerateDataKey'], SYNC_TOKEN_CONTEXT),
       macKey,
       sendSync,
+    ],
+    // Audit streams: a stream read, the workspace's streams listed; create, PATCH and delete write the stream (and its
+    // counter) with the audit entry; credentials are sealed, never opened; a create's recorded answer (an https
+    // stream's signing secret) is sealed and opened.
+    'audit-streams': [
+      ...table(api({ GetItem: [WS], Query: [WS], PutItem: [WS, AUDIT], UpdateItem: [WS], DeleteItem: [WS] })),
+      lastUsed([TOKEN]),
+      kms(['kms:GenerateDataKey'], AUDIT_STREAM_CREDENTIAL_CONTEXT),
+      kms(['kms:GenerateDataKey', 'kms:Decrypt'], IDEMPOTENT_ANSWER_CONTEXT),
+      macKey,
     ],
     // Recorded idempotent answers that carry the token are sealed and opened (issue 13). The one credential writer:
     // it updates token items in full (revoke), so it needs no lastUsedAt-only grant.
@@ -367,6 +378,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     'aws',
     'change-requests',
     'syncs',
+    'audit-streams',
     'delivery-worker',
     'rotation',
     // Each value a push reveals is audited, and a sync that fails or recovers gets its `sync.update` entry.

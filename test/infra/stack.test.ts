@@ -173,6 +173,7 @@ describe('ServiceStack with defaults', () => {
       'change-requests': [...common, ...key, 'REVEAL_RATE_LIMIT_PER_MINUTE'],
       // SYNC_QUEUE_URL comes with the sync queue's construct (the pipeline's).
       syncs: [...common, ...key, ...syncs],
+      'audit-streams': [...common, ...key],
       'access-keys': [...common, ...key],
       // The login: the regional STS endpoint and the server id; it authenticates no bearer token (no JWT settings).
       auth: [...common, ...key, 'AWS_STS_ENDPOINT', 'IAM_SERVER_ID'],

@@ -97,6 +97,7 @@ const AUDIT_WRITERS: FunctionName[] = [
   'webhook-deliveries',
   'change-requests',
   'syncs',
+  'audit-streams',
   'delivery-worker',
   'rotation',
   'sync-worker',
@@ -191,6 +192,15 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
     ]),
     // A sync: read, listed, put under its counter, updated, deleted with its written keys' item.
     syncs: api([
+      request('GetItem', PK.workspace),
+      request('Query', PK.workspace),
+      request('PutItem', PK.workspace),
+      request('PutItem', PK.audit),
+      request('UpdateItem', PK.workspace),
+      request('DeleteItem', PK.workspace),
+    ]),
+    // An audit stream: read, listed, put under its counter, updated, deleted.
+    'audit-streams': api([
       request('GetItem', PK.workspace),
       request('Query', PK.workspace),
       request('PutItem', PK.workspace),

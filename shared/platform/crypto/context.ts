@@ -55,6 +55,22 @@ export function syncTokenContext(workspaceId: string, syncId: string): ContextOf
   return { workspaceId, syncId };
 }
 
+/**
+ * The keys of an audit stream's sealed credentials' context (decisions.md v1.4, "Audit streams"): its signing secret,
+ * header values, Splunk token or Datadog API key, each sealed apart and named by `credential`, so none unseals as
+ * another's. Granted to the audit streams function (seal); the delivery will open them.
+ */
+export const AUDIT_STREAM_CREDENTIAL_CONTEXT = ['workspaceId', 'auditStreamId', 'credential'] as const;
+
+/** Binds one credential of an audit stream to its workspace, stream and name. */
+export function auditStreamCredentialContext(
+  workspaceId: string,
+  auditStreamId: string,
+  credential: string,
+): ContextOf<typeof AUDIT_STREAM_CREDENTIAL_CONTEXT> {
+  return { workspaceId, auditStreamId, credential };
+}
+
 /** The keys of an access key's AWS secret access key's context (decisions.md, "The AWS Secrets Manager API"). */
 export const AWS_KEY_CONTEXT = ['workspaceId', 'accessKeyId'] as const;
 

@@ -120,6 +120,9 @@ export const keys = {
   syncWritten: (workspaceId: string, syncId: string): ItemKey => ({ PK: ws(workspaceId), SK: `SYNCW#${syncId}` }),
   /** How many syncs a workspace has: the 100-sync cap is a conditional counter, like the endpoints'. */
   syncCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#SYNC_COUNT' }),
+  /** An audit stream (decisions.md v1.4, credentials sealed), and how many a workspace has (the 10-stream cap's counter). */
+  auditStream: (workspaceId: string, streamId: string): ItemKey => ({ PK: ws(workspaceId), SK: `AS#${streamId}` }),
+  auditStreamCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#AS_COUNT' }),
   /** How many unrevoked access keys a workspace has: the 100-key cap is a conditional counter, like the endpoints'. */
   accessKeyCount: (workspaceId: string): ItemKey => ({ PK: ws(workspaceId), SK: '#AK_COUNT' }),
   /** How many endpoints a workspace has: the 20-endpoint cap is a conditional counter, safe under concurrency. */
@@ -206,6 +209,7 @@ export const patterns = {
   webhookEndpointsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'WHE#' }),
   /** Every sync of a workspace (`SYNC#`; the written keys' items are `SYNCW#`, outside the prefix). */
   syncsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'SYNC#' }),
+  auditStreamsByWorkspace: (workspaceId: string) => ({ pk: ws(workspaceId), skPrefix: 'AS#' }),
   /** GSI1: an environment's change requests, newest first (every status: a list by status filters them). */
   changeRequestsByEnvironment: (workspaceId: string, environmentId: string) => ({
     pk: `CRS#${workspaceId}#${environmentId}`,
@@ -277,6 +281,8 @@ export const ENTITY = {
   sync: 'Sync',
   syncWritten: 'SyncWritten',
   syncCount: 'SyncCount',
+  auditStream: 'AuditStream',
+  auditStreamCount: 'AuditStreamCount',
   webhookEndpointCount: 'WebhookEndpointCount',
   accessKeyCount: 'AccessKeyCount',
   accessKeyById: 'AccessKeyById',

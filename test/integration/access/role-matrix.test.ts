@@ -37,7 +37,7 @@ const ADMINS: readonly Column[] = ['admin', 'apiKey'];
 
 /** The object a cell acts on, made fresh for it: its id and its key (a secret's) or name. */
 type Made = { id: string; key: string };
-type Fresh = 'secret' | 'deletedSecret' | 'accessKey' | 'endpoint' | 'delivery' | 'changeRequest' | 'sync';
+type Fresh = 'secret' | 'deletedSecret' | 'accessKey' | 'endpoint' | 'delivery' | 'changeRequest' | 'sync' | 'auditStream';
 type Row = { ok: 200 | 201 | 202; may: readonly Column[]; fresh?: Fresh; send: (token: string, made: Made) => Promise<ApiAnswer> };
 
 let ws: Awaited<ReturnType<typeof newWorkspace>>;
@@ -363,7 +363,35 @@ const MATRIX: Record<RouteKey, Row> = {
     fresh: 'sync',
     send: (token, s) => call('POST', `/api/v1/syncs/${s.id}/run`, { token }),
   },
+  // Audit streams: the workspace's administration (decisions.md v1.4, "Audit streams and tamper evidence").
+  'POST /api/v1/audit-streams': {
+    ok: 201,
+    may: ADMINS,
+    send: (token) => call('POST', '/api/v1/audit-streams', { token, body: streamBody() }),
+  },
+  'GET /api/v1/audit-streams': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/audit-streams', { token }) },
+  'GET /api/v1/audit-streams/{id}': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'auditStream',
+    send: (token, s) => call('GET', `/api/v1/audit-streams/${s.id}`, { token }),
+  },
+  'PATCH /api/v1/audit-streams/{id}': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'auditStream',
+    send: (token, s) => call('PATCH', `/api/v1/audit-streams/${s.id}`, { token, body: { status: 'disabled' } }),
+  },
+  'DELETE /api/v1/audit-streams/{id}': {
+    ok: 200,
+    may: ADMINS,
+    fresh: 'auditStream',
+    send: (token, s) => call('DELETE', `/api/v1/audit-streams/${s.id}`, { token }),
+  },
 };
+
+/** A Datadog stream (no url, so no DNS lookup; nothing delivers yet). */
+const streamBody = () => ({ type: 'datadog', site: 'datadoghq.eu', apiKey: '0123456789abcdef0123456789abcdef' });
 
 /**
  * A sync to Parameter Store of an empty environment. The local stack's sync worker runs every sync it is told of: a
@@ -410,6 +438,15 @@ const FRESH: Record<Fresh, () => Promise<Made>> = {
     const opened = await call('POST', '/api/v1/change-requests', { token: await person('developer'), body });
     expect(opened.status).toBe(201);
     return { id: opened.body.data.id, key };
+  },
+  auditStream: async () => {
+    // At most 10 streams per workspace, and 18 cells want one: each cell's stream replaces those before it.
+    const listed = await call('GET', '/api/v1/audit-streams?limit=50', { token: ws.apiKey });
+    for (const stream of listed.body.data as { id: string }[])
+      await call('DELETE', `/api/v1/audit-streams/${stream.id}`, { token: ws.apiKey });
+    const created = await call('POST', '/api/v1/audit-streams', { token: ws.apiKey, body: streamBody() });
+    expect(created.status).toBe(201);
+    return { id: created.body.data.id, key: '' };
   },
   sync: async () => {
     const created = await call('POST', '/api/v1/syncs', { token: ws.apiKey, body: syncBody() });

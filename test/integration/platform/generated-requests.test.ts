@@ -53,10 +53,17 @@ describe('the API under generated requests', () => {
         body: { environmentId: env.id, destination: { type: 'aws-ssm', region: 'us-east-1', pathPrefix: '/fuzz/' } },
       })
     ).body.data;
+    const auditStream = (
+      await call('POST', '/api/v1/audit-streams', {
+        token,
+        body: { type: 'datadog', site: 'datadoghq.com', apiKey: '0123456789abcdef0123456789abcdef' },
+      })
+    ).body.data;
     tokens = { apiKey: token, machine: accessKey.token };
     fixtures = makeFixtures({
       changeRequestId: changeRequest.id,
       syncId: sync.id,
+      auditStreamId: auditStream.id,
       project,
       env,
       secret,
@@ -100,6 +107,7 @@ function makeFixtures(
     deliveryId: string;
     changeRequestId: string;
     syncId: string;
+    auditStreamId: string;
     receiverPort: number;
   },
 ): Fixtures {
@@ -118,6 +126,7 @@ function makeFixtures(
     ['/api/v1/webhook-deliveries/', { value: made.deliveryId, prefix: 'whd' }],
     ['/api/v1/change-requests/', { value: made.changeRequestId, prefix: 'cr' }],
     ['/api/v1/syncs/', { value: made.syncId, prefix: 'sync' }],
+    ['/api/v1/audit-streams/', { value: made.auditStreamId, prefix: 'as' }],
   ];
   const path = `${made.project.slug}/${made.env.slug}/FUZZ_KEY`;
   return {

@@ -4,6 +4,7 @@ import {
   assertMayCreateEnvironments,
   assertMayCreateProjects,
   assertMayManageAccessKeys,
+  assertMayManageAuditStreams,
   assertMayManageSyncs,
   assertMayManageWebhooks,
   assertMayOperateDeliveries,
@@ -156,6 +157,7 @@ describe('the admin-only areas', () => {
     ['create projects', assertMayCreateProjects],
     ['create environments', assertMayCreateEnvironments],
     ['manage syncs', assertMayManageSyncs],
+    ['manage audit streams', assertMayManageAuditStreams],
   ])('%s: FORBIDDEN to a non-admin, naming the area; open to an admin', (area, assert) => {
     // Prepare
     const everything = [{ actions: ['read', 'reveal', 'write', 'delete'] }] satisfies PermissionRuleInput[];

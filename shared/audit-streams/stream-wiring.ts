@@ -1,0 +1,27 @@
+import type { Clock } from '../platform/clock.ts';
+import type { Config } from '../platform/config.ts';
+import type { Cipher } from '../platform/crypto/envelope.ts';
+import { loadOnce } from '../platform/on-first-use.ts';
+import type { Pager } from '../platform/store/pager.ts';
+import type { Db } from '../platform/store/send.ts';
+import { makeAuditStreamService } from './stream-service.ts';
+import { makeAuditStreamStore } from './stream-store.ts';
+
+export type { AuditStreamService } from './stream-service.ts';
+/** What the audit streams routes accept and answer, for them and the API description. */
+export { auditStreamAnswer, auditStreamCreated, streamInputSchema, streamPatchSchema } from './stream-schemas.ts';
+
+/**
+ * The audit streams service as its function builds it once per container. The SSRF guard loads on its first use (a
+ * create, or a PATCH of a url), so a list or a read carries neither the guard nor its range table.
+ */
+export function auditStreamServiceOf(deps: { config: Config; db: Db; pager: Pager; cipher: Pick<Cipher, 'encrypt'>; clock: Clock }) {
+  const { config, db, pager, cipher, clock } = deps;
+  const loadCheck = loadOnce(async () => (await import('./stream-url-check.ts')).streamUrlCheck(config.webhooks.allowPrivateCidrs));
+  return makeAuditStreamService({
+    store: makeAuditStreamStore(db, pager),
+    cipher,
+    clock,
+    checkUrl: async (url) => (await loadCheck())(url),
+  });
+}
