@@ -3,7 +3,7 @@ import { NotFoundError } from '../platform/errors.ts';
 import { itemKeyString, type ItemKey, type Prefetched } from '../platform/prefetch.ts';
 import { mustExist, transact, updateIf, type TransactItem } from '../platform/store/conditional.ts';
 import { type AuditEntry, auditPut } from '../audit/index.ts';
-import { ENTITY, gsi1, keys, patterns } from '../platform/store/keys.ts';
+import { ENTITY, gsi1, gsi2, keys, patterns } from '../platform/store/keys.ts';
 import { queryAll } from '../platform/store/query.ts';
 import { batchRead, getItem } from '../platform/store/reads.ts';
 import type { Db } from '../platform/store/send.ts';
@@ -175,6 +175,8 @@ export function makeWorkspaceStore(db: Db) {
       const item = {
         ...keys.workspace(workspace.id),
         ...(workspace.allowlisted ? gsi1.allowlistedWorkspace(workspace.id) : {}),
+        // Every workspace, allowlisted or not, is in the GSI2 list the audit digester walks.
+        ...gsi2.workspace(workspace.id),
         type: ENTITY.workspace,
         ...workspace,
       };

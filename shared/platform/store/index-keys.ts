@@ -50,8 +50,10 @@ export const FAILED_DELIVERY_INDEX = {
 /** Pending deliveries are spread over this many GSI2 partitions, so no single one runs hot. */
 export const DUE_SHARDS = 4;
 
-/** GSI2 keys: pending deliveries by due time, and unfinished secret purges. */
+/** GSI2 keys: every workspace, pending deliveries by due time, and unfinished secret purges. */
 export const gsi2 = {
+  /** Every workspace (sparse only in that older items lack it): what the audit digester walks, never a Scan. */
+  workspace: (workspaceId: string) => ({ GSI2PK: 'WORKSPACES', GSI2SK: workspaceId }),
   dueDelivery: (deliveryId: string, nextRetryAt: string) => ({
     GSI2PK: `DUE#${[...deliveryId].reduce((sum, c) => sum + c.charCodeAt(0), 0) % DUE_SHARDS}`,
     GSI2SK: `${nextRetryAt}#${deliveryId}`,

@@ -100,6 +100,8 @@ export const keys = {
   /** Reveals counted for the whole workspace and minute: the ceiling over all its credentials. */
   workspaceRevealCounter: (workspaceId: string, minute: number): ItemKey => ({ PK: `RATE#${workspaceId}`, SK: `REVEAL#${minute}` }),
   audit: (workspaceId: string, auditId: string): ItemKey => ({ PK: `${ws(workspaceId)}#AUDIT`, SK: auditId }),
+  /** A period's signed audit digest, beside the entries: `DIGEST#` sorts before `aud_`, so the log never reads one. */
+  auditDigest: (workspaceId: string, hourStart: string): ItemKey => ({ PK: `${ws(workspaceId)}#AUDIT`, SK: `DIGEST#${hourStart}` }),
   /**
    * Denied attempts of one credential at one action on one secret (`subject`), counted between their `access.denied`
    * audit entries, so a loop of denied calls writes at most one entry a minute (expires with TTL a day after the last).
@@ -189,6 +191,7 @@ export const patterns = {
     skPrefix: `ESLUG#${projectId}#${base}`,
   }),
   auditByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#AUDIT`, skPrefix: 'aud_' }),
+  auditDigestsByWorkspace: (workspaceId: string) => ({ pk: `${ws(workspaceId)}#AUDIT`, skPrefix: 'DIGEST#' }),
   secretsByEnvironment: (workspaceId: string, environmentId: string) => ({ pk: ws(workspaceId), skPrefix: `EKEY#${environmentId}#` }),
   /** An environment's path items (the heads' copies under their paths, which hold the current values), by key (A→Z). */
   secretPathsOfEnvironment: (workspaceId: string, projectSlug: string, envSlug: string) => ({
@@ -249,6 +252,8 @@ export const patterns = {
   secretPartition: (workspaceId: string, secretId: string) => ({ pk: `${ws(workspaceId)}#SEC#${secretId}` }),
   /** GSI1: every allowlisted workspace (admin CLI only). */
   allowlistedWorkspaces: () => ({ pk: 'ALLOWLIST', indexName: 'GSI1' as const }),
+  /** GSI2: every workspace, allowlisted or not, for the audit digester (one made before `gsi2.workspace` needs its keys set). */
+  allWorkspaces: () => ({ pk: 'WORKSPACES', indexName: 'GSI2' as const }),
 } satisfies Record<string, (...args: never[]) => QueryPattern | QueryPattern[]>;
 
 /** Entity type names stored on every item as `type`. */
@@ -263,6 +268,7 @@ export const ENTITY = {
   projectEnvironment: 'ProjectEnvironment',
   environmentSlug: 'EnvironmentSlug',
   audit: 'AuditEntry',
+  auditDigest: 'AuditDigest',
   secretHead: 'SecretHead',
   secretPath: 'SecretPath',
   environmentSecret: 'EnvironmentSecret',
