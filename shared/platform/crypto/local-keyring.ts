@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { canonicalContext } from './context.ts';
@@ -74,29 +74,58 @@ function unwrap(master: Buffer, encrypted: Buffer, context: EncryptionContext): 
 }
 
 /**
- * Reads the master key, or makes it. A new key is written to a private temporary file and then hard-linked into
- * place: the link fails if another process got there first (then its key is used), and a reader never sees a
- * half-written file.
+ * Reads the master key, or makes it (createOnce: a second process that races this one uses the first one's key).
  */
 export async function loadOrCreateMasterKey(keyFile: string): Promise<Buffer> {
   const existing = await readKeyFile(keyFile);
   if (existing) return existing;
-  await mkdir(dirname(keyFile), { recursive: true, mode: 0o700 });
-  const temporary = `${keyFile}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
   const key = randomBytes(KEY_BYTES);
-  await writeFile(temporary, key, { mode: 0o600, flag: 'wx' });
+  if (await createOnce(keyFile, key)) return key;
+  key.fill(0);
+  const winner = await readKeyFile(keyFile);
+  if (!winner) throw new Error(`The local master key file ${keyFile} vanished while it was being created`);
+  return winner;
+}
+
+/**
+ * Writes a new key file unless one exists, and answers whether this call wrote it. The key is written to a private
+ * temporary file and then hard-linked into place: the link fails if another process got there first, and a reader
+ * never sees a half-written file.
+ */
+async function createOnce(file: string, contents: Buffer): Promise<boolean> {
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(temporary, contents, { mode: 0o600, flag: 'wx' });
   try {
-    await link(temporary, keyFile);
-    return key;
+    await link(temporary, file);
+    return true;
   } catch (error) {
     if ((error as { code?: string }).code !== 'EEXIST') throw error;
-    key.fill(0);
-    const winner = await readKeyFile(keyFile);
-    if (!winner) throw new Error(`The local master key file ${keyFile} vanished while it was being created`);
-    return winner;
+    return false;
   } finally {
     await unlink(temporary);
   }
+}
+
+/** The file of the local stand-in for the audit digests' KMS signing key, beside the master key in LOCAL_DIR. */
+export const LOCAL_DIGEST_KEY_FILE = 'audit-signing-key.pem';
+
+/**
+ * The local keyring's P-256 key that signs audit digests (as KMS's ECC_NIST_P256 key does on AWS), PKCS#8 PEM: read
+ * from `keyFile`, or made once and kept there (mode 0600), so digests signed before a restart still verify after it.
+ * A key of its own, not derived from the master key: the two do different jobs and either can be replaced alone.
+ */
+export async function loadOrCreateDigestSigningKey(keyFile: string): Promise<string> {
+  const existing = await readFile(keyFile, 'utf8').catch((error: { code?: string }) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (existing !== undefined) return existing;
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  // A process that raced this one made its key first: that one is the key.
+  if (await createOnce(keyFile, Buffer.from(pem, 'utf8'))) return pem;
+  return readFile(keyFile, 'utf8');
 }
 
 /** The master key in `keyFile`, undefined if there is no file; a file of the wrong size is refused, not replaced. */
