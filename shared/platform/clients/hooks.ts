@@ -4,7 +4,7 @@
  * measuring code itself lives in bin/local/instrumentation.ts and never reaches a Lambda bundle.
  */
 
-export type AwsService = 'DynamoDB' | 'KMS' | 'SQS' | 'Scheduler' | 'Lambda';
+export type AwsService = 'DynamoDB' | 'KMS' | 'SQS' | 'Scheduler' | 'Lambda' | 'S3';
 
 export interface ClientHooks {
   /** Called with every AWS SDK client this process creates, before its first request. */
