@@ -28,7 +28,7 @@ import { startSqsPoller } from './sqs-poller.ts';
 import { ensureRotationQueue, startRotationRunner } from './rotation.ts';
 import { ensureSyncQueue, startSyncWorker } from './syncs.ts';
 import { startRecurringScheduler } from './recurring-scheduler.ts';
-import { runEvery, startSecretPurger } from './scheduled-functions.ts';
+import { runEvery, startScheduledFunctions } from './scheduled-functions.ts';
 import { FUNCTIONS_FILE, makeLocalFunctionInvoker } from './local-functions.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { localOperator } from '../operator.ts';
@@ -166,7 +166,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     const invoker = makeLocalFunctionInvoker({ localDir, baseUrl: front.url });
     await startRotationRunner({ sqs: delivery.sqsClient, ...rotationQueue, projectRoot: PROJECT_ROOT, invoker }, stops);
-    await startSecretPurger(PROJECT_ROOT, stops);
+    await startScheduledFunctions(PROJECT_ROOT, localDir, stops);
     await startSyncWorker({ sqs: delivery.sqsClient, ...delivery.syncs, projectRoot: PROJECT_ROOT }, stops);
     const { sqsClient: _client, rotation: _rotation, syncs: _syncs, ...deliveryInfo } = delivery;
     const info: StackInfo = {

@@ -20,3 +20,7 @@ export {
 } from './digest-record.ts';
 export { kmsDigestSigner, makeKmsDigestSigner, makeLocalDigestSigner, signDigest, type DigestSigner } from './digest-signer.ts';
 export { verifiedRange, verifyAudit, type AuditBreak, type VerifyInput, type VerifyResult } from './digest-verify.ts';
+export { digestKey, entriesKey, makeFolderDigestBucket, makeS3DigestBucket, type DigestBucket } from './digest-bucket.ts';
+export { DigestConflictError, makeDigestMaker, type DigestMaker, type DigestRun } from './digest-maker.ts';
+export { makeDigestStore, type DigestStore } from './digest-store.ts';
+export { digestBucketOf, digestMakerOf, digestSignerOf, keyringDigestSigner } from './digest-wiring.ts';
