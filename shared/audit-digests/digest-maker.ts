@@ -57,15 +57,13 @@ interface Period {
 }
 
 /**
- * The periods with entries of `pages`, oldest first, each once it is whole: entries by their `createdAt`, kept
- * only in [from, to). An entry's id can be a little later than its createdAt (ULIDs are monotonic in a container,
- * so one made for an earlier `now` takes the later time), so a period is whole only once the read is `slackMs`
- * past its end, and the read goes that far past the range (the caller's `to` bound on ids).
+ * The periods with entries of `pages`, oldest first, each once it is whole: entries by their `createdAt`, none
+ * before `from` (a period digested already, by an earlier run or this one). An entry's id can be a little later
+ * than its createdAt (ULIDs are monotonic in a container, so one made for an earlier `now` takes the later time),
+ * so a period is whole only once the read is `slackMs` past its end, and the caller reads ids that far past its
+ * last due period. A period that is not due yet is given too: the caller stops at it (periodsToDigest).
  */
-export async function* periodsOf(
-  pages: AsyncIterable<EntryPage>,
-  range: { from: number; to: number; slackMs: number; periodSeconds: number },
-) {
+export async function* periodsOf(pages: AsyncIterable<EntryPage>, range: { from: number; slackMs: number; periodSeconds: number }) {
   const step = range.periodSeconds * 1000;
   const open = new Map<number, DigestedEntry[]>();
   let from = range.from;
@@ -81,7 +79,7 @@ export async function* periodsOf(
   for await (const page of pages) {
     for (const entry of page.entries) {
       const at = Date.parse(entry.createdAt);
-      if (at < from || at >= range.to) continue;
+      if (at < from) continue;
       const start = periodStart(at, range.periodSeconds);
       const group = open.get(start);
       if (group) group.push(entry);
@@ -147,7 +145,7 @@ async function digestWorkspace(deps: DigestMakerDeps, workspaceId: string, now: 
   let previous = last;
   let allowed: string[] | undefined;
   let made = 0;
-  for await (const period of periodsOf(pages, { from, to: lastDueStart + step, slackMs, periodSeconds })) {
+  for await (const period of periodsOf(pages, { from, slackMs, periodSeconds })) {
     allowed ??= periodsToDigest({ lastHourStart: last?.hourStart ?? null, firstEntryAt: period.start, now, periodSeconds });
     // periodsToDigest caps a run; leaving the loop ends the Query, and the next run goes on from the last digest.
     if (!allowed.includes(new Date(period.start).toISOString())) break;
