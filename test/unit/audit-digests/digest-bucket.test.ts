@@ -86,14 +86,12 @@ describe('S3 digest bucket', () => {
 
   it('answers exists when S3 answers 412 Precondition Failed', async () => {
     // Prepare
-    s3Mock
-      .on(PutObjectCommand)
-      .rejects(
-        Object.assign(new Error('At least one of the pre-conditions you specified did not hold'), {
-          name: 'PreconditionFailed',
-          $metadata: { httpStatusCode: 412 },
-        }),
-      );
+    s3Mock.on(PutObjectCommand).rejects(
+      Object.assign(new Error('At least one of the pre-conditions you specified did not hold'), {
+        name: 'PreconditionFailed',
+        $metadata: { httpStatusCode: 412 },
+      }),
+    );
 
     // Act / Assess
     expect(await bucket.putOnce(digestKey(WS, HOUR), '{}', 'application/json')).toBe('exists');
