@@ -7,6 +7,7 @@ import type { QueryPattern } from './query.ts';
 import { DUE_SHARDS } from './index-keys.ts';
 
 export { FAILED_DELIVERY_INDEX, gsi1, gsi2, gsi3, gsi4 } from './index-keys.ts';
+export { ENTITY } from './entities.ts';
 
 const ws = (workspaceId: string) => `WS#${workspaceId}`;
 
@@ -255,52 +256,3 @@ export const patterns = {
   /** GSI2: every workspace, allowlisted or not, for the audit digester (one made before `gsi2.workspace` needs its keys set). */
   allWorkspaces: () => ({ pk: 'WORKSPACES', indexName: 'GSI2' as const }),
 } satisfies Record<string, (...args: never[]) => QueryPattern | QueryPattern[]>;
-
-/** Entity type names stored on every item as `type`. */
-export const ENTITY = {
-  workspace: 'Workspace',
-  apiKey: 'ApiKey',
-  accessKey: 'AccessKey',
-  token: 'Token',
-  project: 'Project',
-  projectSlug: 'ProjectSlug',
-  environment: 'Environment',
-  projectEnvironment: 'ProjectEnvironment',
-  environmentSlug: 'EnvironmentSlug',
-  audit: 'AuditEntry',
-  auditDigest: 'AuditDigest',
-  secretHead: 'SecretHead',
-  secretPath: 'SecretPath',
-  environmentSecret: 'EnvironmentSecret',
-  environmentValue: 'EnvironmentValue',
-  secretVersion: 'SecretVersion',
-  secretReference: 'SecretReference',
-  secretPurge: 'SecretPurge',
-  secretVersionId: 'SecretVersionId',
-  secretRotation: 'SecretRotation',
-  deletedSecretPath: 'DeletedSecretPath',
-  deletedSecret: 'DeletedSecret',
-  revealCounter: 'RevealCounter',
-  deniedAttempts: 'DeniedAttempts',
-  webhookEndpoint: 'WebhookEndpoint',
-  changeRequest: 'ChangeRequest',
-  sync: 'Sync',
-  syncWritten: 'SyncWritten',
-  syncCount: 'SyncCount',
-  auditStream: 'AuditStream',
-  auditStreamCount: 'AuditStreamCount',
-  webhookEndpointCount: 'WebhookEndpointCount',
-  accessKeyCount: 'AccessKeyCount',
-  accessKeyById: 'AccessKeyById',
-  loginToken: 'LoginToken',
-  loginCounter: 'LoginCounter',
-  loginRefusalCounter: 'LoginRefusalCounter',
-  delivery: 'WebhookDelivery',
-  deliveryRecovery: 'WebhookDeliveryRecovery',
-  deliveryStats: 'WebhookDeliveryStats',
-  deliveryStatsBucket: 'WebhookDeliveryStatsBucket',
-  deliveryStatsWatermark: 'WebhookDeliveryStatsWatermark',
-  cursorSigningKey: 'CursorSigningKey',
-  macKey: 'ServiceMacKey',
-  idempotency: 'IdempotencyRecord',
-} as const;
