@@ -13,7 +13,9 @@ type FunctionName = keyof typeof FUNCTION_ENTRIES;
 export interface FloorCalls {
   /** Through the document client (`@aws-sdk/lib-dynamodb`, over `DynamoDBClient`). */
   readonly dynamodb?: readonly DocumentCall[];
-  readonly kms?: readonly ('Decrypt' | 'GenerateDataKey')[];
+  readonly kms?: readonly ('Decrypt' | 'GenerateDataKey' | 'Sign' | 'GetPublicKey')[];
+  /** The audit digests' bucket (decisions.md v1.4): each object written once, read back to compare. */
+  readonly s3?: readonly ('PutObject' | 'GetObject')[];
   readonly sqs?: readonly ('SendMessage' | 'SendMessageBatch')[];
   readonly scheduler?: readonly ('CreateSchedule' | 'DeleteSchedule' | 'UpdateSchedule')[];
   /** Customers' rotation functions, invoked by the rotation runner. */
@@ -107,6 +109,10 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
     secretsManager: ['CreateSecret', 'PutSecretValue', 'GetSecretValue', 'DeleteSecret', 'RestoreSecret'],
     sts: ['AssumeRole'],
   },
+  // The audit digester (shared/audit-digests/): the workspaces on GSI2 and each one's digests and entries (Query),
+  // the digest item's conditional put; the digest signed with the KMS key (and its public key read), each object
+  // written once to the bucket and read back when one was there.
+  'audit-digester': { dynamodb: ['PutItem', 'Query'], kms: ['Sign', 'GetPublicKey'], s3: ['PutObject', 'GetObject'] },
 };
 
 /** lib-dynamodb's command class for each document-client call. */
@@ -121,7 +127,7 @@ const DOCUMENT_COMMANDS: Record<DocumentCall, string> = {
 };
 
 /** The clients a floor can create, by the variable its handler sends through. */
-export type FloorClient = 'dynamodb' | 'kms' | 'sqs' | 'scheduler' | 'lambda' | 'ssm' | 'secretsManager' | 'sts';
+export type FloorClient = 'dynamodb' | 'kms' | 'sqs' | 'scheduler' | 'lambda' | 'ssm' | 'secretsManager' | 'sts' | 's3';
 
 /** Per client: its package, how the floor creates it (as shared/platform/clients/*.ts do, options included) and its commands. */
 function clientsOf(calls: FloorCalls) {
@@ -191,6 +197,14 @@ function clientsOf(calls: FloorCalls) {
       client: 'sts' as const,
       extraImports: ['STSClient'],
       commands: (calls.sts ?? []).map((call) => `${call}Command`),
+    },
+    {
+      module: '@aws-sdk/client-s3',
+      imports: [],
+      setup: 'const s3 = new S3Client({ maxAttempts: 3 });',
+      client: 's3' as const,
+      extraImports: ['S3Client'],
+      commands: (calls.s3 ?? []).map((call) => `${call}Command`),
     },
   ].filter((client) => client.commands.length > 0);
 }

@@ -73,8 +73,9 @@ export const ROUTE_GROUP_ACCESS: Record<RouteGroup, FunctionAccess> = {
   'change-requests': CHANGE_REQUEST_ACCESS,
   syncs: SYNC_ACCESS,
   'audit-streams': AUDIT_STREAM_ACCESS,
-  // Reads the audit log, nothing else; no route changes state, so no idempotency record either.
-  audit: { table: api({ items: { Query: [P.audit] }, idempotent: false }), keys: [MAC_KEY] },
+  // Reads the audit log (and the digests, items of the same partition), nothing else; no route changes state, so no
+  // idempotency record either. GET /api/v1/audit/public-key reads the digest key's public key (never signs).
+  audit: { table: api({ items: { Query: [P.audit] }, idempotent: false }), keys: [MAC_KEY], readsDigestPublicKey: true },
   // Creates credentials: an access key's record (AK#, in the workspace partition), its token item, the lookup of its
   // workspace by its id (AKID#) and the audit entry, under the workspace's key counter; revoke and PATCH update record,
   // token and counter, then the key's live login tokens (found by a Query of LOGINS#). A replayed creation answers

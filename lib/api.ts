@@ -19,7 +19,7 @@ import { Construct } from 'constructs';
 import { API_FUNCTION, handlerEntry } from '../shared/platform/functions.ts';
 import { ROUTE_GROUPS, type RouteGroup } from '../shared/platform/routes.ts';
 import { ROUTE_GROUP_ACCESS } from './access.ts';
-import { applyAccess, type QueueSender } from './apply-access.ts';
+import { applyAccess, type DigestKeyReader, type QueueSender } from './apply-access.ts';
 import { pascalCase, ServiceFunction } from './service-function.ts';
 import { REVEAL_ROUTE_KEYS } from './service-metrics.ts';
 
@@ -72,6 +72,8 @@ export interface ApiConstructProps {
   readonly rotations: QueueSender;
   /** Where the syncs group queues a full push (a new sync, `run`, `resume`). */
   readonly syncs: QueueSender;
+  /** The audit digest key, whose public key the audit group answers (GET /api/v1/audit/public-key). */
+  readonly digestKey: DigestKeyReader;
   /** Reveals per minute per credential. @default the functions' own default (120) */
   readonly revealsPerMinute?: number;
   /** Reveals per minute of a whole workspace. @default the functions' own default (10 times the above) */
@@ -192,6 +194,7 @@ export class ApiConstruct extends Construct {
       deliveries: props.deliveries,
       rotations: props.rotations,
       syncs: props.syncs,
+      digestKey: props.digestKey,
     });
     const integration = new HttpLambdaIntegration(`${pascalCase(group)}Integration`, fn.function, {
       payloadFormatVersion: PayloadFormatVersion.VERSION_2_0,

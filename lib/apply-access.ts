@@ -9,7 +9,12 @@ export interface QueueSender {
   bindSender(fn: ServiceFunction): void;
 }
 
-/** What `applyAccess` grants on: the table, the KMS key, and the delivery, rotation and sync queues. */
+/** The audit digest key, whose public key a function may be let to read (lib/audit-digests.ts). */
+export interface DigestKeyReader {
+  bindPublicKeyReader(fn: ServiceFunction): void;
+}
+
+/** What `applyAccess` grants on: the table, the KMS key, the delivery, rotation and sync queues, and the digest key. */
 export interface AccessTargets {
   readonly table: ITable;
   readonly key: IKey;
@@ -19,6 +24,8 @@ export interface AccessTargets {
   readonly rotations?: QueueSender;
   /** @default none: an access that sends sync pushes is refused */
   readonly syncs?: QueueSender;
+  /** @default none: an access that reads the digest public key is refused */
+  readonly digestKey?: DigestKeyReader;
 }
 
 /** Grants `fn` exactly what `access` lists, and sets the environment variables that go with each grant. */
@@ -33,6 +40,10 @@ export function applyAccess(fn: ServiceFunction, access: FunctionAccess, targets
   if (access.sendsDeliveries) senderOf(targets.deliveries, fn, 'delivery').bindSender(fn);
   if (access.sendsRotations) senderOf(targets.rotations, fn, 'rotation').bindSender(fn);
   if (access.sendsSyncs) senderOf(targets.syncs, fn, 'sync').bindSender(fn);
+  if (access.readsDigestPublicKey) {
+    if (!targets.digestKey) throw new Error(`${fn.node.id}: its access reads the audit digest key, which was not given`);
+    targets.digestKey.bindPublicKeyReader(fn);
+  }
 }
 
 function senderOf(queue: QueueSender | undefined, fn: ServiceFunction, name: string): QueueSender {

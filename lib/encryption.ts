@@ -21,7 +21,7 @@ export interface EncryptionConstructProps {
  * them), and so an administrator can still break glass, visibly: the policy change is in CloudTrail and the
  * key-policy rule (lib/monitoring.ts) reports it.
  */
-const KEY_ADMINISTRATION_ACTIONS = [
+export const KEY_ADMINISTRATION_ACTIONS = [
   'kms:CreateAlias',
   'kms:Describe*',
   'kms:Enable*',

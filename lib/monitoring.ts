@@ -1,6 +1,6 @@
 import { Aws, CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, type IMetric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, type IMetric, MathExpression, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -9,6 +9,7 @@ import { Rule } from 'aws-cdk-lib/aws-events';
 import { SnsTopic } from 'aws-cdk-lib/aws-events-targets';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
+import type { AuditDigestsConstruct } from './audit-digests.ts';
 import { DeliveryHealthDashboard } from './delivery-dashboard.ts';
 import { pascalCase, type ServiceFunction } from './service-function.ts';
 import type { SecretRotationConstruct } from './secret-rotation.ts';
@@ -16,6 +17,7 @@ import type { SyncsConstruct } from './syncs.ts';
 import {
   apiServerErrorRate,
   auditEntriesChanged,
+  digestRunsFailed,
   loginsRateLimited,
   RevealMetrics,
   rotationFailures,
@@ -47,6 +49,10 @@ export const ALARM_THRESHOLDS = {
   unauthorizedPerFiveMinutes: 200,
   /** Failed rotations in 5 minutes: each one left a secret's value where it was, and may need a person. */
   rotationFailuresPerFiveMinutes: 1,
+  /** Digester runs that failed or left a workspace undigested, in an hour (the digester runs once an hour). */
+  digestFailuresPerHour: 1,
+  /** Hours without a digester run: it is scheduled every hour, so two without one is a missed schedule. */
+  digesterSilentHours: 2,
   /** Syncs that became failing (24 hours of failed pushes) in 5 minutes: each needs its admin. */
   syncsFailingPerFiveMinutes: 1,
 } as const;
@@ -57,6 +63,7 @@ export interface MonitoringConstructProps {
   readonly delivery: WebhookDeliveryConstruct;
   readonly rotation: SecretRotationConstruct;
   readonly syncs: SyncsConstruct;
+  readonly auditDigests: AuditDigestsConstruct;
   /** Every function of the stack by its name (route group, pipeline function or the rotation runner). */
   readonly functions: Record<string, ServiceFunction>;
   /** Subscribed to the alarm topic; the address must confirm the subscription. @default no subscription */
@@ -87,6 +94,7 @@ export class MonitoringConstruct extends Construct {
     this.addPipelineAlarms(props.delivery);
     this.addRotationAlarms(props.rotation);
     this.addSyncAlarms(props.syncs);
+    this.addDigestAlarms(props.auditDigests);
     this.addAlarm('api-401-spike', {
       metric: unauthorizedAnswers(this, props),
       threshold: ALARM_THRESHOLDS.unauthorizedPerFiveMinutes,
@@ -201,6 +209,38 @@ export class MonitoringConstruct extends Construct {
   }
 
   /**
+   * A digest missed: a run that errored (the function's Errors) or logged a failed workspace (`digestRunsFailed`),
+   * summed over the hour; and a run that never came: no invocation in 2 hours, where no data is the alarm itself.
+   */
+  private addDigestAlarms(digests: AuditDigestsConstruct): void {
+    const hour = Duration.hours(1);
+    this.addAlarm('audit-digest-missed', {
+      metric: new MathExpression({
+        expression: 'FILL(errors, 0) + FILL(failed, 0)',
+        usingMetrics: {
+          errors: digests.digester.function.metricErrors({ statistic: Stats.SUM, period: hour }),
+          failed: digestRunsFailed(this, digests.digester.logGroup, hour),
+        },
+        label: 'Digester runs failed',
+        period: hour,
+      }),
+      threshold: ALARM_THRESHOLDS.digestFailuresPerHour,
+      comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      description: "The audit digester failed, or could not digest a workspace, in the last hour: that workspace's digest is missing.",
+    });
+    this.addAlarm('audit-digester-not-running', {
+      metric: digests.digester.function.metricInvocations({
+        statistic: Stats.SUM,
+        period: Duration.hours(ALARM_THRESHOLDS.digesterSilentHours),
+      }),
+      threshold: 1,
+      comparison: ComparisonOperator.LESS_THAN_THRESHOLD,
+      missingData: TreatMissingData.BREACHING,
+      description: `The audit digester has not run for ${ALARM_THRESHOLDS.digesterSilentHours} hours: no digest is being made.`,
+    });
+  }
+
+  /**
    * A failed rotation (the runner's `RotationFailures`, every step summed), and a rotation step the runner could not
    * run 3 times (the rotation dead-letter queue), which leaves the secret's lease to run out instead of ending it.
    */
@@ -220,7 +260,14 @@ export class MonitoringConstruct extends Construct {
 
   private addAlarm(
     name: string,
-    options: { metric: IMetric; threshold: number; description: string; comparison?: ComparisonOperator; evaluationPeriods?: number },
+    options: {
+      metric: IMetric;
+      threshold: number;
+      description: string;
+      comparison?: ComparisonOperator;
+      evaluationPeriods?: number;
+      missingData?: TreatMissingData;
+    },
   ): void {
     const alarm = new Alarm(this, `${pascalCase(name)}Alarm`, {
       alarmName: `${Stack.of(this).stackName}-${name}`,
@@ -229,8 +276,8 @@ export class MonitoringConstruct extends Construct {
       threshold: options.threshold,
       comparisonOperator: options.comparison ?? ComparisonOperator.GREATER_THAN_THRESHOLD,
       evaluationPeriods: options.evaluationPeriods ?? 1,
-      // No data is no trouble: idle queues and functions publish nothing.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      // No data is no trouble (idle queues and functions publish nothing), unless the alarm says otherwise.
+      treatMissingData: options.missingData ?? TreatMissingData.NOT_BREACHING,
     });
     alarm.addAlarmAction(new SnsAction(this.alarmTopic));
     alarm.addOkAction(new SnsAction(this.alarmTopic));

@@ -205,3 +205,22 @@ export class RevealMetrics extends Construct {
     });
   }
 }
+
+/** The digester's line for a run in which some workspace failed (functions/audit-digester/handler.ts). */
+export const DIGEST_RUN_FAILED_MESSAGE = 'audit digester run had failed workspaces';
+
+/**
+ * Digester runs that left a workspace's digest unmade, from the digester's log (`AuditDigestRunsFailed`): such a run
+ * ends normally, so the function's Errors metric misses it. No dimension, as SyncsFailing has none: two stages in one
+ * account share it.
+ */
+export function digestRunsFailed(scope: Construct, logGroup: ILogGroup, period = Duration.hours(1)): Metric {
+  new MetricFilter(scope, 'AuditDigestRunsFailed', {
+    logGroup,
+    metricNamespace: METRICS_NAMESPACE,
+    metricName: 'AuditDigestRunsFailed',
+    metricValue: '1',
+    filterPattern: FilterPattern.stringValue('$.message', '=', DIGEST_RUN_FAILED_MESSAGE),
+  });
+  return new Metric({ namespace: METRICS_NAMESPACE, metricName: 'AuditDigestRunsFailed', statistic: Stats.SUM, period });
+}

@@ -2,6 +2,7 @@ import { RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ApiConstruct, type JwtSettings } from './api.ts';
+import { AuditDigestsConstruct, DEFAULT_AUDIT_RETENTION_DAYS } from './audit-digests.ts';
 import { ConsoleSiteConstruct } from './console-site.ts';
 import { DataConstruct } from './data.ts';
 import { EncryptionConstruct } from './encryption.ts';
@@ -54,12 +55,14 @@ export interface ServiceStackProps extends StackProps {
   readonly syncRoleArns?: readonly string[] | undefined;
   /** Whether syncs without `roleArn` may write into this account. @default false */
   readonly syncOwnAccount?: boolean | undefined;
+  /** Days each audit digest and its entries stay locked (compliance mode), 1 to 36,500. @default 365 */
+  readonly auditRetentionDays?: number | undefined;
 }
 
 /**
  * The whole secrets service of one stage: the table, the KMS key, the HTTP API with one function per route group,
- * the webhook delivery pipeline, the rotation runner and its queue, the sync worker and its queue, the purger of deleted secrets, the dashboard and
- * alarms that watch them, and (given a build) the web console.
+ * the webhook delivery pipeline, the rotation runner and its queue, the sync worker and its queue, the purger of deleted secrets, the
+ * audit digests (bucket, signing key, digester), the dashboard and alarms that watch them, and (given a build) the web console.
  */
 export class ServiceStack extends Stack {
   readonly data: DataConstruct;
@@ -68,6 +71,7 @@ export class ServiceStack extends Stack {
   readonly rotation: SecretRotationConstruct;
   readonly syncs: SyncsConstruct;
   readonly purge: SecretPurgeConstruct;
+  readonly auditDigests: AuditDigestsConstruct;
   readonly api: ApiConstruct;
   readonly monitoring: MonitoringConstruct;
   readonly consoleSite: ConsoleSiteConstruct | undefined;
@@ -101,12 +105,18 @@ export class ServiceStack extends Stack {
     this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', { stage, ...resources, syncs: this.syncs });
     this.rotation = new SecretRotationConstruct(this, 'SecretRotation', { stage, ...resources, functionArns: props.rotationFunctionArns });
     this.purge = new SecretPurgeConstruct(this, 'SecretPurge', resources);
+    this.auditDigests = new AuditDigestsConstruct(this, 'AuditDigests', {
+      ...resources,
+      stage,
+      retentionDays: props.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS,
+    });
     this.api = new ApiConstruct(this, 'Api', {
       ...resources,
       keyAlias: this.encryption.keyAlias,
       deliveries: this.delivery,
       rotations: this.rotation,
       syncs: this.syncs,
+      digestKey: this.auditDigests,
       revealsPerMinute: props.revealsPerMinute ?? DEFAULT_REVEALS_PER_MINUTE,
       workspaceRevealsPerMinute: props.workspaceRevealsPerMinute,
       jwt: props.jwt,
@@ -125,12 +135,14 @@ export class ServiceStack extends Stack {
       delivery: this.delivery,
       rotation: this.rotation,
       syncs: this.syncs,
+      auditDigests: this.auditDigests,
       functions: {
         ...this.api.functions,
         ...this.delivery.functions,
         rotation: this.rotation.runner,
         'secret-purger': this.purge.purger,
         'sync-worker': this.syncs.worker,
+        'audit-digester': this.auditDigests.digester,
       },
       key: this.encryption.key,
       alarmEmail: props.alarmEmail,

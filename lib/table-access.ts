@@ -111,6 +111,8 @@ export const INDEX_PARTITIONS = {
   dueDeliveries: patterns.dueDeliveryShards().map((shard) => shard.pk),
   /** GSI2 `PURGE`: interrupted secret purges. */
   pendingPurges: patterns.pendingPurges().pk,
+  /** GSI2 `WORKSPACES`: every workspace's id, what the audit digester walks. */
+  allWorkspaces: patterns.allWorkspaces().pk,
   /** GSI2 `RECOVERY`: recoveries of failed deliveries still running. */
   runningRecoveries: patterns.runningRecoveries().pk,
   /** GSI4 `<we>`: an endpoint's failed deliveries (what a recovery counts and pages through). */

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { digestPeriodSeconds } from '../../shared/audit-digests/index.ts';
 import { LOCAL_DIGEST_KEY_FILE } from '../../shared/platform/crypto/local-keyring.ts';
-import { SECRET_PURGER_FUNCTION } from '../../shared/platform/functions.ts';
+import { AUDIT_DIGESTER_FUNCTION, SECRET_PURGER_FUNCTION } from '../../shared/platform/functions.ts';
 
 /**
  * Runs a scheduled function's handler as its EventBridge rate rule does on AWS: every `intervalMinutes`, and once at
@@ -28,9 +28,6 @@ export async function startSecretPurger(projectRoot: string, stops: (() => Promi
   runEvery(handler, SECRET_PURGER_FUNCTION.intervalMinutes, stops);
 }
 
-/** The audit digester's entry (not yet in shared/platform/functions.ts: the CDK part that deploys it adds it there). */
-const AUDIT_DIGESTER_ENTRY = 'functions/audit-digester/handler.ts';
-
 /**
  * The audit digester (functions/audit-digester) every sixth of a digest period (10 minutes for the hour, 10 seconds
  * for a 60-second period): a digest is due a third of a period after its end, so it is made at most a sixth of a
@@ -41,7 +38,7 @@ export async function startAuditDigester(projectRoot: string, localDir: string, 
   // the folder that refuses to overwrite a file.
   process.env.AUDIT_LOCAL_SIGNING_KEY_FILE = join(localDir, LOCAL_DIGEST_KEY_FILE);
   process.env.AUDIT_LOCAL_BUCKET_DIR = join(localDir, 'audit-bucket');
-  const entry = pathToFileURL(join(projectRoot, AUDIT_DIGESTER_ENTRY)).href;
+  const entry = pathToFileURL(join(projectRoot, AUDIT_DIGESTER_FUNCTION.entry)).href;
   const { handler } = (await import(entry)) as { handler: () => Promise<unknown> };
   runEveryMs(handler, (digestPeriodSeconds(process.env.AUDIT_DIGEST_PERIOD_SECONDS) * 1000) / 6, stops);
 }

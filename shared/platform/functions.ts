@@ -54,6 +54,20 @@ export const SECRET_PURGER_FUNCTION = {
 } as const;
 
 /**
+ * The audit digester (decisions.md v1.4, "Audit streams and tamper evidence"): every workspace's signed, chained digest
+ * of each period due, run hourly 20 minutes after the hour (a third of a period after its end). Five minutes: a run
+ * walks every workspace and makes any digest still missing for an earlier hour too; a failed run is not retried by
+ * Lambda, since the next one makes what this one missed.
+ */
+export const AUDIT_DIGESTER_FUNCTION = {
+  entry: 'functions/audit-digester/handler.ts',
+  timeoutSeconds: 300,
+  memoryMb: 512,
+  /** EventBridge's cron: minute 20 of every hour. */
+  schedule: 'cron(20 * * * ? *)',
+} as const;
+
+/**
  * The rotation runner (decisions.md v1.3, "Rotation"): one step of one rotation per message of the rotation queue. A
  * step invokes a rotation function for at most 5 minutes (AWS's step timeout), so the function gets 6.
  */
@@ -105,8 +119,10 @@ export function handlerEntry(group: RouteGroup): string {
   return `functions/${group}/handler.ts`;
 }
 
-/** Every function by name with its handler entry: the route groups, the pipeline, the rotation runner and the purger. */
-export const FUNCTION_ENTRIES: Readonly<Record<RouteGroup | PipelineFunction | 'rotation' | 'secret-purger' | 'sync-worker', string>> = {
+/** Every function by name with its handler entry: the route groups, the pipeline, the rotation runner, the purger, the sync worker and the digester. */
+export const FUNCTION_ENTRIES: Readonly<
+  Record<RouteGroup | PipelineFunction | 'rotation' | 'secret-purger' | 'sync-worker' | 'audit-digester', string>
+> = {
   ...(Object.fromEntries((Object.keys(ROUTE_GROUPS) as RouteGroup[]).map((group) => [group, handlerEntry(group)])) as Record<
     RouteGroup,
     string
@@ -115,4 +131,5 @@ export const FUNCTION_ENTRIES: Readonly<Record<RouteGroup | PipelineFunction | '
   rotation: ROTATION_FUNCTION.entry,
   'secret-purger': SECRET_PURGER_FUNCTION.entry,
   'sync-worker': SYNC_WORKER_FUNCTION.entry,
+  'audit-digester': AUDIT_DIGESTER_FUNCTION.entry,
 };
