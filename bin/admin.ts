@@ -7,6 +7,7 @@ import { isId } from '../shared/platform/ids.ts';
 import { makeWorkspaceAdminService } from '../shared/workspaces/workspace-wiring.ts';
 import { makeWorkspaceStore } from '../shared/workspaces/index.ts';
 import { indexFailedDeliveries, migrateDeliveryLog } from './migrate-delivery-log.ts';
+import { migrateWorkspacesList } from './migrate-workspaces-list.ts';
 import { makeKmsClient } from '../shared/platform/clients/kms.ts';
 import type { KeyProvider } from '../shared/platform/crypto/key-provider.ts';
 import { makeKmsKeyProvider } from '../shared/platform/crypto/kms-key-provider.ts';
@@ -32,6 +33,8 @@ Commands:
                                                   older deliveries' log keys from GSI1 to it (a Scan of the table)
   deliveries index-failed                         once after upgrading to recoveries: lists older failed
                                                   deliveries for POST /webhooks/{id}/recover (a Scan of the table)
+  workspaces migrate-list                         once after upgrading to audit digests: puts older workspaces
+                                                  into the list the digester walks (a Scan of the table)
   iam-identity create --arn ARN                   local stack only: credentials its STS stand-in answers for ARN
                                                   (an IAM role or user; a role answers as an assumed role)
   function add --name NAME --handler FILE[#export] [--env K=V]...
@@ -148,6 +151,7 @@ export async function runAdmin(argv: string[]): Promise<unknown> {
   // A table migration changes no workspace: nothing to audit.
   if (command === 'deliveries migrate-log') return migrateDeliveryLog(doc, tableName);
   if (command === 'deliveries index-failed') return indexFailedDeliveries(doc, tableName);
+  if (command === 'workspaces migrate-list') return migrateWorkspacesList(doc, tableName);
   // Every change is audited in the workspace's log with the operator's identity.
   const operator = values.table ? await awsOperator(values.region) : localOperator();
   const macs = loadOnce(() => ensureOperatorMacs(makeMacKeyStore({ doc, tableName }), keys));

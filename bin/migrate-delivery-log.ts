@@ -9,7 +9,7 @@ import { ENTITY, FAILED_DELIVERY_INDEX } from '../shared/platform/store/keys.ts'
  */
 
 /** Every item `filter` picks, each updated by `update` (undefined when it does not apply any more); answers the counts. */
-async function scanAndUpdate(
+export async function scanAndUpdate(
   doc: DynamoDBDocumentClient,
   tableName: string,
   filter: { expression: string; names: Record<string, string>; values: Record<string, unknown>; projection: string },

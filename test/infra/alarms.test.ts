@@ -161,18 +161,69 @@ describe('alarms', () => {
     }
   });
 
+  it('go off on a digester run that failed or left a workspace undigested in the hour: its Errors plus the runs its log reports failed', () => {
+    const digester = stack.auditDigests.digester;
+    expect(alarm('audit-digest-missed')).toMatchObject({
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+      Metrics: [
+        { Expression: 'FILL(errors, 0) + FILL(failed, 0)', ReturnData: true },
+        {
+          Id: 'errors',
+          ReturnData: false,
+          MetricStat: {
+            Metric: {
+              Namespace: 'AWS/Lambda',
+              MetricName: 'Errors',
+              Dimensions: [{ Name: 'FunctionName', Value: { Ref: idOf(stack, digester.function) } }],
+            },
+            Period: 3600,
+            Stat: 'Sum',
+          },
+        },
+        {
+          Id: 'failed',
+          ReturnData: false,
+          MetricStat: { Metric: { Namespace: 'SecretsService', MetricName: 'AuditDigestRunsFailed' }, Period: 3600, Stat: 'Sum' },
+        },
+      ],
+    });
+    // The count comes from the digester's own log, from the line its handler writes for such a run.
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      LogGroupName: { Ref: idOf(stack, digester.logGroup) },
+      FilterPattern: '{ $.message = "audit digester run had failed workspaces" }',
+      MetricTransformations: [{ MetricNamespace: 'SecretsService', MetricName: 'AuditDigestRunsFailed', MetricValue: '1' }],
+    });
+  });
+
+  it('go off when the digester has not run for 2 hours, no data counting as no run', () => {
+    expect(alarm('audit-digester-not-running')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: idOf(stack, stack.auditDigests.digester.function) } }],
+      Statistic: 'Sum',
+      Period: 7200,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+    });
+  });
+
   it('notify the alarm topic when they go off and when they recover, and treat no data as fine', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
     const [topicId] = only(template, 'AWS::SNS::Topic');
-    // Eleven service alarms (the 401 spike added by the hardening issue, the changed audit entry by the audit one, the
+    // Thirteen service alarms (the 401 spike added by the hardening issue, the changed audit entry by the audit one, the
     // failed rotations and the rotation dead-letter queue by rotation, the failing syncs and the sync dead-letter
-    // queue by syncs) and one per function.
-    expect(alarms).toHaveLength(11 + FUNCTION_NAMES.length);
+    // queue by syncs, the two digest alarms by tamper evidence) and one per function.
+    expect(alarms).toHaveLength(13 + FUNCTION_NAMES.length);
     for (const { Properties } of alarms) {
       expect(Properties).toMatchObject({
         AlarmActions: [{ Ref: topicId }],
         OKActions: [{ Ref: topicId }],
-        TreatMissingData: 'notBreaching',
+        // A digester that never runs publishes nothing: that silence is its alarm.
+        TreatMissingData: Properties.AlarmName === 'SecretsService-test-audit-digester-not-running' ? 'breaching' : 'notBreaching',
         AlarmDescription: expect.stringContaining('docs/operations.md'),
       });
     }

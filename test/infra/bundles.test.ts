@@ -140,7 +140,12 @@ const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_
  */
 const API_FUNCTIONS = FUNCTION_NAMES.filter(
   (name) =>
-    name !== 'openapi' && name !== 'rotation' && name !== 'secret-purger' && name !== 'sync-worker' && !(name in PIPELINE_FUNCTIONS),
+    name !== 'openapi' &&
+    name !== 'rotation' &&
+    name !== 'secret-purger' &&
+    name !== 'sync-worker' &&
+    name !== 'audit-digester' &&
+    !(name in PIPELINE_FUNCTIONS),
 );
 /** The functions that use the customer's libraries: the API route groups, and the rotation runner (zod/mini, its messages). */
 const MANDATED_USERS: FunctionName[] = [...API_FUNCTIONS, 'rotation'];
@@ -150,6 +155,8 @@ const MANDATED_USERS: FunctionName[] = [...API_FUNCTIONS, 'rotation'];
 // use; secrets, webhooks and access-keys also seal and open values; the worker opens signing secrets.
 // The rotation runner seals the values it rotates; the sync worker opens the values it pushes and GitHub tokens.
 const KMS_USERS: FunctionName[] = [...API_FUNCTIONS, 'delivery-worker', 'rotation', 'sync-worker'];
+/** The audit digester signs digests with the KMS client (Sign, GetPublicKey), and makes no data key. */
+const KMS_SIGNERS: FunctionName[] = ['audit-digester'];
 // secrets and aws queue a rotation's first step (REST POST …/rotate, RotateSecret), the runner each next one, in a
 // chunk loaded on the first.
 const SQS_USERS: FunctionName[] = [
@@ -541,12 +548,14 @@ describe('Lambda bundles', () => {
     expect([...packagesOf(bundles[name])].filter((pkg) => NEVER_BUNDLED.includes(pkg))).toEqual([]);
   });
 
-  it('puts the KMS client only where data keys are made or opened', () => {
+  it('puts the KMS client only where data keys are made or opened, or digests signed', () => {
     for (const name of FUNCTION_NAMES) {
-      const uses = KMS_USERS.includes(name);
+      const dataKeys = KMS_USERS.includes(name);
+      const uses = dataKeys || KMS_SIGNERS.includes(name);
       expect({ name, package: packagesOf(bundles[name]).has('@aws-sdk/client-kms') }).toEqual({ name, package: uses });
       expect({ name, client: bundles[name].code.includes('KMSClient') }).toEqual({ name, client: uses });
-      expect({ name, operation: bundles[name].code.includes('"GenerateDataKey"') }).toEqual({ name, operation: uses });
+      expect({ name, operation: bundles[name].code.includes('"GenerateDataKey"') }).toEqual({ name, operation: dataKeys });
+      expect({ name, sign: bundles[name].code.includes('"Sign"') }).toEqual({ name, sign: KMS_SIGNERS.includes(name) });
     }
   });
 

@@ -1,7 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
-import { GROUPS, functionsOf, idOf, makeOutdir, only, PIPELINE, type Resource, synth } from './synth.ts';
+import { GROUPS, functionsOf, idOf, makeOutdir, only, secretsKeyOf, PIPELINE, type Resource, synth } from './synth.ts';
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
 let stack: ServiceStack;
@@ -91,7 +91,7 @@ describe('alarms of the hardening', () => {
   });
 
   it('reports PutKeyPolicy, DisableKey and ScheduleKeyDeletion on the secrets key to the alarm topic', () => {
-    const [keyId] = only(template, 'AWS::KMS::Key');
+    const [keyId] = secretsKeyOf(template, stack);
     const [topicId] = only(template, 'AWS::SNS::Topic');
     const rules = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter((rule) => rule.Properties.EventPattern);
     expect(rules).toHaveLength(1);

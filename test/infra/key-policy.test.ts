@@ -1,7 +1,17 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
-import { FUNCTION_NAMES, functionsOf, idOf, makeOutdir, only, type Resource, type Statement, statementsOf, synth } from './synth.ts';
+import {
+  FUNCTION_NAMES,
+  functionsOf,
+  idOf,
+  makeOutdir,
+  secretsKeyOf,
+  type Resource,
+  type Statement,
+  statementsOf,
+  synth,
+} from './synth.ts';
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
 let stack: ServiceStack;
@@ -12,7 +22,7 @@ beforeAll(async () => {
   outdir = await makeOutdir('infra-key-policy-');
   // Act
   ({ stack, template } = synth(outdir.dir));
-  statements = only(template, 'AWS::KMS::Key')[1].Properties.KeyPolicy.Statement as Statement[];
+  statements = secretsKeyOf(template, stack)[1].Properties.KeyPolicy.Statement as Statement[];
 });
 
 afterAll(async () => {
@@ -220,7 +230,7 @@ describe('the secrets key can be used only by the service', () => {
   });
 
   it('has no dependency cycle between the key and the roles', () => {
-    const [keyId, key] = only(template, 'AWS::KMS::Key') as [string, Resource];
+    const [keyId, key] = secretsKeyOf(template, stack) as [string, Resource];
     const roles = Object.keys(template.findResources('AWS::IAM::Role'));
     const dependsOn = JSON.stringify(key);
     for (const roleId of roles) {

@@ -9,6 +9,7 @@ import {
   idOf,
   makeOutdir,
   only,
+  secretsKeyOf,
   type Resource,
   type Statement,
   statementsOf,
@@ -81,7 +82,7 @@ afterAll(async () => {
 /** The exact statements of each function, written out here independently of lib/access.ts. */
 function expectations(): (name: FunctionName) => Statement[] {
   const [tableId] = only(template, 'AWS::DynamoDB::Table');
-  const [keyId] = only(template, 'AWS::KMS::Key');
+  const [keyId] = secretsKeyOf(template, stack);
   const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
   const queueArn = { 'Fn::GetAtt': [idOf(stack, stack.delivery.queue), 'Arn'] };
   const allow = (Action: string[], Resource: unknown, Condition?: unknown): Statement => ({
@@ -157,6 +158,7 @@ function expectations(): (name: FunctionName) => Statement[] {
     BatchWriteItem: [VERSIONS],
     Query: [WS, VERSIONS],
   };
+  const digestKeyArn = { 'Fn::GetAtt': [idOf(stack, stack.auditDigests.signingKey), 'Arn'] };
   const own: Record<FunctionName, Statement[]> = {
     projects: [...table(api({ Query: [WS], GetItem: [WS], PutItem: [WS, AUDIT] })), lastUsed([TOKEN, WS]), macKey],
     environments: [
@@ -176,7 +178,8 @@ function expectations(): (name: FunctionName) => Statement[] {
       macKey,
       sendRotation,
     ],
-    audit: [...table(api({ Query: [AUDIT] }, false)), lastUsed([TOKEN, WS]), macKey],
+    // GET /api/v1/audit/public-key: the digest key's public key, and nothing else of that key.
+    audit: [...table(api({ Query: [AUDIT] }, false)), lastUsed([TOKEN, WS]), macKey, allow(['kms:GetPublicKey'], digestKeyArn)],
     // Change requests: the request and each key's item read; open, reviews and close put the request with its entry;
     // a merge puts what a secret write puts; a proposed value's reveal counts on the reveal counters.
     'change-requests': [
@@ -341,6 +344,18 @@ function expectations(): (name: FunctionName) => Statement[] {
       allow(['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule'], schedulesIn('prod-rotations/rotate-*')),
       passRole(stack.rotation.schedulerRole),
     ],
+    // The audit digester: the workspaces on GSI2 `WORKSPACES`, each audit partition queried (the last digest, the
+    // entries) and its digest item put there (conditionally); the digest key's signature (ECDSA over a digest, nothing
+    // else) and public key; objects of its bucket written and read. No delete, retention change or bypass in S3.
+    'audit-digester': [
+      ...table({ Query: [AUDIT], PutItem: [AUDIT] }),
+      index('GSI2', ['WORKSPACES']),
+      allow(['kms:Sign'], digestKeyArn, { StringEquals: { 'kms:SigningAlgorithm': 'ECDSA_SHA_256', 'kms:MessageType': 'DIGEST' } }),
+      allow(['kms:GetPublicKey'], digestKeyArn),
+      allow(['s3:GetObject', 's3:PutObject'], {
+        'Fn::Join': ['', [{ 'Fn::GetAtt': [idOf(stack, stack.auditDigests.bucket), 'Arn'] }, '/*']],
+      }),
+    ],
     // The sync worker (shared/syncs/pipeline/): the sync read and its lease taken and given back (those attributes
     // alone); the environment's values loaded as the secrets service does (the environment and the cursor key read,
     // the path items queried), the page counted on the reveal counters and each reveal audited;
@@ -383,6 +398,8 @@ function expectations(): (name: FunctionName) => Statement[] {
     'rotation',
     // Each value a push reveals is audited, and a sync that fails or recovers gets its `sync.update` entry.
     'sync-worker',
+    // Its digest items live in the audit partitions (conditional puts, never over an entry).
+    'audit-digester',
   ];
   const deny = (Sid: string, actions: string[], partition: string, more: Record<string, unknown> = {}): Statement => ({
     Sid,

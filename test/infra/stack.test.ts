@@ -12,6 +12,7 @@ import {
   makeOutdir,
   LOCAL_ONLY_SETTINGS,
   only,
+  secretsKeyOf,
   PIPELINE,
   type Resource,
   synth,
@@ -84,7 +85,7 @@ describe('ServiceStack with defaults', () => {
   });
 
   it('creates a rotating symmetric customer-managed key with the stage alias and outputs its ARN', () => {
-    const [keyId, key] = only(template, 'AWS::KMS::Key');
+    const [keyId, key] = secretsKeyOf(template, stack);
     expect(key.Properties).toMatchObject({ EnableKeyRotation: true, PendingWindowInDays: 30 });
     expect(key.Properties.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
     template.hasResourceProperties('AWS::KMS::Alias', {
@@ -95,7 +96,7 @@ describe('ServiceStack with defaults', () => {
   });
 
   it('has a key policy whose account statement administers the key and cannot use it (issue 11 replaces kms:* here)', () => {
-    const [, key] = only(template, 'AWS::KMS::Key');
+    const [, key] = secretsKeyOf(template, stack);
     const root = (key.Properties.KeyPolicy.Statement as { Sid?: string; Principal?: unknown; Resource?: unknown }[]).filter(
       (s) => s.Sid === 'KeyAdministrationByThisAccount',
     );
@@ -149,6 +150,8 @@ describe('ServiceStack with defaults', () => {
     expect(sizing('rotation')).toEqual({ MemorySize: 512, Timeout: 360 });
     // A push reveals, audits and sends at most a page of values to one platform (Parameter Store's rate is low).
     expect(sizing('sync-worker')).toEqual({ MemorySize: 512, Timeout: 120 });
+    // A run walks every workspace, and makes any digest an earlier run missed.
+    expect(sizing('audit-digester')).toEqual({ MemorySize: 512, Timeout: 300 });
   });
 
   it('gives each function exactly the settings its code reads, and none of the local-only ones', () => {
@@ -169,7 +172,8 @@ describe('ServiceStack with defaults', () => {
       projects: [...common, ...key],
       environments: [...common, ...key],
       secrets: [...common, ...key, ...rotations, 'REVEAL_RATE_LIMIT_PER_MINUTE'],
-      audit: [...common, ...key],
+      // The digest key's ARN, for GET /api/v1/audit/public-key.
+      audit: [...common, ...key, 'AUDIT_SIGNING_KEY_ID'],
       'change-requests': [...common, ...key, 'REVEAL_RATE_LIMIT_PER_MINUTE'],
       // SYNC_QUEUE_URL comes with the sync queue's construct (the pipeline's).
       syncs: [...common, ...key, ...syncs],
@@ -192,6 +196,9 @@ describe('ServiceStack with defaults', () => {
       rotation: [...common, ...key, ...rotations, ...rotationSchedules, 'AWS_ACCOUNT_ID'],
       // The purger reads the table alone: no key (it opens no value), no queue.
       'secret-purger': common,
+      // The digester: the signing key and the bucket; no secrets key (it opens nothing), and no
+      // AUDIT_DIGEST_PERIOD_SECONDS: the hour is its default, a shorter period is for the local stack's tests.
+      'audit-digester': [...common, 'AUDIT_BUCKET', 'AUDIT_SIGNING_KEY_ID'],
       // The sync worker: the key (it opens values and GitHub tokens), its queue (its retries), whether it may write
       // into this account (SYNC_OWN_ACCOUNT, always set), the reveal limit its pushes count against; no
       // SYNC_ROLE_ARNS while syncRoleArns is empty.
@@ -207,7 +214,7 @@ describe('ServiceStack with defaults', () => {
   it('points the key, queue and scheduler settings at this stack’s resources, and the reveal limit at 120', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     const env = (name: FunctionName) => functions[idOf(stack, functionsOf(stack)[name].function)]!.Properties.Environment.Variables;
-    const [keyId] = only(template, 'AWS::KMS::Key');
+    const [keyId] = secretsKeyOf(template, stack);
     const queueId = idOf(stack, stack.delivery.queue);
     expect(env('secrets')).toMatchObject({ KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] }, REVEAL_RATE_LIMIT_PER_MINUTE: '120' });
     for (const name of ['syncs', 'webhook-fanout', 'sync-worker'] as const)

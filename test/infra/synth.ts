@@ -22,9 +22,16 @@ export type Statement = { Effect: string; Action: string[]; Resource: unknown; C
 
 export const GROUPS = Object.keys(ROUTE_GROUPS) as RouteGroup[];
 export const PIPELINE = Object.keys(PIPELINE_FUNCTIONS) as PipelineFunction[];
-export type FunctionName = RouteGroup | PipelineFunction | 'rotation' | 'secret-purger' | 'sync-worker';
-/** Every function: the route groups, the webhook pipeline, the rotation runner (`rotation`) and the secret purger. */
-export const FUNCTION_NAMES: readonly FunctionName[] = [...GROUPS, ...PIPELINE, 'rotation', 'secret-purger', 'sync-worker'];
+export type FunctionName = RouteGroup | PipelineFunction | 'rotation' | 'secret-purger' | 'sync-worker' | 'audit-digester';
+/** Every function: the route groups, the webhook pipeline, the rotation runner (`rotation`), the secret purger, the sync worker, the audit digester. */
+export const FUNCTION_NAMES: readonly FunctionName[] = [
+  ...GROUPS,
+  ...PIPELINE,
+  'rotation',
+  'secret-purger',
+  'sync-worker',
+  'audit-digester',
+];
 
 /** Settings the local stack needs and the deployed stack must never set (STYLE.md, shared/platform/config.ts). */
 export const LOCAL_ONLY_SETTINGS = [
@@ -58,7 +65,7 @@ export function synth(outdir: string, props: ServiceStackProps = {}, context: Re
   return { app, stack, template: Template.fromStack(stack) };
 }
 
-/** Every function of the stack by its name: the route groups, the webhook pipeline, the rotation runner, the purger, the sync worker. */
+/** Every function of the stack by its name: the route groups, the webhook pipeline, the rotation runner, the purger, the sync worker, the digester. */
 export function functionsOf(stack: ServiceStack): Record<FunctionName, ServiceFunction> {
   return {
     ...stack.api.functions,
@@ -66,12 +73,19 @@ export function functionsOf(stack: ServiceStack): Record<FunctionName, ServiceFu
     rotation: stack.rotation.runner,
     'secret-purger': stack.purge.purger,
     'sync-worker': stack.syncs.worker,
+    'audit-digester': stack.auditDigests.digester,
   };
 }
 
 /** The template's logical id of a construct's CloudFormation resource. */
 export function idOf(stack: ServiceStack, construct: IConstruct): string {
   return stack.getLogicalId((construct.node.defaultChild ?? construct) as CfnElement);
+}
+
+/** The secrets key (the stack's other KMS key signs audit digests: lib/audit-digests.ts). */
+export function secretsKeyOf(template: Template, stack: ServiceStack): [string, Resource] {
+  const id = idOf(stack, stack.encryption.key);
+  return [id, template.findResources('AWS::KMS::Key')[id] as Resource];
 }
 
 export function only(template: Template, type: string): [string, Resource] {

@@ -13,6 +13,7 @@ import {
   idOf,
   makeOutdir,
   only,
+  secretsKeyOf,
   type Statement,
   statementsOf,
   synth,
@@ -82,6 +83,7 @@ const GSI = {
   purges: gsi2.purge(WS, SECRET, '2026-01-01T00:00:00.000Z').GSI2PK,
   recoveries: gsi2.runningRecovery(WS, newId('audit'), '2026-01-01T00:00:00.000Z').GSI2PK,
   failedDeliveries: FAILED_DELIVERY_INDEX.keys(ENDPOINT, DELIVERY).GSI4PK,
+  allWorkspaces: gsi2.workspace(WS).GSI2PK,
   changeRequests: gsi1.changeRequest(WS, 'env_01J0000000000000000000000', 'cr_01J0000000000000000000000').GSI1PK,
 };
 
@@ -101,6 +103,7 @@ const AUDIT_WRITERS: FunctionName[] = [
   'delivery-worker',
   'rotation',
   'sync-worker',
+  'audit-digester',
 ];
 /** The functions that create credential items: access keys (their tokens) and logins (theirs). */
 const CREDENTIAL_CREATORS: FunctionName[] = ['access-keys', 'auth'];
@@ -338,6 +341,13 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       request('PutItem', PK.versionId),
       request('PutItem', PK.audit),
     ],
+    // The audit digester (shared/audit-digests/digest-store.ts): the workspaces on GSI2, each workspace's last digest
+    // and its entries (one Query each of the audit partition), the digest item put there.
+    'audit-digester': [
+      query('GSI2', GSI.allWorkspaces),
+      request('Query', PK.audit),
+      request('PutItem', keys.auditDigest(WS, '2026-01-01T00:00:00.000Z').PK),
+    ],
   };
 })();
 
@@ -411,6 +421,23 @@ describe('the rotation runner', () => {
     expect(can('rotation', request('UpdateItem', PK.workspace))).toBe(false);
     expect(can('rotation', request('GetItem', PK.audit))).toBe(false);
     expect(can('rotation', query('GSI1', GSI.workspaceSecrets))).toBe(false);
+  });
+});
+
+describe('the audit digester', () => {
+  it('reaches the audit partitions (Query, put) and the GSI2 list of workspaces alone: no GetItem, update, delete or batch, nothing else', () => {
+    for (const action of ['GetItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem']) {
+      expect({ action, allowed: can('audit-digester', request(action, PK.audit)) }).toEqual({ action, allowed: false });
+    }
+    const elsewhere = Object.entries(PK).filter(([name]) => name !== 'audit');
+    for (const [name, key] of elsewhere) {
+      for (const action of [...WRITES, 'GetItem', 'BatchGetItem', 'Query']) {
+        expect({ name, action, allowed: can('audit-digester', request(action, key)) }).toEqual({ name, action, allowed: false });
+      }
+    }
+    // GSI2 holds other lists too (due deliveries, purges, recoveries): the workspaces' alone.
+    for (const key of [GSI.purges, GSI.recoveries, ...GSI.dueShards]) expect(can('audit-digester', query('GSI2', key))).toBe(false);
+    expect(can('audit-digester', query('GSI1', GSI.workspaceSecrets))).toBe(false);
   });
 });
 
@@ -519,7 +546,7 @@ describe('the service MAC key', () => {
   });
 
   it('lets the API functions that check issued tokens, and only them, read it and unseal it under its two purposes alone', () => {
-    const [keyId] = only(template, 'AWS::KMS::Key');
+    const [keyId] = secretsKeyOf(template, stack);
     for (const name of FUNCTION_NAMES) {
       // The AWS API too: the session token of temporary credentials is a login's token.
       const api = API_FUNCTIONS.includes(name as never);
