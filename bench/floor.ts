@@ -111,8 +111,9 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   },
   // The audit digester (shared/audit-digests/): the workspaces on GSI2 and each one's digests and entries (Query),
   // the digest item's conditional put; the digest signed with the KMS key (and its public key read), each object
-  // written once to the bucket and read back when one was there.
-  'audit-digester': { dynamodb: ['PutItem', 'Query'], kms: ['Sign', 'GetPublicKey'], s3: ['PutObject', 'GetObject'] },
+  // written once to the bucket and read back when one was there. GetItem: the cursor-signing key's loader every
+  // runtime() builds with its pager, never called here (the digester hands out no cursor; its role has no GetItem).
+  'audit-digester': { dynamodb: ['GetItem', 'PutItem', 'Query'], kms: ['Sign', 'GetPublicKey'], s3: ['PutObject', 'GetObject'] },
 };
 
 /** lib-dynamodb's command class for each document-client call. */

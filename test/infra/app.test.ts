@@ -55,6 +55,7 @@ describe('bin/app.ts', () => {
       loginRouteRateLimit: '3',
       loginRouteBurstLimit: '5',
       consoleClientId: 'secrets-console',
+      auditRetentionDays: '30',
       // As cdk.json holds it: a JSON array.
       rotationFunctionArns: [ROTATION_PATTERN, 'arn:aws:lambda:eu-west-1:111122223333:function:pg-rotation'],
       ...JWT,
@@ -81,10 +82,17 @@ describe('bin/app.ts', () => {
     expect(functions.filter((fn) => fn.Properties.Environment?.Variables.IAM_SERVER_ID === 'secrets.example.com')).toHaveLength(1);
     const logGroups = resources.filter((r) => r.Type === 'AWS::Logs::LogGroup');
     // One per function (each route group, the three of the webhook pipeline, the rotation runner, the secret purger,
-    // the sync worker, the console's deployment), plus the API access log.
+    // the sync worker, the audit digester, the console's deployment), plus the API access log.
     expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(
-      Array(Object.keys(ROUTE_GROUPS).length + 3 + 1 + 1 + 1 + 1 + 1).fill(14),
+      Array(Object.keys(ROUTE_GROUPS).length + 3 + 1 + 1 + 1 + 1 + 1 + 1).fill(14),
     );
+    // The audit bucket locks its objects for auditRetentionDays, and stays with a destroyed stage.
+    const auditBucket = resources.find((resource) => resource.Type === 'AWS::S3::Bucket' && resource.Properties.ObjectLockEnabled);
+    expect(auditBucket?.Properties.ObjectLockConfiguration).toEqual({
+      ObjectLockEnabled: 'Enabled',
+      Rule: { DefaultRetention: { Mode: 'COMPLIANCE', Days: 30 } },
+    });
+    expect(auditBucket?.DeletionPolicy).toBe('Retain');
     // The runner, and the secrets group and the AWS API, which configure rotations.
     const told = functions.filter((fn) => fn.Properties.Environment?.Variables.ROTATION_FUNCTION_ARNS !== undefined);
     expect(told.map((fn) => fn.Properties.Environment.Variables.ROTATION_FUNCTION_ARNS)).toEqual(
@@ -131,6 +139,8 @@ describe('bin/app.ts', () => {
     ['a plain http JWKS URI', { ...JWT, jwtJwksUri: 'http://idp.example.com/jwks' }, /jwtJwksUri must be an https URL/],
     ['a retention CloudWatch does not offer', { logRetentionDays: '8' }, /logRetentionDays must be one of .*; got 8/],
     ['an alarm e-mail that is not an address', { alarmEmail: 'oncall' }, /alarmEmail must be an e-mail address; got "oncall"/],
+    ['a zero audit retention', { auditRetentionDays: '0' }, /auditRetentionDays must be a positive integer; got "0"/],
+    ['an audit retention S3 refuses', { auditRetentionDays: '36501' }, /auditRetentionDays must be from 1 to 36500 days; got 36501/],
     ['a zero reveal rate limit', { revealRateLimit: '0' }, /revealRateLimit must be a positive integer; got "0"/],
     ['the destroy policy for the prod stage', { removalPolicy: 'destroy' }, /removalPolicy "destroy" is refused for the prod stage/],
     [

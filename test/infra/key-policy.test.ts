@@ -213,6 +213,8 @@ describe('the secrets key can be used only by the service', () => {
       'syncs',
       'audit-streams',
       'sync-worker',
+      // Its digest items go into the audit partitions (conditional puts).
+      'audit-digester',
     ];
     for (const name of FUNCTION_NAMES) {
       const denies = statementsOf(template, stack, functionsOf(stack)[name]).filter((s) => s.Effect === 'Deny');

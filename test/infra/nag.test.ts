@@ -31,6 +31,10 @@ const ACKNOWLEDGED = [
   'AwsSolutions-IAM5[Action::s3:Abort*]',
   'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
   'AwsSolutions-IAM5[Resource::<ConsoleSiteBucket380F1C30.Arn>/*]',
+  // The audit digests (lib/audit-digests.ts): the digester writes objects by workspace and hour; its bucket keeps
+  // no access logs (the console's bucket acknowledges S1 too, so the rule is listed twice).
+  'AwsSolutions-IAM5[Resource::<AuditDigestsDigestBucketD23BAC18.Arn>/*]',
+  'AwsSolutions-S1',
 ];
 /** Everything optional switched on, so every resource the stack can have is checked. */
 const EVERYTHING: ServiceStackProps = {
@@ -135,7 +139,7 @@ describe('cdk-nag AwsSolutions', () => {
 
     // Assess
     expect(passed).toBe(false);
-    expect([...new Set(findings.map((finding) => finding.split(' at ')[0]))].sort()).toEqual([...ACKNOWLEDGED].sort());
+    expect([...new Set(findings.map((finding) => finding.split(' at ')[0]))].sort()).toEqual([...new Set(ACKNOWLEDGED)].sort());
   });
 
   it('fails the synth on a finding nobody acknowledged', async () => {

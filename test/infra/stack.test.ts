@@ -286,6 +286,8 @@ describe('ServiceStack with defaults', () => {
       [
         'AlarmTopicArn',
         'ApiUrl',
+        'AuditBucketName',
+        'AuditSigningKeyArn',
         'ConsoleUrl',
         'DashboardUrl',
         'DeliveryDeadLetterQueueArn',

@@ -388,7 +388,8 @@ describe('what each role can reach on the table', () => {
     expect(reaching('BatchWriteItem', PK.version)).toEqual(['secrets', 'aws', 'secret-purger']);
     expect(reaching('BatchWriteItem', PK.workspace)).toEqual([]);
     expect(reaching('PutItem', PK.workspace).includes('secret-purger')).toBe(false);
-    expect(reaching('Query', PK.audit)).toEqual(['audit']);
+    // The audit log is read by its route group, and by the digester, which digests it.
+    expect(reaching('Query', PK.audit)).toEqual(['audit', 'audit-digester']);
     expect(reaching('PutItem', PK.delivery)).toEqual(['webhook-deliveries', 'webhook-fanout']);
     expect(reaching('BatchWriteItem', PK.delivery)).toEqual(['webhooks']);
   });
