@@ -140,7 +140,11 @@ describe('bin/app.ts', () => {
     ['a retention CloudWatch does not offer', { logRetentionDays: '8' }, /logRetentionDays must be one of .*; got 8/],
     ['an alarm e-mail that is not an address', { alarmEmail: 'oncall' }, /alarmEmail must be an e-mail address; got "oncall"/],
     ['a zero audit retention', { auditRetentionDays: '0' }, /auditRetentionDays must be a positive integer; got "0"/],
-    ['an audit retention S3 refuses', { auditRetentionDays: '36501' }, /auditRetentionDays must be from 1 to 36500 days; got 36501/],
+    [
+      'an audit retention S3 refuses',
+      { auditRetentionDays: '36501' },
+      /auditRetentionDays must be a whole number of days from 1 to 36500; got 36501/,
+    ],
     ['a zero reveal rate limit', { revealRateLimit: '0' }, /revealRateLimit must be a positive integer; got "0"/],
     ['the destroy policy for the prod stage', { removalPolicy: 'destroy' }, /removalPolicy "destroy" is refused for the prod stage/],
     [
