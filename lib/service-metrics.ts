@@ -4,7 +4,7 @@ import { MathExpression, Metric, SearchExpression, Stats } from 'aws-cdk-lib/aws
 import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { ROUTE_GROUPS } from '../shared/platform/routes.ts';
-import { AUDIT_CHANGE_METRIC, SYNC_FAILING_METRIC } from '../shared/platform/metrics-env.ts';
+import { AUDIT_CHANGE_METRIC, DIGEST_RUN_FAILED_LOG, SYNC_FAILING_METRIC } from '../shared/platform/metrics-env.ts';
 
 /** The worker's EMF namespace and service dimension (shared/webhooks/deliveries/metrics.ts `makeDeliveryMetrics`). */
 export const METRICS_NAMESPACE = 'SecretsService';
@@ -206,9 +206,6 @@ export class RevealMetrics extends Construct {
   }
 }
 
-/** The digester's line for a run in which some workspace failed (functions/audit-digester/handler.ts). */
-export const DIGEST_RUN_FAILED_MESSAGE = 'audit digester run had failed workspaces';
-
 /**
  * Digester runs that left a workspace's digest unmade, from the digester's log (`AuditDigestRunsFailed`): such a run
  * ends normally, so the function's Errors metric misses it. No dimension, as SyncsFailing has none: two stages in one
@@ -220,7 +217,7 @@ export function digestRunsFailed(scope: Construct, logGroup: ILogGroup, period =
     metricNamespace: METRICS_NAMESPACE,
     metricName: 'AuditDigestRunsFailed',
     metricValue: '1',
-    filterPattern: FilterPattern.stringValue('$.message', '=', DIGEST_RUN_FAILED_MESSAGE),
+    filterPattern: FilterPattern.stringValue('$.message', '=', DIGEST_RUN_FAILED_LOG),
   });
   return new Metric({ namespace: METRICS_NAMESPACE, metricName: 'AuditDigestRunsFailed', statistic: Stats.SUM, period });
 }

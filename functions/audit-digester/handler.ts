@@ -1,5 +1,6 @@
 import { digestMakerOf, type DigestRun } from '../../shared/audit-digests/index.ts';
 import { logger } from '../../shared/platform/logger.ts';
+import { DIGEST_RUN_FAILED_LOG } from '../../shared/platform/metrics-env.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 
 const { db, pager, clock } = runtime();
@@ -12,7 +13,7 @@ const maker = digestMakerOf({ db, pager, env: process.env });
 export const handler = async (): Promise<DigestRun> => {
   const run = await maker.run(clock.now());
   // Each failed workspace was logged with its id already; the count makes the run's line the one an alarm reads.
-  if (run.failed > 0) logger.error('audit digester run had failed workspaces', { ...run });
+  if (run.failed > 0) logger.error(DIGEST_RUN_FAILED_LOG, { ...run });
   else if (run.digests > 0) logger.info('audit digester made digests', { ...run });
   return run;
 };

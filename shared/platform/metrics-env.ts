@@ -21,6 +21,13 @@ export const SYNC_FAILING_METRIC = {
   dimensions: { service: 'syncs' },
 } as const;
 
+/**
+ * The line the audit digester (functions/audit-digester/handler.ts) logs for a run that left a workspace undigested,
+ * which the stack counts with a metric filter on its log (lib/service-metrics.ts `digestRunsFailed`): one string for
+ * both, so a reworded line cannot silence the alarm.
+ */
+export const DIGEST_RUN_FAILED_LOG = 'audit digester run had failed workspaces';
+
 /** One Embedded Metric Format line counting 1 of `metric` (a changed audit entry, a sync become failing). */
 export function countLine(metric: { namespace: string; name: string; dimensions: Record<string, string> }, now = Date.now()): string {
   const { namespace, name, dimensions } = metric;
