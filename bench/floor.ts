@@ -13,7 +13,7 @@ type FunctionName = keyof typeof FUNCTION_ENTRIES;
 export interface FloorCalls {
   /** Through the document client (`@aws-sdk/lib-dynamodb`, over `DynamoDBClient`). */
   readonly dynamodb?: readonly DocumentCall[];
-  readonly kms?: readonly ('Decrypt' | 'GenerateDataKey' | 'Sign' | 'GetPublicKey')[];
+  readonly kms?: readonly ('Decrypt' | 'GenerateDataKey' | 'GetPublicKey' | 'Sign')[];
   /** The audit digests' bucket (decisions.md v1.4): each object written once, read back to compare. */
   readonly s3?: readonly ('PutObject' | 'GetObject')[];
   readonly sqs?: readonly ('SendMessage' | 'SendMessageBatch')[];
@@ -58,7 +58,9 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   environments: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   // Starting a rotation queues its first step (SendMessage, loaded on the first start).
   secrets: { dynamodb: [...API_READS_WRITES, 'BatchWriteItem'], kms: DATA_KEYS, sqs: ['SendMessage'] },
-  audit: { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
+  // The audit log, and the digests' public key (GetPublicKey, loaded with the first request for it; Sign comes with the
+  // signer's module, which the digester shares).
+  audit: { dynamodb: API_READS_WRITES, kms: [...DATA_KEYS, 'GetPublicKey', 'Sign'] },
   // Change requests: the API's reads and writes (a merge is one transaction), and a reveal's counter (UpdateItem).
   'change-requests': { dynamodb: API_READS_WRITES, kms: DATA_KEYS },
   // Syncs: the API's reads and writes (create, PATCH and delete are transactions), a GitHub token's seal, and a full

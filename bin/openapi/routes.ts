@@ -23,7 +23,7 @@ export function allRouteDefinitions(): Record<string, RouteDefinition> {
     projects: makeProjectRoutes(none),
     environments: makeEnvironmentRoutes(none),
     secrets: makeSecretRoutes(none, none, none),
-    audit: makeAuditRoutes(none),
+    audit: makeAuditRoutes(none, none),
     'access-keys': makeAccessKeyRoutes(none),
     webhooks: makeWebhookRoutes(none),
     'webhook-deliveries': makeDeliveryRoutes(none, none, none),

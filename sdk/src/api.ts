@@ -232,6 +232,24 @@ export interface paths {
      */
     get: operations["searchSecrets"];
   };
+  "/api/v1/audit/digests": {
+    /**
+     * List the audit log's signed digests
+     * @description One digest per period with entries (an hour by default), oldest first: the SHA-256 of its entries as canonical JSON lines in id order, chained to the previous digest, signed with ECDSA P-256. `since` and `until` bound the periods by their start.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    get: operations["listAuditDigests"];
+  };
+  "/api/v1/audit/public-key": {
+    /**
+     * The key that verifies the audit log's digests
+     * @description PEM (SubjectPublicKeyInfo) of the ECDSA P-256 key the digests are signed with: `secrets audit verify` needs nothing else.
+     *
+     * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+     */
+    get: operations["getAuditPublicKey"];
+  };
   "/api/v1/audit": {
     /**
      * List the workspace's audit log
@@ -3995,6 +4013,187 @@ export interface operations {
               code?: "VALIDATION_ERROR";
             };
           } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * List the audit log's signed digests
+   * @description One digest per period with entries (an hour by default), oldest first: the SHA-256 of its entries as canonical JSON lines in id order, chained to the previous digest, signed with ECDSA P-256. `since` and `until` bound the periods by their start.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  listAuditDigests: {
+    parameters: {
+      query?: {
+        limit?: string;
+        cursor?: string;
+        since?: string;
+        until?: string;
+      };
+    };
+    responses: {
+      /** @description List the audit log's signed digests */
+      200: {
+        content: {
+          "application/json": {
+            data: ({
+                workspaceId: string;
+                /** Format: date-time */
+                hourStart: string;
+                count: number;
+                firstId: string;
+                lastId: string;
+                entriesSha256: string;
+                previousDigestSha256: string | null;
+                signature: string;
+              })[];
+            error: null;
+            meta: components["schemas"]["MetaWithPage"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * The key that verifies the audit log's digests
+   * @description PEM (SubjectPublicKeyInfo) of the ECDSA P-256 key the digests are signed with: `secrets audit verify` needs nothing else.
+   *
+   * Every credential, within its permissions: what it may not read is NOT_FOUND, what it may read but not do is FORBIDDEN.
+   */
+  getAuditPublicKey: {
+    responses: {
+      /** @description The key that verifies the audit log's digests */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              pem: string;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
         };
       };
       /** @description AUTH_REQUIRED */

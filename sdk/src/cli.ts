@@ -5,6 +5,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { registerAdmin } from './cli-admin.js';
 import { propose, registerChangeRequests } from './cli-change-requests.js';
 import { registerSyncs } from './cli-syncs.js';
+import { registerAudit } from './cli-audit.js';
 import { registerDeleted } from './cli-deleted.js';
 import {
   connectionOptions,
@@ -239,6 +240,7 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
   registerRotation(cli, ctx);
   registerChangeRequests(cli, connection);
   registerSyncs(cli, connection);
+  registerAudit(cli, connection);
 }
 
 /** Runs the command line `argv` (as `process.argv`) and sets `process.exitCode` (documented in `--help`). */

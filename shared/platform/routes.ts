@@ -35,7 +35,7 @@ export const ROUTE_GROUPS = {
     'DELETE /api/v1/secrets/{secretId}/rotation',
     'POST /api/v1/secrets/{secretId}/rotate',
   ],
-  audit: ['GET /api/v1/audit'],
+  audit: ['GET /api/v1/audit', 'GET /api/v1/audit/digests', 'GET /api/v1/audit/public-key'],
   'access-keys': [
     'GET /api/v1/access-keys',
     'POST /api/v1/access-keys',

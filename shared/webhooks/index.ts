@@ -15,7 +15,7 @@
  */
 export { makeWebhookService, type WebhookService, type WebhookServiceDeps } from './endpoints/webhook-service.ts';
 export { makeEndpointApiStore, makeEndpointReader, type EndpointApiStore, type EndpointReader } from './endpoints/endpoint-store.ts';
-export { newSigningSecret, secretHint, SIGNING_SECRET_DATA_KEYS } from './endpoints/signature.ts';
+export { newSigningSecret, secretHint, signatureHeader, SIGNING_SECRET_DATA_KEYS } from './endpoints/signature.ts';
 export { redactUrl } from './endpoints/redact-url.ts';
 export {
   deliveryAnswer,

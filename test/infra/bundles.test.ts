@@ -63,7 +63,7 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // Audit streams (issue 51): the service, its store and the three types' schemas; the cipher and the SSRF guard are
   // chunks loaded on first use (counted here all the same).
   'audit-streams': 1.6, // 1.585: 376,848 B
-  audit: 1.52, // 1.503: 357,292 B over 237,611 B with packed audit entries read back and paged by entry (1.471: 349,621 B before; 1.441 before the MAC keys and least privilege)
+  audit: 1.55, // 1.537: 365,529 B with the digests' two routes and their store (issue 51; the signer a chunk); 1.503: 357,292 B over 237,611 B with packed audit entries read back and paged by entry (1.471: 349,621 B before; 1.441 before the MAC keys and least privilege)
   // Workload identity (issue 25) adds the schemas of `auth` and of logins and the login store's reach of live tokens
   // (+7 KB) to access-keys, and the AWS SDK went from 3.1166 to 3.1175 (every floor +28 KB, every function ~+0.03).
   'access-keys': 1.61, // 1.601: 380,473 B with the reverse index's key, pattern and entity name in keys.ts, which every store reaches (issue 48); 1.592 with the rotation settings in the shared config (1.558: 370,288 B over 237,645 B before; 1.494 before workload identity, 1.458 before least privilege)
@@ -130,7 +130,7 @@ const PINNED_FLOOR_RATIOS: Partial<Record<FunctionName, number>> = {
   // to mend the same way: a service of the environment load alone), shared/platform (33 KB), shared/syncs (16.6 KB).
   'sync-worker': 2.45, // 2.425: 966,778 B over 398,688 B
 
-  openapi: 184, // 181.76: 29,990 B with the audit streams' five routes (issue 51); 168.61: 27,821 B over 165 B with the syncs' six routes (issue 50), 157.51 with the sync events and actions; 153.46: 25,321 B with the change requests' seven routes and four events (137.22 before them, with review policies); 132.74: 21,902 B with secret references (raw reveals, the 409's details, references and referencedBy); 129.95 with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
+  openapi: 188, // 185.32: 30,578 B with the audit digests' two routes (issue 51); 181.76: 29,990 B with the audit streams' five routes (issue 51); 168.61: 27,821 B over 165 B with the syncs' six routes (issue 50), 157.51 with the sync events and actions; 153.46: 25,321 B with the change requests' seven routes and four events (137.22 before them, with review policies); 132.74: 21,902 B with secret references (raw reveals, the 409's details, references and referencedBy); 129.95 with v1.4's audit actions, the reveals' encoding and the rotation start (128.04 with the lookups by id; 125.52 before them; 117.95 before the rotation routes and the rotation_failed event; 112.40 before GET /api/v1/secrets/{secretId}, temporary credentials and the history's VersionIds; 100.89 before webhook operations)
 };
 const floorRatioOf = (name: FunctionName) => PINNED_FLOOR_RATIOS[name] ?? BYTES_GOAL;
 
@@ -155,8 +155,11 @@ const MANDATED_USERS: FunctionName[] = [...API_FUNCTIONS, 'rotation'];
 // use; secrets, webhooks and access-keys also seal and open values; the worker opens signing secrets.
 // The rotation runner seals the values it rotates; the sync worker opens the values it pushes and GitHub tokens.
 const KMS_USERS: FunctionName[] = [...API_FUNCTIONS, 'delivery-worker', 'rotation', 'sync-worker'];
-/** The audit digester signs digests with the KMS client (Sign, GetPublicKey), and makes no data key. */
-const KMS_SIGNERS: FunctionName[] = ['audit-digester'];
+/**
+ * The functions that carry the digest signer's module (shared/audit-digests/digest-signer.ts, with KMS Sign): the
+ * digester, which signs and makes no data key, and the audit group, which only reads the public key (its role may not sign).
+ */
+const KMS_SIGNERS: FunctionName[] = ['audit-digester', 'audit'];
 // secrets and aws queue a rotation's first step (REST POST …/rotate, RotateSecret), the runner each next one, in a
 // chunk loaded on the first.
 const SQS_USERS: FunctionName[] = [
@@ -294,7 +297,14 @@ const CHUNKS: Partial<Record<FunctionName, string[]>> = {
     ...REFERENCES_ON_FIRST_USE,
     'shared/secrets/secret-references.ts',
   ],
-  audit: ['aws-jwt-verify', ...KEY_PROVIDER_ON_FIRST_USE, ...SOURCE_ADDRESS_ON_FIRST_USE],
+  // The audit group loads the digests' signer (KMS GetPublicKey, or the local key) with the first public-key request.
+  audit: [
+    'aws-jwt-verify',
+    ...KEY_PROVIDER_ON_FIRST_USE,
+    ...SOURCE_ADDRESS_ON_FIRST_USE,
+    'shared/audit-digests/digest-signer.ts',
+    'shared/audit-digests/digest-signer-wiring.ts',
+  ],
   // Change requests seal and open proposed values: the cipher loads on the first open, reveal or merge.
   // A merge checks a merged value's references (the parser, in the chunk a write with `${` loads).
   'change-requests': [

@@ -51,6 +51,9 @@ const ACTION_SET = {
   'sync.create': 1,
   'sync.update': 1,
   'sync.delete': 1,
+  'audit_stream.create': 1,
+  'audit_stream.update': 1,
+  'audit_stream.delete': 1,
 } satisfies Record<AuditAction, 1>;
 const ACTIONS = Object.keys(ACTION_SET).sort() as AuditAction[];
 

@@ -285,6 +285,9 @@ const MATRIX: Record<RouteKey, Row> = {
     send: (token, d) => call('POST', `/api/v1/webhook-deliveries/${d.id}/retry`, { token }),
   },
   'GET /api/v1/audit': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/audit', { token }) },
+  // The digests cover the log, so admins only; their public key is the deployment's, any credential may read it.
+  'GET /api/v1/audit/digests': { ok: 200, may: ADMINS, send: (token) => call('GET', '/api/v1/audit/digests', { token }) },
+  'GET /api/v1/audit/public-key': { ok: 200, may: EVERYONE, send: (token) => call('GET', '/api/v1/audit/public-key', { token }) },
   // Change requests (decisions.md v1.4). Fresh ones are opened by a developer outside the columns, so no column is
   // their author: reviews are for people (admin, developer) and API keys; merge only for the author or a reviewer
   // (no column here, and the request is not approved either); close for the author or an admin.

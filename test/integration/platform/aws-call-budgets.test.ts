@@ -80,7 +80,7 @@ describe('AWS calls per operation', () => {
         timeoutEarlyInMillis: 0,
       },
     );
-    audit = makeRouteGroupHandler(makeAuditRoutes(makeAuditService({ store })), { authenticate, timeoutEarlyInMillis: 0 });
+    audit = makeRouteGroupHandler(makeAuditRoutes(makeAuditService({ store }), {} as never), { authenticate, timeoutEarlyInMillis: 0 });
     const { dynamodbEndpoint, tableName } = inject('stack');
     stop = observeAwsCalls((e) => events.push(e), { inspect: makeAwsInspector(dynamodbEndpoint, tableName) });
   });

@@ -269,7 +269,10 @@ describe('route groups', () => {
     expect(Object.keys(makeAccessKeyRoutes({} as AccessKeyService)).sort()).toEqual([...ROUTE_GROUPS['access-keys']].sort());
     expect(
       Object.keys(
-        makeAuditRoutes(makeAuditService({ store: { listAudit: async () => ({ items: [], nextCursor: null, hasMore: false }) } })),
+        makeAuditRoutes(
+          makeAuditService({ store: { listAudit: async () => ({ items: [], nextCursor: null, hasMore: false }) } }),
+          {} as never,
+        ),
       ).sort(),
     ).toEqual([...ROUTE_GROUPS.audit].sort());
   });
