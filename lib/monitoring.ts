@@ -100,7 +100,8 @@ export class MonitoringConstruct extends Construct {
       threshold: ALARM_THRESHOLDS.unauthorizedPerFiveMinutes,
       description: `More than ${ALARM_THRESHOLDS.unauthorizedPerFiveMinutes} API requests answered 401 AUTH_REQUIRED in 5 minutes.`,
     });
-    this.reportKeyChanges(props.key);
+    // The signing key too: a policy change there could let someone else sign digests.
+    this.reportKeyChanges([props.key, props.auditDigests.signingKey]);
     this.addAlarm('audit-entry-changed', {
       metric: auditEntriesChanged(),
       threshold: 0,
@@ -140,22 +141,23 @@ export class MonitoringConstruct extends Construct {
   }
 
   /**
-   * The calls that could open the secrets key to someone else or make every secret unreadable, sent to the alarm
+   * The calls that could open the secrets key to someone else or make every secret unreadable (or let someone else
+   * sign audit digests, on the signing key), sent to the alarm
    * topic as they happen. They arrive as CloudTrail management events through EventBridge, which needs a trail that
    * records management events in this region (docs/operations.md). The key is matched on what the caller passed,
    * `requestParameters.keyId`: these three calls take the key id or the key ARN (not an alias), so both are listed.
    * The SnsTopic target adds the topic-policy statement that lets events.amazonaws.com publish.
    */
-  private reportKeyChanges(key: IKey): void {
+  private reportKeyChanges(keys: readonly IKey[]): void {
     new Rule(this, 'KeyPolicyChangeRule', {
-      description: 'Reports PutKeyPolicy, DisableKey and ScheduleKeyDeletion on the secrets key',
+      description: 'Reports PutKeyPolicy, DisableKey and ScheduleKeyDeletion on the secrets key and the audit signing key',
       eventPattern: {
         source: ['aws.kms'],
         detailType: ['AWS API Call via CloudTrail'],
         detail: {
           eventSource: ['kms.amazonaws.com'],
           eventName: [...WATCHED_KEY_CALLS],
-          requestParameters: { keyId: [key.keyId, key.keyArn] },
+          requestParameters: { keyId: keys.flatMap((key) => [key.keyId, key.keyArn]) },
         },
       },
       targets: [new SnsTopic(this.alarmTopic)],

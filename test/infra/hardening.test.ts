@@ -90,8 +90,9 @@ describe('alarms of the hardening', () => {
     });
   });
 
-  it('reports PutKeyPolicy, DisableKey and ScheduleKeyDeletion on the secrets key to the alarm topic', () => {
+  it('reports PutKeyPolicy, DisableKey and ScheduleKeyDeletion on the secrets key and the audit signing key to the alarm topic', () => {
     const [keyId] = secretsKeyOf(template, stack);
+    const signingKeyId = idOf(stack, stack.auditDigests.signingKey);
     const [topicId] = only(template, 'AWS::SNS::Topic');
     const rules = (Object.values(template.findResources('AWS::Events::Rule')) as Resource[]).filter((rule) => rule.Properties.EventPattern);
     expect(rules).toHaveLength(1);
@@ -101,7 +102,9 @@ describe('alarms of the hardening', () => {
       detail: {
         eventSource: ['kms.amazonaws.com'],
         eventName: ['PutKeyPolicy', 'DisableKey', 'ScheduleKeyDeletion'],
-        requestParameters: { keyId: [{ Ref: keyId }, { 'Fn::GetAtt': [keyId, 'Arn'] }] },
+        requestParameters: {
+          keyId: [{ Ref: keyId }, { 'Fn::GetAtt': [keyId, 'Arn'] }, { Ref: signingKeyId }, { 'Fn::GetAtt': [signingKeyId, 'Arn'] }],
+        },
       },
     });
     expect(rules[0]!.Properties.Targets).toEqual([expect.objectContaining({ Arn: { Ref: topicId } })]);
