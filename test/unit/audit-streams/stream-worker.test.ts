@@ -227,7 +227,9 @@ describe('audit stream worker: health', () => {
 
   it('a success clears failingSince and lastError and sets lastDeliveredAt', async () => {
     const lastError = { statusCode: 500, reason: 'the receiver answered 500', at: '2026-12-07T09:00:00.000Z' };
-    const t = worker({ streams: [httpsStream({ failingSince: '2026-12-06T10:00:00.000Z', lastError })] });
+    // Delivered 10 s ago too (another batch went through): the once-a-minute rule must not hold back the recovery.
+    const lastDeliveredAt = new Date(T - 10_000).toISOString();
+    const t = worker({ streams: [httpsStream({ failingSince: '2026-12-06T10:00:00.000Z', lastError, lastDeliveredAt })] });
 
     await t.handler(sqsEvent(fresh(entries(0, 1))));
 
