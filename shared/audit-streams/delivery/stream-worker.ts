@@ -16,6 +16,9 @@ import { guardedStreamSender, type GuardedTransport } from './stream-sender.ts';
  * batches rather than one request per message. Modelled on the sync worker (shared/syncs/worker-wiring.ts).
  */
 
+/** The `openCredentials` part over the service's cipher, for the wiring (this module is the feature's entry for it). */
+export { streamOpener } from './stream-open.ts';
+
 /** What the worker is built from, once per container. */
 export interface StreamWorkerParts {
   db: Db;
