@@ -8722,6 +8722,14 @@ export interface operations {
                 status: "active" | "disabled";
                 /** Format: date-time */
                 createdAt: string;
+                failingSince: string | null;
+                lastDeliveredAt: string | null;
+                lastError: ({
+                  statusCode: number | null;
+                  reason: string;
+                  /** Format: date-time */
+                  at: string;
+                }) | null;
               }, {
                 /** @constant */
                 type: "splunk-hec";
@@ -8731,6 +8739,14 @@ export interface operations {
                 status: "active" | "disabled";
                 /** Format: date-time */
                 createdAt: string;
+                failingSince: string | null;
+                lastDeliveredAt: string | null;
+                lastError: ({
+                  statusCode: number | null;
+                  reason: string;
+                  /** Format: date-time */
+                  at: string;
+                }) | null;
               }, {
                 /** @constant */
                 type: "datadog";
@@ -8741,6 +8757,14 @@ export interface operations {
                 status: "active" | "disabled";
                 /** Format: date-time */
                 createdAt: string;
+                failingSince: string | null;
+                lastDeliveredAt: string | null;
+                lastError: ({
+                  statusCode: number | null;
+                  reason: string;
+                  /** Format: date-time */
+                  at: string;
+                }) | null;
               }]>)[];
             error: null;
             meta: components["schemas"]["MetaWithPage"];
@@ -8868,6 +8892,14 @@ export interface operations {
               status: "active" | "disabled";
               /** Format: date-time */
               createdAt: string;
+              failingSince: string | null;
+              lastDeliveredAt: string | null;
+              lastError: ({
+                statusCode: number | null;
+                reason: string;
+                /** Format: date-time */
+                at: string;
+              }) | null;
             }, {
               /** @constant */
               type: "splunk-hec";
@@ -8877,6 +8909,14 @@ export interface operations {
               status: "active" | "disabled";
               /** Format: date-time */
               createdAt: string;
+              failingSince: string | null;
+              lastDeliveredAt: string | null;
+              lastError: ({
+                statusCode: number | null;
+                reason: string;
+                /** Format: date-time */
+                at: string;
+              }) | null;
             }, {
               /** @constant */
               type: "datadog";
@@ -8887,6 +8927,14 @@ export interface operations {
               status: "active" | "disabled";
               /** Format: date-time */
               createdAt: string;
+              failingSince: string | null;
+              lastDeliveredAt: string | null;
+              lastError: ({
+                statusCode: number | null;
+                reason: string;
+                /** Format: date-time */
+                at: string;
+              }) | null;
             }]>;
             error: null;
             meta: components["schemas"]["Meta"];
@@ -9011,6 +9059,14 @@ export interface operations {
               status: "active" | "disabled";
               /** Format: date-time */
               createdAt: string;
+              failingSince: string | null;
+              lastDeliveredAt: string | null;
+              lastError: ({
+                statusCode: number | null;
+                reason: string;
+                /** Format: date-time */
+                at: string;
+              }) | null;
             }, {
               /** @constant */
               type: "splunk-hec";
@@ -9020,6 +9076,14 @@ export interface operations {
               status: "active" | "disabled";
               /** Format: date-time */
               createdAt: string;
+              failingSince: string | null;
+              lastDeliveredAt: string | null;
+              lastError: ({
+                statusCode: number | null;
+                reason: string;
+                /** Format: date-time */
+                at: string;
+              }) | null;
             }, {
               /** @constant */
               type: "datadog";
@@ -9030,6 +9094,14 @@ export interface operations {
               status: "active" | "disabled";
               /** Format: date-time */
               createdAt: string;
+              failingSince: string | null;
+              lastDeliveredAt: string | null;
+              lastError: ({
+                statusCode: number | null;
+                reason: string;
+                /** Format: date-time */
+                at: string;
+              }) | null;
             }]>;
             error: null;
             meta: components["schemas"]["Meta"];
@@ -9295,6 +9367,14 @@ export interface operations {
               status: "active" | "disabled";
               /** Format: date-time */
               createdAt: string;
+              failingSince: string | null;
+              lastDeliveredAt: string | null;
+              lastError: ({
+                statusCode: number | null;
+                reason: string;
+                /** Format: date-time */
+                at: string;
+              }) | null;
             }, {
               /** @constant */
               type: "splunk-hec";
@@ -9304,6 +9384,14 @@ export interface operations {
               status: "active" | "disabled";
               /** Format: date-time */
               createdAt: string;
+              failingSince: string | null;
+              lastDeliveredAt: string | null;
+              lastError: ({
+                statusCode: number | null;
+                reason: string;
+                /** Format: date-time */
+                at: string;
+              }) | null;
             }, {
               /** @constant */
               type: "datadog";
@@ -9314,6 +9402,14 @@ export interface operations {
               status: "active" | "disabled";
               /** Format: date-time */
               createdAt: string;
+              failingSince: string | null;
+              lastDeliveredAt: string | null;
+              lastError: ({
+                statusCode: number | null;
+                reason: string;
+                /** Format: date-time */
+                at: string;
+              }) | null;
             }]>;
             error: null;
             meta: components["schemas"]["Meta"];

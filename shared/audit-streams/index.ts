@@ -4,6 +4,7 @@
  * built by the audit streams function through its wiring. Entry modules besides this file (architecture.test.ts
  * reads these lines, as a package's `exports` map):
  * @entry stream-wiring.ts the service as functions/audit-streams builds it, and what its routes accept and answer
+ * @entry delivery/stream-worker.ts the stream worker as its function builds it, and the opener of a stream's credentials it is given
  */
 export {
   AUDIT_STREAM_STATUSES,

@@ -53,15 +53,35 @@ export interface DatadogTarget {
 
 export type StreamTarget = HttpsTarget | SplunkHecTarget | DatadogTarget;
 
-export type AuditStreamRecord = StreamTarget & {
-  id: string;
-  /** The workspace's `acc_` account (the principal's `accountId` at creation). */
-  accountId: string;
-  status: AuditStreamStatus;
-  /** Each credential the type has, sealed with the context {workspaceId, auditStreamId, credential}. */
-  sealed: Partial<Record<StreamCredential, SealedValue>>;
-  createdAt: string;
-  updatedAt: string;
-  /** Counts the item's writes: every update holds only while the item is as it was read. */
-  revision: number;
-};
+/** Why the last delivery failed: the receiver's status (null when none answered) and a short reason, never a url or credential. */
+export interface StreamDeliveryError {
+  statusCode: number | null;
+  reason: string;
+  at: string;
+}
+
+/**
+ * What the delivery keeps on the stream's item (delivery/stream-health.ts), each absent until it first happens:
+ * read-only fields of the answer, never changed by the API but for `failingSince`, which enabling a stream clears.
+ */
+export interface StreamHealth {
+  /** The first failure since the last success: the 3-day window that disables the stream runs from it. */
+  failingSince?: string;
+  /** The last delivery that succeeded, to the minute (a healthy stream's item is rewritten at most once a minute). */
+  lastDeliveredAt?: string;
+  lastError?: StreamDeliveryError;
+}
+
+export type AuditStreamRecord = StreamTarget &
+  StreamHealth & {
+    id: string;
+    /** The workspace's `acc_` account (the principal's `accountId` at creation). */
+    accountId: string;
+    status: AuditStreamStatus;
+    /** Each credential the type has, sealed with the context {workspaceId, auditStreamId, credential}. */
+    sealed: Partial<Record<StreamCredential, SealedValue>>;
+    createdAt: string;
+    updatedAt: string;
+    /** Counts the item's writes: every update holds only while the item is as it was read. */
+    revision: number;
+  };

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { id, timestamp } from '../platform/http/answer-schemas.ts';
+import { id, nullableTimestamp, timestamp } from '../platform/http/answer-schemas.ts';
 import { once } from '../platform/http/once.ts';
 import { maxUnits, minUnits } from '../platform/http/schemas.ts';
 import { AUDIT_STREAM_STATUSES, DATADOG_SITES } from './stream-records.ts';
@@ -112,7 +112,18 @@ export const streamPatchSchema = once(() =>
 export type StreamInput = z.infer<ReturnType<typeof streamInputSchema>>;
 export type StreamPatch = z.infer<ReturnType<typeof streamPatchSchema>>;
 
-const common = () => ({ id: id('as'), status: z.enum(AUDIT_STREAM_STATUSES), createdAt: timestamp() });
+/** Why the last delivery failed: the receiver's status (null when none answered), a short reason, when. */
+const deliveryError = () => z.object({ statusCode: z.nullable(z.int()), reason: z.string(), at: timestamp() });
+
+/** Every type's fields: the contract's, then the delivery's read-only health (null until it happens). */
+const common = () => ({
+  id: id('as'),
+  status: z.enum(AUDIT_STREAM_STATUSES),
+  createdAt: timestamp(),
+  failingSince: nullableTimestamp(),
+  lastDeliveredAt: nullableTimestamp(),
+  lastError: z.nullable(deliveryError()),
+});
 
 /** A stream as answered: its destination and status, never a credential (header names only). */
 export const auditStreamAnswer = once(() =>

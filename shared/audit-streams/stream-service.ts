@@ -21,12 +21,21 @@ export interface AuditStreamServiceDeps {
   checkUrl: UrlCheck;
 }
 
-/** A stream as the API answers it: its target and status, never a credential (the answer schemas keep to these too). */
+/**
+ * A stream as the API answers it: its target, status and delivery health (read-only fields beside the contract's, null
+ * until they happen), never a credential (the answer schemas keep to these too).
+ */
 export function auditStreamAnswerOf(stream: AuditStreamRecord) {
   const { id, status, createdAt } = stream;
-  if (stream.type === 'datadog') return { id, type: stream.type, site: stream.site, status, createdAt };
-  if (stream.type === 'splunk-hec') return { id, type: stream.type, url: stream.url, status, createdAt };
-  return { id, type: stream.type, url: stream.url, headers: stream.headers, secretHint: stream.secretHint, status, createdAt };
+  const health = {
+    failingSince: stream.failingSince ?? null,
+    lastDeliveredAt: stream.lastDeliveredAt ?? null,
+    lastError: stream.lastError ?? null,
+  };
+  if (stream.type === 'datadog') return { id, type: stream.type, site: stream.site, status, createdAt, ...health };
+  if (stream.type === 'splunk-hec') return { id, type: stream.type, url: stream.url, status, createdAt, ...health };
+  const { url, headers, secretHint } = stream;
+  return { id, type: stream.type, url, headers, secretHint, status, createdAt, ...health };
 }
 
 /** What every audit entry of a stream names: its type and where it delivers (a url without its query), never a credential. */
@@ -114,11 +123,15 @@ export function makeAuditStreamService(deps: AuditStreamServiceDeps) {
       await assertUrlAllowed(patch.url, deps.checkUrl);
     const { fields, credentials, dropped } = patchedTarget(patch);
     const changes: StreamChanges = { ...fields, ...(patch.status !== undefined && { status: patch.status }) };
+    // Enabling a stream gives it a new 3-day window: one disabled for failing would otherwise be disabled again by
+    // its first failure after this.
+    if (patch.status === 'active' && current.failingSince !== undefined) changes.failingSince = null;
     if (Object.keys(credentials).length > 0 || dropped.length > 0) {
       const kept = Object.entries(current.sealed).filter(([name]) => !dropped.includes(name as StreamCredential));
       changes.sealed = { ...Object.fromEntries(kept), ...(await seal(ws, streamId, credentials)) };
     }
     const now = clock.now();
+    // A cleared failingSince is null here, which the answer shows as null too.
     const next = { ...current, ...changes, updatedAt: iso(now), revision: current.revision + 1 } as AuditStreamRecord;
     const changed = Object.keys(patch).filter((field) => patch[field as keyof StreamPatch] !== undefined);
     const metadata = { ...streamMetadata(next), changed, ...(patch.status !== undefined && { status: patch.status }) };

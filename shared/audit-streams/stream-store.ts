@@ -20,10 +20,31 @@ import { type AuditStreamRecord, STREAM_CREDENTIALS } from './stream-records.ts'
 /** At most this many audit streams per workspace: each audit entry goes to every one of them. */
 export const MAX_AUDIT_STREAMS = 10;
 
-/** The fields of a PATCH, as their stored values (credentials already sealed, the whole set of them). */
-export type StreamChanges = Partial<Pick<AuditStreamRecord, 'status' | 'sealed'>> & { url?: string; site?: string; headers?: string[] };
+/**
+ * The fields of a PATCH, as their stored values (credentials already sealed, the whole set of them); `failingSince:
+ * null` removes the delivery's failure window (a stream enabled again starts a new one).
+ */
+export type StreamChanges = Partial<Pick<AuditStreamRecord, 'status' | 'sealed'>> & {
+  url?: string;
+  site?: string;
+  headers?: string[];
+  failingSince?: null;
+};
 
-const RECORD_FIELDS = ['id', 'accountId', 'url', 'site', 'headers', 'secretHint', 'status', 'createdAt', 'updatedAt'] as const;
+const RECORD_FIELDS = [
+  'id',
+  'accountId',
+  'url',
+  'site',
+  'headers',
+  'secretHint',
+  'status',
+  'createdAt',
+  'updatedAt',
+  'failingSince',
+  'lastDeliveredAt',
+  'lastError',
+] as const;
 
 /** The sealed credentials as stored: each one binary (a third smaller than base64). */
 const storedSealed = (sealed: AuditStreamRecord['sealed']) =>
@@ -94,7 +115,8 @@ export function makeAuditStreamStore(db: Db, pager: Pager) {
 
     /**
      * SETs the changed fields, `updatedAt` and the next revision with the audit entry, only while the stream is at the
-     * revision read: another PATCH in between is a CONFLICT.
+     * revision read: another PATCH in between is a CONFLICT. A field changed to null is REMOVEd: an attribute stored
+     * as NULL would still exist for the delivery's `if_not_exists` (stream-health.ts).
      */
     async updateAuditStream(
       workspaceId: string,
@@ -103,14 +125,17 @@ export function makeAuditStreamStore(db: Db, pager: Pager) {
       changes: StreamChanges & { updatedAt: string },
       audit: AuditEntry,
     ): Promise<void> {
-      const fields = Object.entries(changes).filter(([, value]) => value !== undefined);
-      const names = Object.fromEntries(fields.map(([field], i) => [`#f${i}`, field]));
+      const fields = Object.entries(changes).filter(([, value]) => value !== undefined && value !== null);
+      const removed = Object.entries(changes).filter(([, value]) => value === null);
+      const names = Object.fromEntries([...fields, ...removed].map(([field], i) => [`#f${i}`, field]));
       const values = Object.fromEntries(fields.map(([field, value], i) => [`:f${i}`, storedValue(field, value)]));
+      const sets = `SET ${fields.map((_, i) => `#f${i} = :f${i}`).join(', ')}, #revision = :next`;
+      const removes = removed.length > 0 ? ` REMOVE ${removed.map((_, i) => `#f${fields.length + i}`).join(', ')}` : '';
       const update = {
         Update: {
           TableName: db.tableName,
           Key: keys.auditStream(workspaceId, streamId),
-          UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}`).join(', ')}, #revision = :next`,
+          UpdateExpression: sets + removes,
           ConditionExpression: 'attribute_exists(PK) AND #revision = :read',
           ExpressionAttributeNames: { ...names, '#revision': 'revision' },
           ExpressionAttributeValues: { ...values, ':read': read, ':next': read + 1 },

@@ -4,6 +4,9 @@ import { newId } from '../../../shared/platform/ids.ts';
 import { keys } from '../../../shared/platform/store/keys.ts';
 import { call, localStore, newWorkspace, userToken } from '../../support/api.ts';
 
+/** A new stream's delivery health (read-only fields of the answer): nothing has happened yet. */
+const NEVER_DELIVERED = { failingSince: null, lastDeliveredAt: null, lastError: null };
+
 /**
  * The audit streams API over the local stack (decisions.md v1.4, "Audit streams and tamper evidence"): admins make
  * streams of each type, shown an https stream's signing secret once and never a credential; the credentials are
@@ -53,6 +56,7 @@ describe('audit streams API', () => {
       secretHint: `whsec_…${made[0].secret.slice(-4)}`,
       status: 'active',
       createdAt: expect.any(String),
+      ...NEVER_DELIVERED,
     });
     expect(made[1]).toEqual({
       id: expect.stringMatching(/^as_/),
@@ -60,6 +64,7 @@ describe('audit streams API', () => {
       url: splunk.url,
       status: 'active',
       createdAt: expect.any(String),
+      ...NEVER_DELIVERED,
     });
     expect(made[2]).toEqual({
       id: expect.stringMatching(/^as_/),
@@ -67,6 +72,7 @@ describe('audit streams API', () => {
       site: datadog.site,
       status: 'active',
       createdAt: expect.any(String),
+      ...NEVER_DELIVERED,
     });
     expect(JSON.stringify(made)).not.toMatch(new RegExp(`${HEADER}|${TOKEN}|${API_KEY}`));
     const items = await Promise.all(made.map((stream) => storedItem(ws.workspaceId, stream.id)));

@@ -17,6 +17,17 @@ describe('audit streams: PATCH', () => {
     expect(t.stored.get(made.id)!.revision).toBe(3);
   });
 
+  it('enabling a stream disabled for failing clears failingSince, so its first failure after does not disable it again', async () => {
+    const t = auditStreams();
+    const made = await t.service.create(admin, DATADOG);
+    const lastError = { statusCode: 503, reason: 'receiver answered 503', at: '2026-03-01T10:00:00.000Z' };
+    Object.assign(t.stored.get(made.id)!, { status: 'disabled', failingSince: '2026-02-26T10:00:00.000Z', lastError });
+    const answer = await t.service.update(admin, made.id, { status: 'active' });
+    expect(answer).toMatchObject({ status: 'active', failingSince: null, lastError });
+    expect(t.stored.get(made.id)).not.toHaveProperty('failingSince');
+    expect(t.stored.get(made.id)!.lastError).toEqual(lastError);
+  });
+
   it('seals a new token again under its name and audits that it changed, never the token', async () => {
     const t = auditStreams();
     const made = await t.service.create(admin, SPLUNK);

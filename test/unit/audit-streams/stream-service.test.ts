@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { caught } from '../support/fakes.ts';
 import { auditStreams, DATADOG, DATADOG_KEY, HEADER_VALUE, HTTPS, person, SPLUNK, SPLUNK_TOKEN, stranger } from './support.ts';
 
+/** A new stream's delivery health: nothing has happened yet. */
+const NEVER_DELIVERED = { failingSince: null, lastDeliveredAt: null, lastError: null };
+
 const admin = person('admin');
 const CREDENTIALS = [HEADER_VALUE, SPLUNK_TOKEN, DATADOG_KEY];
 
@@ -24,6 +27,7 @@ describe('audit streams: creating', () => {
       secret: expect.stringMatching(/^whsec_[\w-]{43}$/),
       status: 'active',
       createdAt: expect.any(String),
+      ...NEVER_DELIVERED,
     });
     const secret = (made as { secret: string }).secret;
     expect((made as { secretHint: string }).secretHint).toBe(`whsec_…${secret.slice(-4)}`);
@@ -48,6 +52,7 @@ describe('audit streams: creating', () => {
       url: SPLUNK.url,
       status: 'active',
       createdAt: expect.any(String),
+      ...NEVER_DELIVERED,
     });
     expect(datadog).toEqual({
       id: expect.any(String),
@@ -55,6 +60,7 @@ describe('audit streams: creating', () => {
       site: 'datadoghq.eu',
       status: 'active',
       createdAt: expect.any(String),
+      ...NEVER_DELIVERED,
     });
     expect(t.cipher.encrypted.map((context) => context.credential)).toEqual(['token', 'apiKey']);
     expect(t.checkedUrls).toEqual([SPLUNK.url]);

@@ -60,7 +60,10 @@ export function auditStreams(options: { urlVerdict?: { ok: true } | { ok: false;
       if (!current) throw new NotFoundError(`audit stream ${id} was not found`);
       if (race.bumpOnUpdate) current.revision++;
       if (current.revision !== read) throw new ConflictError(`audit stream ${id} was changed by another request`);
-      stored.set(id, { ...current, ...structuredClone(changes), revision: read + 1 } as AuditStreamRecord & { workspaceId: string });
+      const next = { ...current, ...structuredClone(changes), revision: read + 1 } as AuditStreamRecord & { workspaceId: string };
+      // As the real store does: a field changed to null is removed.
+      if (changes.failingSince === null) delete next.failingSince;
+      stored.set(id, next);
       audits.push(audit);
     },
     deleteAuditStream: async (ws: string, id: string, audit: AuditEntry) => {
