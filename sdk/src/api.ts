@@ -546,7 +546,7 @@ export interface paths {
     get: operations["listAuditStreams"];
     /**
      * Stream the workspace's audit entries to a receiver
-     * @description Type: `https` (`url` https, `headers`? of at most 10 names to values), `splunk-hec` (`url` https, `token`) or `datadog` (`site` one of datadoghq.com, us3.datadoghq.com, us5.datadoghq.com, datadoghq.eu, ap1.datadoghq.com, ddog-gov.com; `apiKey`). A url must be https and resolve to public addresses only. Credentials (header values, token, apiKey) are sealed and never answered; an https stream's answer carries its `whsec_` signing secret, the only time it is shown (later reads show `secretHint`). At most 10 streams per workspace. Audited as `audit_stream.create`.
+     * @description Type: `https` (`url` https, `headers`? of at most 10 names to values), `splunk-hec` (`url` https, `token`) or `datadog` (`site` one of datadoghq.com, us3.datadoghq.com, us5.datadoghq.com, datadoghq.eu, ap1.datadoghq.com, ap2.datadoghq.com, uk1.datadoghq.com, ddog-gov.com; `apiKey`). A url must be https and resolve to public addresses only. Credentials (header values, token, apiKey) are sealed and never answered; an https stream's answer carries its `whsec_` signing secret, the only time it is shown (later reads show `secretHint`). At most 10 streams per workspace. Audited as `audit_stream.create`.
      *
      * API keys and people with the admin role (others get FORBIDDEN).
      */
@@ -8751,7 +8751,7 @@ export interface operations {
                 /** @constant */
                 type: "datadog";
                 /** @enum {string} */
-                site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+                site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ap2.datadoghq.com" | "uk1.datadoghq.com" | "ddog-gov.com";
                 id: string;
                 /** @enum {string} */
                 status: "active" | "disabled";
@@ -8841,7 +8841,7 @@ export interface operations {
   };
   /**
    * Stream the workspace's audit entries to a receiver
-   * @description Type: `https` (`url` https, `headers`? of at most 10 names to values), `splunk-hec` (`url` https, `token`) or `datadog` (`site` one of datadoghq.com, us3.datadoghq.com, us5.datadoghq.com, datadoghq.eu, ap1.datadoghq.com, ddog-gov.com; `apiKey`). A url must be https and resolve to public addresses only. Credentials (header values, token, apiKey) are sealed and never answered; an https stream's answer carries its `whsec_` signing secret, the only time it is shown (later reads show `secretHint`). At most 10 streams per workspace. Audited as `audit_stream.create`.
+   * @description Type: `https` (`url` https, `headers`? of at most 10 names to values), `splunk-hec` (`url` https, `token`) or `datadog` (`site` one of datadoghq.com, us3.datadoghq.com, us5.datadoghq.com, datadoghq.eu, ap1.datadoghq.com, ap2.datadoghq.com, uk1.datadoghq.com, ddog-gov.com; `apiKey`). A url must be https and resolve to public addresses only. Credentials (header values, token, apiKey) are sealed and never answered; an https stream's answer carries its `whsec_` signing secret, the only time it is shown (later reads show `secretHint`). At most 10 streams per workspace. Audited as `audit_stream.create`.
    *
    * API keys and people with the admin role (others get FORBIDDEN).
    */
@@ -8870,7 +8870,7 @@ export interface operations {
           /** @constant */
           type: "datadog";
           /** @enum {string} */
-          site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+          site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ap2.datadoghq.com" | "uk1.datadoghq.com" | "ddog-gov.com";
           apiKey: string;
         }]>;
       };
@@ -8921,7 +8921,7 @@ export interface operations {
               /** @constant */
               type: "datadog";
               /** @enum {string} */
-              site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+              site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ap2.datadoghq.com" | "uk1.datadoghq.com" | "ddog-gov.com";
               id: string;
               /** @enum {string} */
               status: "active" | "disabled";
@@ -9088,7 +9088,7 @@ export interface operations {
               /** @constant */
               type: "datadog";
               /** @enum {string} */
-              site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+              site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ap2.datadoghq.com" | "uk1.datadoghq.com" | "ddog-gov.com";
               id: string;
               /** @enum {string} */
               status: "active" | "disabled";
@@ -9344,7 +9344,7 @@ export interface operations {
           } | null;
           token?: string;
           /** @enum {string} */
-          site?: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+          site?: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ap2.datadoghq.com" | "uk1.datadoghq.com" | "ddog-gov.com";
           apiKey?: string;
           /** @enum {string} */
           status?: "active" | "disabled";
@@ -9396,7 +9396,7 @@ export interface operations {
               /** @constant */
               type: "datadog";
               /** @enum {string} */
-              site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ddog-gov.com";
+              site: "datadoghq.com" | "us3.datadoghq.com" | "us5.datadoghq.com" | "datadoghq.eu" | "ap1.datadoghq.com" | "ap2.datadoghq.com" | "uk1.datadoghq.com" | "ddog-gov.com";
               id: string;
               /** @enum {string} */
               status: "active" | "disabled";

@@ -17,6 +17,8 @@ export const DATADOG_SITES = [
   'us5.datadoghq.com',
   'datadoghq.eu',
   'ap1.datadoghq.com',
+  'ap2.datadoghq.com',
+  'uk1.datadoghq.com',
   'ddog-gov.com',
 ] as const;
 export type DatadogSite = (typeof DATADOG_SITES)[number];

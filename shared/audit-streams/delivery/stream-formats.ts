@@ -72,7 +72,15 @@ export const BODY_SHAPES: Record<AuditStreamType, BodyShape> = {
   },
   // Datadog's logs intake takes a JSON array; a `message` holding JSON is parsed into the log's attributes.
   datadog: {
-    piece: (entry) => JSON.stringify({ ddsource: STREAM_SOURCE, service: STREAM_SOURCE, message: JSON.stringify(answeredEntry(entry)) }),
+    // `timestamp` (epoch ms, one of Datadog's reserved date attributes) dates the log when the entry was made, not when
+    // it arrived: a retried batch keeps its time.
+    piece: (entry) =>
+      JSON.stringify({
+        ddsource: STREAM_SOURCE,
+        service: STREAM_SOURCE,
+        timestamp: Date.parse(entry.createdAt),
+        message: JSON.stringify(answeredEntry(entry)),
+      }),
     open: '[',
     separator: ',',
     close: ']',

@@ -139,12 +139,13 @@ describe('audit stream formats: Splunk HEC', () => {
 });
 
 describe('audit stream formats: Datadog', () => {
-  it("posts a JSON array of logs to the site's intake, each message the entry as the API answers it", () => {
+  it("posts a JSON array of logs to the site's intake, each message the entry as the API answers it, dated when it was made", () => {
     // Act
     const request = streamRequest({ type: 'datadog', site: 'datadoghq.eu', apiKey: DATADOG_KEY }, ENTRIES, NOW);
 
     // Assess
-    const log = (line: string) => `{"ddsource":"secrets-service","service":"secrets-service","message":${JSON.stringify(line)}}`;
+    const log = (line: string) =>
+      `{"ddsource":"secrets-service","service":"secrets-service","timestamp":${Date.parse(JSON.parse(line).createdAt)},"message":${JSON.stringify(line)}}`;
     expect(request).toEqual({
       url: 'https://http-intake.logs.datadoghq.eu/api/v2/logs',
       headers: { 'Content-Type': 'application/json', 'DD-API-KEY': DATADOG_KEY },
