@@ -11,32 +11,32 @@ import type { DigestReads } from '../../shared/audit-digests/digest-read-wiring.
 
 type RouteKey = (typeof ROUTE_GROUPS)['audit'][number];
 
+/** A time range's `until` is not before its `since` (either end optional), named on `until`. */
+const untilNotBeforeSince = () =>
+  z.refine<{ since?: number | undefined; until?: number | undefined }>(
+    (q) => q.since === undefined || q.until === undefined || q.since <= q.until,
+    {
+      error: 'must not be before since',
+      path: ['until'],
+    },
+  );
+
+/** The ends of a time range, both optional, ISO 8601. */
+const timeRange = () => ({ since: z.optional(timestampSchema()), until: z.optional(timestampSchema()) });
+
 const auditQuery = once(() =>
   z
     .extend(pageQuerySchema(), {
       action: z.optional(z.enum(AUDIT_ACTIONS)),
       target: z.optional(z.string().check(minUnits(1), maxUnits(64))),
       actorSub: z.optional(z.string().check(minUnits(1), maxUnits(256))),
-      since: z.optional(timestampSchema()),
-      until: z.optional(timestampSchema()),
+      ...timeRange(),
     })
-    .check(
-      z.refine((q) => q.since === undefined || q.until === undefined || q.since <= q.until, {
-        error: 'must not be before since',
-        path: ['until'],
-      }),
-    ),
+    .check(untilNotBeforeSince()),
 );
 
 /** The period a digest list covers: both ends optional, ISO 8601, `until` not before `since`. */
-const digestQuery = once(() =>
-  z.extend(pageQuerySchema(), { since: z.optional(timestampSchema()), until: z.optional(timestampSchema()) }).check(
-    z.refine((q) => q.since === undefined || q.until === undefined || q.since <= q.until, {
-      error: 'must not be before since',
-      path: ['until'],
-    }),
-  ),
-);
+const digestQuery = once(() => z.extend(pageQuerySchema(), timeRange()).check(untilNotBeforeSince()));
 
 /**
  * The audit route group: the workspace's audit log, newest first, with filters; its signed digests, oldest first;
