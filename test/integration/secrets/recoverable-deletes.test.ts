@@ -117,6 +117,33 @@ describe('recoverable deletes', () => {
     expect((await call('POST', `/api/v1/secrets/${secret.id}/restore`, { token: ws.apiKey })).status).toBe(200);
   });
 
+  it('a delete sent with a head read before the secret was deleted and its key taken again changes nothing', async () => {
+    // Prepare: the head as a racing delete read it, then the secret deleted and a new one written at its key
+    const secret = await twoVersions();
+    const { store } = localStore();
+    const stale = (await store.getSecretHead(ws.workspaceId, secret.id))!;
+    await call('DELETE', `/api/v1/secrets/${secret.id}`, { token: ws.apiKey });
+    const reborn = (await call('PUT', secretsPath(), { token: ws.apiKey, body: { key: secret.key, value: 'new' } })).body.data;
+    const entry = {
+      id: `aud_${'0'.repeat(10)}${String(Date.now()).padStart(16, '0')}`,
+      action: 'secret.delete' as const,
+      actorSub: 'x',
+      target: secret.id,
+      metadata: {},
+      createdAt: new Date().toISOString(),
+    };
+    // Act: its head is the deleted record now, so the delete must not write its record and marker over the new secret's
+    const late = await store
+      .deleteSecret(ws.workspaceId, stale, entry, { deletedBy: 'x', purgeAt: new Date(Date.now() + 86_400_000).toISOString() })
+      .catch((error: Error) => error);
+    // Assess
+    expect(late).toMatchObject({ code: 'NOT_FOUND' });
+    expect(
+      (await call('POST', '/api/v1/reveal', { token: ws.apiKey, body: { path: `recovery/prod/${secret.key}` } })).body.data,
+    ).toMatchObject({ id: reborn.id, value: 'new' });
+    expect((await atHead(secret.id))?.type).toBe('SecretPurge');
+  });
+
   it('purges at once with recoveryWindowDays=0: no version left, nothing to list or restore', async () => {
     const secret = await twoVersions();
     expect((await call('DELETE', `/api/v1/secrets/${secret.id}?recoveryWindowDays=0`, { token: ws.apiKey })).status).toBe(200);
