@@ -28,7 +28,8 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts', 'test/browser/**/*.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],
           env: { POWERTOOLS_LOG_LEVEL: 'ERROR' },
-          testTimeout: 30_000,
+          // A browser test of many steps took over 30 s once with the suite's load on two cores (CI of 7b24b11).
+          testTimeout: 60_000,
           hookTimeout: 120_000,
         },
       },

@@ -103,8 +103,10 @@ describe('syncs in the console', () => {
     // Assess: the environment's page links its syncs, listed with destination, environment and status
     await page.goto(page.url().replace(`/console/syncs/${made.id}`, `/console/environments/${envId}`));
     await page.locator('main').getByRole('link', { name: 'Syncs', exact: true }).click();
+    // The environment's name replaces its id once the environment is read: waited for, not read at once (CI of
+    // 7b24b11 read the row before it came).
     const row = page.locator('table.syncs tbody tr').filter({ hasText: 'acme/console' });
-    expect(await row.textContent()).toContain('sync-demo/prod');
+    await row.filter({ hasText: 'sync-demo/prod' }).waitFor();
     expect(await row.textContent()).toContain('ok');
     await context.close();
   });
