@@ -5,6 +5,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { registerAdmin } from './cli-admin.js';
 import { propose, registerChangeRequests } from './cli-change-requests.js';
 import { registerSyncs } from './cli-syncs.js';
+import { registerAuditStreams } from './cli-audit-streams.js';
 import { registerAudit } from './cli-audit.js';
 import { registerDeleted } from './cli-deleted.js';
 import {
@@ -240,6 +241,7 @@ function register(cli: Command, ctx: () => Context, connection: () => Connection
   registerRotation(cli, ctx);
   registerChangeRequests(cli, connection);
   registerSyncs(cli, connection);
+  registerAuditStreams(cli, connection);
   registerAudit(cli, connection);
 }
 
