@@ -20,6 +20,8 @@ import { ChangeRequests } from './change-requests/change-requests.tsx';
 import { ChangeRequest } from './change-requests/change-request.tsx';
 import { Syncs } from './syncs/syncs.tsx';
 import { Sync } from './syncs/sync.tsx';
+import { AuditStreams } from './audit-streams/audit-streams.tsx';
+import { AuditStream } from './audit-streams/audit-stream.tsx';
 import { completeIdpSignIn, keepIdpSessionFresh } from './oidc.ts';
 import { useTitle } from './ui/title.ts';
 import './styles.css';
@@ -63,6 +65,8 @@ function Routes() {
       <Route path="/console/webhooks/:endpointId" component={Webhook} />
       <Route path="/console/syncs" component={Syncs} />
       <Route path="/console/syncs/:syncId" component={Sync} />
+      <Route path="/console/audit-streams" component={AuditStreams} />
+      <Route path="/console/audit-streams/:streamId" component={AuditStream} />
       <Route default component={NotFound} />
     </Router>
   );

@@ -18,6 +18,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
           {admin && <a href="/console/access-keys">Access keys</a>}
           {admin && <a href="/console/webhooks">Webhooks</a>}
           {admin && <a href="/console/syncs">Syncs</a>}
+          {admin && <a href="/console/audit-streams">Audit streams</a>}
         </nav>
         <span class="role">{credential.label}</span>
         <button type="button" onClick={signOut}>
