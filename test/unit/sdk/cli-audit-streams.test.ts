@@ -97,6 +97,7 @@ describe('the secrets CLI: audit streams', () => {
     ['a header from an unset variable', ['create', '--type', 'https', '--url', https.url, '--header-env', 'Authorization=NOT_SET_1']],
     ['an update that changes nothing', ['update', 'as_1']],
     ['an update both disabling and enabling', ['update', 'as_1', '--disable', '--enable']],
+    ['an update reading two credentials from one stdin', ['update', 'as_1', '--token-stdin', '--api-key-stdin']],
     ['an update both clearing and setting headers', ['update', 'as_1', '--clear-headers', '--header', 'A=1']],
   ])('%s is a usage error before any request', async (_name, args) => {
     // Act
@@ -123,6 +124,9 @@ describe('the secrets CLI: audit streams', () => {
     await secrets('update', 'as_1', '--enable');
     stdin(HEC_TOKEN);
     await secrets('update', 'as_2', '--token-stdin');
+    // A token left in the environment is create's default only: an update never sends it unasked.
+    vi.stubEnv('SECRETS_STREAM_TOKEN', `${HEC_TOKEN}-env`);
+    await secrets('update', 'as_2', '--url', splunk.url);
     // Assess
     expect(process.exitCode ?? 0).toBe(0);
     expect(sent()).toEqual([
@@ -131,6 +135,7 @@ describe('the secrets CLI: audit streams', () => {
       ['PATCH', '/api/v1/audit-streams/as_1', { status: 'disabled' }],
       ['PATCH', '/api/v1/audit-streams/as_1', { status: 'active' }],
       ['PATCH', '/api/v1/audit-streams/as_2', { token: HEC_TOKEN }],
+      ['PATCH', '/api/v1/audit-streams/as_2', { url: splunk.url }],
     ]);
     expect(printed()).not.toContain(HEC_TOKEN);
   });
