@@ -126,6 +126,8 @@ export const IMPORT_ENV = {
   SCHEDULER_GROUP: 'bench',
   SCHEDULER_ROLE_ARN: 'arn:aws:iam::111111111111:role/bench',
   SYNC_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/bench-syncs',
+  // The audit stream worker refuses to start without its queue, as the sync worker does.
+  AUDIT_STREAM_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/bench-audit-streams',
   // The audit digester's key and bucket (lib/audit-digests.ts sets both).
   AUDIT_SIGNING_KEY_ID: 'arn:aws:kms:us-east-1:111111111111:key/bench-digests',
   AUDIT_BUCKET: 'bench-audit',

@@ -116,6 +116,15 @@ export const FLOOR_CALLS: Readonly<Record<FunctionName, FloorCalls>> = {
   // written once to the bucket and read back when one was there. GetItem: the cursor-signing key's loader every
   // runtime() builds with its pager, never called here (the digester hands out no cursor; its role has no GetItem).
   'audit-digester': { dynamodb: ['GetItem', 'PutItem', 'Query'], kms: ['Sign', 'GetPublicKey'], s3: ['PutObject', 'GetObject'] },
+  // The audit stream worker (shared/audit-streams/delivery/): the stream read (GetItem), its health written (UpdateItem,
+  // a disabling with its audit entry in one transaction), its credentials opened (the cipher's key provider carries
+  // GenerateDataKey too), failed batches queued again (SendMessageBatch). PutItem: the cursor-signing key's loader
+  // every runtime() builds with its pager, never called here.
+  'audit-stream-worker': {
+    dynamodb: ['GetItem', 'PutItem', 'TransactWriteItems', 'UpdateItem'],
+    kms: DATA_KEYS,
+    sqs: ['SendMessageBatch'],
+  },
 };
 
 /** lib-dynamodb's command class for each document-client call. */

@@ -195,6 +195,9 @@ export const PIPELINE_ACCESS: Record<PipelineFunction, FunctionAccess> = {
     sendsDeliveries: true,
     // A value change queues one push per sync of its environment (one Query of the workspace's syncs).
     sendsSyncs: true,
+    // Every inserted audit entry is queued for each active audit stream of its workspace (the workspace's streams:
+    // one Query per container and half-minute).
+    sendsAuditStreams: true,
   },
   // Reads the delivery and its endpoint (a batch with many endpoints of one workspace reads them with one Query of
   // the workspace's partition), claims and records attempts (a late one counted in the endpoint's statistics),

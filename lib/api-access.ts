@@ -18,6 +18,8 @@ export interface FunctionAccess {
   readonly sendsRotations?: true;
   /** Queues sync pushes: sqs:SendMessage on the sync queue, whose URL goes into its environment. */
   readonly sendsSyncs?: true;
+  /** Queues audit entries for audit streams: sqs:SendMessage on the audit stream queue, its URL in the environment. */
+  readonly sendsAuditStreams?: true;
   /** Reads the audit digest key's public key: kms:GetPublicKey on that key alone, its ARN in the environment. */
   readonly readsDigestPublicKey?: true;
 }

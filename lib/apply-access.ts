@@ -14,7 +14,7 @@ export interface DigestKeyReader {
   bindPublicKeyReader(fn: ServiceFunction): void;
 }
 
-/** What `applyAccess` grants on: the table, the KMS key, the delivery, rotation and sync queues, and the digest key. */
+/** What `applyAccess` grants on: the table, the KMS key, the delivery, rotation, sync and audit stream queues, and the digest key. */
 export interface AccessTargets {
   readonly table: ITable;
   readonly key: IKey;
@@ -24,6 +24,8 @@ export interface AccessTargets {
   readonly rotations?: QueueSender;
   /** @default none: an access that sends sync pushes is refused */
   readonly syncs?: QueueSender;
+  /** @default none: an access that sends audit stream messages is refused */
+  readonly auditStreams?: QueueSender;
   /** @default none: an access that reads the digest public key is refused */
   readonly digestKey?: DigestKeyReader;
 }
@@ -40,6 +42,7 @@ export function applyAccess(fn: ServiceFunction, access: FunctionAccess, targets
   if (access.sendsDeliveries) senderOf(targets.deliveries, fn, 'delivery').bindSender(fn);
   if (access.sendsRotations) senderOf(targets.rotations, fn, 'rotation').bindSender(fn);
   if (access.sendsSyncs) senderOf(targets.syncs, fn, 'sync').bindSender(fn);
+  if (access.sendsAuditStreams) senderOf(targets.auditStreams, fn, 'audit stream').bindSender(fn);
   if (access.readsDigestPublicKey) {
     if (!targets.digestKey) throw new Error(`${fn.node.id}: its access reads the audit digest key, which was not given`);
     targets.digestKey.bindPublicKeyReader(fn);

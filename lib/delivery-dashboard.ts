@@ -32,6 +32,8 @@ export interface DeliveryHealthDashboardProps {
   readonly delivery: WebhookDeliveryConstruct;
   readonly rotation: SecretRotationConstruct;
   readonly syncs: SyncsConstruct;
+  /** Audit streams' row (lib/audit-streams.ts). */
+  readonly auditStreams: { widgets(): IWidget[] };
   readonly functions: Record<string, ServiceFunction>;
   readonly reveals: RevealMetrics;
   /** Logins answered 429 (lib/service-metrics.ts `loginsRateLimited`). */
@@ -70,6 +72,7 @@ export class DeliveryHealthDashboard extends Construct {
     this.dashboard.addWidgets(...pipelineWidgets(props.delivery));
     this.dashboard.addWidgets(...rotationWidgets(props.rotation));
     this.dashboard.addWidgets(...syncWidgets(props.syncs));
+    this.dashboard.addWidgets(...props.auditStreams.widgets());
     this.dashboard.addWidgets(...functionWidgets(props.functions));
     this.dashboard.addWidgets(...apiWidgets(props.httpApi, props.reveals, props.loginsRateLimited));
   }

@@ -1,6 +1,6 @@
 import { Aws, CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, type IMetric, MathExpression, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, type IMetric, type IWidget, MathExpression, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ILogGroup } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -25,6 +25,16 @@ import {
   unauthorizedAnswers,
 } from './service-metrics.ts';
 import type { WebhookDeliveryConstruct } from './webhook-delivery.ts';
+
+/** An alarm as a feature's construct describes it (lib/audit-streams.ts), for this construct's topic. */
+export interface AlarmSpec {
+  metric: IMetric;
+  threshold: number;
+  description: string;
+  comparison?: ComparisonOperator;
+  evaluationPeriods?: number;
+  missingData?: TreatMissingData;
+}
 
 /** KMS calls on the secrets key that are reported the moment CloudTrail records them. */
 const WATCHED_KEY_CALLS = ['PutKeyPolicy', 'DisableKey', 'ScheduleKeyDeletion'] as const;
@@ -64,6 +74,8 @@ export interface MonitoringConstructProps {
   readonly rotation: SecretRotationConstruct;
   readonly syncs: SyncsConstruct;
   readonly auditDigests: AuditDigestsConstruct;
+  /** Audit streams' alarms and dashboard row (lib/audit-streams.ts, which imports AlarmSpec from here). */
+  readonly auditStreams: { alarms(): Record<string, AlarmSpec>; widgets(): IWidget[] };
   /** Every function of the stack by its name (route group, pipeline function or the rotation runner). */
   readonly functions: Record<string, ServiceFunction>;
   /** Subscribed to the alarm topic; the address must confirm the subscription. @default no subscription */
@@ -95,6 +107,7 @@ export class MonitoringConstruct extends Construct {
     this.addRotationAlarms(props.rotation);
     this.addSyncAlarms(props.syncs);
     this.addDigestAlarms(props.auditDigests);
+    for (const [name, spec] of Object.entries(props.auditStreams.alarms())) this.addAlarm(name, spec);
     this.addAlarm('api-401-spike', {
       metric: unauthorizedAnswers(this, props),
       threshold: ALARM_THRESHOLDS.unauthorizedPerFiveMinutes,
@@ -126,6 +139,7 @@ export class MonitoringConstruct extends Construct {
       delivery: props.delivery,
       rotation: props.rotation,
       syncs: props.syncs,
+      auditStreams: props.auditStreams,
       functions: props.functions,
       reveals,
       loginsRateLimited: logins,
@@ -260,17 +274,7 @@ export class MonitoringConstruct extends Construct {
     });
   }
 
-  private addAlarm(
-    name: string,
-    options: {
-      metric: IMetric;
-      threshold: number;
-      description: string;
-      comparison?: ComparisonOperator;
-      evaluationPeriods?: number;
-      missingData?: TreatMissingData;
-    },
-  ): void {
+  private addAlarm(name: string, options: AlarmSpec): void {
     const alarm = new Alarm(this, `${pascalCase(name)}Alarm`, {
       alarmName: `${Stack.of(this).stackName}-${name}`,
       alarmDescription: `${options.description} See docs/operations.md, "Alarms".`,

@@ -5,7 +5,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { ScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ROTATION_FUNCTION, ROTATION_QUEUE } from '../shared/platform/functions.ts';
 import { iamPatternOf } from '../shared/platform/rotation-function-arns.ts';
@@ -14,6 +14,7 @@ import { applyAccess } from './apply-access.ts';
 import { acknowledgeWildcardResource } from './nag.ts';
 import { ServiceFunction } from './service-function.ts';
 import { schedulerSendRole } from './scheduler-role.ts';
+import { queueWithDeadLetter } from './worker-queue.ts';
 
 /**
  * A Lambda function ARN pattern as `rotationFunctionArns` takes it: `arn:<partition>:lambda:<region>:<account>:function:
@@ -81,20 +82,9 @@ export class SecretRotationConstruct extends Construct {
   constructor(scope: Construct, id: string, props: SecretRotationConstructProps) {
     super(scope, id);
     this.functionArns = checkRotationFunctionArns(props.functionArns ?? []);
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      retentionPeriod: Duration.days(14),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
     // Messages carry ids, the step and the rotation's token (the new version's VersionId, never a value): SQS-managed
     // encryption suffices, as for the delivery queue. Four days: a backlog behind the runner's concurrency drains.
-    this.queue = new Queue(this, 'Queue', {
-      visibilityTimeout: Duration.seconds(ROTATION_QUEUE.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.days(4),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: ROTATION_QUEUE.maxReceiveCount },
-    });
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = queueWithDeadLetter(this, ROTATION_QUEUE));
     this.runner = new ServiceFunction(this, 'RotationFunction', {
       entry: ROTATION_FUNCTION.entry,
       timeout: Duration.seconds(ROTATION_FUNCTION.timeoutSeconds),

@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { ApiConstruct, type JwtSettings } from './api.ts';
 import { AuditDigestsConstruct, DEFAULT_AUDIT_RETENTION_DAYS } from './audit-digests.ts';
+import { AuditStreamsConstruct } from './audit-streams.ts';
 import { ConsoleSiteConstruct } from './console-site.ts';
 import { DataConstruct } from './data.ts';
 import { EncryptionConstruct } from './encryption.ts';
@@ -62,7 +63,8 @@ export interface ServiceStackProps extends StackProps {
 /**
  * The whole secrets service of one stage: the table, the KMS key, the HTTP API with one function per route group,
  * the webhook delivery pipeline, the rotation runner and its queue, the sync worker and its queue, the purger of deleted secrets, the
- * audit digests (bucket, signing key, digester), the dashboard and alarms that watch them, and (given a build) the web console.
+ * audit digests (bucket, signing key, digester), the audit stream worker and its queue, the dashboard and alarms that
+ * watch them, and (given a build) the web console.
  */
 export class ServiceStack extends Stack {
   readonly data: DataConstruct;
@@ -72,6 +74,7 @@ export class ServiceStack extends Stack {
   readonly syncs: SyncsConstruct;
   readonly purge: SecretPurgeConstruct;
   readonly auditDigests: AuditDigestsConstruct;
+  readonly auditStreams: AuditStreamsConstruct;
   readonly api: ApiConstruct;
   readonly monitoring: MonitoringConstruct;
   readonly consoleSite: ConsoleSiteConstruct | undefined;
@@ -102,7 +105,13 @@ export class ServiceStack extends Stack {
       revealsPerMinute: props.revealsPerMinute ?? DEFAULT_REVEALS_PER_MINUTE,
       workspaceRevealsPerMinute: props.workspaceRevealsPerMinute,
     });
-    this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', { stage, ...resources, syncs: this.syncs });
+    this.auditStreams = new AuditStreamsConstruct(this, 'AuditStreams', resources);
+    this.delivery = new WebhookDeliveryConstruct(this, 'WebhookDelivery', {
+      stage,
+      ...resources,
+      syncs: this.syncs,
+      auditStreams: this.auditStreams,
+    });
     this.rotation = new SecretRotationConstruct(this, 'SecretRotation', { stage, ...resources, functionArns: props.rotationFunctionArns });
     this.purge = new SecretPurgeConstruct(this, 'SecretPurge', resources);
     this.auditDigests = new AuditDigestsConstruct(this, 'AuditDigests', {
@@ -136,6 +145,7 @@ export class ServiceStack extends Stack {
       rotation: this.rotation,
       syncs: this.syncs,
       auditDigests: this.auditDigests,
+      auditStreams: this.auditStreams,
       functions: {
         ...this.api.functions,
         ...this.delivery.functions,
@@ -143,6 +153,7 @@ export class ServiceStack extends Stack {
         'secret-purger': this.purge.purger,
         'sync-worker': this.syncs.worker,
         'audit-digester': this.auditDigests.digester,
+        'audit-stream-worker': this.auditStreams.worker,
       },
       key: this.encryption.key,
       alarmEmail: props.alarmEmail,

@@ -4,13 +4,14 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { SYNC_QUEUE, SYNC_WORKER_FUNCTION } from '../shared/platform/functions.ts';
 import { applyAccess } from './apply-access.ts';
 import { acknowledgeWildcardResource } from './nag.ts';
 import { ServiceFunction } from './service-function.ts';
 import { SYNC_WORKER_ACCESS } from './sync-access.ts';
+import { queueWithDeadLetter } from './worker-queue.ts';
 
 /** An IAM role ARN pattern as `syncRoleArns` takes it (`*` and `?` inside account and name; `${workspaceId}` allowed). */
 const ROLE_ARN_PATTERN = /^arn:aws(?:-[a-z]+)*:iam::[0-9*?]{1,12}:role\/[A-Za-z0-9+=,.@_\-/*?]{1,512}$/;
@@ -66,19 +67,8 @@ export class SyncsConstruct extends Construct {
   constructor(scope: Construct, id: string, props: SyncsConstructProps) {
     super(scope, id);
     this.roleArns = checkSyncRoleArns(props.roleArns ?? []);
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      retentionPeriod: Duration.days(14),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
     // Messages carry ids and key names, never a value: SQS-managed encryption suffices, as for the other queues.
-    this.queue = new Queue(this, 'Queue', {
-      visibilityTimeout: Duration.seconds(SYNC_QUEUE.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.days(4),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: SYNC_QUEUE.maxReceiveCount },
-    });
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = queueWithDeadLetter(this, SYNC_QUEUE));
     this.worker = new ServiceFunction(this, 'SyncWorkerFunction', {
       entry: SYNC_WORKER_FUNCTION.entry,
       timeout: Duration.seconds(SYNC_WORKER_FUNCTION.timeoutSeconds),

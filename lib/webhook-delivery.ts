@@ -17,6 +17,7 @@ import { PIPELINE_ACCESS } from './access.ts';
 import { applyAccess, type QueueSender } from './apply-access.ts';
 import { acknowledgeWildcardResource } from './nag.ts';
 import { pascalCase, ServiceFunction } from './service-function.ts';
+import { queueWithDeadLetter } from './worker-queue.ts';
 
 const { 'webhook-fanout': FANOUT, 'delivery-worker': WORKER, 'delivery-sweeper': SWEEPER } = PIPELINE_FUNCTIONS;
 
@@ -28,6 +29,8 @@ export interface WebhookDeliveryConstructProps {
   readonly removalPolicy: RemovalPolicy;
   /** The sync queue, which the fan-out queues pushes on (decisions.md v1.4, "Syncs"). */
   readonly syncs: QueueSender;
+  /** The audit stream queue, which the fan-out queues new audit entries on (decisions.md v1.4, "Audit streams"). */
+  readonly auditStreams: QueueSender;
 }
 
 /**
@@ -47,19 +50,8 @@ export class WebhookDeliveryConstruct extends Construct {
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryConstructProps) {
     super(scope, id);
-    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
-      retentionPeriod: Duration.days(14),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-    });
     // Messages carry ids and an attempt token only (never a payload or a secret): SQS-managed encryption suffices.
-    this.queue = new Queue(this, 'Queue', {
-      visibilityTimeout: Duration.seconds(DELIVERY_QUEUE.visibilityTimeoutSeconds),
-      retentionPeriod: Duration.days(4),
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: DELIVERY_QUEUE.maxReceiveCount },
-    });
+    ({ queue: this.queue, deadLetterQueue: this.deadLetterQueue } = queueWithDeadLetter(this, DELIVERY_QUEUE));
     this.streamFailureQueue = new Queue(this, 'StreamFailureQueue', {
       retentionPeriod: Duration.days(14),
       encryption: QueueEncryption.SQS_MANAGED,
@@ -127,7 +119,8 @@ export class WebhookDeliveryConstruct extends Construct {
       logRetention: props.logRetention,
       logRemovalPolicy: props.removalPolicy,
     });
-    applyAccess(fn, PIPELINE_ACCESS[name], { table: props.table, key: props.key, deliveries: this, syncs: props.syncs });
+    const { table, key, syncs, auditStreams } = props;
+    applyAccess(fn, PIPELINE_ACCESS[name], { table, key, deliveries: this, syncs, auditStreams });
     return fn;
   }
 

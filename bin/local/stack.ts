@@ -26,7 +26,7 @@ import { startSchedulerApi } from './scheduler-api.ts';
 import { startLocalSqs } from './sqs.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { ensureRotationQueue, startRotationRunner } from './rotation.ts';
-import { ensureSyncQueue, startSyncWorker } from './syncs.ts';
+import { ensureWorkerQueues, startQueueWorker } from './queue-workers.ts';
 import { startRecurringScheduler } from './recurring-scheduler.ts';
 import { runEvery, startScheduledFunctions } from './scheduled-functions.ts';
 import { FUNCTIONS_FILE, makeLocalFunctionInvoker } from './local-functions.ts';
@@ -116,7 +116,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       DELIVERY_QUEUE_ARN: delivery.queueArn,
       ROTATION_QUEUE_URL: rotationQueue.queueUrl,
       ROTATION_QUEUE_ARN: rotationQueue.queueArn,
-      SYNC_QUEUE_URL: delivery.syncs.queueUrl,
+      ...Object.fromEntries(delivery.workers.map(({ worker, queue }) => [worker.urlVariable, queue.queueUrl])),
       LOCAL_ROTATION_FUNCTIONS_FILE: join(localDir, FUNCTIONS_FILE),
       ROTATION_SCHEDULE_GROUP: 'rotations',
       ROTATION_SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/local-rotation-scheduler',
@@ -167,8 +167,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const invoker = makeLocalFunctionInvoker({ localDir, baseUrl: front.url });
     await startRotationRunner({ sqs: delivery.sqsClient, ...rotationQueue, projectRoot: PROJECT_ROOT, invoker }, stops);
     await startScheduledFunctions(PROJECT_ROOT, localDir, stops);
-    await startSyncWorker({ sqs: delivery.sqsClient, ...delivery.syncs, projectRoot: PROJECT_ROOT }, stops);
-    const { sqsClient: _client, rotation: _rotation, syncs: _syncs, ...deliveryInfo } = delivery;
+    for (const made of delivery.workers) await startQueueWorker({ sqs: delivery.sqsClient, ...made, projectRoot: PROJECT_ROOT }, stops);
+    const { sqsClient: _client, rotation: _rotation, workers: _workers, ...deliveryInfo } = delivery;
     const info: StackInfo = {
       baseUrl: front.url,
       ...bootstrap,
@@ -191,7 +191,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 }
 
 /**
- * The webhook delivery queue (fauxqs, with its dead-letter queue), the rotation and sync queues, and EventBridge
+ * The webhook delivery queue (fauxqs, with its dead-letter queue), the rotation, sync and audit stream queues, and EventBridge
  * Scheduler's stand-in: the local scheduler, persisted under localDir, behind a local CreateSchedule API.
  */
 async function startDeliveryInfrastructure(localDir: string, persist: boolean, stops: (() => Promise<void>)[]) {
@@ -202,13 +202,13 @@ async function startDeliveryInfrastructure(localDir: string, persist: boolean, s
   stops.push(() => scheduler.stop());
   // The rotation queue and its recurring schedules (bin/local/rotation.ts, recurring-scheduler.ts).
   const rotation = await ensureRotationQueue(sqsClient);
-  const syncs = await ensureSyncQueue(sqsClient);
+  const workers = await ensureWorkerQueues(sqsClient);
   const recurring = await startRecurringScheduler({ file: join(localDir, 'rotation-schedules.json'), sqs: sqsClient });
   stops.push(() => recurring.stop());
   const api = await startSchedulerApi({ scheduler, queueArn: sqs.queueArn, recurring: { scheduler: recurring, ...rotation } });
   stops.push(() => api.close());
   const { queueUrl, queueArn } = sqs;
-  return { sqsClient, sqsEndpoint: sqs.endpoint, queueUrl, queueArn, schedulerEndpoint: api.endpoint, rotation, syncs };
+  return { sqsClient, sqsEndpoint: sqs.endpoint, queueUrl, queueArn, schedulerEndpoint: api.endpoint, rotation, workers };
 }
 
 /**

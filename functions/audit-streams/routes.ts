@@ -1,6 +1,12 @@
 import * as z from 'zod/mini';
 import { DATADOG_SITES, MAX_AUDIT_STREAMS, MAX_STREAM_HEADERS, type AuditStreamService } from '../../shared/audit-streams/index.ts';
-import { auditStreamAnswer, auditStreamCreated, streamInputSchema, streamPatchSchema } from '../../shared/audit-streams/stream-wiring.ts';
+import {
+  auditStreamAnswer,
+  auditStreamCreated,
+  auditStreamTested,
+  streamInputSchema,
+  streamPatchSchema,
+} from '../../shared/audit-streams/stream-wiring.ts';
 import { deletedResult } from '../../shared/platform/http/answer-schemas.ts';
 import { once } from '../../shared/platform/http/once.ts';
 import { defineRoute, lazyRoutes, listOutput, type RouteDefinition } from '../../shared/platform/http/route.ts';
@@ -84,6 +90,18 @@ export function makeAuditStreamRoutes(service: AuditStreamService): Record<Route
         access: 'admin',
         params: streamParams(),
         handler: async ({ principal, params }) => ({ data: await service.delete(principal, params.id) }),
+      }),
+    'POST /api/v1/audit-streams/{id}/test': () =>
+      defineRoute({
+        operationId: 'testAuditStream',
+        summary: "Send one entry to an audit stream's receiver now",
+        description:
+          "Writes the test's own `audit_stream.test` entry, sends it at once in the stream's format (signed and through the SSRF guard, with 10 s for the receiver), and answers whether the receiver took it (a 2xx), its status code and, if not, why. The stream delivers the same entry again later with the others; a receiver drops the repeat by its `id`. A disabled stream may be tested; the stream's delivery health is not changed.",
+        response: auditStreamTested(),
+        errors: ['NOT_FOUND'],
+        access: 'admin',
+        params: streamParams(),
+        handler: async ({ principal, params }) => ({ data: await service.test(principal, params.id) }),
       }),
   });
 }

@@ -1,5 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { insertedAudits } from '../../shared/audit/index.ts';
+import { streamDispatchOf } from '../../shared/audit-streams/index.ts';
 import { logger } from '../../shared/platform/logger.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 import { composeStores } from '../../shared/platform/store/compose.ts';
@@ -38,21 +39,27 @@ const syncs = syncTriggerOf({
   dependentsOf: (audit) => dependentsOfChange(references, audit),
   warn: (message) => logger.warn(message),
 });
+// Audit streams' side (decisions.md v1.4, "Audit streams and tamper evidence"): every inserted audit entry is queued
+// for each active stream of its workspace.
+const streams = streamDispatchOf({ db, sqs: target.sqs, clock, warn: (message, context) => logger.warn(message, context) });
 
 /**
- * Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures): deliveries, sync pushes, and changed
- * audit entries reported. The batch is retried from the first record either side could not finish (both are
- * idempotent: deliveries are conditional puts, a push sends what is current).
+ * Lambda entry of the stream fan-out (DynamoDB stream, ReportBatchItemFailures): deliveries, sync pushes, audit
+ * stream messages, and changed audit entries reported. The batch is retried from the first record any side could not
+ * finish (each is idempotent or at least once: deliveries are conditional puts, a push sends what is current, a
+ * stream's receiver drops a repeated entry by its id).
  */
 export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
   const records = event.Records;
-  const [webhooks, syncFailedAt] = await Promise.all([
+  const audits = records.map((record) => insertedAudits(record));
+  const [webhooks, syncFailedAt, streamFailedAt] = await Promise.all([
     fanout(records).finally(() => rollups.flush()),
-    syncs(records.map((record) => insertedAudits(record))),
+    syncs(audits),
+    streams(audits),
   ]);
   const webhookFailedAt = webhooks.batchItemFailures.length
     ? records.findIndex((record) => record.dynamodb?.SequenceNumber === webhooks.batchItemFailures[0]!.itemIdentifier)
     : Infinity;
-  const retryFrom = Math.min(webhookFailedAt === -1 ? 0 : webhookFailedAt, syncFailedAt);
+  const retryFrom = Math.min(webhookFailedAt === -1 ? 0 : webhookFailedAt, syncFailedAt, streamFailedAt);
   return { batchItemFailures: retryFrom < records.length ? [{ itemIdentifier: records[retryFrom]!.dynamodb?.SequenceNumber ?? '' }] : [] };
 };

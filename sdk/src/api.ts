@@ -575,6 +575,15 @@ export interface paths {
      */
     patch: operations["updateAuditStream"];
   };
+  "/api/v1/audit-streams/{id}/test": {
+    /**
+     * Send one entry to an audit stream's receiver now
+     * @description Writes the test's own `audit_stream.test` entry, sends it at once in the stream's format (signed and through the SSRF guard, with 10 s for the receiver), and answers whether the receiver took it (a 2xx), its status code and, if not, why. The stream delivers the same entry again later with the others; a receiver drops the repeat by its `id`. A disabled stream may be tested; the stream's delivery health is not changed.
+     *
+     * API keys and people with the admin role (others get FORBIDDEN).
+     */
+    post: operations["testAuditStream"];
+  };
   "/api/v1/openapi.json": {
     /**
      * This document
@@ -742,7 +751,7 @@ export interface components {
     AuditEntry: {
       id: string;
       /** @enum {string} */
-      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "sync.create" | "sync.update" | "sync.delete" | "audit_stream.create" | "audit_stream.update" | "audit_stream.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+      action: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "sync.create" | "sync.update" | "sync.delete" | "audit_stream.create" | "audit_stream.update" | "audit_stream.delete" | "audit_stream.test" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
       actorSub: string;
       target: string;
       metadata: {
@@ -4264,7 +4273,7 @@ export interface operations {
       query?: {
         limit?: string;
         cursor?: string;
-        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "sync.create" | "sync.update" | "sync.delete" | "audit_stream.create" | "audit_stream.update" | "audit_stream.delete" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
+        action?: "project.create" | "environment.create" | "secret.create" | "secret.rotate" | "secret.reveal" | "secret.delete" | "secret.restore" | "secret.tag" | "secret.stage" | "secret.rotation_configure" | "secret.rotation_failed" | "secret.rotation_succeeded" | "secret.rotation_start" | "secret.write_repeated" | "change_request.open" | "change_request.review" | "change_request.merge" | "change_request.close" | "sync.create" | "sync.update" | "sync.delete" | "audit_stream.create" | "audit_stream.update" | "audit_stream.delete" | "audit_stream.test" | "access_key.create" | "access_key.revoke" | "access_key.update" | "access_key.login" | "access_key.login_denied" | "access.denied" | "review_policy.set" | "review_policy.delete" | "webhook_endpoint.create" | "webhook_endpoint.update" | "webhook_endpoint.delete" | "webhook_endpoint.disabled" | "webhook_delivery.retry" | "webhook_endpoint.test" | "webhook_endpoint.recover" | "webhook_endpoint.secret_rotate" | "api_key.create" | "api_key.revoke" | "workspace.allowlist_add" | "workspace.allowlist_remove";
         target?: string;
         actorSub?: string;
         since?: string;
@@ -9491,6 +9500,112 @@ export interface operations {
               code?: "IDEMPOTENCY_KEY_REUSED";
             };
           } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description INTERNAL_ERROR */
+      500: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "INTERNAL_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+      /** @description SERVICE_UNAVAILABLE */
+      503: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "SERVICE_UNAVAILABLE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
+        };
+      };
+    };
+  };
+  /**
+   * Send one entry to an audit stream's receiver now
+   * @description Writes the test's own `audit_stream.test` entry, sends it at once in the stream's format (signed and through the SSRF guard, with 10 s for the receiver), and answers whether the receiver took it (a 2xx), its status code and, if not, why. The stream delivers the same entry again later with the others; a receiver drops the repeat by its `id`. A disabled stream may be tested; the stream's delivery health is not changed.
+   *
+   * API keys and people with the admin role (others get FORBIDDEN).
+   */
+  testAuditStream: {
+    parameters: {
+      path: {
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Send one entry to an audit stream's receiver now */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              delivered: boolean;
+              statusCode: number | null;
+              error: string | null;
+            };
+            error: null;
+            meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description VALIDATION_ERROR */
+      400: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "VALIDATION_ERROR";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description AUTH_REQUIRED */
+      401: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "AUTH_REQUIRED";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description FORBIDDEN, WORKSPACE_NOT_ALLOWLISTED */
+      403: {
+        content: {
+          "application/json": ({
+            error?: {
+              /** @enum {unknown} */
+              code?: "FORBIDDEN" | "WORKSPACE_NOT_ALLOWLISTED";
+            };
+          }) & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        content: {
+          "application/json": {
+            error?: {
+              /** @enum {unknown} */
+              code?: "NOT_FOUND";
+            };
+          } & components["schemas"]["ErrorEnvelope"];
+        };
+      };
+      /** @description PAYLOAD_TOO_LARGE */
+      413: {
+        content: {
+          "application/json": OneOf<[{
+            error?: {
+              /** @enum {unknown} */
+              code?: "PAYLOAD_TOO_LARGE";
+            };
+          } & components["schemas"]["ErrorEnvelope"], components["schemas"]["GatewayError"]]>;
         };
       };
       /** @description INTERNAL_ERROR */

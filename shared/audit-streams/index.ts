@@ -1,6 +1,6 @@
 /**
  * What other features use of audit streams (decisions.md v1.4, "Audit streams and tamper evidence"): their
- * vocabulary, and the reader of a workspace's streams the delivery will route audit entries with. The service is
+ * vocabulary, the reader of a workspace's streams, and the stream fan-out's dispatch of audit entries to them. The service is
  * built by the audit streams function through its wiring. Entry modules besides this file (architecture.test.ts
  * reads these lines, as a package's `exports` map):
  * @entry stream-wiring.ts the service as functions/audit-streams builds it, and what its routes accept and answer
@@ -17,4 +17,5 @@ export {
 } from './stream-records.ts';
 export { auditStreamOfItem, makeAuditStreamReader, MAX_AUDIT_STREAMS, type AuditStreamReader } from './stream-store.ts';
 export type { AuditStreamService } from './stream-service.ts';
+export { auditStreamQueueUrl, streamDispatchOf } from './delivery/stream-fanout.ts';
 export { MAX_STREAM_HEADERS } from './stream-schemas.ts';

@@ -87,3 +87,17 @@ export type AuditStreamRecord = StreamTarget &
     /** Counts the item's writes: every update holds only while the item is as it was read. */
     revision: number;
   };
+
+/**
+ * Headers a delivery sets itself (its body, its signature, the connection): a stream may not replace them. Compared
+ * in lower case, as HTTP names are. Here, not beside the schemas, so the worker's formats carry no zod.
+ */
+export const RESERVED_HEADERS = [
+  'host',
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'service-signature',
+] as const;

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { id, nullableTimestamp, timestamp } from '../platform/http/answer-schemas.ts';
 import { once } from '../platform/http/once.ts';
 import { maxUnits, minUnits } from '../platform/http/schemas.ts';
-import { AUDIT_STREAM_STATUSES, DATADOG_SITES } from './stream-records.ts';
+import { AUDIT_STREAM_STATUSES, DATADOG_SITES, RESERVED_HEADERS } from './stream-records.ts';
 
 /**
  * What the audit streams routes accept and answer (decisions.md v1.4, "Audit streams and tamper evidence"): each
@@ -17,19 +17,7 @@ export const MAX_STREAM_URL = 2048;
 /** The longest header value, Splunk token or other credential a stream keeps. */
 export const MAX_STREAM_CREDENTIAL = 1024;
 
-/**
- * Headers a delivery sets itself (its body, its signature, the connection): a stream may not replace them. Compared
- * in lower case, as HTTP names are.
- */
-export const RESERVED_HEADERS = [
-  'host',
-  'content-type',
-  'content-length',
-  'content-encoding',
-  'transfer-encoding',
-  'connection',
-  'service-signature',
-] as const;
+export { RESERVED_HEADERS } from './stream-records.ts';
 
 // RFC 9110's token characters: what an HTTP header name may be made of.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -148,4 +136,9 @@ export const auditStreamCreated = once(() =>
     z.object({ type: z.literal('splunk-hec'), url: z.string(), ...common() }),
     z.object({ type: z.literal('datadog'), site: z.enum(DATADOG_SITES), ...common() }),
   ]),
+);
+
+/** A test's answer: whether the receiver took the entry (a 2xx), its status (null when none answered), why not. */
+export const auditStreamTested = once(() =>
+  z.object({ delivered: z.boolean(), statusCode: z.nullable(z.int()), error: z.nullable(z.string()) }),
 );

@@ -1,5 +1,5 @@
 import { assertMayManageAuditStreams } from '../access/index.ts';
-import { auditEntry } from '../audit/index.ts';
+import { type AuditEntry, auditEntry } from '../audit/index.ts';
 import { iso, type Clock } from '../platform/clock.ts';
 import { auditStreamCredentialContext } from '../platform/crypto/context.ts';
 import type { Cipher, SealedValue } from '../platform/crypto/envelope.ts';
@@ -9,16 +9,25 @@ import { newId } from '../platform/ids.ts';
 import type { Principal } from '../platform/principal.ts';
 import type { PageRequest } from '../platform/store/query.ts';
 import { redactUrl } from '../webhooks/index.ts';
+import type { DeliveryResult } from './delivery/stream-health.ts';
 import type { AuditStreamRecord, StreamCredential } from './stream-records.ts';
 import type { StreamInput, StreamPatch } from './stream-schemas.ts';
 import type { AuditStreamStore, StreamChanges } from './stream-store.ts';
 import { assertPatchFits, assertUrlAllowed, type Credentials, newTarget, patchedTarget, type UrlCheck } from './stream-targets.ts';
 
 export interface AuditStreamServiceDeps {
-  store: Pick<AuditStreamStore, 'getAuditStream' | 'listAuditStreamPage' | 'createAuditStream' | 'updateAuditStream' | 'deleteAuditStream'>;
+  store: Pick<
+    AuditStreamStore,
+    'getAuditStream' | 'listAuditStreamPage' | 'createAuditStream' | 'updateAuditStream' | 'deleteAuditStream' | 'putStreamTestAudit'
+  >;
   cipher: Pick<Cipher, 'encrypt'>;
   clock: Clock;
   checkUrl: UrlCheck;
+  /**
+   * Sends one entry to the stream's receiver at once (delivery/stream-test-send.ts); never throws for the receiver's
+   * failure, whose reason names no url query nor header.
+   */
+  sendTest: (workspaceId: string, stream: AuditStreamRecord, entry: AuditEntry) => Promise<DeliveryResult>;
 }
 
 /**
@@ -151,7 +160,23 @@ export function makeAuditStreamService(deps: AuditStreamServiceDeps) {
     return answer;
   }
 
-  return { create, list, get, update, delete: remove };
+  /**
+   * Sends the stream one entry at once and answers how its receiver took it: the `audit_stream.test` entry this test
+   * writes first (durable before it leaves, as every entry), so the receiver sees a real entry of the log; the
+   * stream delivers it again later, and a receiver drops the repeat by its id. A disabled stream may be tested, to
+   * check a receiver before enabling it again. The stream's health is left as it is.
+   */
+  async function test(principal: Principal, streamId: string) {
+    assertMayManageAuditStreams(principal);
+    const stream = await find(principal, streamId);
+    const audit = auditEntry(principal, 'audit_stream.test', streamId, streamMetadata(stream), clock.now());
+    await store.putStreamTestAudit(principal.workspaceId, audit);
+    const result = await deps.sendTest(principal.workspaceId, stream, audit);
+    if (result.ok) return { delivered: true, statusCode: result.statusCode ?? null, error: null };
+    return { delivered: false, statusCode: result.statusCode, error: result.reason };
+  }
+
+  return { create, list, get, update, delete: remove, test };
 }
 
 export type AuditStreamService = ReturnType<typeof makeAuditStreamService>;

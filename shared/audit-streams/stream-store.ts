@@ -1,4 +1,4 @@
-import { type AuditEntry, auditPut } from '../audit/index.ts';
+import { type AuditEntry, auditPut, putAuditEntries } from '../audit/index.ts';
 import type { SealedValue } from '../platform/crypto/envelope.ts';
 import { ConflictError, LimitExceededError, NotFoundError } from '../platform/errors.ts';
 import { countBy, transact } from '../platform/store/conditional.ts';
@@ -74,10 +74,11 @@ function streamCounter(db: Db, workspaceId: string, delta: 1 | -1) {
 /** Reading a workspace's streams whole: what the delivery's fan-out will route audit entries with, no page. */
 export function makeAuditStreamReader(db: Db) {
   return {
-    /** Every audit stream of the workspace (at most MAX_AUDIT_STREAMS), unpaged. */
-    async listAuditStreamsOfWorkspace(workspaceId: string): Promise<AuditStreamRecord[]> {
+    /** Every audit stream of the workspace (at most MAX_AUDIT_STREAMS), unpaged; `consistent` sees a change just made. */
+    async listAuditStreamsOfWorkspace(workspaceId: string, consistent = false): Promise<AuditStreamRecord[]> {
       const items = await queryAll<Record<string, unknown>>(db, patterns.auditStreamsByWorkspace(workspaceId), {
         maxItems: MAX_AUDIT_STREAMS,
+        consistent,
       });
       return items.map((item) => auditStreamOfItem(item)).filter((stream) => stream !== undefined);
     },
@@ -153,6 +154,11 @@ export function makeAuditStreamStore(db: Db, pager: Pager) {
       };
       const items = [remove, streamCounter(db, workspaceId, -1), auditPut(db, workspaceId, audit)];
       if ((await transact(db, items, [0])) === 0) throw new NotFoundError(`audit stream ${streamId} was not found`);
+    },
+
+    /** A test's audit entry alone (a test changes nothing of the stream): one conditional PutItem, durable when it answers. */
+    async putStreamTestAudit(workspaceId: string, audit: AuditEntry): Promise<void> {
+      await putAuditEntries(db, workspaceId, [audit]);
     },
   };
 }

@@ -41,6 +41,7 @@ export const AUDIT_ACTIONS = [
   'audit_stream.create',
   'audit_stream.update',
   'audit_stream.delete',
+  'audit_stream.test',
   'access_key.create',
   'access_key.revoke',
   'access_key.update',

@@ -106,6 +106,27 @@ export const SYNC_QUEUE = {
   maxReceiveCount: 5,
 } as const;
 
+/**
+ * The audit stream worker (decisions.md v1.4, "Audit streams and tamper evidence"): a batch of stream messages, each
+ * stream's entries sent in batches of at most 500 entries or 1 MB. Ten messages of at most 200,000 bytes of entries
+ * fill about two receiver batches; a send has 10 s, so 60 s leaves room for several streams in one batch.
+ */
+export const AUDIT_STREAM_WORKER_FUNCTION = {
+  entry: 'functions/audit-stream-worker/handler.ts',
+  timeoutSeconds: 60,
+  memoryMb: 512,
+  batchSize: 10,
+  /** Worker instances at most: bounds the parallel sends to receivers and the health writes. */
+  maxConcurrency: 5,
+} as const;
+
+/** The audit stream queue (AWS's guidance: a visibility timeout of six times the function's). */
+export const AUDIT_STREAM_QUEUE = {
+  visibilityTimeoutSeconds: AUDIT_STREAM_WORKER_FUNCTION.timeoutSeconds * 6,
+  /** Receives before a message moves to the dead-letter queue (a failed send reschedules itself, not by redrive). */
+  maxReceiveCount: 5,
+} as const;
+
 /** The delivery queue the worker consumes. */
 export const DELIVERY_QUEUE = {
   /** AWS's guidance for SQS event sources: a visibility timeout of at least six times the function timeout. */
@@ -119,9 +140,12 @@ export function handlerEntry(group: RouteGroup): string {
   return `functions/${group}/handler.ts`;
 }
 
-/** Every function by name with its handler entry: the route groups, the pipeline, the rotation runner, the purger, the sync worker and the digester. */
+/**
+ * Every function by name with its handler entry: the route groups, the pipeline, the rotation runner, the purger, the
+ * sync worker, the digester and the audit stream worker.
+ */
 export const FUNCTION_ENTRIES: Readonly<
-  Record<RouteGroup | PipelineFunction | 'rotation' | 'secret-purger' | 'sync-worker' | 'audit-digester', string>
+  Record<RouteGroup | PipelineFunction | 'rotation' | 'secret-purger' | 'sync-worker' | 'audit-digester' | 'audit-stream-worker', string>
 > = {
   ...(Object.fromEntries((Object.keys(ROUTE_GROUPS) as RouteGroup[]).map((group) => [group, handlerEntry(group)])) as Record<
     RouteGroup,
@@ -132,4 +156,5 @@ export const FUNCTION_ENTRIES: Readonly<
   'secret-purger': SECRET_PURGER_FUNCTION.entry,
   'sync-worker': SYNC_WORKER_FUNCTION.entry,
   'audit-digester': AUDIT_DIGESTER_FUNCTION.entry,
+  'audit-stream-worker': AUDIT_STREAM_WORKER_FUNCTION.entry,
 };

@@ -22,6 +22,21 @@ export const SYNC_FAILING_METRIC = {
 } as const;
 
 /**
+ * The metrics of audit streams, as the stream worker writes them (functions/audit-stream-worker) and the stack alarms
+ * on them (lib/service-metrics.ts): a batch a receiver did not take, and a stream disabled after 3 days of failing.
+ */
+export const AUDIT_STREAM_FAILED_METRIC = {
+  namespace: METRICS_NAMESPACE,
+  name: 'AuditStreamBatchesFailed',
+  dimensions: { service: 'audit-streams' },
+} as const;
+export const AUDIT_STREAM_DISABLED_METRIC = {
+  namespace: METRICS_NAMESPACE,
+  name: 'AuditStreamsDisabled',
+  dimensions: { service: 'audit-streams' },
+} as const;
+
+/**
  * The line the audit digester (functions/audit-digester/handler.ts) logs for a run that left a workspace undigested,
  * which the stack counts with a metric filter on its log (lib/service-metrics.ts `digestRunsFailed`): one string for
  * both, so a reworded line cannot silence the alarm.

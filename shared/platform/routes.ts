@@ -96,6 +96,7 @@ export const ROUTE_GROUPS = {
     'GET /api/v1/audit-streams/{id}',
     'PATCH /api/v1/audit-streams/{id}',
     'DELETE /api/v1/audit-streams/{id}',
+    'POST /api/v1/audit-streams/{id}/test',
   ],
 } as const satisfies Record<string, readonly string[]>;
 

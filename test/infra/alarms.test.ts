@@ -1,7 +1,12 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
-import { AUDIT_CHANGE_METRIC, SYNC_FAILING_METRIC } from '../../shared/platform/metrics-env.ts';
+import {
+  AUDIT_CHANGE_METRIC,
+  AUDIT_STREAM_DISABLED_METRIC,
+  AUDIT_STREAM_FAILED_METRIC,
+  SYNC_FAILING_METRIC,
+} from '../../shared/platform/metrics-env.ts';
 import { FUNCTION_NAMES, functionsOf, idOf, makeOutdir, only, type Resource, synth } from './synth.ts';
 
 let outdir: Awaited<ReturnType<typeof makeOutdir>>;
@@ -147,6 +152,37 @@ describe('alarms', () => {
     });
   });
 
+  it('go off on 3 audit stream batches failed in an hour, a single stream disabled, and a message in the audit stream DLQ', () => {
+    const dimensions = (metric: typeof AUDIT_STREAM_FAILED_METRIC | typeof AUDIT_STREAM_DISABLED_METRIC) =>
+      Object.entries(metric.dimensions).map(([Name, Value]) => ({ Name, Value }));
+    expect(alarm('audit-streams-failing')).toMatchObject({
+      Namespace: AUDIT_STREAM_FAILED_METRIC.namespace,
+      MetricName: AUDIT_STREAM_FAILED_METRIC.name,
+      Dimensions: dimensions(AUDIT_STREAM_FAILED_METRIC),
+      Statistic: 'Sum',
+      Period: 3600,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 3,
+    });
+    expect(alarm('audit-stream-disabled')).toMatchObject({
+      Namespace: AUDIT_STREAM_DISABLED_METRIC.namespace,
+      MetricName: AUDIT_STREAM_DISABLED_METRIC.name,
+      Dimensions: dimensions(AUDIT_STREAM_DISABLED_METRIC),
+      Statistic: 'Sum',
+      Period: 300,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+    });
+    expect(alarm('audit-stream-dlq-not-empty')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [idOf(stack, stack.auditStreams.deadLetterQueue), 'QueueName'] } }],
+      Statistic: 'Maximum',
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+    });
+  });
+
   it('go off on any error of any function, one alarm per function', () => {
     for (const name of FUNCTION_NAMES) {
       expect(alarm(`${name}-errors`)).toMatchObject({
@@ -214,10 +250,10 @@ describe('alarms', () => {
   it('notify the alarm topic when they go off and when they recover, and treat no data as fine', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
     const [topicId] = only(template, 'AWS::SNS::Topic');
-    // Thirteen service alarms (the 401 spike added by the hardening issue, the changed audit entry by the audit one, the
+    // Sixteen service alarms (the 401 spike added by the hardening issue, the changed audit entry by the audit one, the
     // failed rotations and the rotation dead-letter queue by rotation, the failing syncs and the sync dead-letter
-    // queue by syncs, the two digest alarms by tamper evidence) and one per function.
-    expect(alarms).toHaveLength(13 + FUNCTION_NAMES.length);
+    // queue by syncs, the two digest alarms by tamper evidence, the three of audit streams) and one per function.
+    expect(alarms).toHaveLength(16 + FUNCTION_NAMES.length);
     for (const { Properties } of alarms) {
       expect(Properties).toMatchObject({
         AlarmActions: [{ Ref: topicId }],

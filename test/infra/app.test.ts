@@ -82,9 +82,9 @@ describe('bin/app.ts', () => {
     expect(functions.filter((fn) => fn.Properties.Environment?.Variables.IAM_SERVER_ID === 'secrets.example.com')).toHaveLength(1);
     const logGroups = resources.filter((r) => r.Type === 'AWS::Logs::LogGroup');
     // One per function (each route group, the three of the webhook pipeline, the rotation runner, the secret purger,
-    // the sync worker, the audit digester, the console's deployment), plus the API access log.
+    // the sync worker, the audit digester, the audit stream worker, the console's deployment), plus the API access log.
     expect(logGroups.map((r) => r.Properties.RetentionInDays)).toEqual(
-      Array(Object.keys(ROUTE_GROUPS).length + 3 + 1 + 1 + 1 + 1 + 1 + 1).fill(14),
+      Array(Object.keys(ROUTE_GROUPS).length + 3 + 1 + 1 + 1 + 1 + 1 + 1 + 1).fill(14),
     );
     // The audit bucket locks its objects for auditRetentionDays, and stays with a destroyed stage.
     const auditBucket = resources.find((resource) => resource.Type === 'AWS::S3::Bucket' && resource.Properties.ObjectLockEnabled);

@@ -23,6 +23,8 @@ const ENV = {
   AWS_ENDPOINT_URL_KMS: 'http://127.0.0.1:9',
   // The sync worker refuses to start without its queue (shared/syncs/pipeline-wiring.ts); the stack always sets it.
   SYNC_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/bench-syncs',
+  // The audit stream worker refuses to start without its queue, as the sync worker does.
+  AUDIT_STREAM_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/111111111111/bench-audit-streams',
 };
 
 /** Every function bundled by the bench's bundle(), once for the infra run (test/infra/global-setup.ts). */

@@ -168,14 +168,20 @@ describe('the secrets key can be used only by the service', () => {
       ],
       // Syncs seal a GitHub token under its own context, and never open one (the sync worker does).
       syncs: [{ actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'syncId'] }, macRoots],
-      // Audit streams seal each credential under its own context (never open one), and seal and open a create's
-      // recorded answer (an https stream's signing secret).
-      'audit-streams': [{ actions: ['kms:GenerateDataKey'], context: ['workspaceId', 'auditStreamId', 'credential'] }, answers, macRoots],
+      // Audit streams seal each credential under its own context (and open them for a test's send), and seal and open
+      // a create's recorded answer (an https stream's signing secret).
+      'audit-streams': [
+        { actions: ['kms:Decrypt', 'kms:GenerateDataKey'], context: ['workspaceId', 'auditStreamId', 'credential'] },
+        answers,
+        macRoots,
+      ],
       // The sync worker opens the values it pushes and the sync's GitHub token; it seals nothing and checks no token.
       'sync-worker': [
         { actions: ['kms:Decrypt'], context: ['workspaceId', 'secretId', 'version'] },
         { actions: ['kms:Decrypt'], context: ['workspaceId', 'syncId'] },
       ],
+      // The audit stream worker opens a stream's credentials to send; it seals nothing and checks no token.
+      'audit-stream-worker': [{ actions: ['kms:Decrypt'], context: ['workspaceId', 'auditStreamId', 'credential'] }],
     };
     for (const name of FUNCTION_NAMES) {
       const role = { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].role), 'Arn'] };
@@ -215,6 +221,8 @@ describe('the secrets key can be used only by the service', () => {
       'sync-worker',
       // Its digest items go into the audit partitions (conditional puts).
       'audit-digester',
+      // A stream disabled after failing: its system audit entry.
+      'audit-stream-worker',
     ];
     for (const name of FUNCTION_NAMES) {
       const denies = statementsOf(template, stack, functionsOf(stack)[name]).filter((s) => s.Effect === 'Deny');

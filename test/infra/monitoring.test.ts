@@ -1,7 +1,12 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ServiceStack } from '../../lib/service-stack.ts';
-import { countLine, SYNC_FAILING_METRIC } from '../../shared/platform/metrics-env.ts';
+import {
+  AUDIT_STREAM_DISABLED_METRIC,
+  AUDIT_STREAM_FAILED_METRIC,
+  countLine,
+  SYNC_FAILING_METRIC,
+} from '../../shared/platform/metrics-env.ts';
 import { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
 import { makeRotationMetrics } from '../../shared/rotation/rotation-metrics.ts';
 import { makeDeliveryMetrics } from '../../shared/webhooks/deliveries/metrics.ts';
@@ -153,6 +158,28 @@ describe('delivery health dashboard', () => {
     expect(describeRows(graph('Sync worker duration p95 (ms)'))).toEqual([`AWS/Lambda/Duration FunctionName=${worker} p95`]);
   });
 
+  it('shows audit stream batches failed and streams disabled as the worker prints them, the queue, its DLQ and oldest message', () => {
+    // The lines read what functions/audit-stream-worker prints (countLine), as it prints them.
+    const printed = (metric: typeof AUDIT_STREAM_FAILED_METRIC | typeof AUDIT_STREAM_DISABLED_METRIC) => {
+      const line = JSON.parse(countLine(metric)) as { _aws: { CloudWatchMetrics: [{ Namespace: string; Metrics: [{ Name: string }] }] } };
+      const [{ Namespace, Metrics }] = line._aws.CloudWatchMetrics;
+      return `${Namespace}/${Metrics[0].Name} service=${(line as unknown as { service: string }).service} Sum`;
+    };
+    expect(describeRows(graph('Audit stream batches failed, streams disabled'))).toEqual([
+      printed(AUDIT_STREAM_FAILED_METRIC),
+      printed(AUDIT_STREAM_DISABLED_METRIC),
+    ]);
+    const queue = attr(idOf(stack, stack.auditStreams.queue), 'QueueName');
+    expect(describeRows(graph('Audit stream queue and dead-letter queue'))).toEqual([
+      `AWS/SQS/ApproximateNumberOfMessagesVisible QueueName=${queue} Maximum`,
+      `AWS/SQS/ApproximateNumberOfMessagesDelayed QueueName=${queue} Maximum`,
+      `AWS/SQS/ApproximateNumberOfMessagesVisible QueueName=${attr(idOf(stack, stack.auditStreams.deadLetterQueue), 'QueueName')} Maximum`,
+    ]);
+    expect(describeRows(graph('Age of the oldest audit stream message (s)'))).toEqual([
+      `AWS/SQS/ApproximateAgeOfOldestMessage QueueName=${queue} Maximum`,
+    ]);
+  });
+
   it('shows the errors and the throttles of every function', () => {
     const functions = functionsOf(stack);
     for (const [title, metric] of [
@@ -294,10 +321,12 @@ describe('what the worker emits and what the dashboard reads', () => {
     expect(names).toContain(`SecretsService/RetriesScheduled Channel=scheduler ${service}`);
     // And the dashboard asks for exactly those: the plain metrics by `service`, the others by SEARCH on {dim, service}.
     const dashboard = widgets.flatMap((widget) => describeRows((widget.properties.metrics ?? []) as Row[]));
-    // The rotation runner's metric is matched with what it emits below, the sync worker's in the syncs row's test.
+    // The rotation runner's metric is matched with what it emits below, the sync and audit stream workers' in their rows' tests.
     const plain = dashboard.filter(
       (row) =>
-        row.startsWith('SecretsService/') && !row.includes('ApiId=') && !row.includes('service=rotation') && !row.includes('service=syncs'),
+        row.startsWith('SecretsService/') &&
+        !row.includes('ApiId=') &&
+        !['service=rotation', 'service=syncs', 'service=audit-streams'].some((service) => row.includes(service)),
     );
     for (const row of plain) expect(names).toContain(row.replace(/ (Sum|p\d+)$/, ''));
     for (const [metric, dimension] of [

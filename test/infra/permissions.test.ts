@@ -131,6 +131,7 @@ function expectations(): (name: FunctionName) => Statement[] {
   const sendRotation = allow(['sqs:SendMessage'], rotationQueueArn);
   // Queues a sync push: the syncs group (a new sync, run, resume), the fan-out (a change), the worker (its retries).
   const sendSync = allow(['sqs:SendMessage'], { 'Fn::GetAtt': [idOf(stack, stack.syncs.queue), 'Arn'] });
+  const sendStream = allow(['sqs:SendMessage'], { 'Fn::GetAtt': [idOf(stack, stack.auditStreams.queue), 'Arn'] });
   const logs = (name: FunctionName) =>
     allow(['logs:CreateLogStream', 'logs:PutLogEvents'], { 'Fn::GetAtt': [idOf(stack, functionsOf(stack)[name].logGroup), 'Arn'] });
   const schedulesIn = (names: string) => ({
@@ -205,7 +206,8 @@ function expectations(): (name: FunctionName) => Statement[] {
     'audit-streams': [
       ...table(api({ GetItem: [WS], Query: [WS], PutItem: [WS, AUDIT], UpdateItem: [WS], DeleteItem: [WS] })),
       lastUsed([TOKEN]),
-      kms(['kms:GenerateDataKey'], AUDIT_STREAM_CREDENTIAL_CONTEXT),
+      // Sealed by a create or a PATCH, opened by a test's send.
+      kms(['kms:GenerateDataKey', 'kms:Decrypt'], AUDIT_STREAM_CREDENTIAL_CONTEXT),
       kms(['kms:GenerateDataKey', 'kms:Decrypt'], IDEMPOTENT_ANSWER_CONTEXT),
       macKey,
     ],
@@ -291,6 +293,7 @@ function expectations(): (name: FunctionName) => Statement[] {
       ...table({ Query: [WS], BatchGetItem: [WS], PutItem: [DELIVERIES], UpdateItem: [DELIVERIES] }),
       send,
       sendSync,
+      sendStream,
       // The stream event source: read the stream, and put failed batches on the failure queue.
       allow(['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], { 'Fn::GetAtt': [tableId, 'StreamArn'] }),
       allow(['dynamodb:ListStreams'], '*'),
@@ -380,6 +383,18 @@ function expectations(): (name: FunctionName) => Statement[] {
         'Fn::GetAtt': [idOf(stack, stack.syncs.queue), 'Arn'],
       }),
     ],
+    // The audit stream worker (shared/audit-streams/delivery/): the stream read and its delivery health written
+    // (those attributes alone); a stream disabled with its system audit entry. Opens stream credentials, seals
+    // nothing; consumes its queue and queues its retries on it.
+    'audit-stream-worker': [
+      ...table({ GetItem: [WS], PutItem: [AUDIT] }),
+      updatesOnly([WS], ['lastDeliveredAt', 'failingSince', 'lastError', 'status', 'updatedAt', 'revision']),
+      kms(['kms:Decrypt'], AUDIT_STREAM_CREDENTIAL_CONTEXT),
+      sendStream,
+      allow(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'], {
+        'Fn::GetAtt': [idOf(stack, stack.auditStreams.queue), 'Arn'],
+      }),
+    ],
   };
   /** The audit writers, and the credential writers: everyone else is denied those puts outright. */
   const auditWriters: FunctionName[] = [
@@ -400,6 +415,8 @@ function expectations(): (name: FunctionName) => Statement[] {
     'sync-worker',
     // Its digest items live in the audit partitions (conditional puts, never over an entry).
     'audit-digester',
+    // A stream disabled after 3 days of failing gets its system `audit_stream.update` entry.
+    'audit-stream-worker',
   ];
   const deny = (Sid: string, actions: string[], partition: string, more: Record<string, unknown> = {}): Statement => ({
     Sid,

@@ -152,6 +152,8 @@ describe('ServiceStack with defaults', () => {
     expect(sizing('sync-worker')).toEqual({ MemorySize: 512, Timeout: 120 });
     // A run walks every workspace, and makes any digest an earlier run missed.
     expect(sizing('audit-digester')).toEqual({ MemorySize: 512, Timeout: 300 });
+    // A batch sends each stream's entries with 10 s a receiver.
+    expect(sizing('audit-stream-worker')).toEqual({ MemorySize: 512, Timeout: 60 });
   });
 
   it('gives each function exactly the settings its code reads, and none of the local-only ones', () => {
@@ -168,6 +170,8 @@ describe('ServiceStack with defaults', () => {
     const rotationSchedules = ['ROTATION_QUEUE_ARN', 'ROTATION_SCHEDULE_GROUP', 'ROTATION_SCHEDULER_ROLE_ARN'];
     // The functions that queue sync pushes: the syncs group (create, run, resume), the fan-out and the sync worker.
     const syncs = ['SYNC_QUEUE_URL'];
+    // The functions that queue audit stream messages: the fan-out (new entries) and the worker (its retries).
+    const streams = ['AUDIT_STREAM_QUEUE_URL'];
     const expected: Record<FunctionName, string[]> = {
       projects: [...common, ...key],
       environments: [...common, ...key],
@@ -187,7 +191,7 @@ describe('ServiceStack with defaults', () => {
       // The AWS API: SigV4 only (no JWT settings), the reveal limit, the account of its ARNs, and the key's alias (a
       // KmsKeyId it accepts).
       aws: [...common, ...key, ...rotations, 'REVEAL_RATE_LIMIT_PER_MINUTE', 'AWS_ACCOUNT_ID', 'KMS_KEY_ALIAS'],
-      'webhook-fanout': [...common, ...queue, ...syncs],
+      'webhook-fanout': [...common, ...queue, ...syncs, ...streams],
       'delivery-worker': [...common, ...queue, ...scheduler, 'KMS_KEY_ID'],
       'delivery-sweeper': [...common, ...queue],
       // The runner: the secret-value key, its queue, and the account of the secret ARNs its rotation events name; no
@@ -203,6 +207,8 @@ describe('ServiceStack with defaults', () => {
       // into this account (SYNC_OWN_ACCOUNT, always set), the reveal limit its pushes count against; no
       // SYNC_ROLE_ARNS while syncRoleArns is empty.
       'sync-worker': [...common, ...key, ...syncs, 'SYNC_OWN_ACCOUNT', 'REVEAL_RATE_LIMIT_PER_MINUTE'],
+      // The audit stream worker: the key (it opens stream credentials) and its queue (its retries).
+      'audit-stream-worker': [...common, ...key, ...streams],
     };
     for (const name of FUNCTION_NAMES)
       expect({ name, variables: variables(name) }).toEqual({ name, variables: [...expected[name]].sort() });
@@ -219,6 +225,8 @@ describe('ServiceStack with defaults', () => {
     expect(env('secrets')).toMatchObject({ KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] }, REVEAL_RATE_LIMIT_PER_MINUTE: '120' });
     for (const name of ['syncs', 'webhook-fanout', 'sync-worker'] as const)
       expect(env(name)).toMatchObject({ SYNC_QUEUE_URL: { Ref: idOf(stack, stack.syncs.queue) } });
+    for (const name of ['webhook-fanout', 'audit-stream-worker'] as const)
+      expect(env(name)).toMatchObject({ AUDIT_STREAM_QUEUE_URL: { Ref: idOf(stack, stack.auditStreams.queue) } });
     expect(env('sync-worker')).toMatchObject({
       KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] },
       REVEAL_RATE_LIMIT_PER_MINUTE: '120',
@@ -288,6 +296,10 @@ describe('ServiceStack with defaults', () => {
         'ApiUrl',
         'AuditBucketName',
         'AuditSigningKeyArn',
+        'AuditStreamDeadLetterQueueArn',
+        'AuditStreamDeadLetterQueueUrl',
+        'AuditStreamQueueUrl',
+        'AuditStreamWorkerFunctionName',
         'ConsoleUrl',
         'DashboardUrl',
         'DeliveryDeadLetterQueueArn',
@@ -318,6 +330,11 @@ describe('ServiceStack with defaults', () => {
     expect(outputs.SyncDeadLetterQueueUrl?.Value).toEqual({ Ref: idOf(stack, stack.syncs.deadLetterQueue) });
     expect(outputs.SyncDeadLetterQueueArn?.Value).toEqual({ 'Fn::GetAtt': [idOf(stack, stack.syncs.deadLetterQueue), 'Arn'] });
     expect(outputs.SyncWorkerFunctionName?.Value).toEqual({ Ref: idOf(stack, stack.syncs.worker.function) });
+    expect(outputs.AuditStreamQueueUrl?.Value).toEqual({ Ref: idOf(stack, stack.auditStreams.queue) });
+    expect(outputs.AuditStreamDeadLetterQueueArn?.Value).toEqual({
+      'Fn::GetAtt': [idOf(stack, stack.auditStreams.deadLetterQueue), 'Arn'],
+    });
+    expect(outputs.AuditStreamWorkerFunctionName?.Value).toEqual({ Ref: idOf(stack, stack.auditStreams.worker.function) });
     expect(JSON.stringify(outputs.DashboardUrl?.Value)).toContain(`{"Ref":"${idOf(stack, stack.monitoring.dashboard.dashboard)}"}`);
   });
 

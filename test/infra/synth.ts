@@ -22,8 +22,18 @@ export type Statement = { Effect: string; Action: string[]; Resource: unknown; C
 
 export const GROUPS = Object.keys(ROUTE_GROUPS) as RouteGroup[];
 export const PIPELINE = Object.keys(PIPELINE_FUNCTIONS) as PipelineFunction[];
-export type FunctionName = RouteGroup | PipelineFunction | 'rotation' | 'secret-purger' | 'sync-worker' | 'audit-digester';
-/** Every function: the route groups, the webhook pipeline, the rotation runner (`rotation`), the secret purger, the sync worker, the audit digester. */
+export type FunctionName =
+  | RouteGroup
+  | PipelineFunction
+  | 'rotation'
+  | 'secret-purger'
+  | 'sync-worker'
+  | 'audit-digester'
+  | 'audit-stream-worker';
+/**
+ * Every function: the route groups, the webhook pipeline, the rotation runner (`rotation`), the secret purger, the sync
+ * worker, the audit digester, the audit stream worker.
+ */
 export const FUNCTION_NAMES: readonly FunctionName[] = [
   ...GROUPS,
   ...PIPELINE,
@@ -31,6 +41,7 @@ export const FUNCTION_NAMES: readonly FunctionName[] = [
   'secret-purger',
   'sync-worker',
   'audit-digester',
+  'audit-stream-worker',
 ];
 
 /** Settings the local stack needs and the deployed stack must never set (STYLE.md, shared/platform/config.ts). */
@@ -65,7 +76,7 @@ export function synth(outdir: string, props: ServiceStackProps = {}, context: Re
   return { app, stack, template: Template.fromStack(stack) };
 }
 
-/** Every function of the stack by its name: the route groups, the webhook pipeline, the rotation runner, the purger, the sync worker, the digester. */
+/** Every function of the stack by its name: the route groups, the pipeline, the rotation runner, the purger, the workers, the digester. */
 export function functionsOf(stack: ServiceStack): Record<FunctionName, ServiceFunction> {
   return {
     ...stack.api.functions,
@@ -74,6 +85,7 @@ export function functionsOf(stack: ServiceStack): Record<FunctionName, ServiceFu
     'secret-purger': stack.purge.purger,
     'sync-worker': stack.syncs.worker,
     'audit-digester': stack.auditDigests.digester,
+    'audit-stream-worker': stack.auditStreams.worker,
   };
 }
 

@@ -104,6 +104,7 @@ const AUDIT_WRITERS: FunctionName[] = [
   'rotation',
   'sync-worker',
   'audit-digester',
+  'audit-stream-worker',
 ];
 /** The functions that create credential items: access keys (their tokens) and logins (theirs). */
 const CREDENTIAL_CREATORS: FunctionName[] = ['access-keys', 'auth'];
@@ -347,6 +348,18 @@ const NEEDS: Record<FunctionName, TableRequest[]> = (() => {
       query('GSI2', GSI.allWorkspaces),
       request('Query', PK.audit),
       request('PutItem', keys.auditDigest(WS, '2026-01-01T00:00:00.000Z').PK),
+    ],
+    // The audit stream worker (shared/audit-streams/delivery/stream-health.ts): the stream read, its delivery health
+    // written (a delivery, a failure), and a disabling: status, updatedAt and revision with its system audit entry.
+    'audit-stream-worker': [
+      request('GetItem', PK.workspace),
+      { action: 'UpdateItem', leadingKeys: [PK.workspace], attributes: ['PK', 'SK', 'lastDeliveredAt', 'failingSince', 'lastError'] },
+      {
+        action: 'UpdateItem',
+        leadingKeys: [PK.workspace],
+        attributes: ['PK', 'SK', 'status', 'lastError', 'updatedAt', 'revision', 'failingSince'],
+      },
+      request('PutItem', PK.audit),
     ],
   };
 })();

@@ -52,8 +52,8 @@ describe('delivery queue', () => {
   it('encrypts every queue at rest and refuses any request that is not over TLS', () => {
     const queues = template.findResources('AWS::SQS::Queue');
     // The delivery queue, its dead-letter queue and the stream failure queue; the rotation queue and its dead-letter
-    // queue; the sync queue and its dead-letter queue.
-    expect(Object.keys(queues)).toHaveLength(7);
+    // queue; the sync queue and its dead-letter queue; the audit stream queue and its dead-letter queue.
+    expect(Object.keys(queues)).toHaveLength(9);
     for (const [queueId, queue] of Object.entries(queues) as [string, Resource][]) {
       expect(queue.Properties.SqsManagedSseEnabled ?? queue.Properties.KmsMasterKeyId).toBeTruthy();
       const policies = (Object.values(template.findResources('AWS::SQS::QueuePolicy')) as Resource[]).filter((policy) =>
@@ -107,11 +107,33 @@ describe('delivery worker', () => {
     });
   });
 
-  it('has exactly the two event source mappings of the pipeline, besides the rotation runner’s and the sync worker’s', () => {
+  it('has exactly the two event source mappings of the pipeline, besides the rotation runner’s and the two workers’', () => {
     const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
-    const others = [idOf(stack, stack.rotation.runner.function), idOf(stack, stack.syncs.worker.function)];
+    const others = [stack.rotation.runner, stack.syncs.worker, stack.auditStreams.worker].map((fn) => idOf(stack, fn.function));
     expect(mappings.filter((mapping) => !others.includes(mapping.Properties.FunctionName.Ref))).toHaveLength(2);
-    expect(mappings).toHaveLength(4);
+    expect(mappings).toHaveLength(5);
+  });
+
+  it('feeds the audit stream worker from its queue, 10 messages at a time, at most 5 at once, reporting failed messages', () => {
+    const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')) as Resource[];
+    const worker = mappings.filter((mapping) => mapping.Properties.FunctionName.Ref === idOf(stack, stack.auditStreams.worker.function));
+    expect(worker).toHaveLength(1);
+    expect(worker[0]!.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [idOf(stack, stack.auditStreams.queue), 'Arn'] },
+      BatchSize: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 5 },
+    });
+    // Six times the worker's 60 s, and a dead-letter queue after 5 receives, kept 14 days.
+    const queues = template.findResources('AWS::SQS::Queue');
+    expect((queues[idOf(stack, stack.auditStreams.queue)] as Resource).Properties).toMatchObject({
+      VisibilityTimeout: 360,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [idOf(stack, stack.auditStreams.deadLetterQueue), 'Arn'] },
+        maxReceiveCount: 5,
+      },
+    });
+    expect((queues[idOf(stack, stack.auditStreams.deadLetterQueue)] as Resource).Properties.MessageRetentionPeriod).toBe(14 * 86_400);
   });
 
   it('feeds the sync worker from the sync queue, 5 messages at a time, at most 5 at once, reporting failed messages', () => {

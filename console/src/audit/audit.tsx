@@ -54,6 +54,7 @@ const ACTION_SET = {
   'audit_stream.create': 1,
   'audit_stream.update': 1,
   'audit_stream.delete': 1,
+  'audit_stream.test': 1,
 } satisfies Record<AuditAction, 1>;
 const ACTIONS = Object.keys(ACTION_SET).sort() as AuditAction[];
 

@@ -33,6 +33,8 @@ export interface StreamDeliveryDeps {
   timeScale: number;
   /** Counts a stream the delivery disabled (an alarm's metric). */
   onDisabled?: () => void;
+  /** Counts a batch a receiver did not take (an alarm's metric). */
+  onFailed?: () => void;
 }
 
 /** An entry with the attempt of the message that brought it (entries of several attempts can meet in one batch). */
@@ -67,6 +69,7 @@ export function makeStreamDelivery(deps: StreamDeliveryDeps) {
       const result = await deps.send(streamRequest(opened, batch.entries, clock.now()));
       if (result.ok) continue;
       failure = result;
+      deps.onFailed?.();
       const fields = { workspaceId, streamId, entries: batch.entries.length, statusCode: result.statusCode };
       log.warn('audit stream batch failed', { ...fields, reason: safeReason(result.reason) });
       const again = batch.entries.map((entry) => ({ entry, attempt: attempts.get(entry.id)! }));

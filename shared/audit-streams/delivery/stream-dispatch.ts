@@ -16,15 +16,19 @@ export const ROUTING_TTL_MS = 30_000;
 /** The most workspaces a container remembers the streams of (the oldest read is forgotten first). */
 const ROUTING_CAPACITY = 10_000;
 
-/** The active streams of a workspace, as a container last read them. */
+/**
+ * The active streams of a workspace, as a container last read them; `fresh` reads them again (consistently) whatever
+ * the container knows: the dispatch asks it when a batch holds a stream's own create or change, so a new or enabled
+ * stream gets the entries that follow it rather than only those after the next half-minute.
+ */
 export function makeStreamRouting(reader: Pick<AuditStreamReader, 'listAuditStreamsOfWorkspace'>, clock: Clock) {
   const known = new Map<string, { at: number; streams: Promise<string[]> }>();
-  return async (workspaceId: string): Promise<string[]> => {
+  return async (workspaceId: string, fresh = false): Promise<string[]> => {
     const now = clock.now();
     const seen = known.get(workspaceId);
-    if (seen && now - seen.at < ROUTING_TTL_MS) return seen.streams;
+    if (seen && !fresh && now - seen.at < ROUTING_TTL_MS) return seen.streams;
     const streams = reader
-      .listAuditStreamsOfWorkspace(workspaceId)
+      .listAuditStreamsOfWorkspace(workspaceId, fresh)
       .then((all) => all.filter((stream) => stream.status === 'active').map((stream) => stream.id));
     known.delete(workspaceId);
     known.set(workspaceId, { at: now, streams });
@@ -55,13 +59,17 @@ function byWorkspace(batch: readonly (readonly StreamedAuditEntry[])[]) {
  * entry twice (at least once; each has its `id` to drop a repeat by).
  */
 export function makeStreamDispatch(deps: {
-  streamsOf: (workspaceId: string) => Promise<string[]>;
+  streamsOf: (workspaceId: string, fresh: boolean) => Promise<string[]>;
   queue: StreamQueue;
   /** Told of a workspace whose entries could not be queued (its id and the error's name: never an entry). */
   warn: (message: string, context: Record<string, unknown>) => void;
 }) {
   async function dispatchWorkspace(workspaceId: string, entries: StreamedAuditEntry[]): Promise<boolean> {
-    const streams = await deps.streamsOf(workspaceId);
+    // A stream made, changed or deleted in this batch: its workspace's streams read again, before its next entries.
+    const streams = await deps.streamsOf(
+      workspaceId,
+      entries.some((entry) => entry.action.startsWith('audit_stream.')),
+    );
     if (streams.length === 0) return true;
     const messages: StreamMessage[] = streams.flatMap((streamId) => streamMessages(workspaceId, streamId, entries));
     return (await deps.queue.enqueueAll(messages)).length === 0;

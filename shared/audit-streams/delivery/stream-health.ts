@@ -27,7 +27,7 @@ export const HEALTH_WRITE_EVERY_MS = 60_000;
 const MAX_REASON = 200;
 
 /** What one delivery to a stream came to. */
-export type DeliveryResult = { ok: true } | { ok: false; statusCode: number | null; reason: string };
+export type DeliveryResult = { ok: true; statusCode?: number } | { ok: false; statusCode: number | null; reason: string };
 
 /** What an outcome changes on the stream's item. */
 export type HealthChange =

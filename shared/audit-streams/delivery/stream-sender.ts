@@ -28,7 +28,8 @@ export function guardedStreamSender(allowPrivateCidrs: string | undefined, trans
     const result = await transport(request.url, { allow, method: 'POST', headers: request.headers, body: request.body, ...limits });
     if (result.kind === 'answered') {
       const ok = result.statusCode >= 200 && result.statusCode < 300;
-      return ok ? { ok: true } : { ok: false, statusCode: result.statusCode, reason: `the receiver answered ${result.statusCode}` };
+      if (ok) return { ok: true, statusCode: result.statusCode };
+      return { ok: false, statusCode: result.statusCode, reason: `the receiver answered ${result.statusCode}` };
     }
     // Refused: the guard said no to the url's address; failed: DNS, connection, TLS, the deadline.
     const reason = result.kind === 'refused' ? `refused by the SSRF guard: ${result.reason}` : result.reason;

@@ -37,6 +37,8 @@ export interface StreamWorkerParts {
   transport?: GuardedTransport;
   /** Counts a stream the delivery disabled. */
   onDisabled?: () => void;
+  /** Counts a batch a receiver did not take. */
+  onFailed?: () => void;
 }
 
 /** The worker's SQS handler over the table, the queue and the guarded sender. */
@@ -51,6 +53,7 @@ export function streamWorkerOf(parts: StreamWorkerParts) {
     log: parts.log,
     timeScale: parts.timeScale,
     ...(parts.onDisabled && { onDisabled: parts.onDisabled }),
+    ...(parts.onFailed && { onFailed: parts.onFailed }),
   });
 }
 

@@ -1,8 +1,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthChange, makeStreamHealthStore } from '../../../shared/audit-streams/delivery/stream-health.ts';
 import { keys } from '../../../shared/platform/store/keys.ts';
 import { call, localStore, newWorkspace } from '../../support/api.ts';
+import type { HttpsReceiver } from '../../support/https-receiver.ts';
+import { startReceiver, waitFor } from '../../support/webhooks.ts';
 
 /**
  * The audit stream worker's health writes against DynamoDB Local (decisions.md v1.4, "Audit streams and tamper
@@ -15,19 +17,33 @@ const { doc, tableName } = localStore();
 const health = makeStreamHealthStore({ doc, tableName });
 const failure = { ok: false, statusCode: 500, reason: 'the receiver answered 500' } as const;
 let ws: Awaited<ReturnType<typeof newWorkspace>>;
+let receiver: HttpsReceiver;
 
 const storedItem = async (id: string) =>
   (await doc.send(new GetCommand({ TableName: tableName, Key: keys.auditStream(ws.workspaceId, id), ConsistentRead: true }))).Item!;
 
-/** A datadog stream made through the API (no url, so no receiver is needed). */
+/**
+ * An https stream made through the API, pointed at a receiver that takes everything. The stack's own worker delivers
+ * the stream's entries (its creation, a PATCH) too: `settled` waits until it has, so its writes come before the test's.
+ */
 async function newStream(): Promise<string> {
-  const made = await call('POST', '/api/v1/audit-streams', {
-    token: ws.apiKey,
-    body: { type: 'datadog', site: 'datadoghq.eu', apiKey: '0123456789abcdef0123456789abcdef' },
-  });
+  const made = await call('POST', '/api/v1/audit-streams', { token: ws.apiKey, body: { type: 'https', url: `${receiver.origin}/in` } });
   expect(made.status).toBe(201);
-  return (made.body.data as { id: string }).id;
+  const id = (made.body.data as { id: string }).id;
+  await settled(id);
+  return id;
 }
+
+/** Waits until the stack's worker has delivered the stream's latest entry (delivered, no error left). */
+const settled = (id: string) =>
+  waitFor(
+    async () => {
+      const stream = (await call('GET', `/api/v1/audit-streams/${id}`, { token: ws.apiKey })).body.data;
+      return stream.lastDeliveredAt !== null && stream.lastError === null;
+    },
+    30_000,
+    'the worker to deliver the stream entry',
+  );
 
 /** What the worker writes for `result` at `now` on the stream as it is stored now. */
 async function outcome(id: string, result: Parameters<typeof healthChange>[1], now: number) {
@@ -38,7 +54,9 @@ async function outcome(id: string, result: Parameters<typeof healthChange>[1], n
 
 beforeAll(async () => {
   ws = await newWorkspace();
+  receiver = await startReceiver();
 });
+afterAll(() => receiver.close());
 
 describe('audit stream health (DynamoDB Local)', () => {
   it('keeps the window across failures, clears it on a success, and answers it read-only', async () => {
@@ -77,6 +95,7 @@ describe('audit stream health (DynamoDB Local)', () => {
     const second = await health.record(ws.workspaceId, id, healthChange({ ...stale, status: 'active' }, failure, t0 + 1, 1)!);
     const disabled = await storedItem(id);
     const enabled = await call('PATCH', `/api/v1/audit-streams/${id}`, { token: ws.apiKey, body: { status: 'active' } });
+    await settled(id);
     await outcome(id, failure, t0 + 2000);
 
     // Assess

@@ -48,14 +48,43 @@ describe('the routing of audit entries to streams', () => {
     expect(after).toEqual(['as_1']);
     expect(reads).toEqual(['ws_1', 'ws_1', 'ws_1']);
   });
+
+  it('reads again, consistently, when asked for fresh streams within the half-minute, and keeps what it read', async () => {
+    // Prepare: a workspace read without streams
+    const reads: { workspaceId: string; consistent: boolean | undefined }[] = [];
+    let streams: AuditStreamRecord[] = [];
+    const routing = makeStreamRouting(
+      {
+        listAuditStreamsOfWorkspace: async (workspaceId, consistent) => {
+          reads.push({ workspaceId, consistent });
+          return streams;
+        },
+      },
+      { now: () => 0 },
+    );
+    expect(await routing('ws_1')).toEqual([]);
+    // Act: a stream made meanwhile
+    streams = [stream('as_new')];
+    const cached = await routing('ws_1');
+    const fresh = await routing('ws_1', true);
+    const after = await routing('ws_1');
+    // Assess
+    expect([cached, fresh, after]).toEqual([[], ['as_new'], ['as_new']]);
+    expect(reads).toEqual([
+      { workspaceId: 'ws_1', consistent: false },
+      { workspaceId: 'ws_1', consistent: true },
+    ]);
+  });
 });
 
 describe('the dispatch of a stream batch', () => {
   function dispatchWith(streams: Record<string, string[] | Error>, refuse = false) {
     const queued: StreamMessage[] = [];
     const warned: unknown[] = [];
+    const freshReads: string[] = [];
     const dispatch = makeStreamDispatch({
-      streamsOf: async (workspaceId) => {
+      streamsOf: async (workspaceId, fresh) => {
+        if (fresh) freshReads.push(workspaceId);
         const found = streams[workspaceId] ?? [];
         if (found instanceof Error) throw found;
         return found;
@@ -68,7 +97,7 @@ describe('the dispatch of a stream batch', () => {
       },
       warn: (_message, context) => warned.push(context),
     });
-    return { dispatch, queued, warned };
+    return { dispatch, queued, warned, freshReads };
   }
 
   it('queues every entry for each active stream of its workspace, nothing for a workspace without streams', async () => {
@@ -82,6 +111,17 @@ describe('the dispatch of a stream batch', () => {
       ['as_1', ['sec_1', 'sec_2'], 1],
       ['as_2', ['sec_1', 'sec_2'], 1],
     ]);
+  });
+
+  it("asks for a workspace's streams fresh when its entries hold an audit stream's create, change or delete", async () => {
+    // Prepare
+    const { dispatch, queued, freshReads } = dispatchWith({ ws_1: ['as_1'], ws_2: ['as_2'] });
+    const made: StreamedAuditEntry = { ...entry(1), action: 'audit_stream.create' };
+    // Act
+    await dispatch([[made, entry(2)], [entry(3, 'ws_2')]]);
+    // Assess: ws_1 read fresh (its stream's own entry delivered with it), ws_2 from the cache
+    expect(freshReads).toEqual(['ws_1']);
+    expect(queued.find((m) => m.streamId === 'as_1')?.entries.map((e) => e.action)).toEqual(['audit_stream.create', entry(2).action]);
   });
 
   it('answers the first record of a workspace whose entries SQS refused or whose streams could not be read, and says which', async () => {

@@ -2,6 +2,8 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
 import { AUDIT_FIELDS } from '../../../shared/audit/audit-store.ts';
+import { auditEntryAnswer } from '../../../shared/audit/audit-answers.ts';
+import { buildAnswer } from '../../../shared/platform/http/build-answer.ts';
 import { splunkEventUrl, streamBody, streamRequest, type OpenedStream } from '../../../shared/audit-streams/delivery/stream-formats.ts';
 import { RESERVED_HEADERS } from '../../../shared/audit-streams/stream-schemas.ts';
 
@@ -74,6 +76,10 @@ describe('audit stream formats: https', () => {
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('');
     for (const line of lines.slice(0, 2)) expect(Object.keys(JSON.parse(line))).toEqual([...AUDIT_FIELDS]);
+    // The very answer of GET /api/v1/audit, built through its schema, for an entry with fields the API never answers.
+    const stored = { ...ENTRIES[0]!, accountId: 'acc_1', packed: 'x' } as AuditEntry;
+    expect(JSON.parse(streamBody('https', [stored]).trim())).toEqual(buildAnswer(auditEntryAnswer(), stored));
+    expect(Object.keys(auditEntryAnswer().shape)).toEqual([...AUDIT_FIELDS]);
   });
 
   it('never lets a stream header named as ours (in any case) replace ours or be sent twice', () => {

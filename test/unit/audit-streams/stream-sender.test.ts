@@ -34,7 +34,7 @@ describe('audit stream sender', () => {
   });
 
   it.each([200, 202, 204, 299])('%i delivers', async (status) => {
-    expect(await sender(answered(status)).send(request)).toEqual({ ok: true });
+    expect(await sender(answered(status)).send(request)).toEqual({ ok: true, statusCode: status });
   });
 
   it.each([199, 301, 400, 413, 500, 503])('%i fails with its status', async (status) => {

@@ -1,5 +1,6 @@
 import { roleAuthority } from '../../../shared/access/permissions.ts';
 import type { AuditEntry } from '../../../shared/audit/audit-store.ts';
+import type { DeliveryResult } from '../../../shared/audit-streams/delivery/stream-health.ts';
 import type { AuditStreamRecord } from '../../../shared/audit-streams/stream-records.ts';
 import { makeAuditStreamService } from '../../../shared/audit-streams/stream-service.ts';
 import { MAX_AUDIT_STREAMS, type StreamChanges } from '../../../shared/audit-streams/stream-store.ts';
@@ -29,7 +30,7 @@ export const HTTPS = {
 export const SPLUNK = { type: 'splunk-hec' as const, url: 'https://splunk.example:8088/services/collector', token: SPLUNK_TOKEN };
 export const DATADOG = { type: 'datadog' as const, site: 'datadoghq.eu' as const, apiKey: DATADOG_KEY };
 
-export function auditStreams(options: { urlVerdict?: { ok: true } | { ok: false; reason: string } } = {}) {
+export function auditStreams(options: { urlVerdict?: { ok: true } | { ok: false; reason: string }; testResult?: DeliveryResult } = {}) {
   const stored = new Map<string, AuditStreamRecord & { workspaceId: string }>();
   const audits: AuditEntry[] = [];
   const checkedUrls: string[] = [];
@@ -37,6 +38,8 @@ export function auditStreams(options: { urlVerdict?: { ok: true } | { ok: false;
   const cipher = fakeCipher();
   /** Bumps a stream's revision between a PATCH's read and its write (another PATCH slips in). */
   const race = { bumpOnUpdate: false };
+  /** The test sends asked, and whether each one's entry was audited before it. */
+  const tests: { workspaceId: string; streamId: string; entryId: string; auditedBefore: boolean }[] = [];
   const own = (ws: string, id: string) => (stored.get(id)?.workspaceId === ws ? stored.get(id) : undefined);
   const store = {
     getAuditStream: async (ws: string, id: string) => {
@@ -71,6 +74,9 @@ export function auditStreams(options: { urlVerdict?: { ok: true } | { ok: false;
       stored.delete(id);
       audits.push(audit);
     },
+    putStreamTestAudit: async (_ws: string, audit: AuditEntry) => {
+      audits.push(audit);
+    },
   };
   const service = makeAuditStreamService({
     store,
@@ -80,6 +86,11 @@ export function auditStreams(options: { urlVerdict?: { ok: true } | { ok: false;
       checkedUrls.push(url);
       return options.urlVerdict ?? { ok: true };
     },
+    sendTest: async (workspaceId, stream, entry) => {
+      // The entry must be durable before it leaves: recorded already when the send is asked.
+      tests.push({ workspaceId, streamId: stream.id, entryId: entry.id, auditedBefore: audits.some((audit) => audit.id === entry.id) });
+      return options.testResult ?? { ok: true, statusCode: 204 };
+    },
   });
-  return { service, stored, audits, checkedUrls, cipher, clock, race };
+  return { service, stored, audits, checkedUrls, cipher, clock, race, tests };
 }
