@@ -9,7 +9,7 @@ import {
   type CredentialFlags,
   type NewStream,
 } from './cli-audit-stream-flags.js';
-import { connectionOptions, resolveApi, type Connection } from './cli-context.js';
+import { connectionOptions, EXIT, resolveApi, type Connection } from './cli-context.js';
 import { printFields, printJson, printTable } from './cli-output.js';
 import { unwrap } from './client.js';
 
@@ -143,11 +143,37 @@ function registerDelete(group: Command, connection: () => Connection): void {
     });
 }
 
-/** `secrets audit-streams create|list|show|update|delete` (decisions.md v1.4, "Audit streams and tamper evidence"): for admins. */
+function registerTest(group: Command, connection: () => Connection): void {
+  connectionOptions(
+    group
+      .command('test')
+      .description('send one audit entry (the audit_stream.test entry it writes) to a stream now and print what its receiver answered')
+      .argument('<id>'),
+  )
+    .option('--json', 'the answer as JSON ({delivered, statusCode, error})')
+    .addHelpText('after', '\nExit status 1 when the receiver did not take it.\n\nExample: secrets audit-streams test as_…')
+    .action(async (id: string, flags: { json?: boolean }) => {
+      const c = resolveApi(connection());
+      const answer = unwrap(await c.client.api.POST('/api/v1/audit-streams/{id}/test', { params: { path: { id } } }));
+      if (flags.json) printJson(answer);
+      else
+        printFields([
+          ['delivered', answer.delivered ? 'yes' : 'no'],
+          ['status code', answer.statusCode === null ? '-' : String(answer.statusCode)],
+          ['error', answer.error ?? '-'],
+        ]);
+      // A script checks the exit status: a receiver that refused the entry is a failure, whatever the API answered.
+      if (!answer.delivered) process.exitCode = EXIT.failed;
+    });
+}
+
+/** `secrets audit-streams create|list|show|update|delete|test` (decisions.md v1.4, "Audit streams and tamper evidence"): for admins. */
 export function registerAuditStreams(cli: Command, connection: () => Connection): void {
   const group = cli
     .command('audit-streams')
-    .description("stream the workspace's audit entries to an https receiver, Splunk HEC or Datadog: create, list, show, update, delete")
+    .description(
+      "stream the workspace's audit entries to an https receiver, Splunk HEC or Datadog: create, list, show, update, delete, test",
+    )
     .addHelpText(
       'after',
       [
@@ -155,10 +181,12 @@ export function registerAuditStreams(cli: Command, connection: () => Connection)
         '\nExamples: SECRET=$(secrets audit-streams create --type https --url https://siem.example/in)',
         '          secrets audit-streams list',
         '          secrets audit-streams update as_… --disable',
+        '          secrets audit-streams test as_…',
       ].join('\n'),
     );
   registerCreate(group, connection);
   registerReads(group, connection);
   registerUpdate(group, connection);
   registerDelete(group, connection);
+  registerTest(group, connection);
 }

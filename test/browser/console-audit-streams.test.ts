@@ -8,9 +8,9 @@ import { waitFor } from '../support/webhooks.ts';
 
 /**
  * Audit streams in the console (decisions.md v1.4, "Audit streams and tamper evidence"): an admin makes an https
- * stream pointed at a receiver the local stack trusts, sees its signing secret once, disables and enables it, changes
- * its headers and deletes it after a confirmation. A developer sees no Audit streams at all. Credentials are compared
- * as booleans, so a failing assertion never prints one.
+ * stream pointed at a receiver the local stack trusts, sees its signing secret once, disables and enables it, sends it
+ * a test entry, changes its headers and deletes it after a confirmation. A developer sees no Audit streams at all.
+ * Credentials are compared as booleans, so a failing assertion never prints one.
  */
 
 const HEADER_VALUE = 'Bearer ConsoleStreamHeader0123456789';
@@ -90,6 +90,24 @@ describe('audit streams in the console', () => {
     await page.getByRole('button', { name: 'Enable' }).click();
     await statusShows(page, 'active');
     expect((await streams())[0].status).toBe('active');
+
+    // Act: Send test, the receiver answering 200
+    await page.getByRole('button', { name: 'Send test' }).click();
+    // Assess: delivered, the entry signed at the receiver with the header the stream keeps
+    await page.getByRole('status').filter({ hasText: 'Delivered (200).' }).waitFor();
+    const received = receiver.requests.filter((request) => request.path === '/audit');
+    expect(received.some((request) => request.body.includes('audit_stream.test'))).toBe(true);
+    expect(
+      received.every((request) => request.headers.authorization === HEADER_VALUE),
+      'the stream sent its header',
+    ).toBe(true);
+    expect(received.every((request) => /^t=\d+,v1=[0-9a-f]{64}/.test(String(request.headers['service-signature'])))).toBe(true);
+
+    // Act + Assess: the receiver refusing, the test says so with its status
+    receiver.respond({ status: 503 });
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await page.getByRole('status').filter({ hasText: 'Not delivered (503)' }).waitFor();
+    receiver.respond({});
 
     // Act: every header removed through the settings
     const settings = page.getByRole('form', { name: 'Stream settings' });

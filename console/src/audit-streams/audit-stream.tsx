@@ -7,12 +7,13 @@ import { ConfirmDialog, ErrorBox, Loading, Time, useAction } from '../ui/compone
 import { useLoaded } from '../ui/loaded.ts';
 import { useTitle } from '../ui/title.ts';
 import { StreamSettings } from './stream-settings.tsx';
+import { SendTest } from './stream-test.tsx';
 import { LastError, StreamDestination, STREAMS_PATH, StreamStatus, type StreamItem } from './stream-parts.tsx';
 
 /**
  * `/console/audit-streams/{id}`: one audit stream (another workspace's is NOT_FOUND), its receiver, status and last
- * delivery, and what an admin does with it: disable or enable it, change its url or credentials, delete it
- * (decisions.md v1.4, "Audit streams and tamper evidence").
+ * delivery, and what an admin does with it: disable or enable it, send it a test entry, change its url or
+ * credentials, delete it (decisions.md v1.4, "Audit streams and tamper evidence").
  */
 export function AuditStream() {
   const { client } = useSession();
@@ -42,7 +43,7 @@ export function AuditStream() {
   );
 }
 
-/** Disable or enable (`status`), and delete after a confirmation. */
+/** Disable or enable (`status`), send a test entry, and delete after a confirmation. */
 function StreamActions({ stream, onChanged }: { stream: StreamItem; onChanged: () => void }) {
   const { client } = useSession();
   const { route } = useLocation();
@@ -64,6 +65,7 @@ function StreamActions({ stream, onChanged }: { stream: StreamItem; onChanged: (
       <button type="button" onClick={() => void setStatus(active ? 'disabled' : 'active')} disabled={action.busy}>
         {active ? 'Disable' : 'Enable'}
       </button>
+      <SendTest stream={stream} onSent={onChanged} />
       <button type="button" class="danger" onClick={() => setDeleting(true)} disabled={action.busy}>
         Delete
       </button>

@@ -31,7 +31,9 @@ describe('the secrets CLI: audit streams', () => {
   const printed = (run: { stdout: string; stderr: string }) => run.stdout + run.stderr;
   const leaks = (text: string) => [HEADER, TOKEN, API_KEY].some((credential) => text.includes(credential));
 
-  it('creates a stream of each type, lists, disables and deletes them, and never prints a credential', { timeout: 60_000 }, async () => {
+  it('creates a stream of each type, tests, lists, disables and deletes them, and never prints a credential', {
+    timeout: 60_000,
+  }, async () => {
     // Act: one stream of each type, credentials from the environment and stdin
     const https = await secrets(
       ['create', '--type', 'https', '--url', 'https://127.0.0.1:9/audit', '--header-env', 'Authorization=SIEM'],
@@ -50,6 +52,11 @@ describe('the secrets CLI: audit streams', () => {
     const listed = cliJson(await secrets(['list', '--json']));
     expect(listed.map((s: { type: string }) => s.type).sort()).toEqual(['datadog', 'https', 'splunk-hec']);
 
+    // Act + Assess: a test entry sent to a url nothing listens at is not delivered: exit 1, and why
+    const tested = await secrets(['test', splunk.stdout.trim()]);
+    expect(tested.code, tested.stderr).toBe(1);
+    expect(tested.stdout).toMatch(/delivered:\s+no/);
+
     // Act: disable one, show it, delete it
     const id = splunk.stdout.trim();
     const disabled = await secrets(['update', id, '--disable']);
@@ -61,7 +68,7 @@ describe('the secrets CLI: audit streams', () => {
     const table = await secrets(['list']);
     expect(table.stdout).toContain('datadog:datadoghq.eu');
     expect(table.stdout).not.toContain(id);
-    const all = [https, splunk, datadog, disabled, shown, deleted, table].map(printed).join('');
+    const all = [https, splunk, datadog, tested, disabled, shown, deleted, table].map(printed).join('');
     expect(leaks(all), 'a credential was printed').toBe(false);
   });
 

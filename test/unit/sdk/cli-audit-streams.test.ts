@@ -166,4 +166,26 @@ describe('the secrets CLI: audit streams', () => {
     expect(stderr.join('')).toContain('as_2: deleted');
     expect(api.requests[0]!.query).toBe('?limit=200');
   });
+
+  it('test prints what the receiver answered, and exits 1 when it did not take the entry', async () => {
+    // Prepare
+    let delivered = true;
+    answer = (r) =>
+      r.method === 'POST' && r.path === '/api/v1/audit-streams/as_1/test'
+        ? ok(delivered ? { delivered, statusCode: 200, error: null } : { delivered, statusCode: 503, error: 'the receiver answered 503' })
+        : undefined;
+    // Act
+    await secrets('test', 'as_1');
+    const first = process.exitCode ?? 0;
+    delivered = false;
+    await secrets('test', 'as_1', '--json');
+    // Assess
+    expect(sent()).toEqual([
+      ['POST', '/api/v1/audit-streams/as_1/test', undefined],
+      ['POST', '/api/v1/audit-streams/as_1/test', undefined],
+    ]);
+    expect([first, process.exitCode]).toEqual([0, 1]);
+    expect(stdout[0]).toMatch(/delivered:\s+yes\nstatus code:\s+200/);
+    expect(JSON.parse(stdout[1]!)).toEqual({ delivered: false, statusCode: 503, error: 'the receiver answered 503' });
+  });
 });
