@@ -15,6 +15,7 @@ import { loginTable, measureLogin, type LoginResults } from './login.ts';
 import { measureWebhookOperations, webhookOperationsTable, type WebhookOperationResults } from './webhook-operations.ts';
 import { measureRotation, type RotationResults, rotationTable } from './rotation.ts';
 import { measureSyncPush, type SyncPushCost, syncsTable } from './syncs.ts';
+import { type AuditStreamsCost, auditStreamsTable, type DigestsCost, measureAuditStreams } from './audit-streams.ts';
 import { round2 } from './stats.ts';
 import { measureDelivery, measureWebhooks, priceDelivery } from './webhooks.ts';
 import { priceWorkload, workloadTable } from './workload.ts';
@@ -30,7 +31,8 @@ import { priceWorkload, workloadTable } from './workload.ts';
  * (bench/login.ts), `BENCH_ONLY=webhook-ops` what test events, recoveries and statistics cost (bench/webhook-operations.ts),
  * `BENCH_ONLY=delivery` what a webhook delivery costs at 10 endpoints an event and at one (bench/webhooks.ts),
  * `BENCH_ONLY=rotation` what one rotation costs with and without a function (bench/rotation.ts), `BENCH_ONLY=syncs`
- * what one sync push costs (bench/syncs.ts), `BENCH_ONLY=calls` every operation's calls, latency and price without the
+ * what one sync push costs (bench/syncs.ts), `BENCH_ONLY=audit-streams` what audit streams and digests cost
+ * (bench/audit-streams.ts), `BENCH_ONLY=calls` every operation's calls, latency and price without the
  * CPU measurement (about 2 minutes: the quick check of a change to what an operation reads or writes),
  * `BENCH_ONLY=aws` the AWS API's GetSecretValue and BatchGetSecretValue beside the REST reveal by path and the
  * environment load they match (bench/aws-api.ts): their calls, timings, CPU against the floor (bench/cpu.ts) and
@@ -45,8 +47,10 @@ const AWS_ONLY = process.env.BENCH_ONLY === 'aws';
 const ROTATION_ONLY = process.env.BENCH_ONLY === 'rotation';
 const SYNCS_ONLY = process.env.BENCH_ONLY === 'syncs';
 const CALLS_ONLY = process.env.BENCH_ONLY === 'calls';
+const STREAMS_ONLY = process.env.BENCH_ONLY === 'audit-streams';
 const EFFORT = benchEffort();
-const PART_ONLY = SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY || AWS_ONLY || ROTATION_ONLY || SYNCS_ONLY || CALLS_ONLY;
+const PART_ONLY =
+  SCOPE_ONLY || LOGIN_ONLY || OPS_ONLY || DELIVERY_ONLY || AWS_ONLY || ROTATION_ONLY || SYNCS_ONLY || CALLS_ONLY || STREAMS_ONLY;
 
 /**
  * Prints the name of the phase starting now, the time since the bench started, and how long the step before it took
@@ -120,6 +124,13 @@ async function main(): Promise<void> {
       process.stdout.write(`${syncsTable(syncs)}\n${JSON.stringify(syncs, null, 2)}\n`);
       return;
     }
+    if (STREAMS_ONLY) {
+      phase('audit streams and digests…');
+      const streams = await measureAuditStreams({ baseUrl: stack.baseUrl, apiKey: stack.apiKey }, recorder, localDir);
+      if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), ...streams }, null, 2)}\n`);
+      process.stdout.write(`${auditStreamsTable(streams)}\n${JSON.stringify(streams, null, 2)}\n`);
+      return;
+    }
     if (CALLS_ONLY) {
       const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
       phase('calls per operation…');
@@ -178,8 +189,11 @@ async function main(): Promise<void> {
     const rotation = await measureRotation({ ...stack, localDir }, recorder);
     phase('syncs…');
     const syncs = await measureSyncPush({ baseUrl: stack.baseUrl, apiKey: stack.apiKey }, recorder);
+    phase('audit streams and digests…');
+    const { auditStreams, digests } = await measureAuditStreams({ baseUrl: stack.baseUrl, apiKey: stack.apiKey }, recorder, localDir);
     phase('reference workload…');
-    const results = { ...assemble(bundles, calls, load, webhooks, deliveries, cpu, scope), login, webhookOperations, rotation, syncs };
+    const parts = { login, webhookOperations, rotation, syncs, auditStreams, digests };
+    const results = { ...assemble(bundles, calls, load, webhooks, deliveries, cpu, scope), ...parts };
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
     phase('done');
@@ -262,6 +276,8 @@ function table(
     webhookOperations?: WebhookOperationResults;
     rotation?: RotationResults;
     syncs?: SyncPushCost;
+    auditStreams?: AuditStreamsCost;
+    digests?: DigestsCost;
   },
 ): string {
   const rows = operationsTable(results.operations);
@@ -286,6 +302,8 @@ function table(
   if (results.webhookOperations) rows.push('', webhookOperationsTable(results.webhookOperations));
   if (results.rotation) rows.push('', rotationTable(results.rotation));
   if (results.syncs) rows.push('', syncsTable(results.syncs));
+  if (results.auditStreams && results.digests)
+    rows.push('', auditStreamsTable({ auditStreams: results.auditStreams, digests: results.digests }));
   return rows.join('\n');
 }
 
