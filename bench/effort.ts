@@ -15,16 +15,24 @@ export interface Effort {
   sidePairs: number;
   /** The CPU bench's measured requests per round and side, its warm-up, and its rounds (bench/cpu.ts). */
   cpu: { requests: number; warmup: number; rounds: number };
+  /** Failed deliveries a recovery through the stack runs (bench/webhook-operations.ts): its cost is per delivery. */
+  recoveredDeliveries: number;
+  /** Milliseconds of each operation's load test (bench/load.ts); BENCH_LOAD_MS overrides it. */
+  loadMs: number;
 }
 
 /** The default: every figure a budget reads, with samples enough for its median to hold between runs. */
 const DEFAULT: Effort = {
   // A budget figure: kept at the bench's 31 (at 21 a ratio moved by up to ±0.03 between runs).
   importPairs: 31,
-  sidePairs: 9,
+  // No budget reads them: 3 pairs keep their order of magnitude (9 took 90 s more of the bundles phase).
+  sidePairs: 3,
   // Handler and floor alternate every 5 requests within a round, so a round of 200 is as fair as one of 500; more
   // rounds of fewer requests give the median more to choose from.
   cpu: { requests: 200, warmup: 100, rounds: 5 },
+  // Three of the recovery's pages of 100: the per-delivery figures of 1,000 within 2% (the attempts dominate).
+  recoveredDeliveries: 300,
+  loadMs: 2000,
 };
 
 /** `BENCH_THOROUGH=1`: the counts of the bench before issue 52. */
@@ -32,6 +40,8 @@ const THOROUGH: Effort = {
   importPairs: 31,
   sidePairs: 31,
   cpu: { requests: 500, warmup: 200, rounds: 3 },
+  recoveredDeliveries: 1000,
+  loadMs: 3000,
 };
 
 /** The effort this run takes, from `BENCH_THOROUGH`. */

@@ -38,7 +38,7 @@ import { priceWorkload, workloadTable } from './workload.ts';
  * environment load they match (bench/aws-api.ts): their calls, timings, CPU against the floor (bench/cpu.ts) and
  * price, as `operations` of the full run; each printed, and written only to BENCH_OUT if set.
  */
-const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? 3000);
+const LOAD_MS = Number(process.env.BENCH_LOAD_MS ?? benchEffort().loadMs);
 const SCOPE_ONLY = process.env.BENCH_ONLY === 'scope';
 const LOGIN_ONLY = process.env.BENCH_ONLY === 'login';
 const OPS_ONLY = process.env.BENCH_ONLY === 'webhook-ops';
@@ -94,7 +94,7 @@ async function main(): Promise<void> {
   try {
     if (OPS_ONLY) {
       phase('webhook operations…');
-      const webhookOperations = await measureWebhookOperations(stack, recorder);
+      const webhookOperations = await measureWebhookOperations(stack, recorder, EFFORT.recoveredDeliveries);
       if (process.env.BENCH_OUT) writeFileSync(out, `${JSON.stringify({ date: new Date().toISOString(), webhookOperations }, null, 2)}\n`);
       process.stdout.write(`${webhookOperationsTable(webhookOperations)}\n${JSON.stringify(webhookOperations, null, 2)}\n`);
       return;
@@ -175,7 +175,7 @@ async function main(): Promise<void> {
     phase('workload identity…');
     const login = await measureLogin({ ...stack, localDir }, recorder);
     phase('webhook operations…');
-    const webhookOperations = await measureWebhookOperations(stack, recorder);
+    const webhookOperations = await measureWebhookOperations(stack, recorder, EFFORT.recoveredDeliveries);
     phase('rotation…');
     const rotation = await measureRotation({ ...stack, localDir }, recorder);
     phase('syncs…');

@@ -25,8 +25,8 @@ import { perDelivery } from './webhooks.ts';
 
 /**
  * What the webhook operations cost (decisions.md, "Webhook operations"), at AWS billing: a test event (the route and
- * the worker's attempt), a recovery of 1,000 failed deliveries through the local stack (the route, the recovery's
- * steps and the 1,000 attempts), a recovery of 10,000 (the route's answer, and the recovery's own steps run in this
+ * the worker's attempt), a recovery of failed deliveries through the local stack (the route, the recovery's steps
+ * and every attempt; 300 by default, 1,000 with BENCH_THOROUGH=1), a recovery of 10,000 (the route's answer, and the recovery's own steps run in this
  * process with the queue counted, not sent: how long each step takes against the worker's 30 s timeout), and a stats
  * call over 30 days of an endpoint with 10,000 deliveries a day. `BENCH_ONLY=webhook-ops npm run bench` runs this alone.
  */
@@ -68,7 +68,12 @@ async function until(probe: () => boolean, ms: number, what: string): Promise<vo
   }
 }
 
-export async function measureWebhookOperations(stack: OperationsStack, recorder: ReturnType<typeof makeCallRecorder>) {
+export async function measureWebhookOperations(
+  stack: OperationsStack,
+  recorder: ReturnType<typeof makeCallRecorder>,
+  /** Failed deliveries the recovery through the stack runs (bench/effort.ts: 300 by default, 1,000 thorough). */
+  recovered = 1000,
+) {
   const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
   const doc = makeDocumentClient({ endpoint: stack.dynamodbEndpoint });
   const receiver = await startHttpsReceiver({ status: 204 });
@@ -110,9 +115,9 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
       }),
     };
 
-    // A recovery of 1,000 failed deliveries through the stack: the route, its steps and the 1,000 attempts.
-    const thousand = await endpoint('/recover-1k');
-    await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, thousand, 1000, Date.now() - 3_600_000);
+    // A recovery of `recovered` failed deliveries through the stack: the route, its steps (100 a page) and every attempt.
+    const thousand = await endpoint('/recover');
+    await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, thousand, recovered, Date.now() - 3_600_000);
     const since = new Date(Date.now() - 2 * 3_600_000).toISOString();
     let answerMs = 0;
     const before = receiver.requests.length;
@@ -124,23 +129,24 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
           const started = performance.now();
           const answer = await request(api, 'POST', `/api/v1/webhooks/${thousand}/recover`, { since }, 202);
           answerMs = performance.now() - started;
-          if (answer.data.queued !== 1000) throw new Error(`bench: recovery queued ${answer.data.queued}`);
-          await until(() => receiver.requests.length >= before + 1000, 300_000, 'the 1,000 recovered deliveries');
+          if (answer.data.queued !== recovered) throw new Error(`bench: recovery queued ${answer.data.queued}`);
+          await until(() => receiver.requests.length >= before + recovered, 300_000, 'the recovered deliveries');
         },
         1500,
       );
     });
-    const perRecovered = perDelivery(recoveryCalls!, 1000);
-    const sqsEventSource = (2 * workerRun.invocations) / 1000;
-    const recover1k = {
+    const perRecovered = perDelivery(recoveryCalls!, recovered);
+    const sqsEventSource = (2 * workerRun.invocations) / recovered;
+    const recovery = {
+      deliveries: recovered,
       answerMs: round2(answerMs),
       perRecoveredDelivery: {
         ...perRecovered,
-        workerInvocations: round2(workerRun.invocations / 1000),
-        workerBilledMs: round2(workerRun.billedMs / 1000),
+        workerInvocations: round2(workerRun.invocations / recovered),
+        workerBilledMs: round2(workerRun.billedMs / recovered),
         costPerMillionUsd: costPerMillion(
           { ...perRecovered, sqsBilledRequests: perRecovered.sqsBilledRequests + sqsEventSource },
-          { lambdaInvocations: workerRun.invocations / 1000, durationMs: workerRun.billedMs / 1000 },
+          { lambdaInvocations: workerRun.invocations / recovered, durationMs: workerRun.billedMs / recovered },
         ),
       },
     };
@@ -246,14 +252,14 @@ export async function measureWebhookOperations(stack: OperationsStack, recorder:
       costPerMillionUsd: costPerMillion(statsCalls, { apiBytes: 600, lambdaInvocations: 1, durationMs: 20 }),
     };
 
-    return { note: NOTE, testEvent, recover1k, recover10k, stats30d, prices: PRICES.date };
+    return { note: NOTE, testEvent, recovery, recover10k, stats30d, prices: PRICES.date };
   } finally {
     await receiver.close();
   }
 }
 
 const NOTE =
-  "test event: the route and the worker's attempt, warm; recover 1k: the route, the recovery's steps and every attempt, per recovered delivery; recover 10k: the route's answer, and the recovery's steps run in the bench process (queue counted, not sent): steps, the longest against the worker's 30 s timeout, and its own DynamoDB work per delivery (add 0.1 SendMessageBatch and the attempt); stats: a call over 30 days of an endpoint with 10,000 deliveries a day, at its worst (a whole bucket counted one by one at each end)";
+  "test event: the route and the worker's attempt, warm; recovery (300 failed deliveries, 1,000 with BENCH_THOROUGH=1): the route, the recovery's steps and every attempt, per recovered delivery; recover 10k: the route's answer, and the recovery's steps run in the bench process (queue counted, not sent): steps, the longest against the worker's 30 s timeout, and its own DynamoDB work per delivery (add 0.1 SendMessageBatch and the attempt); stats: a call over 30 days of an endpoint with 10,000 deliveries a day, at its worst (a whole bucket counted one by one at each end)";
 
 export type WebhookOperationResults = Awaited<ReturnType<typeof measureWebhookOperations>>;
 
@@ -267,9 +273,9 @@ export function webhookOperationsTable(r: WebhookOperationResults): string {
     '|---|---|---|---|---|---|---|---|',
     row('test event (route + attempt)', r.testEvent, `route p50 ${r.testEvent.routeP50Ms} ms`),
     row(
-      'recovered delivery, of 1,000 (route share + steps + attempt)',
-      r.recover1k.perRecoveredDelivery,
-      `answer ${r.recover1k.answerMs} ms`,
+      `recovered delivery, of ${r.recovery.deliveries} (route share + steps + attempt)`,
+      r.recovery.perRecoveredDelivery,
+      `answer ${r.recovery.answerMs} ms`,
     ),
     row('recover route, 10,000 failed', r.recover10k.route, `answer ${r.recover10k.answerMs} ms, queued ${r.recover10k.queuedAnswered}`),
     row(
