@@ -26,7 +26,7 @@ import { perDelivery } from './webhooks.ts';
 /**
  * What the webhook operations cost (decisions.md, "Webhook operations"), at AWS billing: a test event (the route and
  * the worker's attempt), a recovery of failed deliveries through the local stack (the route, the recovery's steps
- * and every attempt; 300 by default, 1,000 with BENCH_THOROUGH=1), a recovery of 10,000 (the route's answer, and the recovery's own steps run in this
+ * and every attempt; 300 by default, 1,000 with BENCH_THOROUGH=1), a large recovery (5,000; 10,000 thorough: the route's answer, and the recovery's own steps run in this
  * process with the queue counted, not sent: how long each step takes against the worker's 30 s timeout), and a stats
  * call over 30 days of an endpoint with 10,000 deliveries a day. `BENCH_ONLY=webhook-ops npm run bench` runs this alone.
  */
@@ -73,6 +73,8 @@ export async function measureWebhookOperations(
   recorder: ReturnType<typeof makeCallRecorder>,
   /** Failed deliveries the recovery through the stack runs (bench/effort.ts: 300 by default, 1,000 thorough). */
   recovered = 1000,
+  /** Failed deliveries of the large recovery: the route's count and the steps run here (5,000 by default, 10,000 thorough). */
+  large = 10_000,
 ) {
   const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
   const doc = makeDocumentClient({ endpoint: stack.dynamodbEndpoint });
@@ -151,8 +153,8 @@ export async function measureWebhookOperations(
       },
     };
 
-    // 10,000: the route's answer (then the endpoint is deleted with its deliveries, which stops the stack's worker
-    // from running that recovery), and a recovery of 10,000 more run by this process, its queue counted, not sent:
+    // `large` (10,000 thorough): the route's answer (then the endpoint is deleted with its deliveries, which stops the
+    // stack's worker from running that recovery), and a recovery of as many more run by this process, its queue counted, not sent:
     // its steps and their length, and its own work per delivery (the attempts are ordinary deliveries, priced above).
     const db = { doc, tableName: stack.tableName };
     const store = composeStores(
@@ -162,7 +164,7 @@ export async function measureWebhookOperations(
       makeEndpointReader(db),
     );
     const answered = await endpoint('/recover-10k');
-    await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, answered, 10_000, Date.now() - 3_600_000);
+    await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, answered, large, Date.now() - 3_600_000);
     let answer10kMs = 0;
     let queued10k = 0;
     const route10k = await recorder.measure([RECOVER_ROUTE], async () => {
@@ -171,11 +173,11 @@ export async function measureWebhookOperations(
       answer10kMs = performance.now() - started;
     });
     // The stack's worker has started that recovery: its deliveries go (here, not through the API, whose 10 s would not
-    // delete 10,000), which leaves its steps nothing to move, then the endpoint.
+    // delete them all), which leaves its steps nothing to move, then the endpoint.
     await store.deleteEndpointDeliveries(stack.workspaceId, answered);
     await request(api, 'DELETE', `/api/v1/webhooks/${answered}`);
     const ran = await endpoint('/recover-10k-run');
-    await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, ran, 10_000, Date.now() - 3_600_000);
+    await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, ran, large, Date.now() - 3_600_000);
     const recoveryId = newId('audit');
     const span = deliveryIdSpan(Date.parse(since), Date.now());
     const at = new Date().toISOString();
@@ -187,7 +189,7 @@ export async function measureWebhookOperations(
         ...span,
         since,
         until: at,
-        expected: 10_000,
+        expected: large,
         queued: 0,
         cursor: null,
         step: 0,
@@ -222,7 +224,8 @@ export async function measureWebhookOperations(
     // The runner's deliveries are pending and due on the sweeper's index: they go before the endpoint.
     await store.deleteEndpointDeliveries(stack.workspaceId, ran);
     await request(api, 'DELETE', `/api/v1/webhooks/${ran}`);
-    const recover10k = {
+    const largeRecovery = {
+      deliveries: large,
       answerMs: round2(answer10kMs),
       queuedAnswered: queued10k,
       route: {
@@ -252,14 +255,14 @@ export async function measureWebhookOperations(
       costPerMillionUsd: costPerMillion(statsCalls, { apiBytes: 600, lambdaInvocations: 1, durationMs: 20 }),
     };
 
-    return { note: NOTE, testEvent, recovery, recover10k, stats30d, prices: PRICES.date };
+    return { note: NOTE, testEvent, recovery, largeRecovery, stats30d, prices: PRICES.date };
   } finally {
     await receiver.close();
   }
 }
 
 const NOTE =
-  "test event: the route and the worker's attempt, warm; recovery (300 failed deliveries, 1,000 with BENCH_THOROUGH=1): the route, the recovery's steps and every attempt, per recovered delivery; recover 10k: the route's answer, and the recovery's steps run in the bench process (queue counted, not sent): steps, the longest against the worker's 30 s timeout, and its own DynamoDB work per delivery (add 0.1 SendMessageBatch and the attempt); stats: a call over 30 days of an endpoint with 10,000 deliveries a day, at its worst (a whole bucket counted one by one at each end)";
+  "test event: the route and the worker's attempt, warm; recovery (300 failed deliveries, 1,000 with BENCH_THOROUGH=1): the route, the recovery's steps and every attempt, per recovered delivery; large recovery (5,000 failed deliveries, 10,000 with BENCH_THOROUGH=1): the route's answer, and the recovery's steps run in the bench process (queue counted, not sent): steps, the longest against the worker's 30 s timeout, and its own DynamoDB work per delivery (add 0.1 SendMessageBatch and the attempt); stats: a call over 30 days of an endpoint with 10,000 deliveries a day, at its worst (a whole bucket counted one by one at each end)";
 
 export type WebhookOperationResults = Awaited<ReturnType<typeof measureWebhookOperations>>;
 
@@ -277,11 +280,15 @@ export function webhookOperationsTable(r: WebhookOperationResults): string {
       r.recovery.perRecoveredDelivery,
       `answer ${r.recovery.answerMs} ms`,
     ),
-    row('recover route, 10,000 failed', r.recover10k.route, `answer ${r.recover10k.answerMs} ms, queued ${r.recover10k.queuedAnswered}`),
     row(
-      'recovery steps per delivery, of 10,000 (before its attempt; add 0.1 SendMessageBatch)',
-      r.recover10k.perRecoveredDeliveryBeforeItsAttempt,
-      `${r.recover10k.queued} queued in ${r.recover10k.steps} steps, longest ${r.recover10k.longestStepMs} ms`,
+      `recover route, ${r.largeRecovery.deliveries} failed`,
+      r.largeRecovery.route,
+      `answer ${r.largeRecovery.answerMs} ms, queued ${r.largeRecovery.queuedAnswered}`,
+    ),
+    row(
+      `recovery steps per delivery, of ${r.largeRecovery.deliveries} (before its attempt; add 0.1 SendMessageBatch)`,
+      r.largeRecovery.perRecoveredDeliveryBeforeItsAttempt,
+      `${r.largeRecovery.queued} queued in ${r.largeRecovery.steps} steps, longest ${r.largeRecovery.longestStepMs} ms`,
     ),
     row('stats, 30 days', r.stats30d, `${r.stats30d.deliveriesCounted} deliveries counted`),
   ].join('\n');
