@@ -14,6 +14,11 @@ async function replaceEndpoints(api: Api, origin: string, paths: readonly string
   for (const path of paths) await request(api, 'POST', '/api/v1/webhooks', { url: `${origin}${path}`, events }, 201);
 }
 
+/** Deletes every endpoint of the workspace: the phases after the webhooks' measure a stack without subscribers. */
+export function removeEndpoints(api: Api): Promise<void> {
+  return replaceEndpoints(api, '', [], []);
+}
+
 /**
  * Webhook pipeline timings on the local stack: write → receiver arrival (p50, p95) for one endpoint, and
  * deliveries per second through stream → fan-out → queue → worker to one fast HTTPS receiver with 20 endpoints,
