@@ -6,6 +6,7 @@ import { startHttpsReceiver } from '../test/support/https-receiver.ts';
 import type { makeCallRecorder } from './calls.ts';
 import { request, type Api } from './load.ts';
 import { costPerMillion, type OperationCalls } from './prices.ts';
+import { perDelivery } from './webhooks.ts';
 
 /**
  * What audit streams and digests cost at AWS billing (issue 51), on the local stack.
@@ -60,13 +61,6 @@ async function until(probe: () => boolean, ms: number, what: string): Promise<vo
   }
 }
 
-/** Calls per entry: each count of `calls` divided by `entries`. */
-function perEntry(calls: OperationCalls, entries: number): OperationCalls {
-  return Object.fromEntries(
-    Object.entries(calls).map(([name, value]) => [name, typeof value === 'number' ? value / entries : value]),
-  ) as OperationCalls;
-}
-
 /** `a` less `b`, count by count, never below zero. */
 function minus(a: OperationCalls, b: OperationCalls): OperationCalls {
   return Object.fromEntries(
@@ -117,7 +111,7 @@ export async function measureAuditStreams(
     const plain = await recorder.measure(['webhook-fanout', WORKER], burst, 3000);
     const added = minus(streamed, plain);
     const withSqs = { ...added, sqsBilledRequests: added.sqsBilledRequests + 2 * invocations };
-    const cost = costPerMillion(perEntry(withSqs, ENTRIES), {
+    const cost = costPerMillion(perDelivery(withSqs, ENTRIES), {
       lambdaInvocations: invocations / ENTRIES,
       durationMs: billedMs / ENTRIES,
       memoryMb: AUDIT_STREAM_WORKER_FUNCTION.memoryMb,
@@ -153,7 +147,7 @@ async function measureDigests(recorder: ReturnType<typeof makeCallRecorder>, loc
     })
     .finally(stop);
   const digests = Math.max(1, run.digests);
-  const per = perEntry(calls, digests);
+  const per = perDelivery(calls, digests);
   // One Sign a digest (digest-maker.ts signs each once). The local signer is the keyring's own code, not an SDK client
   // the recorder sees, so the count is the code's; on AWS it is a KMS asymmetric request.
   const signatures = 1;

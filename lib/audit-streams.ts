@@ -1,5 +1,5 @@
 import { CfnOutput, Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { ComparisonOperator, GraphWidget, type IMetric, type IWidget, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import { ComparisonOperator, GraphWidget, type IMetric, type IWidget, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -13,6 +13,7 @@ import { AUDIT_STREAM_WORKER_ACCESS } from './audit-stream-access.ts';
 import { applyAccess } from './apply-access.ts';
 import type { AlarmSpec } from './monitoring.ts';
 import { ServiceFunction } from './service-function.ts';
+import { countedMetric } from './service-metrics.ts';
 import { queueWithDeadLetter } from './worker-queue.ts';
 
 export interface AuditStreamsConstructProps {
@@ -24,12 +25,6 @@ export interface AuditStreamsConstructProps {
 
 /** Failed batches in an hour that page someone: a receiver down fails its first three attempts within 6 minutes. */
 const FAILED_BATCHES_PER_HOUR = 3;
-
-/** One of the audit stream worker's counters (shared/platform/metrics-env.ts), summed over `period`. */
-function streamMetric(metric: typeof AUDIT_STREAM_FAILED_METRIC | typeof AUDIT_STREAM_DISABLED_METRIC, period: Duration): Metric {
-  const { namespace, name, dimensions } = metric;
-  return new Metric({ namespace, metricName: name, dimensionsMap: { ...dimensions }, statistic: Stats.SUM, period });
-}
 
 /**
  * Audit streams' delivery (decisions.md v1.4, "Audit streams and tamper evidence"): the audit stream queue, which the
@@ -75,13 +70,13 @@ export class AuditStreamsConstruct extends Construct {
   alarms(): Record<string, AlarmSpec> {
     return {
       'audit-streams-failing': {
-        metric: streamMetric(AUDIT_STREAM_FAILED_METRIC, Duration.hours(1)),
+        metric: countedMetric(AUDIT_STREAM_FAILED_METRIC, Duration.hours(1)),
         threshold: FAILED_BATCHES_PER_HOUR,
         comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         description: `Audit stream receivers refused or missed ${FAILED_BATCHES_PER_HOUR} batches or more in an hour: their entries are retried on the webhook schedule, and a stream failing for 3 days is disabled.`,
       },
       'audit-stream-disabled': {
-        metric: streamMetric(AUDIT_STREAM_DISABLED_METRIC, Duration.minutes(5)),
+        metric: countedMetric(AUDIT_STREAM_DISABLED_METRIC, Duration.minutes(5)),
         threshold: 1,
         comparison: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         description:
@@ -102,8 +97,8 @@ export class AuditStreamsConstruct extends Construct {
     const graph = (title: string, left: IMetric[]) => new GraphWidget({ title, left, width: 8, height: 6, leftYAxis: { min: 0 } });
     return [
       graph('Audit stream batches failed, streams disabled', [
-        streamMetric(AUDIT_STREAM_FAILED_METRIC, Duration.minutes(5)).with({ label: 'Batches failed' }),
-        streamMetric(AUDIT_STREAM_DISABLED_METRIC, Duration.minutes(5)).with({ label: 'Streams disabled' }),
+        countedMetric(AUDIT_STREAM_FAILED_METRIC, Duration.minutes(5)).with({ label: 'Batches failed' }),
+        countedMetric(AUDIT_STREAM_DISABLED_METRIC, Duration.minutes(5)).with({ label: 'Streams disabled' }),
       ]),
       graph('Audit stream queue and dead-letter queue', [
         this.queue.metricApproximateNumberOfMessagesVisible({ ...max, label: 'Visible' }),

@@ -62,7 +62,15 @@ export function deliveryMetricTotal(metricName: string, dimension: string, label
  * (shared/webhooks/deliveries/fanout.ts `auditChangeOf`): the service never does either, so any is an alarm.
  */
 export function auditEntriesChanged(period = Duration.minutes(5)): Metric {
-  const { namespace, name, dimensions } = AUDIT_CHANGE_METRIC;
+  return countedMetric(AUDIT_CHANGE_METRIC, period);
+}
+
+/**
+ * One of the counters a function writes with `countLine` (shared/platform/metrics-env.ts: a changed audit entry, a
+ * failing sync, an audit stream's failed batch or disabling), summed over `period`.
+ */
+export function countedMetric(metric: { namespace: string; name: string; dimensions: Record<string, string> }, period: Duration): Metric {
+  const { namespace, name, dimensions } = metric;
   return new Metric({ namespace, metricName: name, dimensionsMap: { ...dimensions }, statistic: Stats.SUM, period });
 }
 
@@ -87,8 +95,7 @@ export function rotationFailuresByStep(period = Duration.minutes(5)): SearchExpr
 
 /** Syncs that became failing (the sync worker's `SyncsFailing`, shared/platform/metrics-env.ts). */
 export function syncsFailing(period = Duration.minutes(5)): Metric {
-  const { namespace, name, dimensions } = SYNC_FAILING_METRIC;
-  return new Metric({ namespace, metricName: name, dimensionsMap: { ...dimensions }, statistic: Stats.SUM, period });
+  return countedMetric(SYNC_FAILING_METRIC, period);
 }
 
 /** Delivered / attempted, in percent; no point where nothing was attempted. */

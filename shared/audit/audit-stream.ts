@@ -9,7 +9,7 @@ export type StreamedAuditEntry = AuditEntry & { workspaceId: string };
 
 /**
  * The audit entries a stream record inserted, if any: an item's own and those packed in it (audit-packing.ts).
- * Audit entries are the source of every event, sync push and (later) audit stream: each reads them from here.
+ * Audit entries are the source of every event, sync push and audit stream message: each reads them from here.
  */
 export function insertedAudits(record: DynamoDBRecord): StreamedAuditEntry[] {
   if (record.eventName !== 'INSERT' || !record.dynamodb?.NewImage) return [];
