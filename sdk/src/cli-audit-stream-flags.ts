@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { operations } from './api.js';
 import { UsageError } from './cli-context.js';
+import { readCredential } from './cli-credential.js';
 
 /**
  * What `secrets audit-streams create` and `update` read from their flags: the stream's fields, its credentials from
@@ -24,22 +25,9 @@ export interface CredentialFlags {
 export const TOKEN_ENV = 'SECRETS_STREAM_TOKEN';
 export const API_KEY_ENV = 'SECRETS_STREAM_API_KEY';
 
-/**
- * A credential from stdin (`--token-stdin`, `--api-key-stdin`), else from `envName`: never from the command line,
- * where `ps` and the shell's history see it.
- */
-async function readCredential(flag: string, fromStdin: boolean | undefined, envName: string): Promise<string> {
-  if (!fromStdin) {
-    const value = process.env[envName]?.trim();
-    if (!value) throw new UsageError(`the stream needs its credential: --${flag}, or ${envName}`);
-    return value;
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const value = Buffer.concat(chunks).toString('utf8').trim();
-  if (!value) throw new UsageError(`--${flag}: stdin held nothing`);
-  return value;
-}
+/** A stream's credential from stdin or the environment (cli-credential.ts). */
+const readStreamCredential = (flag: string, fromStdin: boolean | undefined, envName: string) =>
+  readCredential(flag, fromStdin, envName, 'the stream needs its credential');
 
 /**
  * The headers of `--header NAME=VALUE` and `--header-env NAME=VAR` (the value read from the variable VAR, for an
@@ -80,10 +68,10 @@ export async function streamOf(type: NewStream['type'], flags: CredentialFlags):
   }
   if (type === 'splunk-hec') {
     const url = needUrl();
-    return { type, url, token: await readCredential('token-stdin', flags.tokenStdin, TOKEN_ENV) };
+    return { type, url, token: await readStreamCredential('token-stdin', flags.tokenStdin, TOKEN_ENV) };
   }
   if (flags.site === undefined) throw new UsageError('--type datadog needs --site (datadoghq.com, datadoghq.eu, …)');
-  const apiKey = await readCredential('api-key-stdin', flags.apiKeyStdin, API_KEY_ENV);
+  const apiKey = await readStreamCredential('api-key-stdin', flags.apiKeyStdin, API_KEY_ENV);
   return { type, site: flags.site as Extract<NewStream, { type: 'datadog' }>['site'], apiKey };
 }
 
@@ -113,8 +101,8 @@ export async function patchOf(
   if (headers && flags.clearHeaders) throw new UsageError('--clear-headers and --header contradict each other');
   if (flags.tokenStdin && flags.apiKeyStdin) throw new UsageError('--token-stdin and --api-key-stdin: stdin holds one credential');
   // stdin only: a variable left set in the shell must not replace a stream's credential unasked.
-  const token = flags.tokenStdin ? await readCredential('token-stdin', true, TOKEN_ENV) : undefined;
-  const apiKey = flags.apiKeyStdin ? await readCredential('api-key-stdin', true, API_KEY_ENV) : undefined;
+  const token = flags.tokenStdin ? await readStreamCredential('token-stdin', true, TOKEN_ENV) : undefined;
+  const apiKey = flags.apiKeyStdin ? await readStreamCredential('api-key-stdin', true, API_KEY_ENV) : undefined;
   const patch: StreamPatch = {
     ...(flags.url !== undefined && { url: flags.url }),
     ...(headers && { headers }),

@@ -3,6 +3,7 @@ import type { operations } from './api.js';
 import { connectionOptions, environmentId, resolveApi, resolveConnection, UsageError, type Connection } from './cli-context.js';
 import { printFields, printJson, printTable } from './cli-output.js';
 import { unwrap } from './client.js';
+import { readCredential } from './cli-credential.js';
 
 type Sync = operations['getSync']['responses'][200]['content']['application/json']['data'];
 type NewDestination = operations['createSync']['requestBody']['content']['application/json']['destination'];
@@ -26,19 +27,9 @@ interface CreateFlags {
   json?: boolean;
 }
 
-/** Reads GitHub's token from stdin, or SECRETS_SYNC_TOKEN: never from the command line, where `ps` and history see it. */
-async function readToken(fromStdin: boolean | undefined): Promise<string> {
-  if (!fromStdin) {
-    const token = process.env.SECRETS_SYNC_TOKEN?.trim();
-    if (!token) throw new UsageError('a GitHub sync needs its token: --token-stdin, or SECRETS_SYNC_TOKEN');
-    return token;
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const token = Buffer.concat(chunks).toString('utf8').trim();
-  if (!token) throw new UsageError('--token-stdin: stdin held no token');
-  return token;
-}
+/** Reads GitHub's token from stdin, or SECRETS_SYNC_TOKEN (cli-credential.ts). */
+const readToken = (fromStdin: boolean | undefined) =>
+  readCredential('token-stdin', fromStdin, 'SECRETS_SYNC_TOKEN', 'a GitHub sync needs its token');
 
 /** The AWS fields both AWS destinations share, those given. */
 const awsFields = (flags: CreateFlags) => ({
