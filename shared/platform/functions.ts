@@ -99,12 +99,8 @@ export const SYNC_WORKER_FUNCTION = {
   maxConcurrency: 5,
 } as const;
 
-/** The sync queue the sync worker consumes (AWS's guidance: a visibility timeout of six times the function's). */
-export const SYNC_QUEUE = {
-  visibilityTimeoutSeconds: SYNC_WORKER_FUNCTION.timeoutSeconds * 6,
-  /** Receives before a sync message moves to the dead-letter queue (a failed push reschedules itself, not by redrive). */
-  maxReceiveCount: 5,
-} as const;
+/** The sync queue the sync worker consumes (a failed push reschedules itself, not by redrive). */
+export const SYNC_QUEUE = /* @__PURE__ */ sixTimesItsWorker(SYNC_WORKER_FUNCTION);
 
 /**
  * The audit stream worker (decisions.md v1.4, "Audit streams and tamper evidence"): a batch of stream messages, each
@@ -120,20 +116,19 @@ export const AUDIT_STREAM_WORKER_FUNCTION = {
   maxConcurrency: 5,
 } as const;
 
-/** The audit stream queue (AWS's guidance: a visibility timeout of six times the function's). */
-export const AUDIT_STREAM_QUEUE = {
-  visibilityTimeoutSeconds: AUDIT_STREAM_WORKER_FUNCTION.timeoutSeconds * 6,
-  /** Receives before a message moves to the dead-letter queue (a failed send reschedules itself, not by redrive). */
-  maxReceiveCount: 5,
-} as const;
+/** The audit stream queue (a failed send reschedules itself, not by redrive). */
+export const AUDIT_STREAM_QUEUE = /* @__PURE__ */ sixTimesItsWorker(AUDIT_STREAM_WORKER_FUNCTION);
 
 /** The delivery queue the worker consumes. */
-export const DELIVERY_QUEUE = {
-  /** AWS's guidance for SQS event sources: a visibility timeout of at least six times the function timeout. */
-  visibilityTimeoutSeconds: PIPELINE_FUNCTIONS['delivery-worker'].timeoutSeconds * 6,
-  /** Receives before a delivery message moves to the dead-letter queue. */
-  maxReceiveCount: 5,
-} as const;
+export const DELIVERY_QUEUE = /* @__PURE__ */ sixTimesItsWorker(PIPELINE_FUNCTIONS['delivery-worker']);
+
+/**
+ * A worker's queue: AWS's guidance for SQS event sources, a visibility timeout of at least six times the function's,
+ * and 5 receives before a message moves to the dead-letter queue.
+ */
+function sixTimesItsWorker(worker: { readonly timeoutSeconds: number }) {
+  return { visibilityTimeoutSeconds: worker.timeoutSeconds * 6, maxReceiveCount: 5 } as const;
+}
 
 /** Where each route group's handler lives, relative to the project root (`export const handler`). */
 export function handlerEntry(group: RouteGroup): string {

@@ -1,5 +1,5 @@
 import type { ItemKey, Prefetched } from '../platform/prefetch.ts';
-import { type AuditEntry, type AuditWrite, putAuditEntries } from '../audit/index.ts';
+import { type AuditWrite, putAuditEntries } from '../audit/index.ts';
 import { edgeRoom, referenceEdgeItems } from '../references/index.ts';
 import { oldItemAt, transact } from '../platform/store/conditional.ts';
 import { fromStored } from '../platform/store/sealed.ts';
@@ -17,7 +17,7 @@ import {
   type VersionRecord,
 } from './secret-record.ts';
 
-import { secretVersionItems, type NewVersion } from './secret-version-items.ts';
+import { secretVersionItems, type VersionWrite } from './secret-version-items.ts';
 
 export { secretItems, type NewVersion } from './secret-version-items.ts';
 import { makeRevealLimiter, type RevealLimit, type RevealLimiter } from './reveal-limit-store.ts';
@@ -76,19 +76,15 @@ export function makeSecretStore(db: Db, pager: Pager, limiter: RevealLimiter = m
      * version conflict.
      */
     async writeSecretVersion(
-      workspaceId: string,
-      secret: StoredSecret,
-      expected: SecretRecord | undefined,
-      version: NewVersion | null,
-      audit: AuditEntry | undefined,
-      /** A VersionId to claim without a version item (a rotation reserving its token). */
-      reserve?: { versionId: string; number: number },
-      /**
-       * With `notInRecoveryWindow` (the AWS API's CreateSecret), the write also holds only while no secret deleted at
-       * its path is in its recovery window, AWS's rule (REST frees the key at once): a condition of the same
-       * transaction, so a delete in between cannot slip past it.
-       */
-      conditions: { notInRecoveryWindow?: boolean | undefined } = {},
+      ...[workspaceId, secret, expected, version, audit, reserve, conditions = {}]: [
+        ...VersionWrite,
+        /**
+         * With `notInRecoveryWindow` (the AWS API's CreateSecret), the write also holds only while no secret deleted at
+         * its path is in its recovery window, AWS's rule (REST frees the key at once): a condition of the same
+         * transaction, so a delete in between cannot slip past it.
+         */
+        conditions?: { notInRecoveryWindow?: boolean | undefined },
+      ]
     ): Promise<void> {
       const windowEnd = conditions.notInRecoveryWindow ? Math.ceil(Date.parse(secret.updatedAt) / 1000) : undefined;
       const {

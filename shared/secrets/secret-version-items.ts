@@ -47,6 +47,18 @@ export function secretItems(workspaceId: string, secret: StoredSecret) {
   return { stored, head: { ...record, workspaceId, ...(stored && { sealed: stored }) }, listed, path: secretPath(record) };
 }
 
+/** What a version write is told (`writeSecretVersion`'s arguments, and `secretVersionItems`'s after the table). */
+export type VersionWrite = [
+  workspaceId: string,
+  secret: StoredSecret,
+  /** The key as the writer read it; `undefined` for a create. */
+  expected: SecretRecord | undefined,
+  version: NewVersion | null,
+  audit: AuditEntry | undefined,
+  /** A VersionId to claim without a version item (a rotation reserving its token). */
+  reserve?: { versionId: string; number: number },
+];
+
 /** A version write's items, and where its conditional ones are (the key item's failed condition names the race). */
 export interface VersionWriteItems {
   items: TransactItem[];
@@ -66,13 +78,7 @@ export interface VersionWriteItems {
  */
 export function secretVersionItems(
   db: Db,
-  workspaceId: string,
-  secret: StoredSecret,
-  expected: SecretRecord | undefined,
-  version: NewVersion | null,
-  audit: AuditEntry | undefined,
-  reserve?: { versionId: string; number: number },
-  pathFreeAt?: number,
+  ...[workspaceId, secret, expected, version, audit, reserve, pathFreeAt]: [...VersionWrite, pathFreeAt?: number]
 ): VersionWriteItems {
   const { sealed, ...record } = secret;
   const { head, listed, path } = secretItems(workspaceId, secret);
