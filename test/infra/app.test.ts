@@ -3,9 +3,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { App } from 'aws-cdk-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { propsFromContext } from '../../bin/app-context.ts';
 import { PROJECT_ROOT } from '../../lib/lambda-bundle.ts';
+import { ServiceStack } from '../../lib/service-stack.ts';
 import { ROUTE_GROUPS } from '../../shared/platform/routes.ts';
+import { consoleDir, NO_BUNDLING } from './synth.ts';
 
 const NODE = join(PROJECT_ROOT, 'node_modules/.bin/node');
 const JWT = {
@@ -16,6 +20,59 @@ const JWT = {
 
 /** A rotation function pattern as an operator lists it. */
 const ROTATION_PATTERN = 'arn:aws:lambda:eu-west-1:111122223333:function:rotate-*';
+
+/** Context values bin/app.ts refuses, each with the message that names it. */
+const MALFORMED: [string, Record<string, unknown>, RegExp][] = [
+  ['a malformed stage', { stage: 'Prod!' }, /Context stage must match/],
+  ['an unknown removalPolicy', { removalPolicy: 'keep' }, /removalPolicy must be "retain" or "destroy"; got "keep"/],
+  ['a zero apiRateLimit', { apiRateLimit: '0', apiBurstLimit: '5' }, /apiRateLimit must be a positive integer; got "0"/],
+  ['a rate limit without burst limit', { apiRateLimit: '5' }, /apiRateLimit and apiBurstLimit must be set together/],
+  ['an issuer without audience and JWKS URI', { jwtIssuer: JWT.jwtIssuer }, /jwtIssuer, jwtAudience and jwtJwksUri must be set together/],
+  ['a workspace claim without JWT settings', { jwtWorkspaceClaim: 'ws' }, /jwtWorkspaceClaim needs jwtIssuer/],
+  ['a default role without JWT settings', { jwtDefaultRole: 'admin' }, /jwtDefaultRole needs jwtIssuer/],
+  [
+    'a default role that is not a role',
+    { ...JWT, jwtDefaultRole: 'owner' },
+    /jwtDefaultRole must be one of viewer, developer, admin; got "owner"/,
+  ],
+  ['a plain http JWKS URI', { ...JWT, jwtJwksUri: 'http://idp.example.com/jwks' }, /jwtJwksUri must be an https URL/],
+  ['a retention CloudWatch does not offer', { logRetentionDays: '8' }, /logRetentionDays must be one of .*; got 8/],
+  ['an alarm e-mail that is not an address', { alarmEmail: 'oncall' }, /alarmEmail must be an e-mail address; got "oncall"/],
+  ['a zero audit retention', { auditRetentionDays: '0' }, /auditRetentionDays must be a positive integer; got "0"/],
+  [
+    'an audit retention S3 refuses',
+    { auditRetentionDays: '36501' },
+    /auditRetentionDays must be a whole number of days from 1 to 36500; got 36501/,
+  ],
+  ['a zero reveal rate limit', { revealRateLimit: '0' }, /revealRateLimit must be a positive integer; got "0"/],
+  ['the destroy policy for the prod stage', { removalPolicy: 'destroy' }, /removalPolicy "destroy" is refused for the prod stage/],
+  [
+    'a console client id without JWT settings',
+    { consoleClientId: 'secrets-console' },
+    /consoleClientId needs jwtIssuer, jwtAudience and jwtJwksUri/,
+  ],
+  [
+    'a console client id with a space',
+    { ...JWT, consoleClientId: 'secrets console' },
+    /consoleClientId must be an OAuth client id .*; got "secrets console"/,
+  ],
+  [
+    'a console client id with a plain http issuer',
+    { ...JWT, jwtIssuer: 'http://idp.example.com/', consoleClientId: 'c' },
+    /consoleClientId needs an https jwtIssuer/,
+  ],
+  [
+    'rotationFunctionArns of "*" alone',
+    { rotationFunctionArns: '*' },
+    /rotationFunctionArns: "\*" would let the runner invoke any function/,
+  ],
+  [
+    'rotationFunctionArns (comma-separated, as -c gives it) with a pattern of another service',
+    { rotationFunctionArns: `${ROTATION_PATTERN},arn:aws:s3:::bucket/*` },
+    /rotationFunctionArns: "arn:aws:s3:::bucket\/\*" is not a Lambda function ARN pattern/,
+  ],
+  ['rotationFunctionArns that is not a list', { rotationFunctionArns: { arn: ROTATION_PATTERN } }, /rotationFunctionArns must be a list/],
+];
 
 let outdir: string;
 
@@ -123,62 +180,32 @@ describe('bin/app.ts', () => {
     expect(config).toMatchObject({ issuer: JWT.jwtIssuer, clientId: 'secrets-console' });
   });
 
-  it.concurrent.each([
-    ['a malformed stage', { stage: 'Prod!' }, /Context stage must match/],
-    ['an unknown removalPolicy', { removalPolicy: 'keep' }, /removalPolicy must be "retain" or "destroy"; got "keep"/],
-    ['a zero apiRateLimit', { apiRateLimit: '0', apiBurstLimit: '5' }, /apiRateLimit must be a positive integer; got "0"/],
-    ['a rate limit without burst limit', { apiRateLimit: '5' }, /apiRateLimit and apiBurstLimit must be set together/],
-    ['an issuer without audience and JWKS URI', { jwtIssuer: JWT.jwtIssuer }, /jwtIssuer, jwtAudience and jwtJwksUri must be set together/],
-    ['a workspace claim without JWT settings', { jwtWorkspaceClaim: 'ws' }, /jwtWorkspaceClaim needs jwtIssuer/],
-    ['a default role without JWT settings', { jwtDefaultRole: 'admin' }, /jwtDefaultRole needs jwtIssuer/],
-    [
-      'a default role that is not a role',
-      { ...JWT, jwtDefaultRole: 'owner' },
-      /jwtDefaultRole must be one of viewer, developer, admin; got "owner"/,
-    ],
-    ['a plain http JWKS URI', { ...JWT, jwtJwksUri: 'http://idp.example.com/jwks' }, /jwtJwksUri must be an https URL/],
-    ['a retention CloudWatch does not offer', { logRetentionDays: '8' }, /logRetentionDays must be one of .*; got 8/],
-    ['an alarm e-mail that is not an address', { alarmEmail: 'oncall' }, /alarmEmail must be an e-mail address; got "oncall"/],
-    ['a zero audit retention', { auditRetentionDays: '0' }, /auditRetentionDays must be a positive integer; got "0"/],
-    [
-      'an audit retention S3 refuses',
-      { auditRetentionDays: '36501' },
-      /auditRetentionDays must be a whole number of days from 1 to 36500; got 36501/,
-    ],
-    ['a zero reveal rate limit', { revealRateLimit: '0' }, /revealRateLimit must be a positive integer; got "0"/],
-    ['the destroy policy for the prod stage', { removalPolicy: 'destroy' }, /removalPolicy "destroy" is refused for the prod stage/],
-    [
-      'a console client id without JWT settings',
-      { consoleClientId: 'secrets-console' },
-      /consoleClientId needs jwtIssuer, jwtAudience and jwtJwksUri/,
-    ],
-    [
-      'a console client id with a space',
-      { ...JWT, consoleClientId: 'secrets console' },
-      /consoleClientId must be an OAuth client id .*; got "secrets console"/,
-    ],
-    [
-      'a console client id with a plain http issuer',
-      { ...JWT, jwtIssuer: 'http://idp.example.com/', consoleClientId: 'c' },
-      /consoleClientId needs an https jwtIssuer/,
-    ],
-    [
-      'rotationFunctionArns of "*" alone',
-      { rotationFunctionArns: '*' },
-      /rotationFunctionArns: "\*" would let the runner invoke any function/,
-    ],
-    [
-      'rotationFunctionArns (comma-separated, as -c gives it) with a pattern of another service',
-      { rotationFunctionArns: `${ROTATION_PATTERN},arn:aws:s3:::bucket/*` },
-      /rotationFunctionArns: "arn:aws:s3:::bucket\/\*" is not a Lambda function ARN pattern/,
-    ],
-    ['rotationFunctionArns that is not a list', { rotationFunctionArns: { arn: ROTATION_PATTERN } }, /rotationFunctionArns must be a list/],
-  ] as [string, Record<string, unknown>, RegExp][])('fails with a clear message for %s', async (name, context, message) => {
+  // Each malformed setting, through bin/app.ts's own steps in this process (a child process per case took about 10 s
+  // of CPU each): the context read and checked (bin/app-context.ts), the stack built and synthesized.
+  it.each(MALFORMED)('fails with a clear message for %s', (_name, context, message) => {
     // Act
-    const result = await runApp(context, name.replace(/\W/g, '-'));
+    const act = () => {
+      const app = new App({ outdir: join(outdir, 'in-process', String(Math.random()).slice(2)), context: { ...context, ...NO_BUNDLING } });
+      const props = propsFromContext(app);
+      new ServiceStack(app, `SecretsService-${props.stage}`, { ...props, consoleDir: consoleDir() });
+      app.synth();
+    };
 
     // Assess
-    expect(result.ok).toBe(false);
-    expect(result.stderr).toMatch(message);
+    expect(act).toThrow(message);
   });
+
+  // And as `cdk synth` meets them: a setting the context reader refuses and one the stack refuses stop bin/app.ts
+  // with the message on stderr.
+  it.concurrent.each(MALFORMED.filter(([name]) => ['a malformed stage', 'a retention CloudWatch does not offer'].includes(name)))(
+    'stops bin/app.ts with the message on stderr for %s',
+    async (name, context, message) => {
+      // Act
+      const result = await runApp(context, name.replace(/\W/g, '-'));
+
+      // Assess
+      expect(result.ok).toBe(false);
+      expect(result.stderr).toMatch(message);
+    },
+  );
 });
