@@ -5,8 +5,7 @@ import { AUDIT_DIGESTER_FUNCTION, AUDIT_STREAM_WORKER_FUNCTION } from '../shared
 import { startHttpsReceiver } from '../test/support/https-receiver.ts';
 import type { makeCallRecorder } from './calls.ts';
 import { request, type Api } from './load.ts';
-import { costPerMillion, type OperationCalls } from './prices.ts';
-import { perDelivery } from './webhooks.ts';
+import { costPerMillion, perUnit, type OperationCalls } from './prices.ts';
 
 /**
  * What audit streams and digests cost at AWS billing (issue 51), on the local stack.
@@ -111,7 +110,7 @@ export async function measureAuditStreams(
     const plain = await recorder.measure(['webhook-fanout', WORKER], burst, 3000);
     const added = minus(streamed, plain);
     const withSqs = { ...added, sqsBilledRequests: added.sqsBilledRequests + 2 * invocations };
-    const cost = costPerMillion(perDelivery(withSqs, ENTRIES), {
+    const cost = costPerMillion(perUnit(withSqs, ENTRIES), {
       lambdaInvocations: invocations / ENTRIES,
       durationMs: billedMs / ENTRIES,
       memoryMb: AUDIT_STREAM_WORKER_FUNCTION.memoryMb,
@@ -147,7 +146,7 @@ async function measureDigests(recorder: ReturnType<typeof makeCallRecorder>, loc
     })
     .finally(stop);
   const digests = Math.max(1, run.digests);
-  const per = perDelivery(calls, digests);
+  const per = perUnit(calls, digests);
   // One Sign a digest (digest-maker.ts signs each once). The local signer is the keyring's own code, not an SDK client
   // the recorder sees, so the count is the code's; on AWS it is a KMS asymmetric request.
   const signatures = 1;

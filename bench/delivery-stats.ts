@@ -12,8 +12,7 @@ import { DELIVERY_RETENTION_SECONDS } from '../shared/webhooks/deliveries/delive
 import { ENTITY, gsi3, keys } from '../shared/platform/store/keys.ts';
 import { makeStatsRollup } from '../shared/webhooks/stats/stats-rollup.ts';
 import type { makeCallRecorder } from './calls.ts';
-import { costPerMillion, type OperationCalls } from './prices.ts';
-import { perDelivery } from './webhooks.ts';
+import { costPerMillion, perUnit, type OperationCalls } from './prices.ts';
 
 /*
  * What the delivery statistics cost off the delivery path (shared/webhooks/stats/delivery-stats-store.ts): the rollup's share of a
@@ -141,7 +140,7 @@ async function rollupShare(recorder: ReturnType<typeof makeCallRecorder>, endpoi
     stop();
   }
   const deliveries = items.length;
-  const share = perDelivery(calls, deliveries);
+  const share = perUnit(calls, deliveries);
   const sqsRequests = (3 * jobs) / deliveries;
   const billedMs = invocations.reduce((sum, event) => sum + Math.ceil(event.wallMs), 0) / deliveries;
   const costPerMillionUsd = costPerMillion(

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { originalPositionFor, TraceMap } from '@jridgewell/trace-mapping';
 import { LAMBDA_NODE_OPTIONS } from '../lib/lambda-bundle.ts';
+import type { FUNCTION_ENTRIES } from '../shared/platform/functions.ts';
 import { bundle, bundleFloor, FUNCTIONS, IMPORT_ENV, moduleOf } from './bundles.ts';
 import { areaOf } from './cpu-profile.ts';
 
@@ -28,7 +29,7 @@ type Tally = Map<string, number>;
 const dir = mkdtempSync(join(tmpdir(), 'import-profile-'));
 try {
   const fn = await bundle({ entry: FUNCTIONS[name]! }, join(dir, 'function'));
-  const floor = await bundleFloor(name as keyof typeof FUNCTIONS as never, join(dir, 'floor'));
+  const floor = await bundleFloor(name as keyof typeof FUNCTION_ENTRIES, join(dir, 'floor'));
   const maps = new Map<string, TraceMap>();
   const mapOf = (file: string) => maps.get(file) ?? maps.set(file, new TraceMap(readFileSync(`${file}.map`, 'utf8'))).get(file)!;
 

@@ -77,6 +77,14 @@ export interface Invocation {
   memoryMb?: number;
 }
 
+/** Each count of `calls` per unit (a delivery, an audit entry, a digest): divided by `units`, to three decimals. */
+export function perUnit(calls: OperationCalls, units: number): OperationCalls {
+  const scaled = { ...calls } as Record<string, unknown>;
+  for (const [field, value] of Object.entries(calls))
+    if (typeof value === 'number') scaled[field] = Math.round((value / units) * 1000) / 1000;
+  return scaled as unknown as OperationCalls;
+}
+
 /**
  * Dollars per million operations at AWS billing: API request, Lambda request and arm64 duration, DynamoDB units as
  * billed (transactions doubled, index writes, 1 KB and 4 KB steps), KMS, SQS chunks, Scheduler.

@@ -19,9 +19,8 @@ import { putFailedDeliveries } from '../test/support/failed-deliveries.ts';
 import { startHttpsReceiver } from '../test/support/https-receiver.ts';
 import type { makeCallRecorder } from './calls.ts';
 import { request, type Api } from './load.ts';
-import { costPerMillion, lambdaDurationMs, PRICES, type OperationCalls } from './prices.ts';
+import { costPerMillion, lambdaDurationMs, PRICES, perUnit, type OperationCalls } from './prices.ts';
 import { quantile, round2 } from './stats.ts';
-import { perDelivery } from './webhooks.ts';
 
 /**
  * What the webhook operations cost (decisions.md, "Webhook operations"), at AWS billing: a test event (the route and
@@ -72,9 +71,9 @@ export async function measureWebhookOperations(
   stack: OperationsStack,
   recorder: ReturnType<typeof makeCallRecorder>,
   /** Failed deliveries the recovery through the stack runs (bench/effort.ts: 300 by default, 1,000 thorough). */
-  recovered = 1000,
+  recovered: number,
   /** Failed deliveries of the large recovery: the route's count and the steps run here (5,000 by default, 10,000 thorough). */
-  large = 10_000,
+  large: number,
 ) {
   const api: Api = { baseUrl: stack.baseUrl, apiKey: stack.apiKey };
   const doc = makeDocumentClient({ endpoint: stack.dynamodbEndpoint });
@@ -118,8 +117,8 @@ export async function measureWebhookOperations(
     };
 
     // A recovery of `recovered` failed deliveries through the stack: the route, its steps (100 a page) and every attempt.
-    const thousand = await endpoint('/recover');
-    await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, thousand, recovered, Date.now() - 3_600_000);
+    const recoveredEndpoint = await endpoint('/recover');
+    await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, recoveredEndpoint, recovered, Date.now() - 3_600_000);
     const since = new Date(Date.now() - 2 * 3_600_000).toISOString();
     let answerMs = 0;
     const before = receiver.requests.length;
@@ -129,7 +128,7 @@ export async function measureWebhookOperations(
         [RECOVER_ROUTE, WORKER],
         async () => {
           const started = performance.now();
-          const answer = await request(api, 'POST', `/api/v1/webhooks/${thousand}/recover`, { since }, 202);
+          const answer = await request(api, 'POST', `/api/v1/webhooks/${recoveredEndpoint}/recover`, { since }, 202);
           answerMs = performance.now() - started;
           if (answer.data.queued !== recovered) throw new Error(`bench: recovery queued ${answer.data.queued}`);
           await until(() => receiver.requests.length >= before + recovered, 300_000, 'the recovered deliveries');
@@ -137,7 +136,7 @@ export async function measureWebhookOperations(
         1500,
       );
     });
-    const perRecovered = perDelivery(recoveryCalls!, recovered);
+    const perRecovered = perUnit(recoveryCalls!, recovered);
     const sqsEventSource = (2 * workerRun.invocations) / recovered;
     const recovery = {
       deliveries: recovered,
@@ -163,20 +162,20 @@ export async function measureWebhookOperations(
       makeRecoveryWorkerStore(db),
       makeEndpointReader(db),
     );
-    const answered = await endpoint('/recover-10k');
+    const answered = await endpoint('/recover-large');
     await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, answered, large, Date.now() - 3_600_000);
-    let answer10kMs = 0;
-    let queued10k = 0;
-    const route10k = await recorder.measure([RECOVER_ROUTE], async () => {
+    let largeAnswerMs = 0;
+    let largeQueued = 0;
+    const largeRoute = await recorder.measure([RECOVER_ROUTE], async () => {
       const started = performance.now();
-      queued10k = (await request(api, 'POST', `/api/v1/webhooks/${answered}/recover`, { since }, 202)).data.queued;
-      answer10kMs = performance.now() - started;
+      largeQueued = (await request(api, 'POST', `/api/v1/webhooks/${answered}/recover`, { since }, 202)).data.queued;
+      largeAnswerMs = performance.now() - started;
     });
     // The stack's worker has started that recovery: its deliveries go (here, not through the API, whose 10 s would not
     // delete them all), which leaves its steps nothing to move, then the endpoint.
     await store.deleteEndpointDeliveries(stack.workspaceId, answered);
     await request(api, 'DELETE', `/api/v1/webhooks/${answered}`);
-    const ran = await endpoint('/recover-10k-run');
+    const ran = await endpoint('/recover-large-run');
     await putFailedDeliveries(doc, stack.tableName, stack.workspaceId, ran, large, Date.now() - 3_600_000);
     const recoveryId = newId('audit');
     const span = deliveryIdSpan(Date.parse(since), Date.now());
@@ -226,21 +225,21 @@ export async function measureWebhookOperations(
     await request(api, 'DELETE', `/api/v1/webhooks/${ran}`);
     const largeRecovery = {
       deliveries: large,
-      answerMs: round2(answer10kMs),
-      queuedAnswered: queued10k,
+      answerMs: round2(largeAnswerMs),
+      queuedAnswered: largeQueued,
       route: {
-        ...route10k,
-        costPerMillionUsd: costPerMillion(route10k, {
+        ...largeRoute,
+        costPerMillionUsd: costPerMillion(largeRoute, {
           apiBytes: 600,
           lambdaInvocations: 1,
-          durationMs: lambdaDurationMs(answer10kMs, null),
+          durationMs: lambdaDurationMs(largeAnswerMs, null),
         }),
       },
       queued,
       steps: steps.length,
       longestStepMs: Math.max(0, ...steps.map((s) => s.ms)),
       outcomes: [...new Set(steps.map((s) => s.outcome))],
-      perRecoveredDeliveryBeforeItsAttempt: perDelivery(runnerCalls, Math.max(1, queued)),
+      perRecoveredDeliveryBeforeItsAttempt: perUnit(runnerCalls, Math.max(1, queued)),
     };
 
     // Stats over 30 days of an endpoint with 10,000 deliveries a day, at their worst (bench/delivery-stats.ts).

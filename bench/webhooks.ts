@@ -2,7 +2,7 @@ import { observeInvocations, type InvocationEvent } from '../bin/local/instrumen
 import { startHttpsReceiver } from '../test/support/https-receiver.ts';
 import type { makeCallRecorder } from './calls.ts';
 import { request, type Api } from './load.ts';
-import { costPerMillion, type OperationCalls } from './prices.ts';
+import { costPerMillion, perUnit } from './prices.ts';
 import { quantile, round2 } from './stats.ts';
 import { measureRollupShare, REFERENCE_DELIVERIES_PER_DAY } from './delivery-stats.ts';
 import { LATE_AFTER_MS, ROLLUP_SAFETY_MS, STATS_BUCKET_MS } from '../shared/webhooks/stats/delivery-stats-store.ts';
@@ -155,7 +155,7 @@ export async function measureDelivery(
     return {
       endpoints,
       eventsAtOnce,
-      calls: perDelivery(calls, deliveriesPerRound),
+      calls: perUnit(calls, deliveriesPerRound),
       fanout: share('webhook-fanout'),
       worker: share('delivery-worker'),
       rollup,
@@ -163,14 +163,6 @@ export async function measureDelivery(
   } finally {
     await receiver.close();
   }
-}
-
-/** One round's requests divided among its deliveries (or an operation's among its items). */
-export function perDelivery(calls: OperationCalls, deliveries: number): OperationCalls {
-  const scaled = { ...calls } as Record<string, unknown>;
-  for (const [field, value] of Object.entries(calls))
-    if (typeof value === 'number') scaled[field] = Math.round((value / deliveries) * 1000) / 1000;
-  return scaled as unknown as OperationCalls;
 }
 
 /**
