@@ -53,11 +53,13 @@ export function lambdaBuildOptions(entry: string, outdir: string): BuildOptions 
 }
 
 /**
- * The NODE_OPTIONS every function runs with (lib/service-function.ts), and the bench imports bundles with: with
- * source maps on, Node reads each bundle's map at load (measured 2026-11-23: 15 of the secrets function's 94 ms of
- * import CPU, 9 of its floor's 72), and stack traces point at the TypeScript.
+ * The NODE_OPTIONS every function runs with (lib/service-function.ts sets none when empty), and the bench imports
+ * bundles with: none. `--enable-source-maps` made Node read and decode each bundle's map while it loads (measured
+ * 2026-12-07: 11-12 ms of the secrets and auth functions' 82-85 ms cold start, 5 of their SDK floors'), for stack
+ * traces that only an unexpected error writes. The maps still ship beside the code, and the logger reads one on the
+ * first frame that needs it (shared/platform/stack-frames.ts), so logged frames still point at the TypeScript.
  */
-export const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
+export const LAMBDA_NODE_OPTIONS: string = '';
 
 /**
  * Bundles an entry as every Lambda is bundled (lambdaBuildOptions) into `outdir`, then deletes what no import can

@@ -66,7 +66,7 @@ export class ServiceFunction extends Construct {
       logGroup: this.logGroup,
       role: this.role,
       environment: {
-        NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
+        ...(LAMBDA_NODE_OPTIONS ? { NODE_OPTIONS: LAMBDA_NODE_OPTIONS } : {}),
         SERVICE_NAME,
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         ...props.environment,

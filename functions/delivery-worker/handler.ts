@@ -1,6 +1,7 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { cipherFromConfig } from '../../shared/platform/crypto/from-config.ts';
 import { logger } from '../../shared/platform/logger.ts';
+import { onFirstUse } from '../../shared/platform/on-first-use.ts';
 import { runtime } from '../../shared/platform/runtime.ts';
 import { composeStores } from '../../shared/platform/store/compose.ts';
 import {
@@ -10,7 +11,7 @@ import {
   makeEndpointFanoutStore,
   makeEndpointWorkerStore,
   makeWorkerBatch,
-  schedulingQueueFromConfig,
+  schedulingQueueSettings,
   SIGNING_SECRET_DATA_KEYS,
   type RecoveryMessage,
   type StatsRollupMessage,
@@ -23,7 +24,12 @@ const store = composeStores(makeEndpointWorkerStore(db), makeEndpointFanoutStore
 // Every invocation signs deliveries, so the KMS client is built at cold start, not on the first value.
 const cipher = cipherFromConfig(config, SIGNING_SECRET_DATA_KEYS);
 const { send } = guardedHttpFromConfig(config);
-const queue = schedulingQueueFromConfig(config, clock);
+// Queueing is a small share of invocations (a retry, a recovery's or a rollup's next step): the SQS and Scheduler
+// clients load with the first message queued (./queue.ts), not at cold start; their settings are checked here.
+const queueSettings = schedulingQueueSettings(config);
+const queue = onFirstUse(['enqueue', 'enqueueAllNow', 'enqueueRecovery', 'enqueueStatsRollup'], async () =>
+  (await import('./queue.ts')).makeSchedulingQueue(queueSettings, clock),
+);
 const metrics = makeDeliveryMetrics();
 // A recovery of failed deliveries is rare work: its runner loads with its first message (./rare.ts), not at cold
 // start.

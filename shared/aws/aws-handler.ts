@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type * as core from 'zod/v4/core';
 import type { SigV4Authenticator } from '../access/index.ts';
 import type { Authenticated } from '../platform/http/authentication.ts';
-import { requestLogger, type RequestLog } from '../platform/logger.ts';
+import { mappedFramesOf, requestLogger, type RequestLog } from '../platform/logger.ts';
 import { parseInput } from '../platform/http/validation.ts';
 import type { ItemKey, Prefetched } from '../platform/prefetch.ts';
 import type { Principal } from '../platform/principal.ts';
@@ -190,7 +190,7 @@ async function errorAnswer(thrown: unknown, protocol: SigningService, requestId:
   if (error.status >= 500)
     log.error('unhandled error', {
       errorName: (thrown as Error | undefined)?.name,
-      frames: (thrown as Error | undefined)?.stack?.split('\n').slice(1).join('\n'),
+      frames: await mappedFramesOf(thrown),
     });
   if (protocol === 'sts') return (await stsQuery()).stsErrorAnswer(error, requestId);
   return answer(requestId, error.status, { __type: error.type, message: error.message }, error.type);

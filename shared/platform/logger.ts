@@ -61,6 +61,23 @@ function framesOf(error: Error): string | undefined {
     .join('\n');
 }
 
+/**
+ * An error's frames (as framesOf) at their TypeScript lines, for the unexpected errors the request pipelines log. The
+ * functions run without `--enable-source-maps`, which read every bundle's map at each cold start (issue 52): the
+ * mapping loads with the first error (./source-maps/frame-mapping.ts), V8's frames as they are if it cannot. An
+ * Error among a line's attributes is written with V8's frames, since a line is written at once.
+ */
+export async function mappedFramesOf(error: unknown): Promise<string | undefined> {
+  const frames = error instanceof Error ? framesOf(error) : undefined;
+  return (
+    frames &&
+    import('./source-maps/frame-mapping.ts').then(
+      (mapping) => mapping.mapFrames(frames),
+      () => frames,
+    )
+  );
+}
+
 /** JSON.stringify's replacer: Errors as name and frames, bigints as strings, an object seen before left out. */
 function replacer(): (key: string, value: unknown) => unknown {
   const seen = new WeakSet<object>();

@@ -37,12 +37,6 @@ export {
   stagesByVersion,
   stagesOf,
 } from './secret-labels.ts';
-/**
- * The review gate (decisions.md v1.4, "Change requests"): the one decision every public write of the services asks
- * (`reviewRequired`, refused by `refuseUnreviewedWrite` as REVIEW_REQUIRED). A change request's merge writes through
- * the layer below it (secret-writer.ts's `writeNext`, and the stores' transactions), which never asks it.
- */
-export { continuesRotation, refuseUnreviewedWrite, reviewRequired, type ReviewPolicyView } from './review-gate.ts';
 /** What the rotation feature (shared/rotation/) asks of secrets: the policy, the head, the AWSPENDING version. */
 export type { SecretsForRotation } from './secrets-for-rotation.ts';
 export type { PendingOutcome } from './pending-versions.ts';

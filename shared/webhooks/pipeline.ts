@@ -30,7 +30,7 @@ export { makeDeliveryMetrics } from './deliveries/metrics.ts';
 export { guardedHttpFromConfig } from './deliveries/guarded-http.ts';
 export { immediateQueueFromConfig, sqsTargetFromConfig } from './deliveries/immediate-queue.ts';
 export { makeDeliveryQueue } from './deliveries/delivery-queue.ts';
-export { schedulingQueueFromConfig } from './deliveries/scheduling-queue.ts';
+export { schedulingQueueSettings } from './deliveries/scheduling-settings.ts';
 export { makeSweeper } from './deliveries/sweeper.ts';
 export { makeRecoverySweeperStore, type RecoverySweeperStore } from './recovery/recovery-store.ts';
 export type { StatsRollupMessage } from './stats/stats-message.ts';

@@ -125,11 +125,12 @@ describe('ServiceStack with defaults', () => {
       });
       // The API description's function (issue 12) reads no table.
       expect(properties?.Environment.Variables).toMatchObject({
-        NODE_OPTIONS: '--enable-source-maps',
         ...(fn === stack.api.functions.openapi ? {} : { TABLE_NAME: { Ref: tableId } }),
         SERVICE_NAME: 'secrets-service',
         POWERTOOLS_SERVICE_NAME: 'secrets-service',
       });
+      // No --enable-source-maps: the logger maps an error's frames when it writes them (issue 52).
+      expect(properties?.Environment.Variables).not.toHaveProperty('NODE_OPTIONS');
       expect(logGroups[idOf(stack, fn.logGroup)]?.Properties.RetentionInDays).toBe(30);
     }
     expect(template.findResources('Custom::LogRetention')).toEqual({});
@@ -160,7 +161,7 @@ describe('ServiceStack with defaults', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     const variables = (name: FunctionName) =>
       Object.keys(functions[idOf(stack, functionsOf(stack)[name].function)]!.Properties.Environment.Variables).sort();
-    const common = ['NODE_OPTIONS', 'POWERTOOLS_SERVICE_NAME', 'SERVICE_NAME', 'TABLE_NAME'];
+    const common = ['POWERTOOLS_SERVICE_NAME', 'SERVICE_NAME', 'TABLE_NAME'];
     const queue = ['DELIVERY_QUEUE_URL'];
     const scheduler = ['DELIVERY_QUEUE_ARN', 'SCHEDULER_GROUP', 'SCHEDULER_ROLE_ARN'];
     // Every API function unseals the service MAC keys (KMS_KEY_ID); the API description reads nothing.

@@ -5,7 +5,7 @@ import type { Principal } from '../principal.ts';
 import type { Prefetched } from '../prefetch.ts';
 import { ApiError, AuthRequiredError, PayloadTooLargeError, ValidationError } from '../errors.ts';
 import { newRequestId } from '../ids.ts';
-import { requestLogger, type RequestLog } from '../logger.ts';
+import { mappedFramesOf, requestLogger, type RequestLog } from '../logger.ts';
 import { errorResponse, GENERIC_NOT_FOUND } from './envelope.ts';
 import type { IdempotencyClaim } from '../idempotency-scope.ts';
 import type { RouteDefinition } from './route.ts';
@@ -79,7 +79,7 @@ export function requestContext(): MiddlewareObj<ApiEvent, ApiResult> {
  */
 export function errorMapper(): MiddlewareObj<ApiEvent, ApiResult> {
   return {
-    onError: (request) => {
+    onError: async (request) => {
       const state = stateOf(request);
       const error = request.error;
       // Answered already by a middleware that had to record the answer it gives (idempotency).
@@ -88,7 +88,7 @@ export function errorMapper(): MiddlewareObj<ApiEvent, ApiResult> {
         request.response = errorResponse(state.requestId, error);
         return;
       }
-      state.log.error('unhandled error', describeUnexpected(error));
+      state.log.error('unhandled error', await describeUnexpected(error));
       request.response = errorResponse(state.requestId, new ApiError('An unexpected error occurred'));
     },
   };
@@ -98,8 +98,8 @@ export function errorMapper(): MiddlewareObj<ApiEvent, ApiResult> {
  * What may be logged of an unexpected error: its name and stack frames, and the message only when it is an AWS
  * SDK error (service messages name resources, not values). Our own messages could quote input, so they stay out.
  */
-function describeUnexpected(error: Error | null | undefined): Record<string, unknown> {
-  const frames = error?.stack?.split('\n').slice(1).join('\n');
+async function describeUnexpected(error: Error | null | undefined): Promise<Record<string, unknown>> {
+  const frames = await mappedFramesOf(error);
   const fromAws = typeof error === 'object' && error !== null && '$metadata' in error;
   return { errorName: error?.name, ...(fromAws ? { errorMessage: error.message } : {}), frames };
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../../platform/clock.ts';
 import { formatDeliveryMessage, formatRecoveryMessage, type DeliveryMessage, type RecoveryMessage } from './delivery-message.ts';
 import { formatStatsRollupMessage, type StatsRollupMessage } from '../stats/stats-message.ts';
 import type { OneTimeScheduler } from './one-time-scheduler.ts';
-import { translateAwsError } from './scheduler.ts';
+import { translateAwsError } from './transient-failures.ts';
 
 /** SQS's own ceiling for DelaySeconds; longer waits go through the scheduler. */
 export const MAX_SQS_DELAY_SECONDS = 900;

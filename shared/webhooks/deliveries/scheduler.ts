@@ -1,6 +1,6 @@
 import { CreateScheduleCommand, type SchedulerClient } from '@aws-sdk/client-scheduler';
-import { ServiceUnavailableError } from '../../platform/errors.ts';
 import { assertScheduleName, type OneTimeScheduler } from './one-time-scheduler.ts';
+import { translateAwsError } from './transient-failures.ts';
 
 /**
  * The `at(yyyy-mm-ddThh:mm:ss)` expression, in UTC, for an instant. Milliseconds are rounded up to the next second
@@ -10,31 +10,6 @@ export function atExpression(at: number): string {
   if (!Number.isFinite(at)) throw new Error('Invalid schedule time: not a finite number of milliseconds');
   const second = Math.ceil(at / 1000) * 1000;
   return `at(${new Date(second).toISOString().slice(0, 19)})`;
-}
-
-const TRANSIENT = new Set([
-  'ThrottlingException',
-  'Throttling',
-  'RequestThrottled',
-  'TooManyRequestsException',
-  'InternalServerException',
-  'InternalError',
-  'ServiceUnavailable',
-  'ServiceUnavailableException',
-  'TimeoutError',
-]);
-
-/**
- * Maps AWS SDK failures that only waiting can cure (throttling, server faults, network) to SERVICE_UNAVAILABLE, which
- * callers treat as retryable; anything else is rethrown untouched.
- */
-export function translateAwsError(error: unknown, service: string): never {
-  const e = (error ?? {}) as { name?: string; code?: string; $fault?: string; $retryable?: unknown };
-  const network = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE'].includes(e.code ?? '');
-  if (TRANSIENT.has(e.name ?? '') || e.$fault === 'server' || e.$retryable || network) {
-    throw new ServiceUnavailableError(`${service} is throttling or unavailable; retry shortly`);
-  }
-  throw error;
 }
 
 /** Where the schedules live and what they target. */
