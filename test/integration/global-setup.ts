@@ -19,6 +19,8 @@ declare module 'vitest' {
     tls: { cert: string; key: string };
     /** moto's server, the stack's SYNC_AWS_ENDPOINT: syncs' Parameter Store, Secrets Manager and STS (issue 50). */
     syncAws: string;
+    /** The Chromium the browser tests launch (test/support/browser.ts), unpacked once here. */
+    chromiumPath: string;
   }
 }
 
@@ -71,6 +73,9 @@ export default async function setup(project: TestProject) {
   project.provide('idp', { issuer: idp.issuer, audience: idp.audience, signingKeys: idp.signingKeys });
   project.provide('tls', certificate);
   project.provide('syncAws', moto.url);
+  // @sparticuz/chromium unpacks its browser into /tmp on the first call: two browser files asking at once in their
+  // workers raced (one spawned the binary while the other was still writing it: spawn ETXTBSY), so it is asked once.
+  project.provide('chromiumPath', process.env.CHROMIUM_PATH || (await (await import('@sparticuz/chromium')).default.executablePath()));
   return async () => {
     if (child.exitCode === null) {
       const exited = once(child, 'exit');

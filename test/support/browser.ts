@@ -18,7 +18,8 @@ const FLAGS = [
 ];
 
 export async function launchBrowser(): Promise<{ browser: Browser; close: () => Promise<void> }> {
-  const executablePath = process.env.CHROMIUM_PATH || (await (await import('@sparticuz/chromium')).default.executablePath());
+  // Unpacked once for the run by the integration setup (test/integration/global-setup.ts), never by two workers at once.
+  const executablePath = inject('chromiumPath');
   // Playwright gives the browser a fresh temporary profile of its own, and removes it on close.
   const browser = await chromium.launch({ executablePath, headless: true, args: FLAGS });
   return { browser, close: () => browser.close() };
