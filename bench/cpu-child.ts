@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { lambdaContext } from './cpu-events.ts';
 import { floorRefusals, makeFloor, recordSteps, stubSends, type Recording } from './cpu-floor.ts';
-import { invoke, median, pass, round3, timed } from './cpu-passes.ts';
+import { gcPauses, invoke, median, pass, round3, timed, type Timed } from './cpu-passes.ts';
 import { OPERATIONS, subjectsOf, type Operation, type Subject } from './cpu-subjects.ts';
 
 export type { Operation } from './cpu-subjects.ts';
@@ -43,6 +43,9 @@ interface Round {
   idleCpuMsPerSecond: number;
   handlerWallMs: number;
   floorWallMs: number;
+  /** Garbage-collection pauses per request within each side's blocks (part of their CPU). */
+  gcMs: number;
+  floorGcMs: number;
 }
 
 /** An operation's requests per round and its warm-up: its share of the options' (bench/cpu-subjects.ts `share`). */
@@ -73,17 +76,26 @@ async function alternate<T>(
 ) {
   const inputs = Array.from({ length: n }, (_, i) => make(i));
   const floorInputs = Array.from({ length: n }, (_, i) => i);
-  const sum = { handler: { cpuMs: 0, systemMs: 0, wallMs: 0 }, floor: { cpuMs: 0, systemMs: 0, wallMs: 0 } };
-  const add = (into: typeof sum.handler, part: typeof sum.handler) => {
-    into.cpuMs += part.cpuMs;
-    into.systemMs += part.systemMs;
-    into.wallMs += part.wallMs;
+  const sum = { handler: { cpuMs: 0, systemMs: 0, wallMs: 0, gcMs: 0 }, floor: { cpuMs: 0, systemMs: 0, wallMs: 0, gcMs: 0 } };
+  const spans: Record<'handler' | 'floor', [number, number][]> = { handler: [], floor: [] };
+  const add = async (side: 'handler' | 'floor', run: () => Promise<Timed>) => {
+    const started = performance.now();
+    const part = await run();
+    spans[side].push([started, performance.now()]);
+    sum[side].cpuMs += part.cpuMs;
+    sum[side].systemMs += part.systemMs;
+    sum[side].wallMs += part.wallMs;
   };
   globalThis.gc?.();
+  const pauses = gcPauses();
   for (let start = 0; start < n; start += BLOCK) {
-    add(sum.handler, await timed(inputs.slice(start, start + BLOCK), handler));
-    add(sum.floor, await timed(floorInputs.slice(start, start + BLOCK), floor));
+    await add('handler', () => timed(inputs.slice(start, start + BLOCK), handler));
+    await add('floor', () => timed(floorInputs.slice(start, start + BLOCK), floor));
   }
+  // Which side's blocks the collector's pauses fell in: the handler's garbage can be collected in a floor block.
+  sum.handler.gcMs = await pauses.msWithin(spans.handler);
+  sum.floor.gcMs = await pauses.msWithin(spans.floor);
+  pauses.stop();
   return sum;
 }
 
@@ -156,6 +168,8 @@ async function main(options: ChildOptions): Promise<unknown> {
         idleCpuMsPerSecond: idle * 1000,
         handlerWallMs: h.wallMs,
         floorWallMs: f.wallMs,
+        gcMs: h.gcMs / requests,
+        floorGcMs: f.gcMs / requests,
       });
     }
   }
@@ -204,6 +218,8 @@ function summarize(rounds: Round[], requests: number, floorCalls: string[]) {
     idleCpuMsPerSecond: round3(median(rounds.map((r) => r.idleCpuMsPerSecond))),
     handlerMsPerRequest: round3(median(rounds.map((r) => r.handlerWallMs / requests))),
     floorMsPerRequest: round3(median(rounds.map((r) => r.floorWallMs / requests))),
+    gcMsPerRequest: round3(median(rounds.map((r) => r.gcMs))),
+    floorGcMsPerRequest: round3(median(rounds.map((r) => r.floorGcMs))),
     floorCalls,
     /** Floor requests answered with a failed condition (bench/cpu-floor.ts `sendFloor`), across the child so far. */
     floorRefusals,

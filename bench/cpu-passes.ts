@@ -44,3 +44,24 @@ export async function timed<T>(inputs: readonly T[], run: (input: T) => Promise<
   const used = process.cpuUsage(cpu);
   return { cpuMs: (used.user + used.system) / 1000, systemMs: used.system / 1000, wallMs };
 }
+
+/**
+ * V8's garbage-collection pauses from now on, each with its start on performance.now()'s timeline, so that a pause can
+ * be charged to the pass it fell in (`msWithin`). Pauses are reported a little after they happen: `msWithin` waits for
+ * the reports of the passes before it.
+ */
+export function gcPauses() {
+  const pauses: { start: number; ms: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push({ start: entry.startTime, ms: entry.duration });
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    /** The pause time (ms) that started within the intervals ([start, end] of performance.now()). */
+    async msWithin(intervals: readonly (readonly [number, number])[]): Promise<number> {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return pauses.filter((p) => intervals.some(([from, to]) => p.start >= from && p.start < to)).reduce((sum, p) => sum + p.ms, 0);
+    },
+    stop: () => observer.disconnect(),
+  };
+}
