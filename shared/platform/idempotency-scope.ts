@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { storageOnFirstRun } from './async-storage.ts';
 import type { SealedValue } from './crypto/envelope.ts';
 
 /**
@@ -24,7 +24,7 @@ export interface IdempotencyScope {
   closed: boolean;
 }
 
-const scopes = new AsyncLocalStorage<IdempotencyScope>();
+const scopes = storageOnFirstRun<IdempotencyScope>();
 
 /** Runs a request's handler inside its scope. */
 export function runInIdempotencyScope<T>(scope: IdempotencyScope, work: () => Promise<T>): Promise<T> {

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { storageOnFirstRun } from './async-storage.ts';
 
 /**
  * Which interface a request came through, for its audit entries (decisions.md: every audit entry made through the
@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 export type RequestInterface = 'aws';
 
-const current = new AsyncLocalStorage<RequestInterface>();
+const current = storageOnFirstRun<RequestInterface>();
 
 /** Runs an operation as one made through `name`. */
 export function runThroughInterface<T>(name: RequestInterface, work: () => Promise<T>): Promise<T> {
