@@ -38,7 +38,11 @@ export function propsFromContext(app: App): Omit<ServiceStackProps, 'consoleDir'
     revealsPerMinute: readPositiveInt(context, 'revealRateLimit'),
     removalPolicy: readRemovalPolicy(context),
     alarmEmail: readEmail(context, 'alarmEmail'),
-    rotationFunctionArns: readRotationFunctionArns(app.node.tryGetContext('rotationFunctionArns')),
+    rotationFunctionArns: readArnList(
+      'rotationFunctionArns',
+      app.node.tryGetContext('rotationFunctionArns'),
+      'Lambda function ARN patterns',
+    ),
     syncRoleArns: readArnList('syncRoleArns', app.node.tryGetContext('syncRoleArns')),
     syncOwnAccount: readFlag('syncOwnAccount', app.node.tryGetContext('syncOwnAccount')),
     // The stack checks the range S3 accepts (lib/audit-digests.ts), naming the setting.
@@ -132,24 +136,15 @@ function readEmail(context: ContextReader, key: string): string | undefined {
 }
 
 /**
- * The Lambda functions rotations may invoke: a list of ARN patterns, as a JSON array in cdk.json or comma-separated
- * with `-c rotationFunctionArns=arn:…,arn:…`. Each pattern is checked by the stack (lib/secret-rotation.ts).
+ * A list of ARN patterns, as a JSON array in cdk.json or comma-separated with `-c key=arn:…,arn:…`: the Lambda
+ * functions rotations may invoke (lib/secret-rotation.ts checks each), the IAM roles syncs may assume (lib/syncs.ts).
+ * `kind` names what the list holds in the refusal.
  */
-function readRotationFunctionArns(value: unknown): string[] | undefined {
+function readArnList(key: string, value: unknown, kind = 'ARN patterns'): string[] | undefined {
   if (value === undefined || value === null || value === '') return undefined;
   const list = typeof value === 'string' ? value.split(',') : value;
   if (!Array.isArray(list) || !list.every((pattern) => typeof pattern === 'string')) {
-    throw new Error('Context rotationFunctionArns must be a list of Lambda function ARN patterns (a JSON array, or comma-separated)');
-  }
-  return list.map((pattern) => pattern.trim()).filter((pattern) => pattern !== '');
-}
-
-/** The IAM roles syncs may assume: a list of ARN patterns, as a JSON array or comma-separated (lib/syncs.ts checks each). */
-function readArnList(key: string, value: unknown): string[] | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  const list = typeof value === 'string' ? value.split(',') : value;
-  if (!Array.isArray(list) || !list.every((pattern) => typeof pattern === 'string')) {
-    throw new Error(`Context ${key} must be a list of ARN patterns (a JSON array, or comma-separated)`);
+    throw new Error(`Context ${key} must be a list of ${kind} (a JSON array, or comma-separated)`);
   }
   return list.map((pattern) => pattern.trim()).filter((pattern) => pattern !== '');
 }

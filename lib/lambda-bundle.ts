@@ -56,8 +56,9 @@ export function lambdaBuildOptions(entry: string, outdir: string): BuildOptions 
  * The NODE_OPTIONS every function runs with (lib/service-function.ts sets none when empty), and the bench imports
  * bundles with: none. `--enable-source-maps` made Node read and decode each bundle's map while it loads (measured
  * 2026-12-07: 11-12 ms of the secrets and auth functions' 82-85 ms cold start, 5 of their SDK floors'), for stack
- * traces that only an unexpected error writes. The maps still ship beside the code, and the logger reads one on the
- * first frame that needs it (shared/platform/stack-frames.ts), so logged frames still point at the TypeScript.
+ * traces that only an unexpected error writes. The maps still ship beside the code, and the logger reads one with the
+ * first unexpected error it writes (shared/platform/source-maps/frame-mapping.ts), so logged frames still point at the
+ * TypeScript.
  */
 export const LAMBDA_NODE_OPTIONS: string = '';
 

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,15 +13,14 @@ import { fileURLToPath } from 'node:url';
  * library maps a stack string on demand without also replacing Error.prepareStackTrace for every error.
  */
 
-/** A bundle's map, or null when it has none or it cannot be read: read once per file and container. */
+/** A bundle's map, or null when it has none or it cannot be read (a missing file among them): read once per file and container. */
 const maps = new Map<string, SourceMap | null>();
 
 function mapOf(file: string): SourceMap | null {
   let map = maps.get(file);
   if (map === undefined) {
     try {
-      const path = `${file}.map`;
-      map = existsSync(path) ? new SourceMap(JSON.parse(readFileSync(path, 'utf8'))) : null;
+      map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
     } catch {
       map = null;
     }
@@ -65,12 +64,12 @@ function original(frame: Frame): { source: string; line: number; column: number;
  */
 function mapLines(lines: string[]): string[] {
   const frames = lines.map(parse);
+  const origins = frames.map((frame) => frame && original(frame));
   return lines.map((text, i) => {
     const frame = frames[i];
-    const at = frame && original(frame);
+    const at = origins[i];
     if (!frame || !at) return text;
-    const caller = frames[i + 1];
-    const name = (caller?.file === frame.file ? caller && original(caller)?.name : undefined) ?? frame.name;
+    const name = (frames[i + 1]?.file === frame.file ? origins[i + 1]?.name : undefined) ?? frame.name;
     const place = `${at.source}:${at.line}:${at.column}`;
     return name ? `${frame.prefix}${name} (${place})` : `${frame.prefix}${place}`;
   });
