@@ -34,6 +34,8 @@ export interface ChildOptions {
   operations?: Operation[];
   /** Profile mode: only this operation's handler (or floor) for `requests` requests, profiled into `file`. */
   profile?: { operation: Operation; side: 'handler' | 'floor' | 'stub'; file: string };
+  /** The floor sends each command alone, as before 9def0f6 (bench/cpu-floor.ts `makeFloor`). */
+  sequentialFloor?: boolean;
 }
 
 /** One round of an operation: CPU ms per request of the handler and of the floor, idle CPU already subtracted. */
@@ -145,7 +147,7 @@ async function main(options: ChildOptions): Promise<unknown> {
       }
     });
     recordings[op] = recording.slice(-requests);
-    floors[op] = makeFloor(floorDoc, recordings[op]);
+    floors[op] = makeFloor(floorDoc, recordings[op], { sequential: options.sequentialFloor });
     mark(`${op} recorded`);
     // The floor runs the SDK code the handler has just warmed up: a shorter warm-up of its own is enough.
     await pass(Math.ceil(warmup / 2), (i) => i, floors[op].request);

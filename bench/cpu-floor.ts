@@ -116,8 +116,12 @@ function wrapGcm(push: (step: Step) => void): () => void {
  * conditions hold as they did. The commands of one wave (sent while another was in flight) are sent together, and
  * the next wave once they have all answered. AES-GCM steps run on prepared inputs of the recorded sizes with a key
  * held in memory, as a cached data key is, where they were recorded.
+ *
+ * `sequential` sends every command alone, one after the other, as the floor did before 9def0f6: only to compare with
+ * figures of that time. It is dearer than the handler's own sends (each answer waited for alone), so it flatters the
+ * ratio: see docs/performance.md, "CPU per request".
  */
-export function makeFloor(doc: DynamoDBDocumentClient, recording: Recording) {
+export function makeFloor(doc: DynamoDBDocumentClient, recording: Recording, options: { sequential?: boolean } = {}) {
   const commands = lib as unknown as Record<string, new (input: unknown) => object>;
   const prepared = recording.map((steps) =>
     steps.map((step) => (step.kind === 'gcm' ? { step, gcm: prepareGcm(step) } : { step, gcm: undefined })),
@@ -132,7 +136,7 @@ export function makeFloor(doc: DynamoDBDocumentClient, recording: Recording) {
         if (gcm) gcm();
         else if (step.kind === 'dynamodb') {
           // A new wave starts once the last one has answered, as the handler's did.
-          if (step.wave !== waveOf) {
+          if (options.sequential || step.wave !== waveOf) {
             await Promise.all(wave);
             wave = [];
             waveOf = step.wave;

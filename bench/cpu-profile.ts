@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 /**
  * Summarizes a V8 .cpuprofile (from `node bench/cpu.ts --profile …`): self time by function and by area (an npm
  * package, a file of this project, or V8/Node internals), as a share of all samples.
- * `node bench/cpu-profile.ts file.cpuprofile [top]`.
+ * `node bench/cpu-profile.ts file.cpuprofile [top]`; `--diff handler floor [requests] [top]` compares two by function
+ * and area; `--own handler floor [requests] [top]` charges each sample to the project function it runs under.
  */
 
 interface ProfileNode {
@@ -75,10 +76,59 @@ function diff(
     .map((x) => `${(x.a - x.b).toFixed(3).padStart(7)}  ${x.a.toFixed(3).padStart(6)}  ${x.b.toFixed(3).padStart(6)}  ${x.name}`);
 }
 
+const OUTSIDE = '(SDK and Node, no project frame on the stack)';
+
+/**
+ * Self time in ms charged to the innermost frame of this project's own code on each sample's stack (what it calls
+ * synchronously in the SDK and in Node included), `(bench)` for the bench's harness (the floor's replay), and what
+ * runs with no project frame above it (the SDK's and Node's asynchronous work, after an await) to `OUTSIDE`.
+ */
+export function chargeToOwnCode(profile: CpuProfile): Map<string, number> {
+  const byNode = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const label = (id: number): string => {
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const { functionName, url, lineNumber } = byNode.get(at)!.callFrame;
+      const area = areaOf(url, functionName);
+      if (area.startsWith('bench/')) return '(bench)';
+      if (url.startsWith('file:') && !area.startsWith('pkg:')) return `${functionName || '(anonymous)'} ${area}:${lineNumber + 1}`;
+    }
+    const { functionName } = byNode.get(id)!.callFrame;
+    return ['(garbage collector)', '(program)', '(idle)'].includes(functionName) ? functionName : OUTSIDE;
+  };
+  const charged = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const name = label(id);
+    charged.set(name, (charged.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  charged.delete('(idle)');
+  return charged;
+}
+
+/** `chargeToOwnCode` of a handler's and a floor's profile, ms per request side by side, largest first. */
+function ownCodeTable(handler: CpuProfile, floor: CpuProfile, requests: number, top: number): string[] {
+  const [a, b] = [chargeToOwnCode(handler), chargeToOwnCode(floor)];
+  const per = (map: Map<string, number>, name: string) => (map.get(name) ?? 0) / requests;
+  const total = (map: Map<string, number>) => [...map.values()].reduce((sum, ms) => sum + ms, 0) / requests;
+  const rows = [...new Set([...a.keys(), ...b.keys()])].sort((x, y) => per(a, y) + per(b, y) - per(a, x) - per(b, x));
+  const line = (h: number, f: number, name: string) => `${h.toFixed(3).padStart(7)}  ${f.toFixed(3).padStart(6)}  ${name}`;
+  return [
+    'handler   floor  (ms per request)',
+    line(total(a), total(b), 'all'),
+    ...rows.slice(0, top).map((n) => line(per(a, n), per(b, n), n)),
+  ];
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const read = (file: string) => summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
-  if (args[0] === '--diff') {
+  if (args[0] === '--own') {
+    // node bench/cpu-profile.ts --own handler.cpuprofile floor.cpuprofile [requests] [top]: charged to the own code.
+    const [, handler, floor, requests = '3000', top = '40'] = args;
+    const load = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+    process.stdout.write(`${ownCodeTable(load(handler!), load(floor!), Number(requests), Number(top)).join('\n')}\n`);
+  } else if (args[0] === '--diff') {
     // node bench/cpu-profile.ts --diff handler.cpuprofile floor.cpuprofile [requests] [top]: ms per request, handler - floor.
     const [, handler, floor, requests = '3000', top = '30'] = args;
     const [a, b] = [read(handler!), read(floor!)];

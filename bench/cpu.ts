@@ -38,6 +38,8 @@ export interface CpuOptions {
   warmup?: number;
   /** Rounds; the medians are reported (default 3). */
   rounds?: number;
+  /** The floor sends each command alone, as before 9def0f6: only to compare with figures of that time. */
+  sequentialFloor?: boolean;
   /** Secrets in the listed environment (default 20). */
   listSize?: number;
   /** An already running DynamoDB Local (a table of its own is made in it); otherwise one is started in memory. */
@@ -66,7 +68,8 @@ const SCOPE_CHILD = fileURLToPath(new URL('./scope-cpu-child.ts', import.meta.ur
 
 /** Measures the CPU per request of `options.operations` (default all) and of their floors, in a child process. */
 export async function measureCpu(options: CpuOptions = {}): Promise<CpuResults> {
-  return (await inChild(options, { operations: options.operations ?? [...OPERATIONS] })) as CpuResults;
+  const extra = { operations: options.operations ?? [...OPERATIONS], sequentialFloor: options.sequentialFloor };
+  return (await inChild(options, extra)) as CpuResults;
 }
 
 /** Own-work CPU per request and call lists of one operation with each key (bench/scope-cpu-child.ts). */
@@ -173,9 +176,11 @@ function runChild(path: string, options: ChildOptions | ScopeChildOptions, env: 
 /**
  * `node bench/cpu.ts [operation …]` prints the figures (of every operation by default); `node bench/cpu.ts --scope`
  * those of 50 rules against none; `node bench/cpu.ts --profile revealById [handler|floor|stub] [file]` profiles.
+ * `--sequential-floor` anywhere measures against the floor of before 9def0f6 (each command sent alone).
  */
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const args = process.argv.slice(2);
+  const sequentialFloor = process.argv.includes('--sequential-floor');
+  const args = process.argv.slice(2).filter((arg) => arg !== '--sequential-floor');
   const [flag, operation = 'revealById', side = 'handler', file] = args;
   const run =
     flag === '--profile'
@@ -186,7 +191,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
         )
       : flag === '--scope'
         ? measureScopeCpu()
-        : measureCpu(args.length ? { operations: args as Operation[] } : {});
+        : measureCpu({ ...(args.length && { operations: args as Operation[] }), sequentialFloor });
   run.then(
     (result) => process.stdout.write(`${JSON.stringify(result, null, 2)}\n`),
     (error: unknown) => {
