@@ -161,14 +161,18 @@ describe('audit stream delivery (local stack)', () => {
     const { receiver, ws, streamId, secret } = await streamed(204);
     // Act
     const tested = await call('POST', `/api/v1/audit-streams/${streamId}/test`, { token: ws.apiKey });
+    const receivedByThen = receiver.requests.length;
     receiver.respond({ status: 401 });
     const refused = await call('POST', `/api/v1/audit-streams/${streamId}/test`, { token: ws.apiKey });
     // Assess
     expect(tested.status).toBe(200);
     expect(tested.body.data).toEqual({ delivered: true, statusCode: 204, error: null });
     expect(refused.body.data).toEqual({ delivered: false, statusCode: 401, error: 'the receiver answered 401' });
-    const [first] = delivered(receiver.requests.slice(0, 1), secret);
+    // Sent before the route answered. The stream's own creation entry may have come through the queue before it.
+    const tests = delivered(receiver.requests.slice(0, receivedByThen), secret).filter((line) => line.action === 'audit_stream.test');
+    const [first] = tests;
     expect(first).toMatchObject({ action: 'audit_stream.test', target: streamId });
+    expect(new Set(tests.map((line) => line.id))).toEqual(new Set([first!.id]));
     const audit = (await call('GET', `/api/v1/audit?action=audit_stream.test&target=${streamId}`, { token: ws.apiKey })).body.data;
     expect(audit.map((entry: Line) => entry.id)).toContain(first!.id);
   });
