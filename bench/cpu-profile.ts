@@ -20,15 +20,16 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
 /** The area of a script: `pkg:<npm package>`, a project-relative file, or `(node)`/`(v8)` for internals. */
 export function areaOf(url: string, functionName: string): string {
   if (!url) return functionName.startsWith('(') ? functionName : '(v8)';
   const packaged = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (packaged) return `pkg:${packaged[1]}`;
   if (url.startsWith('node:')) return '(node)';
-  const root = fileURLToPath(new URL('..', import.meta.url));
   const path = url.startsWith('file:') ? fileURLToPath(url) : url;
-  return path.startsWith(root) ? path.slice(root.length) : path;
+  return path.startsWith(ROOT) ? path.slice(ROOT.length) : path;
 }
 
 /** Self time in ms and share of all samples, by function and by area, largest first. */
@@ -87,7 +88,9 @@ export function chargeToOwnCode(profile: CpuProfile): Map<string, number> {
   const byNode = new Map(profile.nodes.map((node) => [node.id, node]));
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const label = (id: number): string => {
+  // A node's label is the same for every sample of it: worked out once per node.
+  const labels = new Map<number, string>();
+  const labelOf = (id: number): string => {
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const { functionName, url, lineNumber } = byNode.get(at)!.callFrame;
       const area = areaOf(url, functionName);
@@ -97,6 +100,7 @@ export function chargeToOwnCode(profile: CpuProfile): Map<string, number> {
     const { functionName } = byNode.get(id)!.callFrame;
     return ['(garbage collector)', '(program)', '(idle)'].includes(functionName) ? functionName : OUTSIDE;
   };
+  const label = (id: number) => labels.get(id) ?? labels.set(id, labelOf(id)).get(id)!;
   const charged = new Map<string, number>();
   profile.samples.forEach((id, i) => {
     const name = label(id);
@@ -122,11 +126,11 @@ function ownCodeTable(handler: CpuProfile, floor: CpuProfile, requests: number, 
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const read = (file: string) => summarizeProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+  const load = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const read = (file: string) => summarizeProfile(load(file));
   if (args[0] === '--own') {
     // node bench/cpu-profile.ts --own handler.cpuprofile floor.cpuprofile [requests] [top]: charged to the own code.
     const [, handler, floor, requests = '3000', top = '40'] = args;
-    const load = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
     process.stdout.write(`${ownCodeTable(load(handler!), load(floor!), Number(requests), Number(top)).join('\n')}\n`);
   } else if (args[0] === '--diff') {
     // node bench/cpu-profile.ts --diff handler.cpuprofile floor.cpuprofile [requests] [top]: ms per request, handler - floor.

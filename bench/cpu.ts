@@ -68,8 +68,7 @@ const SCOPE_CHILD = fileURLToPath(new URL('./scope-cpu-child.ts', import.meta.ur
 
 /** Measures the CPU per request of `options.operations` (default all) and of their floors, in a child process. */
 export async function measureCpu(options: CpuOptions = {}): Promise<CpuResults> {
-  const extra = { operations: options.operations ?? [...OPERATIONS], sequentialFloor: options.sequentialFloor };
-  return (await inChild(options, extra)) as CpuResults;
+  return (await inChild(options, { operations: options.operations ?? [...OPERATIONS] })) as CpuResults;
 }
 
 /** Own-work CPU per request and call lists of one operation with each key (bench/scope-cpu-child.ts). */
@@ -126,6 +125,7 @@ async function inChild(options: CpuOptions, extra: Partial<ChildOptions> | Scope
       rounds: options.rounds ?? 3,
       listSize: options.listSize ?? 20,
       batchSecrets: AWS_BATCH_SECRETS,
+      sequentialFloor: options.sequentialFloor,
       ...extra,
     };
     return await runChild(path, childOptions, {
@@ -188,6 +188,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
           operation as Operation,
           side as 'handler' | 'floor' | 'stub',
           file ?? join(process.cwd(), `cpu-${operation}-${side}.cpuprofile`),
+          { sequentialFloor },
         )
       : flag === '--scope'
         ? measureScopeCpu()
